@@ -1,0 +1,18 @@
+/*
+ * mprof — umbrella header: the whole public C API of libmprof.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_MPROF_H
+#define MPROF_MPROF_H
+
+#include <mprof/api.h>
+#include <mprof/error.h>
+#include <mprof/format.h>
+#include <mprof/status.h>
+#include <mprof/synth.h>
+#include <mprof/trace.h>
+#include <mprof/version.h>
+#include <mprof/writer.h>
+
+#endif /* MPROF_MPROF_H */

@@ -1,0 +1,153 @@
+/*
+ * mprof — reading .mprof files.
+ *
+ * mprof_trace_open() maps the file and validates all of it before returning:
+ * header, directory, section bounds and checksums, every string reference and
+ * every index into another section. After a successful open every accessor is
+ * safe on the records it returns; records point into the mapping.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_TRACE_H
+#define MPROF_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mprof_trace mprof_trace;
+
+#define MPROF_OPEN_OPTIONS_VERSION 1
+
+/** Skip checksum verification (the bounds and references are still checked). */
+#define MPROF_OPEN_NO_CHECKSUMS 0x1u
+
+typedef struct mprof_open_options {
+  unsigned version; /**< MPROF_OPEN_OPTIONS_VERSION */
+  unsigned flags;   /**< MPROF_OPEN_* */
+} mprof_open_options;
+
+#define MPROF_OPEN_OPTIONS_INIT {MPROF_OPEN_OPTIONS_VERSION, 0}
+
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version. */
+MPROF_API int mprof_open_options_init(mprof_open_options *opts,
+                                      unsigned version);
+
+/**
+ * Open and validate the trace at @p path. @p opts may be NULL. On failure
+ * returns a negative mprof_status and mprof_error_last() names the file, the
+ * section and the byte offset. On success *out is owned by the caller; free
+ * it with mprof_trace_free().
+ */
+MPROF_API int mprof_trace_open(mprof_trace **out, const char *path,
+                               const mprof_open_options *opts);
+
+/** Unmap and free @p trace. NULL is a no-op. */
+MPROF_API void mprof_trace_free(mprof_trace *trace);
+
+/** The path given to mprof_trace_open(); owned by @p trace. */
+MPROF_API const char *mprof_trace_path(const mprof_trace *trace);
+
+/** Size of the file in bytes. */
+MPROF_API uint64_t mprof_trace_file_size(const mprof_trace *trace);
+
+/** MPROF_FILE_FLAG_* from the header. */
+MPROF_API uint32_t mprof_trace_flags(const mprof_trace *trace);
+
+/**
+ * The string for reference @p ref: "" for MPROF_STR_NONE or a reference out
+ * of range (open has already rejected those in records). Owned by @p trace.
+ */
+MPROF_API const char *mprof_trace_string(const mprof_trace *trace,
+                                         uint32_t ref);
+
+/**
+ * The records of section @p type and their count; NULL and 0 when the trace
+ * has no such section. Owned by @p trace; valid until mprof_trace_free().
+ */
+MPROF_API const void *mprof_trace_section(const mprof_trace *trace,
+                                          mprof_section_type type,
+                                          size_t *count);
+
+/* Typed accessors for every section; same ownership as mprof_trace_section. */
+MPROF_API const mprof_meta_record *
+mprof_trace_meta_records(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_device_record *
+mprof_trace_devices(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_stream_record *
+mprof_trace_streams(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_kernel_record *
+mprof_trace_kernels(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_shape_record *
+mprof_trace_shapes(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_launch_record *
+mprof_trace_launches(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_memop_record *
+mprof_trace_memops(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_range_record *
+mprof_trace_ranges(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_region_record *
+mprof_trace_regions(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_span_record *
+mprof_trace_spans(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_stall_reason_record *
+mprof_trace_stall_reasons(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_pc_sample_record *
+mprof_trace_pc_samples(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_cubin_record *
+mprof_trace_cubins(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_drop_record *
+mprof_trace_drops(const mprof_trace *trace, size_t *count);
+
+/** The value of META key @p key (the last one written), or NULL. */
+MPROF_API const char *mprof_trace_meta(const mprof_trace *trace,
+                                       const char *key);
+
+/** The bytes of @p cubin's blob (NULL and 0 when omitted). Owned by @p trace. */
+MPROF_API const void *mprof_trace_cubin_blob(const mprof_trace *trace,
+                                             const mprof_cubin_record *cubin,
+                                             size_t *size);
+
+/** Sum of the drop counters of @p kind over all devices. */
+MPROF_API uint64_t mprof_trace_drop_total(const mprof_trace *trace,
+                                          mprof_drop_kind kind);
+
+/** Earliest launch/memop start and latest end; 0,0 for an empty trace. */
+MPROF_API void mprof_trace_time_bounds(const mprof_trace *trace,
+                                       uint64_t *start, uint64_t *end);
+
+/** Number of launches on stream @p stream (an index into STREAMS). */
+MPROF_API size_t mprof_trace_stream_launch_count(const mprof_trace *trace,
+                                                 uint32_t stream);
+
+/**
+ * The @p position-th launch of stream @p stream in order of start time, or
+ * NULL when out of range. O(1). Owned by @p trace.
+ */
+MPROF_API const mprof_launch_record *
+mprof_trace_stream_launch(const mprof_trace *trace, uint32_t stream,
+                          size_t position);
+
+/**
+ * Positions [*first, *last) of the launches of @p stream that overlap the
+ * time range [@p start, @p end). O(log n).
+ */
+MPROF_API int mprof_trace_stream_find(const mprof_trace *trace,
+                                      size_t *first, size_t *last,
+                                      uint32_t stream, uint64_t start,
+                                      uint64_t end);
+
+/** Name of a section type ("LAUNCHES"), or "UNKNOWN". */
+MPROF_API const char *mprof_section_name(uint32_t type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPROF_TRACE_H */

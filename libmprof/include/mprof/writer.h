@@ -1,0 +1,118 @@
+/*
+ * mprof — streaming writer for .mprof files.
+ *
+ * Part of the static `mprof-writer` library that producers link alone: it
+ * needs only libc (and pthreads, which glibc provides in libc).
+ *
+ * Memory is bounded: each section buffers at most `buffer_size` bytes and
+ * spills the rest to an unlinked temporary file beside the output; cubin
+ * blobs go straight to their spill file. Only the string table and the
+ * deduplication tables of streams, kernels and shapes stay in memory, and
+ * they grow with distinct names and configurations, not with launches.
+ *
+ * Thread safety: every function may be called from several threads at once
+ * on the same writer; one mutex per writer serialises appends (an append is
+ * a memcpy into the section buffer, so the critical section is short).
+ * bench/bench_writer measures the contended rate.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_WRITER_H
+#define MPROF_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mprof_writer mprof_writer;
+
+#define MPROF_WRITER_OPTIONS_VERSION 1
+
+typedef struct mprof_writer_options {
+  unsigned version;     /**< MPROF_WRITER_OPTIONS_VERSION */
+  size_t buffer_size;   /**< bytes buffered per section; 0 = 64 KiB */
+  unsigned file_flags;  /**< MPROF_FILE_FLAG_* to set in the header */
+} mprof_writer_options;
+
+#define MPROF_WRITER_OPTIONS_INIT {MPROF_WRITER_OPTIONS_VERSION, 0, 0}
+
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version. */
+MPROF_API int mprof_writer_options_init(mprof_writer_options *opts,
+                                        unsigned version);
+
+/**
+ * Start writing @p path. Nothing appears under @p path until
+ * mprof_writer_finish() succeeds; until then data lives in "PATH.partial"
+ * and unlinked spill files. @p opts may be NULL. On success *out is owned by
+ * the caller and released by mprof_writer_finish() or mprof_writer_abort().
+ */
+MPROF_API int mprof_writer_open(mprof_writer **out, const char *path,
+                                const mprof_writer_options *opts);
+
+/**
+ * Intern @p str (NUL-terminated UTF-8) into the string table and return its
+ * reference. NULL and "" give MPROF_STR_NONE. When memory runs out the
+ * string is counted as a dropped record and MPROF_STR_NONE is returned.
+ */
+MPROF_API uint32_t mprof_writer_string(mprof_writer *w, const char *str);
+
+/** Append a key/value pair to META (see docs/FORMAT.md for the keys). */
+MPROF_API int mprof_writer_meta(mprof_writer *w, const char *key,
+                                const char *value);
+
+/**
+ * Append one fixed-size record to the section @p type and, when @p out_index
+ * is not NULL, return its index in that section. @p record must have the
+ * size format.h gives the section's record. STRINGS and BLOBS are refused:
+ * use mprof_writer_string() and mprof_writer_cubin().
+ */
+MPROF_API int mprof_writer_append(mprof_writer *w, uint32_t *out_index,
+                                  mprof_section_type type, const void *record);
+
+/**
+ * Like mprof_writer_append(), but when a byte-identical record was already
+ * added to the section, return that record's index instead of appending.
+ * Meant for DEVICES, STREAMS, KERNELS, SHAPES and REGIONS.
+ */
+MPROF_API int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
+                                  mprof_section_type type, const void *record);
+
+/**
+ * Add a captured cubin. Its CRC is deduplicated: a second call with the same
+ * @p rec->crc and device returns 0 and stores nothing. @p blob (may be NULL
+ * when @p rec->flags has MPROF_CUBIN_OMITTED) is copied to disk at once;
+ * rec->blob_offset and rec->blob_size are filled in by the writer.
+ */
+MPROF_API int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
+                                 const void *blob, size_t blob_size);
+
+/** Add @p count to the drop counter (@p kind, @p device). */
+MPROF_API int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind,
+                                uint32_t device, uint64_t count);
+
+/** Number of records appended to section @p type so far. */
+MPROF_API uint64_t mprof_writer_count(mprof_writer *w, mprof_section_type type);
+
+/**
+ * Write the directory and header, flush, and rename "PATH.partial" to PATH.
+ * Frees @p w whatever the outcome; on failure nothing is left under PATH.
+ */
+MPROF_API int mprof_writer_finish(mprof_writer *w);
+
+/** Discard everything written and free @p w. NULL is a no-op. */
+MPROF_API void mprof_writer_abort(mprof_writer *w);
+
+/** CRC-32C (Castagnoli) of @p size bytes, continuing from @p crc (0 to start). */
+MPROF_API uint32_t mprof_crc32c(uint32_t crc, const void *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPROF_WRITER_H */

@@ -1,0 +1,54 @@
+/*
+ * mprof — thread-local last-error message.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mprof/error.h"
+
+#define MPROF_ERROR_MAX 1024
+
+static _Thread_local char error_message[MPROF_ERROR_MAX];
+static _Thread_local int error_status;
+
+const char *mprof_error_last(void) { return error_message; }
+
+int mprof_error_last_status(void) { return error_status; }
+
+void mprof_error_clear(void) {
+  error_message[0] = '\0';
+  error_status = 0;
+}
+
+int mprof__error_set(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(error_message, sizeof error_message, fmt, ap);
+  va_end(ap);
+  error_status = status;
+  return status;
+}
+
+void mprof__error_prefix(const char *fmt, ...) {
+  char prefix[512];
+  char old[MPROF_ERROR_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(prefix, sizeof prefix, fmt, ap);
+  va_end(ap);
+  memcpy(old, error_message, sizeof old);
+  size_t used = strlen(prefix);
+  if (used > sizeof error_message - 3)
+    used = sizeof error_message - 3;
+  memcpy(error_message, prefix, used);
+  memcpy(error_message + used, ": ", 2);
+  used += 2;
+  size_t rest = strnlen(old, sizeof old);
+  if (rest > sizeof error_message - 1 - used)
+    rest = sizeof error_message - 1 - used;
+  memcpy(error_message + used, old, rest);
+  error_message[used + rest] = '\0';
+}

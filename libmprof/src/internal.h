@@ -1,0 +1,38 @@
+/*
+ * mprof — helpers shared across libmprof's source files. Never installed.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_INTERNAL_H
+#define MPROF_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mprof/status.h"
+
+#if defined(__GNUC__)
+#define MPROF__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define MPROF__PRINTF(a, b)
+#endif
+
+/** Set this thread's error message and return @p status (for `return`). */
+int mprof__error_set(int status, const char *fmt, ...) MPROF__PRINTF(2, 3);
+
+/** Prefix this thread's current message with "PREFIX: ". */
+void mprof__error_prefix(const char *fmt, ...) MPROF__PRINTF(1, 2);
+
+/** 64-bit FNV-1a over bytes; used for deduplication tables. */
+static inline uint64_t mprof__hash64(const void *data, size_t size) {
+  const unsigned char *p = (const unsigned char *)data;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < size; i++) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+#endif /* MPROF_INTERNAL_H */

@@ -1,0 +1,374 @@
+/*
+ * mprof — synthetic trace generator.
+ *
+ * Shapes the data like a real capture on an H200: kernels with C++ mangled
+ * names, a few launch configurations each, log-normal-ish durations, small
+ * idle gaps between launches on a stream, memcpys at the start, and PC
+ * samples whose counts follow each kernel's GPU time and stall profile.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mprof/synth.h"
+#include "mprof/writer.h"
+
+/* The H200's stall reasons, in CUPTI index order as far as the generator is
+ * concerned; each plain reason is followed by its _not_issued twin. */
+static const char *const stall_names[] = {
+    "barrier",          "branch_resolving", "dispatch_stall",
+    "drain",            "imc_miss",         "lg_throttle",
+    "long_scoreboard",  "math_pipe_throttle", "membar",
+    "mio_throttle",     "misc",             "no_instructions",
+    "not_selected",     "selected",         "short_scoreboard",
+    "sleeping",         "tex_throttle",     "wait",
+    "warpgroup_arrive"};
+#define STALL_PLAIN (sizeof stall_names / sizeof stall_names[0])
+
+enum { R_BARRIER = 0, R_LG = 5, R_LONG_SB = 6, R_MATH = 7, R_MIO = 9,
+       R_NOT_SEL = 12, R_SELECTED = 13, R_SHORT_SB = 14, R_WAIT = 17 };
+
+typedef struct synth_kernel {
+  const char *mangled;
+  char generated_name[64];
+  uint32_t registers;
+  uint32_t static_shared;
+  uint32_t block;
+  uint32_t grid;
+  uint32_t dynamic_shared;
+  double mean_ns;
+  uint32_t scenario;
+} synth_kernel;
+
+static const char *const kernel_names[] = {
+    "_Z11gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii",
+    "_Z14layernorm_fwdPKfS0_S0_Pfii",
+    "_Z17attention_softmaxPKfPfiif",
+    "_Z13gelu_bias_fwdPfPKfi",
+    "_Z12residual_addPfPKfi",
+    "_Z13pointer_chasePKjPjii",
+    "_Z15reduce_rows_sumPKfPfii",
+    "_Z10saxpy_fwdfPKfPfi",
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+    "_Z19transpose_coalescedPfPKfii"};
+#define KERNEL_NAME_COUNT (sizeof kernel_names / sizeof kernel_names[0])
+
+/* splitmix64: tiny, fast and good enough for reproducible synthetic data. */
+static uint64_t next_random(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *state) {
+  return (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int mprof_synth_options_init(mprof_synth_options *opts, unsigned version) {
+  if (!opts)
+    return mprof__error_set(MPROF_EINVAL, "mprof_synth_options_init: NULL");
+  if (version != MPROF_SYNTH_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "synth options version %u is not supported",
+                            version);
+  mprof_synth_options init = MPROF_SYNTH_OPTIONS_INIT;
+  *opts = init;
+  return 0;
+}
+
+static void make_kernel(synth_kernel *k, uint32_t index, uint32_t scenario,
+                        uint64_t *rng) {
+  memset(k, 0, sizeof *k);
+  if (index < KERNEL_NAME_COUNT) {
+    k->mangled = kernel_names[index];
+  } else {
+    snprintf(k->generated_name, sizeof k->generated_name,
+             "_Z12synth_kernelILi%uEEvPfi", index);
+    k->mangled = k->generated_name;
+  }
+  k->scenario = scenario != MPROF_SYNTH_MIXED
+                    ? scenario
+                    : 1 + (uint32_t)(next_random(rng) % 3);
+  k->registers = 32 + 8 * (uint32_t)(next_random(rng) % 8);
+  k->static_shared = (uint32_t)(next_random(rng) % 4) * 8192;
+  k->block = 128u << (next_random(rng) % 3);
+  k->grid = 132u * (1u + (uint32_t)(next_random(rng) % 16));
+  k->mean_ns = 4000.0 + uniform(rng) * 200000.0;
+  switch (k->scenario) {
+  case MPROF_SYNTH_OCCUPANCY:
+    /* Fat threads: 255 registers x 1024 threads allow one block per SM. */
+    k->registers = 255;
+    k->block = 256;
+    k->static_shared = 98304;
+    break;
+  case MPROF_SYNTH_TAIL:
+    /* One wave and a bit: 133 blocks on 132 SMs. */
+    k->grid = 133;
+    k->block = 1024;
+    k->registers = 64;
+    k->static_shared = 0;
+    break;
+  case MPROF_SYNTH_LAUNCH_GAPS:
+    k->mean_ns = 3000.0;
+    break;
+  default: break;
+  }
+}
+
+/* Stall weights of a kernel by scenario: where its warps wait. */
+static void stall_profile(double *weights, uint32_t scenario) {
+  for (size_t i = 0; i < STALL_PLAIN; i++)
+    weights[i] = 0.01;
+  weights[R_SELECTED] = 0.08;
+  weights[R_NOT_SEL] = 0.04;
+  weights[R_WAIT] = 0.08;
+  switch (scenario) {
+  case MPROF_SYNTH_MEMORY_LATENCY:
+    weights[R_LONG_SB] = 0.70;
+    weights[R_LG] = 0.05;
+    break;
+  case MPROF_SYNTH_COMPUTE:
+    weights[R_MATH] = 0.45;
+    weights[R_NOT_SEL] = 0.20;
+    weights[R_SELECTED] = 0.15;
+    break;
+  case MPROF_SYNTH_BARRIER:
+    weights[R_BARRIER] = 0.65;
+    weights[R_SHORT_SB] = 0.05;
+    break;
+  default:
+    weights[R_LONG_SB] = 0.20;
+    weights[R_MIO] = 0.10;
+    weights[R_SHORT_SB] = 0.10;
+    break;
+  }
+}
+
+#define TRY(expr)                                                              \
+  do {                                                                         \
+    int rc_ = (expr);                                                          \
+    if (rc_) {                                                                 \
+      mprof_writer_abort(w);                                                   \
+      return rc_;                                                              \
+    }                                                                          \
+  } while (0)
+
+int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
+  mprof_synth_options defaults = MPROF_SYNTH_OPTIONS_INIT;
+  if (!opts)
+    opts = &defaults;
+  if (opts->version != MPROF_SYNTH_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "synth options version %u is not supported",
+                            opts->version);
+  if (!path || !opts->kernels || !opts->streams || !opts->devices ||
+      opts->kernels > 64 || opts->devices > 16 || opts->streams > 1024)
+    return mprof__error_set(MPROF_EINVAL,
+                            "synth: kernels must be 1..64, streams 1..1024, "
+                            "devices 1..16");
+  mprof_writer *w;
+  int rc = mprof_writer_open(&w, path, NULL);
+  if (rc)
+    return rc;
+  uint64_t rng = opts->seed * 0x2545f4914f6cdd1dull + 1;
+  char text[64];
+  TRY(mprof_writer_meta(w, "tool", "mprof synth"));
+  snprintf(text, sizeof text, "%llu", (unsigned long long)opts->seed);
+  TRY(mprof_writer_meta(w, "synth.seed", text));
+  TRY(mprof_writer_meta(w, "capture.mode", "synthetic"));
+  TRY(mprof_writer_meta(w, "pc.mode", opts->pcs_per_kernel ? "continuous"
+                                                           : "off"));
+  TRY(mprof_writer_meta(w, "pc.period", "14"));
+  TRY(mprof_writer_meta(w, "clock", "synthetic"));
+
+  uint32_t device_index[16];
+  for (uint32_t d = 0; d < opts->devices; d++) {
+    mprof_device_record dev;
+    memset(&dev, 0, sizeof dev);
+    dev.id = d;
+    dev.name = mprof_writer_string(w, "NVIDIA H200 (synthetic)");
+    dev.cc_major = 9;
+    dev.cc_minor = 0;
+    dev.sm_count = 132;
+    dev.warp_size = 32;
+    dev.max_threads_per_block = 1024;
+    dev.max_threads_per_sm = 2048;
+    dev.max_blocks_per_sm = 32;
+    dev.max_warps_per_sm = 64;
+    dev.max_regs_per_block = 65536;
+    dev.max_regs_per_sm = 65536;
+    dev.max_shared_per_block = 232448;
+    dev.max_shared_per_sm = 233472;
+    dev.core_clock_khz = 1980000;
+    dev.memory_clock_khz = 2619000;
+    dev.memory_bus_width = 6144;
+    dev.l2_size = 52428800;
+    dev.global_memory = 150ull << 30;
+    dev.uuid_lo = d + 1;
+    TRY(mprof_writer_intern(w, &device_index[d], MPROF_SECTION_DEVICES, &dev));
+    if (opts->pcs_per_kernel) {
+      for (uint32_t r = 0; r < 2 * STALL_PLAIN; r++) {
+        char name[96];
+        snprintf(name, sizeof name, "smsp__pcsamp_warps_issue_stalled_%s%s",
+                 stall_names[r / 2], (r & 1) ? "_not_issued" : "");
+        mprof_stall_reason_record sr = {device_index[d], r,
+                                        mprof_writer_string(w, name), 0};
+        TRY(mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &sr));
+      }
+    }
+  }
+
+  synth_kernel kernels[64];
+  uint32_t shape_index[16][64];
+  for (uint32_t k = 0; k < opts->kernels; k++)
+    make_kernel(&kernels[k], k, opts->scenario, &rng);
+  for (uint32_t d = 0; d < opts->devices; d++) {
+    for (uint32_t k = 0; k < opts->kernels; k++) {
+      mprof_kernel_record kr;
+      memset(&kr, 0, sizeof kr);
+      kr.mangled_name = mprof_writer_string(w, kernels[k].mangled);
+      kr.cubin_crc = 0x5eed0000ull + (k < 8 ? 1 : 2);
+      kr.function_index = 10 + k;
+      kr.device = device_index[d];
+      kr.registers = kernels[k].registers;
+      kr.static_shared = kernels[k].static_shared;
+      uint32_t kernel_index;
+      TRY(mprof_writer_intern(w, &kernel_index, MPROF_SECTION_KERNELS, &kr));
+      mprof_shape_record sh;
+      memset(&sh, 0, sizeof sh);
+      sh.kernel = kernel_index;
+      sh.grid[0] = kernels[k].grid;
+      sh.grid[1] = sh.grid[2] = 1;
+      sh.block[0] = kernels[k].block;
+      sh.block[1] = sh.block[2] = 1;
+      sh.dynamic_shared = kernels[k].dynamic_shared;
+      TRY(mprof_writer_intern(w, &shape_index[d][k], MPROF_SECTION_SHAPES,
+                              &sh));
+    }
+  }
+
+  /* Launches, stream by stream so the file comes out sorted. */
+  uint64_t base = 1700000000000000000ull;
+  uint32_t total_streams = opts->streams * opts->devices;
+  double *kernel_time = (double *)calloc((size_t)opts->kernels * opts->devices,
+                                         sizeof(double));
+  if (!kernel_time) {
+    mprof_writer_abort(w);
+    return mprof__error_set(MPROF_ENOMEM, "synth: out of memory");
+  }
+  uint32_t correlation = 1;
+  for (uint32_t s = 0; s < total_streams; s++) {
+    uint32_t d = s / opts->streams;
+    mprof_stream_record sr = {device_index[d], 1 + d, 7 + (s % opts->streams),
+                              0};
+    uint32_t stream_index;
+    rc = mprof_writer_intern(w, &stream_index, MPROF_SECTION_STREAMS, &sr);
+    uint64_t count = opts->launches / total_streams +
+                     (s < opts->launches % total_streams ? 1 : 0);
+    uint64_t t = base + 1000 * s;
+    if (!rc && s == 0) {
+      mprof_memop_record mo;
+      memset(&mo, 0, sizeof mo);
+      mo.start = t;
+      mo.end = t + 180000;
+      mo.bytes = 64ull << 20;
+      mo.stream = stream_index;
+      mo.correlation_id = correlation++;
+      mo.kind = MPROF_MEMOP_MEMCPY;
+      mo.copy_kind = MPROF_COPY_HTOD;
+      mo.src_device = MPROF_INDEX_NONE;
+      mo.dst_device = 0;
+      rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo);
+      t = mo.end + 2000;
+    }
+    for (uint64_t i = 0; !rc && i < count; i++) {
+      uint32_t k = (uint32_t)(next_random(&rng) % opts->kernels);
+      const synth_kernel *sk = &kernels[k];
+      double jitter = 0.85 + 0.3 * uniform(&rng);
+      uint64_t duration = (uint64_t)(sk->mean_ns * jitter);
+      uint64_t gap = sk->scenario == MPROF_SYNTH_LAUNCH_GAPS
+                         ? 20000 + next_random(&rng) % 5000
+                         : 1500 + next_random(&rng) % 2500;
+      mprof_launch_record l;
+      memset(&l, 0, sizeof l);
+      l.start = t;
+      l.end = t + duration;
+      l.shape = shape_index[d][k];
+      l.stream = stream_index;
+      l.correlation_id = correlation++;
+      rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l);
+      kernel_time[(size_t)d * opts->kernels + k] += (double)duration;
+      t = l.end + gap;
+    }
+  }
+  if (rc) {
+    free(kernel_time);
+    mprof_writer_abort(w);
+    return rc;
+  }
+
+  /* PC samples: one sample per SM every 2^14 cycles at 1.98 GHz. */
+  uint64_t total_samples = 0;
+  for (uint32_t d = 0; !rc && d < opts->devices && opts->pcs_per_kernel; d++) {
+    for (uint32_t k = 0; !rc && k < opts->kernels; k++) {
+      double seconds = kernel_time[(size_t)d * opts->kernels + k] * 1e-9;
+      double samples = seconds * 132.0 * 1.98e9 / 16384.0;
+      double weights[STALL_PLAIN];
+      stall_profile(weights, kernels[k].scenario);
+      double weight_sum = 0;
+      for (size_t r = 0; r < STALL_PLAIN; r++)
+        weight_sum += weights[r];
+      /* A hot loop: PCs near the middle carry most samples. */
+      double pc_weight_sum = 0;
+      for (uint32_t p = 0; p < opts->pcs_per_kernel; p++)
+        pc_weight_sum += 1.0 / (1.0 + fabs((double)p - opts->pcs_per_kernel / 2.0));
+      uint32_t name = mprof_writer_string(w, kernels[k].mangled);
+      for (uint32_t p = 0; !rc && p < opts->pcs_per_kernel; p++) {
+        double pc_share =
+            (1.0 / (1.0 + fabs((double)p - opts->pcs_per_kernel / 2.0))) /
+            pc_weight_sum;
+        for (uint32_t r = 0; !rc && r < STALL_PLAIN; r++) {
+          double expect = samples * pc_share * weights[r] / weight_sum *
+                          (0.8 + 0.4 * uniform(&rng));
+          uint32_t n = (uint32_t)(expect + 0.5);
+          if (!n)
+            continue;
+          mprof_pc_sample_record pc;
+          memset(&pc, 0, sizeof pc);
+          pc.cubin_crc = 0x5eed0000ull + (k < 8 ? 1 : 2);
+          pc.function_name = name;
+          pc.function_index = 10 + k;
+          pc.pc_offset = 0x80 + 16 * p;
+          pc.device = device_index[d];
+          pc.drain = 1;
+          pc.stall_reason = 2 * r;
+          pc.samples = n;
+          rc = mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc);
+          total_samples += n;
+          /* Most stalled samples issue nothing that cycle. */
+          pc.stall_reason = 2 * r + 1;
+          pc.samples = r == R_SELECTED ? 0 : (uint32_t)(n * 0.9);
+          if (!rc && pc.samples)
+            rc = mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc);
+        }
+      }
+    }
+    if (!rc) {
+      rc = mprof_writer_drop(w, MPROF_DROP_PC_TOTAL_SAMPLES, device_index[d],
+                             total_samples);
+      total_samples = 0;
+    }
+  }
+  free(kernel_time);
+  if (rc) {
+    mprof_writer_abort(w);
+    return rc;
+  }
+  TRY(mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, MPROF_INDEX_NONE, 0));
+  return mprof_writer_finish(w);
+}

@@ -1,0 +1,686 @@
+/*
+ * mprof — streaming .mprof writer (part of the libc-only mprof-writer).
+ *
+ * Layout on finish: header, then every non-empty section in type order, each
+ * 8-byte aligned, then the directory; the header is written last. Sections
+ * that grow with the run (launches, memops, ranges, spans, PC samples,
+ * cubin blobs) buffer `buffer_size` bytes and spill to unlinked temporary
+ * files; small tables (strings, devices, streams, kernels, shapes, ...) stay
+ * in memory because they are deduplicated and grow with distinct values.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "mprof/writer.h"
+
+#define SECTION_COUNT (MPROF_SECTION_TYPE_MAX_ + 1)
+#define DEFAULT_BUFFER_SIZE (64u * 1024u)
+
+typedef struct dedup_slot {
+  uint64_t hash;
+  uint32_t index; /* record index, or string offset */
+  uint32_t used;
+} dedup_slot;
+
+typedef struct dedup_table {
+  dedup_slot *slots;
+  size_t capacity; /* power of two */
+  size_t used;
+} dedup_table;
+
+typedef struct section_buf {
+  unsigned char *data; /* buffered bytes (all of them when resident) */
+  size_t used;
+  size_t capacity;
+  int spill_fd;        /* -1 until the first spill */
+  uint64_t spilled;    /* bytes already in the spill file */
+  uint64_t count;      /* records */
+  dedup_table dedup;
+} section_buf;
+
+typedef struct drop_counter {
+  uint32_t kind;
+  uint32_t device;
+  uint64_t count;
+} drop_counter;
+
+struct mprof_writer {
+  pthread_mutex_t lock;
+  char *path;
+  char *partial_path;
+  char *dir;
+  int fd;
+  int failed; /* first I/O failure; later appends are counted as drops */
+  size_t buffer_size;
+  uint32_t file_flags;
+  section_buf sections[SECTION_COUNT];
+  dedup_table strings;
+  drop_counter *drops;
+  size_t drop_count;
+  uint64_t writer_drops;
+  /* launch order tracking for MPROF_FILE_FLAG_LAUNCHES_SORTED */
+  int launches_sorted;
+  uint32_t last_stream;
+  uint64_t last_start;
+};
+
+static uint32_t record_size_of(uint32_t type) {
+  switch (type) {
+  case MPROF_SECTION_STRINGS: return 1;
+  case MPROF_SECTION_META: return sizeof(mprof_meta_record);
+  case MPROF_SECTION_DEVICES: return sizeof(mprof_device_record);
+  case MPROF_SECTION_STREAMS: return sizeof(mprof_stream_record);
+  case MPROF_SECTION_KERNELS: return sizeof(mprof_kernel_record);
+  case MPROF_SECTION_SHAPES: return sizeof(mprof_shape_record);
+  case MPROF_SECTION_LAUNCHES: return sizeof(mprof_launch_record);
+  case MPROF_SECTION_MEMOPS: return sizeof(mprof_memop_record);
+  case MPROF_SECTION_RANGES: return sizeof(mprof_range_record);
+  case MPROF_SECTION_REGIONS: return sizeof(mprof_region_record);
+  case MPROF_SECTION_SPANS: return sizeof(mprof_span_record);
+  case MPROF_SECTION_STALL_REASONS: return sizeof(mprof_stall_reason_record);
+  case MPROF_SECTION_PC_SAMPLES: return sizeof(mprof_pc_sample_record);
+  case MPROF_SECTION_CUBINS: return sizeof(mprof_cubin_record);
+  case MPROF_SECTION_BLOBS: return 1;
+  case MPROF_SECTION_DROPS: return sizeof(mprof_drop_record);
+  default: return 0;
+  }
+}
+
+/* Sections that grow with the length of the run spill to disk. */
+static int section_spills(uint32_t type) {
+  switch (type) {
+  case MPROF_SECTION_LAUNCHES:
+  case MPROF_SECTION_MEMOPS:
+  case MPROF_SECTION_RANGES:
+  case MPROF_SECTION_SPANS:
+  case MPROF_SECTION_PC_SAMPLES:
+  case MPROF_SECTION_BLOBS: return 1;
+  default: return 0;
+  }
+}
+
+int mprof_writer_options_init(mprof_writer_options *opts, unsigned version) {
+  if (!opts)
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_options_init: NULL");
+  if (version != MPROF_WRITER_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "writer options version %u is not supported (%u)",
+                            version, MPROF_WRITER_OPTIONS_VERSION);
+  mprof_writer_options init = MPROF_WRITER_OPTIONS_INIT;
+  *opts = init;
+  return 0;
+}
+
+static int write_all(int fd, const void *data, size_t size) {
+  const unsigned char *p = (const unsigned char *)data;
+  while (size) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    p += n;
+    size -= (size_t)n;
+  }
+  return 0;
+}
+
+static int open_spill(mprof_writer *w) {
+#ifdef O_TMPFILE
+  int fd = open(w->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    return fd;
+#endif
+  size_t len = strlen(w->path) + 32;
+  char *name = (char *)malloc(len);
+  if (!name)
+    return -1;
+  snprintf(name, len, "%s.spill.XXXXXX", w->path);
+  int fd2 = mkstemp(name);
+  if (fd2 >= 0)
+    unlink(name);
+  free(name);
+  return fd2;
+}
+
+static int dedup_grow(dedup_table *t) {
+  size_t cap = t->capacity ? t->capacity * 2 : 64;
+  dedup_slot *slots = (dedup_slot *)calloc(cap, sizeof *slots);
+  if (!slots)
+    return -1;
+  for (size_t i = 0; i < t->capacity; i++) {
+    if (!t->slots[i].used)
+      continue;
+    size_t j = (size_t)t->slots[i].hash & (cap - 1);
+    while (slots[j].used)
+      j = (j + 1) & (cap - 1);
+    slots[j] = t->slots[i];
+  }
+  free(t->slots);
+  t->slots = slots;
+  t->capacity = cap;
+  return 0;
+}
+
+/* Ensure room for one more entry at load factor <= 1/2. */
+static int dedup_reserve(dedup_table *t) {
+  if ((t->used + 1) * 2 > t->capacity)
+    return dedup_grow(t);
+  return 0;
+}
+
+static int buf_reserve(section_buf *s, size_t extra) {
+  if (s->used + extra <= s->capacity)
+    return 0;
+  size_t cap = s->capacity ? s->capacity : 256;
+  while (cap < s->used + extra)
+    cap *= 2;
+  unsigned char *data = (unsigned char *)realloc(s->data, cap);
+  if (!data)
+    return -1;
+  s->data = data;
+  s->capacity = cap;
+  return 0;
+}
+
+/* Move a spilling section's buffer to its spill file. */
+static int section_spill(mprof_writer *w, section_buf *s) {
+  if (!s->used)
+    return 0;
+  if (s->spill_fd < 0) {
+    s->spill_fd = open_spill(w);
+    if (s->spill_fd < 0)
+      return -1;
+  }
+  if (write_all(s->spill_fd, s->data, s->used) != 0)
+    return -1;
+  s->spilled += s->used;
+  s->used = 0;
+  return 0;
+}
+
+static int section_put(mprof_writer *w, uint32_t type, const void *data,
+                       size_t size) {
+  section_buf *s = &w->sections[type];
+  if (section_spills(type)) {
+    if (s->used + size > w->buffer_size && section_spill(w, s) != 0)
+      return -1;
+    if (size > w->buffer_size) {
+      /* Large blobs bypass the buffer. */
+      if (s->spill_fd < 0 && (s->spill_fd = open_spill(w)) < 0)
+        return -1;
+      if (write_all(s->spill_fd, data, size) != 0)
+        return -1;
+      s->spilled += size;
+      return 0;
+    }
+  }
+  if (buf_reserve(s, size) != 0)
+    return -1;
+  memcpy(s->data + s->used, data, size);
+  s->used += size;
+  return 0;
+}
+
+static char *dup_string(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *copy = (char *)malloc(n);
+  if (copy)
+    memcpy(copy, s, n);
+  return copy;
+}
+
+int mprof_writer_open(mprof_writer **out, const char *path,
+                      const mprof_writer_options *opts) {
+  if (!out || !path || !*path)
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_open: no path given");
+  *out = NULL;
+  if (opts && opts->version != MPROF_WRITER_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "%s: writer options version %u is not supported",
+                            path, opts->version);
+  mprof_writer *w = (mprof_writer *)calloc(1, sizeof *w);
+  if (!w)
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+  w->fd = -1;
+  for (int i = 0; i < SECTION_COUNT; i++)
+    w->sections[i].spill_fd = -1;
+  w->buffer_size = opts && opts->buffer_size ? opts->buffer_size
+                                             : DEFAULT_BUFFER_SIZE;
+  w->file_flags = opts ? opts->file_flags : 0;
+  w->launches_sorted = 1;
+  pthread_mutex_init(&w->lock, NULL);
+  size_t len = strlen(path);
+  w->path = dup_string(path);
+  w->partial_path = (char *)malloc(len + sizeof ".partial");
+  w->dir = dup_string(path);
+  if (!w->path || !w->partial_path || !w->dir) {
+    mprof_writer_abort(w);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+  }
+  memcpy(w->partial_path, path, len);
+  memcpy(w->partial_path + len, ".partial", sizeof ".partial");
+  char *slash = strrchr(w->dir, '/');
+  if (!slash)
+    strcpy(w->dir, ".");
+  else if (slash == w->dir)
+    slash[1] = '\0';
+  else
+    *slash = '\0';
+
+  w->fd = open(w->partial_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (w->fd < 0) {
+    int err = errno;
+    mprof_writer_abort(w);
+    return mprof__error_set(MPROF_EIO, "%s: cannot create: %s", path,
+                            strerror(err));
+  }
+  /* String reference 0 is the empty string. */
+  if (section_put(w, MPROF_SECTION_STRINGS, "", 1) != 0) {
+    mprof_writer_abort(w);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+  }
+  *out = w;
+  return 0;
+}
+
+static uint32_t string_locked(mprof_writer *w, const char *str) {
+  if (!str || !*str)
+    return MPROF_STR_NONE;
+  size_t len = strlen(str);
+  section_buf *s = &w->sections[MPROF_SECTION_STRINGS];
+  uint64_t hash = mprof__hash64(str, len);
+  dedup_table *t = &w->strings;
+  if (t->capacity) {
+    size_t j = (size_t)hash & (t->capacity - 1);
+    for (; t->slots[j].used; j = (j + 1) & (t->capacity - 1)) {
+      const dedup_slot *slot = &t->slots[j];
+      if (slot->hash == hash &&
+          strncmp((const char *)s->data + slot->index, str, len + 1) == 0)
+        return slot->index;
+    }
+  }
+  if (s->used + len + 1 > UINT32_MAX || dedup_reserve(t) != 0)
+    goto drop;
+  uint32_t offset = (uint32_t)s->used;
+  if (section_put(w, MPROF_SECTION_STRINGS, str, len + 1) != 0)
+    goto drop;
+  size_t j = (size_t)hash & (t->capacity - 1);
+  while (t->slots[j].used)
+    j = (j + 1) & (t->capacity - 1);
+  t->slots[j].hash = hash;
+  t->slots[j].index = offset;
+  t->slots[j].used = 1;
+  t->used++;
+  return offset;
+drop:
+  w->writer_drops++;
+  return MPROF_STR_NONE;
+}
+
+uint32_t mprof_writer_string(mprof_writer *w, const char *str) {
+  if (!w)
+    return MPROF_STR_NONE;
+  pthread_mutex_lock(&w->lock);
+  uint32_t ref = string_locked(w, str);
+  pthread_mutex_unlock(&w->lock);
+  return ref;
+}
+
+static void track_launch_order(mprof_writer *w, const void *record) {
+  const mprof_launch_record *l = (const mprof_launch_record *)record;
+  if (w->sections[MPROF_SECTION_LAUNCHES].count > 0 &&
+      (l->stream < w->last_stream ||
+       (l->stream == w->last_stream && l->start < w->last_start)))
+    w->launches_sorted = 0;
+  w->last_stream = l->stream;
+  w->last_start = l->start;
+}
+
+static int append_locked(mprof_writer *w, uint32_t *out_index, uint32_t type,
+                         const void *record) {
+  section_buf *s = &w->sections[type];
+  if (s->count >= UINT32_MAX) {
+    w->writer_drops++;
+    return mprof__error_set(MPROF_ENOMEM, "%s: section %u is full", w->path,
+                            type);
+  }
+  if (w->failed || section_put(w, type, record, record_size_of(type)) != 0) {
+    if (!w->failed)
+      w->failed = errno ? errno : EIO;
+    w->writer_drops++;
+    return mprof__error_set(MPROF_EIO, "%s: cannot store a record: %s",
+                            w->path, strerror(w->failed));
+  }
+  if (type == MPROF_SECTION_LAUNCHES)
+    track_launch_order(w, record);
+  if (out_index)
+    *out_index = (uint32_t)s->count;
+  s->count++;
+  return 0;
+}
+
+static int check_record_type(const mprof_writer *w, uint32_t type) {
+  if (type == 0 || type > MPROF_SECTION_TYPE_MAX_ ||
+      type == MPROF_SECTION_STRINGS || type == MPROF_SECTION_BLOBS ||
+      type == MPROF_SECTION_DROPS)
+    return mprof__error_set(MPROF_EINVAL,
+                            "%s: section type %u cannot take records here",
+                            w->path, type);
+  return 0;
+}
+
+int mprof_writer_append(mprof_writer *w, uint32_t *out_index,
+                        mprof_section_type type, const void *record) {
+  if (!w || !record)
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_append: NULL");
+  int rc = check_record_type(w, type);
+  if (rc)
+    return rc;
+  pthread_mutex_lock(&w->lock);
+  rc = append_locked(w, out_index, type, record);
+  pthread_mutex_unlock(&w->lock);
+  return rc;
+}
+
+int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
+                        mprof_section_type type, const void *record) {
+  if (!w || !record)
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_intern: NULL");
+  int rc = check_record_type(w, type);
+  if (rc)
+    return rc;
+  if (section_spills(type))
+    return mprof__error_set(MPROF_EINVAL,
+                            "%s: section %u is not deduplicated", w->path,
+                            type);
+  uint32_t size = record_size_of(type);
+  uint64_t hash = mprof__hash64(record, size);
+  pthread_mutex_lock(&w->lock);
+  section_buf *s = &w->sections[type];
+  dedup_table *t = &s->dedup;
+  if (t->capacity) {
+    size_t j = (size_t)hash & (t->capacity - 1);
+    for (; t->slots[j].used; j = (j + 1) & (t->capacity - 1)) {
+      const dedup_slot *slot = &t->slots[j];
+      if (slot->hash == hash &&
+          memcmp(s->data + (size_t)slot->index * size, record, size) == 0) {
+        if (out_index)
+          *out_index = slot->index;
+        pthread_mutex_unlock(&w->lock);
+        return 0;
+      }
+    }
+  }
+  uint32_t index = 0;
+  if (dedup_reserve(t) != 0) {
+    w->writer_drops++;
+    pthread_mutex_unlock(&w->lock);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", w->path);
+  }
+  rc = append_locked(w, &index, type, record);
+  if (rc == 0) {
+    size_t j = (size_t)hash & (t->capacity - 1);
+    while (t->slots[j].used)
+      j = (j + 1) & (t->capacity - 1);
+    t->slots[j].hash = hash;
+    t->slots[j].index = index;
+    t->slots[j].used = 1;
+    t->used++;
+    if (out_index)
+      *out_index = index;
+  }
+  pthread_mutex_unlock(&w->lock);
+  return rc;
+}
+
+int mprof_writer_meta(mprof_writer *w, const char *key, const char *value) {
+  if (!w || !key || !*key)
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_meta: no key");
+  pthread_mutex_lock(&w->lock);
+  mprof_meta_record rec;
+  rec.key = string_locked(w, key);
+  rec.value = string_locked(w, value);
+  int rc = append_locked(w, NULL, MPROF_SECTION_META, &rec);
+  pthread_mutex_unlock(&w->lock);
+  return rc;
+}
+
+int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
+                       const void *blob, size_t blob_size) {
+  if (!w || !rec || (!blob && blob_size))
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_cubin: bad arguments");
+  pthread_mutex_lock(&w->lock);
+  section_buf *cubins = &w->sections[MPROF_SECTION_CUBINS];
+  const mprof_cubin_record *seen = (const mprof_cubin_record *)cubins->data;
+  for (uint64_t i = 0; i < cubins->count; i++) {
+    if (seen[i].crc == rec->crc && seen[i].device == rec->device) {
+      pthread_mutex_unlock(&w->lock);
+      return 0;
+    }
+  }
+  section_buf *blobs = &w->sections[MPROF_SECTION_BLOBS];
+  mprof_cubin_record copy = *rec;
+  copy.blob_offset = blobs->spilled + blobs->used;
+  copy.blob_size = blob_size;
+  if (!blob_size)
+    copy.flags = (copy.flags & ~MPROF_CUBIN_KEPT_WHOLE) | MPROF_CUBIN_OMITTED;
+  int rc = 0;
+  if (blob_size) {
+    /* Keep blobs 8-byte aligned so a reader could map ELF headers in place. */
+    static const unsigned char zeros[8];
+    size_t pad = (size_t)((8 - (copy.blob_offset & 7)) & 7);
+    copy.blob_offset += pad;
+    if (section_put(w, MPROF_SECTION_BLOBS, zeros, pad) != 0 ||
+        section_put(w, MPROF_SECTION_BLOBS, blob, blob_size) != 0) {
+      w->failed = errno ? errno : EIO;
+      w->writer_drops++;
+      rc = mprof__error_set(MPROF_EIO, "%s: cannot store a cubin: %s", w->path,
+                            strerror(w->failed));
+    }
+  }
+  if (rc == 0)
+    rc = append_locked(w, NULL, MPROF_SECTION_CUBINS, &copy);
+  pthread_mutex_unlock(&w->lock);
+  return rc;
+}
+
+int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind, uint32_t device,
+                      uint64_t count) {
+  if (!w)
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_drop: NULL");
+  pthread_mutex_lock(&w->lock);
+  for (size_t i = 0; i < w->drop_count; i++) {
+    if (w->drops[i].kind == (uint32_t)kind && w->drops[i].device == device) {
+      w->drops[i].count += count;
+      pthread_mutex_unlock(&w->lock);
+      return 0;
+    }
+  }
+  drop_counter *grown = (drop_counter *)realloc(
+      w->drops, (w->drop_count + 1) * sizeof *w->drops);
+  if (!grown) {
+    pthread_mutex_unlock(&w->lock);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", w->path);
+  }
+  w->drops = grown;
+  w->drops[w->drop_count].kind = (uint32_t)kind;
+  w->drops[w->drop_count].device = device;
+  w->drops[w->drop_count].count = count;
+  w->drop_count++;
+  pthread_mutex_unlock(&w->lock);
+  return 0;
+}
+
+uint64_t mprof_writer_count(mprof_writer *w, mprof_section_type type) {
+  if (!w || type == 0 || type > MPROF_SECTION_TYPE_MAX_)
+    return 0;
+  pthread_mutex_lock(&w->lock);
+  uint64_t count = w->sections[type].count;
+  pthread_mutex_unlock(&w->lock);
+  return count;
+}
+
+static void writer_free(mprof_writer *w) {
+  for (int i = 0; i < SECTION_COUNT; i++) {
+    free(w->sections[i].data);
+    free(w->sections[i].dedup.slots);
+    if (w->sections[i].spill_fd >= 0)
+      close(w->sections[i].spill_fd);
+  }
+  free(w->strings.slots);
+  free(w->drops);
+  if (w->fd >= 0)
+    close(w->fd);
+  free(w->path);
+  free(w->partial_path);
+  free(w->dir);
+  pthread_mutex_destroy(&w->lock);
+  free(w);
+}
+
+void mprof_writer_abort(mprof_writer *w) {
+  if (!w)
+    return;
+  if (w->partial_path && w->fd >= 0)
+    unlink(w->partial_path);
+  writer_free(w);
+}
+
+/* Copy a section to the output at the current position, computing its CRC. */
+static int emit_section(mprof_writer *w, section_buf *s, uint64_t *pos,
+                        uint32_t *crc) {
+  *crc = 0;
+  if (s->spill_fd >= 0 && s->spilled) {
+    unsigned char chunk[1 << 16];
+    uint64_t off = 0;
+    while (off < s->spilled) {
+      size_t want = sizeof chunk;
+      if (s->spilled - off < want)
+        want = (size_t)(s->spilled - off);
+      ssize_t n = pread(s->spill_fd, chunk, want, (off_t)off);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return -1;
+      *crc = mprof_crc32c(*crc, chunk, (size_t)n);
+      if (write_all(w->fd, chunk, (size_t)n) != 0)
+        return -1;
+      off += (uint64_t)n;
+    }
+  }
+  if (s->used) {
+    *crc = mprof_crc32c(*crc, s->data, s->used);
+    if (write_all(w->fd, s->data, s->used) != 0)
+      return -1;
+  }
+  *pos += s->spilled + s->used;
+  return 0;
+}
+
+static int pad_to_8(mprof_writer *w, uint64_t *pos) {
+  static const unsigned char zeros[8];
+  size_t pad = (size_t)((8 - (*pos & 7)) & 7);
+  if (pad && write_all(w->fd, zeros, pad) != 0)
+    return -1;
+  *pos += pad;
+  return 0;
+}
+
+int mprof_writer_finish(mprof_writer *w) {
+  if (!w)
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_finish: NULL");
+  pthread_mutex_lock(&w->lock);
+  /* Drop counters become a section; the writer's own drops are one of them. */
+  if (w->writer_drops) {
+    pthread_mutex_unlock(&w->lock);
+    mprof_writer_drop(w, MPROF_DROP_WRITER_RECORDS, MPROF_INDEX_NONE,
+                      w->writer_drops);
+    pthread_mutex_lock(&w->lock);
+  }
+  for (size_t i = 0; i < w->drop_count; i++) {
+    mprof_drop_record rec = {w->drops[i].kind, w->drops[i].device,
+                             w->drops[i].count};
+    if (section_put(w, MPROF_SECTION_DROPS, &rec, sizeof rec) != 0)
+      goto io_error;
+    w->sections[MPROF_SECTION_DROPS].count++;
+  }
+  if (w->failed)
+    goto io_error;
+
+  mprof_section_entry entries[SECTION_COUNT];
+  uint32_t entry_count = 0;
+  uint64_t pos = sizeof(mprof_file_header);
+  mprof_file_header header;
+  memset(&header, 0, sizeof header);
+  if (write_all(w->fd, &header, sizeof header) != 0)
+    goto io_error;
+  for (uint32_t type = 1; type < SECTION_COUNT; type++) {
+    section_buf *s = &w->sections[type];
+    if (!s->used && !s->spilled)
+      continue;
+    if (pad_to_8(w, &pos) != 0)
+      goto io_error;
+    mprof_section_entry *e = &entries[entry_count++];
+    memset(e, 0, sizeof *e);
+    e->type = type;
+    e->version = 1;
+    e->offset = pos;
+    e->length = s->spilled + s->used;
+    e->record_size = record_size_of(type);
+    if (emit_section(w, s, &pos, &e->checksum) != 0)
+      goto io_error;
+  }
+  if (pad_to_8(w, &pos) != 0)
+    goto io_error;
+  size_t dir_size = entry_count * sizeof(mprof_section_entry);
+  if (write_all(w->fd, entries, dir_size) != 0)
+    goto io_error;
+
+  memcpy(header.magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
+  header.version_major = MPROF_FORMAT_VERSION_MAJOR;
+  header.version_minor = MPROF_FORMAT_VERSION_MINOR;
+  header.flags = w->file_flags & MPROF_FILE_FLAGS_KNOWN;
+  if (w->launches_sorted)
+    header.flags |= MPROF_FILE_FLAG_LAUNCHES_SORTED;
+  else
+    header.flags &= ~MPROF_FILE_FLAG_LAUNCHES_SORTED;
+  header.directory_offset = pos;
+  header.section_count = entry_count;
+  header.directory_checksum = mprof_crc32c(0, entries, dir_size);
+  header.file_size = pos + dir_size;
+  header.header_checksum = mprof_crc32c(0, &header, 40);
+  if (pwrite(w->fd, &header, sizeof header, 0) != (ssize_t)sizeof header)
+    goto io_error;
+  if (close(w->fd) != 0) {
+    w->fd = -1;
+    goto io_error;
+  }
+  w->fd = -1;
+  if (rename(w->partial_path, w->path) != 0)
+    goto io_error;
+  pthread_mutex_unlock(&w->lock);
+  writer_free(w);
+  return 0;
+
+io_error: {
+  int err = w->failed ? w->failed : errno;
+  int rc = mprof__error_set(MPROF_EIO, "%s: cannot write the trace: %s",
+                            w->path, strerror(err ? err : EIO));
+  unlink(w->partial_path);
+  pthread_mutex_unlock(&w->lock);
+  writer_free(w);
+  return rc;
+}
+}

@@ -1,0 +1,48 @@
+/*
+ * mprof CLI — helpers shared by the subcommands.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_CLI_H
+#define MPROF_CLI_H
+
+#include <stdio.h>
+
+/* Exit statuses: the documented contract of every subcommand. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAILED 1  /* the operation failed */
+#define CLI_EXIT_USAGE 2   /* bad arguments or bad input */
+#define CLI_EXIT_GATE 3    /* diff --fail-above tripped */
+
+typedef struct cli_command {
+  const char *name;
+  const char *synopsis; /* one line for `mprof help` */
+  const char *usage;    /* full text for `mprof help CMD` and CMD --help */
+  int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} cli_command;
+
+/* Print "mprof: MESSAGE" for the last libmprof error; return the exit
+ * status for library status @p rc (2 for bad input, 1 otherwise). */
+int cli_fail(int rc);
+
+/* Print "mprof CMD: MESSAGE" and a hint to run --help; return 2. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* True when argv[i] is -h or --help. */
+int cli_is_help(const char *arg);
+
+/* Print the usage of @p command to @p out. */
+void cli_print_usage(const char *command, FILE *out);
+
+/* Parse a non-negative integer option value; 0 on success. */
+int cli_parse_u64(const char *text, unsigned long long *out);
+
+/* The commands, for `mprof help`. */
+const cli_command *cli_commands(size_t *count);
+
+#define CLI_DECLARE(fn) int fn(int argc, char **argv)
+CLI_DECLARE(cmd_info);
+CLI_DECLARE(cmd_synth);
+
+#endif /* MPROF_CLI_H */

@@ -1,0 +1,113 @@
+/*
+ * mprof info — validate a trace and print what it holds.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mprof/mprof.h"
+
+typedef struct kernel_tally {
+  uint32_t kernel;
+  uint64_t launches;
+  uint64_t total_ns;
+} kernel_tally;
+
+static int by_total_desc(const void *a, const void *b) {
+  const kernel_tally *x = (const kernel_tally *)a, *y = (const kernel_tally *)b;
+  return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
+
+static const char *drop_name(uint32_t kind) {
+  switch (kind) {
+  case MPROF_DROP_ACTIVITY_RECORDS: return "activity records dropped";
+  case MPROF_DROP_ACTIVITY_NO_TIMESTAMP: return "activity records without timestamps";
+  case MPROF_DROP_PC_HW_BUFFER_FULL: return "PC hardware buffer full";
+  case MPROF_DROP_PC_DROPPED_SAMPLES: return "PC samples dropped";
+  case MPROF_DROP_PC_NON_USER_SAMPLES: return "PC samples in non-user kernels";
+  case MPROF_DROP_SPAN_OVERFLOW: return "activity spans overflowed";
+  case MPROF_DROP_WRITER_RECORDS: return "records the writer could not store";
+  case MPROF_DROP_PC_TOTAL_SAMPLES: return "PC samples in total";
+  default: return "unknown counter";
+  }
+}
+
+int cmd_info(int argc, char **argv) {
+  if (argc != 2)
+    return cli_usage_error("info", argc < 2 ? "no trace given"
+                                            : "expected exactly one trace");
+  mprof_trace *t;
+  int rc = mprof_trace_open(&t, argv[1], NULL);
+  if (rc)
+    return cli_fail(rc);
+  uint64_t t0, t1;
+  mprof_trace_time_bounds(t, &t0, &t1);
+  printf("trace      %s (%llu bytes, format %d)\n", argv[1],
+         (unsigned long long)mprof_trace_file_size(t),
+         MPROF_FORMAT_VERSION_MAJOR);
+  printf("span       %.3f ms of GPU activity\n", (double)(t1 - t0) / 1e6);
+
+  size_t n;
+  const mprof_meta_record *meta = mprof_trace_meta_records(t, &n);
+  for (size_t i = 0; i < n; i++)
+    printf("meta       %s = %s\n", mprof_trace_string(t, meta[i].key),
+           mprof_trace_string(t, meta[i].value));
+  const mprof_device_record *dev = mprof_trace_devices(t, &n);
+  for (size_t i = 0; i < n; i++)
+    printf("device %u   %s (sm_%u%u, %u SMs, %.2f GHz)\n", dev[i].id,
+           mprof_trace_string(t, dev[i].name), dev[i].cc_major,
+           dev[i].cc_minor, dev[i].sm_count, dev[i].core_clock_khz / 1e6);
+
+  printf("sections  ");
+  for (uint32_t type = 1; type <= MPROF_SECTION_TYPE_MAX_; type++) {
+    size_t count;
+    mprof_trace_section(t, (mprof_section_type)type, &count);
+    if (count && type != MPROF_SECTION_STRINGS && type != MPROF_SECTION_BLOBS)
+      printf(" %s=%zu", mprof_section_name(type), count);
+  }
+  printf("\n");
+
+  size_t kernel_count, shape_count, launch_count;
+  const mprof_kernel_record *kernels = mprof_trace_kernels(t, &kernel_count);
+  const mprof_shape_record *shapes = mprof_trace_shapes(t, &shape_count);
+  const mprof_launch_record *launches = mprof_trace_launches(t, &launch_count);
+  kernel_tally *tally =
+      (kernel_tally *)calloc(kernel_count ? kernel_count : 1, sizeof *tally);
+  if (!tally) {
+    mprof_trace_free(t);
+    fprintf(stderr, "mprof info: out of memory\n");
+    return CLI_EXIT_FAILED;
+  }
+  uint64_t busy = 0;
+  for (size_t i = 0; i < kernel_count; i++)
+    tally[i].kernel = (uint32_t)i;
+  for (size_t i = 0; i < launch_count; i++) {
+    kernel_tally *k = &tally[shapes[launches[i].shape].kernel];
+    k->launches++;
+    k->total_ns += launches[i].end - launches[i].start;
+    busy += launches[i].end - launches[i].start;
+  }
+  qsort(tally, kernel_count, sizeof *tally, by_total_desc);
+  printf("kernels    %zu kernels, %zu launches, %.3f ms of kernel time\n",
+         kernel_count, launch_count, (double)busy / 1e6);
+  for (size_t i = 0; i < kernel_count && i < 20; i++) {
+    const mprof_kernel_record *k = &kernels[tally[i].kernel];
+    const char *name = mprof_trace_string(t, k->demangled_name);
+    if (!*name)
+      name = mprof_trace_string(t, k->mangled_name);
+    printf("  %6.2f%%  %8llu launches  %10.3f ms  %s\n",
+           busy ? 100.0 * (double)tally[i].total_ns / (double)busy : 0.0,
+           (unsigned long long)tally[i].launches,
+           (double)tally[i].total_ns / 1e6, name);
+  }
+  free(tally);
+  const mprof_drop_record *drops = mprof_trace_drops(t, &n);
+  for (size_t i = 0; i < n; i++)
+    printf("counter    %s: %llu\n", drop_name(drops[i].kind),
+           (unsigned long long)drops[i].count);
+  mprof_trace_free(t);
+  return CLI_EXIT_OK;
+}
