@@ -10,9 +10,9 @@
 
 /* Exit statuses: the documented contract of every subcommand. */
 #define CLI_EXIT_OK 0
-#define CLI_EXIT_FAILED 1  /* the operation failed */
-#define CLI_EXIT_USAGE 2   /* bad arguments or bad input */
-#define CLI_EXIT_GATE 3    /* diff --fail-above tripped */
+#define CLI_EXIT_FAILED 1 /* the operation failed */
+#define CLI_EXIT_USAGE 2  /* bad arguments or bad input */
+#define CLI_EXIT_GATE 3   /* diff --fail-above tripped */
 
 typedef struct cli_command {
   const char *name;

@@ -24,7 +24,8 @@ static int by_total_desc(const void *a, const void *b) {
 static const char *drop_name(uint32_t kind) {
   switch (kind) {
   case MPROF_DROP_ACTIVITY_RECORDS: return "activity records dropped";
-  case MPROF_DROP_ACTIVITY_NO_TIMESTAMP: return "activity records without timestamps";
+  case MPROF_DROP_ACTIVITY_NO_TIMESTAMP:
+    return "activity records without timestamps";
   case MPROF_DROP_PC_HW_BUFFER_FULL: return "PC hardware buffer full";
   case MPROF_DROP_PC_DROPPED_SAMPLES: return "PC samples dropped";
   case MPROF_DROP_PC_NON_USER_SAMPLES: return "PC samples in non-user kernels";
@@ -58,8 +59,8 @@ int cmd_info(int argc, char **argv) {
   const mprof_device_record *dev = mprof_trace_devices(t, &n);
   for (size_t i = 0; i < n; i++)
     printf("device %u   %s (sm_%u%u, %u SMs, %.2f GHz)\n", dev[i].id,
-           mprof_trace_string(t, dev[i].name), dev[i].cc_major,
-           dev[i].cc_minor, dev[i].sm_count, dev[i].core_clock_khz / 1e6);
+           mprof_trace_string(t, dev[i].name), dev[i].cc_major, dev[i].cc_minor,
+           dev[i].sm_count, dev[i].core_clock_khz / 1e6);
 
   printf("sections  ");
   for (uint32_t type = 1; type <= MPROF_SECTION_TYPE_MAX_; type++) {

@@ -10,8 +10,8 @@
 #include "mprof/mprof.h"
 
 static const char *const scenario_names[] = {
-    "mixed", "memory-latency", "compute", "barrier", "occupancy", "tail",
-    "launch-gaps"};
+    "mixed",     "memory-latency", "compute",    "barrier",
+    "occupancy", "tail",           "launch-gaps"};
 
 int cmd_synth(int argc, char **argv) {
   mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;

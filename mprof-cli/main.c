@@ -89,12 +89,11 @@ int cli_parse_u64(const char *text, unsigned long long *out) {
 }
 
 static void print_overview(FILE *out) {
-  fprintf(out,
-          "usage: mprof [--version] [--help] COMMAND [ARGS]\n"
-          "\n"
-          "mprof is a within-kernel timeline profiler for CUDA.\n"
-          "\n"
-          "Commands:\n");
+  fprintf(out, "usage: mprof [--version] [--help] COMMAND [ARGS]\n"
+               "\n"
+               "mprof is a within-kernel timeline profiler for CUDA.\n"
+               "\n"
+               "Commands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].synopsis);
   fprintf(out, "\nRun 'mprof help COMMAND' for the options of one command.\n");

@@ -19,18 +19,38 @@
 
 /* The H200's stall reasons, in CUPTI index order as far as the generator is
  * concerned; each plain reason is followed by its _not_issued twin. */
-static const char *const stall_names[] = {
-    "barrier",          "branch_resolving", "dispatch_stall",
-    "drain",            "imc_miss",         "lg_throttle",
-    "long_scoreboard",  "math_pipe_throttle", "membar",
-    "mio_throttle",     "misc",             "no_instructions",
-    "not_selected",     "selected",         "short_scoreboard",
-    "sleeping",         "tex_throttle",     "wait",
-    "warpgroup_arrive"};
+static const char *const stall_names[] = {"barrier",
+                                          "branch_resolving",
+                                          "dispatch_stall",
+                                          "drain",
+                                          "imc_miss",
+                                          "lg_throttle",
+                                          "long_scoreboard",
+                                          "math_pipe_throttle",
+                                          "membar",
+                                          "mio_throttle",
+                                          "misc",
+                                          "no_instructions",
+                                          "not_selected",
+                                          "selected",
+                                          "short_scoreboard",
+                                          "sleeping",
+                                          "tex_throttle",
+                                          "wait",
+                                          "warpgroup_arrive"};
 #define STALL_PLAIN (sizeof stall_names / sizeof stall_names[0])
 
-enum { R_BARRIER = 0, R_LG = 5, R_LONG_SB = 6, R_MATH = 7, R_MIO = 9,
-       R_NOT_SEL = 12, R_SELECTED = 13, R_SHORT_SB = 14, R_WAIT = 17 };
+enum {
+  R_BARRIER = 0,
+  R_LG = 5,
+  R_LONG_SB = 6,
+  R_MATH = 7,
+  R_MIO = 9,
+  R_NOT_SEL = 12,
+  R_SELECTED = 13,
+  R_SHORT_SB = 14,
+  R_WAIT = 17
+};
 
 typedef struct synth_kernel {
   const char *mangled;
@@ -53,7 +73,8 @@ static const char *const kernel_names[] = {
     "_Z13pointer_chasePKjPjii",
     "_Z15reduce_rows_sumPKfPfii",
     "_Z10saxpy_fwdfPKfPfi",
-    "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_"
+    "warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
     "_Z19transpose_coalescedPfPKfii"};
 #define KERNEL_NAME_COUNT (sizeof kernel_names / sizeof kernel_names[0])
 
@@ -73,9 +94,8 @@ int mprof_synth_options_init(mprof_synth_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_synth_options_init: NULL");
   if (version != MPROF_SYNTH_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "synth options version %u is not supported",
-                            version);
+    return mprof__error_set(
+        MPROF_EVERSION, "synth options version %u is not supported", version);
   mprof_synth_options init = MPROF_SYNTH_OPTIONS_INIT;
   *opts = init;
   return 0;
@@ -113,9 +133,7 @@ static void make_kernel(synth_kernel *k, uint32_t index, uint32_t scenario,
     k->registers = 64;
     k->static_shared = 0;
     break;
-  case MPROF_SYNTH_LAUNCH_GAPS:
-    k->mean_ns = 3000.0;
-    break;
+  case MPROF_SYNTH_LAUNCH_GAPS: k->mean_ns = 3000.0; break;
   default: break;
   }
 }
@@ -181,8 +199,8 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   snprintf(text, sizeof text, "%llu", (unsigned long long)opts->seed);
   TRY(mprof_writer_meta(w, "synth.seed", text));
   TRY(mprof_writer_meta(w, "capture.mode", "synthetic"));
-  TRY(mprof_writer_meta(w, "pc.mode", opts->pcs_per_kernel ? "continuous"
-                                                           : "off"));
+  TRY(mprof_writer_meta(w, "pc.mode",
+                        opts->pcs_per_kernel ? "continuous" : "off"));
   TRY(mprof_writer_meta(w, "pc.period", "14"));
   TRY(mprof_writer_meta(w, "clock", "synthetic"));
 
@@ -255,8 +273,8 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   /* Launches, stream by stream so the file comes out sorted. */
   uint64_t base = 1700000000000000000ull;
   uint32_t total_streams = opts->streams * opts->devices;
-  double *kernel_time = (double *)calloc((size_t)opts->kernels * opts->devices,
-                                         sizeof(double));
+  double *kernel_time =
+      (double *)calloc((size_t)opts->kernels * opts->devices, sizeof(double));
   if (!kernel_time) {
     mprof_writer_abort(w);
     return mprof__error_set(MPROF_ENOMEM, "synth: out of memory");
@@ -326,7 +344,8 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
       /* A hot loop: PCs near the middle carry most samples. */
       double pc_weight_sum = 0;
       for (uint32_t p = 0; p < opts->pcs_per_kernel; p++)
-        pc_weight_sum += 1.0 / (1.0 + fabs((double)p - opts->pcs_per_kernel / 2.0));
+        pc_weight_sum +=
+            1.0 / (1.0 + fabs((double)p - opts->pcs_per_kernel / 2.0));
       uint32_t name = mprof_writer_string(w, kernels[k].mangled);
       for (uint32_t p = 0; !rc && p < opts->pcs_per_kernel; p++) {
         double pc_share =

@@ -42,9 +42,9 @@ struct mprof_trace {
 };
 
 static const char *const section_names[SECTION_COUNT] = {
-    "UNKNOWN",  "STRINGS", "META",    "DEVICES",       "STREAMS", "KERNELS",
-    "SHAPES",   "LAUNCHES", "MEMOPS", "RANGES",        "REGIONS", "SPANS",
-    "STALL_REASONS", "PC_SAMPLES", "CUBINS", "BLOBS", "DROPS"};
+    "UNKNOWN",       "STRINGS",    "META",   "DEVICES", "STREAMS", "KERNELS",
+    "SHAPES",        "LAUNCHES",   "MEMOPS", "RANGES",  "REGIONS", "SPANS",
+    "STALL_REASONS", "PC_SAMPLES", "CUBINS", "BLOBS",   "DROPS"};
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
@@ -85,8 +85,7 @@ int mprof_open_options_init(mprof_open_options *opts, unsigned version) {
 }
 
 /* A parse error: "PATH: SECTION at byte N: what". */
-#define BAD(t, type, off, ...)                                                 \
-  bad_at((t), (type), (uint64_t)(off), __VA_ARGS__)
+#define BAD(t, type, off, ...) bad_at((t), (type), (uint64_t)(off), __VA_ARGS__)
 
 static int bad_at(const mprof_trace *t, uint32_t type, uint64_t offset,
                   const char *fmt, ...) MPROF__PRINTF(4, 5);
@@ -178,8 +177,9 @@ static int validate_header(mprof_trace *t, const mprof_open_options *opts) {
   if (h->directory_offset < sizeof *h || (h->directory_offset & 7) ||
       h->directory_offset > t->map_size ||
       dir_size > t->map_size - h->directory_offset)
-    return BAD(t, 0, 16, "section directory (%u entries at %llu) is out of "
-                         "bounds",
+    return BAD(t, 0, 16,
+               "section directory (%u entries at %llu) is out of "
+               "bounds",
                h->section_count, (unsigned long long)h->directory_offset);
   t->flags = h->flags;
   return 0;
@@ -283,7 +283,8 @@ static int validate_tables(mprof_trace *t) {
     CHECK(check_index(t, MPROF_SECTION_MEMOPS, i, "stream", mo[i].stream,
                       MPROF_SECTION_STREAMS, 1));
     if (mo[i].end < mo[i].start)
-      return BAD(t, MPROF_SECTION_MEMOPS, record_offset(t, MPROF_SECTION_MEMOPS, i),
+      return BAD(t, MPROF_SECTION_MEMOPS,
+                 record_offset(t, MPROF_SECTION_MEMOPS, i),
                  "record %zu ends before it starts", i);
   }
   const mprof_range_record *r = mprof_trace_ranges(t, &n);
@@ -301,13 +302,14 @@ static int validate_tables(mprof_trace *t) {
     CHECK(check_index(t, MPROF_SECTION_SPANS, i, "region", sp[i].region,
                       MPROF_SECTION_REGIONS, 1));
     if (sp[i].end < sp[i].start)
-      return BAD(t, MPROF_SECTION_SPANS, record_offset(t, MPROF_SECTION_SPANS, i),
+      return BAD(t, MPROF_SECTION_SPANS,
+                 record_offset(t, MPROF_SECTION_SPANS, i),
                  "record %zu ends before it starts", i);
   }
   const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &n);
   for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_STALL_REASONS, i, "device",
-                      sr[i].device, MPROF_SECTION_DEVICES, 1));
+    CHECK(check_index(t, MPROF_SECTION_STALL_REASONS, i, "device", sr[i].device,
+                      MPROF_SECTION_DEVICES, 1));
     CHECK(check_string(t, MPROF_SECTION_STALL_REASONS, i, "name", sr[i].name));
   }
   const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &n);
@@ -324,13 +326,12 @@ static int validate_tables(mprof_trace *t) {
                       MPROF_SECTION_DEVICES, 1));
     if (cb[i].blob_offset > blob_len ||
         cb[i].blob_size > blob_len - cb[i].blob_offset)
-      return BAD(t, MPROF_SECTION_CUBINS,
-                 record_offset(t, MPROF_SECTION_CUBINS, i),
-                 "record %zu: blob of %llu bytes at %llu is outside BLOBS "
-                 "(%llu bytes)",
-                 i, (unsigned long long)cb[i].blob_size,
-                 (unsigned long long)cb[i].blob_offset,
-                 (unsigned long long)blob_len);
+      return BAD(
+          t, MPROF_SECTION_CUBINS, record_offset(t, MPROF_SECTION_CUBINS, i),
+          "record %zu: blob of %llu bytes at %llu is outside BLOBS "
+          "(%llu bytes)",
+          i, (unsigned long long)cb[i].blob_size,
+          (unsigned long long)cb[i].blob_offset, (unsigned long long)blob_len);
   }
   const mprof_drop_record *dr = mprof_trace_drops(t, &n);
   for (size_t i = 0; i < n; i++)
@@ -435,7 +436,7 @@ int mprof_trace_open(mprof_trace **out, const char *path,
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return mprof__error_set(MPROF_EIO, "%s: not a regular file", path);
+    return mprof__error_set(MPROF_EINVAL, "%s: not a regular file", path);
   }
   mprof_trace *t = (mprof_trace *)calloc(1, sizeof *t);
   if (!t || !(t->path = strdup(path))) {

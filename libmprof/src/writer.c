@@ -42,9 +42,9 @@ typedef struct section_buf {
   unsigned char *data; /* buffered bytes (all of them when resident) */
   size_t used;
   size_t capacity;
-  int spill_fd;        /* -1 until the first spill */
-  uint64_t spilled;    /* bytes already in the spill file */
-  uint64_t count;      /* records */
+  int spill_fd;     /* -1 until the first spill */
+  uint64_t spilled; /* bytes already in the spill file */
+  uint64_t count;   /* records */
   dedup_table dedup;
 } section_buf;
 
@@ -256,8 +256,8 @@ int mprof_writer_open(mprof_writer **out, const char *path,
   w->fd = -1;
   for (int i = 0; i < SECTION_COUNT; i++)
     w->sections[i].spill_fd = -1;
-  w->buffer_size = opts && opts->buffer_size ? opts->buffer_size
-                                             : DEFAULT_BUFFER_SIZE;
+  w->buffer_size =
+      opts && opts->buffer_size ? opts->buffer_size : DEFAULT_BUFFER_SIZE;
   w->file_flags = opts ? opts->file_flags : 0;
   w->launches_sorted = 1;
   pthread_mutex_init(&w->lock, NULL);
@@ -360,8 +360,8 @@ static int append_locked(mprof_writer *w, uint32_t *out_index, uint32_t type,
     if (!w->failed)
       w->failed = errno ? errno : EIO;
     w->writer_drops++;
-    return mprof__error_set(MPROF_EIO, "%s: cannot store a record: %s",
-                            w->path, strerror(w->failed));
+    return mprof__error_set(MPROF_EIO, "%s: cannot store a record: %s", w->path,
+                            strerror(w->failed));
   }
   if (type == MPROF_SECTION_LAUNCHES)
     track_launch_order(w, record);
@@ -402,9 +402,8 @@ int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
   if (rc)
     return rc;
   if (section_spills(type))
-    return mprof__error_set(MPROF_EINVAL,
-                            "%s: section %u is not deduplicated", w->path,
-                            type);
+    return mprof__error_set(MPROF_EINVAL, "%s: section %u is not deduplicated",
+                            w->path, type);
   uint32_t size = record_size_of(type);
   uint64_t hash = mprof__hash64(record, size);
   pthread_mutex_lock(&w->lock);
@@ -508,8 +507,8 @@ int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind, uint32_t device,
       return 0;
     }
   }
-  drop_counter *grown = (drop_counter *)realloc(
-      w->drops, (w->drop_count + 1) * sizeof *w->drops);
+  drop_counter *grown =
+      (drop_counter *)realloc(w->drops, (w->drop_count + 1) * sizeof *w->drops);
   if (!grown) {
     pthread_mutex_unlock(&w->lock);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", w->path);
@@ -674,7 +673,7 @@ int mprof_writer_finish(mprof_writer *w) {
   writer_free(w);
   return 0;
 
-io_error: {
+io_error : {
   int err = w->failed ? w->failed : errno;
   int rc = mprof__error_set(MPROF_EIO, "%s: cannot write the trace: %s",
                             w->path, strerror(err ? err : EIO));

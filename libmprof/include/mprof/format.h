@@ -43,16 +43,16 @@ extern "C" {
 
 /** File header: at offset 0, 64 bytes. */
 typedef struct mprof_file_header {
-  char magic[8];           /**< MPROF_FORMAT_MAGIC */
-  uint16_t version_major;  /**< a reader refuses a major it does not know */
-  uint16_t version_minor;  /**< additions only; older readers skip them */
-  uint32_t flags;          /**< MPROF_FILE_FLAG_*; unknown bits are refused */
+  char magic[8];             /**< MPROF_FORMAT_MAGIC */
+  uint16_t version_major;    /**< a reader refuses a major it does not know */
+  uint16_t version_minor;    /**< additions only; older readers skip them */
+  uint32_t flags;            /**< MPROF_FILE_FLAG_*; unknown bits are refused */
   uint64_t directory_offset; /**< byte offset of the section directory */
-  uint32_t section_count;  /**< entries in the directory */
+  uint32_t section_count;    /**< entries in the directory */
   uint32_t directory_checksum; /**< CRC-32C of the directory bytes */
-  uint64_t file_size;      /**< total size of the file in bytes */
-  uint32_t header_checksum; /**< CRC-32C of bytes 0..39 of this header */
-  uint8_t reserved[20];    /**< zero */
+  uint64_t file_size;          /**< total size of the file in bytes */
+  uint32_t header_checksum;    /**< CRC-32C of bytes 0..39 of this header */
+  uint8_t reserved[20];        /**< zero */
 } mprof_file_header;
 MPROF_STATIC_ASSERT(sizeof(mprof_file_header) == 64, "header is 64 bytes");
 
@@ -62,22 +62,22 @@ MPROF_STATIC_ASSERT(sizeof(mprof_file_header) == 64, "header is 64 bytes");
 
 /** Section types. Values are pinned; readers skip types they do not know. */
 typedef enum mprof_section_type {
-  MPROF_SECTION_STRINGS = 1,   /**< NUL-terminated UTF-8; refs are offsets */
-  MPROF_SECTION_META = 2,      /**< mprof_meta_record */
-  MPROF_SECTION_DEVICES = 3,   /**< mprof_device_record */
-  MPROF_SECTION_STREAMS = 4,   /**< mprof_stream_record */
-  MPROF_SECTION_KERNELS = 5,   /**< mprof_kernel_record */
-  MPROF_SECTION_SHAPES = 6,    /**< mprof_shape_record */
-  MPROF_SECTION_LAUNCHES = 7,  /**< mprof_launch_record */
-  MPROF_SECTION_MEMOPS = 8,    /**< mprof_memop_record */
-  MPROF_SECTION_RANGES = 9,    /**< mprof_range_record */
-  MPROF_SECTION_REGIONS = 10,  /**< mprof_region_record */
-  MPROF_SECTION_SPANS = 11,    /**< mprof_span_record */
+  MPROF_SECTION_STRINGS = 1,  /**< NUL-terminated UTF-8; refs are offsets */
+  MPROF_SECTION_META = 2,     /**< mprof_meta_record */
+  MPROF_SECTION_DEVICES = 3,  /**< mprof_device_record */
+  MPROF_SECTION_STREAMS = 4,  /**< mprof_stream_record */
+  MPROF_SECTION_KERNELS = 5,  /**< mprof_kernel_record */
+  MPROF_SECTION_SHAPES = 6,   /**< mprof_shape_record */
+  MPROF_SECTION_LAUNCHES = 7, /**< mprof_launch_record */
+  MPROF_SECTION_MEMOPS = 8,   /**< mprof_memop_record */
+  MPROF_SECTION_RANGES = 9,   /**< mprof_range_record */
+  MPROF_SECTION_REGIONS = 10, /**< mprof_region_record */
+  MPROF_SECTION_SPANS = 11,   /**< mprof_span_record */
   MPROF_SECTION_STALL_REASONS = 12, /**< mprof_stall_reason_record */
-  MPROF_SECTION_PC_SAMPLES = 13, /**< mprof_pc_sample_record */
-  MPROF_SECTION_CUBINS = 14,   /**< mprof_cubin_record */
-  MPROF_SECTION_BLOBS = 15,    /**< raw bytes referenced by cubin records */
-  MPROF_SECTION_DROPS = 16,    /**< mprof_drop_record */
+  MPROF_SECTION_PC_SAMPLES = 13,    /**< mprof_pc_sample_record */
+  MPROF_SECTION_CUBINS = 14,        /**< mprof_cubin_record */
+  MPROF_SECTION_BLOBS = 15, /**< raw bytes referenced by cubin records */
+  MPROF_SECTION_DROPS = 16, /**< mprof_drop_record */
   MPROF_SECTION_TYPE_MAX_ = 16
 } mprof_section_type;
 
@@ -92,7 +92,8 @@ typedef struct mprof_section_entry {
 } mprof_section_entry;
 MPROF_STATIC_ASSERT(sizeof(mprof_section_entry) == 32, "entry is 32 bytes");
 
-/** META: key/value pairs, both string refs. Keys are documented in FORMAT.md. */
+/** META: key/value pairs, both string refs. Keys are documented in FORMAT.md.
+ */
 typedef struct mprof_meta_record {
   uint32_t key;
   uint32_t value;
@@ -101,8 +102,8 @@ MPROF_STATIC_ASSERT(sizeof(mprof_meta_record) == 8, "meta is 8 bytes");
 
 /** DEVICES: one per GPU, indexed by `device` fields elsewhere. */
 typedef struct mprof_device_record {
-  uint32_t id;                    /**< CUDA device ordinal */
-  uint32_t name;                  /**< string ref */
+  uint32_t id;   /**< CUDA device ordinal */
+  uint32_t name; /**< string ref */
   uint32_t cc_major;
   uint32_t cc_minor;
   uint32_t sm_count;
@@ -113,36 +114,36 @@ typedef struct mprof_device_record {
   uint32_t max_warps_per_sm;
   uint32_t max_regs_per_block;
   uint32_t max_regs_per_sm;
-  uint32_t max_shared_per_block;  /**< bytes, opt-in maximum */
-  uint32_t max_shared_per_sm;     /**< bytes */
+  uint32_t max_shared_per_block; /**< bytes, opt-in maximum */
+  uint32_t max_shared_per_sm;    /**< bytes */
   uint32_t core_clock_khz;
   uint32_t memory_clock_khz;
-  uint32_t memory_bus_width;      /**< bits */
-  uint32_t l2_size;               /**< bytes */
-  uint64_t global_memory;         /**< bytes */
-  uint32_t uuid_lo;               /**< first 4 bytes of the device UUID */
+  uint32_t memory_bus_width; /**< bits */
+  uint32_t l2_size;          /**< bytes */
+  uint64_t global_memory;    /**< bytes */
+  uint32_t uuid_lo;          /**< first 4 bytes of the device UUID */
   uint32_t reserved[3];
 } mprof_device_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_device_record) == 96, "device is 96 bytes");
 
 /** STREAMS: every (device, context, stream) a record refers to. */
 typedef struct mprof_stream_record {
-  uint32_t device;      /**< index into DEVICES, or MPROF_INDEX_NONE */
-  uint32_t context_id;  /**< CUPTI context id */
-  uint32_t stream_id;   /**< CUPTI stream id */
-  uint32_t name;        /**< string ref; may be empty */
+  uint32_t device;     /**< index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t context_id; /**< CUPTI context id */
+  uint32_t stream_id;  /**< CUPTI stream id */
+  uint32_t name;       /**< string ref; may be empty */
 } mprof_stream_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_stream_record) == 16, "stream is 16 bytes");
 
 /** KERNELS: one per distinct kernel function. */
 typedef struct mprof_kernel_record {
-  uint32_t mangled_name;   /**< string ref */
-  uint32_t demangled_name; /**< string ref; empty until demangled */
-  uint64_t cubin_crc;      /**< cuptiGetCubinCrc of its module; 0 unknown */
-  uint32_t function_index; /**< .symtab index in the cubin; NONE unknown */
-  uint32_t device;         /**< index into DEVICES, or MPROF_INDEX_NONE */
-  uint32_t registers;      /**< per thread */
-  uint32_t static_shared;  /**< bytes */
+  uint32_t mangled_name;     /**< string ref */
+  uint32_t demangled_name;   /**< string ref; empty until demangled */
+  uint64_t cubin_crc;        /**< cuptiGetCubinCrc of its module; 0 unknown */
+  uint32_t function_index;   /**< .symtab index in the cubin; NONE unknown */
+  uint32_t device;           /**< index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t registers;        /**< per thread */
+  uint32_t static_shared;    /**< bytes */
   uint32_t local_per_thread; /**< bytes */
   uint32_t reserved;
 } mprof_kernel_record;
@@ -150,12 +151,13 @@ MPROF_STATIC_ASSERT(sizeof(mprof_kernel_record) == 40, "kernel is 40 bytes");
 
 /** SHAPES: a distinct launch configuration of a kernel; launches share it. */
 typedef struct mprof_shape_record {
-  uint32_t kernel;          /**< index into KERNELS */
+  uint32_t kernel; /**< index into KERNELS */
   uint32_t grid[3];
   uint32_t block[3];
-  uint32_t cluster[3];      /**< zeros when no cluster was requested */
-  uint32_t dynamic_shared;  /**< bytes */
-  uint32_t launch_type;     /**< 0 regular, 1 cooperative (single device), 2 cooperative (multi) */
+  uint32_t cluster[3];     /**< zeros when no cluster was requested */
+  uint32_t dynamic_shared; /**< bytes */
+  uint32_t launch_type;    /**< 0 regular, 1 cooperative (single device), 2
+                              cooperative (multi) */
 } mprof_shape_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_shape_record) == 48, "shape is 48 bytes");
 
@@ -191,13 +193,13 @@ typedef struct mprof_memop_record {
   uint64_t start;
   uint64_t end;
   uint64_t bytes;
-  uint32_t stream;         /**< index into STREAMS */
+  uint32_t stream; /**< index into STREAMS */
   uint32_t correlation_id;
-  uint16_t kind;           /**< mprof_memop_kind */
-  uint16_t copy_kind;      /**< mprof_copy_kind; 0 for memset */
-  uint32_t value;          /**< memset value; 0 for memcpy */
-  uint32_t src_device;     /**< device ordinal or MPROF_INDEX_NONE (host) */
-  uint32_t dst_device;     /**< device ordinal or MPROF_INDEX_NONE (host) */
+  uint16_t kind;       /**< mprof_memop_kind */
+  uint16_t copy_kind;  /**< mprof_copy_kind; 0 for memset */
+  uint32_t value;      /**< memset value; 0 for memcpy */
+  uint32_t src_device; /**< device ordinal or MPROF_INDEX_NONE (host) */
+  uint32_t dst_device; /**< device ordinal or MPROF_INDEX_NONE (host) */
 } mprof_memop_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_memop_record) == 48, "memop is 48 bytes");
 
@@ -205,11 +207,11 @@ MPROF_STATIC_ASSERT(sizeof(mprof_memop_record) == 48, "memop is 48 bytes");
 typedef struct mprof_range_record {
   uint64_t start;
   uint64_t end;
-  uint32_t name;        /**< string ref */
-  uint32_t domain;      /**< string ref; empty = default domain */
-  uint32_t thread_id;   /**< host thread id */
-  uint32_t depth;       /**< nesting depth at push, 0 for start/end ranges */
-  uint32_t color;       /**< 0xAARRGGBB; 0 when none was given */
+  uint32_t name;      /**< string ref */
+  uint32_t domain;    /**< string ref; empty = default domain */
+  uint32_t thread_id; /**< host thread id */
+  uint32_t depth;     /**< nesting depth at push, 0 for start/end ranges */
+  uint32_t color;     /**< 0xAARRGGBB; 0 when none was given */
   uint32_t reserved;
 } mprof_range_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_range_record) == 40, "range is 40 bytes");
@@ -225,36 +227,36 @@ typedef enum mprof_region_role {
 
 /** REGIONS: named regions that activity spans refer to. */
 typedef struct mprof_region_record {
-  uint32_t name;   /**< string ref */
-  uint32_t color;  /**< 0xAARRGGBB; 0 = choose one */
-  uint32_t role;   /**< mprof_region_role */
+  uint32_t name;  /**< string ref */
+  uint32_t color; /**< 0xAARRGGBB; 0 = choose one */
+  uint32_t role;  /**< mprof_region_role */
   uint32_t reserved;
 } mprof_region_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_region_record) == 16, "region is 16 bytes");
 
 /** Span flags. */
-#define MPROF_SPAN_FLAG_WARP 0x1u   /**< recorded per warp (else per block) */
-#define MPROF_SPAN_FLAG_OPEN 0x2u   /**< end never recorded; end = launch end */
+#define MPROF_SPAN_FLAG_WARP 0x1u /**< recorded per warp (else per block) */
+#define MPROF_SPAN_FLAG_OPEN 0x2u /**< end never recorded; end = launch end */
 
 /** SPANS: activity measured inside a kernel, on the trace clock. */
 typedef struct mprof_span_record {
   uint64_t start;
   uint64_t end;
-  uint32_t launch;   /**< index into LAUNCHES, or MPROF_INDEX_NONE */
-  uint32_t sm;       /**< %smid */
-  uint32_t block;    /**< linear block index */
-  uint32_t warp;     /**< warp within the block; NONE for block spans */
-  uint32_t region;   /**< index into REGIONS */
-  uint32_t flags;    /**< MPROF_SPAN_FLAG_* */
-  uint64_t payload;  /**< user value */
+  uint32_t launch;  /**< index into LAUNCHES, or MPROF_INDEX_NONE */
+  uint32_t sm;      /**< %smid */
+  uint32_t block;   /**< linear block index */
+  uint32_t warp;    /**< warp within the block; NONE for block spans */
+  uint32_t region;  /**< index into REGIONS */
+  uint32_t flags;   /**< MPROF_SPAN_FLAG_* */
+  uint64_t payload; /**< user value */
 } mprof_span_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_span_record) == 48, "span is 48 bytes");
 
 /** STALL_REASONS: the table a device reported, in its index order. */
 typedef struct mprof_stall_reason_record {
-  uint32_t device;  /**< index into DEVICES */
-  uint32_t index;   /**< CUPTI stall reason index */
-  uint32_t name;    /**< string ref, e.g. smsp__pcsamp_warps_issue_stalled_wait */
+  uint32_t device; /**< index into DEVICES */
+  uint32_t index;  /**< CUPTI stall reason index */
+  uint32_t name; /**< string ref, e.g. smsp__pcsamp_warps_issue_stalled_wait */
   uint32_t reserved;
 } mprof_stall_reason_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_stall_reason_record) == 16,
@@ -276,37 +278,37 @@ MPROF_STATIC_ASSERT(sizeof(mprof_pc_sample_record) == 40,
                     "pc sample is 40 bytes");
 
 /** Cubin flags: what of the module the trace kept. */
-#define MPROF_CUBIN_KEPT_WHOLE 0x1u  /**< blob holds the whole ELF */
-#define MPROF_CUBIN_OMITTED 0x2u     /**< no blob: nothing in it was used */
+#define MPROF_CUBIN_KEPT_WHOLE 0x1u /**< blob holds the whole ELF */
+#define MPROF_CUBIN_OMITTED 0x2u    /**< no blob: nothing in it was used */
 
 /** CUBINS: captured module code, deduplicated by CRC. */
 typedef struct mprof_cubin_record {
-  uint64_t crc;          /**< cuptiGetCubinCrc */
-  uint64_t blob_offset;  /**< byte offset into BLOBS */
-  uint64_t blob_size;    /**< bytes in BLOBS; 0 when omitted */
-  uint64_t module_size;  /**< size of the module as loaded */
-  uint32_t device;       /**< index into DEVICES, or MPROF_INDEX_NONE */
-  uint32_t flags;        /**< MPROF_CUBIN_* */
+  uint64_t crc;         /**< cuptiGetCubinCrc */
+  uint64_t blob_offset; /**< byte offset into BLOBS */
+  uint64_t blob_size;   /**< bytes in BLOBS; 0 when omitted */
+  uint64_t module_size; /**< size of the module as loaded */
+  uint32_t device;      /**< index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t flags;       /**< MPROF_CUBIN_* */
 } mprof_cubin_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_cubin_record) == 40, "cubin is 40 bytes");
 
 /** What a drop counter counts. Values are pinned. */
 typedef enum mprof_drop_kind {
-  MPROF_DROP_ACTIVITY_RECORDS = 1,   /**< cuptiActivityGetNumDroppedRecords */
+  MPROF_DROP_ACTIVITY_RECORDS = 1, /**< cuptiActivityGetNumDroppedRecords */
   MPROF_DROP_ACTIVITY_NO_TIMESTAMP = 2, /**< records with start or end 0 */
-  MPROF_DROP_PC_HW_BUFFER_FULL = 3,  /**< drains that saw hardwareBufferFull */
-  MPROF_DROP_PC_DROPPED_SAMPLES = 4, /**< droppedSamples */
+  MPROF_DROP_PC_HW_BUFFER_FULL = 3,   /**< drains that saw hardwareBufferFull */
+  MPROF_DROP_PC_DROPPED_SAMPLES = 4,  /**< droppedSamples */
   MPROF_DROP_PC_NON_USER_SAMPLES = 5, /**< nonUsrKernelsTotalSamples (info) */
-  MPROF_DROP_SPAN_OVERFLOW = 6,      /**< device span buffer overflow */
-  MPROF_DROP_WRITER_RECORDS = 7,     /**< records the writer could not store */
-  MPROF_DROP_PC_TOTAL_SAMPLES = 8,   /**< totalSamples (info, for shares) */
+  MPROF_DROP_SPAN_OVERFLOW = 6,       /**< device span buffer overflow */
+  MPROF_DROP_WRITER_RECORDS = 7,      /**< records the writer could not store */
+  MPROF_DROP_PC_TOTAL_SAMPLES = 8,    /**< totalSamples (info, for shares) */
   MPROF_DROP_KIND_MAX_ = 8
 } mprof_drop_kind;
 
 /** DROPS: one counter per (kind, device). */
 typedef struct mprof_drop_record {
-  uint32_t kind;    /**< mprof_drop_kind */
-  uint32_t device;  /**< index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t kind;   /**< mprof_drop_kind */
+  uint32_t device; /**< index into DEVICES, or MPROF_INDEX_NONE */
   uint64_t count;
 } mprof_drop_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_drop_record) == 16, "drop is 16 bytes");

@@ -43,9 +43,10 @@ typedef struct mprof_synth_options {
 } mprof_synth_options;
 
 #define MPROF_SYNTH_OPTIONS_INIT                                               \
-  {MPROF_SYNTH_OPTIONS_VERSION, 1, 10000, 8, 2, 1, 24, MPROF_SYNTH_MIXED}
+  { MPROF_SYNTH_OPTIONS_VERSION, 1, 10000, 8, 2, 1, 24, MPROF_SYNTH_MIXED }
 
-/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version. */
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
+ */
 MPROF_API int mprof_synth_options_init(mprof_synth_options *opts,
                                        unsigned version);
 

@@ -33,9 +33,11 @@ typedef struct mprof_open_options {
   unsigned flags;   /**< MPROF_OPEN_* */
 } mprof_open_options;
 
-#define MPROF_OPEN_OPTIONS_INIT {MPROF_OPEN_OPTIONS_VERSION, 0}
+#define MPROF_OPEN_OPTIONS_INIT                                                \
+  { MPROF_OPEN_OPTIONS_VERSION, 0 }
 
-/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version. */
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
+ */
 MPROF_API int mprof_open_options_init(mprof_open_options *opts,
                                       unsigned version);
 
@@ -84,32 +86,33 @@ MPROF_API const mprof_stream_record *
 mprof_trace_streams(const mprof_trace *trace, size_t *count);
 MPROF_API const mprof_kernel_record *
 mprof_trace_kernels(const mprof_trace *trace, size_t *count);
-MPROF_API const mprof_shape_record *
-mprof_trace_shapes(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_shape_record *mprof_trace_shapes(const mprof_trace *trace,
+                                                       size_t *count);
 MPROF_API const mprof_launch_record *
 mprof_trace_launches(const mprof_trace *trace, size_t *count);
-MPROF_API const mprof_memop_record *
-mprof_trace_memops(const mprof_trace *trace, size_t *count);
-MPROF_API const mprof_range_record *
-mprof_trace_ranges(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_memop_record *mprof_trace_memops(const mprof_trace *trace,
+                                                       size_t *count);
+MPROF_API const mprof_range_record *mprof_trace_ranges(const mprof_trace *trace,
+                                                       size_t *count);
 MPROF_API const mprof_region_record *
 mprof_trace_regions(const mprof_trace *trace, size_t *count);
-MPROF_API const mprof_span_record *
-mprof_trace_spans(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_span_record *mprof_trace_spans(const mprof_trace *trace,
+                                                     size_t *count);
 MPROF_API const mprof_stall_reason_record *
 mprof_trace_stall_reasons(const mprof_trace *trace, size_t *count);
 MPROF_API const mprof_pc_sample_record *
 mprof_trace_pc_samples(const mprof_trace *trace, size_t *count);
-MPROF_API const mprof_cubin_record *
-mprof_trace_cubins(const mprof_trace *trace, size_t *count);
-MPROF_API const mprof_drop_record *
-mprof_trace_drops(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_cubin_record *mprof_trace_cubins(const mprof_trace *trace,
+                                                       size_t *count);
+MPROF_API const mprof_drop_record *mprof_trace_drops(const mprof_trace *trace,
+                                                     size_t *count);
 
 /** The value of META key @p key (the last one written), or NULL. */
 MPROF_API const char *mprof_trace_meta(const mprof_trace *trace,
                                        const char *key);
 
-/** The bytes of @p cubin's blob (NULL and 0 when omitted). Owned by @p trace. */
+/** The bytes of @p cubin's blob (NULL and 0 when omitted). Owned by @p trace.
+ */
 MPROF_API const void *mprof_trace_cubin_blob(const mprof_trace *trace,
                                              const mprof_cubin_record *cubin,
                                              size_t *size);
@@ -138,10 +141,9 @@ mprof_trace_stream_launch(const mprof_trace *trace, uint32_t stream,
  * Positions [*first, *last) of the launches of @p stream that overlap the
  * time range [@p start, @p end). O(log n).
  */
-MPROF_API int mprof_trace_stream_find(const mprof_trace *trace,
-                                      size_t *first, size_t *last,
-                                      uint32_t stream, uint64_t start,
-                                      uint64_t end);
+MPROF_API int mprof_trace_stream_find(const mprof_trace *trace, size_t *first,
+                                      size_t *last, uint32_t stream,
+                                      uint64_t start, uint64_t end);
 
 /** Name of a section type ("LAUNCHES"), or "UNKNOWN". */
 MPROF_API const char *mprof_section_name(uint32_t type);

@@ -35,14 +35,16 @@ typedef struct mprof_writer mprof_writer;
 #define MPROF_WRITER_OPTIONS_VERSION 1
 
 typedef struct mprof_writer_options {
-  unsigned version;     /**< MPROF_WRITER_OPTIONS_VERSION */
-  size_t buffer_size;   /**< bytes buffered per section; 0 = 64 KiB */
-  unsigned file_flags;  /**< MPROF_FILE_FLAG_* to set in the header */
+  unsigned version;    /**< MPROF_WRITER_OPTIONS_VERSION */
+  size_t buffer_size;  /**< bytes buffered per section; 0 = 64 KiB */
+  unsigned file_flags; /**< MPROF_FILE_FLAG_* to set in the header */
 } mprof_writer_options;
 
-#define MPROF_WRITER_OPTIONS_INIT {MPROF_WRITER_OPTIONS_VERSION, 0, 0}
+#define MPROF_WRITER_OPTIONS_INIT                                              \
+  { MPROF_WRITER_OPTIONS_VERSION, 0, 0 }
 
-/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version. */
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
+ */
 MPROF_API int mprof_writer_options_init(mprof_writer_options *opts,
                                         unsigned version);
 
@@ -108,7 +110,8 @@ MPROF_API int mprof_writer_finish(mprof_writer *w);
 /** Discard everything written and free @p w. NULL is a no-op. */
 MPROF_API void mprof_writer_abort(mprof_writer *w);
 
-/** CRC-32C (Castagnoli) of @p size bytes, continuing from @p crc (0 to start). */
+/** CRC-32C (Castagnoli) of @p size bytes, continuing from @p crc (0 to start).
+ */
 MPROF_API uint32_t mprof_crc32c(uint32_t crc, const void *data, size_t size);
 
 #ifdef __cplusplus

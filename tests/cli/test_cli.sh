@@ -1,0 +1,67 @@
+#!/bin/sh
+# The mprof command line as a user meets it: output, one-line errors and
+# exit statuses (0 ok, 1 failed, 2 bad usage or bad input).
+mprof=$1
+tmp=${2:-/tmp}/cli.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect STATUS PATTERN CMD...: runs CMD, checks its exit status and that
+# stdout+stderr match the grep pattern.
+expect() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>&1
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
+  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
+}
+
+# expect_one_line STATUS PATTERN CMD...: errors are exactly one stderr line.
+expect_one_line() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status"
+  lines=$(wc -l <"$tmp/err")
+  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
+  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
+}
+
+expect 0 "^mprof [0-9]*\.[0-9]*\.[0-9]* (library" "$mprof" --version
+expect 2 "usage: mprof" "$mprof"
+expect 0 "Commands:" "$mprof" --help
+expect 0 "synth" "$mprof" help
+expect 0 "usage: mprof info TRACE" "$mprof" help info
+expect 0 "usage: mprof synth" "$mprof" synth --help
+expect 2 "unknown command 'frobnicate'" "$mprof" frobnicate
+expect 2 "unknown option '--bogus'" "$mprof" --bogus
+expect 2 "unknown command 'nope'" "$mprof" help nope
+expect_one_line 2 "unknown option '--frob'" "$mprof" synth --frob
+expect_one_line 2 "needs a non-negative number" "$mprof" synth --launches -5
+expect_one_line 2 "unknown scenario 'slow'" "$mprof" synth --scenario slow
+expect_one_line 2 "no trace given" "$mprof" info
+expect_one_line 2 "$tmp/missing.mprof: cannot open: No such file" "$mprof" info "$tmp/missing.mprof"
+
+expect 0 "wrote $tmp/s.mprof: 3000 launches, 5 kernels" "$mprof" synth -o "$tmp/s.mprof" --launches 3000 --kernels 5 --seed 9
+expect 0 "5 kernels, 3000 launches" "$mprof" info "$tmp/s.mprof"
+expect 0 "device 0   NVIDIA H200 (synthetic) (sm_90, 132 SMs" "$mprof" info "$tmp/s.mprof"
+
+# A truncated trace and a text file are refused in one line, exit 2.
+head -c 1000 "$tmp/s.mprof" >"$tmp/cut.mprof"
+expect_one_line 2 "$tmp/cut.mprof: header at byte 32: header says" "$mprof" info "$tmp/cut.mprof"
+echo "hello" >"$tmp/text.mprof"
+expect_one_line 2 "shorter than the 64-byte header" "$mprof" info "$tmp/text.mprof"
+head -c 200 /dev/zero >"$tmp/zero.mprof"
+expect_one_line 2 "not an mprof trace" "$mprof" info "$tmp/zero.mprof"
+expect_one_line 2 "not a regular file" "$mprof" info "$tmp"
+# Writing where we may not: exit 1 or 2 with one line naming the path.
+expect_one_line 1 "/nonexistent-dir/x.mprof: cannot create" "$mprof" synth -o /nonexistent-dir/x.mprof
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures CLI checks failed" >&2
+  exit 1
+fi
+echo "all CLI checks passed"

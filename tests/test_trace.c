@@ -1,0 +1,574 @@
+/*
+ * mprof tests — writer → reader round trips and the reader's validation.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "test_util.h"
+
+#include "mprof/mprof.h"
+
+/* Write a small trace holding at least one record of every type. */
+static void write_every_record(const char *path) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  assert_int_equal(mprof_writer_meta(w, "tool", "test"), 0);
+  assert_int_equal(mprof_writer_meta(w, "host", "box-7"), 0);
+
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.id = 3;
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  dev.cc_major = 9;
+  dev.sm_count = 132;
+  dev.global_memory = 150ull << 30;
+  uint32_t d;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  assert_int_equal(d, 0);
+
+  mprof_stream_record st = {d, 1, 13, mprof_writer_string(w, "compute")};
+  uint32_t s;
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  mprof_kernel_record k;
+  memset(&k, 0, sizeof k);
+  k.mangled_name = mprof_writer_string(w, "_Z4gemmPfS_S_i");
+  k.demangled_name =
+      mprof_writer_string(w, "gemm(float*, float*, float*, int)");
+  k.cubin_crc = 0xabcdef0123ull;
+  k.function_index = 7;
+  k.device = d;
+  k.registers = 96;
+  uint32_t ki;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = ki;
+  sh.grid[0] = 264;
+  sh.grid[1] = sh.grid[2] = 1;
+  sh.block[0] = 256;
+  sh.block[1] = sh.block[2] = 1;
+  sh.dynamic_shared = 49152;
+  uint32_t shi, again;
+  assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh), 0);
+  /* Interning the same shape again gives the same index. */
+  assert_int_equal(mprof_writer_intern(w, &again, MPROF_SECTION_SHAPES, &sh),
+                   0);
+  assert_int_equal(again, shi);
+
+  for (uint32_t i = 0; i < 3; i++) {
+    mprof_launch_record l = {1000 + 100 * i, 1050 + 100 * i, shi, s, 10 + i,
+                             i == 2 ? 5 : 0, i == 2 ? 99 : 0};
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+  }
+  mprof_memop_record mo;
+  memset(&mo, 0, sizeof mo);
+  mo.start = 900;
+  mo.end = 990;
+  mo.bytes = 1 << 20;
+  mo.stream = s;
+  mo.kind = MPROF_MEMOP_MEMCPY;
+  mo.copy_kind = MPROF_COPY_HTOD;
+  mo.src_device = MPROF_INDEX_NONE;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo), 0);
+  mprof_range_record r = {
+      950, 1400, mprof_writer_string(w, "forward"), 0, 42, 0, 0xff00ff00u, 0};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
+  mprof_region_record rg = {mprof_writer_string(w, "loader"), 0xff3366ccu,
+                            MPROF_ROLE_LOADER, 0};
+  uint32_t rgi;
+  assert_int_equal(mprof_writer_intern(w, &rgi, MPROF_SECTION_REGIONS, &rg), 0);
+  mprof_span_record sp = {1001, 1020, 0, 17, 4, MPROF_INDEX_NONE, rgi, 0, 77};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp), 0);
+  mprof_stall_reason_record sr = {
+      d, 6,
+      mprof_writer_string(w,
+                          "smsp__pcsamp_warps_issue_stalled_long_scoreboard"),
+      0};
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &sr), 0);
+  mprof_pc_sample_record pc = {
+      0xabcdef0123ull, k.mangled_name, 7, 0x1a0, 6, 1234, 0, d, 1};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc),
+                   0);
+  const char elf[] = "\x7f"
+                     "ELF fake cubin bytes";
+  mprof_cubin_record cb = {0xabcdef0123ull, 0, 0,
+                           14000000,        d, MPROF_CUBIN_KEPT_WHOLE};
+  assert_int_equal(mprof_writer_cubin(w, &cb, elf, sizeof elf), 0);
+  /* Same CRC again is deduplicated. */
+  assert_int_equal(mprof_writer_cubin(w, &cb, elf, sizeof elf), 0);
+  mprof_cubin_record omitted = {0x1111ull, 0, 0, 5000, d, 0};
+  assert_int_equal(mprof_writer_cubin(w, &omitted, NULL, 0), 0);
+  assert_int_equal(mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, d, 5),
+                   0);
+  assert_int_equal(mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, d, 2),
+                   0);
+  assert_int_equal(
+      mprof_writer_drop(w, MPROF_DROP_ACTIVITY_RECORDS, MPROF_INDEX_NONE, 1),
+      0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+static void test_round_trip_every_record(void **state) {
+  (void)state;
+  const char *path = test_path("every.mprof");
+  write_every_record(path);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  size_t n;
+  assert_string_equal(mprof_trace_meta(t, "host"), "box-7");
+  assert_null(mprof_trace_meta(t, "absent"));
+  const mprof_device_record *dev = mprof_trace_devices(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(dev->id, 3);
+  assert_string_equal(mprof_trace_string(t, dev->name), "NVIDIA H200");
+  assert_int_equal(dev->global_memory, 150ull << 30);
+  const mprof_stream_record *st = mprof_trace_streams(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(st->stream_id, 13);
+  assert_string_equal(mprof_trace_string(t, st->name), "compute");
+  const mprof_kernel_record *k = mprof_trace_kernels(t, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(mprof_trace_string(t, k->demangled_name),
+                      "gemm(float*, float*, float*, int)");
+  assert_int_equal(k->registers, 96);
+  const mprof_shape_record *sh = mprof_trace_shapes(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(sh->grid[0], 264);
+  assert_int_equal(sh->dynamic_shared, 49152);
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(l[2].start, 1200);
+  assert_int_equal(l[2].end, 1250);
+  assert_int_equal(l[2].graph_node_id, 99);
+  assert_true(mprof_trace_flags(t) & MPROF_FILE_FLAG_LAUNCHES_SORTED);
+  const mprof_memop_record *mo = mprof_trace_memops(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(mo->bytes, 1 << 20);
+  assert_int_equal(mo->copy_kind, MPROF_COPY_HTOD);
+  const mprof_range_record *r = mprof_trace_ranges(t, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(mprof_trace_string(t, r->name), "forward");
+  assert_int_equal(r->color, 0xff00ff00u);
+  const mprof_region_record *rg = mprof_trace_regions(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(rg->role, MPROF_ROLE_LOADER);
+  const mprof_span_record *sp = mprof_trace_spans(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(sp->sm, 17);
+  assert_int_equal(sp->payload, 77);
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(mprof_trace_string(t, sr->name),
+                      "smsp__pcsamp_warps_issue_stalled_long_scoreboard");
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(pc->samples, 1234);
+  assert_int_equal(pc->pc_offset, 0x1a0);
+  assert_string_equal(mprof_trace_string(t, pc->function_name),
+                      "_Z4gemmPfS_S_i");
+  const mprof_cubin_record *cb = mprof_trace_cubins(t, &n);
+  assert_int_equal(n, 2);
+  size_t blob_size;
+  const char *blob =
+      (const char *)mprof_trace_cubin_blob(t, &cb[0], &blob_size);
+  assert_int_equal(blob_size, sizeof("\x7f"
+                                     "ELF fake cubin bytes"));
+  assert_memory_equal(blob,
+                      "\x7f"
+                      "ELF fake cubin bytes",
+                      blob_size);
+  assert_true(cb[1].flags & MPROF_CUBIN_OMITTED);
+  assert_null(mprof_trace_cubin_blob(t, &cb[1], &blob_size));
+  assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES), 7);
+  assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS), 1);
+  uint64_t t0, t1;
+  mprof_trace_time_bounds(t, &t0, &t1);
+  assert_int_equal(t0, 900);
+  assert_int_equal(t1, 1250);
+  mprof_trace_free(t);
+  unlink(path);
+}
+
+static void test_million_launches(void **state) {
+  (void)state;
+  const char *path = test_path("million.mprof");
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.launches = 1000000;
+  opts.streams = 4;
+  opts.kernels = 12;
+  assert_int_equal(mprof_synth_write(path, &opts), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  size_t n, streams;
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  mprof_trace_streams(t, &streams);
+  assert_int_equal(n, 1000000);
+  assert_int_equal(streams, 4);
+  /* 40 bytes per launch plus small tables. */
+  assert_true(mprof_trace_file_size(t) < 1000000ull * 48);
+  size_t total = 0;
+  for (uint32_t s = 0; s < streams; s++)
+    total += mprof_trace_stream_launch_count(t, s);
+  assert_int_equal(total, n);
+  /* The time-range lookup agrees with a brute-force scan. */
+  uint64_t t0, t1;
+  mprof_trace_time_bounds(t, &t0, &t1);
+  for (int probe = 0; probe < 20; probe++) {
+    uint64_t a = t0 + (t1 - t0) / 20 * (uint64_t)probe;
+    uint64_t b = a + 50000 + 1000 * (uint64_t)probe;
+    size_t first, last;
+    assert_int_equal(mprof_trace_stream_find(t, &first, &last, 1, a, b), 0);
+    size_t expect = 0;
+    for (size_t i = 0; i < n; i++)
+      if (l[i].stream == 1 && l[i].start < b && l[i].end > a)
+        expect++;
+    assert_int_equal(last - first, expect);
+    for (size_t p = first; p < last; p++) {
+      const mprof_launch_record *x = mprof_trace_stream_launch(t, 1, p);
+      assert_true(x->start < b && x->end > a);
+    }
+  }
+  mprof_trace_free(t);
+  unlink(path);
+}
+
+static void test_unsorted_launches_get_an_order(void **state) {
+  (void)state;
+  const char *path = test_path("unsorted.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_kernel_record k;
+  memset(&k, 0, sizeof k);
+  k.device = MPROF_INDEX_NONE;
+  k.mangled_name = mprof_writer_string(w, "k");
+  uint32_t ki, shi, s0, s1;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = ki;
+  assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh), 0);
+  mprof_stream_record a = {MPROF_INDEX_NONE, 1, 1, 0},
+                      b = {MPROF_INDEX_NONE, 1, 2, 0};
+  assert_int_equal(mprof_writer_intern(w, &s0, MPROF_SECTION_STREAMS, &a), 0);
+  assert_int_equal(mprof_writer_intern(w, &s1, MPROF_SECTION_STREAMS, &b), 0);
+  /* CUPTI delivers buffers out of order: interleave streams, reverse times. */
+  uint64_t starts[] = {500, 100, 300, 200, 400, 0};
+  for (int i = 0; i < 6; i++) {
+    mprof_launch_record l = {
+        starts[i], starts[i] + 50, shi, (uint32_t)(i & 1), (uint32_t)i, 0, 0};
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_false(mprof_trace_flags(t) & MPROF_FILE_FLAG_LAUNCHES_SORTED);
+  assert_int_equal(mprof_trace_stream_launch_count(t, 0), 3);
+  assert_int_equal(mprof_trace_stream_launch(t, 0, 0)->start, 300);
+  assert_int_equal(mprof_trace_stream_launch(t, 0, 2)->start, 500);
+  assert_int_equal(mprof_trace_stream_launch(t, 1, 0)->start, 0);
+  assert_int_equal(mprof_trace_stream_launch(t, 1, 2)->start, 200);
+  assert_null(mprof_trace_stream_launch(t, 1, 3));
+  size_t first, last;
+  assert_int_equal(mprof_trace_stream_find(t, &first, &last, 1, 120, 210), 0);
+  assert_int_equal(first, 1); /* 100..150 */
+  assert_int_equal(last, 3);  /* and 200..250 */
+  mprof_trace_free(t);
+  unlink(path);
+}
+
+/* Every prefix of a valid trace is refused with EFORMAT and a message that
+ * names the file; nothing crashes or leaks (the suite also runs under ASan). */
+static void test_truncation_sweep(void **state) {
+  (void)state;
+  const char *path = test_path("trunc-src.mprof");
+  const char *cut = test_path("trunc.mprof");
+  write_every_record(path);
+  size_t size = 0;
+  unsigned char *data = test_read_file(path, &size);
+  assert_non_null(data);
+  for (size_t len = 0; len < size; len++) {
+    assert_int_equal(test_write_file(cut, data, len), 0);
+    mprof_trace *t = NULL;
+    int rc = mprof_trace_open(&t, cut, NULL);
+    assert_int_equal(rc, MPROF_EFORMAT);
+    assert_null(t);
+    assert_non_null(strstr(mprof_error_last(), cut));
+    assert_non_null(strstr(mprof_error_last(), "at byte"));
+  }
+  free(data);
+  unlink(path);
+  unlink(cut);
+}
+
+/* A flipped byte inside any section is caught by that section's checksum,
+ * and the message names the section. */
+static void test_flipped_byte_in_every_section(void **state) {
+  (void)state;
+  const char *path = test_path("flip-src.mprof");
+  const char *bad = test_path("flip.mprof");
+  write_every_record(path);
+  size_t size = 0;
+  unsigned char *data = test_read_file(path, &size);
+  assert_non_null(data);
+  const mprof_file_header *h = (const mprof_file_header *)data;
+  const mprof_section_entry *dir =
+      (const mprof_section_entry *)(data + h->directory_offset);
+  assert_true(h->section_count >= MPROF_SECTION_TYPE_MAX_);
+  for (uint32_t i = 0; i < h->section_count; i++) {
+    size_t at = (size_t)(dir[i].offset + dir[i].length / 2);
+    data[at] ^= 0x40;
+    assert_int_equal(test_write_file(bad, data, size), 0);
+    mprof_trace *t = NULL;
+    assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EFORMAT);
+    char want[64];
+    snprintf(want, sizeof want, "%s at byte", mprof_section_name(dir[i].type));
+    assert_non_null(strstr(mprof_error_last(), want));
+    assert_non_null(strstr(mprof_error_last(), "checksum"));
+    data[at] ^= 0x40;
+  }
+  /* The directory and header have their own checksums. */
+  data[h->directory_offset + 3] ^= 1;
+  assert_int_equal(test_write_file(bad, data, size), 0);
+  mprof_trace *t = NULL;
+  assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EFORMAT);
+  assert_non_null(strstr(mprof_error_last(), "directory"));
+  data[h->directory_offset + 3] ^= 1;
+  data[20] ^= 1;
+  assert_int_equal(test_write_file(bad, data, size), 0);
+  assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EFORMAT);
+  assert_non_null(strstr(mprof_error_last(), "header"));
+  free(data);
+  unlink(path);
+  unlink(bad);
+}
+
+/* With checksums off, a corrupt index is still caught by the reference check.
+ */
+static void test_bad_reference_without_checksums(void **state) {
+  (void)state;
+  const char *path = test_path("ref-src.mprof");
+  const char *bad = test_path("ref.mprof");
+  write_every_record(path);
+  size_t size = 0;
+  unsigned char *data = test_read_file(path, &size);
+  const mprof_file_header *h = (const mprof_file_header *)data;
+  const mprof_section_entry *dir =
+      (const mprof_section_entry *)(data + h->directory_offset);
+  for (uint32_t i = 0; i < h->section_count; i++) {
+    if (dir[i].type != MPROF_SECTION_LAUNCHES)
+      continue;
+    mprof_launch_record *l = (mprof_launch_record *)(data + dir[i].offset);
+    l[1].shape = 9;
+  }
+  assert_int_equal(test_write_file(bad, data, size), 0);
+  mprof_open_options opts = MPROF_OPEN_OPTIONS_INIT;
+  opts.flags = MPROF_OPEN_NO_CHECKSUMS;
+  mprof_trace *t = NULL;
+  assert_int_equal(mprof_trace_open(&t, bad, &opts), MPROF_EFORMAT);
+  assert_non_null(strstr(mprof_error_last(), "LAUNCHES at byte"));
+  assert_non_null(strstr(mprof_error_last(), "shape 9 does not exist"));
+  free(data);
+  unlink(path);
+  unlink(bad);
+}
+
+static void test_wrong_magic_and_version(void **state) {
+  (void)state;
+  const char *path = test_path("ver-src.mprof");
+  const char *bad = test_path("ver.mprof");
+  write_every_record(path);
+  size_t size = 0;
+  unsigned char *data = test_read_file(path, &size);
+  mprof_file_header *h = (mprof_file_header *)data;
+  h->version_major = 2;
+  h->header_checksum = mprof_crc32c(0, h, 40);
+  assert_int_equal(test_write_file(bad, data, size), 0);
+  mprof_trace *t = NULL;
+  assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EVERSION);
+  assert_non_null(strstr(mprof_error_last(), "format version 2.0"));
+  memcpy(data, "PK\003\004", 4);
+  assert_int_equal(test_write_file(bad, data, size), 0);
+  assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EFORMAT);
+  assert_non_null(strstr(mprof_error_last(), "not an mprof trace"));
+  assert_int_equal(mprof_trace_open(&t, test_path("does-not-exist"), NULL),
+                   MPROF_ENOTFOUND);
+  assert_non_null(strstr(mprof_error_last(), "No such file"));
+  free(data);
+  unlink(path);
+  unlink(bad);
+}
+
+static void test_nothing_under_final_name_until_finish(void **state) {
+  (void)state;
+  const char *path = test_path("atomic.mprof");
+  char partial[1100];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  struct stat st;
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_writer_meta(w, "k", "v");
+  assert_int_equal(stat(path, &st), -1);
+  assert_int_equal(stat(partial, &st), 0);
+  mprof_writer_abort(w);
+  assert_int_equal(stat(path, &st), -1);
+  assert_int_equal(stat(partial, &st), -1);
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(stat(partial, &st), -1);
+  unlink(path);
+  /* A folder that does not exist: a clear error naming the path. */
+  assert_int_equal(mprof_writer_open(&w, "/nonexistent-dir/x.mprof", NULL),
+                   MPROF_EIO);
+  assert_non_null(strstr(mprof_error_last(), "/nonexistent-dir/x.mprof"));
+}
+
+typedef struct thread_job {
+  mprof_writer *w;
+  uint32_t stream;
+  uint32_t shape;
+} thread_job;
+
+#define THREAD_LAUNCHES 50000
+
+static void *append_launches(void *arg) {
+  thread_job *job = (thread_job *)arg;
+  for (uint32_t i = 0; i < THREAD_LAUNCHES; i++) {
+    mprof_launch_record l = {(uint64_t)i * 10,
+                             (uint64_t)i * 10 + 5,
+                             job->shape,
+                             job->stream,
+                             i,
+                             0,
+                             0};
+    if (mprof_writer_append(job->w, NULL, MPROF_SECTION_LAUNCHES, &l) != 0)
+      return (void *)1;
+  }
+  return NULL;
+}
+
+static void test_concurrent_appends(void **state) {
+  (void)state;
+  const char *path = test_path("threads.mprof");
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.buffer_size = 4096; /* force many spills while threads race */
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+  mprof_kernel_record k;
+  memset(&k, 0, sizeof k);
+  k.device = MPROF_INDEX_NONE;
+  uint32_t ki, shi;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh), 0);
+  pthread_t threads[4];
+  thread_job jobs[4];
+  for (uint32_t i = 0; i < 4; i++) {
+    mprof_stream_record s = {MPROF_INDEX_NONE, 1, 100 + i, 0};
+    assert_int_equal(
+        mprof_writer_intern(w, &jobs[i].stream, MPROF_SECTION_STREAMS, &s), 0);
+    jobs[i].w = w;
+    jobs[i].shape = shi;
+    assert_int_equal(
+        pthread_create(&threads[i], NULL, append_launches, &jobs[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    void *ret;
+    pthread_join(threads[i], &ret);
+    assert_null(ret);
+  }
+  assert_int_equal(mprof_writer_count(w, MPROF_SECTION_LAUNCHES),
+                   4 * THREAD_LAUNCHES);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  for (uint32_t s = 0; s < 4; s++) {
+    assert_int_equal(mprof_trace_stream_launch_count(t, s), THREAD_LAUNCHES);
+    /* Every record of every thread arrived whole and in its own order. */
+    for (size_t p = 0; p < THREAD_LAUNCHES; p++) {
+      const mprof_launch_record *l = mprof_trace_stream_launch(t, s, p);
+      assert_int_equal(l->correlation_id, p);
+      assert_int_equal(l->end, l->start + 5);
+    }
+  }
+  mprof_trace_free(t);
+  unlink(path);
+}
+
+static void test_errors_and_version(void **state) {
+  (void)state;
+  mprof_error_clear();
+  assert_non_null(mprof_error_last());
+  assert_string_equal(mprof_error_last(), "");
+  assert_string_equal(mprof_status_name(MPROF_EFORMAT), "EFORMAT");
+  assert_string_equal(mprof_status_name(-99), "EUNKNOWN");
+  assert_string_equal(mprof_version(), MPROF_VERSION_STRING);
+  assert_int_equal(mprof_version_number(), MPROF_VERSION_NUMBER);
+  mprof_open_options o;
+  assert_int_equal(mprof_open_options_init(&o, 99), MPROF_EVERSION);
+  assert_int_equal(mprof_error_last_status(), MPROF_EVERSION);
+  assert_int_equal(mprof_open_options_init(&o, MPROF_OPEN_OPTIONS_VERSION), 0);
+  /* CRC-32C check value from the standard ("123456789"). */
+  assert_int_equal(mprof_crc32c(0, "123456789", 9), 0xe3069283u);
+  unsigned char big[10000];
+  for (size_t i = 0; i < sizeof big; i++)
+    big[i] = (unsigned char)(i * 7);
+  uint32_t whole = mprof_crc32c(0, big, sizeof big);
+  uint32_t parts =
+      mprof_crc32c(mprof_crc32c(0, big, 4097), big + 4097, sizeof big - 4097);
+  assert_int_equal(whole, parts);
+}
+
+static void test_synth_is_deterministic(void **state) {
+  (void)state;
+  const char *a = test_path("synth-a.mprof");
+  const char *b = test_path("synth-b.mprof");
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.launches = 5000;
+  opts.devices = 2;
+  assert_int_equal(mprof_synth_write(a, &opts), 0);
+  assert_int_equal(mprof_synth_write(b, &opts), 0);
+  size_t sa, sb;
+  unsigned char *da = test_read_file(a, &sa);
+  unsigned char *db = test_read_file(b, &sb);
+  assert_int_equal(sa, sb);
+  assert_memory_equal(da, db, sa);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, a, NULL), 0);
+  size_t n;
+  mprof_trace_devices(t, &n);
+  assert_int_equal(n, 2);
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, 5000);
+  mprof_trace_stall_reasons(t, &n);
+  assert_int_equal(n, 2 * 38);
+  assert_true(mprof_trace_drop_total(t, MPROF_DROP_PC_TOTAL_SAMPLES) > 0);
+  mprof_trace_free(t);
+  free(da);
+  free(db);
+  unlink(a);
+  unlink(b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip_every_record),
+      cmocka_unit_test(test_million_launches),
+      cmocka_unit_test(test_unsorted_launches_get_an_order),
+      cmocka_unit_test(test_truncation_sweep),
+      cmocka_unit_test(test_flipped_byte_in_every_section),
+      cmocka_unit_test(test_bad_reference_without_checksums),
+      cmocka_unit_test(test_wrong_magic_and_version),
+      cmocka_unit_test(test_nothing_under_final_name_until_finish),
+      cmocka_unit_test(test_concurrent_appends),
+      cmocka_unit_test(test_errors_and_version),
+      cmocka_unit_test(test_synth_is_deterministic),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
