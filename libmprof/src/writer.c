@@ -213,6 +213,8 @@ static int section_spill(mprof_writer *w, section_buf *s) {
 static int section_put(mprof_writer *w, uint32_t type, const void *data,
                        size_t size) {
   section_buf *s = &w->sections[type];
+  if (!size)
+    return 0;
   if (section_spills(type)) {
     if (s->used + size > w->buffer_size && section_spill(w, s) != 0)
       return -1;
