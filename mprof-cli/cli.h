@@ -41,8 +41,25 @@ int cli_parse_u64(const char *text, unsigned long long *out);
 /* The commands, for `mprof help`. */
 const cli_command *cli_commands(size_t *count);
 
+/* Locating tools (locate.c). Each returns 0 and fills @p out, or -1. */
+int cli_self_dir(char *out, size_t size);
+int cli_find_producer(char *out, size_t size);
+int cli_setup_path(char *out, size_t size);
+int cli_find_tool(const char *name, const char *env_override, char *out,
+                  size_t size);
+int cli_find_cupti(char *out, size_t size);
+/* CUDA_HOME, CUDA_PATH or /usr/local/cuda; NULL when none exists. */
+const char *cli_cuda_home(void);
+
+/* After a capture: disassemble and write TRACE.pc.json (postprocess.c).
+ * Returns 0 or an exit status. */
+int cli_postprocess(const char *trace, int no_sass, int quiet);
+
 #define CLI_DECLARE(fn) int fn(int argc, char **argv)
 CLI_DECLARE(cmd_info);
 CLI_DECLARE(cmd_synth);
+CLI_DECLARE(cmd_record);
+CLI_DECLARE(cmd_doctor);
+CLI_DECLARE(cmd_setup);
 
 #endif /* MPROF_CLI_H */

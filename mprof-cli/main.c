@@ -13,6 +13,41 @@
 #include "mprof/mprof.h"
 
 static const cli_command commands[] = {
+    {"record", "run a CUDA program and record a trace",
+     "usage: mprof record [-o FILE] [--pc-mode continuous|serialized|off]\n"
+     "                    [--pc-period N] [--pc-buffer SIZE] [--kernel REGEX]\n"
+     "                    [--no-sass] [-q] -- CMD [ARGS]\n"
+     "\n"
+     "Run CMD with the CUPTI producer injected (CUDA_INJECTION64_PATH), then\n"
+     "disassemble the captured code with nvdisasm and write FILE (default\n"
+     "trace.mprof) and FILE.pc.json. The exit status is CMD's.\n"
+     "\n"
+     "  -o FILE         output; %p expands to the pid of each recorded\n"
+     "                  process, %h to the host name\n"
+     "  --pc-mode M     continuous (default): PC samples per function while\n"
+     "                  kernels run concurrently; serialized: per launch, at\n"
+     "                  ~0.8 ms per launch; off: timeline only\n"
+     "  --pc-period N   one sample per SM every 2^N cycles, 5..31 (default "
+     "14;\n"
+     "                  see producers/cupti/README.md)\n"
+     "  --pc-buffer SZ  PC sampling hardware buffer, e.g. 2G (default 512M)\n"
+     "  --kernel REGEX  sample and keep code only for matching kernels\n"
+     "  --no-sass       keep no kernel code (smaller traces; no SASS)\n"
+     "  -q, --quiet     no recap\n",
+     cmd_record},
+    {"doctor", "check that this machine can capture",
+     "usage: mprof doctor\n"
+     "\n"
+     "Check the NVIDIA driver and GPUs, the CUDA toolkit, libcupti, the\n"
+     "producer, nvdisasm and the profiling permission; print one line per\n"
+     "check with the fix. Exit status 0 only when capture can work.\n",
+     cmd_doctor},
+    {"setup", "build the CUPTI producer if this install lacks it",
+     "usage: mprof setup\n"
+     "\n"
+     "Say where the CUPTI producer is, or build it against the local CUDA\n"
+     "toolkit into ~/.local/share/mprof/libmprof-cupti.so.\n",
+     cmd_setup},
     {"info", "print what a trace holds",
      "usage: mprof info TRACE\n"
      "\n"

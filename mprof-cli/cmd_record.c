@@ -1,0 +1,372 @@
+/*
+ * mprof record — run a program under the CUPTI producer, then turn the
+ * capture into a trace with its sidecar.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mprof/mprof.h"
+
+typedef struct record_options {
+  const char *output;
+  const char *pc_mode;
+  const char *pc_period;
+  const char *pc_buffer;
+  const char *kernel_regex;
+  int no_sass;
+  int quiet;
+  char **command;
+} record_options;
+
+static int parse_options(record_options *o, int argc, char **argv) {
+  memset(o, 0, sizeof *o);
+  o->output = "trace.mprof";
+  o->pc_mode = "continuous";
+  int i;
+  for (i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(arg, "--") == 0) {
+      i++;
+      break;
+    }
+    if (arg[0] != '-')
+      break; /* the command starts here */
+    const char **slot = NULL;
+    if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0)
+      slot = &o->output;
+    else if (strcmp(arg, "--pc-mode") == 0)
+      slot = &o->pc_mode;
+    else if (strcmp(arg, "--pc-period") == 0)
+      slot = &o->pc_period;
+    else if (strcmp(arg, "--pc-buffer") == 0)
+      slot = &o->pc_buffer;
+    else if (strcmp(arg, "--kernel") == 0)
+      slot = &o->kernel_regex;
+    else if (strcmp(arg, "--no-sass") == 0) {
+      o->no_sass = 1;
+      continue;
+    } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+      o->quiet = 1;
+      continue;
+    } else
+      return cli_usage_error("record", "unknown option '%s'", arg);
+    if (!value || !*value)
+      return cli_usage_error("record", "%s needs a value", arg);
+    *slot = value;
+    i++;
+  }
+  if (i >= argc)
+    return cli_usage_error("record", "no command given; usage: mprof record "
+                                     "[OPTIONS] -- CMD [ARGS]");
+  o->command = argv + i;
+  if (strcmp(o->pc_mode, "continuous") && strcmp(o->pc_mode, "serialized") &&
+      strcmp(o->pc_mode, "off"))
+    return cli_usage_error("record",
+                           "--pc-mode must be continuous, serialized or off, "
+                           "not '%s'",
+                           o->pc_mode);
+  if (o->pc_period) {
+    unsigned long long n;
+    if (cli_parse_u64(o->pc_period, &n) != 0 || n < 5 || n > 31)
+      return cli_usage_error("record",
+                             "--pc-period takes the exponent N of 2^N cycles, "
+                             "5..31, not '%s'",
+                             o->pc_period);
+  }
+  return 0;
+}
+
+/* Expand %h now; %p stays for the producer, which knows its own pid. */
+static int output_pattern(char *out, size_t size, const char *output) {
+  char host[256] = "localhost";
+  gethostname(host, sizeof host - 1);
+  char expanded[PATH_MAX];
+  size_t n = 0;
+  for (const char *p = output; *p; p++) {
+    const char *piece = NULL;
+    char one[3] = {0};
+    if (p[0] == '%' && p[1] == 'h') {
+      piece = host;
+      p++;
+    } else if (p[0] == '%' && p[1] == '%') {
+      piece = "%%";
+      p++;
+    } else {
+      one[0] = *p;
+      piece = one;
+    }
+    size_t len = strlen(piece);
+    if (n + len + 1 > sizeof expanded)
+      return -1;
+    memcpy(expanded + n, piece, len);
+    n += len;
+  }
+  expanded[n] = '\0';
+  /* Absolute, so a program that changes directory still writes here. */
+  if (expanded[0] == '/') {
+    snprintf(out, size, "%s", expanded);
+    return 0;
+  }
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd))
+    return -1;
+  int w = snprintf(out, size, "%s/%s", cwd, expanded);
+  return w > 0 && (size_t)w < size ? 0 : -1;
+}
+
+static void set_env(const char *name, const char *value) {
+  if (value)
+    setenv(name, value, 1);
+}
+
+/* Make sure the producer can load libcupti even without an rpath. */
+static void extend_library_path(void) {
+  char cupti[PATH_MAX];
+  if (cli_find_cupti(cupti, sizeof cupti) != 0)
+    return;
+  char *slash = strrchr(cupti, '/');
+  *slash = '\0';
+  const char *old = getenv("LD_LIBRARY_PATH");
+  size_t len = strlen(cupti) + (old ? strlen(old) : 0) + 2;
+  char *value = (char *)malloc(len);
+  if (!value)
+    return;
+  snprintf(value, len, "%s%s%s", old && *old ? old : "", old && *old ? ":" : "",
+           cupti);
+  setenv("LD_LIBRARY_PATH", value, 1);
+  free(value);
+}
+
+/* Run the command; returns its wait status, or -1 with errno from exec. */
+static int run_command(const record_options *o, const char *producer,
+                       const char *pattern, int *exec_errno) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0)
+    return -1;
+  /* Like system(): let Ctrl-C reach the program, then still write the
+   * trace from what it captured. */
+  struct sigaction ignore, old_int, old_quit;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    close(pipefd[0]);
+    setenv("CUDA_INJECTION64_PATH", producer, 1);
+    setenv("NVTX_INJECTION64_PATH", producer, 1);
+    setenv("MPROF_OUTPUT", pattern, 1);
+    setenv("MPROF_PC_MODE", o->pc_mode, 1);
+    set_env("MPROF_PC_PERIOD", o->pc_period);
+    set_env("MPROF_PC_HW_BUFFER", o->pc_buffer);
+    set_env("MPROF_KERNEL_REGEX", o->kernel_regex);
+    if (o->no_sass)
+      setenv("MPROF_NO_SASS", "1", 1);
+    extend_library_path();
+    execvp(o->command[0], o->command);
+    int err = errno;
+    if (write(pipefd[1], &err, sizeof err) < 0)
+      _exit(127);
+    _exit(127);
+  }
+  close(pipefd[1]);
+  if (pid < 0) {
+    close(pipefd[0]);
+    return -1;
+  }
+  int err = 0;
+  ssize_t got = read(pipefd[0], &err, sizeof err);
+  close(pipefd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGQUIT, &old_quit, NULL);
+  if (got == (ssize_t)sizeof err) {
+    *exec_errno = err;
+    return -1;
+  }
+  return status;
+}
+
+static void print_count(FILE *out, double value) {
+  if (value >= 1e9)
+    fprintf(out, "%.2f G", value / 1e9);
+  else if (value >= 1e6)
+    fprintf(out, "%.2f M", value / 1e6);
+  else if (value >= 1e4)
+    fprintf(out, "%.1f k", value / 1e3);
+  else
+    fprintf(out, "%.0f ", value);
+}
+
+/* Recap one trace and say what to change when something was lost. */
+static int recap(const char *path, const record_options *o) {
+  mprof_trace *t;
+  int rc = mprof_trace_open(&t, path, NULL);
+  if (rc)
+    return cli_fail(rc);
+  size_t kernels, launches, pcs, cubins;
+  mprof_trace_kernels(t, &kernels);
+  mprof_trace_launches(t, &launches);
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &pcs);
+  mprof_trace_cubins(t, &cubins);
+  uint64_t samples = 0;
+  for (size_t i = 0; i < pcs; i++)
+    samples += pc[i].samples;
+  uint64_t dropped = mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES);
+  uint64_t full = mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL);
+  uint64_t activity = mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS);
+  uint64_t no_ts = mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_NO_TIMESTAMP);
+  uint64_t writer = mprof_trace_drop_total(t, MPROF_DROP_WRITER_RECORDS);
+  FILE *out = stderr;
+  if (!o->quiet) {
+    fprintf(out, "mprof: %s: %zu kernels, %zu launches, ", path, kernels,
+            launches);
+    print_count(out, (double)samples);
+    fprintf(out, "PC samples, %zu modules, %.1f MB\n", cubins,
+            (double)mprof_trace_file_size(t) / 1e6);
+  }
+  const char *pc_error = mprof_trace_meta(t, "pc.error");
+  if (pc_error && strcmp(pc_error, "insufficient_privileges") == 0)
+    fprintf(
+        out,
+        "mprof: warning: PC sampling is not permitted for this user "
+        "(the driver has NVreg_RestrictProfilingToAdminUsers=1): run as "
+        "root, or add 'options nvidia NVreg_RestrictProfilingToAdminUsers=0'"
+        " to /etc/modprobe.d/nvidia-profiling.conf and reload the driver\n");
+  else if (pc_error && *pc_error)
+    fprintf(out, "mprof: warning: PC sampling failed: %s\n", pc_error);
+  if (dropped || full)
+    fprintf(out,
+            "mprof: warning: %llu PC samples dropped (%llu drains found the "
+            "hardware buffer full): use a longer period (--pc-period %s) or a "
+            "bigger buffer (--pc-buffer 2G)\n",
+            (unsigned long long)dropped, (unsigned long long)full,
+            o->pc_period ? "N+2" : "16");
+  if (activity || no_ts)
+    fprintf(out,
+            "mprof: warning: %llu activity records dropped and %llu without "
+            "timestamps: the program may have exited without "
+            "cudaDeviceSynchronize(), or launched faster than CUPTI drained\n",
+            (unsigned long long)activity, (unsigned long long)no_ts);
+  if (writer)
+    fprintf(out,
+            "mprof: warning: %llu records could not be written (disk full or "
+            "out of memory)\n",
+            (unsigned long long)writer);
+  mprof_trace_free(t);
+  return 0;
+}
+
+/* A trace this run wrote (not a sidecar, not a leftover from before). */
+static int is_new_trace(const char *path, time_t started) {
+  struct stat st;
+  size_t len = strlen(path);
+  if (len > 8 && strcmp(path + len - 8, ".pc.json") == 0)
+    return 0;
+  if (len > 8 && strcmp(path + len - 8, ".partial") == 0)
+    return 0;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= started;
+}
+
+/* The files the run produced: one, or one per process with %p. */
+static int find_outputs(glob_t *g, const char *pattern, time_t started) {
+  char globbed[PATH_MAX];
+  size_t n = 0;
+  for (const char *p = pattern; *p && n + 2 < sizeof globbed; p++) {
+    if (p[0] == '%' && p[1] == 'p') {
+      globbed[n++] = '*';
+      p++;
+    } else if (p[0] == '%' && p[1] == '%') {
+      globbed[n++] = '%';
+      p++;
+    } else if (*p == '*' || *p == '?' || *p == '[') {
+      globbed[n++] = '\\';
+      globbed[n++] = *p;
+    } else {
+      globbed[n++] = *p;
+    }
+  }
+  globbed[n] = '\0';
+  memset(g, 0, sizeof *g);
+  if (glob(globbed, 0, NULL, g) != 0)
+    return 0;
+  int count = 0;
+  for (size_t i = 0; i < g->gl_pathc; i++)
+    count += is_new_trace(g->gl_pathv[i], started);
+  return count;
+}
+
+int cmd_record(int argc, char **argv) {
+  record_options o;
+  int rc = parse_options(&o, argc, argv);
+  if (rc)
+    return rc;
+  char producer[PATH_MAX];
+  if (cli_find_producer(producer, sizeof producer) != 0) {
+    fprintf(stderr,
+            "mprof record: the CUPTI producer (libmprof-cupti.so) was not "
+            "found%s; run 'mprof setup' to build it, or set MPROF_CUPTI_LIB\n",
+            getenv("MPROF_CUPTI_LIB") ? " at $MPROF_CUPTI_LIB" : "");
+    return CLI_EXIT_USAGE;
+  }
+  char pattern[PATH_MAX];
+  if (output_pattern(pattern, sizeof pattern, o.output) != 0) {
+    fprintf(stderr, "mprof record: output path '%s' is too long\n", o.output);
+    return CLI_EXIT_USAGE;
+  }
+  time_t started = time(NULL);
+  int exec_errno = 0;
+  int status = run_command(&o, producer, pattern, &exec_errno);
+  if (status < 0) {
+    fprintf(stderr, "mprof record: cannot start '%s': %s\n", o.command[0],
+            strerror(exec_errno ? exec_errno : errno));
+    return CLI_EXIT_USAGE;
+  }
+  int exit_status = WIFEXITED(status)     ? WEXITSTATUS(status)
+                    : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                          : 1;
+  if (WIFSIGNALED(status))
+    fprintf(stderr, "mprof record: '%s' was killed by signal %d\n",
+            o.command[0], WTERMSIG(status));
+  glob_t outputs;
+  int count = find_outputs(&outputs, pattern, started - 1);
+  if (count == 0) {
+    fprintf(stderr,
+            "mprof record: no trace was written to %s: the program made no "
+            "CUDA calls, or the producer could not start (run 'mprof doctor'; "
+            "MPROF_VERBOSE=1 shows the producer's messages)\n",
+            pattern);
+    globfree(&outputs);
+    return exit_status ? exit_status : CLI_EXIT_FAILED;
+  }
+  for (size_t i = 0; i < outputs.gl_pathc; i++) {
+    const char *trace = outputs.gl_pathv[i];
+    if (!is_new_trace(trace, started - 1))
+      continue;
+    int post = cli_postprocess(trace, o.no_sass, o.quiet);
+    if (post == 0)
+      post = recap(trace, &o);
+    if (post && !exit_status)
+      exit_status = post;
+  }
+  globfree(&outputs);
+  return exit_status;
+}
