@@ -446,8 +446,8 @@ int mprof_trace_open(mprof_trace **out, const char *path,
   }
   t->map_size = (size_t)st.st_size;
   if (t->map_size) {
-    void *map = mmap(NULL, t->map_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
-                     fd, 0);
+    void *map =
+        mmap(NULL, t->map_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (map == MAP_FAILED) {
       int err = errno;
       close(fd);

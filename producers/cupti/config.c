@@ -1,0 +1,200 @@
+/*
+ * mprof CUPTI producer — settings read from the environment.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void problem(mprof_cupti_config *cfg, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void problem(mprof_cupti_config *cfg, const char *fmt, ...) {
+  if (cfg->problem_count >= MPROF_CUPTI_MAX_PROBLEMS)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cfg->problems[cfg->problem_count], MPROF_CUPTI_PROBLEM_SIZE, fmt,
+            ap);
+  va_end(ap);
+  cfg->problem_count++;
+}
+
+/* "1", "yes", "true", "on" turn a flag on; anything else leaves it off. */
+static int flag_value(const char *text) {
+  if (!text || !*text)
+    return 0;
+  return strcmp(text, "1") == 0 || strcasecmp(text, "yes") == 0 ||
+         strcasecmp(text, "true") == 0 || strcasecmp(text, "on") == 0;
+}
+
+const char *mprof_cupti_pc_mode_name(mprof_cupti_pc_mode mode) {
+  switch (mode) {
+  case MPROF_CUPTI_PC_CONTINUOUS: return "continuous";
+  case MPROF_CUPTI_PC_SERIALIZED: return "serialized";
+  case MPROF_CUPTI_PC_OFF: return "off";
+  }
+  return "off";
+}
+
+int mprof_cupti_parse_bytes(const char *text, uint64_t *out) {
+  if (!text)
+    return -1;
+  while (isspace((unsigned char)*text))
+    text++;
+  if (!isdigit((unsigned char)*text))
+    return -1;
+  errno = 0;
+  char *end = NULL;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (errno || end == text)
+    return -1;
+  unsigned shift = 0;
+  switch (toupper((unsigned char)*end)) {
+  case 'K':
+    shift = 10;
+    end++;
+    break;
+  case 'M':
+    shift = 20;
+    end++;
+    break;
+  case 'G':
+    shift = 30;
+    end++;
+    break;
+  case 'T':
+    shift = 40;
+    end++;
+    break;
+  default: break;
+  }
+  if (shift && (*end == 'i' || *end == 'I'))
+    end++;
+  if (*end == 'B' || *end == 'b')
+    end++;
+  while (isspace((unsigned char)*end))
+    end++;
+  if (*end)
+    return -1;
+  if (shift && value > (UINT64_MAX >> shift))
+    return -1;
+  *out = (uint64_t)value << shift;
+  return 0;
+}
+
+int mprof_cupti_expand_output(char *dst, size_t size, const char *pattern,
+                              long pid, const char *host) {
+  if (!dst || size == 0 || !pattern)
+    return -1;
+  size_t used = 0;
+  for (const char *p = pattern; *p; p++) {
+    char piece[128];
+    const char *add = piece;
+    if (p[0] == '%' && p[1] == 'p') {
+      snprintf(piece, sizeof piece, "%ld", pid);
+      p++;
+    } else if (p[0] == '%' && p[1] == 'h') {
+      add = host && *host ? host : "localhost";
+      p++;
+    } else if (p[0] == '%' && p[1] == '%') {
+      piece[0] = '%';
+      piece[1] = '\0';
+      p++;
+    } else {
+      piece[0] = *p;
+      piece[1] = '\0';
+    }
+    size_t len = strlen(add);
+    if (used + len + 1 > size)
+      return -1;
+    memcpy(dst + used, add, len);
+    used += len;
+  }
+  dst[used] = '\0';
+  return 0;
+}
+
+void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
+                             void *userdata, long pid, const char *host) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->pc_mode = MPROF_CUPTI_PC_CONTINUOUS;
+  cfg->pc_period = MPROF_CUPTI_DEFAULT_PC_PERIOD;
+  cfg->pc_hw_buffer = MPROF_CUPTI_DEFAULT_PC_HW_BUFFER;
+  cfg->keep_sass = 1;
+
+  const char *value = env(userdata, "MPROF_OUTPUT");
+  if (!value || !*value)
+    value = MPROF_CUPTI_DEFAULT_OUTPUT;
+  if (mprof_cupti_expand_output(cfg->output, sizeof cfg->output, value, pid,
+                                host) != 0) {
+    problem(cfg, "MPROF_OUTPUT: path too long; using %s",
+            MPROF_CUPTI_DEFAULT_OUTPUT);
+    snprintf(cfg->output, sizeof cfg->output, "%s", MPROF_CUPTI_DEFAULT_OUTPUT);
+  }
+
+  value = env(userdata, "MPROF_PC_MODE");
+  if (value && *value) {
+    if (strcasecmp(value, "continuous") == 0)
+      cfg->pc_mode = MPROF_CUPTI_PC_CONTINUOUS;
+    else if (strcasecmp(value, "serialized") == 0 ||
+             strcasecmp(value, "serialised") == 0)
+      cfg->pc_mode = MPROF_CUPTI_PC_SERIALIZED;
+    else if (strcasecmp(value, "off") == 0 || strcmp(value, "0") == 0)
+      cfg->pc_mode = MPROF_CUPTI_PC_OFF;
+    else
+      problem(cfg, "MPROF_PC_MODE: unknown mode '%.64s'; using continuous",
+              value);
+  }
+
+  value = env(userdata, "MPROF_PC_PERIOD");
+  if (value && *value) {
+    char *end = NULL;
+    errno = 0;
+    long period = strtol(value, &end, 10);
+    if (errno || end == value || *end ||
+        period < (long)MPROF_CUPTI_MIN_PC_PERIOD ||
+        period > (long)MPROF_CUPTI_MAX_PC_PERIOD)
+      problem(cfg,
+              "MPROF_PC_PERIOD: '%.64s' is not an exponent in %u..%u; "
+              "using %u",
+              value, MPROF_CUPTI_MIN_PC_PERIOD, MPROF_CUPTI_MAX_PC_PERIOD,
+              MPROF_CUPTI_DEFAULT_PC_PERIOD);
+    else
+      cfg->pc_period = (uint32_t)period;
+  }
+
+  value = env(userdata, "MPROF_PC_HW_BUFFER");
+  if (value && *value) {
+    uint64_t bytes = 0;
+    if (mprof_cupti_parse_bytes(value, &bytes) != 0 ||
+        bytes < MPROF_CUPTI_MIN_PC_HW_BUFFER)
+      problem(cfg,
+              "MPROF_PC_HW_BUFFER: '%.64s' is not a size of at least "
+              "1M; using %llu",
+              value, (unsigned long long)MPROF_CUPTI_DEFAULT_PC_HW_BUFFER);
+    else
+      cfg->pc_hw_buffer = bytes;
+  }
+
+  value = env(userdata, "MPROF_KERNEL_REGEX");
+  if (value && *value) {
+    if (strlen(value) >= sizeof cfg->kernel_regex)
+      problem(cfg,
+              "MPROF_KERNEL_REGEX: longer than %zu bytes; keeping every "
+              "kernel",
+              sizeof cfg->kernel_regex - 1);
+    else
+      snprintf(cfg->kernel_regex, sizeof cfg->kernel_regex, "%s", value);
+  }
+
+  cfg->keep_sass = !flag_value(env(userdata, "MPROF_NO_SASS"));
+  cfg->verbose = flag_value(env(userdata, "MPROF_VERBOSE"));
+}

@@ -1,0 +1,76 @@
+/*
+ * mprof CUPTI producer — settings read from the environment.
+ *
+ * `mprof record` passes its options to the injected library through MPROF_*
+ * environment variables (see README.md). Parsing is a pure function of a
+ * lookup callback so the tests can feed it without touching the real
+ * environment.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_CUPTI_CONFIG_H
+#define MPROF_CUPTI_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Defaults; README.md explains the arithmetic behind them. */
+#define MPROF_CUPTI_DEFAULT_OUTPUT "trace.mprof"
+#define MPROF_CUPTI_DEFAULT_PC_PERIOD 14u
+#define MPROF_CUPTI_MIN_PC_PERIOD 5u
+#define MPROF_CUPTI_MAX_PC_PERIOD 31u
+#define MPROF_CUPTI_DEFAULT_PC_HW_BUFFER (512ull << 20)
+/* CUPTI's own minimum is unknown; below 1 MiB nothing useful fits. */
+#define MPROF_CUPTI_MIN_PC_HW_BUFFER (1ull << 20)
+
+typedef enum mprof_cupti_pc_mode {
+  MPROF_CUPTI_PC_OFF = 0,
+  MPROF_CUPTI_PC_CONTINUOUS = 1,
+  MPROF_CUPTI_PC_SERIALIZED = 2
+} mprof_cupti_pc_mode;
+
+#define MPROF_CUPTI_MAX_PROBLEMS 8
+#define MPROF_CUPTI_PROBLEM_SIZE 256
+
+typedef struct mprof_cupti_config {
+  char output[4096]; /**< expanded MPROF_OUTPUT */
+  mprof_cupti_pc_mode pc_mode;
+  uint32_t pc_period;    /**< exponent N: one sample per SM every 2^N cycles */
+  uint64_t pc_hw_buffer; /**< bytes of device memory for the sampler */
+  char kernel_regex[1024]; /**< POSIX ERE; "" keeps every kernel */
+  int keep_sass;           /**< 0 when MPROF_NO_SASS=1 */
+  int verbose;             /**< MPROF_VERBOSE=1 */
+  /** Values that could not be used; each falls back to its default. */
+  unsigned problem_count;
+  char problems[MPROF_CUPTI_MAX_PROBLEMS][MPROF_CUPTI_PROBLEM_SIZE];
+} mprof_cupti_config;
+
+/** Returns the value of environment variable @p name, or NULL. */
+typedef const char *(*mprof_cupti_env_fn)(void *userdata, const char *name);
+
+/**
+ * Fill @p cfg from the variables @p env returns. Bad values never fail: they
+ * fall back to the default and are described in cfg->problems so the
+ * producer can warn and record them in META. @p pid and @p host expand "%p"
+ * and "%h" in MPROF_OUTPUT ("%%" is a literal percent sign).
+ */
+void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
+                             void *userdata, long pid, const char *host);
+
+/** "continuous", "serialized" or "off". */
+const char *mprof_cupti_pc_mode_name(mprof_cupti_pc_mode mode);
+
+/**
+ * Parse a byte count with an optional binary suffix (K, M, G, T; an optional
+ * trailing "B" or "iB"). Returns 0 and sets *out, or -1 for anything else.
+ */
+int mprof_cupti_parse_bytes(const char *text, uint64_t *out);
+
+/**
+ * Expand %p (pid), %h (host) and %% in @p pattern into @p dst. Returns 0, or
+ * -1 when the result does not fit in @p size bytes.
+ */
+int mprof_cupti_expand_output(char *dst, size_t size, const char *pattern,
+                              long pid, const char *host);
+
+#endif /* MPROF_CUPTI_CONFIG_H */

@@ -1,0 +1,191 @@
+/*
+ * mprof CUPTI producer — CUPTI records in, mprof records out.
+ *
+ * Everything here is a pure translation from CUPTI's structs into
+ * mprof_writer calls: it never calls CUPTI or the driver, so the tests can
+ * fabricate CUpti_ActivityKernel10, memcpy, memset, marker and
+ * CUpti_PCSamplingData records on a machine without a GPU and read the trace
+ * back. injection.c owns the CUPTI side and feeds these functions.
+ *
+ * Indices: records name devices by their index in DEVICES. A device gets its
+ * index the first time anything mentions its CUDA ordinal; the DEVICES
+ * section itself is written by mprof_cupti_translate_finish(), once the
+ * driver and CUPTI's device records have both had a chance to describe it.
+ *
+ * Thread safety: every function may be called from any thread; one mutex
+ * per translator serialises them (CUPTI's buffer thread, the application's
+ * threads inside callbacks, the drain thread and the exit handler all feed
+ * the same translator). After mprof_cupti_translate_finish() every call is a
+ * no-op, so a late CUPTI callback cannot touch the finished writer.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_CUPTI_TRANSLATE_H
+#define MPROF_CUPTI_TRANSLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+
+#include "mprof/format.h"
+#include "mprof/writer.h"
+
+typedef struct mprof_cupti_translate mprof_cupti_translate;
+
+typedef struct mprof_cupti_translate_options {
+  /** POSIX extended regex matched against mangled kernel names; launches and
+   *  PC samples of other kernels are not recorded. NULL or "" keeps all. */
+  const char *kernel_regex;
+  /** 0: record every cubin as MPROF_CUBIN_OMITTED and never copy one. */
+  int keep_sass;
+  /** Directory for the unlinked cubin spill file; "." when NULL. */
+  const char *spill_dir;
+} mprof_cupti_translate_options;
+
+/** Counts of what went where; for META, logs and tests. */
+typedef struct mprof_cupti_translate_stats {
+  uint64_t launches;            /**< LAUNCHES appended */
+  uint64_t memops;              /**< MEMOPS appended */
+  uint64_t ranges;              /**< RANGES appended */
+  uint64_t pc_records;          /**< PC_SAMPLES appended */
+  uint64_t pc_drains;           /**< CUpti_PCSamplingData buffers translated */
+  uint64_t no_timestamp;        /**< records skipped for lack of timestamps */
+  uint64_t filtered_launches;   /**< launches of kernels the regex rejected */
+  uint64_t filtered_pc_records; /**< PC records of rejected kernels */
+  uint64_t modules;             /**< distinct cubins (by CRC) loaded */
+  uint64_t modules_kept;        /**< written whole */
+  uint64_t modules_omitted;     /**< written as MPROF_CUBIN_OMITTED */
+  uint64_t loaded_bytes;        /**< sum of distinct cubin sizes */
+  uint64_t kept_bytes;          /**< bytes of cubins written whole */
+  uint64_t errors;              /**< error.N keys written */
+} mprof_cupti_translate_stats;
+
+/**
+ * Create a translator writing into @p w (which stays owned by the caller
+ * until mprof_cupti_translate_finish() finishes it). A kernel regex that
+ * does not compile is recorded as an error in META and every kernel is kept.
+ * Returns 0 or MPROF_ENOMEM / MPROF_EINVAL.
+ */
+int mprof_cupti_translate_new(mprof_cupti_translate **out, mprof_writer *w,
+                              const mprof_cupti_translate_options *opts);
+
+/**
+ * Write what is still pending (ranges never closed, DEVICES, CUBINS and
+ * their blobs, summary META) and call mprof_writer_finish() — exactly once;
+ * later calls return MPROF_EINVAL. Returns mprof_writer_finish()'s result.
+ */
+int mprof_cupti_translate_finish(mprof_cupti_translate *t);
+
+/** 1 once mprof_cupti_translate_finish() has run. */
+int mprof_cupti_translate_finished(mprof_cupti_translate *t);
+
+/** Free @p t; aborts the writer if finish never ran. NULL is a no-op. */
+void mprof_cupti_translate_free(mprof_cupti_translate *t);
+
+void mprof_cupti_translate_get_stats(mprof_cupti_translate *t,
+                                     mprof_cupti_translate_stats *out);
+
+/** Append a META pair. */
+void mprof_cupti_translate_meta(mprof_cupti_translate *t, const char *key,
+                                const char *value);
+
+/**
+ * Record a failure as META `error.N` = @p message (N counts from 0).
+ * Identical messages are recorded once; returns 1 when this message is new
+ * (so the caller can warn once), 0 otherwise.
+ */
+int mprof_cupti_translate_error(mprof_cupti_translate *t, const char *message);
+
+/** The DEVICES index of CUDA device @p ordinal, assigning one if new. */
+uint32_t mprof_cupti_translate_device(mprof_cupti_translate *t,
+                                      uint32_t ordinal);
+
+/**
+ * Describe device @p ordinal from the driver's attributes. Its `name` field
+ * is ignored; pass the name as @p name. Driver values win over CUPTI's
+ * device record where both exist; zeros count as unknown.
+ */
+void mprof_cupti_translate_device_info(mprof_cupti_translate *t,
+                                       uint32_t ordinal,
+                                       const mprof_device_record *info,
+                                       const char *name);
+
+/** Describe a device from CUPTI_ACTIVITY_KIND_DEVICE. */
+void mprof_cupti_translate_device_activity(mprof_cupti_translate *t,
+                                           const CUpti_ActivityDevice5 *d);
+
+/** CONCURRENT_KERNEL → KERNELS, SHAPES, STREAMS (interned) + LAUNCHES. */
+int mprof_cupti_translate_kernel(mprof_cupti_translate *t,
+                                 const CUpti_ActivityKernel10 *k);
+
+/** MEMCPY → MEMOPS. */
+int mprof_cupti_translate_memcpy(mprof_cupti_translate *t,
+                                 const CUpti_ActivityMemcpy6 *m);
+
+/** MEMCPY2 (peer to peer) → MEMOPS. */
+int mprof_cupti_translate_memcpy_p2p(mprof_cupti_translate *t,
+                                     const CUpti_ActivityMemcpyPtoP4 *m);
+
+/** MEMSET → MEMOPS. */
+int mprof_cupti_translate_memset(mprof_cupti_translate *t,
+                                 const CUpti_ActivityMemset4 *m);
+
+/**
+ * MARKER → RANGES. A START record opens a range, the END record with the
+ * same id closes and writes it; an instantaneous marker is a range of
+ * length 0. Depth is the number of ranges open on the same thread.
+ */
+int mprof_cupti_translate_marker(mprof_cupti_translate *t,
+                                 const CUpti_ActivityMarker2 *m);
+
+/** MARKER_DATA: gives the open range with the same id its ARGB colour. */
+int mprof_cupti_translate_marker_data(mprof_cupti_translate *t,
+                                      const CUpti_ActivityMarkerData2 *m);
+
+/**
+ * Dispatch one record from an activity buffer by its kind. Kinds the trace
+ * has no place for are ignored. Returns 0 or a writer error.
+ */
+int mprof_cupti_translate_activity(mprof_cupti_translate *t,
+                                   const CUpti_Activity *record);
+
+/** Count @p count activity records CUPTI reported as dropped. */
+void mprof_cupti_translate_activity_dropped(mprof_cupti_translate *t,
+                                            uint64_t count);
+
+/**
+ * STALL_REASONS for device @p ordinal, written once per device: @p names[i]
+ * is the name of CUPTI stall reason index @p indices[i].
+ */
+int mprof_cupti_translate_stall_reasons(mprof_cupti_translate *t,
+                                        uint32_t ordinal, size_t count,
+                                        const uint32_t *indices,
+                                        char *const *names);
+
+/** Next drain sequence number (1, 2, ...), stored in PC_SAMPLES.drain. */
+uint32_t mprof_cupti_translate_next_drain(mprof_cupti_translate *t);
+
+/**
+ * One CUpti_PCSamplingData buffer (from cuptiPCSamplingGetData or the
+ * configured buffer after Disable) of device @p ordinal → one PC_SAMPLES
+ * record per (PC, stall reason) with nonzero samples; its totalSamples,
+ * droppedSamples, nonUsrKernelsTotalSamples and hardwareBufferFull are added
+ * to DROPS (each buffer's counters are that buffer's, so they are summed).
+ * At most min(totalNumPcs, collectNumPcs) PC records are read.
+ */
+int mprof_cupti_translate_pc_data(mprof_cupti_translate *t, uint32_t ordinal,
+                                  const CUpti_PCSamplingData *data,
+                                  uint32_t drain);
+
+/**
+ * A module was loaded on device @p ordinal: remember which functions it
+ * holds and park the image (unless SASS is off) until finish decides
+ * whether the trace keeps it. The same CRC loaded again costs nothing.
+ */
+int mprof_cupti_translate_module(mprof_cupti_translate *t, uint64_t crc,
+                                 uint32_t ordinal, const void *image,
+                                 size_t size);
+
+#endif /* MPROF_CUPTI_TRANSLATE_H */

@@ -1,0 +1,89 @@
+/*
+ * The injection library on a machine without a GPU or driver: a process
+ * that loads it and calls InitializeInjection() must exit normally, with
+ * its own output untouched, and leave a trace whose META says who wrote it
+ * and why nothing was captured.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mprof/error.h"
+#include "mprof/trace.h"
+
+static void test_initialize_without_driver(void **state) {
+  (void)state;
+  const char *dir = getenv("MPROF_TEST_TMP");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cupti-nogpu-%ld.mprof",
+           dir && *dir ? dir : "/tmp", (long)getpid());
+  unlink(path);
+
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    alarm(30); /* a hang fails the test instead of stalling it */
+    setenv("MPROF_OUTPUT", path, 1);
+    void *lib = dlopen(MPROF_CUPTI_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      fprintf(stderr, "dlopen: %s\n", dlerror());
+      _exit(3);
+    }
+    int (*init)(void) = (int (*)(void))dlsym(lib, "InitializeInjection");
+    if (!init)
+      _exit(4);
+    /* The driver ignores the value; NVIDIA's samples return 1. */
+    if (init() != 1)
+      _exit(5);
+    /* A second call (a second cuInit) must be harmless. */
+    if (init() != 1)
+      _exit(6);
+    exit(0); /* runs the library's exit handler, which writes the trace */
+  }
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+
+  mprof_trace *trace = NULL;
+  int rc = mprof_trace_open(&trace, path, NULL);
+  if (rc != 0)
+    fail_msg("mprof_trace_open: %s", mprof_error_last());
+  assert_string_equal(mprof_trace_meta(trace, "tool"), "mprof");
+  assert_string_equal(mprof_trace_meta(trace, "producer"), "cupti");
+  char pid[32];
+  snprintf(pid, sizeof pid, "%ld", (long)child);
+  assert_string_equal(mprof_trace_meta(trace, "pid"), pid);
+  assert_string_equal(mprof_trace_meta(trace, "pc.mode"), "continuous");
+  assert_string_equal(mprof_trace_meta(trace, "pc.period"), "14");
+  assert_non_null(mprof_trace_meta(trace, "cmdline"));
+  assert_non_null(mprof_trace_meta(trace, "clock.end.trace_ns"));
+  /* Whatever CUPTI does without a driver, the trace explains it. */
+  const char *disabled = mprof_trace_meta(trace, "capture.disabled");
+  const char *error = mprof_trace_meta(trace, "error.0");
+  assert_true(disabled != NULL || error != NULL ||
+              mprof_trace_meta(trace, "clock") != NULL);
+  size_t n = 0;
+  mprof_trace_launches(trace, &n);
+  assert_int_equal(n, 0);
+  mprof_trace_free(trace);
+  unlink(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_initialize_without_driver),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

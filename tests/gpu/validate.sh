@@ -1,0 +1,140 @@
+#!/bin/bash
+# mprof on a real GPU: record every example, check the traces against the
+# programs' own CUDA-event timings, measure capture overhead, and keep the
+# traces and logs in OUTDIR. Skips (exit 0) when there is no GPU.
+#
+# Usage: tests/gpu/validate.sh OUTDIR [BUILD_DIR]
+#   BUILD_DIR  a CMake build of mprof with the CUPTI producer and the CUDA
+#              examples (default: build)
+#
+# Any GPU owner can run it; docs/validation/H200.md records what it printed
+# on the project's H200.
+set -uo pipefail
+out=${1:?usage: validate.sh OUTDIR [BUILD_DIR]}
+build=${2:-build}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=$(cd "$build" && pwd)
+log="$out/validate.log"
+: >"$log"
+
+say() { echo "$*" | tee -a "$log"; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "validate: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
+  exit 0
+fi
+
+mprof="$build/bin/mprof"
+bin="$build/bin"
+for need in "$mprof" "$bin/demo" "$bin/gemm" "$bin/transformer_forward" \
+  "$build/lib/libmprof-cupti.so"; do
+  if [ ! -e "$need" ]; then
+    echo "validate: $need is missing; build with the CUDA toolkit present" >&2
+    exit 2
+  fi
+done
+
+say "== machine"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee -a "$log"
+grep -E 'RmProfilingAdminOnly' /proc/driver/nvidia/params 2>/dev/null | tee -a "$log"
+command -v nvdisasm >/dev/null && nvdisasm --version | tail -n 1 | tee -a "$log"
+say "== mprof doctor"
+"$mprof" doctor 2>&1 | tee -a "$log"
+
+failures=0
+check() { # check DESCRIPTION COMMAND...
+  if "${@:2}" >>"$log" 2>&1; then say "ok    $1"; else say "FAIL  $1"; failures=$((failures + 1)); fi
+}
+
+# Record each example; keep the program's own output for the event timings.
+record_example() { # NAME ARGS...
+  local name=$1
+  shift
+  local t0 t1 t2
+  t0=$(now)
+  "$bin/$name" "$@" >"$out/$name.plain.txt" 2>&1
+  t1=$(now)
+  "$mprof" record -o "$out/$name.mprof" -- "$bin/$name" "$@" \
+    >"$out/$name.record.txt" 2>"$out/$name.record.err"
+  local rc=$?
+  t2=$(now)
+  say "$name: plain $(elapsed "$t0" "$t1") s, under record $(elapsed "$t1" "$t2") s, exit $rc"
+  cat "$out/$name.record.err" | tee -a "$log"
+  check "$name: record exits 0" test "$rc" -eq 0
+  check "$name: program output unchanged (RESULT ok)" grep -q "RESULT ok" "$out/$name.record.txt"
+  check "$name: trace is valid" "$mprof" info "$out/$name.mprof"
+  check "$name: sidecar written" test -s "$out/$name.mprof.pc.json"
+  "$mprof" info "$out/$name.mprof" >"$out/$name.info.txt" 2>&1
+  if "$mprof" help summary >/dev/null 2>&1; then
+    "$mprof" summary "$out/$name.mprof" >"$out/$name.summary.xml" 2>&1
+    "$mprof" summary --human "$out/$name.mprof" >"$out/$name.summary.txt" 2>&1
+    "$mprof" summary --json "$out/$name.mprof" >"$out/$name.summary.json" 2>&1
+  fi
+}
+
+say "== record the examples (continuous PC sampling, default period)"
+record_example demo
+record_example gemm 2048 20
+record_example transformer_forward 1 10
+
+say "== serialized PC sampling (per-launch attribution) on demo"
+"$mprof" record --pc-mode serialized -o "$out/demo_serialized.mprof" -- "$bin/demo" \
+  >"$out/demo_serialized.record.txt" 2>&1
+check "demo serialized: trace is valid" "$mprof" info "$out/demo_serialized.mprof"
+
+say "== capture overhead on a workload of at least one second (gemm --seconds 2)"
+for mode in plain off continuous; do
+  t0=$(now)
+  if [ "$mode" = plain ]; then
+    "$bin/gemm" 2048 20 --seconds 2 >"$out/overhead.$mode.txt" 2>&1
+  else
+    "$mprof" record -q --pc-mode "$mode" -o "$out/overhead.$mode.mprof" -- \
+      "$bin/gemm" 2048 20 --seconds 2 >"$out/overhead.$mode.txt" 2>&1
+  fi
+  t1=$(now)
+  launches=$(grep -o 'kernel=sgemm_tiled launches=[0-9]*' "$out/overhead.$mode.txt" | head -n 1)
+  say "overhead $mode: wall $(elapsed "$t0" "$t1") s ($launches)"
+done
+rm -f "$out"/overhead.*.mprof "$out"/overhead.*.pc.json
+
+say "== period sweep on transformer_forward: samples and drops"
+for period in 10 12 14 16; do
+  "$mprof" record -q --pc-period "$period" -o "$out/tf_p$period.mprof" -- \
+    "$bin/transformer_forward" 1 10 >/dev/null 2>"$out/tf_p$period.err"
+  "$mprof" info "$out/tf_p$period.mprof" 2>&1 | grep -E '^counter' | sed "s/^/period $period: /" | tee -a "$log"
+  cat "$out/tf_p$period.err" >>"$log"
+done
+rm -f "$out"/tf_p*.mprof "$out"/tf_p*.pc.json
+
+say "== real nvdisasm output for the parser's fixtures"
+mkdir -p "$out/fixtures"
+if command -v cuobjdump >/dev/null && command -v nvdisasm >/dev/null; then
+  (cd "$out/fixtures" && cuobjdump -xelf all "$bin/gemm" >/dev/null 2>&1)
+  cubin=$(ls "$out"/fixtures/*.cubin 2>/dev/null | head -n 1)
+  if [ -n "$cubin" ]; then
+    nvdisasm -c -g "$cubin" >"$out/fixtures/gemm.nvdisasm.txt" 2>&1
+    nvdisasm -c -g -fun 0 "$cubin" >/dev/null 2>&1
+    say "fixture: $(wc -l <"$out/fixtures/gemm.nvdisasm.txt") lines of nvdisasm -c -g output"
+  fi
+fi
+
+if command -v ncu >/dev/null; then
+  say "== ncu on the same gemm run, for reference (capture cost and hot SASS)"
+  t0=$(now)
+  timeout 300 ncu --clock-control none --section SourceCounters --page source \
+    --print-source sass --csv -k sgemm_tiled -c 1 "$bin/gemm" 2048 20 \
+    >"$out/gemm.ncu.csv" 2>"$out/gemm.ncu.err"
+  t1=$(now)
+  say "ncu: wall $(elapsed "$t0" "$t1") s for one profiled sgemm_tiled launch"
+  t0=$(now)
+  "$mprof" record -q -o "$out/gemm_again.mprof" -- "$bin/gemm" 2048 20 >/dev/null 2>&1
+  t1=$(now)
+  say "mprof record: wall $(elapsed "$t0" "$t1") s for all 20+ launches"
+  rm -f "$out"/gemm_again.mprof*
+fi
+
+say "== $failures checks failed"
+[ "$failures" -eq 0 ]
