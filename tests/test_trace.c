@@ -556,6 +556,76 @@ static void test_synth_is_deterministic(void **state) {
   unlink(b);
 }
 
+static void test_rewrite_sorts_and_drops_code(void **state) {
+  (void)state;
+  const char *path = test_path("rw-src.mprof");
+  const char *out = test_path("rw.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_writer_meta(w, "tool", "rewrite test");
+  mprof_kernel_record k;
+  memset(&k, 0, sizeof k);
+  k.device = MPROF_INDEX_NONE;
+  k.mangled_name = mprof_writer_string(w, "_Z6kernelv");
+  uint32_t ki, shi, s0, s1, rg;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh), 0);
+  mprof_stream_record a = {MPROF_INDEX_NONE, 1, 1, 0},
+                      b = {MPROF_INDEX_NONE, 1, 2, 0};
+  mprof_writer_intern(w, &s0, MPROF_SECTION_STREAMS, &a);
+  mprof_writer_intern(w, &s1, MPROF_SECTION_STREAMS, &b);
+  mprof_region_record region = {mprof_writer_string(w, "consumer"), 0,
+                                MPROF_ROLE_CONSUMER, 0};
+  mprof_writer_intern(w, &rg, MPROF_SECTION_REGIONS, &region);
+  /* Launch 0 is the latest on stream 1; launch 2 the earliest on stream 0. */
+  mprof_launch_record l0 = {900, 950, shi, s1, 1, 0, 0};
+  mprof_launch_record l1 = {100, 150, shi, s1, 2, 0, 0};
+  mprof_launch_record l2 = {50, 60, shi, s0, 3, 0, 0};
+  mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l0);
+  mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l1);
+  mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l2);
+  mprof_span_record sp = {910, 920, 0, 3, 0, MPROF_INDEX_NONE, rg, 0, 5};
+  mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp);
+  mprof_cubin_record cb = {
+      77, 0, 0, 4, MPROF_INDEX_NONE, MPROF_CUBIN_KEPT_WHOLE};
+  mprof_writer_cubin(w, &cb, "ELF!", 4);
+  mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, MPROF_INDEX_NONE, 3);
+  assert_int_equal(mprof_writer_finish(w), 0);
+
+  mprof_trace *t, *r;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(mprof_trace_rewrite(t, out,
+                                       MPROF_REWRITE_SORT_LAUNCHES |
+                                           MPROF_REWRITE_DROP_CODE),
+                   0);
+  mprof_trace_free(t);
+  assert_int_equal(mprof_trace_open(&r, out, NULL), 0);
+  assert_true(mprof_trace_flags(r) & MPROF_FILE_FLAG_LAUNCHES_SORTED);
+  size_t n;
+  const mprof_launch_record *l = mprof_trace_launches(r, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(l[0].correlation_id, 3);
+  assert_int_equal(l[1].correlation_id, 2);
+  assert_int_equal(l[2].correlation_id, 1);
+  /* The span follows its launch (correlation 1) to its new place. */
+  const mprof_span_record *spans = mprof_trace_spans(r, &n);
+  assert_int_equal(spans[0].launch, 2);
+  const mprof_cubin_record *cubins = mprof_trace_cubins(r, &n);
+  assert_int_equal(n, 1);
+  assert_true(cubins[0].flags & MPROF_CUBIN_OMITTED);
+  assert_int_equal(cubins[0].module_size, 4);
+  assert_null(mprof_trace_cubin_blob(r, &cubins[0], &n));
+  assert_string_equal(mprof_trace_meta(r, "tool"), "rewrite test");
+  const mprof_region_record *regions = mprof_trace_regions(r, &n);
+  assert_string_equal(mprof_trace_string(r, regions[0].name), "consumer");
+  assert_int_equal(mprof_trace_drop_total(r, MPROF_DROP_PC_DROPPED_SAMPLES), 3);
+  mprof_trace_free(r);
+  unlink(path);
+  unlink(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip_every_record),
@@ -569,6 +639,7 @@ int main(void) {
       cmocka_unit_test(test_concurrent_appends),
       cmocka_unit_test(test_errors_and_version),
       cmocka_unit_test(test_synth_is_deterministic),
+      cmocka_unit_test(test_rewrite_sorts_and_drops_code),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,6 +145,20 @@ MPROF_API int mprof_trace_stream_find(const mprof_trace *trace, size_t *first,
                                       size_t *last, uint32_t stream,
                                       uint64_t start, uint64_t end);
 
+/** Rewrite flags. */
+#define MPROF_REWRITE_SORT_LAUNCHES 0x1u /**< order by (stream, start) */
+#define MPROF_REWRITE_DROP_CODE 0x2u     /**< keep cubin records, not blobs */
+
+/**
+ * Copy @p trace to @p path with the changes @p flags asks for: launches
+ * sorted per stream (span records follow their launches), or captured code
+ * dropped once its SASS is in the sidecar (the cubin records stay, marked
+ * MPROF_CUBIN_OMITTED, so the trace still says what was loaded). @p path
+ * may be the trace's own path: the copy replaces it atomically.
+ */
+MPROF_API int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
+                                  unsigned flags);
+
 /** Name of a section type ("LAUNCHES"), or "UNKNOWN". */
 MPROF_API const char *mprof_section_name(uint32_t type);
 
