@@ -51,15 +51,30 @@ int cli_find_cupti(char *out, size_t size);
 /* CUDA_HOME, CUDA_PATH or /usr/local/cuda; NULL when none exists. */
 const char *cli_cuda_home(void);
 
-/* After a capture: disassemble and write TRACE.pc.json (postprocess.c).
- * Returns 0 or an exit status. */
-int cli_postprocess(const char *trace, int no_sass, int quiet);
+/* After a capture: sort launches, disassemble and write TRACE.pc.json
+ * (postprocess.c). Returns 0 or an exit status. */
+#define CLI_POST_NO_SASS 0x1u
+#define CLI_POST_QUIET 0x2u
+#define CLI_POST_DROP_CODE 0x4u
+int cli_postprocess(const char *trace, unsigned flags);
+
+/* `mprof record source` (source_merge.c): set MPROF_SOURCE_OUTPUT to
+ * PATTERN.source in the child; after the run merge TRACE.source into TRACE.
+ * cli_source_merge returns 0 or an exit status. */
+void cli_source_env(const char *pattern);
+int cli_source_merge(const char *trace, unsigned flags);
 
 #define CLI_DECLARE(fn) int fn(int argc, char **argv)
 CLI_DECLARE(cmd_info);
 CLI_DECLARE(cmd_synth);
+CLI_DECLARE(cmd_summary);
+CLI_DECLARE(cmd_diff);
+CLI_DECLARE(cmd_sass);
 CLI_DECLARE(cmd_record);
 CLI_DECLARE(cmd_doctor);
 CLI_DECLARE(cmd_setup);
+CLI_DECLARE(cmd_source);
+CLI_DECLARE(cmd_mkprof);
+CLI_DECLARE(cmd_view);
 
 #endif /* MPROF_CLI_H */

@@ -27,7 +27,9 @@ typedef struct record_options {
   const char *pc_buffer;
   const char *kernel_regex;
   int no_sass;
+  int drop_code;
   int quiet;
+  int source; /* `mprof record source`: also collect producers/source spans */
   char **command;
 } record_options;
 
@@ -35,8 +37,12 @@ static int parse_options(record_options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->output = "trace.mprof";
   o->pc_mode = "continuous";
-  int i;
-  for (i = 1; i < argc; i++) {
+  int i = 1;
+  if (argc > 1 && strcmp(argv[1], "source") == 0) { /* mprof record source */
+    o->source = 1;
+    i = 2;
+  }
+  for (; i < argc; i++) {
     const char *arg = argv[i];
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(arg, "--") == 0) {
@@ -58,6 +64,9 @@ static int parse_options(record_options *o, int argc, char **argv) {
       slot = &o->kernel_regex;
     else if (strcmp(arg, "--no-sass") == 0) {
       o->no_sass = 1;
+      continue;
+    } else if (strcmp(arg, "--drop-code") == 0) {
+      o->drop_code = 1;
       continue;
     } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
       o->quiet = 1;
@@ -178,6 +187,8 @@ static int run_command(const record_options *o, const char *producer,
     set_env("MPROF_KERNEL_REGEX", o->kernel_regex);
     if (o->no_sass)
       setenv("MPROF_NO_SASS", "1", 1);
+    if (o->source)
+      cli_source_env(pattern);
     extend_library_path();
     execvp(o->command[0], o->command);
     int err = errno;
@@ -283,6 +294,8 @@ static int is_new_trace(const char *path, time_t started) {
     return 0;
   if (len > 8 && strcmp(path + len - 8, ".partial") == 0)
     return 0;
+  if (len > 7 && strcmp(path + len - 7, ".source") == 0)
+    return 0;
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= started;
 }
 
@@ -361,7 +374,12 @@ int cmd_record(int argc, char **argv) {
     const char *trace = outputs.gl_pathv[i];
     if (!is_new_trace(trace, started - 1))
       continue;
-    int post = cli_postprocess(trace, o.no_sass, o.quiet);
+    unsigned flags = (o.no_sass ? CLI_POST_NO_SASS : 0) |
+                     (o.quiet ? CLI_POST_QUIET : 0) |
+                     (o.drop_code ? CLI_POST_DROP_CODE : 0);
+    int post = cli_postprocess(trace, flags);
+    if (post == 0 && o.source)
+      post = cli_source_merge(trace, flags);
     if (post == 0)
       post = recap(trace, &o);
     if (post && !exit_status)

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -16,6 +17,7 @@ static const char *const scenario_names[] = {
 int cmd_synth(int argc, char **argv) {
   mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
   const char *out = "synth.mprof";
+  int sidecar = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -27,16 +29,41 @@ int cmd_synth(int argc, char **argv) {
       i++;
       continue;
     }
-    if (strcmp(arg, "--scenario") == 0) {
+    if (strcmp(arg, "--scenario") == 0 || strcmp(arg, "--slow-scenario") == 0) {
       if (!value)
-        return cli_usage_error("synth", "--scenario needs a name");
+        return cli_usage_error("synth", "%s needs a name", arg);
       size_t s;
       for (s = 0; s < sizeof scenario_names / sizeof scenario_names[0]; s++)
         if (strcmp(value, scenario_names[s]) == 0)
           break;
       if (s == sizeof scenario_names / sizeof scenario_names[0])
         return cli_usage_error("synth", "unknown scenario '%s'", value);
-      opts.scenario = (uint32_t)s;
+      if (strcmp(arg, "--scenario") == 0)
+        opts.scenario = (uint32_t)s;
+      else
+        opts.slow_scenario = (uint32_t)s;
+      i++;
+      continue;
+    }
+    if (strcmp(arg, "--sidecar") == 0) {
+      sidecar = 1;
+      continue;
+    }
+    if (strcmp(arg, "--slowdown") == 0) {
+      char *end = NULL;
+      double pct = value ? strtod(value, &end) : -1;
+      if (!value || !*value || *end || !(pct >= 0 && pct <= 10000))
+        return cli_usage_error("synth", "--slowdown needs a percentage "
+                                        "(0..10000)");
+      opts.slowdown = pct / 100.0;
+      i++;
+      continue;
+    }
+    if (strcmp(arg, "--slow-kernel") == 0) {
+      if (!value || cli_parse_u64(value, &v) != 0 || v >= 64)
+        return cli_usage_error("synth", "--slow-kernel needs a kernel index "
+                                        "(0..63)");
+      opts.slow_kernels |= 1ull << v;
       i++;
       continue;
     }
@@ -46,6 +73,8 @@ int cmd_synth(int argc, char **argv) {
       u64 = &opts.launches;
     else if (strcmp(arg, "--seed") == 0)
       u64 = &opts.seed;
+    else if (strcmp(arg, "--timing-seed") == 0)
+      u64 = &opts.timing_seed;
     else if (strcmp(arg, "--kernels") == 0)
       u32 = &opts.kernels;
     else if (strcmp(arg, "--streams") == 0)
@@ -65,6 +94,8 @@ int cmd_synth(int argc, char **argv) {
     i++;
   }
   int rc = mprof_synth_write(out, &opts);
+  if (!rc && sidecar)
+    rc = mprof_synth_write_sidecar(out, NULL);
   if (rc)
     return cli_fail(rc);
   printf("wrote %s: %llu launches, %u kernels, %u streams x %u devices\n", out,

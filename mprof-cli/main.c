@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "mprof/mprof.h"
@@ -16,11 +17,17 @@ static const cli_command commands[] = {
     {"record", "run a CUDA program and record a trace",
      "usage: mprof record [-o FILE] [--pc-mode continuous|serialized|off]\n"
      "                    [--pc-period N] [--pc-buffer SIZE] [--kernel REGEX]\n"
-     "                    [--no-sass] [-q] -- CMD [ARGS]\n"
+     "                    [--no-sass] [--drop-code] [-q] -- CMD [ARGS]\n"
+     "       mprof record source [OPTIONS] -- CMD [ARGS]\n"
      "\n"
      "Run CMD with the CUPTI producer injected (CUDA_INJECTION64_PATH), then\n"
      "disassemble the captured code with nvdisasm and write FILE (default\n"
      "trace.mprof) and FILE.pc.json. The exit status is CMD's.\n"
+     "\n"
+     "'record source' also collects the spans of kernels built with\n"
+     "producers/source/mprof_source.cuh and -DMPROF_SOURCE: CMD writes them\n"
+     "to FILE.source (MPROF_SOURCE_OUTPUT), and they are merged into FILE,\n"
+     "aligned on the CUPTI timeline (see 'mprof help source').\n"
      "\n"
      "  -o FILE         output; %p expands to the pid of each recorded\n"
      "                  process, %h to the host name\n"
@@ -33,6 +40,8 @@ static const cli_command commands[] = {
      "  --pc-buffer SZ  PC sampling hardware buffer, e.g. 2G (default 512M)\n"
      "  --kernel REGEX  sample and keep code only for matching kernels\n"
      "  --no-sass       keep no kernel code (smaller traces; no SASS)\n"
+     "  --drop-code     once SASS is in FILE.pc.json, drop the captured code\n"
+     "                  from the trace (cuBLAS alone is ~14 MB)\n"
      "  -q, --quiet     no recap\n",
      cmd_record},
     {"doctor", "check that this machine can capture",
@@ -54,17 +63,138 @@ static const cli_command commands[] = {
      "Validate TRACE and print its metadata, devices, section sizes,\n"
      "kernels (by launch count) and drop counters.\n",
      cmd_info},
+    {"summary", "which kernel hurts and why (XML, JSON or a panel)",
+     "usage: mprof summary TRACE [--kernel NAME|REGEX] [--top N] [--hot N]\n"
+     "                     [--all] [--xml|--json|--human] [--color=WHEN]\n"
+     "                     [--sidecar FILE|--no-sidecar]\n"
+     "\n"
+     "Diagnose every kernel of TRACE, dominant first: launch statistics,\n"
+     "launch shapes with theoretical occupancy and waves, one verdict\n"
+     "sentence, ten dimensions judged ok/minor/issue with their numbers\n"
+     "(docs/DIAGNOSIS.md), the stall mix and the hot instructions with SASS\n"
+     "and source lines from the sidecar TRACE.pc.json when it exists.\n"
+     "\n"
+     "  --kernel PAT  only kernels whose mangled or demangled name is PAT,\n"
+     "                else matches PAT as an extended regular expression\n"
+     "  --top N       show N kernels (default 5); --all shows every one\n"
+     "  --hot N       show N hot instructions per kernel (default 5)\n"
+     "  --xml         XML, documented in docs/SUMMARY-SCHEMA.md (default)\n"
+     "  --json        JSON, schema in docs/summary.schema.json\n"
+     "  --human       a panel for people; coloured on a terminal unless\n"
+     "                NO_COLOR is set (--color=always|never|auto)\n"
+     "  --sidecar F   read SASS and lines from F; --no-sidecar ignores it\n"
+     "\n"
+     "Output is bounded: what is left out is counted (omitted=...).\n"
+     "Exit status: 0 ok, 1 failed, 2 bad usage or bad input.\n",
+     cmd_summary},
+    {"diff", "compare two traces kernel by kernel (a CI gate)",
+     "usage: mprof diff BASE CAND [--fail-above PCT] [--top N] [--hot N]\n"
+     "                  [--xml|--json|--human] [--color=WHEN] [--no-sidecar]\n"
+     "\n"
+     "Join BASE and CAND by kernel (name and device) and report, per kernel,\n"
+     "the change in mean time per launch and in total GPU time, whether the\n"
+     "change is outside the launch-to-launch noise (Welch's t-test, 99.9%;\n"
+     "changes under 1% count as noise), kernels on one side only, and how\n"
+     "the stall profile and the hot instructions moved.\n"
+     "\n"
+     "  --fail-above PCT  exit 3 when a kernel's mean time per launch rose\n"
+     "                    by more than PCT percent, outside the noise\n"
+     "  --top N           show N kernels (default 10), largest change first\n"
+     "  --xml|--json|--human  as for summary (docs/diff.schema.json)\n"
+     "\n"
+     "Exit status: 0 ok, 1 failed, 2 bad usage or bad input, 3 the gate\n"
+     "tripped.\n",
+     cmd_diff},
     {"synth", "write a deterministic synthetic trace",
      "usage: mprof synth [-o FILE] [--launches N] [--kernels M] [--streams S]\n"
      "                   [--devices D] [--pcs P] [--seed X] [--scenario NAME]\n"
+     "                   [--slowdown PCT] [--slow-kernel K] [--slow-scenario "
+     "NAME]\n"
+     "                   [--timing-seed X] [--sidecar]\n"
      "\n"
      "Write a synthetic trace (default synth.mprof) shaped like an H200\n"
      "capture: N launches (default 10000) over M kernels (8) on S streams (2)\n"
      "per device, D devices (1), P sampled PCs per kernel (24; 0 = no PC\n"
      "samples). The same options and seed always give the same file.\n"
      "Scenarios plant one bottleneck in every kernel: mixed (default),\n"
-     "memory-latency, compute, barrier, occupancy, tail, launch-gaps.\n",
+     "memory-latency, compute, barrier, occupancy, tail, launch-gaps.\n"
+     "\n"
+     "Regressions for `mprof diff`: --slowdown PCT makes the kernels named\n"
+     "by --slow-kernel K (repeatable; default kernel 0) PCT percent slower,\n"
+     "--slow-scenario NAME gives them another stall profile, and\n"
+     "--timing-seed X draws new launch-to-launch jitter for the same\n"
+     "kernels, like a second run of the same program. --sidecar also\n"
+     "writes FILE.pc.json with made-up SASS and source lines.\n",
      cmd_synth},
+    {"sass", "attach SASS and source lines to a trace's PC sidecar",
+     "usage: mprof sass [--rebuild] [--nvdisasm PATH] [--cuobjdump PATH]\n"
+     "                  [--no-disassembly] TRACE [FILE...]\n"
+     "\n"
+     "Complete TRACE.pc.json, the sidecar that holds TRACE's PC samples per\n"
+     "function and instruction, with SASS (from nvdisasm) and source lines\n"
+     "(from the cubins' line tables; build with -lineinfo). Without a\n"
+     "sidecar, or with --rebuild, it is first built from TRACE. Functions\n"
+     "still without SASS are then looked up by mangled name in each FILE: a\n"
+     "cubin, a fatbin, or an executable or shared library built with nvcc\n"
+     "(its .nv_fatbin section; compressed cubins need cuobjdump). Prints\n"
+     "what is still missing and why.\n"
+     "\n"
+     "nvdisasm and cuobjdump are looked up in $MPROF_NVDISASM and\n"
+     "$MPROF_CUOBJDUMP, PATH, $CUDA_HOME/bin and /usr/local/cuda/bin.\n"
+     "--no-disassembly keeps to samples and source lines.\n",
+     cmd_sass},
+    {"view", "open a trace in the viewer, or draw a view to PNG/SVG",
+     "usage: mprof view TRACE [--kernel NAME] [--tab TAB] [--sidecar FILE]\n"
+     "       mprof view TRACE --render OUT.png|OUT.svg [--tab TAB]\n"
+     "                  [--kernel NAME] [--size WxH]\n"
+     "       mprof TRACE\n"
+     "\n"
+     "Open TRACE in the GTK viewer (mprof-gtk, next to mprof) on the Summary\n"
+     "of its dominant kernel, or of NAME (mangled or demangled name, or the\n"
+     "start of it). Tabs: trace, summary, hotspots, flame, raster.\n"
+     "\n"
+     "--render draws one tab offscreen instead (no display needed), to PNG\n"
+     "or SVG by the extension, at --size (default 1600x1000). Without a\n"
+     "display and without --render, view says so and exits 2.\n",
+     cmd_view},
+    /* mprof source, mprof mkprof: cmd_source.c, cmd_mkprof.c */
+    {"source", "inspect or merge source-instrumentation spans",
+     "usage: mprof source info FILE.source\n"
+     "       mprof source merge TRACE [FILE.source] [-o OUT] [--offset NS]\n"
+     "\n"
+     "info prints what a .source file (written by a program built with\n"
+     "producers/source/mprof_source.cuh) holds: spans per region, launches\n"
+     "per kernel, overflow and the measured %globaltimer step.\n"
+     "\n"
+     "merge puts its spans into TRACE (or OUT), as 'mprof record source'\n"
+     "does: %globaltimer is mapped onto the trace clock through the META\n"
+     "anchor, each instrumented launch is matched to a CUPTI launch by\n"
+     "kernel name and order (else by time), and one offset per run, the\n"
+     "median of (CUPTI start - first span start), aligns them. META\n"
+     "source.alignment_offset_ns and source.alignment_error_ns record it;\n"
+     "--offset NS imposes an offset instead. FILE.source defaults to\n"
+     "TRACE.source.\n",
+     cmd_source},
+    {"mkprof", "read, export and import MKPROF1.2 (Megakernels) files",
+     "usage: mprof mkprof info FILE.mkprof [--instructions N]\n"
+     "       mprof mkprof export TRACE -o OUT.mkprof [--kernel REGEX]\n"
+     "                           [--launch N]\n"
+     "       mprof mkprof import FILE.mkprof -o OUT.mprof\n"
+     "\n"
+     "info validates FILE and prints its configuration (instruction types,\n"
+     "functional units, event types), what it holds per unit and, with\n"
+     "--instructions N, the first N instructions decoded with their\n"
+     "parameters and events.\n"
+     "\n"
+     "export writes the activity spans of TRACE as MKPROF1.2, the format of\n"
+     "the Megakernels viewer: one processor per SM, one instruction per\n"
+     "block that ran there, loader/consumer/storer units from the regions'\n"
+     "roles. Times are relative and must fit 4.29 s: --kernel and --launch\n"
+     "(an index into LAUNCHES) export less.\n"
+     "\n"
+     "import converts FILE into a trace with one region per (instruction\n"
+     "type, unit) and one span per unit activity.\n",
+     cmd_mkprof},
 };
 
 const cli_command *cli_commands(size_t *count) {
@@ -168,6 +298,9 @@ int main(int argc, char **argv) {
   if (strcmp(name, "help") == 0)
     return run_help(argc, argv);
   const cli_command *c = find_command(name);
+  struct stat st;
+  if (!c && name[0] != '-' && stat(name, &st) == 0 && S_ISREG(st.st_mode))
+    return cmd_view(argc, argv); /* mprof TRACE: open it */
   if (!c) {
     if (name[0] == '-')
       fprintf(stderr, "mprof: unknown option '%s'\n\n", name);

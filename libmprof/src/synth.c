@@ -9,12 +9,15 @@
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "mprof/sidecar.h"
 #include "mprof/synth.h"
+#include "mprof/trace.h"
 #include "mprof/writer.h"
 
 /* The H200's stall reasons, in CUPTI index order as far as the generator is
@@ -93,12 +96,38 @@ static double uniform(uint64_t *state) {
 int mprof_synth_options_init(mprof_synth_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_synth_options_init: NULL");
-  if (version != MPROF_SYNTH_OPTIONS_VERSION)
+  if (version != 1 && version != MPROF_SYNTH_OPTIONS_VERSION)
     return mprof__error_set(
         MPROF_EVERSION, "synth options version %u is not supported", version);
   mprof_synth_options init = MPROF_SYNTH_OPTIONS_INIT;
-  *opts = init;
+  init.version = version;
+  /* A version 1 caller's struct ends after `scenario`. */
+  memcpy(opts, &init,
+         version == 1 ? offsetof(mprof_synth_options, slowdown) : sizeof init);
   return 0;
+}
+
+/* Blocks of @p k that fit on one synthetic H200 SM (cc 9.0: 64 warps, 32
+ * blocks, 64K registers in 4 sub-partitions allocated per warp in units of
+ * 256, 228 KiB shared memory with 1 KiB reserved per block). The diagnosis
+ * computes the same from the trace; this copy only sizes grids to whole
+ * waves so that no tail effect is planted by accident. */
+static uint32_t synth_blocks_per_sm(const synth_kernel *k) {
+  uint32_t warps = (k->block + 31) / 32;
+  uint32_t by_warps = 64 / warps;
+  uint32_t regs_per_warp = (k->registers * 32 + 255) / 256 * 256;
+  uint32_t by_regs = (16384 / regs_per_warp) * 4 / warps;
+  uint32_t smem =
+      (k->static_shared + k->dynamic_shared + 1024 + 127) / 128 * 128;
+  uint32_t by_smem = 233472 / smem;
+  uint32_t blocks = 32;
+  if (by_warps < blocks)
+    blocks = by_warps;
+  if (by_regs < blocks)
+    blocks = by_regs;
+  if (by_smem < blocks)
+    blocks = by_smem;
+  return blocks ? blocks : 1;
 }
 
 static void make_kernel(synth_kernel *k, uint32_t index, uint32_t scenario,
@@ -114,20 +143,29 @@ static void make_kernel(synth_kernel *k, uint32_t index, uint32_t scenario,
   k->scenario = scenario != MPROF_SYNTH_MIXED
                     ? scenario
                     : 1 + (uint32_t)(next_random(rng) % 3);
-  k->registers = 32 + 8 * (uint32_t)(next_random(rng) % 8);
+  /* 32..64 registers, <= 24 KiB shared, 128..512 threads: at least 50%
+   * theoretical occupancy (see synth_blocks_per_sm). */
+  k->registers = 32 + 8 * (uint32_t)(next_random(rng) % 5);
   k->static_shared = (uint32_t)(next_random(rng) % 4) * 8192;
   k->block = 128u << (next_random(rng) % 3);
-  k->grid = 132u * (1u + (uint32_t)(next_random(rng) % 16));
+  uint32_t waves = 1u + (uint32_t)(next_random(rng) % 16);
   k->mean_ns = 4000.0 + uniform(rng) * 200000.0;
+  k->grid = 132u * synth_blocks_per_sm(k) * waves;
   switch (k->scenario) {
   case MPROF_SYNTH_OCCUPANCY:
-    /* Fat threads: 255 registers x 1024 threads allow one block per SM. */
+    /* Fat threads: 255 registers take 8192 of a sub-partition's 16384
+     * registers per warp, so 8 warps (one 256-thread block) fit per SM:
+     * 12.5% occupancy, limited by registers. 96 KiB of dynamic shared
+     * memory alone would allow two. */
     k->registers = 255;
     k->block = 256;
-    k->static_shared = 98304;
+    k->static_shared = 0;
+    k->dynamic_shared = 98304;
+    k->grid = 132u * waves;
     break;
   case MPROF_SYNTH_TAIL:
-    /* One wave and a bit: 133 blocks on 132 SMs. */
+    /* One wave and a bit: 133 blocks on 132 SMs, one 1024-thread block of
+     * 64-register threads per SM (all 65536 registers). */
     k->grid = 133;
     k->block = 1024;
     k->registers = 64;
@@ -178,12 +216,25 @@ static void stall_profile(double *weights, uint32_t scenario) {
 
 int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   mprof_synth_options defaults = MPROF_SYNTH_OPTIONS_INIT;
+  if (opts && opts->version == 1) {
+    /* A version 1 struct ends after `scenario`: copy only that much. */
+    memcpy(&defaults, opts, offsetof(mprof_synth_options, slowdown));
+    defaults.version = MPROF_SYNTH_OPTIONS_VERSION;
+    opts = &defaults;
+  }
   if (!opts)
     opts = &defaults;
   if (opts->version != MPROF_SYNTH_OPTIONS_VERSION)
     return mprof__error_set(MPROF_EVERSION,
                             "synth options version %u is not supported",
                             opts->version);
+  if (!(opts->slowdown >= 0.0 && opts->slowdown <= 100.0) ||
+      opts->slow_scenario > MPROF_SYNTH_LAUNCH_GAPS ||
+      opts->scenario > MPROF_SYNTH_LAUNCH_GAPS)
+    return mprof__error_set(MPROF_EINVAL,
+                            "synth: slowdown must be 0..100 and scenarios "
+                            "0..%d",
+                            MPROF_SYNTH_LAUNCH_GAPS);
   if (!path || !opts->kernels || !opts->streams || !opts->devices ||
       opts->kernels > 64 || opts->devices > 16 || opts->streams > 1024)
     return mprof__error_set(MPROF_EINVAL,
@@ -194,6 +245,16 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   if (rc)
     return rc;
   uint64_t rng = opts->seed * 0x2545f4914f6cdd1dull + 1;
+  /* Jitter, gaps and sample noise come from a second stream, so that a
+   * timing seed changes them alone: the same kernels launched in the same
+   * order, like a second run of the same program. */
+  uint64_t timing_rng = (opts->timing_seed ? opts->timing_seed : opts->seed) *
+                            0x9e3779b97f4a7c15ull +
+                        7;
+  uint64_t *trng = &timing_rng;
+  uint64_t slow_mask = 0;
+  if (opts->slowdown > 0.0 || opts->slow_scenario)
+    slow_mask = opts->slow_kernels ? opts->slow_kernels : 1;
   char text[64];
   TRY(mprof_writer_meta(w, "tool", "mprof synth"));
   snprintf(text, sizeof text, "%llu", (unsigned long long)opts->seed);
@@ -307,11 +368,13 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     for (uint64_t i = 0; !rc && i < count; i++) {
       uint32_t k = (uint32_t)(next_random(&rng) % opts->kernels);
       const synth_kernel *sk = &kernels[k];
-      double jitter = 0.85 + 0.3 * uniform(&rng);
-      uint64_t duration = (uint64_t)(sk->mean_ns * jitter);
+      double jitter = 0.85 + 0.3 * uniform(trng);
+      double slow =
+          (k < 64 && (slow_mask >> k) & 1) ? 1.0 + opts->slowdown : 1.0;
+      uint64_t duration = (uint64_t)(sk->mean_ns * jitter * slow);
       uint64_t gap = sk->scenario == MPROF_SYNTH_LAUNCH_GAPS
-                         ? 20000 + next_random(&rng) % 5000
-                         : 1500 + next_random(&rng) % 2500;
+                         ? 20000 + next_random(trng) % 5000
+                         : 1500 + next_random(trng) % 2500;
       mprof_launch_record l;
       memset(&l, 0, sizeof l);
       l.start = t;
@@ -337,7 +400,9 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
       double seconds = kernel_time[(size_t)d * opts->kernels + k] * 1e-9;
       double samples = seconds * 132.0 * 1.98e9 / 16384.0;
       double weights[STALL_PLAIN];
-      stall_profile(weights, kernels[k].scenario);
+      int slowed = k < 64 && ((slow_mask >> k) & 1) && opts->slow_scenario;
+      stall_profile(weights,
+                    slowed ? opts->slow_scenario : kernels[k].scenario);
       double weight_sum = 0;
       for (size_t r = 0; r < STALL_PLAIN; r++)
         weight_sum += weights[r];
@@ -353,7 +418,7 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
             pc_weight_sum;
         for (uint32_t r = 0; !rc && r < STALL_PLAIN; r++) {
           double expect = samples * pc_share * weights[r] / weight_sum *
-                          (0.8 + 0.4 * uniform(&rng));
+                          (0.8 + 0.4 * uniform(trng));
           uint32_t n = (uint32_t)(expect + 0.5);
           if (!n)
             continue;
@@ -390,4 +455,146 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   }
   TRY(mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, MPROF_INDEX_NONE, 0));
   return mprof_writer_finish(w);
+}
+
+/* ---- sidecar ------------------------------------------------------------ */
+
+/* Made-up SASS that fits the stall reason a PC mostly waits on. */
+static void synth_instruction(mprof_sass_instruction *insn,
+                              const char *reason) {
+  const char *r = reason;
+  if (strncmp(r, "smsp__pcsamp_warps_issue_stalled_", 33) == 0)
+    r += 33;
+  insn->predicate = "";
+  if (strcmp(r, "long_scoreboard") == 0) {
+    insn->opcode = "LDG.E.128";
+    insn->operands = "R4, desc[UR6][R2.64]";
+  } else if (strcmp(r, "lg_throttle") == 0) {
+    insn->opcode = "STG.E";
+    insn->operands = "desc[UR6][R6.64], R9";
+  } else if (strcmp(r, "barrier") == 0) {
+    insn->opcode = "BAR.SYNC.DEFER_BLOCKING";
+    insn->operands = "0x0";
+  } else if (strcmp(r, "short_scoreboard") == 0 ||
+             strcmp(r, "mio_throttle") == 0) {
+    insn->opcode = "LDS.128";
+    insn->operands = "R12, [R3+0x100]";
+  } else if (strcmp(r, "math_pipe_throttle") == 0 ||
+             strcmp(r, "not_selected") == 0 || strcmp(r, "selected") == 0 ||
+             strcmp(r, "wait") == 0) {
+    insn->opcode = "FFMA";
+    insn->operands = "R8, R4, R5, R8";
+  } else {
+    insn->predicate = "@P0";
+    insn->opcode = "IMAD";
+    insn->operands = "R2, R0, c[0x0][0x0], R3";
+  }
+}
+
+int mprof_synth_write_sidecar(const char *trace_path,
+                              const char *sidecar_path) {
+  if (!trace_path)
+    return mprof__error_set(MPROF_EINVAL, "synth sidecar: NULL trace path");
+  char guess[4096];
+  if (!sidecar_path) {
+    if (snprintf(guess, sizeof guess, "%s.pc.json", trace_path) >=
+        (int)sizeof guess)
+      return mprof__error_set(MPROF_EINVAL, "%s: path too long", trace_path);
+    sidecar_path = guess;
+  }
+  mprof_trace *t;
+  int rc = mprof_trace_open(&t, trace_path, NULL);
+  if (rc)
+    return rc;
+  mprof_sidecar *sc;
+  rc = mprof_sidecar_new(&sc);
+  if (rc) {
+    mprof_trace_free(t);
+    return rc;
+  }
+  size_t reasons, kernels, samples;
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &reasons);
+  const mprof_kernel_record *kr = mprof_trace_kernels(t, &kernels);
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &samples);
+  /* The synthetic devices share one reason table: take device 0's. */
+  for (size_t i = 0; !rc && i < reasons; i++)
+    if (sr[i].device == 0)
+      rc = mprof_sidecar_set_stall_reason(sc, sr[i].index,
+                                          mprof_trace_string(t, sr[i].name));
+  for (size_t k = 0; !rc && k < kernels; k++) {
+    /* Every synthetic device runs the same code: describe it once. */
+    if (kr[k].device != 0 && kr[k].device != MPROF_INDEX_NONE)
+      continue;
+    const char *name = mprof_trace_string(t, kr[k].mangled_name);
+    /* Sampled offsets of this function and their dominant reasons. */
+    uint32_t last = 0;
+    int sampled = 0;
+    for (size_t i = 0; i < samples; i++)
+      if (pc[i].device == kr[k].device && pc[i].cubin_crc == kr[k].cubin_crc &&
+          pc[i].function_index == kr[k].function_index) {
+        sampled = 1;
+        if (pc[i].pc_offset > last)
+          last = pc[i].pc_offset;
+      }
+    if (!sampled)
+      continue;
+    mprof_sidecar_function fn;
+    memset(&fn, 0, sizeof fn);
+    fn.name = name;
+    fn.demangled = mprof_trace_string(t, kr[k].demangled_name);
+    fn.cubin_crc = kr[k].cubin_crc;
+    fn.function_index = kr[k].function_index;
+    fn.device = kr[k].device;
+    fn.registers = kr[k].registers;
+    fn.static_shared = kr[k].static_shared;
+    fn.size = last + 0x30;
+    fn.sass_state = MPROF_SASS_PRESENT;
+    uint32_t f;
+    rc = mprof_sidecar_add_function(sc, &f, &fn);
+    for (uint32_t off = 0; !rc && off < fn.size; off += 16) {
+      uint32_t best_samples = 0, best_reason = MPROF_INDEX_NONE;
+      for (size_t i = 0; i < samples; i++) {
+        const mprof_pc_sample_record *x = &pc[i];
+        if (x->device != kr[k].device || x->cubin_crc != kr[k].cubin_crc ||
+            x->function_index != kr[k].function_index || x->pc_offset != off)
+          continue;
+        const char *rn = "";
+        for (size_t r = 0; r < reasons; r++)
+          if (sr[r].device == x->device && sr[r].index == x->stall_reason)
+            rn = mprof_trace_string(t, sr[r].name);
+        size_t len = strlen(rn);
+        int not_issued = len > 11 && strcmp(rn + len - 11, "_not_issued") == 0;
+        if (!rc)
+          rc = mprof_sidecar_add_samples(sc, f, off, x->stall_reason,
+                                         x->samples);
+        if (!not_issued && x->samples > best_samples) {
+          best_samples = x->samples;
+          best_reason = x->stall_reason;
+        }
+      }
+      mprof_sass_instruction insn;
+      memset(&insn, 0, sizeof insn);
+      insn.offset = off;
+      insn.file = "synth_kernels.cu";
+      insn.line = 100 + 50 * (uint32_t)(k % kernels) + off / 32;
+      const char *rn = "";
+      for (size_t r = 0; best_reason != MPROF_INDEX_NONE && r < reasons; r++)
+        if (sr[r].device == kr[k].device && sr[r].index == best_reason)
+          rn = mprof_trace_string(t, sr[r].name);
+      if (*rn) {
+        synth_instruction(&insn, rn);
+      } else {
+        insn.predicate = "";
+        insn.opcode = off + 16 >= fn.size ? "EXIT" : "MOV";
+        insn.operands = off + 16 >= fn.size ? "" : "R1, c[0x0][0x28]";
+      }
+      if (!rc)
+        rc = mprof_sidecar_add_instruction(sc, f, &insn);
+    }
+  }
+  if (!rc)
+    rc = mprof_sidecar_save(sc, sidecar_path);
+  mprof_sidecar_free(sc);
+  mprof_trace_free(t);
+  return rc;
 }

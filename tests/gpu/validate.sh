@@ -50,14 +50,19 @@ check() { # check DESCRIPTION COMMAND...
 }
 
 # Record each example; keep the program's own output for the event timings.
-record_example() { # NAME ARGS...
+# record_example NAME [--drop-code] -- ARGS...
+record_example() {
   local name=$1
+  shift
+  local flags=()
+  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
   shift
   local t0 t1 t2
   t0=$(now)
   "$bin/$name" "$@" >"$out/$name.plain.txt" 2>&1
   t1=$(now)
-  "$mprof" record -o "$out/$name.mprof" -- "$bin/$name" "$@" \
+  say "command: mprof record ${flags[*]} -o $name.mprof -- $name $*"
+  "$mprof" record "${flags[@]}" -o "$out/$name.mprof" -- "$bin/$name" "$@" \
     >"$out/$name.record.txt" 2>"$out/$name.record.err"
   local rc=$?
   t2=$(now)
@@ -76,9 +81,10 @@ record_example() { # NAME ARGS...
 }
 
 say "== record the examples (continuous PC sampling, default period)"
-record_example demo
-record_example gemm 2048 20
-record_example transformer_forward 1 10
+record_example demo --
+record_example gemm -- 2048 20
+# cuBLAS's module is ~14 MB: keep its SASS in the sidecar, not its code.
+record_example transformer_forward --drop-code -- 1 10
 
 say "== serialized PC sampling (per-launch attribution) on demo"
 "$mprof" record --pc-mode serialized -o "$out/demo_serialized.mprof" -- "$bin/demo" \

@@ -7,8 +7,13 @@
 #define MPROF_MPROF_H
 
 #include <mprof/api.h>
+#include <mprof/diagnose.h>
+#include <mprof/diff.h>
 #include <mprof/error.h>
 #include <mprof/format.h>
+#include <mprof/join.h>
+#include <mprof/sass.h>
+#include <mprof/sidecar.h>
 #include <mprof/status.h>
 #include <mprof/synth.h>
 #include <mprof/trace.h>

@@ -18,7 +18,9 @@
 extern "C" {
 #endif
 
-#define MPROF_SYNTH_OPTIONS_VERSION 1
+/* Version 2 appended the slowdown and timing fields; version 1 callers
+ * (the struct up to `scenario`) are still accepted. */
+#define MPROF_SYNTH_OPTIONS_VERSION 2
 
 /** What the synthetic kernels suffer from. */
 typedef enum mprof_synth_scenario {
@@ -40,23 +42,57 @@ typedef struct mprof_synth_options {
   uint32_t devices;        /**< GPUs */
   uint32_t pcs_per_kernel; /**< sampled PCs per kernel; 0 = no PC samples */
   uint32_t scenario;       /**< mprof_synth_scenario */
+  /* Version 2: plant a regression, and vary timing alone between runs. */
+  double slowdown;        /**< slowed kernels run this much longer (0.2 =
+                               20% slower); 0 = none */
+  uint64_t slow_kernels;  /**< bit k slows kernel k; 0 = kernel 0 */
+  uint32_t slow_scenario; /**< stall profile of the slowed kernels
+                               (mprof_synth_scenario); 0 = their own */
+  uint64_t timing_seed;   /**< seeds launch-to-launch jitter, gaps and
+                               sample noise apart from the kernels, like a
+                               second run of the same program; 0 = seed */
 } mprof_synth_options;
 
 #define MPROF_SYNTH_OPTIONS_INIT                                               \
-  { MPROF_SYNTH_OPTIONS_VERSION, 1, 10000, 8, 2, 1, 24, MPROF_SYNTH_MIXED }
+  {                                                                            \
+    MPROF_SYNTH_OPTIONS_VERSION, 1, 10000, 8, 2, 1, 24, MPROF_SYNTH_MIXED,     \
+        0.0, 0, 0, 0                                                           \
+  }
 
-/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
+/**
+ * Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version;
+ * with version 1 only the version 1 fields are written.
  */
 MPROF_API int mprof_synth_options_init(mprof_synth_options *opts,
                                        unsigned version);
 
 /**
- * Write a synthetic trace to @p path (the trace only; the sidecar is written
- * by mprof_synth_write_sidecar() once that module exists). @p opts may be
- * NULL for the defaults.
+ * Write a synthetic trace to @p path (the trace only; its sidecar comes
+ * from mprof_synth_write_sidecar()). @p opts may be NULL for the defaults;
+ * it is read, never kept.
+ *
+ * The planted bottleneck of each scenario is exact: occupancy kernels fit
+ * one 256-thread block per SM (255 registers: 12.5% occupancy); tail
+ * kernels launch 133 blocks of 1024 threads, one per SM, on 132 SMs (two
+ * waves, the second with one block); launch-gap kernels run ~3 us with
+ * 20-25 us idle gaps after them. All other kernels have at least 50%
+ * theoretical occupancy and grids of whole waves, so nothing else stands
+ * out.
  */
 MPROF_API int mprof_synth_write(const char *path,
                                 const mprof_synth_options *opts);
+
+/**
+ * Write the PC sidecar of the synthetic trace at @p trace_path to
+ * @p sidecar_path (NULL: TRACE.pc.json): the trace's stall reason names
+ * and PC samples, and for every sampled function made-up SASS (the opcode
+ * at each sampled offset fits its dominant stall reason: LDG for
+ * long_scoreboard, FFMA for math, BAR.SYNC for barrier, ...) with source
+ * lines in "synth_kernels.cu", like `mprof record` writes for a program
+ * built with -lineinfo.
+ */
+MPROF_API int mprof_synth_write_sidecar(const char *trace_path,
+                                        const char *sidecar_path);
 
 #ifdef __cplusplus
 }

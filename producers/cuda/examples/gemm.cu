@@ -9,8 +9,15 @@
  *   --seconds S keep launching batches until at least S seconds of GPU work
  *               have been done (default 0: a single batch)
  * exit status: 0 on success, 1 on mismatch, bad arguments or CUDA error.
+ *
+ * Built with -DMPROF_SOURCE (the gemm_source target) the kernel also records
+ * per-block spans for `mprof record source`: loading the tiles into shared
+ * memory (loader), the FMA loop over them (consumer), writing C (storer).
+ * Without it the markers compile to nothing. gemm_source --timer-probe
+ * only measures the %globaltimer step and exits.
  */
 #include "example_common.h"
+#include "../../source/mprof_source.cuh"
 
 #include <math.h>
 
@@ -27,9 +34,14 @@
 #define VERIFY_SAMPLES 256
 #define VERIFY_TOLERANCE 1e-3
 
+/* Region ids for the source markers, in the order main() names them. */
+enum { REGION_LOAD_TILES, REGION_FMA, REGION_STORE_C };
+
 __global__ void __launch_bounds__(GEMM_THREADS)
-sgemm_tiled(int M, int N, int K, const float *A, const float *B, float *C)
+sgemm_tiled(int M, int N, int K, const float *A, const float *B, float *C
+            MPROF_SOURCE_PARAM(prof))
 {
+    MPROF_SOURCE_BLOCK_RECORDER(prof, rec);
     /* A is stored transposed (k-major) so the inner loop reads a column of
      * the A tile contiguously; +1 padding avoids bank conflicts when the
      * transposing store writes it. */
@@ -48,6 +60,7 @@ sgemm_tiled(int M, int N, int K, const float *A, const float *B, float *C)
             acc[i][j] = 0.0f;
 
     for (int k0 = 0; k0 < K; k0 += TILE_K) {
+        MPROF_SOURCE_BEGIN(prof, rec, t_load);
         /* Both tiles hold TILE_M * TILE_K == TILE_K * TILE_N elements:
          * four per thread. Out-of-range elements are zero so edge tiles
          * need no special casing in the multiply loop. */
@@ -66,7 +79,9 @@ sgemm_tiled(int M, int N, int K, const float *A, const float *B, float *C)
                                        : 0.0f;
         }
         __syncthreads();
+        MPROF_SOURCE_END(prof, rec, t_load, REGION_LOAD_TILES, k0);
 
+        MPROF_SOURCE_BEGIN(prof, rec, t_fma);
 #pragma unroll
         for (int kk = 0; kk < TILE_K; kk++) {
             float a[THREAD_TILE], b[THREAD_TILE];
@@ -85,8 +100,10 @@ sgemm_tiled(int M, int N, int K, const float *A, const float *B, float *C)
                     acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
         __syncthreads();
+        MPROF_SOURCE_END(prof, rec, t_fma, REGION_FMA, k0);
     }
 
+    MPROF_SOURCE_BEGIN(prof, rec, t_store);
 #pragma unroll
     for (int i = 0; i < THREAD_TILE; i++) {
         int row = row0 + ty + BLOCK_DIM * i;
@@ -99,12 +116,40 @@ sgemm_tiled(int M, int N, int K, const float *A, const float *B, float *C)
                 C[(size_t)row * N + col] = acc[i][j];
         }
     }
+    /* The storer span ends when every thread of the block has stored. */
+    MPROF_SOURCE_SYNC_BLOCK();
+    MPROF_SOURCE_END(prof, rec, t_store, REGION_STORE_C, 0);
 }
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: gemm [N] [iterations] [--seconds S]\n");
+    fprintf(stderr, "usage: gemm [N] [iterations] [--seconds S]%s\n",
+#ifdef MPROF_SOURCE
+            " [--timer-probe]"
+#else
+            ""
+#endif
+    );
 }
+
+#ifdef MPROF_SOURCE
+/* One line a script can parse: the %globaltimer step on this GPU. */
+static int timer_probe(void)
+{
+    print_device();
+    mprof_source_timer_probe p;
+    if (mprof_source_probe_timer(&p, 100000) != 0)
+        return 1;
+    printf("TIMER_PROBE min_step_ns=%llu max_step_ns=%llu changes=%llu "
+           "reads=%llu mean_step_ns=%.1f globaltimer_minus_realtime_ns=%lld "
+           "host_bracket_ns=%llu\n",
+           p.min_step_ns, p.max_step_ns, p.changes, p.reads,
+           p.changes ? (double)(p.last_ns - p.first_ns) / (double)p.changes
+                     : 0.0,
+           (long long)(p.first_ns - p.host_realtime_ns), p.host_bracket_ns);
+    return 0;
+}
+#endif
 
 static int parse_positive_int(const char *text, int *out)
 {
@@ -125,6 +170,10 @@ int main(int argc, char **argv)
     double min_seconds = 0.0;
     int positional = 0;
     for (int a = 1; a < argc; a++) {
+#ifdef MPROF_SOURCE
+        if (strcmp(argv[a], "--timer-probe") == 0)
+            return timer_probe();
+#endif
         if (strcmp(argv[a], "--seconds") == 0 && a + 1 < argc) {
             char *end = NULL;
             min_seconds = strtod(argv[++a], &end);
@@ -148,6 +197,11 @@ int main(int argc, char **argv)
     print_device();
     struct cudaFuncAttributes attr;
     CHECK_CUDA(cudaFuncGetAttributes(&attr, sgemm_tiled)); /* preload */
+    /* Source instrumentation: on only with MPROF_SOURCE_OUTPUT set. */
+    mprof_source_init();
+    mprof_source_region("load tiles", MPROF_SOURCE_ROLE_LOADER);
+    mprof_source_region("fma", MPROF_SOURCE_ROLE_CONSUMER);
+    mprof_source_region("store C", MPROF_SOURCE_ROLE_STORER);
 
     const size_t a_elems = (size_t)M * K, b_elems = (size_t)K * N,
                  c_elems = (size_t)M * N;
@@ -187,7 +241,9 @@ int main(int argc, char **argv)
     do {
         for (int it = 0; it < iterations; it++) {
             TIMED_LAUNCH(&g_timer, sgemm_tiled, grid, block, 0, stream, M, N,
-                         K, d_a, d_b, d_c);
+                         K, d_a, d_b, d_c
+                         MPROF_SOURCE_ARG(
+                             MPROF_SOURCE_NEXT(sgemm_tiled, grid, block)));
             launches++;
         }
         /* One sync per batch, only to read the clock for --seconds. */
@@ -225,6 +281,8 @@ int main(int argc, char **argv)
            VERIFY_SAMPLES, max_err);
 
     timer_report(&g_timer);
+    if (mprof_source_finish() != 0)
+        fprintf(stderr, "gemm: could not write the source spans\n");
     int ok = max_err <= VERIFY_TOLERANCE;
     if (ok)
         printf("RESULT ok\n");

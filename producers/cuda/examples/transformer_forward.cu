@@ -15,8 +15,14 @@
  *            [--dmodel D] [--heads H] [--dff F] [--no-causal] [--no-warmup]
  *   defaults: 1 layer, 10 iterations, B=4 S=256 D=512 H=8 F=2048, causal
  * exit status: 0 on success, 1 on mismatch, bad arguments or CUDA error.
+ *
+ * Built with -DMPROF_SOURCE (the transformer_source target) this file's own
+ * kernels also record their phases for `mprof record source`: per block in
+ * layernorm, softmax and the elementwise kernels, per warp for the score
+ * loop of attention. Without it the markers compile to nothing.
  */
 #include "example_common.h"
+#include "../../source/mprof_source.cuh"
 
 #include <cublas_v2.h>
 #include <math.h>
@@ -38,6 +44,27 @@
 #define ELEMENTWISE_MAX_BLOCKS 4096
 /* Max |gpu - cpu| divided by the RMS of the reference output. */
 #define VERIFY_TOLERANCE 1e-2
+
+/* Source-instrumentation regions; main() names them in this order. */
+enum {
+    REGION_LN_MEAN,
+    REGION_LN_VARIANCE,
+    REGION_LN_NORMALIZE,
+    REGION_ATTN_LOAD_Q,
+    REGION_ATTN_SCORES,
+    REGION_ATTN_SOFTMAX,
+    REGION_ATTN_WRITE_PROBS,
+    REGION_PV_LOAD_PROBS,
+    REGION_PV_WEIGHTED_SUM,
+    REGION_ADD_BIAS,
+    REGION_BIAS_GELU,
+    REGION_BIAS_RESIDUAL_ADD,
+    REGION_COUNT
+};
+
+/* The launch argument that only instrumented builds pass. */
+#define SOURCE_NEXT(kernel, grid, block)                                      \
+    MPROF_SOURCE_ARG(MPROF_SOURCE_NEXT(kernel, grid, block))
 
 typedef struct {
     int layers;
@@ -102,17 +129,22 @@ __device__ float block_reduce_max(float value, float *scratch)
 /* One block per token row. Two passes (mean, then centred variance) avoid
  * the cancellation of the E[x^2] - E[x]^2 formula. */
 __global__ void layernorm_forward(const float *in, const float *gamma,
-                                  const float *beta, float *out, int dim)
+                                  const float *beta, float *out, int dim
+                                  MPROF_SOURCE_PARAM(prof))
 {
     __shared__ float scratch[32];
+    MPROF_SOURCE_BLOCK_RECORDER(prof, rec);
     const float *x = in + (size_t)blockIdx.x * dim;
     float *y = out + (size_t)blockIdx.x * dim;
 
+    MPROF_SOURCE_BEGIN(prof, rec, t_mean);
     float sum = 0.0f;
     for (int i = threadIdx.x; i < dim; i += blockDim.x)
         sum += x[i];
     const float mean = block_reduce_add(sum, scratch) / (float)dim;
+    MPROF_SOURCE_END(prof, rec, t_mean, REGION_LN_MEAN, blockIdx.x);
 
+    MPROF_SOURCE_BEGIN(prof, rec, t_var);
     float sq = 0.0f;
     for (int i = threadIdx.x; i < dim; i += blockDim.x) {
         float centred = x[i] - mean;
@@ -120,24 +152,36 @@ __global__ void layernorm_forward(const float *in, const float *gamma,
     }
     const float var = block_reduce_add(sq, scratch) / (float)dim;
     const float rstd = rsqrtf(var + LN_EPS);
+    MPROF_SOURCE_END(prof, rec, t_var, REGION_LN_VARIANCE, blockIdx.x);
 
+    MPROF_SOURCE_BEGIN(prof, rec, t_norm);
     for (int i = threadIdx.x; i < dim; i += blockDim.x)
         y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+    MPROF_SOURCE_SYNC_BLOCK();
+    MPROF_SOURCE_END(prof, rec, t_norm, REGION_LN_NORMALIZE, blockIdx.x);
 }
 
 /* y[r, c] += bias[c] */
-__global__ void add_bias(float *y, const float *bias, int rows, int cols)
+__global__ void add_bias(float *y, const float *bias, int rows, int cols
+                         MPROF_SOURCE_PARAM(prof))
 {
+    MPROF_SOURCE_BLOCK_RECORDER(prof, rec);
+    MPROF_SOURCE_BEGIN(prof, rec, t_block);
     const size_t total = (size_t)rows * cols;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
          i += stride)
         y[i] += bias[i % cols];
+    MPROF_SOURCE_SYNC_BLOCK();
+    MPROF_SOURCE_END(prof, rec, t_block, REGION_ADD_BIAS, blockIdx.x);
 }
 
 /* y[r, c] = gelu(y[r, c] + bias[c]), tanh approximation as in GPT-2. */
-__global__ void bias_gelu(float *y, const float *bias, int rows, int cols)
+__global__ void bias_gelu(float *y, const float *bias, int rows, int cols
+                          MPROF_SOURCE_PARAM(prof))
 {
+    MPROF_SOURCE_BLOCK_RECORDER(prof, rec);
+    MPROF_SOURCE_BEGIN(prof, rec, t_block);
     const float sqrt_2_over_pi = 0.7978845608028654f;
     const size_t total = (size_t)rows * cols;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -147,18 +191,24 @@ __global__ void bias_gelu(float *y, const float *bias, int rows, int cols)
         float inner = sqrt_2_over_pi * (v + 0.044715f * v * v * v);
         y[i] = 0.5f * v * (1.0f + tanhf(inner));
     }
+    MPROF_SOURCE_SYNC_BLOCK();
+    MPROF_SOURCE_END(prof, rec, t_block, REGION_BIAS_GELU, blockIdx.x);
 }
 
 /* out[r, c] = residual[r, c] + y[r, c] + bias[c] */
 __global__ void bias_residual_add(float *out, const float *y,
                                   const float *bias, const float *residual,
-                                  int rows, int cols)
+                                  int rows, int cols MPROF_SOURCE_PARAM(prof))
 {
+    MPROF_SOURCE_BLOCK_RECORDER(prof, rec);
+    MPROF_SOURCE_BEGIN(prof, rec, t_block);
     const size_t total = (size_t)rows * cols;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
          i += stride)
         out[i] = residual[i] + y[i] + bias[i % cols];
+    MPROF_SOURCE_SYNC_BLOCK();
+    MPROF_SOURCE_END(prof, rec, t_block, REGION_BIAS_RESIDUAL_ADD, blockIdx.x);
 }
 
 /*
@@ -166,15 +216,19 @@ __global__ void bias_residual_add(float *out, const float *y,
  * softmax, and the probability row written to probs[b, h, i, :] (zeros for
  * masked keys). qkv is [B*S, 3D] as produced by the QKV projection.
  * Dynamic shared memory: head_dim + seq floats.
+ * Span payloads: query row | head << 16 | batch << 32.
  */
 __global__ void attention_scores_softmax(const float *qkv, float *probs,
                                          int seq, int d_model, int head_dim,
-                                         float scale, int causal)
+                                         float scale, int causal
+                                         MPROF_SOURCE_PARAM(prof))
 {
     extern __shared__ float smem[];
     __shared__ float scratch[32];
     float *q = smem;
     float *scores = smem + head_dim;
+    MPROF_SOURCE_BLOCK_RECORDER(prof, rec);
+    MPROF_SOURCE_WARP_RECORDER(prof, warp_rec);
 
     const int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
     const size_t row_stride = 3 * (size_t)d_model;
@@ -183,16 +237,23 @@ __global__ void attention_scores_softmax(const float *qkv, float *probs,
     const float *k_base = qkv + (size_t)b * seq * row_stride + d_model +
                           (size_t)h * head_dim;
     const int num_keys = causal ? i + 1 : seq;
+    const unsigned long long where = (unsigned long long)i |
+                                     ((unsigned long long)h << 16) |
+                                     ((unsigned long long)b << 32);
+    (void)where;
 
+    MPROF_SOURCE_BEGIN(prof, rec, t_q);
     for (int d = threadIdx.x; d < head_dim; d += blockDim.x)
         q[d] = q_row[d];
     __syncthreads();
+    MPROF_SOURCE_END(prof, rec, t_q, REGION_ATTN_LOAD_Q, where);
 
     /* A warp per key: lanes split the head dimension so each key row is
      * read with coalesced loads, then a shuffle reduction gives the dot. */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int num_warps = blockDim.x >> 5;
     float local_max = -INFINITY;
+    MPROF_SOURCE_BEGIN(prof, warp_rec, t_scores);
     for (int j = warp; j < num_keys; j += num_warps) {
         const float *k_row = k_base + (size_t)j * row_stride;
         float dot = 0.0f;
@@ -205,7 +266,9 @@ __global__ void attention_scores_softmax(const float *qkv, float *probs,
             scores[j] = s;
         local_max = fmaxf(local_max, s);
     }
+    MPROF_SOURCE_END(prof, warp_rec, t_scores, REGION_ATTN_SCORES, where);
     /* Its barrier also publishes scores[] to the whole block. */
+    MPROF_SOURCE_BEGIN(prof, rec, t_softmax);
     const float row_max = block_reduce_max(local_max, scratch);
 
     float local_sum = 0.0f;
@@ -215,10 +278,14 @@ __global__ void attention_scores_softmax(const float *qkv, float *probs,
         local_sum += e;
     }
     const float inv_sum = 1.0f / block_reduce_add(local_sum, scratch);
+    MPROF_SOURCE_END(prof, rec, t_softmax, REGION_ATTN_SOFTMAX, where);
 
+    MPROF_SOURCE_BEGIN(prof, rec, t_write);
     float *p_row = probs + (((size_t)b * gridDim.y + h) * seq + i) * seq;
     for (int j = threadIdx.x; j < seq; j += blockDim.x)
         p_row[j] = j < num_keys ? scores[j] * inv_sum : 0.0f;
+    MPROF_SOURCE_SYNC_BLOCK();
+    MPROF_SOURCE_END(prof, rec, t_write, REGION_ATTN_WRITE_PROBS, where);
 }
 
 /*
@@ -227,24 +294,35 @@ __global__ void attention_scores_softmax(const float *qkv, float *probs,
  * reads of V rows are coalesced. Dynamic shared memory: seq floats.
  */
 __global__ void attention_pv(const float *probs, const float *qkv, float *out,
-                             int seq, int d_model, int head_dim, int causal)
+                             int seq, int d_model, int head_dim, int causal
+                             MPROF_SOURCE_PARAM(prof))
 {
     extern __shared__ float p[];
+    MPROF_SOURCE_BLOCK_RECORDER(prof, rec);
     const int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
     const int num_keys = causal ? i + 1 : seq;
+    const unsigned long long where = (unsigned long long)i |
+                                     ((unsigned long long)h << 16) |
+                                     ((unsigned long long)b << 32);
+    (void)where;
+    MPROF_SOURCE_BEGIN(prof, rec, t_load);
     const float *p_row = probs + (((size_t)b * gridDim.y + h) * seq + i) * seq;
     for (int j = threadIdx.x; j < num_keys; j += blockDim.x)
         p[j] = p_row[j];
     __syncthreads();
+    MPROF_SOURCE_END(prof, rec, t_load, REGION_PV_LOAD_PROBS, where);
 
     const size_t row_stride = 3 * (size_t)d_model;
     const int d = threadIdx.x;
     const float *v_col = qkv + (size_t)b * seq * row_stride + 2 * d_model +
                          (size_t)h * head_dim + d;
+    MPROF_SOURCE_BEGIN(prof, rec, t_sum);
     float acc = 0.0f;
     for (int j = 0; j < num_keys; j++)
         acc = fmaf(p[j], v_col[(size_t)j * row_stride], acc);
     out[((size_t)b * seq + i) * d_model + (size_t)h * head_dim + d] = acc;
+    MPROF_SOURCE_SYNC_BLOCK();
+    MPROF_SOURCE_END(prof, rec, t_sum, REGION_PV_WEIGHTED_SUM, where);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -308,34 +386,47 @@ static const float *gpu_forward(const Config *cfg, const LayerParams *layers,
         float *out = ws->act[l % 2];
 
         TIMED_LAUNCH(&g_timer, layernorm_forward, tokens, LN_THREADS, 0,
-                     stream, x, p->ln1_gamma, p->ln1_beta, ws->ln, D);
+                     stream, x, p->ln1_gamma, p->ln1_beta, ws->ln,
+                     D SOURCE_NEXT(layernorm_forward, tokens, LN_THREADS));
         linear_gemm(handle, stream, "cublas:qkv_proj", ws->ln, p->w_qkv,
                     ws->qkv, tokens, D, 3 * D);
         TIMED_LAUNCH(&g_timer, add_bias, qkv_blocks, ELEMENTWISE_THREADS, 0,
-                     stream, ws->qkv, p->b_qkv, tokens, 3 * D);
+                     stream, ws->qkv, p->b_qkv, tokens,
+                     3 * D SOURCE_NEXT(add_bias, qkv_blocks,
+                                       ELEMENTWISE_THREADS));
         TIMED_LAUNCH(&g_timer, attention_scores_softmax, attn_grid,
                      ATTN_THREADS, scores_smem, stream, ws->qkv, ws->probs,
-                     cfg->seq, D, head_dim, scale, cfg->causal);
+                     cfg->seq, D, head_dim, scale,
+                     cfg->causal SOURCE_NEXT(attention_scores_softmax,
+                                             attn_grid, ATTN_THREADS));
         TIMED_LAUNCH(&g_timer, attention_pv, attn_grid, head_dim, pv_smem,
                      stream, ws->probs, ws->qkv, ws->attn, cfg->seq, D,
-                     head_dim, cfg->causal);
+                     head_dim,
+                     cfg->causal SOURCE_NEXT(attention_pv, attn_grid,
+                                             head_dim));
         linear_gemm(handle, stream, "cublas:out_proj", ws->attn, p->w_out,
                     ws->proj, tokens, D, D);
         TIMED_LAUNCH(&g_timer, bias_residual_add, d_blocks,
                      ELEMENTWISE_THREADS, 0, stream, ws->hidden, ws->proj,
-                     p->b_out, x, tokens, D);
+                     p->b_out, x, tokens,
+                     D SOURCE_NEXT(bias_residual_add, d_blocks,
+                                   ELEMENTWISE_THREADS));
 
         TIMED_LAUNCH(&g_timer, layernorm_forward, tokens, LN_THREADS, 0,
-                     stream, ws->hidden, p->ln2_gamma, p->ln2_beta, ws->ln, D);
+                     stream, ws->hidden, p->ln2_gamma, p->ln2_beta, ws->ln,
+                     D SOURCE_NEXT(layernorm_forward, tokens, LN_THREADS));
         linear_gemm(handle, stream, "cublas:mlp_up", ws->ln, p->w_up, ws->ff,
                     tokens, D, F);
         TIMED_LAUNCH(&g_timer, bias_gelu, ff_blocks, ELEMENTWISE_THREADS, 0,
-                     stream, ws->ff, p->b_up, tokens, F);
+                     stream, ws->ff, p->b_up, tokens,
+                     F SOURCE_NEXT(bias_gelu, ff_blocks, ELEMENTWISE_THREADS));
         linear_gemm(handle, stream, "cublas:mlp_down", ws->ff, p->w_down,
                     ws->proj, tokens, F, D);
         TIMED_LAUNCH(&g_timer, bias_residual_add, d_blocks,
                      ELEMENTWISE_THREADS, 0, stream, out, ws->proj, p->b_down,
-                     ws->hidden, tokens, D);
+                     ws->hidden, tokens,
+                     D SOURCE_NEXT(bias_residual_add, d_blocks,
+                                   ELEMENTWISE_THREADS));
         x = out;
     }
     return x;
@@ -648,6 +739,28 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaFuncGetAttributes(&attr, bias_gelu));
     CHECK_CUDA(cudaFuncGetAttributes(&attr, bias_residual_add));
 
+    /* Source instrumentation: on only with MPROF_SOURCE_OUTPUT set. */
+    static const struct {
+        const char *name;
+        unsigned role;
+    } regions[REGION_COUNT] = {
+        {"ln mean", MPROF_SOURCE_ROLE_LOADER},
+        {"ln variance", MPROF_SOURCE_ROLE_CONSUMER},
+        {"ln normalize", MPROF_SOURCE_ROLE_STORER},
+        {"attn load q", MPROF_SOURCE_ROLE_LOADER},
+        {"attn scores (warp)", MPROF_SOURCE_ROLE_CONSUMER},
+        {"attn softmax", MPROF_SOURCE_ROLE_CONSUMER},
+        {"attn write probs", MPROF_SOURCE_ROLE_STORER},
+        {"pv load probs", MPROF_SOURCE_ROLE_LOADER},
+        {"pv weighted sum", MPROF_SOURCE_ROLE_CONSUMER},
+        {"add_bias", MPROF_SOURCE_ROLE_CONSUMER},
+        {"bias_gelu", MPROF_SOURCE_ROLE_CONSUMER},
+        {"bias_residual_add", MPROF_SOURCE_ROLE_CONSUMER},
+    };
+    mprof_source_init();
+    for (int r = 0; r < REGION_COUNT; r++)
+        mprof_source_region(regions[r].name, regions[r].role);
+
     Rng rng = {777};
     LayerParams *host_layers =
         (LayerParams *)calloc(cfg.layers, sizeof(LayerParams));
@@ -731,6 +844,9 @@ int main(int argc, char **argv)
            wall_seconds() - t_cpu);
 
     timer_report(&g_timer);
+    if (mprof_source_finish() != 0)
+        fprintf(stderr, "transformer_forward: could not write the source "
+                        "spans\n");
     const int ok = rel_err <= VERIFY_TOLERANCE;
     if (ok)
         printf("RESULT ok\n");

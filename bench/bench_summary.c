@@ -1,0 +1,244 @@
+/*
+ * mprof bench — `summary` and `diff` on 1M-launch synthetic traces, beside
+ * a plain read of the same file.
+ *
+ * Phases (each in its own child process, so peak RSS belongs to it alone;
+ * the page cache is warmed first; the best of N runs is reported):
+ *   read     read() the whole file in 1 MiB chunks
+ *   map      mmap (MAP_POPULATE) and touch every page: the floor of any
+ *            reader that keeps the trace in memory, as mprof_trace_open()
+ *   summary  open + join + diagnose + XML to /dev/null
+ *   diff     open, join and diagnose both traces, diff, XML to /dev/null;
+ *            once one after the other, once on two threads as `mprof diff`
+ *            does
+ *
+ * Goals (from the issue): summary within 3x of the plain read, with peak
+ * RSS under 1.5x the file's size; diff within 2x of one summary.
+ *
+ * Usage: bench_summary [DIR] [LAUNCHES] [REPEATS]
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mprof/mprof.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t plain_read(const char *path) {
+  static unsigned char buf[1 << 20];
+  int fd = open(path, O_RDONLY);
+  uint64_t sum = 0;
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0)
+    for (ssize_t i = 0; i < n; i += 64)
+      sum += buf[i];
+  close(fd);
+  return sum;
+}
+
+static uint64_t mmap_touch(const char *path) {
+  int fd = open(path, O_RDONLY);
+  struct stat st;
+  fstat(fd, &st);
+  const unsigned char *p = (const unsigned char *)mmap(
+      NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  close(fd);
+  uint64_t sum = 0;
+  for (off_t i = 0; i < st.st_size; i += 4096)
+    sum += p[i];
+  munmap((void *)p, (size_t)st.st_size);
+  return sum;
+}
+
+static void die(const char *what) {
+  fprintf(stderr, "bench_summary: %s: %s\n", what, mprof_error_last());
+  exit(1);
+}
+
+typedef struct analysed {
+  mprof_trace *trace;
+  mprof_join *join;
+  mprof_diagnosis *diagnosis;
+} analysed;
+
+static void analyse(analysed *a, const char *path) {
+  if (mprof_trace_open(&a->trace, path, NULL))
+    die(path);
+  if (mprof_join_build(&a->join, a->trace, NULL))
+    die("join");
+  if (mprof_diagnose(&a->diagnosis, a->join, NULL))
+    die("diagnose");
+}
+
+static void release(analysed *a) {
+  mprof_diagnosis_free(a->diagnosis);
+  mprof_join_free(a->join);
+  mprof_trace_free(a->trace);
+}
+
+static uint64_t summary(const char *path) {
+  analysed a;
+  analyse(&a, path);
+  FILE *null = fopen("/dev/null", "w");
+  if (mprof_diagnosis_write(null, a.diagnosis, NULL))
+    die("write");
+  fclose(null);
+  uint64_t sum = mprof_join_kernel_time(a.join);
+  release(&a);
+  return sum;
+}
+
+typedef struct side {
+  analysed a;
+  const char *path;
+} side;
+
+static void *analyse_side(void *arg) {
+  side *s = (side *)arg;
+  analyse(&s->a, s->path);
+  return NULL;
+}
+
+static uint64_t diff(const char *base, const char *candidate, int threaded) {
+  side sa = {{NULL, NULL, NULL}, base}, sb = {{NULL, NULL, NULL}, candidate};
+  pthread_t thread;
+  if (threaded && pthread_create(&thread, NULL, analyse_side, &sb) == 0) {
+    analyse_side(&sa);
+    pthread_join(thread, NULL);
+  } else {
+    analyse_side(&sa);
+    analyse_side(&sb);
+  }
+  analysed a = sa.a, b = sb.a;
+  mprof_diff *d;
+  if (mprof_diff_run(&d, a.diagnosis, b.diagnosis, NULL))
+    die("diff");
+  FILE *null = fopen("/dev/null", "w");
+  if (mprof_diff_write(null, d, NULL, 10.0))
+    die("write");
+  fclose(null);
+  uint64_t sum = mprof_diff_gate(d, 10.0);
+  mprof_diff_free(d);
+  release(&b);
+  release(&a);
+  return sum;
+}
+
+typedef struct phase_result {
+  double seconds;
+  long max_rss_kb;
+} phase_result;
+
+static phase_result run_phase(const char *a, const char *b, int which,
+                              int repeats) {
+  int pipefd[2];
+  phase_result r = {0, 0};
+  if (pipe(pipefd) != 0)
+    return r;
+  pid_t pid = fork();
+  if (pid == 0) {
+    double best = 1e9;
+    for (int i = 0; i < repeats; i++) {
+      double t0 = now();
+      volatile uint64_t sink = which == 4   ? diff(a, b, 1)
+                               : which == 3 ? diff(a, b, 0)
+                               : which == 2 ? summary(a)
+                               : which == 1 ? mmap_touch(a)
+                                            : plain_read(a);
+      (void)sink;
+      double dt = now() - t0;
+      if (dt < best)
+        best = dt;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    phase_result out = {best, ru.ru_maxrss};
+    if (write(pipefd[1], &out, sizeof out) != (ssize_t)sizeof out)
+      _exit(1);
+    _exit(0);
+  }
+  close(pipefd[1]);
+  if (read(pipefd[0], &r, sizeof r) != (ssize_t)sizeof r)
+    r.seconds = -1;
+  close(pipefd[0]);
+  waitpid(pid, NULL, 0);
+  return r;
+}
+
+static void make_trace(const char *path, uint64_t launches, double slowdown) {
+  struct stat st;
+  if (stat(path, &st) == 0)
+    return;
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.launches = launches;
+  opts.streams = 8;
+  opts.kernels = 32;
+  opts.slowdown = slowdown;
+  opts.slow_kernels = 1u << 3;
+  if (mprof_synth_write(path, &opts) != 0)
+    die(path);
+}
+
+int main(int argc, char **argv) {
+  const char *dir = argc > 1 ? argv[1] : ".";
+  unsigned long long launches =
+      argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
+  int repeats = argc > 3 ? atoi(argv[3]) : 5;
+  if (repeats < 1)
+    repeats = 1;
+  char base[4096], candidate[4096];
+  snprintf(base, sizeof base, "%s/bench-summary-%llu.mprof", dir, launches);
+  snprintf(candidate, sizeof candidate, "%s/bench-summary-%llu-slow.mprof", dir,
+           launches);
+  make_trace(base, launches, 0.0);
+  make_trace(candidate, launches, 0.2);
+  struct stat st;
+  stat(base, &st);
+  double mb = (double)st.st_size / 1e6;
+  double file_mib = (double)st.st_size / 1048576.0;
+  plain_read(base); /* warm the page cache */
+  plain_read(candidate);
+  phase_result plain = run_phase(base, NULL, 0, repeats);
+  phase_result map = run_phase(base, NULL, 1, repeats);
+  phase_result sum = run_phase(base, NULL, 2, repeats);
+  phase_result seq = run_phase(base, candidate, 3, repeats);
+  phase_result par = run_phase(base, candidate, 4, repeats);
+  printf("file              %s, %.1f MB, %llu launches\n", base, mb, launches);
+  printf("plain read        %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
+         plain.seconds * 1e3, mb / plain.seconds, plain.max_rss_kb / 1024.0);
+  printf("mmap + touch      %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
+         map.seconds * 1e3, mb / map.seconds, map.max_rss_kb / 1024.0);
+  printf("summary           %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
+         sum.seconds * 1e3, mb / sum.seconds, sum.max_rss_kb / 1024.0);
+  printf("diff, one thread  %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
+         seq.seconds * 1e3, 2 * mb / seq.seconds, seq.max_rss_kb / 1024.0);
+  printf("diff, two threads %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
+         par.seconds * 1e3, 2 * mb / par.seconds, par.max_rss_kb / 1024.0);
+  double t_ratio = sum.seconds / plain.seconds;
+  double m_ratio = sum.max_rss_kb / 1024.0 / file_mib;
+  double d_ratio = par.seconds / sum.seconds;
+  printf("summary time      %.2fx the plain read, %.2fx mmap + touch "
+         "(goal <= 3x the read: %s)\n",
+         t_ratio, sum.seconds / map.seconds, t_ratio <= 3.0 ? "met" : "MISSED");
+  printf("summary memory    %.2fx the file size (goal < 1.5x: %s)\n", m_ratio,
+         m_ratio < 1.5 ? "met" : "MISSED");
+  printf("diff time         %.2fx one summary as mprof diff runs it, %.2fx "
+         "on one thread (goal <= 2x: %s)\n",
+         d_ratio, seq.seconds / sum.seconds, d_ratio <= 2.0 ? "met" : "MISSED");
+  return 0;
+}

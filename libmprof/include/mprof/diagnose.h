@@ -1,0 +1,282 @@
+/*
+ * mprof — the per-kernel diagnosis, and the summary report built on it.
+ *
+ * For every kernel of a join: one verdict sentence; ten dimensions, each
+ * judged ok, minor or issue with the numbers behind it; the stall mix; the
+ * hot instructions (with SASS and source line when the sidecar has them);
+ * the theoretical occupancy and waves of its launch shapes. Stall
+ * dimensions come from the PC samples (plain reasons only), occupancy and
+ * tail effect from the launch shapes and the device limits in the trace,
+ * launch overhead from the idle gaps on the timeline. The rules and every
+ * threshold, with its reason, are in docs/DIAGNOSIS.md.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_DIAGNOSE_H
+#define MPROF_DIAGNOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "api.h"
+#include "format.h"
+#include "join.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mprof_diagnosis mprof_diagnosis;
+
+/** The dimensions a kernel is judged on. Values are pinned. */
+typedef enum mprof_dimension_id {
+  MPROF_DIM_MEMORY_LATENCY = 0,    /**< long_scoreboard */
+  MPROF_DIM_MEMORY_THROUGHPUT = 1, /**< lg_throttle, tex_throttle, drain */
+  MPROF_DIM_SHARED_MIO = 2,        /**< short_scoreboard, mio_throttle */
+  MPROF_DIM_COMPUTE = 3,           /**< math_pipe_throttle, wait, selected,
+                                        not_selected */
+  MPROF_DIM_SYNC = 4, /**< barrier, membar, warpgroup_arrive, sleeping */
+  MPROF_DIM_FETCH_BRANCH = 5, /**< no_instructions, imc_miss,
+                                   branch_resolving */
+  MPROF_DIM_SCHEDULING = 6,   /**< dispatch_stall, misc */
+  MPROF_DIM_OCCUPANCY = 7,    /**< launch shape vs device limits */
+  MPROF_DIM_TAIL = 8,         /**< grid size vs SMs x blocks per SM */
+  MPROF_DIM_LAUNCH = 9,       /**< idle gaps between launches */
+  MPROF_DIM_COUNT_ = 10
+} mprof_dimension_id;
+
+/** No dimension: a healthy kernel's verdict, or a reason outside the map. */
+#define MPROF_DIM_NONE 0xffffffffu
+
+/** How a dimension was judged. Values are pinned. */
+typedef enum mprof_state {
+  MPROF_STATE_UNKNOWN = 0, /**< no data to judge it (e.g. no PC samples) */
+  MPROF_STATE_OK = 1,
+  MPROF_STATE_MINOR = 2,
+  MPROF_STATE_ISSUE = 3
+} mprof_state;
+
+/** "memory_latency", ...: the stable key of a dimension; "" out of range. */
+MPROF_API const char *mprof_dimension_key(uint32_t dimension);
+/** "memory latency", ...: a title for people; "" out of range. */
+MPROF_API const char *mprof_dimension_title(uint32_t dimension);
+/** "unknown", "ok", "minor", "issue"; "" out of range. */
+MPROF_API const char *mprof_state_name(uint32_t state);
+
+/**
+ * The dimension of the stall reason @p name (with or without the
+ * `smsp__pcsamp_warps_issue_stalled_` prefix and the `_not_issued`
+ * suffix): a mprof_dimension_id, or MPROF_DIM_NONE for a reason the map
+ * does not know (reported as "other").
+ */
+MPROF_API uint32_t mprof_stall_reason_dimension(const char *name);
+
+/** A number behind a judgement. Strings are static. */
+typedef struct mprof_metric {
+  const char *name; /**< "share", "theoretical_occupancy", ... */
+  double value;
+  const char *unit; /**< "fraction", "ns", "count", "blocks", "warps",
+                         "bytes", "registers", "waves" */
+} mprof_metric;
+
+/** One judged dimension. Owned by the diagnosis. */
+typedef struct mprof_dimension {
+  uint32_t id;    /**< mprof_dimension_id */
+  uint32_t state; /**< mprof_state */
+  /** What is at stake, 0..1: the share of samples for stall dimensions, the
+   * idle share of block slots or of the stream for the others. Ranks
+   * issues for the verdict. */
+  double cost;
+  const char *detail; /**< one sentence with the numbers */
+  size_t metric_count;
+  const mprof_metric *metrics;
+} mprof_dimension;
+
+/** The share of one stall reason in a kernel or at an instruction. */
+typedef struct mprof_reason_share {
+  const char *reason; /**< short name; owned by the join */
+  uint32_t dimension; /**< mprof_dimension_id or MPROF_DIM_NONE ("other") */
+  uint64_t samples;
+  double share; /**< of the plain-reason samples */
+} mprof_reason_share;
+
+/** One of the most-sampled instructions of a kernel. */
+typedef struct mprof_hot_instruction {
+  uint64_t cubin_crc;
+  uint32_t function_index;
+  uint32_t offset;
+  uint64_t samples;
+  double share;     /**< of the kernel's plain-reason samples */
+  const char *sass; /**< "@P0 LDG.E.128 R4, desc[UR6][R2.64]"; "" unknown */
+  const char *file; /**< source file; "" unknown */
+  uint32_t line;    /**< 0 unknown */
+  size_t reason_count;
+  const mprof_reason_share *reasons; /**< top three, of this instruction */
+} mprof_hot_instruction;
+
+/** What limits the blocks per SM. */
+typedef enum mprof_occupancy_limiter {
+  MPROF_LIMIT_UNKNOWN = 0,
+  MPROF_LIMIT_WARPS = 1,     /**< threads per SM */
+  MPROF_LIMIT_BLOCKS = 2,    /**< blocks per SM */
+  MPROF_LIMIT_REGISTERS = 3, /**< registers per SM */
+  MPROF_LIMIT_SHARED = 4     /**< shared memory per SM */
+} mprof_occupancy_limiter;
+
+/** "unknown", "warps", "blocks", "registers", "shared_memory". */
+MPROF_API const char *mprof_occupancy_limiter_name(uint32_t limiter);
+
+/** Theoretical occupancy and waves of one launch shape on one device. */
+typedef struct mprof_occupancy {
+  uint32_t known; /**< 0 when device limits or the block size are missing */
+  uint32_t warps_per_block;
+  uint32_t blocks_per_sm; /**< 0: the block does not fit at all */
+  uint32_t active_warps;  /**< per SM */
+  uint32_t max_warps;     /**< per SM */
+  double theoretical;     /**< active_warps / max_warps */
+  uint32_t limit_warps;   /**< blocks per SM allowed by each resource; */
+  uint32_t limit_blocks;  /**< UINT32_MAX where it sets no limit */
+  uint32_t limit_registers;
+  uint32_t limit_shared;
+  uint32_t limiter; /**< mprof_occupancy_limiter */
+  uint64_t grid_blocks;
+  uint32_t sm_count;
+  double waves;           /**< grid_blocks / (sm_count x blocks_per_sm) */
+  double tail_efficiency; /**< waves / ceil(waves): busy share of slots */
+} mprof_occupancy;
+
+/**
+ * Compute the occupancy of @p shape on @p device following CUDA's
+ * occupancy calculator (cuda_occupancy.h): registers per warp rounded up to
+ * 256 and allocated per SM sub-partition, shared memory rounded up to 128
+ * bytes plus the 1 KiB the driver reserves per block on compute capability
+ * 8.0 and later. *out is filled even when the result is unknown.
+ */
+MPROF_API int mprof_occupancy_compute(mprof_occupancy *out,
+                                      const mprof_device_record *device,
+                                      const mprof_shape_stats *shape);
+
+/** The diagnosis of one kernel. Everything is owned by the diagnosis. */
+typedef struct mprof_kernel_diagnosis {
+  size_t kernel;                     /**< index in the join */
+  const mprof_kernel_stats *stats;   /**< owned by the join */
+  const char *verdict;               /**< one sentence */
+  uint32_t verdict_dimension;        /**< MPROF_DIM_NONE when none stands out */
+  uint32_t verdict_state;            /**< that dimension's state */
+  size_t dimension_count;            /**< MPROF_DIM_COUNT_ */
+  const mprof_dimension *dimensions; /**< indexed by mprof_dimension_id */
+  size_t stall_count;
+  const mprof_reason_share *stalls; /**< plain reasons, largest first */
+  double other_share; /**< share of reasons outside the dimension map */
+  /** Share of samples in which an instruction issued: 1 - not_issued /
+   * samples; negative when the trace has no not-issued reasons. */
+  double issue_active;
+  size_t hot_count;
+  const mprof_hot_instruction *hot;
+  mprof_occupancy occupancy;     /**< of the shape with the most time */
+  double weighted_occupancy;     /**< over shapes, by time */
+  double weighted_tail;          /**< tail efficiency over shapes, by time */
+  size_t shape_count;            /**< as mprof_join_shapes() */
+  const mprof_occupancy *shapes; /**< parallel to mprof_join_shapes() */
+  size_t note_count;
+  const char *const *notes; /**< what is missing for this kernel */
+} mprof_kernel_diagnosis;
+
+/** Something missing or doubtful in the whole trace. */
+typedef struct mprof_note {
+  const char *key;  /**< "no_samples", "no_sidecar", "pc_buffer_full", ... */
+  const char *text; /**< one sentence, with how to fix it */
+} mprof_note;
+
+#define MPROF_DIAGNOSE_OPTIONS_VERSION 1
+
+typedef struct mprof_diagnose_options {
+  unsigned version;     /**< MPROF_DIAGNOSE_OPTIONS_VERSION */
+  size_t hot_count;     /**< hot instructions kept per kernel */
+  uint64_t min_samples; /**< fewer samples leave stall dimensions unknown */
+} mprof_diagnose_options;
+
+#define MPROF_DIAGNOSE_OPTIONS_INIT                                            \
+  { MPROF_DIAGNOSE_OPTIONS_VERSION, 10, 50 }
+
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
+ */
+MPROF_API int mprof_diagnose_options_init(mprof_diagnose_options *opts,
+                                          unsigned version);
+
+/**
+ * Diagnose every kernel of @p join. @p join is borrowed and must outlive
+ * the diagnosis; @p opts may be NULL. On success *out is owned by the
+ * caller; free it with mprof_diagnosis_free().
+ */
+MPROF_API int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
+                             const mprof_diagnose_options *opts);
+
+/** NULL is a no-op. */
+MPROF_API void mprof_diagnosis_free(mprof_diagnosis *diagnosis);
+
+/** The join it was made from (borrowed). */
+MPROF_API const mprof_join *
+mprof_diagnosis_join(const mprof_diagnosis *diagnosis);
+
+/** Number of kernels: the join's, in the join's order. */
+MPROF_API size_t mprof_diagnosis_kernel_count(const mprof_diagnosis *diagnosis);
+
+/** Kernel @p index, or NULL. Owned by @p diagnosis. */
+MPROF_API const mprof_kernel_diagnosis *
+mprof_diagnosis_kernel(const mprof_diagnosis *diagnosis, size_t index);
+
+/** Trace-wide notes: what is missing and how to get it. */
+MPROF_API size_t mprof_diagnosis_note_count(const mprof_diagnosis *diagnosis);
+/** Note @p index, or NULL. Owned by @p diagnosis. */
+MPROF_API const mprof_note *
+mprof_diagnosis_note(const mprof_diagnosis *diagnosis, size_t index);
+
+/* ---- reports ------------------------------------------------------------ */
+
+/** Report formats. Values are pinned. */
+typedef enum mprof_report_format {
+  MPROF_REPORT_XML = 0,  /**< docs/SUMMARY-SCHEMA.md; the default */
+  MPROF_REPORT_JSON = 1, /**< docs/summary.schema.json, docs/diff.schema.json */
+  MPROF_REPORT_TEXT = 2  /**< a panel for people */
+} mprof_report_format;
+
+/** MPROF_REPORT_TEXT only: colour with ANSI escapes. */
+#define MPROF_REPORT_COLOR 0x1u
+
+#define MPROF_REPORT_OPTIONS_VERSION 1
+
+typedef struct mprof_report_options {
+  unsigned version;   /**< MPROF_REPORT_OPTIONS_VERSION */
+  unsigned format;    /**< mprof_report_format */
+  unsigned flags;     /**< MPROF_REPORT_* */
+  size_t max_kernels; /**< kernels shown; the rest are counted as omitted */
+  size_t max_hot;     /**< hot instructions shown per kernel */
+  /** Only kernels whose mangled or display name equals this, or else
+   * matches it as a POSIX extended regular expression; NULL for all. */
+  const char *kernel;
+} mprof_report_options;
+
+#define MPROF_REPORT_OPTIONS_INIT                                              \
+  { MPROF_REPORT_OPTIONS_VERSION, MPROF_REPORT_XML, 0, 5, 5, NULL }
+
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
+ */
+MPROF_API int mprof_report_options_init(mprof_report_options *opts,
+                                        unsigned version);
+
+/**
+ * Write the summary of @p diagnosis to @p out. Returns MPROF_ENOTFOUND
+ * (having written nothing) when opts->kernel matches no kernel,
+ * MPROF_EINVAL for a bad regular expression, MPROF_EIO when writing fails.
+ * @p opts may be NULL for the defaults.
+ */
+MPROF_API int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
+                                    const mprof_report_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPROF_DIAGNOSE_H */

@@ -1,0 +1,219 @@
+/*
+ * mprof — joining a trace's records into kernels.
+ *
+ * A join groups the launches of a trace into kernels, one per (device,
+ * mangled name): the same kernel on two GPUs is two kernels. For each it
+ * gives launch statistics (count, total, mean, spread, median, p90, min,
+ * max, share of kernel time), its launch shapes, the idle gaps before its
+ * launches on their streams, and its PC samples: attributed to the kernel
+ * through (device, function name), aggregated per instruction (cubin CRC,
+ * function index, offset) and per stall reason, and joined to the SASS
+ * instruction and source line of the sidecar when one is given.
+ *
+ * Stall reasons are joined by name across devices: the join's reason table
+ * holds each distinct name once, with the `smsp__pcsamp_warps_issue_stalled_`
+ * prefix stripped, so traces of other GPU generations work unchanged.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_JOIN_H
+#define MPROF_JOIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "format.h"
+#include "sidecar.h"
+#include "trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mprof_join mprof_join;
+
+#define MPROF_JOIN_OPTIONS_VERSION 1
+
+typedef struct mprof_join_options {
+  unsigned version; /**< MPROF_JOIN_OPTIONS_VERSION */
+  /** SASS, source lines (and PC samples when the trace has none) come from
+   * here; NULL for none. Borrowed: it must outlive the join. */
+  const mprof_sidecar *sidecar;
+} mprof_join_options;
+
+#define MPROF_JOIN_OPTIONS_INIT                                                \
+  { MPROF_JOIN_OPTIONS_VERSION, NULL }
+
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
+ */
+MPROF_API int mprof_join_options_init(mprof_join_options *opts,
+                                      unsigned version);
+
+/** The analysis dimension a stall reason belongs to (see diagnose.h). */
+#define MPROF_REASON_NO_DIMENSION 0xffffffffu
+
+/** One stall reason of the join's table. Strings are owned by the join. */
+typedef struct mprof_stall_reason {
+  const char *name;      /**< "long_scoreboard", prefix stripped */
+  const char *full_name; /**< as the trace names it; "" when unnamed */
+  uint32_t not_issued;   /**< 1 for an X_not_issued reason: a subset of X's
+                              samples, never added into shares */
+  uint32_t plain;        /**< for X_not_issued: the index of X, or
+                              MPROF_INDEX_NONE; for X: its own index */
+  uint32_t dimension;    /**< mprof_dimension_id, or
+                              MPROF_REASON_NO_DIMENSION ("other") */
+} mprof_stall_reason;
+
+/** Samples of one stall reason (an index into the join's reason table). */
+typedef struct mprof_reason_samples {
+  uint32_t reason;
+  uint64_t samples;
+} mprof_reason_samples;
+
+/** One launch configuration of a kernel and the launches that used it. */
+typedef struct mprof_shape_stats {
+  uint32_t kernel_record; /**< index into KERNELS of its first launch */
+  uint32_t shape_record;  /**< index into SHAPES of its first launch */
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t cluster[3];
+  uint32_t dynamic_shared; /**< bytes */
+  uint32_t static_shared;  /**< bytes, from the kernel record */
+  uint32_t registers;      /**< per thread, from the kernel record */
+  uint32_t local_per_thread;
+  uint32_t launch_type;
+  uint64_t launches;
+  uint64_t total_ns;
+  uint64_t min_ns;
+  uint64_t max_ns;
+  double mean_ns;
+} mprof_shape_stats;
+
+/** The samples at one instruction of a kernel. */
+typedef struct mprof_pc_stats {
+  uint64_t cubin_crc;
+  uint32_t function_index;
+  uint32_t offset;     /**< byte offset inside the function */
+  uint64_t samples;    /**< summed over the plain reasons */
+  uint64_t not_issued; /**< summed over the X_not_issued reasons */
+  size_t reason_count;
+  const mprof_reason_samples *reasons; /**< by samples, largest first */
+  /** The SASS instruction from the sidecar, or NULL without one. */
+  const mprof_sass_instruction *instruction;
+} mprof_pc_stats;
+
+/** A kernel: all launches and samples of one mangled name on one device. */
+typedef struct mprof_kernel_stats {
+  const char *name;    /**< demangled when the trace knows it, else mangled */
+  const char *mangled; /**< the join key with the sidecar */
+  uint32_t device;     /**< index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t device_id;  /**< the CUDA ordinal, or MPROF_INDEX_NONE */
+  uint64_t launches;
+  uint64_t total_ns;
+  uint64_t min_ns; /**< 0 without launches */
+  uint64_t max_ns;
+  uint64_t median_ns;
+  uint64_t p90_ns; /**< nearest rank */
+  double mean_ns;
+  double stddev_ns;    /**< sample standard deviation; 0 below two launches */
+  double share;        /**< of the summed kernel time of the trace */
+  double device_share; /**< of the summed kernel time of its device */
+  /** Idle gaps before its launches on their streams: the time from the end
+   * of the previous launch on the same stream (of any kernel) to its start,
+   * where that is positive; launches that overlap or open a stream have
+   * none. */
+  uint64_t gap_count;
+  uint64_t gap_median_ns;
+  double gap_mean_ns;
+  uint64_t samples;    /**< plain-reason PC samples */
+  uint64_t not_issued; /**< X_not_issued samples */
+  size_t shape_count;
+  size_t pc_count;
+  size_t function_count; /**< distinct (cubin CRC, function index) sampled */
+  uint64_t cubin_crc;    /**< of the most-sampled (else first) function */
+  /** The sidecar's function for this kernel, or NULL. Owned by the sidecar.
+   */
+  const mprof_sidecar_function *function;
+} mprof_kernel_stats;
+
+/**
+ * Join @p trace (and the sidecar of @p opts, when given). @p trace is
+ * borrowed and must outlive the join; @p opts may be NULL. On success *out
+ * is owned by the caller; free it with mprof_join_free().
+ */
+MPROF_API int mprof_join_build(mprof_join **out, const mprof_trace *trace,
+                               const mprof_join_options *opts);
+
+/** NULL is a no-op. */
+MPROF_API void mprof_join_free(mprof_join *join);
+
+/** The trace and sidecar the join was built from (borrowed). */
+MPROF_API const mprof_trace *mprof_join_trace(const mprof_join *join);
+MPROF_API const mprof_sidecar *mprof_join_sidecar(const mprof_join *join);
+
+/** Summed kernel time of all launches, in ns. */
+MPROF_API uint64_t mprof_join_kernel_time(const mprof_join *join);
+
+/** Plain-reason PC samples attributed to kernels. */
+MPROF_API uint64_t mprof_join_sample_total(const mprof_join *join);
+
+/**
+ * Samples whose function matched no kernel of the trace by (device, name);
+ * they were given kernels of their own, with no launches.
+ */
+MPROF_API uint64_t mprof_join_unmatched_samples(const mprof_join *join);
+
+/** Number of kernels. They are ordered by total time, then samples, then
+ * name, then device: index 0 is the dominant kernel. */
+MPROF_API size_t mprof_join_kernel_count(const mprof_join *join);
+
+/** Kernel @p index, or NULL when out of range. Owned by @p join. */
+MPROF_API const mprof_kernel_stats *mprof_join_kernel(const mprof_join *join,
+                                                      size_t index);
+
+/**
+ * The kernel of launch @p launch (an index into LAUNCHES): its index for
+ * mprof_join_kernel(), or MPROF_INDEX_NONE when out of range.
+ */
+MPROF_API uint32_t mprof_join_launch_kernel(const mprof_join *join,
+                                            size_t launch);
+
+/**
+ * The index of the kernel named @p name (mangled or display name) on device
+ * ordinal @p device_id (MPROF_INDEX_NONE: any device), or MPROF_INDEX_NONE.
+ */
+MPROF_API uint32_t mprof_join_find_kernel(const mprof_join *join,
+                                          const char *name, uint32_t device_id);
+
+/** The shapes of kernel @p kernel, by total time, largest first. Owned by
+ * @p join; NULL and 0 when out of range. */
+MPROF_API const mprof_shape_stats *
+mprof_join_shapes(const mprof_join *join, size_t kernel, size_t *count);
+
+/** The sampled instructions of kernel @p kernel, by samples, largest first.
+ * Owned by @p join; NULL and 0 when out of range or not sampled. */
+MPROF_API const mprof_pc_stats *mprof_join_pcs(const mprof_join *join,
+                                               size_t kernel, size_t *count);
+
+/** The samples of kernel @p kernel per stall reason, largest first (plain
+ * and not-issued reasons alike). Owned by @p join. */
+MPROF_API const mprof_reason_samples *
+mprof_join_kernel_reasons(const mprof_join *join, size_t kernel, size_t *count);
+
+/** Number of stall reasons in the join's table. */
+MPROF_API size_t mprof_join_reason_count(const mprof_join *join);
+
+/** Stall reason @p index, or NULL. Owned by @p join. */
+MPROF_API const mprof_stall_reason *mprof_join_reason(const mprof_join *join,
+                                                      size_t index);
+
+/** Strip the `smsp__pcsamp_warps_issue_stalled_` prefix when present.
+ * Returns a pointer into @p name. */
+MPROF_API const char *mprof_stall_reason_short_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPROF_JOIN_H */

@@ -1,0 +1,1087 @@
+/*
+ * mprof — the per-kernel diagnosis.
+ *
+ * Every threshold here is documented, with its reason, in
+ * docs/DIAGNOSIS.md; change both together.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/diagnose.h"
+#include "report_internal.h"
+
+/* ---- names -------------------------------------------------------------- */
+
+static const char *const dimension_keys[MPROF_DIM_COUNT_] = {
+    "memory_latency",  "memory_throughput", "shared_memory", "compute",
+    "synchronisation", "instruction_fetch", "scheduling",    "occupancy",
+    "tail_effect",     "launch_overhead"};
+
+static const char *const dimension_titles[MPROF_DIM_COUNT_] = {
+    "memory latency",      "memory throughput",
+    "shared memory / MIO", "compute pipes",
+    "synchronisation",     "instruction fetch / branching",
+    "scheduling",          "occupancy",
+    "tail effect",         "launch overhead / idle gaps"};
+
+const char *mprof_dimension_key(uint32_t dimension) {
+  return dimension < MPROF_DIM_COUNT_ ? dimension_keys[dimension] : "";
+}
+
+const char *mprof_dimension_title(uint32_t dimension) {
+  return dimension < MPROF_DIM_COUNT_ ? dimension_titles[dimension] : "";
+}
+
+const char *mprof_state_name(uint32_t state) {
+  static const char *const names[] = {"unknown", "ok", "minor", "issue"};
+  return state < 4 ? names[state] : "";
+}
+
+const char *mprof_occupancy_limiter_name(uint32_t limiter) {
+  static const char *const names[] = {"unknown", "warps", "blocks", "registers",
+                                      "shared_memory"};
+  return limiter < 5 ? names[limiter] : "unknown";
+}
+
+/* The stall reason map (docs/DIAGNOSIS.md, "Stall reasons"). */
+static const struct {
+  const char *reason;
+  uint32_t dimension;
+} reason_map[] = {
+    {"long_scoreboard", MPROF_DIM_MEMORY_LATENCY},
+    {"lg_throttle", MPROF_DIM_MEMORY_THROUGHPUT},
+    {"tex_throttle", MPROF_DIM_MEMORY_THROUGHPUT},
+    {"drain", MPROF_DIM_MEMORY_THROUGHPUT},
+    {"short_scoreboard", MPROF_DIM_SHARED_MIO},
+    {"mio_throttle", MPROF_DIM_SHARED_MIO},
+    {"math_pipe_throttle", MPROF_DIM_COMPUTE},
+    {"wait", MPROF_DIM_COMPUTE},
+    {"selected", MPROF_DIM_COMPUTE},
+    {"not_selected", MPROF_DIM_COMPUTE},
+    {"barrier", MPROF_DIM_SYNC},
+    {"membar", MPROF_DIM_SYNC},
+    {"warpgroup_arrive", MPROF_DIM_SYNC},
+    {"sleeping", MPROF_DIM_SYNC},
+    {"branch_resolving", MPROF_DIM_FETCH_BRANCH},
+    {"no_instructions", MPROF_DIM_FETCH_BRANCH},
+    {"imc_miss", MPROF_DIM_FETCH_BRANCH},
+    {"dispatch_stall", MPROF_DIM_SCHEDULING},
+    {"misc", MPROF_DIM_SCHEDULING},
+};
+
+uint32_t mprof_stall_reason_dimension(const char *name) {
+  const char *s = mprof_stall_reason_short_name(name);
+  size_t len = strlen(s);
+  static const char suffix[] = "_not_issued";
+  if (len > sizeof suffix - 1 &&
+      strcmp(s + len - (sizeof suffix - 1), suffix) == 0)
+    len -= sizeof suffix - 1;
+  for (size_t i = 0; i < sizeof reason_map / sizeof reason_map[0]; i++)
+    if (strlen(reason_map[i].reason) == len &&
+        strncmp(reason_map[i].reason, s, len) == 0)
+      return reason_map[i].dimension;
+  return MPROF_DIM_NONE;
+}
+
+/* ---- thresholds (docs/DIAGNOSIS.md, "Thresholds") ------------------------ */
+
+/* Share of plain-reason samples at which a stall dimension is minor and an
+ * issue. */
+static const double stall_minor[7] = {0.20, 0.10, 0.15, 0.30, 0.10, 0.08, 0.08};
+static const double stall_issue[7] = {0.40, 0.25, 0.30, 0.50, 0.30, 0.20, 0.20};
+#define OCCUPANCY_ISSUE 0.25 /* theoretical occupancy below: issue */
+#define OCCUPANCY_MINOR 0.50 /* below: minor */
+#define BUSY_PIPES 0.50      /* compute share that excuses low occupancy */
+#define TAIL_ISSUE 0.75      /* tail efficiency below: issue */
+#define TAIL_MINOR 0.90
+#define IDLE_ISSUE 0.50 /* median gap / (median gap + median duration) */
+#define IDLE_MINOR 0.20
+
+/* ---- occupancy ---------------------------------------------------------- */
+
+static uint32_t round_up(uint32_t value, uint32_t unit) {
+  return (value + unit - 1) / unit * unit;
+}
+
+int mprof_occupancy_compute(mprof_occupancy *out,
+                            const mprof_device_record *device,
+                            const mprof_shape_stats *shape) {
+  if (!out)
+    return mprof__error_set(MPROF_EINVAL, "mprof_occupancy_compute: NULL");
+  memset(out, 0, sizeof *out);
+  out->limit_warps = out->limit_blocks = out->limit_registers =
+      out->limit_shared = UINT32_MAX;
+  if (!shape)
+    return 0;
+  uint64_t grid = (uint64_t)(shape->grid[0] ? shape->grid[0] : 1) *
+                  (shape->grid[1] ? shape->grid[1] : 1) *
+                  (shape->grid[2] ? shape->grid[2] : 1);
+  uint64_t threads = (uint64_t)shape->block[0] *
+                     (shape->block[1] ? shape->block[1] : 1) *
+                     (shape->block[2] ? shape->block[2] : 1);
+  out->grid_blocks = grid;
+  if (!device || !threads || !device->warp_size || !device->sm_count ||
+      threads > 0xffffffffu)
+    return 0;
+  uint32_t warp = device->warp_size;
+  uint32_t max_warps = device->max_warps_per_sm
+                           ? device->max_warps_per_sm
+                           : device->max_threads_per_sm / warp;
+  if (!max_warps)
+    return 0;
+  out->known = 1;
+  out->sm_count = device->sm_count;
+  out->max_warps = max_warps;
+  uint32_t wpb = (uint32_t)((threads + warp - 1) / warp);
+  out->warps_per_block = wpb;
+  if (device->max_threads_per_block && threads > device->max_threads_per_block)
+    out->limit_warps = 0;
+  else
+    out->limit_warps = max_warps / wpb;
+  if (device->max_blocks_per_sm)
+    out->limit_blocks = device->max_blocks_per_sm;
+  /* Registers: per warp in units of 256, allocated per sub-partition. */
+  if (shape->registers && device->max_regs_per_sm) {
+    uint32_t sub = device->cc_major == 6 && device->cc_minor == 0 ? 2 : 4;
+    uint64_t per_warp = ((uint64_t)shape->registers * warp + 255) / 256 * 256;
+    uint64_t assumed = per_warp * round_up(wpb, sub);
+    if (shape->registers > 255 || !per_warp ||
+        (device->max_regs_per_block && assumed > device->max_regs_per_block))
+      out->limit_registers = 0;
+    else
+      out->limit_registers =
+          (uint32_t)((device->max_regs_per_sm / sub / per_warp) * sub / wpb);
+  }
+  /* Shared memory: rounded to 128 bytes plus 1 KiB reserved per block on
+   * compute capability 8.0 and later. */
+  uint64_t smem = (uint64_t)shape->static_shared + shape->dynamic_shared;
+  uint32_t reserved = device->cc_major >= 8 ? 1024 : 0;
+  uint32_t unit = device->cc_major >= 8 ? 128 : 256;
+  if (device->max_shared_per_sm && (smem || reserved)) {
+    uint64_t alloc = (smem + reserved + unit - 1) / unit * unit;
+    if (device->max_shared_per_block && smem > device->max_shared_per_block)
+      out->limit_shared = 0;
+    else
+      out->limit_shared = (uint32_t)(device->max_shared_per_sm / alloc);
+  }
+  /* The smallest limit wins; ties name the resource a user can change. */
+  uint32_t blocks = out->limit_registers;
+  out->limiter = MPROF_LIMIT_REGISTERS;
+  if (out->limit_shared < blocks) {
+    blocks = out->limit_shared;
+    out->limiter = MPROF_LIMIT_SHARED;
+  }
+  if (out->limit_warps < blocks) {
+    blocks = out->limit_warps;
+    out->limiter = MPROF_LIMIT_WARPS;
+  }
+  if (out->limit_blocks < blocks) {
+    blocks = out->limit_blocks;
+    out->limiter = MPROF_LIMIT_BLOCKS;
+  }
+  if (blocks == UINT32_MAX) {
+    blocks = max_warps / wpb;
+    out->limiter = MPROF_LIMIT_WARPS;
+  }
+  out->blocks_per_sm = blocks;
+  uint64_t active = (uint64_t)blocks * wpb;
+  out->active_warps = active > max_warps ? max_warps : (uint32_t)active;
+  out->theoretical = (double)out->active_warps / (double)max_warps;
+  if (blocks) {
+    double slots = (double)device->sm_count * (double)blocks;
+    out->waves = (double)grid / slots;
+    out->tail_efficiency = out->waves / ceil(out->waves);
+  }
+  return 0;
+}
+
+/* ---- the diagnosis ------------------------------------------------------ */
+
+struct mprof_diagnosis {
+  const mprof_join *join;
+  mprof__arena arena;
+  size_t kernel_count;
+  mprof_kernel_diagnosis *kernels;
+  size_t note_count;
+  mprof_note *notes;
+};
+
+int mprof_diagnose_options_init(mprof_diagnose_options *opts,
+                                unsigned version) {
+  if (!opts)
+    return mprof__error_set(MPROF_EINVAL, "mprof_diagnose_options_init: NULL");
+  if (version != MPROF_DIAGNOSE_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "diagnose options version %u is not supported "
+                            "(%u)",
+                            version, MPROF_DIAGNOSE_OPTIONS_VERSION);
+  mprof_diagnose_options init = MPROF_DIAGNOSE_OPTIONS_INIT;
+  *opts = init;
+  return 0;
+}
+
+/* Working state of one kernel's diagnosis. */
+typedef struct kernel_work {
+  mprof_diagnosis *d;
+  const mprof_join *join;
+  const mprof_diagnose_options *opts;
+  mprof_kernel_diagnosis *out;
+  mprof_dimension *dims;
+  double dim_share[MPROF_DIM_COUNT_];
+  int sampled; /* enough samples to judge stalls */
+  const char *notes[8];
+  size_t note_count;
+} kernel_work;
+
+static double share_of(uint64_t part, uint64_t whole) {
+  return whole ? (double)part / (double)whole : 0.0;
+}
+
+static void pct(char *buf, size_t size, double fraction) {
+  mprof__format_pct(buf, size, fraction);
+}
+
+/* Metrics of a dimension, appended one at a time. */
+static void add_metric(kernel_work *w, mprof_dimension *dim, const char *name,
+                       double value, const char *unit) {
+  mprof_metric *m = (mprof_metric *)dim->metrics;
+  m[dim->metric_count].name = name;
+  m[dim->metric_count].value = value;
+  m[dim->metric_count].unit = unit;
+  dim->metric_count++;
+  (void)w;
+}
+
+#define MAX_METRICS 16
+
+static mprof_state judge(double value, double minor, double issue) {
+  return value >= issue   ? MPROF_STATE_ISSUE
+         : value >= minor ? MPROF_STATE_MINOR
+                          : MPROF_STATE_OK;
+}
+
+/* "long_scoreboard 64%, wait 7.2%": the reasons of @p dimension by share. */
+static char *reason_list(kernel_work *w, uint32_t dimension, size_t limit) {
+  char text[512] = "";
+  size_t used = 0, listed = 0;
+  for (size_t i = 0; i < w->out->stall_count && listed < limit; i++) {
+    const mprof_reason_share *r = &w->out->stalls[i];
+    if (r->dimension != dimension || r->share <= 0)
+      continue;
+    char p[32];
+    pct(p, sizeof p, r->share);
+    int n = snprintf(text + used, sizeof text - used, "%s%s %s",
+                     listed ? ", " : "", r->reason, p);
+    if (n < 0 || (size_t)n >= sizeof text - used)
+      break;
+    used += (size_t)n;
+    listed++;
+  }
+  return mprof__arena_strdup(&w->d->arena, listed ? text : "none sampled");
+}
+
+static const char *const stall_meaning[7] = {
+    "wait on L1TEX results (global, local or texture memory)",
+    "wait for full load/store or texture queues, or for stores to drain",
+    "wait on shared memory or other MIO operations (special functions, "
+    "shuffles)",
+    "are ready or wait on math pipes and fixed-latency dependencies",
+    "wait at barriers, memory fences or sleep",
+    "wait for instructions to be fetched or branches resolved",
+    "wait on dispatch or miscellaneous scheduler conditions"};
+
+static void judge_stalls(kernel_work *w) {
+  const mprof_kernel_stats *ks = w->out->stats;
+  for (uint32_t dim = 0; dim <= MPROF_DIM_SCHEDULING; dim++) {
+    mprof_dimension *d = &w->dims[dim];
+    if (!w->sampled) {
+      d->state = MPROF_STATE_UNKNOWN;
+      d->detail = ks->samples
+                      ? mprof__arena_printf(
+                            &w->d->arena,
+                            "Too few PC samples to judge (%llu; %llu needed).",
+                            (unsigned long long)ks->samples,
+                            (unsigned long long)w->opts->min_samples)
+                      : "No PC samples for this kernel.";
+      add_metric(w, d, "samples", (double)ks->samples, "count");
+      continue;
+    }
+    double share = w->dim_share[dim];
+    d->state = judge(share, stall_minor[dim], stall_issue[dim]);
+    d->cost = share;
+    char p[32];
+    pct(p, sizeof p, share);
+    add_metric(w, d, "share", share, "fraction");
+    if (d->state == MPROF_STATE_OK)
+      d->detail = mprof__arena_printf(&w->d->arena, "%s of samples: %s.", p,
+                                      reason_list(w, dim, 4));
+    else
+      d->detail =
+          mprof__arena_printf(&w->d->arena, "%s of samples %s: %s.", p,
+                              stall_meaning[dim], reason_list(w, dim, 4));
+  }
+}
+
+/* The share of @p reason in the kernel's stall mix. */
+static double reason_share(const kernel_work *w, const char *reason) {
+  for (size_t i = 0; i < w->out->stall_count; i++)
+    if (strcmp(w->out->stalls[i].reason, reason) == 0)
+      return w->out->stalls[i].share;
+  return 0.0;
+}
+
+static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
+  mprof_kernel_diagnosis *o = w->out;
+  mprof_dimension *d = &w->dims[MPROF_DIM_OCCUPANCY];
+  mprof_dimension *t = &w->dims[MPROF_DIM_TAIL];
+  size_t shape_count;
+  const mprof_shape_stats *shapes =
+      mprof_join_shapes(w->join, o->kernel, &shape_count);
+  mprof_occupancy *occ = (mprof_occupancy *)mprof__arena_alloc(
+      &w->d->arena, (shape_count ? shape_count : 1) * sizeof *occ);
+  if (!occ)
+    return;
+  o->shapes = occ;
+  o->shape_count = shape_count;
+  double weight_sum = 0, occ_sum = 0, tail_sum = 0;
+  uint64_t kernel_total = o->stats->total_ns;
+  for (size_t s = 0; s < shape_count; s++) {
+    mprof_occupancy_compute(&occ[s], device, &shapes[s]);
+    if (!occ[s].known || !shapes[s].launches)
+      continue;
+    double weight =
+        kernel_total ? (double)shapes[s].total_ns : (double)shapes[s].launches;
+    weight_sum += weight;
+    occ_sum += weight * occ[s].theoretical;
+    tail_sum += weight * occ[s].tail_efficiency;
+  }
+  if (shape_count)
+    o->occupancy = occ[0];
+  else
+    mprof_occupancy_compute(&o->occupancy, NULL, NULL);
+  if (weight_sum <= 0) {
+    o->weighted_occupancy = o->weighted_tail = -1;
+    d->state = t->state = MPROF_STATE_UNKNOWN;
+    d->detail = t->detail =
+        !shape_count ? "No launches: the launch shape is unknown."
+                     : "The trace lacks the device limits needed (DEVICES "
+                       "record) or the block size.";
+    return;
+  }
+  o->weighted_occupancy = occ_sum / weight_sum;
+  o->weighted_tail = tail_sum / weight_sum;
+  const mprof_occupancy *top = &o->occupancy;
+  const mprof_shape_stats *shape = &shapes[0];
+  char p[32];
+  /* Occupancy. */
+  double value = o->weighted_occupancy;
+  d->state = value < OCCUPANCY_ISSUE   ? MPROF_STATE_ISSUE
+             : value < OCCUPANCY_MINOR ? MPROF_STATE_MINOR
+                                       : MPROF_STATE_OK;
+  int excused = 0;
+  if (d->state == MPROF_STATE_ISSUE && w->sampled &&
+      reason_share(w, "selected") + reason_share(w, "not_selected") +
+              reason_share(w, "math_pipe_throttle") >=
+          BUSY_PIPES) {
+    d->state = MPROF_STATE_MINOR;
+    excused = 1;
+  }
+  d->cost = value < OCCUPANCY_MINOR
+                ? (OCCUPANCY_MINOR - value) / OCCUPANCY_MINOR
+                : 0.0;
+  if (excused)
+    d->cost *= 0.5;
+  pct(p, sizeof p, top->theoretical);
+  add_metric(w, d, "theoretical", top->theoretical, "fraction");
+  add_metric(w, d, "weighted", value, "fraction");
+  add_metric(w, d, "blocks_per_sm", top->blocks_per_sm, "blocks");
+  add_metric(w, d, "active_warps", top->active_warps, "warps");
+  add_metric(w, d, "max_warps", top->max_warps, "warps");
+  add_metric(w, d, "threads_per_block",
+             (double)top->warps_per_block * (device ? device->warp_size : 32),
+             "count");
+  add_metric(w, d, "registers", shape->registers, "registers");
+  add_metric(w, d, "shared_bytes",
+             (double)shape->static_shared + shape->dynamic_shared, "bytes");
+  if (top->limit_registers != UINT32_MAX)
+    add_metric(w, d, "limit_registers", top->limit_registers, "blocks");
+  if (top->limit_shared != UINT32_MAX)
+    add_metric(w, d, "limit_shared", top->limit_shared, "blocks");
+  if (top->limit_warps != UINT32_MAX)
+    add_metric(w, d, "limit_warps", top->limit_warps, "blocks");
+  if (top->limit_blocks != UINT32_MAX)
+    add_metric(w, d, "limit_blocks", top->limit_blocks, "blocks");
+  if (!top->blocks_per_sm)
+    d->detail = mprof__arena_printf(
+        &w->d->arena,
+        "The block (%u warps, %u registers/thread, %llu bytes of shared "
+        "memory) does not fit on an SM per the trace's device limits.",
+        top->warps_per_block, shape->registers,
+        (unsigned long long)shape->static_shared + shape->dynamic_shared);
+  else
+    d->detail = mprof__arena_printf(
+        &w->d->arena,
+        "%s theoretical occupancy: %u block%s of %u warps = %u of %u warps "
+        "per SM, limited by %s%s.",
+        p, top->blocks_per_sm, top->blocks_per_sm == 1 ? "" : "s",
+        top->warps_per_block, top->active_warps, top->max_warps,
+        top->limiter == MPROF_LIMIT_SHARED
+            ? "shared memory"
+            : mprof_occupancy_limiter_name(top->limiter),
+        excused ? " (but the pipes are busy: ready warps issue at high rate)"
+                : "");
+  /* Tail effect. */
+  double tail = o->weighted_tail;
+  if (!top->blocks_per_sm) {
+    t->state = MPROF_STATE_UNKNOWN;
+    t->detail = "Unknown: no block fits on an SM.";
+    return;
+  }
+  t->state = tail < TAIL_ISSUE   ? MPROF_STATE_ISSUE
+             : tail < TAIL_MINOR ? MPROF_STATE_MINOR
+                                 : MPROF_STATE_OK;
+  t->cost = 1.0 - tail;
+  uint64_t slots = (uint64_t)top->sm_count * top->blocks_per_sm;
+  add_metric(w, t, "waves", top->waves, "waves");
+  add_metric(w, t, "efficiency", tail, "fraction");
+  add_metric(w, t, "grid_blocks", (double)top->grid_blocks, "blocks");
+  add_metric(w, t, "slots_per_wave", (double)slots, "blocks");
+  add_metric(w, t, "sm_count", top->sm_count, "count");
+  pct(p, sizeof p, tail);
+  if (top->waves < 1.0)
+    t->detail = mprof__arena_printf(
+        &w->d->arena,
+        "%llu blocks fill %s of one wave of %llu block slots (%u SMs x %u "
+        "block%s): the grid is too small for the GPU.",
+        (unsigned long long)top->grid_blocks, p, (unsigned long long)slots,
+        top->sm_count, top->blocks_per_sm, top->blocks_per_sm == 1 ? "" : "s");
+  else if (t->state == MPROF_STATE_OK)
+    t->detail = mprof__arena_printf(
+        &w->d->arena,
+        "%llu blocks make %.2f waves of %llu slots (%u SMs x %u block%s): "
+        "%s of slots busy.",
+        (unsigned long long)top->grid_blocks, top->waves,
+        (unsigned long long)slots, top->sm_count, top->blocks_per_sm,
+        top->blocks_per_sm == 1 ? "" : "s", p);
+  else {
+    double last = top->waves - floor(top->waves);
+    char lp[32];
+    pct(lp, sizeof lp, last > 0 ? last : 1.0);
+    t->detail = mprof__arena_printf(
+        &w->d->arena,
+        "%llu blocks make %.2f waves of %llu slots (%u SMs x %u block%s); "
+        "the last wave is %s full, so only %s of slots are busy over the "
+        "kernel.",
+        (unsigned long long)top->grid_blocks, top->waves,
+        (unsigned long long)slots, top->sm_count, top->blocks_per_sm,
+        top->blocks_per_sm == 1 ? "" : "s", lp, p);
+  }
+}
+
+static void judge_launch(kernel_work *w) {
+  const mprof_kernel_stats *ks = w->out->stats;
+  mprof_dimension *d = &w->dims[MPROF_DIM_LAUNCH];
+  if (!ks->gap_count) {
+    d->state = MPROF_STATE_UNKNOWN;
+    d->detail = ks->launches ? "No idle gap before any of its launches on "
+                               "their streams (first on the stream or "
+                               "back-to-back)."
+                             : "No launches.";
+    if (ks->launches > 1) {
+      d->state = MPROF_STATE_OK;
+      d->cost = 0;
+    }
+    add_metric(w, d, "gaps", 0, "count");
+    return;
+  }
+  double gap = (double)ks->gap_median_ns, dur = (double)ks->median_ns;
+  double idle = gap + dur > 0 ? gap / (gap + dur) : 0.0;
+  d->state = judge(idle, IDLE_MINOR, IDLE_ISSUE);
+  d->cost = idle;
+  add_metric(w, d, "idle_fraction", idle, "fraction");
+  add_metric(w, d, "gap_median_ns", gap, "ns");
+  add_metric(w, d, "gap_mean_ns", ks->gap_mean_ns, "ns");
+  add_metric(w, d, "median_ns", dur, "ns");
+  add_metric(w, d, "gaps", (double)ks->gap_count, "count");
+  char g[32], m[32], p[32];
+  mprof__format_ns(g, sizeof g, gap);
+  mprof__format_ns(m, sizeof m, dur);
+  pct(p, sizeof p, idle);
+  if (d->state == MPROF_STATE_OK)
+    d->detail = mprof__arena_printf(
+        &w->d->arena, "Median gap %s before launches, median run %s: %s idle.",
+        g, m, p);
+  else
+    d->detail = mprof__arena_printf(
+        &w->d->arena,
+        "The median idle gap before a launch on its stream is %s against a "
+        "median run of %s: the stream idles %s of the time around this "
+        "kernel (%llu gaps).",
+        g, m, p, (unsigned long long)ks->gap_count);
+}
+
+/* The verdict sentence of the dominant dimension. */
+static const char *verdict_text(kernel_work *w, uint32_t dim) {
+  mprof_kernel_diagnosis *o = w->out;
+  mprof__arena *a = &w->d->arena;
+  char p[32];
+  const char *head;
+  if (dim <= MPROF_DIM_SCHEDULING)
+    pct(p, sizeof p, w->dim_share[dim]);
+  switch (dim) {
+  case MPROF_DIM_MEMORY_LATENCY:
+    head = mprof__arena_printf(
+        a,
+        "Memory-latency bound: %s of warp samples wait on global/local "
+        "memory results (long_scoreboard); overlap more loads (more warps "
+        "or independent loads in flight, prefetch, async copies) or improve "
+        "locality.",
+        p);
+    break;
+  case MPROF_DIM_MEMORY_THROUGHPUT:
+    head = mprof__arena_printf(
+        a,
+        "Memory-throughput bound: %s of samples wait for full memory "
+        "queues (%s); issue fewer, wider, coalesced accesses or move less "
+        "data.",
+        p, reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_SHARED_MIO:
+    head = mprof__arena_printf(
+        a,
+        "Shared-memory/MIO bound: %s of samples wait on shared memory or "
+        "other MIO operations (%s); look for bank conflicts and heavy "
+        "shuffle or special-function use.",
+        p, reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_COMPUTE: {
+    double issue =
+        reason_share(w, "selected") + reason_share(w, "not_selected");
+    double math = reason_share(w, "math_pipe_throttle");
+    double wait = reason_share(w, "wait");
+    char q[32];
+    if (math >= issue && math >= wait) {
+      pct(q, sizeof q, math);
+      head = mprof__arena_printf(
+          a,
+          "Compute bound: a math pipe is saturated (math_pipe_throttle %s, "
+          "compute dimension %s); use a faster pipe (tensor cores, lower "
+          "precision) or do less arithmetic.",
+          q, p);
+    } else if (issue >= wait) {
+      pct(q, sizeof q, issue);
+      head = mprof__arena_printf(
+          a,
+          "Issue bound: warps are ready and the schedulers issue nearly "
+          "every cycle (selected + not_selected %s); the kernel runs at its "
+          "instruction throughput, so execute fewer instructions.",
+          q);
+    } else {
+      pct(q, sizeof q, wait);
+      head = mprof__arena_printf(
+          a,
+          "Dependency bound: warps wait on fixed-latency results (wait %s); "
+          "add independent work per thread (ILP) or more warps.",
+          q);
+    }
+    break;
+  }
+  case MPROF_DIM_SYNC:
+    head = mprof__arena_printf(
+        a,
+        "Synchronisation bound: %s of samples wait at barriers, fences or "
+        "sleep (%s); balance the work between the warps of a block and "
+        "synchronise less often.",
+        p, reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_FETCH_BRANCH:
+    head = mprof__arena_printf(
+        a,
+        "Instruction-fetch/branch bound: %s of samples wait for "
+        "instructions or branch resolution (%s); shrink the code (less "
+        "unrolling or inlining) and avoid divergent branches.",
+        p, reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_SCHEDULING:
+    head = mprof__arena_printf(a,
+                               "Scheduling stalls: %s of samples wait on "
+                               "dispatch or miscellaneous conditions (%s).",
+                               p, reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_OCCUPANCY: {
+    const mprof_occupancy *occ = &o->occupancy;
+    pct(p, sizeof p, occ->theoretical);
+    const char *fix =
+        occ->limiter == MPROF_LIMIT_REGISTERS
+            ? "use fewer registers per thread (__launch_bounds__, "
+              "-maxrregcount)"
+        : occ->limiter == MPROF_LIMIT_SHARED
+            ? "use less shared memory per block"
+        : occ->limiter == MPROF_LIMIT_BLOCKS ? "use larger blocks"
+                                             : "use smaller blocks";
+    head = mprof__arena_printf(
+        a,
+        "Low occupancy: %s theoretical (%u of %u warps per SM, limited by "
+        "%s), too few warps to hide latency; %s.",
+        p, occ->active_warps, occ->max_warps,
+        occ->limiter == MPROF_LIMIT_SHARED
+            ? "shared memory"
+            : mprof_occupancy_limiter_name(occ->limiter),
+        fix);
+    break;
+  }
+  case MPROF_DIM_TAIL: {
+    const mprof_occupancy *occ = &o->occupancy;
+    uint64_t slots = (uint64_t)occ->sm_count * occ->blocks_per_sm;
+    pct(p, sizeof p, o->weighted_tail);
+    if (occ->waves < 1.0)
+      head = mprof__arena_printf(
+          a,
+          "Grid too small: %llu blocks fill %s of one wave of %llu block "
+          "slots; launch more, smaller blocks or run several such kernels "
+          "concurrently.",
+          (unsigned long long)occ->grid_blocks, p, (unsigned long long)slots);
+    else
+      head = mprof__arena_printf(
+          a,
+          "Tail effect: %llu blocks make %.2f waves of %llu slots, so only "
+          "%s of block slots are busy over the kernel; size the grid to a "
+          "multiple of %llu blocks or use a grid-stride loop.",
+          (unsigned long long)occ->grid_blocks, occ->waves,
+          (unsigned long long)slots, p, (unsigned long long)slots);
+    break;
+  }
+  case MPROF_DIM_LAUNCH: {
+    char g[32], m[32];
+    mprof__format_ns(g, sizeof g, (double)o->stats->gap_median_ns);
+    mprof__format_ns(m, sizeof m, (double)o->stats->median_ns);
+    pct(p, sizeof p, w->dims[MPROF_DIM_LAUNCH].cost);
+    head = mprof__arena_printf(
+        a,
+        "Launch-bound: runs of %s (median) with idle gaps of %s before "
+        "launches leave the stream idle %s of the time; fuse kernels, batch "
+        "work or capture the sequence in a CUDA graph.",
+        m, g, p);
+    break;
+  }
+  default: head = ""; break;
+  }
+  return head;
+}
+
+static void make_verdict(kernel_work *w) {
+  mprof_kernel_diagnosis *o = w->out;
+  mprof__arena *a = &w->d->arena;
+  uint32_t best = MPROF_DIM_NONE;
+  for (uint32_t state = MPROF_STATE_ISSUE; state >= MPROF_STATE_MINOR;
+       state--) {
+    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
+      if (w->dims[dim].state == state &&
+          (best == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[best].cost))
+        best = dim;
+    if (best != MPROF_DIM_NONE)
+      break;
+  }
+  o->verdict_dimension = best;
+  if (best == MPROF_DIM_NONE) {
+    int any = 0;
+    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
+      any |= w->dims[dim].state != MPROF_STATE_UNKNOWN;
+    o->verdict_state = any ? MPROF_STATE_OK : MPROF_STATE_UNKNOWN;
+    if (!any)
+      o->verdict = "Nothing to judge: no PC samples, no launch shape and no "
+                   "idle gaps for this kernel.";
+    else if (w->sampled && o->stall_count) {
+      char p[32];
+      pct(p, sizeof p, o->stalls[0].share);
+      o->verdict = mprof__arena_printf(
+          a,
+          "No bottleneck stands out: every dimension is within its "
+          "thresholds (largest stall: %s %s).",
+          o->stalls[0].reason, p);
+    } else
+      o->verdict = "No bottleneck visible without PC samples: occupancy, "
+                   "waves and launch gaps are fine; record with PC sampling "
+                   "to see where warps stall.";
+    return;
+  }
+  o->verdict_state = w->dims[best].state;
+  const char *head = verdict_text(w, best);
+  if (o->verdict_state == MPROF_STATE_MINOR)
+    head = mprof__arena_printf(a,
+                               "No clear bottleneck; the largest is "
+                               "minor: %s",
+                               head);
+  /* Where it happens, for stall dimensions. */
+  const char *where = "";
+  if (best <= MPROF_DIM_SCHEDULING && o->hot_count) {
+    const mprof_hot_instruction *h = NULL;
+    for (size_t i = 0; i < o->hot_count && !h; i++)
+      for (size_t r = 0; r < o->hot[i].reason_count; r++)
+        if (o->hot[i].reasons[r].dimension == best) {
+          h = &o->hot[i];
+          break;
+        }
+    if (!h)
+      h = &o->hot[0];
+    char p[32];
+    pct(p, sizeof p, h->share);
+    if (*h->sass)
+      where = mprof__arena_printf(
+          a, " Hottest: %s%s%s (offset 0x%x, %s of samples).", h->sass,
+          *h->file ? " at " : "",
+          *h->file ? mprof__arena_printf(a, "%s:%u", h->file, h->line) : "",
+          h->offset, p);
+    else
+      where = mprof__arena_printf(a, " Hottest: offset 0x%x (%s of samples).",
+                                  h->offset, p);
+    if (!where)
+      where = "";
+  }
+  /* Other issues, by cost. */
+  char also[256] = "";
+  size_t used = 0;
+  for (int pass = 0; pass < MPROF_DIM_COUNT_; pass++) {
+    uint32_t next = MPROF_DIM_NONE;
+    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++) {
+      if (dim == best || w->dims[dim].state != MPROF_STATE_ISSUE ||
+          strstr(also, dimension_titles[dim]))
+        continue;
+      if (next == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[next].cost)
+        next = dim;
+    }
+    if (next == MPROF_DIM_NONE)
+      break;
+    int n = snprintf(also + used, sizeof also - used, "%s%s",
+                     used ? ", " : " Also: ", dimension_titles[next]);
+    if (n < 0 || (size_t)n >= sizeof also - used)
+      break;
+    used += (size_t)n;
+  }
+  o->verdict =
+      mprof__arena_printf(a, "%s%s%s%s", head, where, also, used ? "." : "");
+}
+
+static void make_stalls(kernel_work *w) {
+  mprof_kernel_diagnosis *o = w->out;
+  const mprof_kernel_stats *ks = o->stats;
+  size_t count;
+  const mprof_reason_samples *rs =
+      mprof_join_kernel_reasons(w->join, o->kernel, &count);
+  mprof_reason_share *stalls = (mprof_reason_share *)mprof__arena_alloc(
+      &w->d->arena, (count ? count : 1) * sizeof *stalls);
+  if (!stalls)
+    return;
+  size_t n = 0;
+  int has_not_issued = 0;
+  for (size_t i = 0; i < count; i++) {
+    const mprof_stall_reason *r = mprof_join_reason(w->join, rs[i].reason);
+    if (r->not_issued) {
+      has_not_issued = 1;
+      continue;
+    }
+    stalls[n].reason = r->name;
+    stalls[n].dimension = r->dimension;
+    stalls[n].samples = rs[i].samples;
+    stalls[n].share = share_of(rs[i].samples, ks->samples);
+    if (r->dimension < MPROF_DIM_COUNT_)
+      w->dim_share[r->dimension] += stalls[n].share;
+    else
+      o->other_share += stalls[n].share;
+    n++;
+  }
+  o->stalls = stalls;
+  o->stall_count = n; /* already largest first: the join sorts them */
+  o->issue_active = -1.0;
+  if (has_not_issued && ks->samples) {
+    o->issue_active = 1.0 - share_of(ks->not_issued, ks->samples);
+    if (o->issue_active < 0) /* inconsistent counts: no issue at all */
+      o->issue_active = 0;
+  }
+  w->sampled = ks->samples >= w->opts->min_samples && ks->samples > 0;
+}
+
+static void make_hot(kernel_work *w) {
+  mprof_kernel_diagnosis *o = w->out;
+  size_t pc_count;
+  const mprof_pc_stats *pcs = mprof_join_pcs(w->join, o->kernel, &pc_count);
+  size_t n = pc_count < w->opts->hot_count ? pc_count : w->opts->hot_count;
+  mprof_hot_instruction *hot = (mprof_hot_instruction *)mprof__arena_alloc(
+      &w->d->arena, (n ? n : 1) * sizeof *hot);
+  if (!hot)
+    return;
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    const mprof_pc_stats *pc = &pcs[i];
+    if (!pc->samples)
+      break;
+    mprof_hot_instruction *h = &hot[kept++];
+    h->cubin_crc = pc->cubin_crc;
+    h->function_index = pc->function_index;
+    h->offset = pc->offset;
+    h->samples = pc->samples;
+    h->share = share_of(pc->samples, o->stats->samples);
+    h->sass = "";
+    h->file = "";
+    if (pc->instruction) {
+      const mprof_sass_instruction *in = pc->instruction;
+      h->sass = mprof__arena_printf(&w->d->arena, "%s%s%s%s%s",
+                                    in->predicate ? in->predicate : "",
+                                    in->predicate && *in->predicate ? " " : "",
+                                    in->opcode ? in->opcode : "",
+                                    in->operands && *in->operands ? " " : "",
+                                    in->operands ? in->operands : "");
+      if (!h->sass)
+        h->sass = "";
+      if (in->file && *in->file && in->line) {
+        h->file = in->file;
+        h->line = in->line;
+      }
+    }
+    mprof_reason_share *top =
+        (mprof_reason_share *)mprof__arena_alloc(&w->d->arena, 3 * sizeof *top);
+    if (!top)
+      return;
+    size_t t = 0;
+    for (size_t r = 0; r < pc->reason_count && t < 3; r++) {
+      const mprof_stall_reason *sr =
+          mprof_join_reason(w->join, pc->reasons[r].reason);
+      if (sr->not_issued)
+        continue;
+      top[t].reason = sr->name;
+      top[t].dimension = sr->dimension;
+      top[t].samples = pc->reasons[r].samples;
+      top[t].share = share_of(pc->reasons[r].samples, pc->samples);
+      t++;
+    }
+    h->reasons = top;
+    h->reason_count = t;
+  }
+  o->hot = hot;
+  o->hot_count = kept;
+}
+
+static void add_kernel_note(kernel_work *w, const char *text) {
+  if (text && w->note_count < sizeof w->notes / sizeof w->notes[0])
+    w->notes[w->note_count++] = text;
+}
+
+static void make_kernel_notes(kernel_work *w, int trace_sampled) {
+  const mprof_kernel_stats *ks = w->out->stats;
+  const mprof_sidecar *sidecar = mprof_join_sidecar(w->join);
+  if (!ks->launches)
+    add_kernel_note(w, "PC samples but no launches in the trace: its "
+                       "activity records were lost or it ran outside the "
+                       "traced window.");
+  if (trace_sampled && !ks->samples && ks->launches)
+    add_kernel_note(w, "No PC samples: it ran too briefly for the sampling "
+                       "period, or outside the sampled window.");
+  if (sidecar && ks->samples) {
+    const mprof_sidecar_function *fn = ks->function;
+    if (!fn)
+      add_kernel_note(w, "The sidecar has no entry for this kernel: SASS "
+                         "and source lines are unknown.");
+    else if (fn->sass_state == MPROF_SASS_NO_CUBIN)
+      add_kernel_note(w, "The trace kept no code for this kernel: no SASS.");
+    else if (fn->sass_state == MPROF_SASS_NO_DISASSEMBLER)
+      add_kernel_note(w, "No SASS: nvdisasm was not found when the sidecar "
+                         "was written; run `mprof sass TRACE` where the CUDA "
+                         "toolkit is installed.");
+    else if (fn->sass_state == MPROF_SASS_FAILED)
+      add_kernel_note(
+          w, mprof__arena_printf(&w->d->arena, "Disassembly failed: %s",
+                                 fn->sass_error ? fn->sass_error : ""));
+    else if (w->out->hot_count && !*w->out->hot[0].file)
+      add_kernel_note(w, "No source lines: build with -lineinfo to map SASS "
+                         "to source.");
+  }
+  const char **notes = (const char **)mprof__arena_alloc(
+      &w->d->arena, (w->note_count ? w->note_count : 1) * sizeof *notes);
+  if (!notes)
+    return;
+  memcpy(notes, w->notes, w->note_count * sizeof *notes);
+  w->out->notes = notes;
+  w->out->note_count = w->note_count;
+}
+
+static void add_note(mprof_diagnosis *d, const char *key, const char *text) {
+  if (!text)
+    return;
+  mprof_note *n = &d->notes[d->note_count++];
+  n->key = key;
+  n->text = text;
+}
+
+static void make_trace_notes(mprof_diagnosis *d) {
+  const mprof_join *join = d->join;
+  const mprof_trace *t = mprof_join_trace(join);
+  mprof__arena *a = &d->arena;
+  size_t launches;
+  mprof_trace_launches(t, &launches);
+  d->notes = (mprof_note *)mprof__arena_alloc(a, 8 * sizeof *d->notes);
+  if (!d->notes)
+    return;
+  if (!launches)
+    add_note(d, "no_launches",
+             "The trace holds no kernel launches: nothing ran on the GPU "
+             "while recording, or the activity records were lost.");
+  if (!mprof_join_sample_total(join)) {
+    const char *mode = mprof_trace_meta(t, "pc.mode");
+    add_note(d, "no_samples",
+             mprof__arena_printf(
+                 a,
+                 "No PC samples (pc.mode=%s): the stall dimensions are "
+                 "unknown and there are no hot instructions; record with PC "
+                 "sampling on (`mprof record`, the default "
+                 "--pc-mode continuous).",
+                 mode ? mode : "unknown"));
+  }
+  if (!mprof_join_sidecar(join))
+    add_note(d, "no_sidecar",
+             mprof__arena_printf(
+                 a,
+                 "No sidecar (%s.pc.json): hot instructions have offsets but "
+                 "no SASS or source lines; `mprof record` writes the sidecar, "
+                 "`mprof sass %s` attaches SASS to an existing trace.",
+                 mprof_trace_path(t), mprof_trace_path(t)));
+  uint64_t full = mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL);
+  if (full)
+    add_note(d, "pc_buffer_full",
+             mprof__arena_printf(
+                 a,
+                 "The PC sampling hardware buffer overflowed in %llu drains: "
+                 "samples are incomplete; record with a longer sampling "
+                 "period.",
+                 (unsigned long long)full));
+  uint64_t dropped = mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES);
+  if (dropped)
+    add_note(d, "pc_dropped",
+             mprof__arena_printf(a,
+                                 "%llu PC samples were dropped: stall shares "
+                                 "may be skewed.",
+                                 (unsigned long long)dropped));
+  uint64_t lost = mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS);
+  if (lost)
+    add_note(d, "activity_dropped",
+             mprof__arena_printf(a,
+                                 "%llu activity records were dropped: launch "
+                                 "counts and times are incomplete.",
+                                 (unsigned long long)lost));
+  uint64_t unmatched = mprof_join_unmatched_samples(join);
+  if (unmatched)
+    add_note(d, "unmatched_samples",
+             mprof__arena_printf(a,
+                                 "%llu PC samples belong to functions with no "
+                                 "launch in the trace; they are shown as "
+                                 "kernels without launches.",
+                                 (unsigned long long)unmatched));
+}
+
+static void diagnose_kernel(mprof_diagnosis *d, size_t k,
+                            const mprof_diagnose_options *opts,
+                            int trace_sampled) {
+  const mprof_join *join = d->join;
+  mprof_kernel_diagnosis *o = &d->kernels[k];
+  kernel_work w;
+  memset(&w, 0, sizeof w);
+  w.d = d;
+  w.join = join;
+  w.opts = opts;
+  w.out = o;
+  o->kernel = k;
+  o->stats = mprof_join_kernel(join, k);
+  w.dims = (mprof_dimension *)mprof__arena_alloc(&d->arena, MPROF_DIM_COUNT_ *
+                                                                sizeof *w.dims);
+  if (!w.dims)
+    return;
+  for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++) {
+    w.dims[dim].id = dim;
+    w.dims[dim].detail = "";
+    w.dims[dim].metrics = (const mprof_metric *)mprof__arena_alloc(
+        &d->arena, MAX_METRICS * sizeof(mprof_metric));
+    if (!w.dims[dim].metrics)
+      return;
+  }
+  o->dimensions = w.dims;
+  o->dimension_count = MPROF_DIM_COUNT_;
+  size_t device_count;
+  const mprof_device_record *devices =
+      mprof_trace_devices(mprof_join_trace(join), &device_count);
+  const mprof_device_record *device =
+      o->stats->device < device_count ? &devices[o->stats->device] : NULL;
+  make_stalls(&w);
+  make_hot(&w);
+  judge_stalls(&w);
+  judge_occupancy(&w, device);
+  judge_launch(&w);
+  make_verdict(&w);
+  make_kernel_notes(&w, trace_sampled);
+}
+
+int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
+                   const mprof_diagnose_options *opts) {
+  mprof_diagnose_options defaults = MPROF_DIAGNOSE_OPTIONS_INIT;
+  if (!out || !join)
+    return mprof__error_set(MPROF_EINVAL, "mprof_diagnose: NULL argument");
+  *out = NULL;
+  if (!opts)
+    opts = &defaults;
+  if (opts->version != MPROF_DIAGNOSE_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "diagnose options version %u is not supported "
+                            "(%u)",
+                            opts->version, MPROF_DIAGNOSE_OPTIONS_VERSION);
+  mprof_diagnosis *d = (mprof_diagnosis *)calloc(1, sizeof *d);
+  if (!d)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  d->join = join;
+  d->kernel_count = mprof_join_kernel_count(join);
+  d->kernels = (mprof_kernel_diagnosis *)mprof__arena_alloc(
+      &d->arena, (d->kernel_count ? d->kernel_count : 1) * sizeof *d->kernels);
+  int trace_sampled = mprof_join_sample_total(join) > 0;
+  for (size_t k = 0; d->kernels && k < d->kernel_count; k++)
+    diagnose_kernel(d, k, opts, trace_sampled);
+  make_trace_notes(d);
+  if (d->arena.failed) {
+    mprof_diagnosis_free(d);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory while diagnosing",
+                            mprof_trace_path(mprof_join_trace(join)));
+  }
+  *out = d;
+  return 0;
+}
+
+void mprof_diagnosis_free(mprof_diagnosis *diagnosis) {
+  if (!diagnosis)
+    return;
+  mprof__arena_free(&diagnosis->arena);
+  free(diagnosis);
+}
+
+const mprof_join *mprof_diagnosis_join(const mprof_diagnosis *diagnosis) {
+  return diagnosis ? diagnosis->join : NULL;
+}
+
+size_t mprof_diagnosis_kernel_count(const mprof_diagnosis *diagnosis) {
+  return diagnosis ? diagnosis->kernel_count : 0;
+}
+
+const mprof_kernel_diagnosis *
+mprof_diagnosis_kernel(const mprof_diagnosis *diagnosis, size_t index) {
+  return diagnosis && index < diagnosis->kernel_count
+             ? &diagnosis->kernels[index]
+             : NULL;
+}
+
+size_t mprof_diagnosis_note_count(const mprof_diagnosis *diagnosis) {
+  return diagnosis ? diagnosis->note_count : 0;
+}
+
+const mprof_note *mprof_diagnosis_note(const mprof_diagnosis *diagnosis,
+                                       size_t index) {
+  return diagnosis && index < diagnosis->note_count ? &diagnosis->notes[index]
+                                                    : NULL;
+}

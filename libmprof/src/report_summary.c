@@ -1,0 +1,744 @@
+/*
+ * mprof — the summary report: XML (docs/SUMMARY-SCHEMA.md), JSON
+ * (docs/summary.schema.json) and a text panel for people.
+ *
+ * Bounded by default: at most max_kernels kernels, max_hot hot
+ * instructions, SHAPES_SHOWN shapes and STALLS_SHOWN stall reasons per
+ * kernel; whatever is left out is counted in an `omitted` attribute.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/version.h"
+#include "report_internal.h"
+
+#define SHAPES_SHOWN 3
+#define STALLS_SHOWN 8
+#define STALL_MIN_SHARE 0.01 /* smaller reasons are counted as omitted */
+
+int mprof_report_options_init(mprof_report_options *opts, unsigned version) {
+  if (!opts)
+    return mprof__error_set(MPROF_EINVAL, "mprof_report_options_init: NULL");
+  if (version != MPROF_REPORT_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "report options version %u is not supported (%u)",
+                            version, MPROF_REPORT_OPTIONS_VERSION);
+  mprof_report_options init = MPROF_REPORT_OPTIONS_INIT;
+  *opts = init;
+  return 0;
+}
+
+/* What the report shows, computed once for all three formats. */
+typedef struct summary_view {
+  const mprof_diagnosis *d;
+  const mprof_join *join;
+  const mprof_trace *trace;
+  const mprof_report_options *opts;
+  size_t *selected;
+  size_t matched, shown;
+  double omitted_share;
+} summary_view;
+
+static size_t stalls_shown(const mprof_kernel_diagnosis *k) {
+  size_t n = 0;
+  while (n < k->stall_count && n < STALLS_SHOWN &&
+         k->stalls[n].share >= STALL_MIN_SHARE)
+    n++;
+  return n;
+}
+
+static const char *reason_dimension_key(uint32_t dimension) {
+  return dimension < MPROF_DIM_COUNT_ ? mprof_dimension_key(dimension)
+                                      : "other";
+}
+
+static const char *sidecar_state(const summary_view *v) {
+  return mprof_join_sidecar(v->join) ? "present" : "absent";
+}
+
+static uint64_t trace_span(const mprof_trace *t) {
+  uint64_t a, b;
+  mprof_trace_time_bounds(t, &a, &b);
+  return b - a;
+}
+
+static inline const mprof_device_record *
+kernel_device(const summary_view *v, const mprof_kernel_stats *ks) {
+  size_t n;
+  const mprof_device_record *dev = mprof_trace_devices(v->trace, &n);
+  return ks->device < n ? &dev[ks->device] : NULL;
+}
+
+/* ---- XML ---------------------------------------------------------------- */
+
+static void xml_dims3(FILE *f, const char *name, const uint32_t v[3]) {
+  fprintf(f, " %s=\"%u,%u,%u\"", name, v[0], v[1], v[2]);
+}
+
+static void xml_shape(FILE *f, const mprof_shape_stats *s,
+                      const mprof_occupancy *o, uint64_t kernel_total) {
+  fputs("        <shape", f);
+  xml_dims3(f, "grid", s->grid);
+  xml_dims3(f, "block", s->block);
+  if (s->cluster[0] || s->cluster[1] || s->cluster[2])
+    xml_dims3(f, "cluster", s->cluster);
+  mprof__xml_attr_u64(f, "registers", s->registers);
+  mprof__xml_attr_u64(f, "static_shared", s->static_shared);
+  mprof__xml_attr_u64(f, "dynamic_shared", s->dynamic_shared);
+  mprof__xml_attr_u64(f, "launches", s->launches);
+  mprof__xml_attr_num(f, "share",
+                      kernel_total ? (double)s->total_ns / kernel_total : 0, 4);
+  mprof__xml_attr_num(f, "mean_ns", s->mean_ns, 0);
+  if (o->known) {
+    mprof__xml_attr_num(f, "occupancy", o->theoretical, 4);
+    mprof__xml_attr_u64(f, "blocks_per_sm", o->blocks_per_sm);
+    mprof__xml_attr(f, "limiter", mprof_occupancy_limiter_name(o->limiter));
+    if (o->blocks_per_sm) {
+      mprof__xml_attr_num(f, "waves", o->waves, 3);
+      mprof__xml_attr_num(f, "tail_efficiency", o->tail_efficiency, 4);
+    }
+  }
+  fputs("/>\n", f);
+}
+
+static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
+                       const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_stats *s = k->stats;
+  fputs("    <kernel", f);
+  mprof__xml_attr_u64(f, "rank", rank);
+  mprof__xml_attr(f, "name", s->name);
+  mprof__xml_attr(f, "mangled", s->mangled);
+  if (s->device_id != MPROF_INDEX_NONE)
+    mprof__xml_attr_u64(f, "device", s->device_id);
+  mprof__xml_attr_num(f, "share", s->share, 4);
+  mprof__xml_attr_num(f, "device_share", s->device_share, 4);
+  mprof__xml_attr_u64(f, "launches", s->launches);
+  mprof__xml_attr_u64(f, "total_ns", s->total_ns);
+  mprof__xml_attr_num(f, "mean_ns", s->mean_ns, 0);
+  mprof__xml_attr_u64(f, "median_ns", s->median_ns);
+  mprof__xml_attr_u64(f, "p90_ns", s->p90_ns);
+  mprof__xml_attr_u64(f, "min_ns", s->min_ns);
+  mprof__xml_attr_u64(f, "max_ns", s->max_ns);
+  mprof__xml_attr_num(f, "stddev_ns", s->stddev_ns, 0);
+  mprof__xml_attr_u64(f, "samples", s->samples);
+  fputs(">\n      <verdict", f);
+  mprof__xml_attr(f, "dimension",
+                  k->verdict_dimension < MPROF_DIM_COUNT_
+                      ? mprof_dimension_key(k->verdict_dimension)
+                      : "none");
+  mprof__xml_attr(f, "state", mprof_state_name(k->verdict_state));
+  fputs(">", f);
+  mprof__xml_escape(f, k->verdict);
+  fputs("</verdict>\n", f);
+
+  size_t shape_count;
+  const mprof_shape_stats *shapes =
+      mprof_join_shapes(v->join, k->kernel, &shape_count);
+  size_t shown = shape_count < SHAPES_SHOWN ? shape_count : SHAPES_SHOWN;
+  fprintf(f, "      <shapes count=\"%zu\" shown=\"%zu\" omitted=\"%zu\">\n",
+          shape_count, shown, shape_count - shown);
+  for (size_t i = 0; i < shown; i++)
+    xml_shape(f, &shapes[i], &k->shapes[i], s->total_ns);
+  fputs("      </shapes>\n      <dimensions>\n", f);
+  for (size_t i = 0; i < k->dimension_count; i++) {
+    const mprof_dimension *dim = &k->dimensions[i];
+    fputs("        <dimension", f);
+    mprof__xml_attr(f, "name", mprof_dimension_key(dim->id));
+    mprof__xml_attr(f, "state", mprof_state_name(dim->state));
+    mprof__xml_attr_num(f, "cost", dim->cost, 4);
+    for (size_t m = 0; m < dim->metric_count; m++) {
+      const mprof_metric *metric = &dim->metrics[m];
+      int integral = strcmp(metric->unit, "fraction") != 0 &&
+                     strcmp(metric->unit, "waves") != 0;
+      mprof__xml_attr_num(f, metric->name, metric->value, integral ? 0 : 4);
+    }
+    fputs(">", f);
+    mprof__xml_escape(f, dim->detail);
+    fputs("</dimension>\n", f);
+  }
+  fputs("      </dimensions>\n", f);
+
+  size_t stall_shown = stalls_shown(k);
+  fputs("      <stalls", f);
+  mprof__xml_attr_u64(f, "samples", s->samples);
+  mprof__xml_attr_u64(f, "not_issued", s->not_issued);
+  if (k->issue_active >= 0)
+    mprof__xml_attr_num(f, "issue_active", k->issue_active, 4);
+  mprof__xml_attr_num(f, "other_share", k->other_share, 4);
+  mprof__xml_attr_u64(f, "reasons", k->stall_count);
+  mprof__xml_attr_u64(f, "shown", stall_shown);
+  mprof__xml_attr_u64(f, "omitted", k->stall_count - stall_shown);
+  fputs(stall_shown ? ">\n" : "/>\n", f);
+  for (size_t i = 0; i < stall_shown; i++) {
+    fputs("        <reason", f);
+    mprof__xml_attr(f, "name", k->stalls[i].reason);
+    mprof__xml_attr(f, "dimension",
+                    reason_dimension_key(k->stalls[i].dimension));
+    mprof__xml_attr_num(f, "share", k->stalls[i].share, 4);
+    mprof__xml_attr_u64(f, "samples", k->stalls[i].samples);
+    fputs("/>\n", f);
+  }
+  if (stall_shown)
+    fputs("      </stalls>\n", f);
+
+  size_t hot_shown =
+      k->hot_count < v->opts->max_hot ? k->hot_count : v->opts->max_hot;
+  fputs("      <hot-instructions", f);
+  mprof__xml_attr_u64(f, "sampled_pcs", s->pc_count);
+  mprof__xml_attr_u64(f, "shown", hot_shown);
+  mprof__xml_attr_u64(f, "omitted", s->pc_count - hot_shown);
+  fputs(hot_shown ? ">\n" : "/>\n", f);
+  for (size_t i = 0; i < hot_shown; i++) {
+    const mprof_hot_instruction *h = &k->hot[i];
+    fprintf(f, "        <instruction offset=\"0x%x\"", h->offset);
+    mprof__xml_attr_num(f, "share", h->share, 4);
+    mprof__xml_attr_u64(f, "samples", h->samples);
+    if (*h->sass)
+      mprof__xml_attr(f, "sass", h->sass);
+    if (*h->file) {
+      mprof__xml_attr(f, "file", h->file);
+      mprof__xml_attr_u64(f, "line", h->line);
+    }
+    fprintf(f, " cubin_crc=\"0x%llx\"", (unsigned long long)h->cubin_crc);
+    fputs(h->reason_count ? ">\n" : "/>\n", f);
+    for (size_t r = 0; r < h->reason_count; r++) {
+      fputs("          <reason", f);
+      mprof__xml_attr(f, "name", h->reasons[r].reason);
+      mprof__xml_attr_num(f, "share", h->reasons[r].share, 4);
+      fputs("/>\n", f);
+    }
+    if (h->reason_count)
+      fputs("        </instruction>\n", f);
+  }
+  if (hot_shown)
+    fputs("      </hot-instructions>\n", f);
+  for (size_t i = 0; i < k->note_count; i++) {
+    fputs("      <note>", f);
+    mprof__xml_escape(f, k->notes[i]);
+    fputs("</note>\n", f);
+  }
+  fputs("    </kernel>\n", f);
+}
+
+static void xml_summary(FILE *f, const summary_view *v) {
+  const mprof_trace *t = v->trace;
+  size_t launches, devices;
+  mprof_trace_launches(t, &launches);
+  const mprof_device_record *dev = mprof_trace_devices(t, &devices);
+  const char *pc_mode = mprof_trace_meta(t, "pc.mode");
+  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mprof-summary", f);
+  mprof__xml_attr_u64(f, "schema", 1);
+  mprof__xml_attr(f, "mprof_version", MPROF_VERSION_STRING);
+  fputs(">\n  <trace", f);
+  mprof__xml_attr(f, "path", mprof_trace_path(t));
+  mprof__xml_attr_u64(f, "bytes", mprof_trace_file_size(t));
+  mprof__xml_attr_u64(f, "launches", launches);
+  mprof__xml_attr_u64(f, "kernels", mprof_join_kernel_count(v->join));
+  mprof__xml_attr_u64(f, "kernel_time_ns", mprof_join_kernel_time(v->join));
+  mprof__xml_attr_u64(f, "span_ns", trace_span(t));
+  mprof__xml_attr_u64(f, "samples", mprof_join_sample_total(v->join));
+  mprof__xml_attr(f, "pc_mode", pc_mode ? pc_mode : "unknown");
+  mprof__xml_attr(f, "sidecar", sidecar_state(v));
+  fputs("/>\n", f);
+  for (size_t i = 0; i < devices; i++) {
+    fputs("  <device", f);
+    mprof__xml_attr_u64(f, "index", i);
+    mprof__xml_attr_u64(f, "id", dev[i].id);
+    mprof__xml_attr(f, "name", mprof_trace_string(t, dev[i].name));
+    fprintf(f, " cc=\"%u.%u\"", dev[i].cc_major, dev[i].cc_minor);
+    mprof__xml_attr_u64(f, "sms", dev[i].sm_count);
+    fputs("/>\n", f);
+  }
+  for (size_t i = 0; i < mprof_diagnosis_note_count(v->d); i++) {
+    const mprof_note *n = mprof_diagnosis_note(v->d, i);
+    fputs("  <note", f);
+    mprof__xml_attr(f, "key", n->key);
+    fputs(">", f);
+    mprof__xml_escape(f, n->text);
+    fputs("</note>\n", f);
+  }
+  if (v->shown) {
+    const mprof_kernel_diagnosis *top =
+        mprof_diagnosis_kernel(v->d, v->selected[0]);
+    fputs("  <headline", f);
+    mprof__xml_attr(f, "kernel", top->stats->name);
+    mprof__xml_attr_num(f, "share", top->stats->share, 4);
+    fputs(">", f);
+    mprof__xml_escape(f, top->verdict);
+    fputs("</headline>\n", f);
+  }
+  fputs("  <kernels", f);
+  mprof__xml_attr_u64(f, "matched", v->matched);
+  mprof__xml_attr_u64(f, "shown", v->shown);
+  mprof__xml_attr_u64(f, "omitted", v->matched - v->shown);
+  mprof__xml_attr_num(f, "omitted_share", v->omitted_share, 4);
+  if (v->opts->kernel && *v->opts->kernel)
+    mprof__xml_attr(f, "filter", v->opts->kernel);
+  fputs(v->shown ? ">\n" : "/>\n", f);
+  for (size_t i = 0; i < v->shown; i++)
+    xml_kernel(f, v, i + 1, mprof_diagnosis_kernel(v->d, v->selected[i]));
+  if (v->shown)
+    fputs("  </kernels>\n", f);
+  fputs("</mprof-summary>\n", f);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_key(FILE *f, const char *key) {
+  mprof__json_string(f, key);
+  fputc(':', f);
+}
+
+static void json_u64(FILE *f, const char *key, uint64_t value, int comma) {
+  json_key(f, key);
+  fprintf(f, "%llu%s", (unsigned long long)value, comma ? "," : "");
+}
+
+static void json_num(FILE *f, const char *key, double value, int digits,
+                     int comma) {
+  json_key(f, key);
+  mprof__json_num(f, value, digits);
+  if (comma)
+    fputc(',', f);
+}
+
+static void json_str(FILE *f, const char *key, const char *value, int comma) {
+  json_key(f, key);
+  mprof__json_string(f, value);
+  if (comma)
+    fputc(',', f);
+}
+
+static void json_dims3(FILE *f, const char *key, const uint32_t v[3]) {
+  json_key(f, key);
+  fprintf(f, "[%u,%u,%u],", v[0], v[1], v[2]);
+}
+
+static void json_kernel(FILE *f, const summary_view *v, size_t rank,
+                        const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_stats *s = k->stats;
+  fputc('{', f);
+  json_u64(f, "rank", rank, 1);
+  json_str(f, "name", s->name, 1);
+  json_str(f, "mangled", s->mangled, 1);
+  json_key(f, "device");
+  if (s->device_id != MPROF_INDEX_NONE)
+    fprintf(f, "%u,", s->device_id);
+  else
+    fputs("null,", f);
+  json_num(f, "share", s->share, 4, 1);
+  json_num(f, "device_share", s->device_share, 4, 1);
+  json_u64(f, "launches", s->launches, 1);
+  json_u64(f, "total_ns", s->total_ns, 1);
+  json_num(f, "mean_ns", s->mean_ns, 0, 1);
+  json_u64(f, "median_ns", s->median_ns, 1);
+  json_u64(f, "p90_ns", s->p90_ns, 1);
+  json_u64(f, "min_ns", s->min_ns, 1);
+  json_u64(f, "max_ns", s->max_ns, 1);
+  json_num(f, "stddev_ns", s->stddev_ns, 0, 1);
+  json_u64(f, "samples", s->samples, 1);
+  json_key(f, "verdict");
+  fputc('{', f);
+  json_key(f, "dimension");
+  if (k->verdict_dimension < MPROF_DIM_COUNT_)
+    mprof__json_string(f, mprof_dimension_key(k->verdict_dimension));
+  else
+    fputs("null", f);
+  fputc(',', f);
+  json_str(f, "state", mprof_state_name(k->verdict_state), 1);
+  json_str(f, "text", k->verdict, 0);
+  fputs("},", f);
+
+  size_t shape_count;
+  const mprof_shape_stats *shapes =
+      mprof_join_shapes(v->join, k->kernel, &shape_count);
+  size_t shown = shape_count < SHAPES_SHOWN ? shape_count : SHAPES_SHOWN;
+  json_key(f, "shapes");
+  fputc('{', f);
+  json_u64(f, "count", shape_count, 1);
+  json_u64(f, "omitted", shape_count - shown, 1);
+  json_key(f, "items");
+  fputc('[', f);
+  for (size_t i = 0; i < shown; i++) {
+    const mprof_shape_stats *sh = &shapes[i];
+    const mprof_occupancy *o = &k->shapes[i];
+    fputc('{', f);
+    json_dims3(f, "grid", sh->grid);
+    json_dims3(f, "block", sh->block);
+    json_dims3(f, "cluster", sh->cluster);
+    json_u64(f, "registers", sh->registers, 1);
+    json_u64(f, "static_shared", sh->static_shared, 1);
+    json_u64(f, "dynamic_shared", sh->dynamic_shared, 1);
+    json_u64(f, "launches", sh->launches, 1);
+    json_num(f, "share",
+             s->total_ns ? (double)sh->total_ns / (double)s->total_ns : 0, 4,
+             1);
+    json_num(f, "mean_ns", sh->mean_ns, 0, 1);
+    json_key(f, "occupancy");
+    if (o->known) {
+      fputc('{', f);
+      json_num(f, "theoretical", o->theoretical, 4, 1);
+      json_u64(f, "blocks_per_sm", o->blocks_per_sm, 1);
+      json_u64(f, "active_warps", o->active_warps, 1);
+      json_u64(f, "max_warps", o->max_warps, 1);
+      json_str(f, "limiter", mprof_occupancy_limiter_name(o->limiter), 1);
+      json_num(f, "waves", o->blocks_per_sm ? o->waves : NAN, 3, 1);
+      json_num(f, "tail_efficiency",
+               o->blocks_per_sm ? o->tail_efficiency : NAN, 4, 0);
+      fputc('}', f);
+    } else {
+      fputs("null", f);
+    }
+    fputc('}', f);
+    if (i + 1 < shown)
+      fputc(',', f);
+  }
+  fputs("]},", f);
+
+  json_key(f, "dimensions");
+  fputc('{', f);
+  for (size_t i = 0; i < k->dimension_count; i++) {
+    const mprof_dimension *dim = &k->dimensions[i];
+    json_key(f, mprof_dimension_key(dim->id));
+    fputc('{', f);
+    json_str(f, "state", mprof_state_name(dim->state), 1);
+    json_num(f, "cost", dim->cost, 4, 1);
+    json_str(f, "detail", dim->detail, 1);
+    json_key(f, "metrics");
+    fputc('{', f);
+    for (size_t m = 0; m < dim->metric_count; m++) {
+      const mprof_metric *metric = &dim->metrics[m];
+      int integral = strcmp(metric->unit, "fraction") != 0 &&
+                     strcmp(metric->unit, "waves") != 0;
+      json_num(f, metric->name, metric->value, integral ? 0 : 4,
+               m + 1 < dim->metric_count);
+    }
+    fputs("}}", f);
+    if (i + 1 < k->dimension_count)
+      fputc(',', f);
+  }
+  fputs("},", f);
+
+  size_t stall_shown = stalls_shown(k);
+  json_key(f, "stalls");
+  fputc('{', f);
+  json_u64(f, "samples", s->samples, 1);
+  json_u64(f, "not_issued", s->not_issued, 1);
+  json_num(f, "issue_active", k->issue_active >= 0 ? k->issue_active : NAN, 4,
+           1);
+  json_num(f, "other_share", k->other_share, 4, 1);
+  json_u64(f, "omitted", k->stall_count - stall_shown, 1);
+  json_key(f, "reasons");
+  fputc('[', f);
+  for (size_t i = 0; i < stall_shown; i++) {
+    fputc('{', f);
+    json_str(f, "name", k->stalls[i].reason, 1);
+    json_str(f, "dimension", reason_dimension_key(k->stalls[i].dimension), 1);
+    json_num(f, "share", k->stalls[i].share, 4, 1);
+    json_u64(f, "samples", k->stalls[i].samples, 0);
+    fputc('}', f);
+    if (i + 1 < stall_shown)
+      fputc(',', f);
+  }
+  fputs("]},", f);
+
+  size_t hot_shown =
+      k->hot_count < v->opts->max_hot ? k->hot_count : v->opts->max_hot;
+  json_key(f, "hot");
+  fputc('{', f);
+  json_u64(f, "sampled_pcs", s->pc_count, 1);
+  json_u64(f, "omitted", s->pc_count - hot_shown, 1);
+  json_key(f, "instructions");
+  fputc('[', f);
+  for (size_t i = 0; i < hot_shown; i++) {
+    const mprof_hot_instruction *h = &k->hot[i];
+    fputc('{', f);
+    json_u64(f, "offset", h->offset, 1);
+    json_num(f, "share", h->share, 4, 1);
+    json_u64(f, "samples", h->samples, 1);
+    json_key(f, "sass");
+    mprof__json_string(f, *h->sass ? h->sass : NULL);
+    fputc(',', f);
+    json_key(f, "file");
+    mprof__json_string(f, *h->file ? h->file : NULL);
+    fputc(',', f);
+    json_key(f, "line");
+    if (*h->file)
+      fprintf(f, "%u,", h->line);
+    else
+      fputs("null,", f);
+    json_key(f, "cubin_crc");
+    fprintf(f, "\"0x%llx\",", (unsigned long long)h->cubin_crc);
+    json_key(f, "reasons");
+    fputc('[', f);
+    for (size_t r = 0; r < h->reason_count; r++) {
+      fputc('{', f);
+      json_str(f, "name", h->reasons[r].reason, 1);
+      json_num(f, "share", h->reasons[r].share, 4, 0);
+      fputc('}', f);
+      if (r + 1 < h->reason_count)
+        fputc(',', f);
+    }
+    fputs("]}", f);
+    if (i + 1 < hot_shown)
+      fputc(',', f);
+  }
+  fputs("]},", f);
+  json_key(f, "notes");
+  fputc('[', f);
+  for (size_t i = 0; i < k->note_count; i++) {
+    mprof__json_string(f, k->notes[i]);
+    if (i + 1 < k->note_count)
+      fputc(',', f);
+  }
+  fputs("]}", f);
+}
+
+static void json_summary(FILE *f, const summary_view *v) {
+  const mprof_trace *t = v->trace;
+  size_t launches, devices;
+  mprof_trace_launches(t, &launches);
+  const mprof_device_record *dev = mprof_trace_devices(t, &devices);
+  const char *pc_mode = mprof_trace_meta(t, "pc.mode");
+  fputc('{', f);
+  json_str(f, "kind", "mprof-summary", 1);
+  json_u64(f, "schema", 1, 1);
+  json_str(f, "mprof_version", MPROF_VERSION_STRING, 1);
+  json_key(f, "trace");
+  fputc('{', f);
+  json_str(f, "path", mprof_trace_path(t), 1);
+  json_u64(f, "bytes", mprof_trace_file_size(t), 1);
+  json_u64(f, "launches", launches, 1);
+  json_u64(f, "kernels", mprof_join_kernel_count(v->join), 1);
+  json_u64(f, "kernel_time_ns", mprof_join_kernel_time(v->join), 1);
+  json_u64(f, "span_ns", trace_span(t), 1);
+  json_u64(f, "samples", mprof_join_sample_total(v->join), 1);
+  json_str(f, "pc_mode", pc_mode ? pc_mode : "unknown", 1);
+  json_str(f, "sidecar", sidecar_state(v), 0);
+  fputs("},", f);
+  json_key(f, "devices");
+  fputc('[', f);
+  for (size_t i = 0; i < devices; i++) {
+    fputc('{', f);
+    json_u64(f, "index", i, 1);
+    json_u64(f, "id", dev[i].id, 1);
+    json_str(f, "name", mprof_trace_string(t, dev[i].name), 1);
+    json_key(f, "cc");
+    fprintf(f, "\"%u.%u\",", dev[i].cc_major, dev[i].cc_minor);
+    json_u64(f, "sms", dev[i].sm_count, 0);
+    fputc('}', f);
+    if (i + 1 < devices)
+      fputc(',', f);
+  }
+  fputs("],", f);
+  json_key(f, "notes");
+  fputc('[', f);
+  size_t notes = mprof_diagnosis_note_count(v->d);
+  for (size_t i = 0; i < notes; i++) {
+    const mprof_note *n = mprof_diagnosis_note(v->d, i);
+    fputc('{', f);
+    json_str(f, "key", n->key, 1);
+    json_str(f, "text", n->text, 0);
+    fputc('}', f);
+    if (i + 1 < notes)
+      fputc(',', f);
+  }
+  fputs("],", f);
+  json_key(f, "headline");
+  if (v->shown) {
+    const mprof_kernel_diagnosis *top =
+        mprof_diagnosis_kernel(v->d, v->selected[0]);
+    fputc('{', f);
+    json_str(f, "kernel", top->stats->name, 1);
+    json_num(f, "share", top->stats->share, 4, 1);
+    json_str(f, "text", top->verdict, 0);
+    fputs("},", f);
+  } else {
+    fputs("null,", f);
+  }
+  json_key(f, "kernels");
+  fputc('{', f);
+  json_u64(f, "matched", v->matched, 1);
+  json_u64(f, "shown", v->shown, 1);
+  json_u64(f, "omitted", v->matched - v->shown, 1);
+  json_num(f, "omitted_share", v->omitted_share, 4, 1);
+  json_str(f, "filter",
+           v->opts->kernel && *v->opts->kernel ? v->opts->kernel : NULL, 1);
+  json_key(f, "items");
+  fputc('[', f);
+  for (size_t i = 0; i < v->shown; i++) {
+    json_kernel(f, v, i + 1, mprof_diagnosis_kernel(v->d, v->selected[i]));
+    if (i + 1 < v->shown)
+      fputc(',', f);
+  }
+  fputs("]}}\n", f);
+}
+
+/* ---- text panel --------------------------------------------------------- */
+
+static void text_kernel(FILE *f, const summary_view *v, size_t rank,
+                        const mprof_kernel_diagnosis *k,
+                        const mprof__style *st) {
+  const mprof_kernel_stats *s = k->stats;
+  char a[32], b[32], c[32], d[32], e[32], g[32], n[32], p[32];
+  mprof__format_pct(p, sizeof p, s->share);
+  fprintf(f, "%s┌ #%zu %s%s", st->cyan, rank, st->reset, st->bold);
+  fputs(s->name, f);
+  fprintf(f, "%s", st->reset);
+  if (s->device_id != MPROF_INDEX_NONE)
+    fprintf(f, "  %s· device %u%s", st->dim, s->device_id, st->reset);
+  fprintf(f, "  %s· %s of GPU time%s\n", st->dim, p, st->reset);
+  mprof__format_count(n, sizeof n, s->launches);
+  mprof__format_ns(a, sizeof a, (double)s->total_ns);
+  mprof__format_ns(b, sizeof b, s->mean_ns);
+  mprof__format_ns(c, sizeof c, (double)s->median_ns);
+  mprof__format_ns(d, sizeof d, (double)s->p90_ns);
+  mprof__format_ns(e, sizeof e, (double)s->min_ns);
+  mprof__format_ns(g, sizeof g, (double)s->max_ns);
+  fprintf(f,
+          "│ %s launch%s · total %s · mean %s · median %s · p90 %s · min %s "
+          "· max %s\n",
+          n, s->launches == 1 ? "" : "es", a, b, c, d, e, g);
+  size_t shape_count;
+  const mprof_shape_stats *shapes =
+      mprof_join_shapes(v->join, k->kernel, &shape_count);
+  size_t shown = shape_count < SHAPES_SHOWN ? shape_count : SHAPES_SHOWN;
+  for (size_t i = 0; i < shown; i++) {
+    const mprof_shape_stats *sh = &shapes[i];
+    const mprof_occupancy *o = &k->shapes[i];
+    fprintf(f, "│ grid %u×%u×%u block %u×%u×%u · %u regs · %u B smem",
+            sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0], sh->block[1],
+            sh->block[2], sh->registers,
+            sh->static_shared + sh->dynamic_shared);
+    if (o->known && o->blocks_per_sm) {
+      mprof__format_pct(p, sizeof p, o->theoretical);
+      fprintf(f, " · occupancy %s (%s) · %.2f waves", p,
+              mprof_occupancy_limiter_name(o->limiter), o->waves);
+    }
+    if (shape_count > 1) {
+      mprof__format_pct(p, sizeof p,
+                        s->total_ns ? (double)sh->total_ns / s->total_ns : 0);
+      fprintf(f, " · %s of its time", p);
+    }
+    fputc('\n', f);
+  }
+  if (shape_count > shown)
+    fprintf(f, "│ %s(%zu more shapes)%s\n", st->dim, shape_count - shown,
+            st->reset);
+  fprintf(f, "│ %s▶%s %s%s%s\n", mprof__state_color(st, k->verdict_state),
+          st->reset, st->bold, k->verdict, st->reset);
+  for (size_t i = 0; i < k->dimension_count; i++) {
+    const mprof_dimension *dim = &k->dimensions[i];
+    char state[16];
+    snprintf(state, sizeof state, "%s", mprof_state_name(dim->state));
+    if (dim->state == MPROF_STATE_ISSUE)
+      snprintf(state, sizeof state, "ISSUE");
+    fprintf(f, "│   %-30s %s%-7s%s %s%s%s\n", mprof_dimension_title(dim->id),
+            mprof__state_color(st, dim->state), state, st->reset,
+            dim->state == MPROF_STATE_OK || dim->state == MPROF_STATE_UNKNOWN
+                ? st->dim
+                : "",
+            dim->detail, st->reset);
+  }
+  size_t hot_shown =
+      k->hot_count < v->opts->max_hot ? k->hot_count : v->opts->max_hot;
+  if (hot_shown) {
+    fprintf(f, "│   %shot instructions%s (%zu of %zu sampled)\n", st->bold,
+            st->reset, hot_shown, s->pc_count);
+    for (size_t i = 0; i < hot_shown; i++) {
+      const mprof_hot_instruction *h = &k->hot[i];
+      mprof__format_pct(p, sizeof p, h->share);
+      fprintf(f, "│     %s0x%05x%s %6s  %-36s", st->cyan, h->offset, st->reset,
+              p, *h->sass ? h->sass : "(no SASS)");
+      if (*h->file)
+        fprintf(f, " %s%s:%u%s", st->dim, h->file, h->line, st->reset);
+      for (size_t r = 0; r < h->reason_count; r++) {
+        mprof__format_pct(p, sizeof p, h->reasons[r].share);
+        fprintf(f, "%s%s %s", r ? " · " : "  ", h->reasons[r].reason, p);
+      }
+      fputc('\n', f);
+    }
+    if (s->pc_count > hot_shown)
+      fprintf(f, "│     %s(%zu more sampled instructions)%s\n", st->dim,
+              s->pc_count - hot_shown, st->reset);
+  }
+  for (size_t i = 0; i < k->note_count; i++)
+    fprintf(f, "│ %s! %s%s\n", st->yellow, k->notes[i], st->reset);
+  fputs("└\n", f);
+}
+
+static void text_summary(FILE *f, const summary_view *v,
+                         const mprof__style *st) {
+  const mprof_trace *t = v->trace;
+  size_t launches, devices;
+  mprof_trace_launches(t, &launches);
+  mprof_trace_devices(t, &devices);
+  char n[32], a[32], b[32];
+  mprof__format_count(n, sizeof n, launches);
+  mprof__format_ns(a, sizeof a, (double)mprof_join_kernel_time(v->join));
+  mprof__format_count(b, sizeof b, mprof_join_sample_total(v->join));
+  fprintf(f,
+          "%smprof summary%s %s · %zu device%s · %s launches · %s kernel "
+          "time · %s PC samples\n",
+          st->bold, st->reset, mprof_trace_path(t), devices,
+          devices == 1 ? "" : "s", n, a, b);
+  for (size_t i = 0; i < mprof_diagnosis_note_count(v->d); i++)
+    fprintf(f, "%s! %s%s\n", st->yellow, mprof_diagnosis_note(v->d, i)->text,
+            st->reset);
+  fputc('\n', f);
+  for (size_t i = 0; i < v->shown; i++) {
+    text_kernel(f, v, i + 1, mprof_diagnosis_kernel(v->d, v->selected[i]), st);
+    fputc('\n', f);
+  }
+  if (v->matched > v->shown) {
+    mprof__format_pct(a, sizeof a, v->omitted_share);
+    fprintf(f, "%s(%zu more kernels, %s of GPU time; --top N shows more)%s\n",
+            st->dim, v->matched - v->shown, a, st->reset);
+  }
+}
+
+int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
+                          const mprof_report_options *opts) {
+  mprof_report_options defaults = MPROF_REPORT_OPTIONS_INIT;
+  if (!out || !diagnosis)
+    return mprof__error_set(MPROF_EINVAL,
+                            "mprof_diagnosis_write: NULL argument");
+  if (!opts)
+    opts = &defaults;
+  if (opts->version != MPROF_REPORT_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "report options version %u is not supported (%u)",
+                            opts->version, MPROF_REPORT_OPTIONS_VERSION);
+  if (opts->format > MPROF_REPORT_TEXT)
+    return mprof__error_set(MPROF_EINVAL, "unknown report format %u",
+                            opts->format);
+  summary_view v;
+  memset(&v, 0, sizeof v);
+  v.d = diagnosis;
+  v.join = mprof_diagnosis_join(diagnosis);
+  v.trace = mprof_join_trace(v.join);
+  v.opts = opts;
+  int rc = mprof__select_kernels(&v.selected, &v.matched, v.join, opts->kernel);
+  if (rc)
+    return rc;
+  v.shown = v.matched < opts->max_kernels ? v.matched : opts->max_kernels;
+  for (size_t i = v.shown; i < v.matched; i++)
+    v.omitted_share += mprof_join_kernel(v.join, v.selected[i])->share;
+  mprof__style style;
+  switch (opts->format) {
+  case MPROF_REPORT_JSON: json_summary(out, &v); break;
+  case MPROF_REPORT_TEXT:
+    mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
+    text_summary(out, &v, &style);
+    break;
+  default: xml_summary(out, &v); break;
+  }
+  free(v.selected);
+  if (fflush(out) != 0 || ferror(out))
+    return mprof__error_set(MPROF_EIO, "cannot write the summary: %s",
+                            "output error");
+  return 0;
+}

@@ -1,0 +1,599 @@
+/*
+ * mprof — building a trace's PC sidecar, and giving its functions code.
+ *
+ * Build: every kernel and every sampled function becomes a sidecar function
+ * in state NO_CUBIN, samples are summed into it, and then the same attach
+ * step that `mprof sass TRACE FILE...` runs looks for code among the
+ * trace's own cubins.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "sass_internal.h"
+
+static int check_report(mprof_sass_report *report) {
+  if (report && report->version != MPROF_SASS_REPORT_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "sass report version %u is not supported (%u)",
+                            report->version, MPROF_SASS_REPORT_VERSION);
+  return 0;
+}
+
+int mprof_sass_report_count(mprof_sass_report *report,
+                            const mprof_sidecar *sidecar) {
+  if (!report || !sidecar)
+    return mprof__error_set(MPROF_EINVAL, "mprof_sass_report_count: NULL");
+  int rc = check_report(report);
+  if (rc)
+    return rc;
+  report->functions = mprof_sidecar_function_count(sidecar);
+  report->with_sass = report->with_lines = report->no_cubin = 0;
+  report->no_disassembler = report->failed = 0;
+  report->samples = 0;
+  for (size_t i = 0; i < report->functions; i++) {
+    const mprof_sidecar_function *f = mprof_sidecar_function_at(sidecar, i);
+    switch (f->sass_state) {
+    case MPROF_SASS_PRESENT: report->with_sass++; break;
+    case MPROF_SASS_NO_CUBIN: report->no_cubin++; break;
+    case MPROF_SASS_NO_DISASSEMBLER: report->no_disassembler++; break;
+    default: report->failed++; break;
+    }
+    for (size_t k = 0; k < f->instruction_count; k++)
+      if (f->instructions[k].line) {
+        report->with_lines++;
+        break;
+      }
+    for (size_t p = 0; p < f->pc_count; p++)
+      for (uint32_t r = 0; r < f->pcs[p].reason_count; r++)
+        report->samples += f->pcs[p].counts[r];
+  }
+  return 0;
+}
+
+/* ---- attach --------------------------------------------------------------
+ */
+
+typedef struct work_item {
+  uint32_t fn; /* sidecar function */
+  const mprof_sass_cubin *cubin;
+  const mprof_sass_function *code;
+} work_item;
+
+static int by_cubin(const void *a, const void *b) {
+  const work_item *x = (const work_item *)a, *y = (const work_item *)b;
+  if (x->cubin != y->cubin)
+    return (uintptr_t)x->cubin < (uintptr_t)y->cubin ? -1 : 1;
+  return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+/* The best code for @p f among @p binaries (see mprof_sass_attach). */
+static int choose(const mprof_sidecar_function *f,
+                  const mprof_sass_binary *const *binaries, size_t count,
+                  uint32_t arch, work_item *out) {
+  int best = -1;
+  uint32_t best_arch = 0;
+  for (size_t b = 0; b < count; b++) {
+    for (size_t c = 0; c < mprof_sass_binary_cubin_count(binaries[b]); c++) {
+      const mprof_sass_cubin *cubin = mprof_sass_binary_cubin(binaries[b], c);
+      const mprof_sass_function *code = mprof_sass_cubin_find(cubin, f->name);
+      if (!code)
+        continue;
+      uint64_t crc = mprof_sass_cubin_crc(cubin);
+      if (crc && f->cubin_crc && crc != f->cubin_crc)
+        continue; /* other code under the same name */
+      uint32_t cubin_arch = mprof_sass_cubin_arch(cubin);
+      int score = (crc && crc == f->cubin_crc) * 8 +
+                  (arch && cubin_arch == arch) * 4 +
+                  (f->size && code->size == f->size) * 2 +
+                  (f->device != MPROF_INDEX_NONE &&
+                   mprof__sass_cubin_device(cubin) == f->device);
+      if (score > best || (score == best && cubin_arch > best_arch)) {
+        best = score;
+        best_arch = cubin_arch;
+        out->cubin = cubin;
+        out->code = code;
+      }
+    }
+  }
+  return best >= 0;
+}
+
+/* The symbols nvdisasm -fun needs for @p items: for a function that lives
+ * inside another's section, the section's own function (nvdisasm prints
+ * code by section). */
+static uint32_t *symbols_for(const mprof_sass_cubin *cubin,
+                             const work_item *items, size_t n, size_t *count) {
+  uint32_t *syms = (uint32_t *)malloc((n ? n : 1) * sizeof *syms);
+  *count = 0;
+  if (!syms)
+    return NULL;
+  for (size_t i = 0; i < n; i++) {
+    const mprof_sass_function *owner = mprof_sass_cubin_find(
+        cubin, mprof__sass_cubin_section_name(cubin, items[i].code));
+    uint32_t sym = owner && owner->section_index == items[i].code->section_index
+                       ? owner->symbol_index
+                       : items[i].code->symbol_index;
+    size_t k = 0;
+    while (k < *count && syms[k] != sym)
+      k++;
+    if (k == *count)
+      syms[(*count)++] = sym;
+  }
+  return syms;
+}
+
+/* The listing's code of @p item's section (nvdisasm names code by
+ * section), or NULL. */
+static const mprof_sass_listing_function *
+listing_of(const mprof_sass_listing *listing, const work_item *item) {
+  const mprof_sass_listing_function *lf = mprof_sass_listing_find(
+      listing, mprof__sass_cubin_section_name(item->cubin, item->code));
+  if (!lf && mprof_sass_listing_function_count(listing) == 1 &&
+      !*mprof_sass_listing_function_at(listing, 0)->name)
+    lf = mprof_sass_listing_function_at(listing, 0);
+  return lf;
+}
+
+/* nvdisasm for the functions of @p items. Asking by symbol index keeps the
+ * output small (cuBLAS modules hold 800k instructions); when that fails or
+ * leaves a function out, the whole cubin is asked for once more. */
+static int disassemble_items(const mprof_sass_cubin *cubin,
+                             const work_item *items, size_t n,
+                             const mprof_sass_options *opts,
+                             mprof_sass_listing **out) {
+  size_t sym_count;
+  uint32_t *syms = symbols_for(cubin, items, n, &sym_count);
+  if (!syms)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  int rc = mprof_sass_disassemble(out, cubin, syms, sym_count, opts);
+  free(syms);
+  if (rc == MPROF_ENOMEM || rc == MPROF_ENOTFOUND)
+    return rc;
+  if (!rc) {
+    size_t found = 0;
+    while (found < n && listing_of(*out, &items[found]))
+      found++;
+    if (found == n)
+      return 0;
+    mprof_sass_listing_free(*out);
+    *out = NULL;
+  }
+  return mprof_sass_disassemble(out, cubin, NULL, 0, opts);
+}
+
+/* Replace @p fn's instructions by the listing's code of @p item. */
+static int take_listing(mprof_sidecar *sc, const work_item *item,
+                        const mprof_sass_listing *listing) {
+  const mprof_sass_function *code = item->code;
+  const mprof_sass_listing_function *lf = listing_of(listing, item);
+  size_t first = 0;
+  while (lf && first < lf->instruction_count &&
+         lf->instructions[first].offset < code->section_offset)
+    first++;
+  if (!lf || first == lf->instruction_count) {
+    char msg[300];
+    snprintf(msg, sizeof msg, "nvdisasm printed no code for %.200s",
+             code->name);
+    return mprof_sidecar_set_sass_state(sc, item->fn, MPROF_SASS_FAILED, msg);
+  }
+  int rc = mprof__sidecar_clear_instructions(sc, item->fn);
+  uint64_t end = (uint64_t)code->section_offset + code->size;
+  for (size_t i = first; !rc && i < lf->instruction_count; i++) {
+    mprof_sass_instruction in = lf->instructions[i];
+    if (in.offset >= end)
+      break;
+    in.offset -= code->section_offset;
+    if (!in.line)
+      in.line = mprof_sass_cubin_line(item->cubin, code, in.offset, &in.file);
+    rc = mprof_sidecar_add_instruction(sc, item->fn, &in);
+  }
+  if (!rc)
+    rc = mprof_sidecar_set_sass_state(sc, item->fn, MPROF_SASS_PRESENT, NULL);
+  return rc;
+}
+
+/* Without a disassembler: one entry per instruction slot, with its line and
+ * an empty opcode, so samples still land on source lines. */
+static int take_lines_only(mprof_sidecar *sc, const work_item *item) {
+  const mprof_sass_function *code = item->code;
+  int rc = mprof__sidecar_clear_instructions(sc, item->fn);
+  if (!rc && (code->flags & MPROF_SASS_FUNCTION_LINES)) {
+    uint32_t step = mprof_sass_cubin_instruction_size(item->cubin);
+    for (uint32_t off = 0; !rc && off < code->size; off += step) {
+      mprof_sass_instruction in;
+      memset(&in, 0, sizeof in);
+      in.offset = off;
+      in.line = mprof_sass_cubin_line(item->cubin, code, off, &in.file);
+      rc = mprof_sidecar_add_instruction(sc, item->fn, &in);
+    }
+  }
+  if (!rc)
+    rc = mprof_sidecar_set_sass_state(sc, item->fn, MPROF_SASS_NO_DISASSEMBLER,
+                                      NULL);
+  return rc;
+}
+
+/* Size, registers and the rest, from the cubin where the trace had none. */
+static int take_resources(mprof_sidecar *sc, const work_item *item) {
+  mprof_sidecar_function info = *mprof_sidecar_function_at(sc, item->fn);
+  const mprof_sass_function *code = item->code;
+  info.size = code->size;
+  if (!info.registers)
+    info.registers = code->registers;
+  if (!info.static_shared)
+    info.static_shared = code->static_shared;
+  if (!info.function_index || info.function_index == MPROF_INDEX_NONE)
+    info.function_index = code->symbol_index;
+  if (!info.cubin_crc)
+    info.cubin_crc = mprof_sass_cubin_crc(item->cubin);
+  return mprof__sidecar_update_function(sc, item->fn, &info);
+}
+
+int mprof__sass_attach(mprof_sidecar *sc,
+                       const mprof_sass_binary *const *binaries, size_t count,
+                       const mprof_sass_options *opts,
+                       mprof_sass_report *report, const uint32_t *arch_of) {
+  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
+  if (!sc || (count && !binaries))
+    return mprof__error_set(MPROF_EINVAL, "mprof_sass_attach: NULL argument");
+  if (!opts)
+    opts = &defaults;
+  if (opts->version != MPROF_SASS_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "sass options version %u is not supported",
+                            opts->version);
+  int rc = check_report(report);
+  if (rc)
+    return rc;
+  char tool[4096] = "";
+  int have_tool = 0;
+  if (!(opts->flags & MPROF_SASS_NO_DISASSEMBLY)) {
+    if (opts->nvdisasm && access(opts->nvdisasm, X_OK) != 0)
+      return mprof__error_set(MPROF_ENOTFOUND,
+                              "%s: nvdisasm is not there (not an executable "
+                              "file)",
+                              opts->nvdisasm);
+    if (opts->nvdisasm)
+      snprintf(tool, sizeof tool, "%s", opts->nvdisasm);
+    else if (mprof_sass_find_tool(tool, sizeof tool, "nvdisasm") != 0)
+      tool[0] = '\0';
+    have_tool = tool[0] != '\0';
+  }
+  size_t n = mprof_sidecar_function_count(sc);
+  work_item *items = (work_item *)calloc(n ? n : 1, sizeof *items);
+  if (!items)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  size_t item_count = 0;
+  for (size_t i = 0; i < n; i++) {
+    const mprof_sidecar_function *f = mprof_sidecar_function_at(sc, i);
+    if (f->sass_state == MPROF_SASS_PRESENT)
+      continue;
+    uint32_t arch = arch_of ? arch_of[i] : opts->arch;
+    work_item item;
+    if (choose(f, binaries, count, arch, &item)) {
+      item.fn = (uint32_t)i;
+      items[item_count++] = item;
+    }
+  }
+  qsort(items, item_count, sizeof *items, by_cubin);
+  mprof_sass_options run_opts = *opts;
+  run_opts.nvdisasm = have_tool ? tool : NULL;
+  size_t attached = 0;
+  for (size_t start = 0; !rc && start < item_count;) {
+    size_t end = start;
+    while (end < item_count && items[end].cubin == items[start].cubin)
+      end++;
+    const mprof_sass_cubin *cubin = items[start].cubin;
+    mprof_sass_listing *listing = NULL;
+    char failure[600] = "";
+    if (have_tool) {
+      int drc = disassemble_items(cubin, items + start, end - start, &run_opts,
+                                  &listing);
+      if (drc == MPROF_ENOMEM) {
+        rc = drc;
+        break;
+      }
+      if (drc)
+        snprintf(failure, sizeof failure, "%s", mprof_error_last());
+    }
+    for (size_t i = start; !rc && i < end; i++) {
+      rc = take_resources(sc, &items[i]);
+      if (rc)
+        break;
+      if (listing)
+        rc = take_listing(sc, &items[i], listing);
+      else if (*failure)
+        rc = mprof_sidecar_set_sass_state(sc, items[i].fn, MPROF_SASS_FAILED,
+                                          failure);
+      else
+        rc = take_lines_only(sc, &items[i]);
+      attached++;
+    }
+    mprof_sass_listing_free(listing);
+    start = end;
+  }
+  free(items);
+  if (report) {
+    int crc2 = mprof_sass_report_count(report, sc);
+    if (!rc)
+      rc = crc2;
+    report->attached += attached;
+    snprintf(report->disassembler, sizeof report->disassembler, "%s",
+             have_tool ? tool : "");
+  }
+  return rc;
+}
+
+int mprof_sass_attach(mprof_sidecar *sidecar,
+                      const mprof_sass_binary *const *binaries, size_t count,
+                      const mprof_sass_options *opts,
+                      mprof_sass_report *report) {
+  return mprof__sass_attach(sidecar, binaries, count, opts, report, NULL);
+}
+
+/* ---- build ---------------------------------------------------------------
+ */
+
+/* (name, crc) -> sidecar function; names are trace strings (stable). */
+typedef struct key_slot {
+  const char *name;
+  uint64_t crc;
+  uint32_t fn;
+  uint32_t used;
+} key_slot;
+
+typedef struct key_map {
+  key_slot *slots;
+  size_t capacity;
+  size_t used;
+} key_map;
+
+static uint64_t key_hash(const char *name, uint64_t crc) {
+  return mprof__hash64(name, strlen(name)) ^ (crc * 0x9e3779b97f4a7c15ull);
+}
+
+static int key_find(const key_map *m, const char *name, uint64_t crc,
+                    uint32_t *fn) {
+  if (!m->capacity)
+    return 0;
+  size_t j = (size_t)key_hash(name, crc) & (m->capacity - 1);
+  while (m->slots[j].used) {
+    if (m->slots[j].crc == crc && strcmp(m->slots[j].name, name) == 0) {
+      *fn = m->slots[j].fn;
+      return 1;
+    }
+    j = (j + 1) & (m->capacity - 1);
+  }
+  return 0;
+}
+
+static int key_put(key_map *m, const char *name, uint64_t crc, uint32_t fn) {
+  if ((m->used + 1) * 2 > m->capacity) {
+    size_t cap = m->capacity ? m->capacity * 2 : 64;
+    key_slot *slots = (key_slot *)calloc(cap, sizeof *slots);
+    if (!slots)
+      return -1;
+    for (size_t i = 0; i < m->capacity; i++) {
+      if (!m->slots[i].used)
+        continue;
+      size_t j =
+          (size_t)key_hash(m->slots[i].name, m->slots[i].crc) & (cap - 1);
+      while (slots[j].used)
+        j = (j + 1) & (cap - 1);
+      slots[j] = m->slots[i];
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->capacity = cap;
+  }
+  size_t j = (size_t)key_hash(name, crc) & (m->capacity - 1);
+  while (m->slots[j].used)
+    j = (j + 1) & (m->capacity - 1);
+  m->slots[j].name = name;
+  m->slots[j].crc = crc;
+  m->slots[j].fn = fn;
+  m->slots[j].used = 1;
+  m->used++;
+  return 0;
+}
+
+typedef struct sample_row {
+  uint32_t fn;
+  uint32_t offset;
+  uint32_t reason;
+  uint32_t samples;
+} sample_row;
+
+static int by_fn_offset(const void *a, const void *b) {
+  const sample_row *x = (const sample_row *)a, *y = (const sample_row *)b;
+  if (x->fn != y->fn)
+    return x->fn < y->fn ? -1 : 1;
+  if (x->offset != y->offset)
+    return x->offset < y->offset ? -1 : 1;
+  return x->reason < y->reason ? -1 : x->reason > y->reason;
+}
+
+/* The demangled name: the trace's, else __cxa_demangle's, else the name
+ * itself for an extern "C" function; "" when nothing works. */
+static char *demangled_name(const char *recorded, const char *name) {
+  if (recorded && *recorded)
+    return strdup(recorded);
+  char *out = NULL;
+  if (mprof_sass_demangle(&out, name) == 0)
+    return out;
+  return strdup(strncmp(name, "_Z", 2) == 0 ? "" : name);
+}
+
+static int add_function(mprof_sidecar *sc, key_map *map, const char *name,
+                        const char *recorded_demangled, uint64_t crc,
+                        uint32_t function_index, uint32_t device,
+                        uint32_t registers, uint32_t static_shared,
+                        uint32_t *out) {
+  mprof_sidecar_function f;
+  memset(&f, 0, sizeof f);
+  char *demangled = demangled_name(recorded_demangled, name);
+  if (!demangled)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  f.name = name;
+  f.demangled = demangled;
+  f.cubin_crc = crc;
+  f.function_index = function_index;
+  f.device = device;
+  f.registers = registers;
+  f.static_shared = static_shared;
+  f.sass_state = MPROF_SASS_NO_CUBIN;
+  int rc = mprof_sidecar_add_function(sc, out, &f);
+  free(demangled);
+  if (!rc && key_put(map, name, crc, *out) != 0)
+    rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+  return rc;
+}
+
+/* One more sighting of function @p fn on @p device. */
+static int note_device(mprof_sidecar *sc, uint32_t fn, uint32_t device) {
+  mprof_sidecar_function info = *mprof_sidecar_function_at(sc, fn);
+  if (info.device == device || info.device == MPROF_INDEX_NONE)
+    return 0;
+  info.device = MPROF_INDEX_NONE;
+  return mprof__sidecar_update_function(sc, fn, &info);
+}
+
+static int collect(const mprof_trace *t, mprof_sidecar *sc, key_map *map,
+                   uint64_t *total) {
+  size_t n;
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    if (sr[i].index > MPROF__SIDECAR_MAX_REASON ||
+        *mprof_sidecar_stall_reason(sc, sr[i].index))
+      continue; /* the first device's name wins */
+    int rc = mprof_sidecar_set_stall_reason(sc, sr[i].index,
+                                            mprof_trace_string(t, sr[i].name));
+    if (rc)
+      return rc;
+  }
+  const mprof_kernel_record *k = mprof_trace_kernels(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    const char *name = mprof_trace_string(t, k[i].mangled_name);
+    if (!*name)
+      continue;
+    uint32_t fn;
+    int rc;
+    if (key_find(map, name, k[i].cubin_crc, &fn))
+      rc = note_device(sc, fn, k[i].device);
+    else
+      rc = add_function(sc, map, name,
+                        mprof_trace_string(t, k[i].demangled_name),
+                        k[i].cubin_crc, k[i].function_index, k[i].device,
+                        k[i].registers, k[i].static_shared, &fn);
+    if (rc)
+      return rc;
+  }
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &n);
+  sample_row *rows = (sample_row *)malloc((n ? n : 1) * sizeof *rows);
+  if (!rows)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  size_t row_count = 0;
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    const char *name = mprof_trace_string(t, pc[i].function_name);
+    if (!*name || pc[i].stall_reason > MPROF__SIDECAR_MAX_REASON ||
+        !pc[i].samples)
+      continue;
+    uint32_t fn;
+    if (key_find(map, name, pc[i].cubin_crc, &fn)) {
+      rc = note_device(sc, fn, pc[i].device);
+    } else if (pc[i].cubin_crc && key_find(map, name, 0, &fn) &&
+               mprof_sidecar_function_at(sc, fn)->cubin_crc == 0) {
+      /* A kernel record without a CRC: the samples say which module. */
+      mprof_sidecar_function info = *mprof_sidecar_function_at(sc, fn);
+      info.cubin_crc = pc[i].cubin_crc;
+      rc = mprof__sidecar_update_function(sc, fn, &info);
+      if (!rc && key_put(map, name, pc[i].cubin_crc, fn) != 0)
+        rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+    } else {
+      rc = add_function(sc, map, name, NULL, pc[i].cubin_crc,
+                        pc[i].function_index, pc[i].device, 0, 0, &fn);
+    }
+    if (rc)
+      break;
+    rows[row_count].fn = fn;
+    rows[row_count].offset = pc[i].pc_offset;
+    rows[row_count].reason = pc[i].stall_reason;
+    rows[row_count].samples = pc[i].samples;
+    row_count++;
+  }
+  /* Sorted, the samples append to each function's PC table in order. */
+  qsort(rows, row_count, sizeof *rows, by_fn_offset);
+  for (size_t i = 0; i < row_count && !rc; i++) {
+    rc = mprof_sidecar_add_samples(sc, rows[i].fn, rows[i].offset,
+                                   rows[i].reason, rows[i].samples);
+    *total += rows[i].samples;
+  }
+  free(rows);
+  return rc;
+}
+
+int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
+                             const mprof_sass_options *opts,
+                             mprof_sass_report *report) {
+  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
+  if (!trace_path || !sidecar_path)
+    return mprof__error_set(MPROF_EINVAL,
+                            "mprof_sass_build_sidecar: NULL argument");
+  if (!opts)
+    opts = &defaults;
+  if (opts->version != MPROF_SASS_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "sass options version %u is not supported",
+                            opts->version);
+  int rc = check_report(report);
+  if (rc)
+    return rc;
+  mprof_trace *t;
+  rc = mprof_trace_open(&t, trace_path, NULL);
+  if (rc)
+    return rc;
+  mprof_sidecar *sc = NULL;
+  mprof_sass_binary *own = NULL;
+  uint32_t *arch_of = NULL;
+  key_map map;
+  memset(&map, 0, sizeof map);
+  uint64_t total = 0;
+  rc = mprof_sidecar_new(&sc);
+  if (!rc)
+    rc = collect(t, sc, &map, &total);
+  if (!rc)
+    rc = mprof__sass_binary_from_trace(&own, t);
+  size_t n = mprof_sidecar_function_count(sc);
+  if (!rc) {
+    arch_of = (uint32_t *)calloc(n ? n : 1, sizeof *arch_of);
+    if (!arch_of)
+      rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+  }
+  if (!rc) {
+    size_t devices;
+    const mprof_device_record *dev = mprof_trace_devices(t, &devices);
+    for (size_t i = 0; i < n; i++) {
+      uint32_t d = mprof_sidecar_function_at(sc, i)->device;
+      arch_of[i] =
+          d < devices ? dev[d].cc_major * 10 + dev[d].cc_minor : opts->arch;
+    }
+    const mprof_sass_binary *bins[1] = {own};
+    rc = mprof__sass_attach(sc, bins, 1, opts, report, arch_of);
+  }
+  if (!rc)
+    rc = mprof_sidecar_save(sc, sidecar_path);
+  if (report && !rc)
+    report->samples = total;
+  free(arch_of);
+  free(map.slots);
+  mprof_sass_binary_free(own);
+  mprof_sidecar_free(sc);
+  mprof_trace_free(t);
+  return rc;
+}

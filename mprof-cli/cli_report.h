@@ -1,0 +1,38 @@
+/*
+ * mprof CLI — what `summary` and `diff` share: opening a trace with its
+ * sidecar, joining and diagnosing it, and choosing the output format.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_CLI_REPORT_H
+#define MPROF_CLI_REPORT_H
+
+#include "mprof/mprof.h"
+
+typedef struct cli_report_input {
+  mprof_trace *trace;
+  mprof_sidecar *sidecar; /* NULL when there is none */
+  mprof_join *join;
+  mprof_diagnosis *diagnosis;
+} cli_report_input;
+
+/* Open @p path, its sidecar (@p sidecar_path, else PATH.pc.json when it
+ * exists, unless @p no_sidecar), join and diagnose it. Returns 0 or a
+ * libmprof status, with mprof_error_last() set on this thread. */
+int cli_report_load(cli_report_input *in, const char *path,
+                    const char *sidecar_path, int no_sidecar);
+
+/* cli_report_load(), then 0 or the exit status after printing one line on
+ * stderr. */
+int cli_report_open(cli_report_input *in, const char *path,
+                    const char *sidecar_path, int no_sidecar);
+void cli_report_close(cli_report_input *in);
+
+/* 1 when @p arg is --xml, --json, --human or --text (and sets *format). */
+int cli_report_format(const char *arg, unsigned *format);
+
+/* Colour for --human: @p when is "always", "never" or "auto" (a terminal
+ * on stdout and NO_COLOR unset or empty). */
+int cli_report_color(const char *when);
+
+#endif /* MPROF_CLI_REPORT_H */

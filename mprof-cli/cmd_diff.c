@@ -1,0 +1,145 @@
+/*
+ * mprof diff — compare two traces kernel by kernel; with --fail-above, a
+ * CI gate (exit status 3).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_report.h"
+#include "mprof/mprof.h"
+
+/* One side of the diff, loaded on its own thread: the two traces are
+ * independent, so `diff` costs about one `summary` on two cores. */
+typedef struct load_job {
+  cli_report_input in;
+  const char *path;
+  int no_sidecar;
+  int rc;
+  char error[1024]; /* mprof_error_last() is per thread: keep it */
+} load_job;
+
+static void *load_side(void *arg) {
+  load_job *job = (load_job *)arg;
+  job->rc = cli_report_load(&job->in, job->path, NULL, job->no_sidecar);
+  if (job->rc)
+    snprintf(job->error, sizeof job->error, "%s", mprof_error_last());
+  return NULL;
+}
+
+/* The exit status for a failed load, as cli_fail() maps it. */
+static int load_failed(const load_job *job) {
+  fprintf(stderr, "mprof: %s\n",
+          *job->error ? job->error : mprof_status_name(job->rc));
+  switch (job->rc) {
+  case MPROF_EFORMAT:
+  case MPROF_EVERSION:
+  case MPROF_ENOTFOUND:
+  case MPROF_EINVAL: return CLI_EXIT_USAGE;
+  default: return CLI_EXIT_FAILED;
+  }
+}
+
+int cmd_diff(int argc, char **argv) {
+  mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
+  ro.max_kernels = 10; /* a diff line is short: show more than summary */
+  const char *paths[2] = {NULL, NULL};
+  const char *color = "auto";
+  double fail_above = -1;
+  int no_sidecar = 0, path_count = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    unsigned long long v;
+    if (cli_report_format(arg, &ro.format))
+      continue;
+    if (strcmp(arg, "--fail-above") == 0) {
+      char *end = NULL;
+      double pct = value ? strtod(value, &end) : -1;
+      if (!value || !*value || *end || !(pct >= 0) || pct > 1e6)
+        return cli_usage_error("diff", "--fail-above needs a percentage "
+                                       "(0 or more)");
+      fail_above = pct;
+      i++;
+    } else if (strcmp(arg, "--kernel") == 0 || strcmp(arg, "-k") == 0) {
+      if (!value || !*value)
+        return cli_usage_error("diff",
+                               "%s needs a kernel name or regular "
+                               "expression",
+                               arg);
+      ro.kernel = value;
+      i++;
+    } else if (strcmp(arg, "--top") == 0 || strcmp(arg, "--hot") == 0) {
+      if (!value || cli_parse_u64(value, &v) != 0 || v == 0)
+        return cli_usage_error("diff", "%s needs a positive number", arg);
+      if (strcmp(arg, "--top") == 0)
+        ro.max_kernels = (size_t)v;
+      else
+        ro.max_hot = (size_t)v;
+      i++;
+    } else if (strcmp(arg, "--all") == 0) {
+      ro.max_kernels = (size_t)-1;
+    } else if (strcmp(arg, "--no-sidecar") == 0) {
+      no_sidecar = 1;
+    } else if (strncmp(arg, "--color=", 8) == 0) {
+      color = arg + 8;
+      if (strcmp(color, "auto") && strcmp(color, "always") &&
+          strcmp(color, "never"))
+        return cli_usage_error("diff", "--color takes auto, always or never");
+    } else if (arg[0] == '-' && arg[1]) {
+      return cli_usage_error("diff", "unknown option '%s'", arg);
+    } else if (path_count == 2) {
+      return cli_usage_error("diff", "expected exactly two traces");
+    } else {
+      paths[path_count++] = arg;
+    }
+  }
+  if (path_count < 2)
+    return cli_usage_error("diff", path_count ? "no candidate trace given"
+                                              : "no traces given");
+  load_job base, candidate;
+  memset(&base, 0, sizeof base);
+  memset(&candidate, 0, sizeof candidate);
+  base.path = paths[0];
+  candidate.path = paths[1];
+  base.no_sidecar = candidate.no_sidecar = no_sidecar;
+  pthread_t thread;
+  int threaded = pthread_create(&thread, NULL, load_side, &candidate) == 0;
+  load_side(&base);
+  if (threaded)
+    pthread_join(thread, NULL);
+  else
+    load_side(&candidate);
+  if (base.rc || candidate.rc) {
+    int status = load_failed(base.rc ? &base : &candidate);
+    cli_report_close(&base.in);
+    cli_report_close(&candidate.in);
+    return status;
+  }
+  if (ro.format == MPROF_REPORT_TEXT && cli_report_color(color))
+    ro.flags |= MPROF_REPORT_COLOR;
+  mprof_diff *diff = NULL;
+  int rc =
+      mprof_diff_run(&diff, base.in.diagnosis, candidate.in.diagnosis, NULL);
+  if (!rc)
+    rc = mprof_diff_write(stdout, diff, &ro, fail_above);
+  size_t tripped =
+      fail_above >= 0 && !rc ? mprof_diff_gate(diff, fail_above) : 0;
+  mprof_diff_free(diff);
+  cli_report_close(&candidate.in);
+  cli_report_close(&base.in);
+  if (rc)
+    return cli_fail(rc);
+  if (tripped) {
+    fprintf(stderr,
+            "mprof diff: %zu kernel%s slowed by more than %.4g%% per launch, "
+            "outside the noise\n",
+            tripped, tripped == 1 ? "" : "s", fail_above);
+    return CLI_EXIT_GATE;
+  }
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,187 @@
+/*
+ * mprof sass — build or complete the PC sidecar of a trace: SASS from
+ * nvdisasm and source lines, from the trace's own cubins or from the
+ * program's files.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mprof/mprof.h"
+
+#define SHOW_MAX 20
+
+static const char *state_why(uint32_t state) {
+  switch (state) {
+  case MPROF_SASS_NO_CUBIN:
+    return "no code: not among the trace's cubins or the given files";
+  case MPROF_SASS_NO_DISASSEMBLER: return "code found, nvdisasm missing";
+  case MPROF_SASS_FAILED: return "nvdisasm failed";
+  default: return "";
+  }
+}
+
+/* The SM version of the trace's GPUs when they all share one; else 0. */
+static uint32_t trace_arch(const char *trace_path) {
+  mprof_trace *t;
+  if (mprof_trace_open(&t, trace_path, NULL) != 0)
+    return 0;
+  size_t n;
+  const mprof_device_record *dev = mprof_trace_devices(t, &n);
+  uint32_t arch = n ? dev[0].cc_major * 10 + dev[0].cc_minor : 0;
+  for (size_t i = 1; i < n; i++)
+    if (dev[i].cc_major * 10 + dev[i].cc_minor != arch)
+      arch = 0;
+  mprof_trace_free(t);
+  return arch;
+}
+
+static void print_summary(const char *sidecar_path, const mprof_sidecar *sc,
+                          const mprof_sass_report *report,
+                          const char *trace_path) {
+  printf("%s: %zu functions, %zu with SASS, %zu with source lines, %llu PC "
+         "samples\n",
+         sidecar_path, report->functions, report->with_sass, report->with_lines,
+         (unsigned long long)report->samples);
+  size_t missing = report->functions - report->with_sass;
+  if (!missing)
+    return;
+  printf("without SASS: %zu\n", missing);
+  size_t shown = 0;
+  for (size_t i = 0; i < mprof_sidecar_function_count(sc); i++) {
+    const mprof_sidecar_function *f = mprof_sidecar_function_at(sc, i);
+    if (f->sass_state == MPROF_SASS_PRESENT)
+      continue;
+    if (shown++ == SHOW_MAX) {
+      printf("  ... and %zu more\n", missing - SHOW_MAX);
+      break;
+    }
+    printf("  %s%s%s%s: %s%s%s\n", f->name, *f->demangled ? " (" : "",
+           f->demangled, *f->demangled ? ")" : "", state_why(f->sass_state),
+           *f->sass_error ? ": " : "", f->sass_error);
+  }
+  if (report->no_disassembler)
+    printf("nvdisasm was not found: install the CUDA toolkit (or set "
+           "MPROF_NVDISASM) and run 'mprof sass %s' to add the SASS\n",
+           trace_path);
+  if (report->no_cubin)
+    printf("to add code the trace did not keep, run 'mprof sass %s "
+           "PROGRAM_OR_LIBRARY...' with the files that hold those kernels\n",
+           trace_path);
+}
+
+int cmd_sass(int argc, char **argv) {
+  mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
+  int rebuild = 0, i = 1;
+  for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+    if (strcmp(argv[i], "--") == 0) {
+      i++;
+      break;
+    }
+    if (strcmp(argv[i], "--rebuild") == 0) {
+      rebuild = 1;
+    } else if (strcmp(argv[i], "--no-disassembly") == 0) {
+      opts.flags |= MPROF_SASS_NO_DISASSEMBLY;
+    } else if (strcmp(argv[i], "--nvdisasm") == 0 ||
+               strcmp(argv[i], "--cuobjdump") == 0) {
+      if (i + 1 >= argc)
+        return cli_usage_error("sass", "%s needs a path", argv[i]);
+      if (argv[i][2] == 'n')
+        opts.nvdisasm = argv[++i];
+      else
+        opts.cuobjdump = argv[++i];
+    } else {
+      return cli_usage_error("sass", "unknown option '%s'", argv[i]);
+    }
+  }
+  if (i >= argc)
+    return cli_usage_error("sass", "no trace given");
+  const char *tools[2] = {opts.nvdisasm, opts.cuobjdump};
+  for (int t = 0; t < 2; t++)
+    if (tools[t] && access(tools[t], X_OK) != 0) {
+      fprintf(stderr, "mprof: %s: %s is not there (not an executable file)\n",
+              tools[t], t ? "cuobjdump" : "nvdisasm");
+      return CLI_EXIT_USAGE;
+    }
+  const char *trace_path = argv[i++];
+  struct stat st;
+  if (stat(trace_path, &st) != 0) {
+    fprintf(stderr, "mprof: %s: no such trace\n", trace_path);
+    return CLI_EXIT_USAGE;
+  }
+  size_t len = strlen(trace_path) + sizeof ".pc.json";
+  char *sidecar_path = (char *)malloc(len);
+  if (!sidecar_path) {
+    fprintf(stderr, "mprof sass: out of memory\n");
+    return CLI_EXIT_FAILED;
+  }
+  snprintf(sidecar_path, len, "%s.pc.json", trace_path);
+  opts.arch = trace_arch(trace_path);
+
+  int file_count = argc - i;
+  mprof_sass_binary **bins =
+      (mprof_sass_binary **)calloc((size_t)file_count + 1, sizeof *bins);
+  mprof_sidecar *sc = NULL;
+  mprof_sass_report report = MPROF_SASS_REPORT_INIT;
+  int status = CLI_EXIT_OK, rc = 0;
+  if (!bins) {
+    fprintf(stderr, "mprof sass: out of memory\n");
+    free(sidecar_path);
+    return CLI_EXIT_FAILED;
+  }
+  /* Read the files first: a wrong path should fail before any work. */
+  for (int k = 0; k < file_count && !rc; k++) {
+    rc = mprof_sass_binary_open(&bins[k], argv[i + k], &opts);
+    if (!rc && *mprof_sass_binary_note(bins[k]))
+      fprintf(stderr, "mprof sass: %s: %s\n", argv[i + k],
+              mprof_sass_binary_note(bins[k]));
+  }
+  if (rc) {
+    status = cli_fail(rc);
+    goto out;
+  }
+  if (rebuild || stat(sidecar_path, &st) != 0) {
+    rc = mprof_sass_build_sidecar(trace_path, sidecar_path, &opts, &report);
+    if (!rc)
+      rc = mprof_sidecar_load(&sc, sidecar_path);
+  } else {
+    rc = mprof_sidecar_load(&sc, sidecar_path);
+    /* The trace's own cubins first: nvdisasm may be here now. */
+    mprof_sass_binary *own = NULL;
+    if (!rc && mprof_sass_binary_open(&own, trace_path, &opts) == 0) {
+      const mprof_sass_binary *one[1] = {own};
+      rc = mprof_sass_attach(sc, one, 1, &opts, &report);
+    }
+    mprof_sass_binary_free(own);
+  }
+  if (!rc && file_count) {
+    size_t before = report.attached;
+    rc = mprof_sass_attach(sc, (const mprof_sass_binary *const *)bins,
+                           (size_t)file_count, &opts, &report);
+    if (!rc && report.attached == before)
+      fprintf(stderr,
+              "mprof sass: the given files hold none of the functions that "
+              "lack SASS\n");
+  }
+  if (!rc && report.attached)
+    rc = mprof_sidecar_save(sc, sidecar_path);
+  if (!rc)
+    rc = mprof_sass_report_count(&report, sc);
+  if (rc) {
+    status = cli_fail(rc);
+    goto out;
+  }
+  print_summary(sidecar_path, sc, &report, trace_path);
+out:
+  for (int k = 0; k < file_count; k++)
+    mprof_sass_binary_free(bins[k]);
+  free(bins);
+  mprof_sidecar_free(sc);
+  free(sidecar_path);
+  return status;
+}

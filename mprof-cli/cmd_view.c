@@ -1,0 +1,192 @@
+/*
+ * mprof view — open a trace in the viewer (mprof-gtk, installed next to
+ * mprof), or draw one of its views offscreen to PNG/SVG with --render.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mprof/mprof.h"
+
+#ifdef MPROF_HAVE_RENDER
+#include "render/render.h"
+#endif
+
+typedef struct view_args {
+  const char *trace;
+  const char *kernel;
+  const char *tab;
+  const char *render;
+  const char *sidecar;
+  int width, height;
+} view_args;
+
+static int parse_size(const char *text, int *width, int *height) {
+  char *end;
+  long w = strtol(text, &end, 10);
+  if (end == text || (*end != 'x' && *end != 'X'))
+    return -1;
+  const char *rest = end + 1;
+  long h = strtol(rest, &end, 10);
+  if (end == rest || *end || w < 16 || h < 16 || w > 16384 || h > 16384)
+    return -1;
+  *width = (int)w;
+  *height = (int)h;
+  return 0;
+}
+
+static int parse(int argc, char **argv, view_args *a) {
+  memset(a, 0, sizeof *a);
+  a->width = 1600;
+  a->height = 1000;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    const char **slot = NULL;
+    if (strcmp(arg, "--kernel") == 0 || strcmp(arg, "-k") == 0)
+      slot = &a->kernel;
+    else if (strcmp(arg, "--tab") == 0 || strcmp(arg, "-t") == 0)
+      slot = &a->tab;
+    else if (strcmp(arg, "--render") == 0 || strcmp(arg, "-o") == 0)
+      slot = &a->render;
+    else if (strcmp(arg, "--sidecar") == 0)
+      slot = &a->sidecar;
+    else if (strcmp(arg, "--size") == 0) {
+      if (i + 1 >= argc)
+        return cli_usage_error("view", "--size needs WIDTHxHEIGHT");
+      if (parse_size(argv[++i], &a->width, &a->height))
+        return cli_usage_error("view",
+                               "--size '%s' is not WIDTHxHEIGHT (16..16384)",
+                               argv[i]);
+      continue;
+    } else if (arg[0] == '-' && arg[1]) {
+      return cli_usage_error("view", "unknown option '%s'", arg);
+    } else if (!a->trace) {
+      a->trace = arg;
+      continue;
+    } else {
+      return cli_usage_error("view", "expected one trace, got '%s' too", arg);
+    }
+    if (i + 1 >= argc)
+      return cli_usage_error("view", "%s needs a value", arg);
+    *slot = argv[++i];
+  }
+  if (!a->trace)
+    return cli_usage_error("view", "no trace given");
+  return 0;
+}
+
+#ifdef MPROF_HAVE_RENDER
+static int render(const view_args *a) {
+  int tab = MPROF_RENDER_SUMMARY;
+  if (a->tab && (tab = mprof_render_tab_parse(a->tab)) < 0)
+    return cli_usage_error("view",
+                           "unknown tab '%s' (trace, summary, hotspots, "
+                           "flame, raster)",
+                           a->tab);
+  mprof_render_model *model;
+  if (mprof_render_model_open(&model, a->trace, a->sidecar)) {
+    fprintf(stderr, "mprof: %s\n", mprof_render_error());
+    return CLI_EXIT_USAGE;
+  }
+  mprof_render_view view;
+  mprof_render_view_init(&view, model);
+  if (a->kernel) {
+    int k = mprof_render_kernel_find(model, a->kernel);
+    if (k < 0) {
+      fprintf(stderr, "mprof view: %s: no kernel matches '%s'\n", a->trace,
+              a->kernel);
+      mprof_render_model_free(model);
+      return CLI_EXIT_USAGE;
+    }
+    view.kernel = k;
+  }
+  int rc = mprof_render_write(model, &view, tab, a->width, a->height,
+                              a->render);
+  if (rc) {
+    fprintf(stderr, "mprof view: %s\n", mprof_render_error());
+    mprof_render_model_free(model);
+    return CLI_EXIT_FAILED;
+  }
+  const mprof_render_kernel *k =
+      view.kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view.kernel)
+                       : NULL;
+  printf("wrote %s: %s, %dx%d%s%s\n", a->render, mprof_render_tab_title(tab),
+         a->width, a->height,
+         k && tab != MPROF_RENDER_TRACE ? ", kernel " : "",
+         k && tab != MPROF_RENDER_TRACE ? k->name : "");
+  mprof_render_model_free(model);
+  return CLI_EXIT_OK;
+}
+#endif
+
+/* mprof-gtk next to this mprof: the build tree's bin/ or the installed
+ * bindir. */
+static int find_viewer(char *out, size_t size) {
+  const char *env = getenv("MPROF_GTK");
+  if (env && *env) {
+    snprintf(out, size, "%s", env);
+    return access(out, X_OK) == 0 ? 0 : -1;
+  }
+  char dir[PATH_MAX];
+  if (cli_self_dir(dir, sizeof dir) != 0)
+    return -1;
+  int n = snprintf(out, size, "%s/mprof-gtk", dir);
+  return n > 0 && (size_t)n < size && access(out, X_OK) == 0 ? 0 : -1;
+}
+
+int cmd_view(int argc, char **argv) {
+  view_args a;
+  int rc = parse(argc, argv, &a);
+  if (rc)
+    return rc;
+  if (a.render) {
+#ifdef MPROF_HAVE_RENDER
+    return render(&a);
+#else
+    fprintf(stderr, "mprof view: --render is unavailable in this build (it "
+                    "was built without Cairo/GTK 4)\n");
+    return CLI_EXIT_FAILED;
+#endif
+  }
+  const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
+  if (!(x11 && *x11) && !(wayland && *wayland)) {
+    fprintf(stderr,
+            "mprof view: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
+            "draw offscreen with 'mprof view %s --render OUT.png'\n",
+            a.trace);
+    return CLI_EXIT_USAGE;
+  }
+  char viewer[PATH_MAX + 32];
+  if (find_viewer(viewer, sizeof viewer)) {
+    fprintf(stderr,
+            "mprof view: the viewer (mprof-gtk) is not installed next to "
+            "mprof; this build has no GTK 4 viewer (try --render OUT.png)\n");
+    return CLI_EXIT_FAILED;
+  }
+  char *args[16];
+  int n = 0;
+  args[n++] = viewer;
+  if (a.kernel) {
+    args[n++] = "--kernel";
+    args[n++] = (char *)a.kernel;
+  }
+  if (a.tab) {
+    args[n++] = "--tab";
+    args[n++] = (char *)a.tab;
+  }
+  if (a.sidecar) {
+    args[n++] = "--sidecar";
+    args[n++] = (char *)a.sidecar;
+  }
+  args[n++] = "--";
+  args[n++] = (char *)a.trace;
+  args[n] = NULL;
+  execv(viewer, args);
+  perror("mprof view: cannot start mprof-gtk");
+  return CLI_EXIT_FAILED;
+}

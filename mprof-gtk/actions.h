@@ -1,0 +1,31 @@
+/*
+ * mprof-gtk — the window's actions and their keys.
+ *
+ *   win.zoom-in   + = W      zoom time in (around the middle)
+ *   win.zoom-out  - S        zoom time out
+ *   win.zoom-reset 0         the whole trace
+ *   win.pan-left  A Left     earlier
+ *   win.pan-right D Right    later
+ *   win.rows-taller / win.rows-shorter   Shift+Up / Shift+Down
+ *   win.tab('summary')       Alt+1 .. Alt+5
+ *   win.close                Ctrl+W, Ctrl+Q
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_GTK_ACTIONS_H
+#define MPROF_GTK_ACTIONS_H
+
+#include <gtk/gtk.h>
+
+#include "window.h"
+
+G_BEGIN_DECLS
+
+/* Add the win.* actions to @p window. */
+void mprof_gtk_actions_install(MprofGtkWindow *window);
+/* Bind their keys on @p app. */
+void mprof_gtk_actions_set_accels(GtkApplication *app);
+
+G_END_DECLS
+
+#endif /* MPROF_GTK_ACTIONS_H */

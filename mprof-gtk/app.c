@@ -1,0 +1,161 @@
+/*
+ * mprof-gtk — the application.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions.h"
+#include "app.h"
+#include "selftest.h"
+#include "window.h"
+
+struct _MprofGtkApp {
+  GtkApplication parent_instance;
+  int exit_status;
+};
+
+G_DEFINE_FINAL_TYPE(MprofGtkApp, mprof_gtk_app, GTK_TYPE_APPLICATION)
+
+static const GOptionEntry options[] = {
+    {"kernel", 'k', 0, G_OPTION_ARG_STRING, NULL,
+     "Open on this kernel (mangled or demangled name, or a part of it)",
+     "NAME"},
+    {"tab", 't', 0, G_OPTION_ARG_STRING, NULL,
+     "Open on this tab: trace, summary (default), hotspots, flame, raster",
+     "TAB"},
+    {"sidecar", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+     "PC sidecar (default: TRACE.pc.json)", "FILE"},
+    {"smoke-test", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, NULL,
+     "Visit every tab, zoom, save screenshots into DIR, quit", "DIR"},
+    {"version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version", NULL},
+    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, NULL,
+     "TRACE"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+void mprof_gtk_app_set_exit_status(MprofGtkApp *self, int status) {
+  if (status > self->exit_status)
+    self->exit_status = status;
+}
+
+static int command_line(GApplication *application,
+                        GApplicationCommandLine *cmdline) {
+  MprofGtkApp *self = MPROF_GTK_APP(application);
+  GVariantDict *opts = g_application_command_line_get_options_dict(cmdline);
+  const char *kernel = NULL, *tab_name = NULL, *sidecar = NULL, *smoke = NULL;
+  const char **files = NULL;
+  g_variant_dict_lookup(opts, "kernel", "&s", &kernel);
+  g_variant_dict_lookup(opts, "tab", "&s", &tab_name);
+  g_variant_dict_lookup(opts, "sidecar", "^&ay", &sidecar);
+  g_variant_dict_lookup(opts, "smoke-test", "^&ay", &smoke);
+  g_variant_dict_lookup(opts, G_OPTION_REMAINING, "^a&ay", &files);
+  if (g_variant_dict_contains(opts, "version")) {
+    g_application_command_line_print(cmdline, "mprof-gtk %s\n",
+                                     MPROF_VERSION_STRING);
+    g_free(files);
+    return 0;
+  }
+  if (!files || !files[0] || files[1]) {
+    g_application_command_line_printerr(
+        cmdline, "usage: mprof-gtk [--kernel NAME] [--tab TAB] "
+                 "[--sidecar FILE] TRACE\n");
+    g_free(files);
+    mprof_gtk_app_set_exit_status(self, 2);
+    return 2;
+  }
+  int tab = MPROF_RENDER_SUMMARY;
+  if (tab_name && (tab = mprof_render_tab_parse(tab_name)) < 0) {
+    g_application_command_line_printerr(
+        cmdline,
+        "mprof-gtk: unknown tab '%s' (trace, summary, hotspots, flame, "
+        "raster)\n",
+        tab_name);
+    g_free(files);
+    mprof_gtk_app_set_exit_status(self, 2);
+    return 2;
+  }
+  const char *path = files[0];
+  mprof_render_model *model = NULL;
+  MprofGtkWindow *window;
+  if (mprof_render_model_open(&model, path, sidecar)) {
+    /* The error goes to the window and to stderr, in one line. */
+    const char *error = mprof_render_error();
+    g_application_command_line_printerr(cmdline, "mprof-gtk: %s\n", error);
+    mprof_gtk_app_set_exit_status(self, 2);
+    window = mprof_gtk_window_new(GTK_APPLICATION(self), NULL, path, error);
+  } else {
+    window = mprof_gtk_window_new(GTK_APPLICATION(self), model, path, NULL);
+    MprofGtkViewState *state = mprof_gtk_window_get_state(window);
+    if (kernel) {
+      int k = mprof_render_kernel_find(model, kernel);
+      if (k < 0)
+        g_application_command_line_printerr(
+            cmdline,
+            "mprof-gtk: no kernel matches '%s'; showing the dominant "
+            "kernel\n",
+            kernel);
+      else
+        mprof_gtk_view_state_select_kernel(state, k);
+    }
+    mprof_gtk_window_set_tab(window, tab);
+  }
+  gtk_window_present(GTK_WINDOW(window));
+  if (smoke)
+    mprof_gtk_selftest_start(self, window, smoke);
+  g_free(files);
+  return self->exit_status;
+}
+
+static void startup(GApplication *application) {
+  G_APPLICATION_CLASS(mprof_gtk_app_parent_class)->startup(application);
+  mprof_gtk_actions_set_accels(GTK_APPLICATION(application));
+  /* A click in a scrollbar's trough jumps there. */
+  g_object_set(gtk_settings_get_default(), "gtk-primary-button-warps-slider",
+               TRUE, NULL);
+}
+
+static void mprof_gtk_app_class_init(MprofGtkAppClass *klass) {
+  G_APPLICATION_CLASS(klass)->command_line = command_line;
+  G_APPLICATION_CLASS(klass)->startup = startup;
+}
+
+static void mprof_gtk_app_init(MprofGtkApp *self) {
+  g_application_add_main_option_entries(G_APPLICATION(self), options);
+  g_application_set_option_context_parameter_string(G_APPLICATION(self),
+                                                    "TRACE");
+  g_application_set_option_context_summary(
+      G_APPLICATION(self), "The mprof viewer: kernels on a timeline, and "
+                           "inside each kernel where its warps stall.");
+}
+
+static int wants_display(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ||
+        strncmp(argv[i], "--help-", 7) == 0 ||
+        strcmp(argv[i], "--version") == 0)
+      return 0;
+  return 1;
+}
+
+int mprof_gtk_app_run(int argc, char **argv) {
+  const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
+  if (wants_display(argc, argv) && !(x11 && *x11) && !(wayland && *wayland)) {
+    fprintf(stderr, "mprof-gtk: no display (DISPLAY and WAYLAND_DISPLAY are "
+                    "unset); draw offscreen with 'mprof view TRACE --render "
+                    "OUT.png'\n");
+    return 2;
+  }
+  MprofGtkApp *app =
+      g_object_new(MPROF_GTK_TYPE_APP, "application-id", "org.mprof.Viewer",
+                   "flags",
+                   G_APPLICATION_HANDLES_COMMAND_LINE |
+                       G_APPLICATION_NON_UNIQUE,
+                   NULL);
+  int status = g_application_run(G_APPLICATION(app), argc, argv);
+  if (app->exit_status > status)
+    status = app->exit_status;
+  g_object_unref(app);
+  return status;
+}

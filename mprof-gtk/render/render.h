@@ -1,0 +1,406 @@
+/*
+ * mprof-render — every view of the viewer, drawn with Cairo from libmprof
+ * data alone (no GTK), so the same code paints the window, offscreen test
+ * surfaces and `mprof view --render` PNG/SVG files.
+ *
+ * The pieces a test can check without pixels are pure functions here:
+ * time <-> pixel mapping, zoom and pan arithmetic, level-of-detail merging
+ * of launches narrower than a pixel, and hit-testing.
+ *
+ * Everything is single-threaded; a model is read-only once opened.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_RENDER_H
+#define MPROF_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cairo.h>
+
+#include <mprof/mprof.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors --------------------------------------------------------------
+ */
+
+/** The message of the last failure of a render call on this thread ("" when
+ * none). Static storage; valid until the next failing call. */
+const char *mprof_render_error(void);
+
+/* ---- tabs ---------------------------------------------------------------- */
+
+/** The views, in the order of the viewer's top bar. Mega and Density come
+ * later, appended before MPROF_RENDER_TAB_COUNT. */
+typedef enum mprof_render_tab {
+  MPROF_RENDER_TRACE = 0,
+  MPROF_RENDER_SUMMARY = 1,
+  MPROF_RENDER_HOTSPOTS = 2,
+  MPROF_RENDER_FLAME = 3,
+  MPROF_RENDER_RASTER = 4,
+  MPROF_RENDER_TAB_COUNT
+} mprof_render_tab;
+
+/** "trace", "summary", ...: the key `--tab` takes. "" out of range. */
+const char *mprof_render_tab_key(int tab);
+/** "Trace", "Summary", ...: the title in the top bar. "" out of range. */
+const char *mprof_render_tab_title(int tab);
+/** The tab named @p key (case-insensitive), or -1. */
+int mprof_render_tab_parse(const char *key);
+
+/* ---- classification: instruction categories and stall families ---------- */
+
+/** Flame lanes: what an instruction does, from its opcode. */
+typedef enum mprof_render_category {
+  MPROF_CAT_MEMORY = 0,  /**< loads, stores, atomics, texture, TMA */
+  MPROF_CAT_ARITH = 1,   /**< FP and integer arithmetic, conversions */
+  MPROF_CAT_TENSOR = 2,  /**< MMA on tensor cores */
+  MPROF_CAT_CONTROL = 3, /**< branches, calls, exits */
+  MPROF_CAT_SYNC = 4,    /**< barriers, fences, warp sync */
+  MPROF_CAT_OTHER = 5,   /**< moves, special registers, unknown */
+  MPROF_CAT_COUNT
+} mprof_render_category;
+
+/** Raster lanes: where warps waited, from the stall reason. */
+typedef enum mprof_render_family {
+  MPROF_FAM_MEMORY_LATENCY = 0,    /**< long_scoreboard */
+  MPROF_FAM_MEMORY_THROUGHPUT = 1, /**< lg_throttle, tex_throttle, drain */
+  MPROF_FAM_MIO = 2,               /**< short_scoreboard, mio_throttle */
+  MPROF_FAM_COMPUTE = 3,           /**< math_pipe_throttle, wait */
+  MPROF_FAM_SYNC = 4, /**< barrier, membar, warpgroup_arrive, sleeping */
+  MPROF_FAM_FETCH_BRANCH = 5, /**< branch_resolving, no_instructions,
+                                   imc_miss */
+  MPROF_FAM_SCHEDULING = 6,   /**< dispatch_stall, misc, not_selected, and
+                                   reasons this map does not know */
+  MPROF_FAM_ISSUED = 7,       /**< selected: the warp issued */
+  MPROF_FAM_COUNT
+} mprof_render_family;
+
+/** The category of SASS opcode @p opcode ("LDG.E.128", "UIADD3", ...). */
+int mprof_render_opcode_category(const char *opcode);
+/** The family of stall reason @p name, with or without the
+ * `smsp__pcsamp_warps_issue_stalled_` prefix. */
+int mprof_render_reason_family(const char *name);
+/** Lane titles. "" out of range. */
+const char *mprof_render_category_title(int category);
+const char *mprof_render_family_title(int family);
+/** Colours, 0xRRGGBB. */
+uint32_t mprof_render_category_color(int category);
+uint32_t mprof_render_family_color(int family);
+
+/* ---- the model: a trace, its sidecar and what the views need ------------ */
+
+typedef struct mprof_render_model mprof_render_model;
+
+/** Samples at one instruction of a kernel. Owned by the model. */
+typedef struct mprof_render_pc {
+  uint32_t offset;   /**< byte offset inside the function */
+  uint32_t category; /**< mprof_render_category (OTHER without SASS) */
+  uint64_t samples;  /**< over the plain reasons */
+  uint64_t family[MPROF_FAM_COUNT];
+  const uint64_t *reasons; /**< per model reason (plain and not-issued) */
+  const mprof_sass_instruction *insn; /**< NULL without SASS */
+} mprof_render_pc;
+
+/** A kernel: the launches and samples of one mangled name on one device.
+ * Owned by the model. */
+typedef struct mprof_render_kernel {
+  const char *mangled;
+  const char *name;  /**< demangled when possible, else mangled */
+  uint32_t device;   /**< index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t color;    /**< 0xRRGGBB, by rank */
+  uint64_t launches;
+  uint64_t total_ns;
+  uint64_t min_ns;
+  uint64_t max_ns;
+  double mean_ns;
+  double share; /**< of the summed kernel time of the trace */
+  /** Its first kernel record and the shape with the most time. */
+  const mprof_kernel_record *record;
+  const mprof_shape_record *shape;
+  uint64_t samples; /**< plain-reason PC samples */
+  uint64_t family[MPROF_FAM_COUNT];
+  size_t pc_count;
+  const mprof_render_pc *pcs;  /**< by offset */
+  const uint32_t *hot;         /**< indices into pcs, most samples first */
+  const mprof_sidecar_function *function; /**< NULL without a sidecar */
+} mprof_render_kernel;
+
+/** A stall reason of the model's table (distinct short names). */
+typedef struct mprof_render_reason {
+  const char *name;    /**< "long_scoreboard" */
+  uint32_t not_issued; /**< a subset of another reason: never in shares */
+  uint32_t family;     /**< mprof_render_family */
+  uint32_t color;      /**< 0xRRGGBB: the family's hue, shaded */
+} mprof_render_reason;
+
+/** Trace rows: a device band, then its streams. Owned by the model. */
+typedef enum mprof_render_row_kind {
+  MPROF_ROW_DEVICE = 0,
+  MPROF_ROW_STREAM = 1
+} mprof_render_row_kind;
+
+typedef struct mprof_render_row {
+  uint32_t kind;   /**< mprof_render_row_kind */
+  uint32_t device; /**< index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t stream; /**< index into STREAMS (stream rows) */
+  const char *label;
+} mprof_render_row;
+
+/**
+ * Open the trace at @p trace_path and the sidecar at @p sidecar_path (NULL:
+ * TRACE ".pc.json" when that file exists). A missing sidecar is no error; a
+ * sidecar that fails to load is noted (mprof_render_model_note) and
+ * ignored. On failure mprof_render_error() names the file and the problem.
+ * On success *out is the caller's; free it with mprof_render_model_free().
+ */
+int mprof_render_model_open(mprof_render_model **out, const char *trace_path,
+                            const char *sidecar_path);
+/** NULL is a no-op. */
+void mprof_render_model_free(mprof_render_model *model);
+
+const mprof_trace *mprof_render_model_trace(const mprof_render_model *model);
+/** NULL when the trace has no (loadable) sidecar. */
+const mprof_sidecar *
+mprof_render_model_sidecar(const mprof_render_model *model);
+/** What is missing, in one sentence ("" when nothing). */
+const char *mprof_render_model_note(const mprof_render_model *model);
+/** Earliest start and latest end of the trace's activity. */
+void mprof_render_model_bounds(const mprof_render_model *model,
+                               int64_t *start, int64_t *end);
+
+/** Kernels by total time, largest first: index 0 is the dominant kernel. */
+size_t mprof_render_kernel_count(const mprof_render_model *model);
+const mprof_render_kernel *
+mprof_render_kernel_at(const mprof_render_model *model, size_t index);
+/** The kernel of launch @p launch (index into LAUNCHES), or -1. */
+int mprof_render_launch_kernel(const mprof_render_model *model,
+                               size_t launch);
+/**
+ * The kernel named @p name: equal to its mangled or display name, else the
+ * display name up to its argument list, else the first whose display name
+ * contains @p name. -1 when none.
+ */
+int mprof_render_kernel_find(const mprof_render_model *model,
+                             const char *name);
+
+size_t mprof_render_reason_count(const mprof_render_model *model);
+const mprof_render_reason *
+mprof_render_reason_at(const mprof_render_model *model, size_t index);
+
+size_t mprof_render_row_count(const mprof_render_model *model);
+const mprof_render_row *mprof_render_row_at(const mprof_render_model *model,
+                                            size_t index);
+
+/* ---- the view: what is shown ------------------------------------------- */
+
+/** The state every view draws from. The GTK view-state object owns one;
+ * `--render` fills one from the command line. */
+typedef struct mprof_render_view {
+  int64_t start_ns, end_ns;         /**< visible time range, trace clock */
+  int64_t sel_start_ns, sel_end_ns; /**< selection; none when end <= start */
+  double row_height;                /**< px per stream row (Trace) */
+  double scroll_y; /**< px scrolled down: Trace rows, panel contents */
+  int32_t kernel;  /**< selected kernel, -1 none */
+  int64_t launch;  /**< selected launch (index into LAUNCHES), -1 none */
+} mprof_render_view;
+
+/** Where time may go: the trace bounds with a margin, and the narrowest
+ * span a zoom may reach. */
+typedef struct mprof_render_limits {
+  int64_t min_ns, max_ns;
+  int64_t min_span_ns;
+} mprof_render_limits;
+
+#define MPROF_RENDER_ROW_HEIGHT 28.0
+#define MPROF_RENDER_ROW_MIN 6.0
+#define MPROF_RENDER_ROW_MAX 400.0
+
+/** Whole trace visible, dominant kernel selected, default row height. */
+void mprof_render_view_init(mprof_render_view *view,
+                            const mprof_render_model *model);
+void mprof_render_model_limits(const mprof_render_model *model,
+                               mprof_render_limits *limits);
+
+/**
+ * Zoom by @p factor (> 1 zooms in) keeping the time at @p fraction of the
+ * visible range (0 = left edge, 1 = right edge: the pointer) in place; the
+ * span is clamped to [min_span_ns, max_ns - min_ns] and the range into the
+ * limits.
+ */
+void mprof_render_view_zoom(mprof_render_view *view,
+                            const mprof_render_limits *limits,
+                            double fraction, double factor);
+/** Move the visible range by @p fraction of its span (negative: earlier). */
+void mprof_render_view_pan(mprof_render_view *view,
+                           const mprof_render_limits *limits,
+                           double fraction);
+/** Move the visible range to start at @p start_ns, span unchanged. */
+void mprof_render_view_scroll_to(mprof_render_view *view,
+                                 const mprof_render_limits *limits,
+                                 int64_t start_ns);
+/** Clamp span and position into @p limits. */
+void mprof_render_view_clamp(mprof_render_view *view,
+                             const mprof_render_limits *limits);
+/** Scale the row height by @p factor keeping the content at pixel @p y
+ * (measured from the top of the rows) in place; clamped to ROW_MIN..MAX. */
+void mprof_render_view_zoom_rows(mprof_render_view *view, double factor,
+                                 double y);
+
+/* ---- time <-> pixel ----------------------------------------------------- */
+
+/** The visible time range spread over the pixels [x, x + width). */
+typedef struct mprof_render_timemap {
+  int64_t start_ns, end_ns; /**< end > start */
+  double x, width;          /**< width > 0 */
+} mprof_render_timemap;
+
+void mprof_render_timemap_init(mprof_render_timemap *map, int64_t start_ns,
+                               int64_t end_ns, double x, double width);
+/** Pixel of time @p t (may be far outside the area). Exact for any trace
+ * clock: the difference is taken in integers first. */
+double mprof_render_time_to_x(const mprof_render_timemap *map, int64_t t);
+/** Time at pixel @p x, rounded to the nearest ns. */
+int64_t mprof_render_x_to_time(const mprof_render_timemap *map, double x);
+/** ns per pixel. */
+double mprof_render_ns_per_px(const mprof_render_timemap *map);
+
+/** A tick spacing of 1, 2 or 5 x 10^k ns giving ticks at least
+ * @p min_px apart. */
+int64_t mprof_render_tick_step(const mprof_render_timemap *map,
+                               double min_px);
+
+/* ---- level of detail --------------------------------------------------- */
+
+/** One thing to draw on a stream row: a launch, or a run of launches each
+ * narrower than the merge width, merged into one box. */
+typedef struct mprof_render_box {
+  double x0, x1;      /**< pixels (unclipped) */
+  size_t first, last; /**< stream positions [first, last) */
+  int merged;         /**< 1 for a run of narrow launches */
+} mprof_render_box;
+
+typedef void (*mprof_render_box_fn)(const mprof_render_box *box, void *data);
+/** What keeps launches apart in a merged run (their kernel, say). */
+typedef int (*mprof_render_key_fn)(size_t position, void *data);
+
+/**
+ * Visit the boxes of stream @p stream in the range of @p map, left to right.
+ * A launch at least @p min_px wide is its own box; narrower launches within
+ * a pixel of each other merge into one box, and when @p key is given, a
+ * run also ends where the key of the launches it reaches changes (checked
+ * once per pixel stepped). The cost is O(boxes x log n) with at most about
+ * 2 x width / min(1, min_px) boxes, found by binary search, however many
+ * launches are in view. Returns the number of boxes.
+ */
+size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
+                              const mprof_render_timemap *map, double min_px,
+                              mprof_render_key_fn key,
+                              mprof_render_box_fn fn, void *data);
+
+/** First stream position whose launch starts at or after @p t, searching
+ * [@p from, count). */
+size_t mprof_render_lower_bound(const mprof_trace *trace, uint32_t stream,
+                                size_t from, int64_t t);
+
+/* ---- layout of the Trace view ------------------------------------------ */
+
+#define MPROF_RENDER_GUTTER 168.0  /**< px of row labels on the left */
+#define MPROF_RENDER_RULER 24.0    /**< px of time ruler on top */
+#define MPROF_RENDER_DEVICE_ROW 20.0
+
+/** The time area of the Trace view in a @p width-pixel-wide drawing. */
+void mprof_render_trace_timemap(mprof_render_timemap *map,
+                                const mprof_render_view *view, double width);
+/** Top of row @p row in content coordinates (before scroll_y), and its
+ * height. */
+double mprof_render_row_top(const mprof_render_model *model,
+                            const mprof_render_view *view, size_t row,
+                            double *height);
+/** The row at content y @p y (scroll_y already added), or -1. */
+int mprof_render_row_at_y(const mprof_render_model *model,
+                          const mprof_render_view *view, double y);
+
+/* ---- drawing ------------------------------------------------------------ */
+
+/**
+ * Draw @p tab into the rectangle (0, 0, @p width, @p height) of @p cr.
+ * Views of a kernel draw view->kernel (a message when none is selected).
+ */
+void mprof_render_draw(cairo_t *cr, const mprof_render_model *model,
+                       const mprof_render_view *view, int tab, double width,
+                       double height);
+
+/** Height of the scrollable content of @p tab at @p width: rows for Trace
+ * (below the ruler), the whole page for the panels. */
+double mprof_render_content_height(const mprof_render_model *model,
+                                   const mprof_render_view *view, int tab,
+                                   double width);
+
+/** Draw a centred message (an error, say) on a plain background. */
+void mprof_render_draw_message(cairo_t *cr, double width, double height,
+                               const char *title, const char *message);
+
+/**
+ * Render @p tab to @p path: PNG or SVG by the extension (.png, .svg).
+ * 0 on success; -1 with mprof_render_error() set.
+ */
+int mprof_render_write(const mprof_render_model *model,
+                       const mprof_render_view *view, int tab, int width,
+                       int height, const char *path);
+
+/* ---- hit-testing -------------------------------------------------------- */
+
+typedef enum mprof_render_hit_kind {
+  MPROF_HIT_NONE = 0,
+  MPROF_HIT_RULER = 1,  /**< the time ruler */
+  MPROF_HIT_LABEL = 2,  /**< a row label */
+  MPROF_HIT_LAUNCH = 3, /**< one launch */
+  MPROF_HIT_MERGED = 4, /**< a merged run of launches */
+  MPROF_HIT_MEMOP = 5,  /**< a memcpy or memset */
+  MPROF_HIT_ROW = 6,    /**< empty space on a row */
+  MPROF_HIT_PC = 7,     /**< an instruction (panels and the inset) */
+  MPROF_HIT_LANE = 8    /**< a Flame/Raster lane outside any instruction */
+} mprof_render_hit_kind;
+
+typedef struct mprof_render_hit {
+  int kind;         /**< mprof_render_hit_kind */
+  int tab;          /**< the view it was found in */
+  int row;          /**< Trace row, or -1 */
+  uint32_t stream;  /**< index into STREAMS (row hits) */
+  size_t first;     /**< stream positions [first, last) */
+  size_t last;
+  int64_t launch;   /**< index into LAUNCHES of the (first) launch, or -1 */
+  int64_t memop;    /**< index into MEMOPS, or -1 */
+  int64_t time_ns;  /**< time under the pointer (Trace), else 0 */
+  int kernel;       /**< kernel of the launch or panel, or -1 */
+  int pc;           /**< index into the kernel's pcs, or -1 */
+  int lane;         /**< Flame category / Raster family, or -1 */
+} mprof_render_hit;
+
+/** What is at (@p x, @p y) of @p tab drawn at @p width x @p height. */
+void mprof_render_hit_test(const mprof_render_model *model,
+                           const mprof_render_view *view, int tab,
+                           double width, double height, double x, double y,
+                           mprof_render_hit *hit);
+
+/** One line about @p hit for a tooltip or status line; "" for nothing.
+ * Returns the length written (truncated to @p size - 1). */
+size_t mprof_render_hit_describe(const mprof_render_model *model,
+                                 const mprof_render_hit *hit, char *buf,
+                                 size_t size);
+
+/* ---- formatting helpers (shared with the GTK side) ---------------------- */
+
+/** "12.345 ms", "830 ns", "1.204 s": 4 significant digits. */
+void mprof_render_format_duration(char *buf, size_t size, double ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPROF_RENDER_H */

@@ -1,0 +1,286 @@
+/*
+ * mprof-render — time <-> pixel mapping, zoom and pan, and the level of
+ * detail that keeps a frame's cost proportional to pixels.
+ *
+ * Times are int64 ns on the trace clock (~1.7e18 for CUPTI's epoch-based
+ * clock), where a double has a spacing of 256 ns: differences are always
+ * taken in integers before they become doubles.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+void mprof_render_timemap_init(mprof_render_timemap *map, int64_t start_ns,
+                               int64_t end_ns, double x, double width) {
+  map->start_ns = start_ns;
+  map->end_ns = end_ns > start_ns ? end_ns : start_ns + 1;
+  map->x = x;
+  map->width = width > 1e-9 ? width : 1e-9;
+}
+
+double mprof_render_ns_per_px(const mprof_render_timemap *map) {
+  return (double)(map->end_ns - map->start_ns) / map->width;
+}
+
+double mprof_render_time_to_x(const mprof_render_timemap *map, int64_t t) {
+  return map->x + (double)(t - map->start_ns) / mprof_render_ns_per_px(map);
+}
+
+int64_t mprof_render_x_to_time(const mprof_render_timemap *map, double x) {
+  double offset = (x - map->x) * mprof_render_ns_per_px(map);
+  if (offset > 9.0e18)
+    offset = 9.0e18;
+  if (offset < -9.0e18)
+    offset = -9.0e18;
+  return map->start_ns + (int64_t)llround(offset);
+}
+
+int64_t mprof_render_tick_step(const mprof_render_timemap *map,
+                               double min_px) {
+  double want = mprof_render_ns_per_px(map) * (min_px > 1 ? min_px : 1);
+  int64_t step = 1;
+  for (;;) {
+    static const int mult[3] = {1, 2, 5};
+    for (int i = 0; i < 3; i++)
+      if ((double)(step * mult[i]) >= want)
+        return step * mult[i];
+    if (step > INT64_MAX / 100)
+      return step;
+    step *= 10;
+  }
+}
+
+/* ---- the view --------------------------------------------------------- */
+
+void mprof_render_model_limits(const mprof_render_model *model,
+                               mprof_render_limits *limits) {
+  int64_t start, end;
+  mprof_render_model_bounds(model, &start, &end);
+  int64_t span = end - start;
+  if (span < 1000)
+    span = 1000;
+  /* A little room on both sides so the first and last launches are not
+   * glued to the edges. */
+  int64_t margin = span / 50;
+  limits->min_ns = start - margin;
+  limits->max_ns = start + span + margin;
+  limits->min_span_ns = 20;
+}
+
+void mprof_render_view_init(mprof_render_view *view,
+                            const mprof_render_model *model) {
+  memset(view, 0, sizeof *view);
+  mprof_render_limits limits;
+  mprof_render_model_limits(model, &limits);
+  view->start_ns = limits.min_ns;
+  view->end_ns = limits.max_ns;
+  view->row_height = MPROF_RENDER_ROW_HEIGHT;
+  view->kernel = mprof_render_kernel_count(model) ? 0 : -1;
+  view->launch = -1;
+}
+
+void mprof_render_view_clamp(mprof_render_view *view,
+                             const mprof_render_limits *limits) {
+  int64_t max_span = limits->max_ns - limits->min_ns;
+  int64_t min_span = limits->min_span_ns > 0 ? limits->min_span_ns : 1;
+  if (max_span < min_span)
+    max_span = min_span;
+  int64_t span = view->end_ns - view->start_ns;
+  if (span < min_span) {
+    int64_t mid = view->start_ns + span / 2;
+    span = min_span;
+    view->start_ns = mid - span / 2;
+  }
+  if (span > max_span)
+    span = max_span;
+  if (view->start_ns < limits->min_ns)
+    view->start_ns = limits->min_ns;
+  if (view->start_ns + span > limits->max_ns)
+    view->start_ns = limits->max_ns - span;
+  view->end_ns = view->start_ns + span;
+}
+
+void mprof_render_view_zoom(mprof_render_view *view,
+                            const mprof_render_limits *limits,
+                            double fraction, double factor) {
+  if (!(factor > 0))
+    return;
+  if (fraction < 0)
+    fraction = 0;
+  if (fraction > 1)
+    fraction = 1;
+  int64_t span = view->end_ns - view->start_ns;
+  int64_t pivot = view->start_ns + (int64_t)llround((double)span * fraction);
+  double wanted = (double)span / factor;
+  int64_t max_span = limits->max_ns - limits->min_ns;
+  if (wanted < (double)limits->min_span_ns)
+    wanted = (double)limits->min_span_ns;
+  if (wanted > (double)max_span)
+    wanted = (double)max_span;
+  int64_t new_span = (int64_t)llround(wanted);
+  view->start_ns = pivot - (int64_t)llround((double)new_span * fraction);
+  view->end_ns = view->start_ns + new_span;
+  mprof_render_view_clamp(view, limits);
+}
+
+void mprof_render_view_pan(mprof_render_view *view,
+                           const mprof_render_limits *limits,
+                           double fraction) {
+  int64_t span = view->end_ns - view->start_ns;
+  int64_t delta = (int64_t)llround((double)span * fraction);
+  view->start_ns += delta;
+  view->end_ns += delta;
+  mprof_render_view_clamp(view, limits);
+}
+
+void mprof_render_view_scroll_to(mprof_render_view *view,
+                                 const mprof_render_limits *limits,
+                                 int64_t start_ns) {
+  int64_t span = view->end_ns - view->start_ns;
+  view->start_ns = start_ns;
+  view->end_ns = start_ns + span;
+  mprof_render_view_clamp(view, limits);
+}
+
+void mprof_render_view_zoom_rows(mprof_render_view *view, double factor,
+                                 double y) {
+  double old = view->row_height;
+  double h = old * factor;
+  if (h < MPROF_RENDER_ROW_MIN)
+    h = MPROF_RENDER_ROW_MIN;
+  if (h > MPROF_RENDER_ROW_MAX)
+    h = MPROF_RENDER_ROW_MAX;
+  /* Stream rows scale, device bands do not; keeping the content under the
+   * pointer is exact for the stream rows, which dominate. */
+  double content_y = view->scroll_y + y;
+  view->row_height = h;
+  view->scroll_y = content_y * (h / old) - y;
+  if (view->scroll_y < 0)
+    view->scroll_y = 0;
+}
+
+/* ---- level of detail ---------------------------------------------------
+ */
+
+size_t mprof_render_lower_bound(const mprof_trace *trace, uint32_t stream,
+                                size_t from, int64_t t) {
+  size_t lo = from, hi = mprof_trace_stream_launch_count(trace, stream);
+  if (t < 0)
+    return lo;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (mprof_trace_stream_launch(trace, stream, mid)->start < (uint64_t)t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The first position in [from, hi) whose launch starts at or after @p t,
+ * or hi: gallop from @p from, then bisect. The next launch to draw is
+ * usually a few positions away, so this touches a few nearby records
+ * instead of bisecting the whole stream. */
+static size_t gallop(const mprof_trace *trace, uint32_t stream, size_t from,
+                     size_t hi, int64_t t) {
+  if (from >= hi ||
+      (int64_t)mprof_trace_stream_launch(trace, stream, from)->start >= t)
+    return from;
+  size_t lo = from, step = 1; /* invariant: start(lo) < t */
+  while (lo + step < hi &&
+         (int64_t)mprof_trace_stream_launch(trace, stream, lo + step)->start <
+             t) {
+    lo += step;
+    step *= 2;
+  }
+  size_t end = lo + step < hi ? lo + step : hi;
+  lo++;
+  while (lo < end) {
+    size_t mid = lo + (end - lo) / 2;
+    if ((int64_t)mprof_trace_stream_launch(trace, stream, mid)->start < t)
+      lo = mid + 1;
+    else
+      end = mid;
+  }
+  return lo;
+}
+
+static int64_t clamp_time(uint64_t t) {
+  return t > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
+size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
+                              const mprof_render_timemap *map, double min_px,
+                              mprof_render_key_fn key,
+                              mprof_render_box_fn fn, void *data) {
+  size_t first, last;
+  if (mprof_trace_stream_find(trace, &first, &last, stream,
+                              (uint64_t)(map->start_ns > 0 ? map->start_ns
+                                                           : 0),
+                              (uint64_t)(map->end_ns > 0 ? map->end_ns : 0)))
+    return 0;
+  if (min_px < 0)
+    min_px = 0;
+  /* Launches that start within this many pixels of a merged run's end join
+   * it. */
+  const double gap = 1.0;
+  size_t boxes = 0;
+  size_t i = first;
+  while (i < last) {
+    const mprof_launch_record *l = mprof_trace_stream_launch(trace, stream, i);
+    double x0 = mprof_render_time_to_x(map, clamp_time(l->start));
+    double x1 = mprof_render_time_to_x(map, clamp_time(l->end));
+    mprof_render_box box = {x0, x1, i, i + 1, 0};
+    if (x1 - x0 < min_px) {
+      /* A narrow launch starts a run. Jump, by binary search, to the first
+       * launch that starts beyond the run's end plus the gap; the end of
+       * the last launch jumped over extends the run. Each jump either ends
+       * the run or moves its end by at least `gap` pixels, so a run costs
+       * O(pixels x log n), not O(launches). */
+      double run_end = x1 > x0 + gap ? x1 : x0 + gap;
+      size_t next = i + 1;
+      int run_key = key ? key(i, data) : 0;
+      for (;;) {
+        int64_t limit = mprof_render_x_to_time(map, run_end + gap);
+        size_t j = gallop(trace, stream, next, last, limit);
+        if (j <= next)
+          break;
+        const mprof_launch_record *tail =
+            mprof_trace_stream_launch(trace, stream, j - 1);
+        double tx0 = mprof_render_time_to_x(map, clamp_time(tail->start));
+        double tx1 = mprof_render_time_to_x(map, clamp_time(tail->end));
+        if (tx1 - tx0 >= min_px) {
+          /* A wide launch ends the run and is drawn on its own. */
+          next = j - 1;
+          if (tx0 > run_end)
+            run_end = tx0;
+          break;
+        }
+        /* Another kernel ends the run, once it holds a pixel's worth:
+         * every box still advances by at least a pixel. */
+        if (key && next > i + 1 && key(j - 1, data) != run_key)
+          break;
+        next = j;
+        if (tx1 > run_end)
+          run_end = tx1;
+        if (run_end < tx0 + gap)
+          run_end = tx0 + gap;
+      }
+      box.last = next;
+      box.x1 = run_end;
+      box.merged = box.last - box.first > 1;
+      if (!box.merged)
+        box.x1 = x1;
+      i = next;
+    } else {
+      i++;
+    }
+    boxes++;
+    if (fn)
+      fn(&box, data);
+  }
+  return boxes;
+}

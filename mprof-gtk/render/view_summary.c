@@ -1,0 +1,465 @@
+/*
+ * mprof-render — the Summary view: one kernel's numbers and diagnosis,
+ * laid out for reading (the content of `mprof summary`).
+ *
+ * The verdict and the judged dimensions come from libmprof's diagnosis
+ * when this build has it; the numbers, the stall mix and the hot
+ * instructions come from the model either way.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+#define MARGIN 24.0
+
+typedef struct page {
+  cairo_t *cr;
+  double x, y, width, height; /* y is the next line's top */
+} page;
+
+static int visible(const page *p, double h) {
+  return p->y + h >= 0 && p->y <= p->height;
+}
+
+static void heading(page *p, const char *text) {
+  p->y += 14;
+  if (visible(p, 20)) {
+    rd_rgb(p->cr, RD_TEXT);
+    rd_font(p->cr, 13, 1, 0);
+    rd_text(p->cr, p->x, p->y + 14, text);
+    rd_hline(p->cr, p->x, p->x + p->width, p->y + 20, RD_RULE);
+  }
+  p->y += 26;
+}
+
+static void format_bytes(char *buf, size_t size, uint64_t bytes) {
+  if (bytes >= 1024 * 1024)
+    snprintf(buf, size, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+  else if (bytes >= 1024)
+    snprintf(buf, size, "%.1f KiB", (double)bytes / 1024.0);
+  else
+    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+}
+
+typedef struct card {
+  const char *label;
+  char value[64];
+} card;
+
+static void cards(page *p, const card *items, size_t count) {
+  const double w = 150, h = 52, gap = 10;
+  size_t per_row = (size_t)fmax(1, floor((p->width + gap) / (w + gap)));
+  for (size_t i = 0; i < count; i++) {
+    double cx = p->x + (double)(i % per_row) * (w + gap);
+    double cy = p->y + (double)(i / per_row) * (h + gap);
+    if (cy + h < 0 || cy > p->height)
+      continue;
+    rd_fill_rect(p->cr, cx, cy, w, h, RD_PANEL);
+    rd_rgb(p->cr, RD_TEXT_DIM);
+    rd_font(p->cr, 10.5, 0, 0);
+    rd_text_fit(p->cr, cx + 10, cy + 17, w - 20, items[i].label);
+    rd_rgb(p->cr, RD_TEXT);
+    rd_font(p->cr, 16, 1, 0);
+    rd_text_fit(p->cr, cx + 10, cy + 40, w - 20, items[i].value);
+  }
+  size_t rows = (count + per_row - 1) / per_row;
+  p->y += (double)rows * (h + gap);
+}
+
+static void pill(cairo_t *cr, double x, double y, int state) {
+  const char *name = rd_state_name(state);
+  rd_font(cr, 10, 1, 0);
+  double w = rd_text_width(cr, name) + 12;
+  rd_rgb(cr, rd_state_color(state));
+  cairo_rectangle(cr, x, y, w, 16);
+  cairo_fill(cr);
+  rd_rgb(cr, 0xffffff);
+  rd_text(cr, x + 6, y + 12, name);
+}
+
+/* The stall mix: one stacked bar by family, then a legend. */
+static void stall_mix(page *p, const mprof_render_kernel *k) {
+  if (!k->samples) {
+    if (visible(p, 18)) {
+      rd_rgb(p->cr, RD_TEXT_DIM);
+      rd_font(p->cr, 12, 0, 0);
+      rd_text_fit(p->cr, p->x, p->y + 13, p->width,
+                  "No PC samples for this kernel: record with "
+                  "--pc-mode continuous or serialized.");
+    }
+    p->y += 22;
+    return;
+  }
+  double x = p->x;
+  if (visible(p, 22)) {
+    for (int f = 0; f < MPROF_FAM_COUNT; f++) {
+      double w = p->width * (double)k->family[f] / (double)k->samples;
+      rd_fill_rect(p->cr, x, p->y, w, 22, mprof_render_family_color(f));
+      x += w;
+    }
+  }
+  p->y += 30;
+  /* Legend: families by share, largest first. */
+  int order[MPROF_FAM_COUNT];
+  for (int f = 0; f < MPROF_FAM_COUNT; f++)
+    order[f] = f;
+  for (int i = 1; i < MPROF_FAM_COUNT; i++)
+    for (int j = i; j > 0 && k->family[order[j]] > k->family[order[j - 1]];
+         j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  double lx = p->x;
+  rd_font(p->cr, 11.5, 0, 0);
+  for (int i = 0; i < MPROF_FAM_COUNT; i++) {
+    int f = order[i];
+    if (!k->family[f])
+      continue;
+    char text[96], pct[16];
+    rd_format_percent(pct, sizeof pct,
+                      (double)k->family[f] / (double)k->samples);
+    snprintf(text, sizeof text, "%s %s", mprof_render_family_title(f), pct);
+    double w = rd_text_width(p->cr, text) + 28;
+    if (lx + w > p->x + p->width && lx > p->x) {
+      lx = p->x;
+      p->y += 20;
+    }
+    if (visible(p, 18)) {
+      rd_fill_rect(p->cr, lx, p->y + 3, 11, 11, mprof_render_family_color(f));
+      rd_rgb(p->cr, RD_TEXT);
+      rd_text(p->cr, lx + 16, p->y + 13, text);
+    }
+    lx += w;
+  }
+  p->y += 22;
+}
+
+/* The reasons of one kernel, largest first (plain reasons only). */
+static size_t top_reasons(const mprof_render_model *m,
+                          const mprof_render_kernel *k, const uint64_t *counts,
+                          size_t *out, uint64_t *values, size_t max) {
+  size_t n = 0;
+  for (size_t r = 0; r < mprof_render_reason_count(m); r++) {
+    if (mprof_render_reason_at(m, r)->not_issued || !counts[r])
+      continue;
+    size_t at = n < max ? n++ : max;
+    if (at == max && counts[r] <= values[max - 1])
+      continue;
+    if (at == max)
+      at = max - 1;
+    out[at] = r;
+    values[at] = counts[r];
+    while (at > 0 && values[at] > values[at - 1]) {
+      size_t tr = out[at];
+      uint64_t tv = values[at];
+      out[at] = out[at - 1];
+      values[at] = values[at - 1];
+      out[at - 1] = tr;
+      values[at - 1] = tv;
+      at--;
+    }
+  }
+  (void)k;
+  return n;
+}
+
+static void kernel_reasons(page *p, const mprof_render_model *m,
+                           const mprof_render_kernel *k) {
+  if (!k->samples)
+    return;
+  /* Sum per reason over the kernel's PCs. */
+  size_t nr = mprof_render_reason_count(m);
+  uint64_t sums[256];
+  memset(sums, 0, sizeof sums);
+  for (size_t i = 0; i < k->pc_count; i++)
+    for (size_t r = 0; r < nr && r < 256; r++)
+      sums[r] += k->pcs[i].reasons[r];
+  size_t idx[6];
+  uint64_t val[6];
+  size_t n = top_reasons(m, k, sums, idx, val, 6);
+  rd_font(p->cr, 11.5, 0, 1);
+  for (size_t i = 0; i < n; i++) {
+    if (visible(p, 16)) {
+      const mprof_render_reason *r = mprof_render_reason_at(m, idx[i]);
+      double share = (double)val[i] / (double)k->samples;
+      rd_fill_rect(p->cr, p->x, p->y + 3, fmax(1, 160 * share), 10, r->color);
+      char pct[16], text[160];
+      rd_format_percent(pct, sizeof pct, share);
+      snprintf(text, sizeof text, "%7s  %s", pct, r->name);
+      rd_rgb(p->cr, RD_TEXT);
+      rd_text_fit(p->cr, p->x + 170, p->y + 12, p->width - 170, text);
+    }
+    p->y += 17;
+  }
+}
+
+static void hot_table(page *p, const mprof_render_model *m,
+                      const mprof_render_kernel *k, size_t max) {
+  if (!k->pc_count)
+    return;
+  const double col_share = 0, col_samples = 110, col_offset = 190,
+               col_sass = 260;
+  double col_line = p->width - 330, col_stalls = p->width - 200;
+  if (col_line < col_sass + 200) {
+    col_line = col_sass + 200;
+    col_stalls = col_line + 130;
+  }
+  if (visible(p, 16)) {
+    rd_rgb(p->cr, RD_TEXT_DIM);
+    rd_font(p->cr, 10.5, 1, 0);
+    rd_text(p->cr, p->x + col_share, p->y + 12, "share");
+    rd_text(p->cr, p->x + col_samples, p->y + 12, "samples");
+    rd_text(p->cr, p->x + col_offset, p->y + 12, "offset");
+    rd_text(p->cr, p->x + col_sass, p->y + 12, "SASS");
+    rd_text(p->cr, p->x + col_line, p->y + 12, "source");
+    rd_text(p->cr, p->x + col_stalls, p->y + 12, "top stalls");
+  }
+  p->y += 18;
+  double max_share = (double)k->pcs[k->hot[0]].samples / (double)k->samples;
+  for (size_t i = 0; i < k->pc_count && i < max; i++) {
+    const mprof_render_pc *pc = &k->pcs[k->hot[i]];
+    if (visible(p, 18)) {
+      double share = (double)pc->samples / (double)k->samples;
+      char text[256], pct[16];
+      rd_fill_rect(p->cr, p->x, p->y + 3, 50 * share / max_share, 12,
+                   mprof_render_category_color((int)pc->category));
+      rd_format_percent(pct, sizeof pct, share);
+      rd_rgb(p->cr, RD_TEXT);
+      rd_font(p->cr, 11.5, 0, 1);
+      rd_text(p->cr, p->x + 56, p->y + 13, pct);
+      rd_format_count(text, sizeof text, pc->samples);
+      rd_text(p->cr, p->x + col_samples, p->y + 13, text);
+      snprintf(text, sizeof text, "0x%04x", pc->offset);
+      rd_text(p->cr, p->x + col_offset, p->y + 13, text);
+      rd_format_sass(text, sizeof text, pc->insn);
+      rd_text_fit(p->cr, p->x + col_sass, p->y + 13,
+                  col_line - col_sass - 10, text);
+      rd_format_line(text, sizeof text, pc->insn);
+      rd_text_fit(p->cr, p->x + col_line, p->y + 13,
+                  col_stalls - col_line - 10, *text ? text : "-");
+      size_t idx[2];
+      uint64_t val[2];
+      size_t n = top_reasons(m, k, pc->reasons, idx, val, 2);
+      text[0] = '\0';
+      for (size_t r = 0; r < n; r++) {
+        char part[96];
+        rd_format_percent(pct, sizeof pct,
+                          (double)val[r] / (double)(pc->samples ? pc->samples
+                                                                : 1));
+        snprintf(part, sizeof part, "%s%s %s", r ? ", " : "",
+                 mprof_render_reason_at(m, idx[r])->name, pct);
+        strncat(text, part, sizeof text - strlen(text) - 1);
+      }
+      rd_font(p->cr, 11, 0, 0);
+      rd_text_fit(p->cr, p->x + col_stalls, p->y + 13,
+                  p->x + p->width - (p->x + col_stalls), text);
+    }
+    p->y += 19;
+  }
+}
+
+static void other_kernels(page *p, const mprof_render_model *m, int current) {
+  size_t n = mprof_render_kernel_count(m);
+  for (size_t i = 0; i < n && i < 12; i++) {
+    const mprof_render_kernel *k = mprof_render_kernel_at(m, i);
+    if (visible(p, 18)) {
+      if ((int)i == current)
+        rd_fill_rect(p->cr, p->x - 4, p->y, p->width + 8, 18, 0xe3ebfb);
+      rd_fill_rect(p->cr, p->x, p->y + 4, 10, 10, k->color);
+      char name[256], total[48], pct[16], count[32], text[128];
+      rd_rgb(p->cr, RD_TEXT);
+      rd_font(p->cr, 11.5, (int)i == current, 0);
+      rd_text_fit(p->cr, p->x + 16, p->y + 13, p->width - 330,
+                  rd_short_name(name, sizeof name, k->name));
+      mprof_render_format_duration(total, sizeof total, (double)k->total_ns);
+      rd_format_percent(pct, sizeof pct, k->share);
+      rd_format_count(count, sizeof count, k->launches);
+      snprintf(text, sizeof text, "%s launches", count);
+      rd_text_right(p->cr, p->x + p->width - 190, p->y + 13, text);
+      rd_text_right(p->cr, p->x + p->width - 70, p->y + 13, total);
+      rd_text_right(p->cr, p->x + p->width, p->y + 13, pct);
+    }
+    p->y += 19;
+  }
+  if (n > 12) {
+    char text[64];
+    snprintf(text, sizeof text, "and %zu more", n - 12);
+    if (visible(p, 16)) {
+      rd_rgb(p->cr, RD_TEXT_DIM);
+      rd_font(p->cr, 11, 0, 0);
+      rd_text(p->cr, p->x + 16, p->y + 12, text);
+    }
+    p->y += 18;
+  }
+}
+
+double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
+                                  const mprof_render_view *view, double width,
+                                  double height) {
+  const mprof_render_kernel *k =
+      view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
+                        : NULL;
+  if (!k) {
+    rd_no_kernel(cr, width, height);
+    return height;
+  }
+  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
+  page p = {cr, MARGIN, MARGIN - view->scroll_y, fmax(200, width - 2 * MARGIN),
+            height};
+  const mprof_trace *trace = mprof_render_model_trace(model);
+  char buf[1024], text[1024];
+
+  /* Name, full name, device and launch shape. */
+  rd_fill_rect(cr, p.x, p.y + 2, 6, 22, k->color);
+  rd_rgb(cr, RD_TEXT);
+  rd_font(cr, 19, 1, 0);
+  rd_text_fit(cr, p.x + 14, p.y + 20, p.width - 14,
+              rd_short_name(buf, sizeof buf, k->name));
+  p.y += 30;
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 10.5, 0, 1);
+  rd_text_fit(cr, p.x, p.y + 11, p.width, k->name);
+  p.y += 18;
+  size_t devices;
+  const mprof_device_record *dev = mprof_trace_devices(trace, &devices);
+  text[0] = '\0';
+  if (k->device < devices)
+    snprintf(text, sizeof text, "GPU %u %s (sm_%u%u, %u SMs)",
+             dev[k->device].id, mprof_trace_string(trace, dev[k->device].name),
+             dev[k->device].cc_major, dev[k->device].cc_minor,
+             dev[k->device].sm_count);
+  if (k->shape) {
+    char smem[32], dyn[32];
+    format_bytes(smem, sizeof smem, k->record ? k->record->static_shared : 0);
+    format_bytes(dyn, sizeof dyn, k->shape->dynamic_shared);
+    snprintf(buf, sizeof buf,
+             "%sgrid %u\u00d7%u\u00d7%u  block %u\u00d7%u\u00d7%u  "
+             "%u registers  %s static + %s dynamic shared",
+             *text ? "  \u00b7  " : "", k->shape->grid[0], k->shape->grid[1],
+             k->shape->grid[2], k->shape->block[0], k->shape->block[1],
+             k->shape->block[2], k->record ? k->record->registers : 0, smem,
+             dyn);
+    strncat(text, buf, sizeof text - strlen(text) - 1);
+  }
+  rd_font(cr, 11.5, 0, 0);
+  rd_rgb(cr, RD_TEXT);
+  rd_text_fit(cr, p.x, p.y + 12, p.width, text);
+  p.y += 26;
+
+  /* The numbers. */
+  render_diagnosis diag;
+  int have_diag = mprof_render__diagnosis(model, view->kernel, &diag) == 0;
+  card items[8];
+  size_t n = 0;
+  items[n].label = "Launches";
+  rd_format_count(items[n++].value, sizeof items[0].value, k->launches);
+  items[n].label = "Total GPU time";
+  mprof_render_format_duration(items[n++].value, sizeof items[0].value,
+                               (double)k->total_ns);
+  items[n].label = "Share of GPU time";
+  rd_format_percent(items[n++].value, sizeof items[0].value, k->share);
+  items[n].label = "Mean per launch";
+  mprof_render_format_duration(items[n++].value, sizeof items[0].value,
+                               k->mean_ns);
+  items[n].label = "Min / max";
+  {
+    char a[24], b[24];
+    mprof_render_format_duration(a, sizeof a, (double)k->min_ns);
+    mprof_render_format_duration(b, sizeof b, (double)k->max_ns);
+    snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
+  }
+  items[n].label = "PC samples";
+  rd_format_count(items[n++].value, sizeof items[0].value, k->samples);
+  if (have_diag && diag.occupancy >= 0) {
+    items[n].label = "Theoretical occupancy";
+    rd_format_percent(items[n++].value, sizeof items[0].value, diag.occupancy);
+  }
+  cards(&p, items, n);
+
+  /* The diagnosis. */
+  heading(&p, "Diagnosis");
+  if (have_diag) {
+    if (visible(&p, 22)) {
+      pill(cr, p.x, p.y, diag.verdict_state);
+      rd_rgb(cr, RD_TEXT);
+      rd_font(cr, 13, 1, 0);
+      rd_text_fit(cr, p.x + 64, p.y + 13, p.width - 64,
+                  diag.verdict ? diag.verdict : "");
+    }
+    p.y += 28;
+    for (size_t i = 0; i < diag.dimension_count; i++) {
+      const render_dimension *d = &diag.dimensions[i];
+      if (visible(&p, 20)) {
+        pill(cr, p.x, p.y + 1, d->state);
+        rd_rgb(cr, RD_TEXT);
+        rd_font(cr, 11.5, 1, 0);
+        rd_text_fit(cr, p.x + 64, p.y + 13, 170, d->title ? d->title : "");
+        rd_rgb(cr, d->state == 3 ? RD_TEXT : RD_TEXT_DIM);
+        rd_font(cr, 11.5, 0, 0);
+        rd_text_fit(cr, p.x + 240, p.y + 13, p.width - 240,
+                    d->detail ? d->detail : "");
+      }
+      p.y += 21;
+    }
+  } else {
+    /* Without libmprof's diagnosis, say where the warps wait and no
+     * more: the judgement (thresholds, occupancy, tail) is the
+     * diagnosis's to make. */
+    int top = 0;
+    for (int f = 1; f < MPROF_FAM_COUNT; f++)
+      if (k->family[f] > k->family[top])
+        top = f;
+    if (k->samples) {
+      char pct[16];
+      rd_format_percent(pct, sizeof pct,
+                        (double)k->family[top] / (double)k->samples);
+      snprintf(text, sizeof text, "Most samples: %s (%s of this kernel's %s)",
+               mprof_render_family_title(top), pct, "PC samples");
+    } else {
+      snprintf(text, sizeof text, "No PC samples: the stall profile is "
+                                  "unknown.");
+    }
+    if (visible(&p, 20)) {
+      rd_rgb(cr, RD_TEXT);
+      rd_font(cr, 13, 1, 0);
+      rd_text_fit(cr, p.x, p.y + 14, p.width, text);
+    }
+    p.y += 24;
+  }
+
+  heading(&p, "Stall mix");
+  stall_mix(&p, k);
+  kernel_reasons(&p, model, k);
+
+  if (k->pc_count) {
+    heading(&p, "Hot instructions");
+    hot_table(&p, model, k, 10);
+  }
+
+  const char *note = mprof_render_model_note(model);
+  if (*note || (have_diag && diag.note_count)) {
+    heading(&p, "Notes");
+    rd_font(cr, 11.5, 0, 0);
+    rd_rgb(cr, RD_TEXT_DIM);
+    if (*note) {
+      if (visible(&p, 16))
+        rd_text_fit(cr, p.x, p.y + 12, p.width, note);
+      p.y += 18;
+    }
+    for (size_t i = 0; have_diag && i < diag.note_count; i++) {
+      if (visible(&p, 16))
+        rd_text_fit(cr, p.x, p.y + 12, p.width, diag.notes[i]);
+      p.y += 18;
+    }
+  }
+
+  heading(&p, "Kernels by GPU time");
+  other_kernels(&p, model, view->kernel);
+  p.y += MARGIN;
+  return p.y + view->scroll_y;
+}

@@ -1,0 +1,639 @@
+/*
+ * mprof-render — the Trace view: launches on per-device/per-stream rows
+ * under a time ruler, with the PC/SASS inset inside wide launches of the
+ * selected kernel.
+ *
+ * A frame visits, per visible row, the boxes that mprof_render_lod_visit()
+ * finds (bounded by the row's pixels), then fills them with one path per
+ * colour: cost grows with pixels, not launches.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+#define MEMOP_COLOR 0x8a9bb0u
+#define INSET_LINE 12.0
+#define INSET_MIN_WIDTH 110.0
+#define INSET_MAX_LINES 8
+
+/* ---- layout ------------------------------------------------------------
+ */
+
+static double row_height(const mprof_render_row *row,
+                         const mprof_render_view *view) {
+  return row->kind == MPROF_ROW_DEVICE ? MPROF_RENDER_DEVICE_ROW
+                                       : view->row_height;
+}
+
+void mprof_render_trace_timemap(mprof_render_timemap *map,
+                                const mprof_render_view *view, double width) {
+  mprof_render_timemap_init(map, view->start_ns, view->end_ns,
+                            MPROF_RENDER_GUTTER,
+                            fmax(1.0, width - MPROF_RENDER_GUTTER));
+}
+
+double mprof_render_row_top(const mprof_render_model *model,
+                            const mprof_render_view *view, size_t row,
+                            double *height) {
+  double y = 0;
+  size_t n = mprof_render_row_count(model);
+  for (size_t i = 0; i < n && i < row; i++)
+    y += row_height(mprof_render_row_at(model, i), view);
+  if (height)
+    *height =
+        row < n ? row_height(mprof_render_row_at(model, row), view) : 0.0;
+  return y;
+}
+
+int mprof_render_row_at_y(const mprof_render_model *model,
+                          const mprof_render_view *view, double y) {
+  if (y < 0)
+    return -1;
+  double top = 0;
+  size_t n = mprof_render_row_count(model);
+  for (size_t i = 0; i < n; i++) {
+    double h = row_height(mprof_render_row_at(model, i), view);
+    if (y < top + h)
+      return (int)i;
+    top += h;
+  }
+  return -1;
+}
+
+double mprof_render__trace_content(const mprof_render_model *model,
+                                   const mprof_render_view *view) {
+  return mprof_render_row_top(model, view, mprof_render_row_count(model),
+                              NULL);
+}
+
+/* ---- the boxes of a row --------------------------------------------------
+ */
+
+typedef struct draw_box {
+  double x0, x1;
+  size_t first, last;
+  int kernel;
+  int merged;
+} draw_box;
+
+typedef struct box_list {
+  const mprof_render_model *model;
+  const mprof_trace *trace;
+  uint32_t stream;
+  const mprof_launch_record *launches;
+  draw_box *items;
+  size_t count, capacity;
+} box_list;
+
+static int launch_kernel(const box_list *list, size_t position) {
+  const mprof_launch_record *l =
+      mprof_trace_stream_launch(list->trace, list->stream, position);
+  return mprof_render_launch_kernel(list->model, (size_t)(l - list->launches));
+}
+
+/* The LOD key: runs of merged launches keep to one kernel where they can.
+ * @p data is a box_list, or a struct that starts with one. */
+static int box_key(size_t position, void *data) {
+  return launch_kernel((const box_list *)data, position);
+}
+
+static void collect_box(const mprof_render_box *box, void *data) {
+  box_list *list = (box_list *)data;
+  if (list->count == list->capacity) {
+    size_t cap = list->capacity ? list->capacity * 2 : 256;
+    draw_box *grown = (draw_box *)realloc(list->items, cap * sizeof *grown);
+    if (!grown)
+      return;
+    list->items = grown;
+    list->capacity = cap;
+  }
+  draw_box *d = &list->items[list->count++];
+  d->x0 = box->x0;
+  d->x1 = box->x1;
+  d->first = box->first;
+  d->last = box->last;
+  d->merged = box->merged;
+  d->kernel = launch_kernel(list, box->first);
+  if (box->merged) {
+    /* The colour of a run: the kernel most of three probes agree on. */
+    int mid = launch_kernel(list, box->first + (box->last - box->first) / 2);
+    int end = launch_kernel(list, box->last - 1);
+    if (mid == end)
+      d->kernel = mid;
+  }
+}
+
+static void list_init(box_list *list, const mprof_render_model *model,
+                      uint32_t stream) {
+  size_t n;
+  list->model = model;
+  list->trace = mprof_render_model_trace(model);
+  list->stream = stream;
+  list->launches = mprof_trace_launches(list->trace, &n);
+  list->count = 0;
+}
+
+/* Launches narrower than this many pixels merge. */
+#define MERGE_PX 2.0
+
+static void collect_row(box_list *list, const mprof_render_model *model,
+                        uint32_t stream, const mprof_render_timemap *map) {
+  list_init(list, model, stream);
+  mprof_render_lod_visit(list->trace, stream, map, MERGE_PX, box_key,
+                         collect_box, list);
+}
+
+static uint32_t kernel_color(const mprof_render_model *model, int kernel) {
+  const mprof_render_kernel *k = mprof_render_kernel_at(model, (size_t)kernel);
+  return k ? k->color : 0x999999u;
+}
+
+/* Snap a box to whole pixels inside the time area, at least 1 px wide. */
+static int snap(double *x0, double *x1, double left, double right) {
+  double a = floor(fmax(*x0, left)), b = ceil(fmin(*x1, right));
+  if (b - a < 1)
+    b = a + 1;
+  if (a >= right || b <= left)
+    return 0;
+  *x0 = a;
+  *x1 = b;
+  return 1;
+}
+
+static double luminance(uint32_t rgb) {
+  return (0.299 * ((rgb >> 16) & 0xff) + 0.587 * ((rgb >> 8) & 0xff) +
+          0.114 * (rgb & 0xff)) /
+         255.0;
+}
+
+/* ---- the inset ----------------------------------------------------------
+ */
+
+int mprof_render__inset_lines(const mprof_render_kernel *k, double w,
+                              double h) {
+  if (!k || !k->pc_count || !k->samples || w < INSET_MIN_WIDTH)
+    return 0;
+  int lines = (int)floor((h - 6) / INSET_LINE);
+  if (lines < 1)
+    return 0;
+  if (lines > INSET_MAX_LINES)
+    lines = INSET_MAX_LINES;
+  if ((size_t)lines > k->pc_count)
+    lines = (int)k->pc_count;
+  return lines;
+}
+
+static int dominant_family(const mprof_render_pc *pc) {
+  int best = 0;
+  for (int f = 1; f < MPROF_FAM_COUNT; f++)
+    if (pc->family[f] > pc->family[best])
+      best = f;
+  return best;
+}
+
+static void draw_inset(cairo_t *cr, const mprof_render_kernel *k, double x0,
+                       double x1, double y, double h) {
+  int lines = mprof_render__inset_lines(k, x1 - x0, h);
+  if (!lines)
+    return;
+  double px = x0 + 2, py = y + 2, pw = x1 - x0 - 4,
+         ph = 4 + lines * INSET_LINE;
+  rd_rgba(cr, 0xffffff, 0.88);
+  cairo_rectangle(cr, px, py, pw, ph);
+  cairo_fill(cr);
+  double max_share =
+      (double)k->pcs[k->hot[0]].samples / (double)(k->samples ? k->samples : 1);
+  double bar_w = fmin(80.0, pw * 0.3);
+  rd_font(cr, 9.5, 0, 1);
+  for (int i = 0; i < lines; i++) {
+    const mprof_render_pc *pc = &k->pcs[k->hot[i]];
+    double share = (double)pc->samples / (double)k->samples;
+    double ly = py + 2 + i * INSET_LINE;
+    double w = max_share > 0 ? bar_w * share / max_share : 0;
+    rd_rgb(cr, mprof_render_family_color(dominant_family(pc)));
+    cairo_rectangle(cr, px + 2, ly + 1, fmax(1.0, w), INSET_LINE - 3);
+    cairo_fill(cr);
+    char text[160], pct[16];
+    rd_format_percent(pct, sizeof pct, share);
+    if (pc->insn)
+      snprintf(text, sizeof text, "%6s %s", pct, pc->insn->opcode);
+    else
+      snprintf(text, sizeof text, "%6s +0x%04x", pct, pc->offset);
+    rd_rgb(cr, RD_TEXT);
+    rd_text_fit(cr, px + bar_w + 6, ly + INSET_LINE - 3,
+                px + pw - (px + bar_w + 6) - 2, text);
+  }
+}
+
+/* ---- memops --------------------------------------------------------------
+ */
+
+static void draw_memops(cairo_t *cr, const mprof_render_model *model,
+                        uint32_t stream, const mprof_render_timemap *map,
+                        double y, double h, double left, double right) {
+  size_t n;
+  const mprof_memop_record *mo =
+      mprof_trace_memops(mprof_render_model_trace(model), &n);
+  size_t lo = model->memop_first[stream], hi = model->memop_first[stream + 1];
+  if (lo == hi)
+    return;
+  int64_t from = map->start_ns - (int64_t)model->memop_longest[stream];
+  /* Binary search the first memop that may reach into view. */
+  size_t a = lo, b = hi;
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if ((int64_t)mo[model->memop_order[mid]].start < from)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  double last_px = -1e9;
+  rd_rgb(cr, MEMOP_COLOR);
+  for (size_t i = a; i < hi; i++) {
+    const mprof_memop_record *m = &mo[model->memop_order[i]];
+    if ((int64_t)m->start > map->end_ns)
+      break;
+    double x0 = mprof_render_time_to_x(map, (int64_t)m->start);
+    double x1 = mprof_render_time_to_x(map, (int64_t)m->end);
+    if (x1 < last_px + 1 && x1 - x0 < 1)
+      continue; /* another on the same pixel */
+    if (!snap(&x0, &x1, left, right))
+      continue;
+    cairo_rectangle(cr, x0, y + h * 0.25, x1 - x0, h * 0.5);
+    last_px = x1;
+  }
+  cairo_fill(cr);
+}
+
+/* ---- the ruler -----------------------------------------------------------
+ */
+
+static void format_tick(char *buf, size_t size, int64_t offset, int64_t step) {
+  double unit = 1;
+  const char *name = "ns";
+  if (step >= 1000000000) {
+    unit = 1e9;
+    name = "s";
+  } else if (step >= 1000000) {
+    unit = 1e6;
+    name = "ms";
+  } else if (step >= 1000) {
+    unit = 1e3;
+    name = "\u00b5s";
+  }
+  int decimals = 0;
+  double s = (double)step / unit;
+  while (s < 0.999 && decimals < 9) {
+    s *= 10;
+    decimals++;
+  }
+  snprintf(buf, size, "%s%.*f %s", offset < 0 ? "-" : "+", decimals,
+           fabs((double)offset) / unit, name);
+}
+
+static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
+                       const mprof_render_timemap *map, double width,
+                       double height) {
+  int64_t origin, end;
+  mprof_render_model_bounds(model, &origin, &end);
+  rd_fill_rect(cr, 0, 0, width, MPROF_RENDER_RULER, RD_PANEL);
+  rd_hline(cr, 0, width, MPROF_RENDER_RULER - 1, RD_RULE);
+  int64_t step = mprof_render_tick_step(map, 110);
+  int64_t rel = map->start_ns - origin;
+  int64_t first = rel / step * step;
+  if (first < rel)
+    first += step;
+  rd_font(cr, 10.5, 0, 0);
+  for (int64_t t = first; origin + t <= map->end_ns; t += step) {
+    double x = floor(mprof_render_time_to_x(map, origin + t)) + 0.5;
+    if (x < map->x)
+      continue;
+    rd_rgba(cr, RD_RULE, 0.7);
+    cairo_rectangle(cr, x - 0.5, MPROF_RENDER_RULER, 1,
+                    height - MPROF_RENDER_RULER);
+    cairo_fill(cr);
+    rd_rgb(cr, RD_TEXT_DIM);
+    cairo_rectangle(cr, x - 0.5, MPROF_RENDER_RULER - 7, 1, 6);
+    cairo_fill(cr);
+    char label[48];
+    format_tick(label, sizeof label, t, step);
+    rd_rgb(cr, RD_TEXT);
+    rd_text(cr, x + 3, 13, label);
+  }
+  /* Sub-ticks at a fifth of the step. */
+  int64_t sub = step / 5;
+  if (sub > 0) {
+    rd_rgb(cr, RD_TEXT_DIM);
+    for (int64_t t = first - step; origin + t <= map->end_ns; t += sub) {
+      double x = floor(mprof_render_time_to_x(map, origin + t));
+      if (x < map->x)
+        continue;
+      cairo_rectangle(cr, x, MPROF_RENDER_RULER - 4, 1, 3);
+    }
+    cairo_fill(cr);
+  }
+}
+
+/* ---- the view ------------------------------------------------------------
+ */
+
+void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
+                              const mprof_render_view *view, double width,
+                              double height) {
+  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
+  size_t rows = mprof_render_row_count(model);
+  if (!rows) {
+    mprof_render_draw_message(cr, width, height, "Nothing to show",
+                              "This trace has no kernel launches or copies.");
+    return;
+  }
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, view, width);
+  double left = MPROF_RENDER_GUTTER, right = width;
+  const mprof_trace *trace = mprof_render_model_trace(model);
+  size_t launch_total;
+  const mprof_launch_record *launches =
+      mprof_trace_launches(trace, &launch_total);
+  const mprof_render_kernel *selected =
+      mprof_render_kernel_at(model, (size_t)(view->kernel >= 0 ? view->kernel : 0));
+  if (view->kernel < 0)
+    selected = NULL;
+
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, MPROF_RENDER_RULER, width,
+                  height - MPROF_RENDER_RULER);
+  cairo_clip(cr);
+  box_list list;
+  memset(&list, 0, sizeof list);
+  double y = MPROF_RENDER_RULER - view->scroll_y;
+  for (size_t r = 0; r < rows && y < height; r++) {
+    const mprof_render_row *row = mprof_render_row_at(model, r);
+    double h = row_height(row, view);
+    double top = y;
+    y += h;
+    if (y < MPROF_RENDER_RULER)
+      continue;
+    if (row->kind == MPROF_ROW_DEVICE) {
+      rd_fill_rect(cr, 0, top, width, h, 0xe4e7ee);
+      rd_hline(cr, 0, width, top + h - 1, RD_RULE);
+      continue;
+    }
+    if (r % 2)
+      rd_fill_rect(cr, left, top, right - left, h, 0xf3f4f7);
+    rd_hline(cr, left, right, top + h - 1, 0xe6e8ec);
+    double pad = h >= 10 ? 2 : (h >= 4 ? 1 : 0);
+    double by = top + pad, bh = h - 2 * pad - 1;
+    draw_memops(cr, model, row->stream, &map, by, bh, left, right);
+    collect_row(&list, model, row->stream, &map);
+    /* One fill per colour: singles in the kernel colour, merged runs a
+     * lighter shade of it. */
+    size_t kernels = mprof_render_kernel_count(model);
+    size_t buckets = kernels < 12 ? kernels : 12;
+    for (int merged = 0; merged < 2; merged++) {
+      for (size_t c = 0; c <= buckets; c++) {
+        int any = 0;
+        uint32_t color = 0x999999u;
+        for (size_t i = 0; i < list.count; i++) {
+          draw_box *b = &list.items[i];
+          size_t bucket =
+              b->kernel < 0 ? buckets : (size_t)b->kernel % 12;
+          if (b->merged != merged || bucket != c)
+            continue;
+          double x0 = b->x0, x1 = b->x1;
+          if (!snap(&x0, &x1, left, right))
+            continue;
+          if (!any)
+            color = kernel_color(model, b->kernel);
+          cairo_rectangle(cr, x0, by, x1 - x0, bh);
+          any = 1;
+        }
+        if (any) {
+          rd_rgb(cr, merged ? rd_lighten(color, 0.45) : color);
+          cairo_fill(cr);
+        }
+      }
+    }
+    /* Outlines, labels, selection and insets: only boxes wide enough to
+     * carry them, at most width / 5 per row. */
+    for (size_t i = 0; i < list.count; i++) {
+      draw_box *b = &list.items[i];
+      double x0 = b->x0, x1 = b->x1;
+      if (!snap(&x0, &x1, left, right) || x1 - x0 < (b->merged ? 12 : 5))
+        continue;
+      int is_selected_kernel =
+          selected && !b->merged && b->kernel == view->kernel;
+      const mprof_launch_record *l =
+          mprof_trace_stream_launch(trace, row->stream, b->first);
+      int is_selected_launch =
+          !b->merged && view->launch >= 0 &&
+          (int64_t)(l - launches) == view->launch;
+      if (is_selected_launch) {
+        rd_rgb(cr, RD_SELECTION);
+        cairo_set_line_width(cr, 2.5);
+      } else if (is_selected_kernel) {
+        rd_rgb(cr, rd_darken(kernel_color(model, b->kernel), 0.5));
+        cairo_set_line_width(cr, 1.5);
+      } else {
+        rd_rgba(cr, 0x000000, 0.25);
+        cairo_set_line_width(cr, 1);
+      }
+      cairo_rectangle(cr, x0 + 0.5, by + 0.5, x1 - x0 - 1, bh - 1);
+      cairo_stroke(cr);
+      if (is_selected_kernel &&
+          mprof_render__inset_lines(selected, x1 - x0, bh)) {
+        draw_inset(cr, selected, x0, x1, by, bh);
+        continue;
+      }
+      if (x1 - x0 < 40 || bh < 11)
+        continue;
+      char label[256], buf[256];
+      uint32_t fill = b->merged ? rd_lighten(kernel_color(model, b->kernel), 0.45)
+                                : kernel_color(model, b->kernel);
+      rd_rgb(cr, luminance(fill) > 0.6 ? RD_TEXT : 0xffffff);
+      rd_font(cr, fmin(11.0, bh - 3), 0, 0);
+      if (b->merged) {
+        char count[32];
+        rd_format_count(count, sizeof count, b->last - b->first);
+        snprintf(label, sizeof label, "%s launches", count);
+      } else {
+        const mprof_render_kernel *k =
+            mprof_render_kernel_at(model, (size_t)b->kernel);
+        snprintf(label, sizeof label, "%s",
+                 k ? rd_short_name(buf, sizeof buf, k->name) : "?");
+      }
+      rd_text_fit(cr, x0 + 4, by + bh / 2 + 4, x1 - x0 - 8, label);
+    }
+  }
+  free(list.items);
+
+  /* The selected time range. */
+  if (view->sel_end_ns > view->sel_start_ns) {
+    double x0 = mprof_render_time_to_x(&map, view->sel_start_ns);
+    double x1 = mprof_render_time_to_x(&map, view->sel_end_ns);
+    if (snap(&x0, &x1, left, right)) {
+      rd_rgba(cr, RD_SELECTION, 0.15);
+      cairo_rectangle(cr, x0, MPROF_RENDER_RULER, x1 - x0, height);
+      cairo_fill(cr);
+    }
+  }
+  cairo_restore(cr);
+
+  /* Row labels over the gutter. */
+  rd_fill_rect(cr, 0, MPROF_RENDER_RULER, left, height, RD_PANEL);
+  rd_vline(cr, left - 1, MPROF_RENDER_RULER, height, RD_RULE);
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, MPROF_RENDER_RULER, left - 1,
+                  height - MPROF_RENDER_RULER);
+  cairo_clip(cr);
+  y = MPROF_RENDER_RULER - view->scroll_y;
+  for (size_t r = 0; r < rows && y < height; r++) {
+    const mprof_render_row *row = mprof_render_row_at(model, r);
+    double h = row_height(row, view);
+    double top = y;
+    y += h;
+    if (y < MPROF_RENDER_RULER)
+      continue;
+    if (row->kind == MPROF_ROW_DEVICE) {
+      rd_fill_rect(cr, 0, top, left, h, 0xe4e7ee);
+      rd_rgb(cr, RD_TEXT);
+      rd_font(cr, 11, 1, 0);
+      rd_text_fit(cr, 6, top + h / 2 + 4, left - 10, row->label);
+      /* The device name continues over the rows' band. */
+      continue;
+    }
+    if (h < 9)
+      continue;
+    rd_rgb(cr, RD_TEXT);
+    rd_font(cr, fmin(11.0, h - 2), 0, 0);
+    rd_text_fit(cr, 14, top + h / 2 + 4, left - 20, row->label);
+  }
+  cairo_restore(cr);
+
+  draw_ruler(cr, model, &map, width, height);
+  rd_fill_rect(cr, 0, 0, left, MPROF_RENDER_RULER, RD_PANEL);
+  rd_vline(cr, left - 1, 0, MPROF_RENDER_RULER, RD_RULE);
+  rd_hline(cr, 0, left, MPROF_RENDER_RULER - 1, RD_RULE);
+  char span[48];
+  mprof_render_format_duration(span, sizeof span,
+                               (double)(view->end_ns - view->start_ns));
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 10.5, 0, 0);
+  char text[96];
+  snprintf(text, sizeof text, "%s visible", span);
+  rd_text_fit(cr, 6, 15, left - 10, text);
+}
+
+/* ---- hit-testing ---------------------------------------------------------
+ */
+
+typedef struct hit_search {
+  box_list list; /* first: the LOD key reads it */
+  double x;
+  int found;
+  mprof_render_box box;
+  double best_distance;
+} hit_search;
+
+static void find_box(const mprof_render_box *box, void *data) {
+  hit_search *s = (hit_search *)data;
+  /* Snap like drawing does, with a pixel of slack for thin boxes. */
+  double x0 = floor(box->x0), x1 = ceil(box->x1);
+  if (x1 - x0 < 1)
+    x1 = x0 + 1;
+  double d = s->x < x0 ? x0 - s->x : (s->x >= x1 ? s->x - x1 + 1 : 0);
+  if (d <= 1.0 && (!s->found || d < s->best_distance)) {
+    s->found = 1;
+    s->box = *box;
+    s->best_distance = d;
+  }
+}
+
+void mprof_render__hit_trace(const mprof_render_model *model,
+                             const mprof_render_view *view, double width,
+                             double height, double x, double y,
+                             mprof_render_hit *hit) {
+  (void)height;
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, view, width);
+  hit->time_ns = mprof_render_x_to_time(&map, x);
+  if (y < MPROF_RENDER_RULER) {
+    hit->kind = x >= MPROF_RENDER_GUTTER ? MPROF_HIT_RULER : MPROF_HIT_NONE;
+    return;
+  }
+  int r = mprof_render_row_at_y(model, view,
+                                y - MPROF_RENDER_RULER + view->scroll_y);
+  if (r < 0)
+    return;
+  const mprof_render_row *row = mprof_render_row_at(model, (size_t)r);
+  hit->row = r;
+  hit->stream = row->stream;
+  if (x < MPROF_RENDER_GUTTER) {
+    hit->kind = MPROF_HIT_LABEL;
+    return;
+  }
+  if (row->kind != MPROF_ROW_STREAM) {
+    hit->kind = MPROF_HIT_ROW;
+    return;
+  }
+  const mprof_trace *trace = mprof_render_model_trace(model);
+  hit_search s;
+  memset(&s, 0, sizeof s);
+  list_init(&s.list, model, row->stream);
+  s.x = x;
+  mprof_render_lod_visit(trace, row->stream, &map, MERGE_PX, box_key, find_box,
+                         &s);
+  size_t n;
+  const mprof_launch_record *launches = mprof_trace_launches(trace, &n);
+  if (s.found) {
+    const mprof_launch_record *l =
+        mprof_trace_stream_launch(trace, row->stream, s.box.first);
+    hit->kind = s.box.merged ? MPROF_HIT_MERGED : MPROF_HIT_LAUNCH;
+    hit->first = s.box.first;
+    hit->last = s.box.last;
+    hit->launch = (int64_t)(l - launches);
+    hit->kernel = mprof_render_launch_kernel(model, (size_t)hit->launch);
+    /* Inside the inset of a selected kernel's launch: which instruction. */
+    if (!s.box.merged && hit->kernel == view->kernel) {
+      const mprof_render_kernel *k =
+          mprof_render_kernel_at(model, (size_t)hit->kernel);
+      double x0 = s.box.x0, x1 = s.box.x1;
+      if (snap(&x0, &x1, MPROF_RENDER_GUTTER, width)) {
+        double h;
+        double top = MPROF_RENDER_RULER - view->scroll_y +
+                     mprof_render_row_top(model, view, (size_t)r, &h);
+        double pad = h >= 10 ? 2 : (h >= 4 ? 1 : 0);
+        double by = top + pad, bh = h - 2 * pad - 1;
+        int lines = mprof_render__inset_lines(k, x1 - x0, bh);
+        int line = (int)floor((y - (by + 4)) / INSET_LINE);
+        if (lines && line >= 0 && line < lines && x >= x0 + 2 &&
+            x < x1 - 2) {
+          hit->kind = MPROF_HIT_PC;
+          hit->pc = (int)k->hot[line];
+        }
+      }
+    }
+    return;
+  }
+  /* A memop under the pointer? */
+  size_t mcount;
+  const mprof_memop_record *mo = mprof_trace_memops(trace, &mcount);
+  for (size_t i = model->memop_first[row->stream];
+       i < model->memop_first[row->stream + 1]; i++) {
+    const mprof_memop_record *m = &mo[model->memop_order[i]];
+    double x0 = mprof_render_time_to_x(&map, (int64_t)m->start);
+    double x1 = mprof_render_time_to_x(&map, (int64_t)m->end);
+    if (x >= floor(x0) - 1 && x <= ceil(x1) + 1) {
+      hit->kind = MPROF_HIT_MEMOP;
+      hit->memop = (int64_t)model->memop_order[i];
+      return;
+    }
+    if (x0 > x + 2)
+      break;
+  }
+  hit->kind = MPROF_HIT_ROW;
+}

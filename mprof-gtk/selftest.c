@@ -1,0 +1,158 @@
+/*
+ * mprof-gtk — the scripted smoke test.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+
+#include "selftest.h"
+#include "timeline.h"
+
+typedef struct selftest {
+  MprofGtkApp *app;
+  MprofGtkWindow *window;
+  char *dir;
+  int step;
+  int failures;
+  int retries;
+  gint64 span_before;
+} selftest;
+
+static void check(selftest *t, gboolean ok, const char *what) {
+  printf("selftest: %s: %s\n", ok ? "ok" : "FAILED", what);
+  fflush(stdout);
+  if (!ok)
+    t->failures++;
+}
+
+/* FALSE when the window has no frame to give yet: the caller tries again
+ * on the next tick (a few times). */
+static gboolean shot(selftest *t, const char *name) {
+  char *path = g_strdup_printf("%s/%s.png", t->dir, name);
+  gboolean ok = mprof_gtk_window_save_png(t->window, path);
+  if (ok || ++t->retries > 5) {
+    check(t, ok, path);
+    t->retries = 0;
+    ok = TRUE;
+  }
+  g_free(path);
+  return ok;
+}
+
+#define SHOT(t, name)                                                          \
+  do {                                                                         \
+    if (!shot(t, name)) {                                                      \
+      t->step--;                                                               \
+      return G_SOURCE_CONTINUE;                                                \
+    }                                                                          \
+  } while (0)
+
+static gint64 span(selftest *t) {
+  const mprof_render_view *v =
+      mprof_gtk_view_state_get_view(mprof_gtk_window_get_state(t->window));
+  return v->end_ns - v->start_ns;
+}
+
+static void act(selftest *t, const char *action) {
+  gtk_widget_activate_action(GTK_WIDGET(t->window), action, NULL);
+}
+
+static void show(selftest *t, int tab) {
+  mprof_gtk_window_set_tab(t->window, tab);
+  check(t, mprof_gtk_window_get_tab(t->window) == tab,
+        mprof_render_tab_key(tab));
+}
+
+/* One step per tick, so every screenshot sees a drawn frame. */
+static gboolean tick(gpointer data) {
+  selftest *t = data;
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  if (!state) {
+    if (!shot(t, "error"))
+      return G_SOURCE_CONTINUE;
+    goto finish;
+  }
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  switch (t->step++) {
+  case 0:
+    check(t, mprof_gtk_window_get_tab(t->window) >= 0, "a tab is shown");
+    SHOT(t, mprof_render_tab_key(mprof_gtk_window_get_tab(t->window)));
+    show(t, MPROF_RENDER_TRACE);
+    break;
+  case 1:
+    SHOT(t, "trace");
+    t->span_before = span(t);
+    /* Keys (their actions), then the wheel at the middle of the time
+     * area, Shift+wheel (row height) and Ctrl+wheel (row zoom). */
+    act(t, "win.zoom-in");
+    act(t, "win.zoom-in");
+    act(t, "win.pan-right");
+    act(t, "win.pan-left");
+    {
+      MprofGtkTimeline *tl =
+          MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
+      double x = MPROF_RENDER_GUTTER +
+                 (gtk_widget_get_width(GTK_WIDGET(tl)) - MPROF_RENDER_GUTTER) /
+                     2.0;
+      double rows_before = v->row_height;
+      mprof_gtk_timeline_scroll(tl, x, 80, 0, -3, 0);
+      mprof_gtk_timeline_scroll(tl, x, 80, 0, -4, GDK_SHIFT_MASK);
+      check(t, v->row_height > rows_before, "Shift+wheel makes rows taller");
+      mprof_gtk_timeline_scroll(tl, x, 80, 0, -1, GDK_CONTROL_MASK);
+    }
+    check(t, span(t) < t->span_before / 4, "zoomed in");
+    break;
+  case 2:
+    SHOT(t, "trace-zoomed");
+    act(t, "win.zoom-reset");
+    check(t, span(t) == t->span_before, "0 shows the whole trace again");
+    show(t, MPROF_RENDER_HOTSPOTS);
+    break;
+  case 3:
+    SHOT(t, "hotspots");
+    show(t, MPROF_RENDER_FLAME);
+    break;
+  case 4:
+    SHOT(t, "flame");
+    show(t, MPROF_RENDER_RASTER);
+    break;
+  case 5:
+    SHOT(t, "raster");
+    if (mprof_render_kernel_count(mprof_gtk_view_state_get_model(state)) > 1) {
+      /* The kernel picker switches the kernel of every view. */
+      gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tab", "s",
+                                 "summary");
+      mprof_gtk_view_state_select_kernel(state, 1);
+      check(t, v->kernel == 1, "the second kernel is selected");
+    }
+    break;
+  case 6:
+    SHOT(t, "summary-second-kernel");
+    goto finish;
+  }
+  return G_SOURCE_CONTINUE;
+finish:
+  printf("selftest: %d failure(s)\n", t->failures);
+  if (t->failures)
+    mprof_gtk_app_set_exit_status(t->app, 1);
+  gtk_window_close(GTK_WINDOW(t->window));
+  g_free(t->dir);
+  g_free(t);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean first_tick(gpointer data) {
+  g_timeout_add(400, tick, data);
+  return G_SOURCE_REMOVE;
+}
+
+void mprof_gtk_selftest_start(MprofGtkApp *app, MprofGtkWindow *window,
+                              const char *dir) {
+  selftest *t = g_new0(selftest, 1);
+  t->app = app;
+  t->window = window;
+  t->dir = g_strdup(dir);
+  g_mkdir_with_parents(dir, 0755);
+  /* Give the window time to map and draw its first frame. */
+  g_timeout_add(1200, first_tick, t);
+}

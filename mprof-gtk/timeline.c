@@ -1,0 +1,342 @@
+/*
+ * mprof-gtk — the timeline widget.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+
+#include "timeline.h"
+
+struct _MprofGtkTimeline {
+  GtkDrawingArea parent_instance;
+  MprofGtkViewState *state;
+  gulong changed_handler;
+  GtkAdjustment *hadj, *vadj;
+  gboolean syncing; /* updating adjustments from the state */
+  double pointer_x, pointer_y;
+  gboolean pointer_inside;
+  /* Drag origin. */
+  gint64 drag_start_ns, drag_end_ns;
+  double drag_scroll_y;
+  gboolean dragging;
+};
+
+G_DEFINE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, GTK_TYPE_DRAWING_AREA)
+
+enum { SIGNAL_OPEN_KERNEL, SIGNAL_HOVER, SIGNAL_COUNT };
+static guint signals[SIGNAL_COUNT];
+
+static double rows_height(MprofGtkTimeline *self) {
+  int h = gtk_widget_get_height(GTK_WIDGET(self));
+  return h > MPROF_RENDER_RULER ? h - MPROF_RENDER_RULER : 1;
+}
+
+static double time_width(MprofGtkTimeline *self) {
+  int w = gtk_widget_get_width(GTK_WIDGET(self));
+  return w > MPROF_RENDER_GUTTER + 1 ? w - MPROF_RENDER_GUTTER : 1;
+}
+
+/* The state and the widget's size into the adjustments. */
+static void sync_adjustments(MprofGtkTimeline *self) {
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
+  const mprof_render_limits *l = mprof_gtk_view_state_get_limits(self->state);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(self->state);
+  self->syncing = TRUE;
+  double span = (double)(v->end_ns - v->start_ns);
+  gtk_adjustment_configure(self->hadj, (double)(v->start_ns - l->min_ns), 0,
+                           (double)(l->max_ns - l->min_ns), span * 0.1,
+                           span * 0.9, span);
+  double content =
+      mprof_render_content_height(m, v, MPROF_RENDER_TRACE, 0) + 8;
+  double page = rows_height(self);
+  double value = gtk_adjustment_get_value(self->vadj);
+  if (value > content - page)
+    value = content - page;
+  if (value < 0)
+    value = 0;
+  gtk_adjustment_configure(self->vadj, value, 0, fmax(content, page),
+                           v->row_height, page * 0.9, page);
+  self->syncing = FALSE;
+}
+
+static mprof_render_view current_view(MprofGtkTimeline *self) {
+  mprof_render_view v = *mprof_gtk_view_state_get_view(self->state);
+  v.scroll_y = gtk_adjustment_get_value(self->vadj);
+  return v;
+}
+
+static void draw(GtkDrawingArea *area, cairo_t *cr, int width, int height,
+                 gpointer data) {
+  (void)data;
+  MprofGtkTimeline *self = MPROF_GTK_TIMELINE(area);
+  mprof_render_view v = current_view(self);
+  mprof_render_draw(cr, mprof_gtk_view_state_get_model(self->state), &v,
+                    MPROF_RENDER_TRACE, width, height);
+}
+
+static void on_state_changed(MprofGtkViewState *state, guint what,
+                             gpointer data) {
+  (void)state;
+  (void)what;
+  MprofGtkTimeline *self = data;
+  sync_adjustments(self);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void on_hadj_changed(GtkAdjustment *adj, gpointer data) {
+  MprofGtkTimeline *self = data;
+  if (self->syncing)
+    return;
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
+  const mprof_render_limits *l = mprof_gtk_view_state_get_limits(self->state);
+  gint64 start = l->min_ns + (gint64)llround(gtk_adjustment_get_value(adj));
+  mprof_gtk_view_state_set_range(self->state, start,
+                                 start + (v->end_ns - v->start_ns));
+}
+
+static void on_vadj_changed(GtkAdjustment *adj, gpointer data) {
+  (void)adj;
+  MprofGtkTimeline *self = data;
+  if (!self->syncing)
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void resize(GtkDrawingArea *area, int width, int height) {
+  (void)width;
+  (void)height;
+  sync_adjustments(MPROF_GTK_TIMELINE(area));
+}
+
+/* ---- input ------------------------------------------------------------ */
+
+static void hit_at(MprofGtkTimeline *self, double x, double y,
+                   mprof_render_hit *hit) {
+  mprof_render_view v = current_view(self);
+  mprof_render_hit_test(mprof_gtk_view_state_get_model(self->state), &v,
+                        MPROF_RENDER_TRACE, gtk_widget_get_width(GTK_WIDGET(self)),
+                        gtk_widget_get_height(GTK_WIDGET(self)), x, y, hit);
+}
+
+void mprof_gtk_timeline_scroll(MprofGtkTimeline *self, double x, double y,
+                               double dx, double dy, GdkModifierType state) {
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
+  if (state & GDK_CONTROL_MASK) {
+    /* Vertical zoom around the pointer's row. */
+    double pointer = y - MPROF_RENDER_RULER;
+    mprof_render_view rows = current_view(self);
+    mprof_render_view_zoom_rows(&rows, pow(1.15, -dy), pointer);
+    mprof_gtk_view_state_set_row_height(self->state, rows.row_height);
+    sync_adjustments(self);
+    gtk_adjustment_set_value(self->vadj, rows.scroll_y);
+  } else if (state & GDK_SHIFT_MASK) {
+    /* Row height, top row anchored. */
+    mprof_gtk_view_state_set_row_height(self->state,
+                                        v->row_height - 2.0 * (dy + dx));
+  } else {
+    if (dy != 0) {
+      double fraction = (x - MPROF_RENDER_GUTTER) / time_width(self);
+      mprof_gtk_view_state_zoom(self->state, fraction, pow(1.25, -dy));
+    }
+    if (dx != 0)
+      mprof_gtk_view_state_pan(self->state, dx * 0.1);
+  }
+}
+
+static gboolean on_scroll(GtkEventControllerScroll *controller, double dx,
+                          double dy, gpointer data) {
+  MprofGtkTimeline *self = data;
+  GdkModifierType state = gtk_event_controller_get_current_event_state(
+      GTK_EVENT_CONTROLLER(controller));
+  double x = self->pointer_inside ? self->pointer_x
+                                  : MPROF_RENDER_GUTTER + time_width(self) / 2;
+  double y = self->pointer_inside ? self->pointer_y : MPROF_RENDER_RULER;
+  mprof_gtk_timeline_scroll(self, x, y, dx, dy, state);
+  return TRUE;
+}
+
+static void on_motion(GtkEventControllerMotion *controller, double x, double y,
+                      gpointer data) {
+  (void)controller;
+  MprofGtkTimeline *self = data;
+  self->pointer_x = x;
+  self->pointer_y = y;
+  self->pointer_inside = TRUE;
+  if (self->dragging)
+    return;
+  mprof_render_hit hit;
+  hit_at(self, x, y, &hit);
+  char text[1024];
+  mprof_render_hit_describe(mprof_gtk_view_state_get_model(self->state), &hit,
+                            text, sizeof text);
+  g_signal_emit(self, signals[SIGNAL_HOVER], 0, text);
+}
+
+static void on_leave(GtkEventControllerMotion *controller, gpointer data) {
+  (void)controller;
+  MprofGtkTimeline *self = data;
+  self->pointer_inside = FALSE;
+  g_signal_emit(self, signals[SIGNAL_HOVER], 0, "");
+}
+
+static void on_drag_begin(GtkGestureDrag *gesture, double x, double y,
+                          gpointer data) {
+  (void)gesture;
+  (void)x;
+  (void)y;
+  MprofGtkTimeline *self = data;
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
+  self->drag_start_ns = v->start_ns;
+  self->drag_end_ns = v->end_ns;
+  self->drag_scroll_y = gtk_adjustment_get_value(self->vadj);
+  self->dragging = FALSE;
+}
+
+static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
+                           gpointer data) {
+  (void)gesture;
+  MprofGtkTimeline *self = data;
+  if (!self->dragging && fabs(dx) < 3 && fabs(dy) < 3)
+    return;
+  if (!self->dragging) {
+    self->dragging = TRUE;
+    gtk_widget_set_cursor_from_name(GTK_WIDGET(self), "grabbing");
+  }
+  double ns_per_px =
+      (double)(self->drag_end_ns - self->drag_start_ns) / time_width(self);
+  gint64 shift = (gint64)llround(dx * ns_per_px);
+  mprof_gtk_view_state_set_range(self->state, self->drag_start_ns - shift,
+                                 self->drag_end_ns - shift);
+  gtk_adjustment_set_value(self->vadj, self->drag_scroll_y - dy);
+}
+
+static void on_drag_end(GtkGestureDrag *gesture, double dx, double dy,
+                        gpointer data) {
+  (void)gesture;
+  (void)dx;
+  (void)dy;
+  MprofGtkTimeline *self = data;
+  if (self->dragging)
+    gtk_widget_set_cursor(GTK_WIDGET(self), NULL);
+  self->dragging = FALSE;
+}
+
+static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
+                     gpointer data) {
+  (void)gesture;
+  MprofGtkTimeline *self = data;
+  gtk_widget_grab_focus(GTK_WIDGET(self));
+  mprof_render_hit hit;
+  hit_at(self, x, y, &hit);
+  if (hit.kind == MPROF_HIT_LAUNCH || hit.kind == MPROF_HIT_PC) {
+    mprof_gtk_view_state_select_launch(self->state, hit.launch);
+    if (n_press == 2)
+      g_signal_emit(self, signals[SIGNAL_OPEN_KERNEL], 0, hit.kernel);
+  } else if (hit.kind == MPROF_HIT_MERGED && n_press == 2) {
+    /* Zoom onto a merged run so that its launches separate. */
+    const mprof_trace *t =
+        mprof_render_model_trace(mprof_gtk_view_state_get_model(self->state));
+    const mprof_launch_record *a =
+        mprof_trace_stream_launch(t, hit.stream, hit.first);
+    const mprof_launch_record *b =
+        mprof_trace_stream_launch(t, hit.stream, hit.last - 1);
+    gint64 pad = (gint64)(b->end - a->start) / 20 + 1;
+    mprof_gtk_view_state_set_range(self->state, (gint64)a->start - pad,
+                                   (gint64)b->end + pad);
+  } else if (hit.kind == MPROF_HIT_ROW || hit.kind == MPROF_HIT_NONE) {
+    mprof_gtk_view_state_select_launch(self->state, -1);
+  }
+}
+
+static gboolean on_query_tooltip(GtkWidget *widget, int x, int y,
+                                 gboolean keyboard, GtkTooltip *tooltip) {
+  (void)keyboard;
+  MprofGtkTimeline *self = MPROF_GTK_TIMELINE(widget);
+  mprof_render_hit hit;
+  hit_at(self, x, y, &hit);
+  if (hit.kind != MPROF_HIT_LAUNCH && hit.kind != MPROF_HIT_MERGED &&
+      hit.kind != MPROF_HIT_MEMOP && hit.kind != MPROF_HIT_PC)
+    return FALSE;
+  char text[1024];
+  mprof_render_hit_describe(mprof_gtk_view_state_get_model(self->state), &hit,
+                            text, sizeof text);
+  gtk_tooltip_set_text(tooltip, text);
+  return TRUE;
+}
+
+/* ---- life cycle ------------------------------------------------------- */
+
+static void dispose(GObject *object) {
+  MprofGtkTimeline *self = MPROF_GTK_TIMELINE(object);
+  if (self->state && self->changed_handler)
+    g_signal_handler_disconnect(self->state, self->changed_handler);
+  self->changed_handler = 0;
+  g_clear_object(&self->state);
+  g_clear_object(&self->hadj);
+  g_clear_object(&self->vadj);
+  G_OBJECT_CLASS(mprof_gtk_timeline_parent_class)->dispose(object);
+}
+
+static void mprof_gtk_timeline_class_init(MprofGtkTimelineClass *klass) {
+  G_OBJECT_CLASS(klass)->dispose = dispose;
+  GTK_DRAWING_AREA_CLASS(klass)->resize = resize;
+  GTK_WIDGET_CLASS(klass)->query_tooltip = on_query_tooltip;
+  signals[SIGNAL_OPEN_KERNEL] = g_signal_new(
+      "open-kernel", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+      NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+  signals[SIGNAL_HOVER] =
+      g_signal_new("hover", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
+  GtkWidget *widget = GTK_WIDGET(self);
+  gtk_widget_set_focusable(widget, TRUE);
+  gtk_widget_set_hexpand(widget, TRUE);
+  gtk_widget_set_vexpand(widget, TRUE);
+  gtk_widget_set_has_tooltip(widget, TRUE);
+  self->hadj = g_object_ref_sink(gtk_adjustment_new(0, 0, 1, 1, 1, 1));
+  self->vadj = g_object_ref_sink(gtk_adjustment_new(0, 0, 1, 1, 1, 1));
+  g_signal_connect(self->hadj, "value-changed", G_CALLBACK(on_hadj_changed),
+                   self);
+  g_signal_connect(self->vadj, "value-changed", G_CALLBACK(on_vadj_changed),
+                   self);
+  gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self), draw, NULL, NULL);
+
+  GtkEventController *scroll = gtk_event_controller_scroll_new(
+      GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  g_signal_connect(scroll, "scroll", G_CALLBACK(on_scroll), self);
+  gtk_widget_add_controller(widget, scroll);
+
+  GtkEventController *motion = gtk_event_controller_motion_new();
+  g_signal_connect(motion, "motion", G_CALLBACK(on_motion), self);
+  g_signal_connect(motion, "leave", G_CALLBACK(on_leave), self);
+  gtk_widget_add_controller(widget, motion);
+
+  GtkGesture *drag = gtk_gesture_drag_new();
+  gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), 0);
+  g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+  g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
+  g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
+  gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(drag));
+
+  GtkGesture *click = gtk_gesture_click_new();
+  g_signal_connect(click, "pressed", G_CALLBACK(on_click), self);
+  gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(click));
+}
+
+GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state) {
+  MprofGtkTimeline *self = g_object_new(MPROF_GTK_TYPE_TIMELINE, NULL);
+  self->state = g_object_ref(state);
+  self->changed_handler = g_signal_connect(
+      state, "changed", G_CALLBACK(on_state_changed), self);
+  sync_adjustments(self);
+  return GTK_WIDGET(self);
+}
+
+GtkAdjustment *mprof_gtk_timeline_get_hadjustment(MprofGtkTimeline *self) {
+  return self->hadj;
+}
+
+GtkAdjustment *mprof_gtk_timeline_get_vadjustment(MprofGtkTimeline *self) {
+  return self->vadj;
+}

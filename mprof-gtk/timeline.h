@@ -1,0 +1,40 @@
+/*
+ * mprof-gtk — the Trace tab's timeline widget: launches on stream rows
+ * under a time ruler, drawn by mprof-render.
+ *
+ * Mouse: wheel zooms time around the pointer, Shift+wheel changes the row
+ * height, Ctrl+wheel zooms rows around the pointer, horizontal wheel and
+ * drag pan; a click selects a launch, a double-click opens its kernel.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_GTK_TIMELINE_H
+#define MPROF_GTK_TIMELINE_H
+
+#include <gtk/gtk.h>
+
+#include "viewstate.h"
+
+G_BEGIN_DECLS
+
+#define MPROF_GTK_TYPE_TIMELINE (mprof_gtk_timeline_get_type())
+G_DECLARE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, MPROF_GTK,
+                     TIMELINE, GtkDrawingArea)
+
+/* Signals: "open-kernel" (int kernel) on a double-click; "hover" (const
+ * char *text) when the pointer moves over something, "" when it leaves. */
+GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state);
+
+/* For the scrollbars: time (in ns from the start of the limits) and rows
+ * (in pixels). Owned by the timeline. */
+GtkAdjustment *mprof_gtk_timeline_get_hadjustment(MprofGtkTimeline *self);
+GtkAdjustment *mprof_gtk_timeline_get_vadjustment(MprofGtkTimeline *self);
+
+/* What the mouse does, callable from tests and keys: wheel steps @p dy at
+ * (@p x, @p y) with GDK modifier @p state. */
+void mprof_gtk_timeline_scroll(MprofGtkTimeline *self, double x, double y,
+                               double dx, double dy, GdkModifierType state);
+
+G_END_DECLS
+
+#endif /* MPROF_GTK_TIMELINE_H */

@@ -1,0 +1,140 @@
+/*
+ * mprof-gtk — the view state object.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "viewstate.h"
+
+struct _MprofGtkViewState {
+  GObject parent_instance;
+  const mprof_render_model *model;
+  mprof_render_view view;
+  mprof_render_limits limits;
+};
+
+G_DEFINE_FINAL_TYPE(MprofGtkViewState, mprof_gtk_view_state, G_TYPE_OBJECT)
+
+enum { SIGNAL_CHANGED, SIGNAL_COUNT };
+static guint signals[SIGNAL_COUNT];
+
+static void mprof_gtk_view_state_class_init(MprofGtkViewStateClass *klass) {
+  /* changed(guint what): MprofGtkChange bits. */
+  signals[SIGNAL_CHANGED] = g_signal_new(
+      "changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+      NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+}
+
+static void mprof_gtk_view_state_init(MprofGtkViewState *self) {
+  (void)self;
+}
+
+MprofGtkViewState *mprof_gtk_view_state_new(const mprof_render_model *model) {
+  MprofGtkViewState *self = g_object_new(MPROF_GTK_TYPE_VIEW_STATE, NULL);
+  self->model = model;
+  mprof_render_view_init(&self->view, model);
+  mprof_render_model_limits(model, &self->limits);
+  return self;
+}
+
+static void emit(MprofGtkViewState *self, guint what) {
+  if (what)
+    g_signal_emit(self, signals[SIGNAL_CHANGED], 0, what);
+}
+
+const mprof_render_model *
+mprof_gtk_view_state_get_model(MprofGtkViewState *self) {
+  return self->model;
+}
+
+const mprof_render_view *
+mprof_gtk_view_state_get_view(MprofGtkViewState *self) {
+  return &self->view;
+}
+
+const mprof_render_limits *
+mprof_gtk_view_state_get_limits(MprofGtkViewState *self) {
+  return &self->limits;
+}
+
+/* Emit TIME only when the range moved. */
+static void time_changed_since(MprofGtkViewState *self, gint64 start,
+                               gint64 end) {
+  if (self->view.start_ns != start || self->view.end_ns != end)
+    emit(self, MPROF_GTK_CHANGED_TIME);
+}
+
+void mprof_gtk_view_state_zoom(MprofGtkViewState *self, double fraction,
+                               double factor) {
+  gint64 s = self->view.start_ns, e = self->view.end_ns;
+  mprof_render_view_zoom(&self->view, &self->limits, fraction, factor);
+  time_changed_since(self, s, e);
+}
+
+void mprof_gtk_view_state_pan(MprofGtkViewState *self, double fraction) {
+  gint64 s = self->view.start_ns, e = self->view.end_ns;
+  mprof_render_view_pan(&self->view, &self->limits, fraction);
+  time_changed_since(self, s, e);
+}
+
+void mprof_gtk_view_state_set_range(MprofGtkViewState *self, gint64 start_ns,
+                                    gint64 end_ns) {
+  gint64 s = self->view.start_ns, e = self->view.end_ns;
+  self->view.start_ns = start_ns;
+  self->view.end_ns = end_ns;
+  mprof_render_view_clamp(&self->view, &self->limits);
+  time_changed_since(self, s, e);
+}
+
+void mprof_gtk_view_state_reset(MprofGtkViewState *self) {
+  mprof_gtk_view_state_set_range(self, self->limits.min_ns,
+                                 self->limits.max_ns);
+}
+
+void mprof_gtk_view_state_set_row_height(MprofGtkViewState *self,
+                                         double height) {
+  if (height < MPROF_RENDER_ROW_MIN)
+    height = MPROF_RENDER_ROW_MIN;
+  if (height > MPROF_RENDER_ROW_MAX)
+    height = MPROF_RENDER_ROW_MAX;
+  if (height == self->view.row_height)
+    return;
+  self->view.row_height = height;
+  emit(self, MPROF_GTK_CHANGED_ROWS);
+}
+
+void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel) {
+  if (kernel < -1 || kernel >= (int)mprof_render_kernel_count(self->model))
+    kernel = -1;
+  if (kernel == self->view.kernel)
+    return;
+  self->view.kernel = kernel;
+  emit(self, MPROF_GTK_CHANGED_KERNEL);
+}
+
+void mprof_gtk_view_state_select_launch(MprofGtkViewState *self,
+                                        gint64 launch) {
+  guint what = 0;
+  if (launch != self->view.launch) {
+    self->view.launch = launch;
+    what |= MPROF_GTK_CHANGED_SELECTION;
+  }
+  if (launch >= 0) {
+    int kernel = mprof_render_launch_kernel(self->model, (size_t)launch);
+    if (kernel != self->view.kernel) {
+      self->view.kernel = kernel;
+      what |= MPROF_GTK_CHANGED_KERNEL;
+    }
+  }
+  emit(self, what);
+}
+
+void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
+                                        gint64 start_ns, gint64 end_ns) {
+  if (end_ns <= start_ns)
+    start_ns = end_ns = 0;
+  if (start_ns == self->view.sel_start_ns && end_ns == self->view.sel_end_ns)
+    return;
+  self->view.sel_start_ns = start_ns;
+  self->view.sel_end_ns = end_ns;
+  emit(self, MPROF_GTK_CHANGED_SELECTION);
+}

@@ -1,0 +1,61 @@
+/*
+ * mprof-gtk — the view state: what is visible and selected, owned in one
+ * place. Widgets observe it ("changed") instead of talking to each other.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_GTK_VIEWSTATE_H
+#define MPROF_GTK_VIEWSTATE_H
+
+#include <glib-object.h>
+
+#include "render/render.h"
+
+G_BEGIN_DECLS
+
+#define MPROF_GTK_TYPE_VIEW_STATE (mprof_gtk_view_state_get_type())
+G_DECLARE_FINAL_TYPE(MprofGtkViewState, mprof_gtk_view_state, MPROF_GTK,
+                     VIEW_STATE, GObject)
+
+/* What a "changed" emission changed (its guint argument). */
+typedef enum {
+  MPROF_GTK_CHANGED_TIME = 1 << 0,      /* visible time range */
+  MPROF_GTK_CHANGED_SELECTION = 1 << 1, /* selected range or launch */
+  MPROF_GTK_CHANGED_KERNEL = 1 << 2,    /* selected kernel */
+  MPROF_GTK_CHANGED_ROWS = 1 << 3       /* row height */
+} MprofGtkChange;
+
+/* @p model is borrowed and must outlive the view state. */
+MprofGtkViewState *mprof_gtk_view_state_new(const mprof_render_model *model);
+
+const mprof_render_model *
+mprof_gtk_view_state_get_model(MprofGtkViewState *self);
+/* The current view; owned by @p self, changes on every "changed". */
+const mprof_render_view *mprof_gtk_view_state_get_view(MprofGtkViewState *self);
+const mprof_render_limits *
+mprof_gtk_view_state_get_limits(MprofGtkViewState *self);
+
+/* Time: zoom by @p factor (> 1 in) around @p fraction of the visible range;
+ * pan by @p fraction of it; show [start, end); show the whole trace. */
+void mprof_gtk_view_state_zoom(MprofGtkViewState *self, double fraction,
+                               double factor);
+void mprof_gtk_view_state_pan(MprofGtkViewState *self, double fraction);
+void mprof_gtk_view_state_set_range(MprofGtkViewState *self, gint64 start_ns,
+                                    gint64 end_ns);
+void mprof_gtk_view_state_reset(MprofGtkViewState *self);
+
+/* Rows: the height of a stream row, clamped. */
+void mprof_gtk_view_state_set_row_height(MprofGtkViewState *self,
+                                         double height);
+
+/* Selection: a kernel (-1 none), a launch (index into LAUNCHES, -1 none;
+ * selects its kernel too), a time range (end <= start clears it). */
+void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel);
+void mprof_gtk_view_state_select_launch(MprofGtkViewState *self,
+                                        gint64 launch);
+void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
+                                        gint64 start_ns, gint64 end_ns);
+
+G_END_DECLS
+
+#endif /* MPROF_GTK_VIEWSTATE_H */

@@ -1,0 +1,337 @@
+/*
+ * mprof-gtk — the main window.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+
+#include "actions.h"
+#include "panel.h"
+#include "timeline.h"
+#include "window.h"
+
+struct _MprofGtkWindow {
+  GtkApplicationWindow parent_instance;
+  mprof_render_model *model;
+  MprofGtkViewState *state;
+  gulong changed_handler;
+  GtkWidget *stack, *switcher, *picker, *status, *timeline;
+  char *default_status;
+  gboolean syncing_picker;
+};
+
+G_DEFINE_FINAL_TYPE(MprofGtkWindow, mprof_gtk_window,
+                    GTK_TYPE_APPLICATION_WINDOW)
+
+static void set_status(MprofGtkWindow *self, const char *text) {
+  gtk_label_set_text(GTK_LABEL(self->status),
+                     text && *text ? text : self->default_status);
+}
+
+static void on_hover(GtkWidget *widget, const char *text, gpointer data) {
+  (void)widget;
+  set_status(data, text);
+}
+
+static void on_open_kernel(GtkWidget *widget, int kernel, gpointer data) {
+  (void)widget;
+  MprofGtkWindow *self = data;
+  mprof_gtk_view_state_select_kernel(self->state, kernel);
+  mprof_gtk_window_set_tab(self, MPROF_RENDER_SUMMARY);
+}
+
+static void on_state_changed(MprofGtkViewState *state, guint what,
+                             gpointer data) {
+  MprofGtkWindow *self = data;
+  if (!(what & MPROF_GTK_CHANGED_KERNEL))
+    return;
+  int kernel = mprof_gtk_view_state_get_view(state)->kernel;
+  self->syncing_picker = TRUE;
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->picker),
+                             kernel >= 0 ? (guint)kernel
+                                         : GTK_INVALID_LIST_POSITION);
+  self->syncing_picker = FALSE;
+}
+
+static void on_picker_selected(GObject *picker, GParamSpec *pspec,
+                               gpointer data) {
+  (void)pspec;
+  MprofGtkWindow *self = data;
+  if (self->syncing_picker)
+    return;
+  guint selected = gtk_drop_down_get_selected(GTK_DROP_DOWN(picker));
+  if (selected != GTK_INVALID_LIST_POSITION)
+    mprof_gtk_view_state_select_kernel(self->state, (int)selected);
+}
+
+/* Picker rows: labels that ellipsize, so long C++ names stay readable. */
+static void picker_setup(GtkSignalListItemFactory *factory, GtkListItem *item,
+                         gpointer data) {
+  (void)factory;
+  (void)data;
+  GtkWidget *label = gtk_label_new(NULL);
+  gtk_label_set_xalign(GTK_LABEL(label), 0);
+  gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_max_width_chars(GTK_LABEL(label), 56);
+  gtk_list_item_set_child(item, label);
+}
+
+static void picker_bind(GtkSignalListItemFactory *factory, GtkListItem *item,
+                        gpointer data) {
+  (void)factory;
+  (void)data;
+  GtkStringObject *s = GTK_STRING_OBJECT(gtk_list_item_get_item(item));
+  gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)),
+                     gtk_string_object_get_string(s));
+}
+
+static GtkWidget *make_picker(MprofGtkWindow *self) {
+  GtkStringList *names = gtk_string_list_new(NULL);
+  size_t devices;
+  mprof_trace_devices(mprof_render_model_trace(self->model), &devices);
+  for (size_t i = 0; i < mprof_render_kernel_count(self->model); i++) {
+    const mprof_render_kernel *k = mprof_render_kernel_at(self->model, i);
+    char line[512], pct[32];
+    /* The short name: up to the argument list. */
+    const char *name = k->name;
+    int depth = 0;
+    size_t n = 0;
+    for (; name[n]; n++) {
+      if (name[n] == '<')
+        depth++;
+      else if (name[n] == '>' && depth)
+        depth--;
+      else if (name[n] == '(' && !depth && n)
+        break;
+    }
+    snprintf(pct, sizeof pct, "%.1f%%", k->share * 100.0);
+    if (devices > 1)
+      snprintf(line, sizeof line, "%.*s  \u2014  %s (GPU %u)", (int)n, name,
+               pct, k->device);
+    else
+      snprintf(line, sizeof line, "%.*s  \u2014  %s", (int)n, name, pct);
+    gtk_string_list_append(names, line);
+  }
+  GtkWidget *picker = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
+  g_signal_connect(factory, "setup", G_CALLBACK(picker_setup), NULL);
+  g_signal_connect(factory, "bind", G_CALLBACK(picker_bind), NULL);
+  gtk_drop_down_set_factory(GTK_DROP_DOWN(picker), factory);
+  g_object_unref(factory);
+  gtk_widget_set_tooltip_text(picker, "Kernel (by GPU time)");
+  return picker;
+}
+
+/* A view with its scrollbars. */
+static GtkWidget *trace_page(MprofGtkWindow *self) {
+  GtkWidget *grid = gtk_grid_new();
+  self->timeline = mprof_gtk_timeline_new(self->state);
+  MprofGtkTimeline *t = MPROF_GTK_TIMELINE(self->timeline);
+  gtk_grid_attach(GTK_GRID(grid), self->timeline, 0, 0, 1, 1);
+  gtk_grid_attach(GTK_GRID(grid),
+                  gtk_scrollbar_new(GTK_ORIENTATION_VERTICAL,
+                                    mprof_gtk_timeline_get_vadjustment(t)),
+                  1, 0, 1, 1);
+  gtk_grid_attach(GTK_GRID(grid),
+                  gtk_scrollbar_new(GTK_ORIENTATION_HORIZONTAL,
+                                    mprof_gtk_timeline_get_hadjustment(t)),
+                  0, 1, 1, 1);
+  g_signal_connect(self->timeline, "hover", G_CALLBACK(on_hover), self);
+  g_signal_connect(self->timeline, "open-kernel", G_CALLBACK(on_open_kernel),
+                   self);
+  return grid;
+}
+
+static GtkWidget *panel_page(MprofGtkWindow *self, int tab) {
+  GtkWidget *grid = gtk_grid_new();
+  GtkWidget *panel = mprof_gtk_panel_new(self->state, tab);
+  gtk_grid_attach(GTK_GRID(grid), panel, 0, 0, 1, 1);
+  gtk_grid_attach(
+      GTK_GRID(grid),
+      gtk_scrollbar_new(GTK_ORIENTATION_VERTICAL,
+                        mprof_gtk_panel_get_vadjustment(MPROF_GTK_PANEL(panel))),
+      1, 0, 1, 1);
+  g_signal_connect(panel, "hover", G_CALLBACK(on_hover), self);
+  return grid;
+}
+
+static GtkWidget *error_page(const char *path, const char *error) {
+  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_valign(box, GTK_ALIGN_CENTER);
+  gtk_widget_set_halign(box, GTK_ALIGN_CENTER);
+  gtk_widget_set_margin_start(box, 48);
+  gtk_widget_set_margin_end(box, 48);
+  GtkWidget *icon = gtk_image_new_from_icon_name("dialog-error-symbolic");
+  gtk_image_set_pixel_size(GTK_IMAGE(icon), 64);
+  gtk_box_append(GTK_BOX(box), icon);
+  GtkWidget *title = gtk_label_new(NULL);
+  char *markup = g_markup_printf_escaped(
+      "<span size='x-large' weight='bold'>Cannot open %s</span>",
+      path ? path : "the trace");
+  gtk_label_set_markup(GTK_LABEL(title), markup);
+  g_free(markup);
+  gtk_label_set_wrap(GTK_LABEL(title), TRUE);
+  gtk_box_append(GTK_BOX(box), title);
+  GtkWidget *message = gtk_label_new(error);
+  gtk_label_set_wrap(GTK_LABEL(message), TRUE);
+  gtk_label_set_max_width_chars(GTK_LABEL(message), 90);
+  gtk_box_append(GTK_BOX(box), message);
+  return box;
+}
+
+static void dispose(GObject *object) {
+  MprofGtkWindow *self = MPROF_GTK_WINDOW(object);
+  if (self->state && self->changed_handler)
+    g_signal_handler_disconnect(self->state, self->changed_handler);
+  self->changed_handler = 0;
+  G_OBJECT_CLASS(mprof_gtk_window_parent_class)->dispose(object);
+  g_clear_object(&self->state);
+}
+
+static void finalize(GObject *object) {
+  MprofGtkWindow *self = MPROF_GTK_WINDOW(object);
+  g_free(self->default_status);
+  mprof_render_model_free(self->model);
+  G_OBJECT_CLASS(mprof_gtk_window_parent_class)->finalize(object);
+}
+
+static void mprof_gtk_window_class_init(MprofGtkWindowClass *klass) {
+  G_OBJECT_CLASS(klass)->dispose = dispose;
+  G_OBJECT_CLASS(klass)->finalize = finalize;
+}
+
+static void mprof_gtk_window_init(MprofGtkWindow *self) { (void)self; }
+
+MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
+                                     mprof_render_model *model,
+                                     const char *path, const char *error) {
+  MprofGtkWindow *self =
+      g_object_new(MPROF_GTK_TYPE_WINDOW, "application", app, NULL);
+  self->model = model;
+  gtk_window_set_default_size(GTK_WINDOW(self), 1280, 800);
+  char *base = g_path_get_basename(path ? path : "mprof");
+  char *title = g_strdup_printf("%s \u2014 mprof", base);
+  gtk_window_set_title(GTK_WINDOW(self), title);
+  g_free(title);
+
+  GtkWidget *header = gtk_header_bar_new();
+  gtk_window_set_titlebar(GTK_WINDOW(self), header);
+  GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+  gtk_window_set_child(GTK_WINDOW(self), content);
+  self->stack = gtk_stack_new();
+  gtk_stack_set_transition_type(GTK_STACK(self->stack),
+                                GTK_STACK_TRANSITION_TYPE_NONE);
+  gtk_widget_set_vexpand(self->stack, TRUE);
+  gtk_box_append(GTK_BOX(content), self->stack);
+  self->status = gtk_label_new(NULL);
+  gtk_label_set_xalign(GTK_LABEL(self->status), 0);
+  gtk_label_set_ellipsize(GTK_LABEL(self->status), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_margin_start(self->status, 8);
+  gtk_widget_set_margin_end(self->status, 8);
+  gtk_widget_set_margin_top(self->status, 3);
+  gtk_widget_set_margin_bottom(self->status, 3);
+  gtk_box_append(GTK_BOX(content), self->status);
+
+  GtkWidget *file_label = gtk_label_new(base);
+  gtk_widget_add_css_class(file_label, "dim-label");
+  gtk_header_bar_pack_start(GTK_HEADER_BAR(header), file_label);
+  g_free(base);
+
+  if (!model) {
+    gtk_stack_add_named(GTK_STACK(self->stack), error_page(path, error),
+                        "error");
+    self->default_status = g_strdup(error);
+    set_status(self, NULL);
+    mprof_gtk_actions_install(self);
+    return self;
+  }
+
+  self->state = mprof_gtk_view_state_new(model);
+  for (int tab = 0; tab < MPROF_RENDER_TAB_COUNT; tab++) {
+    GtkWidget *page = tab == MPROF_RENDER_TRACE ? trace_page(self)
+                                                : panel_page(self, tab);
+    gtk_stack_add_titled(GTK_STACK(self->stack), page,
+                         mprof_render_tab_key(tab),
+                         mprof_render_tab_title(tab));
+  }
+  self->switcher = gtk_stack_switcher_new();
+  gtk_stack_switcher_set_stack(GTK_STACK_SWITCHER(self->switcher),
+                               GTK_STACK(self->stack));
+  gtk_header_bar_set_title_widget(GTK_HEADER_BAR(header), self->switcher);
+  self->picker = make_picker(self);
+  gtk_header_bar_pack_end(GTK_HEADER_BAR(header), self->picker);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
+  if (v->kernel >= 0)
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->picker), (guint)v->kernel);
+  g_signal_connect(self->picker, "notify::selected",
+                   G_CALLBACK(on_picker_selected), self);
+  self->changed_handler = g_signal_connect(
+      self->state, "changed", G_CALLBACK(on_state_changed), self);
+
+  size_t launches;
+  mprof_trace_launches(mprof_render_model_trace(model), &launches);
+  char count[32];
+  g_snprintf(count, sizeof count, "%zu", launches);
+  const char *note = mprof_render_model_note(model);
+  self->default_status = g_strdup_printf(
+      "%s \u00b7 %s launches \u00b7 %zu kernels%s%s", path, count,
+      mprof_render_kernel_count(model), *note ? " \u00b7 " : "", note);
+  set_status(self, NULL);
+  mprof_gtk_actions_install(self);
+  /* It opens to the Summary of the dominant kernel. */
+  mprof_gtk_window_set_tab(self, MPROF_RENDER_SUMMARY);
+  return self;
+}
+
+MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self) {
+  return self->state;
+}
+
+GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self) {
+  return self->timeline;
+}
+
+int mprof_gtk_window_get_tab(MprofGtkWindow *self) {
+  if (!self->state)
+    return -1;
+  const char *name = gtk_stack_get_visible_child_name(GTK_STACK(self->stack));
+  return mprof_render_tab_parse(name);
+}
+
+void mprof_gtk_window_set_tab(MprofGtkWindow *self, int tab) {
+  if (!self->state || tab < 0 || tab >= MPROF_RENDER_TAB_COUNT)
+    return;
+  gtk_stack_set_visible_child_name(GTK_STACK(self->stack),
+                                   mprof_render_tab_key(tab));
+  if (tab == MPROF_RENDER_TRACE && self->timeline)
+    gtk_widget_grab_focus(self->timeline);
+}
+
+gboolean mprof_gtk_window_save_png(MprofGtkWindow *self, const char *path) {
+  GtkWidget *widget = GTK_WIDGET(self);
+  int width = gtk_widget_get_width(widget);
+  int height = gtk_widget_get_height(widget);
+  GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(self));
+  if (width <= 0 || height <= 0 || !renderer) {
+    g_printerr("mprof-gtk: %s: the window is not shown yet\n", path);
+    return FALSE;
+  }
+  GdkPaintable *paintable = gtk_widget_paintable_new(widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new();
+  gdk_paintable_snapshot(paintable, snapshot, width, height);
+  GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
+  g_object_unref(paintable);
+  if (!node) {
+    g_printerr("mprof-gtk: %s: the window drew nothing\n", path);
+    return FALSE;
+  }
+  GdkTexture *texture = gsk_renderer_render_texture(
+      renderer, node, &GRAPHENE_RECT_INIT(0, 0, width, height));
+  gsk_render_node_unref(node);
+  gboolean ok = texture && gdk_texture_save_to_png(texture, path);
+  if (texture)
+    g_object_unref(texture);
+  if (!ok)
+    g_printerr("mprof-gtk: %s: cannot write the screenshot\n", path);
+  return ok;
+}

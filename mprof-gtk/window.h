@@ -1,0 +1,42 @@
+/*
+ * mprof-gtk — the main window: a top bar of tabs (Trace | Summary |
+ * Hotspots | Flame | Raster) and a kernel picker over a stack of views,
+ * and a status line. A trace that cannot be opened shows its error here.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_GTK_WINDOW_H
+#define MPROF_GTK_WINDOW_H
+
+#include <gtk/gtk.h>
+
+#include "viewstate.h"
+
+G_BEGIN_DECLS
+
+#define MPROF_GTK_TYPE_WINDOW (mprof_gtk_window_get_type())
+G_DECLARE_FINAL_TYPE(MprofGtkWindow, mprof_gtk_window, MPROF_GTK, WINDOW,
+                     GtkApplicationWindow)
+
+/* A window on @p model (taken: the window frees it), opened from @p path;
+ * with @p model NULL, a window that shows @p error instead. */
+MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
+                                     mprof_render_model *model,
+                                     const char *path, const char *error);
+
+/* NULL when the window shows an error. */
+MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self);
+/* The timeline widget (MprofGtkTimeline), or NULL. */
+GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self);
+
+/* The visible tab (mprof_render_tab), -1 while showing an error. */
+int mprof_gtk_window_get_tab(MprofGtkWindow *self);
+void mprof_gtk_window_set_tab(MprofGtkWindow *self, int tab);
+
+/* Save what the window shows to a PNG through GTK's own snapshot of the
+ * widget tree. FALSE (with a message on stderr) on failure. */
+gboolean mprof_gtk_window_save_png(MprofGtkWindow *self, const char *path);
+
+G_END_DECLS
+
+#endif /* MPROF_GTK_WINDOW_H */

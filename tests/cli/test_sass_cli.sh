@@ -1,0 +1,78 @@
+#!/bin/sh
+# `mprof sass` as a user meets it: output, one-line errors and exit
+# statuses (0 ok, 1 failed, 2 bad usage or bad input).
+# Usage: test_sass_cli.sh MPROF TMPDIR [FIXTURES]
+mprof=$1
+tmp=${2:-/tmp}/sass-cli.$$
+fixtures=${3:-}
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+expect() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>&1
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
+  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
+}
+
+expect_one_line() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status"
+  lines=$(wc -l <"$tmp/err")
+  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
+  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
+}
+
+# Without nvdisasm, whatever this machine has.
+MPROF_NVDISASM=/nonexistent/nvdisasm
+export MPROF_NVDISASM
+
+expect 0 "usage: mprof sass" "$mprof" sass --help
+expect 0 "usage: mprof sass" "$mprof" help sass
+expect 0 "sass      attach SASS" "$mprof" help
+expect_one_line 2 "no trace given" "$mprof" sass
+expect_one_line 2 "unknown option '--frob'" "$mprof" sass --frob "$tmp/t.mprof"
+expect_one_line 2 "needs a path" "$mprof" sass --nvdisasm
+expect_one_line 2 "$tmp/missing.mprof: no such trace" "$mprof" sass "$tmp/missing.mprof"
+
+"$mprof" synth -o "$tmp/t.mprof" --launches 200 --kernels 3 --seed 4 >/dev/null || fail "synth failed"
+# No sidecar yet: it is built from the trace.
+expect 0 "t.mprof.pc.json: 3 functions, 0 with SASS, 0 with source lines" "$mprof" sass "$tmp/t.mprof"
+[ -s "$tmp/t.mprof.pc.json" ] || fail "no sidecar written"
+grep -q '"format": "mprof-pc-sidecar"' "$tmp/t.mprof.pc.json" || fail "the sidecar is not one"
+expect 0 "no code: not among the trace's cubins or the given files" "$mprof" sass "$tmp/t.mprof"
+expect 0 "run 'mprof sass $tmp/t.mprof PROGRAM_OR_LIBRARY...'" "$mprof" sass "$tmp/t.mprof"
+
+# Files that are no binaries, and a damaged sidecar.
+echo "hello" >"$tmp/text"
+expect_one_line 2 "$tmp/text: not a cubin, fatbin, ELF executable" "$mprof" sass "$tmp/t.mprof" "$tmp/text"
+expect_one_line 2 "$tmp/none: cannot open" "$mprof" sass "$tmp/t.mprof" "$tmp/none"
+expect_one_line 2 "no .nv_fatbin section" "$mprof" sass "$tmp/t.mprof" "$mprof"
+head -c 300 "$tmp/t.mprof.pc.json" >"$tmp/cut" && mv "$tmp/cut" "$tmp/t.mprof.pc.json"
+expect_one_line 2 "the file is truncated) (the sidecar is damaged" "$mprof" sass "$tmp/t.mprof"
+expect_one_line 2 "mprof sass --rebuild TRACE" "$mprof" sass "$tmp/t.mprof"
+expect 0 "3 functions" "$mprof" sass --rebuild "$tmp/t.mprof"
+expect_one_line 2 "/nonexistent/nvd: nvdisasm is not there" "$mprof" sass --nvdisasm /nonexistent/nvd "$tmp/t.mprof"
+expect_one_line 2 "/nonexistent/cod: cuobjdump is not there" "$mprof" sass --cuobjdump /nonexistent/cod "$tmp/t.mprof"
+
+if [ -n "$fixtures" ]; then
+  # Real nvcc output: found, but none of the synthetic kernels is in it.
+  expect 0 "the given files hold none of the functions that lack SASS" \
+    "$mprof" sass "$tmp/t.mprof" "$fixtures/kernels-app" "$fixtures/kernels.cubin"
+  cuobjdump_missing=$tmp/cuobjdump-missing
+  printf '#!/bin/sh\nexit 1\n' >"$cuobjdump_missing" && chmod +x "$cuobjdump_missing"
+  expect_one_line 2 "compressed cubins were skipped" \
+    "$mprof" sass --cuobjdump "$cuobjdump_missing" "$tmp/t.mprof" "$fixtures/kernels-compressed"
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures sass CLI checks failed" >&2
+  exit 1
+fi
+echo "all sass CLI checks passed"

@@ -1,0 +1,172 @@
+#!/bin/sh
+# `mprof summary` and `mprof diff` as a user and an agent meet them: planted
+# verdicts, well-formed XML (xmllint), JSON that matches docs/*.schema.json,
+# colour rules, one-line errors with exit 2, and the diff gate's exit 3.
+# usage: test_summary.sh MPROF TMPDIR JSON_SCHEMA_CHECK DOCS
+mprof=$1
+tmp=${2:-/tmp}/summary.$$
+schema_check=$3
+docs=$4
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect STATUS PATTERN CMD...: exit status and a grep pattern on stdout+stderr.
+expect() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>&1
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
+  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
+}
+
+# expect_one_line STATUS PATTERN CMD...: an error is one stderr line, no stdout.
+expect_one_line() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status"
+  lines=$(wc -l <"$tmp/err")
+  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
+  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
+  [ ! -s "$tmp/out" ] || fail "'$*' wrote to stdout on error: $(head -c 200 "$tmp/out")"
+}
+
+# xml FILE: well formed (when xmllint is installed) with the expected root.
+xml() {
+  if command -v xmllint >/dev/null; then
+    xmllint --noout "$1" 2>"$tmp/xmlerr" || fail "$1 is not well-formed XML: $(head -3 "$tmp/xmlerr")"
+  fi
+}
+
+json() { # json SCHEMA FILE
+  "$schema_check" "$docs/$1" "$2" 2>"$tmp/jsonerr" || fail "$2 does not match $1: $(cat "$tmp/jsonerr")"
+}
+
+# --- planted bottlenecks, one scenario at a time -------------------------
+for pair in memory-latency:memory_latency compute:compute barrier:synchronisation \
+            occupancy:occupancy tail:tail_effect launch-gaps:launch_overhead; do
+  scenario=${pair%%:*}
+  dimension=${pair#*:}
+  "$mprof" synth -o "$tmp/$scenario.mprof" --scenario "$scenario" --launches 5000 --seed 5 >/dev/null ||
+    fail "synth --scenario $scenario"
+  "$mprof" summary "$tmp/$scenario.mprof" --all >"$tmp/$scenario.xml" || fail "summary $scenario"
+  xml "$tmp/$scenario.xml"
+  verdicts=$(grep -c "<verdict dimension=\"$dimension\" state=\"issue\">" "$tmp/$scenario.xml")
+  [ "$verdicts" -eq 8 ] || fail "$scenario: $verdicts of 8 kernels have the verdict $dimension"
+done
+
+# --- XML (default): bounded, documented root, notes ----------------------
+"$mprof" synth -o "$tmp/t.mprof" --kernels 20 --launches 20000 --seed 9 >/dev/null
+expect 0 "<mprof-summary schema=\"1\"" "$mprof" summary "$tmp/t.mprof"
+cp "$tmp/out" "$tmp/t.xml"
+xml "$tmp/t.xml"
+grep -q '<kernels matched="20" shown="5" omitted="15"' "$tmp/t.xml" || fail "default summary is not bounded to 5 kernels"
+size=$(wc -c <"$tmp/t.xml")
+[ "$size" -lt 32768 ] || fail "default summary is $size bytes"
+grep -q '<note key="no_sidecar">.*mprof record.*mprof sass' "$tmp/t.xml" || fail "no sidecar note"
+grep -q '<headline kernel=' "$tmp/t.xml" || fail "no headline"
+expect 0 'shown="2"' "$mprof" summary "$tmp/t.mprof" --top 2 --hot 1
+expect 0 '<kernels matched="20" shown="20" omitted="0"' "$mprof" summary "$tmp/t.mprof" --all
+expect 0 '<hot-instructions sampled_pcs="24" shown="1" omitted="23">' "$mprof" summary "$tmp/t.mprof" --hot 1
+
+# --- JSON against the schema ---------------------------------------------
+"$mprof" summary "$tmp/t.mprof" --json >"$tmp/t.json" || fail "summary --json"
+json summary.schema.json "$tmp/t.json"
+"$mprof" summary "$tmp/t.mprof" --json --all --hot 10 >"$tmp/all.json" || fail "summary --json --all"
+json summary.schema.json "$tmp/all.json"
+# The checker refuses what the schema refuses (a test that cannot fail is a defect).
+sed 's/"kind":"mprof-summary"/"kind":"nope"/' "$tmp/t.json" >"$tmp/bad.json"
+"$schema_check" "$docs/summary.schema.json" "$tmp/bad.json" 2>/dev/null && fail "the schema check accepted a bad document"
+
+# --- kernel filter --------------------------------------------------------
+expect 0 'matched="1"' "$mprof" summary "$tmp/t.mprof" --kernel _Z10saxpy_fwdfPKfPfi
+expect 0 'matched="3"' "$mprof" summary "$tmp/t.mprof" --kernel 'gemm|saxpy'
+expect_one_line 2 "no kernel matches 'nothing_here'" "$mprof" summary "$tmp/t.mprof" --kernel nothing_here
+expect_one_line 2 "not a kernel name nor a valid regular expression\|neither a kernel name nor a valid regular expression" "$mprof" summary "$tmp/t.mprof" --kernel '(['
+
+# --- people: colour only on a terminal, never with NO_COLOR --------------
+esc=$(printf '\033')
+"$mprof" summary "$tmp/t.mprof" --human >"$tmp/h.txt" || fail "summary --human"
+grep -q "$esc" "$tmp/h.txt" && fail "--human to a pipe has colour escapes"
+grep -q '▶' "$tmp/h.txt" || fail "--human lacks the verdict marker"
+"$mprof" summary "$tmp/t.mprof" --human --color=always >"$tmp/c.txt"
+grep -q "$esc" "$tmp/c.txt" || fail "--color=always has no colour"
+if command -v script >/dev/null; then
+  NO_COLOR=1 script -qec "$mprof summary $tmp/t.mprof --human" /dev/null >"$tmp/nc.txt" 2>&1
+  grep -q "$esc\[1;31m\|$esc\[32m" "$tmp/nc.txt" && fail "NO_COLOR on a terminal still colours"
+  script -qec "$mprof summary $tmp/t.mprof --human" /dev/null >"$tmp/tty.txt" 2>&1
+  grep -q "$esc" "$tmp/tty.txt" || fail "--human on a terminal has no colour"
+fi
+
+# --- with a sidecar: SASS and lines; a broken sidecar is bad input --------
+"$mprof" synth -o "$tmp/sc.mprof" --sidecar --scenario barrier --launches 3000 >/dev/null
+[ -f "$tmp/sc.mprof.pc.json" ] || fail "synth --sidecar wrote no sidecar"
+expect 0 'sass="BAR.SYNC' "$mprof" summary "$tmp/sc.mprof"
+grep -q 'file="synth_kernels.cu"' "$tmp/out" || fail "no source lines from the sidecar"
+grep -q 'no_sidecar' "$tmp/out" && fail "no_sidecar note with a sidecar"
+cp "$tmp/out" "$tmp/sc.xml"
+xml "$tmp/sc.xml"
+"$mprof" summary "$tmp/sc.mprof" --json >"$tmp/sc.json" && json summary.schema.json "$tmp/sc.json"
+cp "$tmp/sc.mprof.pc.json" "$tmp/keep.pc.json"
+echo '{"broken": ' >"$tmp/sc.mprof.pc.json"
+expect_one_line 2 "sc.mprof.pc.json" "$mprof" summary "$tmp/sc.mprof"
+expect 0 'no_sidecar' "$mprof" summary "$tmp/sc.mprof" --no-sidecar
+expect 0 'sass="BAR.SYNC' "$mprof" summary "$tmp/sc.mprof" --sidecar "$tmp/keep.pc.json"
+
+# --- bad input and usage: one line, exit 2 --------------------------------
+expect_one_line 2 "no trace given" "$mprof" summary
+expect_one_line 2 "expected exactly one trace" "$mprof" summary "$tmp/t.mprof" "$tmp/t.mprof"
+expect_one_line 2 "unknown option '--frob'" "$mprof" summary "$tmp/t.mprof" --frob
+expect_one_line 2 "needs a positive number" "$mprof" summary "$tmp/t.mprof" --top 0
+expect_one_line 2 "needs a positive number" "$mprof" summary "$tmp/t.mprof" --hot x
+expect_one_line 2 "$tmp/missing.mprof: cannot open" "$mprof" summary "$tmp/missing.mprof"
+head -c 1000 "$tmp/t.mprof" >"$tmp/cut.mprof"
+expect_one_line 2 "$tmp/cut.mprof: header at byte 32" "$mprof" summary "$tmp/cut.mprof"
+echo "<xml>not a trace</xml>" >"$tmp/text.mprof"
+expect_one_line 2 "$tmp/text.mprof" "$mprof" summary "$tmp/text.mprof"
+expect_one_line 2 "not a regular file" "$mprof" summary "$tmp"
+expect_one_line 2 "contradict" "$mprof" summary "$tmp/t.mprof" --no-sidecar --sidecar x
+expect_one_line 2 "$tmp/nope.pc.json" "$mprof" summary "$tmp/t.mprof" --sidecar "$tmp/nope.pc.json"
+expect 0 "usage: mprof summary TRACE" "$mprof" summary --help
+expect 0 "usage: mprof diff BASE CAND" "$mprof" help diff
+
+# --- diff -------------------------------------------------------------------
+"$mprof" synth -o "$tmp/base.mprof" --seed 3 >/dev/null
+"$mprof" synth -o "$tmp/slow.mprof" --seed 3 --slowdown 20 --slow-kernel 2 >/dev/null
+"$mprof" synth -o "$tmp/rerun.mprof" --seed 3 --timing-seed 8 >/dev/null
+# A planted 20% slowdown is reported and trips --fail-above 10 (exit 3).
+expect 3 'change="slower"' "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --fail-above 10
+grep -q 'tripped="true" kernels="1"' "$tmp/out" || fail "gate not reported as tripped"
+grep -q 'mean_change="0.2000"' "$tmp/out" || fail "20% slowdown not measured as 0.2000"
+grep -q "mprof diff: 1 kernel slowed by more than 10% per launch" "$tmp/out" || fail "gate message"
+# Without a gate the same diff succeeds; above the change it holds.
+expect 0 'slower="1"' "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof"
+cp "$tmp/out" "$tmp/d.xml"
+xml "$tmp/d.xml"
+expect 0 'tripped="false"' "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --fail-above 25
+# Identical traces and a re-run of the same program do not trip it.
+expect 0 'slower="0" faster="0" noise="8"' "$mprof" diff "$tmp/base.mprof" "$tmp/base.mprof" --fail-above 10
+expect 0 'slower="0" faster="0" noise="8"' "$mprof" diff "$tmp/base.mprof" "$tmp/rerun.mprof" --fail-above 1
+"$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --json --fail-above 10 >"$tmp/d.json" 2>/dev/null
+[ $? -eq 3 ] || fail "diff --json with a tripped gate did not exit 3"
+json diff.schema.json "$tmp/d.json"
+"$mprof" diff "$tmp/base.mprof" "$tmp/rerun.mprof" --json --all >"$tmp/d2.json" || fail "diff --json --all"
+json diff.schema.json "$tmp/d2.json"
+expect 3 'TRIPPED' "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --human --fail-above 10
+expect 0 'matched="1"' "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --kernel attention
+expect_one_line 2 "no candidate trace given" "$mprof" diff "$tmp/base.mprof"
+expect_one_line 2 "no traces given" "$mprof" diff
+expect_one_line 2 "expected exactly two traces" "$mprof" diff "$tmp/base.mprof" "$tmp/base.mprof" "$tmp/base.mprof"
+expect_one_line 2 "needs a percentage" "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --fail-above ten
+expect_one_line 2 "needs a percentage" "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --fail-above -5
+expect_one_line 2 "$tmp/cut.mprof" "$mprof" diff "$tmp/base.mprof" "$tmp/cut.mprof"
+expect_one_line 2 "no kernel of either trace matches" "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --kernel zzz
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures summary/diff CLI checks failed" >&2
+  exit 1
+fi
+echo "all summary/diff CLI checks passed"

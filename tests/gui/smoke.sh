@@ -1,0 +1,77 @@
+#!/bin/sh
+# The real window under X: open a trace on its Summary, visit every tab,
+# zoom and pan with keys and the wheel, switch kernels, and save a
+# screenshot of each step (GTK's own snapshot, and the whole screen with
+# xwd); none may be blank. A corrupt trace shows its error in the window
+# and on stderr, exit 2. Needs DISPLAY: tools/test.sh starts Xvfb.
+gtk=$1
+mprof=$2
+tmp=${3:-/tmp}/gui.$$
+if [ -z "${DISPLAY:-}" ]; then
+  echo "skipping the GUI smoke test: DISPLAY is unset (tools/test.sh starts Xvfb)"
+  exit 0
+fi
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# colours FILE: distinct colours in a PNG (ImageMagick), or its size in
+# bytes / 100 when ImageMagick is missing; either way ~0 means blank.
+colours() {
+  if command -v convert >/dev/null; then
+    convert "$1" -format "%k" info: 2>/dev/null || echo 0
+  else
+    echo $(( $(wc -c <"$1") / 100 ))
+  fi
+}
+
+not_blank() {
+  [ -s "$1" ] || { fail "$1 is missing"; return; }
+  n=$(colours "$1")
+  [ "$n" -gt 40 ] || fail "$1 looks blank ($n colours)"
+  echo "  $(basename "$1"): $n colours"
+}
+
+"$mprof" synth -o "$tmp/t.mprof" --launches 20000 --kernels 6 --seed 2 --sidecar >/dev/null ||
+  fail "synth failed"
+
+export GSK_RENDERER=${GSK_RENDERER:-cairo}
+"$gtk" --smoke-test "$tmp/shots" "$tmp/t.mprof" >"$tmp/log" 2>"$tmp/err" &
+pid=$!
+# While it runs, the whole screen as X has it.
+sleep 3
+if command -v xwd >/dev/null && command -v convert >/dev/null; then
+  xwd -root -silent | convert xwd:- "$tmp/screen.png" && not_blank "$tmp/screen.png"
+fi
+wait $pid
+status=$?
+cat "$tmp/log"
+[ "$status" -eq 0 ] || fail "mprof-gtk --smoke-test exited $status: $(cat "$tmp/err")"
+grep -q "selftest: 0 failure(s)" "$tmp/log" || fail "the self-test reported failures"
+for tab in summary trace trace-zoomed hotspots flame raster summary-second-kernel; do
+  not_blank "$tmp/shots/$tab.png"
+done
+
+# A corrupt trace: the error in the window and one line on stderr.
+head -c 3000 "$tmp/t.mprof" >"$tmp/cut.mprof"
+"$gtk" --smoke-test "$tmp/eshots" "$tmp/cut.mprof" >"$tmp/log" 2>"$tmp/err"
+status=$?
+[ "$status" -eq 2 ] || fail "a corrupt trace exited $status, expected 2"
+grep -q "^mprof-gtk: $tmp/cut.mprof: header" "$tmp/err" || fail "stderr lacks the error: $(cat "$tmp/err")"
+not_blank "$tmp/eshots/error.png"
+# A missing one, likewise.
+"$gtk" --smoke-test "$tmp/mshots" "$tmp/missing.mprof" >"$tmp/log" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "a missing trace did not exit 2"
+grep -q "missing.mprof: cannot open" "$tmp/err" || fail "stderr lacks the error: $(cat "$tmp/err")"
+
+# No display: one line, exit 2.
+env -u DISPLAY -u WAYLAND_DISPLAY "$gtk" "$tmp/t.mprof" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "mprof-gtk without a display did not exit 2"
+grep -q "no display" "$tmp/err" || fail "no 'no display' message: $(cat "$tmp/err")"
+# Usage.
+"$gtk" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "mprof-gtk without a trace did not exit 2"
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
+echo "GUI smoke test passed"

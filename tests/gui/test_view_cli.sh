@@ -1,0 +1,82 @@
+#!/bin/sh
+# `mprof view` as a user meets it: --render to PNG and SVG for every tab,
+# its one-line errors, the refusal without a display, and the hand-over to
+# the viewer (a stand-in viewer prints what it was given).
+mprof=$1
+tmp=${2:-/tmp}/view.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+expect() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>&1
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
+  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
+}
+
+expect_one_line() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(cat "$tmp/err")"
+  lines=$(wc -l <"$tmp/err")
+  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
+  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
+}
+
+# png_size FILE: "WIDTH HEIGHT" from the IHDR chunk.
+png_size() {
+  set -- $(od -An -tu1 -j16 -N8 "$1")
+  echo "$(( ($1 << 24) + ($2 << 16) + ($3 << 8) + $4 )) $(( ($5 << 24) + ($6 << 16) + ($7 << 8) + $8 ))"
+}
+
+is_png() { [ "$(od -An -c -N4 "$1" | tr -d ' ')" = "211PNG" ]; }
+
+"$mprof" synth -o "$tmp/t.mprof" --launches 4000 --kernels 4 --seed 5 --sidecar >/dev/null ||
+  fail "synth failed"
+
+expect 0 "usage: mprof view TRACE" "$mprof" help view
+expect 0 "wrote $tmp/s.png: Summary, 1600x1000, kernel " "$mprof" view "$tmp/t.mprof" --render "$tmp/s.png"
+is_png "$tmp/s.png" || fail "s.png is not a PNG"
+[ "$(png_size "$tmp/s.png")" = "1600 1000" ] || fail "s.png is $(png_size "$tmp/s.png"), not 1600x1000"
+for tab in trace summary hotspots flame raster; do
+  expect 0 "wrote $tmp/$tab.png" "$mprof" view "$tmp/t.mprof" --render "$tmp/$tab.png" --tab "$tab" --size 640x400
+  is_png "$tmp/$tab.png" || fail "$tab.png is not a PNG"
+  [ "$(png_size "$tmp/$tab.png")" = "640 400" ] || fail "$tab.png is $(png_size "$tmp/$tab.png")"
+  [ "$(wc -c <"$tmp/$tab.png")" -gt 5000 ] || fail "$tab.png is nearly empty"
+  expect 0 "wrote $tmp/$tab.svg" "$mprof" view "$tmp/t.mprof" --render "$tmp/$tab.svg" --tab "$tab"
+  grep -q "<svg" "$tmp/$tab.svg" || fail "$tab.svg is not SVG"
+done
+expect 0 "Hotspots, 1600x1000, kernel .*layernorm_fwd" "$mprof" view "$tmp/t.mprof" --kernel layernorm_fwd --tab hotspots --render "$tmp/k.png"
+# Plain `mprof TRACE` is `mprof view TRACE`.
+expect 0 "wrote $tmp/p.png: Flame" "$mprof" "$tmp/t.mprof" --tab flame --render "$tmp/p.png"
+
+# Errors: one line each, 2 for bad usage or input, 1 for a failed write.
+expect_one_line 2 "unknown tab 'mega'" "$mprof" view "$tmp/t.mprof" --tab mega --render "$tmp/x.png"
+expect_one_line 2 "--size '12x9000000'" "$mprof" view "$tmp/t.mprof" --size 12x9000000 --render "$tmp/x.png"
+expect_one_line 2 "no kernel matches 'nope'" "$mprof" view "$tmp/t.mprof" --kernel nope --render "$tmp/x.png"
+expect_one_line 2 "$tmp/missing.mprof: cannot open" "$mprof" view "$tmp/missing.mprof" --render "$tmp/x.png"
+head -c 2000 "$tmp/t.mprof" >"$tmp/cut.mprof"
+expect_one_line 2 "$tmp/cut.mprof: header" "$mprof" view "$tmp/cut.mprof" --render "$tmp/x.png"
+expect_one_line 1 "must end in .png or .svg" "$mprof" view "$tmp/t.mprof" --render "$tmp/x.jpg"
+expect_one_line 2 "no trace given" "$mprof" view
+expect_one_line 2 "unknown option '--frob'" "$mprof" view "$tmp/t.mprof" --frob
+
+# Without a display: one line that suggests --render, exit 2.
+expect_one_line 2 "no display.*--render" env -u DISPLAY -u WAYLAND_DISPLAY "$mprof" view "$tmp/t.mprof"
+expect_one_line 2 "no display" env -u DISPLAY -u WAYLAND_DISPLAY "$mprof" "$tmp/t.mprof"
+
+# With one, view starts the viewer with the trace and the options.
+cat >"$tmp/fake-viewer" <<'FAKE'
+#!/bin/sh
+echo "viewer got: $*"
+FAKE
+chmod +x "$tmp/fake-viewer"
+expect 0 "viewer got: --kernel gemm --tab trace -- $tmp/t.mprof" env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" view "$tmp/t.mprof" --kernel gemm --tab trace
+expect 0 "viewer got: -- $tmp/t.mprof" env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" "$tmp/t.mprof"
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
+echo "all mprof view checks passed"

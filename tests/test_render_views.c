@@ -1,0 +1,400 @@
+/*
+ * mprof tests — every view drawn offscreen and checked by its pixels:
+ * launches where their times put them, the inset inside a wide launch,
+ * the bars of Summary and Hotspots, the lanes of Flame and Raster, and
+ * PNG/SVG files. The same views are drawn for every real trace in
+ * samples/ (skipped when there is none).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <dirent.h>
+#include <math.h>
+
+#include "test_render_fixture.h"
+
+#define W 1168
+#define H 420
+
+static mprof_render_view view_of(const mprof_render_model *m, int64_t start,
+                                 int64_t end) {
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.start_ns = FIX_T0 + start;
+  v.end_ns = FIX_T0 + end;
+  return v;
+}
+
+/* A y inside the boxes of Trace row @p row, above their labels. */
+static int row_y(const mprof_render_model *m, const mprof_render_view *v,
+                 size_t row) {
+  double h;
+  double top = mprof_render_row_top(m, v, row, &h);
+  return (int)(MPROF_RENDER_RULER + top + 5);
+}
+
+static void test_trace_puts_launches_at_their_times(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("views-trace.mprof", 1);
+  const uint32_t k0 = mprof_render_kernel_at(m, 0)->color;
+  const uint32_t k1 = mprof_render_kernel_at(m, 1)->color;
+  mprof_render_view v = view_of(m, 0, 50000); /* 50 ns per pixel */
+  v.kernel = -1;                              /* no selection outlines */
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace.png");
+  int y1 = row_y(m, &v, 1), y2 = row_y(m, &v, 2);
+  const int x0 = (int)MPROF_RENDER_GUTTER;
+  /* K0 at 5000..9000 ns: pixels 100..179 of the time area. */
+  assert_int_equal(fix_pixel(&img, x0 + 102, y1), k0);
+  assert_int_equal(fix_pixel(&img, x0 + 140, y1), k0);
+  assert_int_equal(fix_pixel(&img, x0 + 177, y1), k0);
+  assert_int_not_equal(fix_pixel(&img, x0 + 98, y1), k0);
+  assert_int_not_equal(fix_pixel(&img, x0 + 182, y1), k0);
+  /* K0 at 1000..2000: 20..39. */
+  assert_int_equal(fix_pixel(&img, x0 + 30, y1), k0);
+  assert_int_not_equal(fix_pixel(&img, x0 + 17, y1), k0);
+  /* K1 at 10000..30000 on the same row: 200..599. */
+  assert_int_equal(fix_pixel(&img, x0 + 400, y1), k1);
+  /* K1 on stream 8 at 3000..8000: 60..159, and nothing of it on row 1 at
+   * 160+. */
+  assert_int_equal(fix_pixel(&img, x0 + 110, y2), k1);
+  assert_int_not_equal(fix_pixel(&img, x0 + 170, y2), k1);
+  /* The memcpy at 2500..4000 (50..79) in its own colour, not a kernel's. */
+  int middle = y1 + (int)(v.row_height / 2) - 5;
+  uint32_t copy = fix_pixel(&img, x0 + 65, middle);
+  assert_int_not_equal(copy, k0);
+  assert_int_not_equal(copy, k1);
+  assert_int_not_equal(copy, fix_pixel(&img, x0 + 90, middle));
+  /* The gutter holds labels, the ruler ticks: not blank. */
+  double busy;
+  assert_true(fix_colors(&img, &busy) > 20);
+  fix_free(&img);
+
+  /* Zoomed out to the whole trace, the 10000 tiny launches (100..300 us of
+   * 500) merge into boxes of K0's lighter colour; the row is not empty
+   * there. Panned so that nothing is in view, the row is empty. */
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, W);
+  int xm = (int)mprof_render_time_to_x(&map, FIX_T0 + 200000);
+  uint32_t merged = fix_pixel(&img, xm, y1);
+  assert_int_not_equal(merged, k0);
+  assert_int_not_equal(merged, fix_pixel(&img, W - 2, y1));
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+static void test_trace_inset_shows_hottest_instructions(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("views-inset.mprof", 1);
+  mprof_render_view v = view_of(m, 390000, 510000); /* K0 100 us wide */
+  v.row_height = 120;
+  v.kernel = 0;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-inset.png");
+  double h;
+  int top = (int)(MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 1, &h));
+  /* The inset: a light panel inside the launch, its first bar (the
+   * hottest instruction, all long_scoreboard) in memory-latency red, its
+   * second (FFMA, math) in compute blue. The bars start 2 px into the
+   * panel, and line i at 6 + 12 i px below the row top + 2. */
+  const int x = 168 + 83 + 2 + 2 + 2 + 5; /* launch starts at 83 px */
+  assert_int_equal(fix_pixel(&img, x, top + 2 + 4 + 1 + 4),
+                   mprof_render_family_color(MPROF_FAM_MEMORY_LATENCY));
+  assert_int_equal(fix_pixel(&img, x, top + 2 + 4 + 12 + 1 + 4),
+                   mprof_render_family_color(MPROF_FAM_COMPUTE));
+  /* The longest bar is the hottest: red runs further right than blue. */
+  int red = 0, blue = 0;
+  for (int dx = 0; dx < 120; dx++) {
+    red += fix_pixel(&img, x + dx, top + 9) ==
+           mprof_render_family_color(MPROF_FAM_MEMORY_LATENCY);
+    blue += fix_pixel(&img, x + dx, top + 21) ==
+            mprof_render_family_color(MPROF_FAM_COMPUTE);
+  }
+  assert_true(red > blue && blue > 0);
+  fix_free(&img);
+  /* With a narrow launch (zoomed out) there is no inset: no red. */
+  v = view_of(m, 0, 2000000);
+  v.row_height = 120;
+  v.kernel = 0;
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  assert_int_equal(fix_count(&img, mprof_render_family_color(
+                                       MPROF_FAM_MEMORY_LATENCY)),
+                   0);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+static void test_summary_shows_the_kernel(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("views-summary.mprof", 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  assert_int_equal(v.kernel, 0); /* opens on the dominant kernel */
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_SUMMARY, W, 900);
+  fix_save(&img, "summary.png");
+  double busy;
+  assert_true(fix_colors(&img, &busy) > 30);
+  assert_true(busy > 0.03);
+  /* The kernel's colour swatch by its name. */
+  assert_int_equal(fix_pixel(&img, 26, 30), mprof_render_kernel_at(m, 0)->color);
+  /* The stall mix bar: memory latency 600 of 1050 samples, about 57% of
+   * the bar (1120 px wide, 22 px tall), compute 300 (29%). */
+  size_t red = fix_count(&img, mprof_render_family_color(
+                                   MPROF_FAM_MEMORY_LATENCY));
+  size_t blue = fix_count(&img, mprof_render_family_color(MPROF_FAM_COMPUTE));
+  double bar = (W - 48) * 22.0;
+  assert_true(red > 0.55 * bar && red < 0.62 * bar);
+  assert_true(blue > 0.27 * bar && blue < 0.32 * bar);
+  fix_free(&img);
+  /* The second kernel: its own colour, no memory latency at all. */
+  v.kernel = 1;
+  img = fix_draw(m, &v, MPROF_RENDER_SUMMARY, W, 900);
+  assert_int_equal(fix_pixel(&img, 26, 30), mprof_render_kernel_at(m, 1)->color);
+  assert_int_equal(fix_count(&img, mprof_render_family_color(
+                                       MPROF_FAM_MEMORY_LATENCY)),
+                   0);
+  fix_free(&img);
+  /* No kernel selected: a message, still not blank. */
+  v.kernel = -1;
+  img = fix_draw(m, &v, MPROF_RENDER_SUMMARY, W, 400);
+  assert_true(fix_colors(&img, &busy) > 5);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+static void test_hotspots_rank_instructions(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("views-hotspots.mprof", 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_HOTSPOTS, W, H);
+  fix_save(&img, "hotspots.png");
+  /* Rows under an 88 px header, 22 px each; the share bar (category
+   * colour) at x 50: LDG (memory), FFMA (arithmetic), BAR (sync), HMMA
+   * (tensor), with lengths in proportion to their samples. */
+  static const int category[4] = {MPROF_CAT_MEMORY, MPROF_CAT_ARITH,
+                                  MPROF_CAT_SYNC, MPROF_CAT_TENSOR};
+  static const double samples[4] = {600, 300, 100, 50};
+  for (int row = 0; row < 4; row++) {
+    int y = 88 + 22 * row + 11;
+    uint32_t c = mprof_render_category_color(category[row]);
+    assert_int_equal(fix_pixel(&img, 51, y), c);
+    int len = 0;
+    while (fix_pixel(&img, 50 + len, y) == c)
+      len++;
+    assert_true(fabs(len - 46 * samples[row] / 600) <= 1.5);
+  }
+  /* The stall breakdown of the hottest row: long_scoreboard's colour over
+   * the whole bar; the not-issued twin is not stacked on it. */
+  const mprof_render_reason *long_sb = NULL;
+  for (size_t r = 0; r < mprof_render_reason_count(m); r++)
+    if (strcmp(mprof_render_reason_at(m, r)->name, "long_scoreboard") == 0)
+      long_sb = mprof_render_reason_at(m, r);
+  assert_non_null(long_sb);
+  size_t in_row = 0;
+  for (int x = 0; x < W; x++)
+    in_row += fix_pixel(&img, x, 88 + 11) == long_sb->color;
+  double stalls_w = fmin(260, fmax(120, W * 0.22));
+  assert_true(fabs((double)in_row - stalls_w) <= 2);
+  /* Nothing below the fourth row. */
+  assert_int_equal(fix_pixel(&img, 51, 88 + 22 * 4 + 11),
+                   fix_pixel(&img, W - 1, H - 1));
+  fix_free(&img);
+  /* A kernel without SASS (K1) still ranks its PCs. */
+  v.kernel = 1;
+  img = fix_draw(m, &v, MPROF_RENDER_HOTSPOTS, W, H);
+  assert_int_equal(fix_pixel(&img, 51, 88 + 11),
+                   mprof_render_category_color(MPROF_CAT_OTHER));
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* The lane (row band) index at y of a Flame/Raster drawing: lanes are
+ * equal bands between a 52 px header and a 34 px axis. */
+static int lane_middle(int lane, int lanes) {
+  double lane_h = (H - 34.0 - 52.0) / lanes;
+  return (int)(52.0 + lane_h * lane + lane_h / 2);
+}
+
+static void test_flame_and_raster_lanes(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("views-lanes.mprof", 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  /* x: 178 .. W-12 spread over 1050 samples in offset order: 0x10 (600),
+   * 0x20 (300), 0x30 (100), 0x40 (50). */
+  double left = 178, right = W - 12, scale = (right - left) / 1050.0;
+  int x10 = (int)(left + 300 * scale), x20 = (int)(left + 750 * scale),
+      x30 = (int)(left + 950 * scale), x40 = (int)(left + 1025 * scale);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_FLAME, W, H);
+  fix_save(&img, "flame.png");
+  int n = MPROF_CAT_COUNT;
+  /* The hottest instruction at full strength in its lane... */
+  assert_int_equal(fix_pixel(&img, x10, lane_middle(MPROF_CAT_MEMORY, n)),
+                   mprof_render_category_color(MPROF_CAT_MEMORY));
+  /* ...the others in theirs, lighter; no instruction in another lane. */
+  uint32_t bg_arith = fix_pixel(&img, x10, lane_middle(MPROF_CAT_ARITH, n));
+  assert_int_not_equal(fix_pixel(&img, x20, lane_middle(MPROF_CAT_ARITH, n)),
+                       bg_arith);
+  assert_int_not_equal(fix_pixel(&img, x30, lane_middle(MPROF_CAT_SYNC, n)),
+                       fix_pixel(&img, x10, lane_middle(MPROF_CAT_SYNC, n)));
+  assert_int_not_equal(
+      fix_pixel(&img, x40, lane_middle(MPROF_CAT_TENSOR, n)),
+      fix_pixel(&img, x10, lane_middle(MPROF_CAT_TENSOR, n)));
+  assert_int_equal(fix_pixel(&img, x10, lane_middle(MPROF_CAT_CONTROL, n)),
+                   fix_pixel(&img, x20, lane_middle(MPROF_CAT_CONTROL, n)));
+  fix_free(&img);
+
+  img = fix_draw(m, &v, MPROF_RENDER_RASTER, W, H);
+  fix_save(&img, "raster.png");
+  n = MPROF_FAM_COUNT;
+  /* Every sample of 0x10 is long_scoreboard and every one of 0x20 math:
+   * full-strength cells, and nothing else in those columns. */
+  assert_int_equal(
+      fix_pixel(&img, x10, lane_middle(MPROF_FAM_MEMORY_LATENCY, n)),
+      mprof_render_family_color(MPROF_FAM_MEMORY_LATENCY));
+  assert_int_equal(fix_pixel(&img, x20, lane_middle(MPROF_FAM_COMPUTE, n)),
+                   mprof_render_family_color(MPROF_FAM_COMPUTE));
+  assert_int_equal(fix_pixel(&img, x30, lane_middle(MPROF_FAM_SYNC, n)),
+                   mprof_render_family_color(MPROF_FAM_SYNC));
+  assert_int_equal(fix_pixel(&img, x40, lane_middle(MPROF_FAM_ISSUED, n)),
+                   mprof_render_family_color(MPROF_FAM_ISSUED));
+  assert_int_not_equal(
+      fix_pixel(&img, x10, lane_middle(MPROF_FAM_COMPUTE, n)),
+      mprof_render_family_color(MPROF_FAM_COMPUTE));
+  /* No throughput stalls at all: that lane is empty in every column. */
+  int lane = lane_middle(MPROF_FAM_MEMORY_THROUGHPUT, n);
+  uint32_t empty = fix_pixel(&img, W - 5, lane);
+  assert_int_equal(fix_pixel(&img, x10, lane), empty);
+  assert_int_equal(fix_pixel(&img, x20, lane), empty);
+  assert_int_equal(fix_pixel(&img, x30, lane), empty);
+  assert_int_equal(fix_pixel(&img, x40, lane), empty);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+static void test_files_png_and_svg(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("views-files.mprof", 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  const char *png = test_path("out.png");
+  const char *svg = test_path("out.svg");
+  for (int tab = 0; tab < MPROF_RENDER_TAB_COUNT; tab++) {
+    assert_int_equal(mprof_render_write(m, &v, tab, 800, 500, png), 0);
+    size_t size;
+    unsigned char *data = test_read_file(png, &size);
+    assert_non_null(data);
+    assert_true(size > 1000);
+    assert_memory_equal(data, "\x89PNG\r\n\x1a\n", 8);
+    free(data);
+    assert_int_equal(mprof_render_write(m, &v, tab, 800, 500, svg), 0);
+    data = test_read_file(svg, &size);
+    assert_non_null(data);
+    assert_non_null(strstr((const char *)data, "<svg"));
+    free(data);
+  }
+  assert_int_equal(mprof_render_write(m, &v, 0, 800, 500, test_path("x.jpg")),
+                   -1);
+  assert_non_null(strstr(mprof_render_error(), ".png or .svg"));
+  assert_int_equal(
+      mprof_render_write(m, &v, 0, 800, 500, "/nonexistent/dir/x.png"), -1);
+  assert_non_null(strstr(mprof_render_error(), "/nonexistent/dir/x.png"));
+  assert_int_equal(mprof_render_write(m, &v, 0, 5, 500, png), -1);
+  mprof_render_model_free(m);
+}
+
+/* Every view of @p path at two sizes and three zooms: drawn, not blank. */
+static void draw_everything(const char *path) {
+  mprof_render_model *m;
+  if (mprof_render_model_open(&m, path, NULL))
+    fail_msg("%s", mprof_render_error());
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  mprof_render_limits l;
+  mprof_render_model_limits(m, &l);
+  char name[256];
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (int tab = 0; tab < MPROF_RENDER_TAB_COUNT; tab++) {
+    fix_image img = fix_draw(m, &v, tab, 1280, 800);
+    double busy;
+    size_t colors = fix_colors(&img, &busy);
+    printf("  %s %-8s %4zu colours, %4.1f%% drawn\n", base,
+           mprof_render_tab_key(tab), colors, 100 * busy);
+    assert_true(colors > 8);
+    assert_true(busy > 0.005);
+    snprintf(name, sizeof name, "%s-%s.png", base, mprof_render_tab_key(tab));
+    fix_save(&img, name);
+    fix_free(&img);
+    img = fix_draw(m, &v, tab, 320, 200); /* small windows draw too */
+    fix_free(&img);
+  }
+  for (int zoom = 0; zoom < 3; zoom++) {
+    mprof_render_view_zoom(&v, &l, 0.3, 50);
+    fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, 1280, 800);
+    double busy;
+    assert_true(fix_colors(&img, &busy) > 8);
+    fix_free(&img);
+  }
+  mprof_render_model_free(m);
+}
+
+static void test_synthetic_traces_draw(void **state) {
+  (void)state;
+  /* Synthetic traces with their made-up SASS: every scenario. */
+  for (uint32_t scenario = 0; scenario <= MPROF_SYNTH_LAUNCH_GAPS;
+       scenario += 3) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s", test_path("synth.mprof"));
+    mprof_synth_options opts;
+    mprof_synth_options_init(&opts, MPROF_SYNTH_OPTIONS_VERSION);
+    opts.launches = 20000;
+    opts.devices = 2;
+    opts.scenario = scenario;
+    assert_int_equal(mprof_synth_write(path, &opts), 0);
+    assert_int_equal(mprof_synth_write_sidecar(path, NULL), 0);
+    draw_everything(path);
+  }
+}
+
+static void test_real_samples_draw(void **state) {
+  (void)state;
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/samples", root && *root ? root : ".");
+  DIR *d = opendir(dir);
+  size_t found = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n < 7 || strcmp(e->d_name + n - 6, ".mprof") != 0)
+      continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    draw_everything(path);
+    found++;
+  }
+  if (d)
+    closedir(d);
+  if (!found)
+    skip(); /* no real samples in samples/ yet */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_trace_puts_launches_at_their_times),
+      cmocka_unit_test(test_trace_inset_shows_hottest_instructions),
+      cmocka_unit_test(test_summary_shows_the_kernel),
+      cmocka_unit_test(test_hotspots_rank_instructions),
+      cmocka_unit_test(test_flame_and_raster_lanes),
+      cmocka_unit_test(test_files_png_and_svg),
+      cmocka_unit_test(test_synthetic_traces_draw),
+      cmocka_unit_test(test_real_samples_draw),
+  };
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  cairo_debug_reset_static_data();
+  return failed;
+}
