@@ -88,7 +88,8 @@ static int write_trace(const char *path, unsigned long long launches) {
 
 int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "bench_render.mprof";
-  unsigned long long launches = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
+  unsigned long long launches =
+      argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
   if (argc > 3 && sscanf(argv[3], "%dx%d", &width, &height) != 2) {
     fprintf(stderr, "usage: bench_render [TRACE] [LAUNCHES] [WxH]\n");
     return 2;
@@ -146,8 +147,8 @@ int main(int argc, char **argv) {
        span /= 2) {
     static const double places[] = {0.0, 0.25, 0.5, 0.77, 1.0};
     for (size_t p = 0; p < sizeof places / sizeof places[0]; p++) {
-      v.start_ns = l.min_ns + (int64_t)((double)(l.max_ns - l.min_ns - span) *
-                                        places[p]);
+      v.start_ns = l.min_ns +
+                   (int64_t)((double)(l.max_ns - l.min_ns - span) * places[p]);
       v.end_ns = v.start_ns + span;
       double t = frame(surface, m, &v, MPROF_RENDER_TRACE);
       if (t > worst) {

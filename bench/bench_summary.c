@@ -7,6 +7,8 @@
  *   read     read() the whole file in 1 MiB chunks
  *   map      mmap (MAP_POPULATE) and touch every page: the floor of any
  *            reader that keeps the trace in memory, as mprof_trace_open()
+ *   open     mprof_trace_open() alone (map, checksums, validation): what
+ *            summary costs before any analysis
  *   summary  open + join + diagnose + XML to /dev/null
  *   diff     open, join and diagnose both traces, diff, XML to /dev/null;
  *            once one after the other, once on two threads as `mprof diff`
@@ -63,6 +65,15 @@ static uint64_t mmap_touch(const char *path) {
     sum += p[i];
   munmap((void *)p, (size_t)st.st_size);
   return sum;
+}
+
+static uint64_t open_only(const char *path) {
+  mprof_trace *t;
+  if (mprof_trace_open(&t, path, NULL))
+    return 0;
+  uint64_t size = mprof_trace_file_size(t);
+  mprof_trace_free(t);
+  return size;
 }
 
 static void die(const char *what) {
@@ -155,7 +166,8 @@ static phase_result run_phase(const char *a, const char *b, int which,
     double best = 1e9;
     for (int i = 0; i < repeats; i++) {
       double t0 = now();
-      volatile uint64_t sink = which == 4   ? diff(a, b, 1)
+      volatile uint64_t sink = which == 5   ? open_only(a)
+                               : which == 4 ? diff(a, b, 1)
                                : which == 3 ? diff(a, b, 0)
                                : which == 2 ? summary(a)
                                : which == 1 ? mmap_touch(a)
@@ -215,6 +227,7 @@ int main(int argc, char **argv) {
   plain_read(candidate);
   phase_result plain = run_phase(base, NULL, 0, repeats);
   phase_result map = run_phase(base, NULL, 1, repeats);
+  phase_result opened = run_phase(base, NULL, 5, repeats);
   phase_result sum = run_phase(base, NULL, 2, repeats);
   phase_result seq = run_phase(base, candidate, 3, repeats);
   phase_result par = run_phase(base, candidate, 4, repeats);
@@ -223,6 +236,8 @@ int main(int argc, char **argv) {
          plain.seconds * 1e3, mb / plain.seconds, plain.max_rss_kb / 1024.0);
   printf("mmap + touch      %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
          map.seconds * 1e3, mb / map.seconds, map.max_rss_kb / 1024.0);
+  printf("trace open        %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
+         opened.seconds * 1e3, mb / opened.seconds, opened.max_rss_kb / 1024.0);
   printf("summary           %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
          sum.seconds * 1e3, mb / sum.seconds, sum.max_rss_kb / 1024.0);
   printf("diff, one thread  %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
@@ -235,6 +250,9 @@ int main(int argc, char **argv) {
   printf("summary time      %.2fx the plain read, %.2fx mmap + touch "
          "(goal <= 3x the read: %s)\n",
          t_ratio, sum.seconds / map.seconds, t_ratio <= 3.0 ? "met" : "MISSED");
+  printf("summary analysis  %.1f ms on top of opening the trace (join, "
+         "diagnose, XML)\n",
+         (sum.seconds - opened.seconds) * 1e3);
   printf("summary memory    %.2fx the file size (goal < 1.5x: %s)\n", m_ratio,
          m_ratio < 1.5 ? "met" : "MISSED");
   printf("diff time         %.2fx one summary as mprof diff runs it, %.2fx "

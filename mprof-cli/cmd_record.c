@@ -218,11 +218,11 @@ static int run_command(const record_options *o, const char *producer,
 
 static void print_count(FILE *out, double value) {
   if (value >= 1e9)
-    fprintf(out, "%.2f G", value / 1e9);
+    fprintf(out, "%.2fG ", value / 1e9);
   else if (value >= 1e6)
-    fprintf(out, "%.2f M", value / 1e6);
+    fprintf(out, "%.2fM ", value / 1e6);
   else if (value >= 1e4)
-    fprintf(out, "%.1f k", value / 1e3);
+    fprintf(out, "%.1fk ", value / 1e3);
   else
     fprintf(out, "%.0f ", value);
 }

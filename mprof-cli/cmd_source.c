@@ -30,8 +30,9 @@ static void print_report(const char *trace,
           r->matched_by_order + r->matched_by_time, r->matched_by_order,
           r->matched_by_time, r->unmatched, r->method);
   if (r->alignment.launches)
-    fprintf(stderr, ", offset %" PRId64 " ns, error max %" PRIu64
-                    " ns / median %" PRIu64 " ns",
+    fprintf(stderr,
+            ", offset %" PRId64 " ns, error max %" PRIu64
+            " ns / median %" PRIu64 " ns",
             r->alignment.offset_ns, r->alignment.error_max_ns,
             r->alignment.error_median_ns);
   if (r->globaltimer_step_ns)
@@ -119,8 +120,8 @@ static int source_info(const char *path) {
     t1 = r[i].end > t1 ? r[i].end : t1;
   }
   if (records)
-    printf("extent     %.3f ms of %%globaltimer; %" PRIu64 " warp spans, %" PRIu64
-           " block spans\n",
+    printf("extent     %.3f ms of %%globaltimer; %" PRIu64
+           " warp spans, %" PRIu64 " block spans\n",
            (double)(t1 - t0) / 1e6, warp_spans, (uint64_t)records - warp_spans);
   for (size_t i = 0; count && busy && i <= regions; i++) {
     if (i == regions && !count[i])
@@ -172,8 +173,7 @@ static int source_merge(int argc, char **argv) {
     source = default_source;
   }
   mprof_source_merge_report report = MPROF_SOURCE_MERGE_REPORT_INIT;
-  int rc =
-      mprof_source_merge(trace, source, out ? out : trace, &opts, &report);
+  int rc = mprof_source_merge(trace, source, out ? out : trace, &opts, &report);
   if (rc)
     return cli_fail(rc);
   print_report(out ? out : trace, &report);

@@ -189,8 +189,9 @@ static const cli_command commands[] = {
      "export writes the activity spans of TRACE as MKPROF1.2, the format of\n"
      "the Megakernels viewer: one processor per SM, one instruction per\n"
      "block that ran there, loader/consumer/storer units from the regions'\n"
-     "roles. Times are relative and must fit 4.29 s: --kernel and --launch\n"
-     "(an index into LAUNCHES) export less.\n"
+     "roles. Times are relative and must fit 4.29 s: --kernel REGEX keeps\n"
+     "the kernels it matches, --launch N only the N-th launch (from 0, in\n"
+     "time order) of those with spans.\n"
      "\n"
      "import converts FILE into a trace with one region per (instruction\n"
      "type, unit) and one span per unit activity.\n",

@@ -17,9 +17,10 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
   if (rc)
     return cli_fail(rc);
   /* CUPTI hands over buffers out of order; sorting once here lets every
-   * later reader use the per-stream arrays in place. */
-  if (!(mprof_trace_flags(trace) & MPROF_FILE_FLAG_LAUNCHES_SORTED))
-    rc = mprof_trace_rewrite(trace, trace_path, MPROF_REWRITE_SORT_LAUNCHES);
+   * later reader use the per-stream arrays in place. The producer keeps
+   * only mangled names (no demangler in the profiled process). */
+  rc = mprof_trace_rewrite(
+      trace, trace_path, MPROF_REWRITE_SORT_LAUNCHES | MPROF_REWRITE_DEMANGLE);
   mprof_trace_free(trace);
   if (rc)
     return cli_fail(rc);

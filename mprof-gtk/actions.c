@@ -69,8 +69,9 @@ static void rows_shorter(GSimpleAction *a, GVariant *p, gpointer window) {
 
 static void show_tab(GSimpleAction *a, GVariant *p, gpointer window) {
   (void)a;
-  mprof_gtk_window_set_tab(MPROF_GTK_WINDOW(window),
-                           mprof_render_tab_parse(g_variant_get_string(p, NULL)));
+  mprof_gtk_window_set_tab(
+      MPROF_GTK_WINDOW(window),
+      mprof_render_tab_parse(g_variant_get_string(p, NULL)));
 }
 
 static void close_window(GSimpleAction *a, GVariant *p, gpointer window) {

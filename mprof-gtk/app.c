@@ -51,12 +51,6 @@ static int command_line(GApplication *application,
   g_variant_dict_lookup(opts, "sidecar", "^&ay", &sidecar);
   g_variant_dict_lookup(opts, "smoke-test", "^&ay", &smoke);
   g_variant_dict_lookup(opts, G_OPTION_REMAINING, "^a&ay", &files);
-  if (g_variant_dict_contains(opts, "version")) {
-    g_application_command_line_print(cmdline, "mprof-gtk %s\n",
-                                     MPROF_VERSION_STRING);
-    g_free(files);
-    return 0;
-  }
   if (!files || !files[0] || files[1]) {
     g_application_command_line_printerr(
         cmdline, "usage: mprof-gtk [--kernel NAME] [--tab TAB] "
@@ -108,6 +102,16 @@ static int command_line(GApplication *application,
   return self->exit_status;
 }
 
+/* Before any display is opened: --version needs none. */
+static int handle_local_options(GApplication *application, GVariantDict *dict) {
+  (void)application;
+  if (g_variant_dict_contains(dict, "version")) {
+    printf("mprof-gtk %s\n", MPROF_VERSION_STRING);
+    return 0;
+  }
+  return -1;
+}
+
 static void startup(GApplication *application) {
   G_APPLICATION_CLASS(mprof_gtk_app_parent_class)->startup(application);
   mprof_gtk_actions_set_accels(GTK_APPLICATION(application));
@@ -118,13 +122,12 @@ static void startup(GApplication *application) {
 
 static void mprof_gtk_app_class_init(MprofGtkAppClass *klass) {
   G_APPLICATION_CLASS(klass)->command_line = command_line;
+  G_APPLICATION_CLASS(klass)->handle_local_options = handle_local_options;
   G_APPLICATION_CLASS(klass)->startup = startup;
 }
 
 static void mprof_gtk_app_init(MprofGtkApp *self) {
   g_application_add_main_option_entries(G_APPLICATION(self), options);
-  g_application_set_option_context_parameter_string(G_APPLICATION(self),
-                                                    "TRACE");
   g_application_set_option_context_summary(
       G_APPLICATION(self), "The mprof viewer: kernels on a timeline, and "
                            "inside each kernel where its warps stall.");
@@ -147,12 +150,9 @@ int mprof_gtk_app_run(int argc, char **argv) {
                     "OUT.png'\n");
     return 2;
   }
-  MprofGtkApp *app =
-      g_object_new(MPROF_GTK_TYPE_APP, "application-id", "org.mprof.Viewer",
-                   "flags",
-                   G_APPLICATION_HANDLES_COMMAND_LINE |
-                       G_APPLICATION_NON_UNIQUE,
-                   NULL);
+  MprofGtkApp *app = g_object_new(
+      MPROF_GTK_TYPE_APP, "application-id", "org.mprof.Viewer", "flags",
+      G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE, NULL);
   int status = g_application_run(G_APPLICATION(app), argc, argv);
   if (app->exit_status > status)
     status = app->exit_status;

@@ -13,8 +13,7 @@
 G_BEGIN_DECLS
 
 #define MPROF_GTK_TYPE_APP (mprof_gtk_app_get_type())
-G_DECLARE_FINAL_TYPE(MprofGtkApp, mprof_gtk_app, MPROF_GTK, APP,
-                     GtkApplication)
+G_DECLARE_FINAL_TYPE(MprofGtkApp, mprof_gtk_app, MPROF_GTK, APP, GtkApplication)
 
 /* Run the viewer; returns the process exit status (0, 1 failed, 2 bad
  * usage or input). */

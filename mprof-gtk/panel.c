@@ -44,8 +44,7 @@ static void sync_adjustment(MprofGtkPanel *self) {
   if (value < 0)
     value = 0;
   self->syncing = TRUE;
-  gtk_adjustment_configure(self->vadj, value, 0, content, 40, page * 0.9,
-                           page);
+  gtk_adjustment_configure(self->vadj, value, 0, content, 40, page * 0.9, page);
   self->syncing = FALSE;
 }
 
@@ -104,7 +103,8 @@ static void on_motion(GtkEventControllerMotion *controller, double x, double y,
   mprof_render_view v = current_view(self);
   const mprof_render_model *m = mprof_gtk_view_state_get_model(self->state);
   mprof_render_hit hit;
-  mprof_render_hit_test(m, &v, self->tab, gtk_widget_get_width(GTK_WIDGET(self)),
+  mprof_render_hit_test(m, &v, self->tab,
+                        gtk_widget_get_width(GTK_WIDGET(self)),
                         gtk_widget_get_height(GTK_WIDGET(self)), x, y, &hit);
   char text[1024];
   mprof_render_hit_describe(m, &hit, text, sizeof text);
@@ -199,8 +199,8 @@ GtkWidget *mprof_gtk_panel_new(MprofGtkViewState *state, int tab) {
   MprofGtkPanel *self = g_object_new(MPROF_GTK_TYPE_PANEL, NULL);
   self->state = g_object_ref(state);
   self->tab = tab;
-  self->changed_handler = g_signal_connect(
-      state, "changed", G_CALLBACK(on_state_changed), self);
+  self->changed_handler =
+      g_signal_connect(state, "changed", G_CALLBACK(on_state_changed), self);
   return GTK_WIDGET(self);
 }
 

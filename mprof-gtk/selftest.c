@@ -53,6 +53,14 @@ static gint64 span(selftest *t) {
   return v->end_ns - v->start_ns;
 }
 
+static gboolean has_accel(selftest *t, const char *action, const char *key) {
+  char **accels =
+      gtk_application_get_accels_for_action(GTK_APPLICATION(t->app), action);
+  gboolean found = accels && g_strv_contains((const char *const *)accels, key);
+  g_strfreev(accels);
+  return found;
+}
+
 static void act(selftest *t, const char *action) {
   gtk_widget_activate_action(GTK_WIDGET(t->window), action, NULL);
 }
@@ -75,7 +83,23 @@ static gboolean tick(gpointer data) {
   const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
   switch (t->step++) {
   case 0:
-    check(t, mprof_gtk_window_get_tab(t->window) >= 0, "a tab is shown");
+    check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SUMMARY,
+          "it opens on the Summary");
+    check(t,
+          has_accel(t, "win.zoom-in", "w") &&
+              has_accel(t, "win.zoom-in", "plus") &&
+              has_accel(t, "win.zoom-out", "s") &&
+              has_accel(t, "win.zoom-out", "minus") &&
+              has_accel(t, "win.zoom-reset", "0") &&
+              has_accel(t, "win.pan-left", "a") &&
+              has_accel(t, "win.pan-right", "d"),
+          "keys +/-/0 and W/A/S/D are bound");
+    {
+      const mprof_render_kernel *k = mprof_render_kernel_at(
+          mprof_gtk_view_state_get_model(state), (size_t)v->kernel);
+      printf("selftest: kernel #%d %s\n", (int)v->kernel,
+             k ? k->mangled : "(none)");
+    }
     SHOT(t, mprof_render_tab_key(mprof_gtk_window_get_tab(t->window)));
     show(t, MPROF_RENDER_TRACE);
     break;
@@ -91,9 +115,9 @@ static gboolean tick(gpointer data) {
     {
       MprofGtkTimeline *tl =
           MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
-      double x = MPROF_RENDER_GUTTER +
-                 (gtk_widget_get_width(GTK_WIDGET(tl)) - MPROF_RENDER_GUTTER) /
-                     2.0;
+      double x =
+          MPROF_RENDER_GUTTER +
+          (gtk_widget_get_width(GTK_WIDGET(tl)) - MPROF_RENDER_GUTTER) / 2.0;
       double rows_before = v->row_height;
       mprof_gtk_timeline_scroll(tl, x, 80, 0, -3, 0);
       mprof_gtk_timeline_scroll(tl, x, 80, 0, -4, GDK_SHIFT_MASK);
@@ -101,6 +125,23 @@ static gboolean tick(gpointer data) {
       mprof_gtk_timeline_scroll(tl, x, 80, 0, -1, GDK_CONTROL_MASK);
     }
     check(t, span(t) < t->span_before / 4, "zoomed in");
+    {
+      /* Close enough to see launches one by one, with the inset of the
+       * selected kernel inside its launches. */
+      const mprof_trace *trace =
+          mprof_render_model_trace(mprof_gtk_view_state_get_model(state));
+      const mprof_launch_record *a = mprof_trace_stream_launch(trace, 0, 0);
+      const mprof_launch_record *b = mprof_trace_stream_launch(trace, 0, 3);
+      if (a && b) {
+        mprof_gtk_view_state_set_range(state, (gint64)a->start, (gint64)b->end);
+        size_t launches;
+        mprof_trace_launches(trace, &launches);
+        mprof_gtk_view_state_select_launch(
+            state, (gint64)(mprof_trace_stream_launch(trace, 0, 1) -
+                            mprof_trace_launches(trace, &launches)));
+        mprof_gtk_view_state_set_row_height(state, 72);
+      }
+    }
     break;
   case 2:
     SHOT(t, "trace-zoomed");
@@ -126,9 +167,7 @@ static gboolean tick(gpointer data) {
       check(t, v->kernel == 1, "the second kernel is selected");
     }
     break;
-  case 6:
-    SHOT(t, "summary-second-kernel");
-    goto finish;
+  case 6: SHOT(t, "summary-second-kernel"); goto finish;
   }
   return G_SOURCE_CONTINUE;
 finish:

@@ -46,8 +46,7 @@ static void sync_adjustments(MprofGtkTimeline *self) {
   gtk_adjustment_configure(self->hadj, (double)(v->start_ns - l->min_ns), 0,
                            (double)(l->max_ns - l->min_ns), span * 0.1,
                            span * 0.9, span);
-  double content =
-      mprof_render_content_height(m, v, MPROF_RENDER_TRACE, 0) + 8;
+  double content = mprof_render_content_height(m, v, MPROF_RENDER_TRACE, 0) + 8;
   double page = rows_height(self);
   double value = gtk_adjustment_get_value(self->vadj);
   if (value > content - page)
@@ -113,7 +112,8 @@ static void hit_at(MprofGtkTimeline *self, double x, double y,
                    mprof_render_hit *hit) {
   mprof_render_view v = current_view(self);
   mprof_render_hit_test(mprof_gtk_view_state_get_model(self->state), &v,
-                        MPROF_RENDER_TRACE, gtk_widget_get_width(GTK_WIDGET(self)),
+                        MPROF_RENDER_TRACE,
+                        gtk_widget_get_width(GTK_WIDGET(self)),
                         gtk_widget_get_height(GTK_WIDGET(self)), x, y, hit);
 }
 
@@ -280,9 +280,9 @@ static void mprof_gtk_timeline_class_init(MprofGtkTimelineClass *klass) {
   G_OBJECT_CLASS(klass)->dispose = dispose;
   GTK_DRAWING_AREA_CLASS(klass)->resize = resize;
   GTK_WIDGET_CLASS(klass)->query_tooltip = on_query_tooltip;
-  signals[SIGNAL_OPEN_KERNEL] = g_signal_new(
-      "open-kernel", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
-      NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+  signals[SIGNAL_OPEN_KERNEL] =
+      g_signal_new("open-kernel", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
   signals[SIGNAL_HOVER] =
       g_signal_new("hover", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
@@ -302,8 +302,8 @@ static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
                    self);
   gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self), draw, NULL, NULL);
 
-  GtkEventController *scroll = gtk_event_controller_scroll_new(
-      GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  GtkEventController *scroll =
+      gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
   g_signal_connect(scroll, "scroll", G_CALLBACK(on_scroll), self);
   gtk_widget_add_controller(widget, scroll);
 
@@ -327,8 +327,8 @@ static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
 GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state) {
   MprofGtkTimeline *self = g_object_new(MPROF_GTK_TYPE_TIMELINE, NULL);
   self->state = g_object_ref(state);
-  self->changed_handler = g_signal_connect(
-      state, "changed", G_CALLBACK(on_state_changed), self);
+  self->changed_handler =
+      g_signal_connect(state, "changed", G_CALLBACK(on_state_changed), self);
   sync_adjustments(self);
   return GTK_WIDGET(self);
 }

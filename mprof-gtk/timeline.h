@@ -18,8 +18,8 @@
 G_BEGIN_DECLS
 
 #define MPROF_GTK_TYPE_TIMELINE (mprof_gtk_timeline_get_type())
-G_DECLARE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, MPROF_GTK,
-                     TIMELINE, GtkDrawingArea)
+G_DECLARE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, MPROF_GTK, TIMELINE,
+                     GtkDrawingArea)
 
 /* Signals: "open-kernel" (int kernel) on a double-click; "hover" (const
  * char *text) when the pointer moves over something, "" when it leaves. */

@@ -19,14 +19,12 @@ static guint signals[SIGNAL_COUNT];
 
 static void mprof_gtk_view_state_class_init(MprofGtkViewStateClass *klass) {
   /* changed(guint what): MprofGtkChange bits. */
-  signals[SIGNAL_CHANGED] = g_signal_new(
-      "changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-      NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+  signals[SIGNAL_CHANGED] =
+      g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
-static void mprof_gtk_view_state_init(MprofGtkViewState *self) {
-  (void)self;
-}
+static void mprof_gtk_view_state_init(MprofGtkViewState *self) { (void)self; }
 
 MprofGtkViewState *mprof_gtk_view_state_new(const mprof_render_model *model) {
   MprofGtkViewState *self = g_object_new(MPROF_GTK_TYPE_VIEW_STATE, NULL);

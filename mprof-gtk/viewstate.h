@@ -51,8 +51,7 @@ void mprof_gtk_view_state_set_row_height(MprofGtkViewState *self,
 /* Selection: a kernel (-1 none), a launch (index into LAUNCHES, -1 none;
  * selects its kernel too), a time range (end <= start clears it). */
 void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel);
-void mprof_gtk_view_state_select_launch(MprofGtkViewState *self,
-                                        gint64 launch);
+void mprof_gtk_view_state_select_launch(MprofGtkViewState *self, gint64 launch);
 void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
                                         gint64 start_ns, gint64 end_ns);
 

@@ -146,11 +146,11 @@ static GtkWidget *panel_page(MprofGtkWindow *self, int tab) {
   GtkWidget *grid = gtk_grid_new();
   GtkWidget *panel = mprof_gtk_panel_new(self->state, tab);
   gtk_grid_attach(GTK_GRID(grid), panel, 0, 0, 1, 1);
-  gtk_grid_attach(
-      GTK_GRID(grid),
-      gtk_scrollbar_new(GTK_ORIENTATION_VERTICAL,
-                        mprof_gtk_panel_get_vadjustment(MPROF_GTK_PANEL(panel))),
-      1, 0, 1, 1);
+  gtk_grid_attach(GTK_GRID(grid),
+                  gtk_scrollbar_new(
+                      GTK_ORIENTATION_VERTICAL,
+                      mprof_gtk_panel_get_vadjustment(MPROF_GTK_PANEL(panel))),
+                  1, 0, 1, 1);
   g_signal_connect(panel, "hover", G_CALLBACK(on_hover), self);
   return grid;
 }
@@ -248,8 +248,8 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
 
   self->state = mprof_gtk_view_state_new(model);
   for (int tab = 0; tab < MPROF_RENDER_TAB_COUNT; tab++) {
-    GtkWidget *page = tab == MPROF_RENDER_TRACE ? trace_page(self)
-                                                : panel_page(self, tab);
+    GtkWidget *page =
+        tab == MPROF_RENDER_TRACE ? trace_page(self) : panel_page(self, tab);
     gtk_stack_add_titled(GTK_STACK(self->stack), page,
                          mprof_render_tab_key(tab),
                          mprof_render_tab_title(tab));
@@ -265,8 +265,8 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->picker), (guint)v->kernel);
   g_signal_connect(self->picker, "notify::selected",
                    G_CALLBACK(on_picker_selected), self);
-  self->changed_handler = g_signal_connect(
-      self->state, "changed", G_CALLBACK(on_state_changed), self);
+  self->changed_handler = g_signal_connect(self->state, "changed",
+                                           G_CALLBACK(on_state_changed), self);
 
   size_t launches;
   mprof_trace_launches(mprof_render_model_trace(model), &launches);

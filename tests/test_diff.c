@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
+#include <stddef.h>
 
 #include "analysis_util.h"
 #include "json_schema.h"
@@ -442,6 +443,35 @@ static void test_hot_by_line(void **state) {
   unlink(pb);
 }
 
+/* Version 1 callers of the synthesizer (a shorter struct) still work. */
+static void test_synth_version_1(void **state) {
+  (void)state;
+  mprof_synth_options so;
+  memset(&so, 0xab, sizeof so);
+  assert_int_equal(mprof_synth_options_init(&so, 1), 0);
+  assert_int_equal(so.version, 1);
+  assert_int_equal(so.launches, 10000);
+  const unsigned char *tail =
+      (const unsigned char *)&so + offsetof(mprof_synth_options, slowdown);
+  assert_int_equal(tail[0], 0xab); /* past a version 1 struct: untouched */
+  so.launches = 100;
+  const char *path = test_path("v1.mprof");
+  assert_int_equal(mprof_synth_write(path, &so), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  size_t n;
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, 100);
+  mprof_trace_free(t);
+  unlink(path);
+  assert_int_equal(mprof_synth_options_init(&so, 3), MPROF_EVERSION);
+  assert_int_equal(mprof_synth_options_init(&so, MPROF_SYNTH_OPTIONS_VERSION),
+                   0);
+  assert_true(so.slowdown == 0 && so.timing_seed == 0);
+  so.slowdown = -1;
+  assert_int_equal(mprof_synth_write(path, &so), MPROF_EINVAL);
+}
+
 static void test_bad_arguments(void **state) {
   (void)state;
   mprof_diff *d = NULL;
@@ -485,6 +515,7 @@ int main(void) {
       cmocka_unit_test(test_sides_and_devices),
       cmocka_unit_test(test_stall_profile_moves),
       cmocka_unit_test(test_hot_by_line),
+      cmocka_unit_test(test_synth_version_1),
       cmocka_unit_test(test_bad_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -93,7 +93,8 @@ static void test_pan_and_scroll_stay_inside_the_limits(void **state) {
   v.start_ns = 5000; /* out of range entirely */
   v.end_ns = 2;
   mprof_render_view_clamp(&v, &l);
-  assert_true(v.start_ns >= 0 && v.end_ns <= 1000 && v.end_ns - v.start_ns >= 10);
+  assert_true(v.start_ns >= 0 && v.end_ns <= 1000 &&
+              v.end_ns - v.start_ns >= 10);
 }
 
 static void test_row_zoom_keeps_the_row_under_the_pointer(void **state) {
@@ -138,8 +139,8 @@ static collected *visit(const mprof_render_model *m, uint32_t stream,
   return &c;
 }
 
-static void test_lod_draws_wide_launches_alone_and_merges_narrow_ones(
-    void **state) {
+static void
+test_lod_draws_wide_launches_alone_and_merges_narrow_ones(void **state) {
   (void)state;
   mprof_render_model *m = fix_open("lod.mprof", 1);
   /* 0..50 us over 1000 px: 50 ns per px. Launches at 1000..2000 and
@@ -388,8 +389,8 @@ static void test_classification(void **state) {
 #define W 1168.0 /* 1000 px of time after the 168 px gutter */
 #define H 400.0
 
-static mprof_render_view trace_view(const mprof_render_model *m,
-                                    int64_t start, int64_t end) {
+static mprof_render_view trace_view(const mprof_render_model *m, int64_t start,
+                                    int64_t end) {
   mprof_render_view v;
   mprof_render_view_init(&v, m);
   v.start_ns = FIX_T0 + start;
@@ -538,8 +539,8 @@ static void test_hit_inset_and_panels(void **state) {
   assert_int_equal(hit.kind, MPROF_HIT_PC);
   assert_int_equal(hit.lane, MPROF_CAT_MEMORY);
   assert_int_equal(hit.pc, 0);
-  mprof_render_hit_test(m, &v, MPROF_RENDER_RASTER, W, H, 400,
-                        mid_y_raster + 5, &hit);
+  mprof_render_hit_test(m, &v, MPROF_RENDER_RASTER, W, H, 400, mid_y_raster + 5,
+                        &hit);
   assert_int_equal(hit.lane, MPROF_FAM_MEMORY_LATENCY);
   assert_int_equal(hit.pc, 0);
   /* Near the right edge: 0x40 (HMMA) in the tensor lane. */
@@ -575,6 +576,7 @@ int main(void) {
       cmocka_unit_test(test_hit_inset_and_panels),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  cairo_debug_reset_static_data();
+  mprof_render_shutdown();
+  fix_cleanup();
   return failed;
 }

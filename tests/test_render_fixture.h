@@ -19,6 +19,8 @@
 #ifndef MPROF_TEST_RENDER_FIXTURE_H
 #define MPROF_TEST_RENDER_FIXTURE_H
 
+#include <dirent.h>
+
 #include "test_util.h"
 
 #include "mprof/mprof.h"
@@ -30,8 +32,13 @@
 #define FIX_CRC 0x1234ull
 #define FIX_TINY 10000
 
-enum { FIX_LONG_SB = 0, FIX_LONG_SB_NI = 1, FIX_BARRIER = 2, FIX_SELECTED = 3,
-       FIX_MATH = 4 };
+enum {
+  FIX_LONG_SB = 0,
+  FIX_LONG_SB_NI = 1,
+  FIX_BARRIER = 2,
+  FIX_SELECTED = 3,
+  FIX_MATH = 4
+};
 
 static const char *const fix_reasons[] = {
     "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
@@ -50,8 +57,7 @@ static void fix_launch(mprof_writer *w, uint32_t stream, uint32_t shape,
   l.shape = shape;
   l.stream = stream;
   l.correlation_id = correlation++;
-  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
-                   0);
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
 }
 
 static void fix_sample(mprof_writer *w, const char *kernel, uint32_t offset,
@@ -139,9 +145,8 @@ static void fix_write_trace(const char *path, int samples) {
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo), 0);
   if (samples) {
     for (uint32_t r = 0; r < 5; r++) {
-      mprof_stall_reason_record sr = {d, r,
-                                      mprof_writer_string(w, fix_reasons[r]),
-                                      0};
+      mprof_stall_reason_record sr = {
+          d, r, mprof_writer_string(w, fix_reasons[r]), 0};
       assert_int_equal(
           mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &sr), 0);
     }
@@ -161,8 +166,7 @@ static void fix_write_sidecar(const char *path, int samples) {
   mprof_sidecar *sc;
   assert_int_equal(mprof_sidecar_new(&sc), 0);
   for (uint32_t r = 0; r < 5; r++)
-    assert_int_equal(mprof_sidecar_set_stall_reason(sc, r, fix_reasons[r]),
-                     0);
+    assert_int_equal(mprof_sidecar_set_stall_reason(sc, r, fix_reasons[r]), 0);
   mprof_sidecar_function f;
   memset(&f, 0, sizeof f);
   f.name = FIX_K0;
@@ -186,7 +190,7 @@ static void fix_write_sidecar(const char *path, int samples) {
               {0x40, "HMMA.16816.F32", "R12, R16, R20, R12", 15},
               {0x50, "EXIT", "", 16}};
   for (size_t i = 0; i < sizeof code / sizeof code[0]; i++) {
-    mprof_sass_instruction in = {code[i].offset, code[i].line, "",
+    mprof_sass_instruction in = {code[i].offset, code[i].line,     "",
                                  code[i].opcode, code[i].operands, "k.cu"};
     assert_int_equal(mprof_sidecar_add_instruction(sc, fn, &in), 0);
   }
@@ -195,12 +199,11 @@ static void fix_write_sidecar(const char *path, int samples) {
                      0);
     assert_int_equal(
         mprof_sidecar_add_samples(sc, fn, 0x10, FIX_LONG_SB_NI, 500), 0);
-    assert_int_equal(mprof_sidecar_add_samples(sc, fn, 0x20, FIX_MATH, 300),
-                     0);
+    assert_int_equal(mprof_sidecar_add_samples(sc, fn, 0x20, FIX_MATH, 300), 0);
     assert_int_equal(mprof_sidecar_add_samples(sc, fn, 0x30, FIX_BARRIER, 100),
                      0);
-    assert_int_equal(
-        mprof_sidecar_add_samples(sc, fn, 0x40, FIX_SELECTED, 50), 0);
+    assert_int_equal(mprof_sidecar_add_samples(sc, fn, 0x40, FIX_SELECTED, 50),
+                     0);
   }
   assert_int_equal(mprof_sidecar_save(sc, path), 0);
   mprof_sidecar_free(sc);
@@ -228,8 +231,8 @@ typedef struct fix_image {
 } fix_image;
 
 static inline fix_image fix_draw(const mprof_render_model *m,
-                          const mprof_render_view *v, int tab, int width,
-                          int height) {
+                                 const mprof_render_view *v, int tab, int width,
+                                 int height) {
   fix_image img;
   img.width = width;
   img.height = height;
@@ -242,7 +245,9 @@ static inline fix_image fix_draw(const mprof_render_model *m,
   return img;
 }
 
-static inline void fix_free(fix_image *img) { cairo_surface_destroy(img->surface); }
+static inline void fix_free(fix_image *img) {
+  cairo_surface_destroy(img->surface);
+}
 
 /* 0xRRGGBB at (x, y). */
 static inline uint32_t fix_pixel(const fix_image *img, int x, int y) {
@@ -292,9 +297,33 @@ static inline size_t fix_colors(const fix_image *img, double *non_background) {
   return n;
 }
 
-/* Leave the PNG next to the test's scratch files, to look at. */
+/* Leave the PNG next to the test's scratch files, to look at (kept with
+ * MPROF_TEST_KEEP=1; see fix_cleanup). */
 static inline void fix_save(const fix_image *img, const char *name) {
   cairo_surface_write_to_png(img->surface, test_path(name));
+}
+
+/* Remove this process's scratch files unless MPROF_TEST_KEEP is set. */
+static inline void fix_cleanup(void) {
+  const char *keep = getenv("MPROF_TEST_KEEP");
+  if (keep && *keep)
+    return;
+  const char *dir = getenv("MPROF_TEST_TMP");
+  if (!dir || !*dir)
+    dir = "/tmp";
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "%ld-", (long)getpid());
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+      continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    unlink(path);
+  }
+  if (d)
+    closedir(d);
 }
 
 #endif /* MPROF_TEST_RENDER_FIXTURE_H */

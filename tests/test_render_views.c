@@ -119,9 +119,8 @@ static void test_trace_inset_shows_hottest_instructions(void **state) {
   v.row_height = 120;
   v.kernel = 0;
   img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
-  assert_int_equal(fix_count(&img, mprof_render_family_color(
-                                       MPROF_FAM_MEMORY_LATENCY)),
-                   0);
+  assert_int_equal(
+      fix_count(&img, mprof_render_family_color(MPROF_FAM_MEMORY_LATENCY)), 0);
   fix_free(&img);
   mprof_render_model_free(m);
 }
@@ -138,11 +137,12 @@ static void test_summary_shows_the_kernel(void **state) {
   assert_true(fix_colors(&img, &busy) > 30);
   assert_true(busy > 0.03);
   /* The kernel's colour swatch by its name. */
-  assert_int_equal(fix_pixel(&img, 26, 30), mprof_render_kernel_at(m, 0)->color);
+  assert_int_equal(fix_pixel(&img, 26, 30),
+                   mprof_render_kernel_at(m, 0)->color);
   /* The stall mix bar: memory latency 600 of 1050 samples, about 57% of
    * the bar (1120 px wide, 22 px tall), compute 300 (29%). */
-  size_t red = fix_count(&img, mprof_render_family_color(
-                                   MPROF_FAM_MEMORY_LATENCY));
+  size_t red =
+      fix_count(&img, mprof_render_family_color(MPROF_FAM_MEMORY_LATENCY));
   size_t blue = fix_count(&img, mprof_render_family_color(MPROF_FAM_COMPUTE));
   double bar = (W - 48) * 22.0;
   assert_true(red > 0.55 * bar && red < 0.62 * bar);
@@ -151,10 +151,10 @@ static void test_summary_shows_the_kernel(void **state) {
   /* The second kernel: its own colour, no memory latency at all. */
   v.kernel = 1;
   img = fix_draw(m, &v, MPROF_RENDER_SUMMARY, W, 900);
-  assert_int_equal(fix_pixel(&img, 26, 30), mprof_render_kernel_at(m, 1)->color);
-  assert_int_equal(fix_count(&img, mprof_render_family_color(
-                                       MPROF_FAM_MEMORY_LATENCY)),
-                   0);
+  assert_int_equal(fix_pixel(&img, 26, 30),
+                   mprof_render_kernel_at(m, 1)->color);
+  assert_int_equal(
+      fix_count(&img, mprof_render_family_color(MPROF_FAM_MEMORY_LATENCY)), 0);
   fix_free(&img);
   /* No kernel selected: a message, still not blank. */
   v.kernel = -1;
@@ -240,9 +240,8 @@ static void test_flame_and_raster_lanes(void **state) {
                        bg_arith);
   assert_int_not_equal(fix_pixel(&img, x30, lane_middle(MPROF_CAT_SYNC, n)),
                        fix_pixel(&img, x10, lane_middle(MPROF_CAT_SYNC, n)));
-  assert_int_not_equal(
-      fix_pixel(&img, x40, lane_middle(MPROF_CAT_TENSOR, n)),
-      fix_pixel(&img, x10, lane_middle(MPROF_CAT_TENSOR, n)));
+  assert_int_not_equal(fix_pixel(&img, x40, lane_middle(MPROF_CAT_TENSOR, n)),
+                       fix_pixel(&img, x10, lane_middle(MPROF_CAT_TENSOR, n)));
   assert_int_equal(fix_pixel(&img, x10, lane_middle(MPROF_CAT_CONTROL, n)),
                    fix_pixel(&img, x20, lane_middle(MPROF_CAT_CONTROL, n)));
   fix_free(&img);
@@ -261,9 +260,8 @@ static void test_flame_and_raster_lanes(void **state) {
                    mprof_render_family_color(MPROF_FAM_SYNC));
   assert_int_equal(fix_pixel(&img, x40, lane_middle(MPROF_FAM_ISSUED, n)),
                    mprof_render_family_color(MPROF_FAM_ISSUED));
-  assert_int_not_equal(
-      fix_pixel(&img, x10, lane_middle(MPROF_FAM_COMPUTE, n)),
-      mprof_render_family_color(MPROF_FAM_COMPUTE));
+  assert_int_not_equal(fix_pixel(&img, x10, lane_middle(MPROF_FAM_COMPUTE, n)),
+                       mprof_render_family_color(MPROF_FAM_COMPUTE));
   /* No throughput stalls at all: that lane is empty in every column. */
   int lane = lane_middle(MPROF_FAM_MEMORY_THROUGHPUT, n);
   uint32_t empty = fix_pixel(&img, W - 5, lane);
@@ -395,6 +393,7 @@ int main(void) {
       cmocka_unit_test(test_real_samples_draw),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  cairo_debug_reset_static_data();
+  mprof_render_shutdown();
+  fix_cleanup();
   return failed;
 }

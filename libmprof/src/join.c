@@ -25,7 +25,6 @@ typedef struct kernel_extra {
   size_t shape_first, shape_count;
   size_t pc_first, pc_count;
   size_t reason_first, reason_count;
-  uint64_t top_function_samples; /* to pick the kernel's cubin_crc */
   /* while building: */
   uint64_t first_duration;
   double shifted_sum, shifted_sq;

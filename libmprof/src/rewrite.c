@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "mprof/sass.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
 
@@ -63,9 +64,21 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
                rec.name = STR(rec.name));
   COPY_SECTION(MPROF_SECTION_STREAMS, mprof_stream_record, mprof_trace_streams,
                rec.name = STR(rec.name));
-  COPY_SECTION(MPROF_SECTION_KERNELS, mprof_kernel_record, mprof_trace_kernels,
-               (rec.mangled_name = STR(rec.mangled_name),
-                rec.demangled_name = STR(rec.demangled_name)));
+  size_t n;
+  const mprof_kernel_record *kernels = mprof_trace_kernels(trace, &n);
+  for (size_t i = 0; i < n && !rc; i++) {
+    mprof_kernel_record rec = kernels[i];
+    const char *mangled = mprof_trace_string(trace, rec.mangled_name);
+    char *demangled = NULL;
+    rec.mangled_name = mprof_writer_string(w, mangled);
+    if (!rec.demangled_name && (flags & MPROF_REWRITE_DEMANGLE) &&
+        mprof_sass_demangle(&demangled, mangled) == 0)
+      rec.demangled_name = mprof_writer_string(w, demangled);
+    else
+      rec.demangled_name = STR(rec.demangled_name);
+    free(demangled);
+    rc = mprof_writer_append(w, NULL, MPROF_SECTION_KERNELS, &rec);
+  }
   COPY_SECTION(MPROF_SECTION_SHAPES, mprof_shape_record, mprof_trace_shapes,
                (void)0);
   if (new_index) {
@@ -93,7 +106,6 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
   COPY_SECTION(MPROF_SECTION_PC_SAMPLES, mprof_pc_sample_record,
                mprof_trace_pc_samples,
                rec.function_name = STR(rec.function_name));
-  size_t n;
   const mprof_cubin_record *cubins = mprof_trace_cubins(trace, &n);
   for (size_t i = 0; i < n && !rc; i++) {
     size_t size = 0;

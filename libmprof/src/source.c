@@ -46,8 +46,7 @@ static int bad_at(int status, const char *path, uint64_t at, const char *fmt,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return mprof__error_set(status, "%s: at byte %" PRIu64 ": %s", path, at,
-                          msg);
+  return mprof__error_set(status, "%s: at byte %" PRIu64 ": %s", path, at, msg);
 }
 
 void mprof_source_file_free(mprof_source_file *f) {
@@ -83,8 +82,9 @@ static int validate_source(mprof_source_file *f) {
                   h->version_major, h->version_minor,
                   MPROF_SOURCE_FILE_VERSION_MAJOR);
   if (h->header_size < sizeof *h || h->header_size % 8)
-    return SOURCE_BAD(p, 12, "header: header_size %u is not a multiple of 8 "
-                             "of at least 128",
+    return SOURCE_BAD(p, 12,
+                      "header: header_size %u is not a multiple of 8 "
+                      "of at least 128",
                       h->header_size);
   if (h->record_size != sizeof(mprof_source_file_record))
     return bad_at(MPROF_EVERSION, p, 28,
@@ -127,21 +127,22 @@ static int validate_source(mprof_source_file *f) {
   for (uint32_t i = 0; i < h->region_count; i++) {
     uint64_t at = regions + 16ull * i;
     if (f->regions[i].name >= h->strings_size)
-      return SOURCE_BAD(p, at, "region %u: name offset %u is outside the "
-                               "%u-byte string table",
+      return SOURCE_BAD(p, at,
+                        "region %u: name offset %u is outside the "
+                        "%u-byte string table",
                         i, f->regions[i].name, h->strings_size);
     if (f->regions[i].role > MPROF_ROLE_STORER)
       return SOURCE_BAD(p, at + 4, "region %u: unknown role %u", i,
                         f->regions[i].role);
     if (f->regions[i].reserved)
-      return SOURCE_BAD(p, at + 12, "region %u: reserved field is not zero",
-                        i);
+      return SOURCE_BAD(p, at + 12, "region %u: reserved field is not zero", i);
   }
   for (uint32_t i = 0; i < h->kernel_count; i++) {
     uint64_t at = kernels + 8ull * i;
     if (f->kernels[i].name >= h->strings_size)
-      return SOURCE_BAD(p, at, "kernel %u: name offset %u is outside the "
-                               "%u-byte string table",
+      return SOURCE_BAD(p, at,
+                        "kernel %u: name offset %u is outside the "
+                        "%u-byte string table",
                         i, f->kernels[i].name, h->strings_size);
     if (f->kernels[i].reserved)
       return SOURCE_BAD(p, at + 4, "kernel %u: reserved field is not zero", i);
@@ -469,7 +470,7 @@ typedef struct merge_state {
   size_t device_count;
   source_launch *sl;
   size_t sl_count;
-  uint8_t *used; /* per trace launch */
+  uint8_t *used;         /* per trace launch */
   uint8_t *kernel_match; /* [source kernel][trace kernel] */
   size_t trace_kernels;
   uint32_t *by_start;   /* trace launch indices ordered by start */
@@ -500,8 +501,8 @@ static int names_match(const char *source, const char *mangled,
     return 1;
   char a[512], b[512];
   if (mprof_source_kernel_basename(a, sizeof a, source) ||
-      mprof_source_kernel_basename(b, sizeof b, *demangled ? demangled
-                                                           : mangled))
+      mprof_source_kernel_basename(b, sizeof b,
+                                   *demangled ? demangled : mangled))
     return 0;
   return strcmp(a, b) == 0;
 }
@@ -855,8 +856,10 @@ static int write_merged(mprof_writer *w, const merge_state *m,
     return rc;
   size_t existing_regions, region_count, record_count;
   mprof_trace_regions(t, &existing_regions);
-  const mprof_source_file_region *fr = mprof_source_file_regions(f, &region_count);
-  const mprof_source_file_record *rec = mprof_source_file_records(f, &record_count);
+  const mprof_source_file_region *fr =
+      mprof_source_file_regions(f, &region_count);
+  const mprof_source_file_record *rec =
+      mprof_source_file_records(f, &record_count);
   for (size_t i = 0; i < region_count && !rc; i++) {
     mprof_region_record r = {
         mprof_writer_string(w, mprof_source_file_string(f, fr[i].name)),
@@ -936,7 +939,8 @@ static int write_merged(mprof_writer *w, const merge_state *m,
   rc = rc ? rc
           : meta_fmt(w, "source.launches_matched", "%zu",
                      rep->matched_by_order + rep->matched_by_time);
-  rc = rc ? rc : meta_fmt(w, "source.launches_unmatched", "%zu", rep->unmatched);
+  rc =
+      rc ? rc : meta_fmt(w, "source.launches_unmatched", "%zu", rep->unmatched);
   rc = rc ? rc : mprof_writer_meta(w, "source.alignment_method", rep->method);
   rc = rc ? rc
           : meta_fmt(w, "source.alignment_offset_ns", "%" PRId64, a->offset_ns);
@@ -947,8 +951,7 @@ static int write_merged(mprof_writer *w, const merge_state *m,
     rc = rc ? rc
             : meta_fmt(w, "source.alignment_error_median_ns", "%" PRIu64,
                        a->error_median_ns);
-    rc = rc ? rc
-            : meta_fmt(w, "source.alignment_launches", "%zu", a->launches);
+    rc = rc ? rc : meta_fmt(w, "source.alignment_launches", "%zu", a->launches);
     rc = rc ? rc
             : meta_fmt(w, "source.alignment_drift_ppm", "%.3f", a->drift_ppm);
   }
@@ -995,8 +998,10 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
   m.streams = mprof_trace_streams(t, &n);
   m.devices = mprof_trace_devices(t, &m.device_count);
   size_t kernel_count, record_count;
-  const mprof_source_file_kernel *sk = mprof_source_file_kernels(f, &kernel_count);
-  const mprof_source_file_record *rec = mprof_source_file_records(f, &record_count);
+  const mprof_source_file_kernel *sk =
+      mprof_source_file_kernels(f, &kernel_count);
+  const mprof_source_file_record *rec =
+      mprof_source_file_records(f, &record_count);
   mprof_source_file_launches(f, &m.sl_count);
   const mprof_kernel_record *tk = mprof_trace_kernels(t, &m.trace_kernels);
   if (record_count > UINT32_MAX || m.tl_count > UINT32_MAX)
@@ -1013,10 +1018,10 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
   }
   for (size_t k = 0; k < kernel_count; k++)
     for (size_t i = 0; i < m.trace_kernels; i++)
-      m.kernel_match[k * m.trace_kernels + i] = (uint8_t)names_match(
-          mprof_source_file_string(f, sk[k].name),
-          mprof_trace_string(t, tk[i].mangled_name),
-          mprof_trace_string(t, tk[i].demangled_name));
+      m.kernel_match[k * m.trace_kernels + i] =
+          (uint8_t)names_match(mprof_source_file_string(f, sk[k].name),
+                               mprof_trace_string(t, tk[i].mangled_name),
+                               mprof_trace_string(t, tk[i].demangled_name));
 
   mprof_source_clock clock;
   mprof_source_clock_from_trace(&clock, t);

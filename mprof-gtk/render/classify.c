@@ -234,8 +234,7 @@ int mprof_render_opcode_category(const char *opcode) {
     const char *key = pass == 0 ? base : base + 1;
     if (pass == 1 && base[0] != 'U')
       break;
-    for (size_t i = 0; i < sizeof exact_opcodes / sizeof exact_opcodes[0];
-         i++)
+    for (size_t i = 0; i < sizeof exact_opcodes / sizeof exact_opcodes[0]; i++)
       if (strcmp(key, exact_opcodes[i].base) == 0)
         return exact_opcodes[i].category;
   }
@@ -320,9 +319,8 @@ static const uint32_t family_colors[MPROF_FAM_COUNT] = {
     0x9467bd, 0x8c564b, 0x7f7f7f, 0x2ca02c};
 
 const char *mprof_render_category_title(int category) {
-  return category >= 0 && category < MPROF_CAT_COUNT
-             ? category_titles[category]
-             : "";
+  return category >= 0 && category < MPROF_CAT_COUNT ? category_titles[category]
+                                                     : "";
 }
 
 const char *mprof_render_family_title(int family) {
@@ -330,9 +328,8 @@ const char *mprof_render_family_title(int family) {
 }
 
 uint32_t mprof_render_category_color(int category) {
-  return category >= 0 && category < MPROF_CAT_COUNT
-             ? category_colors[category]
-             : 0x808080u;
+  return category >= 0 && category < MPROF_CAT_COUNT ? category_colors[category]
+                                                     : 0x808080u;
 }
 
 uint32_t mprof_render_family_color(int family) {

@@ -160,13 +160,11 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
       break;
     uint64_t lane_samples = 0;
     for (size_t i = 0; i < k->pc_count; i++)
-      lane_samples += hit->tab == MPROF_RENDER_FLAME
-                          ? ((int)k->pcs[i].category == hit->lane
-                                 ? k->pcs[i].samples
-                                 : 0)
-                          : k->pcs[i].family[hit->lane];
-    rd_format_percent(a, sizeof a,
-                      (double)lane_samples / (double)k->samples);
+      lane_samples +=
+          hit->tab == MPROF_RENDER_FLAME
+              ? ((int)k->pcs[i].category == hit->lane ? k->pcs[i].samples : 0)
+              : k->pcs[i].family[hit->lane];
+    rd_format_percent(a, sizeof a, (double)lane_samples / (double)k->samples);
     n = snprintf(buf, size, "%s: %s of the samples",
                  hit->tab == MPROF_RENDER_FLAME
                      ? mprof_render_category_title(hit->lane)

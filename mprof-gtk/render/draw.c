@@ -11,6 +11,9 @@
 #include <strings.h>
 
 #include <cairo-svg.h>
+#ifdef MPROF_RENDER_HAVE_FONTCONFIG
+#include <fontconfig/fontconfig.h>
+#endif
 
 #include "render_internal.h"
 
@@ -27,6 +30,13 @@ int mprof_render__fail(const char *fmt, ...) {
   vsnprintf(error_message, sizeof error_message, fmt, ap);
   va_end(ap);
   return -1;
+}
+
+void mprof_render_shutdown(void) {
+  cairo_debug_reset_static_data();
+#ifdef MPROF_RENDER_HAVE_FONTCONFIG
+  FcFini();
+#endif
 }
 
 /* ---- colours and text ---------------------------------------------------
@@ -59,10 +69,9 @@ uint32_t rd_darken(uint32_t rgb, double amount) {
 }
 
 void rd_font(cairo_t *cr, double size, int bold, int mono) {
-  cairo_select_font_face(cr, mono ? RD_FONT_MONO : RD_FONT_SANS,
-                         CAIRO_FONT_SLANT_NORMAL,
-                         bold ? CAIRO_FONT_WEIGHT_BOLD
-                              : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_select_font_face(
+      cr, mono ? RD_FONT_MONO : RD_FONT_SANS, CAIRO_FONT_SLANT_NORMAL,
+      bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, size);
 }
 
@@ -361,8 +370,8 @@ double mprof_render_content_height(const mprof_render_model *model,
 }
 
 void mprof_render_hit_test(const mprof_render_model *model,
-                           const mprof_render_view *view, int tab,
-                           double width, double height, double x, double y,
+                           const mprof_render_view *view, int tab, double width,
+                           double height, double x, double y,
                            mprof_render_hit *hit) {
   memset(hit, 0, sizeof *hit);
   hit->kind = MPROF_HIT_NONE;
@@ -421,8 +430,7 @@ int mprof_render_write(const mprof_render_model *model,
           : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
   if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
     int rc = mprof_render__fail(
-        "%s: %s", path,
-        cairo_status_to_string(cairo_surface_status(surface)));
+        "%s: %s", path, cairo_status_to_string(cairo_surface_status(surface)));
     cairo_surface_destroy(surface);
     return rc;
   }

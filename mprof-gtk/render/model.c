@@ -196,8 +196,8 @@ static int32_t reason_unnamed(builder *b, uint32_t index) {
   return reason_for(b, name);
 }
 
-static int add_triple(builder *b, uint32_t g, uint32_t offset,
-                      uint32_t reason, uint64_t samples) {
+static int add_triple(builder *b, uint32_t g, uint32_t offset, uint32_t reason,
+                      uint64_t samples) {
   if (b->triple_count == b->triple_cap) {
     size_t cap = b->triple_cap ? b->triple_cap * 2 : 1024;
     triple *t = (triple *)realloc(b->triples, cap * sizeof *t);
@@ -345,7 +345,8 @@ static int by_samples(const void *a, const void *b) {
 
 static int build_pcs(builder *b) {
   mprof_render_model *m = b->m;
-  qsort(b->triples, b->triple_count, sizeof *b->triples, by_group_offset);
+  if (b->triple_count)
+    qsort(b->triples, b->triple_count, sizeof *b->triples, by_group_offset);
   /* Count distinct (group, offset) pairs. */
   size_t pcs = 0;
   for (size_t i = 0; i < b->triple_count; i++)
@@ -353,7 +354,8 @@ static int build_pcs(builder *b) {
         b->triples[i].offset != b->triples[i - 1].offset)
       pcs++;
   size_t reasons = m->reason_count ? m->reason_count : 1;
-  m->pc_storage = (mprof_render_pc *)calloc(pcs ? pcs : 1, sizeof(*m->pc_storage));
+  m->pc_storage =
+      (mprof_render_pc *)calloc(pcs ? pcs : 1, sizeof(*m->pc_storage));
   m->hot_storage = (uint32_t *)calloc(pcs ? pcs : 1, sizeof(uint32_t));
   m->reason_storage =
       (uint64_t *)calloc((pcs ? pcs : 1) * reasons, sizeof(uint64_t));
@@ -390,8 +392,7 @@ static int build_pcs(builder *b) {
 }
 
 static void finish_kernel(mprof_render_model *m, mprof_render_kernel *k,
-                          size_t rank, uint64_t kernel_time) {
-  k->color = kernel_palette[rank % PALETTE_SIZE];
+                          uint64_t kernel_time) {
   k->mean_ns = k->launches ? (double)k->total_ns / (double)k->launches : 0;
   k->share = kernel_time ? (double)k->total_ns / (double)kernel_time : 0;
   if (k->launches == 0)
@@ -472,7 +473,8 @@ static int build_rows(mprof_render_model *m) {
 
   m->memop_first = (size_t *)calloc(streams + 1, sizeof(size_t));
   m->memop_order = (uint32_t *)malloc((memops ? memops : 1) * sizeof(uint32_t));
-  m->memop_longest = (uint64_t *)calloc(streams ? streams : 1, sizeof(uint64_t));
+  m->memop_longest =
+      (uint64_t *)calloc(streams ? streams : 1, sizeof(uint64_t));
   if (!m->memop_first || !m->memop_order || !m->memop_longest)
     return oom();
   for (size_t i = 0; i < memops; i++) {
@@ -601,7 +603,8 @@ static int build(mprof_render_model *m) {
   }
   for (size_t s = 0; s < shapes; s++) {
     group *g = &b.groups[m->shape_kernel[s]];
-    if (g->best_shape == MPROF_INDEX_NONE || shape_time[s] > g->best_shape_time) {
+    if (g->best_shape == MPROF_INDEX_NONE ||
+        shape_time[s] > g->best_shape_time) {
       g->best_shape = (uint32_t)s;
       g->best_shape_time = shape_time[s];
     }
@@ -621,15 +624,16 @@ static int build(mprof_render_model *m) {
   }
   for (size_t i = 0; i < count; i++)
     b.groups[i].pc_begin = i; /* remember the old index across the sort */
-  qsort(b.groups, count, sizeof *b.groups, by_rank);
+  if (count)
+    qsort(b.groups, count, sizeof *b.groups, by_rank);
   for (size_t i = 0; i < count; i++)
     rank_of[b.groups[i].pc_begin] = i;
   for (size_t s = 0; s < shapes; s++)
     m->shape_kernel[s] = (int32_t)rank_of[m->shape_kernel[s]];
   free(rank_of);
 
-  m->kernels = (mprof_render_kernel *)calloc(count ? count : 1,
-                                             sizeof *m->kernels);
+  m->kernels =
+      (mprof_render_kernel *)calloc(count ? count : 1, sizeof *m->kernels);
   m->owned_names = (char **)calloc(count ? count : 1, sizeof(char *));
   if (!m->kernels || !m->owned_names) {
     oom();
@@ -638,14 +642,21 @@ static int build(mprof_render_model *m) {
   uint64_t kernel_time = 0;
   for (size_t i = 0; i < count; i++)
     kernel_time += b.groups[i].k.total_ns;
+  size_t names = 0; /* distinct names so far: the palette index */
   for (size_t i = 0; i < count; i++) {
     mprof_render_kernel *k = &m->kernels[i];
     *k = b.groups[i].k;
+    /* The same kernel on another GPU keeps its colour. */
+    const mprof_render_kernel *twin = NULL;
+    for (size_t j = 0; j < i && !twin; j++)
+      if (strcmp(m->kernels[j].mangled, k->mangled) == 0)
+        twin = &m->kernels[j];
     k->shape = b.groups[i].best_shape != MPROF_INDEX_NONE
                    ? &sh[b.groups[i].best_shape]
                    : NULL;
     k->name = display_name(m, k, i);
-    finish_kernel(m, k, i, kernel_time);
+    finish_kernel(m, k, kernel_time);
+    k->color = twin ? twin->color : kernel_palette[names++ % PALETTE_SIZE];
   }
   m->kernel_count = count;
   /* Reason colours: the family hue, shaded by rank inside the family. */
@@ -687,8 +698,7 @@ int mprof_render_model_open(mprof_render_model **out, const char *trace_path,
   }
   char default_sidecar[4096];
   if (!sidecar_path) {
-    snprintf(default_sidecar, sizeof default_sidecar, "%s.pc.json",
-             trace_path);
+    snprintf(default_sidecar, sizeof default_sidecar, "%s.pc.json", trace_path);
     sidecar_path = default_sidecar;
   }
   size_t pc_records;

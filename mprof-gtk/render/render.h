@@ -32,6 +32,11 @@ extern "C" {
  * none). Static storage; valid until the next failing call. */
 const char *mprof_render_error(void);
 
+/** Let go of Cairo's and fontconfig's caches (fonts, glyphs), for a
+ * process that is done drawing and checks its leaks. Nothing may be drawn
+ * afterwards. */
+void mprof_render_shutdown(void);
+
 /* ---- tabs ---------------------------------------------------------------- */
 
 /** The views, in the order of the viewer's top bar. Mega and Density come
@@ -110,9 +115,9 @@ typedef struct mprof_render_pc {
  * Owned by the model. */
 typedef struct mprof_render_kernel {
   const char *mangled;
-  const char *name;  /**< demangled when possible, else mangled */
-  uint32_t device;   /**< index into DEVICES, or MPROF_INDEX_NONE */
-  uint32_t color;    /**< 0xRRGGBB, by rank */
+  const char *name; /**< demangled when possible, else mangled */
+  uint32_t device;  /**< index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t color;   /**< 0xRRGGBB, by rank */
   uint64_t launches;
   uint64_t total_ns;
   uint64_t min_ns;
@@ -125,8 +130,8 @@ typedef struct mprof_render_kernel {
   uint64_t samples; /**< plain-reason PC samples */
   uint64_t family[MPROF_FAM_COUNT];
   size_t pc_count;
-  const mprof_render_pc *pcs;  /**< by offset */
-  const uint32_t *hot;         /**< indices into pcs, most samples first */
+  const mprof_render_pc *pcs; /**< by offset */
+  const uint32_t *hot;        /**< indices into pcs, most samples first */
   const mprof_sidecar_function *function; /**< NULL without a sidecar */
 } mprof_render_kernel;
 
@@ -170,23 +175,21 @@ mprof_render_model_sidecar(const mprof_render_model *model);
 /** What is missing, in one sentence ("" when nothing). */
 const char *mprof_render_model_note(const mprof_render_model *model);
 /** Earliest start and latest end of the trace's activity. */
-void mprof_render_model_bounds(const mprof_render_model *model,
-                               int64_t *start, int64_t *end);
+void mprof_render_model_bounds(const mprof_render_model *model, int64_t *start,
+                               int64_t *end);
 
 /** Kernels by total time, largest first: index 0 is the dominant kernel. */
 size_t mprof_render_kernel_count(const mprof_render_model *model);
 const mprof_render_kernel *
 mprof_render_kernel_at(const mprof_render_model *model, size_t index);
 /** The kernel of launch @p launch (index into LAUNCHES), or -1. */
-int mprof_render_launch_kernel(const mprof_render_model *model,
-                               size_t launch);
+int mprof_render_launch_kernel(const mprof_render_model *model, size_t launch);
 /**
  * The kernel named @p name: equal to its mangled or display name, else the
  * display name up to its argument list, else the first whose display name
  * contains @p name. -1 when none.
  */
-int mprof_render_kernel_find(const mprof_render_model *model,
-                             const char *name);
+int mprof_render_kernel_find(const mprof_render_model *model, const char *name);
 
 size_t mprof_render_reason_count(const mprof_render_model *model);
 const mprof_render_reason *
@@ -233,12 +236,11 @@ void mprof_render_model_limits(const mprof_render_model *model,
  * limits.
  */
 void mprof_render_view_zoom(mprof_render_view *view,
-                            const mprof_render_limits *limits,
-                            double fraction, double factor);
+                            const mprof_render_limits *limits, double fraction,
+                            double factor);
 /** Move the visible range by @p fraction of its span (negative: earlier). */
 void mprof_render_view_pan(mprof_render_view *view,
-                           const mprof_render_limits *limits,
-                           double fraction);
+                           const mprof_render_limits *limits, double fraction);
 /** Move the visible range to start at @p start_ns, span unchanged. */
 void mprof_render_view_scroll_to(mprof_render_view *view,
                                  const mprof_render_limits *limits,
@@ -271,8 +273,7 @@ double mprof_render_ns_per_px(const mprof_render_timemap *map);
 
 /** A tick spacing of 1, 2 or 5 x 10^k ns giving ticks at least
  * @p min_px apart. */
-int64_t mprof_render_tick_step(const mprof_render_timemap *map,
-                               double min_px);
+int64_t mprof_render_tick_step(const mprof_render_timemap *map, double min_px);
 
 /* ---- level of detail --------------------------------------------------- */
 
@@ -299,8 +300,8 @@ typedef int (*mprof_render_key_fn)(size_t position, void *data);
  */
 size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
                               const mprof_render_timemap *map, double min_px,
-                              mprof_render_key_fn key,
-                              mprof_render_box_fn fn, void *data);
+                              mprof_render_key_fn key, mprof_render_box_fn fn,
+                              void *data);
 
 /** First stream position whose launch starts at or after @p t, searching
  * [@p from, count). */
@@ -309,8 +310,8 @@ size_t mprof_render_lower_bound(const mprof_trace *trace, uint32_t stream,
 
 /* ---- layout of the Trace view ------------------------------------------ */
 
-#define MPROF_RENDER_GUTTER 168.0  /**< px of row labels on the left */
-#define MPROF_RENDER_RULER 24.0    /**< px of time ruler on top */
+#define MPROF_RENDER_GUTTER 168.0 /**< px of row labels on the left */
+#define MPROF_RENDER_RULER 24.0   /**< px of time ruler on top */
 #define MPROF_RENDER_DEVICE_ROW 20.0
 
 /** The time area of the Trace view in a @p width-pixel-wide drawing. */
@@ -368,24 +369,24 @@ typedef enum mprof_render_hit_kind {
 } mprof_render_hit_kind;
 
 typedef struct mprof_render_hit {
-  int kind;         /**< mprof_render_hit_kind */
-  int tab;          /**< the view it was found in */
-  int row;          /**< Trace row, or -1 */
-  uint32_t stream;  /**< index into STREAMS (row hits) */
-  size_t first;     /**< stream positions [first, last) */
+  int kind;        /**< mprof_render_hit_kind */
+  int tab;         /**< the view it was found in */
+  int row;         /**< Trace row, or -1 */
+  uint32_t stream; /**< index into STREAMS (row hits) */
+  size_t first;    /**< stream positions [first, last) */
   size_t last;
-  int64_t launch;   /**< index into LAUNCHES of the (first) launch, or -1 */
-  int64_t memop;    /**< index into MEMOPS, or -1 */
-  int64_t time_ns;  /**< time under the pointer (Trace), else 0 */
-  int kernel;       /**< kernel of the launch or panel, or -1 */
-  int pc;           /**< index into the kernel's pcs, or -1 */
-  int lane;         /**< Flame category / Raster family, or -1 */
+  int64_t launch;  /**< index into LAUNCHES of the (first) launch, or -1 */
+  int64_t memop;   /**< index into MEMOPS, or -1 */
+  int64_t time_ns; /**< time under the pointer (Trace), else 0 */
+  int kernel;      /**< kernel of the launch or panel, or -1 */
+  int pc;          /**< index into the kernel's pcs, or -1 */
+  int lane;        /**< Flame category / Raster family, or -1 */
 } mprof_render_hit;
 
 /** What is at (@p x, @p y) of @p tab drawn at @p width x @p height. */
 void mprof_render_hit_test(const mprof_render_model *model,
-                           const mprof_render_view *view, int tab,
-                           double width, double height, double x, double y,
+                           const mprof_render_view *view, int tab, double width,
+                           double height, double x, double y,
                            mprof_render_hit *hit);
 
 /** One line about @p hit for a tooltip or status line; "" for nothing.

@@ -144,13 +144,11 @@ void mprof_render__hit_trace(const mprof_render_model *model,
                              double height, double x, double y,
                              mprof_render_hit *hit);
 
-double mprof_render__draw_summary(cairo_t *cr,
-                                  const mprof_render_model *model,
+double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
                                   const mprof_render_view *view, double width,
                                   double height);
 
-void mprof_render__draw_hotspots(cairo_t *cr,
-                                 const mprof_render_model *model,
+void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
                                  const mprof_render_view *view, double width,
                                  double height);
 double mprof_render__hotspots_content(const mprof_render_model *model,

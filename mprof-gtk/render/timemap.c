@@ -38,8 +38,7 @@ int64_t mprof_render_x_to_time(const mprof_render_timemap *map, double x) {
   return map->start_ns + (int64_t)llround(offset);
 }
 
-int64_t mprof_render_tick_step(const mprof_render_timemap *map,
-                               double min_px) {
+int64_t mprof_render_tick_step(const mprof_render_timemap *map, double min_px) {
   double want = mprof_render_ns_per_px(map) * (min_px > 1 ? min_px : 1);
   int64_t step = 1;
   for (;;) {
@@ -104,8 +103,8 @@ void mprof_render_view_clamp(mprof_render_view *view,
 }
 
 void mprof_render_view_zoom(mprof_render_view *view,
-                            const mprof_render_limits *limits,
-                            double fraction, double factor) {
+                            const mprof_render_limits *limits, double fraction,
+                            double factor) {
   if (!(factor > 0))
     return;
   if (fraction < 0)
@@ -127,8 +126,7 @@ void mprof_render_view_zoom(mprof_render_view *view,
 }
 
 void mprof_render_view_pan(mprof_render_view *view,
-                           const mprof_render_limits *limits,
-                           double fraction) {
+                           const mprof_render_limits *limits, double fraction) {
   int64_t span = view->end_ns - view->start_ns;
   int64_t delta = (int64_t)llround((double)span * fraction);
   view->start_ns += delta;
@@ -214,12 +212,11 @@ static int64_t clamp_time(uint64_t t) {
 
 size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
                               const mprof_render_timemap *map, double min_px,
-                              mprof_render_key_fn key,
-                              mprof_render_box_fn fn, void *data) {
+                              mprof_render_key_fn key, mprof_render_box_fn fn,
+                              void *data) {
   size_t first, last;
   if (mprof_trace_stream_find(trace, &first, &last, stream,
-                              (uint64_t)(map->start_ns > 0 ? map->start_ns
-                                                           : 0),
+                              (uint64_t)(map->start_ns > 0 ? map->start_ns : 0),
                               (uint64_t)(map->end_ns > 0 ? map->end_ns : 0)))
     return 0;
   if (min_px < 0)

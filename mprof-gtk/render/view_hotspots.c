@@ -42,7 +42,7 @@ static void layout(columns *c, double width) {
 }
 
 static const mprof_render_kernel *selected_kernel(const mprof_render_model *m,
-                                           const mprof_render_view *v) {
+                                                  const mprof_render_view *v) {
   return v->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)v->kernel) : NULL;
 }
 
@@ -150,8 +150,7 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
     rd_text_fit(cr, c.sass, base, c.line - c.sass - 10, text);
     rd_format_line(text, sizeof text, pc->insn);
     rd_rgb(cr, RD_TEXT_DIM);
-    rd_text_fit(cr, c.line, base, c.stalls - c.line - 10,
-                *text ? text : "-");
+    rd_text_fit(cr, c.line, base, c.stalls - c.line - 10, *text ? text : "-");
     /* The stall breakdown: as long as the instruction's samples relative
      * to the hottest one, split by reason. */
     double bx = c.stalls, bw = c.stalls_w * pc->samples / max_samples;

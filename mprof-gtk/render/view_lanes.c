@@ -59,7 +59,8 @@ static size_t build_segments(const mprof_render_kernel *k, double left,
   *out = NULL;
   if (!k->samples)
     return 0;
-  segment *segs = (segment *)calloc(k->pc_count ? k->pc_count : 1, sizeof *segs);
+  segment *segs =
+      (segment *)calloc(k->pc_count ? k->pc_count : 1, sizeof *segs);
   if (!segs)
     return 0;
   double scale = (right - left) / (double)k->samples;
@@ -183,8 +184,8 @@ void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
     if (x1 > l.right)
       x1 = l.right;
     for (int lane = 0; lane < l.lanes; lane++) {
-      uint64_t v = tab == MPROF_RENDER_FLAME ? s->category[lane]
-                                             : s->family[lane];
+      uint64_t v =
+          tab == MPROF_RENDER_FLAME ? s->category[lane] : s->family[lane];
       if (!v)
         continue;
       double intensity;
@@ -209,8 +210,8 @@ void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
       cairo_fill(cr);
     }
     const mprof_render_pc *pc = &k->pcs[s->hottest];
-    if (tab == MPROF_RENDER_FLAME && s->last - s->first == 1 &&
-        x1 - x0 >= 34 && l.lane_h >= 14 && pc->insn) {
+    if (tab == MPROF_RENDER_FLAME && s->last - s->first == 1 && x1 - x0 >= 34 &&
+        l.lane_h >= 14 && pc->insn) {
       double y = l.top + pc->category * l.lane_h;
       rd_rgb(cr, RD_TEXT);
       rd_font(cr, fmin(11, l.lane_h - 6), 0, 1);

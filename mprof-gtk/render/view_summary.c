@@ -237,11 +237,11 @@ static void hot_table(page *p, const mprof_render_model *m,
       snprintf(text, sizeof text, "0x%04x", pc->offset);
       rd_text(p->cr, p->x + col_offset, p->y + 13, text);
       rd_format_sass(text, sizeof text, pc->insn);
-      rd_text_fit(p->cr, p->x + col_sass, p->y + 13,
-                  col_line - col_sass - 10, text);
+      rd_text_fit(p->cr, p->x + col_sass, p->y + 13, col_line - col_sass - 10,
+                  text);
       rd_format_line(text, sizeof text, pc->insn);
-      rd_text_fit(p->cr, p->x + col_line, p->y + 13,
-                  col_stalls - col_line - 10, *text ? text : "-");
+      rd_text_fit(p->cr, p->x + col_line, p->y + 13, col_stalls - col_line - 10,
+                  *text ? text : "-");
       size_t idx[2];
       uint64_t val[2];
       size_t n = top_reasons(m, k, pc->reasons, idx, val, 2);
@@ -249,8 +249,8 @@ static void hot_table(page *p, const mprof_render_model *m,
       for (size_t r = 0; r < n; r++) {
         char part[96];
         rd_format_percent(pct, sizeof pct,
-                          (double)val[r] / (double)(pc->samples ? pc->samples
-                                                                : 1));
+                          (double)val[r] /
+                              (double)(pc->samples ? pc->samples : 1));
         snprintf(part, sizeof part, "%s%s %s", r ? ", " : "",
                  mprof_render_reason_at(m, idx[r])->name, pct);
         strncat(text, part, sizeof text - strlen(text) - 1);
@@ -421,8 +421,9 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
       snprintf(text, sizeof text, "Most samples: %s (%s of this kernel's %s)",
                mprof_render_family_title(top), pct, "PC samples");
     } else {
-      snprintf(text, sizeof text, "No PC samples: the stall profile is "
-                                  "unknown.");
+      snprintf(text, sizeof text,
+               "No PC samples: the stall profile is "
+               "unknown.");
     }
     if (visible(&p, 20)) {
       rd_rgb(cr, RD_TEXT);

@@ -45,8 +45,7 @@ double mprof_render_row_top(const mprof_render_model *model,
   for (size_t i = 0; i < n && i < row; i++)
     y += row_height(mprof_render_row_at(model, i), view);
   if (height)
-    *height =
-        row < n ? row_height(mprof_render_row_at(model, row), view) : 0.0;
+    *height = row < n ? row_height(mprof_render_row_at(model, row), view) : 0.0;
   return y;
 }
 
@@ -67,8 +66,7 @@ int mprof_render_row_at_y(const mprof_render_model *model,
 
 double mprof_render__trace_content(const mprof_render_model *model,
                                    const mprof_render_view *view) {
-  return mprof_render_row_top(model, view, mprof_render_row_count(model),
-                              NULL);
+  return mprof_render_row_top(model, view, mprof_render_row_count(model), NULL);
 }
 
 /* ---- the boxes of a row --------------------------------------------------
@@ -171,6 +169,61 @@ static double luminance(uint32_t rgb) {
          255.0;
 }
 
+/* Paint a row's boxes: into a one-pixel-tall strip, written pixel by
+ * pixel, then stretched over the row's height in one composite. Filling
+ * thousands of one-pixel rectangles through Cairo's path machinery costs
+ * ten times more. Singles take their kernel's colour, merged runs a lighter
+ * shade of it. */
+static void paint_boxes(cairo_t *cr, const mprof_render_model *model,
+                        const box_list *list, double left, double right,
+                        double y, double h) {
+  int width = (int)ceil(right - left);
+  if (width <= 0 || h <= 0 || !list->count)
+    return;
+  /* A new strip per row: a recording target (GTK's) keeps a reference to
+   * each source it was given. */
+  cairo_surface_t *strip =
+      cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, 1);
+  if (cairo_surface_status(strip) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(strip);
+    return;
+  }
+  cairo_surface_flush(strip);
+  uint32_t *px = (uint32_t *)cairo_image_surface_get_data(strip);
+  memset(px, 0, (size_t)width * 4);
+  int last_kernel = -2, last_merged = -1;
+  uint32_t argb = 0;
+  for (size_t i = 0; i < list->count; i++) {
+    const draw_box *b = &list->items[i];
+    double x0 = b->x0, x1 = b->x1;
+    if (!snap(&x0, &x1, left, right))
+      continue;
+    if (b->kernel != last_kernel || b->merged != last_merged) {
+      uint32_t rgb = kernel_color(model, b->kernel);
+      argb = 0xff000000u | (b->merged ? rd_lighten(rgb, 0.45) : rgb);
+      last_kernel = b->kernel;
+      last_merged = b->merged;
+    }
+    int a = (int)(x0 - left), e = (int)(x1 - left);
+    if (a < 0)
+      a = 0;
+    if (e > width)
+      e = width;
+    for (int x = a; x < e; x++)
+      px[x] = argb;
+  }
+  cairo_surface_mark_dirty(strip);
+  cairo_save(cr);
+  cairo_translate(cr, left, y);
+  cairo_scale(cr, 1, h);
+  cairo_set_source_surface(cr, strip, 0, 0);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+  cairo_rectangle(cr, 0, 0, width, 1);
+  cairo_fill(cr);
+  cairo_restore(cr);
+  cairo_surface_destroy(strip);
+}
+
 /* ---- the inset ----------------------------------------------------------
  */
 
@@ -201,8 +254,7 @@ static void draw_inset(cairo_t *cr, const mprof_render_kernel *k, double x0,
   int lines = mprof_render__inset_lines(k, x1 - x0, h);
   if (!lines)
     return;
-  double px = x0 + 2, py = y + 2, pw = x1 - x0 - 4,
-         ph = 4 + lines * INSET_LINE;
+  double px = x0 + 2, py = y + 2, pw = x1 - x0 - 4, ph = 4 + lines * INSET_LINE;
   rd_rgba(cr, 0xffffff, 0.88);
   cairo_rectangle(cr, px, py, pw, ph);
   cairo_fill(cr);
@@ -296,6 +348,26 @@ static void format_tick(char *buf, size_t size, int64_t offset, int64_t step) {
            fabs((double)offset) / unit, name);
 }
 
+/* Vertical lines at the ruler's ticks, behind the launches. */
+static void draw_grid(cairo_t *cr, const mprof_render_model *model,
+                      const mprof_render_timemap *map, double top,
+                      double bottom) {
+  int64_t origin, end;
+  mprof_render_model_bounds(model, &origin, &end);
+  int64_t step = mprof_render_tick_step(map, 110);
+  int64_t rel = map->start_ns - origin;
+  int64_t first = rel / step * step;
+  if (first < rel)
+    first += step;
+  rd_rgb(cr, 0xe3e5ea);
+  for (int64_t t = first; origin + t <= map->end_ns; t += step) {
+    double x = floor(mprof_render_time_to_x(map, origin + t));
+    if (x >= map->x)
+      cairo_rectangle(cr, x, top, 1, bottom - top);
+  }
+  cairo_fill(cr);
+}
+
 static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
                        const mprof_render_timemap *map, double width,
                        double height) {
@@ -309,14 +381,11 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
   if (first < rel)
     first += step;
   rd_font(cr, 10.5, 0, 0);
+  (void)height;
   for (int64_t t = first; origin + t <= map->end_ns; t += step) {
     double x = floor(mprof_render_time_to_x(map, origin + t)) + 0.5;
     if (x < map->x)
       continue;
-    rd_rgba(cr, RD_RULE, 0.7);
-    cairo_rectangle(cr, x - 0.5, MPROF_RENDER_RULER, 1,
-                    height - MPROF_RENDER_RULER);
-    cairo_fill(cr);
     rd_rgb(cr, RD_TEXT_DIM);
     cairo_rectangle(cr, x - 0.5, MPROF_RENDER_RULER - 7, 1, 6);
     cairo_fill(cr);
@@ -359,8 +428,8 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   size_t launch_total;
   const mprof_launch_record *launches =
       mprof_trace_launches(trace, &launch_total);
-  const mprof_render_kernel *selected =
-      mprof_render_kernel_at(model, (size_t)(view->kernel >= 0 ? view->kernel : 0));
+  const mprof_render_kernel *selected = mprof_render_kernel_at(
+      model, (size_t)(view->kernel >= 0 ? view->kernel : 0));
   if (view->kernel < 0)
     selected = NULL;
 
@@ -370,6 +439,7 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   cairo_clip(cr);
   box_list list;
   memset(&list, 0, sizeof list);
+  /* Row backgrounds, then the time grid, then what happened on them. */
   double y = MPROF_RENDER_RULER - view->scroll_y;
   for (size_t r = 0; r < rows && y < height; r++) {
     const mprof_render_row *row = mprof_render_row_at(model, r);
@@ -386,38 +456,21 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
     if (r % 2)
       rd_fill_rect(cr, left, top, right - left, h, 0xf3f4f7);
     rd_hline(cr, left, right, top + h - 1, 0xe6e8ec);
+  }
+  draw_grid(cr, model, &map, MPROF_RENDER_RULER, height);
+  y = MPROF_RENDER_RULER - view->scroll_y;
+  for (size_t r = 0; r < rows && y < height; r++) {
+    const mprof_render_row *row = mprof_render_row_at(model, r);
+    double h = row_height(row, view);
+    double top = y;
+    y += h;
+    if (y < MPROF_RENDER_RULER || row->kind == MPROF_ROW_DEVICE)
+      continue;
     double pad = h >= 10 ? 2 : (h >= 4 ? 1 : 0);
     double by = top + pad, bh = h - 2 * pad - 1;
     draw_memops(cr, model, row->stream, &map, by, bh, left, right);
     collect_row(&list, model, row->stream, &map);
-    /* One fill per colour: singles in the kernel colour, merged runs a
-     * lighter shade of it. */
-    size_t kernels = mprof_render_kernel_count(model);
-    size_t buckets = kernels < 12 ? kernels : 12;
-    for (int merged = 0; merged < 2; merged++) {
-      for (size_t c = 0; c <= buckets; c++) {
-        int any = 0;
-        uint32_t color = 0x999999u;
-        for (size_t i = 0; i < list.count; i++) {
-          draw_box *b = &list.items[i];
-          size_t bucket =
-              b->kernel < 0 ? buckets : (size_t)b->kernel % 12;
-          if (b->merged != merged || bucket != c)
-            continue;
-          double x0 = b->x0, x1 = b->x1;
-          if (!snap(&x0, &x1, left, right))
-            continue;
-          if (!any)
-            color = kernel_color(model, b->kernel);
-          cairo_rectangle(cr, x0, by, x1 - x0, bh);
-          any = 1;
-        }
-        if (any) {
-          rd_rgb(cr, merged ? rd_lighten(color, 0.45) : color);
-          cairo_fill(cr);
-        }
-      }
-    }
+    paint_boxes(cr, model, &list, left, right, by, bh);
     /* Outlines, labels, selection and insets: only boxes wide enough to
      * carry them, at most width / 5 per row. */
     for (size_t i = 0; i < list.count; i++) {
@@ -429,9 +482,8 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
           selected && !b->merged && b->kernel == view->kernel;
       const mprof_launch_record *l =
           mprof_trace_stream_launch(trace, row->stream, b->first);
-      int is_selected_launch =
-          !b->merged && view->launch >= 0 &&
-          (int64_t)(l - launches) == view->launch;
+      int is_selected_launch = !b->merged && view->launch >= 0 &&
+                               (int64_t)(l - launches) == view->launch;
       if (is_selected_launch) {
         rd_rgb(cr, RD_SELECTION);
         cairo_set_line_width(cr, 2.5);
@@ -444,16 +496,24 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       }
       cairo_rectangle(cr, x0 + 0.5, by + 0.5, x1 - x0 - 1, bh - 1);
       cairo_stroke(cr);
-      if (is_selected_kernel &&
-          mprof_render__inset_lines(selected, x1 - x0, bh)) {
+      double label_y = by + bh / 2 + 4;
+      int lines = is_selected_kernel
+                      ? mprof_render__inset_lines(selected, x1 - x0, bh)
+                      : 0;
+      if (lines) {
         draw_inset(cr, selected, x0, x1, by, bh);
-        continue;
+        /* The name goes under the inset when there is room. */
+        double below = by + 2 + 4 + lines * INSET_LINE;
+        if (by + bh - below < 16)
+          continue;
+        label_y = below + (by + bh - below) / 2 + 4;
       }
       if (x1 - x0 < 40 || bh < 11)
         continue;
       char label[256], buf[256];
-      uint32_t fill = b->merged ? rd_lighten(kernel_color(model, b->kernel), 0.45)
-                                : kernel_color(model, b->kernel);
+      uint32_t fill = b->merged
+                          ? rd_lighten(kernel_color(model, b->kernel), 0.45)
+                          : kernel_color(model, b->kernel);
       rd_rgb(cr, luminance(fill) > 0.6 ? RD_TEXT : 0xffffff);
       rd_font(cr, fmin(11.0, bh - 3), 0, 0);
       if (b->merged) {
@@ -466,7 +526,7 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
         snprintf(label, sizeof label, "%s",
                  k ? rd_short_name(buf, sizeof buf, k->name) : "?");
       }
-      rd_text_fit(cr, x0 + 4, by + bh / 2 + 4, x1 - x0 - 8, label);
+      rd_text_fit(cr, x0 + 4, label_y, x1 - x0 - 8, label);
     }
   }
   free(list.items);
@@ -500,17 +560,32 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       continue;
     if (row->kind == MPROF_ROW_DEVICE) {
       rd_fill_rect(cr, 0, top, left, h, 0xe4e7ee);
-      rd_rgb(cr, RD_TEXT);
-      rd_font(cr, 11, 1, 0);
-      rd_text_fit(cr, 6, top + h / 2 + 4, left - 10, row->label);
-      /* The device name continues over the rows' band. */
-      continue;
+      continue; /* its name is written across the band, below */
     }
     if (h < 9)
       continue;
     rd_rgb(cr, RD_TEXT);
     rd_font(cr, fmin(11.0, h - 2), 0, 0);
     rd_text_fit(cr, 14, top + h / 2 + 4, left - 20, row->label);
+  }
+  cairo_restore(cr);
+
+  /* Device names across their bands: the gutter is too narrow for them. */
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, MPROF_RENDER_RULER, width,
+                  height - MPROF_RENDER_RULER);
+  cairo_clip(cr);
+  y = MPROF_RENDER_RULER - view->scroll_y;
+  for (size_t r = 0; r < rows && y < height; r++) {
+    const mprof_render_row *row = mprof_render_row_at(model, r);
+    double h = row_height(row, view);
+    double top = y;
+    y += h;
+    if (y < MPROF_RENDER_RULER || row->kind != MPROF_ROW_DEVICE)
+      continue;
+    rd_rgb(cr, RD_TEXT);
+    rd_font(cr, 11, 1, 0);
+    rd_text_fit(cr, 6, top + h / 2 + 4, width - 12, row->label);
   }
   cairo_restore(cr);
 
@@ -610,8 +685,7 @@ void mprof_render__hit_trace(const mprof_render_model *model,
         double by = top + pad, bh = h - 2 * pad - 1;
         int lines = mprof_render__inset_lines(k, x1 - x0, bh);
         int line = (int)floor((y - (by + 4)) / INSET_LINE);
-        if (lines && line >= 0 && line < lines && x >= x0 + 2 &&
-            x < x1 - 2) {
+        if (lines && line >= 0 && line < lines && x >= x0 + 2 && x < x1 - 2) {
           hit->kind = MPROF_HIT_PC;
           hit->pc = (int)k->hot[line];
         }

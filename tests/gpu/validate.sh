@@ -116,15 +116,20 @@ done
 rm -f "$out"/tf_p*.mprof "$out"/tf_p*.pc.json
 
 say "== real nvdisasm output for the parser's fixtures"
-mkdir -p "$out/fixtures"
-if command -v cuobjdump >/dev/null && command -v nvdisasm >/dev/null; then
-  (cd "$out/fixtures" && cuobjdump -xelf all "$bin/gemm" >/dev/null 2>&1)
-  cubin=$(ls "$out"/fixtures/*.cubin 2>/dev/null | head -n 1)
-  if [ -n "$cubin" ]; then
-    nvdisasm -c -g "$cubin" >"$out/fixtures/gemm.nvdisasm.txt" 2>&1
-    nvdisasm -c -g -fun 0 "$cubin" >/dev/null 2>&1
-    say "fixture: $(wc -l <"$out/fixtures/gemm.nvdisasm.txt") lines of nvdisasm -c -g output"
-  fi
+fx="$out/fixtures"
+mkdir -p "$fx"
+src=$(cd "$(dirname "$0")/../.." && pwd)
+if command -v nvdisasm >/dev/null && command -v nvcc >/dev/null; then
+  nvcc -cubin -arch=sm_90 -lineinfo -o "$fx/nvdisasm-kernels.cubin" "$src/tests/data/sass_kernels.cu" >>"$log" 2>&1
+  nvdisasm --version >"$fx/nvdisasm-version.txt" 2>&1
+  nvdisasm -c -g "$fx/nvdisasm-kernels.cubin" >"$fx/nvdisasm-kernels.txt" 2>&1
+  readelf -sW "$fx/nvdisasm-kernels.cubin" | grep FUNC >"$fx/symbols.txt"
+  for sym in $(awk '{print $1}' "$fx/symbols.txt" | tr -d ':'); do
+    nvdisasm -c -g -fun "$sym" "$fx/nvdisasm-kernels.cubin" >"$fx/nvdisasm-fun$sym.txt" 2>&1
+    nvdisasm -c -g -hex -fun "$sym" "$fx/nvdisasm-kernels.cubin" >"$fx/nvdisasm-fun$sym-hex.txt" 2>&1
+    nvdisasm -c -gi -fun "$sym" "$fx/nvdisasm-kernels.cubin" >"$fx/nvdisasm-fun$sym-gi.txt" 2>&1
+  done
+  say "fixtures: $(ls "$fx" | wc -l) files from $(tail -n 1 "$fx/nvdisasm-version.txt")"
 fi
 
 if command -v ncu >/dev/null; then

@@ -53,6 +53,14 @@ for tab in summary trace trace-zoomed hotspots flame raster summary-second-kerne
   not_blank "$tmp/shots/$tab.png"
 done
 
+# --kernel opens on another kernel (the dominant one, #0, otherwise).
+grep -q "^selftest: kernel #0 " "$tmp/log" ||
+  fail "it did not open on the dominant kernel: $(grep 'selftest: kernel' "$tmp/log")"
+"$gtk" --kernel layernorm_fwd --smoke-test "$tmp/kshots" "$tmp/t.mprof" >"$tmp/log" 2>"$tmp/err" ||
+  fail "--kernel: exited $?: $(cat "$tmp/err")"
+grep -q "^selftest: kernel #[0-9][0-9]* .*layernorm_fwd" "$tmp/log" ||
+  fail "--kernel layernorm_fwd opened $(grep 'selftest: kernel' "$tmp/log")"
+
 # A corrupt trace: the error in the window and one line on stderr.
 head -c 3000 "$tmp/t.mprof" >"$tmp/cut.mprof"
 "$gtk" --smoke-test "$tmp/eshots" "$tmp/cut.mprof" >"$tmp/log" 2>"$tmp/err"

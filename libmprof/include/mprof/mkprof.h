@@ -47,8 +47,8 @@ typedef struct mprof_mkprof_layout {
   uint32_t timing_length;      /**< event slots per instruction */
   int has_events;              /**< has_events_flag */
   int64_t time_unit_flag;      /**< as written; 0 when absent */
-  uint32_t main_unit;   /**< index into units; MPROF_INDEX_NONE when absent */
-  uint32_t sms_per_gpu; /**< ceil(P / num_gpus), as the viewer computes */
+  uint32_t main_unit;     /**< index into units; MPROF_INDEX_NONE when absent */
+  uint32_t sms_per_gpu;   /**< ceil(P / num_gpus), as the viewer computes */
   uint64_t config_offset; /**< byte offset of the JSON */
   uint64_t config_size;   /**< its bytes */
   uint64_t data_offset;   /**< byte offset of the instructions array */
@@ -96,8 +96,8 @@ typedef struct mprof_mkprof_instruction {
   uint32_t sm;  /**< processor % sms_per_gpu */
   uint32_t index;
   int32_t opcode;
-  uint32_t start, end; /**< ns */
-  int valid;           /**< start > 0 and end > start (the viewer's test) */
+  uint32_t start, end;  /**< ns */
+  int valid;            /**< start > 0 and end > start (the viewer's test) */
   const int32_t *words; /**< instruction_length words; owned by the file */
 } mprof_mkprof_instruction;
 
@@ -206,10 +206,10 @@ MPROF_API uint32_t mprof_mkprof_pack(uint64_t time_ns, uint32_t type);
 
 /** Totals over the whole file. */
 typedef struct mprof_mkprof_summary {
-  size_t instructions;     /**< valid instruction slots */
-  size_t unit_activities;  /**< unit bars */
-  size_t events;           /**< unit events */
-  size_t error_events;     /**< of those, of an "error" type */
+  size_t instructions;    /**< valid instruction slots */
+  size_t unit_activities; /**< unit bars */
+  size_t events;          /**< unit events */
+  size_t error_events;    /**< of those, of an "error" type */
   size_t controller_events;
   uint32_t min_time, max_time; /**< over valid instructions, ns */
 } mprof_mkprof_summary;
@@ -231,7 +231,9 @@ MPROF_API int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path);
 typedef struct mprof_mkprof_export_options {
   unsigned version;         /**< MPROF_MKPROF_EXPORT_OPTIONS_VERSION */
   const char *kernel_regex; /**< POSIX ERE on kernel names; NULL = all */
-  uint32_t launch;          /**< LAUNCHES index; MPROF_INDEX_NONE = all */
+  /** Only the N-th (from 0, in time order) of the launches with spans
+   * that pass kernel_regex; MPROF_INDEX_NONE = all. */
+  uint32_t launch;
 } mprof_mkprof_export_options;
 
 #define MPROF_MKPROF_EXPORT_OPTIONS_INIT                                       \

@@ -114,8 +114,7 @@ typedef struct mprof_source_file mprof_source_file;
  * index, end >= start. Errors name the file and the byte offset. On success
  * *out is the caller's; free it with mprof_source_file_free().
  */
-MPROF_API int mprof_source_file_open(mprof_source_file **out,
-                                     const char *path);
+MPROF_API int mprof_source_file_open(mprof_source_file **out, const char *path);
 
 /** Free @p file. NULL is a no-op. */
 MPROF_API void mprof_source_file_free(mprof_source_file *file);
@@ -148,7 +147,7 @@ typedef struct mprof_source_clock {
   int64_t anchor_trace_ns;    /**< trace time at the anchor */
   int64_t anchor_realtime_ns; /**< CLOCK_REALTIME at the same moment */
   double rate;                /**< trace ns per realtime ns (1 = same rate) */
-  int anchored;  /**< 0 no anchor: identity; 1 one anchor; 2 two (rate) */
+  int anchored; /**< 0 no anchor: identity; 1 one anchor; 2 two (rate) */
 } mprof_source_clock;
 
 /**
@@ -205,26 +204,28 @@ typedef struct mprof_source_merge_options {
 
 /** What a merge did (also written to META as `source.*`). */
 typedef struct mprof_source_merge_report {
-  unsigned version;            /**< MPROF_SOURCE_MERGE_REPORT_VERSION */
-  size_t launches;             /**< instrumented launches in the file */
-  size_t launches_with_spans;  /**< of those, launches with spans */
-  size_t matched_by_order;     /**< matched by kernel name and order */
-  size_t matched_by_time;      /**< matched by time */
-  size_t unmatched;            /**< with spans but no CUPTI launch */
-  size_t spans;                /**< spans written */
-  size_t spans_outside_launch; /**< spans not inside their launch */
-  size_t regions;              /**< regions written */
-  uint64_t overflow;           /**< spans lost to a full buffer */
-  uint32_t globaltimer_step_ns; /**< from the file's probe; 0 unknown */
+  unsigned version;                 /**< MPROF_SOURCE_MERGE_REPORT_VERSION */
+  size_t launches;                  /**< instrumented launches in the file */
+  size_t launches_with_spans;       /**< of those, launches with spans */
+  size_t matched_by_order;          /**< matched by kernel name and order */
+  size_t matched_by_time;           /**< matched by time */
+  size_t unmatched;                 /**< with spans but no CUPTI launch */
+  size_t spans;                     /**< spans written */
+  size_t spans_outside_launch;      /**< spans not inside their launch */
+  size_t regions;                   /**< regions written */
+  uint64_t overflow;                /**< spans lost to a full buffer */
+  uint32_t globaltimer_step_ns;     /**< from the file's probe; 0 unknown */
   mprof_source_alignment alignment; /**< offset and errors */
-  int64_t anchor_offset_ns; /**< trace - realtime at the anchor */
+  int64_t anchor_offset_ns;         /**< trace - realtime at the anchor */
   char method[32]; /**< "name+order", "time", "mixed", "anchor", "fixed" */
 } mprof_source_merge_report;
 
 #define MPROF_SOURCE_MERGE_REPORT_INIT                                         \
   {                                                                            \
     MPROF_SOURCE_MERGE_REPORT_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,           \
-        {0, 0, 0, 0.0, 0}, 0, {0}                                              \
+        {0, 0, 0, 0.0, 0}, 0, {                                                \
+      0                                                                        \
+    }                                                                          \
   }
 
 /**

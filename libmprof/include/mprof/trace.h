@@ -148,12 +148,14 @@ MPROF_API int mprof_trace_stream_find(const mprof_trace *trace, size_t *first,
 /** Rewrite flags. */
 #define MPROF_REWRITE_SORT_LAUNCHES 0x1u /**< order by (stream, start) */
 #define MPROF_REWRITE_DROP_CODE 0x2u     /**< keep cubin records, not blobs */
+#define MPROF_REWRITE_DEMANGLE 0x4u /**< fill empty demangled kernel names */
 
 /**
  * Copy @p trace to @p path with the changes @p flags asks for: launches
  * sorted per stream (span records follow their launches), or captured code
  * dropped once its SASS is in the sidecar (the cubin records stay, marked
- * MPROF_CUBIN_OMITTED, so the trace still says what was loaded). @p path
+ * MPROF_CUBIN_OMITTED, so the trace still says what was loaded), or kernel
+ * names demangled where the producer left them mangled only. @p path
  * may be the trace's own path: the copy replaces it atomically.
  */
 MPROF_API int mprof_trace_rewrite(const mprof_trace *trace, const char *path,

@@ -1,0 +1,68 @@
+#!/bin/sh
+# mprof source / mprof mkprof: what a user sees, exit statuses included.
+# Usage: test_source_mkprof.sh MPROF TMPDIR TEST_MKPROF TEST_SOURCE
+mprof=$1
+tmp=$2/cli-source-$$
+test_mkprof=$3
+test_source=$4
+mkdir -p "$tmp"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# expect STATUS PATTERN CMD...: exit status and a line of output matching
+expect() {
+  want=$1 pattern=$2
+  shift 2
+  out=$("$@" 2>&1)
+  got=$?
+  [ "$got" -eq "$want" ] || fail "$* exited $got, wanted $want: $out"
+  [ -z "$pattern" ] || echo "$out" | grep -q -- "$pattern" ||
+    fail "$*: no '$pattern' in: $out"
+}
+
+"$test_mkprof" --write-trace "$tmp/spans.mprof" || fail "writing the trace"
+expect 0 "wrote $tmp/s.mkprof: 108 spans as 18 instructions on 8 processors" \
+  "$mprof" mkprof export "$tmp/spans.mprof" -o "$tmp/s.mkprof"
+expect 0 "holds      18 instructions, 72 unit bars, 216 events" \
+  "$mprof" mkprof info "$tmp/s.mkprof" --instructions 2
+expect 0 "params: launch=0 block=0 spans=6 events_dropped=0" \
+  "$mprof" mkprof info "$tmp/s.mkprof" --instructions 1
+expect 0 "unit 1     Consumer     consumer  events 48..79, bar in slots 12/13 (main)" \
+  "$mprof" mkprof info "$tmp/s.mkprof"
+expect 0 "wrote $tmp/back.mprof" \
+  "$mprof" mkprof import "$tmp/s.mkprof" -o "$tmp/back.mprof"
+expect 0 "meta       capture.mode = mkprof" "$mprof" info "$tmp/back.mprof"
+expect 0 "wrote" "$mprof" mkprof export "$tmp/spans.mprof" -o "$tmp/k.mkprof" \
+  --kernel layernorm
+head -c 300 "$tmp/s.mkprof" >"$tmp/cut.mkprof"
+expect 2 "^mprof: $tmp/cut.mkprof: at byte " \
+  "$mprof" mkprof info "$tmp/cut.mkprof"
+expect 2 "no such\|No such" "$mprof" mkprof info "$tmp/missing.mkprof"
+expect 2 "unknown subcommand 'bogus'" "$mprof" mkprof bogus
+expect 2 "usage: mprof mkprof export" "$mprof" mkprof export "$tmp/spans.mprof"
+expect 2 "no activity spans to export (none matches the filter)" \
+  "$mprof" mkprof export "$tmp/spans.mprof" -o "$tmp/x.mkprof" --kernel zzz
+expect 0 "usage: mprof mkprof info" "$mprof" help mkprof
+
+"$test_source" --write-run "$tmp/run.mprof" || fail "writing the run"
+expect 0 "spans      32 in 8 launches; 17 overflowed" \
+  "$mprof" source info "$tmp/run.mprof.source"
+expect 0 "region 1   compute                  consumer          16 spans" \
+  "$mprof" source info "$tmp/run.mprof.source"
+expect 0 "32 source spans from 8 launches (8 matched: 8 by name and order" \
+  "$mprof" source merge "$tmp/run.mprof" -o "$tmp/merged.mprof"
+expect 0 "meta       source.alignment_method = name+order" \
+  "$mprof" info "$tmp/merged.mprof"
+expect 0 "activity spans overflowed" "$mprof" info "$tmp/merged.mprof"
+expect 2 "already holds merged source spans" \
+  "$mprof" source merge "$tmp/merged.mprof" "$tmp/run.mprof.source"
+expect 2 "missing.source" "$mprof" source merge "$tmp/run.mprof" \
+  "$tmp/missing.source"
+printf 'MPSRC\0\r\nshort' >"$tmp/short.source"
+expect 2 "short.source: at byte 13: header" "$mprof" source info \
+  "$tmp/short.source"
+expect 2 "expected 'info' or 'merge'" "$mprof" source
+expect 0 "record source" "$mprof" help record
+
+rm -rf "$tmp"
+[ "$failures" -eq 0 ] && echo "all mprof source/mkprof CLI checks passed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,193 @@
+#!/bin/bash
+# Source instrumentation on a real GPU: record gemm_source and
+# transformer_source with `mprof record source`, check that every span is
+# accounted for (kept or counted as overflow), measure the %globaltimer step,
+# report the alignment of the spans on the CUPTI timeline and the cost of
+# the markers (CUDA-event kernel times with and without them), and write
+# OUTDIR/results.txt. Skips (exit 0) when there is no GPU.
+#
+# Usage: tests/gpu/validate_source.sh OUTDIR [BUILD_DIR]
+#   BUILD_DIR  a CMake build of mprof with the CUPTI producer and the CUDA
+#              examples, gemm_source and transformer_source included
+#              (default: build)
+set -uo pipefail
+out=${1:?usage: validate_source.sh OUTDIR [BUILD_DIR]}
+build=${2:-build}
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "validate_source: no GPU here (nvidia-smi missing or failing); skipping the GPU checks"
+  exit 0
+fi
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=$(cd "$build" && pwd)
+log="$out/validate_source.log"
+results="$out/results.txt"
+: >"$log"
+: >"$results"
+mprof="$build/bin/mprof"
+bin="$build/bin"
+for need in "$mprof" "$bin/gemm" "$bin/gemm_source" "$bin/transformer_forward" \
+  "$bin/transformer_source" "$build/lib/libmprof-cupti.so"; do
+  if [ ! -e "$need" ]; then
+    echo "validate_source: $need is missing; build with the CUDA toolkit present" >&2
+    exit 2
+  fi
+done
+
+say() { echo "$*" | tee -a "$log"; }
+result() { echo "$*" | tee -a "$results" >>"$log"; echo "$*"; }
+failures=0
+check() { # check DESCRIPTION COMMAND...
+  if "${@:2}" >>"$log" 2>&1; then say "ok    $1"; else say "FAIL  $1"; failures=$((failures + 1)); fi
+}
+# meta TRACE KEY: the value of a META key, from `mprof info`
+meta() { "$mprof" info "$1" 2>/dev/null | sed -n "s/^meta       $2 = //p" | tail -n 1; }
+# timing FILE KERNEL: mean_us of an EVENT_TIMING line
+timing() { sed -n "s/^EVENT_TIMING kernel=$2 launches=[0-9]* mean_us=\([0-9.]*\).*/\1/p" "$1" | head -n 1; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b != "") printf "%+.2f%%", (b / a - 1) * 100; else printf "n/a" }'; }
+
+say "== machine"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee -a "$log"
+result "machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+
+# ---------------------------------------------------------------------------
+say "== %globaltimer resolution (gemm_source --timer-probe, 5 runs)"
+for _ in 1 2 3 4 5; do
+  "$bin/gemm_source" --timer-probe 2>&1 | grep '^TIMER_PROBE' | tee -a "$out/timer_probe.txt" >>"$log"
+done
+steps=$(sed -n 's/.*min_step_ns=\([0-9]*\).*/\1/p' "$out/timer_probe.txt" | sort -n | uniq | tr '\n' ' ')
+max_steps=$(sed -n 's/.*max_step_ns=\([0-9]*\).*/\1/p' "$out/timer_probe.txt" | sort -n | uniq | tr '\n' ' ')
+means=$(sed -n 's/.*mean_step_ns=\([0-9.]*\).*/\1/p' "$out/timer_probe.txt" | tr '\n' ' ')
+deltas=$(sed -n 's/.*globaltimer_minus_realtime_ns=\(-*[0-9]*\).*/\1/p' "$out/timer_probe.txt" | tr '\n' ' ')
+result "globaltimer min step (ns, per run): $steps"
+result "globaltimer max step (ns, per run): $max_steps"
+result "globaltimer mean step between changes (ns): $means"
+result "globaltimer - CLOCK_REALTIME at the probe (ns, host bracket included): $deltas"
+check "timer probe ran" test -n "$steps"
+
+# ---------------------------------------------------------------------------
+# record_source NAME EXPECTED_SPANS CAPACITY [record flags] -- ARGS
+record_source() {
+  local name=$1 expected=$2 capacity=$3
+  shift 3
+  local flags=()
+  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+  shift
+  say "command: MPROF_SOURCE_CAPACITY=$capacity mprof record source ${flags[*]} -o $name.mprof -- $name $*"
+  MPROF_SOURCE_CAPACITY=$capacity "$mprof" record source "${flags[@]}" -o "$out/$name.mprof" -- \
+    "$bin/$name" "$@" >"$out/$name.record.txt" 2>"$out/$name.record.err"
+  local rc=$?
+  tee -a "$log" <"$out/$name.record.err"
+  check "$name: record source exits 0" test "$rc" -eq 0
+  check "$name: program output unchanged (RESULT ok)" grep -q "RESULT ok" "$out/$name.record.txt"
+  check "$name: trace is valid" "$mprof" info "$out/$name.mprof"
+  check "$name: .source file written" test -s "$out/$name.mprof.source"
+  "$mprof" info "$out/$name.mprof" >"$out/$name.info.txt" 2>&1
+  "$mprof" source info "$out/$name.mprof.source" >"$out/$name.source-info.txt" 2>&1
+  "$mprof" summary --human "$out/$name.mprof" >"$out/$name.summary.txt" 2>&1
+  local events overflow
+  events=$(meta "$out/$name.mprof" source.events)
+  overflow=$(meta "$out/$name.mprof" source.overflow)
+  result "$name: spans kept $events, overflowed $overflow, expected in all $expected"
+  check "$name: every span kept or counted (kept + overflow = $expected)" \
+    test "$((${events:-0} + ${overflow:-0}))" -eq "$expected"
+  for key in alignment_method launches launches_matched launches_unmatched \
+    alignment_offset_ns alignment_error_ns alignment_error_median_ns \
+    alignment_launches alignment_drift_ppm anchor_offset_ns clock_map \
+    globaltimer_step_ns globaltimer_step_max_ns spans_outside_launch; do
+    result "$name: source.$key = $(meta "$out/$name.mprof" "source.$key")"
+  done
+  check "$name: every instrumented launch matched a CUPTI launch" \
+    test "$(meta "$out/$name.mprof" source.launches_unmatched)" = 0
+}
+
+say "== gemm_source: loader / consumer / storer spans per block"
+# 2048^2: 32 x 32 blocks, 128 k-tiles: 2 spans each + 1 store = 257 per block
+gemm_launches=10
+record_source gemm_source $((1024 * 257 * gemm_launches)) 8M -- 2048 $gemm_launches
+
+say "== transformer_source: per-block phases, per-warp attention scores"
+# per pass (B=4 S=256 D=512 H=8 F=2048): layernorm 2 x 1024 blocks x 3,
+# attention 8192 blocks x (3 + 8 warps), attention_pv 8192 x 2, add_bias
+# 4096, bias_gelu 4096, bias_residual_add 2 x 2048; 10 passes + 1 warm-up
+tf_per_pass=$((2 * 1024 * 3 + 8192 * 11 + 8192 * 2 + 4096 + 4096 + 2 * 2048))
+record_source transformer_source $((tf_per_pass * 11)) 16M --drop-code -- 1 10
+
+say "== overflow is counted, not lost (gemm_source, 100000-record buffer)"
+MPROF_SOURCE_CAPACITY=100000 "$mprof" record source -q --pc-mode off -o "$out/overflow.mprof" -- \
+  "$bin/gemm_source" 2048 2 >"$out/overflow.record.txt" 2>"$out/overflow.record.err"
+tee -a "$log" <"$out/overflow.record.err"
+ov_events=$(meta "$out/overflow.mprof" source.events)
+ov_overflow=$(meta "$out/overflow.mprof" source.overflow)
+result "overflow run: kept $ov_events, overflowed $ov_overflow, expected $((1024 * 257 * 2))"
+check "overflow: kept + overflowed = all spans" test "$((${ov_events:-0} + ${ov_overflow:-0}))" -eq $((1024 * 257 * 2))
+check "overflow: counted in DROPS" grep -q "activity spans overflowed" <("$mprof" info "$out/overflow.mprof")
+check "overflow: the program warned on stderr" grep -q "did not fit the buffer" "$out/overflow.record.err"
+
+# ---------------------------------------------------------------------------
+say "== marker cost: CUDA-event kernel times, plain vs markers compiled in"
+# Three builds of the same code: plain (no markers), markers compiled in
+# but MPROF_SOURCE_OUTPUT unset (one branch per marker), recording. No
+# CUPTI here, so only the markers differ. Each run 3 times; the lowest mean.
+best_timing() { # best_timing KERNEL FILES...
+  local kernel=$1 best=""
+  shift
+  for f in "$@"; do
+    local v
+    v=$(timing "$f" "$kernel")
+    [ -z "$v" ] && continue
+    if [ -z "$best" ] || awk -v a="$v" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$v; fi
+  done
+  echo "$best"
+}
+for run in 1 2 3; do
+  "$bin/gemm" 2048 20 >"$out/cost.gemm.plain.$run.txt" 2>&1
+  "$bin/gemm_source" 2048 20 >"$out/cost.gemm.off.$run.txt" 2>&1
+  MPROF_SOURCE_OUTPUT="$out/cost.gemm.source" MPROF_SOURCE_CAPACITY=16M \
+    "$bin/gemm_source" 2048 20 >"$out/cost.gemm.on.$run.txt" 2>&1
+  "$bin/transformer_forward" 1 10 >"$out/cost.tf.plain.$run.txt" 2>&1
+  "$bin/transformer_source" 1 10 >"$out/cost.tf.off.$run.txt" 2>&1
+  MPROF_SOURCE_OUTPUT="$out/cost.tf.source" MPROF_SOURCE_CAPACITY=16M \
+    "$bin/transformer_source" 1 10 >"$out/cost.tf.on.$run.txt" 2>&1
+done
+check "cost runs: gemm_source recording gives RESULT ok" grep -q "RESULT ok" "$out/cost.gemm.on.1.txt"
+check "cost runs: transformer_source recording gives RESULT ok" grep -q "RESULT ok" "$out/cost.tf.on.1.txt"
+result "marker cost (mean us per launch, best of 3; change vs plain):"
+for pair in gemm:sgemm_tiled tf:layernorm_forward tf:add_bias \
+  tf:attention_scores_softmax tf:attention_pv tf:bias_residual_add \
+  tf:bias_gelu; do
+  prog=${pair%%:*}
+  kernel=${pair#*:}
+  plain=$(best_timing "$kernel" "$out"/cost."$prog".plain.*.txt)
+  off=$(best_timing "$kernel" "$out"/cost."$prog".off.*.txt)
+  on=$(best_timing "$kernel" "$out"/cost."$prog".on.*.txt)
+  result "  $kernel: plain $plain, markers off $off ($(pct "$plain" "$off")), recording $on ($(pct "$plain" "$on"))"
+done
+rm -f "$out"/cost.*.source
+
+# Under record source the same kernels again, from CUPTI's durations.
+say "== kernel durations under mprof record source (CUPTI), for reference"
+"$mprof" summary --json --all "$out/gemm_source.mprof" >"$out/gemm_source.summary.json" 2>&1
+"$mprof" summary --json --all "$out/transformer_source.mprof" >"$out/transformer_source.summary.json" 2>&1
+
+# ---------------------------------------------------------------------------
+say "== MKPROF export of one gemm launch (the Megakernels viewer's format)"
+if "$mprof" mkprof export "$out/gemm_source.mprof" --kernel sgemm_tiled --launch 5 \
+  -o "$out/gemm_source.mkprof" >"$out/mkprof.export.txt" 2>&1; then
+  tee -a "$log" <"$out/mkprof.export.txt"
+  check "mkprof export reads back" "$mprof" mkprof info "$out/gemm_source.mkprof"
+  "$mprof" mkprof info "$out/gemm_source.mkprof" --instructions 2 >"$out/gemm_source.mkprof-info.txt" 2>&1
+  result "mkprof sample: $(head -n 1 "$out/mkprof.export.txt") ($(stat -c %s "$out/gemm_source.mkprof") bytes)"
+else
+  say "FAIL  mkprof export"
+  tee -a "$log" <"$out/mkprof.export.txt"
+  failures=$((failures + 1))
+fi
+"$mprof" mkprof export "$out/transformer_source.mprof" --kernel attention_scores_softmax --launch 3 \
+  -o "$out/attention.mkprof" >>"$log" 2>&1
+
+say "== $failures checks failed"
+result "checks failed: $failures"
+[ "$failures" -eq 0 ]

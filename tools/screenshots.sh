@@ -1,0 +1,32 @@
+#!/bin/sh
+# Render every tab of a trace to docs/images/<tab>.png with
+# `mprof view --render` (offscreen: no display needed).
+#
+#   tools/screenshots.sh TRACE [KERNEL] [WIDTHxHEIGHT]
+#
+# KERNEL picks the kernel of the kernel tabs (default: the dominant one);
+# the size defaults to 1600x1000. $MPROF names the mprof to use (default:
+# build/bin/mprof, else the one on PATH); $OUT the folder (docs/images).
+set -eu
+cd "$(dirname "$0")/.."
+if [ $# -lt 1 ] || [ $# -gt 3 ]; then
+  echo "usage: tools/screenshots.sh TRACE [KERNEL] [WIDTHxHEIGHT]" >&2
+  exit 2
+fi
+trace=$1
+kernel=${2:-}
+size=${3:-1600x1000}
+mprof=${MPROF:-build/bin/mprof}
+[ -x "$mprof" ] || mprof=$(command -v mprof) || {
+  echo "screenshots: no mprof: build first (cmake --build build)" >&2
+  exit 1
+}
+out=${OUT:-docs/images}
+mkdir -p "$out"
+for tab in trace summary hotspots flame raster; do
+  if [ -n "$kernel" ]; then
+    "$mprof" view "$trace" --tab "$tab" --kernel "$kernel" --size "$size" --render "$out/$tab.png"
+  else
+    "$mprof" view "$trace" --tab "$tab" --size "$size" --render "$out/$tab.png"
+  fi
+done
