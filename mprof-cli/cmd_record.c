@@ -236,11 +236,11 @@ static int recap(const char *path, const record_options *o) {
   size_t kernels, launches, pcs, cubins;
   mprof_trace_kernels(t, &kernels);
   mprof_trace_launches(t, &launches);
-  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &pcs);
+  mprof_trace_pc_samples(t, &pcs);
   mprof_trace_cubins(t, &cubins);
-  uint64_t samples = 0;
-  for (size_t i = 0; i < pcs; i++)
-    samples += pc[i].samples;
+  /* CUPTI's totalSamples: the records repeat each sample under its
+   * *_not_issued twin, so summing them would count some twice. */
+  uint64_t samples = mprof_trace_drop_total(t, MPROF_DROP_PC_TOTAL_SAMPLES);
   uint64_t dropped = mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES);
   uint64_t full = mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL);
   uint64_t activity = mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS);

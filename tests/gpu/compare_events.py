@@ -22,8 +22,11 @@ def main():
     for name, (count, event_mean) in events.items():
         if name.startswith("cublas:"):
             continue
-        # The examples' kernels are C++ functions: match "name(" in the demangled name.
-        rows = [k for k in kernels if k["name"].startswith(name + "(")]
+        # The examples' kernels are C++ functions: "name(" starts the
+        # demangled name, "_Z<len>name" the mangled one.
+        mangled = "_Z%d%s" % (len(name), name)
+        rows = [k for k in kernels
+                if k["name"].startswith(name + "(") or k["mangled"].startswith(mangled)]
         if not rows:
             print("%-28s not in the trace" % name)
             continue
