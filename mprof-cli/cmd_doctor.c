@@ -177,17 +177,23 @@ int cmd_doctor(int argc, char **argv) {
   return can_capture ? CLI_EXIT_OK : CLI_EXIT_FAILED;
 }
 
-/* Directory holding the producer's sources: installed, or this checkout. */
-static int producer_sources(char *out, size_t size) {
-  const char *candidates[] = {MPROF_DATADIR "/producer-src",
-                              MPROF_SOURCE_DIR "/producers/cupti"};
-  for (size_t i = 0; i < 2; i++) {
-    char probe[PATH_MAX];
-    snprintf(probe, sizeof probe, "%s/injection.c", candidates[i]);
-    if (access(probe, R_OK) == 0) {
-      snprintf(out, size, "%s", candidates[i]);
+/* PATH = the first of "SELF/../RELATIVE" (an install moved to another
+ * prefix) and FALLBACK (where this build was configured to go) that has
+ * PROBE in it. */
+static int find_installed(char *out, size_t size, const char *relative,
+                          const char *fallback, const char *probe) {
+  char self[PATH_MAX / 2], candidate[2 * PATH_MAX + 64];
+  if (cli_self_dir(self, sizeof self) == 0) {
+    snprintf(candidate, sizeof candidate, "%s/../%s/%s", self, relative, probe);
+    if (access(candidate, R_OK) == 0) {
+      snprintf(out, size, "%s/../%s", self, relative);
       return 0;
     }
+  }
+  snprintf(candidate, sizeof candidate, "%s/%s", fallback, probe);
+  if (access(candidate, R_OK) == 0) {
+    snprintf(out, size, "%s", fallback);
+    return 0;
   }
   return -1;
 }
@@ -201,8 +207,12 @@ int cmd_setup(int argc, char **argv) {
     printf("the CUPTI producer is present: %s\n", path);
     return CLI_EXIT_OK;
   }
-  char src[PATH_MAX], cupti[PATH_MAX], dest[PATH_MAX], writer[PATH_MAX];
-  if (producer_sources(src, sizeof src) != 0) {
+  char src[PATH_MAX], cupti[PATH_MAX], dest[PATH_MAX];
+  char libdir[PATH_MAX], includedir[PATH_MAX], writer[PATH_MAX + 32];
+  if (find_installed(src, sizeof src, "share/mprof/producer-src",
+                     MPROF_DATADIR "/producer-src", "injection.c") != 0 &&
+      find_installed(src, sizeof src, "producers/cupti",
+                     MPROF_SOURCE_DIR "/producers/cupti", "injection.c") != 0) {
     fprintf(stderr, "mprof setup: the producer's sources are not installed "
                     "(expected " MPROF_DATADIR "/producer-src); reinstall "
                     "mprof from source with the CUDA toolkit present\n");
@@ -215,11 +225,17 @@ int cmd_setup(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   *strrchr(cupti, '/') = '\0';
-  snprintf(writer, sizeof writer, "%s/libmprof-writer.a", MPROF_LIBDIR);
-  if (access(writer, R_OK) != 0) {
-    fprintf(stderr, "mprof setup: %s is missing; reinstall mprof\n", writer);
+  if ((find_installed(libdir, sizeof libdir, "lib", MPROF_LIBDIR,
+                      "libmprof-writer.a") != 0 &&
+       find_installed(libdir, sizeof libdir, "lib64", MPROF_LIBDIR,
+                      "libmprof-writer.a") != 0) ||
+      find_installed(includedir, sizeof includedir, "include", MPROF_INCLUDEDIR,
+                     "mprof/writer.h") != 0) {
+    fprintf(stderr, "mprof setup: libmprof-writer.a or the mprof headers are "
+                    "missing; reinstall mprof\n");
     return CLI_EXIT_FAILED;
   }
+  snprintf(writer, sizeof writer, "%s/libmprof-writer.a", libdir);
   if (cli_setup_path(dest, sizeof dest) != 0) {
     fprintf(stderr, "mprof setup: neither XDG_DATA_HOME nor HOME is set\n");
     return CLI_EXIT_USAGE;
@@ -232,10 +248,10 @@ int cmd_setup(int argc, char **argv) {
                "mkdir -p '%s' && cc -O2 -std=c11 -D_GNU_SOURCE -shared -fPIC "
                "-fvisibility=hidden -Wl,--version-script='%s/exports.map' "
                "-I'%s/include' -I'%s/targets/x86_64-linux/include' "
-               "-I'" MPROF_INCLUDEDIR
-               "' '%s'/*.c '%s' -L'%s' -lcupti -lpthread "
+               "-I'%s' '%s'/*.c '%s' -L'%s' -lcupti -lpthread "
                "-ldl -Wl,-rpath,'%s' -o '%s'",
-               dir, src, cuda, cuda, src, writer, cupti, cupti, dest) < 0) {
+               dir, src, cuda, cuda, includedir, src, writer, cupti, cupti,
+               dest) < 0) {
     fprintf(stderr, "mprof setup: out of memory\n");
     return CLI_EXIT_FAILED;
   }

@@ -36,3 +36,16 @@ cmake --build "$work/cm" >/dev/null
 "$work/cm/writer_only" "$work/cm-w.mprof"
 readelf -d "$work/cm/writer_only" | grep NEEDED
 echo "install consumers built and ran through pkg-config and find_package"
+
+# mprof setup rebuilds a missing producer from the installed sources.
+if [ -d "$prefix/share/mprof/producer-src" ] && [ -e /usr/local/cuda/include/cupti.h ]; then
+  rm -f "$libdir"/mprof/libmprof-cupti.so
+  HOME="$work/home" "$prefix/bin/mprof" setup >"$work/setup.log" 2>&1 || {
+    cat "$work/setup.log"
+    echo "mprof setup failed" >&2
+    exit 1
+  }
+  HOME="$work/home" "$prefix/bin/mprof" setup | grep -q "the CUPTI producer is present: $work/home/.local/share/mprof/libmprof-cupti.so"
+  readelf -d "$work/home/.local/share/mprof/libmprof-cupti.so" | grep NEEDED
+  echo "mprof setup built the producer from the installed sources"
+fi
