@@ -24,7 +24,9 @@ static void print_events(const mprof_mkprof *m, const mprof_mkprof_event *ev,
   const mprof_mkprof_event_type *ct =
       mprof_mkprof_controller_events(m, &controllers);
   for (size_t e = 0; e < n; e++) {
-    const char *name = "?";
+    char unnamed[16];
+    snprintf(unnamed, sizeof unnamed, "type%u", ev[e].type);
+    const char *name = unnamed;
     if (controller) {
       for (size_t c = 0; c < controllers; c++)
         if (ct[c].id == ev[e].slot)

@@ -23,6 +23,7 @@ typedef struct view_args {
   const char *tab;
   const char *render;
   const char *sidecar;
+  const char *range;
   int width, height;
 } view_args;
 
@@ -55,6 +56,8 @@ static int parse(int argc, char **argv, view_args *a) {
       slot = &a->render;
     else if (strcmp(arg, "--sidecar") == 0)
       slot = &a->sidecar;
+    else if (strcmp(arg, "--range") == 0)
+      slot = &a->range;
     else if (strcmp(arg, "--size") == 0) {
       if (i + 1 >= argc)
         return cli_usage_error("view", "--size needs WIDTHxHEIGHT");
@@ -80,6 +83,40 @@ static int parse(int argc, char **argv, view_args *a) {
 }
 
 #ifdef MPROF_HAVE_RENDER
+/* "1.5ms" -> 1500000 ns; units ns, us, ms (the default) and s. */
+static int parse_time(const char *text, const char *end, double *ns) {
+  char *stop;
+  double v = strtod(text, &stop);
+  if (stop == text)
+    return -1;
+  size_t unit = (size_t)(end - stop);
+  double scale = 1e6;
+  if (unit == 0)
+    scale = 1e6;
+  else if (unit == 2 && strncmp(stop, "ns", 2) == 0)
+    scale = 1;
+  else if ((unit == 2 && strncmp(stop, "us", 2) == 0) ||
+           (unit == 3 && strncmp(stop, "\u00b5s", 3) == 0))
+    scale = 1e3;
+  else if (unit == 2 && strncmp(stop, "ms", 2) == 0)
+    scale = 1e6;
+  else if (unit == 1 && *stop == 's')
+    scale = 1e9;
+  else
+    return -1;
+  *ns = v * scale;
+  return 0;
+}
+
+/* --range FROM:TO, times after the start of the trace. */
+static int parse_range(const char *text, double *from, double *to) {
+  const char *colon = strchr(text, ':');
+  if (!colon || parse_time(text, colon, from) ||
+      parse_time(colon + 1, colon + 1 + strlen(colon + 1), to) || *to <= *from)
+    return -1;
+  return 0;
+}
+
 static int render_file(const view_args *a);
 
 /* Draw, then let go of the font caches (a clean exit for leak checkers). */
@@ -103,6 +140,21 @@ static int render_file(const view_args *a) {
   }
   mprof_render_view view;
   mprof_render_view_init(&view, model);
+  if (a->range) {
+    double from, to;
+    if (parse_range(a->range, &from, &to)) {
+      mprof_render_model_free(model);
+      return cli_usage_error(
+          "view", "--range '%s' is not FROM:TO (e.g. 1.5ms:2ms)", a->range);
+    }
+    int64_t start, end;
+    mprof_render_model_bounds(model, &start, &end);
+    mprof_render_limits limits;
+    mprof_render_model_limits(model, &limits);
+    view.start_ns = start + (int64_t)from;
+    view.end_ns = start + (int64_t)to;
+    mprof_render_view_clamp(&view, &limits);
+  }
   if (a->kernel) {
     int k = mprof_render_kernel_find(model, a->kernel);
     if (k < 0) {

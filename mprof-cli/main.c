@@ -146,7 +146,7 @@ static const cli_command commands[] = {
     {"view", "open a trace in the viewer, or draw a view to PNG/SVG",
      "usage: mprof view TRACE [--kernel NAME] [--tab TAB] [--sidecar FILE]\n"
      "       mprof view TRACE --render OUT.png|OUT.svg [--tab TAB]\n"
-     "                  [--kernel NAME] [--size WxH]\n"
+     "                  [--kernel NAME] [--size WxH] [--range FROM:TO]\n"
      "       mprof TRACE\n"
      "\n"
      "Open TRACE in the GTK viewer (mprof-gtk, next to mprof) on the Summary\n"
@@ -154,8 +154,10 @@ static const cli_command commands[] = {
      "start of it). Tabs: trace, summary, hotspots, flame, raster.\n"
      "\n"
      "--render draws one tab offscreen instead (no display needed), to PNG\n"
-     "or SVG by the extension, at --size (default 1600x1000). Without a\n"
-     "display and without --render, view says so and exits 2.\n",
+     "or SVG by the extension, at --size (default 1600x1000); --range shows\n"
+     "that part of the Trace (times after its start: 150ms:210ms; units\n"
+     "ns, us, ms, s). Without a display and without --render, view says so\n"
+     "and exits 2.\n",
      cmd_view},
     /* mprof source, mprof mkprof: cmd_source.c, cmd_mkprof.c */
     {"source", "inspect or merge source-instrumentation spans",

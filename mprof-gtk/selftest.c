@@ -130,16 +130,29 @@ static gboolean tick(gpointer data) {
        * selected kernel inside its launches. */
       const mprof_trace *trace =
           mprof_render_model_trace(mprof_gtk_view_state_get_model(state));
-      const mprof_launch_record *a = mprof_trace_stream_launch(trace, 0, 0);
-      const mprof_launch_record *b = mprof_trace_stream_launch(trace, 0, 3);
+      size_t streams;
+      mprof_trace_streams(trace, &streams);
+      uint32_t s = 0;
+      while (s < streams && !mprof_trace_stream_launch_count(trace, s))
+        s++;
+      size_t n = mprof_trace_stream_launch_count(trace, s);
+      const mprof_launch_record *a = mprof_trace_stream_launch(trace, s, 0);
+      const mprof_launch_record *b =
+          n ? mprof_trace_stream_launch(trace, s, n > 3 ? 3 : n - 1) : NULL;
       if (a && b) {
         mprof_gtk_view_state_set_range(state, (gint64)a->start, (gint64)b->end);
         size_t launches;
         mprof_trace_launches(trace, &launches);
         mprof_gtk_view_state_select_launch(
-            state, (gint64)(mprof_trace_stream_launch(trace, 0, 1) -
+            state, (gint64)(mprof_trace_stream_launch(trace, s, n > 1 ? 1 : 0) -
                             mprof_trace_launches(trace, &launches)));
         mprof_gtk_view_state_set_row_height(state, 72);
+        /* A selected time range: the middle third of the view. */
+        gint64 third = (gint64)(b->end - a->start) / 3;
+        mprof_gtk_view_state_set_selection(state, (gint64)a->start + third,
+                                           (gint64)a->start + 2 * third);
+        check(t, v->sel_end_ns - v->sel_start_ns == third,
+              "a time range is selected");
       }
     }
     break;

@@ -17,8 +17,9 @@ struct _MprofGtkTimeline {
   gboolean pointer_inside;
   /* Drag origin. */
   gint64 drag_start_ns, drag_end_ns;
-  double drag_scroll_y;
+  double drag_scroll_y, drag_x;
   gboolean dragging;
+  gboolean selecting; /* Shift+drag: select a time range */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, GTK_TYPE_DRAWING_AREA)
@@ -180,15 +181,25 @@ static void on_leave(GtkEventControllerMotion *controller, gpointer data) {
 
 static void on_drag_begin(GtkGestureDrag *gesture, double x, double y,
                           gpointer data) {
-  (void)gesture;
-  (void)x;
   (void)y;
   MprofGtkTimeline *self = data;
   const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
   self->drag_start_ns = v->start_ns;
   self->drag_end_ns = v->end_ns;
   self->drag_scroll_y = gtk_adjustment_get_value(self->vadj);
+  self->drag_x = x;
   self->dragging = FALSE;
+  self->selecting = (gtk_event_controller_get_current_event_state(
+                         GTK_EVENT_CONTROLLER(gesture)) &
+                     GDK_SHIFT_MASK) != 0;
+}
+
+/* The time at pixel @p x of the drag's starting view. */
+static gint64 drag_time(MprofGtkTimeline *self, double x) {
+  mprof_render_timemap map;
+  mprof_render_timemap_init(&map, self->drag_start_ns, self->drag_end_ns,
+                            MPROF_RENDER_GUTTER, time_width(self));
+  return mprof_render_x_to_time(&map, x);
 }
 
 static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
@@ -199,7 +210,20 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
     return;
   if (!self->dragging) {
     self->dragging = TRUE;
-    gtk_widget_set_cursor_from_name(GTK_WIDGET(self), "grabbing");
+    gtk_widget_set_cursor_from_name(
+        GTK_WIDGET(self), self->selecting ? "col-resize" : "grabbing");
+  }
+  if (self->selecting) {
+    gint64 a = drag_time(self, self->drag_x);
+    gint64 b = drag_time(self, self->drag_x + dx);
+    mprof_gtk_view_state_set_selection(self->state, a < b ? a : b,
+                                       a < b ? b : a);
+    char span[48], text[96];
+    mprof_render_format_duration(span, sizeof span,
+                                 (double)(a < b ? b - a : a - b));
+    g_snprintf(text, sizeof text, "selected %s", span);
+    g_signal_emit(self, signals[SIGNAL_HOVER], 0, text);
+    return;
   }
   double ns_per_px =
       (double)(self->drag_end_ns - self->drag_start_ns) / time_width(self);
@@ -244,6 +268,7 @@ static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
                                    (gint64)b->end + pad);
   } else if (hit.kind == MPROF_HIT_ROW || hit.kind == MPROF_HIT_NONE) {
     mprof_gtk_view_state_select_launch(self->state, -1);
+    mprof_gtk_view_state_set_selection(self->state, 0, 0);
   }
 }
 

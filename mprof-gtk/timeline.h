@@ -4,7 +4,8 @@
  *
  * Mouse: wheel zooms time around the pointer, Shift+wheel changes the row
  * height, Ctrl+wheel zooms rows around the pointer, horizontal wheel and
- * drag pan; a click selects a launch, a double-click opens its kernel.
+ * drag pan, Shift+drag selects a time range; a click selects a launch (on
+ * empty space: clears the selection), a double-click opens its kernel.
  *
  * SPDX-License-Identifier: MIT
  */

@@ -64,6 +64,16 @@ static void test_trace_puts_launches_at_their_times(void **state) {
   assert_int_not_equal(copy, k0);
   assert_int_not_equal(copy, k1);
   assert_int_not_equal(copy, fix_pixel(&img, x0 + 90, middle));
+  fix_free(&img);
+  /* A selected range (40..45 us: 800..900 px) tints what is under it. */
+  v.sel_start_ns = FIX_T0 + 40000;
+  v.sel_end_ns = FIX_T0 + 45000;
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  uint32_t in = fix_pixel(&img, x0 + 850, y2 + 20);
+  uint32_t out = fix_pixel(&img, x0 + 950, y2 + 20);
+  assert_int_not_equal(in, out);
+  assert_true((in & 0xff) > (in >> 16)); /* bluer than red */
+  v.sel_start_ns = v.sel_end_ns = 0;
   /* The gutter holds labels, the ruler ticks: not blank. */
   double busy;
   assert_true(fix_colors(&img, &busy) > 20);
@@ -304,6 +314,33 @@ static void test_files_png_and_svg(void **state) {
   mprof_render_model_free(m);
 }
 
+static void test_empty_trace_draws_messages(void **state) {
+  (void)state;
+  /* A trace with nothing in it opens, and every view says so. */
+  const char *path = test_path("empty.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_render_model *m;
+  assert_int_equal(mprof_render_model_open(&m, path, NULL), 0);
+  assert_int_equal(mprof_render_kernel_count(m), 0);
+  assert_int_equal(mprof_render_row_count(m), 0);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  assert_int_equal(v.kernel, -1);
+  for (int tab = 0; tab < MPROF_RENDER_TAB_COUNT; tab++) {
+    fix_image img = fix_draw(m, &v, tab, 640, 400);
+    double busy;
+    assert_true(fix_colors(&img, &busy) > 5); /* a message, not nothing */
+    fix_free(&img);
+    mprof_render_hit hit;
+    mprof_render_hit_test(m, &v, tab, 640, 400, 320, 200, &hit);
+    char text[256];
+    mprof_render_hit_describe(m, &hit, text, sizeof text);
+  }
+  mprof_render_model_free(m);
+}
+
 /* Every view of @p path at two sizes and three zooms: drawn, not blank. */
 static void draw_everything(const char *path) {
   mprof_render_model *m;
@@ -389,6 +426,7 @@ int main(void) {
       cmocka_unit_test(test_hotspots_rank_instructions),
       cmocka_unit_test(test_flame_and_raster_lanes),
       cmocka_unit_test(test_files_png_and_svg),
+      cmocka_unit_test(test_empty_trace_draws_messages),
       cmocka_unit_test(test_synthetic_traces_draw),
       cmocka_unit_test(test_real_samples_draw),
   };

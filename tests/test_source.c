@@ -318,8 +318,9 @@ static void test_source_file_errors(void **state) {
 
 #define ANCHOR_TRACE 5000000000ll         /* CLOCK_MONOTONIC_RAW */
 #define ANCHOR_REAL 1764000000000000000ll /* CLOCK_REALTIME */
-#define TRUE_OFFSET 211000ll /* CUPTI start - first span, on the trace clock   \
-                              */
+#define TRUE_OFFSET                                                            \
+  211000ll /* CUPTI start - first span, on the trace clock                     \
+            */
 
 typedef struct fake_run {
   int kernels;             /* 2 */

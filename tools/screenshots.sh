@@ -5,8 +5,10 @@
 #   tools/screenshots.sh TRACE [KERNEL] [WIDTHxHEIGHT]
 #
 # KERNEL picks the kernel of the kernel tabs (default: the dominant one);
-# the size defaults to 1600x1000. $MPROF names the mprof to use (default:
-# build/bin/mprof, else the one on PATH); $OUT the folder (docs/images).
+# the size defaults to 1600x1000. $RANGE (FROM:TO after the trace's start,
+# e.g. 160ms:175ms) zooms the Trace tab; $MPROF names the mprof to use
+# (default: build/bin/mprof, else the one on PATH); $OUT the folder
+# (docs/images).
 set -eu
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ] || [ $# -gt 3 ]; then
@@ -24,9 +26,8 @@ mprof=${MPROF:-build/bin/mprof}
 out=${OUT:-docs/images}
 mkdir -p "$out"
 for tab in trace summary hotspots flame raster; do
-  if [ -n "$kernel" ]; then
-    "$mprof" view "$trace" --tab "$tab" --kernel "$kernel" --size "$size" --render "$out/$tab.png"
-  else
-    "$mprof" view "$trace" --tab "$tab" --size "$size" --render "$out/$tab.png"
-  fi
+  set -- view "$trace" --tab "$tab" --size "$size" --render "$out/$tab.png"
+  [ -z "$kernel" ] || set -- "$@" --kernel "$kernel"
+  [ "$tab" != trace ] || [ -z "${RANGE:-}" ] || set -- "$@" --range "$RANGE"
+  "$mprof" "$@"
 done

@@ -113,26 +113,79 @@ double rd_text_fit(cairo_t *cr, double x, double y, double max_width,
   double ew = rd_text_width(cr, ellipsis);
   if (ew > max_width)
     return 0;
-  /* Binary search the longest prefix that fits with the ellipsis. */
+  /* Guess the prefix from the average width of a byte, then step to the
+   * longest that fits with the ellipsis: a few measurements, not a
+   * bisection's worth. */
   char buf[512];
   size_t len = strlen(text);
   if (len > sizeof buf - 8)
     len = sizeof buf - 8;
-  size_t lo = 0, hi = len;
-  while (lo < hi) {
-    size_t mid = (lo + hi + 1) / 2;
-    size_t cut = utf8_cut(text, mid);
+  size_t n = (size_t)((max_width - ew) / (w / (double)strlen(text)));
+  if (n > len)
+    n = len;
+  for (int step = 0;; step++) {
+    size_t cut = utf8_cut(text, n);
     memcpy(buf, text, cut);
     strcpy(buf + cut, ellipsis);
-    if (rd_text_width(cr, buf) <= max_width)
-      lo = mid;
-    else
-      hi = mid - 1;
+    double bw = rd_text_width(cr, buf);
+    if (bw > max_width) {
+      if (n == 0)
+        return 0;
+      n = cut > 0 ? cut - 1 : 0; /* too long: shorten */
+      continue;
+    }
+    /* Fits: one longer? (at most a few steps; the guess is close) */
+    if (step < 6 && cut < len) {
+      size_t next = utf8_cut(text, cut + 1) > cut ? cut + 1 : cut + 2;
+      while (next < len && ((unsigned char)text[next] & 0xc0) == 0x80)
+        next++;
+      char probe[512];
+      memcpy(probe, text, next);
+      strcpy(probe + next, ellipsis);
+      if (rd_text_width(cr, probe) <= max_width) {
+        n = next;
+        continue;
+      }
+    }
+    return rd_text(cr, x, y, buf);
   }
-  size_t cut = utf8_cut(text, lo);
-  memcpy(buf, text, cut);
-  strcpy(buf + cut, ellipsis);
-  return rd_text(cr, x, y, buf);
+}
+
+int rd_text_wrap(cairo_t *cr, double x, double y, double max_width,
+                 double line_height, const char *text) {
+  int lines = 0;
+  const char *p = text ? text : "";
+  char line[1024];
+  while (*p) {
+    /* The longest run of words that fits; a word longer than the line is
+     * cut with an ellipsis. */
+    size_t best = 0, n = 0;
+    while (p[n] && n < sizeof line - 1) {
+      size_t end = n;
+      while (p[end] && p[end] != ' ' && end < sizeof line - 1)
+        end++;
+      memcpy(line, p, end);
+      line[end] = '\0';
+      if (best && rd_text_width(cr, line) > max_width)
+        break;
+      best = end;
+      n = end;
+      while (p[n] == ' ')
+        n++;
+      if (rd_text_width(cr, line) > max_width)
+        break;
+    }
+    if (!best)
+      best = n ? n : strlen(p);
+    memcpy(line, p, best);
+    line[best] = '\0';
+    rd_text_fit(cr, x, y + lines * line_height, max_width, line);
+    lines++;
+    p += best;
+    while (*p == ' ')
+      p++;
+  }
+  return lines;
 }
 
 void rd_fill_rect(cairo_t *cr, double x, double y, double w, double h,

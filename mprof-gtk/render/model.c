@@ -100,8 +100,7 @@ static int map_put(name_map *m, uint32_t device, const char *name,
 
 typedef struct group {
   mprof_render_kernel k;
-  size_t pc_begin, pc_end; /* into the sorted triples */
-  uint64_t *shape_time_best;
+  size_t index; /* before ranking */
   uint32_t best_shape;
   uint64_t best_shape_time;
 } group;
@@ -372,10 +371,8 @@ static int build_pcs(builder *b) {
       pc->offset = t->offset;
       pc->category = MPROF_CAT_OTHER;
       pc->reasons = &m->reason_storage[at * reasons];
-      if (!g->k.pcs) {
+      if (!g->k.pcs)
         g->k.pcs = pc;
-        g->pc_begin = at;
-      }
       g->k.pc_count++;
     }
     mprof_render_pc *pc = &m->pc_storage[at];
@@ -623,11 +620,11 @@ static int build(mprof_render_model *m) {
     goto done;
   }
   for (size_t i = 0; i < count; i++)
-    b.groups[i].pc_begin = i; /* remember the old index across the sort */
+    b.groups[i].index = i;
   if (count)
     qsort(b.groups, count, sizeof *b.groups, by_rank);
   for (size_t i = 0; i < count; i++)
-    rank_of[b.groups[i].pc_begin] = i;
+    rank_of[b.groups[i].index] = i;
   for (size_t s = 0; s < shapes; s++)
     m->shape_kernel[s] = (int32_t)rank_of[m->shape_kernel[s]];
   free(rank_of);
@@ -848,6 +845,8 @@ int mprof_render__diagnosis(const mprof_render_model *cm, int kernel,
                             render_diagnosis *out) {
   memset(out, 0, sizeof *out);
   out->occupancy = -1;
+  out->waves = -1;
+  out->limiter = "";
   mprof_render_model *m = (mprof_render_model *)cm; /* a cache, built once */
   if (!m || kernel < 0 || (size_t)kernel >= m->kernel_count)
     return -1;
@@ -885,6 +884,14 @@ int mprof_render__diagnosis(const mprof_render_model *cm, int kernel,
     out->dimension_count = i + 1;
   }
   out->occupancy = d->occupancy.known ? d->occupancy.theoretical : -1;
+  out->limiter = d->occupancy.known
+                     ? mprof_occupancy_limiter_name(d->occupancy.limiter)
+                     : "";
+  out->waves = d->occupancy.known ? d->occupancy.waves : -1;
+  if (d->stats) {
+    out->median_ns = d->stats->median_ns;
+    out->p90_ns = d->stats->p90_ns;
+  }
   for (size_t i = 0; i < d->note_count && out->note_count < 8; i++)
     out->notes[out->note_count++] = d->notes[i];
   return 0;
@@ -896,6 +903,8 @@ int mprof_render__diagnosis(const mprof_render_model *m, int kernel,
   (void)kernel;
   memset(out, 0, sizeof *out);
   out->occupancy = -1;
+  out->waves = -1;
+  out->limiter = "";
   return -1;
 }
 #endif

@@ -72,7 +72,10 @@ typedef struct render_diagnosis {
   int verdict_state;
   size_t dimension_count;
   render_dimension dimensions[16];
-  double occupancy; /* theoretical, 0..1; < 0 unknown */
+  double occupancy;    /* theoretical, 0..1; < 0 unknown */
+  const char *limiter; /* what limits it ("registers"); "" unknown */
+  double waves;        /* of the shape with the most time; < 0 unknown */
+  uint64_t median_ns, p90_ns;
   size_t note_count;
   const char *notes[8];
 } render_diagnosis;
@@ -113,6 +116,10 @@ double rd_text(cairo_t *cr, double x, double y, const char *text);
 double rd_text_fit(cairo_t *cr, double x, double y, double max_width,
                    const char *text);
 double rd_text_right(cairo_t *cr, double right, double y, const char *text);
+/* Draw @p text wrapped at spaces to @p max_width, first baseline at @p y,
+ * lines @p line_height apart; returns the number of lines. */
+int rd_text_wrap(cairo_t *cr, double x, double y, double max_width,
+                 double line_height, const char *text);
 void rd_fill_rect(cairo_t *cr, double x, double y, double w, double h,
                   uint32_t rgb);
 void rd_hline(cairo_t *cr, double x0, double x1, double y, uint32_t rgb);

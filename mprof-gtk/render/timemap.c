@@ -224,12 +224,18 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
   /* Launches that start within this many pixels of a merged run's end join
    * it. */
   const double gap = 1.0;
+  /* The mapping, inlined: this loop runs once per box. */
+  const double px_per_ns = map->width / (double)(map->end_ns - map->start_ns);
+  const double ns_per_px = (double)(map->end_ns - map->start_ns) / map->width;
+#define TO_X(t) (map->x + (double)(clamp_time(t) - map->start_ns) * px_per_ns)
+#define TO_T(px)                                                               \
+  (map->start_ns + (int64_t)floor(((px)-map->x) * ns_per_px + 0.5))
   size_t boxes = 0;
   size_t i = first;
   while (i < last) {
     const mprof_launch_record *l = mprof_trace_stream_launch(trace, stream, i);
-    double x0 = mprof_render_time_to_x(map, clamp_time(l->start));
-    double x1 = mprof_render_time_to_x(map, clamp_time(l->end));
+    double x0 = TO_X(l->start);
+    double x1 = TO_X(l->end);
     mprof_render_box box = {x0, x1, i, i + 1, 0};
     if (x1 - x0 < min_px) {
       /* A narrow launch starts a run. Jump, by binary search, to the first
@@ -241,14 +247,14 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
       size_t next = i + 1;
       int run_key = key ? key(i, data) : 0;
       for (;;) {
-        int64_t limit = mprof_render_x_to_time(map, run_end + gap);
+        int64_t limit = TO_T(run_end + gap);
         size_t j = gallop(trace, stream, next, last, limit);
         if (j <= next)
           break;
         const mprof_launch_record *tail =
             mprof_trace_stream_launch(trace, stream, j - 1);
-        double tx0 = mprof_render_time_to_x(map, clamp_time(tail->start));
-        double tx1 = mprof_render_time_to_x(map, clamp_time(tail->end));
+        double tx0 = TO_X(tail->start);
+        double tx1 = TO_X(tail->end);
         if (tx1 - tx0 >= min_px) {
           /* A wide launch ends the run and is drawn on its own. */
           next = j - 1;
@@ -279,5 +285,7 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
     if (fn)
       fn(&box, data);
   }
+#undef TO_X
+#undef TO_T
   return boxes;
 }

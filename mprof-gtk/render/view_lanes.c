@@ -213,7 +213,9 @@ void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
     if (tab == MPROF_RENDER_FLAME && s->last - s->first == 1 && x1 - x0 >= 34 &&
         l.lane_h >= 14 && pc->insn) {
       double y = l.top + pc->category * l.lane_h;
-      rd_rgb(cr, RD_TEXT);
+      /* White on the darkest cells. */
+      double intensity = sqrt((double)pc->samples / (double)hottest);
+      rd_rgb(cr, intensity > 0.8 ? 0xffffff : RD_TEXT);
       rd_font(cr, fmin(11, l.lane_h - 6), 0, 1);
       rd_text_fit(cr, x0 + 3, y + l.lane_h / 2 + 4, x1 - x0 - 6,
                   pc->insn->opcode);

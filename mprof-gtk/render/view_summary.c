@@ -51,7 +51,7 @@ typedef struct card {
 } card;
 
 static void cards(page *p, const card *items, size_t count) {
-  const double w = 150, h = 52, gap = 10;
+  const double w = 188, h = 52, gap = 10;
   size_t per_row = (size_t)fmax(1, floor((p->width + gap) / (w + gap)));
   for (size_t i = 0; i < count; i++) {
     double cx = p->x + (double)(i % per_row) * (w + gap);
@@ -63,7 +63,7 @@ static void cards(page *p, const card *items, size_t count) {
     rd_font(p->cr, 10.5, 0, 0);
     rd_text_fit(p->cr, cx + 10, cy + 17, w - 20, items[i].label);
     rd_rgb(p->cr, RD_TEXT);
-    rd_font(p->cr, 16, 1, 0);
+    rd_font(p->cr, 15, 1, 0);
     rd_text_fit(p->cr, cx + 10, cy + 40, w - 20, items[i].value);
   }
   size_t rows = (count + per_row - 1) / per_row;
@@ -204,7 +204,7 @@ static void hot_table(page *p, const mprof_render_model *m,
     return;
   const double col_share = 0, col_samples = 110, col_offset = 190,
                col_sass = 260;
-  double col_line = p->width - 330, col_stalls = p->width - 200;
+  double col_line = p->width - 440, col_stalls = p->width - 280;
   if (col_line < col_sass + 200) {
     col_line = col_sass + 200;
     col_stalls = col_line + 130;
@@ -354,7 +354,7 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   /* The numbers. */
   render_diagnosis diag;
   int have_diag = mprof_render__diagnosis(model, view->kernel, &diag) == 0;
-  card items[8];
+  card items[12];
   size_t n = 0;
   items[n].label = "Launches";
   rd_format_count(items[n++].value, sizeof items[0].value, k->launches);
@@ -373,38 +373,51 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
     mprof_render_format_duration(b, sizeof b, (double)k->max_ns);
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
+  if (have_diag && diag.median_ns) {
+    char a[24], b[24];
+    items[n].label = "Median / p90";
+    mprof_render_format_duration(a, sizeof a, (double)diag.median_ns);
+    mprof_render_format_duration(b, sizeof b, (double)diag.p90_ns);
+    snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
+  }
   items[n].label = "PC samples";
   rd_format_count(items[n++].value, sizeof items[0].value, k->samples);
   if (have_diag && diag.occupancy >= 0) {
-    items[n].label = "Theoretical occupancy";
-    rd_format_percent(items[n++].value, sizeof items[0].value, diag.occupancy);
+    items[n].label = *diag.limiter ? "Occupancy (limit)" : "Occupancy";
+    char pct[16];
+    rd_format_percent(pct, sizeof pct, diag.occupancy);
+    if (*diag.limiter)
+      snprintf(items[n++].value, sizeof items[0].value, "%s (%s)", pct,
+               diag.limiter);
+    else
+      snprintf(items[n++].value, sizeof items[0].value, "%s", pct);
+  }
+  if (have_diag && diag.waves >= 0) {
+    items[n].label = "Waves";
+    snprintf(items[n++].value, sizeof items[0].value, "%.2f", diag.waves);
   }
   cards(&p, items, n);
 
   /* The diagnosis. */
   heading(&p, "Diagnosis");
   if (have_diag) {
-    if (visible(&p, 22)) {
-      pill(cr, p.x, p.y, diag.verdict_state);
-      rd_rgb(cr, RD_TEXT);
-      rd_font(cr, 13, 1, 0);
-      rd_text_fit(cr, p.x + 64, p.y + 13, p.width - 64,
-                  diag.verdict ? diag.verdict : "");
-    }
-    p.y += 28;
+    pill(cr, p.x, p.y, diag.verdict_state);
+    rd_rgb(cr, RD_TEXT);
+    rd_font(cr, 13, 1, 0);
+    int lines = rd_text_wrap(cr, p.x + 64, p.y + 13, p.width - 64, 18,
+                             diag.verdict ? diag.verdict : "");
+    p.y += 10 + 18 * lines;
     for (size_t i = 0; i < diag.dimension_count; i++) {
       const render_dimension *d = &diag.dimensions[i];
-      if (visible(&p, 20)) {
-        pill(cr, p.x, p.y + 1, d->state);
-        rd_rgb(cr, RD_TEXT);
-        rd_font(cr, 11.5, 1, 0);
-        rd_text_fit(cr, p.x + 64, p.y + 13, 170, d->title ? d->title : "");
-        rd_rgb(cr, d->state == 3 ? RD_TEXT : RD_TEXT_DIM);
-        rd_font(cr, 11.5, 0, 0);
-        rd_text_fit(cr, p.x + 240, p.y + 13, p.width - 240,
-                    d->detail ? d->detail : "");
-      }
-      p.y += 21;
+      pill(cr, p.x, p.y + 1, d->state);
+      rd_rgb(cr, RD_TEXT);
+      rd_font(cr, 11.5, 1, 0);
+      rd_text_fit(cr, p.x + 64, p.y + 13, 200, d->title ? d->title : "");
+      rd_rgb(cr, d->state == 3 ? RD_TEXT : RD_TEXT_DIM);
+      rd_font(cr, 11.5, 0, 0);
+      lines = rd_text_wrap(cr, p.x + 270, p.y + 13, p.width - 270, 16,
+                           d->detail ? d->detail : "");
+      p.y += 5 + 16 * (lines ? lines : 1);
     }
   } else {
     /* Without libmprof's diagnosis, say where the warps wait and no

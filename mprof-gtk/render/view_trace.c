@@ -17,6 +17,9 @@
 #include "render_internal.h"
 
 #define MEMOP_COLOR 0x8a9bb0u
+#define GRID_COLOR 0xe3e5eau
+#define ROW_ODD 0xf3f4f7u
+#define GRID_MAX 64
 #define INSET_LINE 12.0
 #define INSET_MIN_WIDTH 110.0
 #define INSET_MAX_LINES 8
@@ -169,30 +172,49 @@ static double luminance(uint32_t rgb) {
          255.0;
 }
 
-/* Paint a row's boxes: into a one-pixel-tall strip, written pixel by
- * pixel, then stretched over the row's height in one composite. Filling
- * thousands of one-pixel rectangles through Cairo's path machinery costs
- * ten times more. Singles take their kernel's colour, merged runs a lighter
- * shade of it. */
+/* Boxes at least this wide get a darker edge (merged runs: twice as
+ * wide), so that neighbours stay apart. */
+#define EDGE_PX 5.0
+
+/* Paint a row's boxes pixel by pixel into a strip three pixels tall (top
+ * edge, body, bottom edge) over the row's background and grid, then
+ * stretch it over the row in three copies. Filling and stroking thousands of
+ * small rectangles through Cairo's path machinery costs ten times more. Singles
+ * take their kernel's colour, merged runs a lighter shade of it. */
 static void paint_boxes(cairo_t *cr, const mprof_render_model *model,
                         const box_list *list, double left, double right,
-                        double y, double h) {
+                        double y, double h, uint32_t background,
+                        const int *grid, size_t grid_count) {
   int width = (int)ceil(right - left);
-  if (width <= 0 || h <= 0 || !list->count)
+  if (width <= 0 || h < 1 || !list->count)
     return;
   /* A new strip per row: a recording target (GTK's) keeps a reference to
    * each source it was given. */
   cairo_surface_t *strip =
-      cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, 1);
+      cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, 3);
   if (cairo_surface_status(strip) != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(strip);
     return;
   }
   cairo_surface_flush(strip);
-  uint32_t *px = (uint32_t *)cairo_image_surface_get_data(strip);
-  memset(px, 0, (size_t)width * 4);
+  unsigned char *data = cairo_image_surface_get_data(strip);
+  int stride = cairo_image_surface_get_stride(strip);
+  uint32_t *top = (uint32_t *)data;
+  uint32_t *body = (uint32_t *)(data + stride);
+  uint32_t *bottom = (uint32_t *)(data + 2 * stride);
+  /* Opaque: the row's background and grid, then the boxes over them, so
+   * that the composite is a plain copy. */
+  for (int x = 0; x < width; x++)
+    top[x] = background;
+  for (size_t i = 0; i < grid_count; i++) {
+    int gx = grid[i] - (int)left;
+    if (gx >= 0 && gx < width)
+      top[gx] = GRID_COLOR;
+  }
+  memcpy(body, top, (size_t)width * 4);
+  memcpy(bottom, top, (size_t)width * 4);
   int last_kernel = -2, last_merged = -1;
-  uint32_t argb = 0;
+  uint32_t fill = 0, edge = 0;
   for (size_t i = 0; i < list->count; i++) {
     const draw_box *b = &list->items[i];
     double x0 = b->x0, x1 = b->x1;
@@ -200,7 +222,10 @@ static void paint_boxes(cairo_t *cr, const mprof_render_model *model,
       continue;
     if (b->kernel != last_kernel || b->merged != last_merged) {
       uint32_t rgb = kernel_color(model, b->kernel);
-      argb = 0xff000000u | (b->merged ? rd_lighten(rgb, 0.45) : rgb);
+      if (b->merged)
+        rgb = rd_lighten(rgb, 0.45);
+      fill = 0xff000000u | rgb;
+      edge = 0xff000000u | rd_darken(rgb, 0.25);
       last_kernel = b->kernel;
       last_merged = b->merged;
     }
@@ -209,19 +234,93 @@ static void paint_boxes(cairo_t *cr, const mprof_render_model *model,
       a = 0;
     if (e > width)
       e = width;
-    for (int x = a; x < e; x++)
-      px[x] = argb;
+    int edged = x1 - x0 >= (b->merged ? 2 * EDGE_PX : EDGE_PX) && h >= 5;
+    uint32_t rim = edged ? edge : fill;
+    for (int x = a; x < e; x++) {
+      top[x] = bottom[x] = rim;
+      body[x] = fill;
+    }
+    if (edged)
+      body[a] = body[e - 1] = edge;
   }
   cairo_surface_mark_dirty(strip);
-  cairo_save(cr);
-  cairo_translate(cr, left, y);
-  cairo_scale(cr, 1, h);
-  cairo_set_source_surface(cr, strip, 0, 0);
-  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-  cairo_rectangle(cr, 0, 0, width, 1);
-  cairo_fill(cr);
-  cairo_restore(cr);
+  /* Top row, body stretched, bottom row; rows under 3 px: the body. */
+  struct {
+    int src;
+    double y, h;
+  } parts[3] = {{0, y, 1}, {1, y + 1, h - 2}, {2, y + h - 1, 1}};
+  int first = 0, count = 3;
+  if (h < 3) {
+    parts[1].y = y;
+    parts[1].h = h;
+    first = 1;
+    count = 1;
+  }
+  for (int p = first; p < first + count; p++) {
+    cairo_save(cr);
+    cairo_rectangle(cr, left, parts[p].y, width, parts[p].h);
+    cairo_clip(cr);
+    cairo_translate(cr, left, parts[p].y);
+    cairo_scale(cr, 1, parts[p].h);
+    cairo_set_source_surface(cr, strip, 0, -parts[p].src);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_paint(cr);
+    cairo_restore(cr);
+  }
   cairo_surface_destroy(strip);
+}
+
+/* Kernel labels, measured once per frame and font size: a frame may
+ * label thousands of launches of a handful of kernels. */
+typedef struct label_cache {
+  double font_size;
+  size_t count;
+  char **text;
+  double *width; /* < 0: not measured yet */
+} label_cache;
+
+static void label_cache_free(label_cache *c) {
+  for (size_t i = 0; i < c->count; i++)
+    free(c->text[i]);
+  free(c->text);
+  free(c->width);
+  memset(c, 0, sizeof *c);
+}
+
+static void label_fit(cairo_t *cr, label_cache *c,
+                      const mprof_render_model *model, int kernel, double x,
+                      double y, double max_width) {
+  size_t n = mprof_render_kernel_count(model);
+  cairo_matrix_t font;
+  cairo_get_font_matrix(cr, &font);
+  double size = font.xx;
+  if (c->count != n || c->font_size != size) {
+    label_cache_free(c);
+    c->text = (char **)calloc(n ? n : 1, sizeof(char *));
+    c->width = (double *)malloc((n ? n : 1) * sizeof(double));
+    if (!c->text || !c->width) {
+      label_cache_free(c);
+      return;
+    }
+    c->count = n;
+    c->font_size = size;
+    for (size_t i = 0; i < n; i++)
+      c->width[i] = -1;
+  }
+  if (kernel < 0 || (size_t)kernel >= n)
+    return;
+  if (c->width[kernel] < 0) {
+    char buf[512];
+    c->text[kernel] = strdup(rd_short_name(
+        buf, sizeof buf, mprof_render_kernel_at(model, (size_t)kernel)->name));
+    c->width[kernel] = c->text[kernel] ? rd_text_width(cr, c->text[kernel]) : 0;
+  }
+  if (!c->text[kernel])
+    return;
+  if (c->width[kernel] <= max_width)
+    rd_text(cr, x, y, c->text[kernel]);
+  else
+    rd_text_fit(cr, x, y, max_width, c->text[kernel]);
 }
 
 /* ---- the inset ----------------------------------------------------------
@@ -325,16 +424,19 @@ static void draw_memops(cairo_t *cr, const mprof_render_model *model,
 /* ---- the ruler -----------------------------------------------------------
  */
 
+/* "+10.5 ms": in the unit of the larger of the offset and the step, with
+ * the decimals the step needs. */
 static void format_tick(char *buf, size_t size, int64_t offset, int64_t step) {
+  double magnitude = fmax(fabs((double)offset), (double)step);
   double unit = 1;
   const char *name = "ns";
-  if (step >= 1000000000) {
+  if (magnitude >= 1e9) {
     unit = 1e9;
     name = "s";
-  } else if (step >= 1000000) {
+  } else if (magnitude >= 1e6) {
     unit = 1e6;
     name = "ms";
-  } else if (step >= 1000) {
+  } else if (magnitude >= 1e3) {
     unit = 1e3;
     name = "\u00b5s";
   }
@@ -348,10 +450,9 @@ static void format_tick(char *buf, size_t size, int64_t offset, int64_t step) {
            fabs((double)offset) / unit, name);
 }
 
-/* Vertical lines at the ruler's ticks, behind the launches. */
-static void draw_grid(cairo_t *cr, const mprof_render_model *model,
-                      const mprof_render_timemap *map, double top,
-                      double bottom) {
+/* Where the vertical grid lines at the ruler's ticks go. */
+static size_t grid_lines(const mprof_render_model *model,
+                         const mprof_render_timemap *map, int *xs, size_t max) {
   int64_t origin, end;
   mprof_render_model_bounds(model, &origin, &end);
   int64_t step = mprof_render_tick_step(map, 110);
@@ -359,12 +460,21 @@ static void draw_grid(cairo_t *cr, const mprof_render_model *model,
   int64_t first = rel / step * step;
   if (first < rel)
     first += step;
-  rd_rgb(cr, 0xe3e5ea);
-  for (int64_t t = first; origin + t <= map->end_ns; t += step) {
+  size_t n = 0;
+  for (int64_t t = first; origin + t <= map->end_ns && n < max; t += step) {
     double x = floor(mprof_render_time_to_x(map, origin + t));
     if (x >= map->x)
-      cairo_rectangle(cr, x, top, 1, bottom - top);
+      xs[n++] = (int)x;
   }
+  return n;
+}
+
+/* The grid behind the launches. */
+static void draw_grid(cairo_t *cr, const int *xs, size_t n, double top,
+                      double bottom) {
+  rd_rgb(cr, GRID_COLOR);
+  for (size_t i = 0; i < n; i++)
+    cairo_rectangle(cr, xs[i], top, 1, bottom - top);
   cairo_fill(cr);
 }
 
@@ -383,11 +493,12 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
   rd_font(cr, 10.5, 0, 0);
   (void)height;
   for (int64_t t = first; origin + t <= map->end_ns; t += step) {
-    double x = floor(mprof_render_time_to_x(map, origin + t)) + 0.5;
+    /* Whole pixels: text at half a pixel blurs its stems. */
+    double x = floor(mprof_render_time_to_x(map, origin + t));
     if (x < map->x)
       continue;
     rd_rgb(cr, RD_TEXT_DIM);
-    cairo_rectangle(cr, x - 0.5, MPROF_RENDER_RULER - 7, 1, 6);
+    cairo_rectangle(cr, x, MPROF_RENDER_RULER - 7, 1, 6);
     cairo_fill(cr);
     char label[48];
     format_tick(label, sizeof label, t, step);
@@ -439,6 +550,8 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   cairo_clip(cr);
   box_list list;
   memset(&list, 0, sizeof list);
+  label_cache labels;
+  memset(&labels, 0, sizeof labels);
   /* Row backgrounds, then the time grid, then what happened on them. */
   double y = MPROF_RENDER_RULER - view->scroll_y;
   for (size_t r = 0; r < rows && y < height; r++) {
@@ -454,10 +567,12 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       continue;
     }
     if (r % 2)
-      rd_fill_rect(cr, left, top, right - left, h, 0xf3f4f7);
+      rd_fill_rect(cr, left, top, right - left, h, ROW_ODD);
     rd_hline(cr, left, right, top + h - 1, 0xe6e8ec);
   }
-  draw_grid(cr, model, &map, MPROF_RENDER_RULER, height);
+  int grid[GRID_MAX];
+  size_t grid_count = grid_lines(model, &map, grid, GRID_MAX);
+  draw_grid(cr, grid, grid_count, MPROF_RENDER_RULER, height);
   y = MPROF_RENDER_RULER - view->scroll_y;
   for (size_t r = 0; r < rows && y < height; r++) {
     const mprof_render_row *row = mprof_render_row_at(model, r);
@@ -468,40 +583,45 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       continue;
     double pad = h >= 10 ? 2 : (h >= 4 ? 1 : 0);
     double by = top + pad, bh = h - 2 * pad - 1;
-    draw_memops(cr, model, row->stream, &map, by, bh, left, right);
     collect_row(&list, model, row->stream, &map);
-    paint_boxes(cr, model, &list, left, right, by, bh);
-    /* Outlines, labels, selection and insets: only boxes wide enough to
+    paint_boxes(cr, model, &list, left, right, by, bh,
+                r % 2 ? ROW_ODD : RD_BACKGROUND, grid, grid_count);
+    draw_memops(cr, model, row->stream, &map, by, bh, left, right);
+    /* Selection outlines, insets and labels: only boxes wide enough to
      * carry them, at most width / 5 per row. */
+    double font_size = fmin(11.0, bh - 3);
+    rd_font(cr, font_size, 0, 0);
     for (size_t i = 0; i < list.count; i++) {
       draw_box *b = &list.items[i];
       double x0 = b->x0, x1 = b->x1;
-      if (!snap(&x0, &x1, left, right) || x1 - x0 < (b->merged ? 12 : 5))
+      if (!snap(&x0, &x1, left, right) || x1 - x0 < EDGE_PX)
         continue;
       int is_selected_kernel =
           selected && !b->merged && b->kernel == view->kernel;
-      const mprof_launch_record *l =
-          mprof_trace_stream_launch(trace, row->stream, b->first);
-      int is_selected_launch = !b->merged && view->launch >= 0 &&
-                               (int64_t)(l - launches) == view->launch;
-      if (is_selected_launch) {
-        rd_rgb(cr, RD_SELECTION);
-        cairo_set_line_width(cr, 2.5);
-      } else if (is_selected_kernel) {
-        rd_rgb(cr, rd_darken(kernel_color(model, b->kernel), 0.5));
-        cairo_set_line_width(cr, 1.5);
-      } else {
-        rd_rgba(cr, 0x000000, 0.25);
-        cairo_set_line_width(cr, 1);
+      int is_selected_launch = 0;
+      if (!b->merged && view->launch >= 0) {
+        const mprof_launch_record *l =
+            mprof_trace_stream_launch(trace, row->stream, b->first);
+        is_selected_launch = (int64_t)(l - launches) == view->launch;
       }
-      cairo_rectangle(cr, x0 + 0.5, by + 0.5, x1 - x0 - 1, bh - 1);
-      cairo_stroke(cr);
+      if (is_selected_launch || is_selected_kernel) {
+        if (is_selected_launch) {
+          rd_rgb(cr, RD_SELECTION);
+          cairo_set_line_width(cr, 2.5);
+        } else {
+          rd_rgb(cr, rd_darken(kernel_color(model, b->kernel), 0.5));
+          cairo_set_line_width(cr, 1.5);
+        }
+        cairo_rectangle(cr, x0 + 0.5, by + 0.5, x1 - x0 - 1, bh - 1);
+        cairo_stroke(cr);
+      }
       double label_y = by + bh / 2 + 4;
       int lines = is_selected_kernel
                       ? mprof_render__inset_lines(selected, x1 - x0, bh)
                       : 0;
       if (lines) {
         draw_inset(cr, selected, x0, x1, by, bh);
+        rd_font(cr, font_size, 0, 0);
         /* The name goes under the inset when there is room. */
         double below = by + 2 + 4 + lines * INSET_LINE;
         if (by + bh - below < 16)
@@ -510,26 +630,22 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       }
       if (x1 - x0 < 40 || bh < 11)
         continue;
-      char label[256], buf[256];
       uint32_t fill = b->merged
                           ? rd_lighten(kernel_color(model, b->kernel), 0.45)
                           : kernel_color(model, b->kernel);
       rd_rgb(cr, luminance(fill) > 0.6 ? RD_TEXT : 0xffffff);
-      rd_font(cr, fmin(11.0, bh - 3), 0, 0);
       if (b->merged) {
-        char count[32];
+        char count[32], label[64];
         rd_format_count(count, sizeof count, b->last - b->first);
         snprintf(label, sizeof label, "%s launches", count);
+        rd_text_fit(cr, x0 + 4, label_y, x1 - x0 - 8, label);
       } else {
-        const mprof_render_kernel *k =
-            mprof_render_kernel_at(model, (size_t)b->kernel);
-        snprintf(label, sizeof label, "%s",
-                 k ? rd_short_name(buf, sizeof buf, k->name) : "?");
+        label_fit(cr, &labels, model, b->kernel, x0 + 4, label_y, x1 - x0 - 8);
       }
-      rd_text_fit(cr, x0 + 4, label_y, x1 - x0 - 8, label);
     }
   }
   free(list.items);
+  label_cache_free(&labels);
 
   /* The selected time range. */
   if (view->sel_end_ns > view->sel_start_ns) {
@@ -590,6 +706,25 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   cairo_restore(cr);
 
   draw_ruler(cr, model, &map, width, height);
+  /* The selected range on the ruler, with its length. */
+  if (view->sel_end_ns > view->sel_start_ns) {
+    double x0 = mprof_render_time_to_x(&map, view->sel_start_ns);
+    double x1 = mprof_render_time_to_x(&map, view->sel_end_ns);
+    if (snap(&x0, &x1, left, right)) {
+      rd_rgba(cr, RD_SELECTION, 0.35);
+      cairo_rectangle(cr, x0, MPROF_RENDER_RULER - 6, x1 - x0, 5);
+      cairo_fill(cr);
+      char span[48];
+      mprof_render_format_duration(
+          span, sizeof span, (double)(view->sel_end_ns - view->sel_start_ns));
+      rd_font(cr, 10.5, 1, 0);
+      double w = rd_text_width(cr, span);
+      double tx = fmin(fmax(x0, left + 2), right - w - 4);
+      rd_fill_rect(cr, tx - 2, 2, w + 4, 13, RD_PANEL);
+      rd_rgb(cr, RD_SELECTION);
+      rd_text(cr, tx, 13, span);
+    }
+  }
   rd_fill_rect(cr, 0, 0, left, MPROF_RENDER_RULER, RD_PANEL);
   rd_vline(cr, left - 1, 0, MPROF_RENDER_RULER, RD_RULE);
   rd_hline(cr, 0, left, MPROF_RENDER_RULER - 1, RD_RULE);

@@ -16,9 +16,11 @@
  *     one uniform, predictable branch on a kernel parameter;
  *   - recording: a marker reads %globaltimer; the end of a span makes one
  *     thread (thread 0 of the block, or lane 0 of the warp) store one
- *     48-byte record with streaming stores. Slots are reserved 16 at a time
- *     with one atomicAdd, so there is no atomic per span. Spans that do not
- *     fit the buffer are counted (an atomic counter), never lost silently.
+ *     48-byte record with streaming stores. Slots are reserved with one
+ *     atomicAdd for 1, 2, 4, 8, then 16 spans at a time, so a block with
+ *     one span wastes no slot and a busy one needs an atomic every 16
+ *     spans. Spans that do not fit the buffer are counted (an atomic
+ *     counter), never lost silently.
  *
  *   __global__ void k(float *x MPROF_SOURCE_PARAM(prof)) {
  *     MPROF_SOURCE_BLOCK_RECORDER(prof, rec);
@@ -83,6 +85,7 @@ typedef struct mprof_source_launch {
 typedef struct mprof_source_recorder {
   unsigned long long next; /* next reserved slot */
   unsigned int left;       /* reserved slots not used yet */
+  unsigned int chunk;      /* slots the next reservation takes */
   unsigned int warp;       /* MPROF_SOURCE_NO_WARP for block recorders */
   bool writer;             /* this thread stores the records */
 } mprof_source_recorder;
@@ -112,7 +115,8 @@ typedef struct mprof_source_timer_probe {
 #include <mutex>
 #include <vector>
 
-/* Records reserved per atomicAdd. */
+/* Most records reserved per atomicAdd; the first reservation of a recorder
+ * takes 1 and each next one twice as many, up to this. */
 #define MPROF_SOURCE_CHUNK 16u
 /* Devices a process may record on. */
 #define MPROF_SOURCE_MAX_DEVICES 64
@@ -158,6 +162,7 @@ mprof_source_block_recorder(mprof_source_launch l) {
   mprof_source_recorder r;
   r.next = 0;
   r.left = 0;
+  r.chunk = 1;
   r.warp = MPROF_SOURCE_NO_WARP;
   r.writer = mprof__source_thread() == 0;
   return r;
@@ -172,6 +177,7 @@ mprof_source_warp_recorder(mprof_source_launch l) {
   mprof_source_recorder r;
   r.next = 0;
   r.left = 0;
+  r.chunk = 1;
   r.warp = t >> 5;
   r.writer = (t & 31u) == 0;
   return r;
@@ -179,8 +185,10 @@ mprof_source_warp_recorder(mprof_source_launch l) {
 
 static __device__ __forceinline__ void
 mprof__source_reserve(mprof_source_recorder &r, mprof_source_launch l) {
-  r.next = atomicAdd(&l.counters[0], (unsigned long long)MPROF_SOURCE_CHUNK);
-  r.left = MPROF_SOURCE_CHUNK;
+  r.next = atomicAdd(&l.counters[0], (unsigned long long)r.chunk);
+  r.left = r.chunk;
+  if (r.chunk < MPROF_SOURCE_CHUNK)
+    r.chunk <<= 1;
 }
 
 /* Start a span: returns its start time (0 when not recording). The writer
@@ -343,6 +351,8 @@ static inline unsigned long long mprof__source_parse_size(const char *text) {
 }
 
 static inline int mprof_source_finish(void);
+static inline mprof__source_buffer *
+mprof__source_buffer_for(mprof__source_state &s, int device);
 
 static inline void mprof__source_atexit(void) { (void)mprof_source_finish(); }
 
@@ -378,6 +388,13 @@ static inline int mprof_source_init(void) {
   /* A fallback for programs that never call mprof_source_finish(); it runs
    * before the CUDA runtime's own teardown, which registered earlier. */
   atexit(mprof__source_atexit);
+  /* The current device's buffer now, so that allocating and zeroing it
+   * (synchronously) never lands between a program's timing events. */
+  int device = 0;
+  if (cudaGetDevice(&device) == cudaSuccess)
+    mprof__source_buffer_for(s, device);
+  else
+    (void)cudaGetLastError();
   return 1;
 }
 
@@ -399,6 +416,10 @@ mprof__source_buffer_for(mprof__source_state &s, int device) {
     err = cudaMemset(records, 0, bytes);
   if (err == cudaSuccess)
     err = cudaMemset(counters, 0, 2 * sizeof(unsigned long long));
+  /* The memsets run on the legacy stream, which a non-blocking stream does
+   * not wait for: finish them before any kernel can write. */
+  if (err == cudaSuccess)
+    err = cudaDeviceSynchronize();
   if (err != cudaSuccess) {
     char what[128];
     snprintf(what, sizeof what,

@@ -49,6 +49,7 @@ status=$?
 cat "$tmp/log"
 [ "$status" -eq 0 ] || fail "mprof-gtk --smoke-test exited $status: $(cat "$tmp/err")"
 grep -q "selftest: 0 failure(s)" "$tmp/log" || fail "the self-test reported failures"
+! grep -q "CRITICAL" "$tmp/err" || fail "GTK complained: $(grep CRITICAL "$tmp/err" | head -3)"
 for tab in summary trace trace-zoomed hotspots flame raster summary-second-kernel; do
   not_blank "$tmp/shots/$tab.png"
 done

@@ -51,6 +51,9 @@ for tab in trace summary hotspots flame raster; do
   grep -q "<svg" "$tmp/$tab.svg" || fail "$tab.svg is not SVG"
 done
 expect 0 "Hotspots, 1600x1000, kernel .*layernorm_fwd" "$mprof" view "$tmp/t.mprof" --kernel layernorm_fwd --tab hotspots --render "$tmp/k.png"
+expect 0 "wrote $tmp/r.png: Trace" "$mprof" view "$tmp/t.mprof" --tab trace --range 1ms:1.2ms --render "$tmp/r.png"
+expect_one_line 2 "--range '5ms:1ms' is not FROM:TO" "$mprof" view "$tmp/t.mprof" --range 5ms:1ms --render "$tmp/r.png"
+expect_one_line 2 "--range 'soon' is not FROM:TO" "$mprof" view "$tmp/t.mprof" --range soon --render "$tmp/r.png"
 # Plain `mprof TRACE` is `mprof view TRACE`.
 expect 0 "wrote $tmp/p.png: Flame" "$mprof" "$tmp/t.mprof" --tab flame --render "$tmp/p.png"
 

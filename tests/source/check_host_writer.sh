@@ -31,23 +31,26 @@ out=$(env -u MPROF_SOURCE_OUTPUT LD_LIBRARY_PATH="$tmp" "$tmp/host_writer" 2>&1)
   fail "host_writer (off): $out"
 echo "$out" | grep -q "recording 0" || fail "off: $out"
 
-# On, with a 40-record buffer: launch 0 fills slots 0-2 and 16-18,
-# launch 1 slots 32-34 and 48-50 (over), launch 2 all over: 9 kept, 9 lost.
+# On, with a 10-record buffer: each block of 3 spans reserves 1 then 2
+# slots; launch 0 takes slots 0-5, launch 1 slots 6-11 (10 and 11 over),
+# launch 2 12-17 (all over): 10 kept, 8 counted.
 out=$(LD_LIBRARY_PATH="$tmp" MPROF_SOURCE_OUTPUT="$tmp/out-%p.source" \
-  MPROF_SOURCE_CAPACITY=40 MPROF_SOURCE_VERBOSE=1 "$tmp/host_writer" 2>&1) ||
+  MPROF_SOURCE_CAPACITY=10 MPROF_SOURCE_VERBOSE=1 "$tmp/host_writer" 2>&1) ||
   fail "host_writer (on): $out"
 echo "$out" | grep -q "recording 1" || fail "on: $out"
-echo "$out" | grep -q "9 spans did not fit the buffer of 40 records" ||
+echo "$out" | grep -q "8 spans did not fit the buffer of 10 records" ||
   fail "no overflow warning: $out"
-file=$(ls "$tmp"/out-*.source 2>/dev/null | head -n 1)
+file=
+for f in "$tmp"/out-*.source; do [ -e "$f" ] && file=$f; done
 [ -n "$file" ] || fail "no out-PID.source written (%p expansion)"
 [ ! -e "$file.partial" ] || fail "partial file left behind"
 info=$("$mprof" source info "$file" 2>&1) || fail "mprof source info: $info"
-for want in "spans      9 in 3 launches; 9 overflowed (buffer 40 records)" \
-  "region 0   load                     loader             3 spans, mean 0.600 us" \
+for want in "spans      10 in 3 launches; 8 overflowed (buffer 10 records)" \
+  "region 0   load                     loader             4 spans, mean 0.600 us" \
+  "region 1   fma                      consumer           3 spans" \
   "region 2   store                    storer             3 spans" \
   "kernel 0   tile_kernel                              3 launches" \
-  "3 warp spans, 6 block spans"; do
+  "3 warp spans, 7 block spans"; do
   echo "$info" | grep -q -- "$want" || fail "no '$want' in: $info"
 done
 rm -f "$tmp"/out-*.source

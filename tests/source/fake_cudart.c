@@ -12,7 +12,7 @@
 typedef int cudaError_t;
 
 cudaError_t cudaMalloc(void **ptr, size_t size) {
-  *ptr = malloc(size ? size : 1);
+  *ptr = calloc(1, size ? size : 1);
   return *ptr ? 0 : 2; /* cudaErrorMemoryAllocation */
 }
 cudaError_t cudaFree(void *ptr) {

@@ -1,8 +1,8 @@
 /*
  * The host side of mprof_source.cuh end to end without a GPU: run against
  * fake_cudart.c (check_host_writer.sh), it replays what the device code
- * does to the span buffer — reserve 16 slots per atomicAdd, store, count
- * what does not fit — then lets mprof_source_finish() write the file that
+ * does to the span buffer — reserve 1, 2, 4... slots per atomicAdd, store,
+ * count what does not fit — then lets mprof_source_finish() write the file that
  * libmprof reads back.
  *
  * SPDX-License-Identifier: MIT
@@ -23,12 +23,14 @@ __global__ void tile_kernel(int *x MPROF_SOURCE_PARAM(prof)) {
 static void play_block(mprof_source_launch l, unsigned block, int spans,
                        unsigned long long t0) {
   unsigned long long next = 0;
-  unsigned left = 0;
+  unsigned left = 0, chunk = 1;
   for (int s = 0; s < spans; s++) {
-    if (left == 0) {
+    if (left == 0) { /* mprof__source_reserve */
       next = l.counters[0];
-      l.counters[0] += MPROF_SOURCE_CHUNK;
-      left = MPROF_SOURCE_CHUNK;
+      l.counters[0] += chunk;
+      left = chunk;
+      if (chunk < MPROF_SOURCE_CHUNK)
+        chunk <<= 1;
     }
     unsigned long long slot = next++;
     left--;
