@@ -15,6 +15,7 @@ build=${2:-build}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=$(cd "$build" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 log="$out/validate.log"
 : >"$log"
 
@@ -73,11 +74,12 @@ record_example() {
   check "$name: trace is valid" "$mprof" info "$out/$name.mprof"
   check "$name: sidecar written" test -s "$out/$name.mprof.pc.json"
   "$mprof" info "$out/$name.mprof" >"$out/$name.info.txt" 2>&1
-  if "$mprof" help summary >/dev/null 2>&1; then
-    "$mprof" summary "$out/$name.mprof" >"$out/$name.summary.xml" 2>&1
-    "$mprof" summary --human "$out/$name.mprof" >"$out/$name.summary.txt" 2>&1
-    "$mprof" summary --json "$out/$name.mprof" >"$out/$name.summary.json" 2>&1
-  fi
+  "$mprof" summary "$out/$name.mprof" >"$out/$name.summary.xml" 2>&1
+  "$mprof" summary --human "$out/$name.mprof" >"$out/$name.summary.txt" 2>&1
+  "$mprof" summary --json --all "$out/$name.mprof" >"$out/$name.summary.json" 2>&1
+  say "$name: kernel durations, mprof (CUPTI) against the program's CUDA events"
+  python3 "$src/tests/gpu/compare_events.py" "$out/$name.summary.json" \
+    "$out/$name.record.txt" | tee -a "$log"
 }
 
 say "== record the examples (continuous PC sampling, default period)"
@@ -118,7 +120,6 @@ rm -f "$out"/tf_p*.mprof "$out"/tf_p*.pc.json
 say "== real nvdisasm output for the parser's fixtures"
 fx="$out/fixtures"
 mkdir -p "$fx"
-src=$(cd "$(dirname "$0")/../.." && pwd)
 if command -v nvdisasm >/dev/null && command -v nvcc >/dev/null; then
   nvcc -cubin -arch=sm_90 -lineinfo -o "$fx/nvdisasm-kernels.cubin" "$src/tests/data/sass_kernels.cu" >>"$log" 2>&1
   nvdisasm --version >"$fx/nvdisasm-version.txt" 2>&1
@@ -144,6 +145,10 @@ if command -v ncu >/dev/null; then
   "$mprof" record -q -o "$out/gemm_again.mprof" -- "$bin/gemm" 2048 20 >/dev/null 2>&1
   t1=$(now)
   say "mprof record: wall $(elapsed "$t0" "$t1") s for all 20+ launches"
+  "$mprof" summary --json --hot 6 "$out/gemm.mprof" >"$out/gemm.hot.json" 2>>"$log"
+  check "gemm: the 6 hottest SASS instructions agree with ncu" \
+    python3 "$src/tests/gpu/compare_ncu.py" "$out/gemm.ncu.csv" "$out/gemm.hot.json" 6
+  python3 "$src/tests/gpu/compare_ncu.py" "$out/gemm.ncu.csv" "$out/gemm.hot.json" 6 | tee -a "$log"
   rm -f "$out"/gemm_again.mprof*
 fi
 
