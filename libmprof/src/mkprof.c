@@ -308,7 +308,7 @@ static int read_types(const config_ctx *c, json_object *table) {
         return bad(m, c->at, "config: %s: 'params' is not an object", where);
       t->params = &m->params[next_param];
       json_object_object_foreach(p, pos, pname) {
-        int64_t position;
+        int64_t position = 0;
         if ((rc = key_integer(c, where, pos, &position)))
           return rc;
         if (position < 0 || position >= m->layout.instruction_length)
