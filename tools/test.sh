@@ -29,6 +29,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 if command -v clang >/dev/null; then
   echo "== fuzz the trace reader (libFuzzer)"
-  tests/fuzz/run.sh build-fuzz 20
+  tests/fuzz/run.sh build-fuzz 15
 fi
 echo "== all tests passed"

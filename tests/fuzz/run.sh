@@ -3,13 +3,15 @@
 # each for SECONDS, starting from its committed seed corpus:
 #   fuzz_trace    the .mprof reader          (corpus/)
 #   fuzz_sidecar  the TRACE.pc.json reader   (corpus_sidecar/)
+#   fuzz_mkprof   the MKPROF1.2 reader       (corpus_mkprof/)
+#   fuzz_source   the .source span reader    (corpus_source/)
 # Usage: tests/fuzz/run.sh [BUILD_DIR] [SECONDS] [TARGET...]
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-build-fuzz}
 seconds=${2:-60}
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-trace sidecar}
+targets=${*:-trace sidecar mkprof source}
 # Configure only, for the generated version.h.
 cmake -S "$root" -B "$out" -DMPROF_WITH_CUPTI=OFF -DMPROF_WITH_GTK=OFF \
   -DMPROF_BUILD_TESTS=OFF >/dev/null
@@ -17,7 +19,9 @@ for target in $targets; do
   case $target in
   trace) corpus=corpus; max_len=65536 ;;
   sidecar) corpus=corpus_sidecar; max_len=16384 ;;
-  *) echo "fuzz: unknown target '$target' (trace, sidecar)" >&2; exit 2 ;;
+  mkprof) corpus=corpus_mkprof; max_len=16384 ;;
+  source) corpus=corpus_source; max_len=4096 ;;
+  *) echo "fuzz: unknown target '$target' (trace, sidecar, mkprof, source)" >&2; exit 2 ;;
   esac
   # libmprof demangles through libstdc++ (-lstdc++).
   # shellcheck disable=SC2046

@@ -12,8 +12,10 @@
 #include <mprof/error.h>
 #include <mprof/format.h>
 #include <mprof/join.h>
+#include <mprof/mkprof.h>
 #include <mprof/sass.h>
 #include <mprof/sidecar.h>
+#include <mprof/source.h>
 #include <mprof/status.h>
 #include <mprof/synth.h>
 #include <mprof/trace.h>
