@@ -1,0 +1,73 @@
+#!/bin/sh
+# Golden facts about the real H200 samples in samples/: what `mprof summary`,
+# `diff`, `info` and `mkprof` say about them must not drift. The facts were
+# checked against the programs' own CUDA-event timings and against ncu
+# (docs/validation/H200.md).
+# Usage: test_samples.sh MPROF TMPDIR SCHEMA_CHECK DOCS SAMPLES
+mprof=$1
+tmp=${2:-/tmp}/samples.$$
+schema_check=$3
+docs=$4
+samples=$5
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+has() { grep -q -- "$2" "$1" || fail "$1 lacks: $2"; }
+
+if [ ! -f "$samples/gemm.mprof" ]; then
+  echo "no samples in $samples; skipping"
+  exit 0
+fi
+
+for trace in "$samples"/*.mprof; do
+  name=$(basename "$trace" .mprof)
+  "$mprof" summary "$trace" >"$tmp/$name.xml" 2>"$tmp/$name.err" || fail "summary $name exited $?: $(cat "$tmp/$name.err")"
+  if command -v xmllint >/dev/null; then
+    xmllint --noout "$tmp/$name.xml" || fail "summary $name: XML not well formed"
+  fi
+  "$mprof" summary --json --all "$trace" >"$tmp/$name.json" || fail "summary --json $name"
+  "$schema_check" "$docs/summary.schema.json" "$tmp/$name.json" || fail "summary --json $name: schema"
+  NO_COLOR=1 "$mprof" summary --human "$trace" >"$tmp/$name.txt" || fail "summary --human $name"
+  "$mprof" diff "$trace" "$trace" --fail-above 1 >"$tmp/$name.diff.xml" || fail "diff $name against itself exited $?"
+  "$mprof" info "$trace" >"$tmp/$name.info" || fail "info $name"
+done
+
+# gemm: one kernel, issue bound, the hottest instruction ncu also ranks first.
+x="$tmp/gemm.xml"
+has "$x" 'kernel rank="1" name="sgemm_tiled(int, int, int, float const\*, float const\*, float\*)"'
+has "$x" 'launches="20"'
+has "$x" '<verdict dimension="compute" state="issue">Issue bound'
+has "$x" 'instruction offset="0xc00" share="0.06[0-9]*" samples="[0-9]*" sass="LDS R50, \[R48\]" file="[^"]*gemm.cu" line="95"'
+has "$x" 'limiter="registers"'
+has "$x" 'sidecar="present"'
+
+# demo: the pointer chase dominates; a one-block grid and memory latency.
+x="$tmp/demo.xml"
+has "$x" 'kernel rank="1" name="pointer_chase(unsigned int const\*, unsigned int\*, int)"'
+has "$x" '<verdict dimension="tail_effect" state="issue">Grid too small: 1 blocks'
+has "$x" 'name="saxpy(float, float const\*, float\*, int)"'
+has "$x" 'Memory-latency bound'
+
+# transformer_forward: 11 kernels; the cuBLAS kernels have SASS from the
+# sidecar although the trace dropped their code.
+x="$tmp/transformer_forward.xml"
+has "$x" 'kernels matched="11"'
+has "$x" 'kernel rank="1" name="attention_scores_softmax(float const\*, float\*, int, int, int, float, int)"'
+"$mprof" summary --all --kernel 'xmma_gemm' "$samples/transformer_forward.mprof" >"$tmp/cublas.xml"
+has "$tmp/cublas.xml" 'name="sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8'
+has "$tmp/cublas.xml" 'sass="FFMA R7, R48.reuse, R52.reuse, R7"'
+has "$tmp/transformer_forward.info" 'cubins.omitted = 3'
+
+# gemm_source: measured spans from 132 SMs, aligned onto the CUPTI clock.
+has "$tmp/gemm_source.info" 'SPANS=66048'
+has "$tmp/gemm_source.info" 'source.launches_unmatched = 0'
+has "$tmp/gemm_source.info" 'source.globaltimer_step_ns = 32'
+"$mprof" mkprof info "$samples/gemm_source.mkprof" >"$tmp/mk.txt" || fail "mkprof info"
+has "$tmp/mk.txt" '132 processors'
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures sample checks failed" >&2
+  exit 1
+fi
+echo "all sample checks passed"
