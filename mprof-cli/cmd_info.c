@@ -56,8 +56,9 @@ int cmd_info(int argc, char **argv) {
   for (size_t i = 0; i < n; i++)
     printf("meta       %s = %s\n", mprof_trace_string(t, meta[i].key),
            mprof_trace_string(t, meta[i].value));
-  const mprof_device_record *dev = mprof_trace_devices(t, &n);
-  for (size_t i = 0; i < n; i++)
+  size_t device_count;
+  const mprof_device_record *dev = mprof_trace_devices(t, &device_count);
+  for (size_t i = 0; i < device_count; i++)
     printf("device %u   %s (sm_%u%u, %u SMs, %.2f GHz)\n", dev[i].id,
            mprof_trace_string(t, dev[i].name), dev[i].cc_major, dev[i].cc_minor,
            dev[i].sm_count, dev[i].core_clock_khz / 1e6);
@@ -99,16 +100,23 @@ int cmd_info(int argc, char **argv) {
     const char *name = mprof_trace_string(t, k->demangled_name);
     if (!*name)
       name = mprof_trace_string(t, k->mangled_name);
-    printf("  %6.2f%%  %8llu launches  %10.3f ms  %s\n",
+    printf("  %6.2f%%  %8llu launches  %10.3f ms  %s",
            busy ? 100.0 * (double)tally[i].total_ns / (double)busy : 0.0,
            (unsigned long long)tally[i].launches,
            (double)tally[i].total_ns / 1e6, name);
+    /* With several GPUs the same kernel has a line per device: say which. */
+    if (device_count > 1 && k->device < device_count)
+      printf("  (device %u)", dev[k->device].id);
+    printf("\n");
   }
   free(tally);
   const mprof_drop_record *drops = mprof_trace_drops(t, &n);
-  for (size_t i = 0; i < n; i++)
-    printf("counter    %s: %llu\n", drop_name(drops[i].kind),
-           (unsigned long long)drops[i].count);
+  for (size_t i = 0; i < n; i++) {
+    printf("counter    %s", drop_name(drops[i].kind));
+    if (device_count > 1 && drops[i].device < device_count)
+      printf(" (device %u)", dev[drops[i].device].id);
+    printf(": %llu\n", (unsigned long long)drops[i].count);
+  }
   mprof_trace_free(t);
   return CLI_EXIT_OK;
 }

@@ -262,8 +262,23 @@ static int recap(const char *path, const record_options *o) {
         "(the driver has NVreg_RestrictProfilingToAdminUsers=1): run as "
         "root, or add 'options nvidia NVreg_RestrictProfilingToAdminUsers=0'"
         " to /etc/modprobe.d/nvidia-profiling.conf and reload the driver\n");
-  else if (pc_error && *pc_error)
-    fprintf(out, "mprof: warning: PC sampling failed: %s\n", pc_error);
+  else if (pc_error && *pc_error) {
+    /* With several GPUs, name the ones that went unsampled. */
+    size_t device_count, named = 0;
+    const mprof_device_record *devices = mprof_trace_devices(t, &device_count);
+    for (size_t i = 0; device_count > 1 && i < device_count; i++) {
+      char key[64];
+      snprintf(key, sizeof key, "pc.device.%u.error", devices[i].id);
+      const char *why = mprof_trace_meta(t, key);
+      if (why && *why) {
+        fprintf(out, "mprof: warning: PC sampling failed on device %u: %s\n",
+                devices[i].id, why);
+        named++;
+      }
+    }
+    if (!named)
+      fprintf(out, "mprof: warning: PC sampling failed: %s\n", pc_error);
+  }
   if (dropped || full)
     fprintf(out,
             "mprof: warning: %llu PC samples dropped (%llu drains found the "

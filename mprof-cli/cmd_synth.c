@@ -59,6 +59,28 @@ int cmd_synth(int argc, char **argv) {
       i++;
       continue;
     }
+    if (strcmp(arg, "--span-nested") == 0) {
+      opts.span_nested = 1;
+      continue;
+    }
+    if (strcmp(arg, "--span-imbalance") == 0) {
+      char *end = NULL;
+      double pct = value ? strtod(value, &end) : -1;
+      if (!value || !*value || *end || !(pct >= 0 && pct <= 10000))
+        return cli_usage_error("synth", "--span-imbalance needs a percentage "
+                                        "(0..10000)");
+      opts.span_imbalance = pct / 100.0;
+      i++;
+      continue;
+    }
+    if (strcmp(arg, "--slow-device") == 0) {
+      if (!value || cli_parse_u64(value, &v) != 0 || v >= 16)
+        return cli_usage_error("synth", "--slow-device needs a device index "
+                                        "(0..15)");
+      opts.slow_devices |= 1ull << v;
+      i++;
+      continue;
+    }
     if (strcmp(arg, "--slow-kernel") == 0) {
       if (!value || cli_parse_u64(value, &v) != 0 || v >= 64)
         return cli_usage_error("synth", "--slow-kernel needs a kernel index "
@@ -83,6 +105,12 @@ int cmd_synth(int argc, char **argv) {
       u32 = &opts.devices;
     else if (strcmp(arg, "--pcs") == 0)
       u32 = &opts.pcs_per_kernel;
+    else if (strcmp(arg, "--spans") == 0)
+      u64 = &opts.spans;
+    else if (strcmp(arg, "--span-warps") == 0)
+      u32 = &opts.span_warps;
+    else if (strcmp(arg, "--span-sms") == 0)
+      u32 = &opts.span_sms;
     else
       return cli_usage_error("synth", "unknown option '%s'", arg);
     if (!value || cli_parse_u64(value, &v) != 0 || (u32 && v > 0xffffffffull))
@@ -98,8 +126,18 @@ int cmd_synth(int argc, char **argv) {
     rc = mprof_synth_write_sidecar(out, NULL);
   if (rc)
     return cli_fail(rc);
-  printf("wrote %s: %llu launches, %u kernels, %u streams x %u devices\n", out,
+  printf("wrote %s: %llu launches, %u kernels, %u streams x %u devices", out,
          (unsigned long long)opts.launches, opts.kernels, opts.streams,
          opts.devices);
+  if (opts.spans) {
+    mprof_trace *t;
+    size_t spans = 0;
+    if (mprof_trace_open(&t, out, NULL) == 0) {
+      mprof_trace_spans(t, &spans);
+      mprof_trace_free(t);
+    }
+    printf(", %zu spans", spans);
+  }
+  printf("\n");
   return CLI_EXIT_OK;
 }

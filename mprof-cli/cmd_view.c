@@ -24,6 +24,10 @@ typedef struct view_args {
   const char *render;
   const char *sidecar;
   const char *range;
+  const char *rows;  /* Activity: sm, block, warp */
+  const char *depth; /* Activity: auto, phase, instruction */
+  const char *sm_height;
+  int demo; /* --demo-activity: the synthetic SM/block/warp hierarchy */
   int width, height;
 } view_args;
 
@@ -58,7 +62,16 @@ static int parse(int argc, char **argv, view_args *a) {
       slot = &a->sidecar;
     else if (strcmp(arg, "--range") == 0)
       slot = &a->range;
-    else if (strcmp(arg, "--size") == 0) {
+    else if (strcmp(arg, "--rows") == 0)
+      slot = &a->rows;
+    else if (strcmp(arg, "--depth") == 0)
+      slot = &a->depth;
+    else if (strcmp(arg, "--sm-height") == 0)
+      slot = &a->sm_height;
+    else if (strcmp(arg, "--demo-activity") == 0) {
+      a->demo = 1;
+      continue;
+    } else if (strcmp(arg, "--size") == 0) {
       if (i + 1 >= argc)
         return cli_usage_error("view", "--size needs WIDTHxHEIGHT");
       if (parse_size(argv[++i], &a->width, &a->height))
@@ -77,8 +90,10 @@ static int parse(int argc, char **argv, view_args *a) {
       return cli_usage_error("view", "%s needs a value", arg);
     *slot = argv[++i];
   }
-  if (!a->trace)
+  if (!a->trace && !a->demo)
     return cli_usage_error("view", "no trace given");
+  if (a->trace && a->demo)
+    return cli_usage_error("view", "--demo-activity takes no trace");
   return 0;
 }
 
@@ -127,19 +142,54 @@ static int render(const view_args *a) {
 }
 
 static int render_file(const view_args *a) {
-  int tab = MPROF_RENDER_SUMMARY;
+  int tab = a->demo ? MPROF_RENDER_ACTIVITY : MPROF_RENDER_SUMMARY;
   if (a->tab && (tab = mprof_render_tab_parse(a->tab)) < 0)
     return cli_usage_error("view",
                            "unknown tab '%s' (trace, summary, hotspots, "
-                           "flame, raster)",
+                           "flame, raster, mega, density, activity)",
                            a->tab);
+  int rows = 0, depth = 0;
+  if (a->rows && (rows = mprof_render_activity_rows_parse(a->rows)) < 0)
+    return cli_usage_error("view", "--rows '%s' is not sm, block or warp",
+                           a->rows);
+  if (a->depth && (depth = mprof_render_activity_depth_parse(a->depth)) < 0)
+    return cli_usage_error(
+        "view", "--depth '%s' is not auto, phase or instruction", a->depth);
+  double sm_height = 0;
+  if (a->sm_height) {
+    char *end;
+    sm_height = strtod(a->sm_height, &end);
+    if (end == a->sm_height || *end || !(sm_height >= 1 && sm_height <= 2000))
+      return cli_usage_error("view", "--sm-height '%s' is not 1..2000 (px)",
+                             a->sm_height);
+  }
   mprof_render_model *model;
-  if (mprof_render_model_open(&model, a->trace, a->sidecar)) {
+  if (a->demo ? mprof_render_model_open_demo(&model)
+              : mprof_render_model_open(&model, a->trace, a->sidecar)) {
     fprintf(stderr, "mprof: %s\n", mprof_render_error());
     return CLI_EXIT_USAGE;
   }
   mprof_render_view view;
   mprof_render_view_init(&view, model);
+  view.activity_rows = rows;
+  view.activity_depth = depth;
+  view.sm_height = sm_height;
+  view.activity_height = sm_height;
+  int span_tab = tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
+                 tab == MPROF_RENDER_ACTIVITY;
+  if (a->kernel) {
+    int k = mprof_render_kernel_find(model, a->kernel);
+    if (k < 0) {
+      fprintf(stderr, "mprof view: %s: no kernel matches '%s'\n",
+              a->demo ? "the demo" : a->trace, a->kernel);
+      mprof_render_model_free(model);
+      return CLI_EXIT_USAGE;
+    }
+    view.kernel = k;
+  } else if (span_tab) {
+    /* The span views start on a kernel that has spans. */
+    view.kernel = mprof_render_span_kernel(model, view.kernel);
+  }
   if (a->range) {
     double from, to;
     if (parse_range(a->range, &from, &to)) {
@@ -147,23 +197,19 @@ static int render_file(const view_args *a) {
       return cli_usage_error(
           "view", "--range '%s' is not FROM:TO (e.g. 1.5ms:2ms)", a->range);
     }
+    /* After the trace's start; for the span views after the kernel's
+     * first span, the zero of their axis. */
     int64_t start, end;
     mprof_render_model_bounds(model, &start, &end);
+    if (span_tab)
+      start = mprof_render_span_origin(model, &view);
     mprof_render_limits limits;
     mprof_render_model_limits(model, &limits);
     view.start_ns = start + (int64_t)from;
     view.end_ns = start + (int64_t)to;
     mprof_render_view_clamp(&view, &limits);
-  }
-  if (a->kernel) {
-    int k = mprof_render_kernel_find(model, a->kernel);
-    if (k < 0) {
-      fprintf(stderr, "mprof view: %s: no kernel matches '%s'\n", a->trace,
-              a->kernel);
-      mprof_render_model_free(model);
-      return CLI_EXIT_USAGE;
-    }
-    view.kernel = k;
+  } else if (span_tab) {
+    mprof_render_view_fit_spans(&view, model);
   }
   int rc =
       mprof_render_write(model, &view, tab, a->width, a->height, a->render);
@@ -175,9 +221,13 @@ static int render_file(const view_args *a) {
   const mprof_render_kernel *k =
       view.kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view.kernel)
                        : NULL;
-  printf("wrote %s: %s, %dx%d%s%s\n", a->render, mprof_render_tab_title(tab),
+  printf("wrote %s: %s, %dx%d%s%s%s\n", a->render, mprof_render_tab_title(tab),
          a->width, a->height, k && tab != MPROF_RENDER_TRACE ? ", kernel " : "",
-         k && tab != MPROF_RENDER_TRACE ? k->name : "");
+         k && tab != MPROF_RENDER_TRACE ? k->name : "",
+         !span_tab                           ? ""
+         : mprof_render_model_is_demo(model) ? " (synthetic demo)"
+         : mprof_render_kernel_span_count(model, view.kernel) ? " (measured)"
+                                                              : " (projected)");
   mprof_render_model_free(model);
   return CLI_EXIT_OK;
 }
@@ -217,7 +267,7 @@ int cmd_view(int argc, char **argv) {
     fprintf(stderr,
             "mprof view: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
             "draw offscreen with 'mprof view %s --render OUT.png'\n",
-            a.trace);
+            a.trace ? a.trace : "--demo-activity");
     return CLI_EXIT_USAGE;
   }
   char viewer[PATH_MAX + 32];
@@ -227,9 +277,19 @@ int cmd_view(int argc, char **argv) {
             "mprof; this build has no GTK 4 viewer (try --render OUT.png)\n");
     return CLI_EXIT_FAILED;
   }
-  char *args[16];
+  char *args[20];
   int n = 0;
   args[n++] = viewer;
+  if (a.demo)
+    args[n++] = "--demo-activity";
+  if (a.rows) {
+    args[n++] = "--rows";
+    args[n++] = (char *)a.rows;
+  }
+  if (a.depth) {
+    args[n++] = "--depth";
+    args[n++] = (char *)a.depth;
+  }
   if (a.kernel) {
     args[n++] = "--kernel";
     args[n++] = (char *)a.kernel;
@@ -242,8 +302,10 @@ int cmd_view(int argc, char **argv) {
     args[n++] = "--sidecar";
     args[n++] = (char *)a.sidecar;
   }
-  args[n++] = "--";
-  args[n++] = (char *)a.trace;
+  if (a.trace) {
+    args[n++] = "--";
+    args[n++] = (char *)a.trace;
+  }
   args[n] = NULL;
   execv(viewer, args);
   perror("mprof view: cannot start mprof-gtk");

@@ -71,8 +71,10 @@ static const cli_command commands[] = {
      "Diagnose every kernel of TRACE, dominant first: launch statistics,\n"
      "launch shapes with theoretical occupancy and waves, one verdict\n"
      "sentence, ten dimensions judged ok/minor/issue with their numbers\n"
-     "(docs/DIAGNOSIS.md), the stall mix and the hot instructions with SASS\n"
-     "and source lines from the sidecar TRACE.pc.json when it exists.\n"
+     "(docs/DIAGNOSIS.md; two more, SM load balance and SM tail, when the\n"
+     "trace has activity spans), the stall mix and the hot instructions\n"
+     "with SASS and source lines from the sidecar TRACE.pc.json when it\n"
+     "exists.\n"
      "\n"
      "  --kernel PAT  only kernels whose mangled or demangled name is PAT,\n"
      "                else matches PAT as an extended regular expression\n"
@@ -110,7 +112,9 @@ static const cli_command commands[] = {
      "                   [--devices D] [--pcs P] [--seed X] [--scenario NAME]\n"
      "                   [--slowdown PCT] [--slow-kernel K] [--slow-scenario "
      "NAME]\n"
-     "                   [--timing-seed X] [--sidecar]\n"
+     "                   [--slow-device D] [--timing-seed X] [--sidecar]\n"
+     "                   [--spans N] [--span-warps W] [--span-sms S]\n"
+     "                   [--span-imbalance PCT] [--span-nested]\n"
      "\n"
      "Write a synthetic trace (default synth.mprof) shaped like an H200\n"
      "capture: N launches (default 10000) over M kernels (8) on S streams (2)\n"
@@ -121,10 +125,19 @@ static const cli_command commands[] = {
      "\n"
      "Regressions for `mprof diff`: --slowdown PCT makes the kernels named\n"
      "by --slow-kernel K (repeatable; default kernel 0) PCT percent slower,\n"
-     "--slow-scenario NAME gives them another stall profile, and\n"
+     "--slow-scenario NAME gives them another stall profile, --slow-device\n"
+     "D (repeatable; default every device) limits both to device D, and\n"
      "--timing-seed X draws new launch-to-launch jitter for the same\n"
      "kernels, like a second run of the same program. --sidecar also\n"
-     "writes FILE.pc.json with made-up SASS and source lines.\n",
+     "writes FILE.pc.json with made-up SASS and source lines.\n"
+     "\n"
+     "Activity spans for the Mega and Density views: --spans N puts about N\n"
+     "spans (load, mma and store phases of every block) into the launches\n"
+     "of kernel 0; --span-warps W records them per warp (W warps per block)\n"
+     "instead of per block, --span-sms S on S SMs only, --span-imbalance PCT\n"
+     "makes the last SM's blocks PCT percent slower than the first's (an SM\n"
+     "load imbalance and a tail), --span-nested puts instruction spans\n"
+     "inside every phase.\n",
      cmd_synth},
     {"sass", "attach SASS and source lines to a trace's PC sidecar",
      "usage: mprof sass [--rebuild] [--nvdisasm PATH] [--cuobjdump PATH]\n"
@@ -147,17 +160,32 @@ static const cli_command commands[] = {
      "usage: mprof view TRACE [--kernel NAME] [--tab TAB] [--sidecar FILE]\n"
      "       mprof view TRACE --render OUT.png|OUT.svg [--tab TAB]\n"
      "                  [--kernel NAME] [--size WxH] [--range FROM:TO]\n"
+     "                  [--sm-height PX] [--rows R] [--depth D]\n"
+     "       mprof view --demo-activity [--render OUT.png] [--rows R]\n"
+     "                  [--depth D]\n"
      "       mprof TRACE\n"
+     "       mprof --demo-activity\n"
      "\n"
-     "Open TRACE in the GTK viewer (mprof-gtk, next to mprof) on the Summary\n"
-     "of its dominant kernel, or of NAME (mangled or demangled name, or the\n"
-     "start of it). Tabs: trace, summary, hotspots, flame, raster.\n"
+     "Open TRACE (a .mprof, or a .mkprof) in the GTK viewer (mprof-gtk, next\n"
+     "to mprof) on the Summary of its dominant kernel, or of NAME (mangled\n"
+     "or demangled name, or the start of it). Tabs: trace, summary,\n"
+     "hotspots, flame, raster, mega, density, activity.\n"
      "\n"
      "--render draws one tab offscreen instead (no display needed), to PNG\n"
      "or SVG by the extension, at --size (default 1600x1000); --range shows\n"
-     "that part of the Trace (times after its start: 150ms:210ms; units\n"
-     "ns, us, ms, s). Without a display and without --render, view says so\n"
-     "and exits 2.\n",
+     "that part of the trace (times after its start, for the span views\n"
+     "after the kernel's first span: 150ms:210ms; units\n"
+     "ns, us, ms, s). Mega, Density and Activity show the activity spans of\n"
+     "a kernel that has them (measured; without spans Mega and Density are\n"
+     "projected from launches and PC samples, and say so), fitted to them\n"
+     "unless --range is given; --sm-height PX gives each SM (or Activity\n"
+     "row) that many pixels instead of fitting them all. Activity shows one\n"
+     "row per SM, block or warp (--rows sm|block|warp) at --depth\n"
+     "auto|phase|instruction.\n"
+     "\n"
+     "--demo-activity opens (or renders) a synthetic SM/block/warp activity\n"
+     "hierarchy instead of a trace, on the Activity tab, marked synthetic.\n"
+     "Without a display and without --render, view says so and exits 2.\n",
      cmd_view},
     /* mprof source, mprof mkprof: cmd_source.c, cmd_mkprof.c */
     {"source", "inspect or merge source-instrumentation spans",
@@ -300,6 +328,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(name, "help") == 0)
     return run_help(argc, argv);
+  if (strcmp(name, "--demo-activity") == 0)
+    return cmd_view(argc, argv); /* mprof --demo-activity [--render ...] */
   const cli_command *c = find_command(name);
   struct stat st;
   if (!c && name[0] != '-' && stat(name, &st) == 0 && S_ISREG(st.st_mode))

@@ -30,7 +30,14 @@ static void zoom_out(GSimpleAction *a, GVariant *p, gpointer window) {
 static void zoom_reset(GSimpleAction *a, GVariant *p, gpointer window) {
   (void)a;
   (void)p;
-  if (state_of(window))
+  if (!state_of(window))
+    return;
+  /* On a span view: its kernel's spans; elsewhere the whole trace. */
+  int tab = mprof_gtk_window_get_tab(MPROF_GTK_WINDOW(window));
+  if (tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
+      tab == MPROF_RENDER_ACTIVITY)
+    mprof_gtk_view_state_fit_spans(state_of(window));
+  else
     mprof_gtk_view_state_reset(state_of(window));
 }
 
@@ -114,6 +121,9 @@ void mprof_gtk_actions_set_accels(GtkApplication *app) {
       {"win.tab('hotspots')", {"<Alt>3", NULL}},
       {"win.tab('flame')", {"<Alt>4", NULL}},
       {"win.tab('raster')", {"<Alt>5", NULL}},
+      {"win.tab('mega')", {"<Alt>6", NULL}},
+      {"win.tab('density')", {"<Alt>7", NULL}},
+      {"win.tab('activity')", {"<Alt>8", NULL}},
       {"win.close", {"<Control>w", "<Control>q", NULL}},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(accels); i++)

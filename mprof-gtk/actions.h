@@ -3,11 +3,12 @@
  *
  *   win.zoom-in   + = W      zoom time in (around the middle)
  *   win.zoom-out  - S        zoom time out
- *   win.zoom-reset 0         the whole trace
+ *   win.zoom-reset 0         the whole trace (Mega, Density, Activity:
+ *                            the kernel's spans)
  *   win.pan-left  A Left     earlier
  *   win.pan-right D Right    later
  *   win.rows-taller / win.rows-shorter   Shift+Up / Shift+Down
- *   win.tab('summary')       Alt+1 .. Alt+5
+ *   win.tab('summary')       Alt+1 .. Alt+8
  *   win.close                Ctrl+W, Ctrl+Q
  *
  * SPDX-License-Identifier: MIT

@@ -24,8 +24,16 @@ static const GOptionEntry options[] = {
      "Open on this kernel (mangled or demangled name, or a part of it)",
      "NAME"},
     {"tab", 't', 0, G_OPTION_ARG_STRING, NULL,
-     "Open on this tab: trace, summary (default), hotspots, flame, raster",
+     "Open on this tab: trace, summary (default), hotspots, flame, raster, "
+     "mega, density, activity",
      "TAB"},
+    {"demo-activity", 0, 0, G_OPTION_ARG_NONE, NULL,
+     "Open a synthetic SM/block/warp activity hierarchy instead of a trace",
+     NULL},
+    {"rows", 0, 0, G_OPTION_ARG_STRING, NULL,
+     "Activity rows: sm (default), block, warp", "ROWS"},
+    {"depth", 0, 0, G_OPTION_ARG_STRING, NULL,
+     "Activity depth: auto (default), phase, instruction", "DEPTH"},
     {"sidecar", 0, 0, G_OPTION_ARG_FILENAME, NULL,
      "PC sidecar (default: TRACE.pc.json)", "FILE"},
     {"smoke-test", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, NULL,
@@ -45,35 +53,53 @@ static int command_line(GApplication *application,
   MprofGtkApp *self = MPROF_GTK_APP(application);
   GVariantDict *opts = g_application_command_line_get_options_dict(cmdline);
   const char *kernel = NULL, *tab_name = NULL, *sidecar = NULL, *smoke = NULL;
+  const char *rows_name = NULL, *depth_name = NULL;
+  gboolean demo = FALSE;
   const char **files = NULL;
   g_variant_dict_lookup(opts, "kernel", "&s", &kernel);
   g_variant_dict_lookup(opts, "tab", "&s", &tab_name);
   g_variant_dict_lookup(opts, "sidecar", "^&ay", &sidecar);
   g_variant_dict_lookup(opts, "smoke-test", "^&ay", &smoke);
   g_variant_dict_lookup(opts, G_OPTION_REMAINING, "^a&ay", &files);
-  if (!files || !files[0] || files[1]) {
+  g_variant_dict_lookup(opts, "demo-activity", "b", &demo);
+  g_variant_dict_lookup(opts, "rows", "&s", &rows_name);
+  g_variant_dict_lookup(opts, "depth", "&s", &depth_name);
+  if (demo ? files && files[0] : (!files || !files[0] || files[1])) {
     g_application_command_line_printerr(
         cmdline, "usage: mprof-gtk [--kernel NAME] [--tab TAB] "
-                 "[--sidecar FILE] TRACE\n");
+                 "[--sidecar FILE] TRACE\n"
+                 "       mprof-gtk --demo-activity [--rows R] [--depth D]\n");
     g_free(files);
     mprof_gtk_app_set_exit_status(self, 2);
     return 2;
   }
-  int tab = MPROF_RENDER_SUMMARY;
+  int tab = demo ? MPROF_RENDER_ACTIVITY : MPROF_RENDER_SUMMARY;
+  int rows = 0, depth = 0;
   if (tab_name && (tab = mprof_render_tab_parse(tab_name)) < 0) {
     g_application_command_line_printerr(
         cmdline,
         "mprof-gtk: unknown tab '%s' (trace, summary, hotspots, flame, "
-        "raster)\n",
+        "raster, mega, density, activity)\n",
         tab_name);
     g_free(files);
     mprof_gtk_app_set_exit_status(self, 2);
     return 2;
   }
-  const char *path = files[0];
+  if ((rows_name && (rows = mprof_render_activity_rows_parse(rows_name)) < 0) ||
+      (depth_name &&
+       (depth = mprof_render_activity_depth_parse(depth_name)) < 0)) {
+    g_application_command_line_printerr(
+        cmdline, "mprof-gtk: --rows takes sm, block or warp; --depth auto, "
+                 "phase or instruction\n");
+    g_free(files);
+    mprof_gtk_app_set_exit_status(self, 2);
+    return 2;
+  }
+  const char *path = demo ? "demo-activity (synthetic)" : files[0];
   mprof_render_model *model = NULL;
   MprofGtkWindow *window;
-  if (mprof_render_model_open(&model, path, sidecar)) {
+  if (demo ? mprof_render_model_open_demo(&model)
+           : mprof_render_model_open(&model, path, sidecar)) {
     /* The error goes to the window and to stderr, in one line. */
     const char *error = mprof_render_error();
     g_application_command_line_printerr(cmdline, "mprof-gtk: %s\n", error);
@@ -92,7 +118,14 @@ static int command_line(GApplication *application,
             kernel);
       else
         mprof_gtk_view_state_select_kernel(state, k);
+    } else if (tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
+               tab == MPROF_RENDER_ACTIVITY) {
+      /* Opened on a span view: on a kernel that has spans. */
+      mprof_gtk_view_state_select_kernel(
+          state, mprof_render_span_kernel(
+                     model, mprof_gtk_view_state_get_view(state)->kernel));
     }
+    mprof_gtk_window_set_activity(window, rows, depth);
     mprof_gtk_window_set_tab(window, tab);
   }
   gtk_window_present(GTK_WINDOW(window));
@@ -118,6 +151,21 @@ static void startup(GApplication *application) {
   /* A click in a scrollbar's trough jumps there. */
   g_object_set(gtk_settings_get_default(), "gtk-primary-button-warps-slider",
                TRUE, NULL);
+  /* Tab buttons as narrow as their titles: the theme's minimum width for
+   * eight tabs would push the window past 1280 px. */
+  GdkDisplay *display = gdk_display_get_default();
+  if (display) {
+    GtkCssProvider *css = gtk_css_provider_new();
+    gtk_css_provider_load_from_data(
+        css,
+        "stackswitcher > button { min-width: 0; padding-left: 10px; "
+        "padding-right: 10px; }",
+        -1);
+    gtk_style_context_add_provider_for_display(
+        display, GTK_STYLE_PROVIDER(css),
+        GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+    g_object_unref(css);
+  }
 }
 
 static void mprof_gtk_app_class_init(MprofGtkAppClass *klass) {

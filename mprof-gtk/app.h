@@ -2,6 +2,7 @@
  * mprof-gtk — the application: command line, one window per trace.
  *
  *   mprof-gtk [--kernel NAME] [--tab TAB] [--sidecar FILE] TRACE
+ *   mprof-gtk --demo-activity [--rows sm|block|warp] [--depth D]
  *
  * SPDX-License-Identifier: MIT
  */

@@ -83,8 +83,12 @@ static gboolean tick(gpointer data) {
   const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
   switch (t->step++) {
   case 0:
-    check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SUMMARY,
-          "it opens on the Summary");
+    if (mprof_render_model_is_demo(mprof_gtk_view_state_get_model(state)))
+      check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_ACTIVITY,
+            "the demo opens on Activity");
+    else
+      check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SUMMARY,
+            "it opens on the Summary");
     check(t,
           has_accel(t, "win.zoom-in", "w") &&
               has_accel(t, "win.zoom-in", "plus") &&
@@ -159,7 +163,11 @@ static gboolean tick(gpointer data) {
   case 2:
     SHOT(t, "trace-zoomed");
     act(t, "win.zoom-reset");
-    check(t, span(t) == t->span_before, "0 shows the whole trace again");
+    {
+      const mprof_render_limits *l = mprof_gtk_view_state_get_limits(state);
+      check(t, span(t) == l->max_ns - l->min_ns,
+            "0 shows the whole trace again");
+    }
     show(t, MPROF_RENDER_HOTSPOTS);
     break;
   case 3:
@@ -172,6 +180,42 @@ static gboolean tick(gpointer data) {
     break;
   case 5:
     SHOT(t, "raster");
+    show(t, MPROF_RENDER_MEGA);
+    break;
+  case 6: {
+    SHOT(t, "mega");
+    /* Ctrl+wheel makes SMs taller until Mega opens them into rows. */
+    MprofGtkTimeline *tl = MPROF_GTK_TIMELINE(
+        mprof_gtk_window_get_tab_widget(t->window, MPROF_RENDER_MEGA));
+    check(t, tl != NULL, "Mega has a timeline");
+    if (tl) {
+      double x =
+          MPROF_RENDER_GUTTER +
+          (gtk_widget_get_width(GTK_WIDGET(tl)) - MPROF_RENDER_GUTTER) / 2.0;
+      mprof_gtk_timeline_scroll(tl, x, 120, 0, -20, GDK_CONTROL_MASK);
+      check(t, v->sm_height >= 30, "Ctrl+wheel makes SMs taller in Mega");
+    }
+    break;
+  }
+  case 7:
+    SHOT(t, "mega-rows");
+    show(t, MPROF_RENDER_DENSITY);
+    break;
+  case 8:
+    SHOT(t, "density");
+    if (mprof_render_model_has_spans(mprof_gtk_view_state_get_model(state))) {
+      show(t, MPROF_RENDER_ACTIVITY);
+      mprof_gtk_window_set_activity(t->window, MPROF_ACTIVITY_WARP,
+                                    MPROF_ACTIVITY_INSTRUCTION);
+      check(t,
+            v->activity_rows == MPROF_ACTIVITY_WARP &&
+                v->activity_depth == MPROF_ACTIVITY_INSTRUCTION,
+            "the Rows and Depth switches");
+    }
+    break;
+  case 9:
+    if (mprof_render_model_has_spans(mprof_gtk_view_state_get_model(state)))
+      SHOT(t, "activity");
     if (mprof_render_kernel_count(mprof_gtk_view_state_get_model(state)) > 1) {
       /* The kernel picker switches the kernel of every view. */
       gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tab", "s",
@@ -180,7 +224,7 @@ static gboolean tick(gpointer data) {
       check(t, v->kernel == 1, "the second kernel is selected");
     }
     break;
-  case 6: SHOT(t, "summary-second-kernel"); goto finish;
+  case 10: SHOT(t, "summary-second-kernel"); goto finish;
   }
   return G_SOURCE_CONTINUE;
 finish:

@@ -10,6 +10,7 @@
 struct _MprofGtkTimeline {
   GtkDrawingArea parent_instance;
   MprofGtkViewState *state;
+  int tab; /* Trace, Mega, Density or Activity */
   gulong changed_handler;
   GtkAdjustment *hadj, *vadj;
   gboolean syncing; /* updating adjustments from the state */
@@ -27,9 +28,26 @@ G_DEFINE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, GTK_TYPE_DRAWING_AREA)
 enum { SIGNAL_OPEN_KERNEL, SIGNAL_HOVER, SIGNAL_COUNT };
 static guint signals[SIGNAL_COUNT];
 
+/* px per SM when a double-click opens one in Mega. */
+#define OPEN_SM_PX 64.0
+
+static void layout(MprofGtkTimeline *self, mprof_render_layout *out) {
+  mprof_render_tab_layout(mprof_gtk_view_state_get_model(self->state),
+                          mprof_gtk_view_state_get_view(self->state), self->tab,
+                          gtk_widget_get_width(GTK_WIDGET(self)),
+                          gtk_widget_get_height(GTK_WIDGET(self)), out);
+}
+
 static double rows_height(MprofGtkTimeline *self) {
-  int h = gtk_widget_get_height(GTK_WIDGET(self));
-  return h > MPROF_RENDER_RULER ? h - MPROF_RENDER_RULER : 1;
+  mprof_render_layout l;
+  layout(self, &l);
+  return l.bottom - l.top > 1 ? l.bottom - l.top : 1;
+}
+
+static double rows_top(MprofGtkTimeline *self) {
+  mprof_render_layout l;
+  layout(self, &l);
+  return l.top;
 }
 
 static double time_width(MprofGtkTimeline *self) {
@@ -47,7 +65,10 @@ static void sync_adjustments(MprofGtkTimeline *self) {
   gtk_adjustment_configure(self->hadj, (double)(v->start_ns - l->min_ns), 0,
                            (double)(l->max_ns - l->min_ns), span * 0.1,
                            span * 0.9, span);
-  double content = mprof_render_content_height(m, v, MPROF_RENDER_TRACE, 0) + 8;
+  double content = mprof_render_content_height(
+      m, v, self->tab, gtk_widget_get_width(GTK_WIDGET(self)));
+  if (self->tab == MPROF_RENDER_TRACE)
+    content += 8;
   double page = rows_height(self);
   double value = gtk_adjustment_get_value(self->vadj);
   if (value > content - page)
@@ -55,7 +76,8 @@ static void sync_adjustments(MprofGtkTimeline *self) {
   if (value < 0)
     value = 0;
   gtk_adjustment_configure(self->vadj, value, 0, fmax(content, page),
-                           v->row_height, page * 0.9, page);
+                           self->tab == MPROF_RENDER_TRACE ? v->row_height : 24,
+                           page * 0.9, page);
   self->syncing = FALSE;
 }
 
@@ -71,7 +93,7 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int width, int height,
   MprofGtkTimeline *self = MPROF_GTK_TIMELINE(area);
   mprof_render_view v = current_view(self);
   mprof_render_draw(cr, mprof_gtk_view_state_get_model(self->state), &v,
-                    MPROF_RENDER_TRACE, width, height);
+                    self->tab, width, height);
 }
 
 static void on_state_changed(MprofGtkViewState *state, guint what,
@@ -113,15 +135,30 @@ static void hit_at(MprofGtkTimeline *self, double x, double y,
                    mprof_render_hit *hit) {
   mprof_render_view v = current_view(self);
   mprof_render_hit_test(mprof_gtk_view_state_get_model(self->state), &v,
-                        MPROF_RENDER_TRACE,
-                        gtk_widget_get_width(GTK_WIDGET(self)),
+                        self->tab, gtk_widget_get_width(GTK_WIDGET(self)),
                         gtk_widget_get_height(GTK_WIDGET(self)), x, y, hit);
 }
 
 void mprof_gtk_timeline_scroll(MprofGtkTimeline *self, double x, double y,
                                double dx, double dy, GdkModifierType state) {
   const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
-  if (state & GDK_CONTROL_MASK) {
+  if (self->tab != MPROF_RENDER_TRACE &&
+      (state & (GDK_CONTROL_MASK | GDK_SHIFT_MASK))) {
+    /* SMs (or Activity rows) taller or shorter around the pointer: tall
+     * enough, Mega opens each SM into its rows. */
+    double pointer = y - rows_top(self);
+    mprof_render_view rows = current_view(self);
+    mprof_render_view_zoom_tab_rows(
+        &rows, mprof_gtk_view_state_get_model(self->state), self->tab,
+        pow(1.15, -(dy + dx)), pointer, rows_height(self));
+    if (self->tab == MPROF_RENDER_ACTIVITY)
+      mprof_gtk_view_state_set_activity_height(self->state,
+                                               rows.activity_height);
+    else
+      mprof_gtk_view_state_set_sm_height(self->state, rows.sm_height);
+    sync_adjustments(self);
+    gtk_adjustment_set_value(self->vadj, rows.scroll_y);
+  } else if (state & GDK_CONTROL_MASK) {
     /* Vertical zoom around the pointer's row. */
     double pointer = y - MPROF_RENDER_RULER;
     mprof_render_view rows = current_view(self);
@@ -150,7 +187,7 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx,
       GTK_EVENT_CONTROLLER(controller));
   double x = self->pointer_inside ? self->pointer_x
                                   : MPROF_RENDER_GUTTER + time_width(self) / 2;
-  double y = self->pointer_inside ? self->pointer_y : MPROF_RENDER_RULER;
+  double y = self->pointer_inside ? self->pointer_y : rows_top(self);
   mprof_gtk_timeline_scroll(self, x, y, dx, dy, state);
   return TRUE;
 }
@@ -266,6 +303,25 @@ static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
     gint64 pad = (gint64)(b->end - a->start) / 20 + 1;
     mprof_gtk_view_state_set_range(self->state, (gint64)a->start - pad,
                                    (gint64)b->end + pad);
+  } else if (self->tab == MPROF_RENDER_MEGA && n_press == 2 &&
+             (hit.kind == MPROF_HIT_SM || hit.kind == MPROF_HIT_SPAN ||
+              hit.kind == MPROF_HIT_SPANS || hit.kind == MPROF_HIT_LABEL ||
+              hit.kind == MPROF_HIT_PROJECTED)) {
+    /* Open the SM under the pointer into its rows, or back to bars. */
+    const mprof_render_model *m = mprof_gtk_view_state_get_model(self->state);
+    mprof_render_view v = current_view(self);
+    double pointer = y - rows_top(self);
+    double band = mprof_render_row_unit(m, &v, self->tab, rows_height(self));
+    double open = OPEN_SM_PX;
+    double scroll = 0;
+    if (band < open) {
+      scroll = (v.scroll_y + pointer) * (open / band) - pointer;
+      mprof_gtk_view_state_set_sm_height(self->state, open);
+    } else {
+      mprof_gtk_view_state_set_sm_height(self->state, 0);
+    }
+    sync_adjustments(self);
+    gtk_adjustment_set_value(self->vadj, scroll > 0 ? scroll : 0);
   } else if (hit.kind == MPROF_HIT_ROW || hit.kind == MPROF_HIT_NONE) {
     mprof_gtk_view_state_select_launch(self->state, -1);
     mprof_gtk_view_state_set_selection(self->state, 0, 0);
@@ -279,7 +335,9 @@ static gboolean on_query_tooltip(GtkWidget *widget, int x, int y,
   mprof_render_hit hit;
   hit_at(self, x, y, &hit);
   if (hit.kind != MPROF_HIT_LAUNCH && hit.kind != MPROF_HIT_MERGED &&
-      hit.kind != MPROF_HIT_MEMOP && hit.kind != MPROF_HIT_PC)
+      hit.kind != MPROF_HIT_MEMOP && hit.kind != MPROF_HIT_PC &&
+      hit.kind != MPROF_HIT_SPAN && hit.kind != MPROF_HIT_SPANS &&
+      hit.kind != MPROF_HIT_CELL && hit.kind != MPROF_HIT_PROJECTED)
     return FALSE;
   char text[1024];
   mprof_render_hit_describe(mprof_gtk_view_state_get_model(self->state), &hit,
@@ -349,14 +407,17 @@ static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
   gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(click));
 }
 
-GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state) {
+GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state, int tab) {
   MprofGtkTimeline *self = g_object_new(MPROF_GTK_TYPE_TIMELINE, NULL);
   self->state = g_object_ref(state);
+  self->tab = tab;
   self->changed_handler =
       g_signal_connect(state, "changed", G_CALLBACK(on_state_changed), self);
   sync_adjustments(self);
   return GTK_WIDGET(self);
 }
+
+int mprof_gtk_timeline_get_tab(MprofGtkTimeline *self) { return self->tab; }
 
 GtkAdjustment *mprof_gtk_timeline_get_hadjustment(MprofGtkTimeline *self) {
   return self->hadj;

@@ -1,11 +1,16 @@
 /*
- * mprof-gtk — the Trace tab's timeline widget: launches on stream rows
- * under a time ruler, drawn by mprof-render.
+ * mprof-gtk — the timeline widget of the tabs whose x axis is time: Trace
+ * (launches on stream rows under a time ruler), Mega, Density and
+ * Activity (the spans of the selected kernel by SM), drawn by
+ * mprof-render.
  *
  * Mouse: wheel zooms time around the pointer, Shift+wheel changes the row
- * height, Ctrl+wheel zooms rows around the pointer, horizontal wheel and
- * drag pan, Shift+drag selects a time range; a click selects a launch (on
- * empty space: clears the selection), a double-click opens its kernel.
+ * height, Ctrl+wheel zooms rows around the pointer (in Mega, Density and
+ * Activity both make SMs or rows taller, and Mega opens tall SMs into
+ * their rows), horizontal wheel and drag pan, Shift+drag selects a time
+ * range; a click selects a launch (on empty space: clears the selection),
+ * a double-click opens its kernel (in Mega: opens the SM under the
+ * pointer into its rows, or back to bars).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -24,7 +29,8 @@ G_DECLARE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, MPROF_GTK, TIMELINE,
 
 /* Signals: "open-kernel" (int kernel) on a double-click; "hover" (const
  * char *text) when the pointer moves over something, "" when it leaves. */
-GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state);
+GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state, int tab);
+int mprof_gtk_timeline_get_tab(MprofGtkTimeline *self);
 
 /* For the scrollbars: time (in ns from the start of the limits) and rows
  * (in pixels). Owned by the timeline. */

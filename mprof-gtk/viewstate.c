@@ -100,6 +100,51 @@ void mprof_gtk_view_state_set_row_height(MprofGtkViewState *self,
   emit(self, MPROF_GTK_CHANGED_ROWS);
 }
 
+void mprof_gtk_view_state_set_sm_height(MprofGtkViewState *self,
+                                        double height) {
+  if (!(height > 0))
+    height = 0;
+  if (height > 2000)
+    height = 2000;
+  if (height == self->view.sm_height)
+    return;
+  self->view.sm_height = height;
+  emit(self, MPROF_GTK_CHANGED_ROWS);
+}
+
+void mprof_gtk_view_state_set_activity_height(MprofGtkViewState *self,
+                                              double height) {
+  if (!(height > 0))
+    height = 0;
+  if (height > 2000)
+    height = 2000;
+  if (height == self->view.activity_height)
+    return;
+  self->view.activity_height = height;
+  emit(self, MPROF_GTK_CHANGED_ROWS);
+}
+
+void mprof_gtk_view_state_set_activity(MprofGtkViewState *self, int rows,
+                                       int depth) {
+  if (rows < 0 || rows >= MPROF_ACTIVITY_ROWS_COUNT)
+    rows = self->view.activity_rows;
+  if (depth < 0 || depth >= MPROF_ACTIVITY_DEPTH_COUNT)
+    depth = self->view.activity_depth;
+  if (rows == self->view.activity_rows && depth == self->view.activity_depth)
+    return;
+  if (rows != self->view.activity_rows)
+    self->view.activity_height = 0; /* another number of rows: fit them */
+  self->view.activity_rows = rows;
+  self->view.activity_depth = depth;
+  emit(self, MPROF_GTK_CHANGED_ROWS);
+}
+
+void mprof_gtk_view_state_fit_spans(MprofGtkViewState *self) {
+  gint64 s = self->view.start_ns, e = self->view.end_ns;
+  mprof_render_view_fit_spans(&self->view, self->model);
+  time_changed_since(self, s, e);
+}
+
 void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel) {
   if (kernel < -1 || kernel >= (int)mprof_render_kernel_count(self->model))
     kernel = -1;

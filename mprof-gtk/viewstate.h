@@ -47,6 +47,17 @@ void mprof_gtk_view_state_reset(MprofGtkViewState *self);
 /* Rows: the height of a stream row, clamped. */
 void mprof_gtk_view_state_set_row_height(MprofGtkViewState *self,
                                          double height);
+/* Mega and Density: px per SM (0 = fit them all); Activity: px per row
+ * (0 = fit), which rows (mprof_render_activity_rows) at which depth
+ * (mprof_render_activity_depth). They emit ROWS. */
+void mprof_gtk_view_state_set_sm_height(MprofGtkViewState *self, double height);
+void mprof_gtk_view_state_set_activity_height(MprofGtkViewState *self,
+                                              double height);
+void mprof_gtk_view_state_set_activity(MprofGtkViewState *self, int rows,
+                                       int depth);
+/* Show what the span views draw for the selected kernel
+ * (mprof_render_view_fit_spans). */
+void mprof_gtk_view_state_fit_spans(MprofGtkViewState *self);
 
 /* Selection: a kernel (-1 none), a launch (index into LAUNCHES, -1 none;
  * selects its kernel too), a time range (end <= start clears it). */

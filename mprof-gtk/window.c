@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "actions.h"
 #include "panel.h"
@@ -16,8 +17,12 @@ struct _MprofGtkWindow {
   MprofGtkViewState *state;
   gulong changed_handler;
   GtkWidget *stack, *switcher, *picker, *status, *timeline;
+  GtkWidget *timelines[MPROF_RENDER_TAB_COUNT]; /* per timeline tab */
+  GtkWidget *rows_switch, *depth_switch;        /* Activity */
   char *default_status;
   gboolean syncing_picker;
+  gboolean fitted[MPROF_RENDER_TAB_COUNT]; /* span tab fitted to a kernel */
+  int fitted_kernel;
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkWindow, mprof_gtk_window,
@@ -40,11 +45,36 @@ static void on_open_kernel(GtkWidget *widget, int kernel, gpointer data) {
   mprof_gtk_window_set_tab(self, MPROF_RENDER_SUMMARY);
 }
 
+static int is_span_tab(int tab) {
+  return tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
+         tab == MPROF_RENDER_ACTIVITY;
+}
+
+/* A span tab shows its kernel's spans when it is first shown for a
+ * kernel; afterwards the time range is the user's. */
+static void fit_span_tab(MprofGtkWindow *self, int tab) {
+  if (!is_span_tab(tab) || !self->state)
+    return;
+  int kernel = mprof_gtk_view_state_get_view(self->state)->kernel;
+  if (kernel != self->fitted_kernel) {
+    memset(self->fitted, 0, sizeof self->fitted);
+    self->fitted_kernel = kernel;
+  }
+  if (self->fitted[MPROF_RENDER_MEGA] || self->fitted[MPROF_RENDER_DENSITY] ||
+      self->fitted[MPROF_RENDER_ACTIVITY]) {
+    self->fitted[tab] = TRUE; /* the span tabs share one range */
+    return;
+  }
+  self->fitted[tab] = TRUE;
+  mprof_gtk_view_state_fit_spans(self->state);
+}
+
 static void on_state_changed(MprofGtkViewState *state, guint what,
                              gpointer data) {
   MprofGtkWindow *self = data;
   if (!(what & MPROF_GTK_CHANGED_KERNEL))
     return;
+  fit_span_tab(self, mprof_gtk_window_get_tab(self));
   int kernel = mprof_gtk_view_state_get_view(state)->kernel;
   self->syncing_picker = TRUE;
   gtk_drop_down_set_selected(GTK_DROP_DOWN(self->picker),
@@ -123,11 +153,14 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
 }
 
 /* A view with its scrollbars. */
-static GtkWidget *trace_page(MprofGtkWindow *self) {
+static GtkWidget *trace_page(MprofGtkWindow *self, int tab) {
   GtkWidget *grid = gtk_grid_new();
-  self->timeline = mprof_gtk_timeline_new(self->state);
-  MprofGtkTimeline *t = MPROF_GTK_TIMELINE(self->timeline);
-  gtk_grid_attach(GTK_GRID(grid), self->timeline, 0, 0, 1, 1);
+  GtkWidget *timeline = mprof_gtk_timeline_new(self->state, tab);
+  self->timelines[tab] = timeline;
+  if (tab == MPROF_RENDER_TRACE)
+    self->timeline = timeline;
+  MprofGtkTimeline *t = MPROF_GTK_TIMELINE(timeline);
+  gtk_grid_attach(GTK_GRID(grid), timeline, 0, 0, 1, 1);
   gtk_grid_attach(GTK_GRID(grid),
                   gtk_scrollbar_new(GTK_ORIENTATION_VERTICAL,
                                     mprof_gtk_timeline_get_vadjustment(t)),
@@ -136,10 +169,37 @@ static GtkWidget *trace_page(MprofGtkWindow *self) {
                   gtk_scrollbar_new(GTK_ORIENTATION_HORIZONTAL,
                                     mprof_gtk_timeline_get_hadjustment(t)),
                   0, 1, 1, 1);
-  g_signal_connect(self->timeline, "hover", G_CALLBACK(on_hover), self);
-  g_signal_connect(self->timeline, "open-kernel", G_CALLBACK(on_open_kernel),
-                   self);
+  g_signal_connect(timeline, "hover", G_CALLBACK(on_hover), self);
+  g_signal_connect(timeline, "open-kernel", G_CALLBACK(on_open_kernel), self);
   return grid;
+}
+
+/* The Activity switches: Rows (SM, block, warp) and Depth (auto, phase,
+ * instruction). */
+static void on_activity_switch(GObject *dropdown, GParamSpec *pspec,
+                               gpointer data) {
+  (void)dropdown;
+  (void)pspec;
+  MprofGtkWindow *self = data;
+  guint rows = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->rows_switch));
+  guint depth = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->depth_switch));
+  mprof_gtk_view_state_set_activity(self->state, (int)rows, (int)depth);
+}
+
+static GtkWidget *make_switch(MprofGtkWindow *self, const char *title,
+                              const char *const *keys, int count,
+                              int selected) {
+  GtkStringList *items = gtk_string_list_new(NULL);
+  for (int i = 0; i < count; i++) {
+    char *text = g_strdup_printf("%s: %s", title, keys[i]);
+    gtk_string_list_append(items, text);
+    g_free(text);
+  }
+  GtkWidget *dropdown = gtk_drop_down_new(G_LIST_MODEL(items), NULL);
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(dropdown), (guint)selected);
+  g_signal_connect(dropdown, "notify::selected", G_CALLBACK(on_activity_switch),
+                   self);
+  return dropdown;
 }
 
 static GtkWidget *panel_page(MprofGtkWindow *self, int tab) {
@@ -247,9 +307,41 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
   }
 
   self->state = mprof_gtk_view_state_new(model);
+  self->fitted_kernel = -2;
+  if (mprof_render_model_has_spans(model)) {
+    static const char *const rows[] = {"SM", "block", "warp"};
+    static const char *const depth[] = {"auto", "phase", "instruction"};
+    const mprof_render_view *v0 = mprof_gtk_view_state_get_view(self->state);
+    self->rows_switch = make_switch(self, "Rows", rows, 3, v0->activity_rows);
+    self->depth_switch =
+        make_switch(self, "Depth", depth, 3, v0->activity_depth);
+    gtk_widget_set_tooltip_text(self->rows_switch,
+                                "One row per SM, block or warp");
+    gtk_widget_set_tooltip_text(
+        self->depth_switch,
+        "The outermost spans (phase), the innermost (instruction), or "
+        "phases until they are wide enough to open (auto)");
+  }
   for (int tab = 0; tab < MPROF_RENDER_TAB_COUNT; tab++) {
-    GtkWidget *page =
-        tab == MPROF_RENDER_TRACE ? trace_page(self) : panel_page(self, tab);
+    /* Activity needs spans; Mega and Density project without them. */
+    if (tab == MPROF_RENDER_ACTIVITY && !mprof_render_model_has_spans(model))
+      continue;
+    GtkWidget *page = mprof_render_tab_is_timeline(tab) ? trace_page(self, tab)
+                                                        : panel_page(self, tab);
+    if (tab == MPROF_RENDER_ACTIVITY) {
+      /* The Activity switches above its view. */
+      GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+      GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+      gtk_widget_set_margin_start(bar, 8);
+      gtk_widget_set_margin_top(bar, 4);
+      gtk_widget_set_margin_bottom(bar, 4);
+      gtk_box_append(GTK_BOX(bar), self->rows_switch);
+      gtk_box_append(GTK_BOX(bar), self->depth_switch);
+      gtk_box_append(GTK_BOX(box), bar);
+      gtk_widget_set_vexpand(page, TRUE);
+      gtk_box_append(GTK_BOX(box), page);
+      page = box;
+    }
     gtk_stack_add_titled(GTK_STACK(self->stack), page,
                          mprof_render_tab_key(tab),
                          mprof_render_tab_title(tab));
@@ -259,7 +351,16 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
                                GTK_STACK(self->stack));
   gtk_header_bar_set_title_widget(GTK_HEADER_BAR(header), self->switcher);
   self->picker = make_picker(self);
+  /* Room for a name: eight tabs would squeeze it to an ellipsis. */
+  gtk_widget_set_size_request(self->picker, 200, -1);
   gtk_header_bar_pack_end(GTK_HEADER_BAR(header), self->picker);
+  if (mprof_render_model_is_demo(model)) {
+    GtkWidget *mark = gtk_label_new("synthetic demo");
+    gtk_widget_add_css_class(mark, "error");
+    gtk_widget_set_tooltip_text(mark, "mprof --demo-activity: generated "
+                                      "data, not recorded on a GPU");
+    gtk_header_bar_pack_start(GTK_HEADER_BAR(header), mark);
+  }
   const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
   if (v->kernel >= 0)
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->picker), (guint)v->kernel);
@@ -299,12 +400,29 @@ int mprof_gtk_window_get_tab(MprofGtkWindow *self) {
 }
 
 void mprof_gtk_window_set_tab(MprofGtkWindow *self, int tab) {
-  if (!self->state || tab < 0 || tab >= MPROF_RENDER_TAB_COUNT)
+  if (!self->state || tab < 0 || tab >= MPROF_RENDER_TAB_COUNT ||
+      !gtk_stack_get_child_by_name(GTK_STACK(self->stack),
+                                   mprof_render_tab_key(tab)))
     return;
+  fit_span_tab(self, tab);
   gtk_stack_set_visible_child_name(GTK_STACK(self->stack),
                                    mprof_render_tab_key(tab));
-  if (tab == MPROF_RENDER_TRACE && self->timeline)
-    gtk_widget_grab_focus(self->timeline);
+  if (self->timelines[tab])
+    gtk_widget_grab_focus(self->timelines[tab]);
+}
+
+GtkWidget *mprof_gtk_window_get_tab_widget(MprofGtkWindow *self, int tab) {
+  return tab >= 0 && tab < MPROF_RENDER_TAB_COUNT ? self->timelines[tab] : NULL;
+}
+
+void mprof_gtk_window_set_activity(MprofGtkWindow *self, int rows, int depth) {
+  if (!self->state)
+    return;
+  if (self->rows_switch && rows >= 0)
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->rows_switch), (guint)rows);
+  if (self->depth_switch && depth >= 0)
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->depth_switch), (guint)depth);
+  mprof_gtk_view_state_set_activity(self->state, rows, depth);
 }
 
 gboolean mprof_gtk_window_save_png(MprofGtkWindow *self, const char *path) {

@@ -1,7 +1,9 @@
 /*
  * mprof-gtk — the main window: a top bar of tabs (Trace | Summary |
- * Hotspots | Flame | Raster) and a kernel picker over a stack of views,
- * and a status line. A trace that cannot be opened shows its error here.
+ * Hotspots | Flame | Raster | Mega | Density, and Activity for a trace with
+ * spans) and a kernel picker over a stack of views, the Activity switches
+ * (Rows, Depth) when there are spans, and a status line. A trace that
+ * cannot be opened shows its error here.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -28,6 +30,11 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
 MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self);
 /* The timeline widget (MprofGtkTimeline), or NULL. */
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self);
+
+/* The timeline widget of a timeline tab, or NULL. */
+GtkWidget *mprof_gtk_window_get_tab_widget(MprofGtkWindow *self, int tab);
+/* Set the Activity switches (-1 keeps one). */
+void mprof_gtk_window_set_activity(MprofGtkWindow *self, int rows, int depth);
 
 /* The visible tab (mprof_render_tab), -1 while showing an error. */
 int mprof_gtk_window_get_tab(MprofGtkWindow *self);

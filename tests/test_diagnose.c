@@ -268,8 +268,11 @@ static void test_healthy_kernel(void **state) {
   const mprof_kernel_diagnosis *k = mprof_diagnosis_kernel(a.diagnosis, 0);
   assert_int_equal(k->verdict_dimension, MPROF_DIM_NONE);
   assert_int_equal(k->verdict_state, MPROF_STATE_OK);
-  for (uint32_t d = 0; d < MPROF_DIM_COUNT_; d++)
+  for (uint32_t d = 0; d < MPROF_DIM_FIRST_SPAN; d++)
     assert_int_equal(k->dimensions[d].state, MPROF_STATE_OK);
+  /* No spans: the span dimensions cannot be judged. */
+  for (uint32_t d = MPROF_DIM_FIRST_SPAN; d < MPROF_DIM_COUNT_; d++)
+    assert_int_equal(k->dimensions[d].state, MPROF_STATE_UNKNOWN);
   assert_non_null(strstr(k->verdict, "No bottleneck"));
   assert_true(fabs(dim(k, MPROF_DIM_MEMORY_LATENCY)->cost - 0.19) < 1e-9);
   assert_true(fabs(dim(k, MPROF_DIM_COMPUTE)->cost - 0.29) < 1e-9);
@@ -573,6 +576,105 @@ static void test_escaping(void **state) {
   unlink(path);
 }
 
+/* Spans planted with an imbalance: SM load balance and the SM tail come
+ * out as planted, in the reports too; without spans they stay out. */
+static const mprof_kernel_diagnosis *
+spans_kernel(tt_analysis *a, const char *path, double imbalance) {
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.launches = 40;
+  opts.kernels = 2;
+  opts.streams = 1;
+  opts.spans = 60000;
+  opts.span_imbalance = imbalance;
+  assert_int_equal(mprof_synth_write(path, &opts), 0);
+  tt_analyse(a, path, NULL);
+  uint32_t k = mprof_join_find_kernel(
+      a->join, "_Z11gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii", MPROF_INDEX_NONE);
+  assert_int_not_equal(k, MPROF_INDEX_NONE);
+  return mprof_diagnosis_kernel(a->diagnosis, k);
+}
+
+static void test_span_dimensions(void **state) {
+  (void)state;
+  tt_analysis a;
+  /* Balanced: every SM as busy, all finish together. */
+  const mprof_kernel_diagnosis *k =
+      spans_kernel(&a, test_path("balanced.mprof"), 0.0);
+  const mprof_dimension *bal = dim(k, MPROF_DIM_SM_BALANCE);
+  const mprof_dimension *tail = dim(k, MPROF_DIM_SM_TAIL);
+  assert_int_equal(bal->state, MPROF_STATE_OK);
+  assert_int_equal(tail->state, MPROF_STATE_OK);
+  assert_true(metric(bal, "imbalance") < 1.03);
+  assert_true(metric(tail, "tail_fraction") < 0.02);
+  assert_int_equal(metric(bal, "sms"), 132);
+  /* The other kernel has no spans: unknown. */
+  const mprof_kernel_diagnosis *other = mprof_diagnosis_kernel(
+      a.diagnosis,
+      mprof_join_find_kernel(a.join, "_Z14layernorm_fwdPKfS0_S0_Pfii",
+                             MPROF_INDEX_NONE));
+  assert_int_equal(dim(other, MPROF_DIM_SM_BALANCE)->state,
+                   MPROF_STATE_UNKNOWN);
+  assert_non_null(strstr(dim(other, MPROF_DIM_SM_TAIL)->detail, "No activity"));
+  tt_release(&a);
+
+  /* SM s works (1 + 3 s / 131) times as long as SM 0: the busiest SM is
+   * 4x the first and 1.6x the mean (4 / 2.5); the last finishes 37.5% of
+   * the launch after the median (1.5 / 4 of the busy part). */
+  k = spans_kernel(&a, test_path("imbalanced.mprof"), 3.0);
+  bal = dim(k, MPROF_DIM_SM_BALANCE);
+  tail = dim(k, MPROF_DIM_SM_TAIL);
+  assert_int_equal(bal->state, MPROF_STATE_ISSUE);
+  assert_int_equal(tail->state, MPROF_STATE_ISSUE);
+  assert_true(fabs(metric(bal, "imbalance") - 1.6) < 0.03);
+  assert_true(fabs(metric(tail, "tail_fraction") - 0.36) < 0.03);
+  assert_int_equal(metric(bal, "busiest_sm"), 131);
+  assert_int_equal(metric(tail, "last_sm"), 131);
+  assert_true(fabs(bal->cost - (1 - 1 / metric(bal, "imbalance"))) < 1e-9);
+  assert_non_null(strstr(k->verdict, "SM load balance"));
+  /* Both in the reports, valid against the schema. */
+  mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
+  ro.kernel = "gemm_tiled";
+  int rc;
+  char *xml = tt_report(a.diagnosis, &ro, &rc);
+  assert_int_equal(rc, 0);
+  assert_int_not_equal(tt_xmllint(xml), 1);
+  assert_non_null(strstr(xml, "<dimension name=\"sm_load_balance\" "
+                              "state=\"issue\""));
+  assert_non_null(strstr(xml, "imbalance=\"1.6"));
+  assert_non_null(strstr(xml, "<dimension name=\"sm_tail\" state=\"issue\""));
+  free(xml);
+  ro.format = MPROF_REPORT_JSON;
+  char *json = tt_report(a.diagnosis, &ro, &rc);
+  assert_int_equal(rc, 0);
+  check_json(json, "summary.schema.json");
+  assert_non_null(strstr(json, "\"sm_load_balance\":{\"state\":\"issue\""));
+  free(json);
+  tt_release(&a);
+
+  /* No spans in the trace: the two dimensions stay out of the reports. */
+  const char *plain = test_path("nospans.mprof");
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.launches = 200;
+  assert_int_equal(mprof_synth_write(plain, &opts), 0);
+  tt_analyse(&a, plain, NULL);
+  ro.format = MPROF_REPORT_XML;
+  ro.kernel = NULL;
+  xml = tt_report(a.diagnosis, &ro, &rc);
+  assert_null(strstr(xml, "sm_load_balance"));
+  assert_non_null(strstr(xml, "launch_overhead"));
+  free(xml);
+  ro.format = MPROF_REPORT_JSON;
+  json = tt_report(a.diagnosis, &ro, &rc);
+  check_json(json, "summary.schema.json");
+  assert_null(strstr(json, "sm_tail"));
+  free(json);
+  ro.format = MPROF_REPORT_TEXT;
+  char *text = tt_report(a.diagnosis, &ro, &rc);
+  assert_null(strstr(text, "SM load balance"));
+  free(text);
+  tt_release(&a);
+}
+
 static void test_options(void **state) {
   (void)state;
   mprof_diagnose_options o;
@@ -614,6 +716,7 @@ int main(void) {
       cmocka_unit_test(test_missing_samples),
       cmocka_unit_test(test_reports_are_valid),
       cmocka_unit_test(test_escaping),
+      cmocka_unit_test(test_span_dimensions),
       cmocka_unit_test(test_options),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -464,7 +464,9 @@ static void test_synth_version_1(void **state) {
   assert_int_equal(n, 100);
   mprof_trace_free(t);
   unlink(path);
-  assert_int_equal(mprof_synth_options_init(&so, 3), MPROF_EVERSION);
+  assert_int_equal(
+      mprof_synth_options_init(&so, MPROF_SYNTH_OPTIONS_VERSION + 1),
+      MPROF_EVERSION);
   assert_int_equal(mprof_synth_options_init(&so, MPROF_SYNTH_OPTIONS_VERSION),
                    0);
   assert_true(so.slowdown == 0 && so.timing_seed == 0);

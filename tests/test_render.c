@@ -378,7 +378,9 @@ static void test_classification(void **state) {
   assert_int_equal(mprof_render_reason_family("some_future_reason"),
                    MPROF_FAM_SCHEDULING);
   assert_int_equal(mprof_render_tab_parse("Hotspots"), MPROF_RENDER_HOTSPOTS);
-  assert_int_equal(mprof_render_tab_parse("mega"), -1);
+  assert_int_equal(mprof_render_tab_parse("mega"), MPROF_RENDER_MEGA);
+  assert_int_equal(mprof_render_tab_parse("Density"), MPROF_RENDER_DENSITY);
+  assert_int_equal(mprof_render_tab_parse("bogus"), -1);
   for (int t = 0; t < MPROF_RENDER_TAB_COUNT; t++)
     assert_int_equal(mprof_render_tab_parse(mprof_render_tab_key(t)), t);
 }

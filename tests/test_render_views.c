@@ -360,7 +360,10 @@ static void draw_everything(const char *path) {
     printf("  %s %-8s %4zu colours, %4.1f%% drawn\n", base,
            mprof_render_tab_key(tab), colors, 100 * busy);
     assert_true(colors > 8);
-    assert_true(busy > 0.005);
+    /* Activity of a kernel without spans is a message. */
+    if (tab != MPROF_RENDER_ACTIVITY ||
+        mprof_render_kernel_span_count(m, v.kernel))
+      assert_true(busy > 0.005);
     snprintf(name, sizeof name, "%s-%s.png", base, mprof_render_tab_key(tab));
     fix_save(&img, name);
     fix_free(&img);

@@ -16,16 +16,17 @@
 /* ---- names -------------------------------------------------------------- */
 
 static const char *const dimension_keys[MPROF_DIM_COUNT_] = {
-    "memory_latency",  "memory_throughput", "shared_memory", "compute",
-    "synchronisation", "instruction_fetch", "scheduling",    "occupancy",
-    "tail_effect",     "launch_overhead"};
+    "memory_latency",  "memory_throughput", "shared_memory",   "compute",
+    "synchronisation", "instruction_fetch", "scheduling",      "occupancy",
+    "tail_effect",     "launch_overhead",   "sm_load_balance", "sm_tail"};
 
 static const char *const dimension_titles[MPROF_DIM_COUNT_] = {
     "memory latency",      "memory throughput",
     "shared memory / MIO", "compute pipes",
     "synchronisation",     "instruction fetch / branching",
     "scheduling",          "occupancy",
-    "tail effect",         "launch overhead / idle gaps"};
+    "tail effect",         "launch overhead / idle gaps",
+    "SM load balance",     "SM tail (spans)"};
 
 const char *mprof_dimension_key(uint32_t dimension) {
   return dimension < MPROF_DIM_COUNT_ ? dimension_keys[dimension] : "";
@@ -99,6 +100,10 @@ static const double stall_issue[7] = {0.40, 0.25, 0.30, 0.50, 0.30, 0.20, 0.20};
 #define TAIL_MINOR 0.90
 #define IDLE_ISSUE 0.50 /* median gap / (median gap + median duration) */
 #define IDLE_MINOR 0.20
+#define BALANCE_MINOR 1.15 /* busiest SM's busy time / the mean SM's */
+#define BALANCE_ISSUE 1.50
+#define SM_TAIL_MINOR 0.10 /* (last SM's finish - median SM's) / launch */
+#define SM_TAIL_ISSUE 0.25
 
 /* ---- occupancy ---------------------------------------------------------- */
 
@@ -200,6 +205,25 @@ int mprof_occupancy_compute(mprof_occupancy *out,
 
 /* ---- the diagnosis ------------------------------------------------------ */
 
+/* What the activity spans say about one kernel, over its launches with
+ * spans, weighted by each launch's span extent. */
+typedef struct span_balance {
+  uint64_t launches; /* with spans */
+  uint64_t spans;
+  double weight;
+  double imbalance; /* max busy / mean busy, weighted */
+  double tail;      /* (last finish - median finish) / extent, weighted */
+  /* The launch with the most spans, for the sentences. */
+  uint32_t sms;        /* SMs with spans in it */
+  uint32_t busiest_sm; /* its busiest SM */
+  uint32_t last_sm;    /* the SM that finished last */
+  double max_busy_ns;  /* busiest SM's busy time */
+  double mean_busy_ns; /* mean over its SMs */
+  double tail_ns;      /* last finish - median finish */
+  double extent_ns;    /* first span start (or launch start) to last end */
+  uint64_t top_spans;
+} span_balance;
+
 struct mprof_diagnosis {
   const mprof_join *join;
   mprof__arena arena;
@@ -207,6 +231,8 @@ struct mprof_diagnosis {
   mprof_kernel_diagnosis *kernels;
   size_t note_count;
   mprof_note *notes;
+  span_balance *balance; /* per kernel; NULL without spans */
+  size_t trace_spans;
 };
 
 int mprof_diagnose_options_init(mprof_diagnose_options *opts,
@@ -523,6 +549,224 @@ static void judge_launch(kernel_work *w) {
         g, m, p, (unsigned long long)ks->gap_count);
 }
 
+/* ---- SM load balance and tail, from activity spans ----------------------- */
+
+typedef struct span_item {
+  uint32_t launch, sm;
+  uint64_t start, end;
+} span_item;
+
+static int by_launch_sm_start(const void *a, const void *b) {
+  const span_item *x = (const span_item *)a, *y = (const span_item *)b;
+  if (x->launch != y->launch)
+    return x->launch < y->launch ? -1 : 1;
+  if (x->sm != y->sm)
+    return x->sm < y->sm ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int by_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* One launch's SMs: busy (the union of its spans) and finish (last end),
+ * folded into its kernel's balance. */
+static void fold_launch(span_balance *b, const uint64_t *busy,
+                        const uint64_t *finish, const uint32_t *sm_ids,
+                        size_t sms, uint64_t start, uint64_t spans,
+                        uint64_t *scratch) {
+  if (!sms)
+    return;
+  uint64_t max_busy = 0, sum = 0, last = 0;
+  uint32_t busiest = sm_ids[0], last_sm = sm_ids[0];
+  for (size_t i = 0; i < sms; i++) {
+    sum += busy[i];
+    if (busy[i] > max_busy) {
+      max_busy = busy[i];
+      busiest = sm_ids[i];
+    }
+    if (finish[i] > last) {
+      last = finish[i];
+      last_sm = sm_ids[i];
+    }
+  }
+  double mean = (double)sum / (double)sms;
+  memcpy(scratch, finish, sms * sizeof *scratch);
+  qsort(scratch, sms, sizeof *scratch, by_u64);
+  uint64_t median = scratch[(sms - 1) / 2]; /* nearest rank, lower */
+  double extent = last > start ? (double)(last - start) : 0.0;
+  if (extent <= 0 || mean <= 0)
+    return;
+  double imbalance = (double)max_busy / mean;
+  double tail = (double)(last - median) / extent;
+  b->launches++;
+  b->spans += spans;
+  b->weight += extent;
+  b->imbalance += extent * imbalance;
+  b->tail += extent * tail;
+  if (spans > b->top_spans) {
+    b->top_spans = spans;
+    b->sms = (uint32_t)sms;
+    b->busiest_sm = busiest;
+    b->last_sm = last_sm;
+    b->max_busy_ns = (double)max_busy;
+    b->mean_busy_ns = mean;
+    b->tail_ns = (double)(last - median);
+    b->extent_ns = extent;
+  }
+}
+
+/* Per kernel of the join: what its launches' spans say. */
+static int make_balance(mprof_diagnosis *d) {
+  const mprof_trace *t = mprof_join_trace(d->join);
+  size_t n, launches;
+  const mprof_span_record *sp = mprof_trace_spans(t, &n);
+  const mprof_launch_record *lr = mprof_trace_launches(t, &launches);
+  d->trace_spans = n;
+  if (!n || !d->kernel_count)
+    return 0;
+  d->balance = (span_balance *)calloc(d->kernel_count, sizeof *d->balance);
+  span_item *items = (span_item *)malloc(n * sizeof *items);
+  uint64_t *busy = (uint64_t *)malloc(n * sizeof(uint64_t));
+  uint64_t *finish = (uint64_t *)malloc(n * sizeof(uint64_t));
+  uint64_t *scratch = (uint64_t *)malloc(n * sizeof(uint64_t));
+  uint32_t *sm_ids = (uint32_t *)malloc(n * sizeof(uint32_t));
+  int rc = 0;
+  if (!d->balance || !items || !busy || !finish || !scratch || !sm_ids) {
+    rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+    goto done;
+  }
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (sp[i].launch >= launches || sp[i].end < sp[i].start)
+      continue;
+    items[count].launch = sp[i].launch;
+    items[count].sm = sp[i].sm;
+    items[count].start = sp[i].start;
+    items[count].end = sp[i].end;
+    count++;
+  }
+  qsort(items, count, sizeof *items, by_launch_sm_start);
+  for (size_t i = 0; i < count;) {
+    size_t j = i;
+    while (j < count && items[j].launch == items[i].launch)
+      j++;
+    uint32_t kernel = mprof_join_launch_kernel(d->join, items[i].launch);
+    uint64_t start = lr[items[i].launch].start;
+    size_t sms = 0;
+    for (size_t x = i; x < j;) {
+      size_t y = x;
+      uint64_t covered = 0, cs = items[x].start, ce = items[x].end, last = 0;
+      while (y < j && items[y].sm == items[x].sm) {
+        if (items[y].start > ce) {
+          covered += ce - cs;
+          cs = items[y].start;
+          ce = items[y].end;
+        } else if (items[y].end > ce) {
+          ce = items[y].end;
+        }
+        if (items[y].end > last)
+          last = items[y].end;
+        if (items[y].start < start)
+          start = items[y].start; /* alignment slack: count from the span */
+        y++;
+      }
+      covered += ce - cs;
+      busy[sms] = covered;
+      finish[sms] = last;
+      sm_ids[sms] = items[x].sm;
+      sms++;
+      x = y;
+    }
+    if (kernel < d->kernel_count)
+      fold_launch(&d->balance[kernel], busy, finish, sm_ids, sms, start,
+                  (uint64_t)(j - i), scratch);
+    i = j;
+  }
+  for (size_t k = 0; k < d->kernel_count; k++)
+    if (d->balance[k].weight > 0) {
+      d->balance[k].imbalance /= d->balance[k].weight;
+      d->balance[k].tail /= d->balance[k].weight;
+    }
+done:
+  free(items);
+  free(busy);
+  free(finish);
+  free(scratch);
+  free(sm_ids);
+  return rc;
+}
+
+static void judge_spans(kernel_work *w, const span_balance *b,
+                        size_t trace_spans) {
+  mprof_dimension *bal = &w->dims[MPROF_DIM_SM_BALANCE];
+  mprof_dimension *tail = &w->dims[MPROF_DIM_SM_TAIL];
+  if (!b || !b->launches) {
+    bal->state = tail->state = MPROF_STATE_UNKNOWN;
+    bal->detail = tail->detail =
+        trace_spans ? "No activity spans for this kernel."
+                    : "No activity spans: record the kernel with source "
+                      "instrumentation (`mprof record source`) or import a "
+                      ".mkprof to judge SM load balance.";
+    add_metric(w, bal, "spans", 0, "count");
+    add_metric(w, tail, "spans", 0, "count");
+    return;
+  }
+  char p[32], mb[32], mean[32], tn[32], ext[32];
+  bal->state = judge(b->imbalance, BALANCE_MINOR, BALANCE_ISSUE);
+  bal->cost = b->imbalance > 1 ? 1.0 - 1.0 / b->imbalance : 0.0;
+  add_metric(w, bal, "imbalance", b->imbalance, "ratio");
+  add_metric(w, bal, "idle_share", bal->cost, "fraction");
+  add_metric(w, bal, "max_busy_ns", b->max_busy_ns, "ns");
+  add_metric(w, bal, "mean_busy_ns", b->mean_busy_ns, "ns");
+  add_metric(w, bal, "busiest_sm", b->busiest_sm, "count");
+  add_metric(w, bal, "sms", b->sms, "count");
+  add_metric(w, bal, "launches", (double)b->launches, "count");
+  add_metric(w, bal, "spans", (double)b->spans, "count");
+  mprof__format_ns(mb, sizeof mb, b->max_busy_ns);
+  mprof__format_ns(mean, sizeof mean, b->mean_busy_ns);
+  pct(p, sizeof p, bal->cost);
+  if (bal->state == MPROF_STATE_OK)
+    bal->detail = mprof__arena_printf(
+        &w->d->arena,
+        "Busy time per SM from spans: the busiest (SM %u, %s) works %.2fx "
+        "the mean of %u SMs (%s).",
+        b->busiest_sm, mb, b->imbalance, b->sms, mean);
+  else
+    bal->detail = mprof__arena_printf(
+        &w->d->arena,
+        "Uneven work across SMs: the busiest (SM %u) is busy %s against a "
+        "mean of %s over %u SMs (%.2fx), so %s of the SM time waits on it; "
+        "spread the work more evenly (smaller or dynamically scheduled "
+        "tiles).",
+        b->busiest_sm, mb, mean, b->sms, b->imbalance, p);
+  tail->state = judge(b->tail, SM_TAIL_MINOR, SM_TAIL_ISSUE);
+  tail->cost = b->tail * 0.5;
+  add_metric(w, tail, "tail_fraction", b->tail, "fraction");
+  add_metric(w, tail, "tail_ns", b->tail_ns, "ns");
+  add_metric(w, tail, "extent_ns", b->extent_ns, "ns");
+  add_metric(w, tail, "last_sm", b->last_sm, "count");
+  add_metric(w, tail, "launches", (double)b->launches, "count");
+  mprof__format_ns(tn, sizeof tn, b->tail_ns);
+  mprof__format_ns(ext, sizeof ext, b->extent_ns);
+  pct(p, sizeof p, b->tail);
+  if (tail->state == MPROF_STATE_OK)
+    tail->detail = mprof__arena_printf(
+        &w->d->arena,
+        "The last SM (%u) finishes %s after the median SM, %s of the "
+        "launch (%s).",
+        b->last_sm, tn, p, ext);
+  else
+    tail->detail = mprof__arena_printf(
+        &w->d->arena,
+        "A tail: the last SM (%u) finishes %s after the median SM, %s of the "
+        "launch's %s, while half the SMs or more sit idle.",
+        b->last_sm, tn, p, ext);
+}
+
 /* The verdict sentence of the dominant dimension. */
 static const char *verdict_text(kernel_work *w, uint32_t dim) {
   mprof_kernel_diagnosis *o = w->out;
@@ -667,6 +911,14 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
         m, g, p);
     break;
   }
+  case MPROF_DIM_SM_BALANCE:
+  case MPROF_DIM_SM_TAIL:
+    head = mprof__arena_printf(a, "%s %s",
+                               dim == MPROF_DIM_SM_BALANCE
+                                   ? "SM load imbalance (measured):"
+                                   : "SM tail (measured):",
+                               w->dims[dim].detail);
+    break;
   default: head = ""; break;
   }
   return head;
@@ -1017,6 +1269,7 @@ static void diagnose_kernel(mprof_diagnosis *d, size_t k,
   judge_stalls(&w);
   judge_occupancy(&w, device);
   judge_launch(&w);
+  judge_spans(&w, d->balance ? &d->balance[k] : NULL, d->trace_spans);
   make_verdict(&w);
   make_kernel_notes(&w, trace_sampled);
 }
@@ -1042,6 +1295,10 @@ int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
   d->kernels = (mprof_kernel_diagnosis *)mprof__arena_alloc(
       &d->arena, (d->kernel_count ? d->kernel_count : 1) * sizeof *d->kernels);
   int trace_sampled = mprof_join_sample_total(join) > 0;
+  if (make_balance(d)) {
+    mprof_diagnosis_free(d);
+    return MPROF_ENOMEM;
+  }
   for (size_t k = 0; d->kernels && k < d->kernel_count; k++)
     diagnose_kernel(d, k, opts, trace_sampled);
   make_trace_notes(d);
@@ -1058,6 +1315,7 @@ void mprof_diagnosis_free(mprof_diagnosis *diagnosis) {
   if (!diagnosis)
     return;
   mprof__arena_free(&diagnosis->arena);
+  free(diagnosis->balance);
   free(diagnosis);
 }
 

@@ -55,6 +55,22 @@ static const char *reason_dimension_key(uint32_t dimension) {
                                       : "other";
 }
 
+/* Dimensions from spans appear only in traces that have spans. */
+static int dimension_shown(const summary_view *v, const mprof_dimension *dim) {
+  size_t spans;
+  if (dim->id < MPROF_DIM_FIRST_SPAN)
+    return 1;
+  mprof_trace_spans(v->trace, &spans);
+  return spans > 0;
+}
+
+/* Metrics printed with decimals; the others are whole numbers. */
+static int metric_integral(const mprof_metric *metric) {
+  return strcmp(metric->unit, "fraction") != 0 &&
+         strcmp(metric->unit, "waves") != 0 &&
+         strcmp(metric->unit, "ratio") != 0;
+}
+
 static const char *sidecar_state(const summary_view *v) {
   return mprof_join_sidecar(v->join) ? "present" : "absent";
 }
@@ -145,14 +161,15 @@ static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
   fputs("      </shapes>\n      <dimensions>\n", f);
   for (size_t i = 0; i < k->dimension_count; i++) {
     const mprof_dimension *dim = &k->dimensions[i];
+    if (!dimension_shown(v, dim))
+      continue;
     fputs("        <dimension", f);
     mprof__xml_attr(f, "name", mprof_dimension_key(dim->id));
     mprof__xml_attr(f, "state", mprof_state_name(dim->state));
     mprof__xml_attr_num(f, "cost", dim->cost, 4);
     for (size_t m = 0; m < dim->metric_count; m++) {
       const mprof_metric *metric = &dim->metrics[m];
-      int integral = strcmp(metric->unit, "fraction") != 0 &&
-                     strcmp(metric->unit, "waves") != 0;
+      int integral = metric_integral(metric);
       mprof__xml_attr_num(f, metric->name, metric->value, integral ? 0 : 4);
     }
     fputs(">", f);
@@ -400,8 +417,14 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
 
   json_key(f, "dimensions");
   fputc('{', f);
+  int first_dimension = 1;
   for (size_t i = 0; i < k->dimension_count; i++) {
     const mprof_dimension *dim = &k->dimensions[i];
+    if (!dimension_shown(v, dim))
+      continue;
+    if (!first_dimension)
+      fputc(',', f);
+    first_dimension = 0;
     json_key(f, mprof_dimension_key(dim->id));
     fputc('{', f);
     json_str(f, "state", mprof_state_name(dim->state), 1);
@@ -411,14 +434,11 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
     fputc('{', f);
     for (size_t m = 0; m < dim->metric_count; m++) {
       const mprof_metric *metric = &dim->metrics[m];
-      int integral = strcmp(metric->unit, "fraction") != 0 &&
-                     strcmp(metric->unit, "waves") != 0;
+      int integral = metric_integral(metric);
       json_num(f, metric->name, metric->value, integral ? 0 : 4,
                m + 1 < dim->metric_count);
     }
     fputs("}}", f);
-    if (i + 1 < k->dimension_count)
-      fputc(',', f);
   }
   fputs("},", f);
 
@@ -632,6 +652,8 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
           st->reset, st->bold, k->verdict, st->reset);
   for (size_t i = 0; i < k->dimension_count; i++) {
     const mprof_dimension *dim = &k->dimensions[i];
+    if (!dimension_shown(v, dim))
+      continue;
     char state[16];
     snprintf(state, sizeof state, "%s", mprof_state_name(dim->state));
     if (dim->state == MPROF_STATE_ISSUE)

@@ -93,17 +93,24 @@ static double uniform(uint64_t *state) {
   return (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* How much of the struct a caller of @p version has: version 1 ends after
+ * `scenario`, version 2 after `timing_seed`, version 3 after `span_nested`. */
+static size_t options_size(unsigned version) {
+  return version == 1   ? offsetof(mprof_synth_options, slowdown)
+         : version == 2 ? offsetof(mprof_synth_options, spans)
+         : version == 3 ? offsetof(mprof_synth_options, slow_devices)
+                        : sizeof(mprof_synth_options);
+}
+
 int mprof_synth_options_init(mprof_synth_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_synth_options_init: NULL");
-  if (version != 1 && version != MPROF_SYNTH_OPTIONS_VERSION)
+  if (version < 1 || version > MPROF_SYNTH_OPTIONS_VERSION)
     return mprof__error_set(
         MPROF_EVERSION, "synth options version %u is not supported", version);
   mprof_synth_options init = MPROF_SYNTH_OPTIONS_INIT;
   init.version = version;
-  /* A version 1 caller's struct ends after `scenario`. */
-  memcpy(opts, &init,
-         version == 1 ? offsetof(mprof_synth_options, slowdown) : sizeof init);
+  memcpy(opts, &init, options_size(version));
   return 0;
 }
 
@@ -205,6 +212,156 @@ static void stall_profile(double *weights, uint32_t scenario) {
   }
 }
 
+/* ---- activity spans ----------------------------------------------------- */
+
+/* The regions of the synthetic spans: three phases, and the instructions
+ * inside them when nested. */
+enum {
+  REGION_LOAD,
+  REGION_MMA,
+  REGION_STORE,
+  REGION_LDG,
+  REGION_HMMA,
+  REGION_STG,
+  REGION_COUNT
+};
+
+static const struct {
+  const char *name;
+  uint32_t role;
+  uint32_t color;
+} span_regions[REGION_COUNT] = {
+    {"load", MPROF_ROLE_LOADER, 0xff4e79a7},
+    {"mma", MPROF_ROLE_CONSUMER, 0xff59a14f},
+    {"store", MPROF_ROLE_STORER, 0xffe15759},
+    {"LDG.E.128", MPROF_ROLE_LOADER, 0xff76b7b2},
+    {"HMMA.16816.F32", MPROF_ROLE_CONSUMER, 0xff8cd17d},
+    {"STG.E.128", MPROF_ROLE_STORER, 0xffff9da7}};
+
+#define SPAN_ITERATIONS 4 /* load + mma phases per block before its store */
+#define SPAN_SLOTS 2      /* blocks resident per SM at a time */
+
+typedef struct span_plan {
+  uint64_t per_launch; /* spans wanted per launch of kernel 0 */
+  uint32_t sms, warps, nested;
+  double imbalance;
+  uint32_t region[REGION_COUNT];
+} span_plan;
+
+static int span_plan_init(span_plan *p, mprof_writer *w,
+                          const mprof_synth_options *opts, uint64_t launches) {
+  p->sms = opts->span_sms ? opts->span_sms : 132;
+  p->warps = opts->span_warps;
+  p->nested = opts->span_nested ? 1 : 0;
+  p->imbalance = opts->span_imbalance;
+  p->per_launch = launches ? (opts->spans + launches - 1) / launches : 0;
+  uint32_t last = p->nested ? REGION_COUNT : REGION_LDG;
+  for (uint32_t r = 0; r < last; r++) {
+    mprof_region_record rec = {mprof_writer_string(w, span_regions[r].name),
+                               span_regions[r].color, span_regions[r].role, 0};
+    int rc = mprof_writer_append(w, &p->region[r], MPROF_SECTION_REGIONS, &rec);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+static int put_span(mprof_writer *w, uint32_t launch, uint32_t sm,
+                    uint32_t block, uint32_t warp, uint32_t region,
+                    uint64_t start, uint64_t end, uint64_t payload) {
+  mprof_span_record sp;
+  memset(&sp, 0, sizeof sp);
+  sp.start = start;
+  sp.end = end > start ? end : start + 1;
+  sp.launch = launch;
+  sp.sm = sm;
+  sp.block = block;
+  sp.warp = warp;
+  sp.region = region;
+  sp.flags = warp != MPROF_INDEX_NONE ? MPROF_SPAN_FLAG_WARP : 0;
+  sp.payload = payload;
+  return mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp);
+}
+
+/* One phase [start, end) of a recorder, with its instructions inside. */
+static int put_phase(const span_plan *p, mprof_writer *w, uint32_t launch,
+                     uint32_t sm, uint32_t block, uint32_t warp, int phase,
+                     uint64_t start, uint64_t end, uint64_t payload) {
+  int rc = put_span(w, launch, sm, block, warp, p->region[phase], start, end,
+                    payload);
+  if (rc || !p->nested || end - start < 8)
+    return rc;
+  /* Three instructions spread over the phase, a little apart. */
+  uint64_t step = (end - start) / 3;
+  for (uint64_t i = 0; i < 3 && !rc; i++) {
+    uint64_t a = start + i * step + step / 8;
+    uint64_t b = start + (i + 1) * step - step / 8;
+    rc = put_span(w, launch, sm, block, warp, p->region[REGION_LDG + phase], a,
+                  b, payload * 4 + i);
+  }
+  return rc;
+}
+
+/* The spans of one launch of kernel 0 on [start, end). */
+static int write_spans(const span_plan *p, mprof_writer *w, uint32_t launch,
+                       uint64_t start, uint64_t end, uint64_t *rng) {
+  uint32_t recorders = p->warps ? p->warps : 1;
+  uint64_t per_phase = p->nested ? 4 : 1;
+  uint64_t per_block =
+      recorders * (2 * SPAN_ITERATIONS + 1) * per_phase; /* spans */
+  uint64_t blocks = (p->per_launch + per_block - 1) / per_block;
+  /* Whole rounds: every slot of every SM runs as many blocks, so that
+   * only span_imbalance makes SMs differ. */
+  uint64_t min_blocks = (uint64_t)p->sms * SPAN_SLOTS;
+  uint64_t per_slot = (blocks + min_blocks - 1) / min_blocks;
+  if (!per_slot)
+    per_slot = 1;
+  blocks = per_slot * min_blocks;
+  /* Blocks go round-robin over SMs and slots; each slot runs its blocks
+   * back to back. */
+  double duration = (double)(end - start) * 0.96;
+  double base = duration / ((double)per_slot * (1.0 + p->imbalance));
+  int rc = 0;
+  for (uint64_t b = 0; b < blocks && !rc; b++) {
+    uint32_t sm = (uint32_t)(b % p->sms);
+    uint64_t slot_seq = b / min_blocks; /* position in its slot's run */
+    double factor =
+        1.0 + (p->sms > 1 ? p->imbalance * sm / (double)(p->sms - 1) : 0.0);
+    double block_ns = base * factor;
+    double t0 = (double)start + (double)(end - start) * 0.02 +
+                (double)slot_seq * block_ns;
+    /* Phases: 4 x (load 30%, mma 55%) of 85%, store 15%. */
+    double load = block_ns * 0.85 * 0.35 / SPAN_ITERATIONS;
+    double mma = block_ns * 0.85 * 0.65 / SPAN_ITERATIONS;
+    for (uint32_t r = 0; r < recorders && !rc; r++) {
+      uint32_t warp = p->warps ? r : MPROF_INDEX_NONE;
+      /* Warps start a few ns apart and jitter a little. */
+      double t = t0 + (p->warps ? 3.0 * r : 0.0);
+      double jitter = 0.97 + 0.03 * uniform(rng);
+      for (uint32_t i = 0; i < SPAN_ITERATIONS && !rc; i++) {
+        uint64_t a = (uint64_t)t, m = (uint64_t)(t + load * jitter);
+        uint64_t e = (uint64_t)(t + (load + mma) * jitter);
+        rc = put_phase(p, w, launch, sm, (uint32_t)b, warp, REGION_LOAD, a, m,
+                       i);
+        if (!rc)
+          rc = put_phase(p, w, launch, sm, (uint32_t)b, warp, REGION_MMA, m, e,
+                         i);
+        t += load + mma;
+      }
+      if (!rc)
+        rc = put_phase(p, w, launch, sm, (uint32_t)b, warp, REGION_STORE,
+                       (uint64_t)t, (uint64_t)(t0 + block_ns * 0.99),
+                       SPAN_ITERATIONS);
+    }
+  }
+  return rc;
+}
+
+/* Whether the planted regression applies on device @p d. */
+static int slow_device(const mprof_synth_options *opts, uint32_t d) {
+  return !opts->slow_devices || (d < 64 && ((opts->slow_devices >> d) & 1));
+}
+
 #define TRY(expr)                                                              \
   do {                                                                         \
     int rc_ = (expr);                                                          \
@@ -216,9 +373,10 @@ static void stall_profile(double *weights, uint32_t scenario) {
 
 int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   mprof_synth_options defaults = MPROF_SYNTH_OPTIONS_INIT;
-  if (opts && opts->version == 1) {
-    /* A version 1 struct ends after `scenario`: copy only that much. */
-    memcpy(&defaults, opts, offsetof(mprof_synth_options, slowdown));
+  if (opts && opts->version >= 1 &&
+      opts->version < MPROF_SYNTH_OPTIONS_VERSION) {
+    /* An older struct is shorter: copy only that much. */
+    memcpy(&defaults, opts, options_size(opts->version));
     defaults.version = MPROF_SYNTH_OPTIONS_VERSION;
     opts = &defaults;
   }
@@ -240,6 +398,18 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     return mprof__error_set(MPROF_EINVAL,
                             "synth: kernels must be 1..64, streams 1..1024, "
                             "devices 1..16");
+  if (opts->slow_devices >> opts->devices)
+    return mprof__error_set(MPROF_EINVAL,
+                            "synth: a slowed device is not among the %u "
+                            "devices",
+                            opts->devices);
+  if (opts->spans > 100000000ull || opts->span_warps > 32 ||
+      opts->span_sms > 132 ||
+      !(opts->span_imbalance >= 0.0 && opts->span_imbalance <= 100.0))
+    return mprof__error_set(MPROF_EINVAL,
+                            "synth: spans must be at most 100000000, span "
+                            "warps 0..32, span SMs 0..132 and the imbalance "
+                            "0..100");
   mprof_writer *w;
   int rc = mprof_writer_open(&w, path, NULL);
   if (rc)
@@ -341,6 +511,28 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     return mprof__error_set(MPROF_ENOMEM, "synth: out of memory");
   }
   uint32_t correlation = 1;
+  span_plan plan;
+  memset(&plan, 0, sizeof plan);
+  /* Spans draw from a stream of their own: asking for them changes
+   * nothing else in the file. */
+  uint64_t span_rng = opts->seed * 0xd1b54a32d192ed03ull + 11;
+  if (opts->spans) {
+    /* The launches of kernel 0 share the spans: count them with a copy of
+     * the generator, which picks the same kernels below. */
+    uint64_t probe = rng, zero_launches = 0;
+    for (uint32_t s = 0; s < total_streams; s++) {
+      uint64_t count = opts->launches / total_streams +
+                       (s < opts->launches % total_streams ? 1 : 0);
+      for (uint64_t i = 0; i < count; i++)
+        zero_launches += next_random(&probe) % opts->kernels == 0;
+    }
+    rc = span_plan_init(&plan, w, opts, zero_launches);
+    if (rc) {
+      free(kernel_time);
+      mprof_writer_abort(w);
+      return rc;
+    }
+  }
   for (uint32_t s = 0; s < total_streams; s++) {
     uint32_t d = s / opts->streams;
     mprof_stream_record sr = {device_index[d], 1 + d, 7 + (s % opts->streams),
@@ -369,8 +561,9 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
       uint32_t k = (uint32_t)(next_random(&rng) % opts->kernels);
       const synth_kernel *sk = &kernels[k];
       double jitter = 0.85 + 0.3 * uniform(trng);
-      double slow =
-          (k < 64 && (slow_mask >> k) & 1) ? 1.0 + opts->slowdown : 1.0;
+      double slow = (k < 64 && (slow_mask >> k) & 1) && slow_device(opts, d)
+                        ? 1.0 + opts->slowdown
+                        : 1.0;
       uint64_t duration = (uint64_t)(sk->mean_ns * jitter * slow);
       uint64_t gap = sk->scenario == MPROF_SYNTH_LAUNCH_GAPS
                          ? 20000 + next_random(trng) % 5000
@@ -382,7 +575,10 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
       l.shape = shape_index[d][k];
       l.stream = stream_index;
       l.correlation_id = correlation++;
-      rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l);
+      uint32_t launch_index;
+      rc = mprof_writer_append(w, &launch_index, MPROF_SECTION_LAUNCHES, &l);
+      if (!rc && k == 0 && plan.per_launch)
+        rc = write_spans(&plan, w, launch_index, l.start, l.end, &span_rng);
       kernel_time[(size_t)d * opts->kernels + k] += (double)duration;
       t = l.end + gap;
     }
@@ -400,7 +596,8 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
       double seconds = kernel_time[(size_t)d * opts->kernels + k] * 1e-9;
       double samples = seconds * 132.0 * 1.98e9 / 16384.0;
       double weights[STALL_PLAIN];
-      int slowed = k < 64 && ((slow_mask >> k) & 1) && opts->slow_scenario;
+      int slowed = k < 64 && ((slow_mask >> k) & 1) && opts->slow_scenario &&
+                   slow_device(opts, d);
       stall_profile(weights,
                     slowed ? opts->slow_scenario : kernels[k].scenario);
       double weight_sum = 0;

@@ -11,9 +11,44 @@
 #include "render_internal.h"
 
 static const char *const tab_keys[MPROF_RENDER_TAB_COUNT] = {
-    "trace", "summary", "hotspots", "flame", "raster"};
+    "trace",  "summary", "hotspots", "flame",
+    "raster", "mega",    "density",  "activity"};
 static const char *const tab_titles[MPROF_RENDER_TAB_COUNT] = {
-    "Trace", "Summary", "Hotspots", "Flame", "Raster"};
+    "Trace",  "Summary", "Hotspots", "Flame",
+    "Raster", "Mega",    "Density",  "Activity"};
+
+int mprof_render_tab_is_timeline(int tab) {
+  return tab == MPROF_RENDER_TRACE || tab == MPROF_RENDER_MEGA ||
+         tab == MPROF_RENDER_DENSITY || tab == MPROF_RENDER_ACTIVITY;
+}
+
+static const char *const rows_keys[MPROF_ACTIVITY_ROWS_COUNT] = {"sm", "block",
+                                                                 "warp"};
+static const char *const depth_keys[MPROF_ACTIVITY_DEPTH_COUNT] = {
+    "auto", "phase", "instruction"};
+
+const char *mprof_render_activity_rows_key(int rows) {
+  return rows >= 0 && rows < MPROF_ACTIVITY_ROWS_COUNT ? rows_keys[rows] : "";
+}
+
+int mprof_render_activity_rows_parse(const char *key) {
+  for (int i = 0; key && i < MPROF_ACTIVITY_ROWS_COUNT; i++)
+    if (strcasecmp(key, rows_keys[i]) == 0)
+      return i;
+  return -1;
+}
+
+const char *mprof_render_activity_depth_key(int depth) {
+  return depth >= 0 && depth < MPROF_ACTIVITY_DEPTH_COUNT ? depth_keys[depth]
+                                                          : "";
+}
+
+int mprof_render_activity_depth_parse(const char *key) {
+  for (int i = 0; key && i < MPROF_ACTIVITY_DEPTH_COUNT; i++)
+    if (strcasecmp(key, depth_keys[i]) == 0)
+      return i;
+  return -1;
+}
 
 const char *mprof_render_tab_key(int tab) {
   return tab >= 0 && tab < MPROF_RENDER_TAB_COUNT ? tab_keys[tab] : "";

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render_internal.h"
+#include "view_spans.h"
 
 static const char *copy_kind_name(uint32_t kind) {
   switch (kind) {
@@ -82,6 +82,9 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
   const mprof_trace *trace = mprof_render_model_trace(m);
   char a[64], b[64], c[64], name[512];
   int n = 0;
+  if (hit->tab == MPROF_RENDER_MEGA || hit->tab == MPROF_RENDER_DENSITY ||
+      hit->tab == MPROF_RENDER_ACTIVITY)
+    return mprof_render__span_describe(m, hit, buf, size);
   switch (hit->kind) {
   case MPROF_HIT_RULER:
     relative(m, a, sizeof a, hit->time_ns);
@@ -175,6 +178,198 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
   case MPROF_HIT_ROW:
     relative(m, a, sizeof a, hit->time_ns);
     n = snprintf(buf, size, "%s", a);
+    break;
+  default: break;
+  }
+  return n < 0 ? 0 : ((size_t)n < size ? (size_t)n : size - 1);
+}
+
+/* ---- span views --------------------------------------------------------- */
+
+static const char *role_name(uint32_t role) {
+  switch (role) {
+  case MPROF_ROLE_SEPARATOR: return "separator";
+  case MPROF_ROLE_LOADER: return "loader";
+  case MPROF_ROLE_CONSUMER: return "consumer";
+  case MPROF_ROLE_STORER: return "storer";
+  default: return "other";
+  }
+}
+
+/* "+1.234 µs" after @p origin. */
+static void after(char *buf, size_t size, int64_t t, int64_t origin) {
+  char d[48];
+  mprof_render_format_duration(d, sizeof d, (double)(t - origin));
+  snprintf(buf, size, "%s%s", t >= origin ? "+" : "", d);
+}
+
+static int64_t span_origin(const mprof_render_model *m, int kernel) {
+  const rs_group *g = mprof_render__group(m, kernel);
+  if (!g && kernel < 0 && m->none_group >= 0)
+    g = &m->groups[m->none_group];
+  int64_t start, end;
+  mprof_render_model_bounds(m, &start, &end);
+  return g ? g->start_ns : start;
+}
+
+/* The SM's own numbers, from the kernel's group. */
+static const rs_sm *find_sm(const mprof_render_model *m, int kernel,
+                            uint32_t device, uint32_t sm) {
+  const rs_group *g = mprof_render__group(m, kernel);
+  if (!g && kernel < 0 && m->none_group >= 0)
+    g = &m->groups[m->none_group];
+  for (size_t i = 0; g && i < g->sm_count; i++)
+    if (g->sms[i].device == device && g->sms[i].sm == sm)
+      return &g->sms[i];
+  return NULL;
+}
+
+/* ", params: name=value, ..." of the MKPROF instruction behind a span. */
+static void mkprof_params(const mprof_render_model *m,
+                          const mprof_span_record *sp, char *buf, size_t size) {
+  buf[0] = '\0';
+  if (!m->mkprof)
+    return;
+  const mprof_mkprof_layout *l = mprof_mkprof_get_layout(m->mkprof);
+  uint32_t device = rs_launch_device(m, sp->launch);
+  size_t devices;
+  const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
+  uint32_t gpu = device < devices ? dev[device].id : 0;
+  uint32_t processor = gpu * l->sms_per_gpu + sp->sm;
+  mprof_mkprof_instruction ins;
+  if (mprof_mkprof_instruction_at(m->mkprof, processor, sp->block, &ins))
+    return;
+  const mprof_mkprof_instruction_type *type =
+      mprof_mkprof_find_type(m->mkprof, ins.opcode);
+  mprof_mkprof_param_value values[16];
+  size_t n = mprof_mkprof_params(m->mkprof, processor, sp->block, values, 16);
+  size_t used = (size_t)snprintf(
+      buf, size, "  \u00b7  GPU %u, SM %u, instruction %u, type %s (opcode %d)",
+      gpu, ins.sm, ins.index, type ? type->name : "?", ins.opcode);
+  for (size_t i = 0; i < n && i < 16 && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s=%d",
+                             i ? ", " : "  \u00b7  params: ", values[i].name,
+                             values[i].value);
+}
+
+size_t mprof_render__span_describe(const mprof_render_model *m,
+                                   const mprof_render_hit *hit, char *buf,
+                                   size_t size) {
+  const mprof_trace *trace = mprof_render_model_trace(m);
+  int64_t origin = span_origin(m, hit->kernel);
+  char a[64], b[64], c[64], name[512];
+  int n = 0;
+  size_t spans;
+  const mprof_span_record *sp = mprof_trace_spans(trace, &spans);
+  switch (hit->kind) {
+  case MPROF_HIT_SPAN: {
+    if (hit->span < 0 || (size_t)hit->span >= spans)
+      break;
+    const mprof_span_record *s = &sp[hit->span];
+    size_t regions;
+    const mprof_region_record *rg = mprof_trace_regions(trace, &regions);
+    char region[128];
+    if (s->region < regions)
+      snprintf(region, sizeof region, "%s",
+               mprof_trace_string(trace, rg[s->region].name));
+    else
+      snprintf(region, sizeof region, "region %u", s->region);
+    mprof_render_format_duration(a, sizeof a, (double)(s->end - s->start));
+    after(b, sizeof b, (int64_t)s->start, origin);
+    size_t launches;
+    const mprof_launch_record *l = mprof_trace_launches(trace, &launches);
+    char into[96] = "", who[96], payload[96] = "", params[1024];
+    if (s->launch < launches) {
+      mprof_render_format_duration(
+          c, sizeof c,
+          (double)((int64_t)s->start - (int64_t)l[s->launch].start));
+      snprintf(into, sizeof into, " (%s into launch %u)", c, s->launch);
+    }
+    if (s->warp != MPROF_INDEX_NONE)
+      snprintf(who, sizeof who, "SM %u \u00b7 block %u \u00b7 warp %u", s->sm,
+               s->block, s->warp);
+    else
+      snprintf(who, sizeof who, "SM %u \u00b7 block %u", s->sm, s->block);
+    mkprof_params(m, s, params, sizeof params);
+    if (!*params)
+      snprintf(payload, sizeof payload, "  \u00b7  payload %llu (0x%llx)",
+               (unsigned long long)s->payload, (unsigned long long)s->payload);
+    int kernel =
+        s->launch < launches ? mprof_render_launch_kernel(m, s->launch) : -1;
+    const mprof_render_kernel *k =
+        kernel >= 0 ? mprof_render_kernel_at(m, (size_t)kernel) : NULL;
+    n = snprintf(buf, size, "%s (%s)  \u2014  %s at %s%s  \u00b7  %s%s%s%s%s",
+                 region, role_name(rs_region_role(m, s->region)), a, b, into,
+                 who, payload, params, k ? "  \u00b7  " : "",
+                 k ? rd_short_name(name, sizeof name, k->name) : "");
+    break;
+  }
+  case MPROF_HIT_SPANS:
+    rd_format_count(a, sizeof a, hit->spans);
+    after(b, sizeof b, hit->t0, origin);
+    n = snprintf(buf, size,
+                 "%s spans on SM %u around %s, narrower than a pixel: zoom in",
+                 a, hit->sm, b);
+    break;
+  case MPROF_HIT_LABEL:
+  case MPROF_HIT_SM: {
+    const rs_sm *sm = find_sm(m, hit->kernel, hit->device, hit->sm);
+    if (hit->tab == MPROF_RENDER_ACTIVITY && hit->row_key >= 0) {
+      after(b, sizeof b, hit->time_ns, origin);
+      n = snprintf(buf, size, "SM %u at %s", hit->sm, b);
+      break;
+    }
+    if (!sm) {
+      n = snprintf(buf, size,
+                   "SM %u: projected from the kernel's launches (no spans)",
+                   hit->sm);
+      break;
+    }
+    if (!sm->count) {
+      n = snprintf(buf, size, "SM %u: no spans for this kernel (idle)",
+                   hit->sm);
+      break;
+    }
+    rd_format_count(a, sizeof a, sm->count);
+    mprof_render_format_duration(b, sizeof b, (double)sm->busy_ns);
+    double extent = (double)(sm->last_end - sm->first_start);
+    char pct[16];
+    rd_format_percent(pct, sizeof pct,
+                      extent > 0 ? (double)sm->busy_ns / extent : 0);
+    after(c, sizeof c, sm->last_end, origin);
+    n = snprintf(buf, size,
+                 "SM %u: %s spans, busy %s (%s of its first-to-last span), "
+                 "last span ends at %s",
+                 hit->sm, a, b, pct, c);
+    break;
+  }
+  case MPROF_HIT_CELL: {
+    after(a, sizeof a, hit->t0, origin);
+    after(b, sizeof b, hit->t1, origin);
+    char pct[16];
+    rd_format_percent(pct, sizeof pct, hit->value);
+    n = snprintf(buf, size,
+                 "SM %u  \u00b7  %s to %s: busy %s, %.2f spans at once "
+                 "(measured)",
+                 hit->sm, a, b, pct, (double)hit->spans / 1000.0);
+    break;
+  }
+  case MPROF_HIT_PROJECTED: {
+    char pct[16];
+    rd_format_percent(pct, sizeof pct, hit->value);
+    after(a, sizeof a, hit->time_ns, origin);
+    n = snprintf(buf, size,
+                 "SM %u at %s  \u00b7  launch %lld, wave %zu of %zu: %llu "
+                 "block%s, %s of the warp slots (projected from the grid, "
+                 "not measured)",
+                 hit->sm, a, (long long)hit->launch, hit->first + 1, hit->last,
+                 (unsigned long long)hit->spans, hit->spans == 1 ? "" : "s",
+                 pct);
+    break;
+  }
+  case MPROF_HIT_RULER:
+    after(a, sizeof a, hit->time_ns, origin);
+    n = snprintf(buf, size, "%s after the kernel's first span", a);
     break;
   default: break;
   }

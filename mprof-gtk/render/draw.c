@@ -390,6 +390,15 @@ void mprof_render_draw(cairo_t *cr, const mprof_render_model *model,
   case MPROF_RENDER_RASTER:
     mprof_render__draw_lanes(cr, model, view, tab, width, height);
     break;
+  case MPROF_RENDER_MEGA:
+    mprof_render__draw_mega(cr, model, view, width, height);
+    break;
+  case MPROF_RENDER_DENSITY:
+    mprof_render__draw_density(cr, model, view, width, height);
+    break;
+  case MPROF_RENDER_ACTIVITY:
+    mprof_render__draw_activity(cr, model, view, width, height);
+    break;
   default:
     mprof_render_draw_message(cr, width, height, "Unknown view", "");
     break;
@@ -406,6 +415,11 @@ double mprof_render_content_height(const mprof_render_model *model,
   case MPROF_RENDER_TRACE: return mprof_render__trace_content(model, view);
   case MPROF_RENDER_HOTSPOTS:
     return mprof_render__hotspots_content(model, view);
+  case MPROF_RENDER_MEGA:
+  case MPROF_RENDER_DENSITY:
+    return mprof_render__mega_content(model, view, tab);
+  case MPROF_RENDER_ACTIVITY:
+    return mprof_render__activity_content(model, view);
   case MPROF_RENDER_SUMMARY: {
     /* Lay the page out on a scratch surface: the height is where the last
      * line ended. */
@@ -435,6 +449,10 @@ void mprof_render_hit_test(const mprof_render_model *model,
   hit->kernel = -1;
   hit->pc = -1;
   hit->lane = -1;
+  hit->span = -1;
+  hit->device = MPROF_INDEX_NONE;
+  hit->role = -1;
+  hit->row_key = -1;
   if (!model || x < 0 || y < 0 || x >= width || y >= height)
     return;
   switch (tab) {
@@ -448,8 +466,70 @@ void mprof_render_hit_test(const mprof_render_model *model,
   case MPROF_RENDER_RASTER:
     mprof_render__hit_lanes(model, view, tab, width, height, x, y, hit);
     break;
+  case MPROF_RENDER_MEGA:
+    mprof_render__hit_mega(model, view, width, height, x, y, hit);
+    break;
+  case MPROF_RENDER_DENSITY:
+    mprof_render__hit_density(model, view, width, height, x, y, hit);
+    break;
+  case MPROF_RENDER_ACTIVITY:
+    mprof_render__hit_activity(model, view, width, height, x, y, hit);
+    break;
   default: break;
   }
+}
+
+void mprof_render_tab_layout(const mprof_render_model *model,
+                             const mprof_render_view *view, int tab,
+                             double width, double height,
+                             mprof_render_layout *out) {
+  out->left = MPROF_RENDER_GUTTER;
+  out->right = width > out->left + 1 ? width : out->left + 1;
+  out->top = MPROF_RENDER_RULER;
+  out->bottom = height > out->top + 1 ? height : out->top + 1;
+  if (tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
+      tab == MPROF_RENDER_ACTIVITY) {
+    out->top = mprof_render__span_header(NULL, model, view, tab, width, 0);
+    out->bottom =
+        height - RS_AXIS > out->top + 1 ? height - RS_AXIS : out->top + 1;
+  }
+}
+
+void mprof_render_view_zoom_tab_rows(mprof_render_view *view,
+                                     const mprof_render_model *model, int tab,
+                                     double factor, double y, double rows_px) {
+  if (tab == MPROF_RENDER_TRACE) {
+    mprof_render_view_zoom_rows(view, factor, y);
+    return;
+  }
+  double old = mprof_render__row_unit(model, view, tab, rows_px);
+  double h = old * factor;
+  double floor_px = tab == MPROF_RENDER_ACTIVITY ? 3.0 : 1.0;
+  /* Never smaller than what fits: the fitted view is the zoomed-out end. */
+  view->sm_height = tab == MPROF_RENDER_ACTIVITY ? view->sm_height : 0;
+  double fit;
+  if (tab == MPROF_RENDER_ACTIVITY) {
+    double saved = view->activity_height;
+    view->activity_height = 0;
+    fit = mprof_render__row_unit(model, view, tab, rows_px);
+    view->activity_height = saved;
+  } else {
+    fit = mprof_render__row_unit(model, view, tab, rows_px);
+  }
+  if (h < fit)
+    h = fit;
+  if (h < floor_px)
+    h = floor_px;
+  if (h > 2000)
+    h = 2000;
+  double content_y = view->scroll_y + y;
+  if (tab == MPROF_RENDER_ACTIVITY)
+    view->activity_height = h <= fit ? 0 : h;
+  else
+    view->sm_height = h <= fit ? 0 : h;
+  view->scroll_y = h <= fit ? 0 : content_y * (h / old) - y;
+  if (view->scroll_y < 0)
+    view->scroll_y = 0;
 }
 
 /* ---- files ---------------------------------------------------------------

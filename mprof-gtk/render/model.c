@@ -679,20 +679,136 @@ done:
   return rc;
 }
 
+/* A scratch file in $TMPDIR (or /tmp) named after @p what; the caller
+ * unlinks it. 0 with the name in @p path. */
+static int scratch_file(char *path, size_t size, const char *what,
+                        const char *suffix) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir)
+    dir = "/tmp";
+  snprintf(path, size, "%s/mprof-%s-XXXXXX%s", dir, what, suffix);
+  int fd = mkstemps(path, (int)strlen(suffix));
+  if (fd < 0)
+    return mprof_render__fail("%s: cannot create a scratch file: %s", path,
+                              strerror(errno));
+  close(fd);
+  return 0;
+}
+
+/* 1 when the file at @p path starts like MKPROF. */
+static int is_mkprof(const char *path) {
+  char head[MPROF_MKPROF_MAGIC_SIZE];
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 0;
+  size_t got = fread(head, 1, sizeof head, f);
+  fclose(f);
+  return got >= 6 && memcmp(head, "MKPROF", 6) == 0;
+}
+
+/* Open @p path: a .mprof, or a .mkprof imported into a scratch trace
+ * (kept, for its instruction params, in m->mkprof). */
+static int open_trace(mprof_render_model *m, const char *path) {
+  if (!is_mkprof(path)) {
+    if (mprof_trace_open(&m->trace, path, NULL))
+      return mprof_render__fail("%s", mprof_error_last());
+    return 0;
+  }
+  if (mprof_mkprof_open(&m->mkprof, path))
+    return mprof_render__fail("%s", mprof_error_last());
+  char scratch[4096];
+  if (scratch_file(scratch, sizeof scratch, "mkprof", ".mprof"))
+    return -1;
+  int rc = mprof_mkprof_to_trace(m->mkprof, scratch);
+  if (!rc)
+    rc = mprof_trace_open(&m->trace, scratch, NULL);
+  if (rc)
+    mprof_render__fail("%s: %s", path, mprof_error_last());
+  /* The mapping stays valid once the name is gone. */
+  unlink(scratch);
+  return rc ? -1 : 0;
+}
+
+/* A trace imported from MKPROF names its source: load it too, when it is
+ * still there, for the decoded instruction params in tooltips. */
+static void attach_mkprof(mprof_render_model *m, const char *trace_path) {
+  const char *mode = mprof_trace_meta(m->trace, "capture.mode");
+  const char *source = mprof_trace_meta(m->trace, "mkprof.source");
+  if (m->mkprof || !mode || strcmp(mode, "mkprof") != 0 || !source || !*source)
+    return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s", source);
+  if (source[0] != '/' && access(path, R_OK) != 0) {
+    const char *slash = strrchr(trace_path, '/');
+    if (slash)
+      snprintf(path, sizeof path, "%.*s/%s", (int)(slash - trace_path),
+               trace_path, source);
+  }
+  if (access(path, R_OK) != 0 || mprof_mkprof_open(&m->mkprof, path)) {
+    m->mkprof = NULL;
+    mprof_error_clear();
+  }
+}
+
+static int model_open(mprof_render_model **out, const char *trace_path,
+                      const char *sidecar_path, int demo);
+
 int mprof_render_model_open(mprof_render_model **out, const char *trace_path,
                             const char *sidecar_path) {
+  return model_open(out, trace_path, sidecar_path, 0);
+}
+
+int mprof_render_model_open_demo(mprof_render_model **out) {
+  if (!out)
+    return mprof_render__fail("mprof_render_model_open_demo: NULL argument");
+  *out = NULL;
+  char trace[4096], sidecar[4200];
+  if (scratch_file(trace, sizeof trace, "demo-activity", ".mprof"))
+    return -1;
+  snprintf(sidecar, sizeof sidecar, "%s.pc.json", trace);
+  /* 8 SMs, two blocks at a time each, 4 warps per block, phases with
+   * instructions inside: an SM / block / warp hierarchy small enough to
+   * read row by row. */
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.seed = 7;
+  opts.launches = 3;
+  opts.kernels = 1;
+  opts.streams = 1;
+  opts.spans = 20000;
+  opts.span_warps = 4;
+  opts.span_sms = 8;
+  opts.span_imbalance = 0.3;
+  opts.span_nested = 1;
+  int rc = mprof_synth_write(trace, &opts);
+  if (!rc)
+    rc = mprof_synth_write_sidecar(trace, sidecar);
+  if (rc) {
+    mprof_render__fail("the demo: %s", mprof_error_last());
+    unlink(trace);
+    unlink(sidecar);
+    return -1;
+  }
+  rc = model_open(out, trace, sidecar, 1);
+  unlink(trace);
+  unlink(sidecar);
+  return rc;
+}
+
+static int model_open(mprof_render_model **out, const char *trace_path,
+                      const char *sidecar_path, int demo) {
   if (!out || !trace_path)
     return mprof_render__fail("mprof_render_model_open: NULL argument");
   *out = NULL;
   mprof_render_model *m = (mprof_render_model *)calloc(1, sizeof *m);
   if (!m)
     return oom();
-  int rc = mprof_trace_open(&m->trace, trace_path, NULL);
-  if (rc) {
-    mprof_render__fail("%s", mprof_error_last());
+  m->demo = demo;
+  if (open_trace(m, trace_path)) {
+    mprof_mkprof_free(m->mkprof);
     free(m);
     return -1;
   }
+  attach_mkprof(m, trace_path);
   char default_sidecar[4096];
   if (!sidecar_path) {
     snprintf(default_sidecar, sizeof default_sidecar, "%s.pc.json", trace_path);
@@ -717,7 +833,7 @@ int mprof_render_model_open(mprof_render_model **out, const char *trace_path,
   mprof_trace_time_bounds(m->trace, &start, &end);
   m->start_ns = start > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)start;
   m->end_ns = end > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)end;
-  if (build(m)) {
+  if (build(m) || mprof_render__build_spans(m)) {
     char message[1024];
     snprintf(message, sizeof message, "%s: %s", trace_path,
              mprof_render_error());
@@ -754,6 +870,7 @@ void mprof_render_model_free(mprof_render_model *m) {
   free(m->reason_storage);
   free(m->kernels);
   free(m->shape_kernel);
+  mprof_render__free_spans(m);
   mprof_sidecar_free(m->sidecar);
   mprof_trace_free(m->trace);
   free(m);
@@ -877,11 +994,14 @@ int mprof_render__diagnosis(const mprof_render_model *cm, int kernel,
     return -1;
   out->verdict = d->verdict;
   out->verdict_state = (int)d->verdict_state;
-  for (size_t i = 0; i < d->dimension_count && i < 16; i++) {
-    out->dimensions[i].title = mprof_dimension_title(d->dimensions[i].id);
-    out->dimensions[i].state = (int)d->dimensions[i].state;
-    out->dimensions[i].detail = d->dimensions[i].detail;
-    out->dimension_count = i + 1;
+  for (size_t i = 0; i < d->dimension_count && out->dimension_count < 16; i++) {
+    /* The span dimensions only for a trace with spans, as the reports. */
+    if (d->dimensions[i].id >= MPROF_DIM_FIRST_SPAN && !m->span_total)
+      continue;
+    render_dimension *r = &out->dimensions[out->dimension_count++];
+    r->title = mprof_dimension_title(d->dimensions[i].id);
+    r->state = (int)d->dimensions[i].state;
+    r->detail = d->dimensions[i].detail;
   }
   out->occupancy = d->occupancy.known ? d->occupancy.theoretical : -1;
   out->limiter = d->occupancy.known

@@ -39,16 +39,23 @@ void mprof_render_shutdown(void);
 
 /* ---- tabs ---------------------------------------------------------------- */
 
-/** The views, in the order of the viewer's top bar. Mega and Density come
- * later, appended before MPROF_RENDER_TAB_COUNT. */
+/** The views, in the order of the viewer's top bar. Mega, Density and
+ * Activity draw activity spans (measured) or, for a trace without them,
+ * project Mega and Density from launches and PC samples (and say so). */
 typedef enum mprof_render_tab {
   MPROF_RENDER_TRACE = 0,
   MPROF_RENDER_SUMMARY = 1,
   MPROF_RENDER_HOTSPOTS = 2,
   MPROF_RENDER_FLAME = 3,
   MPROF_RENDER_RASTER = 4,
+  MPROF_RENDER_MEGA = 5,     /**< the Megakernels grammar: SM bands, rows */
+  MPROF_RENDER_DENSITY = 6,  /**< per-SM activity heatmap over time */
+  MPROF_RENDER_ACTIVITY = 7, /**< spans by SM, block or warp, by depth */
   MPROF_RENDER_TAB_COUNT
 } mprof_render_tab;
+
+/** 1 for the tabs whose x axis is time (Trace, Mega, Density, Activity). */
+int mprof_render_tab_is_timeline(int tab);
 
 /** "trace", "summary", ...: the key `--tab` takes. "" out of range. */
 const char *mprof_render_tab_key(int tab);
@@ -174,6 +181,25 @@ const mprof_sidecar *
 mprof_render_model_sidecar(const mprof_render_model *model);
 /** What is missing, in one sentence ("" when nothing). */
 const char *mprof_render_model_note(const mprof_render_model *model);
+
+/**
+ * The synthetic SM/block/warp activity demo (`--demo-activity`): a trace
+ * written by mprof synth with nested per-warp spans on 8 SMs, and its
+ * sidecar, opened like any trace. Every span view marks it as synthetic.
+ * *out is the caller's; free it with mprof_render_model_free().
+ */
+int mprof_render_model_open_demo(mprof_render_model **out);
+/** 1 for a model of mprof_render_model_open_demo(). */
+int mprof_render_model_is_demo(const mprof_render_model *model);
+/** 1 when the trace holds activity spans (SPANS records). A .mkprof file
+ * given to mprof_render_model_open() is imported into one with them. */
+int mprof_render_model_has_spans(const mprof_render_model *model);
+/** Spans of the kernels named like kernel @p kernel (on every device). */
+size_t mprof_render_kernel_span_count(const mprof_render_model *model,
+                                      int kernel);
+/** The kernel the span views should start on: @p kernel when it has spans,
+ * else the kernel with the most time that has some, else @p kernel. */
+int mprof_render_span_kernel(const mprof_render_model *model, int kernel);
 /** Earliest start and latest end of the trace's activity. */
 void mprof_render_model_bounds(const mprof_render_model *model, int64_t *start,
                                int64_t *end);
@@ -207,10 +233,39 @@ typedef struct mprof_render_view {
   int64_t start_ns, end_ns;         /**< visible time range, trace clock */
   int64_t sel_start_ns, sel_end_ns; /**< selection; none when end <= start */
   double row_height;                /**< px per stream row (Trace) */
-  double scroll_y; /**< px scrolled down: Trace rows, panel contents */
-  int32_t kernel;  /**< selected kernel, -1 none */
-  int64_t launch;  /**< selected launch (index into LAUNCHES), -1 none */
+  double scroll_y;        /**< px scrolled down: Trace rows, panel contents */
+  int32_t kernel;         /**< selected kernel, -1 none */
+  int64_t launch;         /**< selected launch (index into LAUNCHES), -1 none */
+  double sm_height;       /**< px per SM: Mega bands and Density rows;
+                               0 = fit every SM in the view */
+  double activity_height; /**< px per Activity row; 0 = fit */
+  int32_t activity_rows;  /**< mprof_render_activity_rows */
+  int32_t activity_depth; /**< mprof_render_activity_depth */
 } mprof_render_view;
+
+/** Activity rows: one per SM, per block or per warp. */
+typedef enum mprof_render_activity_rows {
+  MPROF_ACTIVITY_SM = 0,
+  MPROF_ACTIVITY_BLOCK = 1,
+  MPROF_ACTIVITY_WARP = 2,
+  MPROF_ACTIVITY_ROWS_COUNT
+} mprof_render_activity_rows;
+
+/** Activity depth: the outermost spans (phases), the innermost
+ * (instructions), or phases until they are wide enough to open (auto). */
+typedef enum mprof_render_activity_depth {
+  MPROF_ACTIVITY_AUTO = 0,
+  MPROF_ACTIVITY_PHASE = 1,
+  MPROF_ACTIVITY_INSTRUCTION = 2,
+  MPROF_ACTIVITY_DEPTH_COUNT
+} mprof_render_activity_depth;
+
+/** "sm", "block", "warp" / "auto", "phase", "instruction"; "" out of
+ * range. The parsers return -1 for an unknown key. */
+const char *mprof_render_activity_rows_key(int rows);
+int mprof_render_activity_rows_parse(const char *key);
+const char *mprof_render_activity_depth_key(int depth);
+int mprof_render_activity_depth_parse(const char *key);
 
 /** Where time may go: the trace bounds with a margin, and the narrowest
  * span a zoom may reach. */
@@ -252,6 +307,19 @@ void mprof_render_view_clamp(mprof_render_view *view,
  * (measured from the top of the rows) in place; clamped to ROW_MIN..MAX. */
 void mprof_render_view_zoom_rows(mprof_render_view *view, double factor,
                                  double y);
+
+/**
+ * Show what Mega, Density and Activity draw for view->kernel: the selected
+ * launch when it is one of the kernel's, else the extent of the kernel's
+ * spans, else (projected) its longest launch; with a margin.
+ */
+void mprof_render_view_fit_spans(mprof_render_view *view,
+                                 const mprof_render_model *model);
+
+/** Where the time axis of Mega, Density and Activity counts from for
+ * view->kernel: its first span, else (projected) its first launch. */
+int64_t mprof_render_span_origin(const mprof_render_model *model,
+                                 const mprof_render_view *view);
 
 /* ---- time <-> pixel ----------------------------------------------------- */
 
@@ -308,6 +376,96 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
 size_t mprof_render_lower_bound(const mprof_trace *trace, uint32_t stream,
                                 size_t from, int64_t t);
 
+/* ---- tracks: spans by start, drawn one pixel column at a time ---------- */
+
+/**
+ * Intervals sorted by start, with the running maximum of their ends (for
+ * intervals that never overlap, the ends themselves). Both arrays ascend.
+ */
+typedef struct mprof_render_track {
+  const int64_t *start;
+  const int64_t *max_end;
+  size_t count;
+} mprof_render_track;
+
+/** What covers one pixel column. */
+typedef struct mprof_render_column {
+  int64_t item; /**< the track's index of the interval that covers the
+                     column's first instant or starts first inside it; -1
+                     for none */
+  int merged;   /**< 1 when more than that interval meets the column (or
+                     it ends inside it): a run below a pixel */
+} mprof_render_column;
+
+/**
+ * Fill @p out[c] for the columns [map->x + c, map->x + c + 1), c in
+ * [0, @p columns). An interval covering many columns is found once and
+ * filled across them; an empty stretch is skipped with one search. So the
+ * cost is O(bars x log n), at most O(columns x log n), whatever the number
+ * of intervals. Returns the number of binary searches made.
+ */
+size_t mprof_render_track_cover(const mprof_render_track *track,
+                                const mprof_render_timemap *map, size_t columns,
+                                mprof_render_column *out);
+
+/**
+ * Sub-lanes, greedily: intervals in order of start each take the lowest
+ * lane whose last interval has ended (end <= start), so that no two in a
+ * lane overlap. Writes @p lane[i] for each and returns the number of
+ * lanes (0 for none).
+ */
+uint32_t mprof_render_assign_lanes(const int64_t *start, const int64_t *end,
+                                   size_t count, uint32_t *lane);
+
+/**
+ * Mega's level of detail: with @p band_px pixels per SM and @p units row
+ * units in a band (separator 0.5, loader 1, consumer 2, storer 1, other 1),
+ * 1 when the rows are drawn (a unit at least MPROF_RENDER_MEGA_UNIT_MIN px),
+ * 0 for one bar per SM.
+ */
+#define MPROF_RENDER_MEGA_UNIT_MIN 3.0
+int mprof_render_mega_detailed(double band_px, double units);
+
+/** How many sub-lanes of @p lanes fit in a row of @p row_px pixels (each at
+ * least 2 px): the rest fold into the last one. 0 when @p lanes is 0. */
+uint32_t mprof_render_lanes_shown(uint32_t lanes, double row_px);
+
+/** The banners over a span view (0xRRGGBB): data projected from PC samples
+ * (a trace without spans), and the synthetic demo. */
+#define MPROF_RENDER_BANNER_PROJECTED 0xffe3a6u
+#define MPROF_RENDER_BANNER_DEMO 0xe4dcfbu
+
+/** Density's heat scale: a busy share (or projected occupancy) 0..1 to
+ * 0xRRGGBB; an empty cell (0) has a colour of its own. */
+uint32_t mprof_render_density_color(double value);
+
+/* ---- layout of the timeline views --------------------------------------- */
+
+/** Where the rows of a timeline tab (Trace, Mega, Density, Activity) lie in
+ * a @p width x @p height drawing: time maps onto [left, right), rows scroll
+ * inside [top, bottom). */
+typedef struct mprof_render_layout {
+  double left, right, top, bottom;
+} mprof_render_layout;
+
+void mprof_render_tab_layout(const mprof_render_model *model,
+                             const mprof_render_view *view, int tab,
+                             double width, double height,
+                             mprof_render_layout *out);
+
+/** px per SM (Mega, Density) or per Activity row of @p tab when its rows
+ * are @p rows_px tall: the view's height, or what fits them all. */
+double mprof_render_row_unit(const mprof_render_model *model,
+                             const mprof_render_view *view, int tab,
+                             double rows_px);
+
+/** Scale the SM height (Mega, Density) or the Activity row height of
+ * @p tab by @p factor, keeping the content at @p y (from the top of the
+ * rows) in place: view->scroll_y follows. @p rows_px is the rows' height. */
+void mprof_render_view_zoom_tab_rows(mprof_render_view *view,
+                                     const mprof_render_model *model, int tab,
+                                     double factor, double y, double rows_px);
+
 /* ---- layout of the Trace view ------------------------------------------ */
 
 #define MPROF_RENDER_GUTTER 168.0 /**< px of row labels on the left */
@@ -358,14 +516,19 @@ int mprof_render_write(const mprof_render_model *model,
 
 typedef enum mprof_render_hit_kind {
   MPROF_HIT_NONE = 0,
-  MPROF_HIT_RULER = 1,  /**< the time ruler */
-  MPROF_HIT_LABEL = 2,  /**< a row label */
-  MPROF_HIT_LAUNCH = 3, /**< one launch */
-  MPROF_HIT_MERGED = 4, /**< a merged run of launches */
-  MPROF_HIT_MEMOP = 5,  /**< a memcpy or memset */
-  MPROF_HIT_ROW = 6,    /**< empty space on a row */
-  MPROF_HIT_PC = 7,     /**< an instruction (panels and the inset) */
-  MPROF_HIT_LANE = 8    /**< a Flame/Raster lane outside any instruction */
+  MPROF_HIT_RULER = 1,     /**< the time ruler */
+  MPROF_HIT_LABEL = 2,     /**< a row label */
+  MPROF_HIT_LAUNCH = 3,    /**< one launch */
+  MPROF_HIT_MERGED = 4,    /**< a merged run of launches */
+  MPROF_HIT_MEMOP = 5,     /**< a memcpy or memset */
+  MPROF_HIT_ROW = 6,       /**< empty space on a row */
+  MPROF_HIT_PC = 7,        /**< an instruction (panels and the inset) */
+  MPROF_HIT_LANE = 8,      /**< a Flame/Raster lane outside any instruction */
+  MPROF_HIT_SPAN = 9,      /**< one activity span (Mega, Activity) */
+  MPROF_HIT_SPANS = 10,    /**< spans merged below a pixel */
+  MPROF_HIT_SM = 11,       /**< an SM (band, row or label) outside any span */
+  MPROF_HIT_CELL = 12,     /**< a Density cell */
+  MPROF_HIT_PROJECTED = 13 /**< a projected bar (a trace without spans) */
 } mprof_render_hit_kind;
 
 typedef struct mprof_render_hit {
@@ -381,6 +544,14 @@ typedef struct mprof_render_hit {
   int kernel;      /**< kernel of the launch or panel, or -1 */
   int pc;          /**< index into the kernel's pcs, or -1 */
   int lane;        /**< Flame category / Raster family, or -1 */
+  int64_t span;    /**< index into SPANS, or -1 */
+  uint64_t spans;  /**< spans meeting a merged column (SPANS hits) */
+  uint32_t device; /**< index into DEVICES of an SM hit, or NONE */
+  uint32_t sm;     /**< the SM (%smid) */
+  int role;        /**< Mega row (mprof_region_role), or -1 */
+  int64_t t0, t1;  /**< the column or cell under the pointer */
+  double value;    /**< Density: busy share; projected: occupancy */
+  int64_t row_key; /**< Activity: the block or warp row, or -1 */
 } mprof_render_hit;
 
 /** What is at (@p x, @p y) of @p tab drawn at @p width x @p height. */

@@ -11,10 +11,99 @@
 
 #include "render.h"
 
+#include <mprof/mkprof.h>
+
 #ifdef MPROF_RENDER_HAVE_DIAGNOSE
 #include <mprof/diagnose.h>
 #include <mprof/join.h>
 #endif
+
+/* ---- activity spans (spans.c) ------------------------------------------ */
+
+/* Mega's rows of an SM band, top to bottom. */
+enum { RS_SEPARATOR, RS_LOADER, RS_CONSUMER, RS_STORER, RS_OTHER, RS_ROWS };
+
+/* One row of lanes: spans sorted by (lane, start); lane l holds
+ * [first + lane_first[l], first + lane_first[l + 1]). No two spans of a
+ * lane overlap, so their ends ascend too. */
+typedef struct rs_lanes {
+  size_t first; /* into the owner's row arrays */
+  size_t count;
+  uint32_t lanes;
+  size_t lane_at; /* into the owner's lane_first: lanes + 1 offsets */
+} rs_lanes;
+
+typedef struct rs_sm {
+  uint32_t device; /* index into DEVICES, or MPROF_INDEX_NONE */
+  uint32_t gpu;    /* rank of the device among the group's: its tint */
+  uint32_t sm;
+  size_t first, count; /* into the group's all_* arrays */
+  rs_lanes rows[RS_ROWS];
+  uint64_t busy_ns; /* the union of its spans */
+  int64_t first_start, last_end;
+} rs_sm;
+
+/* The spans of the kernels of one name (on every device), or of no
+ * launch: what Mega, Density and Activity show for a selected kernel. */
+typedef struct rs_group {
+  const char *mangled; /* NULL: spans of no launch */
+  size_t span_count;
+  int64_t start_ns, end_ns;
+  size_t sm_count;
+  rs_sm *sms;
+  uint32_t gpu_count;
+  int role_rows;        /* 0: every span in the consumer row */
+  int has_row[RS_ROWS]; /* rows with spans */
+  /* Every span of an SM by start, with the running maximum of ends. */
+  uint32_t *all_idx;
+  int64_t *all_start, *all_max_end;
+  /* Mega rows. */
+  uint32_t *row_idx;
+  int64_t *row_start, *row_end;
+  size_t *lane_first;
+  /* Density: per SM, `buckets` fine buckets over [start_ns, end_ns):
+   * the share of each covered by the SM's spans, and the summed span time
+   * over the bucket's (concurrency). */
+  size_t buckets;
+  double bucket_ns;
+  float *busy, *load; /* sm_count x buckets */
+} rs_group;
+
+/* Activity rows of one group at one depth. */
+typedef struct rs_activity_row {
+  uint32_t device, sm;
+  uint32_t launch, block, warp; /* NONE when rows are per SM (per block) */
+  rs_lanes lanes;
+  uint64_t spans;
+  size_t first; /* its spans by start in the level's all_* arrays */
+} rs_activity_row;
+
+typedef struct rs_activity_level {
+  size_t row_count;
+  rs_activity_row *rows;
+  uint32_t *idx;
+  int64_t *start, *end;
+  size_t *lane_first;
+  /* Every span of a row by start with the running maximum of the ends:
+   * one bar per row when its sub-lanes do not fit. */
+  uint32_t *all_idx;
+  int64_t *all_start, *all_max_end;
+  double median_ns; /* of its spans: auto depth opens phases by it */
+} rs_activity_level;
+
+typedef struct rs_activity {
+  int group, rows;
+  rs_activity_level level[2]; /* phases (outermost), instructions (leaves) */
+} rs_activity;
+
+/* Launches of one kernel by start, with the running maximum of ends
+ * (projected views). */
+typedef struct rs_launch_track {
+  int built;
+  size_t count;
+  uint32_t *idx;
+  int64_t *start, *max_end;
+} rs_launch_track;
 
 struct mprof_render_model {
   mprof_trace *trace;
@@ -45,6 +134,21 @@ struct mprof_render_model {
   mprof_render_pc *pc_storage;
   uint32_t *hot_storage;
   uint64_t *reason_storage;
+
+  /* Spans (spans.c). */
+  int demo;               /* mprof_render_model_open_demo() */
+  mprof_mkprof *mkprof;   /* the .mkprof it came from, for its params */
+  size_t span_total;      /* SPANS records */
+  uint32_t *region_color; /* per REGIONS record, 0xRRGGBB */
+  uint32_t *region_role;  /* per REGIONS record, mprof_region_role */
+  size_t region_count;
+  size_t group_count;
+  rs_group *groups;
+  int32_t *kernel_group;          /* kernel -> group, -1 */
+  int32_t none_group;             /* the group of spans of no launch, -1 */
+  unsigned char *span_nest;       /* per span: 1 outermost, 2 innermost */
+  rs_activity *activity;          /* the last Activity rows built */
+  rs_launch_track *launch_tracks; /* per kernel, built on use */
 
 #ifdef MPROF_RENDER_HAVE_DIAGNOSE
   /* Built on first use: the diagnosis is what `mprof summary` prints. */
@@ -139,6 +243,43 @@ void rd_no_kernel(cairo_t *cr, double width, double height);
 uint32_t rd_state_color(int state);
 const char *rd_state_name(int state);
 
+/* ---- spans (spans.c) ------------------------------------------------- */
+
+int mprof_render__build_spans(mprof_render_model *m);
+void mprof_render__free_spans(mprof_render_model *m);
+/* The group Mega, Density and Activity show for @p kernel, or NULL. */
+const rs_group *mprof_render__group(const mprof_render_model *m, int kernel);
+/* The launches of @p kernel by start; NULL when it has none. */
+const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
+                                                  int kernel);
+/* The Activity rows of @p group by @p rows (mprof_render_activity_rows). */
+const rs_activity *mprof_render__activity(const mprof_render_model *m,
+                                          int group, int rows);
+/* The track of lane @p lane of @p lanes in arrays @p start / @p end. */
+mprof_render_track rs_lane_track(const rs_lanes *lanes,
+                                 const size_t *lane_first, const int64_t *start,
+                                 const int64_t *end, uint32_t lane);
+uint32_t rs_region_color(const mprof_render_model *m, uint32_t region);
+uint32_t rs_region_role(const mprof_render_model *m, uint32_t region);
+/* The device (index into DEVICES) of launch @p launch, or NONE. */
+uint32_t rs_launch_device(const mprof_render_model *m, uint32_t launch);
+
+/* ---- shared by the span views (view_mega.c) ------------------------- */
+
+/* The header (title, legend) and banners over a span view; returns the y
+ * where its rows start. With @p draw 0 it only measures. */
+double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
+                                 const mprof_render_view *view, int tab,
+                                 double width, int draw);
+/* The time axis at the bottom of a span view, ticks after @p origin. */
+void mprof_render__time_axis(cairo_t *cr, const mprof_render_timemap *map,
+                             int64_t origin, double left, double right,
+                             double y, double width);
+/* Grid x positions of the axis ticks, at most @p max. */
+size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
+                             int *xs, size_t max);
+#define RS_AXIS 30.0 /* px of time axis at the bottom */
+
 /* ---- views ---------------------------------------------------------- */
 
 void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
@@ -170,6 +311,45 @@ void mprof_render__hit_hotspots(const mprof_render_model *model,
 void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
                               const mprof_render_view *view, int tab,
                               double width, double height);
+void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *model,
+                             const mprof_render_view *view, double width,
+                             double height);
+void mprof_render__hit_mega(const mprof_render_model *model,
+                            const mprof_render_view *view, double width,
+                            double height, double x, double y,
+                            mprof_render_hit *hit);
+/* Height of the rows of Mega or Density (@p tab) and Activity at the
+ * view's row height; 0 when they fit the view (no row height set). */
+double mprof_render__mega_content(const mprof_render_model *model,
+                                  const mprof_render_view *view, int tab);
+void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *model,
+                                const mprof_render_view *view, double width,
+                                double height);
+void mprof_render__hit_density(const mprof_render_model *model,
+                               const mprof_render_view *view, double width,
+                               double height, double x, double y,
+                               mprof_render_hit *hit);
+void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *model,
+                                 const mprof_render_view *view, double width,
+                                 double height);
+void mprof_render__hit_activity(const mprof_render_model *model,
+                                const mprof_render_view *view, double width,
+                                double height, double x, double y,
+                                mprof_render_hit *hit);
+double mprof_render__activity_content(const mprof_render_model *model,
+                                      const mprof_render_view *view);
+/* Rows of the Activity view (by view->activity_rows). */
+size_t mprof_render__activity_rows(const mprof_render_model *model,
+                                   const mprof_render_view *view);
+/* px per SM (Mega, Density) or per row (Activity) of @p tab when the rows
+ * are @p rows_px tall: the view's, or what fits them all. */
+double mprof_render__row_unit(const mprof_render_model *model,
+                              const mprof_render_view *view, int tab,
+                              double rows_px);
+size_t mprof_render__span_describe(const mprof_render_model *m,
+                                   const mprof_render_hit *hit, char *buf,
+                                   size_t size);
+
 void mprof_render__hit_lanes(const mprof_render_model *model,
                              const mprof_render_view *view, int tab,
                              double width, double height, double x, double y,

@@ -672,9 +672,9 @@ static int pc_stall_reasons(pc_context *c) {
   return success;
 }
 
-static void pc_not_permitted(void) {
+static void pc_not_permitted(uint32_t ordinal) {
   g.pc_allowed = 0;
-  meta("pc.error", "insufficient_privileges");
+  mprof_cupti_translate_pc_error(g.tr, ordinal, "insufficient_privileges");
   warn("PC sampling is not permitted (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "
        "the driver restricts profiling to admin users "
        "(NVreg_RestrictProfilingToAdminUsers=1); recording the timeline "
@@ -691,7 +691,10 @@ static void pc_setup(CUcontext ctx, uint32_t ordinal) {
       note("device %u already sampled through another context; this one "
            "is not sampled",
            ordinal);
-      meta("pc.note", "a second context on one device was not PC-sampled");
+      char text[96];
+      snprintf(text, sizeof text,
+               "a second context on device %u was not PC-sampled", ordinal);
+      meta("pc.note", text);
       goto out;
     }
   }
@@ -709,12 +712,13 @@ static void pc_setup(CUcontext ctx, uint32_t ordinal) {
   if (res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
       res == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES) {
     ok(res, "cuptiPCSamplingEnable");
-    pc_not_permitted();
+    pc_not_permitted(ordinal);
     pc_context_free(c);
     goto out;
   }
   if (!ok(res, "cuptiPCSamplingEnable")) {
-    meta("pc.error", result_name(res));
+    /* One GPU of a machine may not support sampling: say which. */
+    mprof_cupti_translate_pc_error(g.tr, ordinal, result_name(res));
     pc_context_free(c);
     goto out;
   }
@@ -729,7 +733,7 @@ static void pc_setup(CUcontext ctx, uint32_t ordinal) {
     disable.size = CUpti_PCSamplingDisableParamsSize;
     disable.ctx = ctx;
     ok(cuptiPCSamplingDisable(&disable), "cuptiPCSamplingDisable");
-    meta("pc.error", "setup_failed");
+    mprof_cupti_translate_pc_error(g.tr, ordinal, "setup_failed");
     pc_context_free(c);
     goto out;
   }

@@ -901,6 +901,19 @@ out:
   return rc;
 }
 
+void mprof_cupti_translate_pc_error(mprof_cupti_translate *t, uint32_t ordinal,
+                                    const char *reason) {
+  char key[64];
+  snprintf(key, sizeof key, "pc.device.%u.error", ordinal);
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished) {
+    device_locked(t, ordinal);
+    mprof_writer_meta(t->w, key, reason);
+    mprof_writer_meta(t->w, "pc.error", reason);
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
 uint32_t mprof_cupti_translate_next_drain(mprof_cupti_translate *t) {
   pthread_mutex_lock(&t->lock);
   uint32_t drain = ++t->drain_seq;

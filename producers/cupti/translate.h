@@ -164,6 +164,16 @@ int mprof_cupti_translate_stall_reasons(mprof_cupti_translate *t,
                                         const uint32_t *indices,
                                         char *const *names);
 
+/**
+ * PC sampling could not be set up on device @p ordinal, for @p reason
+ * (`insufficient_privileges`, `setup_failed` or a CUPTI error name): META
+ * `pc.device.<ordinal>.error` = @p reason, so that a trace of several GPUs
+ * says which one went unsampled, and the trace-wide `pc.error` = @p reason
+ * (what `mprof record` reports; the last failure written wins).
+ */
+void mprof_cupti_translate_pc_error(mprof_cupti_translate *t, uint32_t ordinal,
+                                    const char *reason);
+
 /** Next drain sequence number (1, 2, ...), stored in PC_SAMPLES.drain. */
 uint32_t mprof_cupti_translate_next_drain(mprof_cupti_translate *t);
 

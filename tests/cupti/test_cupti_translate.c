@@ -858,6 +858,170 @@ static void test_devices_merge(void **state) {
   close_fixture(&f);
 }
 
+/* Two GPUs as injection.c reports them when device 1's thread creates its
+ * context first: every record lands on the right device, by index into
+ * DEVICES where the format says index and by CUDA ordinal where it says
+ * ordinal; stall tables, PC data and drop counters stay per device; a
+ * device that could not be sampled is named. */
+static void test_two_devices(void **state) {
+  (void)state;
+  fixture f;
+  open_fixture(&f, "two-devices", NULL);
+  mprof_device_record info;
+  memset(&info, 0, sizeof info);
+  info.sm_count = 132;
+  mprof_cupti_translate_device_info(f.t, 1, &info, "GPU one");
+  info.sm_count = 114;
+  mprof_cupti_translate_device_info(f.t, 0, &info, "GPU zero");
+
+  /* Device 1 numbers its reasons differently from device 0. */
+  uint32_t indices1[] = {3, 9};
+  uint32_t indices0[] = {9, 3};
+  char barrier[] = "smsp__pcsamp_warps_issue_stalled_barrier";
+  char long_sb[] = "smsp__pcsamp_warps_issue_stalled_long_scoreboard";
+  char *names[] = {barrier, long_sb};
+  assert_int_equal(
+      mprof_cupti_translate_stall_reasons(f.t, 1, 2, indices1, names), 0);
+  assert_int_equal(
+      mprof_cupti_translate_stall_reasons(f.t, 0, 2, indices0, names), 0);
+
+  /* The same kernel and CUDA stream id on both devices' contexts. */
+  CUpti_ActivityKernel10 on1 = kernel("_Z4stepPf", 1, 7, 1000, 3000, 1);
+  on1.contextId = 2;
+  CUpti_ActivityKernel10 on0 = kernel("_Z4stepPf", 0, 7, 1500, 2500, 2);
+  CUpti_ActivityKernel10 untimed = kernel("_Z4stepPf", 1, 7, 0, 0, 3);
+  untimed.contextId = 2;
+  assert_int_equal(mprof_cupti_translate_kernel(f.t, &on1), 0);
+  assert_int_equal(mprof_cupti_translate_kernel(f.t, &on0), 0);
+  assert_int_equal(mprof_cupti_translate_kernel(f.t, &untimed), 0);
+
+  /* A peer copy from device 1 into device 0, run by device 0. */
+  CUpti_ActivityMemcpyPtoP4 p2p;
+  memset(&p2p, 0, sizeof p2p);
+  p2p.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+  p2p.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+  p2p.bytes = 8;
+  p2p.start = 3100;
+  p2p.end = 3200;
+  p2p.deviceId = 0;
+  p2p.contextId = 1;
+  p2p.streamId = 7;
+  p2p.srcDeviceId = 1;
+  p2p.dstDeviceId = 0;
+  assert_int_equal(mprof_cupti_translate_memcpy_p2p(f.t, &p2p), 0);
+
+  CUpti_PCSamplingStallReason r1[] = {{3, 70}, {9, 30}};
+  CUpti_PCSamplingStallReason r0[] = {{9, 5}};
+  CUpti_PCSamplingPCData pc1, pc0;
+  memset(&pc1, 0, sizeof pc1);
+  pc1.size = sizeof pc1;
+  pc1.cubinCrc = 0xabcull;
+  pc1.pcOffset = 0x40;
+  pc1.functionName = (char *)"_Z4stepPf";
+  pc1.stallReasonCount = 2;
+  pc1.stallReason = r1;
+  pc0 = pc1;
+  pc0.stallReasonCount = 1;
+  pc0.stallReason = r0;
+  CUpti_PCSamplingData d1, d0;
+  memset(&d1, 0, sizeof d1);
+  d1.size = sizeof d1;
+  d1.collectNumPcs = 1;
+  d1.totalNumPcs = 1;
+  d1.pPcData = &pc1;
+  d1.totalSamples = 100;
+  d1.droppedSamples = 7;
+  d0 = d1;
+  d0.pPcData = &pc0;
+  d0.totalSamples = 5;
+  d0.droppedSamples = 0;
+  d0.hardwareBufferFull = 1;
+  assert_int_equal(mprof_cupti_translate_pc_data(
+                       f.t, 1, &d1, mprof_cupti_translate_next_drain(f.t)),
+                   0);
+  assert_int_equal(mprof_cupti_translate_pc_data(
+                       f.t, 0, &d0, mprof_cupti_translate_next_drain(f.t)),
+                   0);
+  /* Device 3 exists but could not be sampled. */
+  mprof_cupti_translate_pc_error(f.t, 3, "CUPTI_ERROR_NOT_SUPPORTED");
+  finish_fixture(&f);
+
+  /* DEVICES in order of first mention, each with its ordinal and info. */
+  size_t n = 0;
+  const mprof_device_record *dev = mprof_trace_devices(f.trace, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(dev[0].id, 1);
+  assert_string_equal(str(f.trace, dev[0].name), "GPU one");
+  assert_int_equal(dev[0].sm_count, 132);
+  assert_int_equal(dev[1].id, 0);
+  assert_int_equal(dev[1].sm_count, 114);
+  assert_int_equal(dev[2].id, 3);
+
+  size_t kernels = 0, streams = 0, shapes = 0;
+  const mprof_kernel_record *k = mprof_trace_kernels(f.trace, &kernels);
+  const mprof_stream_record *st = mprof_trace_streams(f.trace, &streams);
+  const mprof_shape_record *sh = mprof_trace_shapes(f.trace, &shapes);
+  assert_int_equal(kernels, 2); /* one name, two devices */
+  assert_int_equal(k[0].device, 0);
+  assert_int_equal(k[1].device, 1);
+  assert_int_equal(streams, 2); /* stream 7 of each context */
+  const mprof_launch_record *l = mprof_trace_launches(f.trace, &n);
+  assert_int_equal(n, 2);
+  assert_int_equal(k[sh[l[0].shape].kernel].device, 0); /* ordinal 1 */
+  assert_int_equal(st[l[0].stream].device, 0);
+  assert_int_equal(st[l[0].stream].context_id, 2);
+  assert_int_equal(k[sh[l[1].shape].kernel].device, 1); /* ordinal 0 */
+  assert_int_equal(st[l[1].stream].device, 1);
+  assert_int_not_equal(l[0].stream, l[1].stream);
+
+  const mprof_memop_record *m = mprof_trace_memops(f.trace, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(m[0].src_device, 1); /* ordinals, per FORMAT.md */
+  assert_int_equal(m[0].dst_device, 0);
+  assert_int_equal(st[m[0].stream].device, 1); /* index of ordinal 0 */
+
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(f.trace, &n);
+  assert_int_equal(n, 4);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t ordinal = dev[sr[i].device].id;
+    const char *name = str(f.trace, sr[i].name);
+    /* barrier is index 3 on device 1 and index 9 on device 0. */
+    if (strcmp(name, barrier) == 0)
+      assert_int_equal(sr[i].index, ordinal == 1 ? 3 : 9);
+    else
+      assert_int_equal(sr[i].index, ordinal == 1 ? 9 : 3);
+  }
+
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(f.trace, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(pc[0].device, 0);
+  assert_int_equal(pc[0].stall_reason, 3);
+  assert_int_equal(pc[0].samples, 70);
+  assert_int_equal(pc[1].device, 0);
+  assert_int_equal(pc[2].device, 1);
+  assert_int_equal(pc[2].samples, 5);
+  assert_int_not_equal(pc[0].drain, pc[2].drain);
+
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_PC_TOTAL_SAMPLES, 0), 100);
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_PC_TOTAL_SAMPLES, 1), 5);
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_PC_DROPPED_SAMPLES, 0), 7);
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_PC_DROPPED_SAMPLES, 1), 0);
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_PC_HW_BUFFER_FULL, 0), 0);
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_PC_HW_BUFFER_FULL, 1), 1);
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_ACTIVITY_NO_TIMESTAMP, 0), 1);
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_ACTIVITY_NO_TIMESTAMP, 1),
+                   UINT64_MAX);
+  assert_int_equal(drop_count(f.trace, MPROF_DROP_PC_TOTAL_SAMPLES, 2),
+                   UINT64_MAX); /* never sampled: no counters */
+
+  assert_string_equal(mprof_trace_meta(f.trace, "pc.device.3.error"),
+                      "CUPTI_ERROR_NOT_SUPPORTED");
+  assert_string_equal(mprof_trace_meta(f.trace, "pc.error"),
+                      "CUPTI_ERROR_NOT_SUPPORTED");
+  assert_null(mprof_trace_meta(f.trace, "pc.device.0.error"));
+  close_fixture(&f);
+}
+
 static void test_errors_and_finish_once(void **state) {
   (void)state;
   fixture f;
@@ -1006,6 +1170,7 @@ int main(void) {
       cmocka_unit_test(test_ambiguous_kernel_name),
       cmocka_unit_test(test_elf_walker_rejects_damage),
       cmocka_unit_test(test_devices_merge),
+      cmocka_unit_test(test_two_devices),
       cmocka_unit_test(test_errors_and_finish_once),
       cmocka_unit_test(test_config_defaults),
       cmocka_unit_test(test_config_values),

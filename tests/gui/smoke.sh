@@ -50,9 +50,23 @@ cat "$tmp/log"
 [ "$status" -eq 0 ] || fail "mprof-gtk --smoke-test exited $status: $(cat "$tmp/err")"
 grep -q "selftest: 0 failure(s)" "$tmp/log" || fail "the self-test reported failures"
 ! grep -q "CRITICAL" "$tmp/err" || fail "GTK complained: $(grep CRITICAL "$tmp/err" | head -3)"
-for tab in summary trace trace-zoomed hotspots flame raster summary-second-kernel; do
+for tab in summary trace trace-zoomed hotspots flame raster mega mega-rows density summary-second-kernel; do
   not_blank "$tmp/shots/$tab.png"
 done
+
+# The synthetic activity demo: it opens on Activity, the Rows and Depth
+# switches work, every tab (Mega, Density, Activity included) draws.
+"$gtk" --demo-activity --smoke-test "$tmp/dshots" >"$tmp/log" 2>"$tmp/err"
+status=$?
+[ "$status" -eq 0 ] || fail "--demo-activity exited $status: $(cat "$tmp/err")"
+grep -q "selftest: ok: the demo opens on Activity" "$tmp/log" || fail "the demo did not open on Activity"
+grep -q "selftest: ok: the Rows and Depth switches" "$tmp/log" || fail "the Activity switches did not switch"
+grep -q "selftest: 0 failure(s)" "$tmp/log" || fail "the demo's self-test reported failures: $(grep FAILED "$tmp/log")"
+for tab in activity mega mega-rows density; do
+  not_blank "$tmp/dshots/$tab.png"
+done
+"$gtk" --demo-activity "$tmp/t.mprof" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "--demo-activity with a trace did not exit 2"
 
 # --kernel opens on another kernel (the dominant one, #0, otherwise).
 grep -q "^selftest: kernel #0 " "$tmp/log" ||

@@ -50,6 +50,29 @@ for tab in trace summary hotspots flame raster; do
   expect 0 "wrote $tmp/$tab.svg" "$mprof" view "$tmp/t.mprof" --render "$tmp/$tab.svg" --tab "$tab"
   grep -q "<svg" "$tmp/$tab.svg" || fail "$tab.svg is not SVG"
 done
+# The span views: projected on this PC-only trace (and said so), measured
+# on one with spans; the synthetic demo headless.
+for tab in mega density; do
+  expect 0 "wrote $tmp/$tab.png: .*(projected)" "$mprof" view "$tmp/t.mprof" --render "$tmp/$tab.png" --tab "$tab" --size 640x400
+  [ "$(png_size "$tmp/$tab.png")" = "640 400" ] || fail "$tab.png is $(png_size "$tmp/$tab.png")"
+done
+"$mprof" synth -o "$tmp/s.mprof" --launches 300 --kernels 3 --spans 20000 --span-imbalance 50 >"$tmp/out" 2>&1 ||
+  fail "synth --spans failed: $(cat "$tmp/out")"
+grep -q "spans$" "$tmp/out" || fail "synth --spans did not count its spans: $(cat "$tmp/out")"
+for tab in mega density activity; do
+  expect 0 "wrote $tmp/s-$tab.png: .*(measured)" "$mprof" view "$tmp/s.mprof" --render "$tmp/s-$tab.png" --tab "$tab"
+  [ "$(wc -c <"$tmp/s-$tab.png")" -gt 5000 ] || fail "s-$tab.png is nearly empty"
+done
+expect 0 "wrote $tmp/sr.png: Mega" "$mprof" view "$tmp/s.mprof" --tab mega --sm-height 40 --range 0us:50us --render "$tmp/sr.png"
+expect 0 "wrote $tmp/d.png: Activity, .*(synthetic demo)" "$mprof" view --demo-activity --render "$tmp/d.png"
+expect 0 "wrote $tmp/d2.svg: Activity" "$mprof" --demo-activity --rows warp --depth instruction --render "$tmp/d2.svg"
+grep -q "<svg" "$tmp/d2.svg" || fail "d2.svg is not SVG"
+expect 0 "wrote $tmp/d3.png: Mega, .*(synthetic demo)" "$mprof" view --demo-activity --tab mega --render "$tmp/d3.png"
+expect_one_line 2 "--rows 'threads' is not sm, block or warp" "$mprof" view --demo-activity --rows threads --render "$tmp/x.png"
+expect_one_line 2 "--depth 'deep' is not auto" "$mprof" view --demo-activity --depth deep --render "$tmp/x.png"
+expect_one_line 2 "--sm-height '0' is not" "$mprof" view "$tmp/s.mprof" --sm-height 0 --render "$tmp/x.png"
+expect_one_line 2 "--demo-activity takes no trace" "$mprof" view "$tmp/t.mprof" --demo-activity --render "$tmp/x.png"
+expect 0 "sm_load_balance" "$mprof" summary "$tmp/s.mprof" --kernel gemm_tiled
 expect 0 "Hotspots, 1600x1000, kernel .*layernorm_fwd" "$mprof" view "$tmp/t.mprof" --kernel layernorm_fwd --tab hotspots --render "$tmp/k.png"
 expect 0 "wrote $tmp/r.png: Trace" "$mprof" view "$tmp/t.mprof" --tab trace --range 1ms:1.2ms --render "$tmp/r.png"
 expect_one_line 2 "--range '5ms:1ms' is not FROM:TO" "$mprof" view "$tmp/t.mprof" --range 5ms:1ms --render "$tmp/r.png"
@@ -58,7 +81,7 @@ expect_one_line 2 "--range 'soon' is not FROM:TO" "$mprof" view "$tmp/t.mprof" -
 expect 0 "wrote $tmp/p.png: Flame" "$mprof" "$tmp/t.mprof" --tab flame --render "$tmp/p.png"
 
 # Errors: one line each, 2 for bad usage or input, 1 for a failed write.
-expect_one_line 2 "unknown tab 'mega'" "$mprof" view "$tmp/t.mprof" --tab mega --render "$tmp/x.png"
+expect_one_line 2 "unknown tab 'bogus'" "$mprof" view "$tmp/t.mprof" --tab bogus --render "$tmp/x.png"
 expect_one_line 2 "--size '12x9000000'" "$mprof" view "$tmp/t.mprof" --size 12x9000000 --render "$tmp/x.png"
 expect_one_line 2 "no kernel matches 'nope'" "$mprof" view "$tmp/t.mprof" --kernel nope --render "$tmp/x.png"
 expect_one_line 2 "$tmp/missing.mprof: cannot open" "$mprof" view "$tmp/missing.mprof" --render "$tmp/x.png"
@@ -80,6 +103,8 @@ FAKE
 chmod +x "$tmp/fake-viewer"
 expect 0 "viewer got: --kernel gemm --tab trace -- $tmp/t.mprof" env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" view "$tmp/t.mprof" --kernel gemm --tab trace
 expect 0 "viewer got: -- $tmp/t.mprof" env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" "$tmp/t.mprof"
+expect 0 "viewer got: --demo-activity --rows block$" env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" --demo-activity --rows block
+expect_one_line 2 "no display.*--demo-activity --render" env -u DISPLAY -u WAYLAND_DISPLAY "$mprof" --demo-activity
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "all mprof view checks passed"

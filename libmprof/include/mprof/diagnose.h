@@ -2,13 +2,15 @@
  * mprof — the per-kernel diagnosis, and the summary report built on it.
  *
  * For every kernel of a join: one verdict sentence; ten dimensions, each
- * judged ok, minor or issue with the numbers behind it; the stall mix; the
- * hot instructions (with SASS and source line when the sidecar has them);
- * the theoretical occupancy and waves of its launch shapes. Stall
- * dimensions come from the PC samples (plain reasons only), occupancy and
- * tail effect from the launch shapes and the device limits in the trace,
- * launch overhead from the idle gaps on the timeline. The rules and every
- * threshold, with its reason, are in docs/DIAGNOSIS.md.
+ * judged ok, minor or issue with the numbers behind it, and two more from
+ * activity spans when the trace has them; the stall mix; the hot
+ * instructions (with SASS and source line when the sidecar has them); the
+ * theoretical occupancy and waves of its launch shapes. Stall dimensions
+ * come from the PC samples (plain reasons only), occupancy and tail effect
+ * from the launch shapes and the device limits in the trace, launch
+ * overhead from the idle gaps on the timeline, SM load balance and the SM
+ * tail from the busy time and the finish of each SM in the spans. The
+ * rules and every threshold, with its reason, are in docs/DIAGNOSIS.md.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -43,8 +45,15 @@ typedef enum mprof_dimension_id {
   MPROF_DIM_OCCUPANCY = 7,    /**< launch shape vs device limits */
   MPROF_DIM_TAIL = 8,         /**< grid size vs SMs x blocks per SM */
   MPROF_DIM_LAUNCH = 9,       /**< idle gaps between launches */
-  MPROF_DIM_COUNT_ = 10
+  MPROF_DIM_SM_BALANCE = 10,  /**< busy time per SM, from activity spans */
+  MPROF_DIM_SM_TAIL = 11,     /**< the last SM's finish vs the median SM's,
+                                   from activity spans */
+  MPROF_DIM_COUNT_ = 12
 } mprof_dimension_id;
+
+/** The dimensions judged from activity spans (SPANS); `unknown` for a
+ * kernel without spans, and left out of reports on a trace without any. */
+#define MPROF_DIM_FIRST_SPAN MPROF_DIM_SM_BALANCE
 
 /** No dimension: a healthy kernel's verdict, or a reason outside the map. */
 #define MPROF_DIM_NONE 0xffffffffu
@@ -76,7 +85,7 @@ MPROF_API uint32_t mprof_stall_reason_dimension(const char *name);
 typedef struct mprof_metric {
   const char *name; /**< "share", "theoretical_occupancy", ... */
   double value;
-  const char *unit; /**< "fraction", "ns", "count", "blocks", "warps",
+  const char *unit; /**< "fraction", "ratio", "ns", "count", "blocks", "warps",
                          "bytes", "registers", "waves" */
 } mprof_metric;
 

@@ -18,9 +18,11 @@
 extern "C" {
 #endif
 
-/* Version 2 appended the slowdown and timing fields; version 1 callers
- * (the struct up to `scenario`) are still accepted. */
-#define MPROF_SYNTH_OPTIONS_VERSION 2
+/* Version 2 appended the slowdown and timing fields, version 3 the
+ * activity spans, version 4 the slowed devices; version 1, 2 and 3 callers
+ * (the struct up to `scenario`, `timing_seed`, `span_nested`) are still
+ * accepted. */
+#define MPROF_SYNTH_OPTIONS_VERSION 4
 
 /** What the synthetic kernels suffer from. */
 typedef enum mprof_synth_scenario {
@@ -51,12 +53,26 @@ typedef struct mprof_synth_options {
   uint64_t timing_seed;   /**< seeds launch-to-launch jitter, gaps and
                                sample noise apart from the kernels, like a
                                second run of the same program; 0 = seed */
+  /* Version 3: activity spans inside the launches of kernel 0, shaped like
+   * what producers/source records (REGIONS load, mma, store). */
+  uint64_t spans;        /**< about this many SPANS records; 0 = none */
+  uint32_t span_warps;   /**< warps per block that record spans; 0 = one
+                              recorder per block (block spans) */
+  uint32_t span_sms;     /**< SMs the blocks run on; 0 = all 132 */
+  double span_imbalance; /**< the last SM's blocks run this much longer
+                              than the first's, linearly in between (0.5 =
+                              50%); 0 = balanced */
+  uint32_t span_nested;  /**< 1: every phase span holds instruction spans
+                              (LDG, HMMA, STG...), a two-level hierarchy */
+  /* Version 4: a regression on some GPUs only. */
+  uint64_t slow_devices; /**< bit d: the slowdown and slow_scenario apply
+                              on device d only; 0 = on every device */
 } mprof_synth_options;
 
 #define MPROF_SYNTH_OPTIONS_INIT                                               \
   {                                                                            \
     MPROF_SYNTH_OPTIONS_VERSION, 1, 10000, 8, 2, 1, 24, MPROF_SYNTH_MIXED,     \
-        0.0, 0, 0, 0                                                           \
+        0.0, 0, 0, 0, 0, 0, 0, 0.0, 0, 0                                       \
   }
 
 /**
@@ -78,6 +94,13 @@ MPROF_API int mprof_synth_options_init(mprof_synth_options *opts,
  * 20-25 us idle gaps after them. All other kernels have at least 50%
  * theoretical occupancy and grids of whole waves, so nothing else stands
  * out.
+ *
+ * With opts->spans, the launches of kernel 0 carry about that many spans,
+ * spread evenly over them: blocks run two at a time on each SM, and each
+ * block (or each of its span_warps warps) records four load and mma
+ * phases and a store, one after the other, inside its launch. SM s's
+ * blocks take (1 + span_imbalance * s / (SMs - 1)) times as long as SM 0's,
+ * so with an imbalance the last SM alone finishes at the launch's end.
  */
 MPROF_API int mprof_synth_write(const char *path,
                                 const mprof_synth_options *opts);

@@ -1,0 +1,1026 @@
+/*
+ * mprof-render — activity spans, indexed once at open so that Mega,
+ * Density and Activity draw in time that grows with pixels, not spans.
+ *
+ * Spans are grouped by kernel name (every device: the GPU bands of Mega),
+ * then by (device, SM), sorted by start. Per SM, three views of them:
+ *
+ *   all     every span by start with the running maximum of the ends: one
+ *           binary search finds what covers any instant (zoomed-out bars);
+ *   rows    Mega's separator / loader / consumer / storer / other rows by
+ *           the region's role, each split greedily into sub-lanes whose
+ *           spans never overlap (zoomed-in bars);
+ *   buckets Density's fine histogram: busy share and concurrency.
+ *
+ * mprof_render_track_cover() turns any of these into pixel columns.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_spans.h"
+
+/* Region colours when the trace gives none (the kernel palette's order). */
+static const uint32_t region_palette[] = {
+    0x4e79a7, 0x59a14f, 0xe15759, 0xf28e2b, 0x76b7b2, 0xedc948,
+    0xb07aa1, 0xff9da7, 0x9c755f, 0x8cd17d, 0x499894, 0xd37295};
+#define REGION_PALETTE (sizeof region_palette / sizeof region_palette[0])
+
+/* ---- pure arithmetic ---------------------------------------------------- */
+
+/* First index in [lo, n) with max_end > t (max_end ascends), galloping
+ * from lo: the next answer is usually near the last. */
+size_t rs_first_ending_after(const int64_t *max_end, size_t lo, size_t n,
+                             int64_t t) {
+  if (lo >= n || max_end[lo] > t)
+    return lo;
+  size_t step = 1, base = lo; /* invariant: max_end[base] <= t */
+  while (base + step < n && max_end[base + step] <= t) {
+    base += step;
+    step *= 2;
+  }
+  size_t a = base + 1, b = base + step < n ? base + step : n;
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (max_end[mid] <= t)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a;
+}
+
+size_t mprof_render_track_cover(const mprof_render_track *track,
+                                const mprof_render_timemap *map, size_t columns,
+                                mprof_render_column *out) {
+  for (size_t c = 0; c < columns; c++) {
+    out[c].item = -1;
+    out[c].merged = 0;
+  }
+  if (!track || !track->count || !columns)
+    return 0;
+  const double ns_per_px = mprof_render_ns_per_px(map);
+  const double px_per_ns = 1.0 / ns_per_px;
+  /* Column c spans [t(c), t(c + 1)): t(c) rounded down so that a boundary
+   * exactly on a pixel edge belongs to the column it starts. */
+#define COL_T(c) (map->start_ns + (int64_t)floor((double)(c)*ns_per_px))
+#define T_COL(t) ((double)((t)-map->start_ns) * px_per_ns)
+  size_t searches = 0, at = 0, n = track->count;
+  size_t c = 0;
+  while (c < columns) {
+    int64_t t0 = COL_T(c), t1 = COL_T(c + 1);
+    if (t1 <= t0)
+      t1 = t0 + 1;
+    at = rs_first_ending_after(track->max_end, at, n, t0);
+    searches++;
+    if (at >= n)
+      break;
+    int64_t s = track->start[at];
+    if (s >= t1) {
+      /* Nothing meets this column: jump to the one where `at` starts. */
+      double x = T_COL(s);
+      size_t next = x >= (double)columns ? columns : (size_t)floor(x);
+      c = next > c ? next : c + 1;
+      continue;
+    }
+    /* `at` meets column c and every later column up to its end: the
+     * running maximum before it ended earlier, so it stays the first. */
+    int64_t e = track->max_end[at];
+    double xe = T_COL(e);
+    size_t last = xe >= (double)columns ? columns - 1
+                  : xe <= (double)c     ? c
+                                        : (size_t)ceil(xe) - 1;
+    if (last < c)
+      last = c;
+    for (size_t k = c; k <= last; k++) {
+      out[k].item = (int64_t)at;
+      /* Merged where another span starts inside the column or this one
+       * ends inside it short of the column's end. */
+      int64_t k0 = COL_T(k), k1 = COL_T(k + 1);
+      int next_inside =
+          at + 1 < n && track->start[at + 1] < k1 && track->start[at + 1] >= k0;
+      int ends_inside = e < k1 && (k > c || s > k0);
+      out[k].merged = next_inside || ends_inside || (s > k0 && e < k1);
+    }
+    c = last + 1;
+  }
+#undef COL_T
+#undef T_COL
+  return searches;
+}
+
+uint32_t mprof_render_assign_lanes(const int64_t *start, const int64_t *end,
+                                   size_t count, uint32_t *lane) {
+  int64_t small[64];
+  int64_t *ends = small;
+  size_t cap = sizeof small / sizeof small[0];
+  uint32_t lanes = 0;
+  for (size_t i = 0; i < count; i++) {
+    uint32_t l = 0;
+    while (l < lanes && ends[l] > start[i])
+      l++;
+    if (l == lanes) {
+      if (lanes == cap) {
+        size_t grown_cap = cap * 2;
+        int64_t *grown = (int64_t *)malloc(grown_cap * sizeof *grown);
+        if (!grown) {
+          /* Out of memory: fold into the last lane rather than fail. */
+          l = lanes - 1;
+          ends[l] = end[i] > ends[l] ? end[i] : ends[l];
+          lane[i] = l;
+          continue;
+        }
+        memcpy(grown, ends, lanes * sizeof *grown);
+        if (ends != small)
+          free(ends);
+        ends = grown;
+        cap = grown_cap;
+      }
+      lanes++;
+    }
+    ends[l] = end[i];
+    lane[i] = l;
+  }
+  if (ends != small)
+    free(ends);
+  return lanes;
+}
+
+int mprof_render_mega_detailed(double band_px, double units) {
+  return units > 0 && band_px / units >= MPROF_RENDER_MEGA_UNIT_MIN;
+}
+
+uint32_t mprof_render_lanes_shown(uint32_t lanes, double row_px) {
+  if (!lanes)
+    return 0;
+  double fit = floor(row_px / 2.0);
+  if (fit < 1)
+    fit = 1;
+  return (double)lanes < fit ? lanes : (uint32_t)fit;
+}
+
+mprof_render_track rs_lane_track(const rs_lanes *lanes,
+                                 const size_t *lane_first, const int64_t *start,
+                                 const int64_t *end, uint32_t lane) {
+  mprof_render_track t = {NULL, NULL, 0};
+  if (lane >= lanes->lanes)
+    return t;
+  size_t a = lane_first[lanes->lane_at + lane];
+  size_t b = lane_first[lanes->lane_at + lane + 1];
+  t.start = start + lanes->first + a;
+  t.max_end = end + lanes->first + a;
+  t.count = b - a;
+  return t;
+}
+
+/* ---- regions and launches ---------------------------------------------- */
+
+uint32_t rs_region_color(const mprof_render_model *m, uint32_t region) {
+  if (region < m->region_count)
+    return m->region_color[region];
+  return 0x8a8f99;
+}
+
+uint32_t rs_region_role(const mprof_render_model *m, uint32_t region) {
+  return region < m->region_count ? m->region_role[region] : MPROF_ROLE_OTHER;
+}
+
+uint32_t rs_launch_device(const mprof_render_model *m, uint32_t launch) {
+  size_t n, streams;
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
+  const mprof_stream_record *s = mprof_trace_streams(m->trace, &streams);
+  if (launch >= n || l[launch].stream >= streams)
+    return MPROF_INDEX_NONE;
+  return s[l[launch].stream].device;
+}
+
+static int oom(void) { return mprof_render__fail("out of memory"); }
+
+/* ---- building the groups ------------------------------------------------ */
+
+typedef struct span_key {
+  uint32_t group;
+  uint32_t device; /* NONE sorts last */
+  uint32_t sm;
+  uint32_t idx;
+  int64_t start, end;
+} span_key;
+
+static int by_group_sm_start(const void *a, const void *b) {
+  const span_key *x = (const span_key *)a, *y = (const span_key *)b;
+  if (x->group != y->group)
+    return x->group < y->group ? -1 : 1;
+  if (x->device != y->device)
+    return x->device < y->device ? -1 : 1;
+  if (x->sm != y->sm)
+    return x->sm < y->sm ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end < y->end ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int64_t clamp_ns(uint64_t t) {
+  return t > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
+/* Which Mega row a span of @p role goes to. */
+static int row_of(const rs_group *g, uint32_t role) {
+  if (role == MPROF_ROLE_SEPARATOR)
+    return RS_SEPARATOR;
+  if (!g->role_rows)
+    return RS_CONSUMER;
+  switch (role) {
+  case MPROF_ROLE_LOADER: return RS_LOADER;
+  case MPROF_ROLE_CONSUMER: return RS_CONSUMER;
+  case MPROF_ROLE_STORER: return RS_STORER;
+  default: return RS_OTHER;
+  }
+}
+
+/* Split the spans [from, from + count) of @p keys-ordered arrays into
+ * greedy lanes and store them by (lane, start) at @p out_first of the
+ * destination arrays. @p lane_pool grows by lanes + 1 offsets. */
+typedef struct lane_builder {
+  int64_t *tmp_start, *tmp_end;
+  uint32_t *tmp_idx, *tmp_lane;
+  size_t cap;
+  size_t *pool;
+  size_t pool_used, pool_cap;
+} lane_builder;
+
+static int lb_reserve(lane_builder *lb, size_t n) {
+  if (n <= lb->cap)
+    return 0;
+  size_t cap = lb->cap ? lb->cap : 256;
+  while (cap < n)
+    cap *= 2;
+  int64_t *s = (int64_t *)realloc(lb->tmp_start, cap * sizeof *s);
+  if (s)
+    lb->tmp_start = s;
+  int64_t *e = (int64_t *)realloc(lb->tmp_end, cap * sizeof *e);
+  if (e)
+    lb->tmp_end = e;
+  uint32_t *i = (uint32_t *)realloc(lb->tmp_idx, cap * sizeof *i);
+  if (i)
+    lb->tmp_idx = i;
+  uint32_t *l = (uint32_t *)realloc(lb->tmp_lane, cap * sizeof *l);
+  if (l)
+    lb->tmp_lane = l;
+  if (!s || !e || !i || !l)
+    return -1;
+  lb->cap = cap;
+  return 0;
+}
+
+static void lb_free(lane_builder *lb) {
+  free(lb->tmp_start);
+  free(lb->tmp_end);
+  free(lb->tmp_idx);
+  free(lb->tmp_lane);
+  free(lb->pool);
+}
+
+/* The @p n spans in lb->tmp_* (by start) into lanes at dst[at...]. */
+static int lb_place(lane_builder *lb, size_t n, rs_lanes *out, size_t at,
+                    uint32_t *dst_idx, int64_t *dst_start, int64_t *dst_end) {
+  out->first = at;
+  out->count = n;
+  out->lanes =
+      mprof_render_assign_lanes(lb->tmp_start, lb->tmp_end, n, lb->tmp_lane);
+  size_t need = lb->pool_used + out->lanes + 1;
+  if (need > lb->pool_cap) {
+    size_t cap = lb->pool_cap ? lb->pool_cap : 1024;
+    while (cap < need)
+      cap *= 2;
+    size_t *grown = (size_t *)realloc(lb->pool, cap * sizeof *grown);
+    if (!grown)
+      return -1;
+    lb->pool = grown;
+    lb->pool_cap = cap;
+  }
+  out->lane_at = lb->pool_used;
+  size_t *first = lb->pool + lb->pool_used;
+  lb->pool_used = need;
+  /* Counting sort by lane; the order by start holds inside each lane. */
+  for (uint32_t l = 0; l <= out->lanes; l++)
+    first[l] = 0;
+  for (size_t i = 0; i < n; i++)
+    first[lb->tmp_lane[i] + 1]++;
+  for (uint32_t l = 0; l < out->lanes; l++)
+    first[l + 1] += first[l];
+  /* Fill through a cursor per lane, kept in tmp_lane's slot after use. */
+  size_t *cursor = (size_t *)malloc((out->lanes + 1) * sizeof *cursor);
+  if (!cursor)
+    return -1;
+  memcpy(cursor, first, (out->lanes + 1) * sizeof *cursor);
+  for (size_t i = 0; i < n; i++) {
+    size_t to = at + cursor[lb->tmp_lane[i]]++;
+    dst_idx[to] = lb->tmp_idx[i];
+    dst_start[to] = lb->tmp_start[i];
+    dst_end[to] = lb->tmp_end[i];
+  }
+  free(cursor);
+  return 0;
+}
+
+/* Add [a, b) to fine buckets @p arr (ns overlap per bucket). */
+static void add_interval(double *arr, size_t buckets, int64_t origin,
+                         double bucket_ns, int64_t a, int64_t b) {
+  if (b <= a)
+    return;
+  double fa = (double)(a - origin) / bucket_ns;
+  double fb = (double)(b - origin) / bucket_ns;
+  if (fb <= 0 || fa >= (double)buckets)
+    return;
+  if (fa < 0)
+    fa = 0;
+  if (fb > (double)buckets)
+    fb = (double)buckets;
+  size_t ia = (size_t)fa, ib = (size_t)fb;
+  if (ib >= buckets)
+    ib = buckets - 1;
+  if (ia == ib) {
+    arr[ia] += (fb - fa) * bucket_ns;
+    return;
+  }
+  arr[ia] += ((double)(ia + 1) - fa) * bucket_ns;
+  for (size_t i = ia + 1; i < ib; i++)
+    arr[i] += bucket_ns;
+  arr[ib] += (fb - (double)ib) * bucket_ns;
+}
+
+static int build_density(rs_group *g) {
+  if (!g->sm_count || g->end_ns <= g->start_ns)
+    return 0;
+  /* At most ~4M cells, 256..4096 per SM. */
+  size_t buckets = (4u << 20) / g->sm_count;
+  if (buckets > 4096)
+    buckets = 4096;
+  if (buckets < 256)
+    buckets = 256;
+  g->buckets = buckets;
+  g->bucket_ns = (double)(g->end_ns - g->start_ns) / (double)buckets;
+  g->busy = (float *)calloc(g->sm_count * buckets, sizeof(float));
+  g->load = (float *)calloc(g->sm_count * buckets, sizeof(float));
+  double *busy = (double *)malloc(buckets * sizeof(double));
+  if (!g->busy || !g->load || !busy) {
+    free(busy);
+    return -1;
+  }
+  for (size_t s = 0; s < g->sm_count; s++) {
+    rs_sm *sm = &g->sms[s];
+    memset(busy, 0, buckets * sizeof(double));
+    /* The union of the SM's spans: with the running maximum as the end, a
+     * span that starts after it opens a new stretch. */
+    int64_t cs = 0, ce = 0;
+    int open = 0;
+    uint64_t covered = 0;
+    for (size_t i = sm->first; i < sm->first + sm->count; i++) {
+      int64_t a = g->all_start[i], e = g->all_max_end[i];
+      if (open && a <= ce) {
+        ce = e > ce ? e : ce;
+        continue;
+      }
+      if (open) {
+        add_interval(busy, buckets, g->start_ns, g->bucket_ns, cs, ce);
+        covered += (uint64_t)(ce - cs);
+      }
+      cs = a;
+      ce = e;
+      open = 1;
+    }
+    if (open) {
+      add_interval(busy, buckets, g->start_ns, g->bucket_ns, cs, ce);
+      covered += (uint64_t)(ce - cs);
+    }
+    sm->busy_ns = covered;
+    for (size_t b = 0; b < buckets; b++)
+      g->busy[s * buckets + b] = (float)(busy[b] / g->bucket_ns);
+  }
+  free(busy);
+  return 0;
+}
+
+/* Concurrency needs each span's own end: from the row arrays, which hold
+ * every span of the SM once. */
+static int build_load(rs_group *g) {
+  if (!g->buckets)
+    return 0;
+  double *load = (double *)malloc(g->buckets * sizeof(double));
+  if (!load)
+    return -1;
+  for (size_t s = 0; s < g->sm_count; s++) {
+    const rs_sm *sm = &g->sms[s];
+    memset(load, 0, g->buckets * sizeof(double));
+    for (int r = 0; r < RS_ROWS; r++) {
+      const rs_lanes *row = &sm->rows[r];
+      for (size_t i = row->first; i < row->first + row->count; i++)
+        add_interval(load, g->buckets, g->start_ns, g->bucket_ns,
+                     g->row_start[i], g->row_end[i]);
+    }
+    for (size_t b = 0; b < g->buckets; b++)
+      g->load[s * g->buckets + b] = (float)(load[b] / g->bucket_ns);
+  }
+  free(load);
+  return 0;
+}
+
+/* SMs of a device (capped: a corrupt count must not make millions of
+ * bands); 0 for spans of no device. */
+static uint32_t device_sms(const mprof_device_record *dev, size_t devices,
+                           uint32_t device) {
+  if (device >= devices)
+    return 0;
+  return dev[device].sm_count < 4096 ? dev[device].sm_count : 4096;
+}
+
+/* An SM band without spans. */
+static void push_empty(rs_group *g, uint32_t device, uint32_t gpu, uint32_t sm,
+                       size_t at) {
+  rs_sm *e = &g->sms[g->sm_count++];
+  memset(e, 0, sizeof *e);
+  e->device = device;
+  e->gpu = gpu;
+  e->sm = sm;
+  for (int r = 0; r < RS_ROWS; r++)
+    e->rows[r].first = at;
+}
+
+static int build_group_rows(mprof_render_model *m, rs_group *g,
+                            const span_key *k, size_t n, lane_builder *lb) {
+  const mprof_span_record *sp = mprof_trace_spans(m->trace, NULL);
+  g->span_count = n;
+  g->all_idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+  g->all_start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  g->all_max_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  g->row_idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+  g->row_start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  g->row_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  if (!g->all_idx || !g->all_start || !g->all_max_end || !g->row_idx ||
+      !g->row_start || !g->row_end)
+    return oom();
+  /* Roles: rows of their own when any span has a loader/consumer/storer
+   * role, else everything in the consumer row. */
+  g->start_ns = INT64_MAX;
+  g->end_ns = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t role = rs_region_role(m, sp[k[i].idx].region);
+    if (role == MPROF_ROLE_LOADER || role == MPROF_ROLE_CONSUMER ||
+        role == MPROF_ROLE_STORER)
+      g->role_rows = 1;
+    if (k[i].start < g->start_ns)
+      g->start_ns = k[i].start;
+    if (k[i].end > g->end_ns)
+      g->end_ns = k[i].end;
+  }
+  /* SMs and GPUs: every SM of each device, those without spans too (an
+   * idle SM is what load balance is about), in (device, SM) order. */
+  size_t devices;
+  const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
+  size_t sms = 0;
+  for (size_t i = 0; i < n; i++) {
+    int new_device = i == 0 || k[i].device != k[i - 1].device;
+    if (new_device)
+      sms += device_sms(dev, devices, k[i].device);
+    if (new_device || k[i].sm != k[i - 1].sm)
+      sms++;
+  }
+  g->sms = (rs_sm *)calloc(sms ? sms : 1, sizeof *g->sms);
+  if (!g->sms)
+    return oom();
+  g->sm_count = 0;
+  uint32_t gpu = 0;
+  size_t at = 0;        /* next free place in the row arrays */
+  uint32_t next_sm = 0; /* the next SM id of the device to place */
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && k[j].device == k[i].device && k[j].sm == k[i].sm)
+      j++;
+    if (i && k[i].device != k[i - 1].device) {
+      /* Close the previous device with its idle SMs. */
+      uint32_t total = device_sms(dev, devices, k[i - 1].device);
+      for (; next_sm < total; next_sm++)
+        push_empty(g, k[i - 1].device, gpu, next_sm, at);
+      gpu++;
+      next_sm = 0;
+    }
+    uint32_t total = device_sms(dev, devices, k[i].device);
+    for (; next_sm < k[i].sm && next_sm < total; next_sm++)
+      push_empty(g, k[i].device, gpu, next_sm, at);
+    next_sm = k[i].sm + 1;
+    rs_sm *sm = &g->sms[g->sm_count];
+    g->sm_count++;
+    sm->device = k[i].device;
+    sm->gpu = gpu;
+    sm->sm = k[i].sm;
+    sm->first = i;
+    sm->count = j - i;
+    sm->first_start = k[i].start;
+    int64_t run = INT64_MIN;
+    for (size_t x = i; x < j; x++) {
+      g->all_idx[x] = k[x].idx;
+      g->all_start[x] = k[x].start;
+      if (k[x].end > run)
+        run = k[x].end;
+      g->all_max_end[x] = run;
+    }
+    sm->last_end = run;
+    /* The rows, one at a time. */
+    if (lb_reserve(lb, j - i))
+      return oom();
+    for (int r = 0; r < RS_ROWS; r++) {
+      size_t count = 0;
+      for (size_t x = i; x < j; x++) {
+        if (row_of(g, rs_region_role(m, sp[k[x].idx].region)) != r)
+          continue;
+        lb->tmp_start[count] = k[x].start;
+        lb->tmp_end[count] = k[x].end;
+        lb->tmp_idx[count] = k[x].idx;
+        count++;
+      }
+      if (count)
+        g->has_row[r] = 1;
+      if (lb_place(lb, count, &sm->rows[r], at, g->row_idx, g->row_start,
+                   g->row_end))
+        return oom();
+      at += count;
+    }
+    i = j;
+  }
+  if (n) {
+    uint32_t total = device_sms(dev, devices, k[n - 1].device);
+    for (; next_sm < total; next_sm++)
+      push_empty(g, k[n - 1].device, gpu, next_sm, at);
+  }
+  g->gpu_count = g->sm_count ? gpu + 1 : 0;
+  return 0;
+}
+
+static int build_group(mprof_render_model *m, rs_group *g, const span_key *k,
+                       size_t n) {
+  lane_builder builder;
+  memset(&builder, 0, sizeof builder);
+  int rc = build_group_rows(m, g, k, n, &builder);
+  g->lane_first = builder.pool; /* the group's from now on */
+  builder.pool = NULL;
+  lb_free(&builder);
+  if (!rc && (build_density(g) || build_load(g)))
+    rc = oom();
+  return rc;
+}
+
+int mprof_render__build_spans(mprof_render_model *m) {
+  size_t n, regions;
+  const mprof_span_record *sp = mprof_trace_spans(m->trace, &n);
+  const mprof_region_record *rg = mprof_trace_regions(m->trace, &regions);
+  m->span_total = n;
+  m->none_group = -1;
+  m->region_count = regions;
+  m->region_color =
+      (uint32_t *)malloc((regions ? regions : 1) * sizeof(uint32_t));
+  m->region_role =
+      (uint32_t *)malloc((regions ? regions : 1) * sizeof(uint32_t));
+  m->kernel_group = (int32_t *)malloc((m->kernel_count ? m->kernel_count : 1) *
+                                      sizeof(int32_t));
+  m->launch_tracks = (rs_launch_track *)calloc(
+      m->kernel_count ? m->kernel_count : 1, sizeof(rs_launch_track));
+  if (!m->region_color || !m->region_role || !m->kernel_group ||
+      !m->launch_tracks)
+    return oom();
+  for (size_t r = 0; r < regions; r++) {
+    m->region_color[r] = rg[r].color ? rg[r].color & 0xffffffu
+                                     : region_palette[r % REGION_PALETTE];
+    m->region_role[r] =
+        rg[r].role <= MPROF_ROLE_STORER ? rg[r].role : MPROF_ROLE_OTHER;
+  }
+  for (size_t k = 0; k < m->kernel_count; k++)
+    m->kernel_group[k] = -1;
+  if (!n)
+    return 0;
+  if (n > UINT32_MAX)
+    return mprof_render__fail("more than 2^32 spans");
+  /* Groups: one per kernel name that has spans (first come first), and
+   * one for spans of no launch. */
+  int32_t *name_group = (int32_t *)malloc(
+      (m->kernel_count ? m->kernel_count : 1) * sizeof(int32_t));
+  span_key *keys = (span_key *)malloc(n * sizeof *keys);
+  if (!name_group || !keys) {
+    free(name_group);
+    free(keys);
+    return oom();
+  }
+  /* Kernels of one name share the group of the first of them. */
+  for (size_t k = 0; k < m->kernel_count; k++) {
+    name_group[k] = (int32_t)k;
+    for (size_t j = 0; j < k; j++)
+      if (strcmp(m->kernels[j].mangled, m->kernels[k].mangled) == 0) {
+        name_group[k] = name_group[j];
+        break;
+      }
+  }
+  size_t launches;
+  mprof_trace_launches(m->trace, &launches);
+  uint32_t none_key = (uint32_t)m->kernel_count; /* sorts after kernels */
+  for (size_t i = 0; i < n; i++) {
+    int kernel = sp[i].launch < launches
+                     ? mprof_render_launch_kernel(m, sp[i].launch)
+                     : -1;
+    keys[i].group = kernel >= 0 ? (uint32_t)name_group[kernel] : none_key;
+    keys[i].device = sp[i].launch < launches ? rs_launch_device(m, sp[i].launch)
+                                             : MPROF_INDEX_NONE;
+    keys[i].sm = sp[i].sm;
+    keys[i].idx = (uint32_t)i;
+    keys[i].start = clamp_ns(sp[i].start);
+    keys[i].end = clamp_ns(sp[i].end > sp[i].start ? sp[i].end : sp[i].start);
+  }
+  qsort(keys, n, sizeof *keys, by_group_sm_start);
+  size_t groups = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || keys[i].group != keys[i - 1].group)
+      groups++;
+  m->groups = (rs_group *)calloc(groups, sizeof *m->groups);
+  int rc = m->groups ? 0 : oom();
+  for (size_t i = 0; !rc && i < n;) {
+    size_t j = i;
+    while (j < n && keys[j].group == keys[i].group)
+      j++;
+    rs_group *g = &m->groups[m->group_count];
+    int32_t index = (int32_t)m->group_count++;
+    if (keys[i].group == none_key) {
+      g->mangled = NULL;
+      m->none_group = index;
+    } else {
+      g->mangled = m->kernels[keys[i].group].mangled;
+      for (size_t k = 0; k < m->kernel_count; k++)
+        if (name_group[k] == (int32_t)keys[i].group)
+          m->kernel_group[k] = index;
+    }
+    rc = build_group(m, g, keys + i, j - i);
+    i = j;
+  }
+  free(keys);
+  free(name_group);
+  return rc;
+}
+
+static void free_activity(rs_activity *a) {
+  if (!a)
+    return;
+  for (int l = 0; l < 2; l++) {
+    free(a->level[l].rows);
+    free(a->level[l].idx);
+    free(a->level[l].start);
+    free(a->level[l].end);
+    free(a->level[l].lane_first);
+    free(a->level[l].all_idx);
+    free(a->level[l].all_start);
+    free(a->level[l].all_max_end);
+  }
+  free(a);
+}
+
+void mprof_render__free_spans(mprof_render_model *m) {
+  for (size_t i = 0; m->groups && i < m->group_count; i++) {
+    rs_group *g = &m->groups[i];
+    free(g->sms);
+    free(g->all_idx);
+    free(g->all_start);
+    free(g->all_max_end);
+    free(g->row_idx);
+    free(g->row_start);
+    free(g->row_end);
+    free(g->lane_first);
+    free(g->busy);
+    free(g->load);
+  }
+  free(m->groups);
+  for (size_t k = 0; m->launch_tracks && k < m->kernel_count; k++) {
+    free(m->launch_tracks[k].idx);
+    free(m->launch_tracks[k].start);
+    free(m->launch_tracks[k].max_end);
+  }
+  free(m->launch_tracks);
+  free(m->kernel_group);
+  free(m->region_color);
+  free(m->region_role);
+  free(m->span_nest);
+  free_activity(m->activity);
+  mprof_mkprof_free(m->mkprof);
+}
+
+/* ---- accessors ---------------------------------------------------------- */
+
+int mprof_render_model_has_spans(const mprof_render_model *m) {
+  return m && m->span_total > 0;
+}
+
+int mprof_render_model_is_demo(const mprof_render_model *m) {
+  return m && m->demo;
+}
+
+const rs_group *mprof_render__group(const mprof_render_model *m, int kernel) {
+  if (!m || !m->group_count)
+    return NULL;
+  if (kernel >= 0 && (size_t)kernel < m->kernel_count &&
+      m->kernel_group[kernel] >= 0)
+    return &m->groups[m->kernel_group[kernel]];
+  return NULL;
+}
+
+size_t mprof_render_kernel_span_count(const mprof_render_model *m, int kernel) {
+  const rs_group *g = mprof_render__group(m, kernel);
+  return g ? g->span_count : 0;
+}
+
+int mprof_render_span_kernel(const mprof_render_model *m, int kernel) {
+  if (!m || mprof_render_kernel_span_count(m, kernel))
+    return kernel;
+  for (size_t k = 0; k < m->kernel_count; k++)
+    if (m->kernel_group[k] >= 0)
+      return (int)k;
+  return kernel;
+}
+
+/* ---- launches of a kernel (projected views) ----------------------------- */
+
+static const mprof_launch_record *sort_launches;
+static int by_launch_start(const void *a, const void *b) {
+  const mprof_launch_record *x = &sort_launches[*(const uint32_t *)a];
+  const mprof_launch_record *y = &sort_launches[*(const uint32_t *)b];
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+const rs_launch_track *mprof_render__launch_track(const mprof_render_model *cm,
+                                                  int kernel) {
+  if (!cm || kernel < 0 || (size_t)kernel >= cm->kernel_count)
+    return NULL;
+  mprof_render_model *m = (mprof_render_model *)cm; /* a cache */
+  rs_launch_track *t = &m->launch_tracks[kernel];
+  if (!t->built) {
+    t->built = 1;
+    size_t n;
+    const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+      count += m->shape_kernel[l[i].shape] == kernel;
+    t->idx = (uint32_t *)malloc((count ? count : 1) * sizeof(uint32_t));
+    t->start = (int64_t *)malloc((count ? count : 1) * sizeof(int64_t));
+    t->max_end = (int64_t *)malloc((count ? count : 1) * sizeof(int64_t));
+    if (!t->idx || !t->start || !t->max_end)
+      return NULL;
+    for (size_t i = 0; i < n; i++)
+      if (m->shape_kernel[l[i].shape] == kernel)
+        t->idx[t->count++] = (uint32_t)i;
+    sort_launches = l;
+    qsort(t->idx, t->count, sizeof *t->idx, by_launch_start);
+    int64_t run = INT64_MIN;
+    for (size_t i = 0; i < t->count; i++) {
+      t->start[i] = clamp_ns(l[t->idx[i]].start);
+      int64_t e = clamp_ns(l[t->idx[i]].end);
+      run = e > run ? e : run;
+      t->max_end[i] = run;
+    }
+  }
+  return t->count && t->idx ? t : NULL;
+}
+
+/* ---- Activity ----------------------------------------------------------- */
+
+typedef struct nest_key {
+  uint32_t launch, block, warp, idx;
+  int64_t start, end;
+} nest_key;
+
+static int by_recorder(const void *a, const void *b) {
+  const nest_key *x = (const nest_key *)a, *y = (const nest_key *)b;
+  if (x->launch != y->launch)
+    return x->launch < y->launch ? -1 : 1;
+  if (x->block != y->block)
+    return x->block < y->block ? -1 : 1;
+  if (x->warp != y->warp)
+    return x->warp < y->warp ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end > y->end ? -1 : 1; /* the enclosing one first */
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Nesting per recorder (launch, block, warp): 1 = outermost, 2 =
+ * innermost (both for a span alone). */
+static int build_nesting(mprof_render_model *m) {
+  size_t n;
+  const mprof_span_record *sp = mprof_trace_spans(m->trace, &n);
+  m->span_nest = (unsigned char *)malloc(n ? n : 1);
+  nest_key *k = (nest_key *)malloc((n ? n : 1) * sizeof *k);
+  int64_t *stack_end = (int64_t *)malloc(64 * sizeof(int64_t));
+  uint32_t *stack_idx = (uint32_t *)malloc(64 * sizeof(uint32_t));
+  if (!m->span_nest || !k || !stack_end || !stack_idx) {
+    free(k);
+    free(stack_end);
+    free(stack_idx);
+    return oom();
+  }
+  for (size_t i = 0; i < n; i++) {
+    k[i].launch = sp[i].launch;
+    k[i].block = sp[i].block;
+    k[i].warp = sp[i].warp;
+    k[i].idx = (uint32_t)i;
+    k[i].start = clamp_ns(sp[i].start);
+    k[i].end = clamp_ns(sp[i].end > sp[i].start ? sp[i].end : sp[i].start);
+    m->span_nest[i] = 3;
+  }
+  qsort(k, n, sizeof *k, by_recorder);
+  size_t depth = 0, cap = 64;
+  for (size_t i = 0; i < n; i++) {
+    if (i && (k[i].launch != k[i - 1].launch || k[i].block != k[i - 1].block ||
+              k[i].warp != k[i - 1].warp))
+      depth = 0;
+    while (depth && stack_end[depth - 1] <= k[i].start)
+      depth--;
+    if (depth) {
+      m->span_nest[k[i].idx] &= (unsigned char)~1u; /* not outermost */
+      m->span_nest[stack_idx[depth - 1]] &=
+          (unsigned char)~2u; /* has a child */
+    }
+    if (depth == cap) {
+      /* Deeper than 64: treat it as a sibling of the deepest. */
+      depth--;
+    }
+    stack_end[depth] = k[i].end;
+    stack_idx[depth] = k[i].idx;
+    depth++;
+  }
+  free(k);
+  free(stack_end);
+  free(stack_idx);
+  return 0;
+}
+
+typedef struct act_key {
+  uint32_t device, sm, launch, block, warp, idx;
+  int64_t start, end;
+} act_key;
+
+static int by_activity_row(const void *a, const void *b) {
+  const act_key *x = (const act_key *)a, *y = (const act_key *)b;
+#define CMP(f)                                                                 \
+  if (x->f != y->f)                                                            \
+  return x->f < y->f ? -1 : 1
+  CMP(device);
+  CMP(sm);
+  CMP(launch);
+  CMP(block);
+  CMP(warp);
+  CMP(start);
+  CMP(end);
+  CMP(idx);
+#undef CMP
+  return 0;
+}
+
+static int by_int64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
+                       int leaves, rs_activity_level *out) {
+  const mprof_span_record *sp = mprof_trace_spans(m->trace, NULL);
+  size_t n = 0;
+  unsigned char want = leaves ? 2 : 1;
+  for (size_t i = 0; i < g->span_count; i++)
+    n += (m->span_nest[g->all_idx[i]] & want) != 0;
+  act_key *k = (act_key *)malloc((n ? n : 1) * sizeof *k);
+  out->idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+  out->start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  out->end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  int64_t *durations = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  if (!k || !out->idx || !out->start || !out->end || !durations) {
+    free(k);
+    free(durations);
+    return oom();
+  }
+  size_t at = 0;
+  for (size_t s = 0; s < g->sm_count; s++)
+    for (size_t i = g->sms[s].first; i < g->sms[s].first + g->sms[s].count;
+         i++) {
+      uint32_t idx = g->all_idx[i];
+      if (!(m->span_nest[idx] & want))
+        continue;
+      act_key *x = &k[at++];
+      x->device = rows == MPROF_ACTIVITY_SM ? g->sms[s].device : 0;
+      x->sm = rows == MPROF_ACTIVITY_SM ? g->sms[s].sm : 0;
+      x->launch = rows == MPROF_ACTIVITY_SM ? 0 : sp[idx].launch;
+      x->block = rows == MPROF_ACTIVITY_SM ? 0 : sp[idx].block;
+      x->warp = rows == MPROF_ACTIVITY_WARP ? sp[idx].warp : 0;
+      x->idx = idx;
+      x->start = g->all_start[i];
+      x->end =
+          clamp_ns(sp[idx].end > sp[idx].start ? sp[idx].end : sp[idx].start);
+      durations[at - 1] = x->end - x->start;
+    }
+  qsort(k, n, sizeof *k, by_activity_row);
+  if (n) {
+    qsort(durations, n, sizeof *durations, by_int64);
+    out->median_ns = (double)durations[n / 2];
+  }
+  free(durations);
+  size_t row_count = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || k[i].device != k[i - 1].device || k[i].sm != k[i - 1].sm ||
+        k[i].launch != k[i - 1].launch || k[i].block != k[i - 1].block ||
+        k[i].warp != k[i - 1].warp)
+      row_count++;
+  out->rows =
+      (rs_activity_row *)calloc(row_count ? row_count : 1, sizeof *out->rows);
+  out->all_idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+  out->all_start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  out->all_max_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  lane_builder lb;
+  memset(&lb, 0, sizeof lb);
+  if (!out->rows || !out->all_idx || !out->all_start || !out->all_max_end) {
+    free(k);
+    return oom();
+  }
+  size_t dst = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && k[j].device == k[i].device && k[j].sm == k[i].sm &&
+           k[j].launch == k[i].launch && k[j].block == k[i].block &&
+           k[j].warp == k[i].warp)
+      j++;
+    rs_activity_row *r = &out->rows[out->row_count++];
+    const mprof_span_record *first = &sp[k[i].idx];
+    r->device = rows == MPROF_ACTIVITY_SM ? k[i].device
+                                          : rs_launch_device(m, first->launch);
+    r->sm = first->sm;
+    r->launch = rows == MPROF_ACTIVITY_SM ? MPROF_INDEX_NONE : k[i].launch;
+    r->block = rows == MPROF_ACTIVITY_SM ? MPROF_INDEX_NONE : k[i].block;
+    r->warp = rows == MPROF_ACTIVITY_WARP ? k[i].warp : MPROF_INDEX_NONE;
+    r->spans = j - i;
+    r->first = i;
+    int64_t run = INT64_MIN;
+    for (size_t x = i; x < j; x++) {
+      out->all_idx[x] = k[x].idx;
+      out->all_start[x] = k[x].start;
+      run = k[x].end > run ? k[x].end : run;
+      out->all_max_end[x] = run;
+    }
+    if (lb_reserve(&lb, j - i)) {
+      lb_free(&lb);
+      free(k);
+      return oom();
+    }
+    for (size_t x = i; x < j; x++) {
+      lb.tmp_start[x - i] = k[x].start;
+      lb.tmp_end[x - i] = k[x].end;
+      lb.tmp_idx[x - i] = k[x].idx;
+    }
+    if (lb_place(&lb, j - i, &r->lanes, dst, out->idx, out->start, out->end)) {
+      lb_free(&lb);
+      free(k);
+      return oom();
+    }
+    dst += j - i;
+    i = j;
+  }
+  out->lane_first = lb.pool;
+  lb.pool = NULL;
+  lb_free(&lb);
+  free(k);
+  return 0;
+}
+
+const rs_activity *mprof_render__activity(const mprof_render_model *cm,
+                                          int group, int rows) {
+  mprof_render_model *m = (mprof_render_model *)cm; /* a cache */
+  if (!m || group < 0 || (size_t)group >= m->group_count || rows < 0 ||
+      rows >= MPROF_ACTIVITY_ROWS_COUNT)
+    return NULL;
+  if (m->activity && m->activity->group == group && m->activity->rows == rows)
+    return m->activity;
+  free_activity(m->activity);
+  m->activity = NULL;
+  if (!m->span_nest && build_nesting(m))
+    return NULL;
+  rs_activity *a = (rs_activity *)calloc(1, sizeof *a);
+  if (!a)
+    return NULL;
+  a->group = group;
+  a->rows = rows;
+  if (build_level(m, &m->groups[group], rows, 0, &a->level[0]) ||
+      build_level(m, &m->groups[group], rows, 1, &a->level[1])) {
+    free_activity(a);
+    return NULL;
+  }
+  m->activity = a;
+  return a;
+}

@@ -1,0 +1,262 @@
+/*
+ * mprof-render — the Activity view: the spans of one kernel as an SM /
+ * block / warp hierarchy.
+ *
+ *   Rows   SM: one row per SM, its blocks' spans stacked in sub-lanes;
+ *          block: one row per (launch, block); warp: one per (launch,
+ *          block, warp).
+ *   Depth  phase: the outermost spans of each recorder; instruction: the
+ *          innermost (spans with nothing inside); auto: phases until the
+ *          median phase is 30 px wide, then what is inside them.
+ *
+ * `mprof --demo-activity` shows it on synthetic data (and says so); it
+ * works on any trace with spans. Same drawing as Mega: a pixel buffer,
+ * one binary search per bar.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_spans.h"
+
+#define AUTO_OPEN_PX 30.0
+
+static const rs_activity *activity_of(const rs_frame *f) {
+  if (!f->group)
+    return NULL;
+  return mprof_render__activity(f->model, (int)(f->group - f->model->groups),
+                                f->view->activity_rows);
+}
+
+/* The level drawn: phases (0) or instructions (1). */
+static int level_of(const rs_frame *f, const rs_activity *a) {
+  switch (f->view->activity_depth) {
+  case MPROF_ACTIVITY_PHASE: return 0;
+  case MPROF_ACTIVITY_INSTRUCTION: return 1;
+  default:
+    return a->level[0].median_ns >
+                   AUTO_OPEN_PX * mprof_render_ns_per_px(&f->map)
+               ? 1
+               : 0;
+  }
+}
+
+size_t mprof_render__activity_rows(const mprof_render_model *m,
+                                   const mprof_render_view *view) {
+  rs_frame f;
+  rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, 1000, 1000);
+  const rs_activity *a = activity_of(&f);
+  return a ? a->level[0].row_count : 0;
+}
+
+double mprof_render__activity_content(const mprof_render_model *m,
+                                      const mprof_render_view *view) {
+  if (!(view->activity_height > 0))
+    return 0;
+  return view->activity_height * (double)mprof_render__activity_rows(m, view);
+}
+
+static void row_label(char *buf, size_t size, const rs_activity_row *r,
+                      int rows) {
+  switch (rows) {
+  case MPROF_ACTIVITY_BLOCK:
+    snprintf(buf, size, "block %u \u00b7 SM %u", r->block, r->sm);
+    break;
+  case MPROF_ACTIVITY_WARP:
+    if (r->warp == MPROF_INDEX_NONE)
+      snprintf(buf, size, "block %u \u00b7 SM %u", r->block, r->sm);
+    else
+      snprintf(buf, size, "b%u w%u \u00b7 SM %u", r->block, r->warp, r->sm);
+    break;
+  default: snprintf(buf, size, "SM %u", r->sm); break;
+  }
+}
+
+/* "Rows: SM | block | warp    Depth: auto | phase | instruction", the
+ * current ones on a dark chip: the switches, as a picture. */
+static void switches(cairo_t *cr, const rs_frame *f, int level, double width) {
+  double x = width * 0.45, y = 37;
+  rd_font(cr, 10.5, 0, 0);
+  for (int group = 0; group < 2; group++) {
+    rd_rgb(cr, RD_TEXT_DIM);
+    x += rd_text(cr, x, y, group ? "Depth:" : "Rows:") + 6;
+    int count = group ? MPROF_ACTIVITY_DEPTH_COUNT : MPROF_ACTIVITY_ROWS_COUNT;
+    int current = group ? f->view->activity_depth : f->view->activity_rows;
+    for (int i = 0; i < count; i++) {
+      char text[48];
+      const char *key = group ? mprof_render_activity_depth_key(i)
+                              : mprof_render_activity_rows_key(i);
+      if (group && i == MPROF_ACTIVITY_AUTO && current == i)
+        snprintf(text, sizeof text, "auto (%s)",
+                 level ? "instruction" : "phase");
+      else
+        snprintf(text, sizeof text, "%s", key);
+      double w = rd_text_width(cr, text);
+      if (i == current) {
+        rd_fill_rect(cr, x - 3, y - 11, w + 6, 15, 0x4b5563);
+        rd_rgb(cr, 0xffffff);
+      } else {
+        rd_rgb(cr, RD_TEXT);
+      }
+      rd_text(cr, x, y, text);
+      x += w + 10;
+    }
+    x += 16;
+  }
+}
+
+void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
+                                 const mprof_render_view *view, double width,
+                                 double height) {
+  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
+  rs_frame f;
+  rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, width, height);
+  const rs_activity *a = activity_of(&f);
+  if (!a) {
+    mprof_render_draw_message(
+        cr, width, height, "No activity spans",
+        mprof_render_model_has_spans(m)
+            ? "This kernel has no spans: pick one that has (the kernel "
+              "list), or see `mprof --demo-activity`."
+            : "This trace has no activity spans. Record kernels built with "
+              "producers/source (`mprof record source`), open a .mkprof, or "
+              "see the synthetic `mprof --demo-activity`.");
+    return;
+  }
+  int level = level_of(&f, a);
+  const rs_activity_level *lv = &a->level[level];
+  const mprof_render_layout *l = &f.layout;
+  double rows_px = l->bottom - l->top;
+  double unit = mprof_render__row_unit(m, view, MPROF_RENDER_ACTIVITY, rows_px);
+  size_t first = (size_t)fmax(0, floor(view->scroll_y / unit));
+  size_t last = (size_t)fmax(0, ceil((view->scroll_y + rows_px) / unit));
+  if (last > lv->row_count)
+    last = lv->row_count;
+  rs_canvas c;
+  if (rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
+    size_t columns = (size_t)c.w;
+    mprof_render_column *cols =
+        (mprof_render_column *)malloc(columns * sizeof *cols);
+    uint32_t *colors = (uint32_t *)malloc(columns * sizeof *colors);
+    int grid[64];
+    size_t grid_count = mprof_render__tick_xs(&f.map, f.origin, grid, 64);
+    for (size_t s = first; cols && colors && s < last; s++) {
+      const rs_activity_row *r = &lv->rows[s];
+      double y = -view->scroll_y + (double)s * unit;
+      int y0 = (int)floor(y), y1 = (int)floor(y + unit);
+      uint32_t tint = rs_gpu_tint(0, (uint32_t)s);
+      rs_canvas_fill(&c, 0, c.w, y0, y1, tint);
+      for (size_t i = 0; i < grid_count; i++)
+        rs_canvas_fill(&c, grid[i] - (int)l->left, grid[i] - (int)l->left + 1,
+                       y0, y1, rd_darken(tint, 0.06));
+      double row_px = y1 - y0 - (unit >= 5 ? 1 : 0);
+      uint32_t shown = mprof_render_lanes_shown(r->lanes.lanes, row_px);
+      double lane_h = shown ? row_px / shown : row_px;
+      if (shown < r->lanes.lanes) {
+        /* Sub-lanes too thin: one bar for the row, whatever covers each
+         * pixel, as Mega does for an SM. */
+        mprof_render_track t = {lv->all_start + r->first,
+                                lv->all_max_end + r->first, r->spans};
+        rs_track_colors(&f, &t, lv->all_idx + r->first, columns, cols, colors);
+        rs_canvas_columns(&c, colors, y0,
+                          y0 + (int)row_px > y0 ? y0 + (int)row_px : y0 + 1);
+        continue;
+      }
+      for (uint32_t lane = 0; lane < r->lanes.lanes; lane++) {
+        uint32_t d = lane < shown ? lane : shown - 1;
+        mprof_render_track t =
+            rs_lane_track(&r->lanes, lv->lane_first, lv->start, lv->end, lane);
+        size_t at = r->lanes.first + lv->lane_first[r->lanes.lane_at + lane];
+        rs_track_colors(&f, &t, lv->idx + at, columns, cols, colors);
+        int ly0 = y0 + (int)floor(d * lane_h);
+        int ly1 = y0 + (int)floor((d + 1) * lane_h);
+        if (ly1 - ly0 >= 4)
+          ly1--;
+        rs_canvas_columns(&c, colors, ly0, ly1 > ly0 ? ly1 : ly0 + 1);
+      }
+    }
+    free(cols);
+    free(colors);
+    rs_canvas_paint(cr, &c, l->left, l->top);
+    rs_canvas_free(&c);
+  }
+  /* Labels. */
+  rd_fill_rect(cr, 0, l->top, l->left, rows_px, RD_PANEL);
+  rd_vline(cr, l->left - 1, l->top, l->bottom, RD_RULE);
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, l->top, l->left - 1, rows_px);
+  cairo_clip(cr);
+  double every = unit >= 12 ? 1 : ceil(13.0 / unit);
+  for (size_t s = first; s < last; s++) {
+    if (fmod((double)s, every) != 0)
+      continue;
+    char text[96];
+    row_label(text, sizeof text, &lv->rows[s], view->activity_rows);
+    double y = l->top - view->scroll_y + (double)s * unit;
+    rd_rgb(cr, RD_TEXT);
+    rd_font(cr, fmin(11, fmax(8, unit - 2)), 0, 0);
+    rd_text_fit(cr, 12, y + fmin(unit, 24) / 2 + 4, l->left - 20, text);
+  }
+  cairo_restore(cr);
+  mprof_render__span_header(cr, m, view, MPROF_RENDER_ACTIVITY, width, 1);
+  switches(cr, &f, level, width);
+  mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,
+                          width);
+}
+
+void mprof_render__hit_activity(const mprof_render_model *m,
+                                const mprof_render_view *view, double width,
+                                double height, double x, double y,
+                                mprof_render_hit *hit) {
+  rs_frame f;
+  rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, width, height);
+  const mprof_render_layout *l = &f.layout;
+  hit->time_ns = mprof_render_x_to_time(&f.map, x);
+  const rs_activity *a = activity_of(&f);
+  if (!a || y < l->top || y >= l->bottom) {
+    hit->kind =
+        a && y >= l->bottom && x >= l->left ? MPROF_HIT_RULER : MPROF_HIT_NONE;
+    return;
+  }
+  const rs_activity_level *lv = &a->level[level_of(&f, a)];
+  double unit = mprof_render__row_unit(m, view, MPROF_RENDER_ACTIVITY,
+                                       l->bottom - l->top);
+  double content_y = y - l->top + view->scroll_y;
+  size_t s = (size_t)floor(content_y / unit);
+  if (content_y < 0 || s >= lv->row_count)
+    return;
+  const rs_activity_row *r = &lv->rows[s];
+  hit->device = r->device;
+  hit->sm = r->sm;
+  hit->kernel = view->kernel;
+  hit->row_key = (int64_t)s;
+  hit->kind = x < l->left ? MPROF_HIT_LABEL : MPROF_HIT_SM;
+  if (x < l->left || !r->lanes.lanes)
+    return;
+  double y0 = floor(-view->scroll_y + (double)s * unit);
+  double y1 = floor(-view->scroll_y + (double)(s + 1) * unit);
+  double row_px = y1 - y0 - (unit >= 5 ? 1 : 0);
+  uint32_t shown = mprof_render_lanes_shown(r->lanes.lanes, row_px);
+  if (shown < r->lanes.lanes) {
+    mprof_render_track t = {lv->all_start + r->first,
+                            lv->all_max_end + r->first, r->spans};
+    rs_hit_track(&f, &t, lv->all_idx + r->first, x, hit);
+    return;
+  }
+  double lane_h = row_px / shown;
+  uint32_t d =
+      (uint32_t)fmax(0, floor((content_y - (double)s * unit) / lane_h));
+  if (d >= shown)
+    d = shown - 1;
+  uint32_t to = d + 1 == shown ? r->lanes.lanes : d + 1;
+  for (uint32_t lane = d; lane < to; lane++) {
+    mprof_render_track t =
+        rs_lane_track(&r->lanes, lv->lane_first, lv->start, lv->end, lane);
+    size_t at = r->lanes.first + lv->lane_first[r->lanes.lane_at + lane];
+    if (rs_hit_track(&f, &t, lv->idx + at, x, hit))
+      return;
+  }
+}

@@ -1,0 +1,324 @@
+/*
+ * mprof-render — the Density view: one row per SM, one cell per few pixels
+ * of time, coloured by the share of the cell the SM was busy (covered by
+ * at least one span). Measured from spans; for a trace without them,
+ * projected from each launch's waves of blocks as the share of the SM's
+ * warp slots in use, under a banner that says so.
+ *
+ * Cells wider than the group's fine buckets (spans.c: up to 4096 per SM)
+ * are read from them; narrower cells (deep zoom) from the spans, which are
+ * few there. The frame costs cells, not spans.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_spans.h"
+
+#define CELL_PX 2 /* px per time bucket */
+#define EMPTY 0xf1f2f5u
+
+/* The heat scale: pale yellow through orange and red to dark purple. */
+static const struct {
+  double at;
+  uint32_t rgb;
+} scale[] = {{0.0, 0xfff4c2},
+             {0.25, 0xfdc44f},
+             {0.5, 0xf07d2c},
+             {0.75, 0xc8372d},
+             {1.0, 0x5c1038}};
+
+uint32_t mprof_render_density_color(double value) {
+  if (!(value > 0.0005))
+    return EMPTY;
+  if (value >= 1)
+    return scale[4].rgb;
+  for (int i = 0; i < 4; i++)
+    if (value <= scale[i + 1].at) {
+      double f = (value - scale[i].at) / (scale[i + 1].at - scale[i].at);
+      uint32_t a = scale[i].rgb, b = scale[i + 1].rgb, out = 0;
+      for (int shift = 16; shift >= 0; shift -= 8) {
+        double ca = (a >> shift) & 0xff, cb = (b >> shift) & 0xff;
+        out |= (uint32_t)lround(ca + (cb - ca) * f) << shift;
+      }
+      return out;
+    }
+  return scale[4].rgb;
+}
+
+/* Busy share of SM @p s of @p g over [t0, t1). */
+static double measured_busy(const rs_group *g, size_t s, int64_t t0, int64_t t1,
+                            size_t *cursor) {
+  if (t1 <= t0 || t1 <= g->start_ns || t0 >= g->end_ns)
+    return 0;
+  double span = (double)(t1 - t0);
+  if (g->buckets && span >= g->bucket_ns) {
+    /* From the fine buckets, weighted by overlap. */
+    double fa = (double)(t0 - g->start_ns) / g->bucket_ns;
+    double fb = (double)(t1 - g->start_ns) / g->bucket_ns;
+    double lo = fmax(0, fa), hi = fmin((double)g->buckets, fb);
+    const float *row = g->busy + s * g->buckets;
+    double sum = 0;
+    for (size_t b = (size_t)lo; (double)b < hi; b++) {
+      double a = fmax(lo, (double)b), e = fmin(hi, (double)b + 1);
+      if (e > a)
+        sum += row[b] * (e - a);
+    }
+    return sum / (fb - fa);
+  }
+  /* From the spans: the union inside the cell. */
+  const rs_sm *sm = &g->sms[s];
+  const int64_t *start = g->all_start + sm->first;
+  const int64_t *max_end = g->all_max_end + sm->first;
+  size_t i = rs_first_ending_after(max_end, *cursor, sm->count, t0);
+  *cursor = i;
+  int64_t covered = 0, cs = 0, ce = 0;
+  int open = 0;
+  for (; i < sm->count && start[i] < t1; i++) {
+    int64_t a = start[i] > t0 ? start[i] : t0;
+    int64_t e = max_end[i] < t1 ? max_end[i] : t1;
+    if (e <= a)
+      continue;
+    if (open && a <= ce) {
+      ce = e > ce ? e : ce;
+      continue;
+    }
+    if (open)
+      covered += ce - cs;
+    cs = a;
+    ce = e;
+    open = 1;
+  }
+  if (open)
+    covered += ce - cs;
+  return (double)covered / span;
+}
+
+/* Mean number of spans at once on SM @p s over [t0, t1). */
+static double measured_load(const mprof_render_model *m, const rs_group *g,
+                            size_t s, int64_t t0, int64_t t1) {
+  const rs_sm *sm = &g->sms[s];
+  const mprof_span_record *sp = mprof_trace_spans(m->trace, NULL);
+  size_t i =
+      rs_first_ending_after(g->all_max_end + sm->first, 0, sm->count, t0);
+  double sum = 0;
+  for (; i < sm->count && g->all_start[sm->first + i] < t1; i++) {
+    const mprof_span_record *r = &sp[g->all_idx[sm->first + i]];
+    int64_t a = (int64_t)r->start > t0 ? (int64_t)r->start : t0;
+    int64_t e = (int64_t)r->end < t1 ? (int64_t)r->end : t1;
+    if (e > a)
+      sum += (double)(e - a);
+  }
+  return t1 > t0 ? sum / (double)(t1 - t0) : 0;
+}
+
+typedef struct density_rows {
+  size_t count;
+  rs_psm *psm; /* projected */
+} density_rows;
+
+static void labels(cairo_t *cr, const rs_frame *f, double band, size_t first,
+                   size_t last, const rs_psm *psm) {
+  const mprof_render_layout *l = &f->layout;
+  rd_fill_rect(cr, 0, l->top, l->left, l->bottom - l->top, RD_PANEL);
+  rd_vline(cr, l->left - 1, l->top, l->bottom, RD_RULE);
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, l->top, l->left - 1, l->bottom - l->top);
+  cairo_clip(cr);
+  double every = band >= 12 ? 1 : ceil(13.0 / band);
+  uint32_t gpus = f->group ? f->group->gpu_count : 1;
+  for (size_t s = first; s < last; s++) {
+    uint32_t gpu = f->group ? f->group->sms[s].gpu : psm[s].gpu;
+    uint32_t sm = f->group ? f->group->sms[s].sm : psm[s].sm;
+    if (!f->group && psm[s].gpu + 1 > gpus)
+      gpus = psm[s].gpu + 1;
+    double y = l->top - f->view->scroll_y + (double)s * band;
+    rd_fill_rect(cr, 2, floor(y), 5, ceil(band),
+                 rd_darken(rs_gpu_tint(gpu, 0), 0.25));
+    if (fmod((double)s, every) != 0)
+      continue;
+    char text[64];
+    if (gpus > 1)
+      snprintf(text, sizeof text, "GPU %u \u00b7 SM %u", gpu, sm);
+    else
+      snprintf(text, sizeof text, "SM %u", sm);
+    rd_rgb(cr, RD_TEXT);
+    rd_font(cr, fmin(11, fmax(8, band - 2)), 0, 0);
+    rd_text_fit(cr, 12, y + fmin(band, 24) / 2 + 4, l->left - 20, text);
+  }
+  cairo_restore(cr);
+}
+
+static void legend(cairo_t *cr, const rs_frame *f, double width) {
+  double w = fmin(220, width * 0.25), x = width - w - 70, y = 29;
+  for (int i = 0; i < (int)w; i++)
+    rd_fill_rect(cr, x + i, y, 1, 10,
+                 mprof_render_density_color((i + 0.5) / w));
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 10.5, 0, 0);
+  rd_text_right(cr, x - 6, y + 9, "0%");
+  rd_text(cr, x + w + 6, y + 9, f->projected ? "100% warps" : "100% busy");
+}
+
+void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
+                                const mprof_render_view *view, double width,
+                                double height) {
+  if (view->kernel < 0 && m->none_group < 0) {
+    rd_no_kernel(cr, width, height);
+    return;
+  }
+  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
+  rs_frame f;
+  rs_frame_init(&f, m, view, MPROF_RENDER_DENSITY, width, height);
+  const mprof_render_layout *l = &f.layout;
+  double rows_px = l->bottom - l->top;
+  size_t count = rs_frame_sm_count(&f);
+  rs_psm *psm = NULL;
+  if (f.projected && count) {
+    psm = (rs_psm *)malloc(count * sizeof *psm);
+    if (!psm)
+      return;
+    rs_projected_sms(m, f.kernel, psm, count);
+  }
+  double band = mprof_render__row_unit(m, view, MPROF_RENDER_DENSITY, rows_px);
+  size_t first = (size_t)fmax(0, floor(view->scroll_y / band));
+  size_t last = (size_t)fmax(0, ceil((view->scroll_y + rows_px) / band));
+  if (last > count)
+    last = count;
+  rs_canvas c;
+  if (count &&
+      rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
+    int cells = (c.w + CELL_PX - 1) / CELL_PX;
+    uint32_t *colors = (uint32_t *)malloc((size_t)c.w * sizeof *colors);
+    int64_t *edge = (int64_t *)malloc((size_t)(cells + 1) * sizeof *edge);
+    int64_t *launch_at = (int64_t *)malloc((size_t)cells * sizeof *launch_at);
+    if (colors && edge && launch_at) {
+      for (int b = 0; b <= cells; b++)
+        edge[b] = mprof_render_x_to_time(&f.map, l->left + b * CELL_PX);
+      int current = -2;
+      rs_projection p;
+      memset(&p, 0, sizeof p);
+      for (size_t s = first; s < last; s++) {
+        if (psm && psm[s].kernel != current) {
+          current = psm[s].kernel;
+          rs_projection_init(&p, m, current);
+          for (int b = 0; b < cells; b++) {
+            launch_at[b] = -1;
+            int64_t t = edge[b] + (edge[b + 1] - edge[b]) / 2;
+            if (!p.track)
+              continue;
+            size_t i =
+                rs_first_ending_after(p.track->max_end, 0, p.track->count, t);
+            if (i < p.track->count && p.track->start[i] <= t)
+              launch_at[b] = p.track->idx[i];
+          }
+        }
+        size_t cursor = 0;
+        for (int b = 0; b < cells; b++) {
+          double v = 0;
+          if (f.group) {
+            v = measured_busy(f.group, s, edge[b], edge[b + 1], &cursor);
+          } else if (launch_at[b] >= 0) {
+            int64_t t = edge[b] + (edge[b + 1] - edge[b]) / 2;
+            uint32_t blocks =
+                rs_projected_blocks(&p, m, (uint32_t)launch_at[b], psm[s].sm,
+                                    psm[s].sm_count, t, NULL, NULL);
+            v = rs_projected_occupancy(&p, blocks);
+          }
+          uint32_t rgb = mprof_render_density_color(v);
+          for (int x = b * CELL_PX; x < (b + 1) * CELL_PX && x < c.w; x++)
+            colors[x] = rgb;
+        }
+        double y = -view->scroll_y + (double)s * band;
+        int y0 = (int)floor(y), y1 = (int)floor(y + band);
+        if (band >= 5)
+          y1--; /* a line between SMs */
+        rs_canvas_columns(&c, colors, y0, y1 > y0 ? y1 : y0 + 1);
+      }
+    }
+    free(colors);
+    free(edge);
+    free(launch_at);
+    rs_canvas_paint(cr, &c, l->left, l->top);
+    rs_canvas_free(&c);
+  }
+  labels(cr, &f, band, first, last, psm);
+  mprof_render__span_header(cr, m, view, MPROF_RENDER_DENSITY, width, 1);
+  legend(cr, &f, width);
+  mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,
+                          width);
+  free(psm);
+}
+
+void mprof_render__hit_density(const mprof_render_model *m,
+                               const mprof_render_view *view, double width,
+                               double height, double x, double y,
+                               mprof_render_hit *hit) {
+  rs_frame f;
+  rs_frame_init(&f, m, view, MPROF_RENDER_DENSITY, width, height);
+  const mprof_render_layout *l = &f.layout;
+  hit->time_ns = mprof_render_x_to_time(&f.map, x);
+  if (y < l->top || y >= l->bottom) {
+    hit->kind =
+        y >= l->bottom && x >= l->left ? MPROF_HIT_RULER : MPROF_HIT_NONE;
+    return;
+  }
+  double band =
+      mprof_render__row_unit(m, view, MPROF_RENDER_DENSITY, l->bottom - l->top);
+  size_t count = rs_frame_sm_count(&f);
+  double content_y = y - l->top + view->scroll_y;
+  size_t s = (size_t)floor(content_y / band);
+  if (content_y < 0 || s >= count)
+    return;
+  int cell = (int)floor((x - l->left) / CELL_PX);
+  hit->t0 = mprof_render_x_to_time(&f.map, l->left + cell * CELL_PX);
+  hit->t1 = mprof_render_x_to_time(&f.map, l->left + (cell + 1) * CELL_PX);
+  hit->kernel = view->kernel;
+  if (f.group) {
+    hit->device = f.group->sms[s].device;
+    hit->sm = f.group->sms[s].sm;
+    if (x < l->left) {
+      hit->kind = MPROF_HIT_LABEL;
+      return;
+    }
+    size_t cursor = 0;
+    hit->kind = MPROF_HIT_CELL;
+    hit->value = measured_busy(f.group, s, hit->t0, hit->t1, &cursor);
+    /* Concurrency rides in `spans`, in thousandths. */
+    hit->spans = (uint64_t)llround(
+        1000.0 * measured_load(m, f.group, s, hit->t0, hit->t1));
+    return;
+  }
+  rs_psm *psm = (rs_psm *)malloc(count * sizeof *psm);
+  if (!psm)
+    return;
+  rs_projected_sms(m, f.kernel, psm, count);
+  hit->device = psm[s].device;
+  hit->sm = psm[s].sm;
+  hit->kernel = psm[s].kernel;
+  hit->kind = x < l->left ? MPROF_HIT_LABEL : MPROF_HIT_PROJECTED;
+  if (x >= l->left) {
+    rs_projection p;
+    rs_projection_init(&p, m, psm[s].kernel);
+    int64_t t = hit->t0 + (hit->t1 - hit->t0) / 2;
+    hit->value = 0;
+    if (p.track) {
+      size_t i = rs_first_ending_after(p.track->max_end, 0, p.track->count, t);
+      if (i < p.track->count && p.track->start[i] <= t) {
+        uint32_t wave = 0, waves = 0;
+        uint32_t blocks =
+            rs_projected_blocks(&p, m, p.track->idx[i], psm[s].sm,
+                                psm[s].sm_count, t, &wave, &waves);
+        hit->launch = p.track->idx[i];
+        hit->first = wave;
+        hit->last = waves;
+        hit->spans = blocks;
+        hit->value = rs_projected_occupancy(&p, blocks);
+      }
+    }
+  }
+  free(psm);
+}

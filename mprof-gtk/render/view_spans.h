@@ -1,0 +1,112 @@
+/*
+ * mprof-render — what Mega, Density and Activity share (view_mega.c): the
+ * frame of a span view, a pixel buffer painted once, and the projection of
+ * a trace without spans. Never installed.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_RENDER_VIEW_SPANS_H
+#define MPROF_RENDER_VIEW_SPANS_H
+
+#include "render_internal.h"
+
+#define RS_NONE 0xff000000u /* a column colour: draw nothing */
+#define RS_BANNER_PROJECTED MPROF_RENDER_BANNER_PROJECTED
+#define RS_BANNER_DEMO MPROF_RENDER_BANNER_DEMO
+
+/* A pixel buffer (RGB24) for the rows of a span view. */
+typedef struct rs_canvas {
+  cairo_surface_t *surface;
+  uint32_t *px;
+  int w, h, stride;
+} rs_canvas;
+
+int rs_canvas_init(rs_canvas *c, double width, double height, uint32_t bg);
+void rs_canvas_fill(rs_canvas *c, int x0, int x1, int y0, int y1, uint32_t rgb);
+void rs_canvas_columns(rs_canvas *c, const uint32_t *colors, int y0, int y1);
+void rs_canvas_paint(cairo_t *cr, rs_canvas *c, double x, double y);
+void rs_canvas_free(rs_canvas *c);
+void rs_cover_colors(const mprof_render_column *cols, size_t n,
+                     uint32_t (*color_of)(int64_t item, void *data), void *data,
+                     uint32_t *out);
+
+/* What a span view shows in this frame. */
+typedef struct rs_frame {
+  const mprof_render_model *model;
+  const mprof_render_view *view;
+  int tab;
+  int kernel;
+  const rs_group *group; /* NULL: projected (or nothing) */
+  int projected;
+  int demo;
+  mprof_render_layout layout;
+  mprof_render_timemap map;
+  int64_t origin; /* the axis counts from here */
+} rs_frame;
+
+void rs_frame_init(rs_frame *f, const mprof_render_model *m,
+                   const mprof_render_view *view, int tab, double width,
+                   double height);
+size_t rs_frame_sm_count(const rs_frame *f);
+uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm);
+size_t rs_band_rows(const rs_group *g, int *rows, double *offset,
+                    double *units);
+void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
+                     const uint32_t *idx, size_t columns,
+                     mprof_render_column *cols, uint32_t *colors);
+int rs_hit_track(const rs_frame *f, const mprof_render_track *track,
+                 const uint32_t *idx, double x, mprof_render_hit *hit);
+size_t rs_first_ending_after(const int64_t *max_end, size_t lo, size_t n,
+                             int64_t t);
+
+/* An SM of a projection. */
+typedef struct rs_psm {
+  uint32_t device, gpu, sm, sm_count;
+  int kernel; /* the kernel of that name on that device */
+} rs_psm;
+
+size_t rs_projected_sms(const mprof_render_model *m, int kernel, rs_psm *out,
+                        size_t max);
+
+/* A kernel's projection: blocks per SM and the stall mix. */
+typedef struct rs_projection {
+  int kernel;
+  const rs_launch_track *track;
+  uint32_t blocks_per_sm, warps_per_block, max_warps;
+  int sampled;
+  double share[3]; /* memory, compute, other: of the plain samples */
+} rs_projection;
+
+void rs_projection_init(rs_projection *p, const mprof_render_model *m,
+                        int kernel);
+uint32_t rs_projected_blocks(const rs_projection *p,
+                             const mprof_render_model *m, uint32_t launch,
+                             uint32_t sm, uint32_t sm_count, int64_t t,
+                             uint32_t *wave, uint32_t *waves);
+double rs_projected_occupancy(const rs_projection *p, uint32_t blocks);
+
+/* The wave under one pixel column, for every SM at once: all SMs hold
+ * blocks_per_sm blocks (full), or the last wave's `each` plus one for the
+ * first `extra` SMs. */
+typedef struct rs_wave_column {
+  int valid;
+  int full;
+  uint32_t each, extra;
+} rs_wave_column;
+
+/* The waves of @p n columns: launch @p launch_at[i] (or -1) at @p t[i]. */
+void rs_wave_columns(const rs_projection *p, const mprof_render_model *m,
+                     const int64_t *launch_at, const int64_t *t, size_t n,
+                     uint32_t sm_count, rs_wave_column *out);
+
+static inline uint32_t rs_wave_blocks(const rs_wave_column *c, uint32_t bps,
+                                      uint32_t sm) {
+  if (!c->valid)
+    return 0;
+  if (c->full)
+    return bps;
+  uint32_t b = c->each + (sm < c->extra ? 1u : 0u);
+  return b < bps ? b : bps;
+}
+
+#endif /* MPROF_RENDER_VIEW_SPANS_H */

@@ -1,0 +1,119 @@
+#!/bin/sh
+# The command line on a trace of two GPUs that run the same kernels: `mprof
+# info` and `mprof summary` (XML, JSON) keep each kernel's two devices apart,
+# `mprof diff` joins per (name, device) and gates on a slowdown planted on
+# device 1 only, `mprof view --render` draws it (when built with the viewer),
+# and `mprof record` names the GPU that could not be PC-sampled.
+# usage: test_multidevice.sh MPROF TMPDIR JSON_SCHEMA_CHECK DOCS TEST_MULTIDEVICE
+mprof=$1
+tmp=${2:-/tmp}/multidevice.$$
+schema_check=$3
+docs=$4
+helper=$5
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect STATUS PATTERN CMD...: exit status and a grep pattern on stdout+stderr.
+expect() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>&1
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
+  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
+}
+
+# lines PATTERN FILE: how many lines of FILE match PATTERN.
+lines() { grep -c -- "$1" "$2"; }
+
+json() { # json SCHEMA FILE
+  "$schema_check" "$docs/$1" "$2" 2>"$tmp/jsonerr" || fail "$2 does not match $1: $(cat "$tmp/jsonerr")"
+}
+
+softmax=_Z17attention_softmaxPKfPfiif
+
+"$mprof" synth -o "$tmp/base.mprof" --devices 2 --kernels 4 --launches 8000 --seed 4 >/dev/null ||
+  fail "synth --devices 2"
+"$mprof" synth -o "$tmp/slow.mprof" --devices 2 --kernels 4 --launches 8000 --seed 4 \
+  --slowdown 25 --slow-kernel 2 --slow-device 1 >/dev/null || fail "synth --slow-device 1"
+
+# --- info: each device, and the device of every kernel and counter --------
+"$mprof" info "$tmp/base.mprof" >"$tmp/info.txt" || fail "info"
+grep -q '^device 0 ' "$tmp/info.txt" || fail "info lacks device 0"
+grep -q '^device 1 ' "$tmp/info.txt" || fail "info lacks device 1"
+[ "$(lines "launches .* $softmax  (device 0)\$" "$tmp/info.txt")" -eq 1 ] ||
+  fail "info: $softmax on device 0 is not one line: $(cat "$tmp/info.txt")"
+[ "$(lines "launches .* $softmax  (device 1)\$" "$tmp/info.txt")" -eq 1 ] ||
+  fail "info: $softmax on device 1 is not one line"
+[ "$(lines '^counter    PC samples in total (device [01]): [1-9]' "$tmp/info.txt")" -eq 2 ] ||
+  fail "info: the PC sample totals do not name their devices: $(grep counter "$tmp/info.txt")"
+"$mprof" synth -o "$tmp/one.mprof" --launches 100 >/dev/null
+"$mprof" info "$tmp/one.mprof" >"$tmp/one.txt"
+grep -q '(device' "$tmp/one.txt" && fail "info names devices on a one-GPU trace"
+
+# --- summary: one row per kernel and device ------------------------------
+"$mprof" summary --all "$tmp/base.mprof" >"$tmp/s.xml" || fail "summary --all"
+if command -v xmllint >/dev/null; then
+  xmllint --noout "$tmp/s.xml" || fail "summary XML is not well-formed"
+fi
+grep -q '<device index="1" id="1"' "$tmp/s.xml" || fail "summary lists no device 1"
+[ "$(lines '<kernel rank=' "$tmp/s.xml")" -eq 8 ] || fail "summary has not 8 kernel rows"
+for d in 0 1; do
+  [ "$(lines "<kernel rank=.* mangled=\"$softmax\" device=\"$d\"" "$tmp/s.xml")" -eq 1 ] ||
+    fail "summary XML has not one $softmax row on device $d"
+done
+"$mprof" summary --json --all "$tmp/base.mprof" >"$tmp/s.json" || fail "summary --json --all"
+json summary.schema.json "$tmp/s.json"
+grep -o '"mangled":"[^"]*","device":[0-9]*' "$tmp/s.json" | sort >"$tmp/rows.txt"
+[ "$(wc -l <"$tmp/rows.txt")" -eq 8 ] || fail "summary JSON has not 8 rows: $(cat "$tmp/rows.txt")"
+[ "$(sort -u "$tmp/rows.txt" | wc -l)" -eq 8 ] || fail "summary JSON repeats a (name, device) row"
+[ "$(grep -c "\"mangled\":\"$softmax\",\"device\":[01]\$" "$tmp/rows.txt")" -eq 2 ] ||
+  fail "summary JSON lacks $softmax on both devices"
+expect 0 'matched="2"' "$mprof" summary "$tmp/base.mprof" --kernel "$softmax"
+
+# --- diff: per (name, device); the gate trips on device 1 only -------------
+expect 3 "1 kernel slowed by more than 10%" "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --fail-above 10
+"$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --top 20 >"$tmp/d.xml"
+[ "$(lines 'change="slower"' "$tmp/d.xml")" -eq 1 ] || fail "diff: not exactly one kernel slower"
+grep -q "mangled=\"$softmax\" device=\"1\" change=\"slower\"" "$tmp/d.xml" ||
+  fail "diff: $softmax is not slower on device 1"
+grep -q "mangled=\"$softmax\" device=\"0\" change=\"noise\"" "$tmp/d.xml" ||
+  fail "diff: $softmax on device 0 is not unchanged"
+grep -q '<kernels matched="8"' "$tmp/d.xml" || fail "diff did not match 8 (name, device) pairs"
+"$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --json --top 20 >"$tmp/d.json"
+json diff.schema.json "$tmp/d.json"
+grep -q "\"mangled\":\"$softmax\",\"device\":1,\"change\":\"slower\"" "$tmp/d.json" ||
+  fail "diff JSON: $softmax is not slower on device 1"
+grep -q "\"mangled\":\"$softmax\",\"device\":0,\"change\":\"noise\"" "$tmp/d.json" ||
+  fail "diff JSON: $softmax on device 0 is not noise"
+expect 0 "(device 1)" "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --human
+expect 2 "not among the 2 devices" "$mprof" synth -o "$tmp/bad.mprof" --devices 2 --slowdown 10 --slow-device 2
+expect 2 "needs a device index" "$mprof" synth -o "$tmp/bad.mprof" --slow-device x
+
+# --- view --render: both devices' bands (pixels: test_multidevice) -----------
+"$mprof" view "$tmp/base.mprof" --render "$tmp/t.png" >"$tmp/view.txt" 2>&1
+status=$?
+if grep -q "unavailable in this build" "$tmp/view.txt"; then
+  echo "mprof view --render is not built here; skipping its check"
+elif [ "$status" -ne 0 ]; then
+  fail "view --render exited $status: $(cat "$tmp/view.txt")"
+else
+  [ "$(od -An -c -N4 "$tmp/t.png" | tr -d ' ')" = "211PNG" ] || fail "view --render wrote no PNG"
+fi
+
+# --- record: the recap names the GPU that was not sampled -----------------
+# A stand-in program leaves a trace where the producer would; the producer
+# itself is never loaded (nothing calls CUDA).
+"$helper" --write-unsampled "$tmp/unsampled.mprof" || fail "writing the unsampled trace"
+cp "$tmp/unsampled.mprof" "$tmp/fake-producer.so"
+MPROF_CUPTI_LIB="$tmp/fake-producer.so" "$mprof" record --no-sass -o "$tmp/rec.mprof" -- \
+  sh -c 'cp "$0" "$MPROF_OUTPUT"' "$tmp/unsampled.mprof" >"$tmp/rec.txt" 2>&1 ||
+  fail "record with a stand-in program: $(cat "$tmp/rec.txt")"
+grep -q "PC sampling failed on device 1: CUPTI_ERROR_NOT_SUPPORTED" "$tmp/rec.txt" ||
+  fail "record does not name the unsampled device: $(cat "$tmp/rec.txt")"
+grep -q "failed on device 0" "$tmp/rec.txt" && fail "record blames device 0"
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "multidevice CLI: all checks passed"

@@ -1,0 +1,736 @@
+/*
+ * mprof tests — the span views: the arithmetic behind them (pixel columns
+ * of a track, greedy sub-lanes, Mega's level of detail), and their pixels:
+ * Mega's SM bands, rows, sub-lanes and merged runs where the spans are,
+ * Density's cells, the banner on projected (PC-only) data, MKPROF imports
+ * with their decoded params, the synthetic activity demo, and every sample
+ * in samples/ that holds spans.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+
+#include "test_render_fixture.h"
+
+/* ---- arithmetic ------------------------------------------------------------
+ */
+
+/* 10 ns per pixel over [0, 1000): column c is [10c, 10c + 10). */
+static mprof_render_timemap ten_ns_map(void) {
+  mprof_render_timemap map;
+  mprof_render_timemap_init(&map, 0, 1000, 0, 100);
+  return map;
+}
+
+static void test_cover_finds_each_column(void **state) {
+  (void)state;
+  /* [100, 200) wide; [205, 207) inside one column; [500, 800) wide with
+   * [520, 530) nested inside it; nothing else. */
+  static const int64_t start[] = {100, 205, 500, 520};
+  static const int64_t end[] = {200, 207, 800, 530};
+  int64_t max_end[4];
+  int64_t run = INT64_MIN;
+  for (int i = 0; i < 4; i++)
+    max_end[i] = run = end[i] > run ? end[i] : run;
+  mprof_render_track track = {start, max_end, 4};
+  mprof_render_timemap map = ten_ns_map();
+  mprof_render_column cols[100];
+  size_t searches = mprof_render_track_cover(&track, &map, 100, cols);
+  for (int c = 0; c < 100; c++) {
+    int64_t want = c >= 10 && c < 20   ? 0
+                   : c == 20           ? 1
+                   : c >= 50 && c < 80 ? 2
+                                       : -1;
+    if (cols[c].item != want)
+      fail_msg("column %d: item %lld, expected %lld", c,
+               (long long)cols[c].item, (long long)want);
+  }
+  /* The narrow one is a run below a pixel; so is the column where the
+   * nested span starts; the wide ones are not. */
+  assert_true(cols[20].merged);
+  assert_false(cols[15].merged);
+  assert_true(cols[52].merged);
+  assert_false(cols[60].merged);
+  /* One search per bar and per gap: not one per column. */
+  assert_true(searches <= 6);
+}
+
+static void test_cover_costs_columns_not_intervals(void **state) {
+  (void)state;
+  /* A million 1-ns intervals 2 ns apart: 1000 columns of 2000 ns... */
+  size_t n = 1000000;
+  int64_t *start = (int64_t *)malloc(n * sizeof *start);
+  int64_t *end = (int64_t *)malloc(n * sizeof *end);
+  for (size_t i = 0; i < n; i++) {
+    start[i] = 2 * (int64_t)i;
+    end[i] = start[i] + 1;
+  }
+  mprof_render_track track = {start, end, n};
+  mprof_render_timemap map;
+  mprof_render_timemap_init(&map, 0, 2000000, 0, 1000);
+  mprof_render_column *cols =
+      (mprof_render_column *)malloc(1000 * sizeof *cols);
+  size_t searches = mprof_render_track_cover(&track, &map, 1000, cols);
+  /* ...each column meets 1000 of them: merged, found with one search. */
+  assert_true(searches <= 1001);
+  for (int c = 0; c < 1000; c++) {
+    assert_true(cols[c].item >= 0);
+    assert_true(cols[c].merged);
+    assert_true(start[cols[c].item] >= 2000 * c &&
+                start[cols[c].item] < 2000 * (c + 1));
+  }
+  /* Zoomed onto 100 ns: each interval its own 10-px bar, gaps between. */
+  mprof_render_timemap_init(&map, 1000, 1100, 0, 1000);
+  searches = mprof_render_track_cover(&track, &map, 1000, cols);
+  assert_int_equal(cols[5].item, 500);
+  assert_false(cols[5].merged);
+  assert_int_equal(cols[15].item, -1);
+  assert_int_equal(cols[25].item, 501);
+  assert_true(searches <= 101);
+  free(cols);
+  free(start);
+  free(end);
+}
+
+static void test_lanes_are_greedy(void **state) {
+  (void)state;
+  /* By start: a [0,10) b [5,15) c [10,20) d [12,13) e [30,40). c reuses
+   * a's lane (it starts as a ends), d needs a third, e the first again. */
+  static const int64_t start[] = {0, 5, 10, 12, 30};
+  static const int64_t end[] = {10, 15, 20, 13, 40};
+  uint32_t lane[5];
+  assert_int_equal(mprof_render_assign_lanes(start, end, 5, lane), 3);
+  assert_int_equal(lane[0], 0);
+  assert_int_equal(lane[1], 1);
+  assert_int_equal(lane[2], 0);
+  assert_int_equal(lane[3], 2);
+  assert_int_equal(lane[4], 0);
+  assert_int_equal(mprof_render_assign_lanes(start, end, 0, lane), 0);
+  /* 100 spans on top of each other: 100 lanes (past the 64 kept on the
+   * stack). */
+  int64_t s[100], e[100];
+  uint32_t l[100];
+  for (int i = 0; i < 100; i++) {
+    s[i] = i;
+    e[i] = 1000;
+  }
+  assert_int_equal(mprof_render_assign_lanes(s, e, 100, l), 100);
+  assert_int_equal(l[99], 99);
+  /* Mega's switch: rows from 3 px a unit; lanes folded at 2 px each. */
+  assert_true(mprof_render_mega_detailed(13.5, 4.5));
+  assert_false(mprof_render_mega_detailed(13.4, 4.5));
+  assert_int_equal(mprof_render_lanes_shown(2, 57), 2);
+  assert_int_equal(mprof_render_lanes_shown(40, 20), 10);
+  assert_int_equal(mprof_render_lanes_shown(5, 1), 1);
+  assert_int_equal(mprof_render_lanes_shown(0, 30), 0);
+}
+
+/* ---- a trace with spans whose every pixel is known -------------------------
+ *
+ * One launch [0, 10000) on a 4-SM GPU. SM 0: load [1000,3000), mma
+ * [3000,7000) (payload 42), store [7000,8000), all block 5. SM 1: one mma
+ * [100,105). SM 2: mma [2000,4000) and, overlapping, mma [2500,5000). SM 3:
+ * 1000 mma of 1 ns every 2 ns from 4000.
+ */
+
+#define C_LOAD 0xc03020u
+#define C_MMA 0x20a040u
+#define C_STORE 0x3050d0u
+
+static void put_span(mprof_writer *w, uint32_t sm, uint32_t region,
+                     int64_t start, int64_t end, uint64_t payload) {
+  mprof_span_record sp;
+  memset(&sp, 0, sizeof sp);
+  sp.start = (uint64_t)(FIX_T0 + start);
+  sp.end = (uint64_t)(FIX_T0 + end);
+  sp.launch = 0;
+  sp.sm = sm;
+  sp.block = 5;
+  sp.warp = MPROF_INDEX_NONE;
+  sp.region = region;
+  sp.payload = payload;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp), 0);
+}
+
+static const char *write_span_trace(void) {
+  const char *path = test_path("spans.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "tiny GPU");
+  dev.cc_major = 9;
+  dev.sm_count = 4;
+  dev.warp_size = 32;
+  dev.max_threads_per_block = 1024;
+  dev.max_threads_per_sm = 2048;
+  dev.max_warps_per_sm = 64;
+  uint32_t d, s, k, sh, r[3];
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record st = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, "_Z4megav");
+  kr.device = d;
+  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record shape;
+  memset(&shape, 0, sizeof shape);
+  shape.kernel = k;
+  shape.grid[0] = 4;
+  shape.grid[1] = shape.grid[2] = 1;
+  shape.block[0] = 128;
+  shape.block[1] = shape.block[2] = 1;
+  assert_int_equal(mprof_writer_intern(w, &sh, MPROF_SECTION_SHAPES, &shape),
+                   0);
+  fix_launch(w, s, sh, 0, 10000);
+  static const struct {
+    const char *name;
+    uint32_t role, color;
+  } regions[3] = {{"load", MPROF_ROLE_LOADER, 0xff000000u | C_LOAD},
+                  {"mma", MPROF_ROLE_CONSUMER, 0xff000000u | C_MMA},
+                  {"store", MPROF_ROLE_STORER, 0xff000000u | C_STORE}};
+  for (int i = 0; i < 3; i++) {
+    mprof_region_record rr = {mprof_writer_string(w, regions[i].name),
+                              regions[i].color, regions[i].role, 0};
+    assert_int_equal(mprof_writer_append(w, &r[i], MPROF_SECTION_REGIONS, &rr),
+                     0);
+  }
+  put_span(w, 0, r[0], 1000, 3000, 1);
+  put_span(w, 0, r[1], 3000, 7000, 42);
+  put_span(w, 0, r[2], 7000, 8000, 3);
+  put_span(w, 1, r[1], 100, 105, 0);
+  put_span(w, 2, r[1], 2000, 4000, 0);
+  put_span(w, 2, r[1], 2500, 5000, 0);
+  for (int i = 0; i < 1000; i++)
+    put_span(w, 3, r[1], 4000 + 2 * i, 4001 + 2 * i, 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  return path;
+}
+
+/* The view of [0, 10000) on 1000 px: 10 ns per pixel. */
+#define W (168 + 1000)
+#define H 600
+
+static mprof_render_view span_view(const mprof_render_model *m) {
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.start_ns = FIX_T0;
+  v.end_ns = FIX_T0 + 10000;
+  return v;
+}
+
+static int x_of(int64_t t) { return 168 + (int)(t / 10); }
+
+/* Middle of Mega row @p row (0 separator, 1 loader, 2 consumer, 3 storer)
+ * of SM @p sm; with @p lane / @p lanes inside the row. */
+static int mega_y(const mprof_render_model *m, const mprof_render_view *v,
+                  int sm, int row, int lane, int lanes) {
+  static const double offset[] = {0, 0.5, 1.5, 3.5, 4.5};
+  mprof_render_layout l;
+  mprof_render_tab_layout(m, v, MPROF_RENDER_MEGA, W, H, &l);
+  double band =
+      mprof_render_row_unit(m, v, MPROF_RENDER_MEGA, l.bottom - l.top);
+  double unit = band / 4.5, y = l.top + band * sm;
+  double y0 = floor(y + offset[row] * unit);
+  double y1 = floor(y + offset[row + 1] * unit);
+  double lane_h = (y1 - y0 - 1) / lanes;
+  return (int)(y0 + lane_h * lane + lane_h / 2);
+}
+
+static uint32_t lighten(uint32_t rgb, double amount) {
+  uint32_t out = 0;
+  for (int shift = 16; shift >= 0; shift -= 8) {
+    double c = (rgb >> shift) & 0xff;
+    out |= (uint32_t)lround(c + (255 - c) * amount) << shift;
+  }
+  return out;
+}
+
+static void test_mega_draws_spans_where_they_are(void **state) {
+  (void)state;
+  mprof_render_model *m;
+  assert_int_equal(mprof_render_model_open(&m, write_span_trace(), NULL), 0);
+  assert_true(mprof_render_model_has_spans(m));
+  assert_int_equal(mprof_render_kernel_span_count(m, 0), 1006);
+  mprof_render_view v = span_view(m);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_MEGA, W, H);
+  fix_save(&img, "mega.png");
+  /* SM 0: each span in its role's row, at its time. */
+  assert_int_equal(fix_pixel(&img, x_of(2000), mega_y(m, &v, 0, 1, 0, 1)),
+                   C_LOAD);
+  assert_int_equal(fix_pixel(&img, x_of(5000), mega_y(m, &v, 0, 2, 0, 1)),
+                   C_MMA);
+  assert_int_equal(fix_pixel(&img, x_of(7500), mega_y(m, &v, 0, 3, 0, 1)),
+                   C_STORE);
+  /* Nothing where nothing ran: not in the other rows, not after 8000. */
+  assert_int_not_equal(fix_pixel(&img, x_of(2000), mega_y(m, &v, 0, 2, 0, 1)),
+                       C_MMA);
+  assert_int_not_equal(fix_pixel(&img, x_of(5000), mega_y(m, &v, 0, 1, 0, 1)),
+                       C_LOAD);
+  uint32_t empty = fix_pixel(&img, x_of(9000), mega_y(m, &v, 0, 2, 0, 1));
+  assert_int_not_equal(empty, C_MMA);
+  assert_int_not_equal(empty, C_STORE);
+  /* SM 2: the overlapping pair in two sub-lanes. */
+  int lane0 = mega_y(m, &v, 2, 2, 0, 2), lane1 = mega_y(m, &v, 2, 2, 1, 2);
+  assert_int_equal(fix_pixel(&img, x_of(2200), lane0), C_MMA);
+  assert_int_not_equal(fix_pixel(&img, x_of(2200), lane1), C_MMA);
+  assert_int_equal(fix_pixel(&img, x_of(3000), lane0), C_MMA);
+  assert_int_equal(fix_pixel(&img, x_of(3000), lane1), C_MMA);
+  assert_int_not_equal(fix_pixel(&img, x_of(4500), lane0), C_MMA);
+  assert_int_equal(fix_pixel(&img, x_of(4500), lane1), C_MMA);
+  /* SM 3: five spans a pixel, merged into one lighter run. */
+  assert_int_equal(fix_pixel(&img, x_of(5000), mega_y(m, &v, 3, 2, 0, 1)),
+                   lighten(C_MMA, 0.35));
+  assert_int_not_equal(fix_pixel(&img, x_of(7000), mega_y(m, &v, 3, 2, 0, 1)),
+                       lighten(C_MMA, 0.35));
+  /* Measured: no banner under the header. */
+  assert_int_not_equal(fix_pixel(&img, W - 5, 46 + 5),
+                       MPROF_RENDER_BANNER_PROJECTED);
+  fix_free(&img);
+
+  /* Zoomed out (6 px per SM): one bar per SM, whatever covers each pixel. */
+  v.sm_height = 6;
+  img = fix_draw(m, &v, MPROF_RENDER_MEGA, W, H);
+  fix_save(&img, "mega-bars.png");
+  mprof_render_layout l;
+  mprof_render_tab_layout(m, &v, MPROF_RENDER_MEGA, W, H, &l);
+  int y0 = (int)l.top + 3;
+  assert_int_equal(fix_pixel(&img, x_of(2000), y0), C_LOAD);
+  assert_int_equal(fix_pixel(&img, x_of(5000), y0), C_MMA);
+  assert_int_equal(fix_pixel(&img, x_of(7500), y0), C_STORE);
+  assert_int_equal(fix_pixel(&img, x_of(5000), y0 + 18), /* SM 3 */
+                   lighten(C_MMA, 0.35));
+  assert_int_not_equal(fix_pixel(&img, x_of(5000), y0 + 6), C_MMA); /* SM 1 */
+  fix_free(&img);
+
+  /* Hover: the span, its place and payload. */
+  v.sm_height = 0;
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_MEGA, W, H, x_of(5000),
+                        mega_y(m, &v, 0, 2, 0, 1), &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_SPAN);
+  assert_int_equal(hit.span, 1);
+  assert_int_equal(hit.sm, 0);
+  assert_int_equal(hit.role, MPROF_ROLE_CONSUMER);
+  char text[1024];
+  mprof_render_hit_describe(m, &hit, text, sizeof text);
+  assert_non_null(strstr(text, "mma (consumer)"));
+  /* After the kernel's first span (SM 1's, at 100), and into its launch. */
+  assert_non_null(strstr(text, "4.000 \u00b5s at +2.900 \u00b5s (3.000 \u00b5s "
+                               "into launch 0)"));
+  assert_non_null(strstr(text, "SM 0 \u00b7 block 5"));
+  assert_non_null(strstr(text, "payload 42 (0x2a)"));
+  mprof_render_hit_test(m, &v, MPROF_RENDER_MEGA, W, H, x_of(5000),
+                        mega_y(m, &v, 3, 2, 0, 1), &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_SPANS);
+  assert_true(hit.spans >= 4 && hit.spans <= 6);
+  mprof_render_hit_describe(m, &hit, text, sizeof text);
+  assert_non_null(strstr(text, "zoom in"));
+  mprof_render_hit_test(m, &v, MPROF_RENDER_MEGA, W, H, 20,
+                        mega_y(m, &v, 1, 2, 0, 1), &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_LABEL);
+  assert_int_equal(hit.sm, 1);
+  /* The fit: the kernel's spans, with a margin. */
+  mprof_render_view_fit_spans(&v, m);
+  assert_true(v.start_ns < FIX_T0 + 100 && v.start_ns > FIX_T0 - 400);
+  assert_true(v.end_ns > FIX_T0 + 8000 && v.end_ns < FIX_T0 + 8400);
+  mprof_render_model_free(m);
+}
+
+/* Colours within a few steps of each other per channel (fine buckets
+ * round a share by a percent or two). */
+static int near(uint32_t a, uint32_t b) {
+  for (int shift = 16; shift >= 0; shift -= 8) {
+    int d = (int)((a >> shift) & 0xff) - (int)((b >> shift) & 0xff);
+    if (d < -8 || d > 8)
+      return 0;
+  }
+  return 1;
+}
+
+static void test_density_colours_busy_share(void **state) {
+  (void)state;
+  mprof_render_model *m;
+  assert_int_equal(mprof_render_model_open(&m, write_span_trace(), NULL), 0);
+  mprof_render_view v = span_view(m);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_DENSITY, W, H);
+  fix_save(&img, "density.png");
+  mprof_render_layout l;
+  mprof_render_tab_layout(m, &v, MPROF_RENDER_DENSITY, W, H, &l);
+  double band =
+      mprof_render_row_unit(m, &v, MPROF_RENDER_DENSITY, l.bottom - l.top);
+  assert_true(fabs(band - (l.bottom - l.top) / 4) < 1e-9);
+#define ROW(sm) ((int)(l.top + band * (sm) + band / 2))
+  /* Cells are 2 px = 20 ns. SM 0 busy 1000..8000: full cells dark. */
+  assert_int_equal(fix_pixel(&img, x_of(5000), ROW(0)),
+                   mprof_render_density_color(1.0));
+  assert_int_equal(fix_pixel(&img, x_of(9000), ROW(0)),
+                   mprof_render_density_color(0.0));
+  /* SM 1: [100, 105) is a quarter of the cell [100, 120). */
+  assert_int_equal(fix_pixel(&img, x_of(100), ROW(1)),
+                   mprof_render_density_color(0.25));
+  /* SM 2: the union of its two spans, 2000..5000. */
+  assert_int_equal(fix_pixel(&img, x_of(4500), ROW(2)),
+                   mprof_render_density_color(1.0));
+  assert_int_equal(fix_pixel(&img, x_of(5500), ROW(2)),
+                   mprof_render_density_color(0.0));
+  /* SM 3: 1-ns spans every 2 ns: half busy. */
+  assert_true(near(fix_pixel(&img, x_of(5000), ROW(3)),
+                   mprof_render_density_color(0.5)));
+  assert_int_not_equal(mprof_render_density_color(0.5),
+                       mprof_render_density_color(1.0));
+  fix_free(&img);
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_DENSITY, W, H, x_of(5000), ROW(3),
+                        &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_CELL);
+  assert_true(fabs(hit.value - 0.5) < 0.03);
+  char text[512];
+  mprof_render_hit_describe(m, &hit, text, sizeof text);
+  assert_non_null(strstr(text, "spans at once"));
+  assert_non_null(strstr(text, "SM 3"));
+  assert_non_null(strstr(text, "measured"));
+  /* Zoomed in below the fine buckets (2 px = 1 ns): from the spans
+   * themselves, SM 3's cells alternate busy and idle. */
+  v.start_ns = FIX_T0 + 4500;
+  v.end_ns = FIX_T0 + 5000;
+  img = fix_draw(m, &v, MPROF_RENDER_DENSITY, W, H);
+  assert_int_equal(fix_pixel(&img, 168 + 800, ROW(3)), /* [4900, 4901) */
+                   mprof_render_density_color(1.0));
+  assert_int_equal(fix_pixel(&img, 168 + 802, ROW(3)), /* [4901, 4902) */
+                   mprof_render_density_color(0.0));
+  assert_int_equal(fix_pixel(&img, 168 + 802, ROW(0)),
+                   mprof_render_density_color(1.0));
+#undef ROW
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* ---- projected: a trace without spans
+ * ---------------------------------------- */
+
+static void test_projected_views_say_so(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("pc.mprof", 1);
+  assert_false(mprof_render_model_has_spans(m));
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = 1; /* compute: 264 blocks of 256 threads, one wave */
+  mprof_render_view_fit_spans(&v, m);
+  /* Its longest launch, [50000, 90000). */
+  assert_true(v.start_ns < FIX_T0 + 50000 && v.end_ns > FIX_T0 + 90000);
+  assert_true(v.end_ns - v.start_ns < 45000);
+  for (int tab = MPROF_RENDER_MEGA; tab <= MPROF_RENDER_DENSITY; tab++) {
+    fix_image img = fix_draw(m, &v, tab, 1280, 800);
+    fix_save(&img, tab == MPROF_RENDER_MEGA ? "projected-mega.png"
+                                            : "projected-density.png");
+    /* The banner across the view under the header. */
+    assert_int_equal(fix_pixel(&img, 1275, 46 + 5),
+                     MPROF_RENDER_BANNER_PROJECTED);
+    assert_int_equal(fix_pixel(&img, 1275, 46 + 20),
+                     MPROF_RENDER_BANNER_PROJECTED);
+    double busy;
+    assert_true(fix_colors(&img, &busy) > 20);
+    fix_free(&img);
+  }
+  /* Every SM holds two blocks of 8 warps of 64: 25% of the warp slots. */
+  mprof_render_layout l;
+  mprof_render_tab_layout(m, &v, MPROF_RENDER_DENSITY, 1280, 800, &l);
+  mprof_render_timemap map;
+  mprof_render_timemap_init(&map, v.start_ns, v.end_ns, l.left,
+                            l.right - l.left);
+  double x = mprof_render_time_to_x(&map, FIX_T0 + 70000);
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_DENSITY, 1280, 800, x, l.top + 2,
+                        &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_PROJECTED);
+  assert_true(fabs(hit.value - 0.25) < 1e-9);
+  char text[512];
+  mprof_render_hit_describe(m, &hit, text, sizeof text);
+  assert_non_null(strstr(text, "not measured"));
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_DENSITY, 1280, 800);
+  assert_int_equal(fix_pixel(&img, (int)x, (int)l.top + 2),
+                   mprof_render_density_color(0.25));
+  fix_free(&img);
+  mprof_render_hit_test(m, &v, MPROF_RENDER_MEGA, 1280, 800, x, l.top + 2,
+                        &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_PROJECTED);
+  mprof_render_model_free(m);
+}
+
+/* ---- MKPROF
+ * ------------------------------------------------------------------- */
+
+/* A Megakernels file (as tests/test_mkprof.c builds it): processor 0's
+ * first instruction is type 1 with params layer_idx 3, start_block 10,
+ * end_block 20, its loader bar [1200, 3000), consumer bar [3000, 8000). */
+static const char mk_config[] =
+    "{\"format_version\":\"1.2\",\"instruction_types\":{"
+    "\"1\":{\"name\":\"RMS Append\",\"color\":\"#ff7f0e\","
+    "\"params\":{\"1\":\"layer_idx\",\"2\":\"start_block\",\"3\":"
+    "\"end_block\"}}},"
+    "\"instruction_format\":{\"instruction_length\":32,\"timing_length\":128},"
+    "\"functional_units\":{"
+    "\"0\":{\"name\":\"Loader\",\"event_range\":{\"start\":16,\"end\":47},"
+    "\"height_multiplier\":1.0,\"special_events\":{\"start\":8,\"end\":9}},"
+    "\"1\":{\"name\":\"Consumer\",\"event_range\":{\"start\":48,\"end\":79},"
+    "\"height_multiplier\":2.0,\"special_events\":{\"start\":12,\"end\":13}},"
+    "\"2\":{\"name\":\"Storer\",\"event_range\":{\"start\":112,\"end\":127},"
+    "\"height_multiplier\":1.0,\"special_events\":{\"start\":14,\"end\":15}}},"
+    "\"main_functional_unit\":1,"
+    "\"num_gpus\":1,\"total_processors\":2,\"max_instructions\":2,"
+    "\"time_unit_flag\":1,\"has_events_flag\":1}";
+
+static const char *write_mkprof(void) {
+  enum { P = 2, I = 2, L = 32, T = 128 };
+  static int32_t ins[P * I * L];
+  static uint32_t starts[P * I], ends[P * I], ev[P * I * T];
+  ins[0] = 1;
+  ins[1] = 3;
+  ins[2] = 10;
+  ins[3] = 20;
+  starts[0] = 1000;
+  ends[0] = 9000;
+  ev[8] = 1200;
+  ev[9] = 3000;
+  ev[12] = 3000;
+  ev[13] = 8000;
+  size_t head = 10 + strlen(mk_config), pad = (4 - head % 4) % 4;
+  size_t size =
+      head + pad + sizeof ins + sizeof starts + sizeof ends + sizeof ev;
+  unsigned char *bytes = (unsigned char *)calloc(1, size);
+  unsigned char *p = bytes;
+  memcpy(p, "MKPROF1.2\n", 10);
+  memcpy(p + 10, mk_config, strlen(mk_config));
+  p += head + pad;
+  memcpy(p, ins, sizeof ins);
+  p += sizeof ins;
+  memcpy(p, starts, sizeof starts);
+  p += sizeof starts;
+  memcpy(p, ends, sizeof ends);
+  p += sizeof ends;
+  memcpy(p, ev, sizeof ev);
+  const char *path = test_path("tiny.mkprof");
+  assert_int_equal(test_write_file(path, bytes, size), 0);
+  free(bytes);
+  return path;
+}
+
+static void test_mkprof_opens_with_params(void **state) {
+  (void)state;
+  mprof_render_model *m;
+  if (mprof_render_model_open(&m, write_mkprof(), NULL))
+    fail_msg("%s", mprof_render_error());
+  assert_true(mprof_render_model_has_spans(m));
+  assert_int_equal(mprof_render_kernel_span_count(m, 0), 2);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.start_ns = 0;
+  v.end_ns = 10000;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_MEGA, W, H);
+  fix_save(&img, "mkprof-mega.png");
+  /* 2 SMs; the type's colour in SM 0's loader and consumer rows. */
+  assert_int_equal(fix_pixel(&img, x_of(2000), mega_y(m, &v, 0, 1, 0, 1)),
+                   0xff7f0e);
+  assert_int_equal(fix_pixel(&img, x_of(5000), mega_y(m, &v, 0, 2, 0, 1)),
+                   0xff7f0e);
+  fix_free(&img);
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_MEGA, W, H, x_of(5000),
+                        mega_y(m, &v, 0, 2, 0, 1), &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_SPAN);
+  char text[1024];
+  mprof_render_hit_describe(m, &hit, text, sizeof text);
+  assert_non_null(strstr(text, "RMS Append (consumer)"));
+  assert_non_null(strstr(text, "instruction 0, type RMS Append (opcode 1)"));
+  assert_non_null(
+      strstr(text, "params: layer_idx=3, start_block=10, end_block=20"));
+  mprof_render_model_free(m);
+  /* A bad MKPROF file: one error naming it. */
+  const char *bad = test_path("bad.mkprof");
+  assert_int_equal(test_write_file(bad, "MKPROF1.2\n{\"x\":", 15), 0);
+  assert_int_not_equal(mprof_render_model_open(&m, bad, NULL), 0);
+  assert_non_null(strstr(mprof_render_error(), "bad.mkprof"));
+}
+
+/* ---- the demo
+ * ---------------------------------------------------------------- */
+
+static void test_demo_activity(void **state) {
+  (void)state;
+  mprof_render_model *m;
+  if (mprof_render_model_open_demo(&m))
+    fail_msg("%s", mprof_render_error());
+  assert_true(mprof_render_model_is_demo(m));
+  assert_true(mprof_render_model_has_spans(m));
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = mprof_render_span_kernel(m, v.kernel);
+  mprof_render_view_fit_spans(&v, m);
+  fix_image by[3];
+  for (int rows = 0; rows < MPROF_ACTIVITY_ROWS_COUNT; rows++) {
+    v.activity_rows = rows;
+    by[rows] = fix_draw(m, &v, MPROF_RENDER_ACTIVITY, 1280, 800);
+    char name[64];
+    snprintf(name, sizeof name, "demo-%s.png",
+             mprof_render_activity_rows_key(rows));
+    fix_save(&by[rows], name);
+    /* Marked synthetic on screen. */
+    assert_int_equal(fix_pixel(&by[rows], 1275, 46 + 5),
+                     MPROF_RENDER_BANNER_DEMO);
+    double busy;
+    assert_true(fix_colors(&by[rows], &busy) > 20);
+    assert_true(busy > 0.3);
+  }
+  /* Rows by SM, block and warp are three pictures. */
+  size_t differ = 0;
+  for (int y = 100; y < 760; y += 3)
+    for (int x = 200; x < 1270; x += 7)
+      differ += fix_pixel(&by[0], x, y) != fix_pixel(&by[2], x, y);
+  assert_true(differ > 1000);
+  for (int i = 0; i < 3; i++)
+    fix_free(&by[i]);
+  /* Depth: phases, then the instructions inside them. */
+  v.activity_rows = MPROF_ACTIVITY_SM;
+  mprof_render_limits lim;
+  mprof_render_model_limits(m, &lim);
+  mprof_render_view_zoom(&v, &lim, 0.1, 20);
+  v.activity_depth = MPROF_ACTIVITY_PHASE;
+  fix_image phase = fix_draw(m, &v, MPROF_RENDER_ACTIVITY, 1280, 800);
+  v.activity_depth = MPROF_ACTIVITY_INSTRUCTION;
+  fix_image insn = fix_draw(m, &v, MPROF_RENDER_ACTIVITY, 1280, 800);
+  v.activity_depth = MPROF_ACTIVITY_AUTO;
+  fix_image autod = fix_draw(m, &v, MPROF_RENDER_ACTIVITY, 1280, 800);
+  fix_save(&phase, "demo-phase.png");
+  fix_save(&insn, "demo-instruction.png");
+  /* The phase colours ("load", "mma") in one, the instructions' (LDG,
+   * HMMA) in the other. */
+  assert_true(fix_count(&phase, 0x59a14f) > 1000);
+  assert_int_equal(fix_count(&insn, 0x59a14f), 0);
+  assert_true(fix_count(&insn, 0x8cd17d) > 1000);
+  /* Zoomed in 20x, auto opens the phases. */
+  assert_true(fix_count(&autod, 0x8cd17d) > 1000);
+  fix_free(&phase);
+  fix_free(&insn);
+  fix_free(&autod);
+  /* Headless, to a file. */
+  const char *png = test_path("demo.png");
+  assert_int_equal(
+      mprof_render_write(m, &v, MPROF_RENDER_ACTIVITY, 800, 500, png), 0);
+  size_t size;
+  unsigned char *bytes = test_read_file(png, &size);
+  assert_non_null(bytes);
+  assert_true(size > 5000);
+  free(bytes);
+  mprof_render_model_free(m);
+}
+
+/* ---- samples ----------------------------------------------------------------
+ */
+
+/* Mega, Density and Activity of a trace with spans: measured, not blank,
+ * and a hover somewhere finds a span. */
+static void check_sample(const char *path) {
+  mprof_render_model *m;
+  if (mprof_render_model_open(&m, path, NULL))
+    fail_msg("%s", mprof_render_error());
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = mprof_render_span_kernel(m, v.kernel);
+  mprof_render_view_fit_spans(&v, m);
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (int tab = MPROF_RENDER_MEGA; tab <= MPROF_RENDER_ACTIVITY; tab++) {
+    fix_image img = fix_draw(m, &v, tab, 1280, 800);
+    double busy;
+    size_t colors = fix_colors(&img, &busy);
+    printf("  %s %-8s %4zu colours, %4.1f%% drawn\n", base,
+           mprof_render_tab_key(tab), colors, 100 * busy);
+    assert_true(colors > 8);
+    assert_true(busy > 0.05);
+    assert_int_not_equal(fix_pixel(&img, 1275, 46 + 5),
+                         MPROF_RENDER_BANNER_PROJECTED);
+    char name[512];
+    snprintf(name, sizeof name, "%.400s-%s.png", base,
+             mprof_render_tab_key(tab));
+    fix_save(&img, name);
+    fix_free(&img);
+  }
+  /* Somewhere in Mega, a span under the pointer. */
+  int found = 0;
+  for (int y = 60; y < 760 && !found; y += 4)
+    for (int x = 180; x < 1270 && !found; x += 9) {
+      mprof_render_hit hit;
+      mprof_render_hit_test(m, &v, MPROF_RENDER_MEGA, 1280, 800, x, y, &hit);
+      if (hit.kind == MPROF_HIT_SPAN || hit.kind == MPROF_HIT_SPANS) {
+        char text[1024];
+        assert_true(mprof_render_hit_describe(m, &hit, text, sizeof text) > 10);
+        found = 1;
+      }
+    }
+  assert_true(found);
+  mprof_render_model_free(m);
+}
+
+static void test_samples_with_spans(void **state) {
+  (void)state;
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/samples", root && *root ? root : ".");
+  DIR *d = opendir(dir);
+  size_t with = 0, without = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    int mprof = n > 6 && strcmp(e->d_name + n - 6, ".mprof") == 0;
+    int mkprof = n > 7 && strcmp(e->d_name + n - 7, ".mkprof") == 0;
+    if (!mprof && !mkprof)
+      continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    mprof_render_model *m;
+    if (mprof_render_model_open(&m, path, NULL))
+      fail_msg("%s", mprof_render_error());
+    int spans = mprof_render_model_has_spans(m);
+    if (!spans) {
+      /* PC only: projected, and it says so. */
+      mprof_render_view v;
+      mprof_render_view_init(&v, m);
+      mprof_render_view_fit_spans(&v, m);
+      fix_image img = fix_draw(m, &v, MPROF_RENDER_MEGA, 1280, 800);
+      assert_int_equal(fix_pixel(&img, 1275, 46 + 5),
+                       MPROF_RENDER_BANNER_PROJECTED);
+      fix_free(&img);
+      without++;
+    }
+    mprof_render_model_free(m);
+    if (spans) {
+      check_sample(path);
+      with++;
+    }
+  }
+  if (d)
+    closedir(d);
+  printf("  samples: %zu with spans, %zu projected\n", with, without);
+  if (!with)
+    skip(); /* no sample with spans in samples/ yet */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cover_finds_each_column),
+      cmocka_unit_test(test_cover_costs_columns_not_intervals),
+      cmocka_unit_test(test_lanes_are_greedy),
+      cmocka_unit_test(test_mega_draws_spans_where_they_are),
+      cmocka_unit_test(test_density_colours_busy_share),
+      cmocka_unit_test(test_projected_views_say_so),
+      cmocka_unit_test(test_mkprof_opens_with_params),
+      cmocka_unit_test(test_demo_activity),
+      cmocka_unit_test(test_samples_with_spans),
+  };
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  mprof_render_shutdown();
+  fix_cleanup();
+  return failed;
+}
