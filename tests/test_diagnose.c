@@ -589,7 +589,7 @@ spans_kernel(tt_analysis *a, const char *path, double imbalance) {
   assert_int_equal(mprof_synth_write(path, &opts), 0);
   tt_analyse(a, path, NULL);
   uint32_t k = mprof_join_find_kernel(
-      a->join, "_Z11gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii", MPROF_INDEX_NONE);
+      a->join, "_Z10gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii", MPROF_INDEX_NONE);
   assert_int_not_equal(k, MPROF_INDEX_NONE);
   return mprof_diagnosis_kernel(a->diagnosis, k);
 }
@@ -610,7 +610,7 @@ static void test_span_dimensions(void **state) {
   /* The other kernel has no spans: unknown. */
   const mprof_kernel_diagnosis *other = mprof_diagnosis_kernel(
       a.diagnosis,
-      mprof_join_find_kernel(a.join, "_Z14layernorm_fwdPKfS0_S0_Pfii",
+      mprof_join_find_kernel(a.join, "_Z13layernorm_fwdPKfS0_S0_Pfii",
                              MPROF_INDEX_NONE));
   assert_int_equal(dim(other, MPROF_DIM_SM_BALANCE)->state,
                    MPROF_STATE_UNKNOWN);

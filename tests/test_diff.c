@@ -194,7 +194,7 @@ static void test_small_changes(void **state) {
   pair p;
   compare(&p, base, tiny);
   const mprof_kernel_change *c = find(p.diff,
-                                      "_Z11gemm_tiledILi64ELi64ELi8EE"
+                                      "_Z10gemm_tiledILi64ELi64ELi8EE"
                                       "vPKfS1_Pfiii",
                                       MPROF_INDEX_NONE);
   assert_true(c->mean_change > 0.002);
@@ -203,7 +203,7 @@ static void test_small_changes(void **state) {
   release(&p);
   const char *five = synth("five.mprof", 0, 0.05, 1, 0, 0, 8, 1);
   compare(&p, base, five);
-  c = find(p.diff, "_Z11gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii",
+  c = find(p.diff, "_Z10gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii",
            MPROF_INDEX_NONE);
   assert_int_equal(c->change, MPROF_CHANGE_SLOWER);
   assert_int_equal(mprof_diff_gate(p.diff, 4), 1);
@@ -320,7 +320,7 @@ static void test_sides_and_devices(void **state) {
     assert_non_null(c->candidate);
     assert_true(c->total_delta_ns > 0);
     assert_non_null(strstr(c->summary, "New in the candidate"));
-    c = find(p.diff, "_Z14layernorm_fwdPKfS0_S0_Pfii", d);
+    c = find(p.diff, "_Z13layernorm_fwdPKfS0_S0_Pfii", d);
     assert_int_equal(c->change, MPROF_CHANGE_SLOWER);
     assert_int_equal(c->device_id, d);
     assert_true(fabs(c->mean_change - 0.3) < 0.03);
@@ -344,7 +344,7 @@ static void test_stall_profile_moves(void **state) {
   pair p;
   compare(&p, base, moved);
   const mprof_kernel_change *c = find(
-      p.diff, "_Z11gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii", MPROF_INDEX_NONE);
+      p.diff, "_Z10gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii", MPROF_INDEX_NONE);
   assert_int_equal(c->change, MPROF_CHANGE_SLOWER);
   assert_true(c->stalls_compared);
   const mprof_stall_change *s = &c->stall_changes[0];

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "mprof/sidecar.h"
+#include "mprof/sass.h"
 #include "mprof/synth.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
@@ -68,14 +69,14 @@ typedef struct synth_kernel {
 } synth_kernel;
 
 static const char *const kernel_names[] = {
-    "_Z11gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii",
-    "_Z14layernorm_fwdPKfS0_S0_Pfii",
+    "_Z10gemm_tiledILi64ELi64ELi8EEvPKfS1_Pfiii",
+    "_Z13layernorm_fwdPKfS0_S0_Pfii",
     "_Z17attention_softmaxPKfPfiif",
     "_Z13gelu_bias_fwdPfPKfi",
     "_Z12residual_addPfPKfi",
     "_Z13pointer_chasePKjPjii",
     "_Z15reduce_rows_sumPKfPfii",
-    "_Z10saxpy_fwdfPKfPfi",
+    "_Z9saxpy_fwdfPKfPfi",
     "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_"
     "warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
     "_Z19transpose_coalescedPfPKfii"};
@@ -481,6 +482,11 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
       mprof_kernel_record kr;
       memset(&kr, 0, sizeof kr);
       kr.mangled_name = mprof_writer_string(w, kernels[k].mangled);
+      /* Like `mprof record`, which demangles after the capture. */
+      char *demangled = NULL;
+      if (mprof_sass_demangle(&demangled, kernels[k].mangled) == 0)
+        kr.demangled_name = mprof_writer_string(w, demangled);
+      free(demangled);
       kr.cubin_crc = 0x5eed0000ull + (k < 8 ? 1 : 2);
       kr.function_index = 10 + k;
       kr.device = device_index[d];

@@ -33,6 +33,8 @@ json() { # json SCHEMA FILE
 }
 
 softmax=_Z17attention_softmaxPKfPfiif
+# How info prints it: synth demangles, as record does.
+softmax_name='attention_softmax(float const\*, float\*, int, int, float)'
 
 "$mprof" synth -o "$tmp/base.mprof" --devices 2 --kernels 4 --launches 8000 --seed 4 >/dev/null ||
   fail "synth --devices 2"
@@ -43,10 +45,10 @@ softmax=_Z17attention_softmaxPKfPfiif
 "$mprof" info "$tmp/base.mprof" >"$tmp/info.txt" || fail "info"
 grep -q '^device 0 ' "$tmp/info.txt" || fail "info lacks device 0"
 grep -q '^device 1 ' "$tmp/info.txt" || fail "info lacks device 1"
-[ "$(lines "launches .* $softmax  (device 0)\$" "$tmp/info.txt")" -eq 1 ] ||
-  fail "info: $softmax on device 0 is not one line: $(cat "$tmp/info.txt")"
-[ "$(lines "launches .* $softmax  (device 1)\$" "$tmp/info.txt")" -eq 1 ] ||
-  fail "info: $softmax on device 1 is not one line"
+[ "$(lines "launches .* $softmax_name  (device 0)\$" "$tmp/info.txt")" -eq 1 ] ||
+  fail "info: $softmax_name on device 0 is not one line: $(cat "$tmp/info.txt")"
+[ "$(lines "launches .* $softmax_name  (device 1)\$" "$tmp/info.txt")" -eq 1 ] ||
+  fail "info: $softmax_name on device 1 is not one line"
 [ "$(lines '^counter    PC samples in total (device [01]): [1-9]' "$tmp/info.txt")" -eq 2 ] ||
   fail "info: the PC sample totals do not name their devices: $(grep counter "$tmp/info.txt")"
 "$mprof" synth -o "$tmp/one.mprof" --launches 100 >/dev/null

@@ -82,7 +82,7 @@ sed 's/"kind":"mprof-summary"/"kind":"nope"/' "$tmp/t.json" >"$tmp/bad.json"
 "$schema_check" "$docs/summary.schema.json" "$tmp/bad.json" 2>/dev/null && fail "the schema check accepted a bad document"
 
 # --- kernel filter --------------------------------------------------------
-expect 0 'matched="1"' "$mprof" summary "$tmp/t.mprof" --kernel _Z10saxpy_fwdfPKfPfi
+expect 0 'matched="1"' "$mprof" summary "$tmp/t.mprof" --kernel _Z9saxpy_fwdfPKfPfi
 expect 0 'matched="3"' "$mprof" summary "$tmp/t.mprof" --kernel 'gemm|saxpy'
 expect_one_line 2 "no kernel matches 'nothing_here'" "$mprof" summary "$tmp/t.mprof" --kernel nothing_here
 expect_one_line 2 "not a kernel name nor a valid regular expression\|neither a kernel name nor a valid regular expression" "$mprof" summary "$tmp/t.mprof" --kernel '(['
