@@ -223,8 +223,8 @@ double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
     rd_format_count(count, sizeof count, f.group->span_count);
     if (f.group->gpu_count > 1)
       snprintf(gpus, sizeof gpus, " of %u GPUs", f.group->gpu_count);
-    snprintf(info, sizeof info, "measured: %s spans on %zu SMs%s \u00b7 %s",
-             count, f.group->sm_count, gpus,
+    snprintf(info, sizeof info, "%s: %s spans on %zu SMs%s \u00b7 %s",
+             f.demo ? "synthetic" : "measured", count, f.group->sm_count, gpus,
              source && strcmp(source, "mkprof") == 0 ? "imported from MKPROF"
              : f.demo                                ? "synthetic demo"
                       : "source instrumentation");
