@@ -27,26 +27,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "mprof/mprof.h"
 #include "render/render.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int width = 1920, height = 1080;
 
 /* One frame of @p tab into @p surface; seconds. */
 static double frame(cairo_surface_t *surface, const mprof_render_model *m,
                     const mprof_render_view *v, int tab) {
-  double t0 = now();
+  double t0 = bench_now();
   cairo_t *cr = cairo_create(surface);
   mprof_render_draw(cr, m, v, tab, width, height);
   cairo_destroy(cr);
   cairo_surface_flush(surface);
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 static int by_value(const void *a, const void *b) {
@@ -116,13 +111,13 @@ int main(int argc, char **argv) {
   cairo_destroy(cr);
 
   /* First frame: open, then the Summary the viewer opens on. */
-  double t0 = now();
+  double t0 = bench_now();
   mprof_render_model *m;
   if (mprof_render_model_open(&m, path, NULL)) {
     fprintf(stderr, "bench_render: %s\n", mprof_render_error());
     return 1;
   }
-  double t_open = now() - t0;
+  double t_open = bench_now() - t0;
   mprof_render_view v;
   mprof_render_view_init(&v, m);
   double t_summary = frame(surface, m, &v, MPROF_RENDER_SUMMARY);

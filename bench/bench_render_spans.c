@@ -27,25 +27,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "mprof/mprof.h"
 #include "render/render.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int width = 1920, height = 1080;
 
 static double frame(cairo_surface_t *surface, const mprof_render_model *m,
                     const mprof_render_view *v, int tab) {
-  double t0 = now();
+  double t0 = bench_now();
   cairo_t *cr = cairo_create(surface);
   mprof_render_draw(cr, m, v, tab, width, height);
   cairo_destroy(cr);
   cairo_surface_flush(surface);
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 static int by_value(const void *a, const void *b) {
@@ -120,13 +115,13 @@ int main(int argc, char **argv) {
   mprof_render_draw_message(cr, width, height, "warm", "up");
   cairo_destroy(cr);
 
-  double t0 = now();
+  double t0 = bench_now();
   mprof_render_model *m;
   if (mprof_render_model_open(&m, path, NULL)) {
     fprintf(stderr, "bench_render_spans: %s\n", mprof_render_error());
     return 1;
   }
-  double t_open = now() - t0;
+  double t_open = bench_now() - t0;
   size_t n;
   mprof_trace_spans(mprof_render_model_trace(m), &n);
   mprof_render_view v;
@@ -151,11 +146,11 @@ int main(int argc, char **argv) {
   for (int r = 0; r < MPROF_ACTIVITY_ROWS_COUNT; r++) {
     mprof_render_view act = v;
     act.activity_rows = r;
-    double tb = now();
+    double tb = bench_now();
     frame(surface, m, &act, MPROF_RENDER_ACTIVITY); /* builds its rows */
     char what[64];
     snprintf(what, sizeof what, "Activity by %s (first %.0f ms)",
-             mprof_render_activity_rows_key(r), 1e3 * (now() - tb));
+             mprof_render_activity_rows_key(r), 1e3 * (bench_now() - tb));
     zooms(what, surface, m, act, MPROF_RENDER_ACTIVITY);
   }
   /* Panning at 1/20 of the spans, rows open. */

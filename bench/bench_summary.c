@@ -33,39 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "mprof/mprof.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t plain_read(const char *path) {
-  static unsigned char buf[1 << 20];
-  int fd = open(path, O_RDONLY);
-  uint64_t sum = 0;
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0)
-    for (ssize_t i = 0; i < n; i += 64)
-      sum += buf[i];
-  close(fd);
-  return sum;
-}
-
-static uint64_t mmap_touch(const char *path) {
-  int fd = open(path, O_RDONLY);
-  struct stat st;
-  fstat(fd, &st);
-  const unsigned char *p = (const unsigned char *)mmap(
-      NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  close(fd);
-  uint64_t sum = 0;
-  for (off_t i = 0; i < st.st_size; i += 4096)
-    sum += p[i];
-  munmap((void *)p, (size_t)st.st_size);
-  return sum;
-}
 
 static uint64_t open_only(const char *path) {
   mprof_trace *t;
@@ -165,15 +134,15 @@ static phase_result run_phase(const char *a, const char *b, int which,
   if (pid == 0) {
     double best = 1e9;
     for (int i = 0; i < repeats; i++) {
-      double t0 = now();
+      double t0 = bench_now();
       volatile uint64_t sink = which == 5   ? open_only(a)
                                : which == 4 ? diff(a, b, 1)
                                : which == 3 ? diff(a, b, 0)
                                : which == 2 ? summary(a)
-                               : which == 1 ? mmap_touch(a)
-                                            : plain_read(a);
+                               : which == 1 ? bench_mmap_touch(a)
+                                            : bench_plain_read(a);
       (void)sink;
-      double dt = now() - t0;
+      double dt = bench_now() - t0;
       if (dt < best)
         best = dt;
     }
@@ -223,8 +192,8 @@ int main(int argc, char **argv) {
   stat(base, &st);
   double mb = (double)st.st_size / 1e6;
   double file_mib = (double)st.st_size / 1048576.0;
-  plain_read(base); /* warm the page cache */
-  plain_read(candidate);
+  bench_plain_read(base); /* warm the page cache */
+  bench_plain_read(candidate);
   phase_result plain = run_phase(base, NULL, 0, repeats);
   phase_result map = run_phase(base, NULL, 1, repeats);
   phase_result opened = run_phase(base, NULL, 5, repeats);

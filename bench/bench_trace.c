@@ -21,40 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "mprof/mprof.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t plain_read(const char *path) {
-  static unsigned char buf[1 << 20];
-  int fd = open(path, O_RDONLY);
-  uint64_t sum = 0;
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0)
-    for (ssize_t i = 0; i < n; i += 64)
-      sum += buf[i];
-  close(fd);
-  return sum;
-}
-
-/* The cost of mapping the file at all: mmap and touch every page. */
-static uint64_t mmap_touch(const char *path) {
-  int fd = open(path, O_RDONLY);
-  struct stat st;
-  fstat(fd, &st);
-  const unsigned char *p = (const unsigned char *)mmap(
-      NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  close(fd);
-  uint64_t sum = 0;
-  for (off_t i = 0; i < st.st_size; i += 4096)
-    sum += p[i];
-  munmap((void *)p, (size_t)st.st_size);
-  return sum;
-}
 
 static uint64_t open_and_scan(const char *path) {
   mprof_trace *t;
@@ -91,12 +59,12 @@ static phase_result run_phase(const char *path, int which, int repeats) {
   if (pid == 0) {
     double best = 1e9;
     for (int i = 0; i < repeats; i++) {
-      double t0 = now();
+      double t0 = bench_now();
       volatile uint64_t sink = which == 2   ? open_and_scan(path)
-                               : which == 1 ? mmap_touch(path)
-                                            : plain_read(path);
+                               : which == 1 ? bench_mmap_touch(path)
+                                            : bench_plain_read(path);
       (void)sink;
-      double dt = now() - t0;
+      double dt = bench_now() - t0;
       if (dt < best)
         best = dt;
     }
@@ -132,7 +100,7 @@ int main(int argc, char **argv) {
     stat(path, &st);
   }
   double mb = (double)st.st_size / 1e6;
-  plain_read(path); /* warm the page cache */
+  bench_plain_read(path); /* warm the page cache */
   phase_result plain = run_phase(path, 0, 5);
   phase_result mapped = run_phase(path, 1, 5);
   phase_result scan = run_phase(path, 2, 5);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "mprof/mprof.h"
 
 typedef struct job {
@@ -21,12 +22,6 @@ typedef struct job {
   uint32_t stream;
   uint64_t count;
 } job;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void *append(void *arg) {
   job *j = (job *)arg;
@@ -67,14 +62,14 @@ int main(int argc, char **argv) {
       jobs[t].w = w;
       jobs[t].count = per_thread;
     }
-    double t0 = now();
+    double t0 = bench_now();
     for (int t = 0; t < threads; t++)
       pthread_create(&tid[t], NULL, append, &jobs[t]);
     for (int t = 0; t < threads; t++)
       pthread_join(tid[t], NULL);
-    double t1 = now();
+    double t1 = bench_now();
     int rc = mprof_writer_finish(w);
-    double t2 = now();
+    double t2 = bench_now();
     double total = (double)per_thread * threads;
     printf("%d thread%s: %6.1f M appends/s (%5.1f ns each), finish %6.1f ms, "
            "%s\n",
