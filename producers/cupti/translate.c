@@ -612,27 +612,33 @@ static uint16_t copy_kind(uint8_t cupti_kind) {
   }
 }
 
-static int memop_locked(mprof_cupti_translate *t, uint32_t device,
-                        uint32_t context_id, uint32_t stream_id,
-                        mprof_memop_record *rec) {
+/* Store a memcpy/memset record the caller filled in (all but its stream),
+ * unless the translator is finished or CUPTI gave it no timestamps. */
+static int add_memop(mprof_cupti_translate *t, uint32_t device_id,
+                     uint32_t context_id, uint32_t stream_id,
+                     mprof_memop_record *rec) {
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  if (t->finished)
+    goto out;
+  uint32_t device = device_locked(t, device_id);
+  if (!timed_locked(t, device, rec->start, rec->end))
+    goto out;
   rec->stream = stream_locked(t, device, context_id, stream_id);
-  if (rec->stream == MPROF_INDEX_NONE)
-    return MPROF_ENOMEM;
-  int rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_MEMOPS, rec);
+  if (rec->stream == MPROF_INDEX_NONE) {
+    rc = MPROF_ENOMEM;
+    goto out;
+  }
+  rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_MEMOPS, rec);
   if (rc == 0)
     t->stats.memops++;
+out:
+  pthread_mutex_unlock(&t->lock);
   return rc;
 }
 
 int mprof_cupti_translate_memcpy(mprof_cupti_translate *t,
                                  const CUpti_ActivityMemcpy6 *m) {
-  int rc = 0;
-  pthread_mutex_lock(&t->lock);
-  if (t->finished)
-    goto out;
-  uint32_t device = device_locked(t, m->deviceId);
-  if (!timed_locked(t, device, m->start, m->end))
-    goto out;
   mprof_memop_record rec;
   memset(&rec, 0, sizeof rec);
   rec.start = m->start;
@@ -661,21 +667,11 @@ int mprof_cupti_translate_memcpy(mprof_cupti_translate *t,
     rec.dst_device = m->deviceId;
     break;
   }
-  rc = memop_locked(t, device, m->contextId, m->streamId, &rec);
-out:
-  pthread_mutex_unlock(&t->lock);
-  return rc;
+  return add_memop(t, m->deviceId, m->contextId, m->streamId, &rec);
 }
 
 int mprof_cupti_translate_memcpy_p2p(mprof_cupti_translate *t,
                                      const CUpti_ActivityMemcpyPtoP4 *m) {
-  int rc = 0;
-  pthread_mutex_lock(&t->lock);
-  if (t->finished)
-    goto out;
-  uint32_t device = device_locked(t, m->deviceId);
-  if (!timed_locked(t, device, m->start, m->end))
-    goto out;
   mprof_memop_record rec;
   memset(&rec, 0, sizeof rec);
   rec.start = m->start;
@@ -686,21 +682,11 @@ int mprof_cupti_translate_memcpy_p2p(mprof_cupti_translate *t,
   rec.copy_kind = MPROF_COPY_PTOP;
   rec.src_device = m->srcDeviceId;
   rec.dst_device = m->dstDeviceId;
-  rc = memop_locked(t, device, m->contextId, m->streamId, &rec);
-out:
-  pthread_mutex_unlock(&t->lock);
-  return rc;
+  return add_memop(t, m->deviceId, m->contextId, m->streamId, &rec);
 }
 
 int mprof_cupti_translate_memset(mprof_cupti_translate *t,
                                  const CUpti_ActivityMemset4 *m) {
-  int rc = 0;
-  pthread_mutex_lock(&t->lock);
-  if (t->finished)
-    goto out;
-  uint32_t device = device_locked(t, m->deviceId);
-  if (!timed_locked(t, device, m->start, m->end))
-    goto out;
   mprof_memop_record rec;
   memset(&rec, 0, sizeof rec);
   rec.start = m->start;
@@ -708,14 +694,10 @@ int mprof_cupti_translate_memset(mprof_cupti_translate *t,
   rec.bytes = m->bytes;
   rec.correlation_id = m->correlationId;
   rec.kind = MPROF_MEMOP_MEMSET;
-  rec.copy_kind = 0;
   rec.value = m->value;
   rec.src_device = MPROF_INDEX_NONE;
   rec.dst_device = m->deviceId;
-  rc = memop_locked(t, device, m->contextId, m->streamId, &rec);
-out:
-  pthread_mutex_unlock(&t->lock);
-  return rc;
+  return add_memop(t, m->deviceId, m->contextId, m->streamId, &rec);
 }
 
 /* ---- NVTX markers ------------------------------------------------------- */
