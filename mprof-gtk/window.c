@@ -23,6 +23,7 @@ struct _MprofGtkWindow {
   gboolean syncing_picker;
   gboolean fitted[MPROF_RENDER_TAB_COUNT]; /* span tab fitted to a kernel */
   int fitted_kernel;
+  gboolean span_tab_seen; /* a span tab has been shown in this window */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkWindow, mprof_gtk_window,
@@ -56,6 +57,17 @@ static void fit_span_tab(MprofGtkWindow *self, int tab) {
   if (!is_span_tab(tab) || !self->state)
     return;
   int kernel = mprof_gtk_view_state_get_view(self->state)->kernel;
+  if (!self->span_tab_seen) {
+    /* Like `mprof view --tab mega`: the span views start on a kernel that
+     * has spans (the dominant kernel may be one without). Later picks are
+     * the user's, and a kernel without spans shows its projection. */
+    self->span_tab_seen = TRUE;
+    int span_kernel = mprof_render_span_kernel(self->model, kernel);
+    if (span_kernel != kernel) {
+      mprof_gtk_view_state_select_kernel(self->state, span_kernel);
+      kernel = span_kernel;
+    }
+  }
   if (kernel != self->fitted_kernel) {
     memset(self->fitted, 0, sizeof self->fitted);
     self->fitted_kernel = kernel;
