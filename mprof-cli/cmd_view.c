@@ -14,7 +14,7 @@
 #include "mprof/mprof.h"
 
 #ifdef MPROF_HAVE_RENDER
-#include "render/render.h"
+#include "mprof-render/render.h"
 #endif
 
 typedef struct view_args {
@@ -258,7 +258,8 @@ int cmd_view(int argc, char **argv) {
     return render(&a);
 #else
     fprintf(stderr, "mprof view: --render is unavailable in this build (it "
-                    "was built without Cairo/GTK 4)\n");
+                    "was built without Cairo: install libcairo2-dev and "
+                    "rebuild)\n");
     return CLI_EXIT_FAILED;
 #endif
   }

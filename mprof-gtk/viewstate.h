@@ -9,7 +9,7 @@
 
 #include <glib-object.h>
 
-#include "render/render.h"
+#include "mprof-render/render.h"
 
 G_BEGIN_DECLS
 

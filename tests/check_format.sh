@@ -4,6 +4,6 @@ clang_format=$1
 root=$2
 cd "$root" || exit 1
 files=$(git ls-files '*.c' '*.h' 2>/dev/null | grep -v '^tests/fuzz/corpus/')
-[ -n "$files" ] || files=$(find libmprof mprof-cli mprof-gtk producers tests bench -name '*.[ch]' 2>/dev/null)
+[ -n "$files" ] || files=$(find libmprof mprof-cli mprof-render mprof-gtk producers tests bench -name '*.[ch]' 2>/dev/null)
 # shellcheck disable=SC2086
 exec "$clang_format" --dry-run --Werror $files

@@ -20,7 +20,7 @@
 #ifdef MPROF_TEST_RENDER
 #include <cairo.h>
 
-#include "render/render.h"
+#include "mprof-render/render.h"
 #endif
 
 #define STEP "_Z4stepPf"

@@ -24,7 +24,7 @@
 #include "test_util.h"
 
 #include "mprof/mprof.h"
-#include "render/render.h"
+#include "mprof-render/render.h"
 
 #define FIX_T0 1700000000000000000ll
 #define FIX_K0 "_Z8memboundPfPKfi"

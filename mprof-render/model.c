@@ -847,10 +847,8 @@ static int model_open(mprof_render_model **out, const char *trace_path,
 void mprof_render_model_free(mprof_render_model *m) {
   if (!m)
     return;
-#ifdef MPROF_RENDER_HAVE_DIAGNOSE
   mprof_diagnosis_free(m->diagnosis);
   mprof_join_free(m->join);
-#endif
   for (size_t i = 0; m->owned_names && i < m->kernel_count; i++)
     free(m->owned_names[i]);
   free(m->owned_names);
@@ -957,7 +955,6 @@ const mprof_render_row *mprof_render_row_at(const mprof_render_model *m,
 /* ---- the diagnosis -------------------------------------------------------
  */
 
-#ifdef MPROF_RENDER_HAVE_DIAGNOSE
 int mprof_render__diagnosis(const mprof_render_model *cm, int kernel,
                             render_diagnosis *out) {
   memset(out, 0, sizeof *out);
@@ -1016,15 +1013,3 @@ int mprof_render__diagnosis(const mprof_render_model *cm, int kernel,
     out->notes[out->note_count++] = d->notes[i];
   return 0;
 }
-#else
-int mprof_render__diagnosis(const mprof_render_model *m, int kernel,
-                            render_diagnosis *out) {
-  (void)m;
-  (void)kernel;
-  memset(out, 0, sizeof *out);
-  out->occupancy = -1;
-  out->waves = -1;
-  out->limiter = "";
-  return -1;
-}
-#endif

@@ -1,6 +1,6 @@
 /*
  * mprof-render — what the views share and the model's insides. Never
- * installed; only files of mprof-gtk/render include it.
+ * installed; only files of mprof-render include it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -9,14 +9,12 @@
 
 #include <stdarg.h>
 
-#include "render.h"
+#include "mprof-render/render.h"
 
 #include <mprof/mkprof.h>
 
-#ifdef MPROF_RENDER_HAVE_DIAGNOSE
 #include <mprof/diagnose.h>
 #include <mprof/join.h>
-#endif
 
 /* ---- activity spans (spans.c) ------------------------------------------ */
 
@@ -150,12 +148,10 @@ struct mprof_render_model {
   rs_activity *activity;          /* the last Activity rows built */
   rs_launch_track *launch_tracks; /* per kernel, built on use */
 
-#ifdef MPROF_RENDER_HAVE_DIAGNOSE
   /* Built on first use: the diagnosis is what `mprof summary` prints. */
   int diagnosis_tried;
   mprof_join *join;
   mprof_diagnosis *diagnosis;
-#endif
 };
 
 /* ---- errors ------------------------------------------------------------- */
@@ -163,7 +159,7 @@ struct mprof_render_model {
 int mprof_render__fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
-/* ---- the diagnosis, when libmprof has one ----------------------------- */
+/* ---- the diagnosis (libmprof's, what `mprof summary` prints) -------- */
 
 typedef struct render_dimension {
   const char *title;
@@ -185,7 +181,7 @@ typedef struct render_diagnosis {
 } render_diagnosis;
 
 /* Fill @p out for kernel @p kernel; 0 when libmprof's diagnosis is
- * available, -1 when not (this build or this kernel). */
+ * available, -1 when not (this kernel has none). */
 int mprof_render__diagnosis(const mprof_render_model *model, int kernel,
                             render_diagnosis *out);
 

@@ -463,7 +463,6 @@ static void projection_shape(const mprof_render_model *m, int kernel,
   *max_warps = d && d->max_warps_per_sm     ? d->max_warps_per_sm
                : d && d->max_threads_per_sm ? d->max_threads_per_sm / warp
                                             : 64;
-#ifdef MPROF_RENDER_HAVE_DIAGNOSE
   if (d && k->record) {
     mprof_shape_stats st;
     memset(&st, 0, sizeof st);
@@ -478,7 +477,6 @@ static void projection_shape(const mprof_render_model *m, int kernel,
       *blocks_per_sm = occ.blocks_per_sm;
     return;
   }
-#endif
   uint32_t by_warps = *max_warps / (*warps_per_block ? *warps_per_block : 1);
   *blocks_per_sm = by_warps ? by_warps : 1;
 }
