@@ -285,59 +285,10 @@ int mprof_render_opcode_category(const char *opcode) {
   return MPROF_CAT_OTHER;
 }
 
-/* ---- stall families ----------------------------------------------------
- *
- * After DESIGN.md section 5. The Raster separates issued samples
- * (`selected`) from waiting ones; a ready warp that the scheduler did not
- * pick (`not_selected`) is scheduling, as are dispatch stalls and `misc`.
- */
-typedef struct reason_class {
-  const char *name;
-  int family;
-} reason_class;
-
-static const reason_class reason_families[] = {
-    {"long_scoreboard", MPROF_FAM_MEMORY_LATENCY},
-    {"lg_throttle", MPROF_FAM_MEMORY_THROUGHPUT},
-    {"tex_throttle", MPROF_FAM_MEMORY_THROUGHPUT},
-    {"drain", MPROF_FAM_MEMORY_THROUGHPUT},
-    {"short_scoreboard", MPROF_FAM_MIO},
-    {"mio_throttle", MPROF_FAM_MIO},
-    {"math_pipe_throttle", MPROF_FAM_COMPUTE},
-    {"wait", MPROF_FAM_COMPUTE},
-    {"tensor_throttle", MPROF_FAM_COMPUTE},
-    {"barrier", MPROF_FAM_SYNC},
-    {"membar", MPROF_FAM_SYNC},
-    {"warpgroup_arrive", MPROF_FAM_SYNC},
-    {"sleeping", MPROF_FAM_SYNC},
-    {"branch_resolving", MPROF_FAM_FETCH_BRANCH},
-    {"no_instructions", MPROF_FAM_FETCH_BRANCH},
-    {"imc_miss", MPROF_FAM_FETCH_BRANCH},
-    {"dispatch_stall", MPROF_FAM_SCHEDULING},
-    {"misc", MPROF_FAM_SCHEDULING},
-    {"not_selected", MPROF_FAM_SCHEDULING},
-    {"selected", MPROF_FAM_ISSUED},
-};
-
-#define REASON_PREFIX "smsp__pcsamp_warps_issue_stalled_"
+/* ---- stall families (mprof/reasons.h) ---------------------------------- */
 
 int mprof_render_reason_family(const char *name) {
-  if (!name)
-    return MPROF_FAM_SCHEDULING;
-  size_t prefix = strlen(REASON_PREFIX);
-  if (strncmp(name, REASON_PREFIX, prefix) == 0)
-    name += prefix;
-  size_t len = strlen(name);
-  const char *suffix = "_not_issued";
-  size_t slen = strlen(suffix);
-  if (len > slen && strcmp(name + len - slen, suffix) == 0)
-    len -= slen;
-  for (size_t i = 0; i < sizeof reason_families / sizeof reason_families[0];
-       i++)
-    if (strlen(reason_families[i].name) == len &&
-        strncmp(name, reason_families[i].name, len) == 0)
-      return reason_families[i].family;
-  return MPROF_FAM_SCHEDULING;
+  return (int)mprof_stall_reason_family(name);
 }
 
 static const char *const category_titles[MPROF_CAT_COUNT] = {

@@ -19,8 +19,6 @@
 
 #include "render_internal.h"
 
-#define REASON_PREFIX "smsp__pcsamp_warps_issue_stalled_"
-
 /* Kernel colours by rank: distinct, readable under white text. */
 static const uint32_t kernel_palette[] = {
     0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2, 0xedc948,
@@ -151,15 +149,10 @@ static int32_t group_for(builder *b, uint32_t device, const char *name,
   return (int32_t)b->group_count++;
 }
 
-static const char *short_reason(const char *name) {
-  size_t n = strlen(REASON_PREFIX);
-  return strncmp(name, REASON_PREFIX, n) == 0 ? name + n : name;
-}
-
 /* The model reason called @p name (prefix stripped), added when new. */
 static int32_t reason_for(builder *b, const char *name) {
   mprof_render_model *m = b->m;
-  const char *s = short_reason(name);
+  const char *s = mprof_stall_reason_short_name(name);
   for (size_t i = 0; i < m->reason_count; i++)
     if (strcmp(m->reasons[i].name, s) == 0)
       return (int32_t)i;

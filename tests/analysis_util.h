@@ -11,7 +11,7 @@
 
 #include "mprof/mprof.h"
 
-#define REASON(x) "smsp__pcsamp_warps_issue_stalled_" x
+#define REASON(x) MPROF_STALL_REASON_PREFIX x
 
 /* A device with the H200's limits. */
 static inline uint32_t tt_device(mprof_writer *w, uint32_t id) {

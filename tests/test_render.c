@@ -373,8 +373,15 @@ static void test_classification(void **state) {
   assert_int_equal(mprof_render_reason_family("imc_miss"),
                    MPROF_FAM_FETCH_BRANCH);
   assert_int_equal(mprof_render_reason_family("not_selected"),
-                   MPROF_FAM_SCHEDULING);
+                   MPROF_FAM_COMPUTE);
   assert_int_equal(mprof_render_reason_family("selected"), MPROF_FAM_ISSUED);
+  /* The lanes are libmprof's stall-reason table, for every reason. */
+  for (size_t i = 0; i < mprof_stall_reason_info_count(); i++) {
+    const mprof_stall_reason_info *row = mprof_stall_reason_info_at(i);
+    assert_int_equal(mprof_render_reason_family(row->name), (int)row->family);
+    assert_int_equal(mprof_render_reason_family(row->not_issued),
+                     (int)row->family);
+  }
   assert_int_equal(mprof_render_reason_family("some_future_reason"),
                    MPROF_FAM_SCHEDULING);
   assert_int_equal(mprof_render_tab_parse("Hotspots"), MPROF_RENDER_HOTSPOTS);

@@ -47,46 +47,6 @@ const char *mprof_occupancy_limiter_name(uint32_t limiter) {
   return limiter < 5 ? names[limiter] : "unknown";
 }
 
-/* The stall reason map (docs/DIAGNOSIS.md, "Stall reasons"). */
-static const struct {
-  const char *reason;
-  uint32_t dimension;
-} reason_map[] = {
-    {"long_scoreboard", MPROF_DIM_MEMORY_LATENCY},
-    {"lg_throttle", MPROF_DIM_MEMORY_THROUGHPUT},
-    {"tex_throttle", MPROF_DIM_MEMORY_THROUGHPUT},
-    {"drain", MPROF_DIM_MEMORY_THROUGHPUT},
-    {"short_scoreboard", MPROF_DIM_SHARED_MIO},
-    {"mio_throttle", MPROF_DIM_SHARED_MIO},
-    {"math_pipe_throttle", MPROF_DIM_COMPUTE},
-    {"wait", MPROF_DIM_COMPUTE},
-    {"selected", MPROF_DIM_COMPUTE},
-    {"not_selected", MPROF_DIM_COMPUTE},
-    {"barrier", MPROF_DIM_SYNC},
-    {"membar", MPROF_DIM_SYNC},
-    {"warpgroup_arrive", MPROF_DIM_SYNC},
-    {"sleeping", MPROF_DIM_SYNC},
-    {"branch_resolving", MPROF_DIM_FETCH_BRANCH},
-    {"no_instructions", MPROF_DIM_FETCH_BRANCH},
-    {"imc_miss", MPROF_DIM_FETCH_BRANCH},
-    {"dispatch_stall", MPROF_DIM_SCHEDULING},
-    {"misc", MPROF_DIM_SCHEDULING},
-};
-
-uint32_t mprof_stall_reason_dimension(const char *name) {
-  const char *s = mprof_stall_reason_short_name(name);
-  size_t len = strlen(s);
-  static const char suffix[] = "_not_issued";
-  if (len > sizeof suffix - 1 &&
-      strcmp(s + len - (sizeof suffix - 1), suffix) == 0)
-    len -= sizeof suffix - 1;
-  for (size_t i = 0; i < sizeof reason_map / sizeof reason_map[0]; i++)
-    if (strlen(reason_map[i].reason) == len &&
-        strncmp(reason_map[i].reason, s, len) == 0)
-      return reason_map[i].dimension;
-  return MPROF_DIM_NONE;
-}
-
 /* ---- thresholds (docs/DIAGNOSIS.md, "Thresholds") ------------------------ */
 
 /* Share of plain-reason samples at which a stall dimension is minor and an

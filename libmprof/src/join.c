@@ -17,9 +17,6 @@
 #include "mprof/join.h"
 #include "report_internal.h"
 
-#define REASON_PREFIX "smsp__pcsamp_warps_issue_stalled_"
-#define NOT_ISSUED_SUFFIX "_not_issued"
-
 /* Private per-kernel bookkeeping, parallel to the public stats. */
 typedef struct kernel_extra {
   size_t shape_first, shape_count;
@@ -77,18 +74,6 @@ int mprof_join_options_init(mprof_join_options *opts, unsigned version) {
   mprof_join_options init = MPROF_JOIN_OPTIONS_INIT;
   *opts = init;
   return 0;
-}
-
-const char *mprof_stall_reason_short_name(const char *name) {
-  if (!name)
-    return "";
-  size_t n = sizeof REASON_PREFIX - 1;
-  return strncmp(name, REASON_PREFIX, n) == 0 ? name + n : name;
-}
-
-static int has_not_issued_suffix(const char *name) {
-  size_t n = strlen(name), s = sizeof NOT_ISSUED_SUFFIX - 1;
-  return n > s && strcmp(name + n - s, NOT_ISSUED_SUFFIX) == 0;
 }
 
 /* ---- kernels ------------------------------------------------------------ */
@@ -225,7 +210,7 @@ static int reason_add(mprof_join *j, uint32_t *out, const char *full_name,
   mprof_stall_reason *r = &j->reasons[j->reason_count];
   r->name = short_name;
   r->full_name = full_name;
-  r->not_issued = (uint32_t)has_not_issued_suffix(short_name);
+  r->not_issued = (uint32_t)mprof_stall_reason_is_not_issued(short_name);
   r->plain = r->not_issued ? MPROF_INDEX_NONE : (uint32_t)j->reason_count;
   r->dimension = mprof_stall_reason_dimension(short_name);
   size_t mask = j->reason_hash_cap - 1;
@@ -244,7 +229,7 @@ static void reason_link(mprof_join *j) {
     mprof_stall_reason *x = &j->reasons[r];
     if (!x->not_issued)
       continue;
-    size_t len = strlen(x->name) - (sizeof NOT_ISSUED_SUFFIX - 1);
+    size_t len = strlen(x->name) - (sizeof MPROF_STALL_NOT_ISSUED_SUFFIX - 1);
     if (len >= sizeof name)
       continue;
     memcpy(name, x->name, len);

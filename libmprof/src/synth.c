@@ -17,44 +17,24 @@
 #include "internal.h"
 #include "mprof/sidecar.h"
 #include "mprof/sass.h"
+#include "mprof/reasons.h"
 #include "mprof/synth.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
 
-/* The H200's stall reasons, in CUPTI index order as far as the generator is
- * concerned; each plain reason is followed by its _not_issued twin. */
-static const char *const stall_names[] = {"barrier",
-                                          "branch_resolving",
-                                          "dispatch_stall",
-                                          "drain",
-                                          "imc_miss",
-                                          "lg_throttle",
-                                          "long_scoreboard",
-                                          "math_pipe_throttle",
-                                          "membar",
-                                          "mio_throttle",
-                                          "misc",
-                                          "no_instructions",
-                                          "not_selected",
-                                          "selected",
-                                          "short_scoreboard",
-                                          "sleeping",
-                                          "tex_throttle",
-                                          "wait",
-                                          "warpgroup_arrive"};
-#define STALL_PLAIN (sizeof stall_names / sizeof stall_names[0])
+/* The generator writes every reason of mprof/reasons.h, in table order, as
+ * CUPTI indices 2r (plain) and 2r + 1 (_not_issued). */
+#define STALL_MAX 32
+static size_t stall_plain(void) {
+  size_t n = mprof_stall_reason_info_count();
+  return n < STALL_MAX ? n : STALL_MAX;
+}
 
-enum {
-  R_BARRIER = 0,
-  R_LG = 5,
-  R_LONG_SB = 6,
-  R_MATH = 7,
-  R_MIO = 9,
-  R_NOT_SEL = 12,
-  R_SELECTED = 13,
-  R_SHORT_SB = 14,
-  R_WAIT = 17
-};
+/* The table index of reason @p short_name. */
+static size_t stall_index(const char *short_name) {
+  return (size_t)(mprof_stall_reason_info_find(short_name) -
+                  mprof_stall_reason_info_at(0));
+}
 
 typedef struct synth_kernel {
   const char *mangled;
@@ -186,29 +166,29 @@ static void make_kernel(synth_kernel *k, uint32_t index, uint32_t scenario,
 
 /* Stall weights of a kernel by scenario: where its warps wait. */
 static void stall_profile(double *weights, uint32_t scenario) {
-  for (size_t i = 0; i < STALL_PLAIN; i++)
+  for (size_t i = 0; i < stall_plain(); i++)
     weights[i] = 0.01;
-  weights[R_SELECTED] = 0.08;
-  weights[R_NOT_SEL] = 0.04;
-  weights[R_WAIT] = 0.08;
+  weights[stall_index("selected")] = 0.08;
+  weights[stall_index("not_selected")] = 0.04;
+  weights[stall_index("wait")] = 0.08;
   switch (scenario) {
   case MPROF_SYNTH_MEMORY_LATENCY:
-    weights[R_LONG_SB] = 0.70;
-    weights[R_LG] = 0.05;
+    weights[stall_index("long_scoreboard")] = 0.70;
+    weights[stall_index("lg_throttle")] = 0.05;
     break;
   case MPROF_SYNTH_COMPUTE:
-    weights[R_MATH] = 0.45;
-    weights[R_NOT_SEL] = 0.20;
-    weights[R_SELECTED] = 0.15;
+    weights[stall_index("math_pipe_throttle")] = 0.45;
+    weights[stall_index("not_selected")] = 0.20;
+    weights[stall_index("selected")] = 0.15;
     break;
   case MPROF_SYNTH_BARRIER:
-    weights[R_BARRIER] = 0.65;
-    weights[R_SHORT_SB] = 0.05;
+    weights[stall_index("barrier")] = 0.65;
+    weights[stall_index("short_scoreboard")] = 0.05;
     break;
   default:
-    weights[R_LONG_SB] = 0.20;
-    weights[R_MIO] = 0.10;
-    weights[R_SHORT_SB] = 0.10;
+    weights[stall_index("long_scoreboard")] = 0.20;
+    weights[stall_index("mio_throttle")] = 0.10;
+    weights[stall_index("short_scoreboard")] = 0.10;
     break;
   }
 }
@@ -462,10 +442,9 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     dev.uuid_lo = d + 1;
     TRY(mprof_writer_intern(w, &device_index[d], MPROF_SECTION_DEVICES, &dev));
     if (opts->pcs_per_kernel) {
-      for (uint32_t r = 0; r < 2 * STALL_PLAIN; r++) {
-        char name[96];
-        snprintf(name, sizeof name, "smsp__pcsamp_warps_issue_stalled_%s%s",
-                 stall_names[r / 2], (r & 1) ? "_not_issued" : "");
+      for (uint32_t r = 0; r < 2 * stall_plain(); r++) {
+        const mprof_stall_reason_info *row = mprof_stall_reason_info_at(r / 2);
+        const char *name = (r & 1) ? row->not_issued : row->name;
         mprof_stall_reason_record sr = {device_index[d], r,
                                         mprof_writer_string(w, name), 0};
         TRY(mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &sr));
@@ -601,13 +580,13 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     for (uint32_t k = 0; !rc && k < opts->kernels; k++) {
       double seconds = kernel_time[(size_t)d * opts->kernels + k] * 1e-9;
       double samples = seconds * 132.0 * 1.98e9 / 16384.0;
-      double weights[STALL_PLAIN];
+      double weights[STALL_MAX];
       int slowed = k < 64 && ((slow_mask >> k) & 1) && opts->slow_scenario &&
                    slow_device(opts, d);
       stall_profile(weights,
                     slowed ? opts->slow_scenario : kernels[k].scenario);
       double weight_sum = 0;
-      for (size_t r = 0; r < STALL_PLAIN; r++)
+      for (size_t r = 0; r < stall_plain(); r++)
         weight_sum += weights[r];
       /* A hot loop: PCs near the middle carry most samples. */
       double pc_weight_sum = 0;
@@ -619,7 +598,7 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
         double pc_share =
             (1.0 / (1.0 + fabs((double)p - opts->pcs_per_kernel / 2.0))) /
             pc_weight_sum;
-        for (uint32_t r = 0; !rc && r < STALL_PLAIN; r++) {
+        for (uint32_t r = 0; !rc && r < stall_plain(); r++) {
           double expect = samples * pc_share * weights[r] / weight_sum *
                           (0.8 + 0.4 * uniform(trng));
           uint32_t n = (uint32_t)(expect + 0.5);
@@ -639,7 +618,7 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
           total_samples += n;
           /* Most stalled samples issue nothing that cycle. */
           pc.stall_reason = 2 * r + 1;
-          pc.samples = r == R_SELECTED ? 0 : (uint32_t)(n * 0.9);
+          pc.samples = r == stall_index("selected") ? 0 : (uint32_t)(n * 0.9);
           if (!rc && pc.samples)
             rc = mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc);
         }
@@ -665,9 +644,7 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
 /* Made-up SASS that fits the stall reason a PC mostly waits on. */
 static void synth_instruction(mprof_sass_instruction *insn,
                               const char *reason) {
-  const char *r = reason;
-  if (strncmp(r, "smsp__pcsamp_warps_issue_stalled_", 33) == 0)
-    r += 33;
+  const char *r = mprof_stall_reason_short_name(reason);
   insn->predicate = "";
   if (strcmp(r, "long_scoreboard") == 0) {
     insn->opcode = "LDG.E.128";

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "cubin.h"
 #include "mprof/error.h"
+#include "mprof/reasons.h"
 #include "mprof/status.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
@@ -465,10 +466,11 @@ static void test_pc_samples(void **state) {
   fixture f;
   open_fixture(&f, "pc", NULL);
   uint32_t indices[] = {2, 14, 15};
-  char barrier[] = "smsp__pcsamp_warps_issue_stalled_barrier";
-  char long_sb[] = "smsp__pcsamp_warps_issue_stalled_long_scoreboard";
+  /* CUPTI's names, as mprof's stall-reason table spells them. */
+  char barrier[] = MPROF_STALL_REASON_PREFIX "barrier";
+  char long_sb[] = MPROF_STALL_REASON_PREFIX "long_scoreboard";
   char long_sb_ni[] =
-      "smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued";
+      MPROF_STALL_REASON_PREFIX "long_scoreboard" MPROF_STALL_NOT_ISSUED_SUFFIX;
   char *names[] = {barrier, long_sb, long_sb_ni};
   assert_int_equal(
       mprof_cupti_translate_stall_reasons(f.t, 0, 3, indices, names), 0);
@@ -532,6 +534,14 @@ static void test_pc_samples(void **state) {
   assert_int_equal(sr[1].index, 14);
   assert_int_equal(sr[1].device, 0);
   assert_string_equal(str(f.trace, sr[1].name), long_sb);
+  /* What the producer stored, the analysis reads through the table. */
+  const mprof_stall_reason_info *row =
+      mprof_stall_reason_info_find(str(f.trace, sr[2].name));
+  assert_non_null(row);
+  assert_string_equal(row->not_issued, long_sb_ni);
+  assert_int_equal(row->dimension, MPROF_DIM_MEMORY_LATENCY);
+  assert_int_equal(mprof_stall_reason_is_not_issued(str(f.trace, sr[2].name)),
+                   1);
 
   const mprof_pc_sample_record *pc = mprof_trace_pc_samples(f.trace, &n);
   /* (memk+0x130, 14), (memk+0x130, 15), (spin+0x200, 2): zeros skipped. */
@@ -877,8 +887,8 @@ static void test_two_devices(void **state) {
   /* Device 1 numbers its reasons differently from device 0. */
   uint32_t indices1[] = {3, 9};
   uint32_t indices0[] = {9, 3};
-  char barrier[] = "smsp__pcsamp_warps_issue_stalled_barrier";
-  char long_sb[] = "smsp__pcsamp_warps_issue_stalled_long_scoreboard";
+  char barrier[] = MPROF_STALL_REASON_PREFIX "barrier";
+  char long_sb[] = MPROF_STALL_REASON_PREFIX "long_scoreboard";
   char *names[] = {barrier, long_sb};
   assert_int_equal(
       mprof_cupti_translate_stall_reasons(f.t, 1, 2, indices1, names), 0);

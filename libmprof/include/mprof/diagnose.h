@@ -24,6 +24,7 @@
 #include "api.h"
 #include "format.h"
 #include "join.h"
+#include "reasons.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,32 +32,9 @@ extern "C" {
 
 typedef struct mprof_diagnosis mprof_diagnosis;
 
-/** The dimensions a kernel is judged on. Values are pinned. */
-typedef enum mprof_dimension_id {
-  MPROF_DIM_MEMORY_LATENCY = 0,    /**< long_scoreboard */
-  MPROF_DIM_MEMORY_THROUGHPUT = 1, /**< lg_throttle, tex_throttle, drain */
-  MPROF_DIM_SHARED_MIO = 2,        /**< short_scoreboard, mio_throttle */
-  MPROF_DIM_COMPUTE = 3,           /**< math_pipe_throttle, wait, selected,
-                                        not_selected */
-  MPROF_DIM_SYNC = 4, /**< barrier, membar, warpgroup_arrive, sleeping */
-  MPROF_DIM_FETCH_BRANCH = 5, /**< no_instructions, imc_miss,
-                                   branch_resolving */
-  MPROF_DIM_SCHEDULING = 6,   /**< dispatch_stall, misc */
-  MPROF_DIM_OCCUPANCY = 7,    /**< launch shape vs device limits */
-  MPROF_DIM_TAIL = 8,         /**< grid size vs SMs x blocks per SM */
-  MPROF_DIM_LAUNCH = 9,       /**< idle gaps between launches */
-  MPROF_DIM_SM_BALANCE = 10,  /**< busy time per SM, from activity spans */
-  MPROF_DIM_SM_TAIL = 11,     /**< the last SM's finish vs the median SM's,
-                                   from activity spans */
-  MPROF_DIM_COUNT_ = 12
-} mprof_dimension_id;
-
 /** The dimensions judged from activity spans (SPANS); `unknown` for a
  * kernel without spans, and left out of reports on a trace without any. */
 #define MPROF_DIM_FIRST_SPAN MPROF_DIM_SM_BALANCE
-
-/** No dimension: a healthy kernel's verdict, or a reason outside the map. */
-#define MPROF_DIM_NONE 0xffffffffu
 
 /** How a dimension was judged. Values are pinned. */
 typedef enum mprof_state {
@@ -72,14 +50,6 @@ MPROF_API const char *mprof_dimension_key(uint32_t dimension);
 MPROF_API const char *mprof_dimension_title(uint32_t dimension);
 /** "unknown", "ok", "minor", "issue"; "" out of range. */
 MPROF_API const char *mprof_state_name(uint32_t state);
-
-/**
- * The dimension of the stall reason @p name (with or without the
- * `smsp__pcsamp_warps_issue_stalled_` prefix and the `_not_issued`
- * suffix): a mprof_dimension_id, or MPROF_DIM_NONE for a reason the map
- * does not know (reported as "other").
- */
-MPROF_API uint32_t mprof_stall_reason_dimension(const char *name);
 
 /** A number behind a judgement. Strings are static. */
 typedef struct mprof_metric {

@@ -24,6 +24,7 @@
 
 #include "api.h"
 #include "format.h"
+#include "reasons.h"
 #include "sidecar.h"
 #include "trace.h"
 
@@ -51,7 +52,7 @@ MPROF_API int mprof_join_options_init(mprof_join_options *opts,
                                       unsigned version);
 
 /** The analysis dimension a stall reason belongs to (see diagnose.h). */
-#define MPROF_REASON_NO_DIMENSION 0xffffffffu
+#define MPROF_REASON_NO_DIMENSION MPROF_DIM_NONE
 
 /** One stall reason of the join's table. Strings are owned by the join. */
 typedef struct mprof_stall_reason {
@@ -207,10 +208,6 @@ MPROF_API size_t mprof_join_reason_count(const mprof_join *join);
 /** Stall reason @p index, or NULL. Owned by @p join. */
 MPROF_API const mprof_stall_reason *mprof_join_reason(const mprof_join *join,
                                                       size_t index);
-
-/** Strip the `smsp__pcsamp_warps_issue_stalled_` prefix when present.
- * Returns a pointer into @p name. */
-MPROF_API const char *mprof_stall_reason_short_name(const char *name);
 
 #ifdef __cplusplus
 }

@@ -77,19 +77,18 @@ typedef enum mprof_render_category {
   MPROF_CAT_COUNT
 } mprof_render_category;
 
-/** Raster lanes: where warps waited, from the stall reason. */
+/** Raster lanes: where warps waited, from the stall reason. The families
+ * and the reason of each are libmprof's (mprof/reasons.h). */
 typedef enum mprof_render_family {
-  MPROF_FAM_MEMORY_LATENCY = 0,    /**< long_scoreboard */
-  MPROF_FAM_MEMORY_THROUGHPUT = 1, /**< lg_throttle, tex_throttle, drain */
-  MPROF_FAM_MIO = 2,               /**< short_scoreboard, mio_throttle */
-  MPROF_FAM_COMPUTE = 3,           /**< math_pipe_throttle, wait */
-  MPROF_FAM_SYNC = 4, /**< barrier, membar, warpgroup_arrive, sleeping */
-  MPROF_FAM_FETCH_BRANCH = 5, /**< branch_resolving, no_instructions,
-                                   imc_miss */
-  MPROF_FAM_SCHEDULING = 6,   /**< dispatch_stall, misc, not_selected, and
-                                   reasons this map does not know */
-  MPROF_FAM_ISSUED = 7,       /**< selected: the warp issued */
-  MPROF_FAM_COUNT
+  MPROF_FAM_MEMORY_LATENCY = MPROF_STALL_FAMILY_MEMORY_LATENCY,
+  MPROF_FAM_MEMORY_THROUGHPUT = MPROF_STALL_FAMILY_MEMORY_THROUGHPUT,
+  MPROF_FAM_MIO = MPROF_STALL_FAMILY_MIO,
+  MPROF_FAM_COMPUTE = MPROF_STALL_FAMILY_COMPUTE,
+  MPROF_FAM_SYNC = MPROF_STALL_FAMILY_SYNC,
+  MPROF_FAM_FETCH_BRANCH = MPROF_STALL_FAMILY_FETCH_BRANCH,
+  MPROF_FAM_SCHEDULING = MPROF_STALL_FAMILY_SCHEDULING,
+  MPROF_FAM_ISSUED = MPROF_STALL_FAMILY_ISSUED,
+  MPROF_FAM_COUNT = MPROF_STALL_FAMILY_COUNT_
 } mprof_render_family;
 
 /** The category of SASS opcode @p opcode ("LDG.E.128", "UIADD3", ...). */

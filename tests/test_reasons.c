@@ -1,0 +1,178 @@
+/*
+ * mprof tests — the stall-reason table, and that every consumer reads it:
+ * the join and the diagnosis on a real H200 trace, the synthetic generator.
+ * (The viewer's families are checked against the table in test_render.)
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "analysis_util.h"
+
+#include <math.h>
+
+/* Rows are well formed: the three spellings of a name agree, the dimension
+ * is a stall dimension, and names are unique. */
+static void test_table_rows(void **state) {
+  (void)state;
+  size_t n = mprof_stall_reason_info_count();
+  assert_int_equal(n, 19); /* what CUPTI reports on the H200 */
+  assert_null(mprof_stall_reason_info_at(n));
+  for (size_t i = 0; i < n; i++) {
+    const mprof_stall_reason_info *row = mprof_stall_reason_info_at(i);
+    char want[128];
+    snprintf(want, sizeof want, "%s%s", MPROF_STALL_REASON_PREFIX,
+             row->short_name);
+    assert_string_equal(row->name, want);
+    snprintf(want, sizeof want, "%s%s%s", MPROF_STALL_REASON_PREFIX,
+             row->short_name, MPROF_STALL_NOT_ISSUED_SUFFIX);
+    assert_string_equal(row->not_issued, want);
+    assert_true(row->dimension <= MPROF_DIM_SCHEDULING);
+    assert_true(row->family < MPROF_STALL_FAMILY_COUNT_);
+    for (size_t j = 0; j < i; j++)
+      assert_string_not_equal(mprof_stall_reason_info_at(j)->short_name,
+                              row->short_name);
+  }
+}
+
+/* The Summary's dimension and the Raster's family of a reason name the same
+ * thing: the families are the seven stall dimensions, with the issuing warp
+ * drawn apart from the rest of compute. */
+static void test_family_matches_dimension(void **state) {
+  (void)state;
+  for (size_t i = 0; i < mprof_stall_reason_info_count(); i++) {
+    const mprof_stall_reason_info *row = mprof_stall_reason_info_at(i);
+    uint32_t want = row->family == MPROF_STALL_FAMILY_ISSUED
+                        ? (uint32_t)MPROF_DIM_COMPUTE
+                        : row->family;
+    if (row->dimension != want)
+      fail_msg("%s: dimension %s but family %u", row->short_name,
+               mprof_dimension_key(row->dimension), row->family);
+  }
+  /* The reason the two used to disagree on: a ready warp another warp beat
+   * to the scheduler is issue bound (docs/DIAGNOSIS.md). */
+  assert_int_equal(mprof_stall_reason_dimension("not_selected"),
+                   MPROF_DIM_COMPUTE);
+  assert_int_equal(mprof_stall_reason_family("not_selected"),
+                   MPROF_STALL_FAMILY_COMPUTE);
+  assert_int_equal(mprof_stall_reason_family("selected"),
+                   MPROF_STALL_FAMILY_ISSUED);
+}
+
+/* Every spelling finds its row; unknown names are "other" to the diagnosis
+ * and scheduling to the viewer. */
+static void test_lookup(void **state) {
+  (void)state;
+  for (size_t i = 0; i < mprof_stall_reason_info_count(); i++) {
+    const mprof_stall_reason_info *row = mprof_stall_reason_info_at(i);
+    char plain_ni[96];
+    snprintf(plain_ni, sizeof plain_ni, "%s%s", row->short_name,
+             MPROF_STALL_NOT_ISSUED_SUFFIX);
+    assert_ptr_equal(mprof_stall_reason_info_find(row->name), row);
+    assert_ptr_equal(mprof_stall_reason_info_find(row->short_name), row);
+    assert_ptr_equal(mprof_stall_reason_info_find(row->not_issued), row);
+    assert_ptr_equal(mprof_stall_reason_info_find(plain_ni), row);
+    assert_int_equal(mprof_stall_reason_dimension(row->not_issued),
+                     row->dimension);
+    assert_int_equal(mprof_stall_reason_family(row->not_issued), row->family);
+    assert_false(mprof_stall_reason_is_not_issued(row->name));
+    assert_true(mprof_stall_reason_is_not_issued(row->not_issued));
+    assert_string_equal(mprof_stall_reason_short_name(row->name),
+                        row->short_name);
+  }
+  assert_null(mprof_stall_reason_info_find("tensor_throttle"));
+  assert_null(mprof_stall_reason_info_find("_not_issued"));
+  assert_null(mprof_stall_reason_info_find(NULL));
+  assert_int_equal(mprof_stall_reason_dimension(REASON("some_future_reason")),
+                   MPROF_DIM_NONE);
+  assert_int_equal(mprof_stall_reason_family("some_future_reason"),
+                   MPROF_STALL_FAMILY_SCHEDULING);
+  assert_false(mprof_stall_reason_is_not_issued(MPROF_STALL_NOT_ISSUED_SUFFIX));
+  assert_string_equal(mprof_stall_reason_short_name(NULL), "");
+}
+
+/* A real H200 trace: every reason it names is in the table; the join gives
+ * each the table's dimension and pairs every twin; the diagnosis adds the
+ * shares of each dimension's reasons and nothing else. */
+static void test_join_and_diagnosis_read_the_table(void **state) {
+  (void)state;
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/samples/gemm.mprof", root ? root : ".");
+  mprof_trace *trace;
+  assert_int_equal(mprof_trace_open(&trace, path, NULL), 0);
+  mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;
+  mprof_join *join;
+  assert_int_equal(mprof_join_build(&join, trace, &jo), 0);
+  /* CUPTI's list also holds two counters that are not stall reasons
+   * (smsp__pcsamp_sample_count, smsp__pcsamp_samples_data_dropped). */
+  size_t reasons = mprof_join_reason_count(join), stalls = 0;
+  for (size_t r = 0; r < reasons; r++) {
+    const mprof_stall_reason *sr = mprof_join_reason(join, r);
+    if (strcmp(sr->name, sr->full_name) == 0)
+      continue;
+    stalls++;
+    const mprof_stall_reason_info *row =
+        mprof_stall_reason_info_find(sr->full_name);
+    if (!row)
+      fail_msg("the H200 reports %s, which the table lacks", sr->full_name);
+    assert_int_equal(sr->dimension, row->dimension);
+    assert_int_equal(sr->not_issued,
+                     (uint32_t)mprof_stall_reason_is_not_issued(sr->name));
+    assert_true(sr->plain < reasons);
+    assert_string_equal(mprof_join_reason(join, sr->plain)->full_name,
+                        row->name);
+  }
+  assert_int_equal(stalls, 2 * mprof_stall_reason_info_count());
+
+  mprof_diagnosis *diagnosis;
+  assert_int_equal(mprof_diagnose(&diagnosis, join, NULL), 0);
+  const mprof_kernel_diagnosis *kd = mprof_diagnosis_kernel(diagnosis, 0);
+  assert_non_null(kd);
+  double by_dimension[MPROF_DIM_SCHEDULING + 1] = {0};
+  for (size_t s = 0; s < kd->stall_count; s++) {
+    const mprof_reason_share *share = &kd->stalls[s];
+    assert_int_equal(share->dimension,
+                     mprof_stall_reason_dimension(share->reason));
+    assert_true(share->dimension <= MPROF_DIM_SCHEDULING);
+    by_dimension[share->dimension] += share->share;
+  }
+  assert_true(fabs(kd->other_share) < 1e-12);
+  for (uint32_t d = 0; d <= MPROF_DIM_SCHEDULING; d++)
+    if (fabs(kd->dimensions[d].cost - by_dimension[d]) > 1e-9)
+      fail_msg("%s: cost %.6f, its reasons add to %.6f", mprof_dimension_key(d),
+               kd->dimensions[d].cost, by_dimension[d]);
+  mprof_diagnosis_free(diagnosis);
+  mprof_join_free(join);
+  mprof_trace_free(trace);
+}
+
+/* The generator writes the table: every reason and its twin, in order. */
+static void test_synth_writes_the_table(void **state) {
+  (void)state;
+  const char *path = test_path("reasons.mprof");
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.launches = 200;
+  assert_int_equal(mprof_synth_write(path, &opts), 0);
+  mprof_trace *trace;
+  assert_int_equal(mprof_trace_open(&trace, path, NULL), 0);
+  size_t n;
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(trace, &n);
+  assert_int_equal(n, 2 * mprof_stall_reason_info_count());
+  for (size_t r = 0; r < n; r++) {
+    const mprof_stall_reason_info *row = mprof_stall_reason_info_at(r / 2);
+    assert_string_equal(mprof_trace_string(trace, sr[r].name),
+                        (r & 1) ? row->not_issued : row->name);
+  }
+  mprof_trace_free(trace);
+  unlink(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_table_rows),
+      cmocka_unit_test(test_family_matches_dimension),
+      cmocka_unit_test(test_lookup),
+      cmocka_unit_test(test_join_and_diagnosis_read_the_table),
+      cmocka_unit_test(test_synth_writes_the_table),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
