@@ -224,6 +224,15 @@ static const rs_sm *find_sm(const mprof_render_model *m, int kernel,
   return NULL;
 }
 
+/* "GPU 1 · SM 5" when the kernel's spans are on several GPUs, else
+ * "SM 5", as the rows are labelled. */
+static void sm_name(const mprof_render_model *m, const mprof_render_hit *hit,
+                    char *buf, size_t size) {
+  const rs_group *g = mprof_render__group(m, hit->kernel);
+  const rs_sm *sm = find_sm(m, hit->kernel, hit->device, hit->sm);
+  rs_sm_label(buf, size, g ? g->gpu_count : 1, sm ? sm->gpu : 0, hit->sm);
+}
+
 /* ", params: name=value, ..." of the MKPROF instruction behind a span. */
 static void mkprof_params(const mprof_render_model *m,
                           const mprof_span_record *sp, char *buf, size_t size) {
@@ -257,8 +266,9 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
                                    size_t size) {
   const mprof_trace *trace = mprof_render_model_trace(m);
   int64_t origin = span_origin(m, hit->kernel);
-  char a[64], b[64], c[64], name[512];
+  char a[64], b[64], c[64], name[512], smn[48];
   int n = 0;
+  sm_name(m, hit, smn, sizeof smn);
   size_t spans;
   const mprof_span_record *sp = mprof_trace_spans(trace, &spans);
   switch (hit->kind) {
@@ -285,11 +295,15 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
           (double)((int64_t)s->start - (int64_t)l[s->launch].start));
       snprintf(into, sizeof into, " (%s into launch %u)", c, s->launch);
     }
+    mprof_render_hit at = *hit; /* the span's own SM */
+    at.device = rs_launch_device(m, s->launch);
+    at.sm = s->sm;
+    sm_name(m, &at, smn, sizeof smn);
     if (s->warp != MPROF_INDEX_NONE)
-      snprintf(who, sizeof who, "SM %u \u00b7 block %u \u00b7 warp %u", s->sm,
+      snprintf(who, sizeof who, "%s \u00b7 block %u \u00b7 warp %u", smn,
                s->block, s->warp);
     else
-      snprintf(who, sizeof who, "SM %u \u00b7 block %u", s->sm, s->block);
+      snprintf(who, sizeof who, "%s \u00b7 block %u", smn, s->block);
     mkprof_params(m, s, params, sizeof params);
     if (!*params)
       snprintf(payload, sizeof payload, "  \u00b7  payload %llu (0x%llx)",
@@ -308,26 +322,24 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     rd_format_count(a, sizeof a, hit->spans);
     after(b, sizeof b, hit->t0, origin);
     n = snprintf(buf, size,
-                 "%s spans on SM %u around %s, narrower than a pixel: zoom in",
-                 a, hit->sm, b);
+                 "%s spans on %s around %s, narrower than a pixel: zoom in", a,
+                 smn, b);
     break;
   case MPROF_HIT_LABEL:
   case MPROF_HIT_SM: {
     const rs_sm *sm = find_sm(m, hit->kernel, hit->device, hit->sm);
     if (hit->tab == MPROF_RENDER_ACTIVITY && hit->row_key >= 0) {
       after(b, sizeof b, hit->time_ns, origin);
-      n = snprintf(buf, size, "SM %u at %s", hit->sm, b);
+      n = snprintf(buf, size, "%s at %s", smn, b);
       break;
     }
     if (!sm) {
       n = snprintf(buf, size,
-                   "SM %u: projected from the kernel's launches (no spans)",
-                   hit->sm);
+                   "%s: projected from the kernel's launches (no spans)", smn);
       break;
     }
     if (!sm->count) {
-      n = snprintf(buf, size, "SM %u: no spans for this kernel (idle)",
-                   hit->sm);
+      n = snprintf(buf, size, "%s: no spans for this kernel (idle)", smn);
       break;
     }
     rd_format_count(a, sizeof a, sm->count);
@@ -338,9 +350,9 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
                       extent > 0 ? (double)sm->busy_ns / extent : 0);
     after(c, sizeof c, sm->last_end, origin);
     n = snprintf(buf, size,
-                 "SM %u: %s spans, busy %s (%s of its first-to-last span), "
+                 "%s: %s spans, busy %s (%s of its first-to-last span), "
                  "last span ends at %s",
-                 hit->sm, a, b, pct, c);
+                 smn, a, b, pct, c);
     break;
   }
   case MPROF_HIT_CELL: {
@@ -349,9 +361,9 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     char pct[16];
     rd_format_percent(pct, sizeof pct, hit->value);
     n = snprintf(buf, size,
-                 "SM %u  \u00b7  %s to %s: busy %s, %.2f spans at once "
+                 "%s  \u00b7  %s to %s: busy %s, %.2f spans at once "
                  "(measured)",
-                 hit->sm, a, b, pct, (double)hit->spans / 1000.0);
+                 smn, a, b, pct, (double)hit->spans / 1000.0);
     break;
   }
   case MPROF_HIT_PROJECTED: {
@@ -359,10 +371,10 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     rd_format_percent(pct, sizeof pct, hit->value);
     after(a, sizeof a, hit->time_ns, origin);
     n = snprintf(buf, size,
-                 "SM %u at %s  \u00b7  launch %lld, wave %zu of %zu: %llu "
+                 "%s at %s  \u00b7  launch %lld, wave %zu of %zu: %llu "
                  "block%s, %s of the warp slots (projected from the grid, "
                  "not measured)",
-                 hit->sm, a, (long long)hit->launch, hit->first + 1, hit->last,
+                 smn, a, (long long)hit->launch, hit->first + 1, hit->last,
                  (unsigned long long)hit->spans, hit->spans == 1 ? "" : "s",
                  pct);
     break;

@@ -70,6 +70,7 @@ typedef struct rs_group {
 /* Activity rows of one group at one depth. */
 typedef struct rs_activity_row {
   uint32_t device, sm;
+  uint32_t gpu; /* rank of the device among the group's: tint and label */
   uint32_t launch, block, warp; /* NONE when rows are per SM (per block) */
   rs_lanes lanes;
   uint64_t spans;

@@ -794,7 +794,7 @@ const rs_launch_track *mprof_render__launch_track(const mprof_render_model *cm,
 /* ---- Activity ----------------------------------------------------------- */
 
 typedef struct nest_key {
-  uint32_t launch, block, warp, idx;
+  uint32_t launch, sm, block, warp, idx;
   int64_t start, end;
 } nest_key;
 
@@ -802,6 +802,8 @@ static int by_recorder(const void *a, const void *b) {
   const nest_key *x = (const nest_key *)a, *y = (const nest_key *)b;
   if (x->launch != y->launch)
     return x->launch < y->launch ? -1 : 1;
+  if (x->sm != y->sm)
+    return x->sm < y->sm ? -1 : 1;
   if (x->block != y->block)
     return x->block < y->block ? -1 : 1;
   if (x->warp != y->warp)
@@ -813,8 +815,10 @@ static int by_recorder(const void *a, const void *b) {
   return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Nesting per recorder (launch, block, warp): 1 = outermost, 2 =
- * innermost (both for a span alone). */
+/* Nesting per recorder (launch, SM, block, warp): 1 = outermost, 2 =
+ * innermost (both for a span alone). A block runs on one SM, but an
+ * imported MKPROF numbers its instructions per SM: spans of two SMs never
+ * nest. */
 static int build_nesting(mprof_render_model *m) {
   size_t n;
   const mprof_span_record *sp = mprof_trace_spans(m->trace, &n);
@@ -830,6 +834,7 @@ static int build_nesting(mprof_render_model *m) {
   }
   for (size_t i = 0; i < n; i++) {
     k[i].launch = sp[i].launch;
+    k[i].sm = sp[i].sm;
     k[i].block = sp[i].block;
     k[i].warp = sp[i].warp;
     k[i].idx = (uint32_t)i;
@@ -840,8 +845,8 @@ static int build_nesting(mprof_render_model *m) {
   qsort(k, n, sizeof *k, by_recorder);
   size_t depth = 0, cap = 64;
   for (size_t i = 0; i < n; i++) {
-    if (i && (k[i].launch != k[i - 1].launch || k[i].block != k[i - 1].block ||
-              k[i].warp != k[i - 1].warp))
+    if (i && (k[i].launch != k[i - 1].launch || k[i].sm != k[i - 1].sm ||
+              k[i].block != k[i - 1].block || k[i].warp != k[i - 1].warp))
       depth = 0;
     while (depth && stack_end[depth - 1] <= k[i].start)
       depth--;
@@ -875,14 +880,27 @@ static int by_activity_row(const void *a, const void *b) {
   if (x->f != y->f)                                                            \
   return x->f < y->f ? -1 : 1
   CMP(device);
-  CMP(sm);
   CMP(launch);
   CMP(block);
+  CMP(sm); /* an imported MKPROF numbers blocks per SM */
   CMP(warp);
   CMP(start);
   CMP(end);
   CMP(idx);
 #undef CMP
+  return 0;
+}
+
+static int same_row(const act_key *x, const act_key *y) {
+  return x->device == y->device && x->sm == y->sm && x->launch == y->launch &&
+         x->block == y->block && x->warp == y->warp;
+}
+
+/* The rank of @p device among the GPUs of @p g (its tint and label). */
+static uint32_t group_gpu(const rs_group *g, uint32_t device) {
+  for (size_t s = 0; s < g->sm_count; s++)
+    if (g->sms[s].device == device)
+      return g->sms[s].gpu;
   return 0;
 }
 
@@ -917,7 +935,7 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
         continue;
       act_key *x = &k[at++];
       x->device = rows == MPROF_ACTIVITY_SM ? g->sms[s].device : 0;
-      x->sm = rows == MPROF_ACTIVITY_SM ? g->sms[s].sm : 0;
+      x->sm = g->sms[s].sm;
       x->launch = rows == MPROF_ACTIVITY_SM ? 0 : sp[idx].launch;
       x->block = rows == MPROF_ACTIVITY_SM ? 0 : sp[idx].block;
       x->warp = rows == MPROF_ACTIVITY_WARP ? sp[idx].warp : 0;
@@ -933,11 +951,12 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
     out->median_ns = (double)durations[n / 2];
   }
   free(durations);
-  size_t row_count = 0;
-  for (size_t i = 0; i < n; i++)
-    if (i == 0 || k[i].device != k[i - 1].device || k[i].sm != k[i - 1].sm ||
-        k[i].launch != k[i - 1].launch || k[i].block != k[i - 1].block ||
-        k[i].warp != k[i - 1].warp)
+  /* Rows by SM: every SM of the group (idle ones too), in its (GPU, SM)
+   * order, as Mega's bands. Rows by block or warp: those with spans. */
+  int by_sm = rows == MPROF_ACTIVITY_SM;
+  size_t row_count = by_sm ? g->sm_count : 0;
+  for (size_t i = 0; i < n && !by_sm; i++)
+    if (i == 0 || !same_row(&k[i], &k[i - 1]))
       row_count++;
   out->rows =
       (rs_activity_row *)calloc(row_count ? row_count : 1, sizeof *out->rows);
@@ -950,21 +969,29 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
     free(k);
     return oom();
   }
-  size_t dst = 0;
-  for (size_t i = 0; i < n;) {
+  size_t i = 0;
+  for (size_t row = 0; row < row_count; row++) {
     size_t j = i;
-    while (j < n && k[j].device == k[i].device && k[j].sm == k[i].sm &&
-           k[j].launch == k[i].launch && k[j].block == k[i].block &&
-           k[j].warp == k[i].warp)
-      j++;
     rs_activity_row *r = &out->rows[out->row_count++];
-    const mprof_span_record *first = &sp[k[i].idx];
-    r->device = rows == MPROF_ACTIVITY_SM ? k[i].device
-                                          : rs_launch_device(m, first->launch);
-    r->sm = first->sm;
-    r->launch = rows == MPROF_ACTIVITY_SM ? MPROF_INDEX_NONE : k[i].launch;
-    r->block = rows == MPROF_ACTIVITY_SM ? MPROF_INDEX_NONE : k[i].block;
-    r->warp = rows == MPROF_ACTIVITY_WARP ? k[i].warp : MPROF_INDEX_NONE;
+    if (by_sm) {
+      const rs_sm *sm = &g->sms[row];
+      while (j < n && k[j].device == sm->device && k[j].sm == sm->sm)
+        j++;
+      r->device = sm->device;
+      r->gpu = sm->gpu;
+      r->sm = sm->sm;
+      r->launch = r->block = r->warp = MPROF_INDEX_NONE;
+    } else {
+      while (j < n && same_row(&k[j], &k[i]))
+        j++;
+      const mprof_span_record *first = &sp[k[i].idx];
+      r->device = rs_launch_device(m, first->launch);
+      r->gpu = group_gpu(g, r->device);
+      r->sm = first->sm;
+      r->launch = k[i].launch;
+      r->block = k[i].block;
+      r->warp = rows == MPROF_ACTIVITY_WARP ? k[i].warp : MPROF_INDEX_NONE;
+    }
     r->spans = j - i;
     r->first = i;
     int64_t run = INT64_MIN;
@@ -984,12 +1011,11 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
       lb.tmp_end[x - i] = k[x].end;
       lb.tmp_idx[x - i] = k[x].idx;
     }
-    if (lb_place(&lb, j - i, &r->lanes, dst, out->idx, out->start, out->end)) {
+    if (lb_place(&lb, j - i, &r->lanes, i, out->idx, out->start, out->end)) {
       lb_free(&lb);
       free(k);
       return oom();
     }
-    dst += j - i;
     i = j;
   }
   out->lane_first = lb.pool;

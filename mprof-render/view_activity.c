@@ -60,19 +60,15 @@ double mprof_render__activity_content(const mprof_render_model *m,
 }
 
 static void row_label(char *buf, size_t size, const rs_activity_row *r,
-                      int rows) {
-  switch (rows) {
-  case MPROF_ACTIVITY_BLOCK:
-    snprintf(buf, size, "block %u \u00b7 SM %u", r->block, r->sm);
-    break;
-  case MPROF_ACTIVITY_WARP:
-    if (r->warp == MPROF_INDEX_NONE)
-      snprintf(buf, size, "block %u \u00b7 SM %u", r->block, r->sm);
-    else
-      snprintf(buf, size, "b%u w%u \u00b7 SM %u", r->block, r->warp, r->sm);
-    break;
-  default: snprintf(buf, size, "SM %u", r->sm); break;
-  }
+                      int rows, uint32_t gpu_count) {
+  char sm[48];
+  rs_sm_label(sm, sizeof sm, gpu_count, r->gpu, r->sm);
+  if (rows == MPROF_ACTIVITY_SM)
+    snprintf(buf, size, "%s", sm);
+  else if (r->warp == MPROF_INDEX_NONE)
+    snprintf(buf, size, "block %u \u00b7 %s", r->block, sm);
+  else
+    snprintf(buf, size, "b%u w%u \u00b7 %s", r->block, r->warp, sm);
 }
 
 /* "Rows: SM | block | warp    Depth: auto | phase | instruction", the
@@ -147,7 +143,7 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
       const rs_activity_row *r = &lv->rows[s];
       double y = -view->scroll_y + (double)s * unit;
       int y0 = (int)floor(y), y1 = (int)floor(y + unit);
-      uint32_t tint = rs_gpu_tint(0, (uint32_t)s);
+      uint32_t tint = rs_gpu_tint(r->gpu, (uint32_t)s);
       rs_canvas_fill(&c, 0, c.w, y0, y1, tint);
       for (size_t i = 0; i < grid_count; i++)
         rs_canvas_fill(&c, grid[i] - (int)l->left, grid[i] - (int)l->left + 1,
@@ -191,11 +187,16 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
   cairo_clip(cr);
   double every = unit >= 12 ? 1 : ceil(13.0 / unit);
   for (size_t s = first; s < last; s++) {
+    double y = l->top - view->scroll_y + (double)s * unit;
+    /* A GPU's colour chip down its rows, as in Mega. */
+    if (f.group->gpu_count > 1)
+      rd_fill_rect(cr, 2, floor(y), 5, ceil(unit),
+                   rd_darken(rs_gpu_tint(lv->rows[s].gpu, 0), 0.25));
     if (fmod((double)s, every) != 0)
       continue;
     char text[96];
-    row_label(text, sizeof text, &lv->rows[s], view->activity_rows);
-    double y = l->top - view->scroll_y + (double)s * unit;
+    row_label(text, sizeof text, &lv->rows[s], view->activity_rows,
+              f.group->gpu_count);
     rd_rgb(cr, RD_TEXT);
     rd_font(cr, fmin(11, fmax(8, unit - 2)), 0, 0);
     rd_text_fit(cr, 12, y + fmin(unit, 24) / 2 + 4, l->left - 20, text);

@@ -141,10 +141,7 @@ static void labels(cairo_t *cr, const rs_frame *f, double band, size_t first,
     if (fmod((double)s, every) != 0)
       continue;
     char text[64];
-    if (gpus > 1)
-      snprintf(text, sizeof text, "GPU %u \u00b7 SM %u", gpu, sm);
-    else
-      snprintf(text, sizeof text, "SM %u", sm);
+    rs_sm_label(text, sizeof text, gpus, gpu, sm);
     rd_rgb(cr, RD_TEXT);
     rd_font(cr, fmin(11, fmax(8, band - 2)), 0, 0);
     rd_text_fit(cr, 12, y + fmin(band, 24) / 2 + 4, l->left - 20, text);

@@ -34,6 +34,14 @@
 static const uint32_t gpu_tints[8] = {0xe7edf6, 0xe6f2e4, 0xf6e9e4, 0xefe8f5,
                                       0xf5f0dc, 0xe2f1f1, 0xf4e6ee, 0xececec};
 
+void rs_sm_label(char *buf, size_t size, uint32_t gpu_count, uint32_t gpu,
+                 uint32_t sm) {
+  if (gpu_count > 1)
+    snprintf(buf, size, "GPU %u \u00b7 SM %u", gpu, sm);
+  else
+    snprintf(buf, size, "SM %u", sm);
+}
+
 uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm) {
   uint32_t tint = gpu_tints[gpu % 8];
   return sm % 2 ? rd_darken(tint, 0.035) : tint;
@@ -829,10 +837,7 @@ static void draw_labels(cairo_t *cr, const rs_frame *f, double band,
     if (fmod((double)s, label_every) != 0 && band < 12)
       continue;
     char text[64];
-    if (gpu_count > 1)
-      snprintf(text, sizeof text, "GPU %u \u00b7 SM %u", gpu, sm);
-    else
-      snprintf(text, sizeof text, "SM %u", sm);
+    rs_sm_label(text, sizeof text, gpu_count, gpu, sm);
     double fs = fmin(11.0, fmax(8.0, band - 2));
     rd_rgb(cr, RD_TEXT);
     rd_font(cr, fs, 0, 0);

@@ -626,6 +626,97 @@ static void test_demo_activity(void **state) {
   mprof_render_model_free(m);
 }
 
+/* ---- Activity of two GPUs ------------------------------------------------
+ */
+
+/* The distinct colours in the time area of one row (a few: tint and grid
+ * lines; many more where spans are drawn). */
+static size_t row_colours(const fix_image *img, const mprof_render_layout *l,
+                          double y0, double y1) {
+  uint32_t seen[32];
+  size_t n = 0;
+  for (int y = (int)ceil(y0); y < (int)floor(y1) && n < 32; y++)
+    for (int x = (int)l->left + 1; x < (int)l->right - 1 && n < 32; x++) {
+      uint32_t c = fix_pixel(img, x, y);
+      size_t i = 0;
+      while (i < n && seen[i] != c)
+        i++;
+      if (i == n)
+        seen[n++] = c;
+    }
+  return n;
+}
+
+/* Spans of two GPUs exported by `mprof mkprof export` (MKPROF1.2, devices
+ * side by side) and opened again: Activity by SM shows every SM of both,
+ * GPU 0 then GPU 1, each in SM order, labelled with its GPU, and the
+ * spans on the SMs that ran them. */
+static void test_activity_two_gpus(void **state) {
+  (void)state;
+  char trace[1024], mkprof[1024];
+  snprintf(trace, sizeof trace, "%s", test_path("two-gpus.mprof"));
+  snprintf(mkprof, sizeof mkprof, "%s", test_path("two-gpus.mkprof"));
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.seed = 3;
+  opts.devices = 2;
+  opts.launches = 20;
+  opts.kernels = 2;
+  opts.spans = 3000;
+  opts.span_sms = 16; /* spans on SMs 0..15 of each GPU */
+  assert_int_equal(mprof_synth_write(trace, &opts), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);
+  assert_int_equal(mprof_mkprof_export(t, mkprof, NULL, NULL), 0);
+  mprof_trace_free(t);
+
+  mprof_render_model *m;
+  if (mprof_render_model_open(&m, mkprof, NULL))
+    fail_msg("%s", mprof_render_error());
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = mprof_render_span_kernel(m, v.kernel);
+  mprof_render_view_fit_spans(&v, m);
+  v.activity_rows = MPROF_ACTIVITY_SM;
+  v.activity_height = 6;
+  enum { WIDE = 1280, TALL = 1800, SMS = 132, ROWS = 2 * SMS };
+  /* Every SM of both GPUs has its row (the exporter writes 132 per GPU,
+   * the SM count of the synthetic H200s). */
+  assert_int_equal(
+      (int)mprof_render_content_height(m, &v, MPROF_RENDER_ACTIVITY, WIDE),
+      ROWS * 6);
+  mprof_render_layout l;
+  mprof_render_tab_layout(m, &v, MPROF_RENDER_ACTIVITY, WIDE, TALL, &l);
+  assert_true(l.bottom - l.top >= ROWS * 6);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_ACTIVITY, WIDE, TALL);
+  fix_save(&img, "two-gpus-activity.png");
+  uint32_t chip[2] = {fix_pixel(&img, 4, (int)l.top + 3),
+                      fix_pixel(&img, 4, (int)l.top + SMS * 6 + 3)};
+  assert_int_not_equal(chip[0], chip[1]);
+  for (int r = 0; r < ROWS; r++) {
+    uint32_t gpu = r < SMS ? 0 : 1, sm = (uint32_t)(r % SMS);
+    double y = l.top + r * 6.0;
+    /* The label under the pointer names the row's GPU and SM, in order. */
+    mprof_render_hit hit;
+    mprof_render_hit_test(m, &v, MPROF_RENDER_ACTIVITY, WIDE, TALL, 20, y + 3,
+                          &hit);
+    assert_int_equal(hit.kind, MPROF_HIT_LABEL);
+    assert_int_equal(hit.device, gpu);
+    assert_int_equal(hit.sm, sm);
+    char text[256], want[64];
+    mprof_render_hit_describe(m, &hit, text, sizeof text);
+    snprintf(want, sizeof want, "GPU %u \u00b7 SM %u at ", gpu, sm);
+    if (strncmp(text, want, strlen(want)) != 0)
+      fail_msg("row %d: '%s', expected '%s...'", r, text, want);
+    /* Its GPU's colour chip, and spans only where they ran. */
+    assert_int_equal(fix_pixel(&img, 4, (int)y + 3), chip[gpu]);
+    size_t colours = row_colours(&img, &l, y, y + 5);
+    if (sm < 16 ? colours < 4 : colours > 3)
+      fail_msg("row %d (GPU %u SM %u): %zu colours", r, gpu, sm, colours);
+  }
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
 /* ---- samples ----------------------------------------------------------------
  */
 
@@ -727,6 +818,7 @@ int main(void) {
       cmocka_unit_test(test_projected_views_say_so),
       cmocka_unit_test(test_mkprof_opens_with_params),
       cmocka_unit_test(test_demo_activity),
+      cmocka_unit_test(test_activity_two_gpus),
       cmocka_unit_test(test_samples_with_spans),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
