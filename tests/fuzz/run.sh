@@ -28,7 +28,7 @@ for target in $targets; do
   clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
     -I"$root/libmprof/include" -I"$out/libmprof/include" -I"$root/libmprof/src" \
     $(pkg-config --cflags json-c libelf) \
-    "$root/tests/fuzz/fuzz_$target.c" "$root"/libmprof/src/*.c \
+    "$root/tests/fuzz/fuzz_$target.c" "$root"/libmprof/src/*/*.c \
     $(pkg-config --libs json-c libelf) -lstdc++ -lm -lpthread \
     -o "$out/fuzz_$target"
   work="$out/$corpus"

@@ -22,8 +22,8 @@ sed -e 's/@PROJECT_VERSION_MAJOR@/0/' -e 's/@PROJECT_VERSION_MINOR@/1/' \
 gcc -std=c11 -O2 -g -fPIC -shared -D_GNU_SOURCE -Wall -Wextra \
     -fvisibility=hidden -Ilibmprof/include -I"$work/include" -Ilibmprof/src \
     -Iproducers/cupti -I"$inc" \
-    libmprof/src/writer.c libmprof/src/crc32c.c libmprof/src/error.c \
-    libmprof/src/status.c producers/cupti/injection.c \
+    libmprof/src/format/writer.c libmprof/src/format/crc32c.c libmprof/src/base/error.c \
+    libmprof/src/base/status.c producers/cupti/injection.c \
     producers/cupti/translate.c producers/cupti/cubin.c \
     producers/cupti/config.c \
     -Wl,--version-script=producers/cupti/exports.map -Wl,--no-undefined \

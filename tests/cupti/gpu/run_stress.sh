@@ -21,8 +21,8 @@ sed -e 's/@PROJECT_VERSION_MAJOR@/0/' -e 's/@PROJECT_VERSION_MINOR@/1/' \
     libmprof/include/mprof/version.h.in > "$work/include/mprof/version.h"
 gcc -std=c11 -O2 -g -fPIC -shared -D_GNU_SOURCE -fvisibility=hidden \
     -Ilibmprof/include -I"$work/include" -Ilibmprof/src -Iproducers/cupti \
-    -I"$inc" libmprof/src/writer.c libmprof/src/crc32c.c libmprof/src/error.c \
-    libmprof/src/status.c producers/cupti/injection.c \
+    -I"$inc" libmprof/src/format/writer.c libmprof/src/format/crc32c.c libmprof/src/base/error.c \
+    libmprof/src/base/status.c producers/cupti/injection.c \
     producers/cupti/translate.c producers/cupti/cubin.c producers/cupti/config.c \
     -Wl,--version-script=producers/cupti/exports.map -L"$lib" \
     -Wl,-rpath,"$lib" -lcupti -lpthread -ldl -o "$work/libmprof-cupti.so" || exit 1

@@ -15,7 +15,7 @@
 #include "internal.h"
 #include "mprof/diagnose.h"
 #include "mprof/join.h"
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 /* Private per-kernel bookkeeping, parallel to the public stats. */
 typedef struct kernel_extra {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "mprof/diff.h"
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 /* With one launch on a side the spread is unknown: such kernels count as
  * changed only from this multiple of min_change. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "mprof/diagnose.h"
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 /* ---- names -------------------------------------------------------------- */
 
