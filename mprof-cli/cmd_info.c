@@ -41,7 +41,8 @@ int cmd_info(int argc, char **argv) {
     return cli_usage_error("info", argc < 2 ? "no trace given"
                                             : "expected exactly one trace");
   mprof_trace *t;
-  int rc = mprof_trace_open(&t, argv[1], NULL);
+  mprof_mkprof *mkprof;
+  int rc = mprof_mkprof_open_trace(&t, argv[1], &mkprof);
   if (rc)
     return cli_fail(rc);
   uint64_t t0, t1;
@@ -49,6 +50,11 @@ int cmd_info(int argc, char **argv) {
   printf("trace      %s (%llu bytes, format %d)\n", argv[1],
          (unsigned long long)mprof_trace_file_size(t),
          MPROF_FORMAT_VERSION_MAJOR);
+  if (mkprof)
+    printf("imported   from MKPROF %s (`mprof mkprof info` shows the file "
+           "itself)\n",
+           mprof_mkprof_format_version(mkprof));
+  mprof_mkprof_free(mkprof);
   printf("span       %.3f ms of GPU activity\n", (double)(t1 - t0) / 1e6);
 
   size_t n;

@@ -28,7 +28,7 @@ int cli_report_color(const char *when) {
 int cli_report_load(cli_report_input *in, const char *path,
                     const char *sidecar_path, int no_sidecar) {
   memset(in, 0, sizeof *in);
-  int rc = mprof_trace_open(&in->trace, path, NULL);
+  int rc = mprof_mkprof_open_trace(&in->trace, path, NULL);
   if (rc)
     return rc;
   char *guess = NULL;

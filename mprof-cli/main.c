@@ -61,7 +61,8 @@ static const cli_command commands[] = {
      "usage: mprof info TRACE\n"
      "\n"
      "Validate TRACE and print its metadata, devices, section sizes,\n"
-     "kernels (by launch count) and drop counters.\n",
+     "kernels (by launch count) and drop counters. TRACE may be a .mprof\n"
+     "or a MKPROF file (.mkprof), read as `mprof mkprof import` reads it.\n",
      cmd_info},
     {"summary", "which kernel hurts and why (XML, JSON or a panel)",
      "usage: mprof summary TRACE [--kernel NAME|REGEX] [--top N] [--hot N]\n"
@@ -74,7 +75,7 @@ static const cli_command commands[] = {
      "(docs/DIAGNOSIS.md; two more, SM load balance and SM tail, when the\n"
      "trace has activity spans), the stall mix and the hot instructions\n"
      "with SASS and source lines from the sidecar TRACE.pc.json when it\n"
-     "exists.\n"
+     "exists. TRACE may be a .mprof or a MKPROF file (.mkprof).\n"
      "\n"
      "  --kernel PAT  only kernels whose mangled or demangled name is PAT,\n"
      "                else matches PAT as an extended regular expression\n"
@@ -97,7 +98,8 @@ static const cli_command commands[] = {
      "the change in mean time per launch and in total GPU time, whether the\n"
      "change is outside the launch-to-launch noise (Welch's t-test, 99.9%;\n"
      "changes under 1% count as noise), kernels on one side only, and how\n"
-     "the stall profile and the hot instructions moved.\n"
+     "the stall profile and the hot instructions moved. Either side may be\n"
+     "a .mprof or a MKPROF file (.mkprof).\n"
      "\n"
      "  --fail-above PCT  exit 3 when a kernel's mean time per launch rose\n"
      "                    by more than PCT percent, outside the noise\n"

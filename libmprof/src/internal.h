@@ -35,4 +35,10 @@ static inline uint64_t mprof__hash64(const void *data, size_t size) {
   return h;
 }
 
+struct mprof_trace;
+
+/** Name @p trace after @p path in messages and mprof_trace_path() (a trace
+ * opened from a scratch copy, e.g. an imported MKPROF). */
+int mprof__trace_set_path(struct mprof_trace *trace, const char *path);
+
 #endif /* MPROF_INTERNAL_H */

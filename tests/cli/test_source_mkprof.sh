@@ -43,6 +43,23 @@ expect 2 "no activity spans to export (none matches the filter)" \
   "$mprof" mkprof export "$tmp/spans.mprof" -o "$tmp/x.mkprof" --kernel zzz
 expect 0 "usage: mprof mkprof info" "$mprof" help mkprof
 
+# summary, info and diff read a MKPROF file as view does: imported, named
+# by its own path; a broken one is one line and exit 2.
+expect 0 "imported   from MKPROF 1.2" "$mprof" info "$tmp/s.mkprof"
+expect 0 "^trace      $tmp/s.mkprof (" "$mprof" info "$tmp/s.mkprof"
+expect 0 "<trace path=\"$tmp/s.mkprof\"" "$mprof" summary "$tmp/s.mkprof"
+expect 0 "megakernel (MKPROF)" "$mprof" summary --human --color=never \
+  "$tmp/s.mkprof"
+expect 0 "^mprof diff $tmp/s.mkprof -> $tmp/spans.mprof" \
+  "$mprof" diff --human --color=never "$tmp/s.mkprof" "$tmp/spans.mprof"
+for cmd in info summary; do
+  out=$("$mprof" $cmd "$tmp/cut.mkprof" 2>&1)
+  [ $? -eq 2 ] || fail "$cmd on a cut MKPROF did not exit 2: $out"
+  [ "$(echo "$out" | wc -l)" -eq 1 ] || fail "$cmd on a cut MKPROF: $out"
+  echo "$out" | grep -q "^mprof: $tmp/cut.mkprof: at byte " ||
+    fail "$cmd on a cut MKPROF: $out"
+done
+
 "$test_source" --write-run "$tmp/run.mprof" || fail "writing the run"
 expect 0 "spans      32 in 8 launches; 17 overflowed" \
   "$mprof" source info "$tmp/run.mprof.source"

@@ -226,6 +226,18 @@ MPROF_API void mprof_mkprof_summarize(const mprof_mkprof *m,
  */
 MPROF_API int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path);
 
+/**
+ * Open @p path as a trace, whether it is a .mprof or a MKPROF file: a .mprof
+ * opens as mprof_trace_open() opens it; a MKPROF is read and imported as
+ * mprof_mkprof_to_trace() does, into a scratch file in $TMPDIR (or /tmp)
+ * that is gone once the trace is open. mprof_trace_path() of the result is
+ * @p path either way. When @p mkprof is not NULL it receives the MKPROF
+ * (NULL for a .mprof), the caller's to free. *out is the caller's; free it
+ * with mprof_trace_free().
+ */
+MPROF_API int mprof_mkprof_open_trace(mprof_trace **out, const char *path,
+                                      mprof_mkprof **mkprof);
+
 #define MPROF_MKPROF_EXPORT_OPTIONS_VERSION 1
 
 typedef struct mprof_mkprof_export_options {

@@ -486,6 +486,15 @@ void mprof_trace_free(mprof_trace *trace) {
   free(trace);
 }
 
+int mprof__trace_set_path(mprof_trace *trace, const char *path) {
+  char *copy = strdup(path);
+  if (!copy)
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+  free(trace->path);
+  trace->path = copy;
+  return 0;
+}
+
 const char *mprof_trace_path(const mprof_trace *trace) {
   return trace ? trace->path : "";
 }
