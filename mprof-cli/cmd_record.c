@@ -361,8 +361,16 @@ int cmd_record(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   time_t started = time(NULL);
+  struct timespec run0, run1;
+  clock_gettime(CLOCK_MONOTONIC, &run0);
   int exec_errno = 0;
   int status = run_command(&o, producer, pattern, &exec_errno);
+  clock_gettime(CLOCK_MONOTONIC, &run1);
+  const char *verbose = getenv("MPROF_VERBOSE");
+  if (verbose && *verbose && strcmp(verbose, "0") != 0)
+    fprintf(stderr, "mprof: time: the program ran %.3f s\n",
+            (double)(run1.tv_sec - run0.tv_sec) +
+                (double)(run1.tv_nsec - run0.tv_nsec) * 1e-9);
   if (status < 0) {
     fprintf(stderr, "mprof record: cannot start '%s': %s\n", o.command[0],
             strerror(exec_errno ? exec_errno : errno));
@@ -392,11 +400,18 @@ int cmd_record(int argc, char **argv) {
     unsigned flags = (o.no_sass ? CLI_POST_NO_SASS : 0) |
                      (o.quiet ? CLI_POST_QUIET : 0) |
                      (o.drop_code ? CLI_POST_DROP_CODE : 0);
+    struct timespec p0, p1;
+    clock_gettime(CLOCK_MONOTONIC, &p0);
     int post = cli_postprocess(trace, flags);
     if (post == 0 && o.source)
       post = cli_source_merge(trace, flags);
     if (post == 0)
       post = recap(trace, &o);
+    clock_gettime(CLOCK_MONOTONIC, &p1);
+    if (verbose && *verbose && strcmp(verbose, "0") != 0)
+      fprintf(stderr, "mprof: time: post-processing %s took %.3f s\n", trace,
+              (double)(p1.tv_sec - p0.tv_sec) +
+                  (double)(p1.tv_nsec - p0.tv_nsec) * 1e-9);
     if (post && !exit_status)
       exit_status = post;
   }

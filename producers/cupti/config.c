@@ -196,5 +196,6 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   }
 
   cfg->keep_sass = !flag_value(env(userdata, "MPROF_NO_SASS"));
+  cfg->whole_modules = flag_value(env(userdata, "MPROF_WHOLE_MODULES"));
   cfg->verbose = flag_value(env(userdata, "MPROF_VERBOSE"));
 }

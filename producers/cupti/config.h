@@ -39,6 +39,7 @@ typedef struct mprof_cupti_config {
   uint64_t pc_hw_buffer; /**< bytes of device memory for the sampler */
   char kernel_regex[1024]; /**< POSIX ERE; "" keeps every kernel */
   int keep_sass;           /**< 0 when MPROF_NO_SASS=1 */
+  int whole_modules;       /**< MPROF_WHOLE_MODULES=1: no trimming */
   int verbose;             /**< MPROF_VERBOSE=1 */
   /** Values that could not be used; each falls back to its default. */
   unsigned problem_count;

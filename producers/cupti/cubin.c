@@ -144,3 +144,196 @@ void mprof_cupti_spill_close(mprof_cupti_spill *spill) {
   spill->fd = -1;
   spill->size = 0;
 }
+
+/* ---- trimming ------------------------------------------------------------
+ */
+
+/* FNV-1a of @p len bytes, for the set of left-out function names. */
+static uint64_t name_hash(const char *s, size_t len) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+typedef struct name_set {
+  const char **names; /* NUL-terminated; NULL = empty slot */
+  size_t capacity;    /* power of two */
+} name_set;
+
+static int name_set_init(name_set *s, size_t count) {
+  s->capacity = 16;
+  while (s->capacity < count * 2 + 1)
+    s->capacity *= 2;
+  s->names = (const char **)calloc(s->capacity, sizeof *s->names);
+  return s->names ? 0 : -1;
+}
+
+static void name_set_add(name_set *s, const char *name) {
+  size_t j = (size_t)name_hash(name, strlen(name)) & (s->capacity - 1);
+  while (s->names[j]) {
+    if (strcmp(s->names[j], name) == 0)
+      return;
+    j = (j + 1) & (s->capacity - 1);
+  }
+  s->names[j] = name;
+}
+
+static int name_set_has(const name_set *s, const char *name) {
+  size_t j = (size_t)name_hash(name, strlen(name)) & (s->capacity - 1);
+  while (s->names[j]) {
+    if (strcmp(s->names[j], name) == 0)
+      return 1;
+    j = (j + 1) & (s->capacity - 1);
+  }
+  return 0;
+}
+
+/* The NAME of ".nv.WORD.NAME" (a function's companion section), or NULL. */
+static const char *companion_of(const char *section) {
+  if (strncmp(section, ".nv.", 4) != 0)
+    return NULL;
+  const char *dot = strchr(section + 4, '.');
+  return dot && dot[1] ? dot + 1 : NULL;
+}
+
+int mprof_cupti_cubin_trim(const void *image_ptr, size_t size,
+                           const uint32_t *keep, size_t count, void **out,
+                           size_t *out_size) {
+  const unsigned char *image = (const unsigned char *)image_ptr;
+  *out = NULL;
+  *out_size = 0;
+  Elf64_Ehdr eh;
+  if (!image || read_at(image, size, 0, &eh, sizeof eh) != 0 ||
+      memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
+      eh.e_shstrndx >= eh.e_shnum)
+    return -1;
+  size_t shnum = eh.e_shnum;
+  if (eh.e_shoff > size || shnum > (size - eh.e_shoff) / sizeof(Elf64_Shdr))
+    return -1;
+  Elf64_Shdr *sh = (Elf64_Shdr *)malloc(shnum * sizeof *sh);
+  unsigned char *keep_section = (unsigned char *)calloc(shnum, 1);
+  unsigned char *drop = (unsigned char *)calloc(shnum, 1);
+  name_set dropped = {NULL, 0};
+  int rc = -2;
+  if (!sh || !keep_section || !drop || name_set_init(&dropped, shnum) != 0)
+    goto out;
+  rc = -1;
+  memcpy(sh, image + eh.e_shoff, shnum * sizeof *sh);
+  for (size_t i = 0; i < shnum; i++)
+    if (sh[i].sh_type != SHT_NOBITS &&
+        (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset))
+      goto out;
+  const Elf64_Shdr *names_sh = &sh[eh.e_shstrndx];
+  const char *names = (const char *)image + names_sh->sh_offset;
+  size_t names_size = names_sh->sh_size;
+  if (names_sh->sh_type == SHT_NOBITS || names_size == 0 ||
+      names[names_size - 1] != '\0')
+    goto out;
+  /* The sections of the kept symbols. */
+  for (size_t i = 0; i < shnum; i++) {
+    if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_entsize != sizeof(Elf64_Sym))
+      continue;
+    uint64_t syms = sh[i].sh_size / sizeof(Elf64_Sym);
+    for (size_t k = 0; k < count; k++) {
+      Elf64_Sym sym;
+      if (keep[k] == 0 || keep[k] >= syms ||
+          read_at(image, size, sh[i].sh_offset + keep[k] * sizeof sym, &sym,
+                  sizeof sym) != 0)
+        continue;
+      if (sym.st_shndx > 0 && sym.st_shndx < shnum)
+        keep_section[sym.st_shndx] = 1;
+    }
+  }
+  /* Code sections of functions nobody asked for, then their companions. */
+  for (size_t i = 1; i < shnum; i++) {
+    if (sh[i].sh_name >= names_size)
+      goto out;
+    const char *name = names + sh[i].sh_name;
+    if (strncmp(name, ".text.", 6) == 0 && !keep_section[i] && name[6]) {
+      drop[i] = 1;
+      name_set_add(&dropped, name + 6);
+    }
+  }
+  for (size_t i = 1; i < shnum; i++) {
+    const char *fn = companion_of(names + sh[i].sh_name);
+    if (fn && name_set_has(&dropped, fn))
+      drop[i] = 1;
+  }
+  /* Sections tied to a left-out one: its relocations, and whatever names
+   * it through SHF_INFO_LINK (nvcc marks .nv.info.F and .nv.constant0.F). */
+  for (size_t i = 1; i < shnum; i++)
+    if ((sh[i].sh_type == SHT_REL || sh[i].sh_type == SHT_RELA ||
+         (sh[i].sh_flags & SHF_INFO_LINK)) &&
+        sh[i].sh_info > 0 && sh[i].sh_info < shnum && drop[sh[i].sh_info])
+      drop[i] = 1;
+  /* Never the tables every index points into. */
+  size_t dropped_count = 0;
+  for (size_t i = 1; i < shnum; i++) {
+    if (sh[i].sh_type == SHT_SYMTAB || sh[i].sh_type == SHT_STRTAB ||
+        i == eh.e_shstrndx)
+      drop[i] = 0;
+    dropped_count += drop[i] && sh[i].sh_type != SHT_NOBITS;
+  }
+  if (!dropped_count) {
+    rc = 1;
+    goto out;
+  }
+
+  /* Layout: header, kept sections in file order, section headers. */
+  uint64_t total = sizeof eh;
+  for (size_t i = 1; i < shnum; i++) {
+    if (drop[i] || sh[i].sh_type == SHT_NOBITS)
+      continue;
+    uint64_t align = sh[i].sh_addralign > 1 && sh[i].sh_addralign <= 4096
+                         ? sh[i].sh_addralign
+                         : 1;
+    total = (total + align - 1) / align * align + sh[i].sh_size;
+  }
+  total = (total + 7) / 8 * 8 + shnum * sizeof(Elf64_Shdr);
+  if (total > SIZE_MAX) {
+    rc = -2;
+    goto out;
+  }
+  unsigned char *buffer = (unsigned char *)calloc(1, (size_t)total);
+  if (!buffer) {
+    rc = -2;
+    goto out;
+  }
+  uint64_t at = sizeof eh;
+  /* Same order as the layout above, so the padding matches. */
+  for (size_t i = 1; i < shnum; i++) {
+    if (drop[i]) {
+      sh[i].sh_type = SHT_NOBITS;
+      sh[i].sh_offset = 0;
+      continue;
+    }
+    if (sh[i].sh_type == SHT_NOBITS)
+      continue;
+    uint64_t align = sh[i].sh_addralign > 1 && sh[i].sh_addralign <= 4096
+                         ? sh[i].sh_addralign
+                         : 1;
+    at = (at + align - 1) / align * align;
+    memcpy(buffer + at, image + sh[i].sh_offset, (size_t)sh[i].sh_size);
+    sh[i].sh_offset = at;
+    at += sh[i].sh_size;
+  }
+  at = (at + 7) / 8 * 8;
+  eh.e_shoff = at;
+  eh.e_phoff = 0;
+  eh.e_phnum = 0;
+  memcpy(buffer, &eh, sizeof eh);
+  memcpy(buffer + at, sh, shnum * sizeof *sh);
+  *out = buffer;
+  *out_size = (size_t)total;
+  rc = 0;
+out:
+  free(sh);
+  free(keep_section);
+  free(drop);
+  free(dropped.names);
+  return rc;
+}

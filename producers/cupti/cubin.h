@@ -27,6 +27,25 @@ typedef void (*mprof_cupti_function_fn)(void *userdata, const char *name,
 int mprof_cupti_cubin_functions(const void *image, size_t size,
                                 mprof_cupti_function_fn fn, void *userdata);
 
+/**
+ * Copy of the ELF64 cubin @p image with the code of every function left out
+ * except the sections that hold the symbols @p keep[0..count) (.symtab
+ * indices). A left-out function's `.text.NAME` section, its `.nv.*.NAME`
+ * companions (info, constant bank, local and shared memory) and the
+ * relocation sections that target any of them become SHT_NOBITS: their
+ * headers stay, so every section and symbol index, every symbol value and
+ * every kept section's bytes are unchanged, but they occupy no bytes. The
+ * program headers are dropped (their file offsets no longer hold). Other
+ * sections (symbols, strings, module-wide info, line tables) are copied.
+ *
+ * On success *out (malloc'ed, the caller frees it) holds *out_size bytes and
+ * 0 is returned; 1 (and *out NULL) when every function is kept, so there
+ * is nothing to leave out; -1 when @p image is not an ELF64 file this code
+ * can read; -2 without memory.
+ */
+int mprof_cupti_cubin_trim(const void *image, size_t size, const uint32_t *keep,
+                           size_t count, void **out, size_t *out_size);
+
 /** An append-only file of cubin images, unlinked as soon as it is created. */
 typedef struct mprof_cupti_spill {
   int fd;         /**< -1 until the first store */

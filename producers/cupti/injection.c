@@ -197,6 +197,74 @@ static void meta_u64(const char *key, uint64_t value) {
 
 static int running(void) { return atomic_load(&g.state) == STATE_RUNNING; }
 
+/* ---- where the time goes (printed at exit with MPROF_VERBOSE=1) --------- */
+
+typedef enum cost_phase {
+  COST_STARTUP,      /* InitializeInjection */
+  COST_MODULES,      /* MODULE_LOADED: hash and park the image */
+  COST_DRAIN_APP,    /* PC drains inside callbacks on the program's threads */
+  COST_DRAIN_THREAD, /* PC drains and flushes on the drain thread */
+  COST_BUFFERS,      /* activity buffers translated (CUPTI's thread) */
+  COST_EXIT_FLUSH,   /* exit: cuptiActivityFlushAll(FORCED) */
+  COST_EXIT_PC,      /* exit: final drains and Disable */
+  COST_EXIT_WRITE,   /* exit: DEVICES, CUBINS, META, finishing the file */
+  COST_PHASES
+} cost_phase;
+
+static struct {
+  _Atomic uint64_t ns;
+  _Atomic uint64_t count;
+  _Atomic uint64_t bytes;
+} cost[COST_PHASES];
+
+static uint64_t cost_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void cost_add(cost_phase phase, uint64_t since, uint64_t bytes) {
+  atomic_fetch_add(&cost[phase].ns, cost_now() - since);
+  atomic_fetch_add(&cost[phase].count, 1);
+  atomic_fetch_add(&cost[phase].bytes, bytes);
+}
+
+static double cost_ms(cost_phase phase) {
+  return (double)atomic_load(&cost[phase].ns) / 1e6;
+}
+
+static unsigned long long cost_count(cost_phase phase) {
+  return (unsigned long long)atomic_load(&cost[phase].count);
+}
+
+static void cost_print(const mprof_cupti_translate_stats *stats) {
+  if (!g.cfg.verbose)
+    return;
+  note("time: start-up %.1f ms", cost_ms(COST_STARTUP));
+  note("time: module capture %.1f ms on the program's threads (%llu loads, "
+       "%.1f MB)",
+       cost_ms(COST_MODULES), cost_count(COST_MODULES),
+       (double)atomic_load(&cost[COST_MODULES].bytes) / 1e6);
+  note("time: PC drains %.1f ms on the program's threads (%llu), %.1f ms on "
+       "the drain thread (%llu ticks)",
+       cost_ms(COST_DRAIN_APP), cost_count(COST_DRAIN_APP),
+       cost_ms(COST_DRAIN_THREAD), cost_count(COST_DRAIN_THREAD));
+  note("time: activity buffers %.1f ms (%llu buffers, %llu launches, %.2f us "
+       "a launch)",
+       cost_ms(COST_BUFFERS), cost_count(COST_BUFFERS),
+       (unsigned long long)stats->launches,
+       stats->launches ? cost_ms(COST_BUFFERS) * 1e3 / (double)stats->launches
+                       : 0.0);
+  note("time: exit %.1f ms: flush %.1f, PC %.1f, writing %.1f (code %.1f ms: "
+       "%llu modules, %.1f MB kept of %.1f MB)",
+       cost_ms(COST_EXIT_FLUSH) + cost_ms(COST_EXIT_PC) +
+           cost_ms(COST_EXIT_WRITE),
+       cost_ms(COST_EXIT_FLUSH), cost_ms(COST_EXIT_PC),
+       cost_ms(COST_EXIT_WRITE), (double)stats->cubins_ns / 1e6,
+       (unsigned long long)stats->modules_kept, (double)stats->kept_bytes / 1e6,
+       (double)stats->used_bytes / 1e6);
+}
+
 /* ---- clock -------------------------------------------------------------- */
 
 static uint64_t CUPTIAPI monotonic_raw_ns(void) {
@@ -343,6 +411,7 @@ static void release_buffer(uint8_t *buffer, size_t size) {
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
                                       uint8_t *buffer, size_t size,
                                       size_t valid_size) {
+  uint64_t started = cost_now();
   if (g.tr && buffer && valid_size) {
     CUpti_Activity *record = NULL;
     for (;;) {
@@ -364,6 +433,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
     }
   }
   release_buffer(buffer, size);
+  cost_add(COST_BUFFERS, started, valid_size);
 }
 
 /* ---- PC sampling -------------------------------------------------------- */
@@ -504,11 +574,13 @@ static pc_context *pc_find_locked(CUcontext ctx) {
 }
 
 static void pc_drain_context(CUcontext ctx) {
+  uint64_t started = cost_now();
   pthread_mutex_lock(&g.pc_lock);
   pc_context *c = pc_find_locked(ctx);
   if (c)
     pc_drain_locked(c);
   pthread_mutex_unlock(&g.pc_lock);
+  cost_add(COST_DRAIN_APP, started, 0);
 }
 
 static const char *
@@ -768,6 +840,7 @@ static void on_module_loaded(const CUpti_ResourceData *rd) {
   const CUpti_ModuleResourceData *mod =
       (const CUpti_ModuleResourceData *)rd->resourceDescriptor;
   if (mod && mod->pCubin && mod->cubinSize) {
+    uint64_t started = cost_now();
     CUpti_GetCubinCrcParams crc;
     memset(&crc, 0, sizeof crc);
     crc.size = CUpti_GetCubinCrcParamsSize;
@@ -782,6 +855,7 @@ static void on_module_loaded(const CUpti_ResourceData *rd) {
            mod->moduleId, ordinal, mod->cubinSize,
            (unsigned long long)crc.cubinCrc);
     }
+    cost_add(COST_MODULES, started, mod->cubinSize);
   }
   /* A module load ends a PC-sampling range: CUPTI parks its records in the
    * configured buffer, and GetData must collect them. */
@@ -842,12 +916,14 @@ static void *drain_thread(void *arg) {
       break;
     pthread_mutex_unlock(&g.thread_lock);
     if (running()) {
+      uint64_t started = cost_now();
       pthread_mutex_lock(&g.pc_lock);
       for (pc_context *c = g.pcs; c; c = c->next)
         pc_drain_locked(c);
       pthread_mutex_unlock(&g.pc_lock);
       if (++ticks % FLUSH_EVERY_DRAINS == 0)
         ok(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
+      cost_add(COST_DRAIN_THREAD, started, 0);
     }
     pthread_mutex_lock(&g.thread_lock);
   }
@@ -892,8 +968,11 @@ static void at_exit(void) {
     return;
   stop_drain_thread();
   if (running()) {
+    uint64_t started = cost_now();
     ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
        "cuptiActivityFlushAll(FORCED)");
+    cost_add(COST_EXIT_FLUSH, started, 0);
+    started = cost_now();
     pthread_mutex_lock(&g.pc_lock);
     while (g.pcs) {
       pc_context *c = g.pcs;
@@ -902,15 +981,19 @@ static void at_exit(void) {
       pc_context_free(c);
     }
     pthread_mutex_unlock(&g.pc_lock);
+    cost_add(COST_EXIT_PC, started, 0);
   }
   if (g.config_direct_reads)
     meta_u64("pc.config_buffer_direct_reads", g.config_direct_reads);
   write_anchor("clock.end");
   /* From here on every callback returns at once. */
   atomic_store(&g.state, STATE_FINISHED);
+  uint64_t write_started = cost_now();
   int rc = mprof_cupti_translate_finish(g.tr);
+  cost_add(COST_EXIT_WRITE, write_started, 0);
   mprof_cupti_translate_stats stats;
   mprof_cupti_translate_get_stats(g.tr, &stats);
+  cost_print(&stats);
   if (rc != 0)
     warn("could not write %s: %s", g.cfg.output, mprof_error_last());
   else
@@ -985,7 +1068,9 @@ static void write_start_meta(const char *host) {
   }
   if (g.cfg.kernel_regex[0])
     meta("kernel_regex", g.cfg.kernel_regex);
-  meta("sass", g.cfg.keep_sass ? "used_modules" : "off");
+  meta("sass", !g.cfg.keep_sass      ? "off"
+               : g.cfg.whole_modules ? "used_modules"
+                                     : "used_functions");
   write_nvidia_driver();
 }
 
@@ -1110,6 +1195,7 @@ int InitializeInjection(void) {
   static atomic_int once;
   if (atomic_exchange(&once, 1))
     return 1;
+  uint64_t started = cost_now();
   g.pid = getpid();
   char host[256] = "";
   if (gethostname(host, sizeof host) != 0)
@@ -1133,6 +1219,7 @@ int InitializeInjection(void) {
   opts.kernel_regex = g.cfg.kernel_regex;
   opts.keep_sass = g.cfg.keep_sass;
   opts.spill_dir = spill_dir;
+  opts.whole_modules = g.cfg.whole_modules;
   if (mprof_cupti_translate_new(&g.tr, w, &opts) != 0) {
     mprof_writer_abort(w);
     warn("out of memory; mprof records nothing for this process");
@@ -1175,6 +1262,7 @@ int InitializeInjection(void) {
   write_anchor("clock.anchor");
   atomic_store(&g.state, STATE_RUNNING);
   start_drain_thread();
+  cost_add(COST_STARTUP, started, 0);
   note("recording to %s (PC sampling %s, period 2^%u)", g.cfg.output,
        g.pc_allowed ? mprof_cupti_pc_mode_name(g.cfg.pc_mode) : "off",
        g.cfg.pc_period);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cubin.h"
 #include "mprof/status.h"
@@ -40,6 +41,7 @@ typedef struct name_entry {
   uint32_t str; /* string ref; valid when str_done */
   uint8_t str_done;
   int8_t match;          /* -1 not decided yet, 0 rejected, 1 kept */
+  uint8_t launched;      /* a kernel record named it */
   uint32_t module_count; /* modules whose symbol table has this name */
   uint32_t module_capacity;
   uint32_t *modules;       /* indices into modules[] */
@@ -61,7 +63,10 @@ typedef struct module {
   uint32_t device; /* DEVICES index of the first load */
   uint8_t spilled; /* the image is in the spill file */
   uint8_t multi_device;
-  uint8_t used; /* holds a launched or sampled function */
+  uint8_t used;      /* holds a launched or sampled function */
+  uint32_t *sampled; /* .symtab indices named by PC records */
+  size_t sampled_count;
+  size_t sampled_capacity;
 } module;
 
 typedef struct crc_slot {
@@ -91,6 +96,7 @@ struct mprof_cupti_translate {
   int have_regex;
   regex_t regex;
   int keep_sass;
+  int whole_modules;
 
   device_slot *devices;
   size_t device_count;
@@ -383,6 +389,7 @@ int mprof_cupti_translate_new(mprof_cupti_translate **out, mprof_writer *w,
   pthread_mutex_init(&t->lock, NULL);
   t->w = w;
   t->keep_sass = opts ? opts->keep_sass : 1;
+  t->whole_modules = opts ? opts->whole_modules : 0;
   mprof_cupti_spill_init(&t->spill, opts ? opts->spill_dir : NULL);
   if (opts && opts->kernel_regex && *opts->kernel_regex) {
     int rc = regcomp(&t->regex, opts->kernel_regex, REG_EXTENDED | REG_NOSUB);
@@ -536,6 +543,7 @@ int mprof_cupti_translate_kernel(mprof_cupti_translate *t,
   }
   for (uint32_t i = 0; i < e->module_count; i++)
     t->modules[e->modules[i]].used = 1;
+  e->launched = 1;
 
   mprof_kernel_record kernel;
   memset(&kernel, 0, sizeof kernel);
@@ -903,6 +911,30 @@ uint32_t mprof_cupti_translate_next_drain(mprof_cupti_translate *t) {
   return drain;
 }
 
+/* Remember that @p m's symbol @p symbol was sampled. A drain repeats the same
+ * few functions thousands of times: the last one is checked first. */
+static void note_sampled(module *m, uint32_t symbol) {
+  if (m->sampled_count && m->sampled[m->sampled_count - 1] == symbol)
+    return;
+  for (size_t i = 0; i < m->sampled_count; i++) {
+    if (m->sampled[i] == symbol) {
+      m->sampled[i] = m->sampled[m->sampled_count - 1];
+      m->sampled[m->sampled_count - 1] = symbol;
+      return;
+    }
+  }
+  if (m->sampled_count == m->sampled_capacity) {
+    size_t capacity = m->sampled_capacity ? m->sampled_capacity * 2 : 8;
+    uint32_t *grown =
+        (uint32_t *)realloc(m->sampled, capacity * sizeof *m->sampled);
+    if (!grown)
+      return; /* the module is then kept whole, see keep_list() */
+    m->sampled = grown;
+    m->sampled_capacity = capacity;
+  }
+  m->sampled[m->sampled_count++] = symbol;
+}
+
 int mprof_cupti_translate_pc_data(mprof_cupti_translate *t, uint32_t ordinal,
                                   const CUpti_PCSamplingData *data,
                                   uint32_t drain) {
@@ -937,8 +969,10 @@ int mprof_cupti_translate_pc_data(mprof_cupti_translate *t, uint32_t ordinal,
       continue;
     }
     uint32_t module_index = 0;
-    if (crc_find(t, pc->cubinCrc, &module_index))
+    if (crc_find(t, pc->cubinCrc, &module_index)) {
       t->modules[module_index].used = 1;
+      note_sampled(&t->modules[module_index], pc->functionIndex);
+    }
     size_t reasons = pc->stallReasonCount;
     if (reasons > MAX_STALL_REASONS_PER_PC)
       reasons = MAX_STALL_REASONS_PER_PC;
@@ -1040,6 +1074,56 @@ out:
 
 /* ---- finish ------------------------------------------------------------- */
 
+/* The symbols of @p image a trimmed copy keeps: launched kernels (by name)
+ * and sampled functions (by index). */
+typedef struct keep_list {
+  mprof_cupti_translate *t;
+  uint32_t *symbols;
+  size_t count;
+  size_t capacity;
+  int failed;
+} keep_list;
+
+static void keep_symbol(keep_list *k, uint32_t symbol) {
+  if (k->count == k->capacity) {
+    size_t capacity = k->capacity ? k->capacity * 2 : 16;
+    uint32_t *grown =
+        (uint32_t *)realloc(k->symbols, capacity * sizeof *k->symbols);
+    if (!grown) {
+      k->failed = 1;
+      return;
+    }
+    k->symbols = grown;
+    k->capacity = capacity;
+  }
+  k->symbols[k->count++] = symbol;
+}
+
+static void keep_if_launched(void *userdata, const char *name,
+                             uint32_t symbol_index) {
+  keep_list *k = (keep_list *)userdata;
+  name_entry *e = name_get(k->t, name);
+  if (e && e->launched && name_matches(k->t, e))
+    keep_symbol(k, symbol_index);
+}
+
+/* @p image cut down to the code of its launched and sampled functions, or
+ * NULL when it cannot be cut (then it is kept whole). */
+static void *trimmed(mprof_cupti_translate *t, const module *m,
+                     const void *image, size_t size, size_t *trimmed_size) {
+  keep_list k = {t, NULL, 0, 0, 0};
+  if (mprof_cupti_cubin_functions(image, size, keep_if_launched, &k) < 0)
+    k.failed = 1;
+  for (size_t i = 0; i < m->sampled_count; i++)
+    keep_symbol(&k, m->sampled[i]);
+  void *out = NULL;
+  if (k.failed || mprof_cupti_cubin_trim(image, size, k.symbols, k.count, &out,
+                                         trimmed_size) != 0)
+    out = NULL;
+  free(k.symbols);
+  return out;
+}
+
 static void write_cubins_locked(mprof_cupti_translate *t) {
   for (size_t i = 0; i < t->module_count; i++) {
     const module *m = &t->modules[i];
@@ -1066,11 +1150,24 @@ static void write_cubins_locked(mprof_cupti_translate *t) {
       }
     }
     rec.flags = blob_size ? MPROF_CUBIN_KEPT_WHOLE : MPROF_CUBIN_OMITTED;
+    if (blob_size && !t->whole_modules) {
+      size_t cut_size = 0;
+      void *cut = trimmed(t, m, blob, blob_size, &cut_size);
+      if (cut && cut_size < blob_size) {
+        free(blob);
+        blob = cut;
+        blob_size = cut_size;
+        rec.flags = MPROF_CUBIN_TRIMMED;
+      } else {
+        free(cut);
+      }
+    }
     if (mprof_writer_cubin(t->w, &rec, blob_size ? blob : NULL, blob_size) ==
             0 &&
         blob_size) {
       t->stats.modules_kept++;
       t->stats.kept_bytes += blob_size;
+      t->stats.used_bytes += m->size;
     } else {
       t->stats.modules_omitted++;
     }
@@ -1108,8 +1205,13 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
     mprof_writer_append(t->w, NULL, MPROF_SECTION_DEVICES, &rec);
   }
 
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   write_cubins_locked(t);
   mprof_cupti_spill_close(&t->spill);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  t->stats.cubins_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll +
+                                  (t1.tv_nsec - t0.tv_nsec));
 
   /* A counter of 0 says the producer looked and lost nothing. */
   mprof_writer_drop(t->w, MPROF_DROP_ACTIVITY_RECORDS, MPROF_INDEX_NONE, 0);
@@ -1118,6 +1220,7 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   meta_u64(t, "cubins.omitted", t->stats.modules_omitted);
   meta_u64(t, "cubins.loaded_bytes", t->stats.loaded_bytes);
   meta_u64(t, "cubins.kept_bytes", t->stats.kept_bytes);
+  meta_u64(t, "cubins.used_bytes", t->stats.used_bytes);
   meta_u64(t, "pc.drains", t->stats.pc_drains);
   if (t->have_regex) {
     meta_u64(t, "kernel_regex.filtered_launches", t->stats.filtered_launches);
@@ -1142,6 +1245,8 @@ void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   if (t->have_regex)
     regfree(&t->regex);
   names_free(&t->names);
+  for (size_t i = 0; i < t->module_count; i++)
+    free(t->modules[i].sampled);
   free(t->modules);
   free(t->crcs);
   free(t->devices);

@@ -42,6 +42,8 @@ typedef struct mprof_cupti_translate_options {
   int keep_sass;
   /** Directory for the unlinked cubin spill file; "." when NULL. */
   const char *spill_dir;
+  /** 1: keep used modules whole instead of only their used functions. */
+  int whole_modules;
 } mprof_cupti_translate_options;
 
 /** Counts of what went where; for META, logs and tests. */
@@ -55,10 +57,12 @@ typedef struct mprof_cupti_translate_stats {
   uint64_t filtered_launches;   /**< launches of kernels the regex rejected */
   uint64_t filtered_pc_records; /**< PC records of rejected kernels */
   uint64_t modules;             /**< distinct cubins (by CRC) loaded */
-  uint64_t modules_kept;        /**< written whole */
+  uint64_t modules_kept;        /**< written whole or trimmed */
   uint64_t modules_omitted;     /**< written as MPROF_CUBIN_OMITTED */
   uint64_t loaded_bytes;        /**< sum of distinct cubin sizes */
-  uint64_t kept_bytes;          /**< bytes of cubins written whole */
+  uint64_t kept_bytes;          /**< bytes of cubin blobs written */
+  uint64_t used_bytes;          /**< those modules' sizes as loaded */
+  uint64_t cubins_ns;           /**< time spent writing CUBINS and BLOBS */
   uint64_t errors;              /**< error.N keys written */
 } mprof_cupti_translate_stats;
 

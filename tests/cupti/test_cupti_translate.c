@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -21,6 +22,8 @@
 #include "cubin.h"
 #include "mprof/error.h"
 #include "mprof/reasons.h"
+#include "mprof/sass.h"
+#include "mprof/sidecar.h"
 #include "mprof/status.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
@@ -730,6 +733,176 @@ static void test_modules(void **state) {
   close_fixture(&f);
 }
 
+/* ---- many modules: only the used functions' code is kept ------------------
+ */
+
+/* The real nvcc cubin of tests/data/sass_kernels.cu (5 kernels). */
+static unsigned char *fixture_cubin(size_t *size) {
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/data/nvdisasm/nvdisasm-kernels.cubin",
+           root ? root : ".");
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static unsigned char buffer[1 << 16];
+  *size = fread(buffer, 1, sizeof buffer, f);
+  fclose(f);
+  assert_true(*size > 1000 && *size < sizeof buffer);
+  unsigned char *copy = (unsigned char *)malloc(*size);
+  assert_non_null(copy);
+  memcpy(copy, buffer, *size);
+  return copy;
+}
+
+/* Bytes of section @p name in ELF @p image, or NULL when it has none. */
+static const unsigned char *section_data(const unsigned char *image,
+                                         const char *name, uint64_t *size) {
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)(image + eh->e_shoff);
+  const char *names = (const char *)image + sh[eh->e_shstrndx].sh_offset;
+  for (unsigned i = 1; i < eh->e_shnum; i++) {
+    if (strcmp(names + sh[i].sh_name, name) != 0)
+      continue;
+    *size = sh[i].sh_size;
+    return sh[i].sh_type == SHT_NOBITS ? NULL : image + sh[i].sh_offset;
+  }
+  *size = 0;
+  return NULL;
+}
+
+/* A stand-in nvdisasm that refuses every cubin, as a strict one might refuse
+ * a trimmed one, and prints raw code (-b SM90 FILE) as one NOP per 16
+ * bytes: SASS must still reach every sampled function. */
+static const char *raw_only_nvdisasm(void) {
+  static char path[4096];
+  temp_path(path, sizeof path, "nvdisasm-raw-only");
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("#!/bin/sh\n"
+        "[ \"$1\" = -b ] || { echo 'cannot read this cubin' >&2; exit 1; }\n"
+        "n=$(($(wc -c < \"$3\") / 16)); i=0\n"
+        "while [ $i -lt $n ]; do\n"
+        "  printf '        /*%04x*/                   NOP ;\\n' $((i * 16))\n"
+        "  i=$((i + 1))\n"
+        "done\n",
+        f);
+  fclose(f);
+  chmod(path, 0755);
+  return path;
+}
+
+static void test_many_modules_keep_used_code(void **state) {
+  (void)state;
+  size_t size;
+  unsigned char *image = fixture_cubin(&size);
+  enum { MODULES = 64 };
+  fixture f;
+  open_fixture(&f, "many", NULL);
+  for (uint64_t m = 0; m < MODULES; m++)
+    assert_int_equal(
+        mprof_cupti_translate_module(f.t, 0x10000 + m, 0, image, size), 0);
+  /* One kernel launched (it is in every module), one function sampled in
+   * the even modules. */
+  CUpti_ActivityKernel10 k = kernel("_Z5callkPf", 0, 7, 10, 20, 1);
+  assert_int_equal(mprof_cupti_translate_kernel(f.t, &k), 0);
+  CUpti_PCSamplingStallReason reasons[] = {{2, 5}};
+  for (uint64_t m = 0; m < MODULES; m += 2) {
+    CUpti_PCSamplingPCData pc;
+    memset(&pc, 0, sizeof pc);
+    pc.cubinCrc = 0x10000 + m;
+    pc.functionName = (char *)"_Z3shkPfi";
+    pc.functionIndex = 21; /* its .symtab index (tests/data/nvdisasm) */
+    pc.pcOffset = 0x40;
+    pc.stallReasonCount = 1;
+    pc.stallReason = reasons;
+    CUpti_PCSamplingData data;
+    memset(&data, 0, sizeof data);
+    data.collectNumPcs = 1;
+    data.totalNumPcs = 1;
+    data.pPcData = &pc;
+    assert_int_equal(mprof_cupti_translate_pc_data(f.t, 0, &data, 1), 0);
+  }
+  finish_fixture(&f);
+
+  /* Trace size: every module is kept, none whole; the code of the three
+   * functions nobody used is gone from each. */
+  uint64_t unused_code = 0, length;
+  const char *unused[] = {"plain_c", "_Z4memkPfPKfS1_i", "_ZN2ns2tkIiEEvPT_"};
+  for (size_t u = 0; u < 3; u++) {
+    char name[128];
+    snprintf(name, sizeof name, ".text.%s", unused[u]);
+    assert_non_null(section_data(image, name, &length));
+    unused_code += length;
+    snprintf(name, sizeof name, ".nv.constant0.%s", unused[u]);
+    assert_non_null(section_data(image, name, &length));
+    unused_code += length;
+  }
+  size_t n = 0;
+  const mprof_cubin_record *c = mprof_trace_cubins(f.trace, &n);
+  assert_int_equal(n, MODULES);
+  uint64_t blobs = 0;
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(c[i].flags, MPROF_CUBIN_TRIMMED);
+    assert_int_equal(c[i].module_size, size);
+    size_t blob_size = 0;
+    const unsigned char *blob = (const unsigned char *)mprof_trace_cubin_blob(
+        f.trace, &c[i], &blob_size);
+    assert_non_null(blob);
+    int sampled = (c[i].crc - 0x10000) % 2 == 0;
+    assert_true(blob_size <= size - unused_code - (sampled ? 0 : 0x200));
+    blobs += blob_size;
+    /* What is kept is byte for byte the module's code. */
+    const char *kept[] = {".text._Z5callkPf", ".text._Z3shkPfi"};
+    for (size_t k2 = 0; k2 < (sampled ? 2u : 1u); k2++) {
+      uint64_t want_size, got_size;
+      const unsigned char *want = section_data(image, kept[k2], &want_size);
+      const unsigned char *got = section_data(blob, kept[k2], &got_size);
+      assert_non_null(got);
+      assert_int_equal(got_size, want_size);
+      assert_memory_equal(got, want, want_size);
+    }
+    /* libmprof sees only the kept functions. */
+    mprof_sass_cubin *cubin;
+    assert_int_equal(mprof_sass_cubin_open(&cubin, blob, blob_size, "t"), 0);
+    assert_non_null(mprof_sass_cubin_find(cubin, "_Z5callkPf"));
+    assert_true((mprof_sass_cubin_find(cubin, "_Z3shkPfi") != NULL) == sampled);
+    for (size_t u = 0; u < 3; u++)
+      assert_null(mprof_sass_cubin_find(cubin, unused[u]));
+    mprof_sass_cubin_free(cubin);
+  }
+  assert_true(blobs <= MODULES * (size - unused_code));
+  assert_string_equal(mprof_trace_meta(f.trace, "cubins.kept"), "64");
+
+  /* SASS coverage: every sampled function and the launched kernel get code
+   * in the sidecar, here through nvdisasm's raw mode. */
+  char side[4200];
+  snprintf(side, sizeof side, "%s.pc.json", f.path);
+  mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
+  opts.nvdisasm = raw_only_nvdisasm();
+  opts.jobs = 4;
+  mprof_sass_report report = MPROF_SASS_REPORT_INIT;
+  int rc = mprof_sass_build_sidecar(f.path, side, &opts, &report);
+  if (rc)
+    fail_msg("%s", mprof_error_last());
+  assert_int_equal(report.failed, 0);
+  assert_int_equal(report.no_cubin, 0);
+  assert_int_equal(report.with_sass, report.functions);
+  mprof_sidecar *sc;
+  assert_int_equal(mprof_sidecar_load(&sc, side), 0);
+  for (uint64_t m = 0; m < MODULES; m += 2) {
+    const mprof_sidecar_function *fn =
+        mprof_sidecar_find(sc, "_Z3shkPfi", 0x10000 + m);
+    assert_non_null(fn);
+    assert_int_equal(fn->sass_state, MPROF_SASS_PRESENT);
+    assert_int_equal(fn->instruction_count, 0x200 / 16);
+  }
+  mprof_sidecar_free(sc);
+  unlink(side);
+  unlink(opts.nvdisasm);
+  free(image);
+  close_fixture(&f);
+}
+
 static void test_modules_without_sass(void **state) {
   (void)state;
   mprof_cupti_translate_options opts;
@@ -1186,6 +1359,7 @@ int main(void) {
       cmocka_unit_test(test_config_values),
       cmocka_unit_test(test_config_bad_values_fall_back),
       cmocka_unit_test(test_parse_bytes),
+      cmocka_unit_test(test_many_modules_keep_used_code),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -280,6 +280,9 @@ MPROF_STATIC_ASSERT(sizeof(mprof_pc_sample_record) == 40,
 /** Cubin flags: what of the module the trace kept. */
 #define MPROF_CUBIN_KEPT_WHOLE 0x1u /**< blob holds the whole ELF */
 #define MPROF_CUBIN_OMITTED 0x2u    /**< no blob: nothing in it was used */
+/** blob is the ELF with only the used functions' code: the sections of the
+ * others are SHT_NOBITS (indices and offsets in kept sections unchanged) */
+#define MPROF_CUBIN_TRIMMED 0x4u
 
 /** CUBINS: captured module code, deduplicated by CRC. */
 typedef struct mprof_cubin_record {

@@ -35,7 +35,7 @@ extern "C" {
 
 /* ---- options and the report of a sidecar build --------------------------- */
 
-#define MPROF_SASS_OPTIONS_VERSION 1
+#define MPROF_SASS_OPTIONS_VERSION 2
 
 /** Do not run nvdisasm even when it is installed (lines and samples only). */
 #define MPROF_SASS_NO_DISASSEMBLY 0x1u
@@ -47,10 +47,20 @@ typedef struct mprof_sass_options {
   const char *cuobjdump; /**< path; NULL = search (mprof_sass_find_tool) */
   uint32_t arch; /**< when a function is in cubins for several SMs, prefer
                       this one (90 for sm_90); 0 = the newest */
+  /* version 2 */
+  /** nvdisasm processes run at once; 0 = one per online CPU. */
+  unsigned jobs;
+  /**
+   * Called now and then while functions are disassembled, on the calling
+   * thread: @p what names the step ("disassembling"), @p done of @p total
+   * modules are finished. NULL: no calls.
+   */
+  void (*progress)(void *userdata, const char *what, size_t done, size_t total);
+  void *progress_userdata; /**< passed to @p progress */
 } mprof_sass_options;
 
 #define MPROF_SASS_OPTIONS_INIT                                                \
-  { MPROF_SASS_OPTIONS_VERSION, 0, NULL, NULL, 0 }
+  { MPROF_SASS_OPTIONS_VERSION, 0, NULL, NULL, 0, 0, NULL, NULL }
 
 /** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
  */

@@ -411,7 +411,7 @@ int mprof_sass_binary_open(mprof_sass_binary **out, const char *path,
   *out = NULL;
   if (!opts)
     opts = &defaults;
-  if (opts->version != MPROF_SASS_OPTIONS_VERSION)
+  if (!mprof__sass_options_known(opts->version))
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported",
                             opts->version);

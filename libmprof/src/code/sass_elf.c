@@ -68,8 +68,9 @@ struct mprof_sass_cubin {
   uint32_t arch;
   mprof_sass_function *fns;
   size_t fn_count;
-  char **fn_section_names; /* the section's name after ".text." */
-  mprof_sass_line **lines; /* per function */
+  char **fn_section_names;   /* the section's name after ".text." */
+  uint64_t *fn_code_offsets; /* where each function's code starts in data */
+  mprof_sass_line **lines;   /* per function */
   size_t *line_counts;
   size_t *name_slots; /* hash of names -> function index + 1 */
   size_t name_capacity;
@@ -695,7 +696,8 @@ static int read_functions(mprof_sass_cubin *c, Elf *elf, size_t shstrndx,
   size_t n = syms && entsize ? syms->d_size / entsize : 0;
   c->fns = (mprof_sass_function *)calloc(n ? n : 1, sizeof *c->fns);
   c->fn_section_names = (char **)calloc(n ? n : 1, sizeof(char *));
-  if (!c->fns || !c->fn_section_names)
+  c->fn_code_offsets = (uint64_t *)calloc(n ? n : 1, sizeof(uint64_t));
+  if (!c->fns || !c->fn_section_names || !c->fn_code_offsets)
     return -2;
   for (size_t i = 1; i < n; i++) {
     GElf_Sym sym;
@@ -705,7 +707,9 @@ static int read_functions(mprof_sass_cubin *c, Elf *elf, size_t shstrndx,
       continue;
     Elf_Scn *text = elf_getscn(elf, sym.st_shndx);
     GElf_Shdr tsh;
-    if (!text || !gelf_getshdr(text, &tsh))
+    /* A trimmed cubin (MPROF_CUBIN_TRIMMED) left this code out. */
+    if (!text || !gelf_getshdr(text, &tsh) || tsh.sh_type == SHT_NOBITS ||
+        tsh.sh_offset > c->size || tsh.sh_size > c->size - tsh.sh_offset)
       continue;
     const char *sname = elf_strptr(elf, shstrndx, tsh.sh_name);
     const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
@@ -721,6 +725,7 @@ static int read_functions(mprof_sass_cubin *c, Elf *elf, size_t shstrndx,
         (char *)keep_string(c, sname + 6, strlen(sname + 6));
     if (!fn->name || !c->fn_section_names[c->fn_count])
       return -2;
+    c->fn_code_offsets[c->fn_count] = tsh.sh_offset + sym.st_value;
     fn->symbol_index = (uint32_t)i;
     fn->section_index = (uint32_t)sym.st_shndx;
     fn->section_offset = (uint32_t)sym.st_value;
@@ -877,6 +882,7 @@ void mprof_sass_cubin_free(mprof_sass_cubin *cubin) {
   free((void *)cubin->files);
   free(cubin->fns);
   free(cubin->fn_section_names);
+  free(cubin->fn_code_offsets);
   free(cubin->name_slots);
   free(cubin->data);
   free(cubin->origin);
@@ -946,6 +952,12 @@ const char *mprof__sass_cubin_section_name(const mprof_sass_cubin *cubin,
                                            const mprof_sass_function *fn) {
   size_t i = fn_index(cubin, fn);
   return i == SIZE_MAX ? "" : cubin->fn_section_names[i];
+}
+
+const void *mprof__sass_cubin_code(const mprof_sass_cubin *cubin,
+                                   const mprof_sass_function *fn) {
+  size_t i = fn_index(cubin, fn);
+  return i == SIZE_MAX ? NULL : cubin->data + cubin->fn_code_offsets[i];
 }
 
 const mprof_sass_line *mprof_sass_cubin_lines(const mprof_sass_cubin *cubin,

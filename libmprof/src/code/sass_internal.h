@@ -48,6 +48,11 @@ int mprof__sass_cubin_has_debug_line(const mprof_sass_cubin *cubin);
 const char *mprof__sass_cubin_section_name(const mprof_sass_cubin *cubin,
                                            const mprof_sass_function *fn);
 
+/* The first byte of @p fn's code inside @p cubin's image (fn->size bytes);
+ * NULL when @p fn is not @p cubin's. */
+const void *mprof__sass_cubin_code(const mprof_sass_cubin *cubin,
+                                   const mprof_sass_function *fn);
+
 /* ---- sass_binary.c ------------------------------------------------------ */
 
 /* The captured cubins of an open trace (blobs are copied). */
@@ -55,6 +60,21 @@ int mprof__sass_binary_from_trace(mprof_sass_binary **out,
                                   const mprof_trace *trace);
 
 /* ---- sass_tool.c -------------------------------------------------------- */
+
+/* Whether an options struct of @p version can be read (1 lacks the fields
+ * after `arch`). */
+int mprof__sass_options_known(unsigned version);
+
+/* @p in (any known version) as a current-version struct in @p out. */
+void mprof__sass_options_copy(mprof_sass_options *out,
+                              const mprof_sass_options *in);
+
+/* nvdisasm on raw instructions (`-b SM<arch>`): @p size bytes of code of an
+ * sm_<arch> function, printed as one function at offsets from 0. For code
+ * whose cubin nvdisasm will not read. */
+int mprof__sass_disassemble_raw(mprof_sass_listing **out, const void *code,
+                                size_t size, uint32_t arch,
+                                const mprof_sass_options *opts);
 
 /* Run argv[0] (a path) with @p argv in folder @p cwd (NULL: here). Its
  * standard output goes to *out (NUL-terminated, caller frees) and the first

@@ -8,9 +8,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -166,14 +168,21 @@ static int disassemble_items(const mprof_sass_cubin *cubin,
   return mprof_sass_disassemble(out, cubin, NULL, 0, opts);
 }
 
-/* Replace @p fn's instructions by the listing's code of @p item. */
+/* Replace @p fn's instructions by the listing's code of @p item. @p raw:
+ * the listing is nvdisasm -b of the function's own bytes (offsets from 0,
+ * one unnamed function). */
 static int take_listing(mprof_sidecar *sc, const work_item *item,
-                        const mprof_sass_listing *listing) {
+                        const mprof_sass_listing *listing, int raw) {
   const mprof_sass_function *code = item->code;
-  const mprof_sass_listing_function *lf = listing_of(listing, item);
+  const mprof_sass_listing_function *lf =
+      raw ? (mprof_sass_listing_function_count(listing)
+                 ? mprof_sass_listing_function_at(listing, 0)
+                 : NULL)
+          : listing_of(listing, item);
+  uint32_t base = raw ? 0 : code->section_offset;
   size_t first = 0;
   while (lf && first < lf->instruction_count &&
-         lf->instructions[first].offset < code->section_offset)
+         lf->instructions[first].offset < base)
     first++;
   if (!lf || first == lf->instruction_count) {
     char msg[300];
@@ -182,12 +191,12 @@ static int take_listing(mprof_sidecar *sc, const work_item *item,
     return mprof_sidecar_set_sass_state(sc, item->fn, MPROF_SASS_FAILED, msg);
   }
   int rc = mprof__sidecar_clear_instructions(sc, item->fn);
-  uint64_t end = (uint64_t)code->section_offset + code->size;
+  uint64_t end = (uint64_t)base + code->size;
   for (size_t i = first; !rc && i < lf->instruction_count; i++) {
     mprof_sass_instruction in = lf->instructions[i];
     if (in.offset >= end)
       break;
-    in.offset -= code->section_offset;
+    in.offset -= base;
     if (!in.line)
       in.line = mprof_sass_cubin_line(item->cubin, code, in.offset, &in.file);
     rc = mprof_sidecar_add_instruction(sc, item->fn, &in);
@@ -234,19 +243,136 @@ static int take_resources(mprof_sidecar *sc, const work_item *item) {
   return mprof__sidecar_update_function(sc, item->fn, &info);
 }
 
+/* The functions of one cubin, disassembled by one nvdisasm run (or, for
+ * those its listing lacks, one raw run each). */
+typedef struct group {
+  size_t start, end; /* items[start..end) */
+  mprof_sass_listing *listing;
+  mprof_sass_listing **raw; /* per item; NULL where the listing has it */
+  int rc;                   /* MPROF_ENOMEM stops everything */
+  char failure[600];
+} group;
+
+typedef struct attach_work {
+  const work_item *items;
+  group *groups;
+  size_t group_count;
+  const mprof_sass_options *opts;
+  pthread_mutex_t lock;
+  pthread_cond_t done_cond;
+  size_t next; /* next group to take */
+  size_t done; /* groups finished */
+} attach_work;
+
+static void disassemble_group(attach_work *w, group *g) {
+  const work_item *items = w->items + g->start;
+  size_t n = g->end - g->start;
+  const mprof_sass_cubin *cubin = items[0].cubin;
+  int drc = disassemble_items(cubin, items, n, w->opts, &g->listing);
+  if (drc == MPROF_ENOMEM) {
+    g->rc = drc;
+    return;
+  }
+  if (drc)
+    snprintf(g->failure, sizeof g->failure, "%s", mprof_error_last());
+  /* nvdisasm may refuse a cubin (or leave functions out): give each such
+   * function its own raw run over its bytes. */
+  for (size_t i = 0; i < n; i++) {
+    if (g->listing && listing_of(g->listing, &items[i]))
+      continue;
+    const void *code = mprof__sass_cubin_code(cubin, items[i].code);
+    uint32_t arch = mprof_sass_cubin_arch(cubin);
+    if (!code || !arch || !items[i].code->size)
+      continue;
+    if (!g->raw &&
+        !(g->raw = (mprof_sass_listing **)calloc(n, sizeof *g->raw))) {
+      g->rc = MPROF_ENOMEM;
+      return;
+    }
+    if (mprof__sass_disassemble_raw(&g->raw[i], code, items[i].code->size, arch,
+                                    w->opts) == MPROF_ENOMEM) {
+      g->rc = MPROF_ENOMEM;
+      return;
+    }
+  }
+}
+
+static void *attach_worker(void *arg) {
+  attach_work *w = (attach_work *)arg;
+  for (;;) {
+    pthread_mutex_lock(&w->lock);
+    size_t i = w->next < w->group_count ? w->next++ : SIZE_MAX;
+    pthread_mutex_unlock(&w->lock);
+    if (i == SIZE_MAX)
+      return NULL;
+    disassemble_group(w, &w->groups[i]);
+    pthread_mutex_lock(&w->lock);
+    w->done++;
+    pthread_cond_signal(&w->done_cond);
+    pthread_mutex_unlock(&w->lock);
+  }
+}
+
+static unsigned job_count(const mprof_sass_options *opts, size_t groups) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned jobs = opts->jobs ? opts->jobs : cpus > 0 ? (unsigned)cpus : 1;
+  if (jobs > 64)
+    jobs = 64;
+  return groups < jobs ? (unsigned)(groups ? groups : 1) : jobs;
+}
+
+/* Run every group's nvdisasm on @p jobs threads (the caller's included),
+ * reporting progress on the calling thread. */
+static void disassemble_groups(attach_work *w) {
+  unsigned jobs = job_count(w->opts, w->group_count);
+  pthread_t threads[64];
+  unsigned started = 0;
+  for (unsigned j = 1; j < jobs; j++)
+    if (pthread_create(&threads[started], NULL, attach_worker, w) == 0)
+      started++;
+  if (!w->opts->progress) {
+    attach_worker(w);
+  } else {
+    /* The calling thread reports; it works too when no thread started. */
+    if (!started)
+      attach_worker(w);
+    pthread_mutex_lock(&w->lock);
+    while (w->done < w->group_count) {
+      w->opts->progress(w->opts->progress_userdata, "disassembling", w->done,
+                        w->group_count);
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += 100000000L;
+      if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+      }
+      pthread_cond_timedwait(&w->done_cond, &w->lock, &until);
+    }
+    pthread_mutex_unlock(&w->lock);
+    w->opts->progress(w->opts->progress_userdata, "disassembling",
+                      w->group_count, w->group_count);
+  }
+  for (unsigned j = 0; j < started; j++)
+    pthread_join(threads[j], NULL);
+}
+
 int mprof__sass_attach(mprof_sidecar *sc,
                        const mprof_sass_binary *const *binaries, size_t count,
-                       const mprof_sass_options *opts,
+                       const mprof_sass_options *user_opts,
                        mprof_sass_report *report, const uint32_t *arch_of) {
   mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!sc || (count && !binaries))
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_attach: NULL argument");
-  if (!opts)
-    opts = &defaults;
-  if (opts->version != MPROF_SASS_OPTIONS_VERSION)
+  if (!user_opts)
+    user_opts = &defaults;
+  if (!mprof__sass_options_known(user_opts->version))
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported",
-                            opts->version);
+                            user_opts->version);
+  mprof_sass_options opts_copy;
+  mprof__sass_options_copy(&opts_copy, user_opts);
+  const mprof_sass_options *opts = &opts_copy;
   int rc = check_report(report);
   if (rc)
     return rc;
@@ -266,8 +392,12 @@ int mprof__sass_attach(mprof_sidecar *sc,
   }
   size_t n = mprof_sidecar_function_count(sc);
   work_item *items = (work_item *)calloc(n ? n : 1, sizeof *items);
-  if (!items)
+  group *groups = (group *)calloc(n ? n : 1, sizeof *groups);
+  if (!items || !groups) {
+    free(items);
+    free(groups);
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  }
   size_t item_count = 0;
   for (size_t i = 0; i < n; i++) {
     const mprof_sidecar_function *f = mprof_sidecar_function_at(sc, i);
@@ -280,44 +410,61 @@ int mprof__sass_attach(mprof_sidecar *sc,
       items[item_count++] = item;
     }
   }
+  /* One group per cubin: each distinct function is disassembled once. */
   qsort(items, item_count, sizeof *items, by_cubin);
-  mprof_sass_options run_opts = *opts;
-  run_opts.nvdisasm = have_tool ? tool : NULL;
-  size_t attached = 0;
-  for (size_t start = 0; !rc && start < item_count;) {
+  size_t group_count = 0;
+  for (size_t start = 0; start < item_count;) {
     size_t end = start;
     while (end < item_count && items[end].cubin == items[start].cubin)
       end++;
-    const mprof_sass_cubin *cubin = items[start].cubin;
-    mprof_sass_listing *listing = NULL;
-    char failure[600] = "";
-    if (have_tool) {
-      int drc = disassemble_items(cubin, items + start, end - start, &run_opts,
-                                  &listing);
-      if (drc == MPROF_ENOMEM) {
-        rc = drc;
-        break;
-      }
-      if (drc)
-        snprintf(failure, sizeof failure, "%s", mprof_error_last());
-    }
-    for (size_t i = start; !rc && i < end; i++) {
+    groups[group_count].start = start;
+    groups[group_count].end = end;
+    group_count++;
+    start = end;
+  }
+  mprof_sass_options run_opts = *opts;
+  run_opts.nvdisasm = have_tool ? tool : NULL;
+  if (have_tool && group_count) {
+    attach_work work;
+    memset(&work, 0, sizeof work);
+    work.items = items;
+    work.groups = groups;
+    work.group_count = group_count;
+    work.opts = &run_opts;
+    pthread_mutex_init(&work.lock, NULL);
+    pthread_cond_init(&work.done_cond, NULL);
+    disassemble_groups(&work);
+    pthread_cond_destroy(&work.done_cond);
+    pthread_mutex_destroy(&work.lock);
+  }
+  size_t attached = 0;
+  for (size_t gi = 0; gi < group_count; gi++) {
+    group *g = &groups[gi];
+    if (!rc && g->rc)
+      rc = mprof__error_set(g->rc, "out of memory");
+    for (size_t i = g->start; !rc && i < g->end; i++) {
       rc = take_resources(sc, &items[i]);
       if (rc)
         break;
-      if (listing)
-        rc = take_listing(sc, &items[i], listing);
-      else if (*failure)
+      mprof_sass_listing *raw = g->raw ? g->raw[i - g->start] : NULL;
+      if (raw)
+        rc = take_listing(sc, &items[i], raw, 1);
+      else if (g->listing)
+        rc = take_listing(sc, &items[i], g->listing, 0);
+      else if (*g->failure)
         rc = mprof_sidecar_set_sass_state(sc, items[i].fn, MPROF_SASS_FAILED,
-                                          failure);
+                                          g->failure);
       else
         rc = take_lines_only(sc, &items[i]);
       attached++;
     }
-    mprof_sass_listing_free(listing);
-    start = end;
+    mprof_sass_listing_free(g->listing);
+    for (size_t i = 0; g->raw && i < g->end - g->start; i++)
+      mprof_sass_listing_free(g->raw[i]);
+    free(g->raw);
   }
   free(items);
+  free(groups);
   if (report) {
     int crc2 = mprof_sass_report_count(report, sc);
     if (!rc)
@@ -547,7 +694,7 @@ int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
                             "mprof_sass_build_sidecar: NULL argument");
   if (!opts)
     opts = &defaults;
-  if (opts->version != MPROF_SASS_OPTIONS_VERSION)
+  if (!mprof__sass_options_known(opts->version))
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported",
                             opts->version);

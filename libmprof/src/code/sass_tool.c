@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -27,15 +28,34 @@ extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length,
 /* Standard output beyond this is refused: a runaway tool, not a cubin. */
 #define TOOL_MAX_OUTPUT ((size_t)2 << 30)
 
+int mprof__sass_options_known(unsigned version) {
+  return version == 1 || version == MPROF_SASS_OPTIONS_VERSION;
+}
+
+/* A version-1 struct ends before `jobs`. */
+static size_t options_size(unsigned version) {
+  return version == 1 ? offsetof(mprof_sass_options, jobs)
+                      : sizeof(mprof_sass_options);
+}
+
+void mprof__sass_options_copy(mprof_sass_options *out,
+                              const mprof_sass_options *in) {
+  mprof_sass_options init = MPROF_SASS_OPTIONS_INIT;
+  *out = init;
+  memcpy(out, in, options_size(in->version));
+  out->version = MPROF_SASS_OPTIONS_VERSION;
+}
+
 int mprof_sass_options_init(mprof_sass_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_options_init: NULL");
-  if (version != MPROF_SASS_OPTIONS_VERSION)
+  if (!mprof__sass_options_known(version))
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported (%u)",
                             version, MPROF_SASS_OPTIONS_VERSION);
   mprof_sass_options init = MPROF_SASS_OPTIONS_INIT;
-  *opts = init;
+  init.version = version;
+  memcpy(opts, &init, options_size(version));
   return 0;
 }
 
@@ -340,7 +360,7 @@ int mprof_sass_disassemble(mprof_sass_listing **out,
   *out = NULL;
   if (!opts)
     opts = &defaults;
-  if (opts->version != MPROF_SASS_OPTIONS_VERSION)
+  if (!mprof__sass_options_known(opts->version))
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported",
                             opts->version);
@@ -402,5 +422,46 @@ int mprof_sass_disassemble(mprof_sass_listing **out,
   free(text);
   if (rc)
     mprof__error_prefix("%s: %s", mprof_sass_cubin_origin(cubin), tool);
+  return rc;
+}
+
+int mprof__sass_disassemble_raw(mprof_sass_listing **out, const void *code,
+                                size_t size, uint32_t arch,
+                                const mprof_sass_options *opts) {
+  *out = NULL;
+  char tool[4096];
+  if (opts && opts->nvdisasm) {
+    snprintf(tool, sizeof tool, "%s", opts->nvdisasm);
+  } else {
+    int rc = mprof_sass_find_tool(tool, sizeof tool, "nvdisasm");
+    if (rc)
+      return rc;
+  }
+  if (!code || !size || !arch)
+    return mprof__error_set(MPROF_EINVAL, "no code to disassemble");
+  char dir[4096];
+  int rc = mprof__temp_dir(dir, sizeof dir);
+  if (rc)
+    return rc;
+  char file[4200];
+  snprintf(file, sizeof file, "%s/code.bin", dir);
+  if (write_file(file, code, size) != 0) {
+    int e = errno;
+    mprof__remove_dir(dir);
+    return mprof__error_set(MPROF_EIO, "%s: cannot write: %s", file,
+                            strerror(e));
+  }
+  char sm[16];
+  snprintf(sm, sizeof sm, "SM%u", arch);
+  char *argv[] = {tool, (char *)"-b", sm, file, NULL};
+  char *text;
+  size_t text_size;
+  char err[512];
+  rc = mprof__run_tool(argv, NULL, &text, &text_size, err, sizeof err);
+  mprof__remove_dir(dir);
+  if (rc)
+    return rc;
+  rc = mprof_sass_listing_parse(out, text, text_size);
+  free(text);
   return rc;
 }

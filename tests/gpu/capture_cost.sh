@@ -1,0 +1,177 @@
+#!/bin/bash
+# What capture costs on real programs, measured in one run (issue: capture
+# cost). Writes every number to OUTDIR/cost.txt and the raw logs beside it;
+# docs/validation/H200.md keeps what it printed on the project's H200.
+#
+# Usage: tests/gpu/capture_cost.sh OUTDIR [BUILD_DIR]
+#   BUILD_DIR      a build or install of mprof with the CUPTI producer:
+#                  BUILD_DIR/bin/mprof and BUILD_DIR/lib/libmprof-cupti.so
+#                  (or lib/mprof/) (default: build)
+# Environment:
+#   MPROF_BEFORE   another such build to compare with (e.g. an older commit)
+#   COST_BIN       folder with small_kernels, empty_kernels and libfloor.so
+#                  already built; otherwise they are built here with nvcc/gcc
+#   COST_SKIP_NCU  1: skip the ncu run (it takes over a minute)
+#   COST_SKIP_TORCH 1: skip the PyTorch workload
+#
+# Workloads (tests/gpu/cost/): train_step.py (PyTorch bf16 training with
+# cuBLAS, cuDNN, flash attention and a Triton kernel), small_kernels.cu (one
+# cuBLAS SGEMM + 200 small kernels; --steady for the kernel slowdown),
+# empty_kernels.cu (20,000 empty launches), floor.c (the floor: a CUPTI
+# subscriber with mprof's activity kinds and PC-sampling settings that keeps
+# nothing). Skips (exit 0) without a GPU.
+set -uo pipefail
+out=${1:?usage: capture_cost.sh OUTDIR [BUILD_DIR]}
+build=${2:-build}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=$(cd "$build" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+report="$out/cost.txt"
+: >"$report"
+say() { echo "$*" | tee -a "$report"; }
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "capture_cost: no GPU here (nvidia-smi -L failed); skipping"
+  exit 0
+fi
+mprof="$build/bin/mprof"
+# A build tree keeps the producer in lib/, an install tree in lib/mprof/.
+if [ ! -x "$mprof" ] || { [ ! -e "$build/lib/libmprof-cupti.so" ] &&
+  [ ! -e "$build/lib/mprof/libmprof-cupti.so" ]; }; then
+  echo "capture_cost: $mprof or its producer is missing" >&2
+  exit 2
+fi
+before=${MPROF_BEFORE:-}
+cuda=${CUDA_HOME:-/usr/local/cuda}
+export PATH="$cuda/bin:$PATH"
+cupti_lib=$cuda/targets/x86_64-linux/lib
+[ -e "$cupti_lib/libcupti.so" ] ||
+  cupti_lib=$(dirname "$(find "$cuda"/ -name 'libcupti.so*' 2>/dev/null | head -n 1)")
+export LD_LIBRARY_PATH="$cupti_lib:${LD_LIBRARY_PATH:-}"
+
+bin=${COST_BIN:-$out/bin}
+mkdir -p "$bin"
+if [ ! -x "$bin/small_kernels" ]; then
+  nvcc -O2 -arch=sm_90 -o "$bin/small_kernels" "$here/cost/small_kernels.cu" -lcublas || exit 2
+fi
+if [ ! -x "$bin/empty_kernels" ]; then
+  nvcc -O2 -arch=sm_90 -o "$bin/empty_kernels" "$here/cost/empty_kernels.cu" || exit 2
+fi
+if [ ! -e "$bin/libfloor.so" ]; then
+  gcc -O2 -shared -fPIC "$here/cost/floor.c" -o "$bin/libfloor.so" \
+    -I"$cuda/include" -L"$cupti_lib" -lcupti -lpthread || exit 2
+fi
+floor="$bin/libfloor.so"
+
+now() { date +%s.%N; }
+# timed NAME CMD...: run, keep stdout+stderr in NAME.log, print seconds
+timed() {
+  local name=$1 t0 t1
+  shift
+  t0=$(now)
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  t1=$(now)
+  [ $rc -eq 0 ] || echo "capture_cost: $name exited $rc (see $out/$name.log)" >&2
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
+field() { grep -o "$2 [0-9.]*" "$out/$1.log" | head -n 1 | awk '{ print $2 }'; }
+record() { "$1/bin/mprof" record -o "$out/$2.mprof" -- "${@:3}"; }
+with_floor() { CUDA_INJECTION64_PATH="$floor" "$@"; }
+
+say "== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$report"
+say "date: $(date -u '+%Y-%m-%d %H:%M UTC'), cpus: $(nproc)"
+nvdisasm --version 2>/dev/null | tail -n 1 | tee -a "$report"
+
+# ---- 20,000 empty launches: cost per launch ----------------------------------
+say "== empty_kernels: 20,000 launches (loop time inside the program)"
+for i in 1 2 3; do
+  timed empty_plain_$i "$bin/empty_kernels" >/dev/null
+  timed empty_floor_$i with_floor "$bin/empty_kernels" >/dev/null
+  timed empty_record_$i record "$build" empty_$i "$bin/empty_kernels" >/dev/null
+done
+loop() { for i in 1 2 3; do field "$1_$i" loop_us; done | median; }
+lp=$(loop empty_plain)
+lf=$(loop empty_floor)
+lr=$(loop empty_record)
+say "loop us: plain $lp, floor $lf, record $lr"
+say "per launch added: floor $(calc '%.3f' "($lf - $lp) / 20000") us, record $(calc '%.3f' "($lr - $lp) / 20000") us (target <= 1 us)"
+
+# ---- cuBLAS program: wall time, floor, record, ncu --------------------------
+say "== small_kernels: one cuBLAS SGEMM + 200 small kernels (wall seconds)"
+for i in 1 2 3; do
+  echo "$(timed sk_plain_$i "$bin/small_kernels")" >>"$out/sk_plain.s"
+  echo "$(timed sk_floor_$i with_floor "$bin/small_kernels")" >>"$out/sk_floor.s"
+  echo "$(timed sk_record_$i env MPROF_VERBOSE=1 "$mprof" record -o "$out/sk_$i.mprof" -- "$bin/small_kernels")" >>"$out/sk_record.s"
+done
+sp=$(median <"$out/sk_plain.s")
+sf=$(median <"$out/sk_floor.s")
+sr=$(median <"$out/sk_record.s")
+soff=$(timed sk_record_off "$mprof" record --pc-mode off -o "$out/sk_off.mprof" -- "$bin/small_kernels")
+say "plain $sp s, floor $sf s (+$(calc '%.3f' "$sf - $sp")), record $sr s (+$(calc '%.3f' "$sr - $sp")), record --pc-mode off $soff s"
+if [ -n "$before" ]; then
+  sb=$(timed sk_before env MPROF_VERBOSE=1 "$before/bin/mprof" record -o "$out/sk_before.mprof" -- "$bin/small_kernels")
+  say "before: record $sb s (+$(calc '%.3f' "$sb - $sp"))"
+fi
+say "record phases (run 1):"
+grep -E 'time:' "$out/sk_record_1.log" | tee -a "$report"
+say "sizes: trace $(stat -c %s "$out/sk_1.mprof") B, sidecar $(stat -c %s "$out/sk_1.mprof.pc.json") B"
+if [ "${COST_SKIP_NCU:-0}" != 1 ] && command -v ncu >/dev/null; then
+  sn=$(timed sk_ncu timeout 300 ncu --section SourceCounters --section WarpStateStats "$bin/small_kernels")
+  added_ncu=$(calc '%.3f' "$sn - $sp")
+  added_rec=$(calc '%.3f' "$sr - $sp")
+  added_floor=$(calc '%.3f' "$sf - $sp")
+  say "ncu --section SourceCounters --section WarpStateStats: $sn s (+$added_ncu)"
+  say "ncu added / record added = $(calc '%.1f' "$added_ncu / $added_rec")x (target >= 200x); ncu added / floor added = $(calc '%.1f' "$added_ncu / ($added_floor > 0 ? $added_floor : 0.001)")x; record added / floor added = $(calc '%.2f' "$added_rec / ($added_floor > 0 ? $added_floor : 0.001)")"
+fi
+
+# ---- kernel slowdown under PC sampling --------------------------------------
+say "== kernel slowdown: SGEMM 4096^3 + 20 small kernels, ~1.5 s of GPU time (CUDA events)"
+timed steady_plain "$bin/small_kernels" --steady 1500 >/dev/null
+timed steady_floor with_floor "$bin/small_kernels" --steady 1500 >/dev/null
+timed steady_record record "$build" steady "$bin/small_kernels" --steady 1500 >/dev/null
+gp=$(field steady_plain steady_gpu_ms)
+gf=$(field steady_floor steady_gpu_ms)
+gr=$(field steady_record steady_gpu_ms)
+say "GPU ms: plain $gp, floor $gf ($(calc '%+.2f' "100 * ($gf / $gp - 1)")%), record $gr ($(calc '%+.2f' "100 * ($gr / $gp - 1)")%) (target <= 1%)"
+
+# ---- PyTorch training -------------------------------------------------------
+if [ "${COST_SKIP_TORCH:-0}" != 1 ]; then
+  say "== PyTorch: 20 bf16 training steps (cuBLAS, cuDNN, flash attention, Triton)"
+  export TRITON_CACHE_DIR="$out/triton-cache"
+  tw=$(timed torch_warm python3 "$here/cost/train_step.py")
+  tp=$(timed torch_plain python3 "$here/cost/train_step.py")
+  tf=$(timed torch_floor with_floor python3 "$here/cost/train_step.py")
+  tr=$(timed torch_record env MPROF_VERBOSE=1 "$mprof" record -o "$out/torch.mprof" -- python3 "$here/cost/train_step.py")
+  say "warm-up (Triton compiles) $tw s; plain $tp s; floor $tf s (+$(calc '%.2f' "$tf - $tp")); record $tr s (+$(calc '%.2f' "$tr - $tp"), $(calc '%.1f' "100 * ($tr / $tp - 1)")%) (target <= 10% or <= 2 s)"
+  grep -E 'RESULT|median_step' "$out/torch_plain.log" | tee -a "$report"
+  grep -E 'RESULT|median_step' "$out/torch_record.log" | tee -a "$report"
+  if [ -n "$before" ]; then
+    tb=$(timed torch_before env MPROF_VERBOSE=1 "$before/bin/mprof" record -o "$out/torch_before.mprof" -- python3 "$here/cost/train_step.py")
+    say "before: record $tb s (+$(calc '%.2f' "$tb - $tp")); trace $(stat -c %s "$out/torch_before.mprof") B, sidecar $(stat -c %s "$out/torch_before.mprof.pc.json") B"
+  fi
+  say "record phases:"
+  grep -E 'time:|wrote|mprof: .*functions|kernels,' "$out/torch_record.log" | tee -a "$report"
+  ts=$(stat -c %s "$out/torch.mprof")
+  tj=$(stat -c %s "$out/torch.mprof.pc.json")
+  say "sizes: trace $ts B + sidecar $tj B = $(calc '%.1f' "($ts + $tj) / 1e6") MB (target <= 20 MB)"
+  "$mprof" info "$out/torch.mprof" >"$out/torch.info.txt" 2>&1
+  grep -E 'cubins|sass' "$out/torch.info.txt" | head -n 12 | tee -a "$report"
+  python3 - "$out/torch.mprof.pc.json" "$out/torch_before.mprof.pc.json" <<'PY' | tee -a "$report"
+import json, os, sys
+for path in sys.argv[1:]:
+    if not os.path.exists(path):
+        continue
+    fns = json.load(open(path))["functions"]
+    sampled = [f for f in fns if f["pcs"]]
+    with_sass = [f for f in sampled if f["sass_state"] == "present"]
+    print(f"{os.path.basename(path)}: {len(fns)} functions, {len(sampled)} sampled, "
+          f"{len(with_sass)} of them with SASS; no SASS: "
+          + ", ".join(f["name"][:60] + " (" + f["sass_state"] + ")" for f in sampled if f not in with_sass))
+PY
+fi
+say "== done"
