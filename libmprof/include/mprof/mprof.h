@@ -20,6 +20,7 @@
 #include <mprof/status.h>
 #include <mprof/synth.h>
 #include <mprof/trace.h>
+#include <mprof/units.h>
 #include <mprof/version.h>
 #include <mprof/writer.h>
 

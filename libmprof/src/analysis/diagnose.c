@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
+#include "internal.h"
 #include "mprof/diagnose.h"
-#include "report/report_internal.h"
+#include "mprof/units.h"
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -227,7 +229,7 @@ static double share_of(uint64_t part, uint64_t whole) {
 }
 
 static void pct(char *buf, size_t size, double fraction) {
-  mprof__format_pct(buf, size, fraction);
+  mprof_format_percent(buf, size, fraction);
 }
 
 /* Metrics of a dimension, appended one at a time. */
@@ -493,8 +495,8 @@ static void judge_launch(kernel_work *w) {
   add_metric(w, d, "median_ns", dur, "ns");
   add_metric(w, d, "gaps", (double)ks->gap_count, "count");
   char g[32], m[32], p[32];
-  mprof__format_ns(g, sizeof g, gap);
-  mprof__format_ns(m, sizeof m, dur);
+  mprof_format_duration(g, sizeof g, gap);
+  mprof_format_duration(m, sizeof m, dur);
   pct(p, sizeof p, idle);
   if (d->state == MPROF_STATE_OK)
     d->detail = mprof__arena_printf(
@@ -686,8 +688,8 @@ static void judge_spans(kernel_work *w, const span_balance *b,
   add_metric(w, bal, "sms", b->sms, "count");
   add_metric(w, bal, "launches", (double)b->launches, "count");
   add_metric(w, bal, "spans", (double)b->spans, "count");
-  mprof__format_ns(mb, sizeof mb, b->max_busy_ns);
-  mprof__format_ns(mean, sizeof mean, b->mean_busy_ns);
+  mprof_format_duration(mb, sizeof mb, b->max_busy_ns);
+  mprof_format_duration(mean, sizeof mean, b->mean_busy_ns);
   pct(p, sizeof p, bal->cost);
   if (bal->state == MPROF_STATE_OK)
     bal->detail = mprof__arena_printf(
@@ -710,8 +712,8 @@ static void judge_spans(kernel_work *w, const span_balance *b,
   add_metric(w, tail, "extent_ns", b->extent_ns, "ns");
   add_metric(w, tail, "last_sm", b->last_sm, "count");
   add_metric(w, tail, "launches", (double)b->launches, "count");
-  mprof__format_ns(tn, sizeof tn, b->tail_ns);
-  mprof__format_ns(ext, sizeof ext, b->extent_ns);
+  mprof_format_duration(tn, sizeof tn, b->tail_ns);
+  mprof_format_duration(ext, sizeof ext, b->extent_ns);
   pct(p, sizeof p, b->tail);
   if (tail->state == MPROF_STATE_OK)
     tail->detail = mprof__arena_printf(
@@ -860,8 +862,8 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
   }
   case MPROF_DIM_LAUNCH: {
     char g[32], m[32];
-    mprof__format_ns(g, sizeof g, (double)o->stats->gap_median_ns);
-    mprof__format_ns(m, sizeof m, (double)o->stats->median_ns);
+    mprof_format_duration(g, sizeof g, (double)o->stats->gap_median_ns);
+    mprof_format_duration(m, sizeof m, (double)o->stats->median_ns);
     pct(p, sizeof p, w->dims[MPROF_DIM_LAUNCH].cost);
     head = mprof__arena_printf(
         a,

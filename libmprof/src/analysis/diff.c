@@ -10,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/diff_internal.h"
+#include "base/arena.h"
+#include "internal.h"
 #include "mprof/diff.h"
-#include "report/report_internal.h"
+#include "mprof/units.h"
 
 /* With one launch on a side the spread is unknown: such kernels count as
  * changed only from this multiple of min_change. */
@@ -378,9 +381,9 @@ static void summarise(mprof_diff *diff, mprof_kernel_change *c) {
   const mprof_kernel_diagnosis *side = c->base ? c->base : c->candidate;
   if (c->change == MPROF_CHANGE_ONLY_BASE ||
       c->change == MPROF_CHANGE_ONLY_CANDIDATE) {
-    mprof__format_count(n, sizeof n, side->stats->launches);
-    mprof__format_ns(x, sizeof x, (double)side->stats->total_ns);
-    mprof__format_ns(y, sizeof y, side->stats->mean_ns);
+    mprof_format_count(n, sizeof n, side->stats->launches);
+    mprof_format_duration(x, sizeof x, (double)side->stats->total_ns);
+    mprof_format_duration(y, sizeof y, side->stats->mean_ns);
     c->summary = mprof__arena_printf(
         a, "%s: %s launch%s, %s of GPU time (%s per launch).",
         c->change == MPROF_CHANGE_ONLY_BASE ? "Gone from the candidate"
@@ -388,14 +391,14 @@ static void summarise(mprof_diff *diff, mprof_kernel_change *c) {
         n, side->stats->launches == 1 ? "" : "es", x, y);
     return;
   }
-  mprof__format_ns(x, sizeof x, c->base_mean_ns);
-  mprof__format_ns(y, sizeof y, c->candidate_mean_ns);
+  mprof_format_duration(x, sizeof x, c->base_mean_ns);
+  mprof_format_duration(y, sizeof y, c->candidate_mean_ns);
   snprintf(p, sizeof p, "%+.1f%%", c->mean_change * 100.0);
   if (c->noise >= 0)
     snprintf(q, sizeof q, "noise +/-%.1f%%", c->noise * 100.0);
   else
     snprintf(q, sizeof q, "noise unknown: a single launch");
-  mprof__format_ns(t, sizeof t, (double)c->total_delta_ns);
+  mprof_format_duration(t, sizeof t, (double)c->total_delta_ns);
   const char *head = c->change == MPROF_CHANGE_SLOWER   ? "Slower"
                      : c->change == MPROF_CHANGE_FASTER ? "Faster"
                                                         : "Within noise";
@@ -414,8 +417,8 @@ static void summarise(mprof_diff *diff, mprof_kernel_change *c) {
   if (c->stalls_compared && c->stall_change_count) {
     const mprof_stall_change *s = &c->stall_changes[0];
     if (fabs(s->candidate_share - s->base_share) >= 0.05) {
-      mprof__format_pct(x, sizeof x, s->base_share);
-      mprof__format_pct(y, sizeof y, s->candidate_share);
+      mprof_format_percent(x, sizeof x, s->base_share);
+      mprof_format_percent(y, sizeof y, s->candidate_share);
       text = mprof__arena_printf(a, "%s Largest stall shift: %s %s -> %s.",
                                  text, s->reason, x, y);
     }

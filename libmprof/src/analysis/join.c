@@ -12,10 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "internal.h"
-#include "mprof/diagnose.h"
 #include "mprof/join.h"
-#include "report/report_internal.h"
 
 /* Private per-kernel bookkeeping, parallel to the public stats. */
 typedef struct kernel_extra {

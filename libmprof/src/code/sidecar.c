@@ -18,6 +18,7 @@
 
 #include <json-c/json.h>
 
+#include "base/text.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
 #include "sass_internal.h"
@@ -498,70 +499,6 @@ mprof_sidecar_instruction(const mprof_sidecar_function *fn, uint32_t offset) {
 /* ---- saving --------------------------------------------------------------
  */
 
-/* Length of the valid UTF-8 sequence at @p s (@p n bytes left), 0 if none.
- * Overlong forms, surrogates and code points above U+10FFFF are invalid. */
-static size_t utf8_sequence(const unsigned char *s, size_t n) {
-  unsigned c = s[0];
-  size_t len;
-  unsigned min;
-  unsigned cp;
-  if (c < 0x80)
-    return 1;
-  if ((c & 0xe0) == 0xc0) {
-    len = 2, min = 0x80, cp = c & 0x1f;
-  } else if ((c & 0xf0) == 0xe0) {
-    len = 3, min = 0x800, cp = c & 0x0f;
-  } else if ((c & 0xf8) == 0xf0) {
-    len = 4, min = 0x10000, cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (n < len)
-    return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xc0) != 0x80)
-      return 0;
-    cp = (cp << 6) | (s[i] & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return len;
-}
-
-/* A JSON string. Bytes that are not UTF-8 become U+FFFD, so the file is
- * always valid JSON for any reader. */
-static void put_string(FILE *f, const char *str) {
-  const unsigned char *s = (const unsigned char *)str;
-  size_t n = strlen(str);
-  fputc('"', f);
-  for (size_t i = 0; i < n;) {
-    unsigned c = s[i];
-    if (c == '"' || c == '\\') {
-      fputc('\\', f);
-      fputc((int)c, f);
-      i++;
-    } else if (c < 0x20) {
-      switch (c) {
-      case '\n': fputs("\\n", f); break;
-      case '\t': fputs("\\t", f); break;
-      case '\r': fputs("\\r", f); break;
-      default: fprintf(f, "\\u%04x", c); break;
-      }
-      i++;
-    } else {
-      size_t len = utf8_sequence(s + i, n - i);
-      if (!len) {
-        fputs("\\ufffd", f);
-        i++;
-      } else {
-        fwrite(s + i, 1, len, f);
-        i += len;
-      }
-    }
-  }
-  fputc('"', f);
-}
-
 /* Distinct file names of all instructions, in order of first use; the
  * interned pointers are the keys. */
 typedef struct file_table {
@@ -642,25 +579,25 @@ static void write_function(FILE *f, const sidecar_fn *fn,
                            const file_table *files) {
   const mprof_sidecar_function *p = &fn->pub;
   fputs("  {\"name\": ", f);
-  put_string(f, p->name);
+  mprof__json_string(f, p->name);
   fputs(", \"demangled\": ", f);
-  put_string(f, p->demangled);
+  mprof__json_string(f, p->demangled);
   fprintf(f,
           ",\n   \"cubin_crc\": \"%016llx\", \"function_index\": %u, "
           "\"device\": %u, \"registers\": %u, \"static_shared\": %u, "
           "\"size\": %u,\n   \"sass_state\": \"%s\", \"sass_error\": ",
           (unsigned long long)p->cubin_crc, p->function_index, p->device,
           p->registers, p->static_shared, p->size, state_names[p->sass_state]);
-  put_string(f, p->sass_error);
+  mprof__json_string(f, p->sass_error);
   fputs(",\n   \"instructions\": [", f);
   for (size_t i = 0; i < p->instruction_count; i++) {
     const mprof_sass_instruction *in = &p->instructions[i];
     fprintf(f, "%s\n    [%u, ", i ? "," : "", in->offset);
-    put_string(f, in->predicate);
+    mprof__json_string(f, in->predicate);
     fputs(", ", f);
-    put_string(f, in->opcode);
+    mprof__json_string(f, in->opcode);
     fputs(", ", f);
-    put_string(f, in->operands);
+    mprof__json_string(f, in->operands);
     fprintf(f, ", %ld, %u]", file_table_index(files, in->file), in->line);
   }
   fputs(p->instruction_count ? "\n   ],\n   \"pcs\": [" : "],\n   \"pcs\": [",
@@ -714,13 +651,13 @@ int mprof_sidecar_save(const mprof_sidecar *sidecar, const char *path) {
           SIDECAR_FORMAT, SIDECAR_VERSION);
   for (size_t i = 0; i < sidecar->reason_count; i++) {
     fputs(i ? ",\n  " : "\n  ", f);
-    put_string(f, sidecar->reasons[i]);
+    mprof__json_string(f, sidecar->reasons[i]);
   }
   fputs(sidecar->reason_count ? "\n ],\n \"files\": [" : "],\n \"files\": [",
         f);
   for (size_t i = 0; i < files.count; i++) {
     fputs(i ? ",\n  " : "\n  ", f);
-    put_string(f, files.names[i]);
+    mprof__json_string(f, files.names[i]);
   }
   fputs(files.count ? "\n ],\n \"functions\": [" : "],\n \"functions\": [", f);
   for (size_t i = 0; i < sidecar->fn_count; i++) {

@@ -13,6 +13,7 @@
 
 #include "mprof/diff.h"
 #include "mprof/version.h"
+#include "analysis/diff_internal.h"
 #include "report_internal.h"
 
 #define STALLS_SHOWN 6
@@ -455,8 +456,8 @@ static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
   uint64_t tb, tk;
   mprof_diff_totals(v->diff, &tb, &tk);
   char a[32], b[32];
-  mprof__format_ns(a, sizeof a, (double)tb);
-  mprof__format_ns(b, sizeof b, (double)tk);
+  mprof_format_duration(a, sizeof a, (double)tb);
+  mprof_format_duration(b, sizeof b, (double)tk);
   fprintf(f, "%smprof diff%s %s -> %s\n", st->bold, st->reset,
           mprof_trace_path(mprof_join_trace(side_join(v->base))),
           mprof_trace_path(mprof_join_trace(side_join(v->candidate))));
@@ -484,8 +485,8 @@ static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
     if (shifts) {
       fputs("    stalls:", f);
       for (size_t s = 0; s < shifts && s < 4; s++) {
-        mprof__format_pct(a, sizeof a, c->stall_changes[s].base_share);
-        mprof__format_pct(b, sizeof b, c->stall_changes[s].candidate_share);
+        mprof_format_percent(a, sizeof a, c->stall_changes[s].base_share);
+        mprof_format_percent(b, sizeof b, c->stall_changes[s].candidate_share);
         fprintf(f, "%s %s %s -> %s", s ? "," : "", c->stall_changes[s].reason,
                 a, b);
       }
@@ -495,11 +496,11 @@ static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
     for (size_t h = 0; h < hot && h < 3; h++) {
       const mprof_hot_change *x = &c->hot_changes[h];
       if (x->base_share >= 0)
-        mprof__format_pct(a, sizeof a, x->base_share);
+        mprof_format_percent(a, sizeof a, x->base_share);
       else
         snprintf(a, sizeof a, "-");
       if (x->candidate_share >= 0)
-        mprof__format_pct(b, sizeof b, x->candidate_share);
+        mprof_format_percent(b, sizeof b, x->candidate_share);
       else
         snprintf(b, sizeof b, "-");
       fprintf(f, "    %s0x%05x%s %6s -> %-6s %s", st->cyan, x->offset,

@@ -604,20 +604,20 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
                         const mprof__style *st) {
   const mprof_kernel_stats *s = k->stats;
   char a[32], b[32], c[32], d[32], e[32], g[32], n[32], p[32];
-  mprof__format_pct(p, sizeof p, s->share);
+  mprof_format_percent(p, sizeof p, s->share);
   fprintf(f, "%s┌ #%zu %s%s", st->cyan, rank, st->reset, st->bold);
   fputs(s->name, f);
   fprintf(f, "%s", st->reset);
   if (s->device_id != MPROF_INDEX_NONE)
     fprintf(f, "  %s· device %u%s", st->dim, s->device_id, st->reset);
   fprintf(f, "  %s· %s of GPU time%s\n", st->dim, p, st->reset);
-  mprof__format_count(n, sizeof n, s->launches);
-  mprof__format_ns(a, sizeof a, (double)s->total_ns);
-  mprof__format_ns(b, sizeof b, s->mean_ns);
-  mprof__format_ns(c, sizeof c, (double)s->median_ns);
-  mprof__format_ns(d, sizeof d, (double)s->p90_ns);
-  mprof__format_ns(e, sizeof e, (double)s->min_ns);
-  mprof__format_ns(g, sizeof g, (double)s->max_ns);
+  mprof_format_count(n, sizeof n, s->launches);
+  mprof_format_duration(a, sizeof a, (double)s->total_ns);
+  mprof_format_duration(b, sizeof b, s->mean_ns);
+  mprof_format_duration(c, sizeof c, (double)s->median_ns);
+  mprof_format_duration(d, sizeof d, (double)s->p90_ns);
+  mprof_format_duration(e, sizeof e, (double)s->min_ns);
+  mprof_format_duration(g, sizeof g, (double)s->max_ns);
   fprintf(f,
           "│ %s launch%s · total %s · mean %s · median %s · p90 %s · min %s "
           "· max %s\n",
@@ -634,13 +634,13 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
             sh->block[2], sh->registers,
             sh->static_shared + sh->dynamic_shared);
     if (o->known && o->blocks_per_sm) {
-      mprof__format_pct(p, sizeof p, o->theoretical);
+      mprof_format_percent(p, sizeof p, o->theoretical);
       fprintf(f, " · occupancy %s (%s) · %.2f waves", p,
               mprof_occupancy_limiter_name(o->limiter), o->waves);
     }
     if (shape_count > 1) {
-      mprof__format_pct(p, sizeof p,
-                        s->total_ns ? (double)sh->total_ns / s->total_ns : 0);
+      mprof_format_percent(
+          p, sizeof p, s->total_ns ? (double)sh->total_ns / s->total_ns : 0);
       fprintf(f, " · %s of its time", p);
     }
     fputc('\n', f);
@@ -672,13 +672,13 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
             st->reset, hot_shown, s->pc_count);
     for (size_t i = 0; i < hot_shown; i++) {
       const mprof_hot_instruction *h = &k->hot[i];
-      mprof__format_pct(p, sizeof p, h->share);
+      mprof_format_percent(p, sizeof p, h->share);
       fprintf(f, "│     %s0x%05x%s %6s  %-36s", st->cyan, h->offset, st->reset,
               p, *h->sass ? h->sass : "(no SASS)");
       if (*h->file)
         fprintf(f, " %s%s:%u%s", st->dim, h->file, h->line, st->reset);
       for (size_t r = 0; r < h->reason_count; r++) {
-        mprof__format_pct(p, sizeof p, h->reasons[r].share);
+        mprof_format_percent(p, sizeof p, h->reasons[r].share);
         fprintf(f, "%s%s %s", r ? " · " : "  ", h->reasons[r].reason, p);
       }
       fputc('\n', f);
@@ -699,9 +699,9 @@ static void text_summary(FILE *f, const summary_view *v,
   mprof_trace_launches(t, &launches);
   mprof_trace_devices(t, &devices);
   char n[32], a[32], b[32];
-  mprof__format_count(n, sizeof n, launches);
-  mprof__format_ns(a, sizeof a, (double)mprof_join_kernel_time(v->join));
-  mprof__format_count(b, sizeof b, mprof_join_sample_total(v->join));
+  mprof_format_count(n, sizeof n, launches);
+  mprof_format_duration(a, sizeof a, (double)mprof_join_kernel_time(v->join));
+  mprof_format_count(b, sizeof b, mprof_join_sample_total(v->join));
   fprintf(f,
           "%smprof summary%s %s · %zu device%s · %s launches · %s kernel "
           "time · %s PC samples\n",
@@ -716,7 +716,7 @@ static void text_summary(FILE *f, const summary_view *v,
     fputc('\n', f);
   }
   if (v->matched > v->shown) {
-    mprof__format_pct(a, sizeof a, v->omitted_share);
+    mprof_format_percent(a, sizeof a, v->omitted_share);
     fprintf(f, "%s(%zu more kernels, %s of GPU time; --top N shows more)%s\n",
             st->dim, v->matched - v->shown, a, st->reset);
   }

@@ -1,0 +1,16 @@
+/*
+ * mprof — internal: what the diff report reads of a diff.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_ANALYSIS_DIFF_INTERNAL_H
+#define MPROF_ANALYSIS_DIFF_INTERNAL_H
+
+#include "mprof/diagnose.h"
+#include "mprof/diff.h"
+
+/* The two diagnoses a diff compares (borrowed). */
+const mprof_diagnosis *mprof__diff_base(const mprof_diff *diff);
+const mprof_diagnosis *mprof__diff_candidate(const mprof_diff *diff);
+
+#endif /* MPROF_ANALYSIS_DIFF_INTERNAL_H */

@@ -1,0 +1,138 @@
+/*
+ * mprof — UTF-8 validation and the XML and JSON writers every output of
+ * libmprof uses (reports, the sidecar).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "base/text.h"
+
+size_t mprof__utf8_next(const unsigned char *s, uint32_t *cp) {
+  unsigned char c = s[0];
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  }
+  size_t len;
+  uint32_t v, min;
+  if ((c & 0xe0) == 0xc0) {
+    len = 2;
+    v = c & 0x1f;
+    min = 0x80;
+  } else if ((c & 0xf0) == 0xe0) {
+    len = 3;
+    v = c & 0x0f;
+    min = 0x800;
+  } else if ((c & 0xf8) == 0xf0) {
+    len = 4;
+    v = c & 0x07;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+    v = (v << 6) | (s[i] & 0x3f);
+  }
+  if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+    return 0;
+  *cp = v;
+  return len;
+}
+
+void mprof__xml_escape(FILE *out, const char *text) {
+  const unsigned char *s = (const unsigned char *)(text ? text : "");
+  while (*s) {
+    uint32_t cp;
+    size_t len = mprof__utf8_next(s, &cp);
+    if (!len) {
+      fputs("\xef\xbf\xbd", out);
+      s++;
+      continue;
+    }
+    switch (cp) {
+    case '&': fputs("&amp;", out); break;
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '"': fputs("&quot;", out); break;
+    case '\'': fputs("&apos;", out); break;
+    case '\t': fputs("&#9;", out); break;
+    case '\n': fputs("&#10;", out); break;
+    case '\r': fputs("&#13;", out); break;
+    default:
+      /* XML 1.0 forbids other C0 controls and U+FFFE/U+FFFF. */
+      if (cp < 0x20 || cp == 0xfffe || cp == 0xffff)
+        fputs("\xef\xbf\xbd", out);
+      else
+        fwrite(s, 1, len, out);
+    }
+    s += len;
+  }
+}
+
+void mprof__xml_attr(FILE *out, const char *name, const char *value) {
+  fprintf(out, " %s=\"", name);
+  mprof__xml_escape(out, value);
+  fputc('"', out);
+}
+
+void mprof__xml_attr_u64(FILE *out, const char *name, uint64_t value) {
+  fprintf(out, " %s=\"%llu\"", name, (unsigned long long)value);
+}
+
+void mprof__xml_attr_num(FILE *out, const char *name, double value,
+                         int digits) {
+  if (!isfinite(value))
+    return;
+  if (value == 0)
+    value = 0; /* no "-0" */
+  fprintf(out, " %s=\"%.*f\"", name, digits, value);
+}
+
+void mprof__json_string(FILE *out, const char *text) {
+  if (!text) {
+    fputs("null", out);
+    return;
+  }
+  const unsigned char *s = (const unsigned char *)text;
+  fputc('"', out);
+  while (*s) {
+    uint32_t cp;
+    size_t len = mprof__utf8_next(s, &cp);
+    if (!len) {
+      fputs("\\ufffd", out);
+      s++;
+      continue;
+    }
+    switch (cp) {
+    case '"': fputs("\\\"", out); break;
+    case '\\': fputs("\\\\", out); break;
+    case '\n': fputs("\\n", out); break;
+    case '\r': fputs("\\r", out); break;
+    case '\t': fputs("\\t", out); break;
+    default:
+      if (cp < 0x20 || cp == 0x7f)
+        fprintf(out, "\\u%04x", (unsigned)cp);
+      else
+        fwrite(s, 1, len, out);
+    }
+    s += len;
+  }
+  fputc('"', out);
+}
+
+void mprof__json_num(FILE *out, double value, int digits) {
+  if (!isfinite(value)) {
+    fputs("null", out);
+    return;
+  }
+  if (value == 0)
+    value = 0;
+  if (digits <= 0 && fabs(value) < 9.0e15)
+    fprintf(out, "%.0f", value);
+  else
+    fprintf(out, "%.*f", digits, value);
+}
