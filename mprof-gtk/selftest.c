@@ -102,7 +102,7 @@ static gboolean tick(gpointer data) {
       const mprof_render_kernel *k = mprof_render_kernel_at(
           mprof_gtk_view_state_get_model(state), (size_t)v->kernel);
       printf("selftest: kernel #%d %s\n", (int)v->kernel,
-             k ? k->mangled : "(none)");
+             k ? k->stats->mangled : "(none)");
     }
     SHOT(t, mprof_render_tab_key(mprof_gtk_window_get_tab(t->window)));
     show(t, MPROF_RENDER_TRACE);

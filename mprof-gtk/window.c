@@ -146,10 +146,10 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
       else if (name[n] == '(' && !depth && n)
         break;
     }
-    snprintf(pct, sizeof pct, "%.1f%%", k->share * 100.0);
+    snprintf(pct, sizeof pct, "%.1f%%", k->stats->share * 100.0);
     if (devices > 1)
       snprintf(line, sizeof line, "%.*s  \u2014  %s (GPU %u)", (int)n, name,
-               pct, k->device);
+               pct, k->stats->device);
     else
       snprintf(line, sizeof line, "%.*s  \u2014  %s", (int)n, name, pct);
     gtk_string_list_append(names, line);

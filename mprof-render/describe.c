@@ -39,29 +39,22 @@ static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
   rd_format_sass(sass, sizeof sass, p->insn);
   rd_format_line(line, sizeof line, p->insn);
   rd_format_percent(pct, sizeof pct,
-                    (double)p->samples / (double)(k->samples ? k->samples : 1));
+                    (double)p->samples /
+                        (double)(k->stats->samples ? k->stats->samples : 1));
   rd_format_count(count, sizeof count, p->samples);
-  /* The three largest reasons of this instruction. */
+  /* The three largest plain reasons of this instruction. */
   reasons[0] = '\0';
-  size_t used[3] = {(size_t)-1, (size_t)-1, (size_t)-1};
-  for (int pick = 0; pick < 3; pick++) {
-    size_t best = (size_t)-1;
-    for (size_t r = 0; r < mprof_render_reason_count(m); r++) {
-      if (mprof_render_reason_at(m, r)->not_issued || !p->reasons[r] ||
-          r == used[0] || r == used[1])
-        continue;
-      if (best == (size_t)-1 || p->reasons[r] > p->reasons[best])
-        best = r;
-    }
-    if (best == (size_t)-1)
-      break;
-    used[pick] = best;
+  size_t idx[3];
+  uint64_t val[3];
+  size_t top = mprof_render__top_reasons(m, p->stats ? p->stats->reasons : NULL,
+                                         p->stats ? p->stats->reason_count : 0,
+                                         idx, val, 3);
+  for (size_t r = 0; r < top; r++) {
     char part[128], rp[16];
     rd_format_percent(rp, sizeof rp,
-                      (double)p->reasons[best] /
-                          (double)(p->samples ? p->samples : 1));
-    snprintf(part, sizeof part, "%s%s %s", pick ? ", " : "",
-             mprof_render_reason_at(m, best)->name, rp);
+                      (double)val[r] / (double)(p->samples ? p->samples : 1));
+    snprintf(part, sizeof part, "%s%s %s", r ? ", " : "",
+             mprof_render_reason_at(m, idx[r])->name, rp);
     strncat(reasons, part, sizeof reasons - strlen(reasons) - 1);
   }
   (void)lane;
@@ -159,7 +152,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
   case MPROF_HIT_LANE: {
     const mprof_render_kernel *k =
         mprof_render_kernel_at(m, (size_t)hit->kernel);
-    if (!k || hit->lane < 0 || !k->samples)
+    if (!k || hit->lane < 0 || !k->stats->samples)
       break;
     uint64_t lane_samples = 0;
     for (size_t i = 0; i < k->pc_count; i++)
@@ -167,7 +160,8 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
           hit->tab == MPROF_RENDER_FLAME
               ? ((int)k->pcs[i].category == hit->lane ? k->pcs[i].samples : 0)
               : k->pcs[i].family[hit->lane];
-    rd_format_percent(a, sizeof a, (double)lane_samples / (double)k->samples);
+    rd_format_percent(a, sizeof a,
+                      (double)lane_samples / (double)k->stats->samples);
     n = snprintf(buf, size, "%s: %s of the samples",
                  hit->tab == MPROF_RENDER_FLAME
                      ? mprof_render_category_title(hit->lane)

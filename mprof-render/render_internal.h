@@ -98,10 +98,9 @@ typedef struct rs_activity {
 /* Launches of one kernel by start, with the running maximum of ends
  * (projected views). */
 typedef struct rs_launch_track {
-  int built;
   size_t count;
-  uint32_t *idx;
-  int64_t *start, *max_end;
+  const uint32_t *idx; /* into LAUNCHES */
+  const int64_t *start, *max_end;
 } rs_launch_track;
 
 struct mprof_render_model {
@@ -110,14 +109,17 @@ struct mprof_render_model {
   char note[4608];
   int64_t start_ns, end_ns;
 
+  /* libmprof's analysis, built once at open: the kernels are the join's,
+   * index for index, and each has its diagnosis. */
+  mprof_join *join;
+  mprof_diagnosis *diagnosis;
+
   size_t kernel_count;
   mprof_render_kernel *kernels;
-  int32_t *shape_kernel; /* SHAPES index -> kernel index */
-  char **owned_names;    /* demangled names, one per kernel (or NULL) */
+  char **owned_names; /* demangled names, one per kernel (or NULL) */
 
   size_t reason_count;
-  mprof_render_reason *reasons;
-  char **reason_names;
+  mprof_render_reason *reasons; /* the join's, index for index */
 
   size_t row_count;
   mprof_render_row *rows;
@@ -129,10 +131,9 @@ struct mprof_render_model {
   uint32_t *memop_order;
   uint64_t *memop_longest; /* per stream, ns */
 
-  /* Storage behind the kernels' pcs, hot and reason arrays. */
+  /* Storage behind the kernels' pcs and hot arrays. */
   mprof_render_pc *pc_storage;
   uint32_t *hot_storage;
-  uint64_t *reason_storage;
 
   /* Spans (spans.c). */
   int demo;               /* mprof_render_model_open_demo() */
@@ -147,12 +148,9 @@ struct mprof_render_model {
   int32_t none_group;             /* the group of spans of no launch, -1 */
   unsigned char *span_nest;       /* per span: 1 outermost, 2 innermost */
   rs_activity *activity;          /* the last Activity rows built */
-  rs_launch_track *launch_tracks; /* per kernel, built on use */
-
-  /* Built on first use: the diagnosis is what `mprof summary` prints. */
-  int diagnosis_tried;
-  mprof_join *join;
-  mprof_diagnosis *diagnosis;
+  rs_launch_track *launch_tracks; /* per kernel, into the arrays below */
+  uint32_t *launch_idx;           /* launches by kernel, then start */
+  int64_t *launch_start, *launch_max_end;
 };
 
 /* ---- errors ------------------------------------------------------------- */
@@ -239,6 +237,26 @@ void rd_format_line(char *buf, size_t size, const mprof_sass_instruction *in);
 void rd_no_kernel(cairo_t *cr, double width, double height);
 uint32_t rd_state_color(int state);
 const char *rd_state_name(int state);
+
+/* ---- samples per stall reason (model.c) ------------------------------ */
+
+/* The samples of reason @p reason (an index into the model's table) at
+ * @p pc, and in all of kernel @p k. */
+uint64_t mprof_render__pc_reason(const mprof_render_pc *pc, size_t reason);
+uint64_t mprof_render__kernel_reason(const mprof_render_model *m,
+                                     const mprof_render_kernel *k,
+                                     size_t reason);
+
+/* The first @p max plain reasons of @p list (the join's, largest first):
+ * their indices into the model's table in @p idx, samples in @p values.
+ * Returns how many. */
+size_t mprof_render__top_reasons(const mprof_render_model *m,
+                                 const mprof_reason_samples *list, size_t n,
+                                 size_t *idx, uint64_t *values, size_t max);
+
+/* ---- Trace rows (rows.c) ---------------------------------------------- */
+
+int mprof_render__build_rows(mprof_render_model *m);
 
 /* ---- spans (spans.c) ------------------------------------------------- */
 

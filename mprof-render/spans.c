@@ -228,6 +228,8 @@ static int64_t clamp_ns(uint64_t t) {
   return t > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t;
 }
 
+static int build_launch_tracks(mprof_render_model *m);
+
 /* Which Mega row a span of @p role goes to. */
 static int row_of(const rs_group *g, uint32_t role) {
   if (role == MPROF_ROLE_SEPARATOR)
@@ -587,10 +589,8 @@ int mprof_render__build_spans(mprof_render_model *m) {
       (uint32_t *)malloc((regions ? regions : 1) * sizeof(uint32_t));
   m->kernel_group = (int32_t *)malloc((m->kernel_count ? m->kernel_count : 1) *
                                       sizeof(int32_t));
-  m->launch_tracks = (rs_launch_track *)calloc(
-      m->kernel_count ? m->kernel_count : 1, sizeof(rs_launch_track));
   if (!m->region_color || !m->region_role || !m->kernel_group ||
-      !m->launch_tracks)
+      build_launch_tracks(m))
     return oom();
   for (size_t r = 0; r < regions; r++) {
     m->region_color[r] = rg[r].color ? rg[r].color & 0xffffffu
@@ -618,7 +618,8 @@ int mprof_render__build_spans(mprof_render_model *m) {
   for (size_t k = 0; k < m->kernel_count; k++) {
     name_group[k] = (int32_t)k;
     for (size_t j = 0; j < k; j++)
-      if (strcmp(m->kernels[j].mangled, m->kernels[k].mangled) == 0) {
+      if (strcmp(m->kernels[j].stats->mangled, m->kernels[k].stats->mangled) ==
+          0) {
         name_group[k] = name_group[j];
         break;
       }
@@ -655,7 +656,7 @@ int mprof_render__build_spans(mprof_render_model *m) {
       g->mangled = NULL;
       m->none_group = index;
     } else {
-      g->mangled = m->kernels[keys[i].group].mangled;
+      g->mangled = m->kernels[keys[i].group].stats->mangled;
       for (size_t k = 0; k < m->kernel_count; k++)
         if (name_group[k] == (int32_t)keys[i].group)
           m->kernel_group[k] = index;
@@ -699,12 +700,10 @@ void mprof_render__free_spans(mprof_render_model *m) {
     free(g->load);
   }
   free(m->groups);
-  for (size_t k = 0; m->launch_tracks && k < m->kernel_count; k++) {
-    free(m->launch_tracks[k].idx);
-    free(m->launch_tracks[k].start);
-    free(m->launch_tracks[k].max_end);
-  }
   free(m->launch_tracks);
+  free(m->launch_idx);
+  free(m->launch_start);
+  free(m->launch_max_end);
   free(m->kernel_group);
   free(m->region_color);
   free(m->region_role);
@@ -757,38 +756,62 @@ static int by_launch_start(const void *a, const void *b) {
   return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-const rs_launch_track *mprof_render__launch_track(const mprof_render_model *cm,
-                                                  int kernel) {
-  if (!cm || kernel < 0 || (size_t)kernel >= cm->kernel_count)
-    return NULL;
-  mprof_render_model *m = (mprof_render_model *)cm; /* a cache */
-  rs_launch_track *t = &m->launch_tracks[kernel];
-  if (!t->built) {
-    t->built = 1;
-    size_t n;
-    const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++)
-      count += m->shape_kernel[l[i].shape] == kernel;
-    t->idx = (uint32_t *)malloc((count ? count : 1) * sizeof(uint32_t));
-    t->start = (int64_t *)malloc((count ? count : 1) * sizeof(int64_t));
-    t->max_end = (int64_t *)malloc((count ? count : 1) * sizeof(int64_t));
-    if (!t->idx || !t->start || !t->max_end)
-      return NULL;
-    for (size_t i = 0; i < n; i++)
-      if (m->shape_kernel[l[i].shape] == kernel)
-        t->idx[t->count++] = (uint32_t)i;
-    sort_launches = l;
-    qsort(t->idx, t->count, sizeof *t->idx, by_launch_start);
+/* Every kernel's launches by start, with the running maximum of their
+ * ends: one pass over the launches at open. */
+static int build_launch_tracks(mprof_render_model *m) {
+  size_t n;
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
+  size_t kernels = m->kernel_count;
+  m->launch_tracks =
+      (rs_launch_track *)calloc(kernels ? kernels : 1, sizeof(rs_launch_track));
+  m->launch_idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+  m->launch_start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  m->launch_max_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  size_t *first = (size_t *)calloc(kernels + 1, sizeof(size_t));
+  if (!m->launch_tracks || !m->launch_idx || !m->launch_start ||
+      !m->launch_max_end || !first) {
+    free(first);
+    return oom();
+  }
+  for (size_t i = 0; i < n; i++) {
+    int k = mprof_render_launch_kernel(m, i);
+    if (k >= 0)
+      first[k + 1]++;
+  }
+  for (size_t k = 0; k < kernels; k++)
+    first[k + 1] += first[k];
+  for (size_t k = 0; k < kernels; k++)
+    m->launch_tracks[k].idx = m->launch_idx + first[k];
+  for (size_t i = 0; i < n; i++) {
+    int k = mprof_render_launch_kernel(m, i);
+    if (k >= 0)
+      m->launch_idx[first[k] + m->launch_tracks[k].count++] = (uint32_t)i;
+  }
+  sort_launches = l;
+  for (size_t k = 0; k < kernels; k++) {
+    rs_launch_track *t = &m->launch_tracks[k];
+    t->start = m->launch_start + first[k];
+    t->max_end = m->launch_max_end + first[k];
+    qsort(m->launch_idx + first[k], t->count, sizeof(uint32_t),
+          by_launch_start);
     int64_t run = INT64_MIN;
     for (size_t i = 0; i < t->count; i++) {
-      t->start[i] = clamp_ns(l[t->idx[i]].start);
+      m->launch_start[first[k] + i] = clamp_ns(l[t->idx[i]].start);
       int64_t e = clamp_ns(l[t->idx[i]].end);
       run = e > run ? e : run;
-      t->max_end[i] = run;
+      m->launch_max_end[first[k] + i] = run;
     }
   }
-  return t->count && t->idx ? t : NULL;
+  free(first);
+  return 0;
+}
+
+const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
+                                                  int kernel) {
+  if (!m || kernel < 0 || (size_t)kernel >= m->kernel_count)
+    return NULL;
+  const rs_launch_track *t = &m->launch_tracks[kernel];
+  return t->count ? t : NULL;
 }
 
 /* ---- Activity ----------------------------------------------------------- */

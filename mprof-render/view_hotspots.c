@@ -71,10 +71,8 @@ static void legend(cairo_t *cr, const mprof_render_model *m,
   size_t order[256];
   size_t n = reason_order(m, order, 256);
   uint64_t sums[256];
-  memset(sums, 0, sizeof sums);
-  for (size_t i = 0; i < k->pc_count; i++)
-    for (size_t j = 0; j < n; j++)
-      sums[j] += k->pcs[i].reasons[order[j]];
+  for (size_t j = 0; j < n; j++)
+    sums[j] = mprof_render__kernel_reason(m, k, order[j]);
   rd_font(cr, 10.5, 0, 0);
   double lx = x;
   for (size_t j = 0; j < n; j++) {
@@ -132,7 +130,7 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
     if (i % 2)
       rd_fill_rect(cr, 0, y, width, ROW, 0xf2f3f6);
     double base = y + 15;
-    double share = (double)pc->samples / (double)k->samples;
+    double share = (double)pc->samples / (double)k->stats->samples;
     rd_rgb(cr, RD_TEXT_DIM);
     rd_font(cr, 11, 0, 1);
     snprintf(text, sizeof text, "%zu", i + 1);
@@ -155,7 +153,7 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
      * to the hottest one, split by reason. */
     double bx = c.stalls, bw = c.stalls_w * pc->samples / max_samples;
     for (size_t j = 0; j < nr && pc->samples; j++) {
-      uint64_t v = pc->reasons[order[j]];
+      uint64_t v = mprof_render__pc_reason(pc, order[j]);
       if (!v)
         continue;
       double w = bw * (double)v / (double)pc->samples;
@@ -174,9 +172,10 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
   double w = rd_text_fit(cr, PAD + 12, 27, width * 0.55,
                          rd_short_name(buf, sizeof buf, k->name));
   char samples[32];
-  rd_format_count(samples, sizeof samples, k->samples);
+  rd_format_count(samples, sizeof samples, k->stats->samples);
   snprintf(text, sizeof text, "%zu instructions sampled, %s samples%s",
-           k->pc_count, samples, k->function ? "" : " (no SASS: no sidecar)");
+           k->pc_count, samples,
+           k->stats->function ? "" : " (no SASS: no sidecar)");
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 11.5, 0, 0);
   rd_text_fit(cr, PAD + 24 + w, 27, width - (PAD + 24 + w) - PAD, text);

@@ -57,13 +57,13 @@ static void lanes_layout_init(lanes_layout *l, int tab, double width,
 static size_t build_segments(const mprof_render_kernel *k, double left,
                              double right, segment **out) {
   *out = NULL;
-  if (!k->samples)
+  if (!k->stats->samples)
     return 0;
   segment *segs =
       (segment *)calloc(k->pc_count ? k->pc_count : 1, sizeof *segs);
   if (!segs)
     return 0;
-  double scale = (right - left) / (double)k->samples;
+  double scale = (right - left) / (double)k->stats->samples;
   size_t n = 0;
   uint64_t before = 0;
   segment *open = NULL;
@@ -106,7 +106,7 @@ static void header(cairo_t *cr, const mprof_render_kernel *k, int tab,
            tab == MPROF_RENDER_FLAME ? "Flame" : "Raster",
            rd_short_name(buf, sizeof buf, k->name));
   rd_text_fit(cr, PAD + 12, 27, width - 2 * PAD - 12, text);
-  rd_format_count(samples, sizeof samples, k->samples);
+  rd_format_count(samples, sizeof samples, k->stats->samples);
   snprintf(text, sizeof text,
            tab == MPROF_RENDER_FLAME
                ? "Sampled SASS by instruction category: x = instruction "
@@ -132,7 +132,7 @@ void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
     return;
   }
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
-  if (!k->samples) {
+  if (!k->stats->samples) {
     char buf[512], text[640];
     snprintf(text, sizeof text,
              "%s has no PC samples. Record with --pc-mode continuous (the "
@@ -160,7 +160,8 @@ void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
                          : mprof_render_family_color(lane);
     rd_fill_rect(cr, PAD, y + 4, 4, l.lane_h - 8, color);
     char pct[16];
-    rd_format_percent(pct, sizeof pct, (double)total / (double)k->samples);
+    rd_format_percent(pct, sizeof pct,
+                      (double)total / (double)k->stats->samples);
     rd_rgb(cr, RD_TEXT);
     double fs = fmin(12.0, fmax(8.0, l.lane_h * 0.3));
     rd_font(cr, fs, 1, 0);
@@ -251,7 +252,7 @@ void mprof_render__hit_lanes(const mprof_render_model *model,
   const mprof_render_kernel *k =
       view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
                         : NULL;
-  if (!k || !k->samples)
+  if (!k || !k->stats->samples)
     return;
   lanes_layout l;
   lanes_layout_init(&l, tab, width, height);

@@ -237,11 +237,12 @@ double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
              : f.demo                                ? "synthetic demo"
                       : "source instrumentation");
   } else {
-    snprintf(info, sizeof info,
-             "projected from %s launches and PC samples (the trace has no "
-             "activity spans for this kernel)",
-             k ? (rd_format_count(count, sizeof count, k->launches), count)
-               : "0");
+    snprintf(
+        info, sizeof info,
+        "projected from %s launches and PC samples (the trace has no "
+        "activity spans for this kernel)",
+        k ? (rd_format_count(count, sizeof count, k->stats->launches), count)
+          : "0");
   }
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 11, 0, 0);
@@ -365,10 +366,10 @@ size_t rs_projected_sms(const mprof_render_model *m, int kernel, rs_psm *out,
   for (size_t d = 0; d < devices; d++) {
     int kd = -1;
     for (size_t i = 0; i < m->kernel_count && kd < 0; i++)
-      if (m->kernels[i].device == d &&
-          strcmp(m->kernels[i].mangled, k->mangled) == 0)
+      if (m->kernels[i].stats->device == d &&
+          strcmp(m->kernels[i].stats->mangled, k->stats->mangled) == 0)
         kd = (int)i;
-    if (kd < 0 || !m->kernels[kd].launches)
+    if (kd < 0 || !m->kernels[kd].stats->launches)
       continue;
     uint32_t sms = dev[d].sm_count ? dev[d].sm_count : 1;
     for (uint32_t s = 0; s < sms; s++) {
@@ -462,7 +463,8 @@ static void projection_shape(const mprof_render_model *m, int kernel,
   const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
   if (!k || !k->shape)
     return;
-  const mprof_device_record *d = k->device < devices ? &dev[k->device] : NULL;
+  const mprof_device_record *d =
+      k->stats->device < devices ? &dev[k->stats->device] : NULL;
   uint64_t threads = (uint64_t)(k->shape->block[0] ? k->shape->block[0] : 1) *
                      (k->shape->block[1] ? k->shape->block[1] : 1) *
                      (k->shape->block[2] ? k->shape->block[2] : 1);
@@ -471,18 +473,10 @@ static void projection_shape(const mprof_render_model *m, int kernel,
   *max_warps = d && d->max_warps_per_sm     ? d->max_warps_per_sm
                : d && d->max_threads_per_sm ? d->max_threads_per_sm / warp
                                             : 64;
-  if (d && k->record) {
-    mprof_shape_stats st;
-    memset(&st, 0, sizeof st);
-    memcpy(st.grid, k->shape->grid, sizeof st.grid);
-    memcpy(st.block, k->shape->block, sizeof st.block);
-    st.dynamic_shared = k->shape->dynamic_shared;
-    st.static_shared = k->record->static_shared;
-    st.registers = k->record->registers;
-    mprof_occupancy occ;
-    if (mprof_occupancy_compute(&occ, d, &st) == 0 && occ.known &&
-        occ.blocks_per_sm)
-      *blocks_per_sm = occ.blocks_per_sm;
+  mprof_occupancy occ;
+  if (d && mprof_occupancy_compute(&occ, d, k->shape) == 0 && occ.known &&
+      occ.blocks_per_sm) {
+    *blocks_per_sm = occ.blocks_per_sm;
     return;
   }
   uint32_t by_warps = *max_warps / (*warps_per_block ? *warps_per_block : 1);
@@ -497,8 +491,8 @@ void rs_projection_init(rs_projection *p, const mprof_render_model *m,
   projection_shape(m, kernel, &p->blocks_per_sm, &p->warps_per_block,
                    &p->max_warps);
   const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)kernel);
-  if (k && k->samples) {
-    double total = (double)k->samples;
+  if (k && k->stats->samples) {
+    double total = (double)k->stats->samples;
     p->share[0] = (double)(k->family[MPROF_FAM_MEMORY_LATENCY] +
                            k->family[MPROF_FAM_MEMORY_THROUGHPUT] +
                            k->family[MPROF_FAM_MIO]) /
@@ -1154,7 +1148,8 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
   int selected = -1;
   if (view->launch >= 0 && (size_t)view->launch < n && k) {
     int lk = mprof_render_launch_kernel(m, (size_t)view->launch);
-    if (lk >= 0 && strcmp(m->kernels[lk].mangled, k->mangled) == 0)
+    if (lk >= 0 &&
+        strcmp(m->kernels[lk].stats->mangled, k->stats->mangled) == 0)
       selected = (int)view->launch;
   }
   if (selected >= 0) {

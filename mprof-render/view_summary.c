@@ -83,7 +83,7 @@ static void pill(cairo_t *cr, double x, double y, int state) {
 
 /* The stall mix: one stacked bar by family, then a legend. */
 static void stall_mix(page *p, const mprof_render_kernel *k) {
-  if (!k->samples) {
+  if (!k->stats->samples) {
     if (visible(p, 18)) {
       rd_rgb(p->cr, RD_TEXT_DIM);
       rd_font(p->cr, 12, 0, 0);
@@ -97,7 +97,7 @@ static void stall_mix(page *p, const mprof_render_kernel *k) {
   double x = p->x;
   if (visible(p, 22)) {
     for (int f = 0; f < MPROF_FAM_COUNT; f++) {
-      double w = p->width * (double)k->family[f] / (double)k->samples;
+      double w = p->width * (double)k->family[f] / (double)k->stats->samples;
       rd_fill_rect(p->cr, x, p->y, w, 22, mprof_render_family_color(f));
       x += w;
     }
@@ -122,7 +122,7 @@ static void stall_mix(page *p, const mprof_render_kernel *k) {
       continue;
     char text[96], pct[16];
     rd_format_percent(pct, sizeof pct,
-                      (double)k->family[f] / (double)k->samples);
+                      (double)k->family[f] / (double)k->stats->samples);
     snprintf(text, sizeof text, "%s %s", mprof_render_family_title(f), pct);
     double w = rd_text_width(p->cr, text) + 28;
     if (lx + w > p->x + p->width && lx > p->x) {
@@ -140,53 +140,23 @@ static void stall_mix(page *p, const mprof_render_kernel *k) {
 }
 
 /* The reasons of one kernel, largest first (plain reasons only). */
-static size_t top_reasons(const mprof_render_model *m,
-                          const mprof_render_kernel *k, const uint64_t *counts,
-                          size_t *out, uint64_t *values, size_t max) {
-  size_t n = 0;
-  for (size_t r = 0; r < mprof_render_reason_count(m); r++) {
-    if (mprof_render_reason_at(m, r)->not_issued || !counts[r])
-      continue;
-    size_t at = n < max ? n++ : max;
-    if (at == max && counts[r] <= values[max - 1])
-      continue;
-    if (at == max)
-      at = max - 1;
-    out[at] = r;
-    values[at] = counts[r];
-    while (at > 0 && values[at] > values[at - 1]) {
-      size_t tr = out[at];
-      uint64_t tv = values[at];
-      out[at] = out[at - 1];
-      values[at] = values[at - 1];
-      out[at - 1] = tr;
-      values[at - 1] = tv;
-      at--;
-    }
-  }
-  (void)k;
-  return n;
-}
-
 static void kernel_reasons(page *p, const mprof_render_model *m,
                            const mprof_render_kernel *k) {
-  if (!k->samples)
+  if (!k->stats->samples)
     return;
-  /* Sum per reason over the kernel's PCs. */
-  size_t nr = mprof_render_reason_count(m);
-  uint64_t sums[256];
-  memset(sums, 0, sizeof sums);
-  for (size_t i = 0; i < k->pc_count; i++)
-    for (size_t r = 0; r < nr && r < 256; r++)
-      sums[r] += k->pcs[i].reasons[r];
+  /* The join's reasons of the kernel, largest first: what `mprof summary`
+   * lists. */
+  size_t count;
+  const mprof_reason_samples *rs =
+      mprof_join_kernel_reasons(m->join, (size_t)(k - m->kernels), &count);
   size_t idx[6];
   uint64_t val[6];
-  size_t n = top_reasons(m, k, sums, idx, val, 6);
+  size_t n = mprof_render__top_reasons(m, rs, count, idx, val, 6);
   rd_font(p->cr, 11.5, 0, 1);
   for (size_t i = 0; i < n; i++) {
     if (visible(p, 16)) {
       const mprof_render_reason *r = mprof_render_reason_at(m, idx[i]);
-      double share = (double)val[i] / (double)k->samples;
+      double share = (double)val[i] / (double)k->stats->samples;
       rd_fill_rect(p->cr, p->x, p->y + 3, fmax(1, 160 * share), 10, r->color);
       char pct[16], text[160];
       rd_format_percent(pct, sizeof pct, share);
@@ -220,11 +190,12 @@ static void hot_table(page *p, const mprof_render_model *m,
     rd_text(p->cr, p->x + col_stalls, p->y + 12, "top stalls");
   }
   p->y += 18;
-  double max_share = (double)k->pcs[k->hot[0]].samples / (double)k->samples;
+  double max_share =
+      (double)k->pcs[k->hot[0]].samples / (double)k->stats->samples;
   for (size_t i = 0; i < k->pc_count && i < max; i++) {
     const mprof_render_pc *pc = &k->pcs[k->hot[i]];
     if (visible(p, 18)) {
-      double share = (double)pc->samples / (double)k->samples;
+      double share = (double)pc->samples / (double)k->stats->samples;
       char text[256], pct[16];
       rd_fill_rect(p->cr, p->x, p->y + 3, 50 * share / max_share, 12,
                    mprof_render_category_color((int)pc->category));
@@ -244,7 +215,9 @@ static void hot_table(page *p, const mprof_render_model *m,
                   *text ? text : "-");
       size_t idx[2];
       uint64_t val[2];
-      size_t n = top_reasons(m, k, pc->reasons, idx, val, 2);
+      size_t n = mprof_render__top_reasons(
+          m, pc->stats ? pc->stats->reasons : NULL,
+          pc->stats ? pc->stats->reason_count : 0, idx, val, 2);
       text[0] = '\0';
       for (size_t r = 0; r < n; r++) {
         char part[96];
@@ -276,9 +249,10 @@ static void other_kernels(page *p, const mprof_render_model *m, int current) {
       rd_font(p->cr, 11.5, (int)i == current, 0);
       rd_text_fit(p->cr, p->x + 16, p->y + 13, p->width - 330,
                   rd_short_name(name, sizeof name, k->name));
-      mprof_render_format_duration(total, sizeof total, (double)k->total_ns);
-      rd_format_percent(pct, sizeof pct, k->share);
-      rd_format_count(count, sizeof count, k->launches);
+      mprof_render_format_duration(total, sizeof total,
+                                   (double)k->stats->total_ns);
+      rd_format_percent(pct, sizeof pct, k->stats->share);
+      rd_format_count(count, sizeof count, k->stats->launches);
       snprintf(text, sizeof text, "%s launches", count);
       rd_text_right(p->cr, p->x + p->width - 190, p->y + 13, text);
       rd_text_right(p->cr, p->x + p->width - 70, p->y + 13, total);
@@ -328,22 +302,22 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   size_t devices;
   const mprof_device_record *dev = mprof_trace_devices(trace, &devices);
   text[0] = '\0';
-  if (k->device < devices)
+  if (k->stats->device < devices)
     snprintf(text, sizeof text, "GPU %u %s (sm_%u%u, %u SMs)",
-             dev[k->device].id, mprof_trace_string(trace, dev[k->device].name),
-             dev[k->device].cc_major, dev[k->device].cc_minor,
-             dev[k->device].sm_count);
+             dev[k->stats->device].id,
+             mprof_trace_string(trace, dev[k->stats->device].name),
+             dev[k->stats->device].cc_major, dev[k->stats->device].cc_minor,
+             dev[k->stats->device].sm_count);
   if (k->shape) {
     char smem[32], dyn[32];
-    format_bytes(smem, sizeof smem, k->record ? k->record->static_shared : 0);
+    format_bytes(smem, sizeof smem, k->shape->static_shared);
     format_bytes(dyn, sizeof dyn, k->shape->dynamic_shared);
     snprintf(buf, sizeof buf,
              "%sgrid %u\u00d7%u\u00d7%u  block %u\u00d7%u\u00d7%u  "
              "%u registers  %s static + %s dynamic shared",
              *text ? "  \u00b7  " : "", k->shape->grid[0], k->shape->grid[1],
              k->shape->grid[2], k->shape->block[0], k->shape->block[1],
-             k->shape->block[2], k->record ? k->record->registers : 0, smem,
-             dyn);
+             k->shape->block[2], k->shape->registers, smem, dyn);
     strncat(text, buf, sizeof text - strlen(text) - 1);
   }
   rd_font(cr, 11.5, 0, 0);
@@ -357,20 +331,20 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   card items[12];
   size_t n = 0;
   items[n].label = "Launches";
-  rd_format_count(items[n++].value, sizeof items[0].value, k->launches);
+  rd_format_count(items[n++].value, sizeof items[0].value, k->stats->launches);
   items[n].label = "Total GPU time";
   mprof_render_format_duration(items[n++].value, sizeof items[0].value,
-                               (double)k->total_ns);
+                               (double)k->stats->total_ns);
   items[n].label = "Share of GPU time";
-  rd_format_percent(items[n++].value, sizeof items[0].value, k->share);
+  rd_format_percent(items[n++].value, sizeof items[0].value, k->stats->share);
   items[n].label = "Mean per launch";
   mprof_render_format_duration(items[n++].value, sizeof items[0].value,
-                               k->mean_ns);
+                               k->stats->mean_ns);
   items[n].label = "Min / max";
   {
     char a[24], b[24];
-    mprof_render_format_duration(a, sizeof a, (double)k->min_ns);
-    mprof_render_format_duration(b, sizeof b, (double)k->max_ns);
+    mprof_render_format_duration(a, sizeof a, (double)k->stats->min_ns);
+    mprof_render_format_duration(b, sizeof b, (double)k->stats->max_ns);
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
   if (have_diag && diag.median_ns) {
@@ -381,7 +355,7 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
   items[n].label = "PC samples";
-  rd_format_count(items[n++].value, sizeof items[0].value, k->samples);
+  rd_format_count(items[n++].value, sizeof items[0].value, k->stats->samples);
   if (have_diag && diag.occupancy >= 0) {
     items[n].label = *diag.limiter ? "Occupancy (limit)" : "Occupancy";
     char pct[16];
@@ -427,10 +401,10 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
     for (int f = 1; f < MPROF_FAM_COUNT; f++)
       if (k->family[f] > k->family[top])
         top = f;
-    if (k->samples) {
+    if (k->stats->samples) {
       char pct[16];
       rd_format_percent(pct, sizeof pct,
-                        (double)k->family[top] / (double)k->samples);
+                        (double)k->family[top] / (double)k->stats->samples);
       snprintf(text, sizeof text, "Most samples: %s (%s of this kernel's %s)",
                mprof_render_family_title(top), pct, "PC samples");
     } else {

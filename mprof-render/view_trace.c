@@ -328,7 +328,7 @@ static void label_fit(cairo_t *cr, label_cache *c,
 
 int mprof_render__inset_lines(const mprof_render_kernel *k, double w,
                               double h) {
-  if (!k || !k->pc_count || !k->samples || w < INSET_MIN_WIDTH)
+  if (!k || !k->pc_count || !k->stats->samples || w < INSET_MIN_WIDTH)
     return 0;
   int lines = (int)floor((h - 6) / INSET_LINE);
   if (lines < 1)
@@ -357,13 +357,13 @@ static void draw_inset(cairo_t *cr, const mprof_render_kernel *k, double x0,
   rd_rgba(cr, 0xffffff, 0.88);
   cairo_rectangle(cr, px, py, pw, ph);
   cairo_fill(cr);
-  double max_share =
-      (double)k->pcs[k->hot[0]].samples / (double)(k->samples ? k->samples : 1);
+  double max_share = (double)k->pcs[k->hot[0]].samples /
+                     (double)(k->stats->samples ? k->stats->samples : 1);
   double bar_w = fmin(80.0, pw * 0.3);
   rd_font(cr, 9.5, 0, 1);
   for (int i = 0; i < lines; i++) {
     const mprof_render_pc *pc = &k->pcs[k->hot[i]];
-    double share = (double)pc->samples / (double)k->samples;
+    double share = (double)pc->samples / (double)k->stats->samples;
     double ly = py + 2 + i * INSET_LINE;
     double w = max_share > 0 ? bar_w * share / max_share : 0;
     rd_rgb(cr, mprof_render_family_color(dominant_family(pc)));

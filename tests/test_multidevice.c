@@ -486,7 +486,7 @@ static uint32_t kernel_color(const mprof_render_model *m, const char *mangled,
                              uint32_t device) {
   for (size_t i = 0; i < mprof_render_kernel_count(m); i++) {
     const mprof_render_kernel *k = mprof_render_kernel_at(m, i);
-    if (strcmp(k->mangled, mangled) == 0 && k->device == device)
+    if (strcmp(k->stats->mangled, mangled) == 0 && k->stats->device == device)
       return k->color;
   }
   fail_msg("no kernel %s on device %u", mangled, device);

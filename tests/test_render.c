@@ -223,7 +223,7 @@ static void test_lod_cost_follows_pixels_not_launches(void **state) {
 
 static void check_k0_samples(const mprof_render_model *m) {
   const mprof_render_kernel *k = mprof_render_kernel_at(m, 0);
-  assert_int_equal(k->samples, 1050); /* the not-issued 500 are not in */
+  assert_int_equal(k->stats->samples, 1050); /* the not-issued 500 are not in */
   assert_int_equal(k->pc_count, 4);
   assert_int_equal(k->pcs[0].offset, 0x10);
   assert_int_equal(k->pcs[0].samples, 600);
@@ -244,15 +244,32 @@ static void check_k0_samples(const mprof_render_model *m) {
   assert_int_equal(k->hot[3], 3);
   /* The not-issued reason is in the table, marked, and counted per PC. */
   int found = 0;
-  for (size_t r = 0; r < mprof_render_reason_count(m); r++) {
-    const mprof_render_reason *reason = mprof_render_reason_at(m, r);
+  assert_int_equal(k->pcs[0].stats->not_issued, 500);
+  for (size_t r = 0; r < k->pcs[0].stats->reason_count; r++) {
+    const mprof_reason_samples *rs = &k->pcs[0].stats->reasons[r];
+    const mprof_render_reason *reason = mprof_render_reason_at(m, rs->reason);
     if (strcmp(reason->name, "long_scoreboard_not_issued") == 0) {
       found = 1;
       assert_true(reason->not_issued);
-      assert_int_equal(k->pcs[0].reasons[r], 500);
+      assert_int_equal(rs->samples, 500);
     }
   }
   assert_true(found);
+  /* The model is libmprof's join, kernel for kernel and reason for reason,
+   * and each kernel carries the diagnosis `mprof summary` prints. */
+  const mprof_join *join = mprof_render_model_join(m);
+  assert_int_equal(mprof_render_kernel_count(m), mprof_join_kernel_count(join));
+  for (size_t i = 0; i < mprof_render_kernel_count(m); i++) {
+    assert_ptr_equal(mprof_render_kernel_at(m, i)->stats,
+                     mprof_join_kernel(join, i));
+    assert_ptr_equal(
+        mprof_render_kernel_at(m, i)->diagnosis,
+        mprof_diagnosis_kernel(mprof_render_model_diagnosis(m), i));
+  }
+  assert_int_equal(mprof_render_reason_count(m), mprof_join_reason_count(join));
+  for (size_t r = 0; r < mprof_render_reason_count(m); r++)
+    assert_string_equal(mprof_render_reason_at(m, r)->name,
+                        mprof_join_reason(join, r)->name);
 }
 
 static void test_model_kernels_samples_and_sass(void **state) {
@@ -261,17 +278,17 @@ static void test_model_kernels_samples_and_sass(void **state) {
   assert_int_equal(mprof_render_kernel_count(m), 2);
   const mprof_render_kernel *k0 = mprof_render_kernel_at(m, 0);
   const mprof_render_kernel *k1 = mprof_render_kernel_at(m, 1);
-  assert_string_equal(k0->mangled, FIX_K0);
+  assert_string_equal(k0->stats->mangled, FIX_K0);
   assert_string_equal(k0->name, "membound(float*, float const*, int)");
-  assert_int_equal(k0->launches, 3 + FIX_TINY);
-  assert_int_equal(k0->total_ns, 205000);
-  assert_int_equal(k0->min_ns, 10);
-  assert_int_equal(k0->max_ns, 100000);
-  assert_int_equal(k1->total_ns, 65000);
-  assert_true(fabs(k0->share - 205000.0 / 270000.0) < 1e-12);
+  assert_int_equal(k0->stats->launches, 3 + FIX_TINY);
+  assert_int_equal(k0->stats->total_ns, 205000);
+  assert_int_equal(k0->stats->min_ns, 10);
+  assert_int_equal(k0->stats->max_ns, 100000);
+  assert_int_equal(k1->stats->total_ns, 65000);
+  assert_true(fabs(k0->stats->share - 205000.0 / 270000.0) < 1e-12);
   assert_int_not_equal(k0->color, k1->color);
   check_k0_samples(m);
-  assert_int_equal(k1->samples, 200);
+  assert_int_equal(k1->stats->samples, 200);
   assert_null(k1->pcs[0].insn); /* no SASS for K1 in the sidecar */
   /* Launch -> kernel. */
   assert_int_equal(mprof_render_launch_kernel(m, 0), 0);
@@ -296,7 +313,7 @@ static void test_model_takes_samples_from_the_sidecar(void **state) {
   (void)state;
   mprof_render_model *m = fix_open("sidecar-samples.mprof", 0);
   check_k0_samples(m);
-  assert_int_equal(mprof_render_kernel_at(m, 1)->samples, 0);
+  assert_int_equal(mprof_render_kernel_at(m, 1)->stats->samples, 0);
   mprof_render_model_free(m);
 }
 

@@ -107,41 +107,37 @@ uint32_t mprof_render_family_color(int family);
 
 typedef struct mprof_render_model mprof_render_model;
 
-/** Samples at one instruction of a kernel. Owned by the model. */
+/** An instruction of a kernel: libmprof's join's, with what the Flame and
+ * Raster lanes need. Owned by the model. */
 typedef struct mprof_render_pc {
   uint32_t offset;   /**< byte offset inside the function */
   uint32_t category; /**< mprof_render_category (OTHER without SASS) */
   uint64_t samples;  /**< over the plain reasons */
-  uint64_t family[MPROF_FAM_COUNT];
-  const uint64_t *reasons; /**< per model reason (plain and not-issued) */
+  uint64_t family[MPROF_FAM_COUNT]; /**< plain samples per Raster family */
+  /** The join's instruction: its reasons (indices into the model's reason
+   * table, which is the join's), most samples first. */
+  const mprof_pc_stats *stats;
   const mprof_sass_instruction *insn; /**< NULL without SASS */
 } mprof_render_pc;
 
-/** A kernel: the launches and samples of one mangled name on one device.
- * Owned by the model. */
+/** A kernel: kernel i of libmprof's join (the launches and samples of one
+ * mangled name on one device) and its diagnosis. Owned by the model. */
 typedef struct mprof_render_kernel {
-  const char *mangled;
+  /** Launch statistics, samples, device, names: the join's. */
+  const mprof_kernel_stats *stats;
+  /** What `mprof summary` says about it. */
+  const mprof_kernel_diagnosis *diagnosis;
   const char *name; /**< demangled when possible, else mangled */
-  uint32_t device;  /**< index into DEVICES, or MPROF_INDEX_NONE */
   uint32_t color;   /**< 0xRRGGBB, by rank */
-  uint64_t launches;
-  uint64_t total_ns;
-  uint64_t min_ns;
-  uint64_t max_ns;
-  double mean_ns;
-  double share; /**< of the summed kernel time of the trace */
-  /** Its first kernel record and the shape with the most time. */
-  const mprof_kernel_record *record;
-  const mprof_shape_record *shape;
-  uint64_t samples; /**< plain-reason PC samples */
-  uint64_t family[MPROF_FAM_COUNT];
+  /** The launch shape with the most time, or NULL without launches. */
+  const mprof_shape_stats *shape;
+  uint64_t family[MPROF_FAM_COUNT]; /**< plain samples per Raster family */
   size_t pc_count;
   const mprof_render_pc *pcs; /**< by offset */
   const uint32_t *hot;        /**< indices into pcs, most samples first */
-  const mprof_sidecar_function *function; /**< NULL without a sidecar */
 } mprof_render_kernel;
 
-/** A stall reason of the model's table (distinct short names). */
+/** A stall reason of the model's table: the join's, index for index. */
 typedef struct mprof_render_reason {
   const char *name;    /**< "long_scoreboard" */
   uint32_t not_issued; /**< a subset of another reason: never in shares */
@@ -178,6 +174,12 @@ const mprof_trace *mprof_render_model_trace(const mprof_render_model *model);
 /** NULL when the trace has no (loadable) sidecar. */
 const mprof_sidecar *
 mprof_render_model_sidecar(const mprof_render_model *model);
+/** libmprof's join of the trace and its diagnosis, built once at open:
+ * kernel i of the model is kernel i of the join, reason r its reason r.
+ * Owned by the model. */
+const mprof_join *mprof_render_model_join(const mprof_render_model *model);
+const mprof_diagnosis *
+mprof_render_model_diagnosis(const mprof_render_model *model);
 /** What is missing, in one sentence ("" when nothing). */
 const char *mprof_render_model_note(const mprof_render_model *model);
 

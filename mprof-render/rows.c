@@ -1,0 +1,136 @@
+/*
+ * mprof-render — the rows of the Trace view: a band per device, then its
+ * streams (those with launches or memory operations), and each stream's
+ * memcpy/memset operations by start. Built once at open.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+static int oom(void) { return mprof_render__fail("out of memory"); }
+
+static int stream_cmp_device(const mprof_stream_record *s, uint32_t a,
+                             uint32_t b) {
+  const mprof_stream_record *x = &s[a], *y = &s[b];
+  uint32_t dx = x->device, dy = y->device;
+  if (dx != dy)
+    return dx < dy ? -1 : 1; /* MPROF_INDEX_NONE sorts last */
+  if (x->context_id != y->context_id)
+    return x->context_id < y->context_id ? -1 : 1;
+  if (x->stream_id != y->stream_id)
+    return x->stream_id < y->stream_id ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+static const mprof_stream_record *sort_streams;
+static int by_stream(const void *a, const void *b) {
+  return stream_cmp_device(sort_streams, *(const uint32_t *)a,
+                           *(const uint32_t *)b);
+}
+
+static const mprof_memop_record *sort_memops;
+static int by_memop_start(const void *a, const void *b) {
+  const mprof_memop_record *x = &sort_memops[*(const uint32_t *)a];
+  const mprof_memop_record *y = &sort_memops[*(const uint32_t *)b];
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return 0;
+}
+
+int mprof_render__build_rows(mprof_render_model *m) {
+  size_t streams, devices, memops;
+  const mprof_stream_record *st = mprof_trace_streams(m->trace, &streams);
+  const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
+  const mprof_memop_record *mo = mprof_trace_memops(m->trace, &memops);
+
+  m->memop_first = (size_t *)calloc(streams + 1, sizeof(size_t));
+  m->memop_order = (uint32_t *)malloc((memops ? memops : 1) * sizeof(uint32_t));
+  m->memop_longest =
+      (uint64_t *)calloc(streams ? streams : 1, sizeof(uint64_t));
+  if (!m->memop_first || !m->memop_order || !m->memop_longest)
+    return oom();
+  for (size_t i = 0; i < memops; i++) {
+    m->memop_first[mo[i].stream + 1]++;
+    uint64_t d = mo[i].end - mo[i].start;
+    if (d > m->memop_longest[mo[i].stream])
+      m->memop_longest[mo[i].stream] = d;
+  }
+  for (size_t s = 0; s < streams; s++)
+    m->memop_first[s + 1] += m->memop_first[s];
+  size_t *fill = (size_t *)malloc((streams + 1) * sizeof(size_t));
+  if (!fill)
+    return oom();
+  memcpy(fill, m->memop_first, (streams + 1) * sizeof(size_t));
+  for (size_t i = 0; i < memops; i++)
+    m->memop_order[fill[mo[i].stream]++] = (uint32_t)i;
+  free(fill);
+  sort_memops = mo;
+  for (size_t s = 0; s < streams; s++)
+    qsort(m->memop_order + m->memop_first[s],
+          m->memop_first[s + 1] - m->memop_first[s], sizeof(uint32_t),
+          by_memop_start);
+
+  uint32_t *order = (uint32_t *)malloc((streams ? streams : 1) * sizeof *order);
+  if (!order)
+    return oom();
+  size_t used = 0;
+  for (size_t s = 0; s < streams; s++)
+    if (mprof_trace_stream_launch_count(m->trace, (uint32_t)s) ||
+        m->memop_first[s + 1] > m->memop_first[s])
+      order[used++] = (uint32_t)s;
+  sort_streams = st;
+  qsort(order, used, sizeof *order, by_stream);
+  /* Count contexts per device to decide whether labels need them. */
+  m->rows = (mprof_render_row *)calloc(2 * used + 1, sizeof *m->rows);
+  m->row_labels = (char **)calloc(2 * used + 1, sizeof(char *));
+  if (!m->rows || !m->row_labels) {
+    free(order);
+    return oom();
+  }
+  uint32_t current = MPROF_INDEX_NONE - 1; /* no device yet */
+  for (size_t i = 0; i < used; i++) {
+    const mprof_stream_record *s = &st[order[i]];
+    char label[256];
+    if (s->device != current) {
+      current = s->device;
+      mprof_render_row *r = &m->rows[m->row_count];
+      r->kind = MPROF_ROW_DEVICE;
+      r->device = s->device;
+      if (s->device < devices)
+        snprintf(label, sizeof label, "GPU %u  %s", dev[s->device].id,
+                 mprof_trace_string(m->trace, dev[s->device].name));
+      else
+        snprintf(label, sizeof label, "Unknown device");
+      m->row_labels[m->row_count] = strdup(label);
+      r->label = m->row_labels[m->row_count++];
+    }
+    int many_contexts = 0;
+    for (size_t j = 0; j < used; j++)
+      if (st[order[j]].device == s->device &&
+          st[order[j]].context_id != s->context_id)
+        many_contexts = 1;
+    const char *name = mprof_trace_string(m->trace, s->name);
+    if (*name)
+      snprintf(label, sizeof label, "%s", name);
+    else if (many_contexts)
+      snprintf(label, sizeof label, "stream %u (ctx %u)", s->stream_id,
+               s->context_id);
+    else
+      snprintf(label, sizeof label, "stream %u", s->stream_id);
+    mprof_render_row *r = &m->rows[m->row_count];
+    r->kind = MPROF_ROW_STREAM;
+    r->device = s->device;
+    r->stream = order[i];
+    m->row_labels[m->row_count] = strdup(label);
+    r->label = m->row_labels[m->row_count++];
+  }
+  free(order);
+  for (size_t i = 0; i < m->row_count; i++)
+    if (!m->row_labels[i])
+      return oom();
+  return 0;
+}
