@@ -38,6 +38,9 @@ void cli_print_usage(const char *command, FILE *out);
 /* Parse a non-negative integer option value; 0 on success. */
 int cli_parse_u64(const char *text, unsigned long long *out);
 
+/** 1 when @p text is a PM sampling interval record accepts (1us..1s). */
+int cli_valid_pm_interval(const char *text);
+
 /* The commands, for `mprof help`. */
 const cli_command *cli_commands(size_t *count);
 

@@ -244,14 +244,21 @@ int cmd_setup(int argc, char **argv) {
   snprintf(dir, sizeof dir, "%s", dest);
   *strrchr(dir, '/') = '\0';
   char *command = NULL;
+  /* C sources with cc, the PM-sampling module with c++ (CUPTI's profiler
+   * host header is C++), linked by c++ with its runtime built in. */
   if (asprintf(&command,
-               "mkdir -p '%s' && cc -O2 -std=c11 -D_GNU_SOURCE -shared -fPIC "
-               "-fvisibility=hidden -Wl,--version-script='%s/exports.map' "
-               "-I'%s/include' -I'%s/targets/x86_64-linux/include' "
-               "-I'%s' '%s'/*.c '%s' -L'%s' -lcupti -lpthread "
-               "-ldl -Wl,-rpath,'%s' -o '%s'",
-               dir, src, cuda, cuda, includedir, src, writer, cupti, cupti,
-               dest) < 0) {
+               "mkdir -p '%s/producer-obj' && cd '%s/producer-obj' && "
+               "cc -O2 -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden "
+               "-I'%s/include' -I'%s/targets/x86_64-linux/include' -I'%s' "
+               "-c '%s'/*.c && "
+               "c++ -O2 -std=c++17 -fPIC -fvisibility=hidden "
+               "-I'%s/include' -I'%s/targets/x86_64-linux/include' -I'%s' "
+               "-c '%s'/*.cpp && "
+               "c++ -shared -Wl,--version-script='%s/exports.map' *.o '%s' "
+               "-L'%s' -lcupti -lpthread -ldl -static-libstdc++ "
+               "-static-libgcc -Wl,-rpath,'%s' -o '%s'",
+               dir, dir, cuda, cuda, includedir, src, cuda, cuda, includedir,
+               src, src, writer, cupti, cupti, dest) < 0) {
     fprintf(stderr, "mprof setup: out of memory\n");
     return CLI_EXIT_FAILED;
   }

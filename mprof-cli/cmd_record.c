@@ -26,6 +26,8 @@ typedef struct record_options {
   const char *pc_period;
   const char *pc_buffer;
   const char *kernel_regex;
+  const char *pm;          /* "on" or "off" */
+  const char *pm_interval; /* a duration, e.g. 10us */
   int no_sass;
   int drop_code;
   int quiet;
@@ -37,6 +39,7 @@ static int parse_options(record_options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->output = "trace.mprof";
   o->pc_mode = "continuous";
+  o->pm = "on";
   int i = 1;
   if (argc > 1 && strcmp(argv[1], "source") == 0) { /* mprof record source */
     o->source = 1;
@@ -62,6 +65,10 @@ static int parse_options(record_options *o, int argc, char **argv) {
       slot = &o->pc_buffer;
     else if (strcmp(arg, "--kernel") == 0)
       slot = &o->kernel_regex;
+    else if (strcmp(arg, "--pm") == 0)
+      slot = &o->pm;
+    else if (strcmp(arg, "--pm-interval") == 0)
+      slot = &o->pm_interval;
     else if (strcmp(arg, "--no-sass") == 0) {
       o->no_sass = 1;
       continue;
@@ -88,6 +95,13 @@ static int parse_options(record_options *o, int argc, char **argv) {
                            "--pc-mode must be continuous, serialized or off, "
                            "not '%s'",
                            o->pc_mode);
+  if (strcmp(o->pm, "on") && strcmp(o->pm, "off"))
+    return cli_usage_error("record", "--pm must be on or off, not '%s'", o->pm);
+  if (o->pm_interval && !cli_valid_pm_interval(o->pm_interval))
+    return cli_usage_error("record",
+                           "--pm-interval takes a duration from 1us to 1s "
+                           "(e.g. 10us, 250us, 1ms), not '%s'",
+                           o->pm_interval);
   if (o->pc_period) {
     unsigned long long n;
     if (cli_parse_u64(o->pc_period, &n) != 0 || n < 5 || n > 31)
@@ -185,6 +199,8 @@ static int run_command(const record_options *o, const char *producer,
     set_env("MPROF_PC_PERIOD", o->pc_period);
     set_env("MPROF_PC_HW_BUFFER", o->pc_buffer);
     set_env("MPROF_KERNEL_REGEX", o->kernel_regex);
+    setenv("MPROF_PM", o->pm, 1);
+    set_env("MPROF_PM_INTERVAL", o->pm_interval);
     if (o->no_sass)
       setenv("MPROF_NO_SASS", "1", 1);
     if (o->source)
@@ -279,6 +295,28 @@ static int recap(const char *path, const record_options *o) {
     if (!named)
       fprintf(out, "mprof: warning: PC sampling failed: %s\n", pc_error);
   }
+  size_t pm_samples;
+  mprof_trace_pm_samples(t, &pm_samples);
+  const char *pm_error = mprof_trace_meta(t, "pm.error");
+  const char *pm_mode = mprof_trace_meta(t, "pm.mode");
+  uint64_t pm_overflow = mprof_trace_drop_total(t, MPROF_DROP_PM_OVERFLOW);
+  if (!o->quiet && pm_samples)
+    fprintf(out, "mprof: %zu PM samples every %s ns\n", pm_samples,
+            mprof_trace_meta(t, "pm.interval_ns")
+                ? mprof_trace_meta(t, "pm.interval_ns")
+                : "?");
+  if (pm_error && *pm_error)
+    fprintf(out,
+            "mprof: warning: PM sampling (hardware counters) failed: %s; "
+            "verdicts fall back to stall reasons\n",
+            pm_error);
+  else if (pm_mode && strcmp(pm_mode, "on") == 0 && !pm_samples && launches)
+    fprintf(out, "mprof: warning: PM sampling produced no samples\n");
+  if (pm_overflow)
+    fprintf(out,
+            "mprof: warning: the PM sampling buffer overflowed %llu times "
+            "and samples were lost: use a longer --pm-interval\n",
+            (unsigned long long)pm_overflow);
   if (dropped || full)
     fprintf(out,
             "mprof: warning: %llu PC samples dropped (%llu drains found the "

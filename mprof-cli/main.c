@@ -17,6 +17,7 @@ static const cli_command commands[] = {
     {"record", "run a CUDA program and record a trace",
      "usage: mprof record [-o FILE] [--pc-mode continuous|serialized|off]\n"
      "                    [--pc-period N] [--pc-buffer SIZE] [--kernel REGEX]\n"
+     "                    [--pm on|off] [--pm-interval DURATION]\n"
      "                    [--no-sass] [--drop-code] [-q] -- CMD [ARGS]\n"
      "       mprof record source [OPTIONS] -- CMD [ARGS]\n"
      "\n"
@@ -39,6 +40,10 @@ static const cli_command commands[] = {
      "                  see producers/cupti/README.md)\n"
      "  --pc-buffer SZ  PC sampling hardware buffer, e.g. 2G (default 512M)\n"
      "  --kernel REGEX  sample and keep code only for matching kernels\n"
+     "  --pm on|off     PM sampling: DRAM, L2, SM and pipe throughput of the\n"
+     "                  whole GPU over time, no kernel replay (default on;\n"
+     "                  needs the profiling permission PC sampling needs)\n"
+     "  --pm-interval D PM sampling interval, 1us..1s (default 10us)\n"
      "  --no-sass       keep no kernel code (smaller traces; no SASS)\n"
      "  --drop-code     once SASS is in FILE.pc.json, drop the captured code\n"
      "                  from the trace (cuBLAS alone is ~14 MB)\n"
@@ -284,6 +289,23 @@ int cli_parse_u64(const char *text, unsigned long long *out) {
     return -1;
   *out = v;
   return 0;
+}
+
+int cli_valid_pm_interval(const char *text) {
+  char *end;
+  if (!text || !*text || *text == '-')
+    return 0;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (errno || end == text)
+    return 0;
+  if (strcmp(end, "us") == 0)
+    v *= 1e3;
+  else if (strcmp(end, "ms") == 0)
+    v *= 1e6;
+  else if (*end && strcmp(end, "ns") != 0)
+    return 0;
+  return v >= 1e3 && v <= 1e9;
 }
 
 static void print_overview(FILE *out) {

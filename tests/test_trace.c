@@ -102,6 +102,27 @@ static void write_every_record(const char *path) {
   assert_int_equal(mprof_writer_cubin(w, &cb, elf, sizeof elf), 0);
   mprof_cubin_record omitted = {0x1111ull, 0, 0, 5000, d, 0};
   assert_int_equal(mprof_writer_cubin(w, &omitted, NULL, 0), 0);
+  mprof_pm_metric_record pm = {
+      d,
+      0,
+      mprof_writer_string(w, "gpu__dram_throughput.avg.pct_of_peak_sustained_"
+                             "elapsed"),
+      mprof_writer_string(w, "percent"),
+      10000,
+      0};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &pm),
+                   0);
+  for (uint32_t i = 0; i < 2; i++) {
+    mprof_pm_sample_record ps;
+    memset(&ps, 0, sizeof ps);
+    ps.start = 1000 + 10 * i;
+    ps.end = 1010 + 10 * i;
+    ps.device = d;
+    ps.value[0] = 87.5f + (float)i;
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+  }
+  assert_int_equal(mprof_writer_drop(w, MPROF_DROP_PM_OVERFLOW, d, 1), 0);
   assert_int_equal(mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, d, 5),
                    0);
   assert_int_equal(mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, d, 2),
@@ -185,6 +206,15 @@ static void test_round_trip_every_record(void **state) {
   assert_null(mprof_trace_cubin_blob(t, &cb[1], &blob_size));
   assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES), 7);
   assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS), 1);
+  assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_PM_OVERFLOW), 1);
+  const mprof_pm_metric_record *pm = mprof_trace_pm_metrics(t, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(mprof_trace_string(t, pm->unit), "percent");
+  assert_int_equal(pm->interval_ns, 10000);
+  const mprof_pm_sample_record *ps = mprof_trace_pm_samples(t, &n);
+  assert_int_equal(n, 2);
+  assert_int_equal(ps[1].start, 1010);
+  assert_true(ps[1].value[0] == 88.5f);
   uint64_t t0, t1;
   mprof_trace_time_bounds(t, &t0, &t1);
   assert_int_equal(t0, 900);

@@ -122,6 +122,27 @@ int mprof_cupti_expand_output(char *dst, size_t size, const char *pattern,
   return 0;
 }
 
+int mprof_cupti_parse_duration(const char *text, uint64_t *out_ns) {
+  if (!text || !*text)
+    return -1;
+  char *end = NULL;
+  errno = 0;
+  double value = strtod(text, &end);
+  if (errno || end == text || !(value >= 0) || value > 1e12)
+    return -1;
+  double scale = 1;
+  if (*end == '\0' || strcmp(end, "ns") == 0)
+    scale = 1;
+  else if (strcmp(end, "us") == 0)
+    scale = 1e3;
+  else if (strcmp(end, "ms") == 0)
+    scale = 1e6;
+  else
+    return -1;
+  *out_ns = (uint64_t)(value * scale + 0.5);
+  return 0;
+}
+
 void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
                              void *userdata, long pid, const char *host) {
   memset(cfg, 0, sizeof *cfg);
@@ -129,6 +150,9 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   cfg->pc_period = MPROF_CUPTI_DEFAULT_PC_PERIOD;
   cfg->pc_hw_buffer = MPROF_CUPTI_DEFAULT_PC_HW_BUFFER;
   cfg->keep_sass = 1;
+  cfg->pm_enabled = 1;
+  cfg->pm_interval_ns = MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS;
+  cfg->pm_hw_buffer = MPROF_CUPTI_DEFAULT_PM_HW_BUFFER;
 
   const char *value = env(userdata, "MPROF_OUTPUT");
   if (!value || !*value)
@@ -193,6 +217,52 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
               sizeof cfg->kernel_regex - 1);
     else
       snprintf(cfg->kernel_regex, sizeof cfg->kernel_regex, "%s", value);
+  }
+
+  value = env(userdata, "MPROF_PM");
+  if (value && *value) {
+    if (strcasecmp(value, "off") == 0 || strcmp(value, "0") == 0)
+      cfg->pm_enabled = 0;
+    else if (strcasecmp(value, "on") != 0 && strcmp(value, "1") != 0)
+      problem(cfg, "MPROF_PM: '%.64s' is neither on nor off; using on", value);
+  }
+
+  value = env(userdata, "MPROF_PM_INTERVAL");
+  if (value && *value) {
+    uint64_t ns = 0;
+    if (mprof_cupti_parse_duration(value, &ns) != 0 ||
+        ns < MPROF_CUPTI_MIN_PM_INTERVAL_NS ||
+        ns > MPROF_CUPTI_MAX_PM_INTERVAL_NS)
+      problem(cfg,
+              "MPROF_PM_INTERVAL: '%.64s' is not a duration from 1us to 1s; "
+              "using %lluns",
+              value, (unsigned long long)MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS);
+    else
+      cfg->pm_interval_ns = ns;
+  }
+
+  value = env(userdata, "MPROF_PM_HW_BUFFER");
+  if (value && *value) {
+    uint64_t bytes = 0;
+    if (mprof_cupti_parse_bytes(value, &bytes) != 0 ||
+        bytes < MPROF_CUPTI_MIN_PC_HW_BUFFER)
+      problem(cfg,
+              "MPROF_PM_HW_BUFFER: '%.64s' is not a size of at least 1M; "
+              "using %llu",
+              value, (unsigned long long)MPROF_CUPTI_DEFAULT_PM_HW_BUFFER);
+    else
+      cfg->pm_hw_buffer = bytes;
+  }
+
+  value = env(userdata, "MPROF_PM_METRICS");
+  if (value && *value) {
+    if (strlen(value) >= sizeof cfg->pm_metrics)
+      problem(cfg,
+              "MPROF_PM_METRICS: longer than %zu bytes; using the default "
+              "counters",
+              sizeof cfg->pm_metrics - 1);
+    else
+      snprintf(cfg->pm_metrics, sizeof cfg->pm_metrics, "%s", value);
   }
 
   cfg->keep_sass = !flag_value(env(userdata, "MPROF_NO_SASS"));

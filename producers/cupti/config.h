@@ -23,6 +23,13 @@
 /* CUPTI's own minimum is unknown; below 1 MiB nothing useful fits. */
 #define MPROF_CUPTI_MIN_PC_HW_BUFFER (1ull << 20)
 
+/* PM sampling: 10 us gives a 50 us kernel four whole samples; 1 us is the
+ * shortest interval Hopper accepts. */
+#define MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS 10000ull
+#define MPROF_CUPTI_MIN_PM_INTERVAL_NS 1000ull
+#define MPROF_CUPTI_MAX_PM_INTERVAL_NS 1000000000ull
+#define MPROF_CUPTI_DEFAULT_PM_HW_BUFFER (256ull << 20)
+
 typedef enum mprof_cupti_pc_mode {
   MPROF_CUPTI_PC_OFF = 0,
   MPROF_CUPTI_PC_CONTINUOUS = 1,
@@ -40,6 +47,10 @@ typedef struct mprof_cupti_config {
   char kernel_regex[1024]; /**< POSIX ERE; "" keeps every kernel */
   int keep_sass;           /**< 0 when MPROF_NO_SASS=1 */
   int whole_modules;       /**< MPROF_WHOLE_MODULES=1: no trimming */
+  int pm_enabled;          /**< 0 when MPROF_PM=off */
+  uint64_t pm_interval_ns; /**< MPROF_PM_INTERVAL */
+  uint64_t pm_hw_buffer;   /**< MPROF_PM_HW_BUFFER: device memory, bytes */
+  char pm_metrics[2048];   /**< MPROF_PM_METRICS: comma list; "" = default */
   int verbose;             /**< MPROF_VERBOSE=1 */
   /** Values that could not be used; each falls back to its default. */
   unsigned problem_count;
@@ -66,6 +77,12 @@ const char *mprof_cupti_pc_mode_name(mprof_cupti_pc_mode mode);
  * trailing "B" or "iB"). Returns 0 and sets *out, or -1 for anything else.
  */
 int mprof_cupti_parse_bytes(const char *text, uint64_t *out);
+
+/**
+ * Parse a duration: a number with an optional unit ns, us or ms (bare
+ * numbers are ns). Returns 0 and sets *out_ns, or -1 for anything else.
+ */
+int mprof_cupti_parse_duration(const char *text, uint64_t *out_ns);
 
 /**
  * Expand %p (pid), %h (host) and %% in @p pattern into @p dst. Returns 0, or

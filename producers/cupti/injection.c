@@ -42,6 +42,7 @@
 #include <cupti_pcsampling.h>
 
 #include "config.h"
+#include "pmsampling.h"
 #include "mprof/error.h"
 #include "mprof/version.h"
 #include "mprof/writer.h"
@@ -875,6 +876,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
       if (!context_device(rd->context, &ordinal))
         return;
       describe_device(ordinal);
+      /* PM before PC: counter availability is read before any session. */
+      mprof_cupti_pm_device(ordinal);
       if (g.cfg.pc_mode != MPROF_CUPTI_PC_OFF)
         pc_setup(rd->context, ordinal);
       return;
@@ -982,6 +985,7 @@ static void at_exit(void) {
     }
     pthread_mutex_unlock(&g.pc_lock);
     cost_add(COST_EXIT_PC, started, 0);
+    mprof_cupti_pm_finish();
   }
   if (g.config_direct_reads)
     meta_u64("pc.config_buffer_direct_reads", g.config_direct_reads);
@@ -1229,6 +1233,7 @@ int InitializeInjection(void) {
   for (unsigned i = 0; i < g.cfg.problem_count; i++)
     mprof_cupti_translate_error(g.tr, g.cfg.problems[i]);
   write_start_meta(host);
+  mprof_cupti_pm_init(g.tr, &g.cfg);
   /* Registered before anything can fail, so the trace always gets written:
    * even a disabled run explains itself in META. */
   atexit(at_exit);

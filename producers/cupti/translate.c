@@ -6,6 +6,7 @@
 #include "translate.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
@@ -1256,4 +1257,59 @@ void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   mprof_cupti_spill_close(&t->spill);
   pthread_mutex_destroy(&t->lock);
   free(t);
+}
+
+/* ---- PM sampling -------------------------------------------------------- */
+
+int mprof_cupti_translate_pm_metrics(mprof_cupti_translate *t, uint32_t ordinal,
+                                     uint64_t interval_ns, size_t count,
+                                     const char *const *names,
+                                     const char *const *units) {
+  int rc = 0;
+  if (count > MPROF_PM_MAX_METRICS)
+    count = MPROF_PM_MAX_METRICS;
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished) {
+    uint32_t device = device_locked(t, ordinal);
+    for (size_t i = 0; i < count && !rc && device != MPROF_INDEX_NONE; i++) {
+      mprof_pm_metric_record rec;
+      memset(&rec, 0, sizeof rec);
+      rec.device = device;
+      rec.column = (uint32_t)i;
+      rec.name = mprof_writer_string(t->w, names[i]);
+      rec.unit = mprof_writer_string(t->w, units[i]);
+      rec.interval_ns = interval_ns;
+      rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_PM_METRICS, &rec);
+    }
+  }
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+int mprof_cupti_translate_pm_sample(mprof_cupti_translate *t, uint32_t ordinal,
+                                    uint64_t start, uint64_t end, size_t count,
+                                    const double *values) {
+  int rc = 0;
+  mprof_pm_sample_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.start = start;
+  rec.end = end < start ? start : end;
+  for (size_t i = 0; i < MPROF_PM_MAX_METRICS; i++)
+    rec.value[i] = i < count ? (float)values[i] : NAN;
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished) {
+    rec.device = device_locked(t, ordinal);
+    if (rec.device != MPROF_INDEX_NONE)
+      rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_PM_SAMPLES, &rec);
+  }
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+void mprof_cupti_translate_pm_drop(mprof_cupti_translate *t, uint32_t ordinal,
+                                   mprof_drop_kind kind, uint64_t count) {
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished && count)
+    mprof_writer_drop(t->w, kind, device_locked(t, ordinal), count);
+  pthread_mutex_unlock(&t->lock);
 }

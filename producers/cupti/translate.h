@@ -194,6 +194,28 @@ int mprof_cupti_translate_pc_data(mprof_cupti_translate *t, uint32_t ordinal,
                                   uint32_t drain);
 
 /**
+ * PM sampling on device @p ordinal runs with @p count counters (at most
+ * MPROF_PM_MAX_METRICS): one PM_METRICS record per counter, column i holding
+ * @p names[i] measured in @p units[i], sampled every @p interval_ns.
+ */
+int mprof_cupti_translate_pm_metrics(mprof_cupti_translate *t, uint32_t ordinal,
+                                     uint64_t interval_ns, size_t count,
+                                     const char *const *names,
+                                     const char *const *units);
+
+/**
+ * One PM sample of device @p ordinal over [@p start, @p end) on the trace
+ * clock: @p values[i] is column i (@p count of them; the rest are NaN).
+ */
+int mprof_cupti_translate_pm_sample(mprof_cupti_translate *t, uint32_t ordinal,
+                                    uint64_t start, uint64_t end, size_t count,
+                                    const double *values);
+
+/** Add @p count to the PM drop counter @p kind of device @p ordinal. */
+void mprof_cupti_translate_pm_drop(mprof_cupti_translate *t, uint32_t ordinal,
+                                   mprof_drop_kind kind, uint64_t count);
+
+/**
  * A module was loaded on device @p ordinal: remember which functions it
  * holds and park the image (unless SASS is off) until finish decides
  * whether the trace keeps it. The same CRC loaded again costs nothing.

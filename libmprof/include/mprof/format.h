@@ -76,9 +76,11 @@ typedef enum mprof_section_type {
   MPROF_SECTION_STALL_REASONS = 12, /**< mprof_stall_reason_record */
   MPROF_SECTION_PC_SAMPLES = 13,    /**< mprof_pc_sample_record */
   MPROF_SECTION_CUBINS = 14,        /**< mprof_cubin_record */
-  MPROF_SECTION_BLOBS = 15, /**< raw bytes referenced by cubin records */
-  MPROF_SECTION_DROPS = 16, /**< mprof_drop_record */
-  MPROF_SECTION_TYPE_MAX_ = 16
+  MPROF_SECTION_BLOBS = 15,      /**< raw bytes referenced by cubin records */
+  MPROF_SECTION_DROPS = 16,      /**< mprof_drop_record */
+  MPROF_SECTION_PM_METRICS = 17, /**< mprof_pm_metric_record */
+  MPROF_SECTION_PM_SAMPLES = 18, /**< mprof_pm_sample_record */
+  MPROF_SECTION_TYPE_MAX_ = 18
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */
@@ -305,7 +307,10 @@ typedef enum mprof_drop_kind {
   MPROF_DROP_SPAN_OVERFLOW = 6,       /**< device span buffer overflow */
   MPROF_DROP_WRITER_RECORDS = 7,      /**< records the writer could not store */
   MPROF_DROP_PC_TOTAL_SAMPLES = 8,    /**< totalSamples (info, for shares) */
-  MPROF_DROP_KIND_MAX_ = 8
+  MPROF_DROP_PM_OVERFLOW =
+      9, /**< PM decodes that found the buffer overflowed */
+  MPROF_DROP_PM_SAMPLES = 10, /**< PM samples decoded but not stored */
+  MPROF_DROP_KIND_MAX_ = 10
 } mprof_drop_kind;
 
 /** DROPS: one counter per (kind, device). */
@@ -315,6 +320,32 @@ typedef struct mprof_drop_record {
   uint64_t count;
 } mprof_drop_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_drop_record) == 16, "drop is 16 bytes");
+
+/** Columns of a PM sample: the most counters one device is sampled with. */
+#define MPROF_PM_MAX_METRICS 12
+
+/** PM_METRICS: the counters a device was sampled with, one per column. */
+typedef struct mprof_pm_metric_record {
+  uint32_t device;      /**< index into DEVICES */
+  uint32_t column;      /**< index into mprof_pm_sample_record.value */
+  uint32_t name;        /**< string ref: the CUPTI metric name */
+  uint32_t unit;        /**< string ref: e.g. "percent", "byte/second" */
+  uint64_t interval_ns; /**< sampling interval the device was set to */
+  uint64_t reserved;
+} mprof_pm_metric_record;
+MPROF_STATIC_ASSERT(sizeof(mprof_pm_metric_record) == 32,
+                    "pm metric is 32 bytes");
+
+/** PM_SAMPLES: counter values of one device averaged over [start, end). */
+typedef struct mprof_pm_sample_record {
+  uint64_t start;  /**< ns, trace clock */
+  uint64_t end;    /**< ns, trace clock; >= start */
+  uint32_t device; /**< index into DEVICES */
+  uint32_t reserved;
+  float value[MPROF_PM_MAX_METRICS]; /**< by column; NaN = not measured */
+} mprof_pm_sample_record;
+MPROF_STATIC_ASSERT(sizeof(mprof_pm_sample_record) == 72,
+                    "pm sample is 72 bytes");
 
 #ifdef __cplusplus
 }

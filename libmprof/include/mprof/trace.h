@@ -106,6 +106,10 @@ MPROF_API const mprof_cubin_record *mprof_trace_cubins(const mprof_trace *trace,
                                                        size_t *count);
 MPROF_API const mprof_drop_record *mprof_trace_drops(const mprof_trace *trace,
                                                      size_t *count);
+MPROF_API const mprof_pm_metric_record *
+mprof_trace_pm_metrics(const mprof_trace *trace, size_t *count);
+MPROF_API const mprof_pm_sample_record *
+mprof_trace_pm_samples(const mprof_trace *trace, size_t *count);
 
 /** The value of META key @p key (the last one written), or NULL. */
 MPROF_API const char *mprof_trace_meta(const mprof_trace *trace,

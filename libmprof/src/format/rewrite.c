@@ -106,6 +106,11 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
   COPY_SECTION(MPROF_SECTION_PC_SAMPLES, mprof_pc_sample_record,
                mprof_trace_pc_samples,
                rec.function_name = STR(rec.function_name));
+  COPY_SECTION(MPROF_SECTION_PM_METRICS, mprof_pm_metric_record,
+               mprof_trace_pm_metrics,
+               (rec.name = STR(rec.name), rec.unit = STR(rec.unit)));
+  COPY_SECTION(MPROF_SECTION_PM_SAMPLES, mprof_pm_sample_record,
+               mprof_trace_pm_samples, (void)0);
   const mprof_cubin_record *cubins = mprof_trace_cubins(trace, &n);
   for (size_t i = 0; i < n && !rc; i++) {
     size_t size = 0;

@@ -42,9 +42,10 @@ struct mprof_trace {
 };
 
 static const char *const section_names[SECTION_COUNT] = {
-    "UNKNOWN",       "STRINGS",    "META",   "DEVICES", "STREAMS", "KERNELS",
-    "SHAPES",        "LAUNCHES",   "MEMOPS", "RANGES",  "REGIONS", "SPANS",
-    "STALL_REASONS", "PC_SAMPLES", "CUBINS", "BLOBS",   "DROPS"};
+    "UNKNOWN", "STRINGS", "META",          "DEVICES",    "STREAMS",
+    "KERNELS", "SHAPES",  "LAUNCHES",      "MEMOPS",     "RANGES",
+    "REGIONS", "SPANS",   "STALL_REASONS", "PC_SAMPLES", "CUBINS",
+    "BLOBS",   "DROPS",   "PM_METRICS",    "PM_SAMPLES"};
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
@@ -68,6 +69,8 @@ static uint32_t expected_record_size(uint32_t type) {
   case MPROF_SECTION_PC_SAMPLES: return sizeof(mprof_pc_sample_record);
   case MPROF_SECTION_CUBINS: return sizeof(mprof_cubin_record);
   case MPROF_SECTION_DROPS: return sizeof(mprof_drop_record);
+  case MPROF_SECTION_PM_METRICS: return sizeof(mprof_pm_metric_record);
+  case MPROF_SECTION_PM_SAMPLES: return sizeof(mprof_pm_sample_record);
   default: return 0;
   }
 }
@@ -337,6 +340,27 @@ static int validate_tables(mprof_trace *t) {
   for (size_t i = 0; i < n; i++)
     CHECK(check_index(t, MPROF_SECTION_DROPS, i, "device", dr[i].device,
                       MPROF_SECTION_DEVICES, 1));
+  const mprof_pm_metric_record *pm = mprof_trace_pm_metrics(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_PM_METRICS, i, "device", pm[i].device,
+                      MPROF_SECTION_DEVICES, 0));
+    CHECK(check_string(t, MPROF_SECTION_PM_METRICS, i, "name", pm[i].name));
+    CHECK(check_string(t, MPROF_SECTION_PM_METRICS, i, "unit", pm[i].unit));
+    if (pm[i].column >= MPROF_PM_MAX_METRICS)
+      return BAD(t, MPROF_SECTION_PM_METRICS,
+                 record_offset(t, MPROF_SECTION_PM_METRICS, i),
+                 "record %zu: column %u is not below %u", i, pm[i].column,
+                 MPROF_PM_MAX_METRICS);
+  }
+  const mprof_pm_sample_record *ps = mprof_trace_pm_samples(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_PM_SAMPLES, i, "device", ps[i].device,
+                      MPROF_SECTION_DEVICES, 0));
+    if (ps[i].end < ps[i].start)
+      return BAD(t, MPROF_SECTION_PM_SAMPLES,
+                 record_offset(t, MPROF_SECTION_PM_SAMPLES, i),
+                 "record %zu ends before it starts", i);
+  }
   return 0;
 }
 
@@ -549,6 +573,10 @@ TYPED_ACCESSOR(mprof_trace_pc_samples, mprof_pc_sample_record,
                MPROF_SECTION_PC_SAMPLES)
 TYPED_ACCESSOR(mprof_trace_cubins, mprof_cubin_record, MPROF_SECTION_CUBINS)
 TYPED_ACCESSOR(mprof_trace_drops, mprof_drop_record, MPROF_SECTION_DROPS)
+TYPED_ACCESSOR(mprof_trace_pm_metrics, mprof_pm_metric_record,
+               MPROF_SECTION_PM_METRICS)
+TYPED_ACCESSOR(mprof_trace_pm_samples, mprof_pm_sample_record,
+               MPROF_SECTION_PM_SAMPLES)
 
 const char *mprof_trace_meta(const mprof_trace *trace, const char *key) {
   size_t n;

@@ -92,6 +92,8 @@ static uint32_t record_size_of(uint32_t type) {
   case MPROF_SECTION_CUBINS: return sizeof(mprof_cubin_record);
   case MPROF_SECTION_BLOBS: return 1;
   case MPROF_SECTION_DROPS: return sizeof(mprof_drop_record);
+  case MPROF_SECTION_PM_METRICS: return sizeof(mprof_pm_metric_record);
+  case MPROF_SECTION_PM_SAMPLES: return sizeof(mprof_pm_sample_record);
   default: return 0;
   }
 }
@@ -104,6 +106,7 @@ static int section_spills(uint32_t type) {
   case MPROF_SECTION_RANGES:
   case MPROF_SECTION_SPANS:
   case MPROF_SECTION_PC_SAMPLES:
+  case MPROF_SECTION_PM_SAMPLES:
   case MPROF_SECTION_BLOBS: return 1;
   default: return 0;
   }

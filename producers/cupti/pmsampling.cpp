@@ -1,0 +1,653 @@
+/*
+ * mprof CUPTI producer — PM sampling (see pmsampling.h).
+ *
+ * Sequence per device: profiler initialize (once per process), support
+ * check, chip name, counter availability, host object with the counters
+ * (one pass only), Enable, SetConfig, counter-data image, Start. A decode
+ * thread empties the hardware buffer every DECODE_PERIOD_MS; at exit: Stop,
+ * last decode, Disable, host deinit, and profiler deinitialize exactly once.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "pmsampling.h"
+
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+/* Counters sampled by default, in column order. All of them fit in one pass
+ * on GH100 (checked against CUPTI's host API for that chip); on another chip
+ * the ones that do not fit are left out, last first. */
+const char *const default_metrics[] = {
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__bytes.sum.per_second",
+    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+    "lts__t_bytes.sum.per_second",
+    "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed",
+    "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
+    "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
+    "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_"
+    "sustained_elapsed",
+    "sm__inst_executed_pipe_alu_realtime.avg.pct_of_peak_sustained_elapsed",
+    "gpc__cycles_elapsed.avg.per_second",
+};
+
+const unsigned DECODE_PERIOD_MS = 20;
+/* Samples one decode may hold; more are decoded in further rounds. */
+const uint32_t COUNTER_DATA_SAMPLES = 4096;
+
+struct Device {
+  uint32_t ordinal = 0;
+  CUpti_PmSampling_Object *object = nullptr;
+  CUpti_Profiler_Host_Object *host = nullptr;
+  std::vector<uint8_t> config; /* CUPTI keeps a pointer: lives to Disable */
+  std::vector<uint8_t> counter_data;
+  std::vector<std::string> metric_names;
+  std::vector<const char *> metrics;
+  std::vector<double> values;
+  bool started = false;
+  uint64_t samples = 0;
+  uint64_t overflows = 0;
+  uint64_t unstored = 0;
+  uint64_t decode_ns = 0;
+  uint64_t decodes = 0;
+};
+
+struct State {
+  mprof_cupti_translate *tr = nullptr;
+  const mprof_cupti_config *cfg = nullptr;
+  pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  std::vector<Device *> devices;
+  std::vector<uint32_t> refused; /* ordinals that failed: never retried */
+  bool profiler_initialized = false;
+  bool finished = false;
+  pthread_t thread{};
+  bool thread_started = false;
+  pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+  bool stop = false;
+};
+
+State g;
+
+uint64_t now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *result_name(CUptiResult res) {
+  const char *name = nullptr;
+  if (cuptiGetResultString(res, &name) != CUPTI_SUCCESS || !name)
+    return "CUPTI_ERROR_UNKNOWN";
+  return name;
+}
+
+void meta(const std::string &key, const std::string &value) {
+  mprof_cupti_translate_meta(g.tr, key.c_str(), value.c_str());
+}
+
+void meta_u64(const std::string &key, uint64_t value) {
+  meta(key, std::to_string((unsigned long long)value));
+}
+
+/* A device stays unsampled: say why, in META and once on stderr when
+ * verbose. */
+void refuse(uint32_t ordinal, const char *what, CUptiResult res) {
+  std::string reason = std::string(what) + ": " + result_name(res);
+  if (res == CUPTI_SUCCESS)
+    reason = what;
+  meta("pm.device." + std::to_string(ordinal) + ".error", reason);
+  meta("pm.error", reason);
+  mprof_cupti_translate_error(g.tr, ("PM sampling: " + reason).c_str());
+  if (g.cfg->verbose)
+    fprintf(stderr, "mprof-cupti: device %u not PM-sampled: %s\n", ordinal,
+            reason.c_str());
+}
+
+/* The counters asked for: MPROF_PM_METRICS or the default list. */
+std::vector<std::string> wanted_metrics() {
+  std::vector<std::string> out;
+  const char *list = g.cfg->pm_metrics;
+  if (!list[0]) {
+    for (const char *m : default_metrics)
+      out.emplace_back(m);
+    return out;
+  }
+  std::string item;
+  for (const char *p = list;; p++) {
+    if (*p == ',' || *p == '\0') {
+      size_t a = item.find_first_not_of(" \t");
+      size_t b = item.find_last_not_of(" \t");
+      if (a != std::string::npos)
+        out.push_back(item.substr(a, b - a + 1));
+      item.clear();
+      if (!*p)
+        break;
+    } else {
+      item += *p;
+    }
+  }
+  if (out.size() > MPROF_PM_MAX_METRICS)
+    out.resize(MPROF_PM_MAX_METRICS);
+  return out;
+}
+
+void host_free(CUpti_Profiler_Host_Object *host) {
+  if (!host)
+    return;
+  CUpti_Profiler_Host_Deinitialize_Params p;
+  memset(&p, 0, sizeof p);
+  p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+  p.pHostObject = host;
+  cuptiProfilerHostDeinitialize(&p);
+}
+
+CUpti_Profiler_Host_Object *host_new(const char *chip,
+                                     const std::vector<uint8_t> &avail) {
+  CUpti_Profiler_Host_Initialize_Params p;
+  memset(&p, 0, sizeof p);
+  p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+  p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+  p.pChipName = chip;
+  p.pCounterAvailabilityImage = avail.empty() ? nullptr : avail.data();
+  if (cuptiProfilerHostInitialize(&p) != CUPTI_SUCCESS)
+    return nullptr;
+  return p.pHostObject;
+}
+
+/* Build a host object holding @p names and its config image; fails unless
+ * the counters fit in one pass. */
+CUptiResult host_configure(const char *chip, const std::vector<uint8_t> &avail,
+                           const std::vector<const char *> &names,
+                           CUpti_Profiler_Host_Object **out_host,
+                           std::vector<uint8_t> *out_config) {
+  CUpti_Profiler_Host_Object *host = host_new(chip, avail);
+  if (!host)
+    return CUPTI_ERROR_UNKNOWN;
+  CUpti_Profiler_Host_ConfigAddMetrics_Params add;
+  memset(&add, 0, sizeof add);
+  add.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+  add.pHostObject = host;
+  add.ppMetricNames = const_cast<const char **>(names.data());
+  add.numMetrics = names.size();
+  CUptiResult res = cuptiProfilerHostConfigAddMetrics(&add);
+  CUpti_Profiler_Host_GetConfigImageSize_Params size;
+  memset(&size, 0, sizeof size);
+  size.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+  size.pHostObject = host;
+  if (res == CUPTI_SUCCESS)
+    res = cuptiProfilerHostGetConfigImageSize(&size);
+  std::vector<uint8_t> config(size.configImageSize);
+  if (res == CUPTI_SUCCESS) {
+    CUpti_Profiler_Host_GetConfigImage_Params image;
+    memset(&image, 0, sizeof image);
+    image.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+    image.pHostObject = host;
+    image.configImageSize = config.size();
+    image.pConfigImage = config.data();
+    res = cuptiProfilerHostGetConfigImage(&image);
+  }
+  if (res == CUPTI_SUCCESS) {
+    CUpti_Profiler_Host_GetNumOfPasses_Params passes;
+    memset(&passes, 0, sizeof passes);
+    passes.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+    passes.configImageSize = config.size();
+    passes.pConfigImage = config.data();
+    res = cuptiProfilerHostGetNumOfPasses(&passes);
+    if (res == CUPTI_SUCCESS && passes.numOfPasses != 1)
+      res = CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  if (res != CUPTI_SUCCESS) {
+    host_free(host);
+    return res;
+  }
+  *out_host = host;
+  *out_config = std::move(config);
+  return CUPTI_SUCCESS;
+}
+
+/* Choose the counters: all wanted ones when they fit in one pass, else the
+ * longest prefix that does after leaving out the names CUPTI rejects. */
+bool choose_metrics(Device *d, const char *chip,
+                    const std::vector<uint8_t> &avail) {
+  std::vector<std::string> wanted = wanted_metrics();
+  std::vector<const char *> names;
+  for (const std::string &m : wanted)
+    names.push_back(m.c_str());
+  CUptiResult res = host_configure(chip, avail, names, &d->host, &d->config);
+  std::vector<std::string> left_out;
+  if (res != CUPTI_SUCCESS) {
+    /* Greedy: keep each counter that still fits with those kept so far. */
+    std::vector<const char *> kept;
+    for (const char *m : names) {
+      kept.push_back(m);
+      CUpti_Profiler_Host_Object *host = nullptr;
+      std::vector<uint8_t> config;
+      if (host_configure(chip, avail, kept, &host, &config) == CUPTI_SUCCESS) {
+        host_free(host);
+      } else {
+        kept.pop_back();
+        left_out.emplace_back(m);
+      }
+    }
+    if (kept.empty() || host_configure(chip, avail, kept, &d->host,
+                                       &d->config) != CUPTI_SUCCESS) {
+      refuse(d->ordinal, "no counter of the set could be sampled", res);
+      return false;
+    }
+    names = kept;
+  }
+  for (const char *m : names)
+    d->metric_names.emplace_back(m);
+  for (const std::string &m : d->metric_names)
+    d->metrics.push_back(m.c_str());
+  d->values.resize(d->metrics.size());
+  std::string skipped;
+  for (const std::string &m : left_out)
+    skipped += (skipped.empty() ? "" : ",") + m;
+  if (!skipped.empty())
+    meta("pm.device." + std::to_string(d->ordinal) + ".left_out", skipped);
+  return true;
+}
+
+std::string metric_unit(CUpti_Profiler_Host_Object *host, const char *name) {
+  CUpti_Profiler_Host_GetMetricProperties_Params p;
+  memset(&p, 0, sizeof p);
+  p.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+  p.pHostObject = host;
+  p.pMetricName = name;
+  if (cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS || !p.pDimUnit)
+    return "";
+  return p.pDimUnit;
+}
+
+CUptiResult counter_data_reset(Device *d) {
+  CUpti_PmSampling_CounterDataImage_Initialize_Params p;
+  memset(&p, 0, sizeof p);
+  p.structSize =
+      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+  p.pPmSamplingObject = d->object;
+  p.counterDataSize = d->counter_data.size();
+  p.pCounterData = d->counter_data.data();
+  return cuptiPmSamplingCounterDataImageInitialize(&p);
+}
+
+/* Store the completed samples of the counter-data image. */
+void store_samples(Device *d) {
+  CUpti_PmSampling_GetCounterDataInfo_Params info;
+  memset(&info, 0, sizeof info);
+  info.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
+  info.pCounterDataImage = d->counter_data.data();
+  info.counterDataImageSize = d->counter_data.size();
+  if (cuptiPmSamplingGetCounterDataInfo(&info) != CUPTI_SUCCESS)
+    return;
+  for (size_t i = 0; i < info.numCompletedSamples; i++) {
+    CUpti_PmSampling_CounterData_GetSampleInfo_Params s;
+    memset(&s, 0, sizeof s);
+    s.structSize =
+        CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
+    s.pPmSamplingObject = d->object;
+    s.pCounterDataImage = d->counter_data.data();
+    s.counterDataImageSize = d->counter_data.size();
+    s.sampleIndex = i;
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params e;
+    memset(&e, 0, sizeof e);
+    e.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+    e.pHostObject = d->host;
+    e.pCounterDataImage = d->counter_data.data();
+    e.counterDataImageSize = d->counter_data.size();
+    e.rangeIndex = i;
+    e.ppMetricNames = d->metrics.data();
+    e.numMetrics = d->metrics.size();
+    e.pMetricValues = d->values.data();
+    /* A window with no start (the first one after Start) is not an average
+     * over a known time: leave it out. */
+    if (cuptiPmSamplingCounterDataGetSampleInfo(&s) != CUPTI_SUCCESS ||
+        s.startTimestamp == 0 || s.endTimestamp < s.startTimestamp ||
+        cuptiProfilerHostEvaluateToGpuValues(&e) != CUPTI_SUCCESS ||
+        mprof_cupti_translate_pm_sample(g.tr, d->ordinal, s.startTimestamp,
+                                        s.endTimestamp, d->values.size(),
+                                        d->values.data()) != 0) {
+      d->unstored++;
+      continue;
+    }
+    d->samples++;
+  }
+}
+
+/* Empty the hardware buffer of @p d into the trace. */
+void decode(Device *d) {
+  if (!d->object)
+    return;
+  uint64_t t0 = now_ns();
+  for (int round = 0; round < 64; round++) {
+    CUpti_PmSampling_DecodeData_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
+    p.pPmSamplingObject = d->object;
+    p.pCounterDataImage = d->counter_data.data();
+    p.counterDataImageSize = d->counter_data.size();
+    CUptiResult res = cuptiPmSamplingDecodeData(&p);
+    if (res == CUPTI_ERROR_OUT_OF_MEMORY || p.overflow) {
+      /* Samples were lost; CUPTI needs the session restarted. */
+      d->overflows++;
+      store_samples(d);
+      counter_data_reset(d);
+      if (d->started) {
+        CUpti_PmSampling_Stop_Params stop;
+        memset(&stop, 0, sizeof stop);
+        stop.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
+        stop.pPmSamplingObject = d->object;
+        cuptiPmSamplingStop(&stop);
+        CUpti_PmSampling_Start_Params start;
+        memset(&start, 0, sizeof start);
+        start.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
+        start.pPmSamplingObject = d->object;
+        d->started = cuptiPmSamplingStart(&start) == CUPTI_SUCCESS;
+      }
+      break;
+    }
+    if (res != CUPTI_SUCCESS) {
+      mprof_cupti_translate_error(
+          g.tr, (std::string("cuptiPmSamplingDecodeData: ") + result_name(res))
+                    .c_str());
+      break;
+    }
+    store_samples(d);
+    counter_data_reset(d);
+    if (p.decodeStopReason !=
+        CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
+      break;
+  }
+  d->decodes++;
+  d->decode_ns += now_ns() - t0;
+}
+
+void *decode_thread(void *) {
+  pthread_mutex_lock(&g.wake_lock);
+  while (!g.stop) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += (long)DECODE_PERIOD_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&g.wake, &g.wake_lock, &until);
+    if (g.stop)
+      break;
+    pthread_mutex_unlock(&g.wake_lock);
+    pthread_mutex_lock(&g.lock);
+    for (Device *d : g.devices)
+      decode(d);
+    pthread_mutex_unlock(&g.lock);
+    pthread_mutex_lock(&g.wake_lock);
+  }
+  pthread_mutex_unlock(&g.wake_lock);
+  return nullptr;
+}
+
+void start_thread_locked() {
+  if (g.thread_started)
+    return;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  g.thread_started =
+      pthread_create(&g.thread, nullptr, decode_thread, nullptr) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+bool profiler_initialize_locked() {
+  if (g.profiler_initialized)
+    return true;
+  CUpti_Profiler_Initialize_Params p;
+  memset(&p, 0, sizeof p);
+  p.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+  if (cuptiProfilerInitialize(&p) != CUPTI_SUCCESS)
+    return false;
+  g.profiler_initialized = true;
+  return true;
+}
+
+void disable(Device *d) {
+  if (d->object) {
+    CUpti_PmSampling_Disable_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE;
+    p.pPmSamplingObject = d->object;
+    cuptiPmSamplingDisable(&p);
+    d->object = nullptr;
+  }
+  host_free(d->host);
+  d->host = nullptr;
+}
+
+void setup_locked(uint32_t ordinal) {
+  Device *d = new Device;
+  d->ordinal = ordinal;
+  CUptiResult res;
+  if (!profiler_initialize_locked()) {
+    refuse(ordinal, "cuptiProfilerInitialize failed", CUPTI_SUCCESS);
+    delete d;
+    return;
+  }
+  CUpti_Profiler_DeviceSupported_Params sup;
+  memset(&sup, 0, sizeof sup);
+  sup.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+  sup.cuDevice = (CUdevice)ordinal;
+  sup.api = CUPTI_PROFILER_PM_SAMPLING;
+  res = cuptiProfilerDeviceSupported(&sup);
+  if (res != CUPTI_SUCCESS ||
+      sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+    refuse(ordinal, "cuptiProfilerDeviceSupported: not supported", res);
+    delete d;
+    return;
+  }
+  CUpti_Device_GetChipName_Params chip;
+  memset(&chip, 0, sizeof chip);
+  chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+  chip.deviceIndex = ordinal;
+  res = cuptiDeviceGetChipName(&chip);
+  if (res != CUPTI_SUCCESS || !chip.pChipName) {
+    refuse(ordinal, "cuptiDeviceGetChipName", res);
+    delete d;
+    return;
+  }
+  std::string chip_name = chip.pChipName;
+  /* Availability first: it fails once a sampling session is active. */
+  std::vector<uint8_t> avail;
+  CUpti_PmSampling_GetCounterAvailability_Params av;
+  memset(&av, 0, sizeof av);
+  av.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
+  av.deviceIndex = ordinal;
+  res = cuptiPmSamplingGetCounterAvailability(&av);
+  if (res == CUPTI_SUCCESS && av.counterAvailabilityImageSize) {
+    avail.resize(av.counterAvailabilityImageSize);
+    av.pCounterAvailabilityImage = avail.data();
+    res = cuptiPmSamplingGetCounterAvailability(&av);
+  }
+  if (res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+    refuse(ordinal, "insufficient_privileges", CUPTI_SUCCESS);
+    delete d;
+    return;
+  }
+  if (res != CUPTI_SUCCESS)
+    avail.clear(); /* the host API still knows the chip's counters */
+  if (!choose_metrics(d, chip_name.c_str(), avail)) {
+    delete d;
+    return;
+  }
+  CUpti_PmSampling_Enable_Params en;
+  memset(&en, 0, sizeof en);
+  en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
+  en.deviceIndex = ordinal;
+  res = cuptiPmSamplingEnable(&en);
+  if (res != CUPTI_SUCCESS) {
+    refuse(ordinal,
+           res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+               ? "insufficient_privileges"
+               : "cuptiPmSamplingEnable",
+           res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? CUPTI_SUCCESS : res);
+    disable(d);
+    delete d;
+    return;
+  }
+  d->object = en.pPmSamplingObject;
+  CUpti_PmSampling_SetConfig_Params sc;
+  memset(&sc, 0, sizeof sc);
+  sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
+  sc.pPmSamplingObject = d->object;
+  sc.configSize = d->config.size();
+  sc.pConfig = d->config.data();
+  sc.hardwareBufferSize = g.cfg->pm_hw_buffer;
+  sc.samplingInterval = g.cfg->pm_interval_ns;
+  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  sc.hwBufferAppendMode =
+      CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+  res = cuptiPmSamplingSetConfig(&sc);
+  if (res != CUPTI_SUCCESS) {
+    refuse(ordinal, "cuptiPmSamplingSetConfig", res);
+    disable(d);
+    delete d;
+    return;
+  }
+  CUpti_PmSampling_GetCounterDataSize_Params cs;
+  memset(&cs, 0, sizeof cs);
+  cs.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
+  cs.pPmSamplingObject = d->object;
+  cs.pMetricNames = d->metrics.data();
+  cs.numMetrics = d->metrics.size();
+  cs.maxSamples = COUNTER_DATA_SAMPLES;
+  res = cuptiPmSamplingGetCounterDataSize(&cs);
+  if (res == CUPTI_SUCCESS) {
+    d->counter_data.resize(cs.counterDataSize);
+    res = counter_data_reset(d);
+  }
+  if (res != CUPTI_SUCCESS) {
+    refuse(ordinal, "cuptiPmSamplingCounterDataImageInitialize", res);
+    disable(d);
+    delete d;
+    return;
+  }
+  CUpti_PmSampling_Start_Params st;
+  memset(&st, 0, sizeof st);
+  st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
+  st.pPmSamplingObject = d->object;
+  res = cuptiPmSamplingStart(&st);
+  if (res != CUPTI_SUCCESS) {
+    refuse(ordinal, "cuptiPmSamplingStart", res);
+    disable(d);
+    delete d;
+    return;
+  }
+  d->started = true;
+  std::vector<std::string> units;
+  for (const char *m : d->metrics)
+    units.push_back(metric_unit(d->host, m));
+  std::vector<const char *> unit_ptrs;
+  for (const std::string &u : units)
+    unit_ptrs.push_back(u.c_str());
+  mprof_cupti_translate_pm_metrics(g.tr, ordinal, g.cfg->pm_interval_ns,
+                                   d->metrics.size(), d->metrics.data(),
+                                   unit_ptrs.data());
+  std::string prefix = "pm.device." + std::to_string(ordinal);
+  meta(prefix + ".chip", chip_name);
+  meta_u64(prefix + ".counter_data_bytes", d->counter_data.size());
+  meta_u64(prefix + ".counter_data_samples", COUNTER_DATA_SAMPLES);
+  g.devices.push_back(d);
+  start_thread_locked();
+}
+
+} // namespace
+
+extern "C" void mprof_cupti_pm_init(mprof_cupti_translate *tr,
+                                    const mprof_cupti_config *cfg) {
+  g.tr = tr;
+  g.cfg = cfg;
+  meta("pm.mode", cfg->pm_enabled ? "on" : "off");
+  if (cfg->pm_enabled) {
+    meta_u64("pm.interval_ns", cfg->pm_interval_ns);
+    meta_u64("pm.hw_buffer", cfg->pm_hw_buffer);
+  }
+}
+
+extern "C" void mprof_cupti_pm_device(uint32_t ordinal) {
+  if (!g.cfg || !g.cfg->pm_enabled)
+    return;
+  pthread_mutex_lock(&g.lock);
+  bool known = g.finished;
+  for (Device *d : g.devices)
+    known = known || d->ordinal == ordinal;
+  for (uint32_t r : g.refused)
+    known = known || r == ordinal;
+  if (!known) {
+    size_t before = g.devices.size();
+    uint64_t t0 = now_ns();
+    setup_locked(ordinal);
+    if (g.devices.size() == before)
+      g.refused.push_back(ordinal);
+    else
+      meta_u64("pm.device." + std::to_string(ordinal) + ".setup_us",
+               (now_ns() - t0) / 1000);
+  }
+  pthread_mutex_unlock(&g.lock);
+}
+
+extern "C" void mprof_cupti_pm_finish(void) {
+  if (!g.cfg || !g.cfg->pm_enabled)
+    return;
+  pthread_mutex_lock(&g.wake_lock);
+  g.stop = true;
+  pthread_cond_signal(&g.wake);
+  pthread_mutex_unlock(&g.wake_lock);
+  if (g.thread_started)
+    pthread_join(g.thread, nullptr);
+  g.thread_started = false;
+  pthread_mutex_lock(&g.lock);
+  g.finished = true;
+  for (Device *d : g.devices) {
+    if (d->started) {
+      CUpti_PmSampling_Stop_Params p;
+      memset(&p, 0, sizeof p);
+      p.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
+      p.pPmSamplingObject = d->object;
+      cuptiPmSamplingStop(&p);
+      d->started = false;
+    }
+    decode(d);
+    std::string prefix = "pm.device." + std::to_string(d->ordinal);
+    meta_u64(prefix + ".samples", d->samples);
+    meta_u64(prefix + ".decodes", d->decodes);
+    meta_u64(prefix + ".decode_us", d->decode_ns / 1000);
+    mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_OVERFLOW,
+                                  d->overflows);
+    mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_SAMPLES,
+                                  d->unstored);
+    disable(d);
+    delete d;
+  }
+  g.devices.clear();
+  if (g.profiler_initialized) {
+    CUpti_Profiler_DeInitialize_Params p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+    cuptiProfilerDeInitialize(&p);
+    g.profiler_initialized = false;
+  }
+  pthread_mutex_unlock(&g.lock);
+}
