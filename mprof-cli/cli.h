@@ -79,5 +79,6 @@ CLI_DECLARE(cmd_setup);
 CLI_DECLARE(cmd_source);
 CLI_DECLARE(cmd_mkprof);
 CLI_DECLARE(cmd_view);
+CLI_DECLARE(cmd_export);
 
 #endif /* MPROF_CLI_H */

@@ -114,6 +114,37 @@ static const cli_command commands[] = {
      "Exit status: 0 ok, 1 failed, 2 bad usage or bad input, 3 the gate\n"
      "tripped.\n",
      cmd_diff},
+    {"export", "write traces for Perfetto, chrome://tracing or speedscope",
+     "usage: mprof export TRACE... -o FILE [--format "
+     "perfetto|chrome|speedscope]\n"
+     "                    [--kernel NAME|REGEX] [--sidecar FILE|--no-sidecar]\n"
+     "                    [-q]\n"
+     "\n"
+     "Write TRACE (or the traces of a multi-process run, one process each,\n"
+     "on one time axis) to FILE for the viewers traces are shared in.\n"
+     "\n"
+     "perfetto and chrome (the default is perfetto) write the same Trace\n"
+     "Event Format JSON, which ui.perfetto.dev and chrome://tracing open:\n"
+     "one track per GPU stream with its kernels and copies, NVTX ranges per\n"
+     "host thread, measured activity spans per SM, and in each kernel's\n"
+     "args its grid, block, registers, shared memory and the verdict of\n"
+     "'mprof summary'.\n"
+     "\n"
+     "speedscope writes one sampled profile per kernel with PC samples:\n"
+     "kernel, source line and SASS instruction as a stack, weighted by\n"
+     "samples; open it at https://www.speedscope.app.\n"
+     "\n"
+     "  -o FILE         output (written whole, then renamed into place)\n"
+     "  --format F      perfetto, chrome or speedscope\n"
+     "  --kernel PAT    only kernels whose name is PAT, else matches the\n"
+     "                  extended regular expression PAT\n"
+     "  --sidecar F     SASS and source lines from F (one trace only);\n"
+     "                  --no-sidecar ignores TRACE.pc.json\n"
+     "  -q, --quiet     no recap\n"
+     "\n"
+     "The file layout is described in docs/EXPORT.md.\n"
+     "Exit status: 0 ok, 1 failed, 2 bad usage or bad input.\n",
+     cmd_export},
     {"synth", "write a deterministic synthetic trace",
      "usage: mprof synth [-o FILE] [--launches N] [--kernels M] [--streams S]\n"
      "                   [--devices D] [--pcs P] [--seed X] [--scenario NAME]\n"

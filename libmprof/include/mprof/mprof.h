@@ -10,6 +10,7 @@
 #include <mprof/diagnose.h>
 #include <mprof/diff.h>
 #include <mprof/error.h>
+#include <mprof/export.h>
 #include <mprof/format.h>
 #include <mprof/join.h>
 #include <mprof/mkprof.h>

@@ -1,0 +1,94 @@
+/*
+ * mprof — exporting traces to the viewers people already share traces in.
+ *
+ * Two formats:
+ *  - the Trace Event Format (JSON) that chrome://tracing, Perfetto's UI and
+ *    most trace tools open: one track per GPU stream with kernels and
+ *    copies, NVTX ranges per host thread, measured activity spans per SM,
+ *    and the kernel's launch configuration and diagnosis in each event's
+ *    args;
+ *  - speedscope's file format: per kernel, its PC samples as a sampled
+ *    profile whose stacks are kernel → source line → SASS instruction,
+ *    weighted by samples.
+ *
+ * Both take a set of diagnosed traces (one per process of a multi-process
+ * run): each trace becomes a process of its own, and all share one time
+ * origin, the earliest event of the set.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_EXPORT_H
+#define MPROF_EXPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "api.h"
+#include "diagnose.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Export formats. Values are pinned. */
+typedef enum mprof_export_format {
+  /** Trace Event Format JSON (docs/EXPORT.md); opens in Perfetto and
+   * chrome://tracing alike. */
+  MPROF_EXPORT_TRACE_EVENTS = 0,
+  /** speedscope's JSON file format (https://www.speedscope.app). */
+  MPROF_EXPORT_SPEEDSCOPE = 1
+} mprof_export_format;
+
+#define MPROF_EXPORT_OPTIONS_VERSION 1
+
+typedef struct mprof_export_options {
+  unsigned version; /**< MPROF_EXPORT_OPTIONS_VERSION */
+  unsigned format;  /**< mprof_export_format */
+  /** Only kernels whose mangled or display name equals this, or else
+   * matches it as a POSIX extended regular expression; NULL for all. */
+  const char *kernel;
+} mprof_export_options;
+
+#define MPROF_EXPORT_OPTIONS_INIT                                              \
+  { MPROF_EXPORT_OPTIONS_VERSION, MPROF_EXPORT_TRACE_EVENTS, NULL }
+
+/** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
+ */
+MPROF_API int mprof_export_options_init(mprof_export_options *opts,
+                                        unsigned version);
+
+/** What an export wrote, for a recap. */
+typedef struct mprof_export_report {
+  size_t events;   /**< trace events, or speedscope samples */
+  size_t profiles; /**< speedscope profiles (kernels with samples) */
+  size_t frames;   /**< speedscope frames */
+} mprof_export_report;
+
+/**
+ * Write the @p count diagnosed traces of @p traces to @p out in
+ * opts->format. The diagnoses are borrowed. @p report may be NULL.
+ * Returns MPROF_ENOTFOUND (having written nothing) when opts->kernel
+ * matches no kernel, or for speedscope when no kernel has PC samples;
+ * MPROF_EINVAL for a bad option or regular expression; MPROF_EIO when
+ * writing fails.
+ */
+MPROF_API int mprof_export_write(FILE *out,
+                                 const mprof_diagnosis *const *traces,
+                                 size_t count, const mprof_export_options *opts,
+                                 mprof_export_report *report);
+
+/**
+ * As mprof_export_write(), into the file @p path: written under a
+ * temporary name and renamed when complete, so a failed export leaves no
+ * partial file.
+ */
+MPROF_API int mprof_export_file(const char *path,
+                                const mprof_diagnosis *const *traces,
+                                size_t count, const mprof_export_options *opts,
+                                mprof_export_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPROF_EXPORT_H */

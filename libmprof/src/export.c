@@ -1,0 +1,899 @@
+/*
+ * mprof — Trace Event Format (Chrome, Perfetto) and speedscope exports.
+ *
+ * The layout of both files, and why, is in docs/EXPORT.md.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/error.h"
+#include "mprof/export.h"
+#include "mprof/version.h"
+#include "report_internal.h"
+
+int mprof_export_options_init(mprof_export_options *opts, unsigned version) {
+  if (!opts)
+    return mprof__error_set(MPROF_EINVAL, "export options: NULL");
+  if (version != MPROF_EXPORT_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "export options: unknown version %u", version);
+  mprof_export_options init = MPROF_EXPORT_OPTIONS_INIT;
+  *opts = init;
+  return MPROF_OK;
+}
+
+/* ---- kernel selection over a set of traces ------------------------------ */
+
+/* selected[t][k]: whether kernel k of trace t passes opts->kernel. */
+typedef struct selection {
+  unsigned char **selected;
+  size_t count;
+} selection;
+
+static void selection_free(selection *s) {
+  for (size_t t = 0; t < s->count; t++)
+    free(s->selected[t]);
+  free(s->selected);
+  memset(s, 0, sizeof *s);
+}
+
+static int selection_build(selection *s, const mprof_diagnosis *const *traces,
+                           size_t count, const char *pattern) {
+  memset(s, 0, sizeof *s);
+  s->selected =
+      (unsigned char **)calloc(count ? count : 1, sizeof *s->selected);
+  if (!s->selected)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  s->count = count;
+  size_t matched = 0;
+  int first_error = MPROF_OK;
+  char first_message[512] = "";
+  for (size_t t = 0; t < count; t++) {
+    const mprof_join *join = mprof_diagnosis_join(traces[t]);
+    size_t n = mprof_join_kernel_count(join);
+    s->selected[t] = (unsigned char *)calloc(n ? n : 1, 1);
+    if (!s->selected[t]) {
+      selection_free(s);
+      return mprof__error_set(MPROF_ENOMEM, "out of memory");
+    }
+    size_t *list = NULL, found = 0;
+    int rc = mprof__select_kernels(&list, &found, join, pattern);
+    if (rc == MPROF_ENOTFOUND) {
+      /* Another trace of the set may hold it; keep the first message. */
+      if (!first_error) {
+        first_error = rc;
+        snprintf(first_message, sizeof first_message, "%s", mprof_error_last());
+      }
+      continue;
+    }
+    if (rc) {
+      selection_free(s);
+      return rc;
+    }
+    for (size_t i = 0; i < found; i++)
+      s->selected[t][list[i]] = 1;
+    matched += found;
+    free(list);
+  }
+  if (!matched && first_error) {
+    selection_free(s);
+    return mprof__error_set(first_error, "%s", first_message);
+  }
+  return MPROF_OK;
+}
+
+/* ---- shared helpers ----------------------------------------------------- */
+
+/* Microseconds since @p origin with nanosecond digits: exact, unlike a
+ * double of an absolute CUPTI timestamp. */
+static void put_us(FILE *f, uint64_t t, uint64_t origin) {
+  uint64_t d = t > origin ? t - origin : 0;
+  fprintf(f, "%llu.%03llu", (unsigned long long)(d / 1000),
+          (unsigned long long)(d % 1000));
+}
+
+static void put_key(FILE *f, int *first, const char *key) {
+  fputs(*first ? "" : ",", f);
+  *first = 0;
+  mprof__json_string(f, key);
+  fputc(':', f);
+}
+
+static const char *trace_base_name(const mprof_trace *trace) {
+  const char *path = mprof_trace_path(trace);
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static const char *copy_kind_name(uint32_t kind) {
+  switch (kind) {
+  case MPROF_COPY_HTOD: return "HtoD";
+  case MPROF_COPY_DTOH: return "DtoH";
+  case MPROF_COPY_DTOD: return "DtoD";
+  case MPROF_COPY_HTOH: return "HtoH";
+  case MPROF_COPY_PTOP: return "PtoP";
+  default: return "";
+  }
+}
+
+static void format_bytes(char *buf, size_t size, uint64_t bytes) {
+  if (bytes >= 1000000000ull)
+    snprintf(buf, size, "%.3g GB", bytes / 1e9);
+  else if (bytes >= 1000000ull)
+    snprintf(buf, size, "%.3g MB", bytes / 1e6);
+  else if (bytes >= 1000ull)
+    snprintf(buf, size, "%.3g kB", bytes / 1e3);
+  else
+    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+}
+
+/* ---- Trace Event Format -------------------------------------------------- */
+
+/* Process ids: each trace's host process keeps its recorded pid (unless
+ * another trace of the set has it); its GPUs and their SMs get ids far
+ * above any Linux pid, so tracks never merge across traces. */
+#define GPU_PID_BASE 0x40000000u
+static uint32_t gpu_pid(size_t trace, uint32_t device, int sms) {
+  return GPU_PID_BASE + (uint32_t)trace * 0x10000u + device * 2u +
+         (sms ? 1u : 0u);
+}
+
+typedef struct te_writer {
+  FILE *f;
+  uint64_t origin;
+  size_t events;
+  int first;
+} te_writer;
+
+static void te_begin(te_writer *w) {
+  fputs(w->first ? "\n" : ",\n", w->f);
+  w->first = 0;
+  w->events++;
+}
+
+static void te_meta(te_writer *w, const char *what, uint32_t pid, int has_tid,
+                    uint64_t tid, const char *key, const char *text,
+                    long long number) {
+  te_begin(w);
+  fputs("{\"ph\":\"M\",\"name\":", w->f);
+  mprof__json_string(w->f, what);
+  fprintf(w->f, ",\"pid\":%u", pid);
+  if (has_tid)
+    fprintf(w->f, ",\"tid\":%llu", (unsigned long long)tid);
+  fprintf(w->f, ",\"args\":{\"%s\":", key);
+  if (text)
+    mprof__json_string(w->f, text);
+  else
+    fprintf(w->f, "%lld", number);
+  fputs("}}", w->f);
+}
+
+static void te_complete(te_writer *w, const char *name, const char *cat,
+                        uint32_t pid, uint64_t tid, uint64_t start,
+                        uint64_t end) {
+  te_begin(w);
+  fputs("{\"ph\":\"X\",\"name\":", w->f);
+  mprof__json_string(w->f, name);
+  fprintf(w->f, ",\"cat\":\"%s\",\"pid\":%u,\"tid\":%llu,\"ts\":", cat, pid,
+          (unsigned long long)tid);
+  put_us(w->f, start, w->origin);
+  fputs(",\"dur\":", w->f);
+  put_us(w->f, end > start ? end : start, start);
+}
+
+static uint32_t device_ordinal(const mprof_trace *trace, uint32_t device) {
+  size_t n;
+  const mprof_device_record *devices = mprof_trace_devices(trace, &n);
+  return device < n ? devices[device].id : MPROF_INDEX_NONE;
+}
+
+static uint32_t host_pid(const mprof_trace *trace, size_t t,
+                         const uint32_t *earlier) {
+  const char *text = mprof_trace_meta(trace, "pid");
+  unsigned long long pid = text ? strtoull(text, NULL, 10) : 0;
+  if (pid == 0 || pid >= GPU_PID_BASE)
+    pid = 0x20000000u + t;
+  for (size_t i = 0; i < t; i++)
+    if (earlier[i] == pid)
+      return 0x20000000u + (uint32_t)t;
+  return (uint32_t)pid;
+}
+
+static uint64_t set_origin(const mprof_diagnosis *const *traces, size_t count) {
+  uint64_t origin = UINT64_MAX;
+  for (size_t t = 0; t < count; t++) {
+    const mprof_trace *trace =
+        mprof_join_trace(mprof_diagnosis_join(traces[t]));
+    uint64_t start, end;
+    mprof_trace_time_bounds(trace, &start, &end);
+    if (start || end)
+      origin = start < origin ? start : origin;
+    size_t n;
+    const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
+    for (size_t i = 0; i < n; i++)
+      origin = ranges[i].start < origin ? ranges[i].start : origin;
+    const mprof_span_record *spans = mprof_trace_spans(trace, &n);
+    for (size_t i = 0; i < n; i++)
+      origin = spans[i].start < origin ? spans[i].start : origin;
+  }
+  return origin == UINT64_MAX ? 0 : origin;
+}
+
+static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
+                             uint32_t pid, int multi) {
+  char name[512];
+  const char *cmd = mprof_trace_meta(trace, "cmdline");
+  snprintf(name, sizeof name, "%s%s%s", trace_base_name(trace),
+           cmd && *cmd ? ": " : "", cmd ? cmd : "");
+  te_meta(w, "process_name", pid, 0, 0, "name", name, 0);
+  te_meta(w, "process_sort_index", pid, 0, 0, "sort_index", NULL,
+          (long long)(t * 1000 + 999));
+  size_t n;
+  const mprof_device_record *devices = mprof_trace_devices(trace, &n);
+  for (size_t d = 0; d < n; d++) {
+    const char *dev = mprof_trace_string(trace, devices[d].name);
+    for (int sms = 0; sms < 2; sms++) {
+      snprintf(name, sizeof name, "GPU %u%s: %s%s%s", devices[d].id,
+               sms ? " SMs" : "", dev, multi ? " — " : "",
+               multi ? trace_base_name(trace) : "");
+      uint32_t p = gpu_pid(t, (uint32_t)d, sms);
+      te_meta(w, "process_name", p, 0, 0, "name", name, 0);
+      te_meta(w, "process_sort_index", p, 0, 0, "sort_index", NULL,
+              (long long)(t * 1000 + d * 2 + (size_t)sms));
+    }
+  }
+  const mprof_stream_record *streams = mprof_trace_streams(trace, &n);
+  for (size_t s = 0; s < n; s++) {
+    const char *label = mprof_trace_string(trace, streams[s].name);
+    if (*label)
+      snprintf(name, sizeof name, "stream %u (%s)", streams[s].stream_id,
+               label);
+    else
+      snprintf(name, sizeof name, "stream %u", streams[s].stream_id);
+    uint32_t dev = streams[s].device;
+    uint32_t p = gpu_pid(t, dev == MPROF_INDEX_NONE ? 0xffffu : dev, 0);
+    te_meta(w, "thread_name", p, 1, streams[s].stream_id, "name", name, 0);
+    te_meta(w, "thread_sort_index", p, 1, streams[s].stream_id, "sort_index",
+            NULL, (long long)streams[s].stream_id);
+  }
+}
+
+static void te_launches(te_writer *w, const mprof_diagnosis *diag, size_t t,
+                        const unsigned char *selected) {
+  const mprof_join *join = mprof_diagnosis_join(diag);
+  const mprof_trace *trace = mprof_join_trace(join);
+  size_t launch_count, shape_count, kernel_count, stream_count;
+  const mprof_launch_record *launches =
+      mprof_trace_launches(trace, &launch_count);
+  const mprof_shape_record *shapes = mprof_trace_shapes(trace, &shape_count);
+  const mprof_kernel_record *kernels =
+      mprof_trace_kernels(trace, &kernel_count);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  for (size_t i = 0; i < launch_count; i++) {
+    const mprof_launch_record *l = &launches[i];
+    uint32_t k = mprof_join_launch_kernel(join, i);
+    if (k == MPROF_INDEX_NONE || !selected[k])
+      continue;
+    const mprof_kernel_diagnosis *kd = mprof_diagnosis_kernel(diag, k);
+    const mprof_shape_record *shape = &shapes[l->shape];
+    const mprof_kernel_record *kr = &kernels[shape->kernel];
+    const mprof_stream_record *st = &streams[l->stream];
+    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
+    te_complete(w, kd->stats->name, "kernel", gpu_pid(t, dev, 0), st->stream_id,
+                l->start, l->end);
+    FILE *f = w->f;
+    int first = 1;
+    fputs(",\"args\":{", f);
+    put_key(f, &first, "kernel");
+    mprof__json_string(f, kd->stats->name);
+    put_key(f, &first, "mangled");
+    mprof__json_string(f, kd->stats->mangled);
+    put_key(f, &first, "device");
+    fprintf(f, "%u", device_ordinal(trace, st->device));
+    put_key(f, &first, "stream");
+    fprintf(f, "%u", st->stream_id);
+    put_key(f, &first, "correlation_id");
+    fprintf(f, "%u", l->correlation_id);
+    put_key(f, &first, "grid");
+    fprintf(f, "\"%ux%ux%u\"", shape->grid[0], shape->grid[1], shape->grid[2]);
+    put_key(f, &first, "block");
+    fprintf(f, "\"%ux%ux%u\"", shape->block[0], shape->block[1],
+            shape->block[2]);
+    if (shape->cluster[0]) {
+      put_key(f, &first, "cluster");
+      fprintf(f, "\"%ux%ux%u\"", shape->cluster[0], shape->cluster[1],
+              shape->cluster[2]);
+    }
+    put_key(f, &first, "registers");
+    fprintf(f, "%u", kr->registers);
+    put_key(f, &first, "static_shared");
+    fprintf(f, "%u", kr->static_shared);
+    put_key(f, &first, "dynamic_shared");
+    fprintf(f, "%u", shape->dynamic_shared);
+    if (l->graph_id) {
+      put_key(f, &first, "graph_id");
+      fprintf(f, "%u", l->graph_id);
+    }
+    put_key(f, &first, "verdict");
+    mprof__json_string(f, kd->verdict);
+    put_key(f, &first, "verdict_dimension");
+    mprof__json_string(f, kd->verdict_dimension == MPROF_DIM_NONE
+                              ? "none"
+                              : mprof_dimension_key(kd->verdict_dimension));
+    put_key(f, &first, "kernel_share");
+    mprof__json_num(f, kd->stats->share, 4);
+    put_key(f, &first, "theoretical_occupancy");
+    if (kd->occupancy.known)
+      mprof__json_num(f, kd->occupancy.theoretical, 4);
+    else
+      fputs("null", f);
+    fputs("}}", f);
+  }
+}
+
+static void te_memops(te_writer *w, const mprof_trace *trace, size_t t) {
+  size_t n, stream_count;
+  const mprof_memop_record *ops = mprof_trace_memops(trace, &n);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  for (size_t i = 0; i < n; i++) {
+    const mprof_memop_record *m = &ops[i];
+    const mprof_stream_record *st = &streams[m->stream];
+    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
+    char size[32], name[96];
+    format_bytes(size, sizeof size, m->bytes);
+    int memset_op = m->kind == MPROF_MEMOP_MEMSET;
+    const char *kind = copy_kind_name(m->copy_kind);
+    snprintf(name, sizeof name, "%s%s%s %s", memset_op ? "Memset" : "Memcpy",
+             *kind ? " " : "", memset_op ? "" : kind, size);
+    te_complete(w, name, memset_op ? "memset" : "memcpy", gpu_pid(t, dev, 0),
+                st->stream_id, m->start, m->end);
+    FILE *f = w->f;
+    int first = 1;
+    fputs(",\"args\":{", f);
+    put_key(f, &first, "bytes");
+    fprintf(f, "%llu", (unsigned long long)m->bytes);
+    if (!memset_op) {
+      put_key(f, &first, "kind");
+      mprof__json_string(f, *kind ? kind : "unknown");
+    } else {
+      put_key(f, &first, "value");
+      fprintf(f, "%u", m->value);
+    }
+    if (m->end > m->start) {
+      put_key(f, &first, "bandwidth_GBps");
+      mprof__json_num(f, (double)m->bytes / (double)(m->end - m->start), 3);
+    }
+    put_key(f, &first, "correlation_id");
+    fprintf(f, "%u", m->correlation_id);
+    fputs("}}", f);
+  }
+}
+
+typedef struct range_key {
+  uint32_t thread;
+  uint64_t start;
+  uint64_t end;
+  size_t index;
+} range_key;
+
+static int range_order(const void *a, const void *b) {
+  const range_key *x = (const range_key *)a, *y = (const range_key *)b;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end > y->end ? -1 : 1; /* the outer range first */
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
+  size_t n;
+  const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
+  if (!n)
+    return MPROF_OK;
+  range_key *order = (range_key *)malloc(n * sizeof *order);
+  if (!order)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    range_key key = {ranges[i].thread_id, ranges[i].start, ranges[i].end, i};
+    order[i] = key;
+  }
+  qsort(order, n, sizeof *order, range_order);
+  uint32_t named_thread = 0;
+  for (size_t o = 0; o < n; o++) {
+    const mprof_range_record *r = &ranges[order[o].index];
+    if (o == 0 || r->thread_id != named_thread) {
+      char name[64];
+      snprintf(name, sizeof name, "thread %u (NVTX)", r->thread_id);
+      te_meta(w, "thread_name", pid, 1, r->thread_id, "name", name, 0);
+      named_thread = r->thread_id;
+    }
+    const char *name = mprof_trace_string(trace, r->name);
+    te_complete(w, *name ? name : "(unnamed range)", "nvtx", pid, r->thread_id,
+                r->start, r->end);
+    FILE *f = w->f;
+    int first = 1;
+    fputs(",\"args\":{", f);
+    const char *domain = mprof_trace_string(trace, r->domain);
+    put_key(f, &first, "domain");
+    mprof__json_string(f, *domain ? domain : "default");
+    put_key(f, &first, "depth");
+    fprintf(f, "%u", r->depth);
+    if (r->color) {
+      put_key(f, &first, "color");
+      fprintf(f, "\"#%06x\"", r->color & 0xffffffu);
+    }
+    fputs("}}", f);
+  }
+  free(order);
+  return MPROF_OK;
+}
+
+/* Spans are laid out per SM in lanes: a span goes to the first lane where
+ * it either starts after everything open there has ended or nests inside
+ * the innermost open span, so every lane is a well-formed stack of
+ * complete events, as the viewers require of one thread. */
+typedef struct span_key {
+  uint32_t device;
+  uint32_t sm;
+  uint64_t start;
+  uint64_t end;
+  size_t index;
+} span_key;
+
+static int span_key_order(const void *a, const void *b) {
+  const span_key *x = (const span_key *)a, *y = (const span_key *)b;
+  if (x->device != y->device)
+    return x->device < y->device ? -1 : 1;
+  if (x->sm != y->sm)
+    return x->sm < y->sm ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end > y->end ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+typedef struct lane {
+  uint64_t *open; /* ends of the spans open in this lane, innermost last */
+  size_t depth, capacity;
+} lane;
+
+static int lane_push(lane *l, uint64_t end) {
+  if (l->depth == l->capacity) {
+    size_t cap = l->capacity ? l->capacity * 2 : 8;
+    uint64_t *grown = (uint64_t *)realloc(l->open, cap * sizeof *grown);
+    if (!grown)
+      return -1;
+    l->open = grown;
+    l->capacity = cap;
+  }
+  l->open[l->depth++] = end;
+  return 0;
+}
+
+static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
+                    const unsigned char *selected) {
+  const mprof_join *join = mprof_diagnosis_join(diag);
+  const mprof_trace *trace = mprof_join_trace(join);
+  size_t n, launch_count, stream_count, region_count;
+  const mprof_span_record *spans = mprof_trace_spans(trace, &n);
+  if (!n)
+    return MPROF_OK;
+  const mprof_launch_record *launches =
+      mprof_trace_launches(trace, &launch_count);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  const mprof_region_record *regions =
+      mprof_trace_regions(trace, &region_count);
+  span_key *keys = (span_key *)malloc(n * sizeof *keys);
+  if (!keys)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    const mprof_span_record *s = &spans[i];
+    uint32_t device = 0xffffu;
+    if (s->launch != MPROF_INDEX_NONE && s->launch < launch_count) {
+      uint32_t k = mprof_join_launch_kernel(join, s->launch);
+      if (k != MPROF_INDEX_NONE && !selected[k])
+        continue;
+      uint32_t d = streams[launches[s->launch].stream].device;
+      device = d == MPROF_INDEX_NONE ? 0xffffu : d;
+    }
+    span_key key = {device, s->sm, s->start, s->end, i};
+    keys[kept++] = key;
+  }
+  qsort(keys, kept, sizeof *keys, span_key_order);
+  lane *lanes = NULL;
+  size_t lane_count = 0, lane_capacity = 0;
+  int rc = MPROF_OK;
+  for (size_t i = 0; i < kept && !rc; i++) {
+    if (i == 0 || keys[i].sm != keys[i - 1].sm ||
+        keys[i].device != keys[i - 1].device) {
+      for (size_t l = 0; l < lane_count; l++)
+        lanes[l].depth = 0;
+      lane_count = 0;
+    }
+    const span_key *key = &keys[i];
+    size_t chosen = lane_count;
+    for (size_t l = 0; l < lane_count; l++) {
+      lane *ln = &lanes[l];
+      while (ln->depth && ln->open[ln->depth - 1] <= key->start)
+        ln->depth--;
+      if (!ln->depth || ln->open[ln->depth - 1] >= key->end) {
+        chosen = l;
+        break;
+      }
+    }
+    if (chosen == lane_count) {
+      if (lane_count == lane_capacity) {
+        size_t cap = lane_capacity ? lane_capacity * 2 : 8;
+        lane *grown = (lane *)realloc(lanes, cap * sizeof *grown);
+        if (!grown) {
+          rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+          break;
+        }
+        memset(grown + lane_capacity, 0, (cap - lane_capacity) * sizeof *grown);
+        lanes = grown;
+        lane_capacity = cap;
+      }
+      lane_count++;
+      uint32_t pid = gpu_pid(t, key->device, 1);
+      uint64_t tid = (uint64_t)key->sm * 65536u + chosen;
+      char name[64];
+      if (chosen)
+        snprintf(name, sizeof name, "SM %u · lane %zu", key->sm, chosen + 1);
+      else
+        snprintf(name, sizeof name, "SM %u", key->sm);
+      te_meta(w, "thread_name", pid, 1, tid, "name", name, 0);
+      te_meta(w, "thread_sort_index", pid, 1, tid, "sort_index", NULL,
+              (long long)tid);
+    }
+    if (lane_push(&lanes[chosen], key->end)) {
+      rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+      break;
+    }
+    const mprof_span_record *s = &spans[key->index];
+    const char *region =
+        s->region < region_count
+            ? mprof_trace_string(trace, regions[s->region].name)
+            : "";
+    te_complete(w, *region ? region : "span", "span",
+                gpu_pid(t, key->device, 1), (uint64_t)key->sm * 65536u + chosen,
+                s->start, s->end);
+    FILE *f = w->f;
+    int first = 1;
+    fputs(",\"args\":{", f);
+    if (s->launch != MPROF_INDEX_NONE && s->launch < launch_count) {
+      uint32_t k = mprof_join_launch_kernel(join, s->launch);
+      const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
+      if (ks) {
+        put_key(f, &first, "kernel");
+        mprof__json_string(f, ks->name);
+      }
+      put_key(f, &first, "launch");
+      fprintf(f, "%u", s->launch);
+    }
+    put_key(f, &first, "sm");
+    fprintf(f, "%u", s->sm);
+    put_key(f, &first, "block");
+    fprintf(f, "%u", s->block);
+    if (s->warp != MPROF_INDEX_NONE) {
+      put_key(f, &first, "warp");
+      fprintf(f, "%u", s->warp);
+    }
+    if (s->payload) {
+      put_key(f, &first, "payload");
+      fprintf(f, "%llu", (unsigned long long)s->payload);
+    }
+    if (s->flags & MPROF_SPAN_FLAG_OPEN) {
+      put_key(f, &first, "open");
+      fputs("true", f);
+    }
+    fputs("}}", f);
+  }
+  for (size_t l = 0; l < lane_capacity; l++)
+    free(lanes[l].open);
+  free(lanes);
+  free(keys);
+  return rc;
+}
+
+static int write_trace_events(FILE *f, const mprof_diagnosis *const *traces,
+                              size_t count, const selection *sel,
+                              size_t *events) {
+  te_writer w = {f, set_origin(traces, count), 0, 1};
+  uint32_t *pids = (uint32_t *)calloc(count ? count : 1, sizeof *pids);
+  if (!pids)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", f);
+  int first = 1;
+  put_key(f, &first, "exporter");
+  mprof__json_string(f, "mprof " MPROF_VERSION_STRING);
+  put_key(f, &first, "origin_ns");
+  fprintf(f, "\"%llu\"", (unsigned long long)w.origin);
+  put_key(f, &first, "traces");
+  fputc('[', f);
+  for (size_t t = 0; t < count; t++) {
+    const mprof_trace *trace =
+        mprof_join_trace(mprof_diagnosis_join(traces[t]));
+    fputs(t ? "," : "", f);
+    mprof__json_string(f, mprof_trace_path(trace));
+  }
+  fputs("]},\"traceEvents\":[", f);
+  int rc = MPROF_OK;
+  for (size_t t = 0; t < count && !rc; t++) {
+    const mprof_trace *trace =
+        mprof_join_trace(mprof_diagnosis_join(traces[t]));
+    pids[t] = host_pid(trace, t, pids);
+    te_process_names(&w, trace, t, pids[t], count > 1);
+    te_launches(&w, traces[t], t, sel->selected[t]);
+    te_memops(&w, trace, t);
+    rc = te_ranges(&w, trace, pids[t]);
+    if (!rc)
+      rc = te_spans(&w, traces[t], t, sel->selected[t]);
+  }
+  fputs("\n]}\n", f);
+  free(pids);
+  *events = w.events;
+  return rc;
+}
+
+/* ---- speedscope ------------------------------------------------------------
+ */
+
+typedef struct pc_order {
+  uint32_t offset;
+  const mprof_pc_stats *pc;
+} pc_order;
+
+static int pc_order_compare(const void *a, const void *b) {
+  const pc_order *x = (const pc_order *)a, *y = (const pc_order *)b;
+  if (x->offset != y->offset)
+    return x->offset < y->offset ? -1 : 1;
+  return x->pc->function_index < y->pc->function_index ? -1 : 1;
+}
+
+static void put_frame(FILE *f, size_t *frames, const char *name,
+                      const char *file, uint32_t line) {
+  fputs(*frames ? ",\n" : "\n", f);
+  fputs("{\"name\":", f);
+  mprof__json_string(f, name);
+  if (file && *file) {
+    fputs(",\"file\":", f);
+    mprof__json_string(f, file);
+  }
+  if (line)
+    fprintf(f, ",\"line\":%u", line);
+  fputc('}', f);
+  ++*frames;
+}
+
+/* A kernel's sampled instructions, in code order. NULL when it has none. */
+static pc_order *kernel_pcs(const mprof_join *join, size_t k, size_t *count) {
+  size_t n;
+  const mprof_pc_stats *pcs = mprof_join_pcs(join, k, &n);
+  *count = 0;
+  pc_order *order = (pc_order *)malloc((n ? n : 1) * sizeof *order);
+  if (!order)
+    return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (pcs[i].samples) {
+      pc_order o = {pcs[i].offset, &pcs[i]};
+      order[(*count)++] = o;
+    }
+  if (*count > 1)
+    qsort(order, *count, sizeof *order, pc_order_compare);
+  return order;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* The profiles refer to frames by index: frames are written first, in the
+ * same walk the profiles repeat. Per kernel: the kernel frame, then per
+ * sampled instruction its source-line frame (when new) and its SASS frame. */
+static int write_speedscope(FILE *f, const mprof_diagnosis *const *traces,
+                            size_t count, const selection *sel, int filtered,
+                            mprof_export_report *rep) {
+  size_t kernels_with_samples = 0;
+  for (size_t t = 0; t < count; t++) {
+    const mprof_join *join = mprof_diagnosis_join(traces[t]);
+    for (size_t k = 0; k < mprof_join_kernel_count(join); k++)
+      if (sel->selected[t][k] && mprof_join_kernel(join, k)->samples)
+        kernels_with_samples++;
+  }
+  if (!kernels_with_samples) {
+    const mprof_trace *trace =
+        mprof_join_trace(mprof_diagnosis_join(traces[0]));
+    return mprof__error_set(
+        MPROF_ENOTFOUND,
+        "%s: no %skernel has PC samples, so there is no profile for "
+        "speedscope (record with --pc-mode continuous, or export "
+        "--format perfetto)",
+        mprof_trace_path(trace), filtered ? "selected " : "");
+  }
+  const mprof_trace *first_trace =
+      mprof_join_trace(mprof_diagnosis_join(traces[0]));
+  fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+        "\"exporter\":",
+        f);
+  mprof__json_string(f, "mprof " MPROF_VERSION_STRING);
+  fputs(",\"name\":", f);
+  mprof__json_string(f, trace_base_name(first_trace));
+  fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
+  size_t frames = 0;
+  int rc = MPROF_OK;
+  /* Pass 1: frames. Pass 2: profiles, recomputing the same indices. */
+  for (int pass = 0; pass < 2 && !rc; pass++) {
+    size_t frame = 0, profiles = 0;
+    if (pass == 1)
+      fputs("\n]},\"profiles\":[", f);
+    for (size_t t = 0; t < count && !rc; t++) {
+      const mprof_join *join = mprof_diagnosis_join(traces[t]);
+      const mprof_trace *trace = mprof_join_trace(join);
+      for (size_t k = 0; k < mprof_join_kernel_count(join); k++) {
+        const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
+        if (!sel->selected[t][k] || !ks->samples)
+          continue;
+        size_t pc_count;
+        pc_order *pcs = kernel_pcs(join, k, &pc_count);
+        if (!pcs) {
+          rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+          break;
+        }
+        size_t kernel_frame = frame++;
+        if (pass == 0) {
+          put_frame(f, &frames, ks->name, NULL, 0);
+        } else {
+          char title[1024];
+          char dev[32] = "";
+          if (ks->device_id != MPROF_INDEX_NONE)
+            snprintf(dev, sizeof dev, " (GPU %u)", ks->device_id);
+          snprintf(title, sizeof title, "%s%s%s%s", ks->name, dev,
+                   count > 1 ? " — " : "",
+                   count > 1 ? trace_base_name(trace) : "");
+          fputs(profiles ? ",\n{" : "\n{", f);
+          fputs("\"type\":\"sampled\",\"name\":", f);
+          mprof__json_string(f, title);
+          fprintf(f,
+                  ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%llu,"
+                  "\"samples\":[",
+                  (unsigned long long)ks->samples);
+        }
+        /* A line frame is shared by the run of instructions on that line. */
+        const char *last_file = NULL;
+        uint32_t last_line = 0;
+        size_t line_frame = 0;
+        for (size_t i = 0; i < pc_count; i++) {
+          const mprof_pc_stats *pc = pcs[i].pc;
+          const mprof_sass_instruction *ins = pc->instruction;
+          int has_line = ins && ins->line && ins->file && *ins->file;
+          if (has_line && (!last_file || ins->line != last_line ||
+                           strcmp(ins->file, last_file) != 0)) {
+            line_frame = frame++;
+            last_file = ins->file;
+            last_line = ins->line;
+            if (pass == 0) {
+              char name[512];
+              snprintf(name, sizeof name, "%s:%u", base_name(ins->file),
+                       ins->line);
+              put_frame(f, &frames, name, ins->file, ins->line);
+            }
+          } else if (!has_line) {
+            last_file = NULL;
+          }
+          size_t sass_frame = frame++;
+          if (pass == 0) {
+            char name[512];
+            if (ins && ins->opcode && *ins->opcode)
+              snprintf(name, sizeof name, "+0x%04x  %s%s%s%s%s", pc->offset,
+                       ins->predicate ? ins->predicate : "",
+                       ins->predicate && *ins->predicate ? " " : "",
+                       ins->opcode, ins->operands && *ins->operands ? " " : "",
+                       ins->operands ? ins->operands : "");
+            else
+              snprintf(name, sizeof name, "+0x%04x", pc->offset);
+            put_frame(f, &frames, name, has_line ? ins->file : NULL,
+                      has_line ? ins->line : 0);
+          } else {
+            fputs(i ? "," : "", f);
+            if (has_line)
+              fprintf(f, "[%zu,%zu,%zu]", kernel_frame, line_frame, sass_frame);
+            else
+              fprintf(f, "[%zu,%zu]", kernel_frame, sass_frame);
+            rep->events++;
+          }
+        }
+        if (pass == 1) {
+          fputs("],\"weights\":[", f);
+          for (size_t i = 0; i < pc_count; i++)
+            fprintf(f, "%s%llu", i ? "," : "",
+                    (unsigned long long)pcs[i].pc->samples);
+          fputs("]}", f);
+        }
+        profiles++;
+        free(pcs);
+      }
+    }
+    rep->profiles = profiles;
+  }
+  fputs("\n]}\n", f);
+  rep->frames = frames;
+  return rc;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
+                       size_t count, const mprof_export_options *opts,
+                       mprof_export_report *report) {
+  mprof_export_options defaults = MPROF_EXPORT_OPTIONS_INIT;
+  if (!opts)
+    opts = &defaults;
+  if (opts->version != MPROF_EXPORT_OPTIONS_VERSION)
+    return mprof__error_set(
+        MPROF_EVERSION, "export options: unknown version %u", opts->version);
+  if (opts->format > MPROF_EXPORT_SPEEDSCOPE)
+    return mprof__error_set(MPROF_EINVAL, "export: unknown format %u",
+                            opts->format);
+  if (!out || !traces || !count)
+    return mprof__error_set(MPROF_EINVAL, "export: no trace to export");
+  for (size_t t = 0; t < count; t++)
+    if (!traces[t])
+      return mprof__error_set(MPROF_EINVAL, "export: trace %zu is NULL", t);
+  selection sel;
+  int rc = selection_build(&sel, traces, count, opts->kernel);
+  if (rc)
+    return rc;
+  mprof_export_report rep = {0, 0, 0};
+  if (opts->format == MPROF_EXPORT_SPEEDSCOPE)
+    rc = write_speedscope(out, traces, count, &sel, opts->kernel != NULL, &rep);
+  else
+    rc = write_trace_events(out, traces, count, &sel, &rep.events);
+  selection_free(&sel);
+  if (!rc && (fflush(out) != 0 || ferror(out)))
+    rc = mprof__error_set(MPROF_EIO, "export: writing failed: %s",
+                          strerror(errno));
+  if (!rc && report)
+    *report = rep;
+  return rc;
+}
+
+int mprof_export_file(const char *path, const mprof_diagnosis *const *traces,
+                      size_t count, const mprof_export_options *opts,
+                      mprof_export_report *report) {
+  if (!path || !*path)
+    return mprof__error_set(MPROF_EINVAL, "export: no output file");
+  size_t len = strlen(path);
+  char *partial = (char *)malloc(len + sizeof ".partial");
+  if (!partial)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  memcpy(partial, path, len);
+  memcpy(partial + len, ".partial", sizeof ".partial");
+  FILE *f = fopen(partial, "w");
+  if (!f) {
+    int rc = mprof__error_set(MPROF_EIO, "%s: %s", partial, strerror(errno));
+    free(partial);
+    return rc;
+  }
+  int rc = mprof_export_write(f, traces, count, opts, report);
+  if (fclose(f) != 0 && !rc)
+    rc = mprof__error_set(MPROF_EIO, "%s: %s", partial, strerror(errno));
+  if (!rc && rename(partial, path) != 0)
+    rc = mprof__error_set(MPROF_EIO, "%s: %s", path, strerror(errno));
+  if (rc)
+    remove(partial);
+  free(partial);
+  return rc;
+}

@@ -1,0 +1,130 @@
+/*
+ * mprof export — write traces for Perfetto / chrome://tracing (Trace Event
+ * Format JSON) or speedscope.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_report.h"
+#include "mprof/mprof.h"
+
+static int parse_format(const char *name, unsigned *format) {
+  if (strcmp(name, "perfetto") == 0 || strcmp(name, "chrome") == 0)
+    *format = MPROF_EXPORT_TRACE_EVENTS;
+  else if (strcmp(name, "speedscope") == 0)
+    *format = MPROF_EXPORT_SPEEDSCOPE;
+  else
+    return -1;
+  return 0;
+}
+
+int cmd_export(int argc, char **argv) {
+  mprof_export_options eo = MPROF_EXPORT_OPTIONS_INIT;
+  const char *output = NULL, *sidecar = NULL, *format_name = "perfetto";
+  int no_sidecar = 0, quiet = 0;
+  const char **paths = (const char **)calloc((size_t)argc, sizeof *paths);
+  size_t path_count = 0;
+  if (!paths) {
+    fprintf(stderr, "mprof export: out of memory\n");
+    return CLI_EXIT_FAILED;
+  }
+  int status = CLI_EXIT_OK;
+  for (int i = 1; i < argc && !status; i++) {
+    const char *arg = argv[i];
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(arg, "--format") == 0 || strcmp(arg, "-f") == 0 ||
+        strncmp(arg, "--format=", 9) == 0) {
+      const char *name = arg[1] == 'f' ? value : arg[8] ? arg + 9 : value;
+      if (!name || parse_format(name, &eo.format) != 0)
+        status = cli_usage_error("export", "--format takes perfetto, chrome or "
+                                           "speedscope");
+      else
+        format_name = name;
+      if (name == value)
+        i++;
+    } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
+      if (!value || !*value)
+        status = cli_usage_error("export", "%s needs a file name", arg);
+      output = value;
+      i++;
+    } else if (strcmp(arg, "--kernel") == 0 || strcmp(arg, "-k") == 0) {
+      if (!value || !*value)
+        status = cli_usage_error("export",
+                                 "%s needs a kernel name or regular "
+                                 "expression",
+                                 arg);
+      eo.kernel = value;
+      i++;
+    } else if (strcmp(arg, "--sidecar") == 0) {
+      if (!value || !*value)
+        status = cli_usage_error("export", "--sidecar needs a file name");
+      sidecar = value;
+      i++;
+    } else if (strcmp(arg, "--no-sidecar") == 0) {
+      no_sidecar = 1;
+    } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+      quiet = 1;
+    } else if (arg[0] == '-' && arg[1]) {
+      status = cli_usage_error("export", "unknown option '%s'", arg);
+    } else {
+      paths[path_count++] = arg;
+    }
+  }
+  if (!status && !path_count)
+    status = cli_usage_error("export", "no trace given");
+  else if (!status && !output)
+    status = cli_usage_error("export", "no output file given (-o FILE)");
+  else if (!status && no_sidecar && sidecar)
+    status =
+        cli_usage_error("export", "--sidecar and --no-sidecar contradict each "
+                                  "other");
+  else if (!status && sidecar && path_count > 1)
+    status = cli_usage_error("export",
+                             "--sidecar names the sidecar of one trace; each "
+                             "of several traces uses its own TRACE.pc.json");
+  if (status) {
+    free(paths);
+    return status;
+  }
+  cli_report_input *inputs =
+      (cli_report_input *)calloc(path_count, sizeof *inputs);
+  const mprof_diagnosis **diagnoses =
+      (const mprof_diagnosis **)calloc(path_count, sizeof *diagnoses);
+  size_t loaded = 0;
+  if (!inputs || !diagnoses) {
+    fprintf(stderr, "mprof export: out of memory\n");
+    status = CLI_EXIT_FAILED;
+  }
+  for (; !status && loaded < path_count; loaded++) {
+    status =
+        cli_report_open(&inputs[loaded], paths[loaded], sidecar, no_sidecar);
+    if (status)
+      break;
+    diagnoses[loaded] = inputs[loaded].diagnosis;
+  }
+  if (!status) {
+    mprof_export_report rep;
+    int rc = mprof_export_file(output, diagnoses, path_count, &eo, &rep);
+    if (rc)
+      status = cli_fail(rc);
+    else if (!quiet && eo.format == MPROF_EXPORT_SPEEDSCOPE)
+      printf("mprof export: wrote %s: %zu kernel profile%s, %zu sampled "
+             "instructions (open it at https://www.speedscope.app)\n",
+             output, rep.profiles, rep.profiles == 1 ? "" : "s", rep.events);
+    else if (!quiet)
+      printf("mprof export: wrote %s: %zu trace events (open it at "
+             "https://ui.perfetto.dev%s)\n",
+             output, rep.events,
+             strcmp(format_name, "chrome") == 0 ? " or chrome://tracing" : "");
+  }
+  for (size_t i = 0; i < loaded; i++)
+    cli_report_close(&inputs[i]);
+  free(inputs);
+  free(diagnoses);
+  free(paths);
+  return status;
+}
