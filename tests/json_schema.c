@@ -66,12 +66,22 @@ static int json_equal(json_object *a, json_object *b) {
                 json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN)) == 0;
 }
 
+/* "#/$defs/NAME", or draft-07's "#/definitions/NAME" (speedscope's own
+ * file-format schema uses those). */
 static json_object *resolve(checker *c, const char *ref) {
-  if (strncmp(ref, "#/$defs/", 8) != 0)
+  const char *container = NULL, *name = NULL;
+  if (strncmp(ref, "#/$defs/", 8) == 0) {
+    container = "$defs";
+    name = ref + 8;
+  } else if (strncmp(ref, "#/definitions/", 14) == 0) {
+    container = "definitions";
+    name = ref + 14;
+  } else {
     return NULL;
+  }
   json_object *defs, *target;
-  if (!json_object_object_get_ex(c->root, "$defs", &defs) ||
-      !json_object_object_get_ex(defs, ref + 8, &target))
+  if (!json_object_object_get_ex(c->root, container, &defs) ||
+      !json_object_object_get_ex(defs, name, &target))
     return NULL;
   return target;
 }
@@ -88,7 +98,7 @@ static int check(checker *c, json_object *schema, json_object *doc,
   json_object_object_foreach(schema, keyword, value) {
     if (strcmp(keyword, "$schema") == 0 || strcmp(keyword, "$id") == 0 ||
         strcmp(keyword, "title") == 0 || strcmp(keyword, "description") == 0 ||
-        strcmp(keyword, "$defs") == 0)
+        strcmp(keyword, "$defs") == 0 || strcmp(keyword, "definitions") == 0)
       continue;
     if (strcmp(keyword, "$ref") == 0) {
       json_object *target = resolve(c, json_object_get_string(value));

@@ -2,7 +2,8 @@
  * mprof tests — a small JSON Schema (draft 2020-12) checker on json-c, for
  * the subset docs/summary.schema.json and docs/diff.schema.json use: type,
  * enum, const, properties, required, additionalProperties, items, minItems,
- * maxItems, minimum, maximum, anyOf and local $ref. Any other keyword is an
+ * maxItems, minimum, maximum, anyOf and local $ref (into $defs, or
+ * draft-07's definitions). Any other keyword is an
  * error, so a schema never silently loses a constraint the checker does not
  * know.
  *
