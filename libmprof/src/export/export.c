@@ -14,6 +14,7 @@
 #include "mprof/error.h"
 #include "mprof/export.h"
 #include "mprof/version.h"
+#include "base/text.h"
 #include "report/report_internal.h"
 
 int mprof_export_options_init(mprof_export_options *opts, unsigned version) {
