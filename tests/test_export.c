@@ -397,6 +397,80 @@ static void test_ranges_per_thread(void **state) {
   release(&in);
 }
 
+/* PM counters: one counter track per metric on its GPU. */
+static void test_counters(void **state) {
+  (void)state;
+  const char *path = test_path("counters.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  uint32_t d = tt_device(w, 0);
+  uint32_t s = tt_stream(w, d, 7);
+  uint32_t k = tt_kernel(w, "_Z4stepv", "step()", d, 32, 0, 0x1234);
+  tt_launch(w, tt_shape(w, k, 132, 256, 0), s, 2000, 5000);
+  mprof_pm_metric_record m[2];
+  memset(m, 0, sizeof m);
+  m[0].device = d;
+  m[0].column = 0;
+  m[0].name = mprof_writer_string(w, "dram__throughput.avg.pct_of_peak");
+  m[0].unit = mprof_writer_string(w, "percent");
+  m[1].device = d;
+  m[1].column = 1;
+  m[1].name = mprof_writer_string(w, "sm__throughput.avg.pct_of_peak");
+  m[1].unit = mprof_writer_string(w, "percent");
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &m[i]), 0);
+  for (uint64_t i = 0; i < 4; i++) {
+    mprof_pm_sample_record p;
+    memset(&p, 0, sizeof p);
+    p.start = 1000 + i * 1000;
+    p.end = p.start + 1000;
+    p.device = d;
+    p.value[0] = 10.0f * (float)(i + 1);
+    p.value[1] = i == 2 ? __builtin_nanf("") : 50.0f;
+    for (int c = 2; c < MPROF_PM_MAX_METRICS; c++)
+      p.value[c] = __builtin_nanf("");
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &p),
+                     0);
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+  sample_input in;
+  load_path(&in, path, 0);
+  const mprof_diagnosis *set[1] = {in.diagnosis};
+  int rc;
+  json_object *doc =
+      export_json(set, 1, MPROF_EXPORT_TRACE_EVENTS, NULL, &rc, NULL);
+  assert_int_equal(rc, 0);
+  json_object *events = get(doc, "traceEvents");
+  /* 4 DRAM values, 3 SM values (one sample did not measure it). */
+  assert_int_equal(count_cat(events, "pm"), 7);
+  int64_t gpu_pid = -1;
+  double dram_sum = 0;
+  for (size_t i = 0; i < json_object_array_length(events); i++) {
+    json_object *e = json_object_array_get_idx(events, i), *c;
+    if (strcmp(get_str(e, "ph"), "X") == 0)
+      gpu_pid = json_object_get_int64(get(e, "pid")); /* the launch */
+    if (!json_object_object_get_ex(e, "cat", &c) ||
+        strcmp(json_object_get_string(c), "pm") != 0)
+      continue;
+    assert_string_equal(get_str(e, "ph"), "C");
+    if (strncmp(get_str(e, "name"), "dram", 4) == 0) {
+      dram_sum += json_object_get_double(get(get(e, "args"), "percent"));
+      if (get_ns(e, "ts") == 0) /* the first sample is the earliest event */
+        assert_true(json_object_get_double(get(get(e, "args"), "percent")) ==
+                    10.0);
+    }
+  }
+  assert_true(dram_sum == 100.0);
+  for (size_t i = 0; i < json_object_array_length(events); i++) {
+    json_object *e = json_object_array_get_idx(events, i);
+    if (strcmp(get_str(e, "ph"), "C") == 0)
+      assert_int_equal(json_object_get_int64(get(e, "pid")), gpu_pid);
+  }
+  json_object_put(doc);
+  release(&in);
+}
+
 /* Two traces: two processes, on one clock, with their own GPU tracks. */
 static void test_trace_set(void **state) {
   (void)state;
@@ -554,6 +628,7 @@ int main(void) {
       cmocka_unit_test(test_trace_events_carry_the_verdict),
       cmocka_unit_test(test_spans_per_sm),
       cmocka_unit_test(test_ranges_per_thread),
+      cmocka_unit_test(test_counters),
       cmocka_unit_test(test_trace_set),
       cmocka_unit_test(test_speedscope_on_samples),
       cmocka_unit_test(test_errors),

@@ -221,6 +221,9 @@ static uint64_t set_origin(const mprof_diagnosis *const *traces, size_t count) {
     const mprof_span_record *spans = mprof_trace_spans(trace, &n);
     for (size_t i = 0; i < n; i++)
       origin = spans[i].start < origin ? spans[i].start : origin;
+    const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
+    for (size_t i = 0; i < n; i++)
+      origin = pm[i].start < origin ? pm[i].start : origin;
   }
   return origin == UINT64_MAX ? 0 : origin;
 }
@@ -438,6 +441,40 @@ static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
   return MPROF_OK;
 }
 
+/* PM-sampling counters: one counter track per metric on its GPU's
+ * process; each sample sets the value from its start on. Columns a sample
+ * did not measure (NaN) are left out. */
+static void te_counters(te_writer *w, const mprof_trace *trace, size_t t) {
+  size_t metric_count, sample_count;
+  const mprof_pm_metric_record *metrics =
+      mprof_trace_pm_metrics(trace, &metric_count);
+  const mprof_pm_sample_record *samples =
+      mprof_trace_pm_samples(trace, &sample_count);
+  for (size_t m = 0; m < metric_count; m++) {
+    const mprof_pm_metric_record *metric = &metrics[m];
+    if (metric->column >= MPROF_PM_MAX_METRICS)
+      continue;
+    const char *name = mprof_trace_string(trace, metric->name);
+    const char *unit = mprof_trace_string(trace, metric->unit);
+    for (size_t i = 0; i < sample_count; i++) {
+      const mprof_pm_sample_record *s = &samples[i];
+      float value = s->value[metric->column];
+      if (s->device != metric->device || value != value)
+        continue;
+      te_begin(w);
+      fputs("{\"ph\":\"C\",\"cat\":\"pm\",\"name\":", w->f);
+      mprof__json_string(w->f, name);
+      fprintf(w->f, ",\"pid\":%u,\"ts\":", gpu_pid(t, metric->device, 0));
+      put_us(w->f, s->start, w->origin);
+      fputs(",\"args\":{", w->f);
+      mprof__json_string(w->f, *unit ? unit : "value");
+      fputc(':', w->f);
+      mprof__json_num(w->f, (double)value, 6);
+      fputs("}}", w->f);
+    }
+  }
+}
+
 /* Spans are laid out per SM in lanes: a span goes to the first lane where
  * it either starts after everything open there has ended or nests inside
  * the innermost open span, so every lane is a well-formed stack of
@@ -638,6 +675,7 @@ static int write_trace_events(FILE *f, const mprof_diagnosis *const *traces,
     te_process_names(&w, trace, t, pids[t], count > 1);
     te_launches(&w, traces[t], t, sel->selected[t]);
     te_memops(&w, trace, t);
+    te_counters(&w, trace, t);
     rc = te_ranges(&w, trace, pids[t]);
     if (!rc)
       rc = te_spans(&w, traces[t], t, sel->selected[t]);
