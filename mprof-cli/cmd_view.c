@@ -175,8 +175,7 @@ static int render_file(const view_args *a) {
   view.activity_depth = depth;
   view.sm_height = sm_height;
   view.activity_height = sm_height;
-  int span_tab = tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
-                 tab == MPROF_RENDER_ACTIVITY;
+  int span_tab = mprof_render_tab_is_span(tab);
   if (a->kernel) {
     int k = mprof_render_kernel_find(model, a->kernel);
     if (k < 0) {
@@ -186,10 +185,9 @@ static int render_file(const view_args *a) {
       return CLI_EXIT_USAGE;
     }
     view.kernel = k;
-  } else if (span_tab) {
-    /* The span views start on a kernel that has spans. */
-    view.kernel = mprof_render_span_kernel(model, view.kernel);
   }
+  if (span_tab)
+    mprof_render_view_open_span_tab(&view, model, a->kernel != NULL);
   if (a->range) {
     double from, to;
     if (parse_range(a->range, &from, &to)) {
@@ -208,8 +206,6 @@ static int render_file(const view_args *a) {
     view.start_ns = start + (int64_t)from;
     view.end_ns = start + (int64_t)to;
     mprof_render_view_clamp(&view, &limits);
-  } else if (span_tab) {
-    mprof_render_view_fit_spans(&view, model);
   }
   int rc =
       mprof_render_write(model, &view, tab, a->width, a->height, a->render);

@@ -34,8 +34,7 @@ static void zoom_reset(GSimpleAction *a, GVariant *p, gpointer window) {
     return;
   /* On a span view: its kernel's spans; elsewhere the whole trace. */
   int tab = mprof_gtk_window_get_tab(MPROF_GTK_WINDOW(window));
-  if (tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
-      tab == MPROF_RENDER_ACTIVITY)
+  if (mprof_render_tab_is_span(tab))
     mprof_gtk_view_state_fit_spans(state_of(window));
   else
     mprof_gtk_view_state_reset(state_of(window));

@@ -116,14 +116,10 @@ static int command_line(GApplication *application,
             "mprof-gtk: no kernel matches '%s'; showing the dominant "
             "kernel\n",
             kernel);
-      else
+      else {
         mprof_gtk_view_state_select_kernel(state, k);
-    } else if (tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
-               tab == MPROF_RENDER_ACTIVITY) {
-      /* Opened on a span view: on a kernel that has spans. */
-      mprof_gtk_view_state_select_kernel(
-          state, mprof_render_span_kernel(
-                     model, mprof_gtk_view_state_get_view(state)->kernel));
+        mprof_gtk_window_keep_kernel(window); /* the span tabs too */
+      }
     }
     mprof_gtk_window_set_activity(window, rows, depth);
     mprof_gtk_window_set_tab(window, tab);

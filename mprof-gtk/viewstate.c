@@ -145,6 +145,14 @@ void mprof_gtk_view_state_fit_spans(MprofGtkViewState *self) {
   time_changed_since(self, s, e);
 }
 
+void mprof_gtk_view_state_open_span_tab(MprofGtkViewState *self,
+                                        int keep_kernel) {
+  mprof_render_view v = self->view;
+  mprof_render_view_open_span_tab(&v, self->model, keep_kernel);
+  mprof_gtk_view_state_select_kernel(self, v.kernel);
+  mprof_gtk_view_state_fit_spans(self);
+}
+
 void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel) {
   if (kernel < -1 || kernel >= (int)mprof_render_kernel_count(self->model))
     kernel = -1;

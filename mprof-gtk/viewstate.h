@@ -58,6 +58,10 @@ void mprof_gtk_view_state_set_activity(MprofGtkViewState *self, int rows,
 /* Show what the span views draw for the selected kernel
  * (mprof_render_view_fit_spans). */
 void mprof_gtk_view_state_fit_spans(MprofGtkViewState *self);
+/* The first look at a span tab (mprof_render_view_open_span_tab): a
+ * kernel with spans unless @p keep_kernel, fitted to its spans. */
+void mprof_gtk_view_state_open_span_tab(MprofGtkViewState *self,
+                                        int keep_kernel);
 
 /* Selection: a kernel (-1 none), a launch (index into LAUNCHES, -1 none;
  * selects its kernel too), a time range (end <= start clears it). */

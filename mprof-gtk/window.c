@@ -24,6 +24,7 @@ struct _MprofGtkWindow {
   gboolean fitted[MPROF_RENDER_TAB_COUNT]; /* span tab fitted to a kernel */
   int fitted_kernel;
   gboolean span_tab_seen; /* a span tab has been shown in this window */
+  gboolean keep_kernel;   /* the kernel was named: span tabs keep it */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkWindow, mprof_gtk_window,
@@ -46,28 +47,23 @@ static void on_open_kernel(GtkWidget *widget, int kernel, gpointer data) {
   mprof_gtk_window_set_tab(self, MPROF_RENDER_SUMMARY);
 }
 
-static int is_span_tab(int tab) {
-  return tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
-         tab == MPROF_RENDER_ACTIVITY;
-}
-
 /* A span tab shows its kernel's spans when it is first shown for a
  * kernel; afterwards the time range is the user's. */
 static void fit_span_tab(MprofGtkWindow *self, int tab) {
-  if (!is_span_tab(tab) || !self->state)
+  if (!mprof_render_tab_is_span(tab) || !self->state)
     return;
-  int kernel = mprof_gtk_view_state_get_view(self->state)->kernel;
   if (!self->span_tab_seen) {
-    /* Like `mprof view --tab mega`: the span views start on a kernel that
-     * has spans (the dominant kernel may be one without). Later picks are
-     * the user's, and a kernel without spans shows its projection. */
+    /* As `mprof view --tab mega` does (mprof_render_view_open_span_tab):
+     * a kernel that has spans unless one was named; later picks are the
+     * user's, and a kernel without spans shows its projection. */
     self->span_tab_seen = TRUE;
-    int span_kernel = mprof_render_span_kernel(self->model, kernel);
-    if (span_kernel != kernel) {
-      mprof_gtk_view_state_select_kernel(self->state, span_kernel);
-      kernel = span_kernel;
-    }
+    mprof_gtk_view_state_open_span_tab(self->state, self->keep_kernel);
+    memset(self->fitted, 0, sizeof self->fitted);
+    self->fitted_kernel = mprof_gtk_view_state_get_view(self->state)->kernel;
+    self->fitted[tab] = TRUE;
+    return;
   }
+  int kernel = mprof_gtk_view_state_get_view(self->state)->kernel;
   if (kernel != self->fitted_kernel) {
     memset(self->fitted, 0, sizeof self->fitted);
     self->fitted_kernel = kernel;
@@ -425,6 +421,10 @@ void mprof_gtk_window_set_tab(MprofGtkWindow *self, int tab) {
 
 GtkWidget *mprof_gtk_window_get_tab_widget(MprofGtkWindow *self, int tab) {
   return tab >= 0 && tab < MPROF_RENDER_TAB_COUNT ? self->timelines[tab] : NULL;
+}
+
+void mprof_gtk_window_keep_kernel(MprofGtkWindow *self) {
+  self->keep_kernel = TRUE;
 }
 
 void mprof_gtk_window_set_activity(MprofGtkWindow *self, int rows, int depth) {

@@ -35,6 +35,9 @@ GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self);
 GtkWidget *mprof_gtk_window_get_tab_widget(MprofGtkWindow *self, int tab);
 /* Set the Activity switches (-1 keeps one). */
 void mprof_gtk_window_set_activity(MprofGtkWindow *self, int rows, int depth);
+/* The kernel was named (--kernel): the span tabs show it too, spans or
+ * not, as `mprof view --kernel K --tab mega` does. */
+void mprof_gtk_window_keep_kernel(MprofGtkWindow *self);
 
 /* The visible tab (mprof_render_tab), -1 while showing an error. */
 int mprof_gtk_window_get_tab(MprofGtkWindow *self);

@@ -17,9 +17,13 @@ static const char *const tab_titles[MPROF_RENDER_TAB_COUNT] = {
     "Trace",  "Summary", "Hotspots", "Flame",
     "Raster", "Mega",    "Density",  "Activity"};
 
+int mprof_render_tab_is_span(int tab) {
+  return tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
+         tab == MPROF_RENDER_ACTIVITY;
+}
+
 int mprof_render_tab_is_timeline(int tab) {
-  return tab == MPROF_RENDER_TRACE || tab == MPROF_RENDER_MEGA ||
-         tab == MPROF_RENDER_DENSITY || tab == MPROF_RENDER_ACTIVITY;
+  return tab == MPROF_RENDER_TRACE || mprof_render_tab_is_span(tab);
 }
 
 static const char *const rows_keys[MPROF_ACTIVITY_ROWS_COUNT] = {"sm", "block",

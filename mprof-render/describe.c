@@ -75,8 +75,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
   const mprof_trace *trace = mprof_render_model_trace(m);
   char a[64], b[64], c[64], name[512];
   int n = 0;
-  if (hit->tab == MPROF_RENDER_MEGA || hit->tab == MPROF_RENDER_DENSITY ||
-      hit->tab == MPROF_RENDER_ACTIVITY)
+  if (mprof_render_tab_is_span(hit->tab))
     return mprof_render__span_describe(m, hit, buf, size);
   switch (hit->kind) {
   case MPROF_HIT_RULER:

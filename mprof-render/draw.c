@@ -487,8 +487,7 @@ void mprof_render_tab_layout(const mprof_render_model *model,
   out->right = width > out->left + 1 ? width : out->left + 1;
   out->top = MPROF_RENDER_RULER;
   out->bottom = height > out->top + 1 ? height : out->top + 1;
-  if (tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||
-      tab == MPROF_RENDER_ACTIVITY) {
+  if (mprof_render_tab_is_span(tab)) {
     out->top = mprof_render__span_header(NULL, model, view, tab, width, 0);
     out->bottom =
         height - RS_AXIS > out->top + 1 ? height - RS_AXIS : out->top + 1;

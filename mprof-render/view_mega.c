@@ -1132,6 +1132,16 @@ void mprof_render__hit_mega(const mprof_render_model *m,
 /* ---- fitting the view ------------------------------------------------------
  */
 
+void mprof_render_view_open_span_tab(mprof_render_view *view,
+                                     const mprof_render_model *m,
+                                     int keep_kernel) {
+  if (!view || !m)
+    return;
+  if (!keep_kernel)
+    view->kernel = mprof_render_span_kernel(m, view->kernel);
+  mprof_render_view_fit_spans(view, m);
+}
+
 void mprof_render_view_fit_spans(mprof_render_view *view,
                                  const mprof_render_model *m) {
   if (!view || !m)

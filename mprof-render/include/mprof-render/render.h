@@ -56,6 +56,8 @@ typedef enum mprof_render_tab {
 
 /** 1 for the tabs whose x axis is time (Trace, Mega, Density, Activity). */
 int mprof_render_tab_is_timeline(int tab);
+/** 1 for the tabs that draw activity spans (Mega, Density, Activity). */
+int mprof_render_tab_is_span(int tab);
 
 /** "trace", "summary", ...: the key `--tab` takes. "" out of range. */
 const char *mprof_render_tab_key(int tab);
@@ -316,6 +318,17 @@ void mprof_render_view_zoom_rows(mprof_render_view *view, double factor,
  */
 void mprof_render_view_fit_spans(mprof_render_view *view,
                                  const mprof_render_model *model);
+
+/**
+ * The first look at a span tab, in the viewer and in `mprof view` alike:
+ * unless @p keep_kernel (the user named the kernel), view->kernel moves to
+ * mprof_render_span_kernel() (a kernel that has spans); then the view is
+ * fitted to it (mprof_render_view_fit_spans). Later visits keep the
+ * user's kernel and range.
+ */
+void mprof_render_view_open_span_tab(mprof_render_view *view,
+                                     const mprof_render_model *model,
+                                     int keep_kernel);
 
 /** Where the time axis of Mega, Density and Activity counts from for
  * view->kernel: its first span, else (projected) its first launch. */
