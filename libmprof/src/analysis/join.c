@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/map.h"
 #include "internal.h"
 #include "mprof/join.h"
 
@@ -40,9 +41,7 @@ struct mprof_join {
   size_t kernel_count, kernel_cap;
   mprof_kernel_stats *kernels;
   kernel_extra *extra;
-  /* Hash of (device, mangled name) -> kernel index; open addressing. */
-  uint32_t *kernel_hash;
-  size_t kernel_hash_cap;
+  mprof__map kernel_map;   /* (device, mangled name) -> kernel */
   uint32_t *record_kernel; /* KERNELS index -> kernel */
   uint32_t *shape_kernel;  /* SHAPES index -> kernel */
   uint32_t *shape_group;   /* SHAPES index -> index into shapes */
@@ -57,8 +56,7 @@ struct mprof_join {
   size_t kernel_reason_count;
   mprof_stall_reason *reasons;
   size_t reason_count, reason_cap;
-  uint32_t *reason_hash; /* short name -> reason; open addressing */
-  size_t reason_hash_cap;
+  mprof__map reason_map;   /* short name -> reason */
   uint32_t unnamed_reason; /* MPROF_INDEX_NONE until needed */
   uint64_t kernel_time, sample_total, unmatched;
 };
@@ -82,39 +80,19 @@ static uint64_t kernel_key_hash(const char *name, uint32_t device) {
          ((uint64_t)device * 0x9e3779b97f4a7c15ull);
 }
 
-static int kernel_hash_grow(mprof_join *j) {
-  size_t cap = j->kernel_hash_cap ? j->kernel_hash_cap * 2 : 64;
-  uint32_t *table = (uint32_t *)malloc(cap * sizeof *table);
-  if (!table)
-    return MPROF_ENOMEM;
-  memset(table, 0xff, cap * sizeof *table);
-  for (size_t k = 0; k < j->kernel_count; k++) {
-    uint64_t h = kernel_key_hash(j->kernels[k].mangled, j->kernels[k].device);
-    size_t at = (size_t)h & (cap - 1);
-    while (table[at] != MPROF_INDEX_NONE)
-      at = (at + 1) & (cap - 1);
-    table[at] = (uint32_t)k;
-  }
-  free(j->kernel_hash);
-  j->kernel_hash = table;
-  j->kernel_hash_cap = cap;
-  return 0;
-}
-
 /* The kernel for (@p device, @p mangled), created when @p create. */
 static int kernel_lookup(mprof_join *j, uint32_t *out, const char *mangled,
                          uint32_t device, int create) {
   *out = MPROF_INDEX_NONE;
-  if (j->kernel_hash_cap) {
-    uint64_t h = kernel_key_hash(mangled, device);
-    size_t mask = j->kernel_hash_cap - 1;
-    for (size_t at = (size_t)h & mask; j->kernel_hash[at] != MPROF_INDEX_NONE;
-         at = (at + 1) & mask) {
-      const mprof_kernel_stats *k = &j->kernels[j->kernel_hash[at]];
-      if (k->device == device && strcmp(k->mangled, mangled) == 0) {
-        *out = j->kernel_hash[at];
-        return 0;
-      }
+  uint64_t h = kernel_key_hash(mangled, device);
+  size_t cursor = 0;
+  uint32_t at;
+  while ((at = mprof__map_next(&j->kernel_map, h, &cursor)) !=
+         MPROF__MAP_NONE) {
+    const mprof_kernel_stats *k = &j->kernels[at];
+    if (k->device == device && strcmp(k->mangled, mangled) == 0) {
+      *out = at;
+      return 0;
     }
   }
   if (!create)
@@ -135,8 +113,7 @@ static int kernel_lookup(mprof_join *j, uint32_t *out, const char *mangled,
     j->extra = e;
     j->kernel_cap = cap;
   }
-  if ((j->kernel_count + 1) * 2 > j->kernel_hash_cap &&
-      kernel_hash_grow(j) != 0)
+  if (mprof__map_add(&j->kernel_map, h, (uint32_t)j->kernel_count))
     return MPROF_ENOMEM;
   size_t index = j->kernel_count++;
   mprof_kernel_stats *k = &j->kernels[index];
@@ -150,49 +127,34 @@ static int kernel_lookup(mprof_join *j, uint32_t *out, const char *mangled,
   const mprof_device_record *dev = mprof_trace_devices(j->trace, &device_count);
   if (device < device_count)
     k->device_id = dev[device].id;
-  uint64_t h = kernel_key_hash(mangled, device);
-  size_t mask = j->kernel_hash_cap - 1, at = (size_t)h & mask;
-  while (j->kernel_hash[at] != MPROF_INDEX_NONE)
-    at = (at + 1) & mask;
-  j->kernel_hash[at] = (uint32_t)index;
   *out = (uint32_t)index;
   return 0;
 }
 
 /* ---- stall reasons ------------------------------------------------------ */
 
-static int reason_hash_grow(mprof_join *j) {
-  size_t cap = j->reason_hash_cap ? j->reason_hash_cap * 2 : 128;
-  uint32_t *table = (uint32_t *)malloc(cap * sizeof *table);
-  if (!table)
-    return MPROF_ENOMEM;
-  memset(table, 0xff, cap * sizeof *table);
-  for (size_t r = 0; r < j->reason_count; r++) {
-    const char *name = j->reasons[r].name;
-    size_t at = (size_t)mprof__hash64(name, strlen(name)) & (cap - 1);
-    while (table[at] != MPROF_INDEX_NONE)
-      at = (at + 1) & (cap - 1);
-    table[at] = (uint32_t)r;
-  }
-  free(j->reason_hash);
-  j->reason_hash = table;
-  j->reason_hash_cap = cap;
-  return 0;
+/* The reason named @p name (@p len bytes), or MPROF_INDEX_NONE. */
+static uint32_t reason_named(const mprof_join *j, const char *name, size_t len,
+                             uint64_t hash) {
+  size_t cursor = 0;
+  uint32_t at;
+  while ((at = mprof__map_next(&j->reason_map, hash, &cursor)) !=
+         MPROF__MAP_NONE)
+    if (strncmp(j->reasons[at].name, name, len) == 0 &&
+        j->reasons[at].name[len] == 0)
+      return at;
+  return MPROF_INDEX_NONE;
 }
 
 /* The reason named @p short_name, added when new. Strings are borrowed
  * from the trace or the sidecar, which outlive the join. */
 static int reason_add(mprof_join *j, uint32_t *out, const char *full_name,
                       const char *short_name) {
-  if (j->reason_hash_cap) {
-    size_t mask = j->reason_hash_cap - 1;
-    size_t at = (size_t)mprof__hash64(short_name, strlen(short_name)) & mask;
-    for (; j->reason_hash[at] != MPROF_INDEX_NONE; at = (at + 1) & mask)
-      if (strcmp(j->reasons[j->reason_hash[at]].name, short_name) == 0) {
-        *out = j->reason_hash[at];
-        return 0;
-      }
-  }
+  size_t len = strlen(short_name);
+  uint64_t hash = mprof__hash64(short_name, len);
+  *out = reason_named(j, short_name, len, hash);
+  if (*out != MPROF_INDEX_NONE)
+    return 0;
   if (j->reason_count >= UINT32_MAX - 1)
     return MPROF_ENOMEM;
   if (j->reason_count == j->reason_cap) {
@@ -204,7 +166,7 @@ static int reason_add(mprof_join *j, uint32_t *out, const char *full_name,
     j->reasons = r;
     j->reason_cap = cap;
   }
-  if ((j->reason_count + 1) * 2 > j->reason_hash_cap && reason_hash_grow(j))
+  if (mprof__map_add(&j->reason_map, hash, (uint32_t)j->reason_count))
     return MPROF_ENOMEM;
   mprof_stall_reason *r = &j->reasons[j->reason_count];
   r->name = short_name;
@@ -212,34 +174,20 @@ static int reason_add(mprof_join *j, uint32_t *out, const char *full_name,
   r->not_issued = (uint32_t)mprof_stall_reason_is_not_issued(short_name);
   r->plain = r->not_issued ? MPROF_INDEX_NONE : (uint32_t)j->reason_count;
   r->dimension = mprof_stall_reason_dimension(short_name);
-  size_t mask = j->reason_hash_cap - 1;
-  size_t at = (size_t)mprof__hash64(short_name, strlen(short_name)) & mask;
-  while (j->reason_hash[at] != MPROF_INDEX_NONE)
-    at = (at + 1) & mask;
-  j->reason_hash[at] = (uint32_t)j->reason_count;
   *out = (uint32_t)j->reason_count++;
   return 0;
 }
 
 /* Pair every X_not_issued with its X (looked up through the hash). */
 static void reason_link(mprof_join *j) {
-  char name[256];
   for (size_t r = 0; r < j->reason_count; r++) {
     mprof_stall_reason *x = &j->reasons[r];
     if (!x->not_issued)
       continue;
     size_t len = strlen(x->name) - (sizeof MPROF_STALL_NOT_ISSUED_SUFFIX - 1);
-    if (len >= sizeof name)
-      continue;
-    memcpy(name, x->name, len);
-    name[len] = 0;
-    size_t mask = j->reason_hash_cap - 1;
-    size_t at = (size_t)mprof__hash64(name, len) & mask;
-    for (; j->reason_hash[at] != MPROF_INDEX_NONE; at = (at + 1) & mask)
-      if (strcmp(j->reasons[j->reason_hash[at]].name, name) == 0) {
-        x->plain = j->reason_hash[at];
-        break;
-      }
+    uint32_t plain = reason_named(j, x->name, len, mprof__hash64(x->name, len));
+    if (plain != MPROF_INDEX_NONE)
+      x->plain = plain;
   }
 }
 
@@ -1297,25 +1245,14 @@ static int order_kernels(mprof_join *j) {
   j->kernel_cap = n ? n : 1;
   free(j->shape_group);
   j->shape_group = NULL;
-  /* Rebuild the name hash for the new order. */
-  free(j->kernel_hash);
-  j->kernel_hash = NULL;
-  j->kernel_hash_cap = 0;
-  size_t want = 64;
-  while (want < kept * 2 + 2)
-    want *= 2;
-  j->kernel_hash = (uint32_t *)malloc(want * sizeof *j->kernel_hash);
-  if (!j->kernel_hash)
+  /* Rebuild the name map for the new order. */
+  mprof__map_free(&j->kernel_map);
+  if (mprof__map_reserve(&j->kernel_map, kept))
     return MPROF_ENOMEM;
-  memset(j->kernel_hash, 0xff, want * sizeof *j->kernel_hash);
-  j->kernel_hash_cap = want;
-  for (size_t r = 0; r < kept; r++) {
-    uint64_t h = kernel_key_hash(k[r].mangled, k[r].device);
-    size_t at = (size_t)h & (want - 1);
-    while (j->kernel_hash[at] != MPROF_INDEX_NONE)
-      at = (at + 1) & (want - 1);
-    j->kernel_hash[at] = (uint32_t)r;
-  }
+  for (size_t r = 0; r < kept; r++)
+    if (mprof__map_add(&j->kernel_map,
+                       kernel_key_hash(k[r].mangled, k[r].device), (uint32_t)r))
+      return MPROF_ENOMEM;
   return 0;
 }
 
@@ -1363,7 +1300,7 @@ void mprof_join_free(mprof_join *join) {
     return;
   free(join->kernels);
   free(join->extra);
-  free(join->kernel_hash);
+  mprof__map_free(&join->kernel_map);
   free(join->record_kernel);
   free(join->shape_kernel);
   free(join->shape_group);
@@ -1372,7 +1309,7 @@ void mprof_join_free(mprof_join *join) {
   free(join->pc_reasons);
   free(join->kernel_reasons);
   free(join->reasons);
-  free(join->reason_hash);
+  mprof__map_free(&join->reason_map);
   free(join);
 }
 

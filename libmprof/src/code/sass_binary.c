@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "internal.h"
 #include "mprof/format.h"
 #include "sass_internal.h"
@@ -262,24 +263,16 @@ static int extract_with_cuobjdump(mprof_sass_binary *b, const char *tool) {
       continue;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      if (fd >= 0)
-        close(fd);
+    mprof__file_map map;
+    if (mprof__file_map_open(&map, path, MPROF__MAP_RANDOM) || !map.data) {
+      mprof_error_clear();
       continue;
     }
-    void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ,
-                                  MAP_PRIVATE, fd, 0)
-                           : MAP_FAILED;
-    close(fd);
-    if (map == MAP_FAILED)
-      continue;
     char origin[4400];
     snprintf(origin, sizeof origin, "%s: %s (cuobjdump)", b->path, e->d_name);
     mprof_sass_cubin *cubin;
-    int orc = mprof_sass_cubin_open(&cubin, map, (size_t)st.st_size, origin);
-    munmap(map, (size_t)st.st_size);
+    int orc = mprof_sass_cubin_open(&cubin, map.data, map.size, origin);
+    mprof__file_map_close(&map);
     if (orc == MPROF_ENOMEM || (!orc && keep_cubin(b, cubin) != 0)) {
       rc = MPROF_ENOMEM;
       break;
@@ -415,24 +408,17 @@ int mprof_sass_binary_open(mprof_sass_binary **out, const char *path,
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported",
                             opts->version);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    return mprof__error_set(err == ENOENT ? MPROF_ENOTFOUND : MPROF_EIO,
-                            "%s: cannot open: %s", path, strerror(err));
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return mprof__error_set(MPROF_EINVAL, "%s: not a regular file", path);
-  }
-  size_t size = (size_t)st.st_size;
+  mprof__file_map map;
+  int mrc = mprof__file_map_open(&map, path, MPROF__MAP_RANDOM);
+  if (mrc)
+    return mrc;
+  size_t size = map.size;
   unsigned char head[20];
   memset(head, 0, sizeof head);
-  if (size >= sizeof head && pread(fd, head, sizeof head, 0) != sizeof head)
-    size = 0;
+  if (size >= sizeof head)
+    memcpy(head, map.data, sizeof head);
   if (size >= 8 && memcmp(head, MPROF_FORMAT_MAGIC, 8) == 0) {
-    close(fd);
+    mprof__file_map_close(&map);
     mprof_trace *trace;
     int rc = mprof_trace_open(&trace, path, NULL);
     if (rc)
@@ -448,15 +434,12 @@ int mprof_sass_binary_open(mprof_sass_binary **out, const char *path,
     }
     return rc;
   }
-  void *map =
-      size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  close(fd);
-  if (map == MAP_FAILED)
+  if (!map.data)
     return mprof__error_set(MPROF_EFORMAT,
                             "%s: empty or unreadable (expected a cubin, a "
                             "fatbin, an executable or a shared library)",
                             path);
-  const unsigned char *data = (const unsigned char *)map;
+  const unsigned char *data = map.data;
   mprof_sass_binary *b = binary_new(path);
   int rc = b ? 0 : mprof__error_set(MPROF_ENOMEM, "out of memory");
   if (!rc && memcmp(head,
@@ -484,7 +467,7 @@ int mprof_sass_binary_open(mprof_sass_binary **out, const char *path,
                           "library or mprof trace",
                           path);
   }
-  munmap(map, size);
+  mprof__file_map_close(&map);
   if (!rc && !b->count)
     rc = mprof__error_set(MPROF_ENOTFOUND, "%s: no cubin could be read%s%s",
                           path, *b->note ? ": " : "", b->note);

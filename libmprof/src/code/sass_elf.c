@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/map.h"
 #include "internal.h"
 #include "mprof/format.h"
 #include "sass_internal.h"
@@ -72,9 +73,8 @@ struct mprof_sass_cubin {
   uint64_t *fn_code_offsets; /* where each function's code starts in data */
   mprof_sass_line **lines;   /* per function */
   size_t *line_counts;
-  size_t *name_slots; /* hash of names -> function index + 1 */
-  size_t name_capacity;
-  char **strings; /* owned names: functions and files */
+  mprof__map names; /* function name -> index */
+  char **strings;   /* owned names: functions and files */
   size_t string_count;
   size_t string_capacity;
   const char **files; /* the file names among them, for reuse */
@@ -661,19 +661,11 @@ static void read_nv_info(mprof_sass_cubin *c, const unsigned char *p,
 static uint64_t name_hash(const char *s) { return mprof__hash64(s, strlen(s)); }
 
 static int build_name_index(mprof_sass_cubin *c) {
-  size_t cap = 16;
-  while (cap < c->fn_count * 2)
-    cap *= 2;
-  c->name_slots = (size_t *)calloc(cap, sizeof *c->name_slots);
-  if (!c->name_slots)
+  if (mprof__map_reserve(&c->names, c->fn_count))
     return -1;
-  c->name_capacity = cap;
-  for (size_t i = 0; i < c->fn_count; i++) {
-    size_t j = (size_t)name_hash(c->fns[i].name) & (cap - 1);
-    while (c->name_slots[j])
-      j = (j + 1) & (cap - 1);
-    c->name_slots[j] = i + 1;
-  }
+  for (size_t i = 0; i < c->fn_count; i++)
+    if (mprof__map_add(&c->names, name_hash(c->fns[i].name), (uint32_t)i))
+      return -1;
   return 0;
 }
 
@@ -883,7 +875,7 @@ void mprof_sass_cubin_free(mprof_sass_cubin *cubin) {
   free(cubin->fns);
   free(cubin->fn_section_names);
   free(cubin->fn_code_offsets);
-  free(cubin->name_slots);
+  mprof__map_free(&cubin->names);
   free(cubin->data);
   free(cubin->origin);
   free(cubin);
@@ -928,15 +920,14 @@ mprof_sass_cubin_function_at(const mprof_sass_cubin *cubin, size_t index) {
 
 const mprof_sass_function *mprof_sass_cubin_find(const mprof_sass_cubin *cubin,
                                                  const char *name) {
-  if (!cubin || !name || !cubin->name_capacity)
+  if (!cubin || !name)
     return NULL;
-  size_t j = (size_t)name_hash(name) & (cubin->name_capacity - 1);
-  while (cubin->name_slots[j]) {
-    const mprof_sass_function *fn = &cubin->fns[cubin->name_slots[j] - 1];
-    if (strcmp(fn->name, name) == 0)
-      return fn;
-    j = (j + 1) & (cubin->name_capacity - 1);
-  }
+  size_t cursor = 0;
+  uint32_t i;
+  while ((i = mprof__map_next(&cubin->names, name_hash(name), &cursor)) !=
+         MPROF__MAP_NONE)
+    if (strcmp(cubin->fns[i].name, name) == 0)
+      return &cubin->fns[i];
   return NULL;
 }
 

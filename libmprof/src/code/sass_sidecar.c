@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/map.h"
 #include "internal.h"
 #include "sass_internal.h"
 
@@ -487,17 +488,16 @@ int mprof_sass_attach(mprof_sidecar *sidecar,
  */
 
 /* (name, crc) -> sidecar function; names are trace strings (stable). */
-typedef struct key_slot {
+typedef struct key_entry {
   const char *name;
   uint64_t crc;
   uint32_t fn;
-  uint32_t used;
-} key_slot;
+} key_entry;
 
 typedef struct key_map {
-  key_slot *slots;
-  size_t capacity;
-  size_t used;
+  key_entry *keys;
+  size_t count, capacity;
+  mprof__map map; /* hash -> index into keys */
 } key_map;
 
 static uint64_t key_hash(const char *name, uint64_t crc) {
@@ -506,47 +506,36 @@ static uint64_t key_hash(const char *name, uint64_t crc) {
 
 static int key_find(const key_map *m, const char *name, uint64_t crc,
                     uint32_t *fn) {
-  if (!m->capacity)
-    return 0;
-  size_t j = (size_t)key_hash(name, crc) & (m->capacity - 1);
-  while (m->slots[j].used) {
-    if (m->slots[j].crc == crc && strcmp(m->slots[j].name, name) == 0) {
-      *fn = m->slots[j].fn;
+  size_t cursor = 0;
+  uint32_t i;
+  while ((i = mprof__map_next(&m->map, key_hash(name, crc), &cursor)) !=
+         MPROF__MAP_NONE)
+    if (m->keys[i].crc == crc && strcmp(m->keys[i].name, name) == 0) {
+      *fn = m->keys[i].fn;
       return 1;
     }
-    j = (j + 1) & (m->capacity - 1);
-  }
   return 0;
 }
 
 static int key_put(key_map *m, const char *name, uint64_t crc, uint32_t fn) {
-  if ((m->used + 1) * 2 > m->capacity) {
+  if (m->count == m->capacity) {
     size_t cap = m->capacity ? m->capacity * 2 : 64;
-    key_slot *slots = (key_slot *)calloc(cap, sizeof *slots);
-    if (!slots)
+    key_entry *keys = (key_entry *)realloc(m->keys, cap * sizeof *keys);
+    if (!keys)
       return -1;
-    for (size_t i = 0; i < m->capacity; i++) {
-      if (!m->slots[i].used)
-        continue;
-      size_t j =
-          (size_t)key_hash(m->slots[i].name, m->slots[i].crc) & (cap - 1);
-      while (slots[j].used)
-        j = (j + 1) & (cap - 1);
-      slots[j] = m->slots[i];
-    }
-    free(m->slots);
-    m->slots = slots;
+    m->keys = keys;
     m->capacity = cap;
   }
-  size_t j = (size_t)key_hash(name, crc) & (m->capacity - 1);
-  while (m->slots[j].used)
-    j = (j + 1) & (m->capacity - 1);
-  m->slots[j].name = name;
-  m->slots[j].crc = crc;
-  m->slots[j].fn = fn;
-  m->slots[j].used = 1;
-  m->used++;
+  if (mprof__map_add(&m->map, key_hash(name, crc), (uint32_t)m->count))
+    return -1;
+  key_entry e = {name, crc, fn};
+  m->keys[m->count++] = e;
   return 0;
+}
+
+static void key_map_free(key_map *m) {
+  free(m->keys);
+  mprof__map_free(&m->map);
 }
 
 typedef struct sample_row {
@@ -738,7 +727,7 @@ int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
   if (report && !rc)
     report->samples = total;
   free(arch_of);
-  free(map.slots);
+  key_map_free(&map);
   mprof_sass_binary_free(own);
   mprof_sidecar_free(sc);
   mprof_trace_free(t);

@@ -18,6 +18,7 @@
 
 #include <json-c/json.h>
 
+#include "base/map.h"
 #include "base/text.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
@@ -52,10 +53,9 @@ typedef struct pool_chunk {
 
 typedef struct string_pool {
   pool_chunk *chunks;
-  const char **slots; /* open addressing; NULL = empty */
-  uint64_t *hashes;
-  size_t capacity; /* power of two */
-  size_t used;
+  const char **strings; /* by index */
+  size_t count, capacity;
+  mprof__map map; /* text -> index */
 } string_pool;
 
 static void pool_free(string_pool *p) {
@@ -65,8 +65,8 @@ static void pool_free(string_pool *p) {
     free(c);
     c = next;
   }
-  free(p->slots);
-  free(p->hashes);
+  free((void *)p->strings);
+  mprof__map_free(&p->map);
   memset(p, 0, sizeof *p);
 }
 
@@ -94,55 +94,32 @@ static char *pool_alloc(string_pool *p, size_t size) {
   return out;
 }
 
-static int pool_grow(string_pool *p) {
-  size_t cap = p->capacity ? p->capacity * 2 : 256;
-  const char **slots = (const char **)calloc(cap, sizeof *slots);
-  uint64_t *hashes = (uint64_t *)calloc(cap, sizeof *hashes);
-  if (!slots || !hashes) {
-    free(slots);
-    free(hashes);
-    return -1;
-  }
-  for (size_t i = 0; i < p->capacity; i++) {
-    if (!p->slots[i])
-      continue;
-    size_t j = (size_t)p->hashes[i] & (cap - 1);
-    while (slots[j])
-      j = (j + 1) & (cap - 1);
-    slots[j] = p->slots[i];
-    hashes[j] = p->hashes[i];
-  }
-  free(p->slots);
-  free(p->hashes);
-  p->slots = slots;
-  p->hashes = hashes;
-  p->capacity = cap;
-  return 0;
-}
-
 /* The pooled copy of @p s (@p len bytes, no NUL inside); NULL when out of
  * memory. "" is always the same static string. */
 static const char *pool_intern(string_pool *p, const char *s, size_t len) {
   if (len == 0)
     return "";
-  if ((p->used + 1) * 2 > p->capacity && pool_grow(p) != 0)
-    return NULL;
   uint64_t h = mprof__hash64(s, len);
-  size_t j = (size_t)h & (p->capacity - 1);
-  while (p->slots[j]) {
-    if (p->hashes[j] == h && strncmp(p->slots[j], s, len) == 0 &&
-        p->slots[j][len] == '\0')
-      return p->slots[j];
-    j = (j + 1) & (p->capacity - 1);
+  size_t cursor = 0;
+  uint32_t i;
+  while ((i = mprof__map_next(&p->map, h, &cursor)) != MPROF__MAP_NONE)
+    if (strncmp(p->strings[i], s, len) == 0 && p->strings[i][len] == '\0')
+      return p->strings[i];
+  if (p->count == p->capacity) {
+    size_t cap = p->capacity ? p->capacity * 2 : 256;
+    const char **strings =
+        (const char **)realloc((void *)p->strings, cap * sizeof *strings);
+    if (!strings)
+      return NULL;
+    p->strings = strings;
+    p->capacity = cap;
   }
   char *copy = pool_alloc(p, len + 1);
-  if (!copy)
+  if (!copy || mprof__map_add(&p->map, h, (uint32_t)p->count))
     return NULL;
   memcpy(copy, s, len);
   copy[len] = '\0';
-  p->slots[j] = copy;
-  p->hashes[j] = h;
-  p->used++;
+  p->strings[p->count++] = copy;
   return copy;
 }
 
@@ -503,76 +480,43 @@ mprof_sidecar_instruction(const mprof_sidecar_function *fn, uint32_t offset) {
  * interned pointers are the keys. */
 typedef struct file_table {
   const char **names; /* by index */
-  size_t count;
-  const char **slots; /* open addressing over pointers */
-  uint32_t *slot_index;
-  size_t capacity;
+  size_t count, capacity;
+  mprof__map map; /* pointer -> index */
 } file_table;
 
-static uint64_t pointer_hash(const char *p) {
-  uint64_t v = (uint64_t)(uintptr_t)p;
-  v ^= v >> 33;
-  v *= 0xff51afd7ed558ccdull;
-  v ^= v >> 33;
-  return v;
+static long file_table_index(const file_table *t, const char *name) {
+  if (!*name)
+    return -1;
+  size_t cursor = 0;
+  uint32_t i;
+  while ((i = mprof__map_next(&t->map, mprof__hash_pointer(name), &cursor)) !=
+         MPROF__MAP_NONE)
+    if (t->names[i] == name)
+      return (long)i;
+  return -1;
 }
 
 static int file_table_add(file_table *t, const char *name) {
-  if ((t->count + 1) * 2 > t->capacity) {
+  if (file_table_index(t, name) >= 0)
+    return 0;
+  if (t->count == t->capacity) {
     size_t cap = t->capacity ? t->capacity * 2 : 64;
-    const char **slots = (const char **)calloc(cap, sizeof *slots);
-    uint32_t *idx = (uint32_t *)calloc(cap, sizeof *idx);
     const char **names =
         (const char **)realloc((void *)t->names, cap * sizeof *names);
-    if (!slots || !idx || !names) {
-      free((void *)slots);
-      free(idx);
-      if (names)
-        t->names = names;
+    if (!names)
       return -1;
-    }
     t->names = names;
-    for (size_t i = 0; i < t->count; i++) {
-      size_t j = (size_t)pointer_hash(t->names[i]) & (cap - 1);
-      while (slots[j])
-        j = (j + 1) & (cap - 1);
-      slots[j] = t->names[i];
-      idx[j] = (uint32_t)i;
-    }
-    free((void *)t->slots);
-    free(t->slot_index);
-    t->slots = slots;
-    t->slot_index = idx;
     t->capacity = cap;
   }
-  size_t j = (size_t)pointer_hash(name) & (t->capacity - 1);
-  while (t->slots[j]) {
-    if (t->slots[j] == name)
-      return 0;
-    j = (j + 1) & (t->capacity - 1);
-  }
-  t->slots[j] = name;
-  t->slot_index[j] = (uint32_t)t->count;
+  if (mprof__map_add(&t->map, mprof__hash_pointer(name), (uint32_t)t->count))
+    return -1;
   t->names[t->count++] = name;
   return 0;
 }
 
-static long file_table_index(const file_table *t, const char *name) {
-  if (!*name || !t->capacity)
-    return -1;
-  size_t j = (size_t)pointer_hash(name) & (t->capacity - 1);
-  while (t->slots[j]) {
-    if (t->slots[j] == name)
-      return (long)t->slot_index[j];
-    j = (j + 1) & (t->capacity - 1);
-  }
-  return -1;
-}
-
 static void file_table_free(file_table *t) {
   free((void *)t->names);
-  free((void *)t->slots);
-  free(t->slot_index);
+  mprof__map_free(&t->map);
 }
 
 static void write_function(FILE *f, const sidecar_fn *fn,

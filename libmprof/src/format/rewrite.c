@@ -11,23 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/copy.h"
 #include "internal.h"
 #include "mprof/sass.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
 
 #define STR(ref) mprof_writer_string(w, mprof_trace_string(trace, (ref)))
-
-#define COPY_SECTION(type, rec_type, accessor, fix)                            \
-  do {                                                                         \
-    size_t n_;                                                                 \
-    const rec_type *r_ = accessor(trace, &n_);                                 \
-    for (size_t i_ = 0; i_ < n_ && !rc; i_++) {                                \
-      rec_type rec = r_[i_];                                                   \
-      fix;                                                                     \
-      rc = mprof_writer_append(w, NULL, type, &rec);                           \
-    }                                                                          \
-  } while (0)
 
 int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
                         unsigned flags) {
@@ -58,12 +48,10 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
     free(new_index);
     return rc;
   }
-  COPY_SECTION(MPROF_SECTION_META, mprof_meta_record, mprof_trace_meta_records,
-               (rec.key = STR(rec.key), rec.value = STR(rec.value)));
-  COPY_SECTION(MPROF_SECTION_DEVICES, mprof_device_record, mprof_trace_devices,
-               rec.name = STR(rec.name));
-  COPY_SECTION(MPROF_SECTION_STREAMS, mprof_stream_record, mprof_trace_streams,
-               rec.name = STR(rec.name));
+  static const mprof_section_type head[] = {
+      MPROF_SECTION_META, MPROF_SECTION_DEVICES, MPROF_SECTION_STREAMS};
+  for (size_t i = 0; i < sizeof head / sizeof head[0] && !rc; i++)
+    rc = mprof__copy_section(w, trace, head[i], NULL);
   size_t n;
   const mprof_kernel_record *kernels = mprof_trace_kernels(trace, &n);
   for (size_t i = 0; i < n && !rc; i++) {
@@ -79,8 +67,8 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
     free(demangled);
     rc = mprof_writer_append(w, NULL, MPROF_SECTION_KERNELS, &rec);
   }
-  COPY_SECTION(MPROF_SECTION_SHAPES, mprof_shape_record, mprof_trace_shapes,
-               (void)0);
+  if (!rc)
+    rc = mprof__copy_section(w, trace, MPROF_SECTION_SHAPES, NULL);
   if (new_index) {
     for (uint32_t s = 0; s < streams && !rc; s++) {
       size_t count = mprof_trace_stream_launch_count(trace, s);
@@ -88,29 +76,16 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
         rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES,
                                  mprof_trace_stream_launch(trace, s, p));
     }
-  } else {
-    COPY_SECTION(MPROF_SECTION_LAUNCHES, mprof_launch_record,
-                 mprof_trace_launches, (void)0);
+  } else if (!rc) {
+    rc = mprof__copy_section(w, trace, MPROF_SECTION_LAUNCHES, NULL);
   }
-  COPY_SECTION(MPROF_SECTION_MEMOPS, mprof_memop_record, mprof_trace_memops,
-               (void)0);
-  COPY_SECTION(MPROF_SECTION_RANGES, mprof_range_record, mprof_trace_ranges,
-               (rec.name = STR(rec.name), rec.domain = STR(rec.domain)));
-  COPY_SECTION(MPROF_SECTION_REGIONS, mprof_region_record, mprof_trace_regions,
-               rec.name = STR(rec.name));
-  COPY_SECTION(MPROF_SECTION_SPANS, mprof_span_record, mprof_trace_spans,
-               if (new_index && rec.launch != MPROF_INDEX_NONE) rec.launch =
-                   new_index[rec.launch]);
-  COPY_SECTION(MPROF_SECTION_STALL_REASONS, mprof_stall_reason_record,
-               mprof_trace_stall_reasons, rec.name = STR(rec.name));
-  COPY_SECTION(MPROF_SECTION_PC_SAMPLES, mprof_pc_sample_record,
-               mprof_trace_pc_samples,
-               rec.function_name = STR(rec.function_name));
-  COPY_SECTION(MPROF_SECTION_PM_METRICS, mprof_pm_metric_record,
-               mprof_trace_pm_metrics,
-               (rec.name = STR(rec.name), rec.unit = STR(rec.unit)));
-  COPY_SECTION(MPROF_SECTION_PM_SAMPLES, mprof_pm_sample_record,
-               mprof_trace_pm_samples, (void)0);
+  static const mprof_section_type tail[] = {
+      MPROF_SECTION_MEMOPS,        MPROF_SECTION_RANGES,
+      MPROF_SECTION_REGIONS,       MPROF_SECTION_SPANS,
+      MPROF_SECTION_STALL_REASONS, MPROF_SECTION_PC_SAMPLES,
+      MPROF_SECTION_PM_METRICS,    MPROF_SECTION_PM_SAMPLES};
+  for (size_t i = 0; i < sizeof tail / sizeof tail[0] && !rc; i++)
+    rc = mprof__copy_section(w, trace, tail[i], new_index);
   const mprof_cubin_record *cubins = mprof_trace_cubins(trace, &n);
   for (size_t i = 0; i < n && !rc; i++) {
     size_t size = 0;
@@ -122,10 +97,8 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
       rec.flags = (rec.flags & ~MPROF_CUBIN_KEPT_WHOLE) | MPROF_CUBIN_OMITTED;
     rc = mprof_writer_cubin(w, &rec, blob, size);
   }
-  const mprof_drop_record *drops = mprof_trace_drops(trace, &n);
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = mprof_writer_drop(w, (mprof_drop_kind)drops[i].kind, drops[i].device,
-                           drops[i].count);
+  if (!rc)
+    rc = mprof__copy_drops(w, trace);
   free(new_index);
   if (rc) {
     mprof_writer_abort(w);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "internal.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
@@ -451,39 +452,19 @@ int mprof_trace_open(mprof_trace **out, const char *path,
     return mprof__error_set(MPROF_EVERSION,
                             "%s: open options version %u is not supported",
                             path, opts->version);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    return mprof__error_set(err == ENOENT ? MPROF_ENOTFOUND : MPROF_EIO,
-                            "%s: cannot open: %s", path, strerror(err));
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return mprof__error_set(MPROF_EINVAL, "%s: not a regular file", path);
-  }
+  mprof__file_map file;
+  int rc = mprof__file_map_open(&file, path, MPROF__MAP_SEQUENTIAL);
+  if (rc)
+    return rc;
   mprof_trace *t = (mprof_trace *)calloc(1, sizeof *t);
   if (!t || !(t->path = strdup(path))) {
     free(t);
-    close(fd);
+    mprof__file_map_close(&file);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   }
-  t->map_size = (size_t)st.st_size;
-  if (t->map_size) {
-    void *map =
-        mmap(NULL, t->map_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (map == MAP_FAILED) {
-      int err = errno;
-      close(fd);
-      mprof_trace_free(t);
-      return mprof__error_set(MPROF_EIO, "%s: cannot map: %s", path,
-                              strerror(err));
-    }
-    t->map = (const unsigned char *)map;
-    madvise(map, t->map_size, MADV_SEQUENTIAL);
-  }
-  close(fd);
-  int rc = validate_header(t, opts);
+  t->map = file.data;
+  t->map_size = file.size;
+  rc = validate_header(t, opts);
   if (!rc)
     rc = validate_directory(t, opts);
   if (!rc)
@@ -501,8 +482,8 @@ int mprof_trace_open(mprof_trace **out, const char *path,
 void mprof_trace_free(mprof_trace *trace) {
   if (!trace)
     return;
-  if (trace->map)
-    munmap((void *)trace->map, trace->map_size);
+  mprof__file_map file = {trace->map, trace->map_size};
+  mprof__file_map_close(&file);
   free(trace->stream_first);
   free(trace->stream_max_duration);
   free(trace->order);

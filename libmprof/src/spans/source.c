@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
+#include "format/copy.h"
 #include "internal.h"
 #include "mprof/source.h"
 #include "mprof/trace.h"
@@ -23,7 +25,8 @@
 
 struct mprof_source_file {
   char *path;
-  const unsigned char *data; /* the mapping */
+  mprof__file_map map;
+  const unsigned char *data; /* map.data */
   size_t size;
   mprof_source_file_header header;
   const mprof_source_file_region *regions;
@@ -52,8 +55,7 @@ static int bad_at(int status, const char *path, uint64_t at, const char *fmt,
 void mprof_source_file_free(mprof_source_file *f) {
   if (!f)
     return;
-  if (f->data && f->size)
-    munmap((void *)f->data, f->size);
+  mprof__file_map_close(&f->map);
   free(f->path);
   free(f);
 }
@@ -180,33 +182,14 @@ int mprof_source_file_open(mprof_source_file **out, const char *path) {
     free(f);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
+  int rc = mprof__file_map_open(&f->map, path, MPROF__MAP_RANDOM);
+  if (rc) {
     mprof_source_file_free(f);
-    return mprof__error_set(err == ENOENT ? MPROF_ENOTFOUND : MPROF_EIO,
-                            "%s: %s", path, strerror(err));
+    return rc;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    mprof_source_file_free(f);
-    return mprof__error_set(MPROF_EIO, "%s: not a regular file", path);
-  }
-  f->size = (size_t)st.st_size;
-  if (f->size) {
-    void *map = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-      int err = errno;
-      close(fd);
-      f->size = 0;
-      mprof_source_file_free(f);
-      return mprof__error_set(MPROF_EIO, "%s: mmap: %s", path, strerror(err));
-    }
-    f->data = (const unsigned char *)map;
-  }
-  close(fd);
-  int rc = validate_source(f);
+  f->data = f->map.data;
+  f->size = f->map.size;
+  rc = validate_source(f);
   if (rc) {
     mprof_source_file_free(f);
     return rc;
@@ -755,54 +738,23 @@ static int cmp_span_key(const void *a, const void *b) {
   return x->record < y->record ? -1 : x->record > y->record;
 }
 
-#define STR(ref) mprof_writer_string(w, mprof_trace_string(t, (ref)))
-
-#define COPY_SECTION(type, rec_type, accessor, fix)                            \
-  do {                                                                         \
-    size_t n_;                                                                 \
-    const rec_type *r_ = accessor(t, &n_);                                     \
-    for (size_t i_ = 0; i_ < n_ && !rc; i_++) {                                \
-      rec_type rec = r_[i_];                                                   \
-      fix;                                                                     \
-      rc = mprof_writer_append(w, NULL, type, &rec);                           \
-    }                                                                          \
-  } while (0)
-
 /* Everything of @p t except SPANS, DROPS and the code, which the caller
  * writes after adding its own. Indices are kept. */
 static int copy_trace_start(mprof_writer *w, const mprof_trace *t) {
   int rc = 0;
-  COPY_SECTION(MPROF_SECTION_META, mprof_meta_record, mprof_trace_meta_records,
-               (rec.key = STR(rec.key), rec.value = STR(rec.value)));
-  COPY_SECTION(MPROF_SECTION_DEVICES, mprof_device_record, mprof_trace_devices,
-               rec.name = STR(rec.name));
-  COPY_SECTION(MPROF_SECTION_STREAMS, mprof_stream_record, mprof_trace_streams,
-               rec.name = STR(rec.name));
-  COPY_SECTION(MPROF_SECTION_KERNELS, mprof_kernel_record, mprof_trace_kernels,
-               (rec.mangled_name = STR(rec.mangled_name),
-                rec.demangled_name = STR(rec.demangled_name)));
-  COPY_SECTION(MPROF_SECTION_SHAPES, mprof_shape_record, mprof_trace_shapes,
-               (void)0);
-  COPY_SECTION(MPROF_SECTION_LAUNCHES, mprof_launch_record,
-               mprof_trace_launches, (void)0);
-  COPY_SECTION(MPROF_SECTION_MEMOPS, mprof_memop_record, mprof_trace_memops,
-               (void)0);
-  COPY_SECTION(MPROF_SECTION_RANGES, mprof_range_record, mprof_trace_ranges,
-               (rec.name = STR(rec.name), rec.domain = STR(rec.domain)));
-  COPY_SECTION(MPROF_SECTION_REGIONS, mprof_region_record, mprof_trace_regions,
-               rec.name = STR(rec.name));
-  COPY_SECTION(MPROF_SECTION_SPANS, mprof_span_record, mprof_trace_spans,
-               (void)0);
+  for (mprof_section_type type = MPROF_SECTION_META;
+       type <= MPROF_SECTION_SPANS && !rc; type++)
+    rc = mprof__copy_section(w, t, type, NULL);
   return rc;
 }
 
 static int copy_trace_end(mprof_writer *w, const mprof_trace *t) {
+  static const mprof_section_type tail[] = {
+      MPROF_SECTION_STALL_REASONS, MPROF_SECTION_PC_SAMPLES,
+      MPROF_SECTION_PM_METRICS, MPROF_SECTION_PM_SAMPLES};
   int rc = 0;
-  COPY_SECTION(MPROF_SECTION_STALL_REASONS, mprof_stall_reason_record,
-               mprof_trace_stall_reasons, rec.name = STR(rec.name));
-  COPY_SECTION(MPROF_SECTION_PC_SAMPLES, mprof_pc_sample_record,
-               mprof_trace_pc_samples,
-               rec.function_name = STR(rec.function_name));
+  for (size_t i = 0; i < sizeof tail / sizeof tail[0] && !rc; i++)
+    rc = mprof__copy_section(w, t, tail[i], NULL);
   size_t n;
   const mprof_cubin_record *cubins = mprof_trace_cubins(t, &n);
   for (size_t i = 0; i < n && !rc; i++) {
@@ -810,11 +762,7 @@ static int copy_trace_end(mprof_writer *w, const mprof_trace *t) {
     const void *blob = mprof_trace_cubin_blob(t, &cubins[i], &size);
     rc = mprof_writer_cubin(w, &cubins[i], blob, size);
   }
-  const mprof_drop_record *drops = mprof_trace_drops(t, &n);
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = mprof_writer_drop(w, (mprof_drop_kind)drops[i].kind, drops[i].device,
-                           drops[i].count);
-  return rc;
+  return rc ? rc : mprof__copy_drops(w, t);
 }
 
 static int meta_fmt(mprof_writer *w, const char *key, const char *fmt, ...)

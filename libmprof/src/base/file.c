@@ -1,0 +1,54 @@
+/*
+ * mprof — mapping whole files (base/file.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file.h"
+#include "internal.h"
+
+int mprof__file_map_open(mprof__file_map *out, const char *path, int access) {
+  memset(out, 0, sizeof *out);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    return mprof__error_set(err == ENOENT ? MPROF_ENOTFOUND : MPROF_EIO,
+                            "%s: cannot open: %s", path, strerror(err));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return mprof__error_set(MPROF_EINVAL, "%s: not a regular file", path);
+  }
+  size_t size = (size_t)st.st_size;
+  if (size) {
+    int flags = MAP_PRIVATE;
+    if (access == MPROF__MAP_SEQUENTIAL)
+      flags |= MAP_POPULATE;
+    void *map = mmap(NULL, size, PROT_READ, flags, fd, 0);
+    if (map == MAP_FAILED) {
+      int err = errno;
+      close(fd);
+      return mprof__error_set(MPROF_EIO, "%s: cannot map: %s", path,
+                              strerror(err));
+    }
+    if (access == MPROF__MAP_SEQUENTIAL)
+      madvise(map, size, MADV_SEQUENTIAL);
+    out->data = (const unsigned char *)map;
+    out->size = size;
+  }
+  close(fd);
+  return 0;
+}
+
+void mprof__file_map_close(mprof__file_map *map) {
+  if (map->data)
+    munmap((void *)map->data, map->size);
+  memset(map, 0, sizeof *map);
+}
