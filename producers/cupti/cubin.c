@@ -197,6 +197,70 @@ static const char *companion_of(const char *section) {
   return dot && dot[1] ? dot + 1 : NULL;
 }
 
+/* A string table rebuilt with only the names still in use. */
+typedef struct strtab {
+  char *data;
+  size_t size, capacity;
+  const char **keys; /* open addressing: name -> offsets[j] */
+  uint32_t *offsets;
+  size_t slots; /* power of two */
+  size_t count;
+} strtab;
+
+static int strtab_init(strtab *t, size_t expected) {
+  memset(t, 0, sizeof *t);
+  t->slots = 64;
+  while (t->slots < expected * 2 + 1)
+    t->slots *= 2;
+  t->keys = (const char **)calloc(t->slots, sizeof *t->keys);
+  t->offsets = (uint32_t *)calloc(t->slots, sizeof *t->offsets);
+  t->capacity = 4096;
+  t->data = (char *)malloc(t->capacity);
+  if (!t->keys || !t->offsets || !t->data)
+    return -1;
+  t->data[0] = '\0';
+  t->size = 1;
+  return 0;
+}
+
+static void strtab_free(strtab *t) {
+  free(t->data);
+  free(t->keys);
+  free(t->offsets);
+}
+
+/* The offset of @p name in @p t, added if new; UINT32_MAX without memory.
+ * @p name must outlive @p t (it points into the image). */
+static uint32_t strtab_add(strtab *t, const char *name) {
+  if (!*name)
+    return 0;
+  if ((t->count + 1) * 2 > t->slots)
+    return UINT32_MAX; /* sized by the caller: never happens */
+  size_t len = strlen(name);
+  size_t j = (size_t)name_hash(name, len) & (t->slots - 1);
+  while (t->keys[j]) {
+    if (strcmp(t->keys[j], name) == 0)
+      return t->offsets[j];
+    j = (j + 1) & (t->slots - 1);
+  }
+  if (t->size + len + 1 > t->capacity || t->size + len + 1 > UINT32_MAX) {
+    size_t capacity = (t->size + len + 1) * 2;
+    char *grown =
+        capacity <= UINT32_MAX ? (char *)realloc(t->data, capacity) : NULL;
+    if (!grown)
+      return UINT32_MAX;
+    t->data = grown;
+    t->capacity = capacity;
+  }
+  uint32_t at = (uint32_t)t->size;
+  memcpy(t->data + at, name, len + 1);
+  t->size += len + 1;
+  t->keys[j] = name;
+  t->offsets[j] = at;
+  t->count++;
+  return at;
+}
+
 int mprof_cupti_cubin_trim(const void *image_ptr, size_t size,
                            const uint32_t *keep, size_t count, void **out,
                            size_t *out_size) {
@@ -217,9 +281,14 @@ int mprof_cupti_cubin_trim(const void *image_ptr, size_t size,
   Elf64_Shdr *sh = (Elf64_Shdr *)malloc(shnum * sizeof *sh);
   unsigned char *keep_section = (unsigned char *)calloc(shnum, 1);
   unsigned char *drop = (unsigned char *)calloc(shnum, 1);
+  /* Rewritten contents (symbol and string tables), NULL = the image's. */
+  unsigned char **content =
+      (unsigned char **)calloc(shnum, sizeof(unsigned char *));
+  uint32_t *new_name = (uint32_t *)calloc(shnum, sizeof(uint32_t));
   name_set dropped = {NULL, 0};
   int rc = -2;
-  if (!sh || !keep_section || !drop || name_set_init(&dropped, shnum) != 0)
+  if (!sh || !keep_section || !drop || !content || !new_name ||
+      name_set_init(&dropped, shnum) != 0)
     goto out;
   rc = -1;
   memcpy(sh, image + eh.e_shoff, shnum * sizeof *sh);
@@ -283,6 +352,76 @@ int mprof_cupti_cubin_trim(const void *image_ptr, size_t size,
     goto out;
   }
 
+  /* The names of what was left out go too: dropped sections get the empty
+   * name, symbols defined in them too, and every string table is rebuilt
+   * from the names still in use (offsets change, indices do not). */
+  for (size_t i = 1; i < shnum; i++) {
+    if (sh[i].sh_type == SHT_SYMTAB && sh[i].sh_entsize == sizeof(Elf64_Sym) &&
+        sh[i].sh_link < shnum) {
+      Elf64_Sym *syms = (Elf64_Sym *)malloc(sh[i].sh_size ? sh[i].sh_size : 1);
+      if (!syms) {
+        rc = -2;
+        goto out;
+      }
+      memcpy(syms, image + sh[i].sh_offset, sh[i].sh_size);
+      content[i] = (unsigned char *)syms;
+    }
+  }
+  for (size_t s = 1; s < shnum; s++) {
+    if (sh[s].sh_type != SHT_STRTAB)
+      continue;
+    const char *old = (const char *)image + sh[s].sh_offset;
+    uint64_t old_size = sh[s].sh_size;
+    if (!old_size || old[old_size - 1] != '\0')
+      continue; /* not a table we can rebuild: keep it */
+    size_t expected = s == eh.e_shstrndx ? shnum : 0;
+    for (size_t i = 1; i < shnum; i++)
+      if (content[i] && sh[i].sh_link == s)
+        expected += sh[i].sh_size / sizeof(Elf64_Sym);
+    strtab table;
+    if (strtab_init(&table, expected) != 0) {
+      strtab_free(&table);
+      rc = -2;
+      goto out;
+    }
+    int failed = 0;
+    if (s == eh.e_shstrndx) {
+      for (size_t i = 1; i < shnum; i++) {
+        uint32_t at = drop[i] || sh[i].sh_name >= old_size
+                          ? 0
+                          : strtab_add(&table, old + sh[i].sh_name);
+        failed |= at == UINT32_MAX;
+        new_name[i] = at;
+      }
+    }
+    for (size_t i = 1; i < shnum && !failed; i++) {
+      if (!content[i] || sh[i].sh_link != s)
+        continue;
+      Elf64_Sym *syms = (Elf64_Sym *)content[i];
+      for (uint64_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++) {
+        int gone = syms[k].st_shndx > 0 && syms[k].st_shndx < shnum &&
+                   drop[syms[k].st_shndx];
+        uint32_t at = gone || syms[k].st_name >= old_size
+                          ? 0
+                          : strtab_add(&table, old + syms[k].st_name);
+        failed |= at == UINT32_MAX;
+        syms[k].st_name = at;
+      }
+    }
+    if (failed) {
+      strtab_free(&table);
+      rc = -2;
+      goto out;
+    }
+    content[s] = (unsigned char *)table.data;
+    table.data = NULL;
+    sh[s].sh_size = table.size;
+    strtab_free(&table);
+  }
+  if (eh.e_shstrndx > 0 && content[eh.e_shstrndx])
+    for (size_t i = 1; i < shnum; i++)
+      sh[i].sh_name = new_name[i];
+
   /* Layout: header, kept sections in file order, section headers. */
   uint64_t total = sizeof eh;
   for (size_t i = 1; i < shnum; i++) {
@@ -317,7 +456,8 @@ int mprof_cupti_cubin_trim(const void *image_ptr, size_t size,
                          ? sh[i].sh_addralign
                          : 1;
     at = (at + align - 1) / align * align;
-    memcpy(buffer + at, image + sh[i].sh_offset, (size_t)sh[i].sh_size);
+    memcpy(buffer + at, content[i] ? content[i] : image + sh[i].sh_offset,
+           (size_t)sh[i].sh_size);
     sh[i].sh_offset = at;
     at += sh[i].sh_size;
   }
@@ -331,6 +471,10 @@ int mprof_cupti_cubin_trim(const void *image_ptr, size_t size,
   *out_size = (size_t)total;
   rc = 0;
 out:
+  for (size_t i = 0; content && i < shnum; i++)
+    free(content[i]);
+  free(content);
+  free(new_name);
   free(sh);
   free(keep_section);
   free(drop);

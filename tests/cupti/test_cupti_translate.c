@@ -782,7 +782,12 @@ static const char *raw_only_nvdisasm(void) {
         "[ \"$1\" = -b ] || { echo 'cannot read this cubin' >&2; exit 1; }\n"
         "n=$(($(wc -c < \"$3\") / 16)); i=0\n"
         "while [ $i -lt $n ]; do\n"
-        "  printf '        /*%04x*/                   NOP ;\\n' $((i * 16))\n"
+        "  if [ $((i % 8)) -eq 7 ]; then\n"
+        "    printf '        /*%04x*/                   BRA 0x%x ;\\n' "
+        "$((i * 16)) $((i * 16))\n"
+        "  else\n"
+        "    printf '        /*%04x*/                   NOP ;\\n' $((i * 16))\n"
+        "  fi\n"
         "  i=$((i + 1))\n"
         "done\n",
         f);
@@ -861,6 +866,17 @@ static void test_many_modules_keep_used_code(void **state) {
       assert_int_equal(got_size, want_size);
       assert_memory_equal(got, want, want_size);
     }
+    /* Nor are their names (the string tables are rebuilt; the PTX text of
+     * a -lineinfo module still names them). */
+    const char *tables[] = {".strtab", ".shstrtab"};
+    for (size_t t = 0; t < 2; t++) {
+      uint64_t table_size;
+      const unsigned char *table = section_data(blob, tables[t], &table_size);
+      assert_non_null(table);
+      for (size_t u = 0; u < 3; u++)
+        assert_null(memmem(table, table_size, unused[u], strlen(unused[u])));
+      assert_non_null(memmem(table, table_size, "_Z5callkPf", 10));
+    }
     /* libmprof sees only the kept functions. */
     mprof_sass_cubin *cubin;
     assert_int_equal(mprof_sass_cubin_open(&cubin, blob, blob_size, "t"), 0);
@@ -874,7 +890,9 @@ static void test_many_modules_keep_used_code(void **state) {
   assert_string_equal(mprof_trace_meta(f.trace, "cubins.kept"), "64");
 
   /* SASS coverage: every sampled function and the launched kernel get code
-   * in the sidecar, here through nvdisasm's raw mode. */
+   * in the sidecar, here through nvdisasm's raw mode: the real nvdisasm
+   * refuses a cubin with NOBITS code ("Cannot find the code address"), so
+   * trimmed cubins go to one `nvdisasm -b` run over all their functions. */
   char side[4200];
   snprintf(side, sizeof side, "%s.pc.json", f.path);
   mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
@@ -895,6 +913,11 @@ static void test_many_modules_keep_used_code(void **state) {
     assert_non_null(fn);
     assert_int_equal(fn->sass_state, MPROF_SASS_PRESENT);
     assert_int_equal(fn->instruction_count, 0x200 / 16);
+    /* Branch targets count from the function, not from the batch. */
+    const mprof_sass_instruction *bra = mprof_sidecar_instruction(fn, 0x70);
+    assert_non_null(bra);
+    assert_string_equal(bra->opcode, "BRA");
+    assert_string_equal(bra->operands, "0x70");
   }
   mprof_sidecar_free(sc);
   unlink(side);

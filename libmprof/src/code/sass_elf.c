@@ -81,6 +81,7 @@ struct mprof_sass_cubin {
   size_t file_count;
   size_t file_capacity;
   int has_debug_line;
+  int trimmed; /* some function's code was left out (SHT_NOBITS .text) */
 };
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -699,9 +700,14 @@ static int read_functions(mprof_sass_cubin *c, Elf *elf, size_t shstrndx,
       continue;
     Elf_Scn *text = elf_getscn(elf, sym.st_shndx);
     GElf_Shdr tsh;
+    if (!text || !gelf_getshdr(text, &tsh))
+      continue;
     /* A trimmed cubin (MPROF_CUBIN_TRIMMED) left this code out. */
-    if (!text || !gelf_getshdr(text, &tsh) || tsh.sh_type == SHT_NOBITS ||
-        tsh.sh_offset > c->size || tsh.sh_size > c->size - tsh.sh_offset)
+    if (tsh.sh_type == SHT_NOBITS) {
+      c->trimmed = 1;
+      continue;
+    }
+    if (tsh.sh_offset > c->size || tsh.sh_size > c->size - tsh.sh_offset)
       continue;
     const char *sname = elf_strptr(elf, shstrndx, tsh.sh_name);
     const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
@@ -943,6 +949,10 @@ const char *mprof__sass_cubin_section_name(const mprof_sass_cubin *cubin,
                                            const mprof_sass_function *fn) {
   size_t i = fn_index(cubin, fn);
   return i == SIZE_MAX ? "" : cubin->fn_section_names[i];
+}
+
+int mprof__sass_cubin_trimmed(const mprof_sass_cubin *cubin) {
+  return cubin->trimmed;
 }
 
 const void *mprof__sass_cubin_code(const mprof_sass_cubin *cubin,

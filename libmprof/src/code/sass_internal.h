@@ -53,6 +53,10 @@ const char *mprof__sass_cubin_section_name(const mprof_sass_cubin *cubin,
 const void *mprof__sass_cubin_code(const mprof_sass_cubin *cubin,
                                    const mprof_sass_function *fn);
 
+/* Whether @p cubin lacks some functions' code (a trimmed trace cubin, whose
+ * NOBITS sections nvdisasm refuses: "Cannot find the code address"). */
+int mprof__sass_cubin_trimmed(const mprof_sass_cubin *cubin);
+
 /* ---- sass_binary.c ------------------------------------------------------ */
 
 /* The captured cubins of an open trace (blobs are copied). */

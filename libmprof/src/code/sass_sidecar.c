@@ -169,18 +169,46 @@ static int disassemble_items(const mprof_sass_cubin *cubin,
   return mprof_sass_disassemble(out, cubin, NULL, 0, opts);
 }
 
-/* Replace @p fn's instructions by the listing's code of @p item. @p raw:
- * the listing is nvdisasm -b of the function's own bytes (offsets from 0,
- * one unnamed function). */
+/* Whether @p opcode takes a code address as an operand. */
+static int branches(const char *opcode) {
+  static const char *const ops[] = {"BRA", "BSSY", "CALL", "JMP",
+                                    "SSY", "PBK",  "PCNT", "CAL"};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    size_t n = strlen(ops[i]);
+    if (strncmp(opcode, ops[i], n) == 0 && (!opcode[n] || opcode[n] == '.'))
+      return 1;
+  }
+  return 0;
+}
+
+/* @p operands with every hex address inside [base, base + size) made
+ * relative to @p base: raw code printed from offset @p base of a batch. */
+static const char *rebase(const char *operands, uint32_t base, uint32_t size,
+                          char *out, size_t out_size) {
+  size_t n = 0;
+  for (const char *p = operands; *p && n + 24 < out_size;) {
+    if (p[0] == '0' && p[1] == 'x') {
+      char *end;
+      unsigned long long v = strtoull(p + 2, &end, 16);
+      if (end > p + 2 && v >= base && v < (unsigned long long)base + size) {
+        n += (size_t)snprintf(out + n, out_size - n, "0x%llx", v - base);
+        p = end;
+        continue;
+      }
+    }
+    out[n++] = *p++;
+  }
+  out[n] = '\0';
+  return out;
+}
+
+/* Replace @p item's instructions by those of @p lf between @p base and
+ * base + the function's size, at offsets from @p base. @p raw: @p lf is
+ * nvdisasm -b output, whose code addresses count from the batch start. */
 static int take_listing(mprof_sidecar *sc, const work_item *item,
-                        const mprof_sass_listing *listing, int raw) {
+                        const mprof_sass_listing_function *lf, uint32_t base,
+                        int raw) {
   const mprof_sass_function *code = item->code;
-  const mprof_sass_listing_function *lf =
-      raw ? (mprof_sass_listing_function_count(listing)
-                 ? mprof_sass_listing_function_at(listing, 0)
-                 : NULL)
-          : listing_of(listing, item);
-  uint32_t base = raw ? 0 : code->section_offset;
   size_t first = 0;
   while (lf && first < lf->instruction_count &&
          lf->instructions[first].offset < base)
@@ -193,11 +221,15 @@ static int take_listing(mprof_sidecar *sc, const work_item *item,
   }
   int rc = mprof__sidecar_clear_instructions(sc, item->fn);
   uint64_t end = (uint64_t)base + code->size;
+  char operands[1024];
   for (size_t i = first; !rc && i < lf->instruction_count; i++) {
     mprof_sass_instruction in = lf->instructions[i];
     if (in.offset >= end)
       break;
     in.offset -= base;
+    if (raw && in.opcode && in.operands && branches(in.opcode))
+      in.operands =
+          rebase(in.operands, base, code->size, operands, sizeof operands);
     if (!in.line)
       in.line = mprof_sass_cubin_line(item->cubin, code, in.offset, &in.file);
     rc = mprof_sidecar_add_instruction(sc, item->fn, &in);
@@ -205,6 +237,14 @@ static int take_listing(mprof_sidecar *sc, const work_item *item,
   if (!rc)
     rc = mprof_sidecar_set_sass_state(sc, item->fn, MPROF_SASS_PRESENT, NULL);
   return rc;
+}
+
+/* The one function of a raw listing, or NULL. */
+static const mprof_sass_listing_function *
+raw_function(const mprof_sass_listing *listing) {
+  return listing && mprof_sass_listing_function_count(listing)
+             ? mprof_sass_listing_function_at(listing, 0)
+             : NULL;
 }
 
 /* Without a disassembler: one entry per instruction slot, with its line and
@@ -248,16 +288,30 @@ static int take_resources(mprof_sidecar *sc, const work_item *item) {
  * those its listing lacks, one raw run each). */
 typedef struct group {
   size_t start, end; /* items[start..end) */
+  int batched;       /* a trimmed cubin: its code goes to a raw batch */
   mprof_sass_listing *listing;
   mprof_sass_listing **raw; /* per item; NULL where the listing has it */
   int rc;                   /* MPROF_ENOMEM stops everything */
   char failure[600];
 } group;
 
+/* The code of every function of trimmed cubins for one SM, back to back,
+ * for one `nvdisasm -b` run (nvdisasm refuses cubins with NOBITS code). */
+typedef struct raw_batch {
+  uint32_t arch;
+  unsigned char *code;
+  size_t size;
+  size_t capacity;
+  mprof_sass_listing *listing;
+  char failure[600];
+} raw_batch;
+
 typedef struct attach_work {
   const work_item *items;
   group *groups;
   size_t group_count;
+  raw_batch *batches;
+  size_t batch_count;
   const mprof_sass_options *opts;
   pthread_mutex_t lock;
   pthread_cond_t done_cond;
@@ -302,11 +356,19 @@ static void *attach_worker(void *arg) {
   attach_work *w = (attach_work *)arg;
   for (;;) {
     pthread_mutex_lock(&w->lock);
-    size_t i = w->next < w->group_count ? w->next++ : SIZE_MAX;
+    size_t jobs = w->group_count + w->batch_count;
+    size_t i = w->next < jobs ? w->next++ : SIZE_MAX;
     pthread_mutex_unlock(&w->lock);
     if (i == SIZE_MAX)
       return NULL;
-    disassemble_group(w, &w->groups[i]);
+    if (i >= w->group_count) {
+      raw_batch *b = &w->batches[i - w->group_count];
+      if (mprof__sass_disassemble_raw(&b->listing, b->code, b->size, b->arch,
+                                      w->opts) != 0)
+        snprintf(b->failure, sizeof b->failure, "%s", mprof_error_last());
+    } else if (!w->groups[i].batched) {
+      disassemble_group(w, &w->groups[i]);
+    }
     pthread_mutex_lock(&w->lock);
     w->done++;
     pthread_cond_signal(&w->done_cond);
@@ -325,7 +387,7 @@ static unsigned job_count(const mprof_sass_options *opts, size_t groups) {
 /* Run every group's nvdisasm on @p jobs threads (the caller's included),
  * reporting progress on the calling thread. */
 static void disassemble_groups(attach_work *w) {
-  unsigned jobs = job_count(w->opts, w->group_count);
+  unsigned jobs = job_count(w->opts, w->group_count + w->batch_count);
   pthread_t threads[64];
   unsigned started = 0;
   for (unsigned j = 1; j < jobs; j++)
@@ -338,9 +400,10 @@ static void disassemble_groups(attach_work *w) {
     if (!started)
       attach_worker(w);
     pthread_mutex_lock(&w->lock);
-    while (w->done < w->group_count) {
+    size_t total = w->group_count + w->batch_count;
+    while (w->done < total) {
       w->opts->progress(w->opts->progress_userdata, "disassembling", w->done,
-                        w->group_count);
+                        total);
       struct timespec until;
       clock_gettime(CLOCK_REALTIME, &until);
       until.tv_nsec += 100000000L;
@@ -351,8 +414,7 @@ static void disassemble_groups(attach_work *w) {
       pthread_cond_timedwait(&w->done_cond, &w->lock, &until);
     }
     pthread_mutex_unlock(&w->lock);
-    w->opts->progress(w->opts->progress_userdata, "disassembling",
-                      w->group_count, w->group_count);
+    w->opts->progress(w->opts->progress_userdata, "disassembling", jobs, jobs);
   }
   for (unsigned j = 0; j < started; j++)
     pthread_join(threads[j], NULL);
@@ -425,12 +487,72 @@ int mprof__sass_attach(mprof_sidecar *sc,
   }
   mprof_sass_options run_opts = *opts;
   run_opts.nvdisasm = have_tool ? tool : NULL;
-  if (have_tool && group_count) {
+  /* Trimmed cubins: every function's code into one batch per SM, each at a
+   * 16-byte aligned base. */
+  raw_batch *batches = NULL;
+  size_t batch_count = 0;
+  uint32_t *batch_of =
+      (uint32_t *)calloc(item_count ? item_count : 1, sizeof *batch_of);
+  uint32_t *base_of =
+      (uint32_t *)calloc(item_count ? item_count : 1, sizeof *base_of);
+  if (!batch_of || !base_of)
+    rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+  for (size_t gi = 0; !rc && have_tool && gi < group_count; gi++) {
+    group *g = &groups[gi];
+    const mprof_sass_cubin *cubin = items[g->start].cubin;
+    uint32_t arch = mprof_sass_cubin_arch(cubin);
+    if (!mprof__sass_cubin_trimmed(cubin) || !arch)
+      continue;
+    g->batched = 1;
+    size_t b = 0;
+    while (b < batch_count && batches[b].arch != arch)
+      b++;
+    if (b == batch_count) {
+      raw_batch *grown =
+          (raw_batch *)realloc(batches, (batch_count + 1) * sizeof *batches);
+      if (!grown) {
+        rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+        break;
+      }
+      batches = grown;
+      memset(&batches[batch_count++], 0, sizeof *batches);
+      batches[b].arch = arch;
+    }
+    raw_batch *rb = &batches[b];
+    for (size_t i = g->start; !rc && i < g->end; i++) {
+      const void *code = mprof__sass_cubin_code(cubin, items[i].code);
+      size_t size = items[i].code->size;
+      size_t at = (rb->size + 15) & ~(size_t)15;
+      if (at + size > UINT32_MAX) {
+        rc = mprof__error_set(MPROF_EINVAL, "too much code for one batch");
+        break;
+      }
+      if (at + size > rb->capacity) {
+        size_t capacity = (at + size) * 2;
+        unsigned char *grown = (unsigned char *)realloc(rb->code, capacity);
+        if (!grown) {
+          rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+          break;
+        }
+        rb->code = grown;
+        rb->capacity = capacity;
+      }
+      memset(rb->code + rb->size, 0, at - rb->size);
+      if (code && size)
+        memcpy(rb->code + at, code, size);
+      rb->size = at + size;
+      batch_of[i] = (uint32_t)b;
+      base_of[i] = (uint32_t)at;
+    }
+  }
+  if (!rc && have_tool && group_count) {
     attach_work work;
     memset(&work, 0, sizeof work);
     work.items = items;
     work.groups = groups;
     work.group_count = group_count;
+    work.batches = batches;
+    work.batch_count = batch_count;
     work.opts = &run_opts;
     pthread_mutex_init(&work.lock, NULL);
     pthread_cond_init(&work.done_cond, NULL);
@@ -448,10 +570,18 @@ int mprof__sass_attach(mprof_sidecar *sc,
       if (rc)
         break;
       mprof_sass_listing *raw = g->raw ? g->raw[i - g->start] : NULL;
-      if (raw)
-        rc = take_listing(sc, &items[i], raw, 1);
+      const raw_batch *rb = g->batched ? &batches[batch_of[i]] : NULL;
+      if (rb && rb->listing)
+        rc = take_listing(sc, &items[i], raw_function(rb->listing), base_of[i],
+                          1);
+      else if (rb && *rb->failure)
+        rc = mprof_sidecar_set_sass_state(sc, items[i].fn, MPROF_SASS_FAILED,
+                                          rb->failure);
+      else if (raw)
+        rc = take_listing(sc, &items[i], raw_function(raw), 0, 1);
       else if (g->listing)
-        rc = take_listing(sc, &items[i], g->listing, 0);
+        rc = take_listing(sc, &items[i], listing_of(g->listing, &items[i]),
+                          items[i].code->section_offset, 0);
       else if (*g->failure)
         rc = mprof_sidecar_set_sass_state(sc, items[i].fn, MPROF_SASS_FAILED,
                                           g->failure);
@@ -464,6 +594,13 @@ int mprof__sass_attach(mprof_sidecar *sc,
       mprof_sass_listing_free(g->raw[i]);
     free(g->raw);
   }
+  for (size_t b = 0; b < batch_count; b++) {
+    mprof_sass_listing_free(batches[b].listing);
+    free(batches[b].code);
+  }
+  free(batches);
+  free(batch_of);
+  free(base_of);
   free(items);
   free(groups);
   if (report) {
