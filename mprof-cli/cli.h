@@ -61,7 +61,7 @@ const char *cli_cuda_home(void);
 #define CLI_POST_DROP_CODE 0x4u
 int cli_postprocess(const char *trace, unsigned flags);
 
-/* `mprof record source` (source_merge.c): set MPROF_SOURCE_OUTPUT to
+/* `mprof record source` (cmd_source.c): set MPROF_SOURCE_OUTPUT to
  * PATTERN.source in the child; after the run merge TRACE.source into TRACE.
  * cli_source_merge returns 0 or an exit status. */
 void cli_source_env(const char *pattern);

@@ -1,0 +1,237 @@
+/*
+ * mprof — reading and validating .source files (source-instrumentation spans).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file.h"
+#include "format/copy.h"
+#include "internal.h"
+#include "mprof/source.h"
+#include "source_internal.h"
+#include "mprof/trace.h"
+#include "mprof/writer.h"
+
+/* ---- the .source file --------------------------------------------------- */
+
+struct mprof_source_file {
+  char *path;
+  mprof__file_map map;
+  const unsigned char *data; /* map.data */
+  size_t size;
+  mprof_source_file_header header;
+  const mprof_source_file_region *regions;
+  const mprof_source_file_kernel *kernels;
+  const mprof_source_file_launch *launches;
+  const char *strings;
+  const mprof_source_file_record *records;
+};
+
+#define SOURCE_BAD(path, at, ...)                                              \
+  bad_at(MPROF_EFORMAT, (path), (uint64_t)(at), __VA_ARGS__)
+
+static int bad_at(int status, const char *path, uint64_t at, const char *fmt,
+                  ...) MPROF__PRINTF(4, 5);
+
+static int bad_at(int status, const char *path, uint64_t at, const char *fmt,
+                  ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return mprof__error_set(status, "%s: at byte %" PRIu64 ": %s", path, at, msg);
+}
+
+void mprof_source_file_free(mprof_source_file *f) {
+  if (!f)
+    return;
+  mprof__file_map_close(&f->map);
+  free(f->path);
+  free(f);
+}
+
+/* a + b * c, or UINT64_MAX when it overflows. */
+static uint64_t add_mul(uint64_t a, uint64_t b, uint64_t c) {
+  if (c && b > (UINT64_MAX - a) / c)
+    return UINT64_MAX;
+  return a + b * c;
+}
+
+static int validate_source(mprof_source_file *f) {
+  const char *p = f->path;
+  const mprof_source_file_header *h = &f->header;
+  if (f->size < sizeof *h)
+    return SOURCE_BAD(p, f->size,
+                      "header: the file is %zu bytes, shorter than the "
+                      "128-byte header",
+                      f->size);
+  memcpy(&f->header, f->data, sizeof *h);
+  if (memcmp(h->magic, MPROF_SOURCE_FILE_MAGIC, 8) != 0)
+    return SOURCE_BAD(p, 0, "header: not an mprof .source file (bad magic)");
+  if (h->version_major != MPROF_SOURCE_FILE_VERSION_MAJOR)
+    return bad_at(MPROF_EVERSION, p, 8,
+                  "header: format version %u.%u; this reader knows %d.x",
+                  h->version_major, h->version_minor,
+                  MPROF_SOURCE_FILE_VERSION_MAJOR);
+  if (h->header_size < sizeof *h || h->header_size % 8)
+    return SOURCE_BAD(p, 12,
+                      "header: header_size %u is not a multiple of 8 "
+                      "of at least 128",
+                      h->header_size);
+  if (h->record_size != sizeof(mprof_source_file_record))
+    return bad_at(MPROF_EVERSION, p, 28,
+                  "header: records of %u bytes; this reader knows 48",
+                  h->record_size);
+  for (size_t i = 0; i < sizeof h->reserved; i++)
+    if (h->reserved[i])
+      return SOURCE_BAD(p, offsetof(mprof_source_file_header, reserved) + i,
+                        "header: reserved byte is not zero");
+  if (h->strings_size == 0 || h->strings_size % 8)
+    return SOURCE_BAD(p, 56,
+                      "header: string table of %u bytes is not a non-zero "
+                      "multiple of 8",
+                      h->strings_size);
+  uint64_t regions = h->header_size;
+  uint64_t kernels = add_mul(regions, h->region_count, 16);
+  uint64_t launches = add_mul(kernels, h->kernel_count, 8);
+  uint64_t strings = add_mul(launches, h->launch_count, 40);
+  uint64_t records = add_mul(strings, h->strings_size, 1);
+  uint64_t end = add_mul(records, h->record_count, 48);
+  if (end == UINT64_MAX || end > f->size)
+    return SOURCE_BAD(p, f->size,
+                      "truncated: %u regions, %u kernels, %u launches, %u "
+                      "bytes of strings and %" PRIu64
+                      " records need %s bytes; the file has %zu",
+                      h->region_count, h->kernel_count, h->launch_count,
+                      h->strings_size, h->record_count,
+                      end == UINT64_MAX ? "more than 2^64" : "more", f->size);
+  if (end < f->size)
+    return SOURCE_BAD(p, end, "%" PRIu64 " bytes after the last record",
+                      (uint64_t)f->size - end);
+  f->regions = (const mprof_source_file_region *)(f->data + regions);
+  f->kernels = (const mprof_source_file_kernel *)(f->data + kernels);
+  f->launches = (const mprof_source_file_launch *)(f->data + launches);
+  f->strings = (const char *)(f->data + strings);
+  f->records = (const mprof_source_file_record *)(f->data + records);
+  if (f->strings[0] || f->strings[h->strings_size - 1])
+    return SOURCE_BAD(p, strings,
+                      "strings: the table must start and end with a NUL");
+  for (uint32_t i = 0; i < h->region_count; i++) {
+    uint64_t at = regions + 16ull * i;
+    if (f->regions[i].name >= h->strings_size)
+      return SOURCE_BAD(p, at,
+                        "region %u: name offset %u is outside the "
+                        "%u-byte string table",
+                        i, f->regions[i].name, h->strings_size);
+    if (f->regions[i].role > MPROF_ROLE_STORER)
+      return SOURCE_BAD(p, at + 4, "region %u: unknown role %u", i,
+                        f->regions[i].role);
+    if (f->regions[i].reserved)
+      return SOURCE_BAD(p, at + 12, "region %u: reserved field is not zero", i);
+  }
+  for (uint32_t i = 0; i < h->kernel_count; i++) {
+    uint64_t at = kernels + 8ull * i;
+    if (f->kernels[i].name >= h->strings_size)
+      return SOURCE_BAD(p, at,
+                        "kernel %u: name offset %u is outside the "
+                        "%u-byte string table",
+                        i, f->kernels[i].name, h->strings_size);
+    if (f->kernels[i].reserved)
+      return SOURCE_BAD(p, at + 4, "kernel %u: reserved field is not zero", i);
+  }
+  for (uint32_t i = 0; i < h->launch_count; i++)
+    if (f->launches[i].kernel >= h->kernel_count)
+      return SOURCE_BAD(p, launches + 40ull * i,
+                        "launch %u: kernel %u does not exist (%u kernels)", i,
+                        f->launches[i].kernel, h->kernel_count);
+  for (uint64_t i = 0; i < h->record_count; i++) {
+    const mprof_source_file_record *r = &f->records[i];
+    uint64_t at = records + 48 * i;
+    if (r->launch >= h->launch_count)
+      return SOURCE_BAD(p, at + 16,
+                        "record %" PRIu64
+                        ": launch %u does not exist (%u launches)",
+                        i, r->launch, h->launch_count);
+    if (r->kernel != f->launches[r->launch].kernel)
+      return SOURCE_BAD(p, at + 20,
+                        "record %" PRIu64
+                        ": kernel %u differs from its launch's (%u)",
+                        i, r->kernel, f->launches[r->launch].kernel);
+    if (r->end < r->start)
+      return SOURCE_BAD(p, at, "record %" PRIu64 ": ends before it starts", i);
+  }
+  return 0;
+}
+
+int mprof_source_file_open(mprof_source_file **out, const char *path) {
+  if (!out || !path)
+    return mprof__error_set(MPROF_EINVAL, "mprof_source_file_open: NULL");
+  *out = NULL;
+  mprof_source_file *f = (mprof_source_file *)calloc(1, sizeof *f);
+  if (!f || !(f->path = strdup(path))) {
+    free(f);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+  }
+  int rc = mprof__file_map_open(&f->map, path, MPROF__MAP_RANDOM);
+  if (rc) {
+    mprof_source_file_free(f);
+    return rc;
+  }
+  f->data = f->map.data;
+  f->size = f->map.size;
+  rc = validate_source(f);
+  if (rc) {
+    mprof_source_file_free(f);
+    return rc;
+  }
+  *out = f;
+  return 0;
+}
+
+const char *mprof__source_file_path(const mprof_source_file *f) {
+  return f->path;
+}
+
+const mprof_source_file_header *
+mprof_source_file_get_header(const mprof_source_file *f) {
+  return &f->header;
+}
+
+const char *mprof_source_file_string(const mprof_source_file *f, uint32_t ref) {
+  return ref < f->header.strings_size ? f->strings + ref : "";
+}
+
+const mprof_source_file_region *
+mprof_source_file_regions(const mprof_source_file *f, size_t *count) {
+  *count = f->header.region_count;
+  return f->regions;
+}
+
+const mprof_source_file_kernel *
+mprof_source_file_kernels(const mprof_source_file *f, size_t *count) {
+  *count = f->header.kernel_count;
+  return f->kernels;
+}
+
+const mprof_source_file_launch *
+mprof_source_file_launches(const mprof_source_file *f, size_t *count) {
+  *count = f->header.launch_count;
+  return f->launches;
+}
+
+const mprof_source_file_record *
+mprof_source_file_records(const mprof_source_file *f, size_t *count) {
+  *count = (size_t)f->header.record_count;
+  return f->records;
+}
