@@ -50,7 +50,7 @@ int cmd_diff(int argc, char **argv) {
   const char *paths[2] = {NULL, NULL};
   const char *color = "auto";
   double fail_above = -1;
-  int no_sidecar = 0, path_count = 0;
+  int no_sidecar = 0, path_count = 0, allow_disjoint = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -85,6 +85,8 @@ int cmd_diff(int argc, char **argv) {
       ro.max_kernels = (size_t)-1;
     } else if (strcmp(arg, "--no-sidecar") == 0) {
       no_sidecar = 1;
+    } else if (strcmp(arg, "--allow-disjoint") == 0) {
+      allow_disjoint = 1;
     } else if (strncmp(arg, "--color=", 8) == 0) {
       color = arg + 8;
       if (strcmp(color, "auto") && strcmp(color, "always") &&
@@ -125,6 +127,28 @@ int cmd_diff(int argc, char **argv) {
   mprof_diff *diff = NULL;
   int rc =
       mprof_diff_run(&diff, base.in.diagnosis, candidate.in.diagnosis, NULL);
+  size_t matched = 0;
+  for (size_t i = 0; !rc && i < mprof_diff_kernel_count(diff); i++) {
+    const mprof_kernel_change *k = mprof_diff_kernel(diff, i);
+    matched += k->base && k->candidate;
+  }
+  if (!rc && !matched) {
+    /* Two traces of different programs compare nothing: almost always the
+     * wrong file, so say so instead of reporting every kernel as gone. */
+    fprintf(stderr,
+            "mprof diff: %s: no kernel also ran in %s (by name and device), "
+            "so nothing is compared%s\n",
+            paths[1], paths[0],
+            allow_disjoint ? ""
+                           : "; pass --allow-disjoint to report them "
+                             "anyway");
+    if (!allow_disjoint) {
+      mprof_diff_free(diff);
+      cli_report_close(&candidate.in);
+      cli_report_close(&base.in);
+      return CLI_EXIT_USAGE;
+    }
+  }
   if (!rc)
     rc = mprof_diff_write(stdout, diff, &ro, fail_above);
   size_t tripped =

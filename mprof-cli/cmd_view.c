@@ -94,6 +94,15 @@ static int parse(int argc, char **argv, view_args *a) {
     return cli_usage_error("view", "no trace given");
   if (a->trace && a->demo)
     return cli_usage_error("view", "--demo-activity takes no trace");
+  if (a->render) {
+    size_t n = strlen(a->render);
+    if (n < 5 || (strcmp(a->render + n - 4, ".png") != 0 &&
+                  strcmp(a->render + n - 4, ".svg") != 0))
+      return cli_usage_error("view",
+                             "--render '%s': the file name must end in .png "
+                             "or .svg",
+                             a->render);
+  }
   return 0;
 }
 

@@ -98,6 +98,7 @@ static const cli_command commands[] = {
     {"diff", "compare two traces kernel by kernel (a CI gate)",
      "usage: mprof diff BASE CAND [--fail-above PCT] [--top N] [--hot N]\n"
      "                  [--xml|--json|--human] [--color=WHEN] [--no-sidecar]\n"
+     "                  [--allow-disjoint]\n"
      "\n"
      "Join BASE and CAND by kernel (name and device) and report, per kernel,\n"
      "the change in mean time per launch and in total GPU time, whether the\n"
@@ -110,6 +111,9 @@ static const cli_command commands[] = {
      "                    by more than PCT percent, outside the noise\n"
      "  --top N           show N kernels (default 10), largest change first\n"
      "  --xml|--json|--human  as for summary (docs/diff.schema.json)\n"
+     "  --allow-disjoint  report traces that share no kernel; without it\n"
+     "                    such a diff is refused (exit 2) as comparing\n"
+     "                    nothing\n"
      "\n"
      "Exit status: 0 ok, 1 failed, 2 bad usage or bad input, 3 the gate\n"
      "tripped.\n",

@@ -324,18 +324,23 @@ static int model_open(mprof_render_model **out, const char *trace_path,
   }
   attach_mkprof(m, trace_path);
   char default_sidecar[4096];
+  int named_sidecar = sidecar_path != NULL;
   if (!sidecar_path) {
     snprintf(default_sidecar, sizeof default_sidecar, "%s.pc.json", trace_path);
     sidecar_path = default_sidecar;
   }
   size_t pc_records;
   mprof_trace_pc_samples(m->trace, &pc_records);
-  if (access(sidecar_path, F_OK) == 0) {
+  if (named_sidecar || access(sidecar_path, F_OK) == 0) {
+    /* A damaged or missing sidecar is refused with the one line `summary`,
+     * `diff` and `export` print, so the window shows what the terminal
+     * would. */
     if (mprof_sidecar_load(&m->sidecar, sidecar_path)) {
-      snprintf(m->note, sizeof m->note, "sidecar ignored: %s",
-               mprof_error_last());
+      char message[1024];
+      snprintf(message, sizeof message, "%s", mprof_error_last());
       m->sidecar = NULL;
-      mprof_error_clear();
+      mprof_render_model_free(m);
+      return mprof_render__fail("%s", message);
     }
   } else if (pc_records) {
     snprintf(m->note, sizeof m->note,

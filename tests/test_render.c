@@ -334,17 +334,21 @@ static void test_model_errors_name_the_file(void **state) {
   free(data);
   assert_int_equal(mprof_render_model_open(&m, path, NULL), -1);
   assert_non_null(strstr(mprof_render_error(), path));
-  /* A broken sidecar is noted, not fatal. */
+  /* A broken sidecar is refused with the line `summary` prints for it,
+   * which the window and `view --render` show. */
   char trace[1024], sidecar[1100];
   snprintf(trace, sizeof trace, "%s", test_path("badsidecar.mprof"));
   snprintf(sidecar, sizeof sidecar, "%s.pc.json", trace);
   fix_write_trace(trace, 1);
   assert_int_equal(test_write_file(sidecar, "{\"format\": 3", 12), 0);
-  assert_int_equal(mprof_render_model_open(&m, trace, NULL), 0);
-  assert_non_null(strstr(mprof_render_model_note(m), "sidecar ignored"));
-  assert_null(mprof_render_model_sidecar(m));
-  assert_null(mprof_render_kernel_at(m, 0)->pcs[0].insn);
-  mprof_render_model_free(m);
+  assert_int_equal(mprof_render_model_open(&m, trace, NULL), -1);
+  assert_null(m);
+  char render_message[1024];
+  snprintf(render_message, sizeof render_message, "%s", mprof_render_error());
+  mprof_sidecar *sc = NULL;
+  assert_int_not_equal(mprof_sidecar_load(&sc, sidecar), 0);
+  assert_string_equal(render_message, mprof_error_last());
+  assert_non_null(strstr(render_message, sidecar));
   /* A missing sidecar, with samples in the trace: noted. */
   remove(sidecar);
   assert_int_equal(mprof_render_model_open(&m, trace, NULL), 0);

@@ -66,6 +66,37 @@ has "$tmp/gemm_source.info" 'source.globaltimer_step_ns = 32'
 "$mprof" mkprof info "$samples/gemm_source.mkprof" >"$tmp/mk.txt" || fail "mkprof info"
 has "$tmp/mk.txt" '132 processors'
 
+# Two programs share no kernel: diff says so in one line and exits 2,
+# unless --allow-disjoint asks for the report anyway.
+"$mprof" diff "$samples/gemm.mprof" "$samples/demo.mprof" >"$tmp/dj.out" 2>"$tmp/dj.err"
+[ $? -eq 2 ] || fail "a disjoint diff did not exit 2"
+[ ! -s "$tmp/dj.out" ] || fail "a refused disjoint diff still wrote a report"
+[ "$(wc -l <"$tmp/dj.err")" -eq 1 ] || fail "disjoint diff: $(cat "$tmp/dj.err")"
+has "$tmp/dj.err" "no kernel also ran in $samples/gemm.mprof.*--allow-disjoint"
+"$mprof" diff --allow-disjoint "$samples/gemm.mprof" "$samples/demo.mprof" >"$tmp/dj.out" 2>"$tmp/dj.err" ||
+  fail "diff --allow-disjoint exited $?"
+has "$tmp/dj.out" 'change="only_candidate"'
+
+# A damaged sidecar: every command that reads it prints the same line and
+# exits 2.
+cp "$samples/gemm.mprof" "$tmp/bad.mprof"
+echo "not json" >"$tmp/bad.mprof.pc.json"
+"$mprof" summary "$tmp/bad.mprof" >/dev/null 2>"$tmp/bad.summary"
+[ $? -eq 2 ] || fail "summary with a damaged sidecar did not exit 2"
+[ "$(wc -l <"$tmp/bad.summary")" -eq 1 ] || fail "summary: $(cat "$tmp/bad.summary")"
+has "$tmp/bad.summary" "^mprof: $tmp/bad.mprof.pc.json: byte 0: .*mprof sass --rebuild"
+for cmd in "diff $tmp/bad.mprof $samples/gemm.mprof" "diff $samples/gemm.mprof $tmp/bad.mprof" \
+  "export $tmp/bad.mprof -o $tmp/bad.json" "view $tmp/bad.mprof --render $tmp/bad.png"; do
+  # shellcheck disable=SC2086
+  "$mprof" $cmd >/dev/null 2>"$tmp/bad.err"
+  st=$?
+  if [ $st -eq 2 ] && cmp -s "$tmp/bad.err" "$tmp/bad.summary"; then :; else
+    # view --render needs Cairo; a build without it says so instead.
+    case "$cmd" in view*) grep -q "unavailable in this build" "$tmp/bad.err" && continue ;; esac
+    fail "mprof $cmd exited $st with '$(cat "$tmp/bad.err")', not summary's line"
+  fi
+done
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures sample checks failed" >&2
   exit 1

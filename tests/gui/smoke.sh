@@ -88,6 +88,16 @@ not_blank "$tmp/eshots/error.png"
 [ $? -eq 2 ] || fail "a missing trace did not exit 2"
 grep -q "missing.mprof: cannot open" "$tmp/err" || fail "stderr lacks the error: $(cat "$tmp/err")"
 
+# A damaged sidecar: in the window, and the line summary prints for it.
+cp "$tmp/t.mprof" "$tmp/bad.mprof"
+echo "not json" >"$tmp/bad.mprof.pc.json"
+"$gtk" --smoke-test "$tmp/sshots" "$tmp/bad.mprof" >"$tmp/log" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "a damaged sidecar did not exit 2"
+"$mprof" summary "$tmp/bad.mprof" >/dev/null 2>"$tmp/serr"
+[ "$(sed 's/^mprof-gtk: //' "$tmp/err")" = "$(sed 's/^mprof: //' "$tmp/serr")" ] ||
+  fail "the viewer says '$(cat "$tmp/err")', summary '$(cat "$tmp/serr")'"
+not_blank "$tmp/sshots/error.png"
+
 # No display: one line, exit 2.
 env -u DISPLAY -u WAYLAND_DISPLAY "$gtk" "$tmp/t.mprof" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "mprof-gtk without a display did not exit 2"

@@ -87,7 +87,7 @@ expect_one_line 2 "no kernel matches 'nope'" "$mprof" view "$tmp/t.mprof" --kern
 expect_one_line 2 "$tmp/missing.mprof: cannot open" "$mprof" view "$tmp/missing.mprof" --render "$tmp/x.png"
 head -c 2000 "$tmp/t.mprof" >"$tmp/cut.mprof"
 expect_one_line 2 "$tmp/cut.mprof: header" "$mprof" view "$tmp/cut.mprof" --render "$tmp/x.png"
-expect_one_line 1 "must end in .png or .svg" "$mprof" view "$tmp/t.mprof" --render "$tmp/x.jpg"
+expect_one_line 2 "must end in .png or .svg" "$mprof" view "$tmp/t.mprof" --render "$tmp/x.jpg"
 expect_one_line 2 "no trace given" "$mprof" view
 expect_one_line 2 "unknown option '--frob'" "$mprof" view "$tmp/t.mprof" --frob
 
