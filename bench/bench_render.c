@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
   }
   report("Trace, every zoom (x2) x 5 places", times, count);
   char span_text[48];
-  mprof_render_format_duration(span_text, sizeof span_text, worst_span);
+  mprof_format_duration(span_text, sizeof span_text, worst_span);
   printf("  slowest at a %s wide view\n", span_text);
   /* Panning at a busy zoom: 1/20 of the trace, in 1/10 steps. */
   count = 0;

@@ -256,8 +256,7 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
     mprof_gtk_view_state_set_selection(self->state, a < b ? a : b,
                                        a < b ? b : a);
     char span[48], text[96];
-    mprof_render_format_duration(span, sizeof span,
-                                 (double)(a < b ? b - a : a - b));
+    mprof_format_duration(span, sizeof span, (double)(a < b ? b - a : a - b));
     g_snprintf(text, sizeof text, "selected %s", span);
     g_signal_emit(self, signals[SIGNAL_HOVER], 0, text);
     return;

@@ -25,7 +25,7 @@ static void relative(const mprof_render_model *m, char *buf, size_t size,
   int64_t start, end;
   mprof_render_model_bounds(m, &start, &end);
   char d[48];
-  mprof_render_format_duration(d, sizeof d, (double)(t - start));
+  mprof_format_duration(d, sizeof d, (double)(t - start));
   snprintf(buf, size, "%s%s", t >= start ? "+" : "", d);
 }
 
@@ -38,10 +38,10 @@ static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
   char sass[256], line[256], pct[16], count[32], reasons[512];
   rd_format_sass(sass, sizeof sass, p->insn);
   rd_format_line(line, sizeof line, p->insn);
-  rd_format_percent(pct, sizeof pct,
-                    (double)p->samples /
-                        (double)(k->stats->samples ? k->stats->samples : 1));
-  rd_format_count(count, sizeof count, p->samples);
+  mprof_format_percent(pct, sizeof pct,
+                       (double)p->samples /
+                           (double)(k->stats->samples ? k->stats->samples : 1));
+  mprof_format_count(count, sizeof count, p->samples);
   /* The three largest plain reasons of this instruction. */
   reasons[0] = '\0';
   size_t idx[3];
@@ -51,8 +51,8 @@ static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
                                          idx, val, 3);
   for (size_t r = 0; r < top; r++) {
     char part[128], rp[16];
-    rd_format_percent(rp, sizeof rp,
-                      (double)val[r] / (double)(p->samples ? p->samples : 1));
+    mprof_format_percent(
+        rp, sizeof rp, (double)val[r] / (double)(p->samples ? p->samples : 1));
     snprintf(part, sizeof part, "%s%s %s", r ? ", " : "",
              mprof_render_reason_at(m, idx[r])->name, rp);
     strncat(reasons, part, sizeof reasons - strlen(reasons) - 1);
@@ -87,8 +87,8 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     if (!row)
       break;
     if (row->kind == MPROF_ROW_STREAM) {
-      rd_format_count(a, sizeof a,
-                      mprof_trace_stream_launch_count(trace, row->stream));
+      mprof_format_count(a, sizeof a,
+                         mprof_trace_stream_launch_count(trace, row->stream));
       n = snprintf(buf, size, "%s: %s launches", row->label, a);
     } else {
       n = snprintf(buf, size, "%s", row->label);
@@ -105,7 +105,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
         mprof_render_kernel_at(m, (size_t)hit->kernel);
     size_t shapes;
     const mprof_shape_record *sh = mprof_trace_shapes(trace, &shapes);
-    mprof_render_format_duration(a, sizeof a, (double)(l->end - l->start));
+    mprof_format_duration(a, sizeof a, (double)(l->end - l->start));
     relative(m, b, sizeof b, (int64_t)l->start);
     const mprof_shape_record *s = &sh[l->shape];
     n = snprintf(buf, size,
@@ -123,7 +123,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
         mprof_trace_stream_launch(trace, hit->stream, hit->last - 1);
     if (!first || !last)
       break;
-    rd_format_count(a, sizeof a, hit->last - hit->first);
+    mprof_format_count(a, sizeof a, hit->last - hit->first);
     relative(m, b, sizeof b, (int64_t)first->start);
     relative(m, c, sizeof c, (int64_t)last->end);
     n = snprintf(buf, size,
@@ -138,7 +138,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     if (hit->memop < 0 || (size_t)hit->memop >= count)
       break;
     mo += hit->memop;
-    mprof_render_format_duration(a, sizeof a, (double)(mo->end - mo->start));
+    mprof_format_duration(a, sizeof a, (double)(mo->end - mo->start));
     relative(m, b, sizeof b, (int64_t)mo->start);
     double mib = (double)mo->bytes / (1024.0 * 1024.0);
     n = snprintf(buf, size, "%s %s %.2f MiB  \u2014  %s at %s",
@@ -159,8 +159,8 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
           hit->tab == MPROF_RENDER_FLAME
               ? ((int)k->pcs[i].category == hit->lane ? k->pcs[i].samples : 0)
               : k->pcs[i].family[hit->lane];
-    rd_format_percent(a, sizeof a,
-                      (double)lane_samples / (double)k->stats->samples);
+    mprof_format_percent(a, sizeof a,
+                         (double)lane_samples / (double)k->stats->samples);
     n = snprintf(buf, size, "%s: %s of the samples",
                  hit->tab == MPROF_RENDER_FLAME
                      ? mprof_render_category_title(hit->lane)
@@ -192,7 +192,7 @@ static const char *role_name(uint32_t role) {
 /* "+1.234 µs" after @p origin. */
 static void after(char *buf, size_t size, int64_t t, int64_t origin) {
   char d[48];
-  mprof_render_format_duration(d, sizeof d, (double)(t - origin));
+  mprof_format_duration(d, sizeof d, (double)(t - origin));
   snprintf(buf, size, "%s%s", t >= origin ? "+" : "", d);
 }
 
@@ -277,13 +277,13 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
                mprof_trace_string(trace, rg[s->region].name));
     else
       snprintf(region, sizeof region, "region %u", s->region);
-    mprof_render_format_duration(a, sizeof a, (double)(s->end - s->start));
+    mprof_format_duration(a, sizeof a, (double)(s->end - s->start));
     after(b, sizeof b, (int64_t)s->start, origin);
     size_t launches;
     const mprof_launch_record *l = mprof_trace_launches(trace, &launches);
     char into[96] = "", who[96], payload[96] = "", params[1024];
     if (s->launch < launches) {
-      mprof_render_format_duration(
+      mprof_format_duration(
           c, sizeof c,
           (double)((int64_t)s->start - (int64_t)l[s->launch].start));
       snprintf(into, sizeof into, " (%s into launch %u)", c, s->launch);
@@ -312,7 +312,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     break;
   }
   case MPROF_HIT_SPANS:
-    rd_format_count(a, sizeof a, hit->spans);
+    mprof_format_count(a, sizeof a, hit->spans);
     after(b, sizeof b, hit->t0, origin);
     n = snprintf(buf, size,
                  "%s spans on %s around %s, narrower than a pixel: zoom in", a,
@@ -335,12 +335,12 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
       n = snprintf(buf, size, "%s: no spans for this kernel (idle)", smn);
       break;
     }
-    rd_format_count(a, sizeof a, sm->count);
-    mprof_render_format_duration(b, sizeof b, (double)sm->busy_ns);
+    mprof_format_count(a, sizeof a, sm->count);
+    mprof_format_duration(b, sizeof b, (double)sm->busy_ns);
     double extent = (double)(sm->last_end - sm->first_start);
     char pct[16];
-    rd_format_percent(pct, sizeof pct,
-                      extent > 0 ? (double)sm->busy_ns / extent : 0);
+    mprof_format_percent(pct, sizeof pct,
+                         extent > 0 ? (double)sm->busy_ns / extent : 0);
     after(c, sizeof c, sm->last_end, origin);
     n = snprintf(buf, size,
                  "%s: %s spans, busy %s (%s of its first-to-last span), "
@@ -352,7 +352,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     after(a, sizeof a, hit->t0, origin);
     after(b, sizeof b, hit->t1, origin);
     char pct[16];
-    rd_format_percent(pct, sizeof pct, hit->value);
+    mprof_format_percent(pct, sizeof pct, hit->value);
     n = snprintf(buf, size,
                  "%s  \u00b7  %s to %s: busy %s, %.2f spans at once "
                  "(measured)",
@@ -361,7 +361,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
   }
   case MPROF_HIT_PROJECTED: {
     char pct[16];
-    rd_format_percent(pct, sizeof pct, hit->value);
+    mprof_format_percent(pct, sizeof pct, hit->value);
     after(a, sizeof a, hit->time_ns, origin);
     n = snprintf(buf, size,
                  "%s at %s  \u00b7  launch %lld, wave %zu of %zu: %llu "

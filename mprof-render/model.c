@@ -26,8 +26,6 @@ static const uint32_t kernel_palette[] = {
     0xb07aa1, 0xff9da7, 0x9c755f, 0x8cd17d, 0x499894, 0xd37295};
 #define PALETTE_SIZE (sizeof kernel_palette / sizeof kernel_palette[0])
 
-static int oom(void) { return mprof_render__fail("out of memory"); }
-
 /* ---- kernels: libmprof's join, with what the views add ------------------
  */
 
@@ -38,7 +36,7 @@ static int build_reasons(mprof_render_model *m) {
   size_t n = mprof_join_reason_count(m->join);
   m->reasons = (mprof_render_reason *)calloc(n ? n : 1, sizeof *m->reasons);
   if (!m->reasons)
-    return oom();
+    return mprof_render__oom();
   int seen[MPROF_FAM_COUNT] = {0};
   for (size_t i = 0; i < n; i++) {
     const mprof_stall_reason *sr = mprof_join_reason(m->join, i);
@@ -85,7 +83,7 @@ static int build_pcs(mprof_render_model *m, size_t index,
   if (!scratch || !order) {
     free(scratch);
     free(order);
-    return oom();
+    return mprof_render__oom();
   }
   for (size_t i = 0; i < n; i++) {
     mprof_render_pc *pc = &scratch[i];
@@ -147,7 +145,7 @@ static int build_kernels(mprof_render_model *m) {
       (mprof_render_pc *)calloc(pcs ? pcs : 1, sizeof *m->pc_storage);
   m->hot_storage = (uint32_t *)calloc(pcs ? pcs : 1, sizeof(uint32_t));
   if (!m->kernels || !m->owned_names || !m->pc_storage || !m->hot_storage)
-    return oom();
+    return mprof_render__oom();
   m->kernel_count = count;
   size_t names = 0, at = 0; /* distinct names so far: the palette index */
   for (size_t i = 0; i < count; i++) {
@@ -315,7 +313,7 @@ static int model_open(mprof_render_model **out, const char *trace_path,
   *out = NULL;
   mprof_render_model *m = (mprof_render_model *)calloc(1, sizeof *m);
   if (!m)
-    return oom();
+    return mprof_render__oom();
   m->demo = demo;
   if (open_trace(m, trace_path)) {
     mprof_mkprof_free(m->mkprof);
@@ -352,7 +350,8 @@ static int model_open(mprof_render_model **out, const char *trace_path,
   mprof_trace_time_bounds(m->trace, &start, &end);
   m->start_ns = start > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)start;
   m->end_ns = end > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)end;
-  if (build(m) || mprof_render__build_spans(m)) {
+  if (build(m) || mprof_render__build_spans(m) ||
+      mprof_render__build_nesting(m)) {
     char message[1024];
     snprintf(message, sizeof message, "%s: %s", trace_path,
              mprof_render_error());
@@ -382,6 +381,7 @@ void mprof_render_model_free(mprof_render_model *m) {
   free(m->pc_storage);
   free(m->hot_storage);
   free(m->kernels);
+  mprof_render__free_activity(m);
   mprof_render__free_spans(m);
   mprof_sidecar_free(m->sidecar);
   mprof_trace_free(m->trace);

@@ -144,10 +144,10 @@ struct mprof_render_model {
   size_t region_count;
   size_t group_count;
   rs_group *groups;
-  int32_t *kernel_group;          /* kernel -> group, -1 */
-  int32_t none_group;             /* the group of spans of no launch, -1 */
-  unsigned char *span_nest;       /* per span: 1 outermost, 2 innermost */
-  rs_activity *activity;          /* the last Activity rows built */
+  int32_t *kernel_group;    /* kernel -> group, -1 */
+  int32_t none_group;       /* the group of spans of no launch, -1 */
+  unsigned char *span_nest; /* per span: 1 outermost, 2 innermost */
+  struct rs_activity_cache *activity_cache; /* Activity rows (activity.c) */
   rs_launch_track *launch_tracks; /* per kernel, into the arrays below */
   uint32_t *launch_idx;           /* launches by kernel, then start */
   int64_t *launch_start, *launch_max_end;
@@ -157,6 +157,8 @@ struct mprof_render_model {
 
 int mprof_render__fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+/* mprof_render__fail("out of memory"): -1. */
+int mprof_render__oom(void);
 
 /* ---- the diagnosis (libmprof's, what `mprof summary` prints) -------- */
 
@@ -223,10 +225,6 @@ void rd_fill_rect(cairo_t *cr, double x, double y, double w, double h,
                   uint32_t rgb);
 void rd_hline(cairo_t *cr, double x0, double x1, double y, uint32_t rgb);
 void rd_vline(cairo_t *cr, double x, double y0, double y1, uint32_t rgb);
-/* "1,234,567" */
-void rd_format_count(char *buf, size_t size, uint64_t value);
-/* "12.3%" */
-void rd_format_percent(char *buf, size_t size, double fraction);
 /* The display name of a kernel up to its argument list, in @p buf. */
 const char *rd_short_name(char *buf, size_t size, const char *name);
 /* "@P0 LDG.E.128 R4, [R2.64]" */
@@ -254,6 +252,28 @@ size_t mprof_render__top_reasons(const mprof_render_model *m,
                                  const mprof_reason_samples *list, size_t n,
                                  size_t *idx, uint64_t *values, size_t max);
 
+/* ---- ticks (timemap.c) ------------------------------------------------ */
+
+#define MPROF_RENDER_TICK_PX 110.0 /* the least room between two ticks */
+
+/* The first tick at or after the left edge of @p map: a multiple of
+ * @p step after @p origin (an offset from it). */
+int64_t mprof_render__first_tick(const mprof_render_timemap *map,
+                                 int64_t origin, int64_t step);
+/* The ticks every @p step after @p origin inside @p map, left to right:
+ * their offsets from @p origin (when @p offsets) and whole-pixel x; at most
+ * @p max. */
+size_t mprof_render__ticks(const mprof_render_timemap *map, int64_t origin,
+                           int64_t step, int64_t *offsets, int *xs, size_t max);
+/* The x of the ticks at the usual spacing: the grid of a timeline. */
+size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
+                             int *xs, size_t max);
+/* "+10.5 ms": the offset in the unit of the larger of it and the step,
+ * with the decimals the step needs; units spelled as mprof_format_duration
+ * spells them. */
+void mprof_render__format_tick(char *buf, size_t size, int64_t offset,
+                               int64_t step);
+
 /* ---- Trace rows (rows.c) ---------------------------------------------- */
 
 int mprof_render__build_rows(mprof_render_model *m);
@@ -262,6 +282,33 @@ int mprof_render__build_rows(mprof_render_model *m);
 
 int mprof_render__build_spans(mprof_render_model *m);
 void mprof_render__free_spans(mprof_render_model *m);
+int64_t rs_clamp_ns(uint64_t t);
+
+/* Greedy sub-lanes, built a row at a time: the spans put in tmp_* (by
+ * start) go to lanes by lb_place(), stored by (lane, start) at @p at of the
+ * destination arrays; the pool grows by lanes + 1 offsets a row. */
+typedef struct lane_builder {
+  int64_t *tmp_start, *tmp_end;
+  uint32_t *tmp_idx, *tmp_lane;
+  size_t cap;
+  size_t *pool;
+  size_t pool_used, pool_cap;
+} lane_builder;
+int lb_reserve(lane_builder *lb, size_t n);
+int lb_place(lane_builder *lb, size_t n, rs_lanes *out, size_t at,
+             uint32_t *dst_idx, int64_t *dst_start, int64_t *dst_end);
+void lb_free(lane_builder *lb);
+
+/* ---- Activity rows (activity.c) ----------------------------------------- */
+
+/* The cache behind mprof_render__activity(): the last rows built. */
+typedef struct rs_activity_cache {
+  rs_activity *last;
+} rs_activity_cache;
+
+/* Nesting of every span (m->span_nest), once at open. */
+int mprof_render__build_nesting(mprof_render_model *m);
+void mprof_render__free_activity(mprof_render_model *m);
 /* The group Mega, Density and Activity show for @p kernel, or NULL. */
 const rs_group *mprof_render__group(const mprof_render_model *m, int kernel);
 /* The launches of @p kernel by start; NULL when it has none. */
@@ -290,9 +337,6 @@ double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
 void mprof_render__time_axis(cairo_t *cr, const mprof_render_timemap *map,
                              int64_t origin, double left, double right,
                              double y, double width);
-/* Grid x positions of the axis ticks, at most @p max. */
-size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
-                             int *xs, size_t max);
 #define RS_AXIS 30.0 /* px of time axis at the bottom */
 
 /* ---- views ---------------------------------------------------------- */
@@ -356,11 +400,6 @@ double mprof_render__activity_content(const mprof_render_model *model,
 /* Rows of the Activity view (by view->activity_rows). */
 size_t mprof_render__activity_rows(const mprof_render_model *model,
                                    const mprof_render_view *view);
-/* px per SM (Mega, Density) or per row (Activity) of @p tab when the rows
- * are @p rows_px tall: the view's, or what fits them all. */
-double mprof_render__row_unit(const mprof_render_model *model,
-                              const mprof_render_view *view, int tab,
-                              double rows_px);
 size_t mprof_render__span_describe(const mprof_render_model *m,
                                    const mprof_render_hit *hit, char *buf,
                                    size_t size);

@@ -11,8 +11,6 @@
 
 #include "render_internal.h"
 
-static int oom(void) { return mprof_render__fail("out of memory"); }
-
 static int stream_cmp_device(const mprof_stream_record *s, uint32_t a,
                              uint32_t b) {
   const mprof_stream_record *x = &s[a], *y = &s[b];
@@ -52,7 +50,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
   m->memop_longest =
       (uint64_t *)calloc(streams ? streams : 1, sizeof(uint64_t));
   if (!m->memop_first || !m->memop_order || !m->memop_longest)
-    return oom();
+    return mprof_render__oom();
   for (size_t i = 0; i < memops; i++) {
     m->memop_first[mo[i].stream + 1]++;
     uint64_t d = mo[i].end - mo[i].start;
@@ -63,7 +61,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
     m->memop_first[s + 1] += m->memop_first[s];
   size_t *fill = (size_t *)malloc((streams + 1) * sizeof(size_t));
   if (!fill)
-    return oom();
+    return mprof_render__oom();
   memcpy(fill, m->memop_first, (streams + 1) * sizeof(size_t));
   for (size_t i = 0; i < memops; i++)
     m->memop_order[fill[mo[i].stream]++] = (uint32_t)i;
@@ -76,7 +74,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
 
   uint32_t *order = (uint32_t *)malloc((streams ? streams : 1) * sizeof *order);
   if (!order)
-    return oom();
+    return mprof_render__oom();
   size_t used = 0;
   for (size_t s = 0; s < streams; s++)
     if (mprof_trace_stream_launch_count(m->trace, (uint32_t)s) ||
@@ -89,7 +87,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
   m->row_labels = (char **)calloc(2 * used + 1, sizeof(char *));
   if (!m->rows || !m->row_labels) {
     free(order);
-    return oom();
+    return mprof_render__oom();
   }
   uint32_t current = MPROF_INDEX_NONE - 1; /* no device yet */
   for (size_t i = 0; i < used; i++) {
@@ -131,6 +129,6 @@ int mprof_render__build_rows(mprof_render_model *m) {
   free(order);
   for (size_t i = 0; i < m->row_count; i++)
     if (!m->row_labels[i])
-      return oom();
+      return mprof_render__oom();
   return 0;
 }

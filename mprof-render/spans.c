@@ -197,8 +197,6 @@ uint32_t rs_launch_device(const mprof_render_model *m, uint32_t launch) {
   return s[l[launch].stream].device;
 }
 
-static int oom(void) { return mprof_render__fail("out of memory"); }
-
 /* ---- building the groups ------------------------------------------------ */
 
 typedef struct span_key {
@@ -224,7 +222,7 @@ static int by_group_sm_start(const void *a, const void *b) {
   return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static int64_t clamp_ns(uint64_t t) {
+int64_t rs_clamp_ns(uint64_t t) {
   return t > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t;
 }
 
@@ -244,18 +242,7 @@ static int row_of(const rs_group *g, uint32_t role) {
   }
 }
 
-/* Split the spans [from, from + count) of @p keys-ordered arrays into
- * greedy lanes and store them by (lane, start) at @p out_first of the
- * destination arrays. @p lane_pool grows by lanes + 1 offsets. */
-typedef struct lane_builder {
-  int64_t *tmp_start, *tmp_end;
-  uint32_t *tmp_idx, *tmp_lane;
-  size_t cap;
-  size_t *pool;
-  size_t pool_used, pool_cap;
-} lane_builder;
-
-static int lb_reserve(lane_builder *lb, size_t n) {
+int lb_reserve(lane_builder *lb, size_t n) {
   if (n <= lb->cap)
     return 0;
   size_t cap = lb->cap ? lb->cap : 256;
@@ -279,7 +266,7 @@ static int lb_reserve(lane_builder *lb, size_t n) {
   return 0;
 }
 
-static void lb_free(lane_builder *lb) {
+void lb_free(lane_builder *lb) {
   free(lb->tmp_start);
   free(lb->tmp_end);
   free(lb->tmp_idx);
@@ -287,9 +274,8 @@ static void lb_free(lane_builder *lb) {
   free(lb->pool);
 }
 
-/* The @p n spans in lb->tmp_* (by start) into lanes at dst[at...]. */
-static int lb_place(lane_builder *lb, size_t n, rs_lanes *out, size_t at,
-                    uint32_t *dst_idx, int64_t *dst_start, int64_t *dst_end) {
+int lb_place(lane_builder *lb, size_t n, rs_lanes *out, size_t at,
+             uint32_t *dst_idx, int64_t *dst_start, int64_t *dst_end) {
   out->first = at;
   out->count = n;
   out->lanes =
@@ -465,7 +451,7 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
   g->row_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
   if (!g->all_idx || !g->all_start || !g->all_max_end || !g->row_idx ||
       !g->row_start || !g->row_end)
-    return oom();
+    return mprof_render__oom();
   /* Roles: rows of their own when any span has a loader/consumer/storer
    * role, else everything in the consumer row. */
   g->start_ns = INT64_MAX;
@@ -494,7 +480,7 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
   }
   g->sms = (rs_sm *)calloc(sms ? sms : 1, sizeof *g->sms);
   if (!g->sms)
-    return oom();
+    return mprof_render__oom();
   g->sm_count = 0;
   uint32_t gpu = 0;
   size_t at = 0;        /* next free place in the row arrays */
@@ -534,7 +520,7 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
     sm->last_end = run;
     /* The rows, one at a time. */
     if (lb_reserve(lb, j - i))
-      return oom();
+      return mprof_render__oom();
     for (int r = 0; r < RS_ROWS; r++) {
       size_t count = 0;
       for (size_t x = i; x < j; x++) {
@@ -549,7 +535,7 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
         g->has_row[r] = 1;
       if (lb_place(lb, count, &sm->rows[r], at, g->row_idx, g->row_start,
                    g->row_end))
-        return oom();
+        return mprof_render__oom();
       at += count;
     }
     i = j;
@@ -572,7 +558,7 @@ static int build_group(mprof_render_model *m, rs_group *g, const span_key *k,
   builder.pool = NULL;
   lb_free(&builder);
   if (!rc && (build_density(g) || build_load(g)))
-    rc = oom();
+    rc = mprof_render__oom();
   return rc;
 }
 
@@ -591,7 +577,7 @@ int mprof_render__build_spans(mprof_render_model *m) {
                                       sizeof(int32_t));
   if (!m->region_color || !m->region_role || !m->kernel_group ||
       build_launch_tracks(m))
-    return oom();
+    return mprof_render__oom();
   for (size_t r = 0; r < regions; r++) {
     m->region_color[r] = rg[r].color ? rg[r].color & 0xffffffu
                                      : region_palette[r % REGION_PALETTE];
@@ -612,7 +598,7 @@ int mprof_render__build_spans(mprof_render_model *m) {
   if (!name_group || !keys) {
     free(name_group);
     free(keys);
-    return oom();
+    return mprof_render__oom();
   }
   /* Kernels of one name share the group of the first of them. */
   for (size_t k = 0; k < m->kernel_count; k++) {
@@ -628,16 +614,18 @@ int mprof_render__build_spans(mprof_render_model *m) {
   mprof_trace_launches(m->trace, &launches);
   uint32_t none_key = (uint32_t)m->kernel_count; /* sorts after kernels */
   for (size_t i = 0; i < n; i++) {
-    int kernel = sp[i].launch < launches
-                     ? mprof_render_launch_kernel(m, sp[i].launch)
-                     : -1;
-    keys[i].group = kernel >= 0 ? (uint32_t)name_group[kernel] : none_key;
+    uint32_t kernel = sp[i].launch < launches
+                          ? mprof_join_launch_kernel(m->join, sp[i].launch)
+                          : MPROF_INDEX_NONE;
+    keys[i].group =
+        kernel != MPROF_INDEX_NONE ? (uint32_t)name_group[kernel] : none_key;
     keys[i].device = sp[i].launch < launches ? rs_launch_device(m, sp[i].launch)
                                              : MPROF_INDEX_NONE;
     keys[i].sm = sp[i].sm;
     keys[i].idx = (uint32_t)i;
-    keys[i].start = clamp_ns(sp[i].start);
-    keys[i].end = clamp_ns(sp[i].end > sp[i].start ? sp[i].end : sp[i].start);
+    keys[i].start = rs_clamp_ns(sp[i].start);
+    keys[i].end =
+        rs_clamp_ns(sp[i].end > sp[i].start ? sp[i].end : sp[i].start);
   }
   qsort(keys, n, sizeof *keys, by_group_sm_start);
   size_t groups = 0;
@@ -645,7 +633,7 @@ int mprof_render__build_spans(mprof_render_model *m) {
     if (i == 0 || keys[i].group != keys[i - 1].group)
       groups++;
   m->groups = (rs_group *)calloc(groups, sizeof *m->groups);
-  int rc = m->groups ? 0 : oom();
+  int rc = m->groups ? 0 : mprof_render__oom();
   for (size_t i = 0; !rc && i < n;) {
     size_t j = i;
     while (j < n && keys[j].group == keys[i].group)
@@ -667,22 +655,6 @@ int mprof_render__build_spans(mprof_render_model *m) {
   free(keys);
   free(name_group);
   return rc;
-}
-
-static void free_activity(rs_activity *a) {
-  if (!a)
-    return;
-  for (int l = 0; l < 2; l++) {
-    free(a->level[l].rows);
-    free(a->level[l].idx);
-    free(a->level[l].start);
-    free(a->level[l].end);
-    free(a->level[l].lane_first);
-    free(a->level[l].all_idx);
-    free(a->level[l].all_start);
-    free(a->level[l].all_max_end);
-  }
-  free(a);
 }
 
 void mprof_render__free_spans(mprof_render_model *m) {
@@ -707,8 +679,6 @@ void mprof_render__free_spans(mprof_render_model *m) {
   free(m->kernel_group);
   free(m->region_color);
   free(m->region_role);
-  free(m->span_nest);
-  free_activity(m->activity);
   mprof_mkprof_free(m->mkprof);
 }
 
@@ -771,11 +741,11 @@ static int build_launch_tracks(mprof_render_model *m) {
   if (!m->launch_tracks || !m->launch_idx || !m->launch_start ||
       !m->launch_max_end || !first) {
     free(first);
-    return oom();
+    return mprof_render__oom();
   }
   for (size_t i = 0; i < n; i++) {
-    int k = mprof_render_launch_kernel(m, i);
-    if (k >= 0)
+    uint32_t k = mprof_join_launch_kernel(m->join, i);
+    if (k < kernels)
       first[k + 1]++;
   }
   for (size_t k = 0; k < kernels; k++)
@@ -783,8 +753,8 @@ static int build_launch_tracks(mprof_render_model *m) {
   for (size_t k = 0; k < kernels; k++)
     m->launch_tracks[k].idx = m->launch_idx + first[k];
   for (size_t i = 0; i < n; i++) {
-    int k = mprof_render_launch_kernel(m, i);
-    if (k >= 0)
+    uint32_t k = mprof_join_launch_kernel(m->join, i);
+    if (k < kernels)
       m->launch_idx[first[k] + m->launch_tracks[k].count++] = (uint32_t)i;
   }
   sort_launches = l;
@@ -796,8 +766,8 @@ static int build_launch_tracks(mprof_render_model *m) {
           by_launch_start);
     int64_t run = INT64_MIN;
     for (size_t i = 0; i < t->count; i++) {
-      m->launch_start[first[k] + i] = clamp_ns(l[t->idx[i]].start);
-      int64_t e = clamp_ns(l[t->idx[i]].end);
+      m->launch_start[first[k] + i] = rs_clamp_ns(l[t->idx[i]].start);
+      int64_t e = rs_clamp_ns(l[t->idx[i]].end);
       run = e > run ? e : run;
       m->launch_max_end[first[k] + i] = run;
     }
@@ -812,264 +782,4 @@ const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
     return NULL;
   const rs_launch_track *t = &m->launch_tracks[kernel];
   return t->count ? t : NULL;
-}
-
-/* ---- Activity ----------------------------------------------------------- */
-
-typedef struct nest_key {
-  uint32_t launch, sm, block, warp, idx;
-  int64_t start, end;
-} nest_key;
-
-static int by_recorder(const void *a, const void *b) {
-  const nest_key *x = (const nest_key *)a, *y = (const nest_key *)b;
-  if (x->launch != y->launch)
-    return x->launch < y->launch ? -1 : 1;
-  if (x->sm != y->sm)
-    return x->sm < y->sm ? -1 : 1;
-  if (x->block != y->block)
-    return x->block < y->block ? -1 : 1;
-  if (x->warp != y->warp)
-    return x->warp < y->warp ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  if (x->end != y->end)
-    return x->end > y->end ? -1 : 1; /* the enclosing one first */
-  return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* Nesting per recorder (launch, SM, block, warp): 1 = outermost, 2 =
- * innermost (both for a span alone). A block runs on one SM, but an
- * imported MKPROF numbers its instructions per SM: spans of two SMs never
- * nest. */
-static int build_nesting(mprof_render_model *m) {
-  size_t n;
-  const mprof_span_record *sp = mprof_trace_spans(m->trace, &n);
-  m->span_nest = (unsigned char *)malloc(n ? n : 1);
-  nest_key *k = (nest_key *)malloc((n ? n : 1) * sizeof *k);
-  int64_t *stack_end = (int64_t *)malloc(64 * sizeof(int64_t));
-  uint32_t *stack_idx = (uint32_t *)malloc(64 * sizeof(uint32_t));
-  if (!m->span_nest || !k || !stack_end || !stack_idx) {
-    free(k);
-    free(stack_end);
-    free(stack_idx);
-    return oom();
-  }
-  for (size_t i = 0; i < n; i++) {
-    k[i].launch = sp[i].launch;
-    k[i].sm = sp[i].sm;
-    k[i].block = sp[i].block;
-    k[i].warp = sp[i].warp;
-    k[i].idx = (uint32_t)i;
-    k[i].start = clamp_ns(sp[i].start);
-    k[i].end = clamp_ns(sp[i].end > sp[i].start ? sp[i].end : sp[i].start);
-    m->span_nest[i] = 3;
-  }
-  qsort(k, n, sizeof *k, by_recorder);
-  size_t depth = 0, cap = 64;
-  for (size_t i = 0; i < n; i++) {
-    if (i && (k[i].launch != k[i - 1].launch || k[i].sm != k[i - 1].sm ||
-              k[i].block != k[i - 1].block || k[i].warp != k[i - 1].warp))
-      depth = 0;
-    while (depth && stack_end[depth - 1] <= k[i].start)
-      depth--;
-    if (depth) {
-      m->span_nest[k[i].idx] &= (unsigned char)~1u; /* not outermost */
-      m->span_nest[stack_idx[depth - 1]] &=
-          (unsigned char)~2u; /* has a child */
-    }
-    if (depth == cap) {
-      /* Deeper than 64: treat it as a sibling of the deepest. */
-      depth--;
-    }
-    stack_end[depth] = k[i].end;
-    stack_idx[depth] = k[i].idx;
-    depth++;
-  }
-  free(k);
-  free(stack_end);
-  free(stack_idx);
-  return 0;
-}
-
-typedef struct act_key {
-  uint32_t device, sm, launch, block, warp, idx;
-  int64_t start, end;
-} act_key;
-
-static int by_activity_row(const void *a, const void *b) {
-  const act_key *x = (const act_key *)a, *y = (const act_key *)b;
-#define CMP(f)                                                                 \
-  if (x->f != y->f)                                                            \
-  return x->f < y->f ? -1 : 1
-  CMP(device);
-  CMP(launch);
-  CMP(block);
-  CMP(sm); /* an imported MKPROF numbers blocks per SM */
-  CMP(warp);
-  CMP(start);
-  CMP(end);
-  CMP(idx);
-#undef CMP
-  return 0;
-}
-
-static int same_row(const act_key *x, const act_key *y) {
-  return x->device == y->device && x->sm == y->sm && x->launch == y->launch &&
-         x->block == y->block && x->warp == y->warp;
-}
-
-/* The rank of @p device among the GPUs of @p g (its tint and label). */
-static uint32_t group_gpu(const rs_group *g, uint32_t device) {
-  for (size_t s = 0; s < g->sm_count; s++)
-    if (g->sms[s].device == device)
-      return g->sms[s].gpu;
-  return 0;
-}
-
-static int by_int64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
-                       int leaves, rs_activity_level *out) {
-  const mprof_span_record *sp = mprof_trace_spans(m->trace, NULL);
-  size_t n = 0;
-  unsigned char want = leaves ? 2 : 1;
-  for (size_t i = 0; i < g->span_count; i++)
-    n += (m->span_nest[g->all_idx[i]] & want) != 0;
-  act_key *k = (act_key *)malloc((n ? n : 1) * sizeof *k);
-  out->idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
-  out->start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  out->end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  int64_t *durations = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  if (!k || !out->idx || !out->start || !out->end || !durations) {
-    free(k);
-    free(durations);
-    return oom();
-  }
-  size_t at = 0;
-  for (size_t s = 0; s < g->sm_count; s++)
-    for (size_t i = g->sms[s].first; i < g->sms[s].first + g->sms[s].count;
-         i++) {
-      uint32_t idx = g->all_idx[i];
-      if (!(m->span_nest[idx] & want))
-        continue;
-      act_key *x = &k[at++];
-      x->device = rows == MPROF_ACTIVITY_SM ? g->sms[s].device : 0;
-      x->sm = g->sms[s].sm;
-      x->launch = rows == MPROF_ACTIVITY_SM ? 0 : sp[idx].launch;
-      x->block = rows == MPROF_ACTIVITY_SM ? 0 : sp[idx].block;
-      x->warp = rows == MPROF_ACTIVITY_WARP ? sp[idx].warp : 0;
-      x->idx = idx;
-      x->start = g->all_start[i];
-      x->end =
-          clamp_ns(sp[idx].end > sp[idx].start ? sp[idx].end : sp[idx].start);
-      durations[at - 1] = x->end - x->start;
-    }
-  qsort(k, n, sizeof *k, by_activity_row);
-  if (n) {
-    qsort(durations, n, sizeof *durations, by_int64);
-    out->median_ns = (double)durations[n / 2];
-  }
-  free(durations);
-  /* Rows by SM: every SM of the group (idle ones too), in its (GPU, SM)
-   * order, as Mega's bands. Rows by block or warp: those with spans. */
-  int by_sm = rows == MPROF_ACTIVITY_SM;
-  size_t row_count = by_sm ? g->sm_count : 0;
-  for (size_t i = 0; i < n && !by_sm; i++)
-    if (i == 0 || !same_row(&k[i], &k[i - 1]))
-      row_count++;
-  out->rows =
-      (rs_activity_row *)calloc(row_count ? row_count : 1, sizeof *out->rows);
-  out->all_idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
-  out->all_start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  out->all_max_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  lane_builder lb;
-  memset(&lb, 0, sizeof lb);
-  if (!out->rows || !out->all_idx || !out->all_start || !out->all_max_end) {
-    free(k);
-    return oom();
-  }
-  size_t i = 0;
-  for (size_t row = 0; row < row_count; row++) {
-    size_t j = i;
-    rs_activity_row *r = &out->rows[out->row_count++];
-    if (by_sm) {
-      const rs_sm *sm = &g->sms[row];
-      while (j < n && k[j].device == sm->device && k[j].sm == sm->sm)
-        j++;
-      r->device = sm->device;
-      r->gpu = sm->gpu;
-      r->sm = sm->sm;
-      r->launch = r->block = r->warp = MPROF_INDEX_NONE;
-    } else {
-      while (j < n && same_row(&k[j], &k[i]))
-        j++;
-      const mprof_span_record *first = &sp[k[i].idx];
-      r->device = rs_launch_device(m, first->launch);
-      r->gpu = group_gpu(g, r->device);
-      r->sm = first->sm;
-      r->launch = k[i].launch;
-      r->block = k[i].block;
-      r->warp = rows == MPROF_ACTIVITY_WARP ? k[i].warp : MPROF_INDEX_NONE;
-    }
-    r->spans = j - i;
-    r->first = i;
-    int64_t run = INT64_MIN;
-    for (size_t x = i; x < j; x++) {
-      out->all_idx[x] = k[x].idx;
-      out->all_start[x] = k[x].start;
-      run = k[x].end > run ? k[x].end : run;
-      out->all_max_end[x] = run;
-    }
-    if (lb_reserve(&lb, j - i)) {
-      lb_free(&lb);
-      free(k);
-      return oom();
-    }
-    for (size_t x = i; x < j; x++) {
-      lb.tmp_start[x - i] = k[x].start;
-      lb.tmp_end[x - i] = k[x].end;
-      lb.tmp_idx[x - i] = k[x].idx;
-    }
-    if (lb_place(&lb, j - i, &r->lanes, i, out->idx, out->start, out->end)) {
-      lb_free(&lb);
-      free(k);
-      return oom();
-    }
-    i = j;
-  }
-  out->lane_first = lb.pool;
-  lb.pool = NULL;
-  lb_free(&lb);
-  free(k);
-  return 0;
-}
-
-const rs_activity *mprof_render__activity(const mprof_render_model *cm,
-                                          int group, int rows) {
-  mprof_render_model *m = (mprof_render_model *)cm; /* a cache */
-  if (!m || group < 0 || (size_t)group >= m->group_count || rows < 0 ||
-      rows >= MPROF_ACTIVITY_ROWS_COUNT)
-    return NULL;
-  if (m->activity && m->activity->group == group && m->activity->rows == rows)
-    return m->activity;
-  free_activity(m->activity);
-  m->activity = NULL;
-  if (!m->span_nest && build_nesting(m))
-    return NULL;
-  rs_activity *a = (rs_activity *)calloc(1, sizeof *a);
-  if (!a)
-    return NULL;
-  a->group = group;
-  a->rows = rows;
-  if (build_level(m, &m->groups[group], rows, 0, &a->level[0]) ||
-      build_level(m, &m->groups[group], rows, 1, &a->level[1])) {
-    free_activity(a);
-    return NULL;
-  }
-  m->activity = a;
-  return a;
 }

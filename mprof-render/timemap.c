@@ -1,6 +1,7 @@
 /*
- * mprof-render — time <-> pixel mapping, zoom and pan, and the level of
- * detail that keeps a frame's cost proportional to pixels.
+ * mprof-render — time <-> pixel mapping, ticks, and the level of detail
+ * that keeps a frame's cost proportional to pixels. Pure arithmetic on a
+ * time map and a trace: it calls no other file of the renderer.
  *
  * Times are int64 ns on the trace clock (~1.7e18 for CUPTI's epoch-based
  * clock), where a double has a spacing of 256 ns: differences are always
@@ -9,6 +10,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "render_internal.h"
@@ -52,112 +54,61 @@ int64_t mprof_render_tick_step(const mprof_render_timemap *map, double min_px) {
   }
 }
 
-/* ---- the view --------------------------------------------------------- */
+/* ---- ticks -------------------------------------------------------------- */
 
-void mprof_render_model_limits(const mprof_render_model *model,
-                               mprof_render_limits *limits) {
-  int64_t start, end;
-  mprof_render_model_bounds(model, &start, &end);
-  int64_t span = end - start;
-  if (span < 1000)
-    span = 1000;
-  /* A little room on both sides so the first and last launches are not
-   * glued to the edges. */
-  int64_t margin = span / 50;
-  limits->min_ns = start - margin;
-  limits->max_ns = start + span + margin;
-  limits->min_span_ns = 20;
+int64_t mprof_render__first_tick(const mprof_render_timemap *map,
+                                 int64_t origin, int64_t step) {
+  int64_t rel = map->start_ns - origin;
+  int64_t first = rel / step * step;
+  return first < rel ? first + step : first;
 }
 
-void mprof_render_view_init(mprof_render_view *view,
-                            const mprof_render_model *model) {
-  memset(view, 0, sizeof *view);
-  mprof_render_limits limits;
-  mprof_render_model_limits(model, &limits);
-  view->start_ns = limits.min_ns;
-  view->end_ns = limits.max_ns;
-  view->row_height = MPROF_RENDER_ROW_HEIGHT;
-  view->kernel = mprof_render_kernel_count(model) ? 0 : -1;
-  view->launch = -1;
-}
-
-void mprof_render_view_clamp(mprof_render_view *view,
-                             const mprof_render_limits *limits) {
-  int64_t max_span = limits->max_ns - limits->min_ns;
-  int64_t min_span = limits->min_span_ns > 0 ? limits->min_span_ns : 1;
-  if (max_span < min_span)
-    max_span = min_span;
-  int64_t span = view->end_ns - view->start_ns;
-  if (span < min_span) {
-    int64_t mid = view->start_ns + span / 2;
-    span = min_span;
-    view->start_ns = mid - span / 2;
+size_t mprof_render__ticks(const mprof_render_timemap *map, int64_t origin,
+                           int64_t step, int64_t *offsets, int *xs,
+                           size_t max) {
+  size_t n = 0;
+  for (int64_t t = mprof_render__first_tick(map, origin, step);
+       origin + t <= map->end_ns && n < max; t += step) {
+    double x = floor(mprof_render_time_to_x(map, origin + t));
+    if (x < map->x)
+      continue;
+    if (offsets)
+      offsets[n] = t;
+    xs[n++] = (int)x;
   }
-  if (span > max_span)
-    span = max_span;
-  if (view->start_ns < limits->min_ns)
-    view->start_ns = limits->min_ns;
-  if (view->start_ns + span > limits->max_ns)
-    view->start_ns = limits->max_ns - span;
-  view->end_ns = view->start_ns + span;
+  return n;
 }
 
-void mprof_render_view_zoom(mprof_render_view *view,
-                            const mprof_render_limits *limits, double fraction,
-                            double factor) {
-  if (!(factor > 0))
-    return;
-  if (fraction < 0)
-    fraction = 0;
-  if (fraction > 1)
-    fraction = 1;
-  int64_t span = view->end_ns - view->start_ns;
-  int64_t pivot = view->start_ns + (int64_t)llround((double)span * fraction);
-  double wanted = (double)span / factor;
-  int64_t max_span = limits->max_ns - limits->min_ns;
-  if (wanted < (double)limits->min_span_ns)
-    wanted = (double)limits->min_span_ns;
-  if (wanted > (double)max_span)
-    wanted = (double)max_span;
-  int64_t new_span = (int64_t)llround(wanted);
-  view->start_ns = pivot - (int64_t)llround((double)new_span * fraction);
-  view->end_ns = view->start_ns + new_span;
-  mprof_render_view_clamp(view, limits);
+size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
+                             int *xs, size_t max) {
+  return mprof_render__ticks(map, origin,
+                             mprof_render_tick_step(map, MPROF_RENDER_TICK_PX),
+                             NULL, xs, max);
 }
 
-void mprof_render_view_pan(mprof_render_view *view,
-                           const mprof_render_limits *limits, double fraction) {
-  int64_t span = view->end_ns - view->start_ns;
-  int64_t delta = (int64_t)llround((double)span * fraction);
-  view->start_ns += delta;
-  view->end_ns += delta;
-  mprof_render_view_clamp(view, limits);
-}
-
-void mprof_render_view_scroll_to(mprof_render_view *view,
-                                 const mprof_render_limits *limits,
-                                 int64_t start_ns) {
-  int64_t span = view->end_ns - view->start_ns;
-  view->start_ns = start_ns;
-  view->end_ns = start_ns + span;
-  mprof_render_view_clamp(view, limits);
-}
-
-void mprof_render_view_zoom_rows(mprof_render_view *view, double factor,
-                                 double y) {
-  double old = view->row_height;
-  double h = old * factor;
-  if (h < MPROF_RENDER_ROW_MIN)
-    h = MPROF_RENDER_ROW_MIN;
-  if (h > MPROF_RENDER_ROW_MAX)
-    h = MPROF_RENDER_ROW_MAX;
-  /* Stream rows scale, device bands do not; keeping the content under the
-   * pointer is exact for the stream rows, which dominate. */
-  double content_y = view->scroll_y + y;
-  view->row_height = h;
-  view->scroll_y = content_y * (h / old) - y;
-  if (view->scroll_y < 0)
-    view->scroll_y = 0;
+void mprof_render__format_tick(char *buf, size_t size, int64_t offset,
+                               int64_t step) {
+  double magnitude = fmax(fabs((double)offset), (double)step);
+  double unit = 1;
+  const char *name = "ns";
+  if (magnitude >= 1e9) {
+    unit = 1e9;
+    name = "s";
+  } else if (magnitude >= 1e6) {
+    unit = 1e6;
+    name = "ms";
+  } else if (magnitude >= 1e3) {
+    unit = 1e3;
+    name = "us"; /* as mprof_format_duration spells it */
+  }
+  int decimals = 0;
+  double s = (double)step / unit;
+  while (s < 0.999 && decimals < 9) {
+    s *= 10;
+    decimals++;
+  }
+  snprintf(buf, size, "%s%.*f %s", offset < 0 ? "-" : "+", decimals,
+           fabs((double)offset) / unit, name);
 }
 
 /* ---- level of detail ---------------------------------------------------

@@ -24,13 +24,6 @@
 
 #define AUTO_OPEN_PX 30.0
 
-static const rs_activity *activity_of(const rs_frame *f) {
-  if (!f->group)
-    return NULL;
-  return mprof_render__activity(f->model, (int)(f->group - f->model->groups),
-                                f->view->activity_rows);
-}
-
 /* The level drawn: phases (0) or instructions (1). */
 static int level_of(const rs_frame *f, const rs_activity *a) {
   switch (f->view->activity_depth) {
@@ -42,21 +35,6 @@ static int level_of(const rs_frame *f, const rs_activity *a) {
                ? 1
                : 0;
   }
-}
-
-size_t mprof_render__activity_rows(const mprof_render_model *m,
-                                   const mprof_render_view *view) {
-  rs_frame f;
-  rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, 1000, 1000);
-  const rs_activity *a = activity_of(&f);
-  return a ? a->level[0].row_count : 0;
-}
-
-double mprof_render__activity_content(const mprof_render_model *m,
-                                      const mprof_render_view *view) {
-  if (!(view->activity_height > 0))
-    return 0;
-  return view->activity_height * (double)mprof_render__activity_rows(m, view);
 }
 
 static void row_label(char *buf, size_t size, const rs_activity_row *r,
@@ -110,7 +88,7 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
   rs_frame f;
   rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, width, height);
-  const rs_activity *a = activity_of(&f);
+  const rs_activity *a = rs_activity_of(&f);
   if (!a) {
     mprof_render_draw_message(
         cr, width, height, "No activity spans",
@@ -126,7 +104,7 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
   const rs_activity_level *lv = &a->level[level];
   const mprof_render_layout *l = &f.layout;
   double rows_px = l->bottom - l->top;
-  double unit = mprof_render__row_unit(m, view, MPROF_RENDER_ACTIVITY, rows_px);
+  double unit = mprof_render_row_unit(m, view, MPROF_RENDER_ACTIVITY, rows_px);
   size_t first = (size_t)fmax(0, floor(view->scroll_y / unit));
   size_t last = (size_t)fmax(0, ceil((view->scroll_y + rows_px) / unit));
   if (last > lv->row_count)
@@ -216,15 +194,15 @@ void mprof_render__hit_activity(const mprof_render_model *m,
   rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, width, height);
   const mprof_render_layout *l = &f.layout;
   hit->time_ns = mprof_render_x_to_time(&f.map, x);
-  const rs_activity *a = activity_of(&f);
+  const rs_activity *a = rs_activity_of(&f);
   if (!a || y < l->top || y >= l->bottom) {
     hit->kind =
         a && y >= l->bottom && x >= l->left ? MPROF_HIT_RULER : MPROF_HIT_NONE;
     return;
   }
   const rs_activity_level *lv = &a->level[level_of(&f, a)];
-  double unit = mprof_render__row_unit(m, view, MPROF_RENDER_ACTIVITY,
-                                       l->bottom - l->top);
+  double unit =
+      mprof_render_row_unit(m, view, MPROF_RENDER_ACTIVITY, l->bottom - l->top);
   double content_y = y - l->top + view->scroll_y;
   size_t s = (size_t)floor(content_y / unit);
   if (content_y < 0 || s >= lv->row_count)

@@ -180,7 +180,7 @@ void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
       return;
     rs_projected_sms(m, f.kernel, psm, count);
   }
-  double band = mprof_render__row_unit(m, view, MPROF_RENDER_DENSITY, rows_px);
+  double band = mprof_render_row_unit(m, view, MPROF_RENDER_DENSITY, rows_px);
   size_t first = (size_t)fmax(0, floor(view->scroll_y / band));
   size_t last = (size_t)fmax(0, ceil((view->scroll_y + rows_px) / band));
   if (last > count)
@@ -264,7 +264,7 @@ void mprof_render__hit_density(const mprof_render_model *m,
     return;
   }
   double band =
-      mprof_render__row_unit(m, view, MPROF_RENDER_DENSITY, l->bottom - l->top);
+      mprof_render_row_unit(m, view, MPROF_RENDER_DENSITY, l->bottom - l->top);
   size_t count = rs_frame_sm_count(&f);
   double content_y = y - l->top + view->scroll_y;
   size_t s = (size_t)floor(content_y / band);

@@ -138,9 +138,9 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
     rd_fill_rect(cr, c.share, y + 5, fmax(1, 46 * pc->samples / max_samples),
                  ROW - 10, mprof_render_category_color((int)pc->category));
     rd_rgb(cr, RD_TEXT);
-    rd_format_percent(text, sizeof text, share);
+    mprof_format_percent(text, sizeof text, share);
     rd_text(cr, c.share + 52, base, text);
-    rd_format_count(text, sizeof text, pc->samples);
+    mprof_format_count(text, sizeof text, pc->samples);
     rd_text_right(cr, c.offset - 14, base, text);
     snprintf(text, sizeof text, "0x%04x", pc->offset);
     rd_text(cr, c.offset, base, text);
@@ -172,7 +172,7 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
   double w = rd_text_fit(cr, PAD + 12, 27, width * 0.55,
                          rd_short_name(buf, sizeof buf, k->name));
   char samples[32];
-  rd_format_count(samples, sizeof samples, k->stats->samples);
+  mprof_format_count(samples, sizeof samples, k->stats->samples);
   snprintf(text, sizeof text, "%zu instructions sampled, %s samples%s",
            k->pc_count, samples,
            k->stats->function ? "" : " (no SASS: no sidecar)");

@@ -106,7 +106,7 @@ static void header(cairo_t *cr, const mprof_render_kernel *k, int tab,
            tab == MPROF_RENDER_FLAME ? "Flame" : "Raster",
            rd_short_name(buf, sizeof buf, k->name));
   rd_text_fit(cr, PAD + 12, 27, width - 2 * PAD - 12, text);
-  rd_format_count(samples, sizeof samples, k->stats->samples);
+  mprof_format_count(samples, sizeof samples, k->stats->samples);
   snprintf(text, sizeof text,
            tab == MPROF_RENDER_FLAME
                ? "Sampled SASS by instruction category: x = instruction "
@@ -160,8 +160,8 @@ void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
                          : mprof_render_family_color(lane);
     rd_fill_rect(cr, PAD, y + 4, 4, l.lane_h - 8, color);
     char pct[16];
-    rd_format_percent(pct, sizeof pct,
-                      (double)total / (double)k->stats->samples);
+    mprof_format_percent(pct, sizeof pct,
+                         (double)total / (double)k->stats->samples);
     rd_rgb(cr, RD_TEXT);
     double fs = fmin(12.0, fmax(8.0, l.lane_h * 0.3));
     rd_font(cr, fs, 1, 0);

@@ -48,6 +48,8 @@ void rs_frame_init(rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
                    double height);
 size_t rs_frame_sm_count(const rs_frame *f);
+/* The Activity rows of the frame's group, or NULL (no spans). */
+const rs_activity *rs_activity_of(const rs_frame *f);
 uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm);
 /* "GPU 1 · SM 5" among several GPUs (by rank), else "SM 5". */
 void rs_sm_label(char *buf, size_t size, uint32_t gpu_count, uint32_t gpu,

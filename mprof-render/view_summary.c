@@ -121,8 +121,8 @@ static void stall_mix(page *p, const mprof_render_kernel *k) {
     if (!k->family[f])
       continue;
     char text[96], pct[16];
-    rd_format_percent(pct, sizeof pct,
-                      (double)k->family[f] / (double)k->stats->samples);
+    mprof_format_percent(pct, sizeof pct,
+                         (double)k->family[f] / (double)k->stats->samples);
     snprintf(text, sizeof text, "%s %s", mprof_render_family_title(f), pct);
     double w = rd_text_width(p->cr, text) + 28;
     if (lx + w > p->x + p->width && lx > p->x) {
@@ -159,7 +159,7 @@ static void kernel_reasons(page *p, const mprof_render_model *m,
       double share = (double)val[i] / (double)k->stats->samples;
       rd_fill_rect(p->cr, p->x, p->y + 3, fmax(1, 160 * share), 10, r->color);
       char pct[16], text[160];
-      rd_format_percent(pct, sizeof pct, share);
+      mprof_format_percent(pct, sizeof pct, share);
       snprintf(text, sizeof text, "%7s  %s", pct, r->name);
       rd_rgb(p->cr, RD_TEXT);
       rd_text_fit(p->cr, p->x + 170, p->y + 12, p->width - 170, text);
@@ -199,11 +199,11 @@ static void hot_table(page *p, const mprof_render_model *m,
       char text[256], pct[16];
       rd_fill_rect(p->cr, p->x, p->y + 3, 50 * share / max_share, 12,
                    mprof_render_category_color((int)pc->category));
-      rd_format_percent(pct, sizeof pct, share);
+      mprof_format_percent(pct, sizeof pct, share);
       rd_rgb(p->cr, RD_TEXT);
       rd_font(p->cr, 11.5, 0, 1);
       rd_text(p->cr, p->x + 56, p->y + 13, pct);
-      rd_format_count(text, sizeof text, pc->samples);
+      mprof_format_count(text, sizeof text, pc->samples);
       rd_text(p->cr, p->x + col_samples, p->y + 13, text);
       snprintf(text, sizeof text, "0x%04x", pc->offset);
       rd_text(p->cr, p->x + col_offset, p->y + 13, text);
@@ -221,9 +221,9 @@ static void hot_table(page *p, const mprof_render_model *m,
       text[0] = '\0';
       for (size_t r = 0; r < n; r++) {
         char part[96];
-        rd_format_percent(pct, sizeof pct,
-                          (double)val[r] /
-                              (double)(pc->samples ? pc->samples : 1));
+        mprof_format_percent(pct, sizeof pct,
+                             (double)val[r] /
+                                 (double)(pc->samples ? pc->samples : 1));
         snprintf(part, sizeof part, "%s%s %s", r ? ", " : "",
                  mprof_render_reason_at(m, idx[r])->name, pct);
         strncat(text, part, sizeof text - strlen(text) - 1);
@@ -249,10 +249,9 @@ static void other_kernels(page *p, const mprof_render_model *m, int current) {
       rd_font(p->cr, 11.5, (int)i == current, 0);
       rd_text_fit(p->cr, p->x + 16, p->y + 13, p->width - 330,
                   rd_short_name(name, sizeof name, k->name));
-      mprof_render_format_duration(total, sizeof total,
-                                   (double)k->stats->total_ns);
-      rd_format_percent(pct, sizeof pct, k->stats->share);
-      rd_format_count(count, sizeof count, k->stats->launches);
+      mprof_format_duration(total, sizeof total, (double)k->stats->total_ns);
+      mprof_format_percent(pct, sizeof pct, k->stats->share);
+      mprof_format_count(count, sizeof count, k->stats->launches);
       snprintf(text, sizeof text, "%s launches", count);
       rd_text_right(p->cr, p->x + p->width - 190, p->y + 13, text);
       rd_text_right(p->cr, p->x + p->width - 70, p->y + 13, total);
@@ -331,35 +330,38 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   card items[12];
   size_t n = 0;
   items[n].label = "Launches";
-  rd_format_count(items[n++].value, sizeof items[0].value, k->stats->launches);
+  mprof_format_count(items[n++].value, sizeof items[0].value,
+                     k->stats->launches);
   items[n].label = "Total GPU time";
-  mprof_render_format_duration(items[n++].value, sizeof items[0].value,
-                               (double)k->stats->total_ns);
+  mprof_format_duration(items[n++].value, sizeof items[0].value,
+                        (double)k->stats->total_ns);
   items[n].label = "Share of GPU time";
-  rd_format_percent(items[n++].value, sizeof items[0].value, k->stats->share);
+  mprof_format_percent(items[n++].value, sizeof items[0].value,
+                       k->stats->share);
   items[n].label = "Mean per launch";
-  mprof_render_format_duration(items[n++].value, sizeof items[0].value,
-                               k->stats->mean_ns);
+  mprof_format_duration(items[n++].value, sizeof items[0].value,
+                        k->stats->mean_ns);
   items[n].label = "Min / max";
   {
     char a[24], b[24];
-    mprof_render_format_duration(a, sizeof a, (double)k->stats->min_ns);
-    mprof_render_format_duration(b, sizeof b, (double)k->stats->max_ns);
+    mprof_format_duration(a, sizeof a, (double)k->stats->min_ns);
+    mprof_format_duration(b, sizeof b, (double)k->stats->max_ns);
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
   if (have_diag && diag.median_ns) {
     char a[24], b[24];
     items[n].label = "Median / p90";
-    mprof_render_format_duration(a, sizeof a, (double)diag.median_ns);
-    mprof_render_format_duration(b, sizeof b, (double)diag.p90_ns);
+    mprof_format_duration(a, sizeof a, (double)diag.median_ns);
+    mprof_format_duration(b, sizeof b, (double)diag.p90_ns);
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
   items[n].label = "PC samples";
-  rd_format_count(items[n++].value, sizeof items[0].value, k->stats->samples);
+  mprof_format_count(items[n++].value, sizeof items[0].value,
+                     k->stats->samples);
   if (have_diag && diag.occupancy >= 0) {
     items[n].label = *diag.limiter ? "Occupancy (limit)" : "Occupancy";
     char pct[16];
-    rd_format_percent(pct, sizeof pct, diag.occupancy);
+    mprof_format_percent(pct, sizeof pct, diag.occupancy);
     if (*diag.limiter)
       snprintf(items[n++].value, sizeof items[0].value, "%s (%s)", pct,
                diag.limiter);
@@ -403,8 +405,8 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
         top = f;
     if (k->stats->samples) {
       char pct[16];
-      rd_format_percent(pct, sizeof pct,
-                        (double)k->family[top] / (double)k->stats->samples);
+      mprof_format_percent(pct, sizeof pct,
+                           (double)k->family[top] / (double)k->stats->samples);
       snprintf(text, sizeof text, "Most samples: %s (%s of this kernel's %s)",
                mprof_render_family_title(top), pct, "PC samples");
     } else {

@@ -370,7 +370,7 @@ static void draw_inset(cairo_t *cr, const mprof_render_kernel *k, double x0,
     cairo_rectangle(cr, px + 2, ly + 1, fmax(1.0, w), INSET_LINE - 3);
     cairo_fill(cr);
     char text[160], pct[16];
-    rd_format_percent(pct, sizeof pct, share);
+    mprof_format_percent(pct, sizeof pct, share);
     if (pc->insn)
       snprintf(text, sizeof text, "%6s %s", pct, pc->insn->opcode);
     else
@@ -424,51 +424,6 @@ static void draw_memops(cairo_t *cr, const mprof_render_model *model,
 /* ---- the ruler -----------------------------------------------------------
  */
 
-/* "+10.5 ms": in the unit of the larger of the offset and the step, with
- * the decimals the step needs. */
-static void format_tick(char *buf, size_t size, int64_t offset, int64_t step) {
-  double magnitude = fmax(fabs((double)offset), (double)step);
-  double unit = 1;
-  const char *name = "ns";
-  if (magnitude >= 1e9) {
-    unit = 1e9;
-    name = "s";
-  } else if (magnitude >= 1e6) {
-    unit = 1e6;
-    name = "ms";
-  } else if (magnitude >= 1e3) {
-    unit = 1e3;
-    name = "\u00b5s";
-  }
-  int decimals = 0;
-  double s = (double)step / unit;
-  while (s < 0.999 && decimals < 9) {
-    s *= 10;
-    decimals++;
-  }
-  snprintf(buf, size, "%s%.*f %s", offset < 0 ? "-" : "+", decimals,
-           fabs((double)offset) / unit, name);
-}
-
-/* Where the vertical grid lines at the ruler's ticks go. */
-static size_t grid_lines(const mprof_render_model *model,
-                         const mprof_render_timemap *map, int *xs, size_t max) {
-  int64_t origin, end;
-  mprof_render_model_bounds(model, &origin, &end);
-  int64_t step = mprof_render_tick_step(map, 110);
-  int64_t rel = map->start_ns - origin;
-  int64_t first = rel / step * step;
-  if (first < rel)
-    first += step;
-  size_t n = 0;
-  for (int64_t t = first; origin + t <= map->end_ns && n < max; t += step) {
-    double x = floor(mprof_render_time_to_x(map, origin + t));
-    if (x >= map->x)
-      xs[n++] = (int)x;
-  }
-  return n;
-}
-
 /* The grid behind the launches. */
 static void draw_grid(cairo_t *cr, const int *xs, size_t n, double top,
                       double bottom) {
@@ -485,25 +440,21 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
   mprof_render_model_bounds(model, &origin, &end);
   rd_fill_rect(cr, 0, 0, width, MPROF_RENDER_RULER, RD_PANEL);
   rd_hline(cr, 0, width, MPROF_RENDER_RULER - 1, RD_RULE);
-  int64_t step = mprof_render_tick_step(map, 110);
-  int64_t rel = map->start_ns - origin;
-  int64_t first = rel / step * step;
-  if (first < rel)
-    first += step;
+  int64_t step = mprof_render_tick_step(map, MPROF_RENDER_TICK_PX);
+  int64_t first = mprof_render__first_tick(map, origin, step);
+  int64_t offsets[64];
+  int xs[64];
+  size_t n = mprof_render__ticks(map, origin, step, offsets, xs, 64);
   rd_font(cr, 10.5, 0, 0);
   (void)height;
-  for (int64_t t = first; origin + t <= map->end_ns; t += step) {
-    /* Whole pixels: text at half a pixel blurs its stems. */
-    double x = floor(mprof_render_time_to_x(map, origin + t));
-    if (x < map->x)
-      continue;
+  for (size_t i = 0; i < n; i++) {
     rd_rgb(cr, RD_TEXT_DIM);
-    cairo_rectangle(cr, x, MPROF_RENDER_RULER - 7, 1, 6);
+    cairo_rectangle(cr, xs[i], MPROF_RENDER_RULER - 7, 1, 6);
     cairo_fill(cr);
     char label[48];
-    format_tick(label, sizeof label, t, step);
+    mprof_render__format_tick(label, sizeof label, offsets[i], step);
     rd_rgb(cr, RD_TEXT);
-    rd_text(cr, x + 3, 13, label);
+    rd_text(cr, xs[i] + 3, 13, label);
   }
   /* Sub-ticks at a fifth of the step. */
   int64_t sub = step / 5;
@@ -571,7 +522,9 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
     rd_hline(cr, left, right, top + h - 1, 0xe6e8ec);
   }
   int grid[GRID_MAX];
-  size_t grid_count = grid_lines(model, &map, grid, GRID_MAX);
+  int64_t origin, end;
+  mprof_render_model_bounds(model, &origin, &end);
+  size_t grid_count = mprof_render__tick_xs(&map, origin, grid, GRID_MAX);
   draw_grid(cr, grid, grid_count, MPROF_RENDER_RULER, height);
   y = MPROF_RENDER_RULER - view->scroll_y;
   for (size_t r = 0; r < rows && y < height; r++) {
@@ -636,7 +589,7 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       rd_rgb(cr, luminance(fill) > 0.6 ? RD_TEXT : 0xffffff);
       if (b->merged) {
         char count[32], label[64];
-        rd_format_count(count, sizeof count, b->last - b->first);
+        mprof_format_count(count, sizeof count, b->last - b->first);
         snprintf(label, sizeof label, "%s launches", count);
         rd_text_fit(cr, x0 + 4, label_y, x1 - x0 - 8, label);
       } else {
@@ -715,8 +668,8 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       cairo_rectangle(cr, x0, MPROF_RENDER_RULER - 6, x1 - x0, 5);
       cairo_fill(cr);
       char span[48];
-      mprof_render_format_duration(
-          span, sizeof span, (double)(view->sel_end_ns - view->sel_start_ns));
+      mprof_format_duration(span, sizeof span,
+                            (double)(view->sel_end_ns - view->sel_start_ns));
       rd_font(cr, 10.5, 1, 0);
       double w = rd_text_width(cr, span);
       double tx = fmin(fmax(x0, left + 2), right - w - 4);
@@ -729,8 +682,8 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   rd_vline(cr, left - 1, 0, MPROF_RENDER_RULER, RD_RULE);
   rd_hline(cr, 0, left, MPROF_RENDER_RULER - 1, RD_RULE);
   char span[48];
-  mprof_render_format_duration(span, sizeof span,
-                               (double)(view->end_ns - view->start_ns));
+  mprof_format_duration(span, sizeof span,
+                        (double)(view->end_ns - view->start_ns));
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 10.5, 0, 0);
   char text[96];

@@ -580,11 +580,6 @@ size_t mprof_render_hit_describe(const mprof_render_model *model,
                                  const mprof_render_hit *hit, char *buf,
                                  size_t size);
 
-/* ---- formatting helpers (shared with the GTK side) ---------------------- */
-
-/** "12.345 ms", "830 ns", "1.204 s": 4 significant digits. */
-void mprof_render_format_duration(char *buf, size_t size, double ns);
-
 #ifdef __cplusplus
 }
 #endif

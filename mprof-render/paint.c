@@ -1,0 +1,317 @@
+/*
+ * mprof-render — what every view draws with: errors, colours, text, the
+ * plain message page, and the short forms of names, SASS and lines.
+ * The lowest layer of the renderer: it calls no other file of it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef MPROF_RENDER_HAVE_FONTCONFIG
+#include <fontconfig/fontconfig.h>
+#endif
+
+#include "render_internal.h"
+
+/* ---- errors --------------------------------------------------------------
+ */
+
+static _Thread_local char error_message[1024];
+
+const char *mprof_render_error(void) { return error_message; }
+
+int mprof_render__fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(error_message, sizeof error_message, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+int mprof_render__oom(void) { return mprof_render__fail("out of memory"); }
+
+void mprof_render_shutdown(void) {
+  cairo_debug_reset_static_data();
+#ifdef MPROF_RENDER_HAVE_FONTCONFIG
+  FcFini();
+#endif
+}
+
+/* ---- colours and text ---------------------------------------------------
+ */
+
+void rd_rgb(cairo_t *cr, uint32_t rgb) { rd_rgba(cr, rgb, 1.0); }
+
+void rd_rgba(cairo_t *cr, uint32_t rgb, double alpha) {
+  cairo_set_source_rgba(cr, ((rgb >> 16) & 0xff) / 255.0,
+                        ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0,
+                        alpha);
+}
+
+static uint32_t mix(uint32_t rgb, uint32_t with, double amount) {
+  uint32_t out = 0;
+  for (int shift = 16; shift >= 0; shift -= 8) {
+    double a = (rgb >> shift) & 0xff, b = (with >> shift) & 0xff;
+    uint32_t c = (uint32_t)lround(a + (b - a) * amount);
+    out |= (c > 255 ? 255 : c) << shift;
+  }
+  return out;
+}
+
+uint32_t rd_lighten(uint32_t rgb, double amount) {
+  return mix(rgb, 0xffffff, amount);
+}
+
+uint32_t rd_darken(uint32_t rgb, double amount) {
+  return mix(rgb, 0x000000, amount);
+}
+
+void rd_font(cairo_t *cr, double size, int bold, int mono) {
+  cairo_select_font_face(
+      cr, mono ? RD_FONT_MONO : RD_FONT_SANS, CAIRO_FONT_SLANT_NORMAL,
+      bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+}
+
+double rd_text_width(cairo_t *cr, const char *text) {
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, text, &e);
+  return e.x_advance;
+}
+
+double rd_text(cairo_t *cr, double x, double y, const char *text) {
+  cairo_move_to(cr, x, y);
+  cairo_show_text(cr, text);
+  return rd_text_width(cr, text);
+}
+
+double rd_text_right(cairo_t *cr, double right, double y, const char *text) {
+  double w = rd_text_width(cr, text);
+  cairo_move_to(cr, right - w, y);
+  cairo_show_text(cr, text);
+  return w;
+}
+
+/* Bytes of the UTF-8 prefix of @p text at most @p n bytes long that ends on
+ * a character boundary. */
+static size_t utf8_cut(const char *text, size_t n) {
+  while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
+    n--;
+  return n;
+}
+
+double rd_text_fit(cairo_t *cr, double x, double y, double max_width,
+                   const char *text) {
+  if (max_width <= 0)
+    return 0;
+  double w = rd_text_width(cr, text);
+  if (w <= max_width)
+    return rd_text(cr, x, y, text);
+  const char *ellipsis = "\u2026";
+  double ew = rd_text_width(cr, ellipsis);
+  if (ew > max_width)
+    return 0;
+  /* Guess the prefix from the average width of a byte, then step to the
+   * longest that fits with the ellipsis: a few measurements, not a
+   * bisection's worth. */
+  char buf[512];
+  size_t len = strlen(text);
+  if (len > sizeof buf - 8)
+    len = sizeof buf - 8;
+  size_t n = (size_t)((max_width - ew) / (w / (double)strlen(text)));
+  if (n > len)
+    n = len;
+  for (int step = 0;; step++) {
+    size_t cut = utf8_cut(text, n);
+    memcpy(buf, text, cut);
+    strcpy(buf + cut, ellipsis);
+    double bw = rd_text_width(cr, buf);
+    if (bw > max_width) {
+      if (n == 0)
+        return 0;
+      n = cut > 0 ? cut - 1 : 0; /* too long: shorten */
+      continue;
+    }
+    /* Fits: one longer? (at most a few steps; the guess is close) */
+    if (step < 6 && cut < len) {
+      size_t next = utf8_cut(text, cut + 1) > cut ? cut + 1 : cut + 2;
+      while (next < len && ((unsigned char)text[next] & 0xc0) == 0x80)
+        next++;
+      char probe[512];
+      memcpy(probe, text, next);
+      strcpy(probe + next, ellipsis);
+      if (rd_text_width(cr, probe) <= max_width) {
+        n = next;
+        continue;
+      }
+    }
+    return rd_text(cr, x, y, buf);
+  }
+}
+
+int rd_text_wrap(cairo_t *cr, double x, double y, double max_width,
+                 double line_height, const char *text) {
+  int lines = 0;
+  const char *p = text ? text : "";
+  char line[1024];
+  while (*p) {
+    /* The longest run of words that fits; a word longer than the line is
+     * cut with an ellipsis. */
+    size_t best = 0, n = 0;
+    while (p[n] && n < sizeof line - 1) {
+      size_t end = n;
+      while (p[end] && p[end] != ' ' && end < sizeof line - 1)
+        end++;
+      memcpy(line, p, end);
+      line[end] = '\0';
+      if (best && rd_text_width(cr, line) > max_width)
+        break;
+      best = end;
+      n = end;
+      while (p[n] == ' ')
+        n++;
+      if (rd_text_width(cr, line) > max_width)
+        break;
+    }
+    if (!best)
+      best = n ? n : strlen(p);
+    memcpy(line, p, best);
+    line[best] = '\0';
+    rd_text_fit(cr, x, y + lines * line_height, max_width, line);
+    lines++;
+    p += best;
+    while (*p == ' ')
+      p++;
+  }
+  return lines;
+}
+
+void rd_fill_rect(cairo_t *cr, double x, double y, double w, double h,
+                  uint32_t rgb) {
+  rd_rgb(cr, rgb);
+  cairo_rectangle(cr, x, y, w, h);
+  cairo_fill(cr);
+}
+
+void rd_hline(cairo_t *cr, double x0, double x1, double y, uint32_t rgb) {
+  rd_fill_rect(cr, x0, floor(y), x1 - x0, 1, rgb);
+}
+
+void rd_vline(cairo_t *cr, double x, double y0, double y1, uint32_t rgb) {
+  rd_fill_rect(cr, floor(x), y0, 1, y1 - y0, rgb);
+}
+
+const char *rd_short_name(char *buf, size_t size, const char *name) {
+  /* Cut at the '(' that opens the argument list: the first one outside
+   * template brackets. "void f<(int)3>(int)" keeps its template. */
+  int depth = 0;
+  size_t n = 0;
+  for (; name[n]; n++) {
+    if (name[n] == '<')
+      depth++;
+    else if (name[n] == '>' && depth > 0)
+      depth--;
+    else if (name[n] == '(' && depth == 0 && n > 0)
+      break;
+  }
+  const char *start = name;
+  /* Drop a leading return type ("void "). */
+  if (strncmp(start, "void ", 5) == 0 && n > 5) {
+    start += 5;
+    n -= 5;
+  }
+  if (n >= size)
+    n = size - 1;
+  memcpy(buf, start, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+void rd_format_sass(char *buf, size_t size, const mprof_sass_instruction *in) {
+  if (!in) {
+    snprintf(buf, size, "(no SASS)");
+    return;
+  }
+  snprintf(buf, size, "%s%s%s%s%s", in->predicate ? in->predicate : "",
+           in->predicate && *in->predicate ? " " : "",
+           in->opcode ? in->opcode : "",
+           in->operands && *in->operands ? " " : "",
+           in->operands ? in->operands : "");
+}
+
+void rd_format_line(char *buf, size_t size, const mprof_sass_instruction *in) {
+  if (!in || !in->line) {
+    snprintf(buf, size, "%s", "");
+    return;
+  }
+  const char *file = in->file ? in->file : "";
+  const char *slash = strrchr(file, '/');
+  snprintf(buf, size, "%s:%u", slash ? slash + 1 : (*file ? file : "line"),
+           in->line);
+}
+
+uint32_t rd_state_color(int state) {
+  switch (state) {
+  case 1: return RD_STATE_OK;
+  case 2: return RD_STATE_MINOR;
+  case 3: return RD_STATE_ISSUE;
+  default: return RD_STATE_UNKNOWN;
+  }
+}
+
+const char *rd_state_name(int state) {
+  switch (state) {
+  case 1: return "ok";
+  case 2: return "minor";
+  case 3: return "issue";
+  default: return "unknown";
+  }
+}
+
+void rd_no_kernel(cairo_t *cr, double width, double height) {
+  mprof_render_draw_message(
+      cr, width, height, "No kernel selected",
+      "Pick a kernel in the top bar, or double-click a launch in Trace.");
+}
+
+void mprof_render_draw_message(cairo_t *cr, double width, double height,
+                               const char *title, const char *message) {
+  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
+  rd_rgb(cr, RD_TEXT);
+  rd_font(cr, 18, 1, 0);
+  double y = height / 2 - 10;
+  double tw = rd_text_width(cr, title);
+  rd_text(cr, fmax(12, (width - tw) / 2), y, title);
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 13, 0, 0);
+  /* Wrap the message at spaces to the width. */
+  const char *p = message ? message : "";
+  double max_w = fmax(40, width - 48);
+  y += 26;
+  while (*p) {
+    char line[512];
+    size_t best = 0, n = 0;
+    while (p[n] && n < sizeof line - 1) {
+      memcpy(line, p, n + 1);
+      line[n + 1] = '\0';
+      if (rd_text_width(cr, line) > max_w)
+        break;
+      n++;
+      if (p[n] == ' ' || p[n] == '\0')
+        best = n;
+    }
+    if (!best)
+      best = n ? n : 1;
+    memcpy(line, p, best);
+    line[best] = '\0';
+    double lw = rd_text_width(cr, line);
+    rd_text(cr, fmax(12, (width - lw) / 2), y, line);
+    y += 18;
+    p += best;
+    while (*p == ' ')
+      p++;
+  }
+}

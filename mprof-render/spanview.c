@@ -1,0 +1,658 @@
+/*
+ * mprof-render — what Mega, Density and Activity share: the frame of a
+ * span view (its kernel, group, layout and time map), the pixel buffer
+ * painted once, the header, banners and time axis, the SMs and their
+ * labels, the projection of a trace without spans, the rows' heights and
+ * the layout of every timeline tab. The span views call this file; it
+ * calls none of them.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_spans.h"
+
+/* Light tints per GPU, after the Megakernels viewer's 8 dark ones. */
+static const uint32_t gpu_tints[8] = {0xe7edf6, 0xe6f2e4, 0xf6e9e4, 0xefe8f5,
+                                      0xf5f0dc, 0xe2f1f1, 0xf4e6ee, 0xececec};
+
+void rs_sm_label(char *buf, size_t size, uint32_t gpu_count, uint32_t gpu,
+                 uint32_t sm) {
+  if (gpu_count > 1)
+    snprintf(buf, size, "GPU %u \u00b7 SM %u", gpu, sm);
+  else
+    snprintf(buf, size, "SM %u", sm);
+}
+
+uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm) {
+  uint32_t tint = gpu_tints[gpu % 8];
+  return sm % 2 ? rd_darken(tint, 0.035) : tint;
+}
+
+/* ---- the pixel buffer ---------------------------------------------------- */
+
+int rs_canvas_init(rs_canvas *c, double width, double height, uint32_t bg) {
+  memset(c, 0, sizeof *c);
+  c->w = (int)ceil(width);
+  c->h = (int)ceil(height);
+  if (c->w <= 0 || c->h <= 0)
+    return -1;
+  c->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, c->w, c->h);
+  if (cairo_surface_status(c->surface) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(c->surface);
+    c->surface = NULL;
+    return -1;
+  }
+  cairo_surface_flush(c->surface);
+  c->px = (uint32_t *)cairo_image_surface_get_data(c->surface);
+  c->stride = cairo_image_surface_get_stride(c->surface) / 4;
+  for (int x = 0; x < c->w; x++)
+    c->px[x] = 0xff000000u | bg;
+  for (int y = 1; y < c->h; y++)
+    memcpy(c->px + (size_t)y * c->stride, c->px, (size_t)c->w * 4);
+  return 0;
+}
+
+void rs_canvas_fill(rs_canvas *c, int x0, int x1, int y0, int y1,
+                    uint32_t rgb) {
+  if (x0 < 0)
+    x0 = 0;
+  if (y0 < 0)
+    y0 = 0;
+  if (x1 > c->w)
+    x1 = c->w;
+  if (y1 > c->h)
+    y1 = c->h;
+  if (x0 >= x1 || y0 >= y1)
+    return;
+  uint32_t v = 0xff000000u | rgb;
+  uint32_t *row = c->px + (size_t)y0 * c->stride;
+  for (int x = x0; x < x1; x++)
+    row[x] = v;
+  for (int y = y0 + 1; y < y1; y++)
+    memcpy(c->px + (size_t)y * c->stride + x0, row + x0, (size_t)(x1 - x0) * 4);
+}
+
+/* Column colours (RS_NONE: leave) over rows [y0, y1). */
+void rs_canvas_columns(rs_canvas *c, const uint32_t *colors, int y0, int y1) {
+  if (y0 < 0)
+    y0 = 0;
+  if (y1 > c->h)
+    y1 = c->h;
+  if (y0 >= y1)
+    return;
+  uint32_t *row = c->px + (size_t)y0 * c->stride;
+  for (int x = 0; x < c->w; x++)
+    if (colors[x] != RS_NONE)
+      row[x] = 0xff000000u | colors[x];
+  for (int y = y0 + 1; y < y1; y++) {
+    uint32_t *dst = c->px + (size_t)y * c->stride;
+    for (int x = 0; x < c->w; x++)
+      if (colors[x] != RS_NONE)
+        dst[x] = row[x];
+  }
+}
+
+void rs_canvas_paint(cairo_t *cr, rs_canvas *c, double x, double y) {
+  if (!c->surface)
+    return;
+  cairo_surface_mark_dirty(c->surface);
+  cairo_save(cr);
+  cairo_rectangle(cr, x, y, c->w, c->h);
+  cairo_clip(cr);
+  cairo_set_source_surface(cr, c->surface, x, y);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+  cairo_paint(cr);
+  cairo_restore(cr);
+}
+
+void rs_canvas_free(rs_canvas *c) {
+  if (c->surface)
+    cairo_surface_destroy(c->surface);
+  c->surface = NULL;
+}
+
+/* Column colours from a cover: the item's colour, lighter where merged, a
+ * darker first column on bars at least 5 px wide. */
+void rs_cover_colors(const mprof_render_column *cols, size_t n,
+                     uint32_t (*color_of)(int64_t item, void *data), void *data,
+                     uint32_t *out) {
+  size_t c = 0;
+  while (c < n) {
+    if (cols[c].item < 0) {
+      out[c++] = RS_NONE;
+      continue;
+    }
+    size_t e = c + 1;
+    while (e < n && cols[e].item == cols[c].item &&
+           cols[e].merged == cols[c].merged)
+      e++;
+    uint32_t rgb = color_of(cols[c].item, data);
+    if (cols[c].merged)
+      rgb = rd_lighten(rgb, 0.35);
+    for (size_t k = c; k < e; k++)
+      out[k] = rgb;
+    if (e - c >= 5 && !cols[c].merged)
+      out[c] = rd_darken(rgb, 0.3);
+    c = e;
+  }
+}
+
+/* ---- the header, banners and axis ---------------------------------------- */
+
+#define HEADER 46.0
+#define BANNER 24.0
+
+/* What a span tab shows and how it knows it. */
+void rs_frame_init(rs_frame *f, const mprof_render_model *m,
+                   const mprof_render_view *view, int tab, double width,
+                   double height) {
+  memset(f, 0, sizeof *f);
+  f->model = m;
+  f->view = view;
+  f->tab = tab;
+  f->kernel = view->kernel;
+  f->group = mprof_render__group(m, view->kernel);
+  if (!f->group && view->kernel < 0 && m->none_group >= 0)
+    f->group = &m->groups[m->none_group];
+  f->projected = !f->group && tab != MPROF_RENDER_ACTIVITY;
+  f->demo = mprof_render_model_is_demo(m);
+  double top = HEADER;
+  if (f->projected || f->demo)
+    top += BANNER;
+  f->layout.left = MPROF_RENDER_GUTTER;
+  f->layout.right = fmax(MPROF_RENDER_GUTTER + 1, width);
+  f->layout.top = top;
+  f->layout.bottom = fmax(top + 1, height - RS_AXIS);
+  mprof_render_timemap_init(&f->map, view->start_ns, view->end_ns,
+                            f->layout.left, f->layout.right - f->layout.left);
+  if (f->group)
+    f->origin = f->group->start_ns;
+  else {
+    const rs_launch_track *t = mprof_render__launch_track(m, view->kernel);
+    int64_t origin, end;
+    mprof_render_model_bounds(m, &origin, &end);
+    f->origin = t ? t->start[0] : origin;
+  }
+}
+
+/* One line of text in a banner across the width. */
+static void banner(cairo_t *cr, double y, double width, uint32_t bg,
+                   uint32_t fg, const char *bold, const char *text) {
+  rd_fill_rect(cr, 0, y, width, BANNER, bg);
+  rd_hline(cr, 0, width, y + BANNER - 1, rd_darken(bg, 0.2));
+  rd_rgb(cr, fg);
+  rd_font(cr, 12, 1, 0);
+  double w = rd_text(cr, 10, y + 16, bold);
+  rd_font(cr, 12, 0, 0);
+  rd_text_fit(cr, 10 + w + 6, y + 16, width - w - 26, text);
+}
+
+double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
+                                 const mprof_render_view *view, int tab,
+                                 double width, int draw) {
+  rs_frame f;
+  rs_frame_init(&f, m, view, tab, width, 1000);
+  if (!draw || !cr)
+    return f.layout.top;
+  rd_fill_rect(cr, 0, 0, width, HEADER, RD_PANEL);
+  rd_hline(cr, 0, width, HEADER - 1, RD_RULE);
+  const mprof_render_kernel *k =
+      view->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)view->kernel)
+                        : NULL;
+  char name[512], title[768], count[32], info[512];
+  snprintf(title, sizeof title, "%s \u2014 %s", mprof_render_tab_title(tab),
+           k ? rd_short_name(name, sizeof name, k->name)
+             : (f.group ? "spans of no launch" : "no kernel"));
+  rd_rgb(cr, RD_TEXT);
+  rd_font(cr, 14, 1, 0);
+  rd_text_fit(cr, 12, 19, width - 24, title);
+  const char *source = mprof_trace_meta(m->trace, "capture.mode");
+  if (f.group) {
+    char gpus[32] = "";
+    mprof_format_count(count, sizeof count, f.group->span_count);
+    if (f.group->gpu_count > 1)
+      snprintf(gpus, sizeof gpus, " of %u GPUs", f.group->gpu_count);
+    snprintf(info, sizeof info, "%s: %s spans on %zu SMs%s \u00b7 %s",
+             f.demo ? "synthetic" : "measured", count, f.group->sm_count, gpus,
+             source && strcmp(source, "mkprof") == 0 ? "imported from MKPROF"
+             : f.demo                                ? "synthetic demo"
+                      : "source instrumentation");
+  } else {
+    snprintf(
+        info, sizeof info,
+        "projected from %s launches and PC samples (the trace has no "
+        "activity spans for this kernel)",
+        k ? (mprof_format_count(count, sizeof count, k->stats->launches), count)
+          : "0");
+  }
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 11, 0, 0);
+  rd_text_fit(cr, 12, 37, width * 0.55, info);
+  double y = HEADER;
+  if (f.projected) {
+    char text[512];
+    size_t with = 0;
+    for (size_t i = 0; i < m->kernel_count; i++)
+      with += m->kernel_group[i] >= 0;
+    if (with)
+      snprintf(text, sizeof text,
+               "%zu other kernel%s of this trace %s measured spans: pick %s "
+               "in the kernel list.",
+               with, with == 1 ? "" : "s", with == 1 ? "has" : "have",
+               with == 1 ? "it" : "one");
+    else
+      snprintf(text, sizeof text,
+               "SM occupancy from each launch's grid and waves, rows from "
+               "the stall mix. For measured spans, record with `mprof "
+               "record source` or open a .mkprof.");
+    banner(cr, y, width, RS_BANNER_PROJECTED, 0x5a3d00,
+           "Projected from PC samples, not measured.", text);
+    y += BANNER;
+  } else if (f.demo) {
+    banner(cr, y, width, RS_BANNER_DEMO, 0x2f1d5c, "Synthetic demo data.",
+           "Generated by `mprof --demo-activity` (mprof synth: 8 SMs, 2 "
+           "blocks each at a time, 4 warps per block, phases with "
+           "instructions inside); not recorded on a GPU.");
+    y += BANNER;
+  }
+  return y;
+}
+
+void mprof_render__time_axis(cairo_t *cr, const mprof_render_timemap *map,
+                             int64_t origin, double left, double right,
+                             double y, double width) {
+  rd_fill_rect(cr, 0, y, width, RS_AXIS, RD_PANEL);
+  rd_hline(cr, 0, width, y, RD_RULE);
+  int64_t step = mprof_render_tick_step(map, MPROF_RENDER_TICK_PX);
+  int64_t offsets[64];
+  int xs[64];
+  size_t n = mprof_render__ticks(map, origin, step, offsets, xs, 64);
+  rd_font(cr, 10.5, 0, 0);
+  for (size_t i = 0; i < n; i++) {
+    double x = xs[i];
+    if (x < left || x >= right)
+      continue;
+    rd_rgb(cr, RD_TEXT_DIM);
+    cairo_rectangle(cr, x, y + 1, 1, 6);
+    cairo_fill(cr);
+    char label[48];
+    mprof_render__format_tick(label, sizeof label, offsets[i], step);
+    rd_rgb(cr, RD_TEXT);
+    rd_text(cr, x + 3, y + 18, label);
+  }
+  char span[48], text[96];
+  mprof_format_duration(span, sizeof span,
+                        (double)(map->end_ns - map->start_ns));
+  snprintf(text, sizeof text, "%s visible", span);
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_text_fit(cr, 6, y + 18, left - 10, text);
+}
+
+/* ---- SMs of a frame --------------------------------------------------------
+ */
+
+/* The SMs a projection covers: every SM of each device the kernel's name
+ * ran on. */
+size_t rs_projected_sms(const mprof_render_model *m, int kernel, rs_psm *out,
+                        size_t max) {
+  const mprof_render_kernel *k =
+      kernel >= 0 ? mprof_render_kernel_at(m, (size_t)kernel) : NULL;
+  if (!k)
+    return 0;
+  size_t devices;
+  const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
+  size_t n = 0;
+  uint32_t gpu = 0;
+  for (size_t d = 0; d < devices; d++) {
+    int kd = -1;
+    for (size_t i = 0; i < m->kernel_count && kd < 0; i++)
+      if (m->kernels[i].stats->device == d &&
+          strcmp(m->kernels[i].stats->mangled, k->stats->mangled) == 0)
+        kd = (int)i;
+    if (kd < 0 || !m->kernels[kd].stats->launches)
+      continue;
+    uint32_t sms = dev[d].sm_count ? dev[d].sm_count : 1;
+    for (uint32_t s = 0; s < sms; s++) {
+      if (out && n < max) {
+        out[n].device = (uint32_t)d;
+        out[n].gpu = gpu;
+        out[n].sm = s;
+        out[n].sm_count = sms;
+        out[n].kernel = kd;
+      }
+      n++;
+    }
+    gpu++;
+  }
+  return n;
+}
+
+size_t rs_frame_sm_count(const rs_frame *f) {
+  if (f->group)
+    return f->group->sm_count;
+  return rs_projected_sms(f->model, f->kernel, NULL, 0);
+}
+
+double mprof_render_row_unit(const mprof_render_model *m,
+                             const mprof_render_view *view, int tab,
+                             double rows_px) {
+  if (tab == MPROF_RENDER_ACTIVITY) {
+    if (view->activity_height > 0)
+      return view->activity_height;
+    double rows = (double)mprof_render__activity_rows(m, view);
+    return rows > 0 ? fmax(3.0, rows_px / rows) : 14.0;
+  }
+  if (view->sm_height > 0)
+    return view->sm_height;
+  rs_frame f;
+  rs_frame_init(&f, m, view, tab, 1000, 1000);
+  size_t n = rs_frame_sm_count(&f);
+  return n ? fmax(1.0, rows_px / (double)n) : 20.0;
+}
+
+/* ---- projection ------------------------------------------------------------
+ */
+
+/* Blocks per SM, warps per block and max warps of a kernel's main shape. */
+static void projection_shape(const mprof_render_model *m, int kernel,
+                             uint32_t *blocks_per_sm, uint32_t *warps_per_block,
+                             uint32_t *max_warps) {
+  *blocks_per_sm = 1;
+  *warps_per_block = 1;
+  *max_warps = 1;
+  const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)kernel);
+  size_t devices;
+  const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
+  if (!k || !k->shape)
+    return;
+  const mprof_device_record *d =
+      k->stats->device < devices ? &dev[k->stats->device] : NULL;
+  uint64_t threads = (uint64_t)(k->shape->block[0] ? k->shape->block[0] : 1) *
+                     (k->shape->block[1] ? k->shape->block[1] : 1) *
+                     (k->shape->block[2] ? k->shape->block[2] : 1);
+  uint32_t warp = d && d->warp_size ? d->warp_size : 32;
+  *warps_per_block = (uint32_t)((threads + warp - 1) / warp);
+  *max_warps = d && d->max_warps_per_sm     ? d->max_warps_per_sm
+               : d && d->max_threads_per_sm ? d->max_threads_per_sm / warp
+                                            : 64;
+  mprof_occupancy occ;
+  if (d && mprof_occupancy_compute(&occ, d, k->shape) == 0 && occ.known &&
+      occ.blocks_per_sm) {
+    *blocks_per_sm = occ.blocks_per_sm;
+    return;
+  }
+  uint32_t by_warps = *max_warps / (*warps_per_block ? *warps_per_block : 1);
+  *blocks_per_sm = by_warps ? by_warps : 1;
+}
+
+void rs_projection_init(rs_projection *p, const mprof_render_model *m,
+                        int kernel) {
+  memset(p, 0, sizeof *p);
+  p->kernel = kernel;
+  p->track = mprof_render__launch_track(m, kernel);
+  projection_shape(m, kernel, &p->blocks_per_sm, &p->warps_per_block,
+                   &p->max_warps);
+  const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)kernel);
+  if (k && k->stats->samples) {
+    double total = (double)k->stats->samples;
+    p->share[0] = (double)(k->family[MPROF_FAM_MEMORY_LATENCY] +
+                           k->family[MPROF_FAM_MEMORY_THROUGHPUT] +
+                           k->family[MPROF_FAM_MIO]) /
+                  total;
+    p->share[1] =
+        (double)(k->family[MPROF_FAM_COMPUTE] + k->family[MPROF_FAM_ISSUED]) /
+        total;
+    p->share[2] = 1.0 - p->share[0] - p->share[1];
+    if (p->share[2] < 0)
+      p->share[2] = 0;
+    p->sampled = 1;
+  }
+}
+
+/* Blocks of launch @p launch on SM @p sm of @p sm_count at time @p t:
+ * ceil(grid / slots) waves of equal length; the last one partial, its
+ * blocks on the first SMs. */
+uint32_t rs_projected_blocks(const rs_projection *p,
+                             const mprof_render_model *m, uint32_t launch,
+                             uint32_t sm, uint32_t sm_count, int64_t t,
+                             uint32_t *wave_out, uint32_t *waves_out) {
+  size_t n, shapes;
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
+  const mprof_shape_record *sh = mprof_trace_shapes(m->trace, &shapes);
+  if (launch >= n)
+    return 0;
+  l += launch;
+  int64_t start = (int64_t)l->start, end = (int64_t)l->end;
+  if (t < start || t >= end || end <= start)
+    return 0;
+  const mprof_shape_record *s = &sh[l->shape];
+  uint64_t grid = (uint64_t)(s->grid[0] ? s->grid[0] : 1) *
+                  (s->grid[1] ? s->grid[1] : 1) * (s->grid[2] ? s->grid[2] : 1);
+  uint64_t slots = (uint64_t)sm_count * p->blocks_per_sm;
+  uint64_t waves = (grid + slots - 1) / slots;
+  if (!waves)
+    waves = 1;
+  uint64_t wave =
+      (uint64_t)((double)(t - start) / (double)(end - start) * (double)waves);
+  if (wave >= waves)
+    wave = waves - 1;
+  if (wave_out)
+    *wave_out = (uint32_t)wave;
+  if (waves_out)
+    *waves_out = (uint32_t)(waves > UINT32_MAX ? UINT32_MAX : waves);
+  if (wave + 1 < waves)
+    return p->blocks_per_sm;
+  uint64_t left = grid - (waves - 1) * slots; /* blocks in the last wave */
+  uint64_t each = left / sm_count, extra = left % sm_count;
+  uint64_t blocks = each + (sm < extra ? 1 : 0);
+  return (uint32_t)(blocks > p->blocks_per_sm ? p->blocks_per_sm : blocks);
+}
+
+void rs_wave_columns(const rs_projection *p, const mprof_render_model *m,
+                     const int64_t *launch_at, const int64_t *t, size_t n,
+                     uint32_t sm_count, rs_wave_column *out) {
+  size_t launches, shapes;
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, &launches);
+  const mprof_shape_record *sh = mprof_trace_shapes(m->trace, &shapes);
+  uint64_t slots = (uint64_t)(sm_count ? sm_count : 1) * p->blocks_per_sm;
+  for (size_t i = 0; i < n; i++) {
+    rs_wave_column *c = &out[i];
+    memset(c, 0, sizeof *c);
+    if (launch_at[i] < 0 || (size_t)launch_at[i] >= launches)
+      continue;
+    const mprof_launch_record *x = &l[launch_at[i]];
+    int64_t start = (int64_t)x->start, end = (int64_t)x->end;
+    if (t[i] < start || t[i] >= end || end <= start)
+      continue;
+    const mprof_shape_record *s = &sh[x->shape];
+    uint64_t grid = (uint64_t)(s->grid[0] ? s->grid[0] : 1) *
+                    (s->grid[1] ? s->grid[1] : 1) *
+                    (s->grid[2] ? s->grid[2] : 1);
+    uint64_t waves = (grid + slots - 1) / slots;
+    if (!waves)
+      waves = 1;
+    uint64_t wave = (uint64_t)((double)(t[i] - start) / (double)(end - start) *
+                               (double)waves);
+    c->valid = 1;
+    if (wave + 1 < waves) {
+      c->full = 1;
+      continue;
+    }
+    uint64_t left = grid - (waves - 1) * slots;
+    uint64_t each = left / (sm_count ? sm_count : 1);
+    c->each = each > UINT32_MAX ? UINT32_MAX : (uint32_t)each;
+    c->extra = (uint32_t)(left % (sm_count ? sm_count : 1));
+  }
+}
+
+double rs_projected_occupancy(const rs_projection *p, uint32_t blocks) {
+  double warps = (double)blocks * p->warps_per_block;
+  double occ = warps / (double)(p->max_warps ? p->max_warps : 1);
+  return occ > 1 ? 1 : occ;
+}
+
+/* ---- tracks ---------------------------------------------------------- */
+
+typedef struct color_ctx {
+  const mprof_render_model *m;
+  const uint32_t *idx; /* track index -> SPANS index */
+} color_ctx;
+
+static uint32_t span_color(int64_t item, void *data) {
+  const color_ctx *c = (const color_ctx *)data;
+  const mprof_span_record *sp = mprof_trace_spans(c->m->trace, NULL);
+  return rs_region_color(c->m, sp[c->idx[item]].region);
+}
+
+/* Cover one track into @p colors (RS_NONE where nothing), via @p cols. */
+void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
+                     const uint32_t *idx, size_t columns,
+                     mprof_render_column *cols, uint32_t *colors) {
+  mprof_render_track_cover(track, &f->map, columns, cols);
+  color_ctx ctx = {f->model, idx};
+  rs_cover_colors(cols, columns, span_color, &ctx, colors);
+}
+
+/* Grid lines into a background row of the canvas. */
+/* The span of @p track (ids through @p idx) under column @p x, with a
+ * pixel of slack; fills @p hit (SPAN, or SPANS when merged). 1 if found. */
+int rs_hit_track(const rs_frame *f, const mprof_render_track *track,
+                 const uint32_t *idx, double x, mprof_render_hit *hit) {
+  double col = floor(x - f->layout.left);
+  mprof_render_timemap map;
+  mprof_render_timemap_init(
+      &map, mprof_render_x_to_time(&f->map, f->layout.left + col - 1),
+      mprof_render_x_to_time(&f->map, f->layout.left + col + 2), 0, 3);
+  mprof_render_column cols[3];
+  mprof_render_track_cover(track, &map, 3, cols);
+  int pick = cols[1].item >= 0 ? 1 : (cols[0].item >= 0 ? 0 : 2);
+  if (cols[pick].item < 0)
+    return 0;
+  hit->span = (int64_t)idx[cols[pick].item];
+  hit->t0 = mprof_render_x_to_time(&f->map, f->layout.left + col);
+  hit->t1 = mprof_render_x_to_time(&f->map, f->layout.left + col + 1);
+  if (cols[pick].merged) {
+    /* Spans that meet the column: starts before its end, minus those
+     * whose running end is at or before its start. */
+    size_t a = 0, b = track->count;
+    while (a < b) {
+      size_t mid = a + (b - a) / 2;
+      if (track->start[mid] < hit->t1)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    size_t starts_before = a;
+    a = 0;
+    b = track->count;
+    while (a < b) {
+      size_t mid = a + (b - a) / 2;
+      if (track->max_end[mid] <= hit->t0)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    hit->spans = starts_before > a ? starts_before - a : 1;
+    hit->kind = hit->spans > 1 ? MPROF_HIT_SPANS : MPROF_HIT_SPAN;
+  } else {
+    hit->kind = MPROF_HIT_SPAN;
+    hit->spans = 1;
+  }
+  return 1;
+}
+
+/* ---- rows and layout -------------------------------------------------- */
+
+const rs_activity *rs_activity_of(const rs_frame *f) {
+  if (!f->group)
+    return NULL;
+  return mprof_render__activity(f->model, (int)(f->group - f->model->groups),
+                                f->view->activity_rows);
+}
+
+size_t mprof_render__activity_rows(const mprof_render_model *m,
+                                   const mprof_render_view *view) {
+  rs_frame f;
+  rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, 1000, 1000);
+  const rs_activity *a = rs_activity_of(&f);
+  return a ? a->level[0].row_count : 0;
+}
+
+double mprof_render__activity_content(const mprof_render_model *m,
+                                      const mprof_render_view *view) {
+  if (!(view->activity_height > 0))
+    return 0;
+  return view->activity_height * (double)mprof_render__activity_rows(m, view);
+}
+
+double mprof_render__mega_content(const mprof_render_model *m,
+                                  const mprof_render_view *view, int tab) {
+  if (!(view->sm_height > 0))
+    return 0;
+  rs_frame f;
+  rs_frame_init(&f, m, view, tab, 1000, 1000);
+  return view->sm_height * (double)rs_frame_sm_count(&f);
+}
+
+int64_t mprof_render_span_origin(const mprof_render_model *m,
+                                 const mprof_render_view *view) {
+  rs_frame f;
+  rs_frame_init(&f, m, view, MPROF_RENDER_MEGA, 1000, 1000);
+  return f.origin;
+}
+
+void mprof_render_tab_layout(const mprof_render_model *model,
+                             const mprof_render_view *view, int tab,
+                             double width, double height,
+                             mprof_render_layout *out) {
+  out->left = MPROF_RENDER_GUTTER;
+  out->right = width > out->left + 1 ? width : out->left + 1;
+  out->top = MPROF_RENDER_RULER;
+  out->bottom = height > out->top + 1 ? height : out->top + 1;
+  if (mprof_render_tab_is_span(tab)) {
+    out->top = mprof_render__span_header(NULL, model, view, tab, width, 0);
+    out->bottom =
+        height - RS_AXIS > out->top + 1 ? height - RS_AXIS : out->top + 1;
+  }
+}
+
+void mprof_render_view_zoom_tab_rows(mprof_render_view *view,
+                                     const mprof_render_model *model, int tab,
+                                     double factor, double y, double rows_px) {
+  if (tab == MPROF_RENDER_TRACE) {
+    mprof_render_view_zoom_rows(view, factor, y);
+    return;
+  }
+  double old = mprof_render_row_unit(model, view, tab, rows_px);
+  double h = old * factor;
+  double floor_px = tab == MPROF_RENDER_ACTIVITY ? 3.0 : 1.0;
+  /* Never smaller than what fits: the fitted view is the zoomed-out end. */
+  view->sm_height = tab == MPROF_RENDER_ACTIVITY ? view->sm_height : 0;
+  double fit;
+  if (tab == MPROF_RENDER_ACTIVITY) {
+    double saved = view->activity_height;
+    view->activity_height = 0;
+    fit = mprof_render_row_unit(model, view, tab, rows_px);
+    view->activity_height = saved;
+  } else {
+    fit = mprof_render_row_unit(model, view, tab, rows_px);
+  }
+  if (h < fit)
+    h = fit;
+  if (h < floor_px)
+    h = floor_px;
+  if (h > 2000)
+    h = 2000;
+  double content_y = view->scroll_y + y;
+  if (tab == MPROF_RENDER_ACTIVITY)
+    view->activity_height = h <= fit ? 0 : h;
+  else
+    view->sm_height = h <= fit ? 0 : h;
+  view->scroll_y = h <= fit ? 0 : content_y * (h / old) - y;
+  if (view->scroll_y < 0)
+    view->scroll_y = 0;
+}

@@ -1,0 +1,183 @@
+/*
+ * mprof-render — the view: what is shown (time range, rows, kernel) and
+ * how it moves: zoom, pan, scroll, and the first look at a span tab.
+ *
+ * Times are int64 ns on the trace clock: differences are taken in integers
+ * before they become doubles (see timemap.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+/* ---- the view --------------------------------------------------------- */
+
+void mprof_render_model_limits(const mprof_render_model *model,
+                               mprof_render_limits *limits) {
+  int64_t start, end;
+  mprof_render_model_bounds(model, &start, &end);
+  int64_t span = end - start;
+  if (span < 1000)
+    span = 1000;
+  /* A little room on both sides so the first and last launches are not
+   * glued to the edges. */
+  int64_t margin = span / 50;
+  limits->min_ns = start - margin;
+  limits->max_ns = start + span + margin;
+  limits->min_span_ns = 20;
+}
+
+void mprof_render_view_init(mprof_render_view *view,
+                            const mprof_render_model *model) {
+  memset(view, 0, sizeof *view);
+  mprof_render_limits limits;
+  mprof_render_model_limits(model, &limits);
+  view->start_ns = limits.min_ns;
+  view->end_ns = limits.max_ns;
+  view->row_height = MPROF_RENDER_ROW_HEIGHT;
+  view->kernel = mprof_render_kernel_count(model) ? 0 : -1;
+  view->launch = -1;
+}
+
+void mprof_render_view_clamp(mprof_render_view *view,
+                             const mprof_render_limits *limits) {
+  int64_t max_span = limits->max_ns - limits->min_ns;
+  int64_t min_span = limits->min_span_ns > 0 ? limits->min_span_ns : 1;
+  if (max_span < min_span)
+    max_span = min_span;
+  int64_t span = view->end_ns - view->start_ns;
+  if (span < min_span) {
+    int64_t mid = view->start_ns + span / 2;
+    span = min_span;
+    view->start_ns = mid - span / 2;
+  }
+  if (span > max_span)
+    span = max_span;
+  if (view->start_ns < limits->min_ns)
+    view->start_ns = limits->min_ns;
+  if (view->start_ns + span > limits->max_ns)
+    view->start_ns = limits->max_ns - span;
+  view->end_ns = view->start_ns + span;
+}
+
+void mprof_render_view_zoom(mprof_render_view *view,
+                            const mprof_render_limits *limits, double fraction,
+                            double factor) {
+  if (!(factor > 0))
+    return;
+  if (fraction < 0)
+    fraction = 0;
+  if (fraction > 1)
+    fraction = 1;
+  int64_t span = view->end_ns - view->start_ns;
+  int64_t pivot = view->start_ns + (int64_t)llround((double)span * fraction);
+  double wanted = (double)span / factor;
+  int64_t max_span = limits->max_ns - limits->min_ns;
+  if (wanted < (double)limits->min_span_ns)
+    wanted = (double)limits->min_span_ns;
+  if (wanted > (double)max_span)
+    wanted = (double)max_span;
+  int64_t new_span = (int64_t)llround(wanted);
+  view->start_ns = pivot - (int64_t)llround((double)new_span * fraction);
+  view->end_ns = view->start_ns + new_span;
+  mprof_render_view_clamp(view, limits);
+}
+
+void mprof_render_view_pan(mprof_render_view *view,
+                           const mprof_render_limits *limits, double fraction) {
+  int64_t span = view->end_ns - view->start_ns;
+  int64_t delta = (int64_t)llround((double)span * fraction);
+  view->start_ns += delta;
+  view->end_ns += delta;
+  mprof_render_view_clamp(view, limits);
+}
+
+void mprof_render_view_scroll_to(mprof_render_view *view,
+                                 const mprof_render_limits *limits,
+                                 int64_t start_ns) {
+  int64_t span = view->end_ns - view->start_ns;
+  view->start_ns = start_ns;
+  view->end_ns = start_ns + span;
+  mprof_render_view_clamp(view, limits);
+}
+
+void mprof_render_view_zoom_rows(mprof_render_view *view, double factor,
+                                 double y) {
+  double old = view->row_height;
+  double h = old * factor;
+  if (h < MPROF_RENDER_ROW_MIN)
+    h = MPROF_RENDER_ROW_MIN;
+  if (h > MPROF_RENDER_ROW_MAX)
+    h = MPROF_RENDER_ROW_MAX;
+  /* Stream rows scale, device bands do not; keeping the content under the
+   * pointer is exact for the stream rows, which dominate. */
+  double content_y = view->scroll_y + y;
+  view->row_height = h;
+  view->scroll_y = content_y * (h / old) - y;
+  if (view->scroll_y < 0)
+    view->scroll_y = 0;
+}
+
+/* ---- fitting the view ------------------------------------------------------
+ */
+
+void mprof_render_view_open_span_tab(mprof_render_view *view,
+                                     const mprof_render_model *m,
+                                     int keep_kernel) {
+  if (!view || !m)
+    return;
+  if (!keep_kernel)
+    view->kernel = mprof_render_span_kernel(m, view->kernel);
+  mprof_render_view_fit_spans(view, m);
+}
+
+void mprof_render_view_fit_spans(mprof_render_view *view,
+                                 const mprof_render_model *m) {
+  if (!view || !m)
+    return;
+  int64_t a = 0, b = 0;
+  size_t n;
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
+  const rs_group *g = mprof_render__group(m, view->kernel);
+  if (!g && view->kernel < 0 && m->none_group >= 0)
+    g = &m->groups[m->none_group];
+  const mprof_render_kernel *k =
+      view->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)view->kernel)
+                        : NULL;
+  int selected = -1;
+  if (view->launch >= 0 && (size_t)view->launch < n && k) {
+    int lk = mprof_render_launch_kernel(m, (size_t)view->launch);
+    if (lk >= 0 &&
+        strcmp(m->kernels[lk].stats->mangled, k->stats->mangled) == 0)
+      selected = (int)view->launch;
+  }
+  if (selected >= 0) {
+    a = (int64_t)l[selected].start;
+    b = (int64_t)l[selected].end;
+  } else if (g) {
+    a = g->start_ns;
+    b = g->end_ns;
+  } else {
+    /* Projected: the kernel's longest launch shows its waves. */
+    const rs_launch_track *t = mprof_render__launch_track(m, view->kernel);
+    uint64_t longest = 0;
+    for (size_t i = 0; t && i < t->count; i++) {
+      const mprof_launch_record *x = &l[t->idx[i]];
+      if (x->end - x->start > longest || i == 0) {
+        longest = x->end - x->start;
+        a = (int64_t)x->start;
+        b = (int64_t)x->end;
+      }
+    }
+  }
+  if (b <= a)
+    return;
+  int64_t margin = (b - a) / 40 + 1;
+  mprof_render_limits limits;
+  mprof_render_model_limits(m, &limits);
+  view->start_ns = a - margin;
+  view->end_ns = b + margin;
+  mprof_render_view_clamp(view, &limits);
+}
