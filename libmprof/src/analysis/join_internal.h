@@ -1,0 +1,71 @@
+/*
+ * mprof — internal: the join's state, shared by its parts (join.c: kernels,
+ * reasons, ordering and accessors; join_launches.c; join_samples.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_ANALYSIS_JOIN_INTERNAL_H
+#define MPROF_ANALYSIS_JOIN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/map.h"
+#include "mprof/join.h"
+
+/* Private per-kernel bookkeeping, parallel to the public stats. */
+typedef struct kernel_extra {
+  size_t shape_first, shape_count;
+  size_t pc_first, pc_count;
+  size_t reason_first, reason_count;
+  /* while building: */
+  uint64_t first_duration;
+  double shifted_sum, shifted_sq;
+  uint64_t gap_sum;
+} kernel_extra;
+
+/* A PC while building: which kernel it belongs to and its reasons. */
+typedef struct pc_build {
+  uint32_t kernel;
+  mprof_pc_stats pub;
+  size_t reason_first;
+} pc_build;
+
+struct mprof_join {
+  const mprof_trace *trace;
+  const mprof_sidecar *sidecar;
+  size_t kernel_count, kernel_cap;
+  mprof_kernel_stats *kernels;
+  kernel_extra *extra;
+  mprof__map kernel_map;   /* (device, mangled name) -> kernel */
+  uint32_t *record_kernel; /* KERNELS index -> kernel */
+  uint32_t *shape_kernel;  /* SHAPES index -> kernel */
+  uint32_t *shape_group;   /* SHAPES index -> index into shapes */
+  size_t shape_record_count, kernel_record_count;
+  mprof_shape_stats *shapes;
+  size_t shape_count;
+  mprof_pc_stats *pcs;
+  size_t pc_count;
+  mprof_reason_samples *pc_reasons;
+  size_t pc_reason_count;
+  mprof_reason_samples *kernel_reasons;
+  size_t kernel_reason_count;
+  mprof_stall_reason *reasons;
+  size_t reason_count, reason_cap;
+  mprof__map reason_map;   /* short name -> reason */
+  uint32_t unnamed_reason; /* MPROF_INDEX_NONE until needed */
+  uint64_t kernel_time, sample_total, unmatched;
+};
+
+/* The kernel for (@p device, @p mangled), created when @p create
+ * (join.c). */
+int mprof__join_kernel_lookup(mprof_join *j, uint32_t *out, const char *mangled,
+                              uint32_t device, int create);
+
+/* The passes of mprof_join_build(), in order. */
+int mprof__join_build_kernels(mprof_join *j);   /* join_launches.c */
+int mprof__join_build_launches(mprof_join *j);  /* join_launches.c */
+int mprof__join_build_samples(mprof_join *j);   /* join_samples.c */
+void mprof__join_attach_sidecar(mprof_join *j); /* join_samples.c */
+
+#endif /* MPROF_ANALYSIS_JOIN_INTERNAL_H */

@@ -1,0 +1,541 @@
+/*
+ * mprof — the join: PC samples per kernel, instruction and stall reason, joined
+ * to the SASS and lines of the sidecar.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/map.h"
+#include "internal.h"
+#include "mprof/join.h"
+
+#include "join_internal.h"
+
+/* ---- stall reasons ------------------------------------------------------ */
+
+/* The reason named @p name (@p len bytes), or MPROF_INDEX_NONE. */
+static uint32_t reason_named(const mprof_join *j, const char *name, size_t len,
+                             uint64_t hash) {
+  size_t cursor = 0;
+  uint32_t at;
+  while ((at = mprof__map_next(&j->reason_map, hash, &cursor)) !=
+         MPROF__MAP_NONE)
+    if (strncmp(j->reasons[at].name, name, len) == 0 &&
+        j->reasons[at].name[len] == 0)
+      return at;
+  return MPROF_INDEX_NONE;
+}
+
+/* The reason named @p short_name, added when new. Strings are borrowed
+ * from the trace or the sidecar, which outlive the join. */
+static int reason_add(mprof_join *j, uint32_t *out, const char *full_name,
+                      const char *short_name) {
+  size_t len = strlen(short_name);
+  uint64_t hash = mprof__hash64(short_name, len);
+  *out = reason_named(j, short_name, len, hash);
+  if (*out != MPROF_INDEX_NONE)
+    return 0;
+  if (j->reason_count >= UINT32_MAX - 1)
+    return MPROF_ENOMEM;
+  if (j->reason_count == j->reason_cap) {
+    size_t cap = j->reason_cap ? j->reason_cap * 2 : 64;
+    mprof_stall_reason *r =
+        (mprof_stall_reason *)realloc(j->reasons, cap * sizeof *r);
+    if (!r)
+      return MPROF_ENOMEM;
+    j->reasons = r;
+    j->reason_cap = cap;
+  }
+  if (mprof__map_add(&j->reason_map, hash, (uint32_t)j->reason_count))
+    return MPROF_ENOMEM;
+  mprof_stall_reason *r = &j->reasons[j->reason_count];
+  r->name = short_name;
+  r->full_name = full_name;
+  r->not_issued = (uint32_t)mprof_stall_reason_is_not_issued(short_name);
+  r->plain = r->not_issued ? MPROF_INDEX_NONE : (uint32_t)j->reason_count;
+  r->dimension = mprof_stall_reason_dimension(short_name);
+  *out = (uint32_t)j->reason_count++;
+  return 0;
+}
+
+/* Pair every X_not_issued with its X (looked up through the hash). */
+static void reason_link(mprof_join *j) {
+  for (size_t r = 0; r < j->reason_count; r++) {
+    mprof_stall_reason *x = &j->reasons[r];
+    if (!x->not_issued)
+      continue;
+    size_t len = strlen(x->name) - (sizeof MPROF_STALL_NOT_ISSUED_SUFFIX - 1);
+    uint32_t plain = reason_named(j, x->name, len, mprof__hash64(x->name, len));
+    if (plain != MPROF_INDEX_NONE)
+      x->plain = plain;
+  }
+}
+
+/* (device, CUPTI index) -> reason, sorted for binary search. */
+typedef struct reason_key {
+  uint64_t key;
+  uint32_t reason;
+} reason_key;
+
+static int compare_reason_key(const void *a, const void *b) {
+  uint64_t x = ((const reason_key *)a)->key, y = ((const reason_key *)b)->key;
+  return x < y ? -1 : x > y;
+}
+
+static uint32_t reason_find(const reason_key *keys, size_t count,
+                            uint32_t device, uint32_t index) {
+  uint64_t key = ((uint64_t)device << 32) | index;
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (keys[mid].key < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < count && keys[lo].key == key ? keys[lo].reason : MPROF_INDEX_NONE;
+}
+
+static int unnamed_reason(mprof_join *j, uint32_t *out) {
+  if (j->unnamed_reason == MPROF_INDEX_NONE) {
+    int rc = reason_add(j, &j->unnamed_reason, "", "unnamed");
+    if (rc)
+      return rc;
+  }
+  *out = j->unnamed_reason;
+  return 0;
+}
+
+/* ---- PC samples --------------------------------------------------------- */
+
+typedef struct pc_sort_ctx {
+  const mprof_pc_sample_record *records;
+} pc_sort_ctx;
+
+static int compare_pc_records(const void *a, const void *b, void *ctx) {
+  const mprof_pc_sample_record *r = ((const pc_sort_ctx *)ctx)->records;
+  const mprof_pc_sample_record *x = &r[*(const uint32_t *)a];
+  const mprof_pc_sample_record *y = &r[*(const uint32_t *)b];
+  if (x->device != y->device)
+    return x->device < y->device ? -1 : 1;
+  if (x->function_name != y->function_name)
+    return x->function_name < y->function_name ? -1 : 1;
+  if (x->cubin_crc != y->cubin_crc)
+    return x->cubin_crc < y->cubin_crc ? -1 : 1;
+  if (x->function_index != y->function_index)
+    return x->function_index < y->function_index ? -1 : 1;
+  if (x->pc_offset != y->pc_offset)
+    return x->pc_offset < y->pc_offset ? -1 : 1;
+  return 0;
+}
+
+/* Growable arrays of PCs and their reason lists while building. */
+typedef struct pc_builder {
+  pc_build *pcs;
+  size_t count, cap;
+  mprof_reason_samples *reasons;
+  size_t reason_count, reason_cap;
+  uint64_t *scratch; /* dense per-reason counts of the current PC */
+  uint32_t *touched;
+  size_t touched_count, scratch_cap;
+} pc_builder;
+
+static int builder_reserve_scratch(pc_builder *b, size_t reason_count) {
+  if (reason_count <= b->scratch_cap)
+    return 0;
+  size_t cap = reason_count * 2;
+  uint64_t *s = (uint64_t *)calloc(cap, sizeof *s);
+  uint32_t *t = (uint32_t *)malloc(cap * sizeof *t);
+  if (!s || !t) {
+    free(s);
+    free(t);
+    return MPROF_ENOMEM;
+  }
+  if (b->scratch)
+    memcpy(s, b->scratch, b->scratch_cap * sizeof *s);
+  if (b->touched)
+    memcpy(t, b->touched, b->touched_count * sizeof *t);
+  free(b->scratch);
+  free(b->touched);
+  b->scratch = s;
+  b->touched = t;
+  b->scratch_cap = cap;
+  return 0;
+}
+
+static void builder_count(pc_builder *b, uint32_t reason, uint64_t samples) {
+  if (!samples)
+    return;
+  if (!b->scratch[reason])
+    b->touched[b->touched_count++] = reason;
+  b->scratch[reason] += samples;
+}
+
+static int compare_reason_samples(const void *a, const void *b) {
+  const mprof_reason_samples *x = (const mprof_reason_samples *)a;
+  const mprof_reason_samples *y = (const mprof_reason_samples *)b;
+  if (x->samples != y->samples)
+    return x->samples > y->samples ? -1 : 1;
+  return x->reason < y->reason ? -1 : x->reason > y->reason;
+}
+
+/* Emit the scratch counts as a reason list; fills *plain and *not_issued. */
+static int builder_flush(pc_builder *b, const mprof_join *j, size_t *first,
+                         size_t *count, uint64_t *plain, uint64_t *not_issued) {
+  *first = b->reason_count;
+  *count = 0;
+  *plain = *not_issued = 0;
+  if (b->reason_count + b->touched_count > b->reason_cap) {
+    size_t cap = (b->reason_count + b->touched_count) * 2 + 64;
+    mprof_reason_samples *r =
+        (mprof_reason_samples *)realloc(b->reasons, cap * sizeof *r);
+    if (!r)
+      return MPROF_ENOMEM;
+    b->reasons = r;
+    b->reason_cap = cap;
+  }
+  for (size_t i = 0; i < b->touched_count; i++) {
+    uint32_t reason = b->touched[i];
+    uint64_t samples = b->scratch[reason];
+    b->scratch[reason] = 0;
+    if (!samples)
+      continue;
+    b->reasons[b->reason_count].reason = reason;
+    b->reasons[b->reason_count].samples = samples;
+    b->reason_count++;
+    (*count)++;
+    if (j->reasons[reason].not_issued)
+      *not_issued += samples;
+    else
+      *plain += samples;
+  }
+  b->touched_count = 0;
+  if (*count > 1)
+    qsort(b->reasons + *first, *count, sizeof *b->reasons,
+          compare_reason_samples);
+  return 0;
+}
+
+static int builder_add_pc(pc_builder *b, const mprof_join *j, uint32_t kernel,
+                          uint64_t crc, uint32_t function_index,
+                          uint32_t offset) {
+  if (b->count == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 256;
+    pc_build *p = (pc_build *)realloc(b->pcs, cap * sizeof *p);
+    if (!p)
+      return MPROF_ENOMEM;
+    b->pcs = p;
+    b->cap = cap;
+  }
+  pc_build *p = &b->pcs[b->count];
+  memset(p, 0, sizeof *p);
+  p->kernel = kernel;
+  p->pub.cubin_crc = crc;
+  p->pub.function_index = function_index;
+  p->pub.offset = offset;
+  size_t first, count;
+  int rc =
+      builder_flush(b, j, &first, &count, &p->pub.samples, &p->pub.not_issued);
+  if (rc)
+    return rc;
+  p->reason_first = first;
+  p->pub.reason_count = count;
+  if (p->pub.samples || p->pub.not_issued)
+    b->count++;
+  else
+    b->reason_count = first;
+  return 0;
+}
+
+static void builder_free(pc_builder *b) {
+  free(b->pcs);
+  free(b->reasons);
+  free(b->scratch);
+  free(b->touched);
+}
+
+/* PC samples from the trace's PC_SAMPLES section. */
+static int collect_trace_samples(mprof_join *j, pc_builder *b) {
+  const mprof_trace *t = j->trace;
+  size_t n, table_count;
+  const mprof_pc_sample_record *r = mprof_trace_pc_samples(t, &n);
+  const mprof_stall_reason_record *table =
+      mprof_trace_stall_reasons(t, &table_count);
+  reason_key *keys =
+      (reason_key *)malloc((table_count ? table_count : 1) * sizeof *keys);
+  uint32_t *order = (uint32_t *)malloc((n ? n : 1) * sizeof *order);
+  int rc = 0;
+  if (!keys || !order) {
+    rc = MPROF_ENOMEM;
+    goto done;
+  }
+  for (size_t i = 0; i < table_count; i++) {
+    const char *full = mprof_trace_string(t, table[i].name);
+    const char *short_name = mprof_stall_reason_short_name(full);
+    if (!*short_name) {
+      full = "";
+      short_name = "unnamed";
+    }
+    keys[i].key = ((uint64_t)table[i].device << 32) | table[i].index;
+    if ((rc = reason_add(j, &keys[i].reason, full, short_name)) != 0)
+      goto done;
+  }
+  mprof__qsort(keys, table_count, sizeof *keys, compare_reason_key);
+  if (n > UINT32_MAX) {
+    rc = mprof__error_set(MPROF_EFORMAT, "%s: too many PC sample records",
+                          mprof_trace_path(t));
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++)
+    order[i] = (uint32_t)i;
+  pc_sort_ctx ctx = {r};
+  qsort_r(order, n, sizeof *order, compare_pc_records, &ctx);
+  uint32_t kernel = MPROF_INDEX_NONE;
+  for (size_t i = 0; i < n; i++) {
+    const mprof_pc_sample_record *x = &r[order[i]];
+    const mprof_pc_sample_record *prev = i ? &r[order[i - 1]] : NULL;
+    if (!prev || prev->device != x->device ||
+        prev->function_name != x->function_name) {
+      const char *name = mprof_trace_string(t, x->function_name);
+      if ((rc = mprof__join_kernel_lookup(j, &kernel, name, x->device, 0)) != 0)
+        goto done;
+      if (kernel == MPROF_INDEX_NONE &&
+          (rc = mprof__join_kernel_lookup(j, &kernel, name, x->device, 1)) != 0)
+        goto done;
+    }
+    uint32_t reason =
+        reason_find(keys, table_count, x->device, x->stall_reason);
+    if (reason == MPROF_INDEX_NONE && (rc = unnamed_reason(j, &reason)) != 0)
+      goto done;
+    if ((rc = builder_reserve_scratch(b, j->reason_count)) != 0)
+      goto done;
+    builder_count(b, reason, x->samples);
+    const mprof_pc_sample_record *next = i + 1 < n ? &r[order[i + 1]] : NULL;
+    if (!next || compare_pc_records(&order[i], &order[i + 1], &ctx) != 0)
+      if ((rc = builder_add_pc(b, j, kernel, x->cubin_crc, x->function_index,
+                               x->pc_offset)) != 0)
+        goto done;
+  }
+done:
+  free(keys);
+  free(order);
+  return rc;
+}
+
+/* PC samples from the sidecar, for traces that carry none themselves. */
+static int collect_sidecar_samples(mprof_join *j, pc_builder *b) {
+  const mprof_sidecar *sc = j->sidecar;
+  size_t reason_names = mprof_sidecar_stall_reason_count(sc);
+  uint32_t *map =
+      (uint32_t *)malloc((reason_names ? reason_names : 1) * sizeof *map);
+  if (!map)
+    return MPROF_ENOMEM;
+  int rc = 0;
+  for (size_t i = 0; i < reason_names && !rc; i++) {
+    const char *full = mprof_sidecar_stall_reason(sc, (uint32_t)i);
+    const char *short_name = mprof_stall_reason_short_name(full);
+    if (!*short_name)
+      rc = unnamed_reason(j, &map[i]);
+    else
+      rc = reason_add(j, &map[i], full, short_name);
+  }
+  size_t device_count;
+  mprof_trace_devices(j->trace, &device_count);
+  size_t fn_count = mprof_sidecar_function_count(sc);
+  for (size_t f = 0; f < fn_count && !rc; f++) {
+    const mprof_sidecar_function *fn = mprof_sidecar_function_at(sc, f);
+    if (!fn || !fn->pc_count)
+      continue;
+    uint32_t device = fn->device < device_count ? fn->device : MPROF_INDEX_NONE;
+    uint32_t kernel;
+    if ((rc = mprof__join_kernel_lookup(j, &kernel, fn->name, device, 0)) != 0)
+      break;
+    if (kernel == MPROF_INDEX_NONE)
+      for (size_t k = 0; k < j->kernel_count; k++)
+        if (strcmp(j->kernels[k].mangled, fn->name) == 0) {
+          kernel = (uint32_t)k;
+          break;
+        }
+    if (kernel == MPROF_INDEX_NONE &&
+        (rc = mprof__join_kernel_lookup(j, &kernel, fn->name, device, 1)) != 0)
+      break;
+    if ((rc = builder_reserve_scratch(b, j->reason_count + 1)) != 0)
+      break;
+    for (size_t p = 0; p < fn->pc_count && !rc; p++) {
+      const mprof_sidecar_pc *pc = &fn->pcs[p];
+      for (uint32_t r = 0; r < pc->reason_count && !rc; r++) {
+        if (!pc->counts[r])
+          continue;
+        uint32_t reason;
+        if (r < reason_names)
+          reason = map[r];
+        else if ((rc = unnamed_reason(j, &reason)) != 0)
+          break;
+        if ((rc = builder_reserve_scratch(b, j->reason_count)) != 0)
+          break;
+        builder_count(b, reason, pc->counts[r]);
+      }
+      if (!rc)
+        rc = builder_add_pc(b, j, kernel, fn->cubin_crc, fn->function_index,
+                            pc->offset);
+    }
+  }
+  free(map);
+  return rc;
+}
+
+static int compare_pc_build(const void *a, const void *b) {
+  const pc_build *x = (const pc_build *)a, *y = (const pc_build *)b;
+  if (x->kernel != y->kernel)
+    return x->kernel < y->kernel ? -1 : 1;
+  if (x->pub.samples != y->pub.samples)
+    return x->pub.samples > y->pub.samples ? -1 : 1;
+  if (x->pub.cubin_crc != y->pub.cubin_crc)
+    return x->pub.cubin_crc < y->pub.cubin_crc ? -1 : 1;
+  if (x->pub.function_index != y->pub.function_index)
+    return x->pub.function_index < y->pub.function_index ? -1 : 1;
+  return x->pub.offset < y->pub.offset ? -1 : x->pub.offset > y->pub.offset;
+}
+
+static const mprof_sidecar_function *
+sidecar_function(const mprof_join *j, const char *name, uint64_t crc) {
+  if (!j->sidecar)
+    return NULL;
+  const mprof_sidecar_function *fn = mprof_sidecar_find(j->sidecar, name, crc);
+  return fn ? fn : mprof_sidecar_find(j->sidecar, name, 0);
+}
+
+int mprof__join_build_samples(mprof_join *j) {
+  pc_builder b;
+  memset(&b, 0, sizeof b);
+  size_t records;
+  mprof_trace_pc_samples(j->trace, &records);
+  int rc = 0;
+  if (records)
+    rc = collect_trace_samples(j, &b);
+  else if (j->sidecar)
+    rc = collect_sidecar_samples(j, &b);
+  if (!rc)
+    reason_link(j);
+  if (rc) {
+    builder_free(&b);
+    return rc;
+  }
+  mprof__qsort(b.pcs, b.count, sizeof *b.pcs, compare_pc_build);
+  j->pcs = (mprof_pc_stats *)malloc((b.count ? b.count : 1) * sizeof *j->pcs);
+  j->pc_reasons = b.reasons;
+  j->pc_reason_count = b.reason_count;
+  b.reasons = NULL;
+  if (!j->pcs) {
+    builder_free(&b);
+    return MPROF_ENOMEM;
+  }
+  j->pc_count = b.count;
+  /* Per-kernel reason totals, and which function carries most samples. */
+  if ((rc = builder_reserve_scratch(&b, j->reason_count + 1)) != 0) {
+    builder_free(&b);
+    return rc;
+  }
+  size_t kernel_reason_cap = 0;
+  for (size_t i = 0; i < b.count;) {
+    uint32_t kernel = b.pcs[i].kernel;
+    kernel_extra *e = &j->extra[kernel];
+    mprof_kernel_stats *ks = &j->kernels[kernel];
+    e->pc_first = i;
+    /* Distinct functions (few: usually one) and the most-sampled one. */
+    enum { TRACKED = 16 };
+    uint64_t fn_crc[TRACKED], fn_samples[TRACKED];
+    uint32_t fn_index[TRACKED];
+    size_t fn_count = 0;
+    size_t start = i;
+    for (; i < b.count && b.pcs[i].kernel == kernel; i++) {
+      pc_build *p = &b.pcs[i];
+      j->pcs[i] = p->pub;
+      j->pcs[i].reasons = j->pc_reasons + p->reason_first;
+      for (size_t r = 0; r < p->pub.reason_count; r++)
+        builder_count(&b, j->pcs[i].reasons[r].reason,
+                      j->pcs[i].reasons[r].samples);
+      ks->samples += p->pub.samples;
+      ks->not_issued += p->pub.not_issued;
+      size_t f;
+      for (f = 0; f < fn_count; f++)
+        if (fn_crc[f] == p->pub.cubin_crc &&
+            fn_index[f] == p->pub.function_index)
+          break;
+      if (f == fn_count && fn_count < TRACKED) {
+        fn_crc[f] = p->pub.cubin_crc;
+        fn_index[f] = p->pub.function_index;
+        fn_samples[f] = 0;
+        fn_count++;
+      }
+      if (f < fn_count)
+        fn_samples[f] += p->pub.samples;
+    }
+    e->pc_count = i - start;
+    ks->pc_count = e->pc_count;
+    ks->function_count = fn_count;
+    uint64_t best = 0;
+    for (size_t f = 0; f < fn_count; f++)
+      if (f == 0 || fn_samples[f] > best) {
+        best = fn_samples[f];
+        ks->cubin_crc = fn_crc[f];
+      }
+    j->sample_total += ks->samples;
+    if (!ks->launches)
+      j->unmatched += ks->samples;
+    /* Flush the kernel's totals into the kernel reason array. */
+    if (j->kernel_reason_count + b.touched_count > kernel_reason_cap) {
+      size_t cap = (j->kernel_reason_count + b.touched_count) * 2 + 64;
+      mprof_reason_samples *kr =
+          (mprof_reason_samples *)realloc(j->kernel_reasons, cap * sizeof *kr);
+      if (!kr) {
+        builder_free(&b);
+        return MPROF_ENOMEM;
+      }
+      j->kernel_reasons = kr;
+      kernel_reason_cap = cap;
+    }
+    e->reason_first = j->kernel_reason_count;
+    for (size_t t = 0; t < b.touched_count; t++) {
+      uint32_t reason = b.touched[t];
+      if (b.scratch[reason]) {
+        j->kernel_reasons[j->kernel_reason_count].reason = reason;
+        j->kernel_reasons[j->kernel_reason_count].samples = b.scratch[reason];
+        j->kernel_reason_count++;
+      }
+      b.scratch[reason] = 0;
+    }
+    b.touched_count = 0;
+    e->reason_count = j->kernel_reason_count - e->reason_first;
+    if (e->reason_count > 1)
+      qsort(j->kernel_reasons + e->reason_first, e->reason_count,
+            sizeof *j->kernel_reasons, compare_reason_samples);
+  }
+  builder_free(&b);
+  return 0;
+}
+
+/* SASS and source lines from the sidecar. */
+void mprof__join_attach_sidecar(mprof_join *j) {
+  if (!j->sidecar)
+    return;
+  for (size_t k = 0; k < j->kernel_count; k++) {
+    mprof_kernel_stats *ks = &j->kernels[k];
+    kernel_extra *e = &j->extra[k];
+    ks->function = sidecar_function(j, ks->mangled, ks->cubin_crc);
+    const mprof_sidecar_function *fn = ks->function;
+    uint64_t fn_crc = fn ? fn->cubin_crc : 0;
+    for (size_t p = e->pc_first; p < e->pc_first + e->pc_count; p++) {
+      mprof_pc_stats *pc = &j->pcs[p];
+      if (!fn || (pc->cubin_crc && fn_crc && pc->cubin_crc != fn_crc)) {
+        fn = sidecar_function(j, ks->mangled, pc->cubin_crc);
+        fn_crc = fn ? fn->cubin_crc : 0;
+      }
+      pc->instruction = fn ? mprof_sidecar_instruction(fn, pc->offset) : NULL;
+    }
+  }
+}
