@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "mprof/diagnose.h"
 #include "mprof/units.h"
+#include "diagnose_internal.h"
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -49,23 +50,13 @@ const char *mprof_occupancy_limiter_name(uint32_t limiter) {
   return limiter < 5 ? names[limiter] : "unknown";
 }
 
-/* ---- thresholds (docs/DIAGNOSIS.md, "Thresholds") ------------------------ */
+/* ---- thresholds (docs/DIAGNOSIS.md, "Thresholds"; the others are in
+ * diagnose_internal.h) ------------------------------------------------ */
 
 /* Share of plain-reason samples at which a stall dimension is minor and an
  * issue. */
 static const double stall_minor[7] = {0.20, 0.10, 0.15, 0.30, 0.10, 0.08, 0.08};
 static const double stall_issue[7] = {0.40, 0.25, 0.30, 0.50, 0.30, 0.20, 0.20};
-#define OCCUPANCY_ISSUE 0.25 /* theoretical occupancy below: issue */
-#define OCCUPANCY_MINOR 0.50 /* below: minor */
-#define BUSY_PIPES 0.50      /* compute share that excuses low occupancy */
-#define TAIL_ISSUE 0.75      /* tail efficiency below: issue */
-#define TAIL_MINOR 0.90
-#define IDLE_ISSUE 0.50 /* median gap / (median gap + median duration) */
-#define IDLE_MINOR 0.20
-#define BALANCE_MINOR 1.15 /* busiest SM's busy time / the mean SM's */
-#define BALANCE_ISSUE 1.50
-#define SM_TAIL_MINOR 0.10 /* (last SM's finish - median SM's) / launch */
-#define SM_TAIL_ISSUE 0.25
 
 /* ---- occupancy ---------------------------------------------------------- */
 
@@ -167,36 +158,6 @@ int mprof_occupancy_compute(mprof_occupancy *out,
 
 /* ---- the diagnosis ------------------------------------------------------ */
 
-/* What the activity spans say about one kernel, over its launches with
- * spans, weighted by each launch's span extent. */
-typedef struct span_balance {
-  uint64_t launches; /* with spans */
-  uint64_t spans;
-  double weight;
-  double imbalance; /* max busy / mean busy, weighted */
-  double tail;      /* (last finish - median finish) / extent, weighted */
-  /* The launch with the most spans, for the sentences. */
-  uint32_t sms;        /* SMs with spans in it */
-  uint32_t busiest_sm; /* its busiest SM */
-  uint32_t last_sm;    /* the SM that finished last */
-  double max_busy_ns;  /* busiest SM's busy time */
-  double mean_busy_ns; /* mean over its SMs */
-  double tail_ns;      /* last finish - median finish */
-  double extent_ns;    /* first span start (or launch start) to last end */
-  uint64_t top_spans;
-} span_balance;
-
-struct mprof_diagnosis {
-  const mprof_join *join;
-  mprof__arena arena;
-  size_t kernel_count;
-  mprof_kernel_diagnosis *kernels;
-  size_t note_count;
-  mprof_note *notes;
-  span_balance *balance; /* per kernel; NULL without spans */
-  size_t trace_spans;
-};
-
 int mprof_diagnose_options_init(mprof_diagnose_options *opts,
                                 unsigned version) {
   if (!opts)
@@ -211,48 +172,9 @@ int mprof_diagnose_options_init(mprof_diagnose_options *opts,
   return 0;
 }
 
-/* Working state of one kernel's diagnosis. */
-typedef struct kernel_work {
-  mprof_diagnosis *d;
-  const mprof_join *join;
-  const mprof_diagnose_options *opts;
-  mprof_kernel_diagnosis *out;
-  mprof_dimension *dims;
-  double dim_share[MPROF_DIM_COUNT_];
-  int sampled; /* enough samples to judge stalls */
-  const char *notes[8];
-  size_t note_count;
-} kernel_work;
-
-static double share_of(uint64_t part, uint64_t whole) {
-  return whole ? (double)part / (double)whole : 0.0;
-}
-
-static void pct(char *buf, size_t size, double fraction) {
-  mprof_format_percent(buf, size, fraction);
-}
-
-/* Metrics of a dimension, appended one at a time. */
-static void add_metric(kernel_work *w, mprof_dimension *dim, const char *name,
-                       double value, const char *unit) {
-  mprof_metric *m = (mprof_metric *)dim->metrics;
-  m[dim->metric_count].name = name;
-  m[dim->metric_count].value = value;
-  m[dim->metric_count].unit = unit;
-  dim->metric_count++;
-  (void)w;
-}
-
-#define MAX_METRICS 16
-
-static mprof_state judge(double value, double minor, double issue) {
-  return value >= issue   ? MPROF_STATE_ISSUE
-         : value >= minor ? MPROF_STATE_MINOR
-                          : MPROF_STATE_OK;
-}
-
 /* "long_scoreboard 64%, wait 7.2%": the reasons of @p dimension by share. */
-static char *reason_list(kernel_work *w, uint32_t dimension, size_t limit) {
+char *mprof__diagnose_reason_list(kernel_work *w, uint32_t dimension,
+                                  size_t limit) {
   char text[512] = "";
   size_t used = 0, listed = 0;
   for (size_t i = 0; i < w->out->stall_count && listed < limit; i++) {
@@ -305,16 +227,16 @@ static void judge_stalls(kernel_work *w) {
     add_metric(w, d, "share", share, "fraction");
     if (d->state == MPROF_STATE_OK)
       d->detail = mprof__arena_printf(&w->d->arena, "%s of samples: %s.", p,
-                                      reason_list(w, dim, 4));
+                                      mprof__diagnose_reason_list(w, dim, 4));
     else
-      d->detail =
-          mprof__arena_printf(&w->d->arena, "%s of samples %s: %s.", p,
-                              stall_meaning[dim], reason_list(w, dim, 4));
+      d->detail = mprof__arena_printf(&w->d->arena, "%s of samples %s: %s.", p,
+                                      stall_meaning[dim],
+                                      mprof__diagnose_reason_list(w, dim, 4));
   }
 }
 
 /* The share of @p reason in the kernel's stall mix. */
-static double reason_share(const kernel_work *w, const char *reason) {
+double mprof__diagnose_reason_share(const kernel_work *w, const char *reason) {
   for (size_t i = 0; i < w->out->stall_count; i++)
     if (strcmp(w->out->stalls[i].reason, reason) == 0)
       return w->out->stalls[i].share;
@@ -371,8 +293,9 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
                                        : MPROF_STATE_OK;
   int excused = 0;
   if (d->state == MPROF_STATE_ISSUE && w->sampled &&
-      reason_share(w, "selected") + reason_share(w, "not_selected") +
-              reason_share(w, "math_pipe_throttle") >=
+      mprof__diagnose_reason_share(w, "selected") +
+              mprof__diagnose_reason_share(w, "not_selected") +
+              mprof__diagnose_reason_share(w, "math_pipe_throttle") >=
           BUSY_PIPES) {
     d->state = MPROF_STATE_MINOR;
     excused = 1;
@@ -509,474 +432,6 @@ static void judge_launch(kernel_work *w) {
         "median run of %s: the stream idles %s of the time around this "
         "kernel (%llu gaps).",
         g, m, p, (unsigned long long)ks->gap_count);
-}
-
-/* ---- SM load balance and tail, from activity spans ----------------------- */
-
-typedef struct span_item {
-  uint32_t launch, sm;
-  uint64_t start, end;
-} span_item;
-
-static int by_launch_sm_start(const void *a, const void *b) {
-  const span_item *x = (const span_item *)a, *y = (const span_item *)b;
-  if (x->launch != y->launch)
-    return x->launch < y->launch ? -1 : 1;
-  if (x->sm != y->sm)
-    return x->sm < y->sm ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return x->end < y->end ? -1 : x->end > y->end;
-}
-
-static int by_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* One launch's SMs: busy (the union of its spans) and finish (last end),
- * folded into its kernel's balance. */
-static void fold_launch(span_balance *b, const uint64_t *busy,
-                        const uint64_t *finish, const uint32_t *sm_ids,
-                        size_t sms, uint64_t start, uint64_t spans,
-                        uint64_t *scratch) {
-  if (!sms)
-    return;
-  uint64_t max_busy = 0, sum = 0, last = 0;
-  uint32_t busiest = sm_ids[0], last_sm = sm_ids[0];
-  for (size_t i = 0; i < sms; i++) {
-    sum += busy[i];
-    if (busy[i] > max_busy) {
-      max_busy = busy[i];
-      busiest = sm_ids[i];
-    }
-    if (finish[i] > last) {
-      last = finish[i];
-      last_sm = sm_ids[i];
-    }
-  }
-  double mean = (double)sum / (double)sms;
-  memcpy(scratch, finish, sms * sizeof *scratch);
-  qsort(scratch, sms, sizeof *scratch, by_u64);
-  uint64_t median = scratch[(sms - 1) / 2]; /* nearest rank, lower */
-  double extent = last > start ? (double)(last - start) : 0.0;
-  if (extent <= 0 || mean <= 0)
-    return;
-  double imbalance = (double)max_busy / mean;
-  double tail = (double)(last - median) / extent;
-  b->launches++;
-  b->spans += spans;
-  b->weight += extent;
-  b->imbalance += extent * imbalance;
-  b->tail += extent * tail;
-  if (spans > b->top_spans) {
-    b->top_spans = spans;
-    b->sms = (uint32_t)sms;
-    b->busiest_sm = busiest;
-    b->last_sm = last_sm;
-    b->max_busy_ns = (double)max_busy;
-    b->mean_busy_ns = mean;
-    b->tail_ns = (double)(last - median);
-    b->extent_ns = extent;
-  }
-}
-
-/* Per kernel of the join: what its launches' spans say. */
-static int make_balance(mprof_diagnosis *d) {
-  const mprof_trace *t = mprof_join_trace(d->join);
-  size_t n, launches;
-  const mprof_span_record *sp = mprof_trace_spans(t, &n);
-  const mprof_launch_record *lr = mprof_trace_launches(t, &launches);
-  d->trace_spans = n;
-  if (!n || !d->kernel_count)
-    return 0;
-  d->balance = (span_balance *)calloc(d->kernel_count, sizeof *d->balance);
-  span_item *items = (span_item *)malloc(n * sizeof *items);
-  uint64_t *busy = (uint64_t *)malloc(n * sizeof(uint64_t));
-  uint64_t *finish = (uint64_t *)malloc(n * sizeof(uint64_t));
-  uint64_t *scratch = (uint64_t *)malloc(n * sizeof(uint64_t));
-  uint32_t *sm_ids = (uint32_t *)malloc(n * sizeof(uint32_t));
-  int rc = 0;
-  if (!d->balance || !items || !busy || !finish || !scratch || !sm_ids) {
-    rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
-    goto done;
-  }
-  size_t count = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (sp[i].launch >= launches || sp[i].end < sp[i].start)
-      continue;
-    items[count].launch = sp[i].launch;
-    items[count].sm = sp[i].sm;
-    items[count].start = sp[i].start;
-    items[count].end = sp[i].end;
-    count++;
-  }
-  qsort(items, count, sizeof *items, by_launch_sm_start);
-  for (size_t i = 0; i < count;) {
-    size_t j = i;
-    while (j < count && items[j].launch == items[i].launch)
-      j++;
-    uint32_t kernel = mprof_join_launch_kernel(d->join, items[i].launch);
-    uint64_t start = lr[items[i].launch].start;
-    size_t sms = 0;
-    for (size_t x = i; x < j;) {
-      size_t y = x;
-      uint64_t covered = 0, cs = items[x].start, ce = items[x].end, last = 0;
-      while (y < j && items[y].sm == items[x].sm) {
-        if (items[y].start > ce) {
-          covered += ce - cs;
-          cs = items[y].start;
-          ce = items[y].end;
-        } else if (items[y].end > ce) {
-          ce = items[y].end;
-        }
-        if (items[y].end > last)
-          last = items[y].end;
-        if (items[y].start < start)
-          start = items[y].start; /* alignment slack: count from the span */
-        y++;
-      }
-      covered += ce - cs;
-      busy[sms] = covered;
-      finish[sms] = last;
-      sm_ids[sms] = items[x].sm;
-      sms++;
-      x = y;
-    }
-    if (kernel < d->kernel_count)
-      fold_launch(&d->balance[kernel], busy, finish, sm_ids, sms, start,
-                  (uint64_t)(j - i), scratch);
-    i = j;
-  }
-  for (size_t k = 0; k < d->kernel_count; k++)
-    if (d->balance[k].weight > 0) {
-      d->balance[k].imbalance /= d->balance[k].weight;
-      d->balance[k].tail /= d->balance[k].weight;
-    }
-done:
-  free(items);
-  free(busy);
-  free(finish);
-  free(scratch);
-  free(sm_ids);
-  return rc;
-}
-
-static void judge_spans(kernel_work *w, const span_balance *b,
-                        size_t trace_spans) {
-  mprof_dimension *bal = &w->dims[MPROF_DIM_SM_BALANCE];
-  mprof_dimension *tail = &w->dims[MPROF_DIM_SM_TAIL];
-  if (!b || !b->launches) {
-    bal->state = tail->state = MPROF_STATE_UNKNOWN;
-    bal->detail = tail->detail =
-        trace_spans ? "No activity spans for this kernel."
-                    : "No activity spans: record the kernel with source "
-                      "instrumentation (`mprof record source`) or import a "
-                      ".mkprof to judge SM load balance.";
-    add_metric(w, bal, "spans", 0, "count");
-    add_metric(w, tail, "spans", 0, "count");
-    return;
-  }
-  char p[32], mb[32], mean[32], tn[32], ext[32];
-  bal->state = judge(b->imbalance, BALANCE_MINOR, BALANCE_ISSUE);
-  bal->cost = b->imbalance > 1 ? 1.0 - 1.0 / b->imbalance : 0.0;
-  add_metric(w, bal, "imbalance", b->imbalance, "ratio");
-  add_metric(w, bal, "idle_share", bal->cost, "fraction");
-  add_metric(w, bal, "max_busy_ns", b->max_busy_ns, "ns");
-  add_metric(w, bal, "mean_busy_ns", b->mean_busy_ns, "ns");
-  add_metric(w, bal, "busiest_sm", b->busiest_sm, "count");
-  add_metric(w, bal, "sms", b->sms, "count");
-  add_metric(w, bal, "launches", (double)b->launches, "count");
-  add_metric(w, bal, "spans", (double)b->spans, "count");
-  mprof_format_duration(mb, sizeof mb, b->max_busy_ns);
-  mprof_format_duration(mean, sizeof mean, b->mean_busy_ns);
-  pct(p, sizeof p, bal->cost);
-  if (bal->state == MPROF_STATE_OK)
-    bal->detail = mprof__arena_printf(
-        &w->d->arena,
-        "Busy time per SM from spans: the busiest (SM %u, %s) works %.2fx "
-        "the mean of %u SMs (%s).",
-        b->busiest_sm, mb, b->imbalance, b->sms, mean);
-  else
-    bal->detail = mprof__arena_printf(
-        &w->d->arena,
-        "Uneven work across SMs: the busiest (SM %u) is busy %s against a "
-        "mean of %s over %u SMs (%.2fx), so %s of the SM time waits on it; "
-        "spread the work more evenly (smaller or dynamically scheduled "
-        "tiles).",
-        b->busiest_sm, mb, mean, b->sms, b->imbalance, p);
-  tail->state = judge(b->tail, SM_TAIL_MINOR, SM_TAIL_ISSUE);
-  tail->cost = b->tail * 0.5;
-  add_metric(w, tail, "tail_fraction", b->tail, "fraction");
-  add_metric(w, tail, "tail_ns", b->tail_ns, "ns");
-  add_metric(w, tail, "extent_ns", b->extent_ns, "ns");
-  add_metric(w, tail, "last_sm", b->last_sm, "count");
-  add_metric(w, tail, "launches", (double)b->launches, "count");
-  mprof_format_duration(tn, sizeof tn, b->tail_ns);
-  mprof_format_duration(ext, sizeof ext, b->extent_ns);
-  pct(p, sizeof p, b->tail);
-  if (tail->state == MPROF_STATE_OK)
-    tail->detail = mprof__arena_printf(
-        &w->d->arena,
-        "The last SM (%u) finishes %s after the median SM, %s of the "
-        "launch (%s).",
-        b->last_sm, tn, p, ext);
-  else
-    tail->detail = mprof__arena_printf(
-        &w->d->arena,
-        "A tail: the last SM (%u) finishes %s after the median SM, %s of the "
-        "launch's %s, while half the SMs or more sit idle.",
-        b->last_sm, tn, p, ext);
-}
-
-/* The verdict sentence of the dominant dimension. */
-static const char *verdict_text(kernel_work *w, uint32_t dim) {
-  mprof_kernel_diagnosis *o = w->out;
-  mprof__arena *a = &w->d->arena;
-  char p[32];
-  const char *head;
-  if (dim <= MPROF_DIM_SCHEDULING)
-    pct(p, sizeof p, w->dim_share[dim]);
-  switch (dim) {
-  case MPROF_DIM_MEMORY_LATENCY:
-    head = mprof__arena_printf(
-        a,
-        "Memory-latency bound: %s of warp samples wait on global/local "
-        "memory results (long_scoreboard); overlap more loads (more warps "
-        "or independent loads in flight, prefetch, async copies) or improve "
-        "locality.",
-        p);
-    break;
-  case MPROF_DIM_MEMORY_THROUGHPUT:
-    head = mprof__arena_printf(
-        a,
-        "Memory-throughput bound: %s of samples wait for full memory "
-        "queues (%s); issue fewer, wider, coalesced accesses or move less "
-        "data.",
-        p, reason_list(w, dim, 3));
-    break;
-  case MPROF_DIM_SHARED_MIO:
-    head = mprof__arena_printf(
-        a,
-        "Shared-memory/MIO bound: %s of samples wait on shared memory or "
-        "other MIO operations (%s); look for bank conflicts and heavy "
-        "shuffle or special-function use.",
-        p, reason_list(w, dim, 3));
-    break;
-  case MPROF_DIM_COMPUTE: {
-    double issue =
-        reason_share(w, "selected") + reason_share(w, "not_selected");
-    double math = reason_share(w, "math_pipe_throttle");
-    double wait = reason_share(w, "wait");
-    char q[32];
-    if (math >= issue && math >= wait) {
-      pct(q, sizeof q, math);
-      head = mprof__arena_printf(
-          a,
-          "Compute bound: a math pipe is saturated (math_pipe_throttle %s, "
-          "compute dimension %s); use a faster pipe (tensor cores, lower "
-          "precision) or do less arithmetic.",
-          q, p);
-    } else if (issue >= wait) {
-      pct(q, sizeof q, issue);
-      head = mprof__arena_printf(
-          a,
-          "Issue bound: warps are ready and the schedulers issue nearly "
-          "every cycle (selected + not_selected %s); the kernel runs at its "
-          "instruction throughput, so execute fewer instructions.",
-          q);
-    } else {
-      pct(q, sizeof q, wait);
-      head = mprof__arena_printf(
-          a,
-          "Dependency bound: warps wait on fixed-latency results (wait %s); "
-          "add independent work per thread (ILP) or more warps.",
-          q);
-    }
-    break;
-  }
-  case MPROF_DIM_SYNC:
-    head = mprof__arena_printf(
-        a,
-        "Synchronisation bound: %s of samples wait at barriers, fences or "
-        "sleep (%s); balance the work between the warps of a block and "
-        "synchronise less often.",
-        p, reason_list(w, dim, 3));
-    break;
-  case MPROF_DIM_FETCH_BRANCH:
-    head = mprof__arena_printf(
-        a,
-        "Instruction-fetch/branch bound: %s of samples wait for "
-        "instructions or branch resolution (%s); shrink the code (less "
-        "unrolling or inlining) and avoid divergent branches.",
-        p, reason_list(w, dim, 3));
-    break;
-  case MPROF_DIM_SCHEDULING:
-    head = mprof__arena_printf(a,
-                               "Scheduling stalls: %s of samples wait on "
-                               "dispatch or miscellaneous conditions (%s).",
-                               p, reason_list(w, dim, 3));
-    break;
-  case MPROF_DIM_OCCUPANCY: {
-    const mprof_occupancy *occ = &o->occupancy;
-    pct(p, sizeof p, occ->theoretical);
-    const char *fix =
-        occ->limiter == MPROF_LIMIT_REGISTERS
-            ? "use fewer registers per thread (__launch_bounds__, "
-              "-maxrregcount)"
-        : occ->limiter == MPROF_LIMIT_SHARED
-            ? "use less shared memory per block"
-        : occ->limiter == MPROF_LIMIT_BLOCKS ? "use larger blocks"
-                                             : "use smaller blocks";
-    head = mprof__arena_printf(
-        a,
-        "Low occupancy: %s theoretical (%u of %u warps per SM, limited by "
-        "%s), too few warps to hide latency; %s.",
-        p, occ->active_warps, occ->max_warps,
-        occ->limiter == MPROF_LIMIT_SHARED
-            ? "shared memory"
-            : mprof_occupancy_limiter_name(occ->limiter),
-        fix);
-    break;
-  }
-  case MPROF_DIM_TAIL: {
-    const mprof_occupancy *occ = &o->occupancy;
-    uint64_t slots = (uint64_t)occ->sm_count * occ->blocks_per_sm;
-    pct(p, sizeof p, o->weighted_tail);
-    if (occ->waves < 1.0)
-      head = mprof__arena_printf(
-          a,
-          "Grid too small: %llu blocks fill %s of one wave of %llu block "
-          "slots; launch more, smaller blocks or run several such kernels "
-          "concurrently.",
-          (unsigned long long)occ->grid_blocks, p, (unsigned long long)slots);
-    else
-      head = mprof__arena_printf(
-          a,
-          "Tail effect: %llu blocks make %.2f waves of %llu slots, so only "
-          "%s of block slots are busy over the kernel; size the grid to a "
-          "multiple of %llu blocks or use a grid-stride loop.",
-          (unsigned long long)occ->grid_blocks, occ->waves,
-          (unsigned long long)slots, p, (unsigned long long)slots);
-    break;
-  }
-  case MPROF_DIM_LAUNCH: {
-    char g[32], m[32];
-    mprof_format_duration(g, sizeof g, (double)o->stats->gap_median_ns);
-    mprof_format_duration(m, sizeof m, (double)o->stats->median_ns);
-    pct(p, sizeof p, w->dims[MPROF_DIM_LAUNCH].cost);
-    head = mprof__arena_printf(
-        a,
-        "Launch-bound: runs of %s (median) with idle gaps of %s before "
-        "launches leave the stream idle %s of the time; fuse kernels, batch "
-        "work or capture the sequence in a CUDA graph.",
-        m, g, p);
-    break;
-  }
-  case MPROF_DIM_SM_BALANCE:
-  case MPROF_DIM_SM_TAIL:
-    head = mprof__arena_printf(a, "%s %s",
-                               dim == MPROF_DIM_SM_BALANCE
-                                   ? "SM load imbalance (measured):"
-                                   : "SM tail (measured):",
-                               w->dims[dim].detail);
-    break;
-  default: head = ""; break;
-  }
-  return head;
-}
-
-static void make_verdict(kernel_work *w) {
-  mprof_kernel_diagnosis *o = w->out;
-  mprof__arena *a = &w->d->arena;
-  uint32_t best = MPROF_DIM_NONE;
-  for (uint32_t state = MPROF_STATE_ISSUE; state >= MPROF_STATE_MINOR;
-       state--) {
-    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
-      if (w->dims[dim].state == state &&
-          (best == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[best].cost))
-        best = dim;
-    if (best != MPROF_DIM_NONE)
-      break;
-  }
-  o->verdict_dimension = best;
-  if (best == MPROF_DIM_NONE) {
-    int any = 0;
-    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
-      any |= w->dims[dim].state != MPROF_STATE_UNKNOWN;
-    o->verdict_state = any ? MPROF_STATE_OK : MPROF_STATE_UNKNOWN;
-    if (!any)
-      o->verdict = "Nothing to judge: no PC samples, no launch shape and no "
-                   "idle gaps for this kernel.";
-    else if (w->sampled && o->stall_count) {
-      char p[32];
-      pct(p, sizeof p, o->stalls[0].share);
-      o->verdict = mprof__arena_printf(
-          a,
-          "No bottleneck stands out: every dimension is within its "
-          "thresholds (largest stall: %s %s).",
-          o->stalls[0].reason, p);
-    } else
-      o->verdict = "No bottleneck visible without PC samples: occupancy, "
-                   "waves and launch gaps are fine; record with PC sampling "
-                   "to see where warps stall.";
-    return;
-  }
-  o->verdict_state = w->dims[best].state;
-  const char *head = verdict_text(w, best);
-  if (o->verdict_state == MPROF_STATE_MINOR)
-    head = mprof__arena_printf(a,
-                               "No clear bottleneck; the largest is "
-                               "minor: %s",
-                               head);
-  /* Where it happens, for stall dimensions. */
-  const char *where = "";
-  if (best <= MPROF_DIM_SCHEDULING && o->hot_count) {
-    const mprof_hot_instruction *h = NULL;
-    for (size_t i = 0; i < o->hot_count && !h; i++)
-      for (size_t r = 0; r < o->hot[i].reason_count; r++)
-        if (o->hot[i].reasons[r].dimension == best) {
-          h = &o->hot[i];
-          break;
-        }
-    if (!h)
-      h = &o->hot[0];
-    char p[32];
-    pct(p, sizeof p, h->share);
-    if (*h->sass)
-      where = mprof__arena_printf(
-          a, " Hottest: %s%s%s (offset 0x%x, %s of samples).", h->sass,
-          *h->file ? " at " : "",
-          *h->file ? mprof__arena_printf(a, "%s:%u", h->file, h->line) : "",
-          h->offset, p);
-    else
-      where = mprof__arena_printf(a, " Hottest: offset 0x%x (%s of samples).",
-                                  h->offset, p);
-    if (!where)
-      where = "";
-  }
-  /* Other issues, by cost. */
-  char also[256] = "";
-  size_t used = 0;
-  for (int pass = 0; pass < MPROF_DIM_COUNT_; pass++) {
-    uint32_t next = MPROF_DIM_NONE;
-    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++) {
-      if (dim == best || w->dims[dim].state != MPROF_STATE_ISSUE ||
-          strstr(also, dimension_titles[dim]))
-        continue;
-      if (next == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[next].cost)
-        next = dim;
-    }
-    if (next == MPROF_DIM_NONE)
-      break;
-    int n = snprintf(also + used, sizeof also - used, "%s%s",
-                     used ? ", " : " Also: ", dimension_titles[next]);
-    if (n < 0 || (size_t)n >= sizeof also - used)
-      break;
-    used += (size_t)n;
-  }
-  o->verdict =
-      mprof__arena_printf(a, "%s%s%s%s", head, where, also, used ? "." : "");
 }
 
 static void make_stalls(kernel_work *w) {
@@ -1231,8 +686,9 @@ static void diagnose_kernel(mprof_diagnosis *d, size_t k,
   judge_stalls(&w);
   judge_occupancy(&w, device);
   judge_launch(&w);
-  judge_spans(&w, d->balance ? &d->balance[k] : NULL, d->trace_spans);
-  make_verdict(&w);
+  mprof__diagnose_judge_spans(&w, d->balance ? &d->balance[k] : NULL,
+                              d->trace_spans);
+  mprof__diagnose_make_verdict(&w);
   make_kernel_notes(&w, trace_sampled);
 }
 
@@ -1257,7 +713,7 @@ int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
   d->kernels = (mprof_kernel_diagnosis *)mprof__arena_alloc(
       &d->arena, (d->kernel_count ? d->kernel_count : 1) * sizeof *d->kernels);
   int trace_sampled = mprof_join_sample_total(join) > 0;
-  if (make_balance(d)) {
+  if (mprof__diagnose_make_balance(d)) {
     mprof_diagnosis_free(d);
     return MPROF_ENOMEM;
   }

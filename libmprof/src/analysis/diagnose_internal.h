@@ -1,0 +1,118 @@
+/*
+ * mprof — internal: the diagnosis's state, shared by its parts
+ * (diagnose.c: dimensions, stalls, notes; diagnose_spans.c: SM balance and
+ * tail; diagnose_verdict.c: the verdict sentence).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_ANALYSIS_DIAGNOSE_INTERNAL_H
+#define MPROF_ANALYSIS_DIAGNOSE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "mprof/diagnose.h"
+#include "mprof/units.h"
+
+/* Thresholds (docs/DIAGNOSIS.md, "Thresholds"; the stall ones are in
+ * diagnose.c). */
+#define OCCUPANCY_ISSUE 0.25 /* theoretical occupancy below: issue */
+#define OCCUPANCY_MINOR 0.50 /* below: minor */
+#define BUSY_PIPES 0.50      /* compute share that excuses low occupancy */
+#define TAIL_ISSUE 0.75      /* tail efficiency below: issue */
+#define TAIL_MINOR 0.90
+#define IDLE_ISSUE 0.50 /* median gap / (median gap + median duration) */
+#define IDLE_MINOR 0.20
+#define BALANCE_MINOR 1.15 /* busiest SM's busy time / the mean SM's */
+#define BALANCE_ISSUE 1.50
+#define SM_TAIL_MINOR 0.10 /* (last SM's finish - median SM's) / launch */
+#define SM_TAIL_ISSUE 0.25
+
+/* What the activity spans say about one kernel, over its launches with
+ * spans, weighted by each launch's span extent. */
+typedef struct span_balance {
+  uint64_t launches; /* with spans */
+  uint64_t spans;
+  double weight;
+  double imbalance; /* max busy / mean busy, weighted */
+  double tail;      /* (last finish - median finish) / extent, weighted */
+  /* The launch with the most spans, for the sentences. */
+  uint32_t sms;        /* SMs with spans in it */
+  uint32_t busiest_sm; /* its busiest SM */
+  uint32_t last_sm;    /* the SM that finished last */
+  double max_busy_ns;  /* busiest SM's busy time */
+  double mean_busy_ns; /* mean over its SMs */
+  double tail_ns;      /* last finish - median finish */
+  double extent_ns;    /* first span start (or launch start) to last end */
+  uint64_t top_spans;
+} span_balance;
+
+struct mprof_diagnosis {
+  const mprof_join *join;
+  mprof__arena arena;
+  size_t kernel_count;
+  mprof_kernel_diagnosis *kernels;
+  size_t note_count;
+  mprof_note *notes;
+  span_balance *balance; /* per kernel; NULL without spans */
+  size_t trace_spans;
+};
+
+/* Working state of one kernel's diagnosis. */
+typedef struct kernel_work {
+  mprof_diagnosis *d;
+  const mprof_join *join;
+  const mprof_diagnose_options *opts;
+  mprof_kernel_diagnosis *out;
+  mprof_dimension *dims;
+  double dim_share[MPROF_DIM_COUNT_];
+  int sampled; /* enough samples to judge stalls */
+  const char *notes[8];
+  size_t note_count;
+} kernel_work;
+
+static inline double share_of(uint64_t part, uint64_t whole) {
+  return whole ? (double)part / (double)whole : 0.0;
+}
+
+static inline void pct(char *buf, size_t size, double fraction) {
+  mprof_format_percent(buf, size, fraction);
+}
+
+/* Metrics of a dimension, appended one at a time. */
+static inline void add_metric(kernel_work *w, mprof_dimension *dim,
+                              const char *name, double value,
+                              const char *unit) {
+  mprof_metric *m = (mprof_metric *)dim->metrics;
+  m[dim->metric_count].name = name;
+  m[dim->metric_count].value = value;
+  m[dim->metric_count].unit = unit;
+  dim->metric_count++;
+  (void)w;
+}
+
+#define MAX_METRICS 16
+
+static inline mprof_state judge(double value, double minor, double issue) {
+  return value >= issue   ? MPROF_STATE_ISSUE
+         : value >= minor ? MPROF_STATE_MINOR
+                          : MPROF_STATE_OK;
+}
+
+/* diagnose.c */
+/* "long_scoreboard 64%, wait 7.2%": the reasons of @p dimension by share. */
+char *mprof__diagnose_reason_list(kernel_work *w, uint32_t dimension,
+                                  size_t limit);
+double mprof__diagnose_reason_share(const kernel_work *w, const char *reason);
+
+/* diagnose_spans.c: the SM balance of every kernel with spans (d->balance),
+ * and the two span dimensions of one kernel. */
+int mprof__diagnose_make_balance(mprof_diagnosis *d);
+void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
+                                 size_t trace_spans);
+
+/* diagnose_verdict.c: the verdict sentence of a judged kernel. */
+void mprof__diagnose_make_verdict(kernel_work *w);
+
+#endif /* MPROF_ANALYSIS_DIAGNOSE_INTERNAL_H */

@@ -1,0 +1,265 @@
+/*
+ * mprof — the diagnosis: the verdict sentence, from the judged dimensions
+ * (docs/DIAGNOSIS.md, "Verdict").
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "internal.h"
+#include "mprof/diagnose.h"
+#include "mprof/units.h"
+
+#include "diagnose_internal.h"
+
+static const char *verdict_text(kernel_work *w, uint32_t dim) {
+  mprof_kernel_diagnosis *o = w->out;
+  mprof__arena *a = &w->d->arena;
+  char p[32];
+  const char *head;
+  if (dim <= MPROF_DIM_SCHEDULING)
+    pct(p, sizeof p, w->dim_share[dim]);
+  switch (dim) {
+  case MPROF_DIM_MEMORY_LATENCY:
+    head = mprof__arena_printf(
+        a,
+        "Memory-latency bound: %s of warp samples wait on global/local "
+        "memory results (long_scoreboard); overlap more loads (more warps "
+        "or independent loads in flight, prefetch, async copies) or improve "
+        "locality.",
+        p);
+    break;
+  case MPROF_DIM_MEMORY_THROUGHPUT:
+    head = mprof__arena_printf(
+        a,
+        "Memory-throughput bound: %s of samples wait for full memory "
+        "queues (%s); issue fewer, wider, coalesced accesses or move less "
+        "data.",
+        p, mprof__diagnose_reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_SHARED_MIO:
+    head = mprof__arena_printf(
+        a,
+        "Shared-memory/MIO bound: %s of samples wait on shared memory or "
+        "other MIO operations (%s); look for bank conflicts and heavy "
+        "shuffle or special-function use.",
+        p, mprof__diagnose_reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_COMPUTE: {
+    double issue = mprof__diagnose_reason_share(w, "selected") +
+                   mprof__diagnose_reason_share(w, "not_selected");
+    double math = mprof__diagnose_reason_share(w, "math_pipe_throttle");
+    double wait = mprof__diagnose_reason_share(w, "wait");
+    char q[32];
+    if (math >= issue && math >= wait) {
+      pct(q, sizeof q, math);
+      head = mprof__arena_printf(
+          a,
+          "Compute bound: a math pipe is saturated (math_pipe_throttle %s, "
+          "compute dimension %s); use a faster pipe (tensor cores, lower "
+          "precision) or do less arithmetic.",
+          q, p);
+    } else if (issue >= wait) {
+      pct(q, sizeof q, issue);
+      head = mprof__arena_printf(
+          a,
+          "Issue bound: warps are ready and the schedulers issue nearly "
+          "every cycle (selected + not_selected %s); the kernel runs at its "
+          "instruction throughput, so execute fewer instructions.",
+          q);
+    } else {
+      pct(q, sizeof q, wait);
+      head = mprof__arena_printf(
+          a,
+          "Dependency bound: warps wait on fixed-latency results (wait %s); "
+          "add independent work per thread (ILP) or more warps.",
+          q);
+    }
+    break;
+  }
+  case MPROF_DIM_SYNC:
+    head = mprof__arena_printf(
+        a,
+        "Synchronisation bound: %s of samples wait at barriers, fences or "
+        "sleep (%s); balance the work between the warps of a block and "
+        "synchronise less often.",
+        p, mprof__diagnose_reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_FETCH_BRANCH:
+    head = mprof__arena_printf(
+        a,
+        "Instruction-fetch/branch bound: %s of samples wait for "
+        "instructions or branch resolution (%s); shrink the code (less "
+        "unrolling or inlining) and avoid divergent branches.",
+        p, mprof__diagnose_reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_SCHEDULING:
+    head = mprof__arena_printf(a,
+                               "Scheduling stalls: %s of samples wait on "
+                               "dispatch or miscellaneous conditions (%s).",
+                               p, mprof__diagnose_reason_list(w, dim, 3));
+    break;
+  case MPROF_DIM_OCCUPANCY: {
+    const mprof_occupancy *occ = &o->occupancy;
+    pct(p, sizeof p, occ->theoretical);
+    const char *fix =
+        occ->limiter == MPROF_LIMIT_REGISTERS
+            ? "use fewer registers per thread (__launch_bounds__, "
+              "-maxrregcount)"
+        : occ->limiter == MPROF_LIMIT_SHARED
+            ? "use less shared memory per block"
+        : occ->limiter == MPROF_LIMIT_BLOCKS ? "use larger blocks"
+                                             : "use smaller blocks";
+    head = mprof__arena_printf(
+        a,
+        "Low occupancy: %s theoretical (%u of %u warps per SM, limited by "
+        "%s), too few warps to hide latency; %s.",
+        p, occ->active_warps, occ->max_warps,
+        occ->limiter == MPROF_LIMIT_SHARED
+            ? "shared memory"
+            : mprof_occupancy_limiter_name(occ->limiter),
+        fix);
+    break;
+  }
+  case MPROF_DIM_TAIL: {
+    const mprof_occupancy *occ = &o->occupancy;
+    uint64_t slots = (uint64_t)occ->sm_count * occ->blocks_per_sm;
+    pct(p, sizeof p, o->weighted_tail);
+    if (occ->waves < 1.0)
+      head = mprof__arena_printf(
+          a,
+          "Grid too small: %llu blocks fill %s of one wave of %llu block "
+          "slots; launch more, smaller blocks or run several such kernels "
+          "concurrently.",
+          (unsigned long long)occ->grid_blocks, p, (unsigned long long)slots);
+    else
+      head = mprof__arena_printf(
+          a,
+          "Tail effect: %llu blocks make %.2f waves of %llu slots, so only "
+          "%s of block slots are busy over the kernel; size the grid to a "
+          "multiple of %llu blocks or use a grid-stride loop.",
+          (unsigned long long)occ->grid_blocks, occ->waves,
+          (unsigned long long)slots, p, (unsigned long long)slots);
+    break;
+  }
+  case MPROF_DIM_LAUNCH: {
+    char g[32], m[32];
+    mprof_format_duration(g, sizeof g, (double)o->stats->gap_median_ns);
+    mprof_format_duration(m, sizeof m, (double)o->stats->median_ns);
+    pct(p, sizeof p, w->dims[MPROF_DIM_LAUNCH].cost);
+    head = mprof__arena_printf(
+        a,
+        "Launch-bound: runs of %s (median) with idle gaps of %s before "
+        "launches leave the stream idle %s of the time; fuse kernels, batch "
+        "work or capture the sequence in a CUDA graph.",
+        m, g, p);
+    break;
+  }
+  case MPROF_DIM_SM_BALANCE:
+  case MPROF_DIM_SM_TAIL:
+    head = mprof__arena_printf(a, "%s %s",
+                               dim == MPROF_DIM_SM_BALANCE
+                                   ? "SM load imbalance (measured):"
+                                   : "SM tail (measured):",
+                               w->dims[dim].detail);
+    break;
+  default: head = ""; break;
+  }
+  return head;
+}
+
+void mprof__diagnose_make_verdict(kernel_work *w) {
+  mprof_kernel_diagnosis *o = w->out;
+  mprof__arena *a = &w->d->arena;
+  uint32_t best = MPROF_DIM_NONE;
+  for (uint32_t state = MPROF_STATE_ISSUE; state >= MPROF_STATE_MINOR;
+       state--) {
+    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
+      if (w->dims[dim].state == state &&
+          (best == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[best].cost))
+        best = dim;
+    if (best != MPROF_DIM_NONE)
+      break;
+  }
+  o->verdict_dimension = best;
+  if (best == MPROF_DIM_NONE) {
+    int any = 0;
+    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
+      any |= w->dims[dim].state != MPROF_STATE_UNKNOWN;
+    o->verdict_state = any ? MPROF_STATE_OK : MPROF_STATE_UNKNOWN;
+    if (!any)
+      o->verdict = "Nothing to judge: no PC samples, no launch shape and no "
+                   "idle gaps for this kernel.";
+    else if (w->sampled && o->stall_count) {
+      char p[32];
+      pct(p, sizeof p, o->stalls[0].share);
+      o->verdict = mprof__arena_printf(
+          a,
+          "No bottleneck stands out: every dimension is within its "
+          "thresholds (largest stall: %s %s).",
+          o->stalls[0].reason, p);
+    } else
+      o->verdict = "No bottleneck visible without PC samples: occupancy, "
+                   "waves and launch gaps are fine; record with PC sampling "
+                   "to see where warps stall.";
+    return;
+  }
+  o->verdict_state = w->dims[best].state;
+  const char *head = verdict_text(w, best);
+  if (o->verdict_state == MPROF_STATE_MINOR)
+    head = mprof__arena_printf(a,
+                               "No clear bottleneck; the largest is "
+                               "minor: %s",
+                               head);
+  /* Where it happens, for stall dimensions. */
+  const char *where = "";
+  if (best <= MPROF_DIM_SCHEDULING && o->hot_count) {
+    const mprof_hot_instruction *h = NULL;
+    for (size_t i = 0; i < o->hot_count && !h; i++)
+      for (size_t r = 0; r < o->hot[i].reason_count; r++)
+        if (o->hot[i].reasons[r].dimension == best) {
+          h = &o->hot[i];
+          break;
+        }
+    if (!h)
+      h = &o->hot[0];
+    char p[32];
+    pct(p, sizeof p, h->share);
+    if (*h->sass)
+      where = mprof__arena_printf(
+          a, " Hottest: %s%s%s (offset 0x%x, %s of samples).", h->sass,
+          *h->file ? " at " : "",
+          *h->file ? mprof__arena_printf(a, "%s:%u", h->file, h->line) : "",
+          h->offset, p);
+    else
+      where = mprof__arena_printf(a, " Hottest: offset 0x%x (%s of samples).",
+                                  h->offset, p);
+    if (!where)
+      where = "";
+  }
+  /* Other issues, by cost. */
+  char also[256] = "";
+  size_t used = 0;
+  for (int pass = 0; pass < MPROF_DIM_COUNT_; pass++) {
+    uint32_t next = MPROF_DIM_NONE;
+    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++) {
+      if (dim == best || w->dims[dim].state != MPROF_STATE_ISSUE ||
+          strstr(also, mprof_dimension_title(dim)))
+        continue;
+      if (next == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[next].cost)
+        next = dim;
+    }
+    if (next == MPROF_DIM_NONE)
+      break;
+    int n = snprintf(also + used, sizeof also - used, "%s%s",
+                     used ? ", " : " Also: ", mprof_dimension_title(next));
+    if (n < 0 || (size_t)n >= sizeof also - used)
+      break;
+    used += (size_t)n;
+  }
+  o->verdict =
+      mprof__arena_printf(a, "%s%s%s%s", head, where, also, used ? "." : "");
+}
