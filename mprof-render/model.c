@@ -207,38 +207,12 @@ static int scratch_file(char *path, size_t size, const char *what,
   return 0;
 }
 
-/* 1 when the file at @p path starts like MKPROF. */
-static int is_mkprof(const char *path) {
-  char head[MPROF_MKPROF_MAGIC_SIZE];
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return 0;
-  size_t got = fread(head, 1, sizeof head, f);
-  fclose(f);
-  return got >= 6 && memcmp(head, "MKPROF", 6) == 0;
-}
-
-/* Open @p path: a .mprof, or a .mkprof imported into a scratch trace
- * (kept, for its instruction params, in m->mkprof). */
+/* Open @p path: a .mprof, or a .mkprof imported as `mprof summary` imports
+ * it (kept, for its instruction params, in m->mkprof). */
 static int open_trace(mprof_render_model *m, const char *path) {
-  if (!is_mkprof(path)) {
-    if (mprof_trace_open(&m->trace, path, NULL))
-      return mprof_render__fail("%s", mprof_error_last());
-    return 0;
-  }
-  if (mprof_mkprof_open(&m->mkprof, path))
+  if (mprof_mkprof_open_trace(&m->trace, path, &m->mkprof))
     return mprof_render__fail("%s", mprof_error_last());
-  char scratch[4096];
-  if (scratch_file(scratch, sizeof scratch, "mkprof", ".mprof"))
-    return -1;
-  int rc = mprof_mkprof_to_trace(m->mkprof, scratch);
-  if (!rc)
-    rc = mprof_trace_open(&m->trace, scratch, NULL);
-  if (rc)
-    mprof_render__fail("%s: %s", path, mprof_error_last());
-  /* The mapping stays valid once the name is gone. */
-  unlink(scratch);
-  return rc ? -1 : 0;
+  return 0;
 }
 
 /* A trace imported from MKPROF names its source: load it too, when it is

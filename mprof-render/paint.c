@@ -277,6 +277,23 @@ void rd_no_kernel(cairo_t *cr, double width, double height) {
       "Pick a kernel in the top bar, or double-click a launch in Trace.");
 }
 
+int rd_no_samples(cairo_t *cr, const mprof_render_kernel *k, double width,
+                  double height) {
+  if (!k) {
+    rd_no_kernel(cr, width, height);
+    return 1;
+  }
+  if (k->stats->samples)
+    return 0;
+  char buf[512], text[640];
+  snprintf(text, sizeof text,
+           "%s has no PC samples. Record with --pc-mode continuous (the "
+           "default) or serialized.",
+           rd_short_name(buf, sizeof buf, k->name));
+  mprof_render_draw_message(cr, width, height, "No PC samples", text);
+  return 1;
+}
+
 void mprof_render_draw_message(cairo_t *cr, double width, double height,
                                const char *title, const char *message) {
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);

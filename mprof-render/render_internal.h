@@ -233,6 +233,10 @@ void rd_format_sass(char *buf, size_t size, const mprof_sass_instruction *in);
 void rd_format_line(char *buf, size_t size, const mprof_sass_instruction *in);
 /* A kernel-less panel: "Select a kernel..." */
 void rd_no_kernel(cairo_t *cr, double width, double height);
+/* The page of a panel of PC samples without any: no kernel selected, or
+ * one without samples. 1 when it drew that page. */
+int rd_no_samples(cairo_t *cr, const mprof_render_kernel *k, double width,
+                  double height);
 uint32_t rd_state_color(int state);
 const char *rd_state_name(int state);
 

@@ -337,6 +337,41 @@ size_t rs_frame_sm_count(const rs_frame *f) {
   return rs_projected_sms(f->model, f->kernel, NULL, 0);
 }
 
+rs_psm *rs_frame_psms(const rs_frame *f, size_t *count) {
+  *count = rs_frame_sm_count(f);
+  if (!f->projected || !*count)
+    return NULL;
+  rs_psm *psm = (rs_psm *)malloc(*count * sizeof *psm);
+  if (psm)
+    rs_projected_sms(f->model, f->kernel, psm, *count);
+  return psm;
+}
+
+size_t rs_visible_rows(double scroll_y, double rows_px, double unit,
+                       size_t count, size_t *first) {
+  *first = (size_t)fmax(0, floor(scroll_y / unit));
+  size_t last = (size_t)fmax(0, ceil((scroll_y + rows_px) / unit));
+  return last < count ? last : count;
+}
+
+int rs_hit_row(const rs_frame *f, double x, double y, size_t count, size_t *row,
+               double *unit, double *inside, mprof_render_hit *hit) {
+  const mprof_render_layout *l = &f->layout;
+  hit->time_ns = mprof_render_x_to_time(&f->map, x);
+  if (y < l->top || y >= l->bottom) {
+    hit->kind = count && y >= l->bottom && x >= l->left ? MPROF_HIT_RULER
+                                                        : MPROF_HIT_NONE;
+    return 0;
+  }
+  *unit = mprof_render_row_unit(f->model, f->view, f->tab, l->bottom - l->top);
+  double content_y = y - l->top + f->view->scroll_y;
+  *row = (size_t)floor(content_y / *unit);
+  if (content_y < 0 || *row >= count)
+    return 0;
+  *inside = content_y - (double)*row * *unit;
+  return 1;
+}
+
 double mprof_render_row_unit(const mprof_render_model *m,
                              const mprof_render_view *view, int tab,
                              double rows_px) {

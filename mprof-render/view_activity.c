@@ -105,10 +105,8 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
   const mprof_render_layout *l = &f.layout;
   double rows_px = l->bottom - l->top;
   double unit = mprof_render_row_unit(m, view, MPROF_RENDER_ACTIVITY, rows_px);
-  size_t first = (size_t)fmax(0, floor(view->scroll_y / unit));
-  size_t last = (size_t)fmax(0, ceil((view->scroll_y + rows_px) / unit));
-  if (last > lv->row_count)
-    last = lv->row_count;
+  size_t first, last = rs_visible_rows(view->scroll_y, rows_px, unit,
+                                       lv->row_count, &first);
   rs_canvas c;
   if (rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
     size_t columns = (size_t)c.w;
@@ -193,19 +191,11 @@ void mprof_render__hit_activity(const mprof_render_model *m,
   rs_frame f;
   rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, width, height);
   const mprof_render_layout *l = &f.layout;
-  hit->time_ns = mprof_render_x_to_time(&f.map, x);
   const rs_activity *a = rs_activity_of(&f);
-  if (!a || y < l->top || y >= l->bottom) {
-    hit->kind =
-        a && y >= l->bottom && x >= l->left ? MPROF_HIT_RULER : MPROF_HIT_NONE;
-    return;
-  }
-  const rs_activity_level *lv = &a->level[level_of(&f, a)];
-  double unit =
-      mprof_render_row_unit(m, view, MPROF_RENDER_ACTIVITY, l->bottom - l->top);
-  double content_y = y - l->top + view->scroll_y;
-  size_t s = (size_t)floor(content_y / unit);
-  if (content_y < 0 || s >= lv->row_count)
+  const rs_activity_level *lv = a ? &a->level[level_of(&f, a)] : NULL;
+  size_t s;
+  double unit, inside;
+  if (!rs_hit_row(&f, x, y, lv ? lv->row_count : 0, &s, &unit, &inside, hit))
     return;
   const rs_activity_row *r = &lv->rows[s];
   hit->device = r->device;
@@ -226,8 +216,7 @@ void mprof_render__hit_activity(const mprof_render_model *m,
     return;
   }
   double lane_h = row_px / shown;
-  uint32_t d =
-      (uint32_t)fmax(0, floor((content_y - (double)s * unit) / lane_h));
+  uint32_t d = (uint32_t)fmax(0, floor(inside / lane_h));
   if (d >= shown)
     d = shown - 1;
   uint32_t to = d + 1 == shown ? r->lanes.lanes : d + 1;

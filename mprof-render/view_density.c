@@ -172,19 +172,13 @@ void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
   rs_frame_init(&f, m, view, MPROF_RENDER_DENSITY, width, height);
   const mprof_render_layout *l = &f.layout;
   double rows_px = l->bottom - l->top;
-  size_t count = rs_frame_sm_count(&f);
-  rs_psm *psm = NULL;
-  if (f.projected && count) {
-    psm = (rs_psm *)malloc(count * sizeof *psm);
-    if (!psm)
-      return;
-    rs_projected_sms(m, f.kernel, psm, count);
-  }
+  size_t count;
+  rs_psm *psm = rs_frame_psms(&f, &count);
+  if (f.projected && count && !psm)
+    return;
   double band = mprof_render_row_unit(m, view, MPROF_RENDER_DENSITY, rows_px);
-  size_t first = (size_t)fmax(0, floor(view->scroll_y / band));
-  size_t last = (size_t)fmax(0, ceil((view->scroll_y + rows_px) / band));
-  if (last > count)
-    last = count;
+  size_t first,
+      last = rs_visible_rows(view->scroll_y, rows_px, band, count, &first);
   rs_canvas c;
   if (count &&
       rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
@@ -257,18 +251,9 @@ void mprof_render__hit_density(const mprof_render_model *m,
   rs_frame f;
   rs_frame_init(&f, m, view, MPROF_RENDER_DENSITY, width, height);
   const mprof_render_layout *l = &f.layout;
-  hit->time_ns = mprof_render_x_to_time(&f.map, x);
-  if (y < l->top || y >= l->bottom) {
-    hit->kind =
-        y >= l->bottom && x >= l->left ? MPROF_HIT_RULER : MPROF_HIT_NONE;
-    return;
-  }
-  double band =
-      mprof_render_row_unit(m, view, MPROF_RENDER_DENSITY, l->bottom - l->top);
-  size_t count = rs_frame_sm_count(&f);
-  double content_y = y - l->top + view->scroll_y;
-  size_t s = (size_t)floor(content_y / band);
-  if (content_y < 0 || s >= count)
+  size_t s, count = rs_frame_sm_count(&f);
+  double band, inside;
+  if (!rs_hit_row(&f, x, y, count, &s, &band, &inside, hit))
     return;
   int cell = (int)floor((x - l->left) / CELL_PX);
   hit->t0 = mprof_render_x_to_time(&f.map, l->left + cell * CELL_PX);
@@ -289,10 +274,9 @@ void mprof_render__hit_density(const mprof_render_model *m,
         1000.0 * measured_load(m, f.group, s, hit->t0, hit->t1));
     return;
   }
-  rs_psm *psm = (rs_psm *)malloc(count * sizeof *psm);
+  rs_psm *psm = rs_frame_psms(&f, &count);
   if (!psm)
     return;
-  rs_projected_sms(m, f.kernel, psm, count);
   hit->device = psm[s].device;
   hit->sm = psm[s].sm;
   hit->kernel = psm[s].kernel;

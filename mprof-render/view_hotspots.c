@@ -97,20 +97,10 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
                                  const mprof_render_view *view, double width,
                                  double height) {
   const mprof_render_kernel *k = selected_kernel(model, view);
-  if (!k) {
-    rd_no_kernel(cr, width, height);
+  if (rd_no_samples(cr, k, width, height))
     return;
-  }
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
   char buf[1024], text[1024];
-  if (!k->pc_count) {
-    snprintf(text, sizeof text,
-             "%s has no PC samples. Record with --pc-mode continuous (the "
-             "default) or serialized.",
-             rd_short_name(buf, sizeof buf, k->name));
-    mprof_render_draw_message(cr, width, height, "No PC samples", text);
-    return;
-  }
   columns c;
   layout(&c, width);
   size_t order[256];

@@ -127,20 +127,9 @@ void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
   const mprof_render_kernel *k =
       view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
                         : NULL;
-  if (!k) {
-    rd_no_kernel(cr, width, height);
+  if (rd_no_samples(cr, k, width, height))
     return;
-  }
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
-  if (!k->stats->samples) {
-    char buf[512], text[640];
-    snprintf(text, sizeof text,
-             "%s has no PC samples. Record with --pc-mode continuous (the "
-             "default) or serialized.",
-             rd_short_name(buf, sizeof buf, k->name));
-    mprof_render_draw_message(cr, width, height, "No PC samples", text);
-    return;
-  }
   header(cr, k, tab, width);
   lanes_layout l;
   lanes_layout_init(&l, tab, width, height);

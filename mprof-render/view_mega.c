@@ -352,14 +352,10 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
   rs_frame_init(&f, m, view, MPROF_RENDER_MEGA, width, height);
   const mprof_render_layout *l = &f.layout;
   double rows_px = l->bottom - l->top;
-  size_t sm_count = rs_frame_sm_count(&f);
-  rs_psm *psm = NULL;
-  if (f.projected && sm_count) {
-    psm = (rs_psm *)malloc(sm_count * sizeof *psm);
-    if (!psm)
-      return;
-    rs_projected_sms(m, f.kernel, psm, sm_count);
-  }
+  size_t sm_count;
+  rs_psm *psm = rs_frame_psms(&f, &sm_count);
+  if (f.projected && sm_count && !psm)
+    return;
   if (!sm_count) {
     mprof_render__span_header(cr, m, view, MPROF_RENDER_MEGA, width, 1);
     rd_rgb(cr, RD_TEXT_DIM);
@@ -374,10 +370,8 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
   double offset[RS_ROWS], units;
   rs_band_rows(f.group, rows, offset, &units);
   int detailed = mprof_render_mega_detailed(band, units);
-  size_t first = (size_t)fmax(0, floor(view->scroll_y / band));
-  size_t last = (size_t)fmax(0, ceil((view->scroll_y + rows_px) / band));
-  if (last > sm_count)
-    last = sm_count;
+  size_t first,
+      last = rs_visible_rows(view->scroll_y, rows_px, band, sm_count, &first);
   rs_canvas c;
   if (rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
     int grid[64];
@@ -427,24 +421,14 @@ void mprof_render__hit_mega(const mprof_render_model *m,
   rs_frame f;
   rs_frame_init(&f, m, view, MPROF_RENDER_MEGA, width, height);
   const mprof_render_layout *l = &f.layout;
-  hit->time_ns = mprof_render_x_to_time(&f.map, x);
-  if (y < l->top || y >= l->bottom) {
-    hit->kind =
-        y >= l->bottom && x >= l->left ? MPROF_HIT_RULER : MPROF_HIT_NONE;
-    return;
-  }
-  double rows_px = l->bottom - l->top;
-  double band = mprof_render_row_unit(m, view, MPROF_RENDER_MEGA, rows_px);
-  size_t sm_count = rs_frame_sm_count(&f);
-  double content_y = y - l->top + view->scroll_y;
-  size_t s = (size_t)floor(content_y / band);
-  if (content_y < 0 || s >= sm_count)
+  size_t s;
+  double band, in_band;
+  if (!rs_hit_row(&f, x, y, rs_frame_sm_count(&f), &s, &band, &in_band, hit))
     return;
   int rows[RS_ROWS];
   double offset[RS_ROWS], units;
   size_t row_count = rs_band_rows(f.group, rows, offset, &units);
   int detailed = mprof_render_mega_detailed(band, units);
-  double in_band = content_y - (double)s * band;
   double unit = band / units;
   int row = -1;
   double row_y = 0, row_px = band;
@@ -466,10 +450,10 @@ void mprof_render__hit_mega(const mprof_render_model *m,
                                     : MPROF_ROLE_OTHER;
   hit->t0 = hit->t1 = hit->time_ns;
   if (f.projected) {
-    rs_psm *psm = (rs_psm *)malloc(sm_count * sizeof *psm);
+    size_t sm_count;
+    rs_psm *psm = rs_frame_psms(&f, &sm_count);
     if (!psm)
       return;
-    rs_projected_sms(m, f.kernel, psm, sm_count);
     hit->device = psm[s].device;
     hit->sm = psm[s].sm;
     hit->kernel = psm[s].kernel;

@@ -48,6 +48,19 @@ void rs_frame_init(rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
                    double height);
 size_t rs_frame_sm_count(const rs_frame *f);
+/* The SMs of a projected frame (NULL when measured, or none): the
+ * caller's to free. *count is rs_frame_sm_count(). */
+struct rs_psm;
+struct rs_psm *rs_frame_psms(const rs_frame *f, size_t *count);
+/* Of @p count rows @p unit px tall, those [*first, returned) that show in
+ * @p rows_px px scrolled by @p scroll_y. */
+size_t rs_visible_rows(double scroll_y, double rows_px, double unit,
+                       size_t count, size_t *first);
+/* The row of @p count under (x, y) of a span view: sets hit->time_ns, and
+ * hit->kind to RULER over the axis (when there are rows); 1 with *row,
+ * *unit (px per row) and *inside (y inside the row) when on a row. */
+int rs_hit_row(const rs_frame *f, double x, double y, size_t count, size_t *row,
+               double *unit, double *inside, mprof_render_hit *hit);
 /* The Activity rows of the frame's group, or NULL (no spans). */
 const rs_activity *rs_activity_of(const rs_frame *f);
 uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm);
@@ -65,10 +78,11 @@ size_t rs_first_ending_after(const int64_t *max_end, size_t lo, size_t n,
                              int64_t t);
 
 /* An SM of a projection. */
-typedef struct rs_psm {
+typedef struct rs_psm rs_psm;
+struct rs_psm {
   uint32_t device, gpu, sm, sm_count;
   int kernel; /* the kernel of that name on that device */
-} rs_psm;
+};
 
 size_t rs_projected_sms(const mprof_render_model *m, int kernel, rs_psm *out,
                         size_t max);
