@@ -21,6 +21,9 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
+echo "== Debian package: cpack -G DEB, dpkg -i, the installed mprof, dpkg --purge"
+tools/test-package.sh build
+
 echo "== build and test under ASan + UBSan"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMPROF_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
