@@ -922,6 +922,20 @@ static void test_many_modules_keep_used_code(void **state) {
   mprof_sidecar_free(sc);
   unlink(side);
   unlink(opts.nvdisasm);
+
+  /* Dropping the code afterwards leaves modules omitted, not trimmed. */
+  char dropped_path[4200];
+  snprintf(dropped_path, sizeof dropped_path, "%s.nocode", f.path);
+  assert_int_equal(
+      mprof_trace_rewrite(f.trace, dropped_path, MPROF_REWRITE_DROP_CODE), 0);
+  mprof_trace *dropped;
+  assert_int_equal(mprof_trace_open(&dropped, dropped_path, NULL), 0);
+  c = mprof_trace_cubins(dropped, &n);
+  assert_int_equal(n, MODULES);
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(c[i].flags, MPROF_CUBIN_OMITTED);
+  mprof_trace_free(dropped);
+  unlink(dropped_path);
   free(image);
   close_fixture(&f);
 }

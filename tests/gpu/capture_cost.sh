@@ -13,6 +13,11 @@
 #                  already built; otherwise they are built here with nvcc/gcc
 #   COST_SKIP_NCU  1: skip the ncu run (it takes over a minute)
 #   COST_SKIP_TORCH 1: skip the PyTorch workload
+#   COST_RECORD_FLAGS  extra `mprof record` options for every recording
+#                  (e.g. "--pm off")
+#   COST_TIMEOUT   seconds any one run may take (default 150)
+#   COST_SKIP_EMPTY, COST_SKIP_STEADY  1: skip the per-launch or the kernel
+#                  slowdown measurement
 #
 # Workloads (tests/gpu/cost/): train_step.py (PyTorch bf16 training with
 # cuBLAS, cuDNN, flash attention and a Triton kernel), small_kernels.cu (one
@@ -70,7 +75,8 @@ timed() {
   local name=$1 t0 t1
   shift
   t0=$(now)
-  "$@" >"$out/$name.log" 2>&1
+  # A hung run (a profiler that deadlocks at exit) must not eat the budget.
+  timeout -k 5 "${COST_TIMEOUT:-150}" "$@" >"$out/$name.log" 2>&1
   local rc=$?
   t1=$(now)
   [ $rc -eq 0 ] || echo "capture_cost: $name exited $rc (see $out/$name.log)" >&2
@@ -79,8 +85,7 @@ timed() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
 field() { grep -o "$2 [0-9.]*" "$out/$1.log" | head -n 1 | awk '{ print $2 }'; }
-record() { "$1/bin/mprof" record -o "$out/$2.mprof" -- "${@:3}"; }
-with_floor() { CUDA_INJECTION64_PATH="$floor" "$@"; }
+read -r -a extra <<<"${COST_RECORD_FLAGS:-}"
 
 say "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$report"
@@ -88,11 +93,12 @@ say "date: $(date -u '+%Y-%m-%d %H:%M UTC'), cpus: $(nproc)"
 nvdisasm --version 2>/dev/null | tail -n 1 | tee -a "$report"
 
 # ---- 20,000 empty launches: cost per launch ----------------------------------
+if [ "${COST_SKIP_EMPTY:-0}" != 1 ]; then
 say "== empty_kernels: 20,000 launches (loop time inside the program)"
 for i in 1 2 3; do
   timed empty_plain_$i "$bin/empty_kernels" >/dev/null
-  timed empty_floor_$i with_floor "$bin/empty_kernels" >/dev/null
-  timed empty_record_$i record "$build" empty_$i "$bin/empty_kernels" >/dev/null
+  timed empty_floor_$i env CUDA_INJECTION64_PATH="$floor" "$bin/empty_kernels" >/dev/null
+  timed empty_record_$i "$mprof" record "${extra[@]}" -o "$out/empty_$i.mprof" -- "$bin/empty_kernels" >/dev/null
 done
 loop() { for i in 1 2 3; do field "$1_$i" loop_us; done | median; }
 lp=$(loop empty_plain)
@@ -100,28 +106,30 @@ lf=$(loop empty_floor)
 lr=$(loop empty_record)
 say "loop us: plain $lp, floor $lf, record $lr"
 say "per launch added: floor $(calc '%.3f' "($lf - $lp) / 20000") us, record $(calc '%.3f' "($lr - $lp) / 20000") us (target <= 1 us)"
+fi
 
 # ---- cuBLAS program: wall time, floor, record, ncu --------------------------
 say "== small_kernels: one cuBLAS SGEMM + 200 small kernels (wall seconds)"
 for i in 1 2 3; do
   echo "$(timed sk_plain_$i "$bin/small_kernels")" >>"$out/sk_plain.s"
-  echo "$(timed sk_floor_$i with_floor "$bin/small_kernels")" >>"$out/sk_floor.s"
-  echo "$(timed sk_record_$i env MPROF_VERBOSE=1 "$mprof" record -o "$out/sk_$i.mprof" -- "$bin/small_kernels")" >>"$out/sk_record.s"
+  echo "$(timed sk_floor_$i env CUDA_INJECTION64_PATH="$floor" "$bin/small_kernels")" >>"$out/sk_floor.s"
+  echo "$(timed sk_record_$i env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" -o "$out/sk_$i.mprof" -- "$bin/small_kernels")" >>"$out/sk_record.s"
 done
 sp=$(median <"$out/sk_plain.s")
 sf=$(median <"$out/sk_floor.s")
 sr=$(median <"$out/sk_record.s")
-soff=$(timed sk_record_off "$mprof" record --pc-mode off -o "$out/sk_off.mprof" -- "$bin/small_kernels")
+soff=$(timed sk_record_off "$mprof" record "${extra[@]}" --pc-mode off -o "$out/sk_off.mprof" -- "$bin/small_kernels")
 say "plain $sp s, floor $sf s (+$(calc '%.3f' "$sf - $sp")), record $sr s (+$(calc '%.3f' "$sr - $sp")), record --pc-mode off $soff s"
 if [ -n "$before" ]; then
-  sb=$(timed sk_before env MPROF_VERBOSE=1 "$before/bin/mprof" record -o "$out/sk_before.mprof" -- "$bin/small_kernels")
+  sb=$(timed sk_before env MPROF_VERBOSE=1 "$before/bin/mprof" record "${extra[@]}" -o "$out/sk_before.mprof" -- "$bin/small_kernels")
   say "before: record $sb s (+$(calc '%.3f' "$sb - $sp"))"
 fi
+say "each run (s): plain $(tr '\n' ' ' <"$out/sk_plain.s")| floor $(tr '\n' ' ' <"$out/sk_floor.s")| record $(tr '\n' ' ' <"$out/sk_record.s")"
 say "record phases (run 1):"
 grep -E 'time:' "$out/sk_record_1.log" | tee -a "$report"
 say "sizes: trace $(stat -c %s "$out/sk_1.mprof") B, sidecar $(stat -c %s "$out/sk_1.mprof.pc.json") B"
 if [ "${COST_SKIP_NCU:-0}" != 1 ] && command -v ncu >/dev/null; then
-  sn=$(timed sk_ncu timeout 300 ncu --section SourceCounters --section WarpStateStats "$bin/small_kernels")
+  sn=$(COST_TIMEOUT=300 timed sk_ncu ncu --section SourceCounters --section WarpStateStats "$bin/small_kernels")
   added_ncu=$(calc '%.3f' "$sn - $sp")
   added_rec=$(calc '%.3f' "$sr - $sp")
   added_floor=$(calc '%.3f' "$sf - $sp")
@@ -130,14 +138,16 @@ if [ "${COST_SKIP_NCU:-0}" != 1 ] && command -v ncu >/dev/null; then
 fi
 
 # ---- kernel slowdown under PC sampling --------------------------------------
+if [ "${COST_SKIP_STEADY:-0}" != 1 ]; then
 say "== kernel slowdown: SGEMM 4096^3 + 20 small kernels, ~1.5 s of GPU time (CUDA events)"
 timed steady_plain "$bin/small_kernels" --steady 1500 >/dev/null
-timed steady_floor with_floor "$bin/small_kernels" --steady 1500 >/dev/null
-timed steady_record record "$build" steady "$bin/small_kernels" --steady 1500 >/dev/null
+timed steady_floor env CUDA_INJECTION64_PATH="$floor" "$bin/small_kernels" --steady 1500 >/dev/null
+timed steady_record "$mprof" record "${extra[@]}" -o "$out/steady.mprof" -- "$bin/small_kernels" --steady 1500 >/dev/null
 gp=$(field steady_plain steady_gpu_ms)
 gf=$(field steady_floor steady_gpu_ms)
 gr=$(field steady_record steady_gpu_ms)
 say "GPU ms: plain $gp, floor $gf ($(calc '%+.2f' "100 * ($gf / $gp - 1)")%), record $gr ($(calc '%+.2f' "100 * ($gr / $gp - 1)")%) (target <= 1%)"
+fi
 
 # ---- PyTorch training -------------------------------------------------------
 if [ "${COST_SKIP_TORCH:-0}" != 1 ]; then
@@ -145,13 +155,13 @@ if [ "${COST_SKIP_TORCH:-0}" != 1 ]; then
   export TRITON_CACHE_DIR="$out/triton-cache"
   tw=$(timed torch_warm python3 "$here/cost/train_step.py")
   tp=$(timed torch_plain python3 "$here/cost/train_step.py")
-  tf=$(timed torch_floor with_floor python3 "$here/cost/train_step.py")
-  tr=$(timed torch_record env MPROF_VERBOSE=1 "$mprof" record -o "$out/torch.mprof" -- python3 "$here/cost/train_step.py")
+  tf=$(timed torch_floor env CUDA_INJECTION64_PATH="$floor" python3 "$here/cost/train_step.py")
+  tr=$(timed torch_record env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" -o "$out/torch.mprof" -- python3 "$here/cost/train_step.py")
   say "warm-up (Triton compiles) $tw s; plain $tp s; floor $tf s (+$(calc '%.2f' "$tf - $tp")); record $tr s (+$(calc '%.2f' "$tr - $tp"), $(calc '%.1f' "100 * ($tr / $tp - 1)")%) (target <= 10% or <= 2 s)"
   grep -E 'RESULT|median_step' "$out/torch_plain.log" | tee -a "$report"
   grep -E 'RESULT|median_step' "$out/torch_record.log" | tee -a "$report"
   if [ -n "$before" ]; then
-    tb=$(timed torch_before env MPROF_VERBOSE=1 "$before/bin/mprof" record -o "$out/torch_before.mprof" -- python3 "$here/cost/train_step.py")
+    tb=$(timed torch_before env MPROF_VERBOSE=1 "$before/bin/mprof" record "${extra[@]}" -o "$out/torch_before.mprof" -- python3 "$here/cost/train_step.py")
     say "before: record $tb s (+$(calc '%.2f' "$tb - $tp")); trace $(stat -c %s "$out/torch_before.mprof") B, sidecar $(stat -c %s "$out/torch_before.mprof.pc.json") B"
   fi
   say "record phases:"

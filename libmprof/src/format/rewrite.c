@@ -94,7 +94,9 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
                            : mprof_trace_cubin_blob(trace, &cubins[i], &size);
     mprof_cubin_record rec = cubins[i];
     if (!blob)
-      rec.flags = (rec.flags & ~MPROF_CUBIN_KEPT_WHOLE) | MPROF_CUBIN_OMITTED;
+      rec.flags =
+          (rec.flags & ~(MPROF_CUBIN_KEPT_WHOLE | MPROF_CUBIN_TRIMMED)) |
+          MPROF_CUBIN_OMITTED;
     rc = mprof_writer_cubin(w, &rec, blob, size);
   }
   if (!rc)

@@ -479,7 +479,9 @@ int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
   copy.blob_offset = blobs->spilled + blobs->used;
   copy.blob_size = blob_size;
   if (!blob_size)
-    copy.flags = (copy.flags & ~MPROF_CUBIN_KEPT_WHOLE) | MPROF_CUBIN_OMITTED;
+    copy.flags =
+        (copy.flags & ~(MPROF_CUBIN_KEPT_WHOLE | MPROF_CUBIN_TRIMMED)) |
+        MPROF_CUBIN_OMITTED;
   int rc = 0;
   if (blob_size) {
     /* Keep blobs 8-byte aligned so a reader could map ELF headers in place. */
