@@ -337,6 +337,46 @@ size_t rs_frame_sm_count(const rs_frame *f) {
   return rs_projected_sms(f->model, f->kernel, NULL, 0);
 }
 
+uint32_t rs_frame_gpus(const rs_frame *f, const rs_psm *psm, size_t count) {
+  if (f->group)
+    return f->group->gpu_count;
+  uint32_t gpus = 0;
+  for (size_t s = 0; psm && s < count; s++)
+    gpus = psm[s].gpu + 1 > gpus ? psm[s].gpu + 1 : gpus;
+  return gpus;
+}
+
+void rs_frame_sm(const rs_frame *f, const rs_psm *psm, size_t s, uint32_t *gpu,
+                 uint32_t *sm) {
+  *gpu = f->group ? f->group->sms[s].gpu : psm[s].gpu;
+  *sm = f->group ? f->group->sms[s].sm : psm[s].sm;
+}
+
+void rs_gutter_begin(cairo_t *cr, const rs_frame *f) {
+  const mprof_render_layout *l = &f->layout;
+  rd_fill_rect(cr, 0, l->top, l->left, l->bottom - l->top, RD_PANEL);
+  rd_vline(cr, l->left - 1, l->top, l->bottom, RD_RULE);
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, l->top, l->left - 1, l->bottom - l->top);
+  cairo_clip(cr);
+}
+
+int rs_gutter_label(cairo_t *cr, const rs_frame *f, size_t row, double unit,
+                    int chip, uint32_t gpu, const char *text,
+                    double max_width) {
+  double y = f->layout.top - f->view->scroll_y + (double)row * unit;
+  if (chip)
+    rd_fill_rect(cr, 2, floor(y), 5, ceil(unit),
+                 rd_darken(rs_gpu_tint(gpu, 0), 0.25));
+  double every = unit >= 12 ? 1 : ceil(13.0 / unit);
+  if (fmod((double)row, every) != 0)
+    return 0;
+  rd_rgb(cr, RD_TEXT);
+  rd_font(cr, fmin(11, fmax(8, unit - 2)), 0, 0);
+  rd_text_fit(cr, 12, y + fmin(unit, 24) / 2 + 4, max_width, text);
+  return 1;
+}
+
 rs_psm *rs_frame_psms(const rs_frame *f, size_t *count) {
   *count = rs_frame_sm_count(f);
   if (!f->projected || !*count)

@@ -156,26 +156,13 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
     rs_canvas_free(&c);
   }
   /* Labels. */
-  rd_fill_rect(cr, 0, l->top, l->left, rows_px, RD_PANEL);
-  rd_vline(cr, l->left - 1, l->top, l->bottom, RD_RULE);
-  cairo_save(cr);
-  cairo_rectangle(cr, 0, l->top, l->left - 1, rows_px);
-  cairo_clip(cr);
-  double every = unit >= 12 ? 1 : ceil(13.0 / unit);
+  rs_gutter_begin(cr, &f);
   for (size_t s = first; s < last; s++) {
-    double y = l->top - view->scroll_y + (double)s * unit;
-    /* A GPU's colour chip down its rows, as in Mega. */
-    if (f.group->gpu_count > 1)
-      rd_fill_rect(cr, 2, floor(y), 5, ceil(unit),
-                   rd_darken(rs_gpu_tint(lv->rows[s].gpu, 0), 0.25));
-    if (fmod((double)s, every) != 0)
-      continue;
     char text[96];
     row_label(text, sizeof text, &lv->rows[s], view->activity_rows,
               f.group->gpu_count);
-    rd_rgb(cr, RD_TEXT);
-    rd_font(cr, fmin(11, fmax(8, unit - 2)), 0, 0);
-    rd_text_fit(cr, 12, y + fmin(unit, 24) / 2 + 4, l->left - 20, text);
+    rs_gutter_label(cr, &f, s, unit, f.group->gpu_count > 1, lv->rows[s].gpu,
+                    text, l->left - 20);
   }
   cairo_restore(cr);
   mprof_render__span_header(cr, m, view, MPROF_RENDER_ACTIVITY, width, 1);

@@ -121,30 +121,15 @@ typedef struct density_rows {
 } density_rows;
 
 static void labels(cairo_t *cr, const rs_frame *f, double band, size_t first,
-                   size_t last, const rs_psm *psm) {
-  const mprof_render_layout *l = &f->layout;
-  rd_fill_rect(cr, 0, l->top, l->left, l->bottom - l->top, RD_PANEL);
-  rd_vline(cr, l->left - 1, l->top, l->bottom, RD_RULE);
-  cairo_save(cr);
-  cairo_rectangle(cr, 0, l->top, l->left - 1, l->bottom - l->top);
-  cairo_clip(cr);
-  double every = band >= 12 ? 1 : ceil(13.0 / band);
-  uint32_t gpus = f->group ? f->group->gpu_count : 1;
+                   size_t last, const rs_psm *psm, size_t count) {
+  rs_gutter_begin(cr, f);
+  uint32_t gpus = rs_frame_gpus(f, psm, count);
   for (size_t s = first; s < last; s++) {
-    uint32_t gpu = f->group ? f->group->sms[s].gpu : psm[s].gpu;
-    uint32_t sm = f->group ? f->group->sms[s].sm : psm[s].sm;
-    if (!f->group && psm[s].gpu + 1 > gpus)
-      gpus = psm[s].gpu + 1;
-    double y = l->top - f->view->scroll_y + (double)s * band;
-    rd_fill_rect(cr, 2, floor(y), 5, ceil(band),
-                 rd_darken(rs_gpu_tint(gpu, 0), 0.25));
-    if (fmod((double)s, every) != 0)
-      continue;
+    uint32_t gpu, sm;
+    rs_frame_sm(f, psm, s, &gpu, &sm);
     char text[64];
     rs_sm_label(text, sizeof text, gpus, gpu, sm);
-    rd_rgb(cr, RD_TEXT);
-    rd_font(cr, fmin(11, fmax(8, band - 2)), 0, 0);
-    rd_text_fit(cr, 12, y + fmin(band, 24) / 2 + 4, l->left - 20, text);
+    rs_gutter_label(cr, f, s, band, 1, gpu, text, f->layout.left - 20);
   }
   cairo_restore(cr);
 }
@@ -236,7 +221,7 @@ void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
     rs_canvas_paint(cr, &c, l->left, l->top);
     rs_canvas_free(&c);
   }
-  labels(cr, &f, band, first, last, psm);
+  labels(cr, &f, band, first, last, psm, count);
   mprof_render__span_header(cr, m, view, MPROF_RENDER_DENSITY, width, 1);
   legend(cr, &f, width);
   mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,

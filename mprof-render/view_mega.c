@@ -263,38 +263,22 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
 /* Labels in the gutter: SMs (and their rows when there is room). */
 static void draw_labels(cairo_t *cr, const rs_frame *f, double band,
                         int detailed, size_t first, size_t last,
-                        const rs_psm *psm) {
+                        const rs_psm *psm, size_t count) {
   const mprof_render_layout *l = &f->layout;
-  rd_fill_rect(cr, 0, l->top, l->left, l->bottom - l->top, RD_PANEL);
-  rd_vline(cr, l->left - 1, l->top, l->bottom, RD_RULE);
-  cairo_save(cr);
-  cairo_rectangle(cr, 0, l->top, l->left - 1, l->bottom - l->top);
-  cairo_clip(cr);
+  rs_gutter_begin(cr, f);
   int rows[RS_ROWS];
   double offset[RS_ROWS], units;
   size_t row_count = rs_band_rows(f->group, rows, offset, &units);
   double unit = band / units;
-  double label_every = band >= 12 ? 1 : ceil(13.0 / band);
-  uint32_t gpu_count = f->group ? f->group->gpu_count : 0;
-  if (!f->group)
-    for (size_t s = 0; psm && s < last; s++)
-      gpu_count = psm[s].gpu + 1 > gpu_count ? psm[s].gpu + 1 : gpu_count;
+  uint32_t gpu_count = rs_frame_gpus(f, psm, count);
   for (size_t s = first; s < last; s++) {
-    uint32_t gpu = f->group ? f->group->sms[s].gpu : psm[s].gpu;
-    uint32_t sm = f->group ? f->group->sms[s].sm : psm[s].sm;
-    double y = l->top - f->view->scroll_y + (double)s * band;
-    /* A GPU's colour chip down its bands. */
-    rd_fill_rect(cr, 2, floor(y), 5, ceil(band),
-                 rd_darken(rs_gpu_tint(gpu, 0), 0.25));
-    if (fmod((double)s, label_every) != 0 && band < 12)
-      continue;
+    uint32_t gpu, sm;
+    rs_frame_sm(f, psm, s, &gpu, &sm);
     char text[64];
     rs_sm_label(text, sizeof text, gpu_count, gpu, sm);
-    double fs = fmin(11.0, fmax(8.0, band - 2));
-    rd_rgb(cr, RD_TEXT);
-    rd_font(cr, fs, 0, 0);
-    double ty = band >= 12 ? y + fmin(band, 24) / 2 + 4 : y + band / 2 + 4;
-    rd_text_fit(cr, 12, ty, 70, text);
+    if (!rs_gutter_label(cr, f, s, band, 1, gpu, text, 70))
+      continue;
+    double y = l->top - f->view->scroll_y + (double)s * band;
     if (!detailed || unit < 9)
       continue;
     rd_rgb(cr, RD_TEXT_DIM);
@@ -397,7 +381,7 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
       cairo_fill(cr);
     }
   }
-  draw_labels(cr, &f, band, detailed, first, last, psm);
+  draw_labels(cr, &f, band, detailed, first, last, psm, sm_count);
   mprof_render__span_header(cr, m, view, MPROF_RENDER_MEGA, width, 1);
   draw_legend(cr, &f, width);
   /* How it is drawn, for the reader. */

@@ -48,6 +48,21 @@ void rs_frame_init(rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
                    double height);
 size_t rs_frame_sm_count(const rs_frame *f);
+/* How many GPUs the frame's SMs are on, and the GPU (rank) and SM of its
+ * row @p s; @p psm is rs_frame_psms()'s for a projected frame. */
+struct rs_psm;
+uint32_t rs_frame_gpus(const rs_frame *f, const struct rs_psm *psm,
+                       size_t count);
+void rs_frame_sm(const rs_frame *f, const struct rs_psm *psm, size_t s,
+                 uint32_t *gpu, uint32_t *sm);
+/* The row labels on the left of a span view: rs_gutter_begin() paints the
+ * gutter and clips to it (the caller restores the context); then per row,
+ * rs_gutter_label() draws its GPU's colour chip (when @p chip) and
+ * @p text (every row from 12 px up, else every few): 1 when it wrote the
+ * text. */
+void rs_gutter_begin(cairo_t *cr, const rs_frame *f);
+int rs_gutter_label(cairo_t *cr, const rs_frame *f, size_t row, double unit,
+                    int chip, uint32_t gpu, const char *text, double max_width);
 /* The SMs of a projected frame (NULL when measured, or none): the
  * caller's to free. *count is rs_frame_sm_count(). */
 struct rs_psm;
