@@ -124,6 +124,7 @@ void mprof_gtk_actions_set_accels(GtkApplication *app) {
       {"win.tab('density')", {"<Alt>7", NULL}},
       {"win.tab('activity')", {"<Alt>8", NULL}},
       {"win.close", {"<Control>w", "<Control>q", NULL}},
+      {"win.open", {"<Control>o", NULL}},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(accels); i++)
     gtk_application_set_accels_for_action(app, accels[i].action,

@@ -10,6 +10,7 @@
  *   win.rows-taller / win.rows-shorter   Shift+Up / Shift+Down
  *   win.tab('summary')       Alt+1 .. Alt+8
  *   win.close                Ctrl+W, Ctrl+Q
+ *   win.open                 Ctrl+O (open.c: the dialog)
  *
  * SPDX-License-Identifier: MIT
  */

@@ -9,6 +9,7 @@
 
 #include "actions.h"
 #include "app.h"
+#include "open.h"
 #include "selftest.h"
 #include "window.h"
 
@@ -64,10 +65,20 @@ static int command_line(GApplication *application,
   g_variant_dict_lookup(opts, "demo-activity", "b", &demo);
   g_variant_dict_lookup(opts, "rows", "&s", &rows_name);
   g_variant_dict_lookup(opts, "depth", "&s", &depth_name);
-  if (demo ? files && files[0] : (!files || !files[0] || files[1])) {
+  if (!demo && (!files || !files[0])) {
+    /* Started without a trace (a desktop launcher): the welcome page. */
+    MprofGtkWindow *window =
+        mprof_gtk_window_new(GTK_APPLICATION(self), NULL, NULL, NULL);
+    gtk_window_present(GTK_WINDOW(window));
+    if (smoke)
+      mprof_gtk_selftest_start(self, window, smoke);
+    g_free(files);
+    return self->exit_status;
+  }
+  if (demo ? files && files[0] : files[1] != NULL) {
     g_application_command_line_printerr(
         cmdline, "usage: mprof-gtk [--kernel NAME] [--tab TAB] "
-                 "[--sidecar FILE] TRACE\n"
+                 "[--sidecar FILE] [TRACE]\n"
                  "       mprof-gtk --demo-activity [--rows R] [--depth D]\n");
     g_free(files);
     mprof_gtk_app_set_exit_status(self, 2);
@@ -107,6 +118,8 @@ static int command_line(GApplication *application,
     window = mprof_gtk_window_new(GTK_APPLICATION(self), NULL, path, error);
   } else {
     window = mprof_gtk_window_new(GTK_APPLICATION(self), model, path, NULL);
+    if (!demo)
+      mprof_gtk_open_note_recent(path);
     MprofGtkViewState *state = mprof_gtk_window_get_state(window);
     if (kernel) {
       int k = mprof_render_kernel_find(model, kernel);

@@ -4,7 +4,9 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <string.h>
 
+#include "open.h"
 #include "selftest.h"
 #include "timeline.h"
 
@@ -16,6 +18,7 @@ typedef struct selftest {
   int failures;
   int retries;
   gint64 span_before;
+  gboolean welcome; /* started on the welcome page */
 } selftest;
 
 static void check(selftest *t, gboolean ok, const char *what) {
@@ -71,10 +74,89 @@ static void show(selftest *t, int tab) {
         mprof_render_tab_key(tab));
 }
 
+/* The welcome page of a window started without a trace: the Open dialog
+ * (Ctrl+O), then a file dropped on it ($MPROF_SELFTEST_DROP) opens in a
+ * window that replaces it and joins the recent traces. TRUE while there
+ * are steps left. */
+static gboolean welcome(selftest *t) {
+  switch (t->step++) {
+  case 0: {
+    if (!shot(t, "welcome")) {
+      t->step--;
+      return TRUE;
+    }
+    check(t, has_accel(t, "win.open", "<Control>o"), "Ctrl+O opens");
+    act(t, "win.open");
+    GtkNativeDialog *dialog = mprof_gtk_open_dialog(t->window);
+    check(t, dialog && gtk_native_dialog_get_visible(dialog),
+          "win.open shows the open dialog");
+    return TRUE;
+  }
+  case 1: {
+    /* Cancel the dialog, as its Cancel button does. */
+    GtkNativeDialog *dialog = mprof_gtk_open_dialog(t->window);
+    if (dialog)
+      gtk_native_dialog_hide(dialog);
+    const char *drop = g_getenv("MPROF_SELFTEST_DROP");
+    if (!drop)
+      return FALSE;
+    GFile *file = g_file_new_for_path(drop);
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, GDK_TYPE_FILE_LIST);
+    g_value_take_boxed(&value, gdk_file_list_new_from_array(&file, 1));
+    gboolean handled = FALSE;
+    /* Through the window's own drop target, as a drag from a file manager
+     * delivers it; the welcome window closes. */
+    g_signal_emit_by_name(mprof_gtk_open_drop_target(t->window), "drop", &value,
+                          100.0, 100.0, &handled);
+    g_value_unset(&value);
+    g_object_unref(file);
+    check(t, handled, "a dropped trace is taken");
+    return TRUE;
+  }
+  case 2: {
+    const char *drop = g_getenv("MPROF_SELFTEST_DROP");
+    GList *windows = gtk_application_get_windows(GTK_APPLICATION(t->app));
+    t->window = NULL;
+    int welcome_pages = 0;
+    for (GList *l = windows; l; l = l->next) {
+      if (!MPROF_GTK_IS_WINDOW(l->data))
+        continue; /* the open dialog */
+      if (mprof_gtk_window_get_state(l->data))
+        t->window = l->data;
+      welcome_pages += mprof_gtk_window_is_welcome(l->data);
+    }
+    printf("selftest: %s, %d welcome page(s) left\n",
+           t->window ? "a window with the trace" : "no window with the trace",
+           welcome_pages);
+    check(t, t->window != NULL && welcome_pages == 0,
+          "the dropped trace replaced the welcome page");
+    char **recent = mprof_gtk_open_recent(8);
+    char *abs = g_canonicalize_filename(drop, NULL);
+    check(t, recent[0] && strcmp(recent[0], abs) == 0,
+          "the dropped trace is the first recent trace");
+    g_free(abs);
+    g_strfreev(recent);
+    return t->window != NULL;
+  }
+  default:
+    if (!shot(t, "dropped")) {
+      t->step--;
+      return TRUE;
+    }
+    return FALSE;
+  }
+}
+
 /* One step per tick, so every screenshot sees a drawn frame. */
 static gboolean tick(gpointer data) {
   selftest *t = data;
   MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  if (t->welcome) {
+    if (welcome(t))
+      return G_SOURCE_CONTINUE;
+    goto finish;
+  }
   if (!state) {
     if (!shot(t, "error"))
       return G_SOURCE_CONTINUE;
@@ -231,7 +313,8 @@ finish:
   printf("selftest: %d failure(s)\n", t->failures);
   if (t->failures)
     mprof_gtk_app_set_exit_status(t->app, 1);
-  gtk_window_close(GTK_WINDOW(t->window));
+  if (t->window)
+    gtk_window_close(GTK_WINDOW(t->window));
   g_free(t->dir);
   g_free(t);
   return G_SOURCE_REMOVE;
@@ -248,6 +331,7 @@ void mprof_gtk_selftest_start(MprofGtkApp *app, MprofGtkWindow *window,
   t->app = app;
   t->window = window;
   t->dir = g_strdup(dir);
+  t->welcome = mprof_gtk_window_is_welcome(window);
   g_mkdir_with_parents(dir, 0755);
   /* Give the window time to map and draw its first frame. */
   g_timeout_add(1200, first_tick, t);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "open.h"
 #include "panel.h"
 #include "timeline.h"
 #include "window.h"
@@ -25,6 +26,7 @@ struct _MprofGtkWindow {
   int fitted_kernel;
   gboolean span_tab_seen; /* a span tab has been shown in this window */
   gboolean keep_kernel;   /* the kernel was named: span tabs keep it */
+  gboolean welcome;       /* no trace: the welcome page */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkWindow, mprof_gtk_window,
@@ -300,11 +302,24 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
   gtk_widget_set_margin_bottom(self->status, 3);
   gtk_box_append(GTK_BOX(content), self->status);
 
-  GtkWidget *file_label = gtk_label_new(base);
-  gtk_widget_add_css_class(file_label, "dim-label");
-  gtk_header_bar_pack_start(GTK_HEADER_BAR(header), file_label);
+  mprof_gtk_open_install(self, header);
+  if (path) {
+    GtkWidget *file_label = gtk_label_new(base);
+    gtk_widget_add_css_class(file_label, "dim-label");
+    gtk_header_bar_pack_start(GTK_HEADER_BAR(header), file_label);
+  }
   g_free(base);
 
+  if (!model && !error) {
+    self->welcome = TRUE;
+    gtk_window_set_title(GTK_WINDOW(self), "mprof");
+    gtk_stack_add_named(GTK_STACK(self->stack),
+                        mprof_gtk_open_welcome_page(self), "welcome");
+    self->default_status = g_strdup("No trace open");
+    set_status(self, NULL);
+    mprof_gtk_actions_install(self);
+    return self;
+  }
   if (!model) {
     gtk_stack_add_named(GTK_STACK(self->stack), error_page(path, error),
                         "error");
@@ -390,6 +405,10 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
   /* It opens to the Summary of the dominant kernel. */
   mprof_gtk_window_set_tab(self, MPROF_RENDER_SUMMARY);
   return self;
+}
+
+gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self) {
+  return self->welcome;
 }
 
 MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self) {

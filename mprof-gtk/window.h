@@ -21,12 +21,16 @@ G_DECLARE_FINAL_TYPE(MprofGtkWindow, mprof_gtk_window, MPROF_GTK, WINDOW,
                      GtkApplicationWindow)
 
 /* A window on @p model (taken: the window frees it), opened from @p path;
- * with @p model NULL, a window that shows @p error instead. */
+ * with @p model NULL, a window that shows @p error instead, or with
+ * @p error NULL too, the welcome page (Open, recent traces, drop here). */
 MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
                                      mprof_render_model *model,
                                      const char *path, const char *error);
 
-/* NULL when the window shows an error. */
+/* TRUE for the welcome page of a window started without a trace. */
+gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self);
+
+/* NULL when the window shows an error or the welcome page. */
 MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self);
 /* The timeline widget (MprofGtkTimeline), or NULL. */
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self);

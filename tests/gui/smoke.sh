@@ -102,9 +102,19 @@ not_blank "$tmp/sshots/error.png"
 env -u DISPLAY -u WAYLAND_DISPLAY "$gtk" "$tmp/t.mprof" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "mprof-gtk without a display did not exit 2"
 grep -q "no display" "$tmp/err" || fail "no 'no display' message: $(cat "$tmp/err")"
-# Usage.
-"$gtk" >/dev/null 2>"$tmp/err"
-[ $? -eq 2 ] || fail "mprof-gtk without a trace did not exit 2"
+# Usage: two traces.
+"$gtk" "$tmp/t.mprof" "$tmp/t.mprof" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "mprof-gtk with two traces did not exit 2"
+# Without a trace (a desktop launcher): the welcome page; Ctrl+O shows the
+# open dialog; a trace dropped on the window opens in its place and heads
+# the recent traces (kept under a scratch XDG_DATA_HOME).
+XDG_DATA_HOME="$tmp/xdg" MPROF_SELFTEST_DROP="$tmp/t.mprof" \
+  "$gtk" --smoke-test "$tmp/wshots" >"$tmp/log" 2>"$tmp/err" ||
+  fail "the welcome page exited $?: $(cat "$tmp/err")"
+grep -q "^selftest: 0 failure(s)" "$tmp/log" || fail "welcome page: $(grep -v ': ok:' "$tmp/log")"
+grep -q "the dropped trace is the first recent trace" "$tmp/log" || fail "no drop checked: $(cat "$tmp/log")"
+not_blank "$tmp/wshots/welcome.png"
+not_blank "$tmp/wshots/dropped.png"
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "GUI smoke test passed"
