@@ -56,6 +56,15 @@ int cmd_info(int argc, char **argv) {
            mprof_mkprof_format_version(mkprof));
   mprof_mkprof_free(mkprof);
   printf("span       %.3f ms of GPU activity\n", (double)(t1 - t0) / 1e6);
+  uint64_t covered = 0;
+  if (mprof_trace_partial(t, &covered)) {
+    const char *signal = mprof_trace_meta(t, "capture.signal");
+    const char *checkpoints = mprof_trace_meta(t, "capture.checkpoints");
+    printf("partial    the capture was cut short%s%s%s; this trace holds the "
+           "first %.3f s, up to flush %s\n",
+           signal ? " by signal " : "", signal ? signal : "", "",
+           (double)covered / 1e9, checkpoints ? checkpoints : "?");
+  }
 
   size_t n;
   const mprof_meta_record *meta = mprof_trace_meta_records(t, &n);

@@ -174,27 +174,48 @@ static void extend_library_path(void) {
   free(value);
 }
 
+/* The program's pid while it runs, for the forwarding handler. */
+static volatile sig_atomic_t child_pid;
+static pid_t last_child;
+
+/* SIGINT/SIGTERM/SIGHUP sent to `record` go on to the program, which then
+ * ends as it would have without mprof (and its traces get written).
+ * Ctrl-C in a terminal reaches the program by itself (same process group):
+ * the kernel sends that one, and passing it on would deliver it twice. */
+static void forward_signal(int signo, siginfo_t *info, void *context) {
+  (void)context;
+  int saved = errno;
+  if (child_pid > 0 && !(info && info->si_code == SI_KERNEL))
+    kill((pid_t)child_pid, signo);
+  errno = saved;
+}
+
+static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define FORWARDED_COUNT (sizeof forwarded_signals / sizeof forwarded_signals[0])
+
 /* Run the command; returns its wait status, or -1 with errno from exec. */
 static int run_command(const record_options *o, const char *producer,
-                       const char *pattern, int *exec_errno) {
+                       const char *pattern, const char *manifest,
+                       int *exec_errno) {
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0)
     return -1;
-  /* Like system(): let Ctrl-C reach the program, then still write the
-   * trace from what it captured. */
-  struct sigaction ignore, old_int, old_quit;
-  memset(&ignore, 0, sizeof ignore);
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
+  struct sigaction forward, old[FORWARDED_COUNT];
+  memset(&forward, 0, sizeof forward);
+  forward.sa_sigaction = forward_signal;
+  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  for (size_t i = 0; i < FORWARDED_COUNT; i++)
+    sigaction(forwarded_signals[i], &forward, &old[i]);
   pid_t pid = fork();
   if (pid == 0) {
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
+    for (size_t i = 0; i < FORWARDED_COUNT; i++)
+      sigaction(forwarded_signals[i], &old[i], NULL);
     close(pipefd[0]);
     setenv("CUDA_INJECTION64_PATH", producer, 1);
     setenv("NVTX_INJECTION64_PATH", producer, 1);
     setenv("MPROF_OUTPUT", pattern, 1);
+    setenv("MPROF_MANIFEST", manifest, 1);
     setenv("MPROF_PC_MODE", o->pc_mode, 1);
     set_env("MPROF_PC_PERIOD", o->pc_period);
     set_env("MPROF_PC_HW_BUFFER", o->pc_buffer);
@@ -215,16 +236,23 @@ static int run_command(const record_options *o, const char *producer,
   close(pipefd[1]);
   if (pid < 0) {
     close(pipefd[0]);
+    for (size_t i = 0; i < FORWARDED_COUNT; i++)
+      sigaction(forwarded_signals[i], &old[i], NULL);
     return -1;
   }
+  child_pid = pid;
+  last_child = pid;
   int err = 0;
-  ssize_t got = read(pipefd[0], &err, sizeof err);
+  ssize_t got;
+  while ((got = read(pipefd[0], &err, sizeof err)) < 0 && errno == EINTR)
+    ;
   close(pipefd[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGQUIT, &old_quit, NULL);
+  child_pid = 0;
+  for (size_t i = 0; i < FORWARDED_COUNT; i++)
+    sigaction(forwarded_signals[i], &old[i], NULL);
   if (got == (ssize_t)sizeof err) {
     *exec_errno = err;
     return -1;
@@ -339,6 +367,147 @@ static int recap(const char *path, const record_options *o) {
   return 0;
 }
 
+/* What the manifest says about one process. */
+typedef struct process_entry {
+  long pid;
+  long ppid;
+  char path[PATH_MAX];
+  int ended;  /* the producer finished its trace */
+  int failed; /* ... but could not write it */
+  int signal; /* the producer saw this fatal signal (0 none) */
+} process_entry;
+
+/* Read the manifest the producers appended to ("start PID PPID PATH",
+ * "end PID STATUS PATH", "signal PID SIGNO PATH"). */
+static size_t read_manifest(const char *manifest, process_entry **out) {
+  *out = NULL;
+  FILE *f = fopen(manifest, "r");
+  if (!f)
+    return 0;
+  process_entry *list = NULL;
+  size_t count = 0;
+  char line[PATH_MAX + 64];
+  while (fgets(line, sizeof line, f)) {
+    char word[16], path[PATH_MAX];
+    long pid = 0, value = 0;
+    line[strcspn(line, "\n")] = '\0';
+    if (sscanf(line, "%15s %ld %ld %4095[^\n]", word, &pid, &value, path) != 4)
+      continue;
+    process_entry *e = NULL;
+    for (size_t i = 0; i < count; i++)
+      if (list[i].pid == pid && strcmp(list[i].path, path) == 0)
+        e = &list[i];
+    if (!e) {
+      process_entry *grown =
+          (process_entry *)realloc(list, (count + 1) * sizeof *list);
+      if (!grown)
+        break;
+      list = grown;
+      e = &list[count++];
+      memset(e, 0, sizeof *e);
+      e->pid = pid;
+      snprintf(e->path, sizeof e->path, "%s", path);
+    }
+    if (strcmp(word, "start") == 0)
+      e->ppid = value;
+    else if (strcmp(word, "end") == 0) {
+      e->ended = 1;
+      e->failed = value != 0;
+    } else if (strcmp(word, "signal") == 0)
+      e->signal = (int)value;
+  }
+  fclose(f);
+  *out = list;
+  return count;
+}
+
+static const char *signal_name(int signo) {
+  switch (signo) {
+  case SIGINT: return "SIGINT";
+  case SIGTERM: return "SIGTERM";
+  case SIGKILL: return "SIGKILL";
+  case SIGABRT: return "SIGABRT";
+  case SIGSEGV: return "SIGSEGV";
+  case SIGBUS: return "SIGBUS";
+  case SIGHUP: return "SIGHUP";
+  case SIGQUIT: return "SIGQUIT";
+  case SIGFPE: return "SIGFPE";
+  case SIGILL: return "SIGILL";
+  case SIGPIPE: return "SIGPIPE";
+  default: return "a signal";
+  }
+}
+
+/* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
+static void describe_end(char *out, size_t size, const process_entry *e,
+                         pid_t child, int status) {
+  if (e->pid == (long)child && WIFSIGNALED(status))
+    snprintf(out, size, "killed by signal %d (%s)", WTERMSIG(status),
+             signal_name(WTERMSIG(status)));
+  else if (e->pid == (long)child && WIFEXITED(status))
+    snprintf(out, size, "exited with status %d", WEXITSTATUS(status));
+  else if (e->signal)
+    snprintf(out, size, "killed by signal %d (%s)", e->signal,
+             signal_name(e->signal));
+  else if (e->ended)
+    snprintf(out, size, "exited");
+  else
+    snprintf(out, size,
+             "ended without a word (SIGKILL, or _exit before its "
+             "first flush)");
+}
+
+/* Post-process one process's trace and say what it holds. */
+static int collect(const process_entry *e, const record_options *o, pid_t child,
+                   int status, size_t process_count) {
+  char partial[PATH_MAX + 16];
+  snprintf(partial, sizeof partial, "%s.partial", e->path);
+  struct stat st;
+  int was_partial = 0;
+  if (stat(partial, &st) == 0 && (!e->ended || stat(e->path, &st) != 0)) {
+    /* The process died with its trace streaming: what it committed opens
+     * as a partial trace; give it the trace's name. */
+    if (rename(partial, e->path) != 0) {
+      fprintf(stderr, "mprof record: cannot rename %s: %s\n", partial,
+              strerror(errno));
+      return CLI_EXIT_FAILED;
+    }
+    was_partial = 1;
+  }
+  char how[128];
+  describe_end(how, sizeof how, e, child, status);
+  if (stat(e->path, &st) != 0) {
+    fprintf(stderr, "mprof record: pid %ld %s and left no trace at %s\n",
+            e->pid, how, e->path);
+    return CLI_EXIT_FAILED;
+  }
+  unsigned flags = (o->no_sass ? CLI_POST_NO_SASS : 0) |
+                   (o->quiet ? CLI_POST_QUIET : 0) |
+                   (o->drop_code ? CLI_POST_DROP_CODE : 0);
+  int post = cli_postprocess(e->path, flags);
+  if (post == 0 && o->source)
+    post = cli_source_merge(e->path, flags);
+  if (post == 0)
+    post = recap(e->path, o);
+  mprof_trace *t = NULL;
+  if (post == 0 && mprof_trace_open(&t, e->path, NULL) == 0) {
+    uint64_t covered = 0;
+    if (mprof_trace_partial(t, &covered))
+      was_partial = 1;
+    if (was_partial)
+      fprintf(stderr,
+              "mprof record: pid %ld %s; %s is partial: it holds the first "
+              "%.1f s, up to its last flush\n",
+              e->pid, how, e->path, (double)covered / 1e9);
+    else if (process_count > 1 || e->signal ||
+             (e->pid == (long)child && WIFSIGNALED(status)))
+      fprintf(stderr, "mprof record: pid %ld %s; %s is complete\n", e->pid, how,
+              e->path);
+    mprof_trace_free(t);
+  }
+  return post;
+}
+
 /* A trace this run wrote (not a sidecar, not a leftover from before). */
 static int is_new_trace(const char *path, time_t started) {
   struct stat st;
@@ -380,6 +549,20 @@ static int find_outputs(glob_t *g, const char *pattern, time_t started) {
   return count;
 }
 
+/* A private file the producers of this run report to. */
+static int make_manifest(char *path, size_t size) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp)
+    tmp = "/tmp";
+  if (snprintf(path, size, "%s/mprof-record-XXXXXX", tmp) >= (int)size)
+    return -1;
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return -1;
+  close(fd);
+  return 0;
+}
+
 int cmd_record(int argc, char **argv) {
   record_options o;
   int rc = parse_options(&o, argc, argv);
@@ -398,11 +581,20 @@ int cmd_record(int argc, char **argv) {
     fprintf(stderr, "mprof record: output path '%s' is too long\n", o.output);
     return CLI_EXIT_USAGE;
   }
+  char manifest[PATH_MAX];
+  if (make_manifest(manifest, sizeof manifest) != 0) {
+    fprintf(stderr,
+            "mprof record: cannot create a file in %s: %s (set TMPDIR to a "
+            "writable directory)\n",
+            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
+    return CLI_EXIT_FAILED;
+  }
   time_t started = time(NULL);
   struct timespec run0, run1;
   clock_gettime(CLOCK_MONOTONIC, &run0);
   int exec_errno = 0;
-  int status = run_command(&o, producer, pattern, &exec_errno);
+  int status = run_command(&o, producer, pattern, manifest, &exec_errno);
+  pid_t child = (pid_t)last_child;
   clock_gettime(CLOCK_MONOTONIC, &run1);
   const char *verbose = getenv("MPROF_VERBOSE");
   if (verbose && *verbose && strcmp(verbose, "0") != 0)
@@ -410,6 +602,7 @@ int cmd_record(int argc, char **argv) {
             (double)(run1.tv_sec - run0.tv_sec) +
                 (double)(run1.tv_nsec - run0.tv_nsec) * 1e-9);
   if (status < 0) {
+    unlink(manifest);
     fprintf(stderr, "mprof record: cannot start '%s': %s\n", o.command[0],
             strerror(exec_errno ? exec_errno : errno));
     return CLI_EXIT_USAGE;
@@ -417,17 +610,36 @@ int cmd_record(int argc, char **argv) {
   int exit_status = WIFEXITED(status)     ? WEXITSTATUS(status)
                     : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                                           : 1;
+  process_entry *processes = NULL;
+  size_t process_count = read_manifest(manifest, &processes);
+  unlink(manifest);
+  if (process_count > 0) {
+    if (process_count > 1 && !o.quiet)
+      fprintf(stderr, "mprof record: %zu processes recorded\n", process_count);
+    for (size_t i = 0; i < process_count; i++) {
+      int post = collect(&processes[i], &o, child, status, process_count);
+      if (post && !exit_status)
+        exit_status = post;
+    }
+    free(processes);
+    return exit_status;
+  }
+  free(processes);
   if (WIFSIGNALED(status))
-    fprintf(stderr, "mprof record: '%s' was killed by signal %d\n",
-            o.command[0], WTERMSIG(status));
+    fprintf(stderr, "mprof record: '%s' was killed by signal %d (%s)\n",
+            o.command[0], WTERMSIG(status), signal_name(WTERMSIG(status)));
+  /* No producer reported: an older producer, or none started. */
   glob_t outputs;
   int count = find_outputs(&outputs, pattern, started - 1);
   if (count == 0) {
     fprintf(stderr,
-            "mprof record: no trace was written to %s: the program made no "
-            "CUDA calls, or the producer could not start (run 'mprof doctor'; "
-            "MPROF_VERBOSE=1 shows the producer's messages)\n",
-            pattern);
+            "mprof record: no trace was written to %s: %s (run 'mprof "
+            "doctor'; MPROF_VERBOSE=1 shows the producer's messages)\n",
+            pattern,
+            WIFSIGNALED(status)
+                ? "the program was killed before the producer wrote anything"
+                : "the program made no CUDA calls, or the producer could not "
+                  "start");
     globfree(&outputs);
     return exit_status ? exit_status : CLI_EXIT_FAILED;
   }

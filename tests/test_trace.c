@@ -3,8 +3,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -420,7 +423,7 @@ static void test_wrong_magic_and_version(void **state) {
   assert_int_equal(test_write_file(bad, data, size), 0);
   mprof_trace *t = NULL;
   assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EVERSION);
-  assert_non_null(strstr(mprof_error_last(), "format version 2.0"));
+  assert_non_null(strstr(mprof_error_last(), "format version 2."));
   memcpy(data, "PK\003\004", 4);
   assert_int_equal(test_write_file(bad, data, size), 0);
   assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EFORMAT);
@@ -529,6 +532,220 @@ static void test_concurrent_appends(void **state) {
   }
   mprof_trace_free(t);
   unlink(path);
+}
+
+/* A streamed capture: ROUNDS checkpoints, each after PER_ROUND more
+ * launches (and a memop, a new kernel name and a drop), with the devices
+ * given as a snapshot as a producer does. The streamed file is copied
+ * before finish, as a killed process would leave it; *ends receives the
+ * file size after each checkpoint. */
+#define ROUNDS 5
+#define PER_ROUND 300
+static unsigned char *stream_capture(const char *path, size_t *size,
+                                     size_t ends[ROUNDS]) {
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.buffer_size = 4096; /* chunks also between checkpoints */
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+  char partial[4096];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  assert_int_equal(mprof_writer_meta(w, "tool", "test"), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  dev.sm_count = 132;
+  mprof_stream_record st = {0, 1, 7, 0};
+  uint32_t stream;
+  assert_int_equal(mprof_writer_intern(w, &stream, MPROF_SECTION_STREAMS, &st),
+                   0);
+  for (uint32_t round = 0; round < ROUNDS; round++) {
+    char name[32];
+    snprintf(name, sizeof name, "_Z6kernel%uv", round);
+    mprof_kernel_record k;
+    memset(&k, 0, sizeof k);
+    k.mangled_name = mprof_writer_string(w, name);
+    k.device = 0;
+    uint32_t ki, shi;
+    assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+    mprof_shape_record sh;
+    memset(&sh, 0, sizeof sh);
+    sh.kernel = ki;
+    sh.grid[0] = 132;
+    assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh),
+                     0);
+    for (uint32_t i = 0; i < PER_ROUND; i++) {
+      uint64_t t0 = 1000000ull * round + 100ull * i;
+      mprof_launch_record l = {t0, t0 + 50, shi, stream, round * PER_ROUND + i,
+                               0,  0};
+      assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                       0);
+    }
+    mprof_memop_record mo;
+    memset(&mo, 0, sizeof mo);
+    mo.start = 1000000ull * round;
+    mo.end = mo.start + 10;
+    mo.kind = MPROF_MEMOP_MEMCPY;
+    mo.src_device = mo.dst_device = MPROF_INDEX_NONE;
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo),
+                     0);
+    assert_int_equal(mprof_writer_drop(w, MPROF_DROP_ACTIVITY_NO_TIMESTAMP,
+                                       MPROF_INDEX_NONE, 1),
+                     0);
+    assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_DEVICES, &dev, 1),
+                     0);
+    assert_int_equal(mprof_writer_checkpoint(w, 5000000ull + round), 0);
+    struct stat sb;
+    assert_int_equal(stat(partial, &sb), 0);
+    ends[round] = (size_t)sb.st_size;
+  }
+  /* More launches that no checkpoint commits. */
+  for (uint32_t i = 0; i < 2000; i++) {
+    mprof_launch_record l = {
+        9000000ull + i, 9000000ull + i + 1, 0, stream, 0, 0, 0};
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+  }
+  unsigned char *data = test_read_file(partial, size);
+  assert_non_null(data);
+  mprof_writer_abort(w);
+  return data;
+}
+
+static void test_cut_at_every_flush_opens_partial(void **state) {
+  (void)state;
+  const char *path = test_path("stream.mprof");
+  const char *cut = test_path("stream-cut.mprof");
+  size_t size = 0, ends[ROUNDS];
+  unsigned char *data = stream_capture(path, &size, ends);
+  assert_true(size > ends[ROUNDS - 1]); /* uncommitted chunks followed */
+  mprof_trace *t = NULL;
+  /* Cut before the first checkpoint: nothing to read, and it says why. */
+  assert_int_equal(test_write_file(cut, data, ends[0] - 1), 0);
+  assert_int_equal(mprof_trace_open(&t, cut, NULL), MPROF_EFORMAT);
+  assert_non_null(strstr(mprof_error_last(), "before its first checkpoint"));
+  /* Cut at each checkpoint, and anywhere up to the next one: the trace
+   * holds exactly the rounds committed before the cut. */
+  for (size_t round = 0; round < ROUNDS; round++) {
+    size_t next = round + 1 < ROUNDS ? ends[round + 1] : size;
+    size_t cuts[] = {ends[round], ends[round] + 1, (ends[round] + next) / 2,
+                     next - 1};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+      assert_int_equal(test_write_file(cut, data, cuts[c]), 0);
+      int rc = mprof_trace_open(&t, cut, NULL);
+      if (rc)
+        fail_msg("cut at %zu: %s", cuts[c], mprof_error_last());
+      size_t n;
+      mprof_trace_launches(t, &n);
+      assert_int_equal(n, (round + 1) * PER_ROUND);
+      mprof_trace_memops(t, &n);
+      assert_int_equal(n, round + 1);
+      mprof_trace_kernels(t, &n);
+      assert_int_equal(n, round + 1);
+      const mprof_device_record *d = mprof_trace_devices(t, &n);
+      assert_int_equal(n, 1);
+      assert_int_equal(d[0].sm_count, 132);
+      assert_int_equal(
+          mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_NO_TIMESTAMP),
+          round + 1);
+      uint64_t covered = 0;
+      assert_int_equal(mprof_trace_partial(t, &covered), 1);
+      char expect[32];
+      snprintf(expect, sizeof expect, "%zu", round + 1);
+      assert_string_equal(mprof_trace_meta(t, "capture.checkpoints"), expect);
+      snprintf(expect, sizeof expect, "%llu", 5000000ull + round);
+      assert_string_equal(mprof_trace_meta(t, "capture.checkpoint_ns"), expect);
+      assert_string_equal(mprof_trace_meta(t, "tool"), "test");
+      /* The last kernel name of the round resolves. */
+      const mprof_kernel_record *k = mprof_trace_kernels(t, &n);
+      char name[32];
+      snprintf(name, sizeof name, "_Z6kernel%zuv", round);
+      assert_string_equal(mprof_trace_string(t, k[round].mangled_name), name);
+      mprof_trace_free(t);
+    }
+  }
+  /* A rewrite makes it a finished file that keeps the partial marks. */
+  const char *fixed = test_path("stream-fixed.mprof");
+  assert_int_equal(test_write_file(cut, data, ends[2]), 0);
+  assert_int_equal(mprof_trace_open(&t, cut, NULL), 0);
+  assert_int_equal(mprof_trace_rewrite(t, fixed, 0), 0);
+  mprof_trace_free(t);
+  assert_int_equal(mprof_trace_open(&t, fixed, NULL), 0);
+  assert_int_equal(mprof_trace_partial(t, NULL), 1);
+  assert_false(mprof_trace_flags(t) & MPROF_FILE_FLAG_STREAMED);
+  size_t n;
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, 3 * PER_ROUND);
+  mprof_trace_free(t);
+  /* A damaged byte inside committed data ends the file at the chunk before
+   * it (checksums), never a crash or a wrong count. */
+  data[ends[1] + 40] ^= 0x5a;
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  assert_int_equal(mprof_trace_open(&t, cut, NULL), 0);
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, 2 * PER_ROUND);
+  mprof_trace_free(t);
+  free(data);
+  unlink(cut);
+  unlink(fixed);
+}
+
+/* Two processes asking for the same name with MPROF_WRITER_EXCLUSIVE: one
+ * gets it, the other is refused (EEXIST) and never touches the file. */
+static void test_exclusive_writers_in_two_processes(void **state) {
+  (void)state;
+  const char *path = test_path("claim.mprof");
+  char partial[4096];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  unlink(path);
+  unlink(partial);
+  int ready[2], go[2];
+  assert_int_equal(pipe(ready), 0);
+  assert_int_equal(pipe(go), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    char byte;
+    mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+    opts.open_flags = MPROF_WRITER_EXCLUSIVE;
+    mprof_writer *w = NULL;
+    int rc = mprof_writer_open(&w, path, &opts);
+    int err = errno;
+    if (write(ready[1], &byte, 1) != 1 || read(go[0], &byte, 1) != 1)
+      _exit(9);
+    if (rc == 0) {
+      mprof_writer_meta(w, "owner", "child");
+      _exit(mprof_writer_finish(w) == 0 ? 0 : 8);
+    }
+    _exit(err == EEXIST ? 1 : 7);
+  }
+  char byte = 0;
+  assert_int_equal(read(ready[0], &byte, 1), 1);
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.open_flags = MPROF_WRITER_EXCLUSIVE;
+  mprof_writer *w = NULL;
+  int rc = mprof_writer_open(&w, path, &opts);
+  int err = errno;
+  assert_int_equal(write(go[1], &byte, 1), 1);
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status));
+  /* The child opened first (it told us after opening): it owns the name. */
+  assert_int_equal(WEXITSTATUS(status), 0);
+  assert_int_equal(rc, MPROF_EIO);
+  assert_int_equal(err, EEXIST);
+  assert_null(w);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_string_equal(mprof_trace_meta(t, "owner"), "child");
+  mprof_trace_free(t);
+  /* Once finished, the name is free again. */
+  assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+  mprof_writer_abort(w);
+  unlink(path);
+  close(ready[0]);
+  close(ready[1]);
+  close(go[0]);
+  close(go[1]);
 }
 
 static void test_errors_and_version(void **state) {
@@ -667,6 +884,8 @@ int main(void) {
       cmocka_unit_test(test_wrong_magic_and_version),
       cmocka_unit_test(test_nothing_under_final_name_until_finish),
       cmocka_unit_test(test_concurrent_appends),
+      cmocka_unit_test(test_cut_at_every_flush_opens_partial),
+      cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_errors_and_version),
       cmocka_unit_test(test_synth_is_deterministic),
       cmocka_unit_test(test_rewrite_sorts_and_drops_code),

@@ -91,7 +91,8 @@ int mprof_cupti_parse_bytes(const char *text, uint64_t *out) {
 }
 
 int mprof_cupti_expand_output(char *dst, size_t size, const char *pattern,
-                              long pid, const char *host) {
+                              long pid, const char *host,
+                              mprof_cupti_env_fn env, void *userdata) {
   if (!dst || size == 0 || !pattern)
     return -1;
   size_t used = 0;
@@ -104,6 +105,23 @@ int mprof_cupti_expand_output(char *dst, size_t size, const char *pattern,
     } else if (p[0] == '%' && p[1] == 'h') {
       add = host && *host ? host : "localhost";
       p++;
+    } else if (p[0] == '%' && p[1] == 'q' && p[2] == '{' &&
+               strchr(p + 3, '}')) {
+      /* %q{VAR}: the variable's value; unset gives "" (the claim in
+       * process.c still keeps two processes apart). */
+      const char *close = strchr(p + 3, '}');
+      size_t len = (size_t)(close - (p + 3));
+      char name[128];
+      if (len == 0 || len >= sizeof name)
+        return -1;
+      memcpy(name, p + 3, len);
+      name[len] = '\0';
+      const char *value = env ? env(userdata, name) : NULL;
+      add = value ? value : "";
+      /* A value never leaves the directory it was meant for. */
+      if (strchr(add, '/'))
+        return -1;
+      p = close;
     } else if (p[0] == '%' && p[1] == '%') {
       piece[0] = '%';
       piece[1] = '\0';
@@ -158,9 +176,11 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   if (!value || !*value)
     value = MPROF_CUPTI_DEFAULT_OUTPUT;
   if (mprof_cupti_expand_output(cfg->output, sizeof cfg->output, value, pid,
-                                host) != 0) {
-    problem(cfg, "MPROF_OUTPUT: path too long; using %s",
-            MPROF_CUPTI_DEFAULT_OUTPUT);
+                                host, env, userdata) != 0) {
+    problem(cfg,
+            "MPROF_OUTPUT: '%.64s' is too long or names a variable that is "
+            "too long or holds a '/'; using %s",
+            value, MPROF_CUPTI_DEFAULT_OUTPUT);
     snprintf(cfg->output, sizeof cfg->output, "%s", MPROF_CUPTI_DEFAULT_OUTPUT);
   }
 
@@ -268,4 +288,23 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   cfg->keep_sass = !flag_value(env(userdata, "MPROF_NO_SASS"));
   cfg->whole_modules = flag_value(env(userdata, "MPROF_WHOLE_MODULES"));
   cfg->verbose = flag_value(env(userdata, "MPROF_VERBOSE"));
+  value = env(userdata, "MPROF_MANIFEST");
+  if (value && *value && strlen(value) < sizeof cfg->manifest)
+    snprintf(cfg->manifest, sizeof cfg->manifest, "%s", value);
+  value = env(userdata, "MPROF_OUTPUT");
+  cfg->output_has_pid = value && strstr(value, "%p") != NULL;
+  value = env(userdata, "MPROF_EXIT_WAIT_MS");
+  cfg->exit_wait_ms = MPROF_CUPTI_DEFAULT_EXIT_WAIT_MS;
+  if (value && *value) {
+    char *end = NULL;
+    errno = 0;
+    long ms = strtol(value, &end, 10);
+    if (errno || end == value || *end || ms < 0 || ms > 600000)
+      problem(cfg,
+              "MPROF_EXIT_WAIT_MS: '%.64s' is not a number of milliseconds "
+              "in 0..600000; using %u",
+              value, MPROF_CUPTI_DEFAULT_EXIT_WAIT_MS);
+    else
+      cfg->exit_wait_ms = (unsigned)ms;
+  }
 }

@@ -22,6 +22,8 @@
 #define MPROF_CUPTI_DEFAULT_PC_HW_BUFFER (512ull << 20)
 /* CUPTI's own minimum is unknown; below 1 MiB nothing useful fits. */
 #define MPROF_CUPTI_MIN_PC_HW_BUFFER (1ull << 20)
+/* How long the exit handler waits for work still running on the GPU. */
+#define MPROF_CUPTI_DEFAULT_EXIT_WAIT_MS 5000u
 
 /* PM sampling: 10 us gives a 50 us kernel four whole samples; 1 us is the
  * shortest interval Hopper accepts. */
@@ -52,6 +54,10 @@ typedef struct mprof_cupti_config {
   uint64_t pm_hw_buffer;   /**< MPROF_PM_HW_BUFFER: device memory, bytes */
   char pm_metrics[2048];   /**< MPROF_PM_METRICS: comma list; "" = default */
   int verbose;             /**< MPROF_VERBOSE=1 */
+  char manifest[4096];     /**< MPROF_MANIFEST: where `mprof record` hears from
+                              each process; "" when run without it */
+  int output_has_pid;      /**< MPROF_OUTPUT holds %p: names never collide */
+  unsigned exit_wait_ms;   /**< MPROF_EXIT_WAIT_MS */
   /** Values that could not be used; each falls back to its default. */
   unsigned problem_count;
   char problems[MPROF_CUPTI_MAX_PROBLEMS][MPROF_CUPTI_PROBLEM_SIZE];
@@ -63,8 +69,8 @@ typedef const char *(*mprof_cupti_env_fn)(void *userdata, const char *name);
 /**
  * Fill @p cfg from the variables @p env returns. Bad values never fail: they
  * fall back to the default and are described in cfg->problems so the
- * producer can warn and record them in META. @p pid and @p host expand "%p"
- * and "%h" in MPROF_OUTPUT ("%%" is a literal percent sign).
+ * producer can warn and record them in META. MPROF_OUTPUT is expanded with
+ * mprof_cupti_expand_output().
  */
 void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
                              void *userdata, long pid, const char *host);
@@ -85,10 +91,13 @@ int mprof_cupti_parse_bytes(const char *text, uint64_t *out);
 int mprof_cupti_parse_duration(const char *text, uint64_t *out_ns);
 
 /**
- * Expand %p (pid), %h (host) and %% in @p pattern into @p dst. Returns 0, or
- * -1 when the result does not fit in @p size bytes.
+ * Expand %p (pid), %h (host), %q{VAR} (environment variable VAR through
+ * @p env; unset is "") and %% in @p pattern into @p dst. Returns 0, or -1
+ * when the result does not fit in @p size bytes or a variable's value holds
+ * a '/'.
  */
 int mprof_cupti_expand_output(char *dst, size_t size, const char *pattern,
-                              long pid, const char *host);
+                              long pid, const char *host,
+                              mprof_cupti_env_fn env, void *userdata);
 
 #endif /* MPROF_CUPTI_CONFIG_H */

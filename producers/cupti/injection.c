@@ -15,9 +15,21 @@
  *    "mprof-cupti:";
  *  - one clock: CUPTI's timestamps come from our CLOCK_MONOTONIC_RAW callback.
  *
+ * Crash safety: the trace is streamed. Once a second the drain thread
+ * flushes CUPTI's completed buffers and commits a checkpoint, so a process
+ * killed at any moment leaves "NAME.partial" holding everything up to the
+ * last one. On SIGABRT, SIGSEGV, SIGBUS, SIGTERM and SIGINT the handler asks
+ * the drain thread for one more flush (waiting at most FATAL_FLUSH_WAIT_MS),
+ * falls back to committing what the writer holds, and then lets the signal
+ * do what it would have done (the program's own handler, or the default).
+ *
+ * Processes: every process writes its own trace (process.c claims the
+ * name); a forked child never touches its parent's trace.
+ *
  * Threads that enter this file: the application's threads (inside CUPTI
  * callbacks), CUPTI's buffer thread (activity buffers), our drain thread
- * (periodic PC drains and activity flushes) and the exit handler. Locks:
+ * (periodic PC drains, activity flushes and checkpoints) and the exit
+ * handler. Locks:
  * pc_lock guards PC-sampling state and is always taken before the
  * translator's lock; no lock is held across cuptiActivityFlushAll(), which
  * may call back into buffer_completed() on the calling thread.
@@ -26,7 +38,9 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,6 +58,7 @@
 #include "config.h"
 #include "pmsampling.h"
 #include "mprof/error.h"
+#include "process.h"
 #include "mprof/version.h"
 #include "mprof/writer.h"
 #include "translate.h"
@@ -71,7 +86,10 @@ EXPORT int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t));
  * samples out of the hardware buffer sooner. */
 #define PC_WORKER_SLEEP_MS 20u
 #define DRAIN_PERIOD_MS 100u
-#define FLUSH_EVERY_DRAINS 10u /* activity flush once a second */
+#define FLUSH_EVERY_DRAINS 10u /* flush and checkpoint once a second */
+/* How long a fatal signal's handler waits for the drain thread's flush. */
+#define FATAL_FLUSH_WAIT_MS 2000u
+#define MAX_CONTEXTS 64
 /* Never loop on GetData forever, whatever CUPTI reports. */
 #define PC_MAX_GETDATA_CALLS 100000
 
@@ -101,10 +119,18 @@ typedef CUresult (*cu_device_get_name_fn)(char *, int, CUdevice);
 typedef CUresult (*cu_device_total_mem_fn)(size_t *, CUdevice);
 typedef CUresult (*cu_device_get_uuid_fn)(CUuuid *, CUdevice);
 typedef CUresult (*cu_driver_get_version_fn)(int *);
+typedef CUresult (*cu_ctx_push_fn)(CUcontext);
+typedef CUresult (*cu_ctx_pop_fn)(CUcontext *);
+typedef CUresult (*cu_ctx_synchronize_fn)(void);
+
+/* The signals after which the producer flushes before the program goes. */
+static const int caught_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGTERM, SIGINT};
+#define CAUGHT_SIGNAL_COUNT (sizeof caught_signals / sizeof caught_signals[0])
 
 static struct {
   atomic_int state;
   atomic_int exiting;
+  atomic_int forked; /* this copy of the state is a forked child's */
   pid_t pid;
   mprof_cupti_config cfg;
   mprof_cupti_translate *tr;
@@ -121,11 +147,20 @@ static struct {
   uint32_t devices_described[64]; /* ordinals already queried */
   int described_count;
 
-  pthread_mutex_t thread_lock;
-  pthread_cond_t thread_wake;
+  /* The drain thread sleeps in poll() on wake_pipe, so that a signal
+   * handler can wake it (write(2) is async-signal-safe). */
+  int wake_pipe[2];
   pthread_t thread;
   int thread_started;
-  int thread_stop;
+  atomic_int thread_stop;
+  atomic_int flush_request; /* 1 periodic-style flush, 2 forced */
+  atomic_uint flush_done;   /* bumped after each requested flush */
+
+  pthread_mutex_t context_lock;
+  CUcontext contexts[MAX_CONTEXTS]; /* seen and not destroyed */
+  int context_count;
+
+  struct sigaction old_actions[CAUGHT_SIGNAL_COUNT];
 
   struct {
     cu_device_get_fn device_get;
@@ -134,12 +169,15 @@ static struct {
     cu_device_total_mem_fn total_mem;
     cu_device_get_uuid_fn uuid;
     cu_driver_get_version_fn driver_version;
+    cu_ctx_push_fn push;
+    cu_ctx_pop_fn pop;
+    cu_ctx_synchronize_fn synchronize;
   } cu;
 } g = {
     .pool_lock = PTHREAD_MUTEX_INITIALIZER,
     .pc_lock = PTHREAD_MUTEX_INITIALIZER,
-    .thread_lock = PTHREAD_MUTEX_INITIALIZER,
-    .thread_wake = PTHREAD_COND_INITIALIZER,
+    .context_lock = PTHREAD_MUTEX_INITIALIZER,
+    .wake_pipe = {-1, -1},
 };
 
 /* ---- logging and errors ------------------------------------------------- */
@@ -307,6 +345,9 @@ static void driver_load(void) {
   g.cu.uuid = (cu_device_get_uuid_fn)dlsym(cuda, "cuDeviceGetUuid_v2");
   g.cu.driver_version =
       (cu_driver_get_version_fn)dlsym(cuda, "cuDriverGetVersion");
+  g.cu.push = (cu_ctx_push_fn)dlsym(cuda, "cuCtxPushCurrent_v2");
+  g.cu.pop = (cu_ctx_pop_fn)dlsym(cuda, "cuCtxPopCurrent_v2");
+  g.cu.synchronize = (cu_ctx_synchronize_fn)dlsym(cuda, "cuCtxSynchronize");
 }
 
 static uint32_t attribute(CUdevice dev, CUdevice_attribute which) {
@@ -863,6 +904,20 @@ static void on_module_loaded(const CUpti_ResourceData *rd) {
   pc_drain_context(rd->context);
 }
 
+/* Keep the list of live contexts the exit handler waits for. */
+static void context_seen(CUcontext ctx, int alive) {
+  pthread_mutex_lock(&g.context_lock);
+  int at = -1;
+  for (int i = 0; i < g.context_count; i++)
+    if (g.contexts[i] == ctx)
+      at = i;
+  if (alive && at < 0 && g.context_count < MAX_CONTEXTS)
+    g.contexts[g.context_count++] = ctx;
+  else if (!alive && at >= 0)
+    g.contexts[at] = g.contexts[--g.context_count];
+  pthread_mutex_unlock(&g.context_lock);
+}
+
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *cbdata) {
   (void)userdata;
@@ -873,6 +928,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
     uint32_t ordinal = 0;
     switch (cbid) {
     case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+      context_seen(rd->context, 1);
       if (!context_device(rd->context, &ordinal))
         return;
       describe_device(ordinal);
@@ -882,6 +938,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
         pc_setup(rd->context, ordinal);
       return;
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+      context_seen(rd->context, 0);
       pc_teardown(rd->context);
       return;
     case CUPTI_CBID_RESOURCE_MODULE_LOADED: on_module_loaded(rd); return;
@@ -902,39 +959,69 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 
 /* ---- drain thread ------------------------------------------------------- */
 
+static void drain_all_pc(void) {
+  pthread_mutex_lock(&g.pc_lock);
+  for (pc_context *c = g.pcs; c; c = c->next)
+    pc_drain_locked(c);
+  pthread_mutex_unlock(&g.pc_lock);
+}
+
+/* Hand CUPTI's finished buffers to the translator and commit them. */
+static void flush_and_checkpoint(int forced) {
+  drain_all_pc();
+  if (forced)
+    ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
+       "cuptiActivityFlushAll(FORCED)");
+  else
+    ok(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
+  if (mprof_cupti_translate_checkpoint(g.tr, monotonic_raw_ns()) != 0)
+    mprof_cupti_translate_error(g.tr, mprof_error_last());
+}
+
 static void *drain_thread(void *arg) {
   (void)arg;
   unsigned ticks = 0;
-  pthread_mutex_lock(&g.thread_lock);
-  while (!g.thread_stop) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += (long)DRAIN_PERIOD_MS * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
+  while (!atomic_load(&g.thread_stop)) {
+    struct pollfd wake = {g.wake_pipe[0], POLLIN, 0};
+    if (poll(&wake, 1, (int)DRAIN_PERIOD_MS) > 0) {
+      char bytes[64];
+      while (read(g.wake_pipe[0], bytes, sizeof bytes) > 0)
+        ;
     }
-    pthread_cond_timedwait(&g.thread_wake, &g.thread_lock, &until);
-    if (g.thread_stop)
+    if (atomic_load(&g.thread_stop))
       break;
-    pthread_mutex_unlock(&g.thread_lock);
-    if (running()) {
-      uint64_t started = cost_now();
-      pthread_mutex_lock(&g.pc_lock);
-      for (pc_context *c = g.pcs; c; c = c->next)
-        pc_drain_locked(c);
-      pthread_mutex_unlock(&g.pc_lock);
-      if (++ticks % FLUSH_EVERY_DRAINS == 0)
-        ok(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
-      cost_add(COST_DRAIN_THREAD, started, 0);
+    int request = atomic_exchange(&g.flush_request, 0);
+    if (!running())
+      continue;
+    if (request) {
+      flush_and_checkpoint(request == 2);
+      atomic_fetch_add(&g.flush_done, 1);
+      ticks = 0;
+      continue;
     }
-    pthread_mutex_lock(&g.thread_lock);
+    uint64_t started = cost_now();
+    if (++ticks % FLUSH_EVERY_DRAINS == 0)
+      flush_and_checkpoint(0);
+    else
+      drain_all_pc();
+    cost_add(COST_DRAIN_THREAD, started, 0);
   }
-  pthread_mutex_unlock(&g.thread_lock);
   return NULL;
 }
 
+static void wake_drain_thread(void) {
+  char byte = 1;
+  if (g.wake_pipe[1] >= 0 && write(g.wake_pipe[1], &byte, 1) < 0) {
+    /* a full pipe already holds a wake-up */
+  }
+}
+
 static void start_drain_thread(void) {
+  if (pipe2(g.wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    g.wake_pipe[0] = g.wake_pipe[1] = -1;
+    mprof_cupti_translate_error(g.tr, "pipe2(drain thread): failed");
+    return;
+  }
   /* The thread takes no signals: they belong to the program. */
   sigset_t all, old;
   sigfillset(&all);
@@ -954,23 +1041,197 @@ static void start_drain_thread(void) {
 static void stop_drain_thread(void) {
   if (!g.thread_started)
     return;
-  pthread_mutex_lock(&g.thread_lock);
-  g.thread_stop = 1;
-  pthread_cond_signal(&g.thread_wake);
-  pthread_mutex_unlock(&g.thread_lock);
+  atomic_store(&g.thread_stop, 1);
+  wake_drain_thread();
   pthread_join(g.thread, NULL);
+  g.thread_started = 0;
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static void manifest_event(const char *word, long value) {
+  char line[4200];
+  if (mprof_cupti_manifest_format(line, sizeof line, word, (long)g.pid, value,
+                                  g.cfg.output))
+    mprof_cupti_manifest_line(g.cfg.manifest, line);
+}
+
+/* Sleep @p ms without anything a signal handler may not call. */
+static void pause_ms(unsigned ms) {
+  struct timespec ts = {0, (long)ms * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+static int signal_slot(int signo) {
+  for (size_t i = 0; i < CAUGHT_SIGNAL_COUNT; i++)
+    if (caught_signals[i] == signo)
+      return (int)i;
+  return -1;
+}
+
+static void on_signal(int signo, siginfo_t *info, void *context) {
+  int saved = errno;
+  int slot = signal_slot(signo);
+  struct sigaction old;
+  memset(&old, 0, sizeof old);
+  old.sa_handler = SIG_DFL;
+  if (slot >= 0)
+    old = g.old_actions[slot];
+  int dies = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
+  int state = atomic_load(&g.state);
+  if (getpid() == g.pid && !atomic_load(&g.forked) &&
+      (state == STATE_RUNNING || state == STATE_DISABLED) && g.tr) {
+    /* The drain thread flushes CUPTI for us (it is not the interrupted
+     * thread); if it cannot within the bound, commit what the writer has. */
+    int flushed = 0;
+    if (g.thread_started && state == STATE_RUNNING) {
+      unsigned before = atomic_load(&g.flush_done);
+      atomic_store(&g.flush_request, dies ? 2 : 1);
+      wake_drain_thread();
+      for (unsigned waited = 0; waited < FATAL_FLUSH_WAIT_MS; waited += 5) {
+        if (atomic_load(&g.flush_done) != before) {
+          flushed = 1;
+          break;
+        }
+        pause_ms(5);
+      }
+    }
+    if (!flushed)
+      mprof_cupti_translate_checkpoint_signal(g.tr, signo, monotonic_raw_ns());
+    if (dies)
+      manifest_event("signal", signo);
+  }
+  if (old.sa_flags & SA_SIGINFO) {
+    if (old.sa_sigaction)
+      old.sa_sigaction(signo, info, context);
+  } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
+    old.sa_handler(signo);
+  } else if (old.sa_handler == SIG_DFL) {
+    /* Default action: delivered again as soon as this handler returns (the
+     * signal is blocked until then), now without us. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(signo, &dfl, NULL);
+    raise(signo);
+  }
+  errno = saved;
+}
+
+static void install_signal_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < CAUGHT_SIGNAL_COUNT; i++) {
+    struct sigaction old;
+    if (sigaction(caught_signals[i], NULL, &old) != 0)
+      continue;
+    /* A signal the program ignores stays ignored. */
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+      continue;
+    g.old_actions[i] = old;
+    sigaction(caught_signals[i], &sa, NULL);
+  }
+}
+
+/* A forked child shares nothing with the parent's capture: it never writes
+ * the parent's trace (CUDA itself is unusable in such a child). */
+static void after_fork_in_child(void) {
+  atomic_store(&g.forked, 1);
+  atomic_store(&g.state, STATE_DISABLED);
   g.thread_started = 0;
 }
 
 /* ---- exit --------------------------------------------------------------- */
 
+/* Work a program left running when it exited without synchronising would
+ * reach CUPTI without timestamps: give it a bounded time to finish. */
+typedef struct exit_wait {
+  pthread_mutex_t lock;
+  pthread_cond_t done_cond;
+  int done;
+  int synchronized;
+} exit_wait;
+
+static void *synchronize_contexts(void *arg) {
+  exit_wait *wait = (exit_wait *)arg;
+  CUcontext contexts[MAX_CONTEXTS];
+  pthread_mutex_lock(&g.context_lock);
+  int count = g.context_count;
+  memcpy(contexts, g.contexts, sizeof contexts);
+  pthread_mutex_unlock(&g.context_lock);
+  int synchronized = 0;
+  for (int i = 0; i < count; i++) {
+    CUcontext popped = NULL;
+    if (g.cu.push(contexts[i]) != CUDA_SUCCESS)
+      continue;
+    if (g.cu.synchronize() == CUDA_SUCCESS)
+      synchronized++;
+    g.cu.pop(&popped);
+  }
+  pthread_mutex_lock(&wait->lock);
+  wait->done = 1;
+  wait->synchronized = synchronized;
+  pthread_cond_signal(&wait->done_cond);
+  pthread_mutex_unlock(&wait->lock);
+  return NULL;
+}
+
+static void wait_for_contexts(void) {
+  if (!g.cu.push || !g.cu.pop || !g.cu.synchronize || !g.cfg.exit_wait_ms ||
+      !g.context_count)
+    return;
+  /* Leaked on a timeout: the helper may still be inside the driver. */
+  static exit_wait wait = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                           0, 0};
+  uint64_t started = monotonic_raw_ns();
+  pthread_t helper;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&helper, NULL, synchronize_contexts, &wait);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0)
+    return;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += g.cfg.exit_wait_ms / 1000;
+  until.tv_nsec += (long)(g.cfg.exit_wait_ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&wait.lock);
+  while (!wait.done &&
+         pthread_cond_timedwait(&wait.done_cond, &wait.lock, &until) == 0)
+    ;
+  int done = wait.done;
+  pthread_mutex_unlock(&wait.lock);
+  if (done)
+    pthread_join(helper, NULL);
+  else
+    pthread_detach(helper);
+  meta("exit.wait", done ? "finished" : "timed_out");
+  meta_u64("exit.wait_ms", (monotonic_raw_ns() - started) / 1000000u);
+  if (!done)
+    warn("the GPU was still busy %u ms after the program exited; launches "
+         "still running are recorded without timestamps",
+         g.cfg.exit_wait_ms);
+}
+
 static void at_exit(void) {
   /* A forked child inherits this handler and the writer's descriptors; only
    * the process that opened the trace may finish it. */
-  if (getpid() != g.pid || atomic_exchange(&g.exiting, 1))
+  if (getpid() != g.pid || atomic_load(&g.forked) ||
+      atomic_exchange(&g.exiting, 1))
     return;
   stop_drain_thread();
   if (running()) {
+    wait_for_contexts();
     uint64_t started = cost_now();
     ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
        "cuptiActivityFlushAll(FORCED)");
@@ -998,6 +1259,7 @@ static void at_exit(void) {
   mprof_cupti_translate_stats stats;
   mprof_cupti_translate_get_stats(g.tr, &stats);
   cost_print(&stats);
+  manifest_event("end", rc == 0 ? 0 : 1);
   if (rc != 0)
     warn("could not write %s: %s", g.cfg.output, mprof_error_last());
   else
@@ -1063,6 +1325,17 @@ static void write_start_meta(const char *host) {
   meta("capture.mode", "cupti");
   meta("host", host);
   meta_u64("pid", (uint64_t)g.pid);
+  meta_u64("ppid", (uint64_t)getppid());
+  const char *rank = NULL, *source = NULL, *local_rank = NULL;
+  mprof_cupti_rank(real_getenv, NULL, &rank, &source, &local_rank);
+  if (rank) {
+    meta("rank", rank);
+    meta("rank.source", source);
+  }
+  if (local_rank)
+    meta("local_rank", local_rank);
+  const char *pattern = getenv("MPROF_OUTPUT");
+  meta("output.pattern", pattern && *pattern ? pattern : "trace.mprof");
   write_cmdline();
   meta("pc.mode", mprof_cupti_pc_mode_name(g.cfg.pc_mode));
   if (g.cfg.pc_mode != MPROF_CUPTI_PC_OFF) {
@@ -1210,7 +1483,10 @@ int InitializeInjection(void) {
     warn("%s", g.cfg.problems[i]);
 
   mprof_writer *w = NULL;
-  if (mprof_writer_open(&w, g.cfg.output, NULL) != 0) {
+  int renamed = 0;
+  if (mprof_cupti_open_output(&w, g.cfg.output, sizeof g.cfg.output,
+                              (long)g.pid, g.cfg.output_has_pid,
+                              &renamed) != 0) {
     warn("cannot write %s (%s); mprof records nothing for this process",
          g.cfg.output, mprof_error_last());
     atomic_store(&g.state, STATE_DISABLED);
@@ -1234,9 +1510,20 @@ int InitializeInjection(void) {
     mprof_cupti_translate_error(g.tr, g.cfg.problems[i]);
   write_start_meta(host);
   mprof_cupti_pm_init(g.tr, &g.cfg);
+  if (renamed)
+    note("another process of this run writes the default name; this one "
+         "writes %s",
+         g.cfg.output);
+  manifest_event("start", (long)getppid());
   /* Registered before anything can fail, so the trace always gets written:
    * even a disabled run explains itself in META. */
   atexit(at_exit);
+  pthread_atfork(NULL, NULL, after_fork_in_child);
+  /* A first checkpoint at once: a process that dies in its first second
+   * still leaves a trace that says what it was. */
+  if (mprof_cupti_translate_checkpoint(g.tr, monotonic_raw_ns()) != 0)
+    mprof_cupti_translate_error(g.tr, mprof_error_last());
+  install_signal_handlers();
 
   uint32_t version = 0;
   if (ok(cuptiGetVersion(&version), "cuptiGetVersion"))

@@ -1183,6 +1183,46 @@ static void meta_u64(mprof_cupti_translate *t, const char *key,
   mprof_writer_meta(t->w, key, text);
 }
 
+/* The DEVICES record of device slot @p i as known so far. */
+static void device_record(const mprof_cupti_translate *t, size_t i,
+                          mprof_device_record *rec) {
+  const device_slot *slot = &t->devices[i];
+  memset(rec, 0, sizeof *rec);
+  if (slot->have_driver)
+    device_fill(rec, &slot->from_driver);
+  if (slot->have_activity)
+    device_fill(rec, &slot->from_activity);
+  rec->id = slot->ordinal;
+}
+
+int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
+                                     uint64_t time_ns) {
+  pthread_mutex_lock(&t->lock);
+  if (t->finished) {
+    pthread_mutex_unlock(&t->lock);
+    return MPROF_EINVAL;
+  }
+  /* DEVICES is written at finish; until then a snapshot stands for it so
+   * that a cut trace's streams and samples have their devices. */
+  mprof_device_record recs[64];
+  size_t count = t->device_count < 64 ? t->device_count : 64;
+  for (size_t i = 0; i < count; i++)
+    device_record(t, i, &recs[i]);
+  int rc = mprof_writer_snapshot(t->w, MPROF_SECTION_DEVICES, recs, count);
+  if (rc == 0)
+    rc = mprof_writer_checkpoint(t->w, time_ns);
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+int mprof_cupti_translate_checkpoint_signal(mprof_cupti_translate *t, int signo,
+                                            uint64_t time_ns) {
+  /* No translator lock: the interrupted thread may hold it. The writer
+   * only takes its own lock if it is free. */
+  mprof_writer *w = t ? t->w : NULL;
+  return w ? mprof_writer_checkpoint_signal(w, signo, time_ns) : MPROF_EINVAL;
+}
+
 int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   pthread_mutex_lock(&t->lock);
   if (t->finished) {
@@ -1195,14 +1235,8 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   t->open_count = 0;
 
   for (size_t i = 0; i < t->device_count; i++) {
-    device_slot *slot = &t->devices[i];
     mprof_device_record rec;
-    memset(&rec, 0, sizeof rec);
-    if (slot->have_driver)
-      device_fill(&rec, &slot->from_driver);
-    if (slot->have_activity)
-      device_fill(&rec, &slot->from_activity);
-    rec.id = slot->ordinal;
+    device_record(t, i, &rec);
     mprof_writer_append(t->w, NULL, MPROF_SECTION_DEVICES, &rec);
   }
 

@@ -82,6 +82,21 @@ int mprof_cupti_translate_new(mprof_cupti_translate **out, mprof_writer *w,
  */
 int mprof_cupti_translate_finish(mprof_cupti_translate *t);
 
+/**
+ * Commit what was translated so far to the streamed file (the writer's
+ * checkpoint), with the devices known so far standing for DEVICES. Called
+ * about once a second; @p time_ns is the trace-clock time.
+ */
+int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
+                                     uint64_t time_ns);
+
+/**
+ * The same from a signal handler: commits only what the writer already
+ * holds, takes no lock that may be held, allocates nothing.
+ */
+int mprof_cupti_translate_checkpoint_signal(mprof_cupti_translate *t, int signo,
+                                            uint64_t time_ns);
+
 /** 1 once mprof_cupti_translate_finish() has run. */
 int mprof_cupti_translate_finished(mprof_cupti_translate *t);
 

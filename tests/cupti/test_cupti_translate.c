@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "cubin.h"
+#include "process.h"
 #include "mprof/error.h"
 #include "mprof/reasons.h"
 #include "mprof/sass.h"
@@ -1329,6 +1330,98 @@ static void test_config_values(void **state) {
   assert_int_equal(cfg.problem_count, 0);
 }
 
+static void test_output_naming(void **state) {
+  (void)state;
+  env_pair env[] = {{"RANK", "3"}, {"LOCAL_RANK", "1"},   {"SLURM_PROCID", "7"},
+                    {"EMPTY", ""}, {"EVIL", "../../etc"}, {NULL, NULL}};
+  char out[64];
+  assert_int_equal(mprof_cupti_expand_output(
+                       out, sizeof out, "run-%q{RANK}-%q{LOCAL_RANK}.mprof", 42,
+                       "h", fake_env, env),
+                   0);
+  assert_string_equal(out, "run-3-1.mprof");
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out,
+                                             "r%q{UNSET}%q{EMPTY}-%p-%h.mprof",
+                                             42, "gpu1", fake_env, env),
+                   0);
+  assert_string_equal(out, "r-42-gpu1.mprof");
+  /* Not a placeholder: kept as written. */
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out, "a%q{b-%%q", 1,
+                                             "h", fake_env, env),
+                   0);
+  assert_string_equal(out, "a%q{b-%q");
+  /* A value never takes the trace out of its directory. */
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out, "%q{EVIL}.mprof",
+                                             1, "h", fake_env, env),
+                   -1);
+  mprof_cupti_config cfg;
+  env_pair bad[] = {
+      {"MPROF_OUTPUT", "x/%q{EVIL}.mprof"}, {"EVIL", "a/b"}, {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, bad, 42, "h");
+  assert_string_equal(cfg.output, "trace.mprof");
+  assert_int_equal(cfg.problem_count, 1);
+  env_pair with_pid[] = {{"MPROF_OUTPUT", "t-%p.mprof"}, {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, with_pid, 42, "h");
+  assert_int_equal(cfg.output_has_pid, 1);
+
+  assert_int_equal(
+      mprof_cupti_pid_path(out, sizeof out, "/d.x/trace.mprof", 4242), 0);
+  assert_string_equal(out, "/d.x/trace.4242.mprof");
+  assert_int_equal(mprof_cupti_pid_path(out, sizeof out, "d.x/trace", 5), 0);
+  assert_string_equal(out, "d.x/trace.5");
+  assert_int_equal(mprof_cupti_pid_path(out, sizeof out, ".hidden", 5), 0);
+  assert_string_equal(out, ".hidden.5");
+
+  const char *rank, *source, *local_rank;
+  mprof_cupti_rank(fake_env, env, &rank, &source, &local_rank);
+  assert_string_equal(rank, "3");
+  assert_string_equal(source, "RANK");
+  assert_string_equal(local_rank, "1");
+  env_pair slurm[] = {{"SLURM_PROCID", "7"}, {NULL, NULL}};
+  mprof_cupti_rank(fake_env, slurm, &rank, &source, &local_rank);
+  assert_string_equal(rank, "7");
+  assert_string_equal(source, "SLURM_PROCID");
+  assert_null(local_rank);
+
+  char line[64];
+  assert_int_equal(mprof_cupti_manifest_format(line, sizeof line, "signal", 12,
+                                               -6, "/t.mprof"),
+                   strlen("signal 12 -6 /t.mprof\n"));
+  assert_string_equal(line, "signal 12 -6 /t.mprof\n");
+  assert_int_equal(
+      mprof_cupti_manifest_format(line, 8, "start", 12, 1, "/t.mprof"), 0);
+}
+
+/* The second process to claim a name gets NAME.PID.EXT; a name that holds
+ * the pid is reused (a leftover of an earlier process with that pid). */
+static void test_output_claim(void **state) {
+  (void)state;
+  const char *dir = getenv("MPROF_TEST_TMP");
+  char path[512], first[512], again[512];
+  snprintf(path, sizeof path, "%s/claim-%ld.mprof", dir && *dir ? dir : "/tmp",
+           (long)getpid());
+  snprintf(first, sizeof first, "%s", path);
+  mprof_writer *a = NULL, *b = NULL, *c = NULL;
+  int renamed = -1;
+  assert_int_equal(
+      mprof_cupti_open_output(&a, first, sizeof first, 100, 0, &renamed), 0);
+  assert_int_equal(renamed, 0);
+  assert_string_equal(first, path);
+  snprintf(again, sizeof again, "%s", path);
+  assert_int_equal(
+      mprof_cupti_open_output(&b, again, sizeof again, 200, 0, &renamed), 0);
+  assert_int_equal(renamed, 1);
+  char expect[512];
+  mprof_cupti_pid_path(expect, sizeof expect, path, 200);
+  assert_string_equal(again, expect);
+  /* The same pid again (a leftover): reused, not refused. */
+  assert_int_equal(
+      mprof_cupti_open_output(&c, again, sizeof again, 200, 1, &renamed), 0);
+  mprof_writer_abort(a);
+  mprof_writer_abort(c);
+  mprof_writer_abort(b);
+}
+
 static void test_config_bad_values_fall_back(void **state) {
   (void)state;
   env_pair env[] = {{"MPROF_PC_MODE", "sometimes"},
@@ -1369,12 +1462,14 @@ static void test_parse_bytes(void **state) {
   assert_int_equal(mprof_cupti_parse_bytes("", &v), -1);
   assert_int_equal(mprof_cupti_parse_bytes("99999999999T", &v), -1);
   char out[16];
-  assert_int_equal(
-      mprof_cupti_expand_output(out, sizeof out, "a-%p-%h", 7, "host"), 0);
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out, "a-%p-%h", 7,
+                                             "host", NULL, NULL),
+                   0);
   assert_string_equal(out, "a-7-host");
-  assert_int_equal(
-      mprof_cupti_expand_output(out, sizeof out, "a-very-long-name-%p", 7, "h"),
-      -1);
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out,
+                                             "a-very-long-name-%p", 7, "h",
+                                             NULL, NULL),
+                   -1);
 }
 
 int main(void) {
@@ -1395,6 +1490,8 @@ int main(void) {
       cmocka_unit_test(test_config_defaults),
       cmocka_unit_test(test_config_values),
       cmocka_unit_test(test_config_bad_values_fall_back),
+      cmocka_unit_test(test_output_naming),
+      cmocka_unit_test(test_output_claim),
       cmocka_unit_test(test_parse_bytes),
       cmocka_unit_test(test_many_modules_keep_used_code),
   };

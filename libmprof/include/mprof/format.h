@@ -34,7 +34,7 @@ extern "C" {
 #define MPROF_FORMAT_MAGIC "MPROF\x00\r\n"
 #define MPROF_FORMAT_MAGIC_SIZE 8
 #define MPROF_FORMAT_VERSION_MAJOR 1
-#define MPROF_FORMAT_VERSION_MINOR 0
+#define MPROF_FORMAT_VERSION_MINOR 1
 
 /** String reference 0 is always the empty string. */
 #define MPROF_STR_NONE 0u
@@ -58,7 +58,11 @@ MPROF_STATIC_ASSERT(sizeof(mprof_file_header) == 64, "header is 64 bytes");
 
 /** Launch records are sorted by (stream, start): no index is needed. */
 #define MPROF_FILE_FLAG_LAUNCHES_SORTED 0x1u
-#define MPROF_FILE_FLAGS_KNOWN 0x1u
+/** The file is a capture being streamed (or cut short): after the header
+ *  come chunks, not sections and a directory. See "Streamed files" in
+ *  docs/FORMAT.md. */
+#define MPROF_FILE_FLAG_STREAMED 0x2u
+#define MPROF_FILE_FLAGS_KNOWN 0x3u
 
 /** Section types. Values are pinned; readers skip types they do not know. */
 typedef enum mprof_section_type {
@@ -346,6 +350,48 @@ typedef struct mprof_pm_sample_record {
 } mprof_pm_sample_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_pm_sample_record) == 72,
                     "pm sample is 72 bytes");
+
+/* ---- streamed files (MPROF_FILE_FLAG_STREAMED) ----------------------------
+ */
+
+/** The four bytes every chunk starts with: "MPCK". */
+#define MPROF_CHUNK_MAGIC 0x4b43504du
+
+/** What a chunk holds. Values are pinned. */
+typedef enum mprof_chunk_kind {
+  /** Bytes appended to a section (its records continue). */
+  MPROF_CHUNK_APPEND = 1,
+  /** The whole content of a section, standing for it until an APPEND chunk
+   *  of the same section is committed; a later SNAPSHOT replaces it. */
+  MPROF_CHUNK_SNAPSHOT = 2,
+  /** A commit point: every chunk before it belongs to the capture. */
+  MPROF_CHUNK_CHECKPOINT = 3
+} mprof_chunk_kind;
+
+/** Chunk header: 32 bytes, followed by `length` bytes of payload and zero
+ *  padding to the next 8-byte boundary. */
+typedef struct mprof_chunk_header {
+  uint32_t magic;           /**< MPROF_CHUNK_MAGIC */
+  uint32_t kind;            /**< mprof_chunk_kind */
+  uint32_t section;         /**< mprof_section_type; 0 for checkpoints */
+  uint32_t record_size;     /**< the section's record size */
+  uint64_t length;          /**< payload bytes */
+  uint32_t checksum;        /**< CRC-32C of the payload */
+  uint32_t header_checksum; /**< CRC-32C of bytes 0..27 of this header */
+} mprof_chunk_header;
+MPROF_STATIC_ASSERT(sizeof(mprof_chunk_header) == 32, "chunk is 32 bytes");
+
+/** Payload of a CHECKPOINT chunk. */
+typedef struct mprof_checkpoint_record {
+  uint32_t sequence;   /**< 1, 2, ... */
+  uint32_t file_flags; /**< header flags of the file as of this point */
+  uint64_t time;       /**< trace-clock ns when it was written; 0 unknown */
+  uint32_t signal;     /**< signal that forced it (0: periodic or final) */
+  uint32_t final;      /**< 1: written by a writer that finished */
+  uint64_t reserved;   /**< zero */
+} mprof_checkpoint_record;
+MPROF_STATIC_ASSERT(sizeof(mprof_checkpoint_record) == 32,
+                    "checkpoint is 32 bytes");
 
 #ifdef __cplusplus
 }

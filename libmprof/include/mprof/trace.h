@@ -129,6 +129,16 @@ MPROF_API uint64_t mprof_trace_drop_total(const mprof_trace *trace,
 MPROF_API void mprof_trace_time_bounds(const mprof_trace *trace,
                                        uint64_t *start, uint64_t *end);
 
+/**
+ * 1 when @p trace is partial: its capture was cut short (the process was
+ * killed or crashed) and it holds only what was committed up to its last
+ * checkpoint (META `capture.partial`, docs/FORMAT.md "Streamed files");
+ * 0 otherwise. When @p covered_ns is not NULL it receives the trace-clock
+ * time from the start of the capture to that checkpoint (0 unknown).
+ */
+MPROF_API int mprof_trace_partial(const mprof_trace *trace,
+                                  uint64_t *covered_ns);
+
 /** Number of launches on stream @p stream (an index into STREAMS). */
 MPROF_API size_t mprof_trace_stream_launch_count(const mprof_trace *trace,
                                                  uint32_t stream);

@@ -5,10 +5,13 @@
  * needs only libc (and pthreads, which glibc provides in libc).
  *
  * Memory is bounded: each section buffers at most `buffer_size` bytes and
- * spills the rest to an unlinked temporary file beside the output; cubin
- * blobs go straight to their spill file. Only the string table and the
- * deduplication tables of streams, kernels and shapes stay in memory, and
- * they grow with distinct names and configurations, not with launches.
+ * moves the rest into "PATH.partial", a streamed file (docs/FORMAT.md,
+ * "Streamed files"); cubin blobs go straight there. Only the string table
+ * and the deduplication tables of streams, kernels and shapes stay in
+ * memory, and they grow with distinct names and configurations, not with
+ * launches. mprof_writer_checkpoint() commits what was appended so far: a
+ * process killed after it leaves a "PATH.partial" that mprof_trace_open()
+ * reads as a partial trace.
  *
  * Thread safety: every function may be called from several threads at once
  * on the same writer; one mutex per writer serialises appends (an append is
@@ -32,16 +35,21 @@ extern "C" {
 
 typedef struct mprof_writer mprof_writer;
 
-#define MPROF_WRITER_OPTIONS_VERSION 1
+#define MPROF_WRITER_OPTIONS_VERSION 2
+
+/** mprof_writer_options.open_flags: fail (errno EEXIST) when "PATH.partial"
+ *  already exists, so that two processes never share one output. */
+#define MPROF_WRITER_EXCLUSIVE 0x1u
 
 typedef struct mprof_writer_options {
-  unsigned version;    /**< MPROF_WRITER_OPTIONS_VERSION */
+  unsigned version;    /**< MPROF_WRITER_OPTIONS_VERSION (1 is accepted) */
   size_t buffer_size;  /**< bytes buffered per section; 0 = 64 KiB */
   unsigned file_flags; /**< MPROF_FILE_FLAG_* to set in the header */
+  unsigned open_flags; /**< MPROF_WRITER_*; version 2 */
 } mprof_writer_options;
 
 #define MPROF_WRITER_OPTIONS_INIT                                              \
-  { MPROF_WRITER_OPTIONS_VERSION, 0, 0 }
+  { MPROF_WRITER_OPTIONS_VERSION, 0, 0, 0 }
 
 /** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
  */
@@ -50,9 +58,11 @@ MPROF_API int mprof_writer_options_init(mprof_writer_options *opts,
 
 /**
  * Start writing @p path. Nothing appears under @p path until
- * mprof_writer_finish() succeeds; until then data lives in "PATH.partial"
- * and unlinked spill files. @p opts may be NULL. On success *out is owned by
- * the caller and released by mprof_writer_finish() or mprof_writer_abort().
+ * mprof_writer_finish() succeeds; until then data lives in the streamed file
+ * "PATH.partial". @p opts may be NULL. On success *out is owned by the
+ * caller and released by mprof_writer_finish() or mprof_writer_abort(). With
+ * MPROF_WRITER_EXCLUSIVE an existing "PATH.partial" fails the call with
+ * MPROF_EIO and errno set to EEXIST.
  */
 MPROF_API int mprof_writer_open(mprof_writer **out, const char *path,
                                 const mprof_writer_options *opts);
@@ -97,6 +107,31 @@ MPROF_API int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
 /** Add @p count to the drop counter (@p kind, @p device). */
 MPROF_API int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind,
                                 uint32_t device, uint64_t count);
+
+/**
+ * Records that stand for section @p type at checkpoints while the section
+ * itself has none (a producer that writes a table only at the end, such as
+ * DEVICES, gives its current state here). @p records (@p count records of
+ * the section's size) are copied; a later call replaces them.
+ */
+MPROF_API int mprof_writer_snapshot(mprof_writer *w, mprof_section_type type,
+                                    const void *records, size_t count);
+
+/**
+ * Commit everything appended so far to "PATH.partial": if the process dies
+ * after this returns, the file opens as a partial trace holding it.
+ * @p time_ns is the trace-clock time of the checkpoint (0 unknown).
+ */
+MPROF_API int mprof_writer_checkpoint(mprof_writer *w, uint64_t time_ns);
+
+/**
+ * mprof_writer_checkpoint() for a signal handler: calls only write(2) and
+ * never allocates or waits. When another thread (or the interrupted code)
+ * holds the writer it does nothing and returns MPROF_EIO; the last
+ * checkpoint stands. @p signo is recorded in the checkpoint.
+ */
+MPROF_API int mprof_writer_checkpoint_signal(mprof_writer *w, int signo,
+                                             uint64_t time_ns);
 
 /** Number of records appended to section @p type so far. */
 MPROF_API uint64_t mprof_writer_count(mprof_writer *w, mprof_section_type type);

@@ -590,9 +590,21 @@ static void make_trace_notes(mprof_diagnosis *d) {
   mprof__arena *a = &d->arena;
   size_t launches;
   mprof_trace_launches(t, &launches);
-  d->notes = (mprof_note *)mprof__arena_alloc(a, 8 * sizeof *d->notes);
+  d->notes = (mprof_note *)mprof__arena_alloc(a, 10 * sizeof *d->notes);
   if (!d->notes)
     return;
+  uint64_t covered = 0;
+  if (mprof_trace_partial(t, &covered)) {
+    const char *signal = mprof_trace_meta(t, "capture.signal");
+    add_note(d, "partial",
+             mprof__arena_printf(
+                 a,
+                 "The capture was cut short%s%s%s: this partial trace holds "
+                 "the first %.1f s of the run, up to its last flush; what "
+                 "ran after that is missing.",
+                 signal ? " (signal " : "", signal ? signal : "",
+                 signal ? ")" : "", (double)covered / 1e9));
+  }
   if (!launches)
     add_note(d, "no_launches",
              "The trace holds no kernel launches: nothing ran on the GPU "

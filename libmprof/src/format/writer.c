@@ -1,12 +1,20 @@
 /*
  * mprof — streaming .mprof writer (part of the libc-only mprof-writer).
  *
- * Layout on finish: header, then every non-empty section in type order, each
- * 8-byte aligned, then the directory; the header is written last. Sections
- * that grow with the run (launches, memops, ranges, spans, PC samples,
- * cubin blobs) buffer `buffer_size` bytes and spill to unlinked temporary
- * files; small tables (strings, devices, streams, kernels, shapes, ...) stay
- * in memory because they are deduplicated and grow with distinct values.
+ * While a capture runs, "PATH.partial" is a streamed file (docs/FORMAT.md,
+ * "Streamed files"): a header, then chunks. Sections that grow with the run
+ * (launches, memops, ranges, spans, PC samples, cubin blobs) buffer
+ * `buffer_size` bytes and move them into an APPEND chunk when full; small
+ * tables (strings, devices, streams, kernels, shapes, ...) stay in memory
+ * because they are deduplicated, and each checkpoint appends what they
+ * gained since the last one. A checkpoint chunk commits everything before
+ * it, so a process killed at any moment leaves a file that opens with the
+ * data up to its last checkpoint.
+ *
+ * On finish: a final checkpoint, then the usual layout is written to
+ * "PATH.finishing" (header, every non-empty section in type order, each
+ * 8-byte aligned, then the directory), renamed to PATH, and the streamed
+ * file is removed.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -38,14 +46,28 @@ typedef struct dedup_table {
   size_t used;
 } dedup_table;
 
+/* Where a spilling section's bytes lie in the streamed file. */
+typedef struct extent {
+  uint64_t offset;
+  uint64_t length;
+} extent;
+
 typedef struct section_buf {
   unsigned char *data; /* buffered bytes (all of them when resident) */
   size_t used;
   size_t capacity;
-  int spill_fd;     /* -1 until the first spill */
-  uint64_t spilled; /* bytes already in the spill file */
-  uint64_t count;   /* records */
+  /* Spilling sections: bytes moved into chunks (data holds the rest).
+   * Resident sections: bytes of data already in chunks. */
+  uint64_t spilled;
+  extent *extents; /* spilling sections only */
+  size_t extent_count;
+  size_t extent_capacity; /* always > extent_count: a signal needs a slot */
+  uint64_t count;         /* records */
   dedup_table dedup;
+  /* mprof_writer_snapshot(): stands for the section at checkpoints */
+  unsigned char *snapshot;
+  size_t snapshot_size;
+  int snapshot_dirty;
 } section_buf;
 
 typedef struct drop_counter {
@@ -58,8 +80,10 @@ struct mprof_writer {
   pthread_mutex_t lock;
   char *path;
   char *partial_path;
-  char *dir;
-  int fd;
+  char *final_path;
+  int fd;              /* the streamed file */
+  uint64_t stream_pos; /* where the next chunk goes */
+  uint32_t checkpoints;
   int failed; /* first I/O failure; later appends are counted as drops */
   size_t buffer_size;
   uint32_t file_flags;
@@ -139,22 +163,67 @@ static int write_all(int fd, const void *data, size_t size) {
   return 0;
 }
 
-static int open_spill(mprof_writer *w) {
-#ifdef O_TMPFILE
-  int fd = open(w->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0)
-    return fd;
-#endif
-  size_t len = strlen(w->path) + 32;
-  char *name = (char *)malloc(len);
-  if (!name)
+/* Write one chunk (header, @p a then @p b as payload, padding) at the end of
+ * the streamed file. Only write(2) and arithmetic: signal handlers call it.
+ * On success *payload_at is where the payload starts. */
+static int put_chunk(mprof_writer *w, uint32_t kind, uint32_t type,
+                     uint32_t record_size, const void *a, size_t a_size,
+                     const void *b, size_t b_size, uint64_t *payload_at) {
+  static const unsigned char zeros[8];
+  if (w->failed || w->fd < 0)
     return -1;
-  snprintf(name, len, "%s.spill.XXXXXX", w->path);
-  int fd2 = mkstemp(name);
-  if (fd2 >= 0)
-    unlink(name);
-  free(name);
-  return fd2;
+  mprof_chunk_header h;
+  memset(&h, 0, sizeof h);
+  h.magic = MPROF_CHUNK_MAGIC;
+  h.kind = kind;
+  h.section = type;
+  h.record_size = record_size;
+  h.length = (uint64_t)a_size + b_size;
+  h.checksum = mprof_crc32c(mprof_crc32c(0, a, a_size), b, b_size);
+  h.header_checksum = mprof_crc32c(0, &h, 28);
+  size_t pad = (size_t)((8 - (h.length & 7)) & 7);
+  if (write_all(w->fd, &h, sizeof h) != 0 || write_all(w->fd, a, a_size) != 0 ||
+      write_all(w->fd, b, b_size) != 0 || write_all(w->fd, zeros, pad) != 0) {
+    w->failed = errno ? errno : EIO;
+    return -1;
+  }
+  if (payload_at)
+    *payload_at = w->stream_pos + sizeof h;
+  w->stream_pos += sizeof h + h.length + pad;
+  return 0;
+}
+
+static int reserve_extent(section_buf *s) {
+  if (s->extent_count + 1 < s->extent_capacity)
+    return 0;
+  size_t cap = s->extent_capacity ? s->extent_capacity * 2 : 16;
+  extent *grown = (extent *)realloc(s->extents, cap * sizeof *grown);
+  if (!grown)
+    return -1;
+  s->extents = grown;
+  s->extent_capacity = cap;
+  return 0;
+}
+
+/* Append @p size bytes of spilling section @p type as a chunk. Signal
+ * handlers pass may_allocate = 0 and rely on the slot kept free. */
+static int spill_bytes(mprof_writer *w, uint32_t type, const void *data,
+                       size_t size, int may_allocate) {
+  section_buf *s = &w->sections[type];
+  if (may_allocate ? reserve_extent(s) != 0
+                   : s->extent_count + 1 > s->extent_capacity)
+    return -1;
+  uint64_t at = 0;
+  if (put_chunk(w, MPROF_CHUNK_APPEND, type, record_size_of(type), data, size,
+                NULL, 0, &at) != 0)
+    return -1;
+  s->extents[s->extent_count].offset = at;
+  s->extents[s->extent_count].length = size;
+  s->extent_count++;
+  s->spilled += size;
+  if (may_allocate)
+    reserve_extent(s); /* keep a slot for a signal; failing is harmless */
+  return 0;
 }
 
 static int dedup_grow(dedup_table *t) {
@@ -197,18 +266,13 @@ static int buf_reserve(section_buf *s, size_t extra) {
   return 0;
 }
 
-/* Move a spilling section's buffer to its spill file. */
-static int section_spill(mprof_writer *w, section_buf *s) {
+/* Move a spilling section's buffer into the streamed file. */
+static int section_spill(mprof_writer *w, uint32_t type, int may_allocate) {
+  section_buf *s = &w->sections[type];
   if (!s->used)
     return 0;
-  if (s->spill_fd < 0) {
-    s->spill_fd = open_spill(w);
-    if (s->spill_fd < 0)
-      return -1;
-  }
-  if (write_all(s->spill_fd, s->data, s->used) != 0)
+  if (spill_bytes(w, type, s->data, s->used, may_allocate) != 0)
     return -1;
-  s->spilled += s->used;
   s->used = 0;
   return 0;
 }
@@ -219,17 +283,10 @@ static int section_put(mprof_writer *w, uint32_t type, const void *data,
   if (!size)
     return 0;
   if (section_spills(type)) {
-    if (s->used + size > w->buffer_size && section_spill(w, s) != 0)
+    if (s->used + size > w->buffer_size && section_spill(w, type, 1) != 0)
       return -1;
-    if (size > w->buffer_size) {
-      /* Large blobs bypass the buffer. */
-      if (s->spill_fd < 0 && (s->spill_fd = open_spill(w)) < 0)
-        return -1;
-      if (write_all(s->spill_fd, data, size) != 0)
-        return -1;
-      s->spilled += size;
-      return 0;
-    }
+    if (size > w->buffer_size) /* large blobs bypass the buffer */
+      return spill_bytes(w, type, data, size, 1);
   }
   if (buf_reserve(s, size) != 0)
     return -1;
@@ -246,51 +303,73 @@ static char *dup_string(const char *s) {
   return copy;
 }
 
+static char *path_with(const char *path, const char *suffix) {
+  size_t len = strlen(path), extra = strlen(suffix);
+  char *joined = (char *)malloc(len + extra + 1);
+  if (joined) {
+    memcpy(joined, path, len);
+    memcpy(joined + len, suffix, extra + 1);
+  }
+  return joined;
+}
+
+/* The header of a streamed file: valid from the first byte on. */
+static void streamed_header(mprof_file_header *h, uint32_t flags) {
+  memset(h, 0, sizeof *h);
+  memcpy(h->magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
+  h->version_major = MPROF_FORMAT_VERSION_MAJOR;
+  h->version_minor = MPROF_FORMAT_VERSION_MINOR;
+  h->flags = flags | MPROF_FILE_FLAG_STREAMED;
+  h->header_checksum = mprof_crc32c(0, h, 40);
+}
+
 int mprof_writer_open(mprof_writer **out, const char *path,
                       const mprof_writer_options *opts) {
   if (!out || !path || !*path)
     return mprof__error_set(MPROF_EINVAL, "mprof_writer_open: no path given");
   *out = NULL;
-  if (opts && opts->version != MPROF_WRITER_OPTIONS_VERSION)
+  if (opts &&
+      (opts->version < 1 || opts->version > MPROF_WRITER_OPTIONS_VERSION))
     return mprof__error_set(MPROF_EVERSION,
                             "%s: writer options version %u is not supported",
                             path, opts->version);
+  unsigned open_flags = opts && opts->version >= 2 ? opts->open_flags : 0;
   mprof_writer *w = (mprof_writer *)calloc(1, sizeof *w);
   if (!w)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   w->fd = -1;
-  for (int i = 0; i < SECTION_COUNT; i++)
-    w->sections[i].spill_fd = -1;
   w->buffer_size =
       opts && opts->buffer_size ? opts->buffer_size : DEFAULT_BUFFER_SIZE;
-  w->file_flags = opts ? opts->file_flags : 0;
+  w->file_flags = opts ? opts->file_flags & MPROF_FILE_FLAG_LAUNCHES_SORTED : 0;
   w->launches_sorted = 1;
   pthread_mutex_init(&w->lock, NULL);
-  size_t len = strlen(path);
   w->path = dup_string(path);
-  w->partial_path = (char *)malloc(len + sizeof ".partial");
-  w->dir = dup_string(path);
-  if (!w->path || !w->partial_path || !w->dir) {
+  w->partial_path = path_with(path, ".partial");
+  w->final_path = path_with(path, ".finishing");
+  if (!w->path || !w->partial_path || !w->final_path) {
     mprof_writer_abort(w);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   }
-  memcpy(w->partial_path, path, len);
-  memcpy(w->partial_path + len, ".partial", sizeof ".partial");
-  char *slash = strrchr(w->dir, '/');
-  if (!slash)
-    strcpy(w->dir, ".");
-  else if (slash == w->dir)
-    slash[1] = '\0';
-  else
-    *slash = '\0';
-
-  w->fd = open(w->partial_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int mode = O_RDWR | O_CREAT | O_CLOEXEC |
+             ((open_flags & MPROF_WRITER_EXCLUSIVE) ? O_EXCL : O_TRUNC);
+  w->fd = open(w->partial_path, mode, 0644);
   if (w->fd < 0) {
     int err = errno;
     mprof_writer_abort(w);
-    return mprof__error_set(MPROF_EIO, "%s: cannot create: %s", path,
+    int rc = mprof__error_set(MPROF_EIO, "%s: cannot create: %s", path,
+                              strerror(err));
+    errno = err;
+    return rc;
+  }
+  mprof_file_header header;
+  streamed_header(&header, 0);
+  if (write_all(w->fd, &header, sizeof header) != 0) {
+    int err = errno;
+    mprof_writer_abort(w);
+    return mprof__error_set(MPROF_EIO, "%s: cannot write: %s", path,
                             strerror(err));
   }
+  w->stream_pos = sizeof header;
   /* String reference 0 is the empty string. */
   if (section_put(w, MPROF_SECTION_STRINGS, "", 1) != 0) {
     mprof_writer_abort(w);
@@ -538,12 +617,113 @@ uint64_t mprof_writer_count(mprof_writer *w, mprof_section_type type) {
   return count;
 }
 
+int mprof_writer_snapshot(mprof_writer *w, mprof_section_type type,
+                          const void *records, size_t count) {
+  if (!w || (count && !records))
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_snapshot: NULL");
+  int rc = check_record_type(w, type);
+  if (rc)
+    return rc;
+  size_t size = count * record_size_of(type);
+  pthread_mutex_lock(&w->lock);
+  section_buf *s = &w->sections[type];
+  unsigned char *copy = size ? (unsigned char *)malloc(size) : NULL;
+  if (size && !copy) {
+    pthread_mutex_unlock(&w->lock);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", w->path);
+  }
+  if (size)
+    memcpy(copy, records, size);
+  free(s->snapshot);
+  s->snapshot = copy;
+  s->snapshot_size = size;
+  s->snapshot_dirty = 1;
+  pthread_mutex_unlock(&w->lock);
+  return 0;
+}
+
+/* Put everything not yet in the streamed file there, then a checkpoint.
+ * may_allocate = 0 in signal handlers: nothing but write(2). */
+static int checkpoint_locked(mprof_writer *w, uint64_t time_ns, int signo,
+                             int final, int may_allocate) {
+  if (w->failed || w->fd < 0)
+    return -1;
+  for (uint32_t type = 1; type < SECTION_COUNT; type++) {
+    section_buf *s = &w->sections[type];
+    if (section_spills(type)) {
+      if (section_spill(w, type, may_allocate) != 0)
+        return -1;
+    } else if (s->used > s->spilled) {
+      if (put_chunk(w, MPROF_CHUNK_APPEND, type, record_size_of(type),
+                    s->data + s->spilled, (size_t)(s->used - s->spilled), NULL,
+                    0, NULL) != 0)
+        return -1;
+      s->spilled = s->used;
+    }
+    if (s->snapshot_dirty && s->count == 0) {
+      if (put_chunk(w, MPROF_CHUNK_SNAPSHOT, type, record_size_of(type),
+                    s->snapshot, s->snapshot_size, NULL, 0, NULL) != 0)
+        return -1;
+      s->snapshot_dirty = 0;
+    }
+  }
+  /* Drop counters live in memory until finish makes them a section: until
+   * then every checkpoint carries their current values. */
+  if (w->sections[MPROF_SECTION_DROPS].count == 0 &&
+      (w->drop_count || w->writer_drops)) {
+    mprof_drop_record extra = {MPROF_DROP_WRITER_RECORDS, MPROF_INDEX_NONE,
+                               w->writer_drops};
+    MPROF_STATIC_ASSERT(sizeof(drop_counter) == sizeof(mprof_drop_record),
+                        "drop counters are stored as records");
+    if (put_chunk(w, MPROF_CHUNK_SNAPSHOT, MPROF_SECTION_DROPS,
+                  sizeof(mprof_drop_record), w->drops,
+                  w->drop_count * sizeof *w->drops, &extra,
+                  w->writer_drops ? sizeof extra : 0, NULL) != 0)
+      return -1;
+  }
+  mprof_checkpoint_record cp;
+  memset(&cp, 0, sizeof cp);
+  cp.sequence = ++w->checkpoints;
+  cp.file_flags = w->launches_sorted ? MPROF_FILE_FLAG_LAUNCHES_SORTED : 0;
+  cp.time = time_ns;
+  cp.signal = signo > 0 ? (uint32_t)signo : 0;
+  cp.final = final ? 1 : 0;
+  return put_chunk(w, MPROF_CHUNK_CHECKPOINT, 0, sizeof cp, &cp, sizeof cp,
+                   NULL, 0, NULL);
+}
+
+int mprof_writer_checkpoint(mprof_writer *w, uint64_t time_ns) {
+  if (!w)
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_checkpoint: NULL");
+  pthread_mutex_lock(&w->lock);
+  int rc = checkpoint_locked(w, time_ns, 0, 0, 1);
+  int err = w->failed;
+  pthread_mutex_unlock(&w->lock);
+  if (rc)
+    return mprof__error_set(MPROF_EIO, "%s: cannot write a checkpoint: %s",
+                            w->partial_path, strerror(err ? err : EIO));
+  return 0;
+}
+
+int mprof_writer_checkpoint_signal(mprof_writer *w, int signo,
+                                   uint64_t time_ns) {
+  if (!w)
+    return MPROF_EINVAL;
+  if (pthread_mutex_trylock(&w->lock) != 0)
+    return MPROF_EIO;
+  int saved = errno;
+  int rc = checkpoint_locked(w, time_ns, signo, 0, 0);
+  errno = saved;
+  pthread_mutex_unlock(&w->lock);
+  return rc ? MPROF_EIO : 0;
+}
+
 static void writer_free(mprof_writer *w) {
   for (int i = 0; i < SECTION_COUNT; i++) {
     free(w->sections[i].data);
     free(w->sections[i].dedup.slots);
-    if (w->sections[i].spill_fd >= 0)
-      close(w->sections[i].spill_fd);
+    free(w->sections[i].extents);
+    free(w->sections[i].snapshot);
   }
   free(w->strings.slots);
   free(w->drops);
@@ -551,7 +731,7 @@ static void writer_free(mprof_writer *w) {
     close(w->fd);
   free(w->path);
   free(w->partial_path);
-  free(w->dir);
+  free(w->final_path);
   pthread_mutex_destroy(&w->lock);
   free(w);
 }
@@ -564,43 +744,101 @@ void mprof_writer_abort(mprof_writer *w) {
   writer_free(w);
 }
 
-/* Copy a section to the output at the current position, computing its CRC. */
-static int emit_section(mprof_writer *w, section_buf *s, uint64_t *pos,
+/* Copy a section to @p out at the current position, computing its CRC. */
+static int emit_section(mprof_writer *w, uint32_t type, int out, uint64_t *pos,
                         uint32_t *crc) {
+  section_buf *s = &w->sections[type];
   *crc = 0;
-  if (s->spill_fd >= 0 && s->spilled) {
+  if (section_spills(type)) {
     unsigned char chunk[1 << 16];
-    uint64_t off = 0;
-    while (off < s->spilled) {
-      size_t want = sizeof chunk;
-      if (s->spilled - off < want)
-        want = (size_t)(s->spilled - off);
-      ssize_t n = pread(s->spill_fd, chunk, want, (off_t)off);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return -1;
-      *crc = mprof_crc32c(*crc, chunk, (size_t)n);
-      if (write_all(w->fd, chunk, (size_t)n) != 0)
-        return -1;
-      off += (uint64_t)n;
+    for (size_t e = 0; e < s->extent_count; e++) {
+      uint64_t off = 0, length = s->extents[e].length;
+      while (off < length) {
+        size_t want = sizeof chunk;
+        if (length - off < want)
+          want = (size_t)(length - off);
+        ssize_t n =
+            pread(w->fd, chunk, want, (off_t)(s->extents[e].offset + off));
+        if (n < 0 && errno == EINTR)
+          continue;
+        if (n <= 0)
+          return -1;
+        *crc = mprof_crc32c(*crc, chunk, (size_t)n);
+        if (write_all(out, chunk, (size_t)n) != 0)
+          return -1;
+        off += (uint64_t)n;
+      }
     }
+    *pos += s->spilled;
   }
   if (s->used) {
     *crc = mprof_crc32c(*crc, s->data, s->used);
-    if (write_all(w->fd, s->data, s->used) != 0)
+    if (write_all(out, s->data, s->used) != 0)
       return -1;
+    *pos += s->used;
   }
-  *pos += s->spilled + s->used;
   return 0;
 }
 
-static int pad_to_8(mprof_writer *w, uint64_t *pos) {
+static int pad_to_8(int out, uint64_t *pos) {
   static const unsigned char zeros[8];
   size_t pad = (size_t)((8 - (*pos & 7)) & 7);
-  if (pad && write_all(w->fd, zeros, pad) != 0)
+  if (pad && write_all(out, zeros, pad) != 0)
     return -1;
   *pos += pad;
+  return 0;
+}
+
+static uint64_t section_length(const mprof_writer *w, uint32_t type) {
+  const section_buf *s = &w->sections[type];
+  return section_spills(type) ? s->spilled + s->used : s->used;
+}
+
+/* Write the finished layout to @p out. */
+static int write_final(mprof_writer *w, int out) {
+  mprof_section_entry entries[SECTION_COUNT];
+  uint32_t entry_count = 0;
+  uint64_t pos = sizeof(mprof_file_header);
+  mprof_file_header header;
+  memset(&header, 0, sizeof header);
+  if (write_all(out, &header, sizeof header) != 0)
+    return -1;
+  for (uint32_t type = 1; type < SECTION_COUNT; type++) {
+    if (!section_length(w, type))
+      continue;
+    if (pad_to_8(out, &pos) != 0)
+      return -1;
+    mprof_section_entry *e = &entries[entry_count++];
+    memset(e, 0, sizeof *e);
+    e->type = type;
+    e->version = 1;
+    e->offset = pos;
+    e->length = section_length(w, type);
+    e->record_size = record_size_of(type);
+    if (emit_section(w, type, out, &pos, &e->checksum) != 0)
+      return -1;
+  }
+  if (pad_to_8(out, &pos) != 0)
+    return -1;
+  size_t dir_size = entry_count * sizeof(mprof_section_entry);
+  if (write_all(out, entries, dir_size) != 0)
+    return -1;
+
+  memcpy(header.magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
+  header.version_major = MPROF_FORMAT_VERSION_MAJOR;
+  header.version_minor = MPROF_FORMAT_VERSION_MINOR;
+  header.flags = w->file_flags;
+  if (w->launches_sorted)
+    header.flags |= MPROF_FILE_FLAG_LAUNCHES_SORTED;
+  else
+    header.flags &= ~MPROF_FILE_FLAG_LAUNCHES_SORTED;
+  header.directory_offset = pos;
+  header.section_count = entry_count;
+  header.directory_checksum = mprof_crc32c(0, entries, dir_size);
+  header.file_size = pos + dir_size;
+  header.header_checksum = mprof_crc32c(0, &header, 40);
+  if (pwrite(out, &header, sizeof header, 0) != (ssize_t)sizeof header)
+    return -1;
   return 0;
 }
 
@@ -622,60 +860,29 @@ int mprof_writer_finish(mprof_writer *w) {
       goto io_error;
     w->sections[MPROF_SECTION_DROPS].count++;
   }
-  if (w->failed)
+  w->drop_count = 0;
+  w->writer_drops = 0;
+  /* The streamed file is complete first: a process that dies while the
+   * final layout is written still leaves every record behind. */
+  if (w->failed || checkpoint_locked(w, 0, 0, 1, 1) != 0)
     goto io_error;
-
-  mprof_section_entry entries[SECTION_COUNT];
-  uint32_t entry_count = 0;
-  uint64_t pos = sizeof(mprof_file_header);
-  mprof_file_header header;
-  memset(&header, 0, sizeof header);
-  if (write_all(w->fd, &header, sizeof header) != 0)
+  int out = open(w->final_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0)
     goto io_error;
-  for (uint32_t type = 1; type < SECTION_COUNT; type++) {
-    section_buf *s = &w->sections[type];
-    if (!s->used && !s->spilled)
-      continue;
-    if (pad_to_8(w, &pos) != 0)
-      goto io_error;
-    mprof_section_entry *e = &entries[entry_count++];
-    memset(e, 0, sizeof *e);
-    e->type = type;
-    e->version = 1;
-    e->offset = pos;
-    e->length = s->spilled + s->used;
-    e->record_size = record_size_of(type);
-    if (emit_section(w, s, &pos, &e->checksum) != 0)
-      goto io_error;
-  }
-  if (pad_to_8(w, &pos) != 0)
-    goto io_error;
-  size_t dir_size = entry_count * sizeof(mprof_section_entry);
-  if (write_all(w->fd, entries, dir_size) != 0)
-    goto io_error;
-
-  memcpy(header.magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
-  header.version_major = MPROF_FORMAT_VERSION_MAJOR;
-  header.version_minor = MPROF_FORMAT_VERSION_MINOR;
-  header.flags = w->file_flags & MPROF_FILE_FLAGS_KNOWN;
-  if (w->launches_sorted)
-    header.flags |= MPROF_FILE_FLAG_LAUNCHES_SORTED;
-  else
-    header.flags &= ~MPROF_FILE_FLAG_LAUNCHES_SORTED;
-  header.directory_offset = pos;
-  header.section_count = entry_count;
-  header.directory_checksum = mprof_crc32c(0, entries, dir_size);
-  header.file_size = pos + dir_size;
-  header.header_checksum = mprof_crc32c(0, &header, 40);
-  if (pwrite(w->fd, &header, sizeof header, 0) != (ssize_t)sizeof header)
-    goto io_error;
-  if (close(w->fd) != 0) {
-    w->fd = -1;
+  if (write_final(w, out) != 0) {
+    int err = errno;
+    close(out);
+    unlink(w->final_path);
+    errno = err;
     goto io_error;
   }
-  w->fd = -1;
-  if (rename(w->partial_path, w->path) != 0)
+  if (close(out) != 0 || rename(w->final_path, w->path) != 0) {
+    int err = errno;
+    unlink(w->final_path);
+    errno = err;
     goto io_error;
+  }
+  unlink(w->partial_path);
   pthread_mutex_unlock(&w->lock);
   writer_free(w);
   return 0;

@@ -1,0 +1,63 @@
+/*
+ * mprof CUPTI producer — one process, one trace.
+ *
+ * Every process that initialises CUDA under `mprof record` writes its own
+ * trace: it claims its output name with an exclusive create of
+ * "NAME.partial", so two processes never share a file, and a process that
+ * finds the name taken writes "NAME.PID.EXT" instead. Each process tells
+ * `record` what it wrote through one-line messages appended to the manifest
+ * file named by MPROF_MANIFEST. All of this is plain libc, testable without
+ * a GPU.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_CUPTI_PROCESS_H
+#define MPROF_CUPTI_PROCESS_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "mprof/writer.h"
+
+/**
+ * @p path with ".PID" before its extension ("run/trace.mprof" →
+ * "run/trace.1234.mprof"; a name without an extension gets ".PID" at the
+ * end). Returns 0, or -1 when it does not fit.
+ */
+int mprof_cupti_pid_path(char *dst, size_t size, const char *path, long pid);
+
+/**
+ * Open the writer for this process's trace at @p path (updated in place,
+ * @p size bytes): the name itself when no other process holds it, else the
+ * name with this process's pid (mprof_cupti_pid_path). @p has_pid: the name
+ * already holds the pid, so a name found taken is a leftover from an
+ * earlier process of the same pid and is reused. Returns the writer's
+ * status; *renamed is 1 when the pid was added.
+ */
+int mprof_cupti_open_output(mprof_writer **out, char *path, size_t size,
+                            long pid, int has_pid, int *renamed);
+
+/**
+ * The process's rank from the launcher's variables (RANK,
+ * OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, first found) and
+ * its local rank (LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID).
+ * Each pointer is NULL when none is set; *source names the variable.
+ */
+void mprof_cupti_rank(mprof_cupti_env_fn env, void *userdata, const char **rank,
+                      const char **source, const char **local_rank);
+
+/**
+ * Append one line to the manifest (no-op when @p manifest is ""): a single
+ * write(2) with O_APPEND, so lines of several processes never interleave.
+ * Safe in a signal handler (no allocation, no stdio).
+ */
+void mprof_cupti_manifest_line(const char *manifest, const char *line);
+
+/**
+ * Format "WORD PID VALUE PATH\n" into @p dst without stdio (for signal
+ * handlers). Returns the length, or 0 when it does not fit.
+ */
+size_t mprof_cupti_manifest_format(char *dst, size_t size, const char *word,
+                                   long pid, long value, const char *path);
+
+#endif /* MPROF_CUPTI_PROCESS_H */

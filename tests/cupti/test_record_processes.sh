@@ -1,0 +1,83 @@
+#!/bin/sh
+# `mprof record` with several processes, crashes and signals, on a machine
+# without a GPU: process_app loads the producer as cuInit would (it records
+# no kernels here, but it claims its file, streams it and reports to
+# `record` exactly as under CUDA).
+# usage: test_record_processes.sh MPROF PRODUCER PROCESS_APP TMPDIR
+mprof=$1
+export MPROF_CUPTI_LIB=$2
+app=$3
+tmp=${4:-/tmp}/record-processes.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# run NAME STATUS CMD...: run CMD, keep its output in $tmp/NAME.out, check
+# the exit status.
+run() {
+  name=$1; want=$2; shift 2
+  "$@" >"$tmp/$name.out" 2>&1
+  got=$?
+  [ "$got" -eq "$want" ] || fail "$name: exit status $got, expected $want: $(head -c 400 "$tmp/$name.out")"
+}
+has() { grep -q -- "$2" "$tmp/$1.out" || fail "$1: output lacks '$2': $(head -c 600 "$tmp/$1.out")"; }
+meta() { "$mprof" info "$1" | sed -n "s/^meta       $2 = //p"; }
+
+# Two processes, one started by the other: two traces, the default name for
+# the first, the pid added for the second; each says who it was.
+mkdir "$tmp/two"
+run two 0 "$mprof" record -o "$tmp/two/trace.mprof" -- "$app" init spawn init exit 0
+has two "2 processes recorded"
+set -- "$tmp"/two/trace.*.mprof
+[ -f "$tmp/two/trace.mprof" ] && [ -f "$1" ] || fail "two: expected trace.mprof and trace.PID.mprof: $(ls "$tmp/two")"
+parent=$(meta "$tmp/two/trace.mprof" pid)
+child=$(meta "$1" pid)
+[ -n "$parent" ] && [ "$parent" != "$child" ] || fail "two: pids '$parent' and '$child'"
+[ "$(meta "$1" ppid)" = "$parent" ] || fail "two: the second trace's ppid is not the first's pid"
+[ "$1" = "$tmp/two/trace.$child.mprof" ] || fail "two: second trace is $1, not trace.$child.mprof"
+ls "$tmp/two" | grep -q partial && fail "two: a .partial file was left: $(ls "$tmp/two")"
+
+# A child forked after CUDA started shares nothing: one trace, the parent's.
+mkdir "$tmp/fork"
+run fork 0 "$mprof" record -o "$tmp/fork/trace.mprof" -- "$app" init fork sleep 200 exit 0
+[ "$(ls "$tmp/fork" | grep -c '\.mprof$')" -eq 1 ] || fail "fork: expected one trace: $(ls "$tmp/fork")"
+"$mprof" info "$tmp/fork/trace.mprof" >/dev/null 2>&1 || fail "fork: the trace does not open"
+
+# Naming: %q{VAR} and %p.
+mkdir "$tmp/names"
+FAKE_RANK=3 run rank 0 "$mprof" record -o "$tmp/names/r%q{FAKE_RANK}.mprof" -- "$app" init exit 0
+[ -f "$tmp/names/r3.mprof" ] || fail "rank: r3.mprof not written: $(ls "$tmp/names")"
+run pid 0 "$mprof" record -o "$tmp/names/p-%p.mprof" -- "$app" init exit 0
+set -- "$tmp"/names/p-*.mprof
+[ "$1" = "$tmp/names/p-$(meta "$1" pid).mprof" ] || fail "pid: $1 does not carry its pid"
+
+# Crashes: the exit status is the program's, the trace opens and is marked
+# partial, and one line says what happened.
+for case in abort:134:6 segv:139:11 kill:137:9 term:143:15; do
+  step=${case%%:*}; rest=${case#*:}; status=${rest%%:*}; signo=${rest#*:}
+  mkdir "$tmp/$step"
+  run "$step" "$status" "$mprof" record -o "$tmp/$step/trace.mprof" -- "$app" init "$step"
+  has "$step" "killed by signal $signo"
+  has "$step" "is partial"
+  [ -f "$tmp/$step/trace.mprof" ] || fail "$step: no trace: $(ls "$tmp/$step")"
+  "$mprof" info "$tmp/$step/trace.mprof" >"$tmp/$step.info" 2>&1 || fail "$step: info fails: $(head -c 300 "$tmp/$step.info")"
+  grep -q "partial" "$tmp/$step.info" || fail "$step: info does not say partial"
+done
+# The producer saw the signals it can catch.
+[ "$(meta "$tmp/abort/trace.mprof" capture.signal)" = 6 ] || fail "abort: capture.signal is not 6"
+
+# SIGTERM to `mprof record` goes on to the program; its status comes back.
+mkdir "$tmp/sigterm"
+"$mprof" record -o "$tmp/sigterm/trace.mprof" -- "$app" init sleep 20000 >"$tmp/sigterm.out" 2>&1 &
+record=$!
+sleep 1
+kill -TERM "$record"
+wait "$record"
+got=$?
+[ "$got" -eq 143 ] || fail "sigterm: record exited $got, expected 143: $(cat "$tmp/sigterm.out")"
+has sigterm "killed by signal 15"
+"$mprof" info "$tmp/sigterm/trace.mprof" >/dev/null 2>&1 || fail "sigterm: the trace does not open"
+
+[ "$failures" -eq 0 ] && echo "record processes: all checks passed"
+exit "$failures"
