@@ -131,25 +131,14 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
   mprof_trace_devices(mprof_render_model_trace(self->model), &devices);
   for (size_t i = 0; i < mprof_render_kernel_count(self->model); i++) {
     const mprof_render_kernel *k = mprof_render_kernel_at(self->model, i);
-    char line[512], pct[32];
-    /* The short name: up to the argument list. */
-    const char *name = k->name;
-    int depth = 0;
-    size_t n = 0;
-    for (; name[n]; n++) {
-      if (name[n] == '<')
-        depth++;
-      else if (name[n] == '>' && depth)
-        depth--;
-      else if (name[n] == '(' && !depth && n)
-        break;
-    }
-    snprintf(pct, sizeof pct, "%.1f%%", k->stats->share * 100.0);
-    if (devices > 1)
-      snprintf(line, sizeof line, "%.*s  \u2014  %s (GPU %u)", (int)n, name,
-               pct, k->stats->device);
+    char line[768], name[512], pct[32];
+    mprof_render_short_name(name, sizeof name, k->name);
+    mprof_format_percent(pct, sizeof pct, k->stats->share);
+    if (devices > 1) /* the CUDA ordinal, as the Summary and Trace name it */
+      snprintf(line, sizeof line, "%s  \u2014  %s (GPU %u)", name, pct,
+               k->stats->device_id);
     else
-      snprintf(line, sizeof line, "%.*s  \u2014  %s", (int)n, name, pct);
+      snprintf(line, sizeof line, "%s  \u2014  %s", name, pct);
     gtk_string_list_append(names, line);
   }
   GtkWidget *picker = gtk_drop_down_new(G_LIST_MODEL(names), NULL);

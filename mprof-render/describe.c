@@ -111,9 +111,9 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     n = snprintf(buf, size,
                  "%s  \u2014  %s at %s  \u00b7  grid %u\u00d7%u\u00d7%u "
                  "block %u\u00d7%u\u00d7%u  \u00b7  correlation %u",
-                 k ? rd_short_name(name, sizeof name, k->name) : "?", a, b,
-                 s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1],
-                 s->block[2], l->correlation_id);
+                 k ? mprof_render_short_name(name, sizeof name, k->name) : "?",
+                 a, b, s->grid[0], s->grid[1], s->grid[2], s->block[0],
+                 s->block[1], s->block[2], l->correlation_id);
     break;
   }
   case MPROF_HIT_MERGED: {
@@ -308,7 +308,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     n = snprintf(buf, size, "%s (%s)  \u2014  %s at %s%s  \u00b7  %s%s%s%s%s",
                  region, role_name(rs_region_role(m, s->region)), a, b, into,
                  who, payload, params, k ? "  \u00b7  " : "",
-                 k ? rd_short_name(name, sizeof name, k->name) : "");
+                 k ? mprof_render_short_name(name, sizeof name, k->name) : "");
     break;
   }
   case MPROF_HIT_SPANS:

@@ -415,11 +415,12 @@ int mprof_render_kernel_find(const mprof_render_model *m, const char *name) {
       return (int)i;
   char buf[1024];
   for (size_t i = 0; i < m->kernel_count; i++)
-    if (strcmp(rd_short_name(buf, sizeof buf, m->kernels[i].name), name) == 0)
+    if (strcmp(mprof_render_short_name(buf, sizeof buf, m->kernels[i].name),
+               name) == 0)
       return (int)i;
   /* "gemm_tiled" finds "gemm_tiled<64, 64, 8>(...)". */
   for (size_t i = 0; i < m->kernel_count; i++) {
-    rd_short_name(buf, sizeof buf, m->kernels[i].name);
+    mprof_render_short_name(buf, sizeof buf, m->kernels[i].name);
     size_t n = strlen(name);
     if (strncmp(buf, name, n) == 0 && (buf[n] == '<' || buf[n] == '\0'))
       return (int)i;

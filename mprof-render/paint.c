@@ -204,7 +204,7 @@ void rd_vline(cairo_t *cr, double x, double y0, double y1, uint32_t rgb) {
   rd_fill_rect(cr, floor(x), y0, 1, y1 - y0, rgb);
 }
 
-const char *rd_short_name(char *buf, size_t size, const char *name) {
+const char *mprof_render_short_name(char *buf, size_t size, const char *name) {
   /* Cut at the '(' that opens the argument list: the first one outside
    * template brackets. "void f<(int)3>(int)" keeps its template. */
   int depth = 0;
@@ -289,7 +289,7 @@ int rd_no_samples(cairo_t *cr, const mprof_render_kernel *k, double width,
   snprintf(text, sizeof text,
            "%s has no PC samples. Record with --pc-mode continuous (the "
            "default) or serialized.",
-           rd_short_name(buf, sizeof buf, k->name));
+           mprof_render_short_name(buf, sizeof buf, k->name));
   mprof_render_draw_message(cr, width, height, "No PC samples", text);
   return 1;
 }

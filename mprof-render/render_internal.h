@@ -225,8 +225,6 @@ void rd_fill_rect(cairo_t *cr, double x, double y, double w, double h,
                   uint32_t rgb);
 void rd_hline(cairo_t *cr, double x0, double x1, double y, uint32_t rgb);
 void rd_vline(cairo_t *cr, double x, double y0, double y1, uint32_t rgb);
-/* The display name of a kernel up to its argument list, in @p buf. */
-const char *rd_short_name(char *buf, size_t size, const char *name);
 /* "@P0 LDG.E.128 R4, [R2.64]" */
 void rd_format_sass(char *buf, size_t size, const mprof_sass_instruction *in);
 /* "file.cu:42" (base name), "" when unknown. */

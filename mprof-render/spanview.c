@@ -205,7 +205,7 @@ double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
                         : NULL;
   char name[512], title[768], count[32], info[512];
   snprintf(title, sizeof title, "%s \u2014 %s", mprof_render_tab_title(tab),
-           k ? rd_short_name(name, sizeof name, k->name)
+           k ? mprof_render_short_name(name, sizeof name, k->name)
              : (f.group ? "spans of no launch" : "no kernel"));
   rd_rgb(cr, RD_TEXT);
   rd_font(cr, 14, 1, 0);

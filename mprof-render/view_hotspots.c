@@ -160,7 +160,7 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
   rd_rgb(cr, RD_TEXT);
   rd_font(cr, 15, 1, 0);
   double w = rd_text_fit(cr, PAD + 12, 27, width * 0.55,
-                         rd_short_name(buf, sizeof buf, k->name));
+                         mprof_render_short_name(buf, sizeof buf, k->name));
   char samples[32];
   mprof_format_count(samples, sizeof samples, k->stats->samples);
   snprintf(text, sizeof text, "%zu instructions sampled, %s samples%s",

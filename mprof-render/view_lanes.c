@@ -104,7 +104,7 @@ static void header(cairo_t *cr, const mprof_render_kernel *k, int tab,
   rd_font(cr, 15, 1, 0);
   snprintf(text, sizeof text, "%s \u2014 %s",
            tab == MPROF_RENDER_FLAME ? "Flame" : "Raster",
-           rd_short_name(buf, sizeof buf, k->name));
+           mprof_render_short_name(buf, sizeof buf, k->name));
   rd_text_fit(cr, PAD + 12, 27, width - 2 * PAD - 12, text);
   mprof_format_count(samples, sizeof samples, k->stats->samples);
   snprintf(text, sizeof text,

@@ -248,7 +248,7 @@ static void other_kernels(page *p, const mprof_render_model *m, int current) {
       rd_rgb(p->cr, RD_TEXT);
       rd_font(p->cr, 11.5, (int)i == current, 0);
       rd_text_fit(p->cr, p->x + 16, p->y + 13, p->width - 330,
-                  rd_short_name(name, sizeof name, k->name));
+                  mprof_render_short_name(name, sizeof name, k->name));
       mprof_format_duration(total, sizeof total, (double)k->stats->total_ns);
       mprof_format_percent(pct, sizeof pct, k->stats->share);
       mprof_format_count(count, sizeof count, k->stats->launches);
@@ -292,7 +292,7 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   rd_rgb(cr, RD_TEXT);
   rd_font(cr, 19, 1, 0);
   rd_text_fit(cr, p.x + 14, p.y + 20, p.width - 14,
-              rd_short_name(buf, sizeof buf, k->name));
+              mprof_render_short_name(buf, sizeof buf, k->name));
   p.y += 30;
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 10.5, 0, 1);

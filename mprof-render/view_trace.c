@@ -311,7 +311,7 @@ static void label_fit(cairo_t *cr, label_cache *c,
     return;
   if (c->width[kernel] < 0) {
     char buf[512];
-    c->text[kernel] = strdup(rd_short_name(
+    c->text[kernel] = strdup(mprof_render_short_name(
         buf, sizeof buf, mprof_render_kernel_at(model, (size_t)kernel)->name));
     c->width[kernel] = c->text[kernel] ? rd_text_width(cr, c->text[kernel]) : 0;
   }
