@@ -33,6 +33,44 @@ static double row_height(const mprof_render_row *row,
                                        : view->row_height;
 }
 
+/* The Trace rows that show below the ruler and above @p height, top to
+ * bottom: walk_next() steps to the next one (0 when done). */
+typedef struct row_walk {
+  const mprof_render_model *model;
+  const mprof_render_view *view;
+  size_t next, rows;
+  double y, height;
+  size_t index; /* the current row */
+  const mprof_render_row *row;
+  double top, h;
+} row_walk;
+
+static row_walk walk_rows(const mprof_render_model *model,
+                          const mprof_render_view *view, size_t rows,
+                          double height) {
+  row_walk w;
+  memset(&w, 0, sizeof w);
+  w.model = model;
+  w.view = view;
+  w.rows = rows;
+  w.height = height;
+  w.y = MPROF_RENDER_RULER - view->scroll_y;
+  return w;
+}
+
+static int walk_next(row_walk *w) {
+  while (w->next < w->rows && w->y < w->height) {
+    w->index = w->next++;
+    w->row = mprof_render_row_at(w->model, w->index);
+    w->h = row_height(w->row, w->view);
+    w->top = w->y;
+    w->y += w->h;
+    if (w->y >= MPROF_RENDER_RULER)
+      return 1;
+  }
+  return 0;
+}
+
 void mprof_render_trace_timemap(mprof_render_timemap *map,
                                 const mprof_render_view *view, double width) {
   mprof_render_timemap_init(map, view->start_ns, view->end_ns,
@@ -504,14 +542,10 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   label_cache labels;
   memset(&labels, 0, sizeof labels);
   /* Row backgrounds, then the time grid, then what happened on them. */
-  double y = MPROF_RENDER_RULER - view->scroll_y;
-  for (size_t r = 0; r < rows && y < height; r++) {
-    const mprof_render_row *row = mprof_render_row_at(model, r);
-    double h = row_height(row, view);
-    double top = y;
-    y += h;
-    if (y < MPROF_RENDER_RULER)
-      continue;
+  for (row_walk w = walk_rows(model, view, rows, height); walk_next(&w);) {
+    size_t r = w.index;
+    const mprof_render_row *row = w.row;
+    double h = w.h, top = w.top;
     if (row->kind == MPROF_ROW_DEVICE) {
       rd_fill_rect(cr, 0, top, width, h, 0xe4e7ee);
       rd_hline(cr, 0, width, top + h - 1, RD_RULE);
@@ -526,13 +560,11 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   mprof_render_model_bounds(model, &origin, &end);
   size_t grid_count = mprof_render__tick_xs(&map, origin, grid, GRID_MAX);
   draw_grid(cr, grid, grid_count, MPROF_RENDER_RULER, height);
-  y = MPROF_RENDER_RULER - view->scroll_y;
-  for (size_t r = 0; r < rows && y < height; r++) {
-    const mprof_render_row *row = mprof_render_row_at(model, r);
-    double h = row_height(row, view);
-    double top = y;
-    y += h;
-    if (y < MPROF_RENDER_RULER || row->kind == MPROF_ROW_DEVICE)
+  for (row_walk w = walk_rows(model, view, rows, height); walk_next(&w);) {
+    size_t r = w.index;
+    const mprof_render_row *row = w.row;
+    double h = w.h, top = w.top;
+    if (row->kind == MPROF_ROW_DEVICE)
       continue;
     double pad = h >= 10 ? 2 : (h >= 4 ? 1 : 0);
     double by = top + pad, bh = h - 2 * pad - 1;
@@ -619,14 +651,9 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   cairo_rectangle(cr, 0, MPROF_RENDER_RULER, left - 1,
                   height - MPROF_RENDER_RULER);
   cairo_clip(cr);
-  y = MPROF_RENDER_RULER - view->scroll_y;
-  for (size_t r = 0; r < rows && y < height; r++) {
-    const mprof_render_row *row = mprof_render_row_at(model, r);
-    double h = row_height(row, view);
-    double top = y;
-    y += h;
-    if (y < MPROF_RENDER_RULER)
-      continue;
+  for (row_walk w = walk_rows(model, view, rows, height); walk_next(&w);) {
+    const mprof_render_row *row = w.row;
+    double h = w.h, top = w.top;
     if (row->kind == MPROF_ROW_DEVICE) {
       rd_fill_rect(cr, 0, top, left, h, 0xe4e7ee);
       continue; /* its name is written across the band, below */
@@ -644,13 +671,10 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   cairo_rectangle(cr, 0, MPROF_RENDER_RULER, width,
                   height - MPROF_RENDER_RULER);
   cairo_clip(cr);
-  y = MPROF_RENDER_RULER - view->scroll_y;
-  for (size_t r = 0; r < rows && y < height; r++) {
-    const mprof_render_row *row = mprof_render_row_at(model, r);
-    double h = row_height(row, view);
-    double top = y;
-    y += h;
-    if (y < MPROF_RENDER_RULER || row->kind != MPROF_ROW_DEVICE)
+  for (row_walk w = walk_rows(model, view, rows, height); walk_next(&w);) {
+    const mprof_render_row *row = w.row;
+    double h = w.h, top = w.top;
+    if (row->kind != MPROF_ROW_DEVICE)
       continue;
     rd_rgb(cr, RD_TEXT);
     rd_font(cr, 11, 1, 0);
