@@ -108,12 +108,16 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     mprof_format_duration(a, sizeof a, (double)(l->end - l->start));
     relative(m, b, sizeof b, (int64_t)l->start);
     const mprof_shape_record *s = &sh[l->shape];
+    const char *shown =
+        k ? mprof_render_short_name(name, sizeof name, k->name) : "?";
+    /* The full name last, when the label shortened it. */
+    int full = k && strcmp(shown, k->name) != 0;
     n = snprintf(buf, size,
                  "%s  \u2014  %s at %s  \u00b7  grid %u\u00d7%u\u00d7%u "
-                 "block %u\u00d7%u\u00d7%u  \u00b7  correlation %u",
-                 k ? mprof_render_short_name(name, sizeof name, k->name) : "?",
-                 a, b, s->grid[0], s->grid[1], s->grid[2], s->block[0],
-                 s->block[1], s->block[2], l->correlation_id);
+                 "block %u\u00d7%u\u00d7%u  \u00b7  correlation %u%s%s",
+                 shown, a, b, s->grid[0], s->grid[1], s->grid[2], s->block[0],
+                 s->block[1], s->block[2], l->correlation_id,
+                 full ? "  \u00b7  " : "", full ? k->name : "");
     break;
   }
   case MPROF_HIT_MERGED: {

@@ -205,29 +205,7 @@ void rd_vline(cairo_t *cr, double x, double y0, double y1, uint32_t rgb) {
 }
 
 const char *mprof_render_short_name(char *buf, size_t size, const char *name) {
-  /* Cut at the '(' that opens the argument list: the first one outside
-   * template brackets. "void f<(int)3>(int)" keeps its template. */
-  int depth = 0;
-  size_t n = 0;
-  for (; name[n]; n++) {
-    if (name[n] == '<')
-      depth++;
-    else if (name[n] == '>' && depth > 0)
-      depth--;
-    else if (name[n] == '(' && depth == 0 && n > 0)
-      break;
-  }
-  const char *start = name;
-  /* Drop a leading return type ("void "). */
-  if (strncmp(start, "void ", 5) == 0 && n > 5) {
-    start += 5;
-    n -= 5;
-  }
-  if (n >= size)
-    n = size - 1;
-  memcpy(buf, start, n);
-  buf[n] = '\0';
-  return buf;
+  return mprof_name_short(buf, size, name);
 }
 
 void rd_format_sass(char *buf, size_t size, const mprof_sass_instruction *in) {

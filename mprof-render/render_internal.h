@@ -14,6 +14,7 @@
 #include <mprof/mkprof.h>
 
 #include <mprof/diagnose.h>
+#include <mprof/names.h>
 #include <mprof/join.h>
 
 /* ---- activity spans (spans.c) ------------------------------------------ */

@@ -14,6 +14,7 @@
 #include <mprof/format.h>
 #include <mprof/join.h>
 #include <mprof/mkprof.h>
+#include <mprof/names.h>
 #include <mprof/reasons.h>
 #include <mprof/sass.h>
 #include <mprof/sidecar.h>

@@ -207,8 +207,9 @@ int mprof_render_span_kernel(const mprof_render_model *model, int kernel);
 void mprof_render_model_bounds(const mprof_render_model *model, int64_t *start,
                                int64_t *end);
 
-/** A kernel's display name up to its argument list ("gemm_tiled<64, 64,
- * 8>" of "gemm_tiled<64, 64, 8>(float const*, ...)"), in @p buf. */
+/** A kernel's short display name, libmprof's mprof_name_short():
+ * "gemm_tiled<64, 64, 8>" of "void ns::gemm_tiled<64, 64, 8>(float
+ * const*, ...)", in @p buf. */
 const char *mprof_render_short_name(char *buf, size_t size, const char *name);
 
 /** Kernels by total time, largest first: index 0 is the dominant kernel. */
