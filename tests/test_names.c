@@ -97,9 +97,10 @@ static void test_cutlass_cub_cublas(void **state) {
 static void test_edges(void **state) {
   (void)state;
   char buf[64];
-  assert_string_equal(mprof_name_short(buf, sizeof buf, "saxpy(float, float "
-                                                        "const*, float*, "
-                                                        "int)"),
+  assert_string_equal(mprof_name_short(buf, sizeof buf,
+                                       "saxpy(float, float "
+                                       "const*, float*, "
+                                       "int)"),
                       "saxpy");
   assert_string_equal(mprof_name_short(buf, sizeof buf, "plain_c_kernel"),
                       "plain_c_kernel");
@@ -148,8 +149,8 @@ static void test_samples(void **state) {
         assert_string_not_equal(names[i], names[j]);
     cutlass += strcmp(names[i], "Kernel2<cutlass_80_simt_sgemm_256x128_8x4_"
                                 "nn_align1>") == 0;
-    split += strcmp(names[i], "splitKreduce_kernel<" MPROF_NAME_ELIDED ">") ==
-             0;
+    split +=
+        strcmp(names[i], "splitKreduce_kernel<" MPROF_NAME_ELIDED ">") == 0;
   }
   assert_int_equal(cutlass, 1);
   assert_int_equal(split, 1);

@@ -10,7 +10,9 @@
 
 #define ANONYMOUS "(anonymous namespace)"
 
-static int opens(char c) { return c == '<' || c == '(' || c == '{' || c == '['; }
+static int opens(char c) {
+  return c == '<' || c == '(' || c == '{' || c == '[';
+}
 static int closes(char c) {
   return c == '>' || c == ')' || c == '}' || c == ']';
 }
