@@ -16,6 +16,7 @@
 struct _MprofGtkApp {
   GtkApplication parent_instance;
   int exit_status;
+  gboolean options_parsed; /* GLib accepted the command line */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkApp, mprof_gtk_app, GTK_TYPE_APPLICATION)
@@ -146,7 +147,7 @@ static int command_line(GApplication *application,
 
 /* Before any display is opened: --version needs none. */
 static int handle_local_options(GApplication *application, GVariantDict *dict) {
-  (void)application;
+  MPROF_GTK_APP(application)->options_parsed = TRUE;
   if (g_variant_dict_contains(dict, "version")) {
     printf("mprof-gtk %s\n", MPROF_VERSION_STRING);
     return 0;
@@ -211,6 +212,10 @@ int mprof_gtk_app_run(int argc, char **argv) {
       MPROF_GTK_TYPE_APP, "application-id", "org.mprof.Viewer", "flags",
       G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE, NULL);
   int status = g_application_run(G_APPLICATION(app), argc, argv);
+  /* GLib refuses an unknown option with its own line and status 1; a bad
+   * argument is 2 here, as everywhere in mprof. */
+  if (!app->options_parsed && status == 1)
+    status = 2;
   if (app->exit_status > status)
     status = app->exit_status;
   g_object_unref(app);

@@ -102,6 +102,10 @@ not_blank "$tmp/sshots/error.png"
 env -u DISPLAY -u WAYLAND_DISPLAY "$gtk" "$tmp/t.mprof" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "mprof-gtk without a display did not exit 2"
 grep -q "no display" "$tmp/err" || fail "no 'no display' message: $(cat "$tmp/err")"
+# Usage: an unknown option, two traces.
+"$gtk" --bogus >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "mprof-gtk --bogus did not exit 2"
+grep -q "bogus" "$tmp/err" || fail "mprof-gtk --bogus: $(cat "$tmp/err")"
 # Usage: two traces.
 "$gtk" "$tmp/t.mprof" "$tmp/t.mprof" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "mprof-gtk with two traces did not exit 2"
