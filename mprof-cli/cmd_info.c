@@ -60,10 +60,16 @@ int cmd_info(int argc, char **argv) {
   if (mprof_trace_partial(t, &covered)) {
     const char *signal = mprof_trace_meta(t, "capture.signal");
     const char *checkpoints = mprof_trace_meta(t, "capture.checkpoints");
-    printf("partial    the capture was cut short%s%s%s; this trace holds the "
-           "first %.3f s, up to flush %s\n",
-           signal ? " by signal " : "", signal ? signal : "", "",
+    printf("partial    the capture was cut short%s%s; this trace holds the "
+           "first %.3f s, up to flush %s",
+           signal ? " by signal " : "", signal ? signal : "",
            (double)covered / 1e9, checkpoints ? checkpoints : "?");
+    const char *anchor = mprof_trace_meta(t, "clock.anchor.trace_ns");
+    unsigned long long start = anchor ? strtoull(anchor, NULL, 10) : 0;
+    if (start && t1 > start)
+      printf("; its last GPU work ends %.3f s after the capture started",
+             (double)(t1 - start) / 1e9);
+    printf("\n");
   }
 
   size_t n;
