@@ -181,7 +181,7 @@ ctrlc_case ctrl_c 4 "$faults" loop 30
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   run_case torch_two_ranks no 180 python3 -m torch.distributed.run --nproc_per_node=2 "$here/faults_torch.py" ranks
   run_case torch_dataloader no 120 python3 "$here/faults_torch.py" dataloader
-  kill_case torch_sigkill KILL 8 program python3 "$here/faults_torch.py" loop 30
+  kill_case torch_sigkill KILL 12 program python3 "$here/faults_torch.py" loop 30
 else
   echo "faults: no PyTorch with CUDA; the PyTorch cases are skipped" | tee -a "$log"
 fi
