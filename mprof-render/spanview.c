@@ -337,6 +337,18 @@ size_t rs_frame_sm_count(const rs_frame *f) {
   return rs_projected_sms(f->model, f->kernel, NULL, 0);
 }
 
+int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
+                   const mprof_render_view *view, int tab, double width,
+                   double height) {
+  if (view->kernel < 0 && m->none_group < 0) {
+    rd_no_kernel(cr, width, height);
+    return 0;
+  }
+  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
+  rs_frame_init(f, m, view, tab, width, height);
+  return 1;
+}
+
 uint32_t rs_frame_gpus(const rs_frame *f, const rs_psm *psm, size_t count) {
   if (f->group)
     return f->group->gpu_count;

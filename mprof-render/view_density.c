@@ -148,13 +148,9 @@ static void legend(cairo_t *cr, const rs_frame *f, double width) {
 void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
                                 const mprof_render_view *view, double width,
                                 double height) {
-  if (view->kernel < 0 && m->none_group < 0) {
-    rd_no_kernel(cr, width, height);
-    return;
-  }
-  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
   rs_frame f;
-  rs_frame_init(&f, m, view, MPROF_RENDER_DENSITY, width, height);
+  if (!rs_frame_begin(cr, &f, m, view, MPROF_RENDER_DENSITY, width, height))
+    return;
   const mprof_render_layout *l = &f.layout;
   double rows_px = l->bottom - l->top;
   size_t count;

@@ -47,6 +47,11 @@ typedef struct rs_frame {
 void rs_frame_init(rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
                    double height);
+/* Drawing a span view starts here: the "no kernel" page (0), or the
+ * background and @p f (1). */
+int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
+                   const mprof_render_view *view, int tab, double width,
+                   double height);
 size_t rs_frame_sm_count(const rs_frame *f);
 /* How many GPUs the frame's SMs are on, and the GPU (rank) and SM of its
  * row @p s; @p psm is rs_frame_psms()'s for a projected frame. */
