@@ -309,6 +309,47 @@ static void test_model_kernels_samples_and_sass(void **state) {
   mprof_render_model_free(m);
 }
 
+/* The Summary (libmprof's diagnosis, what `mprof summary` prints) and the
+ * Raster lanes put every stall reason in the same place: the lane of a
+ * reason is its dimension in the Summary (the issuing warp, `selected`,
+ * has a lane of its own; a reason outside the table is scheduling), and
+ * each lane holds the samples the Summary counts for its dimension. */
+static void test_summary_and_raster_agree(void **state) {
+  (void)state;
+  const char *trace = test_path("agree.mprof");
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.seed = 11;
+  opts.launches = 400;
+  opts.kernels = 8;
+  assert_int_equal(mprof_synth_write(trace, &opts), 0);
+  mprof_render_model *m;
+  if (mprof_render_model_open(&m, trace, NULL))
+    fail_msg("%s", mprof_render_error());
+  size_t checked = 0;
+  for (size_t i = 0; i < mprof_render_kernel_count(m); i++) {
+    const mprof_render_kernel *k = mprof_render_kernel_at(m, i);
+    const mprof_kernel_diagnosis *d = k->diagnosis;
+    assert_non_null(d);
+    uint64_t lanes[MPROF_FAM_COUNT] = {0};
+    for (size_t s = 0; s < d->stall_count; s++) {
+      const mprof_reason_share *st = &d->stalls[s];
+      int lane = mprof_render_reason_family(st->reason);
+      int want = strcmp(st->reason, "selected") == 0 ? MPROF_FAM_ISSUED
+                 : st->dimension == MPROF_DIM_NONE   ? MPROF_FAM_SCHEDULING
+                                                     : (int)st->dimension;
+      if (lane != want)
+        fail_msg("%s: Raster lane %d, Summary dimension %u", st->reason, lane,
+                 st->dimension);
+      lanes[lane] += st->samples;
+      checked++;
+    }
+    for (int f = 0; f < MPROF_FAM_COUNT; f++)
+      assert_int_equal(k->family[f], lanes[f]);
+  }
+  assert_true(checked > 20);
+  mprof_render_model_free(m);
+}
+
 static void test_model_takes_samples_from_the_sidecar(void **state) {
   (void)state;
   mprof_render_model *m = fix_open("sidecar-samples.mprof", 0);
@@ -600,6 +641,7 @@ int main(void) {
           test_lod_draws_wide_launches_alone_and_merges_narrow_ones),
       cmocka_unit_test(test_lod_cost_follows_pixels_not_launches),
       cmocka_unit_test(test_model_kernels_samples_and_sass),
+      cmocka_unit_test(test_summary_and_raster_agree),
       cmocka_unit_test(test_model_takes_samples_from_the_sidecar),
       cmocka_unit_test(test_model_errors_name_the_file),
       cmocka_unit_test(test_classification),
