@@ -21,6 +21,7 @@
 #include <mprof/source.h>
 #include <mprof/status.h>
 #include <mprof/synth.h>
+#include <mprof/throughput.h>
 #include <mprof/trace.h>
 #include <mprof/units.h>
 #include <mprof/version.h>

@@ -1,0 +1,352 @@
+/*
+ * mprof — per-kernel speed of light from PM samples (see throughput.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "mprof/throughput.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mprof/error.h"
+
+/* The metric names each counter is read from, first choice first. */
+static const struct {
+  const char *key;
+  const char *title;
+  const char *unit;
+  const char *metrics[3];
+} counters[MPROF_COUNTER_COUNT_] = {
+    {"dram",
+     "DRAM throughput",
+     "percent",
+     {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+      "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL}},
+    {"dram_bytes_per_second",
+     "DRAM bandwidth",
+     "bytes_per_second",
+     {"dram__bytes.sum.per_second", NULL, NULL}},
+    {"l2",
+     "L2 throughput",
+     "percent",
+     {"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+      "lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL}},
+    {"l2_bytes_per_second",
+     "L2 bandwidth",
+     "bytes_per_second",
+     {"lts__t_bytes.sum.per_second", NULL, NULL}},
+    {"sm_active",
+     "SMs active",
+     "percent",
+     {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL}},
+    {"warps_active",
+     "warp slots occupied",
+     "percent",
+     {"sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed",
+      "tpc__warps_active_realtime.avg.pct_of_peak_sustained_elapsed", NULL}},
+    {"issue",
+     "instruction issue",
+     "percent",
+     {"sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed", NULL,
+      NULL}},
+    {"tensor",
+     "tensor pipe",
+     "percent",
+     {"sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_"
+      "elapsed",
+      "sm__pipe_tensor_op_hmma_cycles_active_realtime.avg.pct_of_peak_"
+      "sustained_elapsed",
+      NULL}},
+    {"fma",
+     "FMA pipe",
+     "percent",
+     {"sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed",
+      "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL}},
+    {"alu",
+     "ALU pipe",
+     "percent",
+     {"sm__inst_executed_pipe_alu_realtime.avg.pct_of_peak_sustained_elapsed",
+      NULL, NULL}},
+    {"clock",
+     "SM clock",
+     "hertz",
+     {"gpc__cycles_elapsed.avg.per_second", NULL, NULL}},
+};
+
+const char *mprof_counter_key(uint32_t c) {
+  return c < MPROF_COUNTER_COUNT_ ? counters[c].key : "";
+}
+const char *mprof_counter_title(uint32_t c) {
+  return c < MPROF_COUNTER_COUNT_ ? counters[c].title : "";
+}
+const char *mprof_counter_unit(uint32_t c) {
+  return c < MPROF_COUNTER_COUNT_ ? counters[c].unit : "";
+}
+
+uint32_t mprof_counter_from_metric(const char *metric) {
+  if (!metric)
+    return MPROF_INDEX_NONE;
+  /* "TPC.TriageCompute.sm__..." names the same counter as "sm__...". */
+  const char *triage = strstr(metric, "TriageCompute.");
+  if (triage)
+    metric = triage + strlen("TriageCompute.");
+  for (uint32_t c = 0; c < MPROF_COUNTER_COUNT_; c++)
+    for (int m = 0; m < 3 && counters[c].metrics[m]; m++)
+      if (strcmp(metric, counters[c].metrics[m]) == 0)
+        return c;
+  return MPROF_INDEX_NONE;
+}
+
+/* Per trace device: which column holds each counter. */
+typedef struct device_map {
+  int sampled;
+  uint64_t interval_ns;
+  int column[MPROF_COUNTER_COUNT_]; /* -1 absent */
+  int rank[MPROF_COUNTER_COUNT_];   /* which name matched; lower wins */
+} device_map;
+
+typedef struct launch_ref {
+  uint64_t start, end;
+  uint32_t kernel;
+} launch_ref;
+
+struct mprof_throughput {
+  const mprof_join *join;
+  size_t kernel_count;
+  mprof_kernel_throughput *kernels;
+  int available;
+  uint64_t interval_ns;
+  char missing[256];
+};
+
+static int compare_launch(const void *a, const void *b) {
+  const launch_ref *x = (const launch_ref *)a, *y = (const launch_ref *)b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sums for one kernel while the samples are walked. */
+typedef struct accum {
+  double weight;
+  double shared;
+  double sum[MPROF_COUNTER_COUNT_];
+  double weight_of[MPROF_COUNTER_COUNT_];
+} accum;
+
+static void why_missing(mprof_throughput *t, const mprof_trace *trace) {
+  const char *mode = mprof_trace_meta(trace, "pm.mode");
+  const char *error = mprof_trace_meta(trace, "pm.error");
+  if (error && *error)
+    snprintf(t->missing, sizeof t->missing,
+             "PM sampling failed (%s), so throughput was not measured", error);
+  else if (mode && strcmp(mode, "off") == 0)
+    snprintf(t->missing, sizeof t->missing,
+             "recorded with --pm off, so throughput was not measured");
+  else if (mode)
+    snprintf(t->missing, sizeof t->missing,
+             "PM sampling produced no samples, so throughput was not "
+             "measured");
+  else
+    snprintf(t->missing, sizeof t->missing,
+             "the trace has no hardware counters (recorded without PM "
+             "sampling), so throughput was not measured");
+}
+
+int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
+  if (!out || !join)
+    return mprof__error_set(MPROF_EINVAL, "throughput: no join given");
+  *out = NULL;
+  const mprof_trace *trace = mprof_join_trace(join);
+  mprof_throughput *t = (mprof_throughput *)calloc(1, sizeof *t);
+  if (!t)
+    return mprof__error_set(MPROF_ENOMEM, "throughput: out of memory");
+  t->join = join;
+  t->kernel_count = mprof_join_kernel_count(join);
+  t->kernels = (mprof_kernel_throughput *)calloc(
+      t->kernel_count ? t->kernel_count : 1, sizeof *t->kernels);
+  size_t device_count = 0, metric_count = 0, sample_count = 0;
+  mprof_trace_devices(trace, &device_count);
+  const mprof_pm_metric_record *metrics =
+      mprof_trace_pm_metrics(trace, &metric_count);
+  const mprof_pm_sample_record *samples =
+      mprof_trace_pm_samples(trace, &sample_count);
+  device_map *maps = (device_map *)calloc(device_count ? device_count : 1,
+                                          sizeof *maps);
+  accum *acc = (accum *)calloc(t->kernel_count ? t->kernel_count : 1,
+                               sizeof *acc);
+  if (!t->kernels || !maps || !acc) {
+    free(maps);
+    free(acc);
+    mprof_throughput_free(t);
+    return mprof__error_set(MPROF_ENOMEM, "throughput: out of memory");
+  }
+  for (size_t k = 0; k < t->kernel_count; k++)
+    for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
+      t->kernels[k].value[c] = NAN;
+  for (size_t d = 0; d < device_count; d++)
+    for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
+      maps[d].column[c] = -1;
+  for (size_t i = 0; i < metric_count; i++) {
+    const mprof_pm_metric_record *m = &metrics[i];
+    if (m->device >= device_count)
+      continue;
+    const char *name = mprof_trace_string(trace, m->name);
+    uint32_t c = mprof_counter_from_metric(name);
+    device_map *map = &maps[m->device];
+    map->sampled = 1;
+    map->interval_ns = m->interval_ns;
+    if (c == MPROF_INDEX_NONE)
+      continue;
+    const char *bare = strstr(name, "TriageCompute.");
+    bare = bare ? bare + strlen("TriageCompute.") : name;
+    int rank = 0;
+    while (rank < 3 && counters[c].metrics[rank] &&
+           strcmp(counters[c].metrics[rank], bare) != 0)
+      rank++;
+    if (map->column[c] < 0 || rank < map->rank[c]) {
+      map->column[c] = (int)m->column;
+      map->rank[c] = rank;
+    }
+  }
+  for (size_t d = 0; d < device_count; d++)
+    if (maps[d].sampled && !t->interval_ns)
+      t->interval_ns = maps[d].interval_ns;
+  t->available = sample_count > 0;
+  if (!t->available)
+    why_missing(t, trace);
+
+  /* Launches per device, by start, with the running maximum of their ends
+   * so that a window finds every launch that overlaps it. */
+  size_t launch_count = 0, stream_count = 0;
+  const mprof_launch_record *launches =
+      mprof_trace_launches(trace, &launch_count);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  for (size_t d = 0; d < device_count && t->available; d++) {
+    if (!maps[d].sampled)
+      continue;
+    size_t n = 0;
+    for (size_t i = 0; i < launch_count; i++)
+      if (launches[i].stream < stream_count &&
+          streams[launches[i].stream].device == d)
+        n++;
+    launch_ref *refs = (launch_ref *)malloc((n ? n : 1) * sizeof *refs);
+    uint64_t *max_end = (uint64_t *)malloc((n ? n : 1) * sizeof *max_end);
+    if (!refs || !max_end) {
+      free(refs);
+      free(max_end);
+      free(maps);
+      free(acc);
+      mprof_throughput_free(t);
+      return mprof__error_set(MPROF_ENOMEM, "throughput: out of memory");
+    }
+    n = 0;
+    for (size_t i = 0; i < launch_count; i++) {
+      if (launches[i].stream >= stream_count ||
+          streams[launches[i].stream].device != d)
+        continue;
+      refs[n].start = launches[i].start;
+      refs[n].end = launches[i].end;
+      refs[n].kernel = mprof_join_launch_kernel(join, i);
+      n++;
+    }
+    qsort(refs, n, sizeof *refs, compare_launch);
+    for (size_t i = 0; i < n; i++)
+      max_end[i] = i && max_end[i - 1] > refs[i].end ? max_end[i - 1]
+                                                     : refs[i].end;
+    for (size_t s = 0; s < sample_count; s++) {
+      const mprof_pm_sample_record *w = &samples[s];
+      if (w->device != d || w->end <= w->start)
+        continue;
+      /* The last launch starting before the window ends. */
+      size_t lo = 0, hi = n;
+      while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (refs[mid].start < w->end)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      uint32_t inside = MPROF_INDEX_NONE;
+      int others = 0;
+      uint32_t first_kernel = MPROF_INDEX_NONE;
+      for (size_t i = lo; i-- > 0;) {
+        if (max_end[i] <= w->start)
+          break;
+        const launch_ref *l = &refs[i];
+        if (l->end <= w->start)
+          continue;
+        if (first_kernel == MPROF_INDEX_NONE)
+          first_kernel = l->kernel;
+        else if (l->kernel != first_kernel)
+          others = 1;
+        if (l->start <= w->start && l->end >= w->end)
+          inside = l->kernel;
+        else if (l->kernel < t->kernel_count)
+          t->kernels[l->kernel].partial++;
+      }
+      if (inside == MPROF_INDEX_NONE || inside >= t->kernel_count)
+        continue;
+      double len = (double)(w->end - w->start);
+      accum *a = &acc[inside];
+      a->weight += len;
+      if (others)
+        a->shared += len;
+      t->kernels[inside].samples++;
+      t->kernels[inside].covered_ns += w->end - w->start;
+      for (int c = 0; c < MPROF_COUNTER_COUNT_; c++) {
+        int col = maps[d].column[c];
+        if (col < 0 || col >= MPROF_PM_MAX_METRICS)
+          continue;
+        double v = w->value[col];
+        if (isnan(v))
+          continue;
+        a->sum[c] += v * len;
+        a->weight_of[c] += len;
+      }
+    }
+    free(refs);
+    free(max_end);
+  }
+  for (size_t k = 0; k < t->kernel_count; k++) {
+    const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
+    mprof_kernel_throughput *kt = &t->kernels[k];
+    if (ks && ks->device < device_count && maps[ks->device].sampled)
+      kt->interval_ns = maps[ks->device].interval_ns;
+    if (acc[k].weight > 0)
+      kt->shared = acc[k].shared / acc[k].weight;
+    for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
+      if (acc[k].weight_of[c] > 0)
+        kt->value[c] = acc[k].sum[c] / acc[k].weight_of[c];
+  }
+  free(maps);
+  free(acc);
+  *out = t;
+  return 0;
+}
+
+void mprof_throughput_free(mprof_throughput *t) {
+  if (!t)
+    return;
+  free(t->kernels);
+  free(t);
+}
+
+int mprof_throughput_available(const mprof_throughput *t) {
+  return t && t->available;
+}
+
+uint64_t mprof_throughput_interval(const mprof_throughput *t) {
+  return t ? t->interval_ns : 0;
+}
+
+const mprof_kernel_throughput *
+mprof_throughput_kernel(const mprof_throughput *t, size_t kernel) {
+  return t && kernel < t->kernel_count ? &t->kernels[kernel] : NULL;
+}
+
+const char *mprof_throughput_missing(const mprof_throughput *t) {
+  return t && !t->available ? t->missing : NULL;
+}
