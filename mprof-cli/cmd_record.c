@@ -39,7 +39,7 @@ static int parse_options(record_options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->output = "trace.mprof";
   o->pc_mode = "continuous";
-  o->pm = "on";
+  o->pm = "off";
   int i = 1;
   if (argc > 1 && strcmp(argv[1], "source") == 0) { /* mprof record source */
     o->source = 1;

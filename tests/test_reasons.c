@@ -136,10 +136,20 @@ static void test_join_and_diagnosis_read_the_table(void **state) {
     by_dimension[share->dimension] += share->share;
   }
   assert_true(fabs(kd->other_share) < 1e-12);
-  for (uint32_t d = 0; d <= MPROF_DIM_SCHEDULING; d++)
-    if (fabs(kd->dimensions[d].cost - by_dimension[d]) > 1e-9)
-      fail_msg("%s: cost %.6f, its reasons add to %.6f", mprof_dimension_key(d),
-               kd->dimensions[d].cost, by_dimension[d]);
+  for (uint32_t d = 0; d <= MPROF_DIM_SCHEDULING; d++) {
+    const mprof_dimension *dm = &kd->dimensions[d];
+    double share = NAN;
+    for (size_t m = 0; m < dm->metric_count; m++)
+      if (strcmp(dm->metrics[m].name, "share") == 0)
+        share = dm->metrics[m].value;
+    if (!(fabs(share - by_dimension[d]) <= 1e-9))
+      fail_msg("%s: share %.6f, its reasons add to %.6f",
+               mprof_dimension_key(d), share, by_dimension[d]);
+    /* The estimated gain never exceeds the share of samples. */
+    if (dm->cost > share + 1e-9)
+      fail_msg("%s: gain %.6f above its share %.6f", mprof_dimension_key(d),
+               dm->cost, share);
+  }
   mprof_diagnosis_free(diagnosis);
   mprof_join_free(join);
   mprof_trace_free(trace);

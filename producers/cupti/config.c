@@ -168,7 +168,7 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   cfg->pc_period = MPROF_CUPTI_DEFAULT_PC_PERIOD;
   cfg->pc_hw_buffer = MPROF_CUPTI_DEFAULT_PC_HW_BUFFER;
   cfg->keep_sass = 1;
-  cfg->pm_enabled = 1;
+  cfg->pm_enabled = 0;
   cfg->pm_interval_ns = MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS;
   cfg->pm_hw_buffer = MPROF_CUPTI_DEFAULT_PM_HW_BUFFER;
 
@@ -241,10 +241,10 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
 
   value = env(userdata, "MPROF_PM");
   if (value && *value) {
-    if (strcasecmp(value, "off") == 0 || strcmp(value, "0") == 0)
-      cfg->pm_enabled = 0;
-    else if (strcasecmp(value, "on") != 0 && strcmp(value, "1") != 0)
-      problem(cfg, "MPROF_PM: '%.64s' is neither on nor off; using on", value);
+    if (strcasecmp(value, "on") == 0 || strcmp(value, "1") == 0)
+      cfg->pm_enabled = 1;
+    else if (strcasecmp(value, "off") != 0 && strcmp(value, "0") != 0)
+      problem(cfg, "MPROF_PM: '%.64s' is neither on nor off; using off", value);
   }
 
   value = env(userdata, "MPROF_PM_INTERVAL");

@@ -1479,6 +1479,11 @@ int InitializeInjection(void) {
     host[0] = '\0';
   host[sizeof host - 1] = '\0';
   mprof_cupti_config_load(&g.cfg, real_getenv, NULL, (long)g.pid, host);
+  /* On the H200 (CUPTI 13.0) PC sampling failed with PM sampling active:
+   * PM sampling, when asked for, runs alone. */
+  int pm_took_pc = g.cfg.pm_enabled && g.cfg.pc_mode != MPROF_CUPTI_PC_OFF;
+  if (pm_took_pc)
+    g.cfg.pc_mode = MPROF_CUPTI_PC_OFF;
   for (unsigned i = 0; i < g.cfg.problem_count; i++)
     warn("%s", g.cfg.problems[i]);
 
@@ -1515,6 +1520,9 @@ int InitializeInjection(void) {
          "writes %s",
          g.cfg.output);
   manifest_event("start", (long)getppid());
+  if (pm_took_pc)
+    meta("pc.note", "PC sampling off: PM sampling (--pm on) runs alone, as "
+                    "the two failed together on the H200 with CUPTI 13.0");
   /* Registered before anything can fail, so the trace always gets written:
    * even a disabled run explains itself in META. */
   atexit(at_exit);

@@ -46,6 +46,7 @@ const char *const default_metrics[] = {
 };
 
 const unsigned DECODE_PERIOD_MS = 20;
+const int FINISH_TIMEOUT_S = 5;
 /* Samples one decode may hold; more are decoded in further rounds. */
 const uint32_t COUNTER_DATA_SAMPLES = 4096;
 
@@ -608,9 +609,45 @@ extern "C" void mprof_cupti_pm_device(uint32_t ordinal) {
   pthread_mutex_unlock(&g.lock);
 }
 
+namespace {
+
+void finish_sessions();
+
+void *finisher(void *done) {
+  finish_sessions();
+  *(volatile int *)done = 1;
+  return nullptr;
+}
+
+} // namespace
+
+/* Stopping a session hung at exit on the H200 once: the sessions are
+ * stopped on a helper thread, and after FINISH_TIMEOUT_S the trace is
+ * written without waiting for it (the samples decoded so far are kept). */
 extern "C" void mprof_cupti_pm_finish(void) {
   if (!g.cfg || !g.cfg->pm_enabled)
     return;
+  static volatile int done;
+  pthread_t thread;
+  if (pthread_create(&thread, nullptr, finisher, (void *)&done) != 0) {
+    finish_sessions();
+    return;
+  }
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += FINISH_TIMEOUT_S;
+  if (pthread_timedjoin_np(thread, nullptr, &until) != 0) {
+    pthread_detach(thread);
+    meta("pm.error", "exit_timeout");
+    mprof_cupti_translate_error(
+        g.tr, "PM sampling did not stop within the exit timeout; the "
+              "samples decoded until then are kept");
+  }
+}
+
+namespace {
+
+void finish_sessions() {
   pthread_mutex_lock(&g.wake_lock);
   g.stop = true;
   pthread_cond_signal(&g.wake);
@@ -651,3 +688,5 @@ extern "C" void mprof_cupti_pm_finish(void) {
   }
   pthread_mutex_unlock(&g.lock);
 }
+
+} // namespace

@@ -24,6 +24,7 @@
 #include "api.h"
 #include "format.h"
 #include "join.h"
+#include "throughput.h"
 #include "reasons.h"
 
 #ifdef __cplusplus
@@ -63,9 +64,10 @@ typedef struct mprof_metric {
 typedef struct mprof_dimension {
   uint32_t id;    /**< mprof_dimension_id */
   uint32_t state; /**< mprof_state */
-  /** What is at stake, 0..1: the share of samples for stall dimensions, the
-   * idle share of block slots or of the stream for the others. Ranks
-   * issues for the verdict. */
+  /** Estimated gain, 0..1: the share of the kernel's time on its stream
+   * (its runs plus the idle gaps before them) that fixing this dimension
+   * could recover. docs/DIAGNOSIS.md gives the arithmetic of each; the
+   * verdict names the largest. */
   double cost;
   const char *detail; /**< one sentence with the numbers */
   size_t metric_count;
@@ -160,6 +162,12 @@ typedef struct mprof_kernel_diagnosis {
   const mprof_occupancy *shapes; /**< parallel to mprof_join_shapes() */
   size_t note_count;
   const char *const *notes; /**< what is missing for this kernel */
+  /** Its speed of light from PM samples; never NULL (values NaN and
+   * samples 0 when not measured). Owned by the diagnosis. */
+  const mprof_kernel_throughput *throughput;
+  uint32_t tensor_core; /**< HGMMA/WGMMA/HMMA/UTMA in its SASS */
+  uint32_t library;     /**< named like a cuBLAS, cuDNN, CUTLASS, Triton or
+                             PyTorch kernel: advice is for the caller */
 } mprof_kernel_diagnosis;
 
 /** Something missing or doubtful in the whole trace. */
@@ -205,6 +213,17 @@ MPROF_API size_t mprof_diagnosis_kernel_count(const mprof_diagnosis *diagnosis);
 /** Kernel @p index, or NULL. Owned by @p diagnosis. */
 MPROF_API const mprof_kernel_diagnosis *
 mprof_diagnosis_kernel(const mprof_diagnosis *diagnosis, size_t index);
+
+/** The PM samples joined to the kernels (borrowed from the diagnosis). */
+MPROF_API const mprof_throughput *
+mprof_diagnosis_throughput(const mprof_diagnosis *diagnosis);
+
+/**
+ * 1 when @p name (mangled or demangled) looks like a kernel of a library
+ * (cuBLAS, cuDNN, CUTLASS, Triton, PyTorch/ATen, FlashAttention), whose
+ * launch shape the caller does not choose.
+ */
+MPROF_API int mprof_kernel_name_is_library(const char *name);
 
 /** Trace-wide notes: what is missing and how to get it. */
 MPROF_API size_t mprof_diagnosis_note_count(const mprof_diagnosis *diagnosis);

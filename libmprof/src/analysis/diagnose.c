@@ -590,7 +590,7 @@ static void make_trace_notes(mprof_diagnosis *d) {
   mprof__arena *a = &d->arena;
   size_t launches;
   mprof_trace_launches(t, &launches);
-  d->notes = (mprof_note *)mprof__arena_alloc(a, 10 * sizeof *d->notes);
+  d->notes = (mprof_note *)mprof__arena_alloc(a, 12 * sizeof *d->notes);
   if (!d->notes)
     return;
   uint64_t covered = 0;
@@ -620,6 +620,14 @@ static void make_trace_notes(mprof_diagnosis *d) {
                  "--pc-mode continuous).",
                  mode ? mode : "unknown"));
   }
+  if (launches && !mprof_throughput_available(d->throughput))
+    add_note(d, "no_counters",
+             mprof__arena_printf(
+                 a,
+                 "No hardware counters: %s; bandwidth- and latency-bound "
+                 "are told apart by stall reasons alone (`mprof record --pm "
+                 "on` samples them, without PC sampling).",
+                 mprof_throughput_missing(d->throughput)));
   if (!mprof_join_sidecar(join))
     add_note(d, "no_sidecar",
              mprof__arena_printf(
@@ -700,6 +708,8 @@ static void diagnose_kernel(mprof_diagnosis *d, size_t k,
   judge_launch(&w);
   mprof__diagnose_judge_spans(&w, d->balance ? &d->balance[k] : NULL,
                               d->trace_spans);
+  mprof__diagnose_classify(&w);
+  mprof__diagnose_estimate_gains(&w);
   mprof__diagnose_make_verdict(&w);
   make_kernel_notes(&w, trace_sampled);
 }
@@ -729,6 +739,11 @@ int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
     mprof_diagnosis_free(d);
     return MPROF_ENOMEM;
   }
+  int rc = mprof_throughput_build(&d->throughput, join);
+  if (rc) {
+    mprof_diagnosis_free(d);
+    return rc;
+  }
   for (size_t k = 0; d->kernels && k < d->kernel_count; k++)
     diagnose_kernel(d, k, opts, trace_sampled);
   make_trace_notes(d);
@@ -746,6 +761,7 @@ void mprof_diagnosis_free(mprof_diagnosis *diagnosis) {
     return;
   mprof__arena_free(&diagnosis->arena);
   free(diagnosis->balance);
+  mprof_throughput_free(diagnosis->throughput);
   free(diagnosis);
 }
 
@@ -772,4 +788,9 @@ const mprof_note *mprof_diagnosis_note(const mprof_diagnosis *diagnosis,
                                        size_t index) {
   return diagnosis && index < diagnosis->note_count ? &diagnosis->notes[index]
                                                     : NULL;
+}
+
+const mprof_throughput *
+mprof_diagnosis_throughput(const mprof_diagnosis *diagnosis) {
+  return diagnosis ? diagnosis->throughput : NULL;
 }

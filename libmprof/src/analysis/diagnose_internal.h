@@ -57,6 +57,7 @@ struct mprof_diagnosis {
   mprof_note *notes;
   span_balance *balance; /* per kernel; NULL without spans */
   size_t trace_spans;
+  mprof_throughput *throughput;
 };
 
 /* Working state of one kernel's diagnosis. */
@@ -68,6 +69,8 @@ typedef struct kernel_work {
   mprof_dimension *dims;
   double dim_share[MPROF_DIM_COUNT_];
   int sampled; /* enough samples to judge stalls */
+  int roof;    /* the resource a PM counter shows saturated (diagnose_gain.c) */
+  double roof_use; /* its utilisation, 0..1 */
   const char *notes[8];
   size_t note_count;
 } kernel_work;
@@ -114,5 +117,14 @@ void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
 
 /* diagnose_verdict.c: the verdict sentence of a judged kernel. */
 void mprof__diagnose_make_verdict(kernel_work *w);
+
+/* diagnose_gain.c: measured throughput and estimated gains. */
+void mprof__diagnose_classify(kernel_work *w);
+void mprof__diagnose_estimate_gains(kernel_work *w);
+/* The dimension of the saturated roof and the sentence for it; the roof
+ * leads the verdict when no dimension has a large gain left. */
+#define ROOF_HEADLINE 0.25
+uint32_t mprof__diagnose_roof_dimension(const kernel_work *w);
+const char *mprof__diagnose_roof_text(kernel_work *w);
 
 #endif /* MPROF_ANALYSIS_DIAGNOSE_INTERNAL_H */

@@ -106,7 +106,11 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
     const mprof_occupancy *occ = &o->occupancy;
     pct(p, sizeof p, occ->theoretical);
     const char *fix =
-        occ->limiter == MPROF_LIMIT_REGISTERS
+        o->library
+            ? "the launch shape is the library's choice, so give it more "
+              "work per call (larger or batched problems) or run other work "
+              "beside it on another stream"
+        : occ->limiter == MPROF_LIMIT_REGISTERS
             ? "use fewer registers per thread (__launch_bounds__, "
               "-maxrregcount)"
         : occ->limiter == MPROF_LIMIT_SHARED
@@ -175,16 +179,33 @@ void mprof__diagnose_make_verdict(kernel_work *w) {
   mprof_kernel_diagnosis *o = w->out;
   mprof__arena *a = &w->d->arena;
   uint32_t best = MPROF_DIM_NONE;
-  for (uint32_t state = MPROF_STATE_ISSUE; state >= MPROF_STATE_MINOR;
-       state--) {
-    for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
-      if (w->dims[dim].state == state &&
-          (best == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[best].cost))
-        best = dim;
-    if (best != MPROF_DIM_NONE)
-      break;
+  for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
+    if (w->dims[dim].state >= MPROF_STATE_MINOR &&
+        (best == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[best].cost))
+      best = dim;
+  /* At a measured roof with little left elsewhere, the roof is the news. */
+  if (w->roof &&
+      (best == MPROF_DIM_NONE || w->dims[best].cost < ROOF_HEADLINE)) {
+    o->verdict_dimension = mprof__diagnose_roof_dimension(w);
+    o->verdict_state = MPROF_STATE_ISSUE;
+    o->verdict = mprof__diagnose_roof_text(w);
+    return;
   }
   o->verdict_dimension = best;
+  if (best == MPROF_DIM_NONE && o->tensor_core) {
+    o->verdict_state = MPROF_STATE_OK;
+    o->verdict = mprof__arena_printf(
+        a,
+        "Tensor-core kernel (warpgroup/warp MMA in its SASS): its few warps "
+        "and warpgroup waits are its design, and it is judged by how busy "
+        "its tensor pipe is, which needs hardware counters (not measured "
+        "here)%s.",
+        o->library ? "; as a library kernel, the caller's levers are larger "
+                     "or batched shapes, lower precision and fusing its "
+                     "neighbours"
+                   : "");
+    return;
+  }
   if (best == MPROF_DIM_NONE) {
     int any = 0;
     for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)

@@ -172,10 +172,10 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       mprof_trace_pm_metrics(trace, &metric_count);
   const mprof_pm_sample_record *samples =
       mprof_trace_pm_samples(trace, &sample_count);
-  device_map *maps = (device_map *)calloc(device_count ? device_count : 1,
-                                          sizeof *maps);
-  accum *acc = (accum *)calloc(t->kernel_count ? t->kernel_count : 1,
-                               sizeof *acc);
+  device_map *maps =
+      (device_map *)calloc(device_count ? device_count : 1, sizeof *maps);
+  accum *acc =
+      (accum *)calloc(t->kernel_count ? t->kernel_count : 1, sizeof *acc);
   if (!t->kernels || !maps || !acc) {
     free(maps);
     free(acc);
@@ -254,8 +254,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
     }
     qsort(refs, n, sizeof *refs, compare_launch);
     for (size_t i = 0; i < n; i++)
-      max_end[i] = i && max_end[i - 1] > refs[i].end ? max_end[i - 1]
-                                                     : refs[i].end;
+      max_end[i] =
+          i && max_end[i - 1] > refs[i].end ? max_end[i - 1] : refs[i].end;
     for (size_t s = 0; s < sample_count; s++) {
       const mprof_pm_sample_record *w = &samples[s];
       if (w->device != d || w->end <= w->start)

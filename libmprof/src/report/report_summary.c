@@ -120,6 +120,92 @@ static void xml_shape(FILE *f, const mprof_shape_stats *s,
   fputs("/>\n", f);
 }
 
+/* ---- speed of light (PM samples) ----------------------------------------- */
+
+/* Counters shown, in order; the clock is left to the JSON. */
+static const uint32_t sol_counters[] = {
+    MPROF_COUNTER_DRAM,      MPROF_COUNTER_DRAM_BYTES,
+    MPROF_COUNTER_L2,        MPROF_COUNTER_L2_BYTES,
+    MPROF_COUNTER_SM_ACTIVE, MPROF_COUNTER_WARPS_ACTIVE,
+    MPROF_COUNTER_ISSUE,     MPROF_COUNTER_TENSOR,
+    MPROF_COUNTER_FMA,       MPROF_COUNTER_ALU,
+    MPROF_COUNTER_CLOCK};
+
+static int sol_shown(const summary_view *v) {
+  return mprof_throughput_available(mprof_diagnosis_throughput(v->d));
+}
+
+/* Percentages become fractions in XML and JSON, like every share. */
+static double sol_value(const mprof_kernel_throughput *t, uint32_t c) {
+  double x = t->value[c];
+  return strcmp(mprof_counter_unit(c), "percent") == 0 ? x / 100.0 : x;
+}
+
+static const char *sol_status(const mprof_kernel_throughput *t) {
+  return t->samples ? "measured" : t->partial ? "too_short" : "not_sampled";
+}
+
+static void xml_throughput(FILE *f, const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_throughput *t = k->throughput;
+  fputs("      <throughput", f);
+  mprof__xml_attr(f, "status", sol_status(t));
+  mprof__xml_attr_u64(f, "samples", t->samples);
+  mprof__xml_attr_u64(f, "partial_samples", t->partial);
+  mprof__xml_attr_u64(f, "interval_ns", t->interval_ns);
+  if (t->samples) {
+    mprof__xml_attr_num(f, "shared", t->shared, 4);
+    for (size_t i = 0; i < sizeof sol_counters / sizeof sol_counters[0]; i++) {
+      uint32_t c = sol_counters[i];
+      if (isnan(t->value[c]))
+        continue;
+      int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
+      mprof__xml_attr_num(f, mprof_counter_key(c), sol_value(t, c),
+                          fraction ? 4 : 0);
+    }
+  }
+  fputs("/>\n", f);
+}
+
+static void text_throughput(FILE *f, const mprof_kernel_diagnosis *k,
+                            const mprof__style *st) {
+  const mprof_kernel_throughput *t = k->throughput;
+  char iv[32];
+  mprof_format_duration(iv, sizeof iv, (double)t->interval_ns);
+  if (!t->samples) {
+    fprintf(f,
+            "│ %sspeed of light: too short to measure (no run spans a whole "
+            "%s PM sample)%s\n",
+            st->dim, iv, st->reset);
+    return;
+  }
+  fputs("│ speed of light:", f);
+  const char *sep = " ";
+  static const uint32_t shown[] = {
+      MPROF_COUNTER_DRAM,         MPROF_COUNTER_L2,    MPROF_COUNTER_SM_ACTIVE,
+      MPROF_COUNTER_WARPS_ACTIVE, MPROF_COUNTER_ISSUE, MPROF_COUNTER_TENSOR,
+      MPROF_COUNTER_FMA};
+  static const char *const labels[] = {"DRAM",  "L2",     "SMs", "warps",
+                                       "issue", "tensor", "FMA"};
+  for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+    double x = t->value[shown[i]];
+    if (isnan(x))
+      continue;
+    char p[32];
+    mprof_format_percent(p, sizeof p, x / 100.0);
+    fprintf(f, "%s%s %s", sep, labels[i], p);
+    uint32_t bytes = shown[i] == MPROF_COUNTER_DRAM ? MPROF_COUNTER_DRAM_BYTES
+                     : shown[i] == MPROF_COUNTER_L2 ? MPROF_COUNTER_L2_BYTES
+                                                    : MPROF_INDEX_NONE;
+    if (bytes != MPROF_INDEX_NONE && !isnan(t->value[bytes]))
+      fprintf(f, " (%.2f TB/s)", t->value[bytes] / 1e12);
+    sep = " · ";
+  }
+  char n[32];
+  mprof_format_count(n, sizeof n, t->samples);
+  fprintf(f, " %s· %s samples of %s%s%s\n", st->dim, n, iv,
+          t->shared > 0.05 ? ", shared with other kernels" : "", st->reset);
+}
+
 static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
                        const mprof_kernel_diagnosis *k) {
   const mprof_kernel_stats *s = k->stats;
@@ -149,6 +235,8 @@ static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
   fputs(">", f);
   mprof__xml_escape(f, k->verdict);
   fputs("</verdict>\n", f);
+  if (sol_shown(v))
+    xml_throughput(f, k);
 
   size_t shape_count;
   const mprof_shape_stats *shapes =
@@ -334,6 +422,32 @@ static void json_dims3(FILE *f, const char *key, const uint32_t v[3]) {
   fprintf(f, "[%u,%u,%u],", v[0], v[1], v[2]);
 }
 
+static void json_throughput(FILE *f, const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_throughput *t = k->throughput;
+  json_key(f, "throughput");
+  fputc('{', f);
+  json_str(f, "status", sol_status(t), 1);
+  json_u64(f, "samples", t->samples, 1);
+  json_u64(f, "partial_samples", t->partial, 1);
+  json_u64(f, "interval_ns", t->interval_ns, 1);
+  json_key(f, "shared");
+  if (t->samples)
+    fprintf(f, "%.4f", t->shared);
+  else
+    fputs("null", f);
+  for (size_t i = 0; i < sizeof sol_counters / sizeof sol_counters[0]; i++) {
+    uint32_t c = sol_counters[i];
+    int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
+    fputc(',', f);
+    json_key(f, mprof_counter_key(c));
+    if (isnan(t->value[c]))
+      fputs("null", f);
+    else
+      fprintf(f, fraction ? "%.4f" : "%.0f", sol_value(t, c));
+  }
+  fputs("},", f);
+}
+
 static void json_kernel(FILE *f, const summary_view *v, size_t rank,
                         const mprof_kernel_diagnosis *k) {
   const mprof_kernel_stats *s = k->stats;
@@ -368,6 +482,8 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
   json_str(f, "state", mprof_state_name(k->verdict_state), 1);
   json_str(f, "text", k->verdict, 0);
   fputs("},", f);
+  if (sol_shown(v))
+    json_throughput(f, k);
 
   size_t shape_count;
   const mprof_shape_stats *shapes =
@@ -648,6 +764,8 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
   if (shape_count > shown)
     fprintf(f, "│ %s(%zu more shapes)%s\n", st->dim, shape_count - shown,
             st->reset);
+  if (sol_shown(v))
+    text_throughput(f, k, st);
   fprintf(f, "│ %s▶%s %s%s%s\n", mprof__state_color(st, k->verdict_state),
           st->reset, st->bold, k->verdict, st->reset);
   for (size_t i = 0; i < k->dimension_count; i++) {

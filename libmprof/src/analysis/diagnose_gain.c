@@ -1,0 +1,264 @@
+/*
+ * mprof — measured throughput and estimated gain (see diagnose.h and
+ * docs/DIAGNOSIS.md, "Estimated gain" and "Speed of light").
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diagnose_internal.h"
+#include "mprof/sidecar.h"
+
+/* The resources a kernel can saturate, from PM counters. */
+enum roof_kind {
+  ROOF_NONE = 0,
+  ROOF_DRAM,
+  ROOF_L2,
+  ROOF_ISSUE,
+  ROOF_FMA,
+  ROOF_TENSOR
+};
+
+#define ROOF_BOUND 0.60 /* utilisation from which a resource is the limit */
+#define ROOF_HEADLINE                                                          \
+  0.25 /* below this largest gain a saturated roof leads                       \
+        */
+#define LATENCY_BOUND                                                          \
+  0.50 /* latency stalls from which more warps are the fix */
+
+int mprof_kernel_name_is_library(const char *name) {
+  static const char *const marks[] = {
+      "cublas",    "cudnn",        "cutlass",     "xmma_",      "nvjet",
+      "sm80_",     "sm90_",        "sm100_",      "ampere_",    "hopper_",
+      "volta_",    "turing_",      "triton_",     "at::native", "at6native",
+      "flash_fwd", "flash_bwd",    "fmha",        "cask_",      "gemv2",
+      "gemmk1",    "splitKreduce", "cuda::std::", "cub::",      "_ZN3cub",
+      "void at::", "c10::",        "pytorch"};
+  if (!name)
+    return 0;
+  for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+    if (strstr(name, marks[i]))
+      return 1;
+  return 0;
+}
+
+/* HGMMA/WGMMA (Hopper warpgroup MMA), HMMA (warp MMA) or UTMA (tensor
+ * memory access) in the kernel's SASS. */
+static int uses_tensor_cores(const mprof_kernel_stats *ks) {
+  const mprof_sidecar_function *f = ks->function;
+  if (!f)
+    return 0;
+  for (size_t i = 0; i < f->instruction_count; i++) {
+    const char *op = f->instructions[i].opcode;
+    if (op && (strncmp(op, "HGMMA", 5) == 0 || strncmp(op, "WGMMA", 5) == 0 ||
+               strncmp(op, "HMMA", 4) == 0 || strncmp(op, "UTMA", 4) == 0 ||
+               strncmp(op, "IMMA", 4) == 0 || strncmp(op, "QGMMA", 5) == 0))
+      return 1;
+  }
+  return 0;
+}
+
+static double counter(const mprof_kernel_throughput *t, uint32_t c) {
+  return t && t->samples ? t->value[c] : NAN;
+}
+
+/* Utilisation of a pipe while the SMs are active: over a kernel with a
+ * tail or a small grid, the whole-GPU percentage understates how busy the
+ * working SMs are. */
+static double active_use(const mprof_kernel_throughput *t, uint32_t c) {
+  double v = counter(t, c), sm = counter(t, MPROF_COUNTER_SM_ACTIVE);
+  if (isnan(v))
+    return NAN;
+  if (!isnan(sm) && sm > 1.0)
+    v = v / sm * 100.0;
+  return v > 100.0 ? 1.0 : v / 100.0;
+}
+
+static double use_of(const mprof_kernel_throughput *t, uint32_t c) {
+  double v = counter(t, c);
+  return isnan(v) ? NAN : (v > 100.0 ? 1.0 : v / 100.0);
+}
+
+static double max_known(double a, double b) {
+  if (isnan(a))
+    return b;
+  if (isnan(b))
+    return a;
+  return a > b ? a : b;
+}
+
+/* Turn the dimensions' costs into estimated gains, as shares of the
+ * kernel's time on its stream (docs/DIAGNOSIS.md, "Estimated gain"). */
+void mprof__diagnose_estimate_gains(kernel_work *w) {
+  mprof_kernel_diagnosis *o = w->out;
+  const mprof_kernel_throughput *t = o->throughput;
+  mprof_dimension *dims = w->dims;
+  /* Launch gaps are stream time; everything inside the kernel is scaled to
+   * the busy part of it. */
+  double idle = dims[MPROF_DIM_LAUNCH].state != MPROF_STATE_UNKNOWN
+                    ? dims[MPROF_DIM_LAUNCH].cost
+                    : 0.0;
+  double busy = 1.0 - idle;
+  double mem =
+      max_known(use_of(t, MPROF_COUNTER_DRAM), use_of(t, MPROF_COUNTER_L2));
+  double math = max_known(max_known(active_use(t, MPROF_COUNTER_ISSUE),
+                                    active_use(t, MPROF_COUNTER_FMA)),
+                          max_known(active_use(t, MPROF_COUNTER_TENSOR),
+                                    active_use(t, MPROF_COUNTER_ALU)));
+  /* Without counters, the PC samples' own issue rate is the compute
+   * roof: the share of samples in which the scheduler issued. */
+  if (isnan(math) && w->sampled && o->issue_active >= 0)
+    math = o->issue_active;
+  double latency = w->sampled
+                       ? mprof__diagnose_reason_share(w, "long_scoreboard") +
+                             mprof__diagnose_reason_share(w, "wait") +
+                             mprof__diagnose_reason_share(w, "short_scoreboard")
+                       : 0.0;
+  /* Which roof, if any, the kernel is at. */
+  struct {
+    int kind;
+    double use;
+  } roofs[] = {
+      {ROOF_DRAM, use_of(t, MPROF_COUNTER_DRAM)},
+      {ROOF_L2, use_of(t, MPROF_COUNTER_L2)},
+      {ROOF_TENSOR, active_use(t, MPROF_COUNTER_TENSOR)},
+      {ROOF_FMA, active_use(t, MPROF_COUNTER_FMA)},
+      {ROOF_ISSUE, active_use(t, MPROF_COUNTER_ISSUE)},
+  };
+  w->roof = ROOF_NONE;
+  w->roof_use = 0;
+  for (size_t i = 0; i < sizeof roofs / sizeof roofs[0]; i++)
+    if (!isnan(roofs[i].use) && roofs[i].use >= ROOF_BOUND &&
+        roofs[i].use > w->roof_use) {
+      w->roof = roofs[i].kind;
+      w->roof_use = roofs[i].use;
+    }
+  /* A tensor-core kernel is judged by its tensor pipe: its low occupancy
+   * and its warpgroup and barrier waits are the warp-specialised design,
+   * not a loss. */
+  if (o->tensor_core) {
+    dims[MPROF_DIM_OCCUPANCY].cost = 0;
+    if (dims[MPROF_DIM_OCCUPANCY].state > MPROF_STATE_OK)
+      dims[MPROF_DIM_OCCUPANCY].state = MPROF_STATE_OK;
+    dims[MPROF_DIM_SYNC].cost = 0;
+    if (dims[MPROF_DIM_SYNC].state > MPROF_STATE_OK)
+      dims[MPROF_DIM_SYNC].state = MPROF_STATE_OK;
+  }
+  if (o->tensor_core && !isnan(counter(t, MPROF_COUNTER_TENSOR))) {
+    double tensor = active_use(t, MPROF_COUNTER_TENSOR);
+    mprof_dimension *c = &dims[MPROF_DIM_COMPUTE];
+    c->cost = 1.0 - tensor;
+    c->state = tensor >= ROOF_BOUND ? MPROF_STATE_MINOR : MPROF_STATE_ISSUE;
+    add_metric(w, c, "tensor_active", tensor, "fraction");
+    dims[MPROF_DIM_OCCUPANCY].cost = 0;
+    if (dims[MPROF_DIM_OCCUPANCY].state > MPROF_STATE_OK)
+      dims[MPROF_DIM_OCCUPANCY].state = MPROF_STATE_OK;
+  }
+  for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++) {
+    mprof_dimension *d = &dims[dim];
+    if (d->state == MPROF_STATE_UNKNOWN || dim == MPROF_DIM_LAUNCH)
+      continue;
+    double gain = d->cost;
+    switch (dim) {
+    case MPROF_DIM_MEMORY_LATENCY:
+    case MPROF_DIM_MEMORY_THROUGHPUT:
+      /* Waiting on memory can at best shrink to the bandwidth floor. */
+      if (!isnan(mem) && gain > 1.0 - mem)
+        gain = 1.0 - mem;
+      break;
+    case MPROF_DIM_COMPUTE:
+      if (!isnan(math) && !o->tensor_core && gain > 1.0 - math)
+        gain = 1.0 - math;
+      break;
+    case MPROF_DIM_OCCUPANCY:
+      /* More warps only help to hide latency: below the latency-bound
+       * line, the gain is at most the latency stalls. */
+      if (w->sampled && latency < LATENCY_BOUND && gain > latency)
+        gain = latency;
+      if (!isnan(math) && gain > 1.0 - math)
+        gain = 1.0 - math;
+      if (!isnan(mem) && gain > 1.0 - mem)
+        gain = 1.0 - mem;
+      break;
+    default: break;
+    }
+    d->cost = gain * busy;
+  }
+}
+
+/* The dimension a saturated roof belongs to. */
+uint32_t mprof__diagnose_roof_dimension(const kernel_work *w) {
+  return w->roof == ROOF_DRAM || w->roof == ROOF_L2
+             ? MPROF_DIM_MEMORY_THROUGHPUT
+             : MPROF_DIM_COMPUTE;
+}
+
+const char *mprof__diagnose_roof_text(kernel_work *w) {
+  mprof_kernel_diagnosis *o = w->out;
+  const mprof_kernel_throughput *t = o->throughput;
+  mprof__arena *a = &w->d->arena;
+  char p[32], g[32] = "";
+  pct(p, sizeof p, w->roof_use);
+  const char *advice =
+      o->library ? "the kernel is a library's: the gain is in calling it "
+                   "less (fusing neighbours, batching, reusing results) or "
+                   "with lower precision"
+                 : NULL;
+  switch (w->roof) {
+  case ROOF_DRAM:
+  case ROOF_L2: {
+    int dram = w->roof == ROOF_DRAM;
+    double bytes =
+        counter(t, dram ? MPROF_COUNTER_DRAM_BYTES : MPROF_COUNTER_L2_BYTES);
+    if (!isnan(bytes))
+      snprintf(g, sizeof g, ", %.2f TB/s", bytes / 1e12);
+    return mprof__arena_printf(
+        a,
+        "%s-bandwidth bound: measured %s throughput is %s of peak%s over %llu "
+        "PM samples; the kernel runs at the %s roof, so %s.",
+        dram ? "DRAM" : "L2", dram ? "DRAM" : "L2", p, g,
+        (unsigned long long)t->samples, dram ? "memory" : "L2",
+        advice ? advice
+               : (dram ? "the gain is in moving fewer bytes (fusion, reuse "
+                         "through shared memory or L2, narrower types)"
+                       : "the gain is in fewer L2 accesses (reuse in "
+                         "registers or shared memory, wider loads)"));
+  }
+  case ROOF_TENSOR:
+    return mprof__arena_printf(
+        a,
+        "Tensor-core bound: the tensor pipe is busy %s of the time the SMs "
+        "are active (%llu PM samples); %s.",
+        p, (unsigned long long)t->samples,
+        advice ? advice
+               : "the gain is in less arithmetic or a lower precision");
+  case ROOF_FMA:
+    return mprof__arena_printf(
+        a,
+        "FMA-pipe bound: the FMA pipe runs at %s of its peak while the SMs "
+        "are active (%llu PM samples); %s.",
+        p, (unsigned long long)t->samples,
+        advice ? advice
+               : "the gain is in less arithmetic, tensor cores or packed "
+                 "half-precision math");
+  case ROOF_ISSUE:
+  default:
+    return mprof__arena_printf(
+        a,
+        "Issue bound: the schedulers issue at %s of their peak while the SMs "
+        "are active (%llu PM samples); %s.",
+        p, (unsigned long long)t->samples,
+        advice ? advice : "execute fewer instructions");
+  }
+}
+
+/* Tensor cores and library names: how the kernel is judged and advised. */
+void mprof__diagnose_classify(kernel_work *w) {
+  mprof_kernel_diagnosis *o = w->out;
+  o->throughput = mprof_throughput_kernel(w->d->throughput, o->kernel);
+  o->tensor_core = (uint32_t)uses_tensor_cores(o->stats);
+  o->library = (uint32_t)(mprof_kernel_name_is_library(o->stats->name) ||
+                          mprof_kernel_name_is_library(o->stats->mangled));
+}

@@ -1,0 +1,359 @@
+/*
+ * mprof tests — PM samples joined to kernels (speed of light) and the
+ * verdict ranked by estimated gain, on small synthetic traces whose every
+ * number is planted, so the arithmetic of docs/DIAGNOSIS.md can be checked
+ * exactly.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "analysis_util.h"
+
+#include <math.h>
+
+#include "json_schema.h"
+
+static void tt_check_schema(const char *text, const char *schema) {
+  char why[1024];
+  if (json_schema_validate_text(tt_doc(schema), text, why, sizeof why) != 0)
+    fail_msg("JSON does not match %s: %s", schema, why);
+}
+
+/* Kernels of the planted trace. */
+enum { K_STREAM, K_CHASE, K_TINY, K_LIB, K_COUNT };
+static const char *const names[K_COUNT] = {
+    "_Z6streamPfS_", "_Z5chasePj", "_Z4tinyPf",
+    "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_kernel"};
+
+#define US 1000ull
+
+/* A trace of one H200-like device: stream (100 us at 90% DRAM), chase
+ * (100 us at 3% DRAM), tiny (ten 2 us runs with 18 us gaps) and a
+ * library-named kernel whose 255 registers limit it to one block per SM.
+ * All of them stall on long_scoreboard. PM samples every 10 us when
+ * @p with_pm. */
+static void write_planted(const char *path, int with_pm) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  dev.cc_major = 9;
+  dev.sm_count = 132;
+  dev.warp_size = 32;
+  dev.max_threads_per_block = 1024;
+  dev.max_threads_per_sm = 2048;
+  dev.max_blocks_per_sm = 32;
+  dev.max_warps_per_sm = 64;
+  dev.max_regs_per_block = 65536;
+  dev.max_regs_per_sm = 65536;
+  dev.max_shared_per_block = 232448;
+  dev.max_shared_per_sm = 233472;
+  uint32_t d;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record st = {d, 1, 7, 0};
+  uint32_t s;
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  uint32_t shape[K_COUNT];
+  for (int k = 0; k < K_COUNT; k++) {
+    mprof_kernel_record kr;
+    memset(&kr, 0, sizeof kr);
+    kr.mangled_name = mprof_writer_string(w, names[k]);
+    kr.function_index = MPROF_INDEX_NONE;
+    kr.device = d;
+    kr.registers = k == K_LIB ? 255 : 32;
+    uint32_t ki;
+    assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &kr),
+                     0);
+    mprof_shape_record sh;
+    memset(&sh, 0, sizeof sh);
+    sh.kernel = ki;
+    sh.grid[0] = k == K_TINY ? 264 : 1056; /* 2 and 8 full waves */
+    sh.grid[1] = sh.grid[2] = 1;
+    sh.block[0] = 256;
+    sh.block[1] = sh.block[2] = 1;
+    assert_int_equal(
+        mprof_writer_intern(w, &shape[k], MPROF_SECTION_SHAPES, &sh), 0);
+  }
+  /* Launches, in stream order. */
+  mprof_launch_record l;
+  memset(&l, 0, sizeof l);
+  l.stream = s;
+  l.start = 1000, l.end = 101 * US, l.shape = shape[K_STREAM];
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  l.start = 102 * US, l.end = 202 * US, l.shape = shape[K_CHASE];
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  for (int i = 0; i < 10; i++) {
+    l.start = 300 * US + (uint64_t)i * 20 * US;
+    l.end = l.start + 2 * US;
+    l.shape = shape[K_TINY];
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+  }
+  l.start = 483 * US, l.end = 583 * US, l.shape = shape[K_LIB];
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  /* PC samples: everything waits on long_scoreboard. */
+  mprof_stall_reason_record sr = {
+      d, 1,
+      mprof_writer_string(w,
+                          "smsp__pcsamp_warps_issue_stalled_long_scoreboard"),
+      0};
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &sr), 0);
+  mprof_stall_reason_record sel = {
+      d, 2, mprof_writer_string(w, "smsp__pcsamp_warps_issue_stalled_selected"),
+      0};
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &sel), 0);
+  for (int k = 0; k < K_COUNT; k++) {
+    /* The library kernel issues 40% of the time: latency-bound, but with
+     * its few warps (one block per SM) as the cause. */
+    mprof_pc_sample_record pc = {0, mprof_writer_string(w, names[k]), 0, 0x100,
+                                 1, k == K_LIB ? 600 : 1000,          0, d,
+                                 1};
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc), 0);
+    if (k == K_LIB) {
+      pc.stall_reason = 2;
+      pc.samples = 400;
+      assert_int_equal(
+          mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc), 0);
+    }
+  }
+  if (with_pm) {
+    static const char *const metrics[] = {
+        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+        "dram__bytes.sum.per_second",
+        "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+        "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+        "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_"
+        "peak_sustained_elapsed"};
+    for (uint32_t c = 0; c < 5; c++) {
+      mprof_pm_metric_record m = {
+          d,
+          c,
+          mprof_writer_string(w, metrics[c]),
+          mprof_writer_string(w, c == 1 ? "byte/second" : "percent"),
+          10 * US,
+          0};
+      assert_int_equal(
+          mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &m), 0);
+    }
+    for (uint64_t t = 0; t < 600 * US; t += 10 * US) {
+      mprof_pm_sample_record ps;
+      memset(&ps, 0, sizeof ps);
+      ps.start = t;
+      ps.end = t + 10 * US;
+      ps.device = d;
+      for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
+        ps.value[c] = NAN;
+      int in_stream = t >= 1000 && t < 101 * US;
+      int in_chase = t >= 102 * US && t < 202 * US;
+      int in_lib = t >= 483 * US && t < 583 * US;
+      ps.value[0] = in_stream ? 90.0f : in_chase ? 3.0f : 0.0f;
+      ps.value[1] = in_stream ? 4.3e12f : in_chase ? 1.4e11f : 0.0f;
+      ps.value[2] = in_stream ? 45.0f : 1.0f;
+      ps.value[3] = in_stream || in_chase || in_lib ? 99.0f : 0.0f;
+      ps.value[4] = in_lib ? 10.0f : 1.0f;
+      assert_int_equal(
+          mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+    }
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+typedef struct opened {
+  mprof_trace *trace;
+  mprof_join *join;
+  mprof_diagnosis *diagnosis;
+} opened;
+
+static void open_planted(opened *o, int with_pm) {
+  const char *path = test_path(with_pm ? "pm.mprof" : "nopm.mprof");
+  write_planted(path, with_pm);
+  assert_int_equal(mprof_trace_open(&o->trace, path, NULL), 0);
+  assert_int_equal(mprof_join_build(&o->join, o->trace, NULL), 0);
+  assert_int_equal(mprof_diagnose(&o->diagnosis, o->join, NULL), 0);
+}
+
+static void close_planted(opened *o) {
+  mprof_diagnosis_free(o->diagnosis);
+  mprof_join_free(o->join);
+  mprof_trace_free(o->trace);
+}
+
+static const mprof_kernel_diagnosis *kernel(const opened *o, int k) {
+  uint32_t i = mprof_join_find_kernel(o->join, names[k], MPROF_INDEX_NONE);
+  assert_true(i != MPROF_INDEX_NONE);
+  return mprof_diagnosis_kernel(o->diagnosis, i);
+}
+
+static void test_counter_names(void **state) {
+  (void)state;
+  assert_int_equal(mprof_counter_from_metric(
+                       "gpu__dram_throughput.avg.pct_of_peak_sustained_"
+                       "elapsed"),
+                   MPROF_COUNTER_DRAM);
+  /* A TriageCompute group prefix names the same counter. */
+  assert_int_equal(
+      mprof_counter_from_metric("TPC.TriageCompute.sm__inst_executed_pipe_fma_"
+                                "realtime.avg.pct_of_peak_sustained_elapsed"),
+      MPROF_COUNTER_FMA);
+  assert_int_equal(mprof_counter_from_metric("sm__throughput.avg.pct"),
+                   MPROF_INDEX_NONE);
+  assert_string_equal(mprof_counter_key(MPROF_COUNTER_L2), "l2");
+  assert_string_equal(mprof_counter_key(MPROF_COUNTER_COUNT_), "");
+}
+
+/* Windows wholly inside a run count; the others are partial; a kernel
+ * shorter than the interval is too short to measure. */
+static void test_join_samples_to_launches(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 1);
+  const mprof_throughput *t = mprof_diagnosis_throughput(o.diagnosis);
+  assert_true(mprof_throughput_available(t));
+  assert_int_equal(mprof_throughput_interval(t), 10 * US);
+  assert_null(mprof_throughput_missing(t));
+  const mprof_kernel_throughput *s = kernel(&o, K_STREAM)->throughput;
+  /* [1 us, 101 us) holds the windows starting at 10..90 us: nine; the
+   * windows at 0 and 100 us overlap it partly. */
+  assert_int_equal(s->samples, 9);
+  assert_int_equal(s->partial, 2);
+  assert_int_equal(s->covered_ns, 90 * US);
+  assert_true(fabs(s->value[MPROF_COUNTER_DRAM] - 90.0) < 1e-6);
+  assert_true(fabs(s->value[MPROF_COUNTER_DRAM_BYTES] - 4.3e12) < 1e6);
+  assert_true(s->shared == 0);
+  /* Not sampled with these metrics: NaN. */
+  assert_true(isnan(s->value[MPROF_COUNTER_TENSOR]));
+  const mprof_kernel_throughput *c = kernel(&o, K_CHASE)->throughput;
+  assert_int_equal(c->samples, 9);
+  assert_true(fabs(c->value[MPROF_COUNTER_DRAM] - 3.0) < 1e-6);
+  const mprof_kernel_throughput *tiny = kernel(&o, K_TINY)->throughput;
+  assert_int_equal(tiny->samples, 0);
+  assert_int_equal(tiny->partial, 10);
+  assert_true(isnan(tiny->value[MPROF_COUNTER_DRAM]));
+  close_planted(&o);
+}
+
+/* Same stall mix, different measured throughput: the stream kernel is at
+ * the DRAM roof, the pointer chase is latency-bound. */
+static void test_bandwidth_against_latency(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 1);
+  const mprof_kernel_diagnosis *s = kernel(&o, K_STREAM);
+  assert_int_equal(s->verdict_dimension, MPROF_DIM_MEMORY_THROUGHPUT);
+  assert_non_null(strstr(s->verdict, "DRAM-bandwidth bound"));
+  assert_non_null(strstr(s->verdict, "90.0% of peak"));
+  assert_non_null(strstr(s->verdict, "4.30 TB/s"));
+  /* Waiting on memory can shrink at most to the bandwidth floor: 10%. */
+  assert_true(fabs(s->dimensions[MPROF_DIM_MEMORY_LATENCY].cost - 0.10) < 1e-6);
+  const mprof_kernel_diagnosis *c = kernel(&o, K_CHASE);
+  assert_int_equal(c->verdict_dimension, MPROF_DIM_MEMORY_LATENCY);
+  /* min(share 100%, 1 - 3%), scaled to its busy share of the stream: a
+   * 1 us gap before its 100 us run. */
+  assert_true(fabs(c->dimensions[MPROF_DIM_MEMORY_LATENCY].cost -
+                   0.97 * 100.0 / 101.0) < 1e-6);
+  close_planted(&o);
+}
+
+/* Launch gaps are stream time; gains inside the kernel are scaled to the
+ * busy part: the tiny kernel's runs of 2 us with 18 us gaps idle 90%. */
+static void test_launch_gaps_outrank_in_kernel_gains(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 0);
+  const mprof_kernel_diagnosis *k = kernel(&o, K_TINY);
+  const mprof_dimension *gaps = &k->dimensions[MPROF_DIM_LAUNCH];
+  assert_true(fabs(gaps->cost - 0.9) < 1e-9);
+  assert_int_equal(k->verdict_dimension, MPROF_DIM_LAUNCH);
+  /* long_scoreboard is all its samples: 100% x 10% busy. */
+  assert_true(fabs(k->dimensions[MPROF_DIM_MEMORY_LATENCY].cost - 0.1) < 1e-9);
+  close_planted(&o);
+}
+
+/* A library kernel gets advice its caller can act on, never registers. */
+static void test_library_advice(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 0);
+  const mprof_kernel_diagnosis *k = kernel(&o, K_LIB);
+  assert_true(k->library);
+  assert_int_equal(k->verdict_dimension, MPROF_DIM_OCCUPANCY);
+  assert_null(strstr(k->verdict, "fewer registers"));
+  assert_null(strstr(k->verdict, "maxrregcount"));
+  assert_null(strstr(k->verdict, "launch_bounds"));
+  assert_non_null(strstr(k->verdict, "library"));
+  assert_false(kernel(&o, K_STREAM)->library);
+  assert_true(mprof_kernel_name_is_library("nvjet_sm90_tst_320x128"));
+  assert_true(mprof_kernel_name_is_library(
+      "void at::native::vectorized_elementwise_kernel<4>"));
+  assert_false(mprof_kernel_name_is_library("_Z10gemm_tiledPKfS0_Pfiii"));
+  close_planted(&o);
+}
+
+/* Without counters: today's stall rules, and one note says why. */
+static void test_without_counters(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 0);
+  const mprof_throughput *t = mprof_diagnosis_throughput(o.diagnosis);
+  assert_false(mprof_throughput_available(t));
+  assert_non_null(strstr(mprof_throughput_missing(t), "without PM sampling"));
+  const mprof_kernel_diagnosis *s = kernel(&o, K_STREAM);
+  assert_int_equal(s->verdict_dimension, MPROF_DIM_MEMORY_LATENCY);
+  assert_int_equal(s->throughput->samples, 0);
+  int noted = 0;
+  for (size_t i = 0; i < mprof_diagnosis_note_count(o.diagnosis); i++)
+    noted |=
+        strcmp(mprof_diagnosis_note(o.diagnosis, i)->key, "no_counters") == 0;
+  assert_true(noted);
+  close_planted(&o);
+}
+
+/* The reports carry the speed of light, and stay valid. */
+static void test_reports(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 1);
+  mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
+  ro.kernel = names[K_STREAM];
+  int rc;
+  char *xml = tt_report(o.diagnosis, &ro, &rc);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(xml, "<throughput status=\"measured\" samples=\"9\""));
+  assert_non_null(strstr(xml, "dram=\"0.9000\""));
+  assert_int_not_equal(tt_xmllint(xml), 1);
+  free(xml);
+  ro.format = MPROF_REPORT_JSON;
+  ro.kernel = names[K_TINY];
+  char *json = tt_report(o.diagnosis, &ro, &rc);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(json, "\"status\":\"too_short\""));
+  tt_check_schema(json, "summary.schema.json");
+  free(json);
+  ro.format = MPROF_REPORT_TEXT;
+  ro.kernel = names[K_STREAM];
+  char *text = tt_report(o.diagnosis, &ro, &rc);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(text, "speed of light: DRAM 90.0% (4.30 TB/s)"));
+  free(text);
+  ro.kernel = names[K_TINY];
+  text = tt_report(o.diagnosis, &ro, &rc);
+  assert_non_null(strstr(text, "too short to measure"));
+  free(text);
+  close_planted(&o);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_counter_names),
+      cmocka_unit_test(test_join_samples_to_launches),
+      cmocka_unit_test(test_bandwidth_against_latency),
+      cmocka_unit_test(test_launch_gaps_outrank_in_kernel_gains),
+      cmocka_unit_test(test_library_advice),
+      cmocka_unit_test(test_without_counters),
+      cmocka_unit_test(test_reports),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
