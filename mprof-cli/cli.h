@@ -80,5 +80,6 @@ CLI_DECLARE(cmd_source);
 CLI_DECLARE(cmd_mkprof);
 CLI_DECLARE(cmd_view);
 CLI_DECLARE(cmd_export);
+CLI_DECLARE(cmd_merge);
 
 #endif /* MPROF_CLI_H */

@@ -130,6 +130,17 @@ static const cli_command commands[] = {
      "Exit status: 0 ok, 1 failed, 2 bad usage or bad input, 3 the gate\n"
      "tripped.\n",
      cmd_diff},
+    {"merge", "write the traces of a multi-process run as one trace",
+     "usage: mprof merge TRACE... -o FILE\n"
+     "\n"
+     "Write the traces of one run (one per process, as `mprof record`\n"
+     "writes them; a directory stands for the .mprof files in it) to FILE\n"
+     "as one trace. Every process keeps its own devices and streams\n"
+     "(streams are named \"pid N ...\"); times move onto the first trace's\n"
+     "clock through the clock anchors each trace stores (traces of one host\n"
+     "share their clock and do not move); each trace's metadata is kept as\n"
+     "process.I.KEY. FILE is partial when any trace is.\n",
+     cmd_merge},
     {"export", "write traces for Perfetto, chrome://tracing or speedscope",
      "usage: mprof export TRACE... -o FILE [--format "
      "perfetto|chrome|speedscope]\n"

@@ -748,6 +748,124 @@ static void test_exclusive_writers_in_two_processes(void **state) {
   close(go[1]);
 }
 
+/* One process's trace for the merge test: @p launches launches of its own
+ * kernel on its own stream, starting at trace-clock time @p t0, with its
+ * clock anchor (trace_ns, realtime_ns) and host. */
+static void write_process(const char *path, const char *host, const char *pid,
+                          uint64_t anchor_trace, uint64_t anchor_real,
+                          uint64_t t0, uint32_t launches, const char *kernel) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  char text[32];
+  assert_int_equal(mprof_writer_meta(w, "host", host), 0);
+  assert_int_equal(mprof_writer_meta(w, "pid", pid), 0);
+  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
+  snprintf(text, sizeof text, "%llu", (unsigned long long)anchor_trace);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
+  snprintf(text, sizeof text, "%llu", (unsigned long long)anchor_real);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  uint32_t d, st, k, sh;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record stream = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &st, MPROF_SECTION_STREAMS, &stream),
+                   0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, kernel);
+  kr.device = d;
+  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record shape;
+  memset(&shape, 0, sizeof shape);
+  shape.kernel = k;
+  assert_int_equal(mprof_writer_intern(w, &sh, MPROF_SECTION_SHAPES, &shape),
+                   0);
+  for (uint32_t i = 0; i < launches; i++) {
+    mprof_launch_record l = {
+        t0 + 1000ull * i, t0 + 1000ull * i + 500, sh, st, i + 1, 0, 0};
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+  }
+  assert_int_equal(mprof_writer_drop(w, MPROF_DROP_ACTIVITY_RECORDS, d, 2), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+/* Two hosts whose monotonic clocks differ: the second trace's launches,
+ * which started 1 ms after the first's in wall-clock time, land 1 ms after
+ * them on the merged (first trace's) clock; each process keeps its own
+ * device, stream and kernel. */
+static void test_merge_aligns_by_clock_anchors(void **state) {
+  (void)state;
+  const char *a = test_path("merge-a.mprof");
+  const char *b = test_path("merge-b.mprof");
+  const char *c = test_path("merge-c.mprof");
+  const char *out = test_path("merged.mprof");
+  /* a: trace clock 5 s = wall 1000 s; launches from trace 5.001 s. */
+  write_process(a, "node1", "100", 5000000000ull, 1000000000000ull,
+                5001000000ull, 3, "_Z1av");
+  /* b on another host: trace clock 90 s = wall 1000 s; its launches start
+   * at trace 90.002 s, i.e. 1 ms after a's in wall-clock time. */
+  write_process(b, "node2", "200", 90000000000ull, 1000000000000ull,
+                90002000000ull, 2, "_Z1bv");
+  /* c on a's host: same clock, no shift whatever its anchor says. */
+  write_process(c, "node1", "101", 7000000000ull, 1000000000123ull,
+                5000500000ull, 1, "_Z1cv");
+  mprof_trace *in[3];
+  assert_int_equal(mprof_trace_open(&in[0], a, NULL), 0);
+  assert_int_equal(mprof_trace_open(&in[1], b, NULL), 0);
+  assert_int_equal(mprof_trace_open(&in[2], c, NULL), 0);
+  assert_int_equal(mprof_trace_merge((const mprof_trace *const *)in, 3, out),
+                   0);
+  for (int i = 0; i < 3; i++)
+    mprof_trace_free(in[i]);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, out, NULL), 0);
+  size_t n;
+  mprof_trace_devices(t, &n);
+  assert_int_equal(n, 3);
+  const mprof_stream_record *streams = mprof_trace_streams(t, &n);
+  assert_int_equal(n, 3);
+  assert_string_equal(mprof_trace_string(t, streams[1].name), "pid 200");
+  assert_int_equal(streams[1].device, 1);
+  const mprof_kernel_record *kernels = mprof_trace_kernels(t, &n);
+  assert_int_equal(n, 3);
+  assert_string_equal(mprof_trace_string(t, kernels[1].mangled_name), "_Z1bv");
+  assert_int_equal(kernels[1].device, 1);
+  const mprof_shape_record *shapes = mprof_trace_shapes(t, &n);
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  assert_int_equal(n, 6);
+  /* b's first launch: 1 ms after a's first on a's clock. */
+  assert_int_equal(l[3].start, 5002000000ull);
+  assert_int_equal(l[3].stream, 1);
+  assert_string_equal(
+      mprof_trace_string(t, kernels[shapes[l[3].shape].kernel].mangled_name),
+      "_Z1bv");
+  /* c shares a's host and clock: not moved. */
+  assert_int_equal(l[5].start, 5000500000ull);
+  assert_int_equal(l[5].stream, 2);
+  /* In time order the set reads c, a, b. */
+  uint64_t t0, t1;
+  mprof_trace_time_bounds(t, &t0, &t1);
+  assert_int_equal(t0, 5000500000ull);
+  assert_int_equal(t1, 5002001500ull);
+  assert_string_equal(mprof_trace_meta(t, "process.1.pid"), "200");
+  assert_string_equal(mprof_trace_meta(t, "process.1.clock_shift_ns"),
+                      "-85000000000");
+  assert_string_equal(mprof_trace_meta(t, "process.2.clock_shift_ns"), "0");
+  assert_string_equal(mprof_trace_meta(t, "merge.processes"), "3");
+  assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS), 6);
+  const mprof_drop_record *drops = mprof_trace_drops(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(drops[2].device, 2);
+  mprof_trace_free(t);
+  unlink(a);
+  unlink(b);
+  unlink(c);
+  unlink(out);
+}
+
 static void test_errors_and_version(void **state) {
   (void)state;
   mprof_error_clear();
@@ -886,6 +1004,7 @@ int main(void) {
       cmocka_unit_test(test_concurrent_appends),
       cmocka_unit_test(test_cut_at_every_flush_opens_partial),
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
+      cmocka_unit_test(test_merge_aligns_by_clock_anchors),
       cmocka_unit_test(test_errors_and_version),
       cmocka_unit_test(test_synth_is_deterministic),
       cmocka_unit_test(test_rewrite_sorts_and_drops_code),

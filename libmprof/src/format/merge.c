@@ -1,0 +1,285 @@
+/*
+ * mprof — merge the traces of one run (one per process) into one trace.
+ *
+ * Every table is appended trace after trace, so a record of trace i that
+ * referred to index k of a table now refers to (that table's count in the
+ * traces before i) + k. Times move onto the first trace's clock through the
+ * clock anchors each trace stores (the same instant on its trace clock and
+ * on CLOCK_REALTIME); traces of one host share CLOCK_MONOTONIC_RAW and are
+ * not moved. Each trace's META comes over under "process.N." (N its place
+ * in the merge), and its streams are named after its process.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mprof/trace.h"
+#include "mprof/writer.h"
+
+#define STR(ref) mprof_writer_string(w, mprof_trace_string(t, (ref)))
+
+typedef struct merge_base {
+  uint32_t devices, streams, kernels, shapes, launches, regions;
+  int64_t shift; /* ns added to this trace's times */
+} merge_base;
+
+static int anchor_of(const mprof_trace *t, int64_t *trace_ns,
+                     int64_t *realtime_ns) {
+  const char *a = mprof_trace_meta(t, "clock.anchor.trace_ns");
+  const char *b = mprof_trace_meta(t, "clock.anchor.realtime_ns");
+  if (!a || !b || !*a || !*b)
+    return -1;
+  *trace_ns = (int64_t)strtoll(a, NULL, 10);
+  *realtime_ns = (int64_t)strtoll(b, NULL, 10);
+  return 0;
+}
+
+/* How far trace @p t's clock sits from the first trace's. */
+static int64_t clock_shift(const mprof_trace *first, const mprof_trace *t) {
+  const char *host0 = mprof_trace_meta(first, "host");
+  const char *host = mprof_trace_meta(t, "host");
+  const char *clock0 = mprof_trace_meta(first, "clock");
+  const char *clock = mprof_trace_meta(t, "clock");
+  if (host0 && host && *host0 && strcmp(host0, host) == 0 && clock0 && clock &&
+      strcmp(clock0, clock) == 0 && strcmp(clock, "CLOCK_REALTIME") != 0)
+    return 0; /* one monotonic clock on one host */
+  int64_t t0, r0, t1, r1;
+  if (anchor_of(first, &t0, &r0) != 0 || anchor_of(t, &t1, &r1) != 0)
+    return 0;
+  /* t's instant x is realtime r1 + (x - t1), which is first's clock
+   * t0 + (realtime - r0). */
+  return (r1 - t1) - (r0 - t0);
+}
+
+static uint64_t shifted(uint64_t time, int64_t shift) {
+  if (!time)
+    return 0;
+  int64_t moved = (int64_t)time + shift;
+  return moved > 0 ? (uint64_t)moved : 0;
+}
+
+static uint32_t moved(uint32_t index, uint32_t base) {
+  return index == MPROF_INDEX_NONE ? index : index + base;
+}
+
+#define EACH(rec_type, accessor)                                               \
+  size_t n_##accessor;                                                         \
+  const rec_type *r_##accessor = accessor(t, &n_##accessor);                   \
+  for (size_t i = 0; i < n_##accessor && !rc; i++)
+
+static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
+                     const merge_base *b) {
+  int rc = 0;
+  char key[256];
+  const char *pid = mprof_trace_meta(t, "pid");
+  {
+    EACH(mprof_meta_record, mprof_trace_meta_records) {
+      snprintf(key, sizeof key, "process.%zu.%s", index,
+               mprof_trace_string(t, r_mprof_trace_meta_records[i].key));
+      rc = mprof_writer_meta(
+          w, key, mprof_trace_string(t, r_mprof_trace_meta_records[i].value));
+    }
+  }
+  snprintf(key, sizeof key, "process.%zu.path", index);
+  if (!rc)
+    rc = mprof_writer_meta(w, key, mprof_trace_path(t));
+  snprintf(key, sizeof key, "process.%zu.clock_shift_ns", index);
+  char value[32];
+  snprintf(value, sizeof value, "%" PRId64, b->shift);
+  if (!rc)
+    rc = mprof_writer_meta(w, key, value);
+  {EACH(mprof_device_record,
+        mprof_trace_devices){mprof_device_record rec = r_mprof_trace_devices[i];
+  rec.name = STR(rec.name);
+  rc = mprof_writer_append(w, NULL, MPROF_SECTION_DEVICES, &rec);
+}
+}
+{EACH(mprof_stream_record,
+      mprof_trace_streams){mprof_stream_record rec = r_mprof_trace_streams[i];
+const char *name = mprof_trace_string(t, rec.name);
+char named[512];
+snprintf(named, sizeof named, "pid %s%s%s", pid ? pid : "?", *name ? " " : "",
+         name);
+rec.name = mprof_writer_string(w, named);
+rec.device = moved(rec.device, b->devices);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_STREAMS, &rec);
+}
+}
+{EACH(mprof_kernel_record,
+      mprof_trace_kernels){mprof_kernel_record rec = r_mprof_trace_kernels[i];
+rec.mangled_name = STR(rec.mangled_name);
+rec.demangled_name = STR(rec.demangled_name);
+rec.device = moved(rec.device, b->devices);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_KERNELS, &rec);
+}
+}
+{
+  EACH(mprof_shape_record, mprof_trace_shapes) {
+    mprof_shape_record rec = r_mprof_trace_shapes[i];
+    rec.kernel += b->kernels;
+    rc = mprof_writer_append(w, NULL, MPROF_SECTION_SHAPES, &rec);
+  }
+}
+return rc;
+}
+
+/* The records that refer to the tables merge_one() wrote. */
+static int merge_events(mprof_writer *w, const mprof_trace *t,
+                        const merge_base *b) {
+  int rc = 0;
+  {EACH(mprof_launch_record, mprof_trace_launches){
+      mprof_launch_record rec = r_mprof_trace_launches[i];
+  rec.start = shifted(rec.start, b->shift);
+  rec.end = shifted(rec.end, b->shift);
+  rec.shape += b->shapes;
+  rec.stream += b->streams;
+  rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &rec);
+}
+}
+{EACH(mprof_memop_record,
+      mprof_trace_memops){mprof_memop_record rec = r_mprof_trace_memops[i];
+rec.start = shifted(rec.start, b->shift);
+rec.end = shifted(rec.end, b->shift);
+rec.stream = moved(rec.stream, b->streams);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &rec);
+}
+}
+{EACH(mprof_range_record,
+      mprof_trace_ranges){mprof_range_record rec = r_mprof_trace_ranges[i];
+rec.start = shifted(rec.start, b->shift);
+rec.end = shifted(rec.end, b->shift);
+rec.name = STR(rec.name);
+rec.domain = STR(rec.domain);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &rec);
+}
+}
+{EACH(mprof_region_record,
+      mprof_trace_regions){mprof_region_record rec = r_mprof_trace_regions[i];
+rec.name = STR(rec.name);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_REGIONS, &rec);
+}
+}
+{EACH(mprof_span_record,
+      mprof_trace_spans){mprof_span_record rec = r_mprof_trace_spans[i];
+rec.start = shifted(rec.start, b->shift);
+rec.end = shifted(rec.end, b->shift);
+rec.launch = moved(rec.launch, b->launches);
+rec.region = moved(rec.region, b->regions);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &rec);
+}
+}
+{EACH(mprof_stall_reason_record, mprof_trace_stall_reasons){
+    mprof_stall_reason_record rec = r_mprof_trace_stall_reasons[i];
+rec.name = STR(rec.name);
+rec.device = moved(rec.device, b->devices);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &rec);
+}
+}
+{EACH(mprof_pc_sample_record, mprof_trace_pc_samples){
+    mprof_pc_sample_record rec = r_mprof_trace_pc_samples[i];
+rec.function_name = STR(rec.function_name);
+rec.device = moved(rec.device, b->devices);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &rec);
+}
+}
+{EACH(mprof_pm_metric_record, mprof_trace_pm_metrics){
+    mprof_pm_metric_record rec = r_mprof_trace_pm_metrics[i];
+rec.name = STR(rec.name);
+rec.unit = STR(rec.unit);
+rec.device = moved(rec.device, b->devices);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &rec);
+}
+}
+{EACH(mprof_pm_sample_record, mprof_trace_pm_samples){
+    mprof_pm_sample_record rec = r_mprof_trace_pm_samples[i];
+rec.start = shifted(rec.start, b->shift);
+rec.end = shifted(rec.end, b->shift);
+rec.device = moved(rec.device, b->devices);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &rec);
+}
+}
+{EACH(mprof_cubin_record,
+      mprof_trace_cubins){mprof_cubin_record rec = r_mprof_trace_cubins[i];
+size_t size = 0;
+const void *blob = mprof_trace_cubin_blob(t, &rec, &size);
+rec.device = moved(rec.device, b->devices);
+rc = mprof_writer_cubin(w, &rec, blob, size);
+}
+}
+{
+  EACH(mprof_drop_record, mprof_trace_drops) {
+    const mprof_drop_record *d = &r_mprof_trace_drops[i];
+    rc = mprof_writer_drop(w, (mprof_drop_kind)d->kind,
+                           moved(d->device, b->devices), d->count);
+  }
+}
+return rc;
+}
+
+int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
+                      const char *path) {
+  if (!traces || !count || !path)
+    return mprof__error_set(MPROF_EINVAL, "mprof_trace_merge: nothing to do");
+  merge_base *bases = (merge_base *)calloc(count, sizeof *bases);
+  if (!bases)
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+  merge_base next = {0, 0, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < count; i++) {
+    size_t n;
+    bases[i] = next;
+    bases[i].shift = clock_shift(traces[0], traces[i]);
+    mprof_trace_devices(traces[i], &n);
+    next.devices += (uint32_t)n;
+    mprof_trace_streams(traces[i], &n);
+    next.streams += (uint32_t)n;
+    mprof_trace_kernels(traces[i], &n);
+    next.kernels += (uint32_t)n;
+    mprof_trace_shapes(traces[i], &n);
+    next.shapes += (uint32_t)n;
+    mprof_trace_launches(traces[i], &n);
+    next.launches += (uint32_t)n;
+    mprof_trace_regions(traces[i], &n);
+    next.regions += (uint32_t)n;
+  }
+  mprof_writer *w;
+  int rc = mprof_writer_open(&w, path, NULL);
+  if (rc) {
+    free(bases);
+    return rc;
+  }
+  const mprof_trace *t = traces[0];
+  /* The merged trace's own META: the first trace's clock and anchors, and
+   * how many processes it holds. */
+  static const char *const own[] = {"tool", "tool.version", "clock",
+                                    "clock.anchor.trace_ns",
+                                    "clock.anchor.realtime_ns"};
+  for (size_t i = 0; i < sizeof own / sizeof own[0] && !rc; i++) {
+    const char *value = mprof_trace_meta(t, own[i]);
+    if (value)
+      rc = mprof_writer_meta(w, own[i], value);
+  }
+  char value[32];
+  snprintf(value, sizeof value, "%zu", count);
+  if (!rc)
+    rc = mprof_writer_meta(w, "merge.processes", value);
+  int partial = 0;
+  for (size_t i = 0; i < count && !rc; i++) {
+    partial |= mprof_trace_partial(traces[i], NULL);
+    rc = merge_one(w, traces[i], i, &bases[i]);
+    if (!rc)
+      rc = merge_events(w, traces[i], &bases[i]);
+  }
+  /* A set with a process cut short is itself incomplete. */
+  if (!rc && partial)
+    rc = mprof_writer_meta(w, "capture.partial", "1");
+  free(bases);
+  if (rc) {
+    mprof_writer_abort(w);
+    return rc;
+  }
+  return mprof_writer_finish(w);
+}
