@@ -29,6 +29,7 @@
 
 #include "bench_util.h"
 #include "mprof/mprof.h"
+#include "mprof/synth.h"
 #include "mprof-render/render.h"
 
 static int width = 1920, height = 1080;

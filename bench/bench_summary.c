@@ -35,6 +35,7 @@
 
 #include "bench_util.h"
 #include "mprof/mprof.h"
+#include "mprof/synth.h"
 
 static uint64_t open_only(const char *path) {
   mprof_trace *t;

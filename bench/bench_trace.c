@@ -23,6 +23,7 @@
 
 #include "bench_util.h"
 #include "mprof/mprof.h"
+#include "mprof/synth.h"
 
 static uint64_t open_and_scan(const char *path) {
   mprof_trace *t;

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "mprof/mprof.h"
+#include "mprof/synth.h"
 
 static const char *const scenario_names[] = {
     "mixed",     "memory-latency", "compute",    "barrier",

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "render_internal.h"
+#include "mprof/synth.h"
 
 /* Kernel colours by rank: distinct, readable under white text. */
 static const uint32_t kernel_palette[] = {

@@ -10,6 +10,7 @@
 
 #include "analysis_util.h"
 #include "json_schema.h"
+#include "mprof/synth.h"
 
 static const mprof_dimension *dim(const mprof_kernel_diagnosis *k,
                                   uint32_t id) {

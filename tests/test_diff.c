@@ -11,6 +11,7 @@
 
 #include "analysis_util.h"
 #include "json_schema.h"
+#include "mprof/synth.h"
 
 static const char *synth(const char *name, uint32_t scenario, double slowdown,
                          uint64_t slow_kernels, uint32_t slow_scenario,

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "analysis_util.h"
+#include "mprof/synth.h"
 
 /*
  * foo on device 0: 4 launches of 100, 300, 30, 100 ns; foo on device 1:

@@ -21,6 +21,7 @@
 #include <cairo.h>
 
 #include "mprof-render/render.h"
+#include "mprof/synth.h"
 #endif
 
 #define STEP "_Z4stepPf"

@@ -8,6 +8,7 @@
 #include "analysis_util.h"
 
 #include <math.h>
+#include "mprof/synth.h"
 
 /* Rows are well formed: the three spellings of a name agree, the dimension
  * is a stall dimension, and names are unique. */
@@ -150,6 +151,26 @@ static void test_join_and_diagnosis_read_the_table(void **state) {
       fail_msg("%s: gain %.6f above its share %.6f", mprof_dimension_key(d),
                dm->cost, share);
   }
+  /* The accessors reach the same elements, and NULL past the end. */
+  assert_ptr_equal(mprof_kernel_diagnosis_stall(kd, 0), &kd->stalls[0]);
+  assert_null(mprof_kernel_diagnosis_stall(kd, kd->stall_count));
+  assert_ptr_equal(mprof_kernel_diagnosis_dimension(kd, MPROF_DIM_COMPUTE),
+                   &kd->dimensions[MPROF_DIM_COMPUTE]);
+  assert_null(mprof_kernel_diagnosis_dimension(kd, MPROF_DIM_COUNT_));
+  assert_ptr_equal(mprof_kernel_diagnosis_hot(kd, 1), &kd->hot[1]);
+  assert_null(mprof_kernel_diagnosis_hot(kd, kd->hot_count));
+  assert_ptr_equal(mprof_kernel_diagnosis_shape(kd, 0), &kd->shapes[0]);
+  assert_null(mprof_kernel_diagnosis_shape(NULL, 0));
+  size_t shapes, pcs, kreasons;
+  assert_ptr_equal(mprof_join_shape(join, 0, 0),
+                   mprof_join_shapes(join, 0, &shapes));
+  assert_null(mprof_join_shape(join, 0, shapes));
+  assert_ptr_equal(mprof_join_pc(join, 0, 2),
+                   mprof_join_pcs(join, 0, &pcs) + 2);
+  assert_null(mprof_join_pc(join, 0, pcs));
+  assert_ptr_equal(mprof_join_kernel_reason(join, 0, 0),
+                   mprof_join_kernel_reasons(join, 0, &kreasons));
+  assert_null(mprof_join_kernel_reason(join, 1, 0));
   mprof_diagnosis_free(diagnosis);
   mprof_join_free(join);
   mprof_trace_free(trace);

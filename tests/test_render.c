@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "test_render_fixture.h"
+#include "mprof/synth.h"
 
 /* ---- time <-> pixel ------------------------------------------------------
  */

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "test_render_fixture.h"
+#include "mprof/synth.h"
 
 #define W 1168
 #define H 420

@@ -12,6 +12,7 @@
 #include "test_util.h"
 
 #include "mprof/mprof.h"
+#include "mprof/synth.h"
 
 /* Write a small trace holding at least one record of every type. */
 static void write_every_record(const char *path) {

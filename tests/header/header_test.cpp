@@ -1,5 +1,6 @@
 // Compiled as C++11 with -pedantic -Werror: the public API links from C++.
 #include <mprof/mprof.h>
+#include <mprof/synth.h> /* in the source tree only: not installed */
 
 int main() {
   mprof_trace *trace = nullptr;

@@ -11,6 +11,11 @@ mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
+# The synthetic-trace generator is a tool of the project, not installed API.
+if [ -e "$prefix/include/mprof/synth.h" ]; then
+  echo "synth.h was installed; it is not part of the stable API" >&2
+  exit 1
+fi
 libdir=$(ls -d "$prefix"/lib*/ | head -n 1)
 libdir=${libdir%/}
 

@@ -225,6 +225,25 @@ mprof_diagnosis_throughput(const mprof_diagnosis *diagnosis);
  */
 MPROF_API int mprof_kernel_name_is_library(const char *name);
 
+/**
+ * Element @p index of a kernel diagnosis's arrays (NULL out of range):
+ * dimensions (by mprof_dimension_id), stalls, hot instructions and shape
+ * occupancies. Use these, not the array fields, in code that may run
+ * against a newer libmprof: the element structs may grow at a minor
+ * version (fields are only appended).
+ */
+MPROF_API const mprof_dimension *
+mprof_kernel_diagnosis_dimension(const mprof_kernel_diagnosis *kernel,
+                                 size_t index);
+MPROF_API const mprof_reason_share *
+mprof_kernel_diagnosis_stall(const mprof_kernel_diagnosis *kernel,
+                             size_t index);
+MPROF_API const mprof_hot_instruction *
+mprof_kernel_diagnosis_hot(const mprof_kernel_diagnosis *kernel, size_t index);
+MPROF_API const mprof_occupancy *
+mprof_kernel_diagnosis_shape(const mprof_kernel_diagnosis *kernel,
+                             size_t index);
+
 /** Trace-wide notes: what is missing and how to get it. */
 MPROF_API size_t mprof_diagnosis_note_count(const mprof_diagnosis *diagnosis);
 /** Note @p index, or NULL. Owned by @p diagnosis. */

@@ -202,6 +202,19 @@ MPROF_API const mprof_pc_stats *mprof_join_pcs(const mprof_join *join,
 MPROF_API const mprof_reason_samples *
 mprof_join_kernel_reasons(const mprof_join *join, size_t kernel, size_t *count);
 
+/**
+ * One element of the arrays above, by index (NULL out of range). Callers
+ * that may run against a newer libmprof use these rather than indexing
+ * the arrays: an element struct may grow at a minor version (fields are
+ * only appended), which changes its stride but not these calls.
+ */
+MPROF_API const mprof_shape_stats *
+mprof_join_shape(const mprof_join *join, size_t kernel, size_t index);
+MPROF_API const mprof_pc_stats *mprof_join_pc(const mprof_join *join,
+                                              size_t kernel, size_t index);
+MPROF_API const mprof_reason_samples *
+mprof_join_kernel_reason(const mprof_join *join, size_t kernel, size_t index);
+
 /** Number of stall reasons in the join's table. */
 MPROF_API size_t mprof_join_reason_count(const mprof_join *join);
 

@@ -20,7 +20,6 @@
 #include <mprof/sidecar.h>
 #include <mprof/source.h>
 #include <mprof/status.h>
-#include <mprof/synth.h>
 #include <mprof/throughput.h>
 #include <mprof/trace.h>
 #include <mprof/units.h>

@@ -794,3 +794,27 @@ const mprof_throughput *
 mprof_diagnosis_throughput(const mprof_diagnosis *diagnosis) {
   return diagnosis ? diagnosis->throughput : NULL;
 }
+
+const mprof_dimension *
+mprof_kernel_diagnosis_dimension(const mprof_kernel_diagnosis *kernel,
+                                 size_t index) {
+  return kernel && index < kernel->dimension_count ? &kernel->dimensions[index]
+                                                   : NULL;
+}
+
+const mprof_reason_share *
+mprof_kernel_diagnosis_stall(const mprof_kernel_diagnosis *kernel,
+                             size_t index) {
+  return kernel && index < kernel->stall_count ? &kernel->stalls[index] : NULL;
+}
+
+const mprof_hot_instruction *
+mprof_kernel_diagnosis_hot(const mprof_kernel_diagnosis *kernel, size_t index) {
+  return kernel && index < kernel->hot_count ? &kernel->hot[index] : NULL;
+}
+
+const mprof_occupancy *
+mprof_kernel_diagnosis_shape(const mprof_kernel_diagnosis *kernel,
+                             size_t index) {
+  return kernel && index < kernel->shape_count ? &kernel->shapes[index] : NULL;
+}

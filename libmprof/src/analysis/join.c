@@ -337,3 +337,25 @@ const mprof_stall_reason *mprof_join_reason(const mprof_join *join,
                                             size_t index) {
   return join && index < join->reason_count ? &join->reasons[index] : NULL;
 }
+
+const mprof_shape_stats *mprof_join_shape(const mprof_join *join, size_t kernel,
+                                          size_t index) {
+  size_t count;
+  const mprof_shape_stats *all = mprof_join_shapes(join, kernel, &count);
+  return index < count ? &all[index] : NULL;
+}
+
+const mprof_pc_stats *mprof_join_pc(const mprof_join *join, size_t kernel,
+                                    size_t index) {
+  size_t count;
+  const mprof_pc_stats *all = mprof_join_pcs(join, kernel, &count);
+  return index < count ? &all[index] : NULL;
+}
+
+const mprof_reason_samples *
+mprof_join_kernel_reason(const mprof_join *join, size_t kernel, size_t index) {
+  size_t count;
+  const mprof_reason_samples *all =
+      mprof_join_kernel_reasons(join, kernel, &count);
+  return index < count ? &all[index] : NULL;
+}

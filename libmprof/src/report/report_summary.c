@@ -245,10 +245,10 @@ static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
   fprintf(f, "      <shapes count=\"%zu\" shown=\"%zu\" omitted=\"%zu\">\n",
           shape_count, shown, shape_count - shown);
   for (size_t i = 0; i < shown; i++)
-    xml_shape(f, &shapes[i], &k->shapes[i], s->total_ns);
+    xml_shape(f, &shapes[i], mprof_kernel_diagnosis_shape(k, i), s->total_ns);
   fputs("      </shapes>\n      <dimensions>\n", f);
   for (size_t i = 0; i < k->dimension_count; i++) {
-    const mprof_dimension *dim = &k->dimensions[i];
+    const mprof_dimension *dim = mprof_kernel_diagnosis_dimension(k, i);
     if (!dimension_shown(v, dim))
       continue;
     fputs("        <dimension", f);
@@ -297,7 +297,7 @@ static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
   mprof__xml_attr_u64(f, "omitted", s->pc_count - hot_shown);
   fputs(hot_shown ? ">\n" : "/>\n", f);
   for (size_t i = 0; i < hot_shown; i++) {
-    const mprof_hot_instruction *h = &k->hot[i];
+    const mprof_hot_instruction *h = mprof_kernel_diagnosis_hot(k, i);
     fprintf(f, "        <instruction offset=\"0x%x\"", h->offset);
     mprof__xml_attr_num(f, "share", h->share, 4);
     mprof__xml_attr_u64(f, "samples", h->samples);
@@ -497,7 +497,7 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
   fputc('[', f);
   for (size_t i = 0; i < shown; i++) {
     const mprof_shape_stats *sh = &shapes[i];
-    const mprof_occupancy *o = &k->shapes[i];
+    const mprof_occupancy *o = mprof_kernel_diagnosis_shape(k, i);
     fputc('{', f);
     json_dims3(f, "grid", sh->grid);
     json_dims3(f, "block", sh->block);
@@ -535,7 +535,7 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
   fputc('{', f);
   int first_dimension = 1;
   for (size_t i = 0; i < k->dimension_count; i++) {
-    const mprof_dimension *dim = &k->dimensions[i];
+    const mprof_dimension *dim = mprof_kernel_diagnosis_dimension(k, i);
     if (!dimension_shown(v, dim))
       continue;
     if (!first_dimension)
@@ -590,7 +590,7 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
   json_key(f, "instructions");
   fputc('[', f);
   for (size_t i = 0; i < hot_shown; i++) {
-    const mprof_hot_instruction *h = &k->hot[i];
+    const mprof_hot_instruction *h = mprof_kernel_diagnosis_hot(k, i);
     fputc('{', f);
     json_u64(f, "offset", h->offset, 1);
     json_num(f, "share", h->share, 4, 1);
@@ -744,7 +744,7 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
   size_t shown = shape_count < SHAPES_SHOWN ? shape_count : SHAPES_SHOWN;
   for (size_t i = 0; i < shown; i++) {
     const mprof_shape_stats *sh = &shapes[i];
-    const mprof_occupancy *o = &k->shapes[i];
+    const mprof_occupancy *o = mprof_kernel_diagnosis_shape(k, i);
     fprintf(f, "│ grid %u×%u×%u block %u×%u×%u · %u regs · %u B smem",
             sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0], sh->block[1],
             sh->block[2], sh->registers,
@@ -769,7 +769,7 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
   fprintf(f, "│ %s▶%s %s%s%s\n", mprof__state_color(st, k->verdict_state),
           st->reset, st->bold, k->verdict, st->reset);
   for (size_t i = 0; i < k->dimension_count; i++) {
-    const mprof_dimension *dim = &k->dimensions[i];
+    const mprof_dimension *dim = mprof_kernel_diagnosis_dimension(k, i);
     if (!dimension_shown(v, dim))
       continue;
     char state[16];
@@ -789,7 +789,7 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
     fprintf(f, "│   %shot instructions%s (%zu of %zu sampled)\n", st->bold,
             st->reset, hot_shown, s->pc_count);
     for (size_t i = 0; i < hot_shown; i++) {
-      const mprof_hot_instruction *h = &k->hot[i];
+      const mprof_hot_instruction *h = mprof_kernel_diagnosis_hot(k, i);
       mprof_format_percent(p, sizeof p, h->share);
       fprintf(f, "│     %s0x%05x%s %6s  %-36s", st->cyan, h->offset, st->reset,
               p, *h->sass ? h->sass : "(no SASS)");

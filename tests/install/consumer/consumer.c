@@ -2,11 +2,15 @@
  * installed headers and libraries. */
 #include <mprof/mprof.h>
 #include <stdio.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
   if (argc != 2)
     return 2;
-  if (mprof_synth_write(argv[1], NULL) != 0) {
+  mprof_writer *w;
+  if (mprof_writer_open(&w, argv[1], NULL) != 0 ||
+      mprof_writer_meta(w, "tool", "install consumer") != 0 ||
+      mprof_writer_finish(w) != 0) {
     fprintf(stderr, "%s\n", mprof_error_last());
     return 1;
   }
@@ -15,9 +19,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", mprof_error_last());
     return 1;
   }
-  size_t n;
-  mprof_trace_launches(t, &n);
-  printf("mprof %s: %zu launches\n", mprof_version(), n);
+  const char *tool = mprof_trace_meta(t, "tool");
+  char span[32];
+  mprof_format_duration(span, sizeof span, 15597049);
+  printf("mprof %s: tool = %s, %zu stall reasons, %s\n", mprof_version(),
+         tool ? tool : "(none)", mprof_stall_reason_info_count(), span);
+  int ok = tool && strcmp(tool, "install consumer") == 0 &&
+           strcmp(span, "15.6 ms") == 0;
   mprof_trace_free(t);
-  return n == 10000 ? 0 : 1;
+  return ok ? 0 : 1;
 }
