@@ -87,6 +87,8 @@ int cmd_diff(int argc, char **argv) {
       no_sidecar = 1;
     } else if (strcmp(arg, "--allow-disjoint") == 0) {
       allow_disjoint = 1;
+    } else if (strcmp(arg, "--full-names") == 0) {
+      ro.flags |= MPROF_REPORT_FULL_NAMES;
     } else if (strncmp(arg, "--color=", 8) == 0) {
       color = arg + 8;
       if (strcmp(color, "auto") && strcmp(color, "always") &&

@@ -14,6 +14,8 @@
 #include "cli_report.h"
 #include "mprof/mprof.h"
 
+#define CLI_BRIEF_KERNELS 20 /* lines of the brief --human table */
+
 int cli_report_color(const char *when) {
   if (when && strcmp(when, "always") == 0)
     return 1;
@@ -88,7 +90,7 @@ int cli_report_format(const char *arg, unsigned *format) {
 int cmd_summary(int argc, char **argv) {
   mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
   const char *trace = NULL, *sidecar = NULL, *color = "auto";
-  int no_sidecar = 0;
+  int no_sidecar = 0, top = 0, all = 0, detail = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -106,13 +108,20 @@ int cmd_summary(int argc, char **argv) {
     } else if (strcmp(arg, "--top") == 0 || strcmp(arg, "--hot") == 0) {
       if (!value || cli_parse_u64(value, &v) != 0 || v == 0)
         return cli_usage_error("summary", "%s needs a positive number", arg);
-      if (strcmp(arg, "--top") == 0)
+      if (strcmp(arg, "--top") == 0) {
         ro.max_kernels = (size_t)v;
-      else
+        top = 1;
+      } else {
         ro.max_hot = (size_t)v;
+      }
       i++;
     } else if (strcmp(arg, "--all") == 0) {
       ro.max_kernels = (size_t)-1;
+      all = 1;
+    } else if (strcmp(arg, "--detail") == 0) {
+      detail = 1;
+    } else if (strcmp(arg, "--full-names") == 0) {
+      ro.flags |= MPROF_REPORT_FULL_NAMES;
     } else if (strcmp(arg, "--sidecar") == 0) {
       if (!value)
         return cli_usage_error("summary", "--sidecar needs a file name");
@@ -139,6 +148,13 @@ int cmd_summary(int argc, char **argv) {
   if (no_sidecar && sidecar)
     return cli_usage_error("summary",
                            "--sidecar and --no-sidecar contradict each other");
+  /* For people: one line per kernel, unless asked for the diagnosis of
+   * particular kernels (--kernel, --top N, --detail). */
+  if (ro.format == MPROF_REPORT_TEXT && !ro.kernel && !top && !detail) {
+    ro.flags |= MPROF_REPORT_BRIEF;
+    if (!all)
+      ro.max_kernels = CLI_BRIEF_KERNELS;
+  }
   cli_report_input in;
   int status = cli_report_open(&in, trace, sidecar, no_sidecar);
   if (status)

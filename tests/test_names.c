@@ -104,6 +104,8 @@ static void test_edges(void **state) {
                       "saxpy");
   assert_string_equal(mprof_name_short(buf, sizeof buf, "plain_c_kernel"),
                       "plain_c_kernel");
+  assert_string_equal(mprof_name_short(buf, sizeof buf, "megakernel (MKPROF)"),
+                      "megakernel (MKPROF)");
   assert_string_equal(mprof_name_short(buf, sizeof buf, "_Z3fooPf_broken"),
                       "_Z3fooPf_broken");
   assert_string_equal(mprof_name_short(buf, sizeof buf, ""), "");

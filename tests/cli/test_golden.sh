@@ -27,8 +27,11 @@ check() { # NAME ARGS...: the output of `mprof ARGS` must equal golden/NAME
 }
 
 for s in demo gemm gemm_source multi_gpu transformer_forward; do
-  check "$s.summary.txt" summary --human --color=never "samples/$s.mprof"
+  check "$s.summary.txt" summary --human --detail --color=never "samples/$s.mprof"
 done
+check transformer_forward.brief.txt summary --human --color=never \
+  samples/transformer_forward.mprof
+check multi_gpu.brief.txt summary --human --color=never samples/multi_gpu.mprof
 check gemm.summary.xml summary "samples/gemm.mprof"
 check demo.summary.json summary --json "samples/demo.mprof"
 check gemm-gemm_source.diff.txt diff --human --color=never --allow-disjoint \

@@ -91,7 +91,20 @@ expect_one_line 2 "not a kernel name nor a valid regular expression\|neither a k
 esc=$(printf '\033')
 "$mprof" summary "$tmp/t.mprof" --human >"$tmp/h.txt" || fail "summary --human"
 grep -q "$esc" "$tmp/h.txt" && fail "--human to a pipe has colour escapes"
-grep -q '▶' "$tmp/h.txt" || fail "--human lacks the verdict marker"
+# --human: one line per kernel, the name last and short; panels on request.
+lines=$(grep -c '^ *[0-9.]*% ' "$tmp/h.txt")
+[ "$lines" -eq 20 ] || fail "--human shows $lines kernel lines, expected the 20 kernels: $(cat "$tmp/h.txt")"
+grep -q '^ *[0-9.]*% .*Memory-latency bound  *[0-9.]*%  saxpy_fwd$' "$tmp/h.txt" ||
+  fail "--human lacks share, verdict, gain and short name: $(cat "$tmp/h.txt")"
+grep -q 'gemm_tiled<64, 64, 8>$' "$tmp/h.txt" || fail "--human lacks the short template name"
+grep -q '(float' "$tmp/h.txt" && fail "--human prints parameter lists"
+grep -q '▶' "$tmp/h.txt" && fail "--human brief prints the panel"
+expect 0 'void gemm_tiled<64, 64, 8>(float const\*' "$mprof" summary "$tmp/t.mprof" --human --full-names
+"$mprof" summary "$tmp/t.mprof" --human --top 2 >"$tmp/h2.txt" || fail "summary --human --top 2"
+[ "$(grep -c '▶' "$tmp/h2.txt")" -eq 2 ] || fail "--human --top 2 is not two panels"
+expect 0 '▶' "$mprof" summary "$tmp/t.mprof" --human --kernel saxpy_fwd
+expect 0 '▶' "$mprof" summary "$tmp/t.mprof" --human --detail
+expect 0 'short_name="gemm_tiled&lt;64, 64, 8&gt;"' "$mprof" summary "$tmp/t.mprof" --all
 "$mprof" summary "$tmp/t.mprof" --human --color=always >"$tmp/c.txt"
 grep -q "$esc" "$tmp/c.txt" || fail "--color=always has no colour"
 if command -v script >/dev/null; then

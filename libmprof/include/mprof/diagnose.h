@@ -261,6 +261,12 @@ typedef enum mprof_report_format {
 
 /** MPROF_REPORT_TEXT only: colour with ANSI escapes. */
 #define MPROF_REPORT_COLOR 0x1u
+/** MPROF_REPORT_TEXT only: full kernel names instead of mprof_name_short()'s
+ * (XML and JSON always carry both). */
+#define MPROF_REPORT_FULL_NAMES 0x2u
+/** MPROF_REPORT_TEXT summaries only: one line per kernel (share, launches,
+ * mean, verdict, estimated gain, name) instead of a panel per kernel. */
+#define MPROF_REPORT_BRIEF 0x4u
 
 #define MPROF_REPORT_OPTIONS_VERSION 1
 

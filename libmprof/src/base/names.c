@@ -22,8 +22,9 @@ static int closes(char c) {
 static size_t name_end(const char *s, size_t n) {
   int depth = 0;
   for (size_t i = 0; i < n; i++) {
-    if (depth == 0 && s[i] == '(' &&
-        strncmp(s + i, ANONYMOUS, sizeof ANONYMOUS - 1) != 0 && i > 0)
+    /* "name (note)" is not a parameter list: those follow the name. */
+    if (depth == 0 && s[i] == '(' && i > 0 && s[i - 1] != ' ' &&
+        strncmp(s + i, ANONYMOUS, sizeof ANONYMOUS - 1) != 0)
       return i;
     if (opens(s[i]))
       depth++;

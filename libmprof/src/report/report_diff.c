@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mprof/diff.h"
+#include "mprof/names.h"
 #include "mprof/version.h"
 #include "analysis/diff_internal.h"
 #include "report_internal.h"
@@ -103,7 +104,10 @@ static void xml_side(FILE *f, const char *element,
 static void xml_kernel(FILE *f, const diff_view *v,
                        const mprof_kernel_change *c) {
   fputs("    <kernel", f);
+  char short_name[256];
   mprof__xml_attr(f, "name", c->name);
+  mprof__xml_attr(f, "short_name",
+                  mprof_name_short(short_name, sizeof short_name, c->name));
   mprof__xml_attr(f, "mangled", c->mangled);
   if (c->device_id != MPROF_INDEX_NONE)
     mprof__xml_attr_u64(f, "device", c->device_id);
@@ -298,7 +302,10 @@ static void json_kernel(FILE *f, const diff_view *v,
                         const mprof_kernel_change *c) {
   int both = c->base && c->candidate;
   fputc('{', f);
+  char short_name[256];
   str(f, "name", c->name, ",");
+  str(f, "short_name", mprof_name_short(short_name, sizeof short_name, c->name),
+      ",");
   str(f, "mangled", c->mangled, ",");
   key(f, "device");
   if (c->device_id != MPROF_INDEX_NONE)
@@ -452,6 +459,25 @@ static void json_diff(FILE *f, const diff_view *v) {
 
 /* ---- text --------------------------------------------------------------- */
 
+/* The name a person reads: the short one, unless MPROF_REPORT_FULL_NAMES
+ * or another kernel shown has the same short name (overloads, as
+ * "sgemm_tiled(int, ...)" beside "sgemm_tiled(int, ..., launch)"). */
+static const char *diff_text_name(const diff_view *v,
+                                  const mprof_kernel_change *c, char *name,
+                                  size_t size) {
+  char other[256];
+  if (v->opts->flags & MPROF_REPORT_FULL_NAMES)
+    return c->name;
+  mprof_name_short(name, size, c->name);
+  for (size_t i = 0; i < v->shown; i++) {
+    const mprof_kernel_change *o = mprof_diff_kernel(v->diff, v->selected[i]);
+    if (strcmp(o->name, c->name) != 0 &&
+        strcmp(mprof_name_short(other, sizeof other, o->name), name) == 0)
+      return c->name;
+  }
+  return name;
+}
+
 static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
   uint64_t tb, tk;
   mprof_diff_totals(v->diff, &tb, &tk);
@@ -476,8 +502,10 @@ static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
                         : c->change == MPROF_CHANGE_FASTER ? st->green
                         : c->change == MPROF_CHANGE_NOISE  ? st->dim
                                                            : st->yellow;
+    char name[256];
     fprintf(f, "%s%-14s%s %s%s%s", color, mprof_change_name(c->change),
-            st->reset, st->bold, c->name, st->reset);
+            st->reset, st->bold, diff_text_name(v, c, name, sizeof name),
+            st->reset);
     if (c->device_id != MPROF_INDEX_NONE)
       fprintf(f, " %s(device %u)%s", st->dim, c->device_id, st->reset);
     fprintf(f, "\n    %s\n", c->summary);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mprof/names.h"
 #include "mprof/version.h"
 #include "report_internal.h"
 
@@ -211,7 +212,10 @@ static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
   const mprof_kernel_stats *s = k->stats;
   fputs("    <kernel", f);
   mprof__xml_attr_u64(f, "rank", rank);
+  char short_name[256];
   mprof__xml_attr(f, "name", s->name);
+  mprof__xml_attr(f, "short_name",
+                  mprof_name_short(short_name, sizeof short_name, s->name));
   mprof__xml_attr(f, "mangled", s->mangled);
   if (s->device_id != MPROF_INDEX_NONE)
     mprof__xml_attr_u64(f, "device", s->device_id);
@@ -453,7 +457,10 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
   const mprof_kernel_stats *s = k->stats;
   fputc('{', f);
   json_u64(f, "rank", rank, 1);
+  char short_name[256];
   json_str(f, "name", s->name, 1);
+  json_str(f, "short_name",
+           mprof_name_short(short_name, sizeof short_name, s->name), 1);
   json_str(f, "mangled", s->mangled, 1);
   json_key(f, "device");
   if (s->device_id != MPROF_INDEX_NONE)
@@ -715,14 +722,22 @@ static void json_summary(FILE *f, const summary_view *v) {
 
 /* ---- text panel --------------------------------------------------------- */
 
+/* The name people read: mprof_name_short()'s unless MPROF_REPORT_FULL_NAMES. */
+static const char *text_name(const summary_view *v, char *buf, size_t size,
+                             const char *name) {
+  if (v->opts->flags & MPROF_REPORT_FULL_NAMES)
+    return name;
+  return mprof_name_short(buf, size, name);
+}
+
 static void text_kernel(FILE *f, const summary_view *v, size_t rank,
                         const mprof_kernel_diagnosis *k,
                         const mprof__style *st) {
   const mprof_kernel_stats *s = k->stats;
-  char a[32], b[32], c[32], d[32], e[32], g[32], n[32], p[32];
+  char a[32], b[32], c[32], d[32], e[32], g[32], n[32], p[32], name[256];
   mprof_format_percent(p, sizeof p, s->share);
   fprintf(f, "%s┌ #%zu %s%s", st->cyan, rank, st->reset, st->bold);
-  fputs(s->name, f);
+  fputs(text_name(v, name, sizeof name, s->name), f);
   fprintf(f, "%s", st->reset);
   if (s->device_id != MPROF_INDEX_NONE)
     fprintf(f, "  %s· device %u%s", st->dim, s->device_id, st->reset);
@@ -810,6 +825,60 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
   fputs("└\n", f);
 }
 
+/* The head of a verdict sentence: "Memory-latency bound" of
+ * "Memory-latency bound: 89.9% of warp samples ...". */
+static int verdict_head(const char *verdict) {
+  size_t n = strncmp(verdict, "minor: ", 7) == 0 ? strlen(verdict)
+                                                 : strcspn(verdict, ":;.");
+  return (int)(n > 40 ? 40 : n);
+}
+
+/* One line per kernel: share, launches, mean, verdict, estimated gain and
+ * the name last, so a long name never pushes the numbers out of line. */
+static void text_brief(FILE *f, const summary_view *v, const mprof__style *st) {
+  size_t devices;
+  mprof_trace_devices(v->trace, &devices);
+  fprintf(f, "%s%6s %9s %10s  %-28s %6s  %s%s\n", st->dim, "share", "launches",
+          "mean", "verdict", "gain", "kernel", st->reset);
+  for (size_t i = 0; i < v->shown; i++) {
+    const mprof_kernel_diagnosis *k =
+        mprof_diagnosis_kernel(v->d, v->selected[i]);
+    const mprof_kernel_stats *s = k->stats;
+    char p[32], n[32], m[32], name[256];
+    mprof_format_percent(p, sizeof p, s->share);
+    mprof_format_count(n, sizeof n, s->launches);
+    mprof_format_duration(m, sizeof m, s->mean_ns);
+    /* The verdict's head; for a minor one ("No clear bottleneck; the
+     * largest is minor: ..."), "minor: " and its dimension. */
+    char minor[48];
+    const char *verdict = k->verdict;
+    if (k->verdict_state == MPROF_STATE_MINOR &&
+        k->verdict_dimension < MPROF_DIM_COUNT_) {
+      const char *title = mprof_dimension_title(k->verdict_dimension);
+      const char *slash = strstr(title, " /");
+      snprintf(minor, sizeof minor, "minor: %.*s",
+               (int)(slash ? (size_t)(slash - title) : strlen(title)), title);
+      verdict = minor;
+    }
+    int head = verdict_head(verdict);
+    /* The estimated gain of the verdict's dimension (its cost: a share of
+     * the kernel's stream time), "-" when the verdict names none. */
+    char gain[32] = "-";
+    for (size_t d = 0; d < k->dimension_count; d++)
+      if (k->dimensions[d].id == k->verdict_dimension &&
+          (k->dimensions[d].state == MPROF_STATE_ISSUE ||
+           k->dimensions[d].state == MPROF_STATE_MINOR))
+        mprof_format_percent(gain, sizeof gain, k->dimensions[d].cost);
+    fprintf(f, "%6s %9s %10s  %s%-28.*s%s %6s  %s%s%s", p, n, m,
+            mprof__state_color(st, k->verdict_state), head < 28 ? head : 28,
+            verdict, st->reset, gain, st->bold,
+            text_name(v, name, sizeof name, s->name), st->reset);
+    if (devices > 1 && s->device_id != MPROF_INDEX_NONE)
+      fprintf(f, " %s(device %u)%s", st->dim, s->device_id, st->reset);
+    fputc('\n', f);
+  }
+}
+
 static void text_summary(FILE *f, const summary_view *v,
                          const mprof__style *st) {
   const mprof_trace *t = v->trace;
@@ -829,15 +898,22 @@ static void text_summary(FILE *f, const summary_view *v,
     fprintf(f, "%s! %s%s\n", st->yellow, mprof_diagnosis_note(v->d, i)->text,
             st->reset);
   fputc('\n', f);
-  for (size_t i = 0; i < v->shown; i++) {
+  int brief = (v->opts->flags & MPROF_REPORT_BRIEF) != 0;
+  if (brief)
+    text_brief(f, v, st);
+  for (size_t i = 0; i < v->shown && !brief; i++) {
     text_kernel(f, v, i + 1, mprof_diagnosis_kernel(v->d, v->selected[i]), st);
     fputc('\n', f);
   }
   if (v->matched > v->shown) {
     mprof_format_percent(a, sizeof a, v->omitted_share);
-    fprintf(f, "%s(%zu more kernels, %s of GPU time; --top N shows more)%s\n",
-            st->dim, v->matched - v->shown, a, st->reset);
+    fprintf(f, "%s(%zu more kernels, %s of GPU time; %s)%s\n", st->dim,
+            v->matched - v->shown, a,
+            brief ? "--all lists them" : "--top N shows more", st->reset);
   }
+  if (brief && v->shown)
+    fprintf(f, "%s--top N or --kernel NAME: the diagnosis of each kernel%s\n",
+            st->dim, st->reset);
 }
 
 int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
