@@ -67,6 +67,15 @@ int cli_postprocess(const char *trace, unsigned flags);
 void cli_source_env(const char *pattern);
 int cli_source_merge(const char *trace, unsigned flags);
 
+/* The traces a command was given (trace_set.c): a directory stands for the
+ * .mprof files in it, in name order. */
+typedef struct cli_trace_set {
+  char **paths;
+  size_t count;
+} cli_trace_set;
+int cli_trace_set_add(cli_trace_set *set, const char *arg); /* -1: no memory */
+void cli_trace_set_free(cli_trace_set *set);
+
 #define CLI_DECLARE(fn) int fn(int argc, char **argv)
 CLI_DECLARE(cmd_info);
 CLI_DECLARE(cmd_synth);

@@ -36,18 +36,15 @@ static const char *drop_name(uint32_t kind) {
   }
 }
 
-int cmd_info(int argc, char **argv) {
-  if (argc != 2)
-    return cli_usage_error("info", argc < 2 ? "no trace given"
-                                            : "expected exactly one trace");
+static int info_one(const char *path) {
   mprof_trace *t;
   mprof_mkprof *mkprof;
-  int rc = mprof_mkprof_open_trace(&t, argv[1], &mkprof);
+  int rc = mprof_mkprof_open_trace(&t, path, &mkprof);
   if (rc)
     return cli_fail(rc);
   uint64_t t0, t1;
   mprof_trace_time_bounds(t, &t0, &t1);
-  printf("trace      %s (%llu bytes, format %d)\n", argv[1],
+  printf("trace      %s (%llu bytes, format %d)\n", path,
          (unsigned long long)mprof_trace_file_size(t),
          MPROF_FORMAT_VERSION_MAJOR);
   if (mkprof)
@@ -140,4 +137,51 @@ int cmd_info(int argc, char **argv) {
   }
   mprof_trace_free(t);
   return CLI_EXIT_OK;
+}
+
+/* One line per trace of a set: who wrote it and what it holds. */
+static void set_line(const char *path) {
+  mprof_trace *t;
+  if (mprof_trace_open(&t, path, NULL) != 0)
+    return;
+  size_t launches;
+  mprof_trace_launches(t, &launches);
+  const char *pid = mprof_trace_meta(t, "pid");
+  const char *host = mprof_trace_meta(t, "host");
+  const char *rank = mprof_trace_meta(t, "rank");
+  printf("process    %s: pid %s%s%s on %s, %zu launches%s\n", path,
+         pid ? pid : "?", rank ? ", rank " : "", rank ? rank : "",
+         host ? host : "?", launches,
+         mprof_trace_partial(t, NULL) ? ", partial" : "");
+  mprof_trace_free(t);
+}
+
+int cmd_info(int argc, char **argv) {
+  if (argc < 2)
+    return cli_usage_error("info", "no trace given");
+  cli_trace_set set = {NULL, 0};
+  for (int i = 1; i < argc; i++) {
+    if (cli_trace_set_add(&set, argv[i]) != 0) {
+      cli_trace_set_free(&set);
+      fprintf(stderr, "mprof info: out of memory\n");
+      return CLI_EXIT_FAILED;
+    }
+  }
+  if (set.count == 0) {
+    cli_trace_set_free(&set);
+    return cli_usage_error("info", "%s holds no .mprof files", argv[1]);
+  }
+  int rc = CLI_EXIT_OK;
+  if (set.count > 1) {
+    printf("set        %zu traces\n", set.count);
+    for (size_t i = 0; i < set.count; i++)
+      set_line(set.paths[i]);
+  }
+  for (size_t i = 0; i < set.count && rc == CLI_EXIT_OK; i++) {
+    if (set.count > 1)
+      printf("\n");
+    rc = info_one(set.paths[i]);
+  }
+  cli_trace_set_free(&set);
+  return rc;
 }

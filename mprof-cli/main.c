@@ -75,11 +75,15 @@ static const cli_command commands[] = {
      "toolkit into ~/.local/share/mprof/libmprof-cupti.so.\n",
      cmd_setup},
     {"info", "print what a trace holds",
-     "usage: mprof info TRACE\n"
+     "usage: mprof info TRACE...\n"
      "\n"
      "Validate TRACE and print its metadata, devices, section sizes,\n"
      "kernels (by launch count) and drop counters. TRACE may be a .mprof\n"
-     "or a MKPROF file (.mkprof), read as `mprof mkprof import` reads it.\n",
+     "or a MKPROF file (.mkprof), read as `mprof mkprof import` reads it.\n"
+     "Several traces, or a directory (its .mprof files: the processes of\n"
+     "one run), print a line per process first, then each trace. A trace\n"
+     "cut short (killed, crashed) says it is partial and how much it\n"
+     "holds.\n",
      cmd_info},
     {"summary", "which kernel hurts and why (XML, JSON or a panel)",
      "usage: mprof summary TRACE [--kernel NAME|REGEX] [--top N] [--hot N]\n"

@@ -56,7 +56,9 @@ echo "hello" >"$tmp/text.mprof"
 expect_one_line 2 "shorter than the 64-byte header" "$mprof" info "$tmp/text.mprof"
 head -c 200 /dev/zero >"$tmp/zero.mprof"
 expect_one_line 2 "not an mprof trace" "$mprof" info "$tmp/zero.mprof"
-expect_one_line 2 "not a regular file" "$mprof" info "$tmp"
+expect_one_line 2 "not a regular file" "$mprof" info /dev/null
+mkdir -p "$tmp/empty-run"
+expect_one_line 2 "holds no .mprof files" "$mprof" info "$tmp/empty-run"
 # Writing where we may not: exit 1 or 2 with one line naming the path.
 expect_one_line 1 "/nonexistent-dir/x.mprof: cannot create" "$mprof" synth -o /nonexistent-dir/x.mprof
 

@@ -37,6 +37,16 @@ child=$(meta "$1" pid)
 [ "$(meta "$1" ppid)" = "$parent" ] || fail "two: the second trace's ppid is not the first's pid"
 [ "$1" = "$tmp/two/trace.$child.mprof" ] || fail "two: second trace is $1, not trace.$child.mprof"
 ls "$tmp/two" | grep -q partial && fail "two: a .partial file was left: $(ls "$tmp/two")"
+# The run as a set: info lists both processes; merge joins them.
+"$mprof" info "$tmp/two" >"$tmp/set.out" 2>&1 || fail "set: info on the directory fails"
+grep -q "^set        2 traces" "$tmp/set.out" || fail "set: info does not list 2 traces: $(head -c 300 "$tmp/set.out")"
+grep -q "pid $child" "$tmp/set.out" || fail "set: info does not name pid $child"
+"$mprof" merge "$tmp/two" -o "$tmp/merged.mprof" >"$tmp/merge.out" 2>&1 || fail "merge fails: $(cat "$tmp/merge.out")"
+[ "$(meta "$tmp/merged.mprof" merge.processes)" = 2 ] || fail "merge: merge.processes is not 2"
+pids="$(meta "$tmp/merged.mprof" process.0.pid) $(meta "$tmp/merged.mprof" process.1.pid)"
+for p in "$parent" "$child"; do
+  case " $pids " in *" $p "*) ;; *) fail "merge: processes are '$pids', not $parent and $child" ;; esac
+done
 
 # A child forked after CUDA started shares nothing: one trace, the parent's.
 mkdir "$tmp/fork"
