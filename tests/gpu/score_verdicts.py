@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Score mprof's headline verdicts on the planted-bottleneck suite.
+
+Usage: score_verdicts.py SUMMARY.json            (mprof summary --json --all
+                                                  of a bottlenecks trace)
+       score_verdicts.py --library SUMMARY.json  (any trace: library kernels
+                                                  must get no register advice)
+
+Prints one row per kernel (expected, got, result) and exits 1 when a verdict
+is wrong. Kernels whose verdict needs hardware counters are reported as
+"needs counters" (not failed) when the trace has none.
+
+SPDX-License-Identifier: MIT
+"""
+import json
+import re
+import sys
+
+# kernel name prefix -> (accepted headline dimensions, needs PM counters)
+EXPECTED = [
+    ("pointer_chase", {"memory_latency"}, False),
+    ("dram_stream", {"memory_throughput"}, True),
+    ("l2_stream", {"memory_throughput"}, True),
+    # one dependent chain on one warp per SM: more parallel work is the fix,
+    # told either as a grid too small or as dependency-bound
+    ("fma_chain_one_warp", {"tail_effect", "compute"}, False),
+    ("fma_independent", {"compute"}, False),
+    ("bank_conflicts", {"shared_memory"}, False),
+    ("barrier_heavy", {"synchronisation"}, False),
+    ("hot_atomics", {"memory_throughput"}, False),
+    ("icache_thrash", {"instruction_fetch"}, False),
+    ("smem_limited", {"occupancy"}, False),
+    ("one_block_tail", {"tail_effect"}, False),
+    ("tiny_kernel", {"launch_overhead"}, False),
+]
+
+# Advice a library kernel's caller cannot act on.
+REGISTER_ADVICE = re.compile(r"fewer registers|maxrregcount|__launch_bounds__")
+LIBRARY = re.compile(r"nvjet|xmma|cublas|cudnn|cutlass|triton|at::native|"
+                     r"flash|fmha|gemm", re.I)
+
+
+def kernels(doc):
+    return doc["kernels"]["items"]
+
+
+def has_counters(doc):
+    return not any(n.get("key") == "no_counters" for n in doc.get("notes", []))
+
+
+def score_library(doc):
+    bad = 0
+    for k in kernels(doc):
+        if not LIBRARY.search(k["name"]):
+            continue
+        text = k["verdict"]["text"]
+        ok = not REGISTER_ADVICE.search(text)
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'}  {k['name'][:70]}: {text[:100]}")
+    return bad
+
+
+def score_suite(doc):
+    counters = has_counters(doc)
+    rows, wrong, unmeasured = [], 0, 0
+    for prefix, accepted, needs in EXPECTED:
+        k = next((k for k in kernels(doc) if k["name"].startswith(prefix)),
+                 None)
+        if k is None:
+            rows.append((prefix, "/".join(sorted(accepted)), "missing",
+                         "MISSING"))
+            wrong += 1
+            continue
+        got = k["verdict"]["dimension"] or "none"
+        if got in accepted:
+            result = "ok"
+        elif needs and not counters:
+            result = "needs counters"
+            unmeasured += 1
+        else:
+            result = "WRONG"
+            wrong += 1
+        rows.append((prefix, "/".join(sorted(accepted)), got, result))
+    lib = [k for k in kernels(doc) if LIBRARY.search(k["name"])]
+    for k in lib:
+        text = k["verdict"]["text"]
+        result = "WRONG" if REGISTER_ADVICE.search(text) else "ok"
+        wrong += result != "ok"
+        rows.append((k["name"][:40], "no register advice",
+                     k["verdict"]["dimension"] or "none", result))
+    print(f"{'kernel':<42} {'expected':<26} {'got':<20} result")
+    for r in rows:
+        print(f"{r[0]:<42} {r[1]:<26} {r[2]:<20} {r[3]}")
+    right = len(rows) - wrong - unmeasured
+    print(f"{right} of {len(rows)} right, {wrong} wrong, {unmeasured} need "
+          f"counters (trace {'has' if counters else 'has no'} PM samples)")
+    return wrong
+
+
+def main(argv):
+    library = "--library" in argv
+    paths = [a for a in argv[1:] if not a.startswith("--")]
+    if len(paths) != 1:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    try:
+        with open(paths[0]) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"score_verdicts: cannot read {paths[0]}: {e}", file=sys.stderr)
+        return 2
+    bad = score_library(doc) if library else score_suite(doc)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
