@@ -43,6 +43,8 @@ expect_one_line 2 "unknown option '--frob'" "$mprof" synth --frob
 expect_one_line 2 "needs a non-negative number" "$mprof" synth --launches -5
 expect_one_line 2 "unknown scenario 'slow'" "$mprof" synth --scenario slow
 expect_one_line 2 "no trace given" "$mprof" info
+expect_one_line 2 "--pm must be on or off, not 'maybe'" "$mprof" record --pm maybe -- true
+expect_one_line 2 "--pm-interval takes a duration from 1us to 1s" "$mprof" record --pm-interval 500ns -- true
 expect_one_line 2 "$tmp/missing.mprof: cannot open: No such file" "$mprof" info "$tmp/missing.mprof"
 
 expect 0 "wrote $tmp/s.mprof: 3000 launches, 5 kernels" "$mprof" synth -o "$tmp/s.mprof" --launches 3000 --kernels 5 --seed 9

@@ -1305,7 +1305,44 @@ static void test_config_defaults(void **state) {
   assert_string_equal(cfg.kernel_regex, "");
   assert_int_equal(cfg.keep_sass, 1);
   assert_int_equal(cfg.verbose, 0);
+  assert_int_equal(cfg.pm_enabled, 0);
+  assert_int_equal(cfg.pm_interval_ns, 10000);
+  assert_string_equal(cfg.pm_metrics, "");
   assert_int_equal(cfg.problem_count, 0);
+}
+
+static void test_config_pm(void **state) {
+  (void)state;
+  env_pair env[] = {{"MPROF_PM", "on"},
+                    {"MPROF_PM_INTERVAL", "2.5us"},
+                    {"MPROF_PM_HW_BUFFER", "1G"},
+                    {"MPROF_PM_METRICS", "a,b"},
+                    {NULL, NULL}};
+  mprof_cupti_config cfg;
+  mprof_cupti_config_load(&cfg, fake_env, env, 1, "h");
+  assert_int_equal(cfg.pm_enabled, 1);
+  assert_int_equal(cfg.pm_interval_ns, 2500);
+  assert_int_equal(cfg.pm_hw_buffer, 1ull << 30);
+  assert_string_equal(cfg.pm_metrics, "a,b");
+  assert_int_equal(cfg.problem_count, 0);
+  /* Below 1 us, above 1 s, or not a duration: the default, and a problem. */
+  const char *bad[] = {"500ns", "2s", "fast", "1.5ms"};
+  for (int i = 0; i < 4; i++) {
+    env_pair one[] = {{"MPROF_PM_INTERVAL", bad[i]}, {NULL, NULL}};
+    mprof_cupti_config_load(&cfg, fake_env, one, 1, "h");
+    if (i == 3) {
+      assert_int_equal(cfg.pm_interval_ns, 1500000);
+      assert_int_equal(cfg.problem_count, 0);
+      continue;
+    }
+    assert_int_equal(cfg.pm_interval_ns, 10000);
+    assert_int_equal(cfg.problem_count, 1);
+    assert_non_null(strstr(cfg.problems[0], "MPROF_PM_INTERVAL"));
+  }
+  env_pair maybe[] = {{"MPROF_PM", "maybe"}, {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, maybe, 1, "h");
+  assert_int_equal(cfg.pm_enabled, 0);
+  assert_non_null(strstr(cfg.problems[0], "MPROF_PM"));
 }
 
 static void test_config_values(void **state) {
@@ -1489,6 +1526,7 @@ int main(void) {
       cmocka_unit_test(test_errors_and_finish_once),
       cmocka_unit_test(test_config_defaults),
       cmocka_unit_test(test_config_values),
+      cmocka_unit_test(test_config_pm),
       cmocka_unit_test(test_config_bad_values_fall_back),
       cmocka_unit_test(test_output_naming),
       cmocka_unit_test(test_output_claim),
