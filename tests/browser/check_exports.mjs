@@ -174,8 +174,8 @@ for (const trace of traces) {
     `${name} speedscope: title '${await page.title()}'`);
   const bar = await toolbar(page);
   const top = sampled[0];
-  check(bar.name === `${top.name} (GPU ${top.device})`,
-    `${name} speedscope: toolbar shows '${bar.name}', expected the dominant sampled kernel '${top.name}'`);
+  check(bar.name === `${top.short_name} (GPU ${top.device})`,
+    `${name} speedscope: toolbar shows '${bar.name}', expected the dominant sampled kernel '${top.short_name}'`);
   check(bar.count === sampled.length,
     `${name} speedscope: ${bar.count} profiles shown, ${sampled.length} kernels have samples`);
   const shot = await screenshotStats(page, path.join(outDir, `${name}.speedscope.png`));
@@ -186,7 +186,7 @@ for (const trace of traces) {
   const pcs = top.hot.sampled_pcs;
   check(sass.length === pcs,
     `${name} speedscope: Sandwich lists ${sass.length} instructions, summary counts ${pcs} sampled PCs`);
-  check(rows.has(top.name), `${name} speedscope: Sandwich lacks the kernel frame '${top.name}': ${[...rows.keys()].slice(0, 5).join(' | ')} ... ${[...rows.keys()].slice(-5).join(' | ')}`);
+  check(rows.has(top.short_name), `${name} speedscope: Sandwich lacks the kernel frame '${top.short_name}': ${[...rows.keys()].slice(0, 5).join(' | ')} ... ${[...rows.keys()].slice(-5).join(' | ')}`);
   const hot = top.hot.instructions[0];
   if (hot && hot.sass) {
     const frame = `+0x${hot.offset.toString(16).padStart(4, '0')} ${hot.sass}`;

@@ -13,6 +13,7 @@
 
 #include "mprof/error.h"
 #include "mprof/export.h"
+#include "mprof/names.h"
 #include "mprof/version.h"
 #include "base/text.h"
 #include "report/report_internal.h"
@@ -289,8 +290,10 @@ static void te_launches(te_writer *w, const mprof_diagnosis *diag, size_t t,
     const mprof_kernel_record *kr = &kernels[shape->kernel];
     const mprof_stream_record *st = &streams[l->stream];
     uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
-    te_complete(w, kd->stats->name, "kernel", gpu_pid(t, dev, 0), st->stream_id,
-                l->start, l->end);
+    char short_name[256]; /* the event's name; args.kernel is the full one */
+    te_complete(
+        w, mprof_name_short(short_name, sizeof short_name, kd->stats->name),
+        "kernel", gpu_pid(t, dev, 0), st->stream_id, l->start, l->end);
     FILE *f = w->f;
     int first = 1;
     fputs(",\"args\":{", f);
@@ -792,7 +795,9 @@ static const char *base_name(const char *path) {
 static void put_kernel_frames(FILE *f, size_t *frames,
                               const mprof_kernel_stats *ks,
                               const kernel_code *code) {
-  put_frame(f, frames, ks->name, NULL, 0);
+  char short_name[256];
+  put_frame(f, frames,
+            mprof_name_short(short_name, sizeof short_name, ks->name), NULL, 0);
   for (size_t j = 0; j < code->line_count; j++) {
     const mprof_sass_instruction *ins = with_line(code->lines[j]->pc);
     char name[512];
@@ -900,8 +905,10 @@ static int write_speedscope(FILE *f, const mprof_diagnosis *const *traces,
           char title[1024], dev[32] = "";
           if (ks->device_id != MPROF_INDEX_NONE)
             snprintf(dev, sizeof dev, " (GPU %u)", ks->device_id);
-          snprintf(title, sizeof title, "%s%s%s%s", ks->name, dev,
-                   count > 1 ? " — " : "",
+          char short_name[256];
+          snprintf(title, sizeof title, "%s%s%s%s",
+                   mprof_name_short(short_name, sizeof short_name, ks->name),
+                   dev, count > 1 ? " — " : "",
                    count > 1 ? trace_base_name(trace) : "");
           put_kernel_profile(f, ks, title, &code, base, profiles == 0);
           rep->events += code.pc_count;
