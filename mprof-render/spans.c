@@ -717,20 +717,29 @@ int mprof_render_span_kernel(const mprof_render_model *m, int kernel) {
 
 /* ---- launches of a kernel (projected views) ----------------------------- */
 
-static const mprof_launch_record *sort_launches;
+/* A launch by start, then index: sorted by value, not through the
+ * launch records (a million of them do not fit the cache). */
+typedef struct launch_key {
+  int64_t start, end;
+  uint32_t idx;
+} launch_key;
+
 static int by_launch_start(const void *a, const void *b) {
-  const mprof_launch_record *x = &sort_launches[*(const uint32_t *)a];
-  const mprof_launch_record *y = &sort_launches[*(const uint32_t *)b];
+  const launch_key *x = (const launch_key *)a, *y = (const launch_key *)b;
   if (x->start != y->start)
     return x->start < y->start ? -1 : 1;
-  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* Every kernel's launches by start, with the running maximum of their
- * ends: one pass over the launches at open. */
+ * ends: one pass over the launches at open, stream by stream in order of
+ * start, so that the records are read in order and a kernel on one stream
+ * needs no sort. */
 static int build_launch_tracks(mprof_render_model *m) {
-  size_t n;
-  const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
+  size_t n, streams;
+  mprof_trace_launches(m->trace, &n);
+  mprof_trace_streams(m->trace, &streams);
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, NULL);
   size_t kernels = m->kernel_count;
   m->launch_tracks =
       (rs_launch_track *)calloc(kernels ? kernels : 1, sizeof(rs_launch_track));
@@ -738,9 +747,11 @@ static int build_launch_tracks(mprof_render_model *m) {
   m->launch_start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
   m->launch_max_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
   size_t *first = (size_t *)calloc(kernels + 1, sizeof(size_t));
+  launch_key *keys = (launch_key *)malloc((n ? n : 1) * sizeof *keys);
   if (!m->launch_tracks || !m->launch_idx || !m->launch_start ||
-      !m->launch_max_end || !first) {
+      !m->launch_max_end || !first || !keys) {
     free(first);
+    free(keys);
     return mprof_render__oom();
   }
   for (size_t i = 0; i < n; i++) {
@@ -750,29 +761,38 @@ static int build_launch_tracks(mprof_render_model *m) {
   }
   for (size_t k = 0; k < kernels; k++)
     first[k + 1] += first[k];
-  for (size_t k = 0; k < kernels; k++)
-    m->launch_tracks[k].idx = m->launch_idx + first[k];
-  for (size_t i = 0; i < n; i++) {
-    uint32_t k = mprof_join_launch_kernel(m->join, i);
-    if (k < kernels)
-      m->launch_idx[first[k] + m->launch_tracks[k].count++] = (uint32_t)i;
+  for (uint32_t st = 0; st < streams; st++) {
+    size_t count = mprof_trace_stream_launch_count(m->trace, st);
+    for (size_t p = 0; p < count; p++) {
+      const mprof_launch_record *r = mprof_trace_stream_launch(m->trace, st, p);
+      uint32_t i = (uint32_t)(r - l);
+      uint32_t k = mprof_join_launch_kernel(m->join, i);
+      if (k < kernels)
+        keys[first[k] + m->launch_tracks[k].count++] =
+            (launch_key){rs_clamp_ns(r->start), rs_clamp_ns(r->end), i};
+    }
   }
-  sort_launches = l;
   for (size_t k = 0; k < kernels; k++) {
     rs_launch_track *t = &m->launch_tracks[k];
+    launch_key *kk = keys + first[k];
+    size_t sorted = 1;
+    while (sorted < t->count && kk[sorted - 1].start <= kk[sorted].start)
+      sorted++;
+    if (sorted < t->count)
+      qsort(kk, t->count, sizeof *kk, by_launch_start);
+    t->idx = m->launch_idx + first[k];
     t->start = m->launch_start + first[k];
     t->max_end = m->launch_max_end + first[k];
-    qsort(m->launch_idx + first[k], t->count, sizeof(uint32_t),
-          by_launch_start);
     int64_t run = INT64_MIN;
     for (size_t i = 0; i < t->count; i++) {
-      m->launch_start[first[k] + i] = rs_clamp_ns(l[t->idx[i]].start);
-      int64_t e = rs_clamp_ns(l[t->idx[i]].end);
-      run = e > run ? e : run;
+      m->launch_idx[first[k] + i] = kk[i].idx;
+      m->launch_start[first[k] + i] = kk[i].start;
+      run = kk[i].end > run ? kk[i].end : run;
       m->launch_max_end[first[k] + i] = run;
     }
   }
   free(first);
+  free(keys);
   return 0;
 }
 
