@@ -47,7 +47,8 @@ int cli_trace_set_add(cli_trace_set *set, const char *arg) {
     }
   }
   closedir(dir);
-  qsort(set->paths + first, set->count - first, sizeof *set->paths, by_name);
+  if (set->count > first)
+    qsort(set->paths + first, set->count - first, sizeof *set->paths, by_name);
   return 0;
 }
 
