@@ -103,6 +103,17 @@ int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
   return 0;
 }
 
+int mprof__report_options_check(const mprof_report_options *opts) {
+  if (opts->version != MPROF_REPORT_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "report options version %u is not supported (%u)",
+                            opts->version, MPROF_REPORT_OPTIONS_VERSION);
+  if (opts->format > MPROF_REPORT_TEXT)
+    return mprof__error_set(MPROF_EINVAL, "unknown report format %u",
+                            opts->format);
+  return 0;
+}
+
 /* ---- colours ------------------------------------------------------------ */
 
 void mprof__style_init(mprof__style *style, int color) {

@@ -551,13 +551,9 @@ int mprof_diff_write(FILE *out, const mprof_diff *diff,
     return mprof__error_set(MPROF_EINVAL, "mprof_diff_write: NULL argument");
   if (!opts)
     opts = &defaults;
-  if (opts->version != MPROF_REPORT_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "report options version %u is not supported (%u)",
-                            opts->version, MPROF_REPORT_OPTIONS_VERSION);
-  if (opts->format > MPROF_REPORT_TEXT)
-    return mprof__error_set(MPROF_EINVAL, "unknown report format %u",
-                            opts->format);
+  int rc = mprof__report_options_check(opts);
+  if (rc)
+    return rc;
   diff_view v;
   memset(&v, 0, sizeof v);
   v.diff = diff;
@@ -573,7 +569,7 @@ int mprof_diff_write(FILE *out, const mprof_diff *diff,
             strcmp(c->mangled, opts->kernel) == 0;
   }
   mprof__matcher m;
-  int rc = mprof__matcher_init(&m, opts->kernel, exact);
+  rc = mprof__matcher_init(&m, opts->kernel, exact);
   if (rc)
     return rc;
   v.selected = (size_t *)malloc((n ? n : 1) * sizeof *v.selected);

@@ -46,6 +46,10 @@ void mprof__matcher_free(mprof__matcher *m);
 int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
                           const char *pattern);
 
+/* MPROF_EVERSION or MPROF_EINVAL (message set) for options a report
+ * writer cannot take; 0 otherwise. */
+int mprof__report_options_check(const mprof_report_options *opts);
+
 /* ---- ANSI colours for the text panel ------------------------------------ */
 
 typedef struct mprof__style {

@@ -924,20 +924,16 @@ int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
                             "mprof_diagnosis_write: NULL argument");
   if (!opts)
     opts = &defaults;
-  if (opts->version != MPROF_REPORT_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "report options version %u is not supported (%u)",
-                            opts->version, MPROF_REPORT_OPTIONS_VERSION);
-  if (opts->format > MPROF_REPORT_TEXT)
-    return mprof__error_set(MPROF_EINVAL, "unknown report format %u",
-                            opts->format);
+  int rc = mprof__report_options_check(opts);
+  if (rc)
+    return rc;
   summary_view v;
   memset(&v, 0, sizeof v);
   v.d = diagnosis;
   v.join = mprof_diagnosis_join(diagnosis);
   v.trace = mprof_join_trace(v.join);
   v.opts = opts;
-  int rc = mprof__select_kernels(&v.selected, &v.matched, v.join, opts->kernel);
+  rc = mprof__select_kernels(&v.selected, &v.matched, v.join, opts->kernel);
   if (rc)
     return rc;
   v.shown = v.matched < opts->max_kernels ? v.matched : opts->max_kernels;
