@@ -7,6 +7,7 @@
 #define MPROF_CLI_H
 
 #include <stdio.h>
+#include <time.h>
 
 /* Exit statuses: the documented contract of every subcommand. */
 #define CLI_EXIT_OK 0
@@ -75,6 +76,14 @@ typedef struct cli_trace_set {
 } cli_trace_set;
 int cli_trace_set_add(cli_trace_set *set, const char *arg); /* -1: no memory */
 void cli_trace_set_free(cli_trace_set *set);
+/* `mprof record blocks` (cmd_blocks.c): find libmprof-blocks.so; set up
+ * the child's environment (the block producer preloaded, writing
+ * PATTERN.source; no CUPTI producer, which cannot share the process); after
+ * the run turn each new PATTERN.source into its trace. cli_blocks_finish
+ * returns 0 or an exit status. */
+int cli_find_blocks(char *out, size_t size);
+void cli_blocks_env(const char *pattern, const char *blocks_lib);
+int cli_blocks_finish(const char *pattern, time_t started, unsigned flags);
 
 #define CLI_DECLARE(fn) int fn(int argc, char **argv)
 CLI_DECLARE(cmd_info);

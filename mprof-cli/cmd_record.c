@@ -32,6 +32,8 @@ typedef struct record_options {
   int drop_code;
   int quiet;
   int source; /* `mprof record source`: also collect producers/source spans */
+  int blocks; /* `mprof record blocks`: also record every block (sanitizer) */
+  char blocks_lib[PATH_MAX];
   char **command;
 } record_options;
 
@@ -43,6 +45,9 @@ static int parse_options(record_options *o, int argc, char **argv) {
   int i = 1;
   if (argc > 1 && strcmp(argv[1], "source") == 0) { /* mprof record source */
     o->source = 1;
+    i = 2;
+  } else if (argc > 1 && strcmp(argv[1], "blocks") == 0) {
+    o->blocks = 1; /* the block producer alone: CUPTI cannot join it */
     i = 2;
   }
   for (; i < argc; i++) {
@@ -212,6 +217,15 @@ static int run_command(const record_options *o, const char *producer,
     for (size_t i = 0; i < FORWARDED_COUNT; i++)
       sigaction(forwarded_signals[i], &old[i], NULL);
     close(pipefd[0]);
+    if (o->blocks) {
+      cli_blocks_env(pattern, o->blocks_lib);
+      set_env("MPROF_KERNEL_REGEX", o->kernel_regex);
+      execvp(o->command[0], o->command);
+      int err = errno;
+      if (write(pipefd[1], &err, sizeof err) < 0)
+        _exit(127);
+      _exit(127);
+    }
     setenv("CUDA_INJECTION64_PATH", producer, 1);
     setenv("NVTX_INJECTION64_PATH", producer, 1);
     setenv("MPROF_OUTPUT", pattern, 1);
@@ -568,12 +582,20 @@ int cmd_record(int argc, char **argv) {
   int rc = parse_options(&o, argc, argv);
   if (rc)
     return rc;
-  char producer[PATH_MAX];
-  if (cli_find_producer(producer, sizeof producer) != 0) {
+  char producer[PATH_MAX] = "";
+  if (!o.blocks && cli_find_producer(producer, sizeof producer) != 0) {
     fprintf(stderr,
             "mprof record: the CUPTI producer (libmprof-cupti.so) was not "
             "found%s; run 'mprof setup' to build it, or set MPROF_CUPTI_LIB\n",
             getenv("MPROF_CUPTI_LIB") ? " at $MPROF_CUPTI_LIB" : "");
+    return CLI_EXIT_USAGE;
+  }
+  if (o.blocks && cli_find_blocks(o.blocks_lib, sizeof o.blocks_lib) != 0) {
+    fprintf(stderr,
+            "mprof record blocks: the block producer (libmprof-blocks.so) was "
+            "not found%s; build mprof where the CUDA toolkit's "
+            "compute-sanitizer/include exists, or set MPROF_BLOCKS_LIB\n",
+            getenv("MPROF_BLOCKS_LIB") ? " at $MPROF_BLOCKS_LIB" : "");
     return CLI_EXIT_USAGE;
   }
   char pattern[PATH_MAX];
@@ -628,6 +650,11 @@ int cmd_record(int argc, char **argv) {
   if (WIFSIGNALED(status))
     fprintf(stderr, "mprof record: '%s' was killed by signal %d (%s)\n",
             o.command[0], WTERMSIG(status), signal_name(WTERMSIG(status)));
+  if (o.blocks) {
+    unsigned flags = CLI_POST_NO_SASS | (o.quiet ? CLI_POST_QUIET : 0);
+    int post = cli_blocks_finish(pattern, started - 1, flags);
+    return exit_status ? exit_status : post;
+  }
   /* No producer reported: an older producer, or none started. */
   glob_t outputs;
   int count = find_outputs(&outputs, pattern, started - 1);

@@ -220,7 +220,10 @@ double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
              f.demo ? "synthetic" : "measured", count, f.group->sm_count, gpus,
              source && strcmp(source, "mkprof") == 0 ? "imported from MKPROF"
              : f.demo                                ? "synthetic demo"
-                      : "source instrumentation");
+             : mprof_trace_meta(m->trace, "blocks.producer")
+                 ? "every block, by Compute Sanitizer patches (mprof record "
+                   "blocks)"
+                 : "source instrumentation");
   } else {
     snprintf(
         info, sizeof info,
@@ -248,7 +251,8 @@ double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
       snprintf(text, sizeof text,
                "SM occupancy from each launch's grid and waves, rows from "
                "the stall mix. For measured spans, record with `mprof "
-               "record source` or open a .mkprof.");
+               "record blocks` (any kernel) or `mprof record source`, or "
+               "open a .mkprof.");
     banner(cr, y, width, RS_BANNER_PROJECTED, 0x5a3d00,
            "Projected from PC samples, not measured.", text);
     y += BANNER;

@@ -95,9 +95,10 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
         mprof_render_model_has_spans(m)
             ? "This kernel has no spans: pick one that has (the kernel "
               "list), or see `mprof --demo-activity`."
-            : "This trace has no activity spans. Record kernels built with "
-              "producers/source (`mprof record source`), open a .mkprof, or "
-              "see the synthetic `mprof --demo-activity`.");
+            : "This trace has no activity spans. Record with `mprof record "
+              "blocks` (every block of any kernel) or `mprof record "
+              "source`, open a .mkprof, or see the synthetic `mprof "
+              "--demo-activity`.");
     return;
   }
   int level = level_of(&f, a);

@@ -186,19 +186,24 @@ MPROF_API int mprof_source_align(mprof_source_alignment *out,
 
 /* ---- merging ------------------------------------------------------------- */
 
-#define MPROF_SOURCE_MERGE_OPTIONS_VERSION 1
+#define MPROF_SOURCE_MERGE_OPTIONS_VERSION 2
 
 /** Use opts->offset_ns instead of calibrating. */
 #define MPROF_SOURCE_MERGE_FIXED_OFFSET 0x1u
 
 typedef struct mprof_source_merge_options {
-  unsigned version;  /**< MPROF_SOURCE_MERGE_OPTIONS_VERSION */
+  unsigned version;  /**< MPROF_SOURCE_MERGE_OPTIONS_VERSION (1 or 2) */
   unsigned flags;    /**< MPROF_SOURCE_MERGE_* */
   int64_t offset_ns; /**< with MPROF_SOURCE_MERGE_FIXED_OFFSET */
+  /* Version 2: META pairs to add (key, value, key, value, ...), e.g. the
+   * counters of the producer that wrote the .source file; owned by the
+   * caller. */
+  const char *const *meta;
+  size_t meta_count; /**< pairs in @p meta */
 } mprof_source_merge_options;
 
 #define MPROF_SOURCE_MERGE_OPTIONS_INIT                                        \
-  { MPROF_SOURCE_MERGE_OPTIONS_VERSION, 0, 0 }
+  { MPROF_SOURCE_MERGE_OPTIONS_VERSION, 0, 0, NULL, 0 }
 
 #define MPROF_SOURCE_MERGE_REPORT_VERSION 1
 
@@ -240,6 +245,51 @@ MPROF_API int mprof_source_merge(const char *trace_path,
                                  const char *source_path, const char *out_path,
                                  const mprof_source_merge_options *opts,
                                  mprof_source_merge_report *report);
+
+/* ---- a trace from a .source file alone ---------------------------------- */
+
+#define MPROF_SOURCE_BUILD_OPTIONS_VERSION 1
+
+/** What a producer knows beside the .source file (all optional). */
+typedef struct mprof_source_build_options {
+  unsigned version; /**< MPROF_SOURCE_BUILD_OPTIONS_VERSION */
+  /* DEVICES records to write (their `name` field is ignored; names come
+   * from @p device_names, same order, may be NULL). Without them each
+   * device the launches name gets a record with only its SM count, taken
+   * from the highest %smid seen. */
+  const mprof_device_record *devices;
+  const char *const *device_names;
+  size_t device_count;
+  /* Per .source kernel (same order and count, or NULL): registers per
+   * thread, static shared and local memory (the name fields are ignored). */
+  const mprof_kernel_record *kernels;
+  size_t kernel_count;
+  /* META pairs to add (key, value, ...), e.g. the producer's counters. */
+  const char *const *meta;
+  size_t meta_count;
+} mprof_source_build_options;
+
+#define MPROF_SOURCE_BUILD_OPTIONS_INIT                                        \
+  { MPROF_SOURCE_BUILD_OPTIONS_VERSION, NULL, NULL, 0, NULL, 0, NULL, 0 }
+
+/**
+ * Write the trace @p out_path from the .source file @p source_path alone,
+ * for a run that had no CUPTI timeline (the block producer cannot share a
+ * process with CUPTI): every launch of the file with spans becomes a
+ * LAUNCHES record whose start and end are its earliest span start and
+ * latest span end (launches without spans, e.g. those that did not fit the
+ * device buffer, are only counted: META `source.launches_without_spans`),
+ * on the spans' own clock (META
+ * `clock` = `globaltimer`: %globaltimer ns, UNIX epoch), so spans and
+ * launches need no alignment (`source.alignment_method` = `same clock`,
+ * error 0). One stream per device (the file does not say which stream a
+ * launch used). META `capture.mode` = `blocks`, the `source.*` counts, the
+ * option's pairs; DROPS span overflow from the file. Returns 0 or a
+ * negative mprof_status with mprof_error_last() set.
+ */
+MPROF_API int mprof_source_build_trace(const char *source_path,
+                                       const char *out_path,
+                                       const mprof_source_build_options *opts);
 
 /**
  * The identifier of the kernel named by @p name into @p out (NUL-terminated,

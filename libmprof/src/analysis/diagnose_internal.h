@@ -37,6 +37,10 @@ typedef struct span_balance {
   double weight;
   double imbalance; /* max busy / mean busy, weighted */
   double tail;      /* (last finish - median finish) / extent, weighted */
+  /* SM time busy over the launch: the union of spans per SM summed over
+   * the device's SMs (those with no span count idle) / (SMs x extent),
+   * weighted: the measured counterpart of the projected tail efficiency. */
+  double busy_share;
   /* The launch with the most spans, for the sentences. */
   uint32_t sms;        /* SMs with spans in it */
   uint32_t busiest_sm; /* its busiest SM */
@@ -73,6 +77,8 @@ typedef struct kernel_work {
   double roof_use; /* its utilisation, 0..1 */
   const char *notes[8];
   size_t note_count;
+  int tail_measured; /* the tail effect was judged from block spans */
+  double tail_busy;  /* then: the measured SM-time busy share */
 } kernel_work;
 
 static inline double share_of(uint64_t part, uint64_t whole) {

@@ -42,8 +42,8 @@ static int by_u64(const void *a, const void *b) {
  * folded into its kernel's balance. */
 static void fold_launch(span_balance *b, const uint64_t *busy,
                         const uint64_t *finish, const uint32_t *sm_ids,
-                        size_t sms, uint64_t start, uint64_t spans,
-                        uint64_t *scratch) {
+                        size_t sms, uint32_t device_sms, uint64_t start,
+                        uint64_t spans, uint64_t *scratch) {
   if (!sms)
     return;
   uint64_t max_busy = 0, sum = 0, last = 0;
@@ -68,11 +68,13 @@ static void fold_launch(span_balance *b, const uint64_t *busy,
     return;
   double imbalance = (double)max_busy / mean;
   double tail = (double)(last - median) / extent;
+  double all_sms = (double)(device_sms > sms ? device_sms : sms);
   b->launches++;
   b->spans += spans;
   b->weight += extent;
   b->imbalance += extent * imbalance;
   b->tail += extent * tail;
+  b->busy_share += (double)sum / all_sms; /* extent * sum / (all * extent) */
   if (spans > b->top_spans) {
     b->top_spans = spans;
     b->sms = (uint32_t)sms;
@@ -91,6 +93,9 @@ int mprof__diagnose_make_balance(mprof_diagnosis *d) {
   size_t n, launches;
   const mprof_span_record *sp = mprof_trace_spans(t, &n);
   const mprof_launch_record *lr = mprof_trace_launches(t, &launches);
+  size_t stream_count, device_count;
+  const mprof_stream_record *streams = mprof_trace_streams(t, &stream_count);
+  const mprof_device_record *devices = mprof_trace_devices(t, &device_count);
   d->trace_spans = n;
   if (!n || !d->kernel_count)
     return 0;
@@ -147,15 +152,20 @@ int mprof__diagnose_make_balance(mprof_diagnosis *d) {
       sms++;
       x = y;
     }
+    uint32_t device_sms = 0;
+    if (lr[items[i].launch].stream < stream_count &&
+        streams[lr[items[i].launch].stream].device < device_count)
+      device_sms = devices[streams[lr[items[i].launch].stream].device].sm_count;
     if (kernel < d->kernel_count)
-      fold_launch(&d->balance[kernel], busy, finish, sm_ids, sms, start,
-                  (uint64_t)(j - i), scratch);
+      fold_launch(&d->balance[kernel], busy, finish, sm_ids, sms, device_sms,
+                  start, (uint64_t)(j - i), scratch);
     i = j;
   }
   for (size_t k = 0; k < d->kernel_count; k++)
     if (d->balance[k].weight > 0) {
       d->balance[k].imbalance /= d->balance[k].weight;
       d->balance[k].tail /= d->balance[k].weight;
+      d->balance[k].busy_share /= d->balance[k].weight;
     }
 done:
   free(items);
@@ -166,6 +176,49 @@ done:
   return rc;
 }
 
+/* With spans, the tail effect is judged from the measured SM time rather
+ * than projected from the grid; the projection stays as metrics. */
+static void measured_tail_effect(kernel_work *w, const span_balance *b) {
+  mprof_dimension *t = &w->dims[MPROF_DIM_TAIL];
+  const mprof_occupancy *occ = &w->out->occupancy;
+  double busy = b->busy_share;
+  if (busy > 1.0)
+    busy = 1.0;
+  char p[32], idle[32];
+  pct(p, sizeof p, busy);
+  pct(idle, sizeof idle, 1.0 - busy);
+  uint32_t state = busy < TAIL_ISSUE   ? MPROF_STATE_ISSUE
+                   : busy < TAIL_MINOR ? MPROF_STATE_MINOR
+                                       : MPROF_STATE_OK;
+  add_metric(w, t, "measured_efficiency", busy, "fraction");
+  add_metric(w, t, "measured_launches", (double)b->launches, "count");
+  /* A grid smaller than one wave leaves block slots empty while the SMs
+   * still look busy (a block or two each): the spans measure SM time, not
+   * slots, so they cannot clear that finding, only add to it. */
+  int grid_small =
+      t->state != MPROF_STATE_UNKNOWN && occ->blocks_per_sm && occ->waves < 1.0;
+  if (grid_small && state < t->state) {
+    t->detail = mprof__arena_printf(
+        &w->d->arena,
+        "%s Measured over %llu launch%s of block spans, SMs are busy %s of "
+        "the time, each with fewer blocks than it could hold.",
+        t->detail, (unsigned long long)b->launches,
+        b->launches == 1 ? "" : "es", p);
+    return;
+  }
+  t->state = state;
+  t->cost = 1.0 - busy;
+  w->tail_measured = 1;
+  w->tail_busy = busy;
+  t->detail = mprof__arena_printf(
+      &w->d->arena,
+      "Measured over %llu launch%s of block spans: SMs are busy %s of the "
+      "time from the first block's start to the last block's end (%s idle, "
+      "waiting for the last blocks). Projected from the grid: %s",
+      (unsigned long long)b->launches, b->launches == 1 ? "" : "es", p, idle,
+      t->detail);
+}
+
 void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
                                  size_t trace_spans) {
   mprof_dimension *bal = &w->dims[MPROF_DIM_SM_BALANCE];
@@ -174,8 +227,10 @@ void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
     bal->state = tail->state = MPROF_STATE_UNKNOWN;
     bal->detail = tail->detail =
         trace_spans ? "No activity spans for this kernel."
-                    : "No activity spans: record the kernel with source "
-                      "instrumentation (`mprof record source`) or import a "
+                    : "No activity spans: record the kernel with `mprof "
+                      "record blocks` (every block, no source changes) or "
+                      "source instrumentation (`mprof record source`), or "
+                      "import a "
                       ".mkprof to judge SM load balance.";
     add_metric(w, bal, "spans", 0, "count");
     add_metric(w, tail, "spans", 0, "count");
@@ -209,6 +264,7 @@ void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
         "spread the work more evenly (smaller or dynamically scheduled "
         "tiles).",
         b->busiest_sm, mb, mean, b->sms, b->imbalance, p);
+  measured_tail_effect(w, b);
   tail->state = judge(b->tail, SM_TAIL_MINOR, SM_TAIL_ISSUE);
   tail->cost = b->tail * 0.5;
   add_metric(w, tail, "tail_fraction", b->tail, "fraction");

@@ -132,7 +132,26 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
     const mprof_occupancy *occ = &o->occupancy;
     uint64_t slots = (uint64_t)occ->sm_count * occ->blocks_per_sm;
     pct(p, sizeof p, o->weighted_tail);
-    if (occ->waves < 1.0)
+    if (w->tail_measured && !occ->blocks_per_sm) {
+      pct(p, sizeof p, w->tail_busy);
+      head = mprof__arena_printf(
+          a,
+          "Tail effect (measured from block spans): SMs are busy only %s of "
+          "the kernel's time, idle while the last blocks finish; size the "
+          "grid to a multiple of the blocks one wave holds or use a "
+          "grid-stride loop.",
+          p);
+    } else if (w->tail_measured) {
+      pct(p, sizeof p, w->tail_busy);
+      head = mprof__arena_printf(
+          a,
+          "Tail effect (measured from block spans): SMs are busy only %s of "
+          "the kernel's time; %llu blocks make %.2f waves of %llu slots, so "
+          "the last wave leaves SMs idle: size the grid to a multiple of "
+          "%llu blocks or use a grid-stride loop.",
+          p, (unsigned long long)occ->grid_blocks, occ->waves,
+          (unsigned long long)slots, (unsigned long long)slots);
+    } else if (occ->waves < 1.0)
       head = mprof__arena_printf(
           a,
           "Grid too small: %llu blocks fill %s of one wave of %llu block "

@@ -389,7 +389,8 @@ static uint32_t extra_slot(extra_regions *x, uint32_t id) {
 
 static int write_merged(mprof_writer *w, const merge_state *m,
                         const mprof_source_clock *clock, int64_t offset,
-                        uint64_t slack, mprof_source_merge_report *rep) {
+                        uint64_t slack, const mprof_source_merge_options *opts,
+                        mprof_source_merge_report *rep) {
   const mprof_trace *t = m->trace;
   const mprof_source_file *f = m->file;
   int rc = copy_trace_start(w, t);
@@ -518,6 +519,10 @@ static int write_merged(mprof_writer *w, const merge_state *m,
   rc = rc ? rc
           : meta_fmt(w, "source.spans_outside_launch", "%zu",
                      rep->spans_outside_launch);
+  /* The producer's own counters (version 2 options), after ours. */
+  if (opts && opts->version >= 2)
+    for (size_t i = 0; !rc && i < opts->meta_count; i++)
+      rc = mprof_writer_meta(w, opts->meta[2 * i], opts->meta[2 * i + 1]);
   rc = rc ? rc : copy_trace_end(w, t);
   /* Written even when zero: the reader can tell "nothing lost" from "not
    * counted". */
@@ -655,7 +660,7 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
   if (rc)
     goto done;
   rc = write_merged(w, &m, &clock, offset,
-                    rep->alignment.error_max_ns + h->timer_step_ns, rep);
+                    rep->alignment.error_max_ns + h->timer_step_ns, opts, rep);
   if (rc)
     mprof_writer_abort(w);
   else
@@ -674,7 +679,8 @@ int mprof_source_merge(const char *trace_path, const char *source_path,
                        mprof_source_merge_report *report) {
   if (!trace_path || !source_path || !out_path)
     return mprof__error_set(MPROF_EINVAL, "mprof_source_merge: NULL path");
-  if (opts && opts->version != MPROF_SOURCE_MERGE_OPTIONS_VERSION)
+  if (opts &&
+      (opts->version < 1 || opts->version > MPROF_SOURCE_MERGE_OPTIONS_VERSION))
     return mprof__error_set(MPROF_EVERSION,
                             "mprof_source_merge: options version %u unknown",
                             opts->version);

@@ -1,0 +1,208 @@
+/*
+ * A trace from a .source file alone: the block producer's runs, which
+ * cannot carry the CUPTI producer in the same process, become a trace whose
+ * launches are measured by their own blocks.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mprof/source.h"
+#include "mprof/version.h"
+#include "mprof/writer.h"
+
+typedef struct launch_extent {
+  uint64_t start, end; /* UINT64_MAX, 0 when the launch has no spans */
+  uint32_t max_sm;     /* highest %smid of its spans */
+} launch_extent;
+
+static int meta_u64(mprof_writer *w, const char *key, uint64_t value) {
+  char text[32];
+  snprintf(text, sizeof text, "%" PRIu64, value);
+  return mprof_writer_meta(w, key, text);
+}
+
+/* DEVICES index of ordinal @p id: the options' records, or one made up on
+ * first use. */
+static int device_index(mprof_writer *w, const mprof_source_build_options *o,
+                        uint32_t id, uint32_t sm_count, uint32_t *out) {
+  mprof_device_record d;
+  memset(&d, 0, sizeof d);
+  const char *name = "";
+  for (size_t i = 0; o && i < o->device_count; i++)
+    if (o->devices[i].id == id) {
+      d = o->devices[i];
+      name = o->device_names && o->device_names[i] ? o->device_names[i] : "";
+      break;
+    }
+  d.id = id;
+  if (!d.sm_count)
+    d.sm_count = sm_count;
+  d.name = mprof_writer_string(w, name);
+  return mprof_writer_intern(w, out, MPROF_SECTION_DEVICES, &d);
+}
+
+static int build(mprof_writer *w, const mprof_source_file *f,
+                 const mprof_source_build_options *o) {
+  size_t region_count, kernel_count, launch_count, record_count;
+  const mprof_source_file_region *regions =
+      mprof_source_file_regions(f, &region_count);
+  const mprof_source_file_kernel *kernels =
+      mprof_source_file_kernels(f, &kernel_count);
+  const mprof_source_file_launch *launches =
+      mprof_source_file_launches(f, &launch_count);
+  const mprof_source_file_record *records =
+      mprof_source_file_records(f, &record_count);
+  const mprof_source_file_header *h = mprof_source_file_get_header(f);
+
+  launch_extent *ext =
+      (launch_extent *)malloc((launch_count + 1) * sizeof *ext);
+  uint32_t *launch_at =
+      (uint32_t *)malloc((launch_count + 1) * sizeof *launch_at);
+  if (!ext || !launch_at) {
+    free(ext);
+    free(launch_at);
+    return mprof__error_set(MPROF_ENOMEM, "building a trace: out of memory");
+  }
+  uint32_t max_sm = 0;
+  for (size_t i = 0; i < launch_count; i++) {
+    ext[i].start = UINT64_MAX;
+    ext[i].end = 0;
+    ext[i].max_sm = 0;
+  }
+  for (size_t i = 0; i < record_count; i++) {
+    launch_extent *e = &ext[records[i].launch];
+    if (records[i].start < e->start)
+      e->start = records[i].start;
+    if (records[i].end > e->end)
+      e->end = records[i].end;
+    if (records[i].sm > e->max_sm)
+      e->max_sm = records[i].sm;
+    if (records[i].sm > max_sm)
+      max_sm = records[i].sm;
+  }
+
+  int rc = mprof_writer_meta(w, "tool", "mprof");
+  rc = rc ? rc : mprof_writer_meta(w, "tool.version", MPROF_VERSION_STRING);
+  rc = rc ? rc : mprof_writer_meta(w, "producer", "blocks");
+  rc = rc ? rc : mprof_writer_meta(w, "capture.mode", "blocks");
+  rc = rc ? rc : mprof_writer_meta(w, "clock", "globaltimer");
+  rc = rc ? rc : meta_u64(w, "source.events", record_count);
+  size_t without = 0;
+  for (size_t i = 0; i < launch_count; i++)
+    without += ext[i].end == 0;
+  rc = rc ? rc : meta_u64(w, "source.launches", launch_count);
+  rc = rc ? rc : meta_u64(w, "source.launches_without_spans", without);
+  rc = rc ? rc : mprof_writer_meta(w, "source.alignment_method", "same clock");
+  rc = rc ? rc : meta_u64(w, "source.alignment_offset_ns", 0);
+  rc = rc ? rc : meta_u64(w, "source.alignment_error_ns", 0);
+  rc = rc ? rc : meta_u64(w, "source.overflow", h->overflow_count);
+  for (size_t i = 0; !rc && o && i < o->meta_count; i++)
+    rc = mprof_writer_meta(w, o->meta[2 * i], o->meta[2 * i + 1]);
+
+  /* Regions, kernels (one per device that launched it), shapes, launches. */
+  uint32_t first_region = 0;
+  for (size_t r = 0; !rc && r < region_count; r++) {
+    mprof_region_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.name =
+        mprof_writer_string(w, mprof_source_file_string(f, regions[r].name));
+    rec.color = regions[r].color;
+    rec.role = regions[r].role;
+    uint32_t at;
+    rc = mprof_writer_append(w, &at, MPROF_SECTION_REGIONS, &rec);
+    if (r == 0)
+      first_region = at;
+  }
+  for (size_t i = 0; !rc && i < launch_count; i++) {
+    const mprof_source_file_launch *l = &launches[i];
+    uint32_t device, stream, kernel, shape;
+    launch_at[i] = MPROF_INDEX_NONE;
+    if (!ext[i].end)
+      continue; /* not recorded: no time to give it; counted above */
+    rc = device_index(w, o, l->device, max_sm + 1, &device);
+    mprof_stream_record st;
+    memset(&st, 0, sizeof st);
+    st.device = device;
+    st.name = mprof_writer_string(w, "all streams");
+    rc = rc ? rc : mprof_writer_intern(w, &stream, MPROF_SECTION_STREAMS, &st);
+    mprof_kernel_record k;
+    memset(&k, 0, sizeof k);
+    if (o && o->kernels && l->kernel < o->kernel_count)
+      k = o->kernels[l->kernel];
+    k.mangled_name = mprof_writer_string(
+        w, mprof_source_file_string(f, kernels[l->kernel].name));
+    k.demangled_name = MPROF_STR_NONE;
+    k.function_index = MPROF_INDEX_NONE;
+    k.device = device;
+    rc = rc ? rc : mprof_writer_intern(w, &kernel, MPROF_SECTION_KERNELS, &k);
+    mprof_shape_record sh;
+    memset(&sh, 0, sizeof sh);
+    sh.kernel = kernel;
+    memcpy(sh.grid, l->grid, sizeof sh.grid);
+    memcpy(sh.block, l->block, sizeof sh.block);
+    rc = rc ? rc : mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh);
+    mprof_launch_record lr;
+    memset(&lr, 0, sizeof lr);
+    lr.start = ext[i].start;
+    lr.end = ext[i].end;
+    lr.shape = shape;
+    lr.stream = stream;
+    lr.correlation_id = (uint32_t)(i + 1);
+    rc =
+        rc ? rc
+           : mprof_writer_append(w, &launch_at[i], MPROF_SECTION_LAUNCHES, &lr);
+  }
+  for (size_t i = 0; !rc && i < record_count; i++) {
+    const mprof_source_file_record *r = &records[i];
+    mprof_span_record sp;
+    memset(&sp, 0, sizeof sp);
+    sp.start = r->start;
+    sp.end = r->end;
+    sp.launch = launch_at[r->launch];
+    sp.sm = r->sm;
+    sp.block = r->block;
+    sp.warp = r->warp;
+    sp.flags = r->warp != MPROF_INDEX_NONE ? MPROF_SPAN_FLAG_WARP : 0;
+    sp.region =
+        r->region < region_count ? first_region + r->region : MPROF_INDEX_NONE;
+    sp.payload = r->payload;
+    rc = mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp);
+  }
+  rc = rc ? rc
+          : mprof_writer_drop(w, MPROF_DROP_SPAN_OVERFLOW, MPROF_INDEX_NONE,
+                              h->overflow_count);
+  free(ext);
+  free(launch_at);
+  return rc;
+}
+
+int mprof_source_build_trace(const char *source_path, const char *out_path,
+                             const mprof_source_build_options *opts) {
+  if (!source_path || !out_path)
+    return mprof__error_set(MPROF_EINVAL, "mprof_source_build_trace: NULL");
+  if (opts && opts->version != MPROF_SOURCE_BUILD_OPTIONS_VERSION)
+    return mprof__error_set(MPROF_EVERSION,
+                            "mprof_source_build_trace: options version %u "
+                            "unknown",
+                            opts->version);
+  mprof_source_file *f;
+  int rc = mprof_source_file_open(&f, source_path);
+  if (rc)
+    return rc;
+  mprof_writer *w;
+  rc = mprof_writer_open(&w, out_path, NULL);
+  if (!rc) {
+    rc = build(w, f, opts);
+    if (rc)
+      mprof_writer_abort(w);
+    else
+      rc = mprof_writer_finish(w);
+  }
+  mprof_source_file_free(f);
+  return rc;
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# mprof record blocks without a GPU: the CLI's side of it. A stand-in for
+# the block producer (any loadable library; the command itself leaves the
+# .source file the producer would) shows the trace it builds, the recap and
+# the warnings; a missing producer is one line and exit 2.
+# Usage: test_record_blocks.sh MPROF TMPDIR TEST_BLOCKS
+mprof=$1
+tmp=$2/cli-blocks-$$
+test_blocks=$3
+mkdir -p "$tmp"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+expect() {
+  want=$1 pattern=$2
+  shift 2
+  out=$("$@" 2>&1)
+  got=$?
+  [ "$got" -eq "$want" ] || fail "$* exited $got, wanted $want: $out"
+  [ -z "$pattern" ] || echo "$out" | grep -q -- "$pattern" ||
+    fail "$*: no '$pattern' in: $out"
+}
+
+"$test_blocks" --write-source "$tmp/fixture.source" || fail "writing the fixture"
+printf 'blocks.producer compute-sanitizer\nblocks.overflow 133\nblocks.capacity 1048576\nblocks.device.0.name NVIDIA H200\nblocks.device.0.sm_count 132\nblocks.device.0.warp_size 32\nblocks.kernel.0.registers 40\n' \
+  >"$tmp/fixture.source.meta"
+stand_in=$(ldd "$(command -v sh)" | awk '/libc\.so/ { print $3 }')
+[ -n "$stand_in" ] || stand_in=/lib/x86_64-linux-gnu/libc.so.6
+
+expect 2 "the block producer (libmprof-blocks.so) was not found at \$MPROF_BLOCKS_LIB" \
+  env MPROF_BLOCKS_LIB="$tmp/none.so" "$mprof" record blocks -- true
+expect 1 "no block file was written to $tmp/none.mprof.source" \
+  env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks -o "$tmp/none.mprof" -- true
+expect 0 "$tmp/run.mprof: 1 kernels, 3 launches, 398 block spans" \
+  env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks -o "$tmp/run.mprof" \
+  -- sh -c "cp '$tmp/fixture.source' '$tmp/run.mprof.source' && cp '$tmp/fixture.source.meta' '$tmp/run.mprof.source.meta'"
+expect 0 "133 blocks were not recorded because the device buffer of 1048576 slots was full" \
+  env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks -o "$tmp/run2.mprof" \
+  -- sh -c "cp '$tmp/fixture.source' '$tmp/run2.mprof.source' && cp '$tmp/fixture.source.meta' '$tmp/run2.mprof.source.meta'"
+expect 0 "capture.mode = blocks" "$mprof" info "$tmp/run.mprof"
+expect 0 "NVIDIA H200" "$mprof" info "$tmp/run.mprof"
+expect 0 "Measured over 3 launches of block spans" \
+  "$mprof" summary --human --color=never "$tmp/run.mprof"
+# The program's own exit status is kept.
+expect 3 "" env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks \
+  -o "$tmp/run3.mprof" -- sh -c "cp '$tmp/fixture.source' '$tmp/run3.mprof.source'; exit 3"
+
+rm -rf "$tmp"
+[ "$failures" -eq 0 ] && echo "record blocks CLI: ok"
+[ "$failures" -eq 0 ]

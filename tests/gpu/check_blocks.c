@@ -1,0 +1,184 @@
+/*
+ * check_blocks — what tests/gpu/blocks.sh asserts about a trace recorded
+ * with `mprof record blocks`: for every launch, the number of block spans
+ * equals the grid size, each block appears once, and every span lies inside
+ * its launch's CUPTI interval within the stored alignment error (plus the
+ * %globaltimer step). Prints one line per kernel and a total; with --tail
+ * NAME also the shape of that kernel's last wave.
+ *
+ * Usage: check_blocks TRACE [--tail KERNEL_SUBSTRING] [--step NS]
+ * Exit status: 0 all launches complete and inside, 1 otherwise, 2 bad input.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/mprof.h"
+
+typedef struct kernel_sum {
+  uint64_t launches, complete, short_, extra, duplicate, outside, spans;
+  double busy_ns;
+} kernel_sum;
+
+static uint64_t meta_u64(const mprof_trace *t, const char *key) {
+  const char *v = mprof_trace_meta(t, key);
+  return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The tail of one launch: blocks that started after the first block ended
+ * (the first wave's slots were all taken), the SMs they ran on, and how
+ * long the launch ran with fewer SMs busy than at its peak. */
+static void print_tail(const mprof_trace *t, size_t launch,
+                       const mprof_span_record *sp, size_t n) {
+  const mprof_launch_record *l = &mprof_trace_launches(t, &(size_t){0})[launch];
+  uint64_t first_end = UINT64_MAX, last_end = 0, first_start = UINT64_MAX;
+  size_t blocks = 0;
+  for (size_t i = 0; i < n; i++)
+    if (sp[i].launch == launch) {
+      blocks++;
+      if (sp[i].end < first_end)
+        first_end = sp[i].end;
+      if (sp[i].end > last_end)
+        last_end = sp[i].end;
+      if (sp[i].start < first_start)
+        first_start = sp[i].start;
+    }
+  size_t late = 0;
+  uint32_t late_sm = 0;
+  uint64_t late_start = 0, late_end = 0;
+  for (size_t i = 0; i < n; i++)
+    if (sp[i].launch == launch && sp[i].start >= first_end) {
+      late++;
+      late_sm = sp[i].sm;
+      late_start = sp[i].start;
+      late_end = sp[i].end;
+    }
+  printf("TAIL launch %zu: %zu blocks, %zu started after the first block "
+         "ended",
+         launch, blocks, late);
+  if (late == 1)
+    printf(" (block on SM %u, %.1f us to %.1f us after the launch start; "
+           "launch %.1f us, first wave ended at %.1f us)",
+           late_sm, (late_start - l->start) / 1e3, (late_end - l->start) / 1e3,
+           (l->end - l->start) / 1e3, (first_end - l->start) / 1e3);
+  printf("\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: check_blocks TRACE [--tail NAME] [--step NS]\n");
+    return 2;
+  }
+  const char *tail = NULL;
+  uint64_t step = 32;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (strcmp(argv[i], "--tail") == 0)
+      tail = argv[i + 1];
+    else if (strcmp(argv[i], "--step") == 0)
+      step = strtoull(argv[i + 1], NULL, 10);
+  }
+  mprof_trace *t;
+  if (mprof_trace_open(&t, argv[1], NULL) != 0) {
+    fprintf(stderr, "check_blocks: %s\n", mprof_error_last());
+    return 2;
+  }
+  size_t nl, ns, nk, nsh;
+  const mprof_launch_record *launches = mprof_trace_launches(t, &nl);
+  const mprof_span_record *spans = mprof_trace_spans(t, &ns);
+  const mprof_kernel_record *kernels = mprof_trace_kernels(t, &nk);
+  const mprof_shape_record *shapes = mprof_trace_shapes(t, &nsh);
+  uint64_t err = meta_u64(t, "source.alignment_error_ns") + step;
+  printf("TRACE %s: %zu launches, %zu spans, alignment %s, error max %s ns "
+         "(median %s), blocks.producer %s, overflow %s, missing %s, "
+         "sm_changed %s, modules patched %s failed %s, capture.disabled %s\n",
+         argv[1], nl, ns, mprof_trace_meta(t, "source.alignment_method"),
+         mprof_trace_meta(t, "source.alignment_error_ns"),
+         mprof_trace_meta(t, "source.alignment_error_median_ns"),
+         mprof_trace_meta(t, "blocks.producer"),
+         mprof_trace_meta(t, "blocks.overflow"),
+         mprof_trace_meta(t, "blocks.missing"),
+         mprof_trace_meta(t, "blocks.sm_changed"),
+         mprof_trace_meta(t, "blocks.modules_patched"),
+         mprof_trace_meta(t, "blocks.modules_failed"),
+         mprof_trace_meta(t, "capture.disabled"));
+  /* Spans per launch, and each block seen once. */
+  uint64_t *count = (uint64_t *)calloc(nl + 1, sizeof *count);
+  uint64_t *outside = (uint64_t *)calloc(nl + 1, sizeof *outside);
+  size_t *first = (size_t *)calloc(nl + 1, sizeof *first);
+  uint64_t *blocks = (uint64_t *)malloc((ns + 1) * sizeof *blocks);
+  kernel_sum *ks = (kernel_sum *)calloc(nk + 1, sizeof *ks);
+  if (!count || !outside || !first || !blocks || !ks)
+    return 2;
+  uint64_t no_launch = 0;
+  for (size_t i = 0; i < ns; i++) {
+    uint32_t l = spans[i].launch;
+    if (l == MPROF_INDEX_NONE || l >= nl) {
+      no_launch++;
+      continue;
+    }
+    count[l]++;
+    if (spans[i].start + err < launches[l].start ||
+        spans[i].end > launches[l].end + err)
+      outside[l]++;
+  }
+  uint64_t bad = 0, checked = 0;
+  for (size_t l = 0; l < nl; l++) {
+    const mprof_shape_record *s = &shapes[launches[l].shape];
+    kernel_sum *k = &ks[s->kernel];
+    uint64_t grid = (uint64_t)s->grid[0] * s->grid[1] * s->grid[2];
+    k->launches++;
+    k->spans += count[l];
+    k->outside += outside[l];
+    /* Duplicate block indices. */
+    size_t m = 0;
+    for (size_t i = 0; i < ns; i++)
+      if (spans[i].launch == l) {
+        blocks[m++] = spans[i].block;
+        k->busy_ns += (double)(spans[i].end - spans[i].start);
+      }
+    qsort(blocks, m, sizeof *blocks, cmp_u64);
+    uint64_t dup = 0;
+    for (size_t i = 1; i < m; i++)
+      dup += blocks[i] == blocks[i - 1];
+    k->duplicate += dup;
+    if (count[l] == grid && !dup)
+      k->complete++;
+    else if (count[l] < grid)
+      k->short_++;
+    else
+      k->extra++;
+    checked++;
+    if (count[l] != grid || dup || outside[l])
+      bad++;
+  }
+  for (size_t k = 0; k < nk; k++) {
+    if (!ks[k].launches)
+      continue;
+    const char *name = mprof_trace_string(t, kernels[k].demangled_name);
+    if (!*name)
+      name = mprof_trace_string(t, kernels[k].mangled_name);
+    printf("KERNEL %.60s: launches %" PRIu64 ", complete %" PRIu64
+           ", short %" PRIu64 ", extra %" PRIu64 ", duplicate blocks %" PRIu64
+           ", spans %" PRIu64 ", outside %" PRIu64 ", mean block %.2f us\n",
+           name, ks[k].launches, ks[k].complete, ks[k].short_, ks[k].extra,
+           ks[k].duplicate, ks[k].spans, ks[k].outside,
+           ks[k].spans ? ks[k].busy_ns / (double)ks[k].spans / 1e3 : 0.0);
+    if (tail && strstr(name, tail))
+      for (size_t l = 0; l < nl; l++)
+        if (shapes[launches[l].shape].kernel == k)
+          print_tail(t, l, spans, ns);
+  }
+  printf("TOTAL launches %" PRIu64 ", failing %" PRIu64 ", spans %zu, "
+         "spans without launch %" PRIu64 "\n",
+         checked, bad, ns, no_launch);
+  mprof_trace_free(t);
+  return bad || no_launch ? 1 : 0;
+}

@@ -1,0 +1,455 @@
+/*
+ * mprof tests — the block producer's host side without a GPU: block slots
+ * as the patch functions leave them are written as a .source file, merged
+ * onto a CUPTI-like trace, and judged: one span per block at the right
+ * time, SM and index; overflow, missing blocks and SM changes counted; the
+ * producer's counters in META; a one-wave-plus-one-block tail measured.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <math.h>
+
+#include "test_util.h"
+
+#include "analysis_util.h"
+#include "blocks_file.h"
+#include "mprof/mprof.h"
+#include "mprof/source.h"
+
+#define SMS 132
+#define GRID (SMS + 1)                    /* one wave plus one block */
+#define LAUNCHES 3                        /* recorded */
+#define ANCHOR_TRACE 7000000000ll         /* CLOCK_MONOTONIC_RAW */
+#define ANCHOR_REAL 1764000000000000000ll /* CLOCK_REALTIME */
+#define GT_OFFSET 180000                  /* %globaltimer - realtime, ns */
+#define BLOCK_NS 200000                   /* each block spins 200 us */
+#define LAUNCH_NS (2 * BLOCK_NS + 4000)
+
+static const char *const kernel_names[] = {"_Z9tail_spinyPi", "_Z6grid3dPi"};
+
+static uint64_t cupti_start(int i) {
+  return (uint64_t)(ANCHOR_TRACE + 5000000 + (int64_t)i * 1000000);
+}
+
+/* %globaltimer of a trace-clock time. */
+static uint64_t gt(uint64_t trace_ns) {
+  return (uint64_t)((int64_t)trace_ns - ANCHOR_TRACE + ANCHOR_REAL + GT_OFFSET);
+}
+
+/* The trace as the CUPTI producer writes it: LAUNCHES launches of the tail
+ * kernel and one of a 7x5x3 grid, plus one more tail launch that did not
+ * fit the device buffer. */
+static void write_trace(const char *path) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  char text[32];
+  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
+  snprintf(text, sizeof text, "%lld", ANCHOR_TRACE);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
+  snprintf(text, sizeof text, "%lld", ANCHOR_REAL);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  dev.cc_major = 9;
+  dev.sm_count = SMS;
+  dev.warp_size = 32;
+  dev.max_threads_per_block = 1024;
+  dev.max_threads_per_sm = 2048;
+  dev.max_blocks_per_sm = 32;
+  dev.max_warps_per_sm = 64;
+  dev.max_regs_per_block = 65536;
+  dev.max_regs_per_sm = 65536;
+  dev.max_shared_per_block = 232448;
+  dev.max_shared_per_sm = 233472;
+  uint32_t d, s;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record st = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  uint32_t shape[2];
+  for (int k = 0; k < 2; k++) {
+    mprof_kernel_record kr;
+    memset(&kr, 0, sizeof kr);
+    kr.mangled_name = mprof_writer_string(w, kernel_names[k]);
+    kr.function_index = MPROF_INDEX_NONE;
+    kr.device = d;
+    kr.registers = 16;
+    uint32_t ki;
+    assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &kr),
+                     0);
+    mprof_shape_record sh;
+    memset(&sh, 0, sizeof sh);
+    sh.kernel = ki;
+    sh.grid[0] = k ? 7 : GRID;
+    sh.grid[1] = k ? 5 : 1;
+    sh.grid[2] = k ? 3 : 1;
+    sh.block[0] = k ? 64 : 256;
+    sh.block[1] = sh.block[2] = 1;
+    sh.dynamic_shared = k ? 0 : 120000; /* one block per SM */
+    assert_int_equal(
+        mprof_writer_intern(w, &shape[k], MPROF_SECTION_SHAPES, &sh), 0);
+  }
+  for (int i = 0; i <= LAUNCHES; i++) {
+    uint64_t start = cupti_start(i);
+    mprof_launch_record l = {
+        start, start + LAUNCH_NS, shape[0], s, (uint32_t)(2 * i + 1), 0, 0};
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+    if (i == 0) {
+      mprof_launch_record g = {
+          start + 600000, start + 610000, shape[1], s, 2, 0, 0};
+      assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &g),
+                       0);
+    }
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+/* Slots as the device leaves them: block b < SMS on SM b from 1 us after
+ * the launch start, the last block on SM 7 after block 7. In launch 1,
+ * block 5 never ran (missing) and block 9 moved SM between entry and
+ * exit. */
+static void fill_tail(mprof_blocks_slot *slots, int launch) {
+  memset(slots, 0, GRID * sizeof *slots);
+  uint64_t t0 = gt(cupti_start(launch)) + 1000;
+  for (int b = 0; b < GRID; b++) {
+    mprof_blocks_slot *x = &slots[b];
+    uint64_t start = b < SMS ? t0 + (uint64_t)(b % 4) * 32 : t0 + BLOCK_NS + 64;
+    x->start_inv = ~start;
+    x->end = start + BLOCK_NS;
+    x->sm_enter = x->sm_exit = b < SMS ? (uint32_t)b : 7;
+  }
+  if (launch == 1) {
+    memset(&slots[5], 0, sizeof slots[5]);
+    slots[9].sm_exit = 10;
+  }
+}
+
+static void test_write_merge_and_judge(void **state) {
+  (void)state;
+  const char *trace = test_path("blocks.mprof");
+  char source[1024];
+  snprintf(source, sizeof source, "%s.source", trace);
+  write_trace(trace);
+
+  static mprof_blocks_slot tail[LAUNCHES][GRID];
+  static mprof_blocks_slot grid3d[105];
+  mprof_blocks_launch launches[LAUNCHES + 2];
+  memset(launches, 0, sizeof launches);
+  size_t n = 0;
+  for (int i = 0; i <= LAUNCHES; i++) {
+    mprof_blocks_launch *l = &launches[n++];
+    l->kernel = 0;
+    l->grid[0] = GRID;
+    l->grid[1] = l->grid[2] = 1;
+    l->block[0] = 256;
+    l->block[1] = l->block[2] = 1;
+    l->host_ns =
+        (uint64_t)((int64_t)cupti_start(i) - ANCHOR_TRACE + ANCHOR_REAL - 5000);
+    if (i < LAUNCHES) {
+      fill_tail(tail[i], i);
+      l->slots = tail[i];
+    } /* the last one did not fit: slots NULL */
+    if (i == 0) {
+      mprof_blocks_launch *g = &launches[n++];
+      g->kernel = 1;
+      g->grid[0] = 7;
+      g->grid[1] = 5;
+      g->grid[2] = 3;
+      g->block[0] = 64;
+      g->block[1] = g->block[2] = 1;
+      uint64_t t0 = gt(cupti_start(0) + 600000) + 1000;
+      for (int b = 0; b < 105; b++) {
+        grid3d[b].start_inv = ~(t0 + (uint64_t)b * 10);
+        grid3d[b].end = t0 + (uint64_t)b * 10 + 2000;
+        grid3d[b].sm_enter = grid3d[b].sm_exit = (uint32_t)(b % SMS);
+      }
+      g->slots = grid3d;
+    }
+  }
+  mprof_blocks_counts counts;
+  assert_int_equal(mprof_blocks_write_source(source, kernel_names, 2, launches,
+                                             n, GRID, 1u << 20, &counts),
+                   0);
+  assert_int_equal(counts.blocks, LAUNCHES * GRID - 1 + 105);
+  assert_int_equal(counts.missing, 1);
+  assert_int_equal(counts.sm_changed, 1);
+  assert_int_equal(counts.launches_recorded, LAUNCHES + 1);
+
+  /* The file reads back as written. */
+  mprof_source_file *f;
+  assert_int_equal(mprof_source_file_open(&f, source), 0);
+  const mprof_source_file_header *h = mprof_source_file_get_header(f);
+  assert_int_equal(h->overflow_count, GRID);
+  assert_int_equal(h->launch_count, n);
+  size_t rc_count;
+  const mprof_source_file_record *rec = mprof_source_file_records(f, &rc_count);
+  assert_int_equal(rc_count, counts.blocks);
+  assert_int_equal(rec[GRID - 1].block, GRID - 1);
+  assert_int_equal(rec[GRID - 1].sm, 7);
+  assert_int_equal(rec[GRID - 1].warp, MPROF_INDEX_NONE);
+  assert_int_equal(rec[GRID - 1].start, ~tail[0][GRID - 1].start_inv);
+  assert_int_equal(rec[GRID - 1].end - rec[GRID - 1].start, BLOCK_NS);
+  size_t kc;
+  const mprof_source_file_kernel *kk = mprof_source_file_kernels(f, &kc);
+  assert_string_equal(mprof_source_file_string(f, kk[1].name), "_Z6grid3dPi");
+  mprof_source_file_free(f);
+
+  /* Merged with the producer's counters. */
+  const char *meta[] = {"blocks.producer", "compute-sanitizer",
+                        "blocks.missing", "1"};
+  mprof_source_merge_options opts = MPROF_SOURCE_MERGE_OPTIONS_INIT;
+  opts.meta = meta;
+  opts.meta_count = 2;
+  mprof_source_merge_report r = MPROF_SOURCE_MERGE_REPORT_INIT;
+  assert_int_equal(mprof_source_merge(trace, source, trace, &opts, &r), 0);
+  assert_int_equal(r.matched_by_order, LAUNCHES + 1); /* those with spans */
+  assert_int_equal(r.matched_by_time, 0);
+  assert_int_equal(r.unmatched, 0);
+  assert_int_equal(r.spans, counts.blocks);
+  assert_int_equal(r.spans_outside_launch, 0);
+  /* Every first block starts 1 us after its launch: the offset takes it
+   * out exactly, so the error is what the clocks disagree by (0 here). */
+  assert_int_equal(r.alignment.error_max_ns, 0);
+
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);
+  assert_string_equal(mprof_trace_meta(t, "blocks.producer"),
+                      "compute-sanitizer");
+  assert_string_equal(mprof_trace_meta(t, "blocks.missing"), "1");
+  assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_SPAN_OVERFLOW), GRID);
+  size_t nl, ns;
+  const mprof_launch_record *tl = mprof_trace_launches(t, &nl);
+  const mprof_span_record *sp = mprof_trace_spans(t, &ns);
+  assert_int_equal(ns, counts.blocks);
+  size_t per_launch[8] = {0};
+  int lone = 0;
+  for (size_t i = 0; i < ns; i++) {
+    assert_true(sp[i].launch < nl);
+    per_launch[sp[i].launch]++;
+    const mprof_launch_record *l = &tl[sp[i].launch];
+    assert_true(sp[i].start + 64 >= l->start && sp[i].end <= l->end + 64);
+    if (sp[i].block == GRID - 1 && sp[i].sm == 7) {
+      /* The lone block starts when block 7 ends, 200 us after the first
+       * block (which the alignment puts at the launch start). */
+      assert_true(llabs((long long)(sp[i].start - l->start) - 200064) < 100);
+      lone++;
+    }
+  }
+  assert_int_equal(lone, LAUNCHES);
+  /* Launch order in the trace: tail 0, grid3d, tail 1, 2, 3 (none). */
+  assert_int_equal(per_launch[0], GRID);
+  assert_int_equal(per_launch[1], 105);
+  assert_int_equal(per_launch[2], GRID - 1);
+  assert_int_equal(per_launch[3], GRID);
+  assert_int_equal(per_launch[4], 0);
+  mprof_trace_free(t);
+
+  /* The summary judges the tail from the measured blocks: after the first
+   * wave, one SM works alone for half the launch. */
+  tt_analysis a;
+  tt_analyse(&a, trace, NULL);
+  uint32_t k =
+      mprof_join_find_kernel(a.join, kernel_names[0], MPROF_INDEX_NONE);
+  assert_int_not_equal(k, MPROF_INDEX_NONE);
+  const mprof_kernel_diagnosis *kd = mprof_diagnosis_kernel(a.diagnosis, k);
+  const mprof_dimension *tail_dim = &kd->dimensions[MPROF_DIM_SM_TAIL];
+  assert_int_equal(tail_dim->state, MPROF_STATE_ISSUE);
+  double fraction = NAN;
+  uint32_t last_sm = UINT32_MAX;
+  for (size_t i = 0; i < tail_dim->metric_count; i++) {
+    if (strcmp(tail_dim->metrics[i].name, "tail_fraction") == 0)
+      fraction = tail_dim->metrics[i].value;
+    if (strcmp(tail_dim->metrics[i].name, "last_sm") == 0)
+      last_sm = (uint32_t)tail_dim->metrics[i].value;
+  }
+  assert_int_equal(last_sm, 7);
+  assert_true(fraction > 0.45 && fraction < 0.55);
+  /* The tail effect too: SM time busy (132 x 200 us + 200 us) over 132 SMs
+   * x 400 us, measured, not projected from the grid. */
+  const mprof_dimension *effect = &kd->dimensions[MPROF_DIM_TAIL];
+  double busy = NAN;
+  for (size_t i = 0; i < effect->metric_count; i++)
+    if (strcmp(effect->metrics[i].name, "measured_efficiency") == 0)
+      busy = effect->metrics[i].value;
+  assert_true(fabs(busy - (132.0 * 200 + 200) / (132.0 * 400)) < 0.003);
+  assert_int_equal(effect->state, MPROF_STATE_ISSUE);
+  assert_non_null(strstr(effect->detail, "Measured over 3 launches"));
+  assert_non_null(strstr(effect->detail, "Projected from the grid"));
+  tt_release(&a);
+}
+
+/* The CLI's path: no CUPTI trace at all; the .source file alone becomes a
+ * trace whose launches are the extent of their blocks. */
+static void test_build_trace_alone(void **state) {
+  (void)state;
+  const char *source = test_path("alone.source");
+  const char *trace = test_path("alone.mprof");
+  static mprof_blocks_slot tail[LAUNCHES][GRID];
+  mprof_blocks_launch launches[LAUNCHES + 1];
+  memset(launches, 0, sizeof launches);
+  for (int i = 0; i <= LAUNCHES; i++) {
+    mprof_blocks_launch *l = &launches[i];
+    l->grid[0] = GRID;
+    l->grid[1] = l->grid[2] = 1;
+    l->block[0] = 256;
+    l->block[1] = l->block[2] = 1;
+    l->host_ns = gt(cupti_start(i)) - 7000;
+    if (i < LAUNCHES) {
+      fill_tail(tail[i], i);
+      l->slots = tail[i];
+    }
+  }
+  mprof_blocks_counts counts;
+  assert_int_equal(mprof_blocks_write_source(source, kernel_names, 1, launches,
+                                             LAUNCHES + 1, GRID, 1u << 20,
+                                             &counts),
+                   0);
+
+  /* Without device facts: SMs from the highest %smid. */
+  assert_int_equal(mprof_source_build_trace(source, trace, NULL), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);
+  size_t nd;
+  const mprof_device_record *dev = mprof_trace_devices(t, &nd);
+  assert_int_equal(nd, 1);
+  assert_int_equal(dev[0].sm_count, SMS);
+  mprof_trace_free(t);
+
+  /* With them, and the producer's counters. */
+  mprof_device_record d;
+  memset(&d, 0, sizeof d);
+  d.sm_count = SMS;
+  d.cc_major = 9;
+  d.warp_size = 32;
+  d.max_threads_per_block = 1024;
+  d.max_threads_per_sm = 2048;
+  d.max_blocks_per_sm = 32;
+  d.max_warps_per_sm = 64;
+  d.max_regs_per_block = 65536;
+  d.max_regs_per_sm = 65536;
+  d.max_shared_per_block = 232448;
+  d.max_shared_per_sm = 233472;
+  const char *names[] = {"NVIDIA H200"};
+  mprof_kernel_record k;
+  memset(&k, 0, sizeof k);
+  k.registers = 40;
+  k.static_shared = 1024;
+  const char *meta[] = {"blocks.producer", "compute-sanitizer"};
+  mprof_source_build_options o = MPROF_SOURCE_BUILD_OPTIONS_INIT;
+  o.devices = &d;
+  o.device_names = names;
+  o.device_count = 1;
+  o.kernels = &k;
+  o.kernel_count = 1;
+  o.meta = meta;
+  o.meta_count = 1;
+  assert_int_equal(mprof_source_build_trace(source, trace, &o), 0);
+  assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);
+  assert_string_equal(mprof_trace_meta(t, "capture.mode"), "blocks");
+  assert_string_equal(mprof_trace_meta(t, "clock"), "globaltimer");
+  assert_string_equal(mprof_trace_meta(t, "blocks.producer"),
+                      "compute-sanitizer");
+  assert_string_equal(mprof_trace_meta(t, "source.alignment_error_ns"), "0");
+  assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_SPAN_OVERFLOW), GRID);
+  dev = mprof_trace_devices(t, &nd);
+  assert_string_equal(mprof_trace_string(t, dev[0].name), "NVIDIA H200");
+  size_t nk, nl, ns;
+  const mprof_kernel_record *kr = mprof_trace_kernels(t, &nk);
+  assert_int_equal(nk, 1);
+  assert_int_equal(kr[0].registers, 40);
+  assert_string_equal(mprof_trace_string(t, kr[0].mangled_name),
+                      kernel_names[0]);
+  const mprof_launch_record *tl = mprof_trace_launches(t, &nl);
+  const mprof_span_record *sp = mprof_trace_spans(t, &ns);
+  assert_int_equal(nl, LAUNCHES);
+  assert_string_equal(mprof_trace_meta(t, "source.launches_without_spans"),
+                      "1");
+  assert_int_equal(ns, counts.blocks);
+  /* Launch i runs from its first block's entry to its last block's exit:
+   * 1 us after the CUPTI start of the fixture, for 2 x 200 us + 64 ns. */
+  for (int i = 0; i < LAUNCHES; i++) {
+    assert_int_equal(tl[i].start, gt(cupti_start(i)) + 1000);
+    assert_int_equal(tl[i].end - tl[i].start, 2 * BLOCK_NS + 64);
+  }
+  for (size_t i = 0; i < ns; i++) {
+    assert_true(sp[i].launch < LAUNCHES);
+    assert_true(sp[i].start >= tl[sp[i].launch].start);
+    assert_true(sp[i].end <= tl[sp[i].launch].end);
+  }
+  mprof_trace_free(t);
+
+  /* The summary measures the tail from it. */
+  tt_analysis a;
+  tt_analyse(&a, trace, NULL);
+  uint32_t kid =
+      mprof_join_find_kernel(a.join, kernel_names[0], MPROF_INDEX_NONE);
+  assert_int_not_equal(kid, MPROF_INDEX_NONE);
+  const mprof_kernel_diagnosis *kd = mprof_diagnosis_kernel(a.diagnosis, kid);
+  assert_int_equal(kd->dimensions[MPROF_DIM_SM_TAIL].state, MPROF_STATE_ISSUE);
+  assert_int_equal(kd->dimensions[MPROF_DIM_TAIL].state, MPROF_STATE_ISSUE);
+  assert_non_null(
+      strstr(kd->dimensions[MPROF_DIM_TAIL].detail, "Measured over 3"));
+  tt_release(&a);
+
+  /* Bad input is refused with a message. */
+  o.version = 99;
+  assert_int_equal(mprof_source_build_trace(source, trace, &o), MPROF_EVERSION);
+  assert_int_equal(
+      mprof_source_build_trace(test_path("missing.source"), trace, NULL),
+      MPROF_ENOTFOUND);
+}
+
+static void test_write_fails_cleanly(void **state) {
+  (void)state;
+  mprof_blocks_launch l;
+  memset(&l, 0, sizeof l);
+  l.grid[0] = l.grid[1] = l.grid[2] = 1;
+  const char *names[] = {"k"};
+  assert_int_equal(mprof_blocks_write_source("/nonexistent-dir/x.source", names,
+                                             1, &l, 1, 0, 1, NULL),
+                   -1);
+  /* Nothing recorded is still a valid, empty file. */
+  const char *path = test_path("empty.source");
+  mprof_blocks_counts c;
+  assert_int_equal(mprof_blocks_write_source(path, names, 1, &l, 1, 1, 1, &c),
+                   0);
+  assert_int_equal(c.blocks, 0);
+  mprof_source_file *f;
+  assert_int_equal(mprof_source_file_open(&f, path), 0);
+  assert_int_equal(mprof_source_file_get_header(f)->overflow_count, 1);
+  mprof_source_file_free(f);
+}
+
+/* For tests/cli/test_record_blocks.sh: a .source file as the block producer
+ * writes it (3 tail launches, one more that overflowed). */
+static int write_fixture(const char *path) {
+  static mprof_blocks_slot tail[LAUNCHES][GRID];
+  mprof_blocks_launch launches[LAUNCHES + 1];
+  memset(launches, 0, sizeof launches);
+  for (int i = 0; i <= LAUNCHES; i++) {
+    launches[i].grid[0] = GRID;
+    launches[i].grid[1] = launches[i].grid[2] = 1;
+    launches[i].block[0] = 256;
+    launches[i].block[1] = launches[i].block[2] = 1;
+    launches[i].host_ns = gt(cupti_start(i)) - 7000;
+    if (i < LAUNCHES) {
+      fill_tail(tail[i], i);
+      launches[i].slots = tail[i];
+    }
+  }
+  return mprof_blocks_write_source(path, kernel_names, 1, launches,
+                                   LAUNCHES + 1, GRID, 1u << 20, NULL);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--write-source") == 0)
+    return write_fixture(argv[2]) ? 1 : 0;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_write_merge_and_judge),
+      cmocka_unit_test(test_build_trace_alone),
+      cmocka_unit_test(test_write_fails_cleanly),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
