@@ -39,7 +39,7 @@ expect 0 "133 blocks were not recorded because the device buffer of 1048576 slot
 expect 0 "capture.mode = blocks" "$mprof" info "$tmp/run.mprof"
 expect 0 "NVIDIA H200" "$mprof" info "$tmp/run.mprof"
 expect 0 "Measured over 3 launches of block spans" \
-  "$mprof" summary --human --color=never "$tmp/run.mprof"
+  "$mprof" summary --human --detail --color=never "$tmp/run.mprof"
 # The program's own exit status is kept.
 expect 3 "" env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks \
   -o "$tmp/run3.mprof" -- sh -c "cp '$tmp/fixture.source' '$tmp/run3.mprof.source'; exit 3"

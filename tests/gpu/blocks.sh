@@ -103,7 +103,7 @@ step beside_cupti 60 env MPROF_BLOCKS_OUTPUT="$out/beside.source" LD_PRELOAD="$l
 step record 180 "$mprof" record blocks -o "$out/probe.mprof" -- "$probe" "$empty" 2
 check probe "$out/probe.mprof" --tail tail_spin
 ls -la "$out"/probe.mprof 2>&1 | tee -a "$log"
-"$mprof" summary --human --color=never "$out/probe.mprof" 2>&1 | head -80 >"$out/probe.summary"
+"$mprof" summary --human --detail --color=never "$out/probe.mprof" 2>&1 | head -80 >"$out/probe.summary"
 grep -E 'tail_spin|tail effect|SM tail|SM load' "$out/probe.summary" | tee -a "$log"
 
 # The examples and a framework workload.
