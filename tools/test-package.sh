@@ -43,7 +43,7 @@ tmp=$(mktemp -d)
 trap '$sudo dpkg --purge mprof >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 [ "$(command -v mprof)" = /usr/bin/mprof ] || fail "mprof on PATH is $(command -v mprof), not the package's"
 /usr/bin/mprof --version | grep -q "^mprof " || fail "mprof --version"
-/usr/bin/mprof summary --human --color=never "$src/samples/gemm.mprof" >"$tmp/summary.txt" 2>&1 ||
+/usr/bin/mprof summary --human --detail --color=never "$src/samples/gemm.mprof" >"$tmp/summary.txt" 2>&1 ||
   fail "installed mprof summary exited $?: $(head -c 300 "$tmp/summary.txt")"
 grep -q "sgemm_tiled" "$tmp/summary.txt" || fail "installed summary lacks the kernel"
 grep -q "LDS R50, \[R48\]" "$tmp/summary.txt" || fail "installed summary lacks the SASS of the hottest instruction"
