@@ -28,23 +28,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/map.h"
 #include "internal.h"
 #include "mprof/writer.h"
 
 #define SECTION_COUNT (MPROF_SECTION_TYPE_MAX_ + 1)
 #define DEFAULT_BUFFER_SIZE (64u * 1024u)
-
-typedef struct dedup_slot {
-  uint64_t hash;
-  uint32_t index; /* record index, or string offset */
-  uint32_t used;
-} dedup_slot;
-
-typedef struct dedup_table {
-  dedup_slot *slots;
-  size_t capacity; /* power of two */
-  size_t used;
-} dedup_table;
 
 /* Where a spilling section's bytes lie in the streamed file. */
 typedef struct extent {
@@ -63,7 +52,7 @@ typedef struct section_buf {
   size_t extent_count;
   size_t extent_capacity; /* always > extent_count: a signal needs a slot */
   uint64_t count;         /* records */
-  dedup_table dedup;
+  mprof__map dedup;       /* record indices */
   /* mprof_writer_snapshot(): stands for the section at checkpoints */
   unsigned char *snapshot;
   size_t snapshot_size;
@@ -88,7 +77,7 @@ struct mprof_writer {
   size_t buffer_size;
   uint32_t file_flags;
   section_buf sections[SECTION_COUNT];
-  dedup_table strings;
+  mprof__map strings; /* string offsets */
   drop_counter *drops;
   size_t drop_count;
   uint64_t writer_drops;
@@ -226,32 +215,6 @@ static int spill_bytes(mprof_writer *w, uint32_t type, const void *data,
   return 0;
 }
 
-static int dedup_grow(dedup_table *t) {
-  size_t cap = t->capacity ? t->capacity * 2 : 64;
-  dedup_slot *slots = (dedup_slot *)calloc(cap, sizeof *slots);
-  if (!slots)
-    return -1;
-  for (size_t i = 0; i < t->capacity; i++) {
-    if (!t->slots[i].used)
-      continue;
-    size_t j = (size_t)t->slots[i].hash & (cap - 1);
-    while (slots[j].used)
-      j = (j + 1) & (cap - 1);
-    slots[j] = t->slots[i];
-  }
-  free(t->slots);
-  t->slots = slots;
-  t->capacity = cap;
-  return 0;
-}
-
-/* Ensure room for one more entry at load factor <= 1/2. */
-static int dedup_reserve(dedup_table *t) {
-  if ((t->used + 1) * 2 > t->capacity)
-    return dedup_grow(t);
-  return 0;
-}
-
 static int buf_reserve(section_buf *s, size_t extra) {
   if (s->used + extra <= s->capacity)
     return 0;
@@ -385,28 +348,18 @@ static uint32_t string_locked(mprof_writer *w, const char *str) {
   size_t len = strlen(str);
   section_buf *s = &w->sections[MPROF_SECTION_STRINGS];
   uint64_t hash = mprof__hash64(str, len);
-  dedup_table *t = &w->strings;
-  if (t->capacity) {
-    size_t j = (size_t)hash & (t->capacity - 1);
-    for (; t->slots[j].used; j = (j + 1) & (t->capacity - 1)) {
-      const dedup_slot *slot = &t->slots[j];
-      if (slot->hash == hash &&
-          strncmp((const char *)s->data + slot->index, str, len + 1) == 0)
-        return slot->index;
-    }
-  }
-  if (s->used + len + 1 > UINT32_MAX || dedup_reserve(t) != 0)
+  mprof__map *t = &w->strings;
+  size_t cursor = 0;
+  uint32_t found;
+  while ((found = mprof__map_next(t, hash, &cursor)) != MPROF__MAP_NONE)
+    if (strncmp((const char *)s->data + found, str, len + 1) == 0)
+      return found;
+  if (s->used + len + 1 > UINT32_MAX || mprof__map_reserve(t, t->count + 1))
     goto drop;
   uint32_t offset = (uint32_t)s->used;
   if (section_put(w, MPROF_SECTION_STRINGS, str, len + 1) != 0)
     goto drop;
-  size_t j = (size_t)hash & (t->capacity - 1);
-  while (t->slots[j].used)
-    j = (j + 1) & (t->capacity - 1);
-  t->slots[j].hash = hash;
-  t->slots[j].index = offset;
-  t->slots[j].used = 1;
-  t->used++;
+  mprof__map_add(t, hash, offset); /* reserved above: cannot fail */
   return offset;
 drop:
   w->writer_drops++;
@@ -492,35 +445,25 @@ int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
   uint64_t hash = mprof__hash64(record, size);
   pthread_mutex_lock(&w->lock);
   section_buf *s = &w->sections[type];
-  dedup_table *t = &s->dedup;
-  if (t->capacity) {
-    size_t j = (size_t)hash & (t->capacity - 1);
-    for (; t->slots[j].used; j = (j + 1) & (t->capacity - 1)) {
-      const dedup_slot *slot = &t->slots[j];
-      if (slot->hash == hash &&
-          memcmp(s->data + (size_t)slot->index * size, record, size) == 0) {
-        if (out_index)
-          *out_index = slot->index;
-        pthread_mutex_unlock(&w->lock);
-        return 0;
-      }
+  mprof__map *t = &s->dedup;
+  size_t cursor = 0;
+  uint32_t found;
+  while ((found = mprof__map_next(t, hash, &cursor)) != MPROF__MAP_NONE)
+    if (memcmp(s->data + (size_t)found * size, record, size) == 0) {
+      if (out_index)
+        *out_index = found;
+      pthread_mutex_unlock(&w->lock);
+      return 0;
     }
-  }
   uint32_t index = 0;
-  if (dedup_reserve(t) != 0) {
+  if (mprof__map_reserve(t, t->count + 1) != 0) {
     w->writer_drops++;
     pthread_mutex_unlock(&w->lock);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", w->path);
   }
   rc = append_locked(w, &index, type, record);
   if (rc == 0) {
-    size_t j = (size_t)hash & (t->capacity - 1);
-    while (t->slots[j].used)
-      j = (j + 1) & (t->capacity - 1);
-    t->slots[j].hash = hash;
-    t->slots[j].index = index;
-    t->slots[j].used = 1;
-    t->used++;
+    mprof__map_add(t, hash, index); /* reserved above: cannot fail */
     if (out_index)
       *out_index = index;
   }
@@ -721,11 +664,11 @@ int mprof_writer_checkpoint_signal(mprof_writer *w, int signo,
 static void writer_free(mprof_writer *w) {
   for (int i = 0; i < SECTION_COUNT; i++) {
     free(w->sections[i].data);
-    free(w->sections[i].dedup.slots);
+    mprof__map_free(&w->sections[i].dedup);
     free(w->sections[i].extents);
     free(w->sections[i].snapshot);
   }
-  free(w->strings.slots);
+  mprof__map_free(&w->strings);
   free(w->drops);
   if (w->fd >= 0)
     close(w->fd);
