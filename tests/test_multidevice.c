@@ -17,11 +17,12 @@
 #include "analysis_util.h"
 #include "json_schema.h"
 
+#include "mprof/synth.h"
+
 #ifdef MPROF_TEST_RENDER
 #include <cairo.h>
 
 #include "mprof-render/render.h"
-#include "mprof/synth.h"
 #endif
 
 #define STEP "_Z4stepPf"
