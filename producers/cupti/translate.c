@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/map.h"
 #include "cubin.h"
 #include "mprof/status.h"
 
@@ -50,9 +51,10 @@ typedef struct name_entry {
 } name_entry;
 
 typedef struct name_map {
-  name_entry **slots;
-  size_t capacity; /* power of two */
-  size_t used;
+  name_entry **entries; /* in order of first sight */
+  size_t count;
+  size_t capacity;
+  mprof__map index; /* hash of the name -> entries[] */
 } name_map;
 
 /* ---- modules ------------------------------------------------------------ */
@@ -69,12 +71,6 @@ typedef struct module {
   size_t sampled_count;
   size_t sampled_capacity;
 } module;
-
-typedef struct crc_slot {
-  uint64_t crc;
-  uint32_t index;
-  uint32_t used;
-} crc_slot;
 
 /* ---- NVTX ranges still waiting for their END ------------------------------
  */
@@ -107,8 +103,7 @@ struct mprof_cupti_translate {
   module *modules;
   size_t module_count;
   size_t module_capacity;
-  crc_slot *crcs;
-  size_t crc_capacity;
+  mprof__map crcs; /* cubin CRC -> modules[] */
   mprof_cupti_spill spill;
   int spill_failed;
 
@@ -225,40 +220,27 @@ static void device_fill(mprof_device_record *dst,
 
 /* ---- names -------------------------------------------------------------- */
 
-static int names_grow(name_map *m) {
-  size_t capacity = m->capacity ? m->capacity * 2 : 256;
-  name_entry **slots = (name_entry **)calloc(capacity, sizeof *slots);
-  if (!slots)
-    return -1;
-  for (size_t i = 0; i < m->capacity; i++) {
-    name_entry *e = m->slots[i];
-    if (!e)
-      continue;
-    size_t j = (size_t)e->hash & (capacity - 1);
-    while (slots[j])
-      j = (j + 1) & (capacity - 1);
-    slots[j] = e;
-  }
-  free(m->slots);
-  m->slots = slots;
-  m->capacity = capacity;
-  return 0;
-}
-
 /* The entry for @p name, created when new; NULL only when memory runs out. */
 static name_entry *name_get(mprof_cupti_translate *t, const char *name) {
   name_map *m = &t->names;
   uint64_t hash = hash_string(name);
-  if (m->capacity) {
-    for (size_t j = (size_t)hash & (m->capacity - 1); m->slots[j];
-         j = (j + 1) & (m->capacity - 1)) {
-      name_entry *e = m->slots[j];
-      if (e->hash == hash && strcmp(e->name, name) == 0)
-        return e;
-    }
-  }
-  if ((m->used + 1) * 10 >= m->capacity * 7 && names_grow(m) != 0)
+  size_t cursor = 0;
+  uint32_t found;
+  while ((found = mprof__map_next(&m->index, hash, &cursor)) != MPROF__MAP_NONE)
+    if (strcmp(m->entries[found]->name, name) == 0)
+      return m->entries[found];
+  if (m->count >= UINT32_MAX - 1 ||
+      mprof__map_reserve(&m->index, m->count + 1) != 0)
     return NULL;
+  if (m->count == m->capacity) {
+    size_t capacity = m->capacity ? m->capacity * 2 : 256;
+    name_entry **grown =
+        (name_entry **)realloc(m->entries, capacity * sizeof *grown);
+    if (!grown)
+      return NULL;
+    m->entries = grown;
+    m->capacity = capacity;
+  }
   name_entry *e = (name_entry *)calloc(1, sizeof *e);
   if (!e)
     return NULL;
@@ -270,11 +252,8 @@ static name_entry *name_get(mprof_cupti_translate *t, const char *name) {
   e->hash = hash;
   e->match = -1;
   e->function_index = MPROF_INDEX_NONE;
-  size_t j = (size_t)hash & (m->capacity - 1);
-  while (m->slots[j])
-    j = (j + 1) & (m->capacity - 1);
-  m->slots[j] = e;
-  m->used++;
+  mprof__map_add(&m->index, hash, (uint32_t)m->count); /* reserved */
+  m->entries[m->count++] = e;
   return e;
 }
 
@@ -295,14 +274,13 @@ static int name_matches(mprof_cupti_translate *t, name_entry *e) {
 }
 
 static void names_free(name_map *m) {
-  for (size_t i = 0; i < m->capacity; i++) {
-    if (!m->slots[i])
-      continue;
-    free(m->slots[i]->name);
-    free(m->slots[i]->modules);
-    free(m->slots[i]);
+  for (size_t i = 0; i < m->count; i++) {
+    free(m->entries[i]->name);
+    free(m->entries[i]->modules);
+    free(m->entries[i]);
   }
-  free(m->slots);
+  free(m->entries);
+  mprof__map_free(&m->index);
   memset(m, 0, sizeof *m);
 }
 
@@ -310,42 +288,14 @@ static void names_free(name_map *m) {
 
 static int crc_find(const mprof_cupti_translate *t, uint64_t crc,
                     uint32_t *index) {
-  if (!t->crc_capacity)
-    return 0;
-  for (size_t j = (size_t)mix64(crc) & (t->crc_capacity - 1); t->crcs[j].used;
-       j = (j + 1) & (t->crc_capacity - 1)) {
-    if (t->crcs[j].crc == crc) {
-      *index = t->crcs[j].index;
+  size_t cursor = 0;
+  uint32_t found;
+  while ((found = mprof__map_next(&t->crcs, mix64(crc), &cursor)) !=
+         MPROF__MAP_NONE)
+    if (t->modules[found].crc == crc) {
+      *index = found;
       return 1;
     }
-  }
-  return 0;
-}
-
-static int crc_insert(mprof_cupti_translate *t, uint64_t crc, uint32_t index) {
-  if ((t->module_count + 1) * 10 >= t->crc_capacity * 7) {
-    size_t capacity = t->crc_capacity ? t->crc_capacity * 2 : 64;
-    crc_slot *slots = (crc_slot *)calloc(capacity, sizeof *slots);
-    if (!slots)
-      return -1;
-    for (size_t i = 0; i < t->crc_capacity; i++) {
-      if (!t->crcs[i].used)
-        continue;
-      size_t j = (size_t)mix64(t->crcs[i].crc) & (capacity - 1);
-      while (slots[j].used)
-        j = (j + 1) & (capacity - 1);
-      slots[j] = t->crcs[i];
-    }
-    free(t->crcs);
-    t->crcs = slots;
-    t->crc_capacity = capacity;
-  }
-  size_t j = (size_t)mix64(crc) & (t->crc_capacity - 1);
-  while (t->crcs[j].used)
-    j = (j + 1) & (t->crc_capacity - 1);
-  t->crcs[j].crc = crc;
-  t->crcs[j].index = index;
-  t->crcs[j].used = 1;
   return 0;
 }
 
@@ -1032,7 +982,7 @@ int mprof_cupti_translate_module(mprof_cupti_translate *t, uint64_t crc,
     t->modules = grown;
     t->module_capacity = capacity;
   }
-  if (crc_insert(t, crc, (uint32_t)t->module_count) != 0) {
+  if (mprof__map_add(&t->crcs, mix64(crc), (uint32_t)t->module_count) != 0) {
     rc = MPROF_ENOMEM;
     goto out;
   }
@@ -1283,7 +1233,7 @@ void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   for (size_t i = 0; i < t->module_count; i++)
     free(t->modules[i].sampled);
   free(t->modules);
-  free(t->crcs);
+  mprof__map_free(&t->crcs);
   free(t->devices);
   free(t->open);
   for (size_t i = 0; i < t->error_count; i++)
