@@ -84,6 +84,11 @@ void cli_trace_set_free(cli_trace_set *set);
 int cli_find_blocks(char *out, size_t size);
 void cli_blocks_env(const char *pattern, const char *blocks_lib);
 int cli_blocks_finish(const char *pattern, time_t started, unsigned flags);
+/* The glob(3) pattern matching every file `record -o PATTERN` writes, with
+ * @p suffix appended: %p becomes '*', %% a '%', glob characters are
+ * escaped; cut short rather than overflow @p size (cmd_record.c). */
+void cli_output_glob(char *out, size_t size, const char *pattern,
+                     const char *suffix);
 
 #define CLI_DECLARE(fn) int fn(int argc, char **argv)
 CLI_DECLARE(cmd_info);

@@ -317,22 +317,7 @@ static int finish_one(const char *source, unsigned flags) {
 
 int cli_blocks_finish(const char *pattern, time_t started, unsigned flags) {
   char globbed[PATH_MAX];
-  size_t n = 0;
-  for (const char *p = pattern; *p && n + 2 < sizeof globbed - 8; p++) {
-    if (p[0] == '%' && p[1] == 'p') {
-      globbed[n++] = '*';
-      p++;
-    } else if (p[0] == '%' && p[1] == '%') {
-      globbed[n++] = '%';
-      p++;
-    } else if (*p == '*' || *p == '?' || *p == '[') {
-      globbed[n++] = '\\';
-      globbed[n++] = *p;
-    } else {
-      globbed[n++] = *p;
-    }
-  }
-  memcpy(globbed + n, ".source", 8);
+  cli_output_glob(globbed, sizeof globbed, pattern, ".source");
   glob_t g;
   memset(&g, 0, sizeof g);
   int found = 0, status = 0;

@@ -536,24 +536,29 @@ static int is_new_trace(const char *path, time_t started) {
 }
 
 /* The files the run produced: one, or one per process with %p. */
-static int find_outputs(glob_t *g, const char *pattern, time_t started) {
-  char globbed[PATH_MAX];
-  size_t n = 0;
-  for (const char *p = pattern; *p && n + 2 < sizeof globbed; p++) {
+void cli_output_glob(char *out, size_t size, const char *pattern,
+                     const char *suffix) {
+  size_t suffix_len = strlen(suffix), n = 0;
+  for (const char *p = pattern; *p && n + 2 + suffix_len < size; p++) {
     if (p[0] == '%' && p[1] == 'p') {
-      globbed[n++] = '*';
+      out[n++] = '*';
       p++;
     } else if (p[0] == '%' && p[1] == '%') {
-      globbed[n++] = '%';
+      out[n++] = '%';
       p++;
     } else if (*p == '*' || *p == '?' || *p == '[') {
-      globbed[n++] = '\\';
-      globbed[n++] = *p;
+      out[n++] = '\\';
+      out[n++] = *p;
     } else {
-      globbed[n++] = *p;
+      out[n++] = *p;
     }
   }
-  globbed[n] = '\0';
+  memcpy(out + n, suffix, suffix_len + 1);
+}
+
+static int find_outputs(glob_t *g, const char *pattern, time_t started) {
+  char globbed[PATH_MAX];
+  cli_output_glob(globbed, sizeof globbed, pattern, "");
   memset(g, 0, sizeof *g);
   if (glob(globbed, 0, NULL, g) != 0)
     return 0;
