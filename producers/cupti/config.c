@@ -35,6 +35,19 @@ static int flag_value(const char *text) {
          strcasecmp(text, "true") == 0 || strcasecmp(text, "on") == 0;
 }
 
+/* A hardware buffer size from variable @p name (set, non-empty @p value):
+ * at least 1M, else a problem is reported and *out keeps its default. */
+static void buffer_value(mprof_cupti_config *cfg, const char *name,
+                         const char *value, uint64_t *out) {
+  uint64_t bytes = 0;
+  if (mprof_cupti_parse_bytes(value, &bytes) != 0 ||
+      bytes < MPROF_CUPTI_MIN_PC_HW_BUFFER)
+    problem(cfg, "%s: '%.64s' is not a size of at least 1M; using %llu", name,
+            value, (unsigned long long)*out);
+  else
+    *out = bytes;
+}
+
 const char *mprof_cupti_pc_mode_name(mprof_cupti_pc_mode mode) {
   switch (mode) {
   case MPROF_CUPTI_PC_CONTINUOUS: return "continuous";
@@ -216,17 +229,8 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   }
 
   value = env(userdata, "MPROF_PC_HW_BUFFER");
-  if (value && *value) {
-    uint64_t bytes = 0;
-    if (mprof_cupti_parse_bytes(value, &bytes) != 0 ||
-        bytes < MPROF_CUPTI_MIN_PC_HW_BUFFER)
-      problem(cfg,
-              "MPROF_PC_HW_BUFFER: '%.64s' is not a size of at least "
-              "1M; using %llu",
-              value, (unsigned long long)MPROF_CUPTI_DEFAULT_PC_HW_BUFFER);
-    else
-      cfg->pc_hw_buffer = bytes;
-  }
+  if (value && *value)
+    buffer_value(cfg, "MPROF_PC_HW_BUFFER", value, &cfg->pc_hw_buffer);
 
   value = env(userdata, "MPROF_KERNEL_REGEX");
   if (value && *value) {
@@ -262,17 +266,8 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   }
 
   value = env(userdata, "MPROF_PM_HW_BUFFER");
-  if (value && *value) {
-    uint64_t bytes = 0;
-    if (mprof_cupti_parse_bytes(value, &bytes) != 0 ||
-        bytes < MPROF_CUPTI_MIN_PC_HW_BUFFER)
-      problem(cfg,
-              "MPROF_PM_HW_BUFFER: '%.64s' is not a size of at least 1M; "
-              "using %llu",
-              value, (unsigned long long)MPROF_CUPTI_DEFAULT_PM_HW_BUFFER);
-    else
-      cfg->pm_hw_buffer = bytes;
-  }
+  if (value && *value)
+    buffer_value(cfg, "MPROF_PM_HW_BUFFER", value, &cfg->pm_hw_buffer);
 
   value = env(userdata, "MPROF_PM_METRICS");
   if (value && *value) {
