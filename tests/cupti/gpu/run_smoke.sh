@@ -19,15 +19,18 @@ mkdir -p "$work/include/mprof"
 sed -e 's/@PROJECT_VERSION_MAJOR@/0/' -e 's/@PROJECT_VERSION_MINOR@/1/' \
     -e 's/@PROJECT_VERSION_PATCH@/0/' -e 's/@PROJECT_VERSION@/0.1.0/' \
     libmprof/include/mprof/version.h.in > "$work/include/mprof/version.h"
+# PM sampling is C++ (CUPTI's profiler host header is).
+g++ -std=c++17 -O2 -g -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+    -Ilibmprof/include -I"$work/include" -Iproducers/cupti -I"$inc" \
+    -c producers/cupti/pmsampling.cpp -o "$work/pmsampling.o" || exit 1
 gcc -std=c11 -O2 -g -fPIC -shared -D_GNU_SOURCE -Wall -Wextra \
     -fvisibility=hidden -Ilibmprof/include -I"$work/include" -Ilibmprof/src \
     -Iproducers/cupti -I"$inc" \
     libmprof/src/format/writer.c libmprof/src/format/crc32c.c libmprof/src/base/error.c \
-    libmprof/src/base/status.c producers/cupti/injection.c \
-    producers/cupti/translate.c producers/cupti/cubin.c \
-    producers/cupti/config.c \
+    libmprof/src/base/status.c libmprof/src/base/map.c producers/cupti/*.c \
+    "$work/pmsampling.o" \
     -Wl,--version-script=producers/cupti/exports.map -Wl,--no-undefined \
-    -L"$lib" -Wl,-rpath,"$lib" -lcupti -lpthread -ldl \
+    -L"$lib" -Wl,-rpath,"$lib" -lcupti -lpthread -ldl -lstdc++ \
     -o "$work/libmprof-cupti.so" || exit 1
 readelf -d "$work/libmprof-cupti.so" | grep NEEDED
 "$cuda/bin/nvcc" -O2 -lineinfo -arch=sm_90 -I"$inc" \

@@ -1,0 +1,108 @@
+/*
+ * mprof CUPTI producer — CUPTI activity buffers (a pool of pre-zeroed
+ * blocks) and the activity kinds recorded.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "producer.h"
+
+/* ---- activity buffers --------------------------------------------------- */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size,
+                                      size_t *max_records) {
+  void *block = NULL;
+  pthread_mutex_lock(&g.pool_lock);
+  if (g.pool_count > 0)
+    block = g.pool[--g.pool_count];
+  pthread_mutex_unlock(&g.pool_lock);
+  /* calloc: CUPTI was told (ZEROED_OUT_ACTIVITY_BUFFER) buffers come zeroed,
+   * so it does not zero them on the application's thread. glibc's calloc is
+   * 16-byte aligned; CUPTI needs 8. */
+  if (!block)
+    block = calloc(1, ACTIVITY_BUFFER_SIZE);
+  *buffer = (uint8_t *)block;
+  *size = block ? ACTIVITY_BUFFER_SIZE : 0;
+  *max_records = 0;
+}
+
+static void release_buffer(uint8_t *buffer, size_t size) {
+  if (!buffer)
+    return;
+  if (size == ACTIVITY_BUFFER_SIZE) {
+    memset(buffer, 0, size);
+    pthread_mutex_lock(&g.pool_lock);
+    if (g.pool_count < ACTIVITY_POOL_MAX) {
+      g.pool[g.pool_count++] = buffer;
+      buffer = NULL;
+    }
+    pthread_mutex_unlock(&g.pool_lock);
+  }
+  free(buffer);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
+                                      uint8_t *buffer, size_t size,
+                                      size_t valid_size) {
+  uint64_t started = cost_now();
+  if (g.tr && buffer && valid_size) {
+    CUpti_Activity *record = NULL;
+    for (;;) {
+      CUptiResult res = cuptiActivityGetNextRecord(buffer, valid_size, &record);
+      if (res == CUPTI_ERROR_MAX_LIMIT_REACHED)
+        break;
+      if (!ok(res, "cuptiActivityGetNextRecord"))
+        break;
+      mprof_cupti_translate_activity(g.tr, record);
+    }
+  }
+  if (g.tr) {
+    size_t dropped = 0;
+    if (ok(cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped),
+           "cuptiActivityGetNumDroppedRecords") &&
+        dropped) {
+      mprof_cupti_translate_activity_dropped(g.tr, dropped);
+      note("CUPTI dropped %zu activity records", dropped);
+    }
+  }
+  release_buffer(buffer, size);
+  cost_add(COST_BUFFERS, started, valid_size);
+}
+
+static void enable_activity(CUpti_ActivityKind kind, const char *name) {
+  char what[96];
+  snprintf(what, sizeof what, "cuptiActivityEnable(%s)", name);
+  ok(cuptiActivityEnable(kind), what);
+}
+void setup_activity(void) {
+  if (ok(cuptiActivityRegisterTimestampCallback(monotonic_raw_ns),
+         "cuptiActivityRegisterTimestampCallback"))
+    meta("clock", "CLOCK_MONOTONIC_RAW");
+  else
+    meta("clock", "CLOCK_REALTIME");
+
+  uint8_t zeroed = 1;
+  size_t zeroed_size = sizeof zeroed;
+  ok(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER,
+                               &zeroed_size, &zeroed),
+     "cuptiActivitySetAttribute(ZEROED_OUT_ACTIVITY_BUFFER)");
+  if (!ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+          "cuptiActivityRegisterCallbacks")) {
+    warn("cannot receive CUPTI activity buffers; the trace has no timeline");
+    return;
+  }
+  /* Never CUPTI_ACTIVITY_KIND_KERNEL: it serialises every kernel. */
+  enable_activity(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL");
+  enable_activity(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
+  enable_activity(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2");
+  enable_activity(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
+  enable_activity(CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
+  enable_activity(CUPTI_ACTIVITY_KIND_MARKER_DATA, "MARKER_DATA");
+  /* Device records are emitted at driver initialisation; EnableAndDump
+   * also returns those of devices CUPTI already knows. */
+  ok(cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE),
+     "cuptiActivityEnableAndDump(DEVICE)");
+}

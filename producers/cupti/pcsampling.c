@@ -1,0 +1,424 @@
+/*
+ * mprof CUPTI producer — continuous or serialized PC sampling, one sampled
+ * context per device: setup, drains in the order that loses nothing, and
+ * teardown.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "producer.h"
+
+/* ---- PC sampling -------------------------------------------------------- */
+
+static void pc_buffer_free(pc_buffer *b) {
+  free(b->data.pPcData);
+  free(b->reasons);
+  memset(b, 0, sizeof *b);
+}
+
+static int pc_buffer_alloc(pc_buffer *b, size_t pcs, size_t reasons) {
+  memset(b, 0, sizeof *b);
+  b->data.size = sizeof b->data;
+  b->data.collectNumPcs = pcs;
+  b->data.pPcData =
+      (CUpti_PCSamplingPCData *)calloc(pcs, sizeof *b->data.pPcData);
+  b->reasons = (CUpti_PCSamplingStallReason *)calloc(
+      pcs * (reasons ? reasons : 1), sizeof *b->reasons);
+  if (!b->data.pPcData || !b->reasons) {
+    pc_buffer_free(b);
+    return -1;
+  }
+  for (size_t i = 0; i < pcs; i++) {
+    b->data.pPcData[i].size = sizeof b->data.pPcData[i];
+    b->data.pPcData[i].stallReason = b->reasons + i * reasons;
+  }
+  return 0;
+}
+
+static void pc_context_free(pc_context *c) {
+  if (!c)
+    return;
+  pc_buffer_free(&c->config);
+  pc_buffer_free(&c->drain);
+  free(c->reason_index);
+  free(c);
+}
+
+/* Hand one buffer's worth of PC data to the translator. */
+static void pc_translate(pc_context *c, const CUpti_PCSamplingData *data) {
+  if (!data->totalNumPcs && !data->totalSamples && !data->droppedSamples &&
+      !data->nonUsrKernelsTotalSamples && !data->hardwareBufferFull)
+    return;
+  uint32_t drain = mprof_cupti_translate_next_drain(g.tr);
+  mprof_cupti_translate_pc_data(g.tr, c->ordinal, data, drain);
+}
+
+static void pc_hardware_full(pc_context *c) {
+  if (c->hardware_full)
+    return;
+  c->hardware_full = 1;
+  char message[256];
+  snprintf(message, sizeof message,
+           "cuptiPCSamplingGetData: CUPTI_ERROR_OUT_OF_MEMORY (device %u: "
+           "PC sampling hardware buffer full)",
+           c->ordinal);
+  if (mprof_cupti_translate_error(g.tr, message))
+    warn("PC sampling hardware buffer overflowed on device %u; samples were "
+         "lost (raise MPROF_PC_PERIOD or MPROF_PC_HW_BUFFER)",
+         c->ordinal);
+}
+
+/* cuptiPCSamplingGetData until CUPTI has nothing decoded left, including the
+ * records a range end parked in the configured buffer. pc_lock held. */
+static void pc_drain_locked(pc_context *c) {
+  if (c->hardware_full)
+    return;
+  CUpti_PCSamplingGetDataParams params;
+  memset(&params, 0, sizeof params);
+  params.size = CUpti_PCSamplingGetDataParamsSize;
+  params.ctx = c->ctx;
+  params.pcSamplingData = &c->drain.data;
+  int idle_calls = 0;
+  for (int calls = 0; calls < PC_MAX_GETDATA_CALLS; calls++) {
+    CUpti_PCSamplingData *d = &c->drain.data;
+    d->totalNumPcs = 0;
+    d->remainingNumPcs = 0;
+    d->totalSamples = 0;
+    d->droppedSamples = 0;
+    d->nonUsrKernelsTotalSamples = 0;
+    d->hardwareBufferFull = 0;
+    CUptiResult res = cuptiPCSamplingGetData(&params);
+    if (res != CUPTI_SUCCESS) {
+      if (d->hardwareBufferFull) {
+        pc_translate(c, d);
+        pc_hardware_full(c);
+      } else {
+        ok(res, "cuptiPCSamplingGetData");
+      }
+      return;
+    }
+    pc_translate(c, d);
+    if (d->remainingNumPcs == 0 && c->config.data.totalNumPcs == 0)
+      return;
+    /* CUPTI said more is pending but hands out nothing: do not spin. */
+    if (d->totalNumPcs == 0 && ++idle_calls >= 3)
+      break;
+  }
+  /* NVIDIA's sample expects GetData to empty the configured buffer after a
+   * range end. Should a CUPTI leave records there anyway, read them before
+   * the next range end overwrites them. */
+  CUpti_PCSamplingData *config = &c->config.data;
+  if (config->totalNumPcs > 0) {
+    pc_translate(c, config);
+    config->totalNumPcs = 0;
+    config->totalSamples = 0;
+    config->droppedSamples = 0;
+    config->nonUsrKernelsTotalSamples = 0;
+    config->hardwareBufferFull = 0;
+    g.config_direct_reads++;
+  }
+}
+
+/* The drain order GPU.md found to lose nothing: GetData until empty, then
+ * Disable, then read what Disable flushed into the configured buffer. */
+static void pc_finish_locked(pc_context *c) {
+  pc_drain_locked(c);
+  CUpti_PCSamplingData *config = &c->config.data;
+  /* Counters already reported through GetData must not be counted twice;
+   * Disable fills in what it flushes. */
+  config->totalSamples = 0;
+  config->droppedSamples = 0;
+  config->nonUsrKernelsTotalSamples = 0;
+  config->hardwareBufferFull = 0;
+  CUpti_PCSamplingDisableParams params;
+  memset(&params, 0, sizeof params);
+  params.size = CUpti_PCSamplingDisableParamsSize;
+  params.ctx = c->ctx;
+  if (ok(cuptiPCSamplingDisable(&params), "cuptiPCSamplingDisable"))
+    pc_translate(c, config);
+}
+
+static pc_context *pc_find_locked(CUcontext ctx) {
+  for (pc_context *c = g.pcs; c; c = c->next)
+    if (c->ctx == ctx)
+      return c;
+  return NULL;
+}
+
+void pc_drain_context(CUcontext ctx) {
+  uint64_t started = cost_now();
+  pthread_mutex_lock(&g.pc_lock);
+  pc_context *c = pc_find_locked(ctx);
+  if (c)
+    pc_drain_locked(c);
+  pthread_mutex_unlock(&g.pc_lock);
+  cost_add(COST_DRAIN_APP, started, 0);
+}
+
+static const char *
+pc_attribute_name(CUpti_PCSamplingConfigurationAttributeType type) {
+  switch (type) {
+  case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD:
+    return "SAMPLING_PERIOD";
+  case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON:
+    return "STALL_REASON";
+  case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE:
+    return "SCRATCH_BUFFER_SIZE";
+  case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE:
+    return "HARDWARE_BUFFER_SIZE";
+  case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE:
+    return "COLLECTION_MODE";
+  case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT:
+    return "OUTPUT_DATA_FORMAT";
+  case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER:
+    return "SAMPLING_DATA_BUFFER";
+  case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN:
+    return "WORKER_THREAD_PERIODIC_SLEEP_SPAN";
+  default: return "ATTRIBUTE";
+  }
+}
+
+static int pc_configure(pc_context *c) {
+  CUpti_PCSamplingConfigurationInfo info[8];
+  memset(info, 0, sizeof info);
+  /* Mandatory settings first: a retry keeps only these four. */
+  info[0].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
+  info[0].attributeData.stallReasonData.stallReasonCount = c->reason_count;
+  info[0].attributeData.stallReasonData.pStallReasonIndex = c->reason_index;
+  info[1].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+  info[1].attributeData.collectionModeData.collectionMode =
+      g.cfg.pc_mode == MPROF_CUPTI_PC_SERIALIZED
+          ? CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED
+          : CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+  info[2].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
+  info[2].attributeData.outputDataFormatData.outputDataFormat =
+      CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+  info[3].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+  info[3].attributeData.samplingDataBufferData.samplingDataBuffer =
+      &c->config.data;
+  info[4].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+  info[4].attributeData.samplingPeriodData.samplingPeriod = g.cfg.pc_period;
+  info[5].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
+  info[5].attributeData.hardwareBufferSizeData.hardwareBufferSize =
+      (size_t)g.cfg.pc_hw_buffer;
+  info[6].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
+  info[6].attributeData.scratchBufferSizeData.scratchBufferSize =
+      PC_SCRATCH_BUFFER_SIZE;
+  info[7].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN;
+  info[7]
+      .attributeData.workerThreadPeriodicSleepSpanData
+      .workerThreadPeriodicSleepSpan = PC_WORKER_SLEEP_MS;
+
+  CUpti_PCSamplingConfigurationInfoParams params;
+  memset(&params, 0, sizeof params);
+  params.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+  params.ctx = c->ctx;
+  params.numAttributes = 8;
+  params.pPCSamplingConfigurationInfo = info;
+  CUptiResult res = cuptiPCSamplingSetConfigurationAttribute(&params);
+  if (res == CUPTI_SUCCESS)
+    return 1;
+  for (size_t i = 0; i < 8; i++) {
+    if (info[i].attributeStatus != CUPTI_SUCCESS) {
+      char what[128];
+      snprintf(what, sizeof what,
+               "cuptiPCSamplingSetConfigurationAttribute(%s)",
+               pc_attribute_name(info[i].attributeType));
+      ok(info[i].attributeStatus, what);
+    }
+  }
+  ok(res, "cuptiPCSamplingSetConfigurationAttribute");
+  /* Fall back to CUPTI's defaults for period and buffers. */
+  params.numAttributes = 4;
+  for (size_t i = 0; i < 4; i++)
+    info[i].attributeStatus = CUPTI_SUCCESS;
+  return ok(cuptiPCSamplingSetConfigurationAttribute(&params),
+            "cuptiPCSamplingSetConfigurationAttribute(defaults)");
+}
+
+/* What CUPTI actually applied, per device, for the trace's reader. */
+static void pc_report_configuration(pc_context *c) {
+  CUpti_PCSamplingConfigurationInfo info[3];
+  memset(info, 0, sizeof info);
+  info[0].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+  info[1].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
+  info[2].attributeType =
+      CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
+  CUpti_PCSamplingConfigurationInfoParams params;
+  memset(&params, 0, sizeof params);
+  params.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+  params.ctx = c->ctx;
+  params.numAttributes = 3;
+  params.pPCSamplingConfigurationInfo = info;
+  if (!ok(cuptiPCSamplingGetConfigurationAttribute(&params),
+          "cuptiPCSamplingGetConfigurationAttribute"))
+    return;
+  char key[64];
+  snprintf(key, sizeof key, "pc.device.%u.period", c->ordinal);
+  meta_u64(key, info[0].attributeData.samplingPeriodData.samplingPeriod);
+  snprintf(key, sizeof key, "pc.device.%u.hw_buffer", c->ordinal);
+  meta_u64(key,
+           info[1].attributeData.hardwareBufferSizeData.hardwareBufferSize);
+  snprintf(key, sizeof key, "pc.device.%u.scratch_buffer", c->ordinal);
+  meta_u64(key, info[2].attributeData.scratchBufferSizeData.scratchBufferSize);
+  note("PC sampling on device %u: period 2^%u, hardware buffer %zu bytes",
+       c->ordinal, info[0].attributeData.samplingPeriodData.samplingPeriod,
+       info[1].attributeData.hardwareBufferSizeData.hardwareBufferSize);
+}
+
+static int pc_stall_reasons(pc_context *c) {
+  size_t count = 0;
+  CUpti_PCSamplingGetNumStallReasonsParams num;
+  memset(&num, 0, sizeof num);
+  num.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+  num.ctx = c->ctx;
+  num.numStallReasons = &count;
+  if (!ok(cuptiPCSamplingGetNumStallReasons(&num),
+          "cuptiPCSamplingGetNumStallReasons") ||
+      count == 0 || count > 4096)
+    return 0;
+  char **names = (char **)calloc(count, sizeof *names);
+  char *name_block = (char *)calloc(count, CUPTI_STALL_REASON_STRING_SIZE);
+  c->reason_index = (uint32_t *)calloc(count, sizeof *c->reason_index);
+  int success = 0;
+  if (names && name_block && c->reason_index) {
+    for (size_t i = 0; i < count; i++)
+      names[i] = name_block + i * CUPTI_STALL_REASON_STRING_SIZE;
+    CUpti_PCSamplingGetStallReasonsParams get;
+    memset(&get, 0, sizeof get);
+    get.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+    get.ctx = c->ctx;
+    get.numStallReasons = count;
+    get.stallReasonIndex = c->reason_index;
+    get.stallReasons = names;
+    if (ok(cuptiPCSamplingGetStallReasons(&get),
+           "cuptiPCSamplingGetStallReasons")) {
+      for (size_t i = 0; i < count; i++)
+        names[i][CUPTI_STALL_REASON_STRING_SIZE - 1] = '\0';
+      mprof_cupti_translate_stall_reasons(g.tr, c->ordinal, count,
+                                          c->reason_index, names);
+      c->reason_count = count;
+      success = 1;
+    }
+  }
+  free(names);
+  free(name_block);
+  return success;
+}
+
+static void pc_not_permitted(uint32_t ordinal) {
+  g.pc_allowed = 0;
+  mprof_cupti_translate_pc_error(g.tr, ordinal, "insufficient_privileges");
+  warn("PC sampling is not permitted (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): "
+       "the driver restricts profiling to admin users "
+       "(NVreg_RestrictProfilingToAdminUsers=1); recording the timeline "
+       "only");
+}
+
+void pc_setup(CUcontext ctx, uint32_t ordinal) {
+  pthread_mutex_lock(&g.pc_lock);
+  if (!g.pc_allowed)
+    goto out;
+  for (pc_context *other = g.pcs; other; other = other->next) {
+    if (other->ordinal == ordinal) {
+      /* CUPTI samples one context per GPU at a time. */
+      note("device %u already sampled through another context; this one "
+           "is not sampled",
+           ordinal);
+      char text[96];
+      snprintf(text, sizeof text,
+               "a second context on device %u was not PC-sampled", ordinal);
+      meta("pc.note", text);
+      goto out;
+    }
+  }
+  pc_context *c = (pc_context *)calloc(1, sizeof *c);
+  if (!c)
+    goto out;
+  c->ctx = ctx;
+  c->ordinal = ordinal;
+
+  CUpti_PCSamplingEnableParams enable;
+  memset(&enable, 0, sizeof enable);
+  enable.size = CUpti_PCSamplingEnableParamsSize;
+  enable.ctx = ctx;
+  CUptiResult res = cuptiPCSamplingEnable(&enable);
+  if (res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+      res == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES) {
+    ok(res, "cuptiPCSamplingEnable");
+    pc_not_permitted(ordinal);
+    pc_context_free(c);
+    goto out;
+  }
+  if (!ok(res, "cuptiPCSamplingEnable")) {
+    /* One GPU of a machine may not support sampling: say which. */
+    mprof_cupti_translate_pc_error(g.tr, ordinal, result_name(res));
+    pc_context_free(c);
+    goto out;
+  }
+  int ready =
+      pc_stall_reasons(c) &&
+      pc_buffer_alloc(&c->config, PC_CONFIG_BUFFER_PCS, c->reason_count) == 0 &&
+      pc_buffer_alloc(&c->drain, PC_DRAIN_BUFFER_PCS, c->reason_count) == 0 &&
+      pc_configure(c);
+  if (!ready) {
+    CUpti_PCSamplingDisableParams disable;
+    memset(&disable, 0, sizeof disable);
+    disable.size = CUpti_PCSamplingDisableParamsSize;
+    disable.ctx = ctx;
+    ok(cuptiPCSamplingDisable(&disable), "cuptiPCSamplingDisable");
+    mprof_cupti_translate_pc_error(g.tr, ordinal, "setup_failed");
+    pc_context_free(c);
+    goto out;
+  }
+  pc_report_configuration(c);
+  c->next = g.pcs;
+  g.pcs = c;
+out:
+  pthread_mutex_unlock(&g.pc_lock);
+}
+
+void pc_teardown(CUcontext ctx) {
+  pthread_mutex_lock(&g.pc_lock);
+  for (pc_context **link = &g.pcs; *link; link = &(*link)->next) {
+    pc_context *c = *link;
+    if (c->ctx != ctx)
+      continue;
+    pc_finish_locked(c);
+    *link = c->next;
+    pc_context_free(c);
+    break;
+  }
+  pthread_mutex_unlock(&g.pc_lock);
+}
+
+void drain_all_pc(void) {
+  pthread_mutex_lock(&g.pc_lock);
+  for (pc_context *c = g.pcs; c; c = c->next)
+    pc_drain_locked(c);
+  pthread_mutex_unlock(&g.pc_lock);
+}
+
+void pc_finish_all(void) {
+  pthread_mutex_lock(&g.pc_lock);
+  while (g.pcs) {
+    pc_context *c = g.pcs;
+    pc_finish_locked(c);
+    g.pcs = c->next;
+    pc_context_free(c);
+  }
+  pthread_mutex_unlock(&g.pc_lock);
+}

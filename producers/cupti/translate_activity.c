@@ -1,0 +1,377 @@
+/*
+ * mprof CUPTI producer — kernels, copies, memsets and NVTX ranges: CUPTI
+ * activity records into LAUNCHES, MEMOPS and RANGES.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "translate_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/status.h"
+
+/* ---- activity records --------------------------------------------------- */
+
+static uint32_t stream_locked(mprof_cupti_translate *t, uint32_t device,
+                              uint32_t context_id, uint32_t stream_id) {
+  mprof_stream_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.device = device;
+  rec.context_id = context_id;
+  rec.stream_id = stream_id;
+  uint32_t index = MPROF_INDEX_NONE;
+  if (mprof_writer_intern(t->w, &index, MPROF_SECTION_STREAMS, &rec) != 0)
+    return MPROF_INDEX_NONE;
+  return index;
+}
+
+/* A record needs both timestamps, in order, to be placed on the timeline. */
+static int timed_locked(mprof_cupti_translate *t, uint32_t device,
+                        uint64_t start, uint64_t end) {
+  if (start == 0 || end == 0 || end < start) {
+    t->stats.no_timestamp++;
+    mprof_writer_drop(t->w, MPROF_DROP_ACTIVITY_NO_TIMESTAMP, device, 1);
+    return 0;
+  }
+  tr_note_time(t, end);
+  return 1;
+}
+
+int mprof_cupti_translate_kernel(mprof_cupti_translate *t,
+                                 const CUpti_ActivityKernel10 *k) {
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  if (t->finished)
+    goto out;
+  uint32_t device = tr_device_locked(t, k->deviceId);
+  if (!timed_locked(t, device, k->start, k->end))
+    goto out;
+  name_entry *e = tr_name_get(t, k->name ? k->name : "");
+  if (!e) {
+    rc = MPROF_ENOMEM;
+    goto out;
+  }
+  if (!tr_name_matches(t, e)) {
+    t->stats.filtered_launches++;
+    goto out;
+  }
+  for (uint32_t i = 0; i < e->module_count; i++)
+    t->modules[e->modules[i]].used = 1;
+  e->launched = 1;
+
+  mprof_kernel_record kernel;
+  memset(&kernel, 0, sizeof kernel);
+  kernel.mangled_name = tr_name_string(t, e);
+  kernel.function_index = MPROF_INDEX_NONE;
+  /* The record names no module; a name found in exactly one loaded module
+   * pins both. Otherwise post-processing joins by name. */
+  if (e->module_count == 1) {
+    kernel.cubin_crc = t->modules[e->modules[0]].crc;
+    kernel.function_index = e->function_index;
+  }
+  kernel.device = device;
+  kernel.registers = k->registersPerThread;
+  kernel.static_shared = tr_clamp_u32(k->staticSharedMemory);
+  kernel.local_per_thread = k->localMemoryPerThread;
+  uint32_t kernel_index = 0;
+  rc = mprof_writer_intern(t->w, &kernel_index, MPROF_SECTION_KERNELS, &kernel);
+  if (rc)
+    goto out;
+
+  mprof_shape_record shape;
+  memset(&shape, 0, sizeof shape);
+  shape.kernel = kernel_index;
+  shape.grid[0] = tr_clamp_u32(k->gridX);
+  shape.grid[1] = tr_clamp_u32(k->gridY);
+  shape.grid[2] = tr_clamp_u32(k->gridZ);
+  shape.block[0] = tr_clamp_u32(k->blockX);
+  shape.block[1] = tr_clamp_u32(k->blockY);
+  shape.block[2] = tr_clamp_u32(k->blockZ);
+  shape.cluster[0] = k->clusterX;
+  shape.cluster[1] = k->clusterY;
+  shape.cluster[2] = k->clusterZ;
+  shape.dynamic_shared = tr_clamp_u32(k->dynamicSharedMemory);
+  shape.launch_type = k->launchType;
+  uint32_t shape_index = 0;
+  rc = mprof_writer_intern(t->w, &shape_index, MPROF_SECTION_SHAPES, &shape);
+  if (rc)
+    goto out;
+
+  mprof_launch_record launch;
+  memset(&launch, 0, sizeof launch);
+  launch.start = k->start;
+  launch.end = k->end;
+  launch.shape = shape_index;
+  launch.stream = stream_locked(t, device, k->contextId, k->streamId);
+  launch.correlation_id = k->correlationId;
+  launch.graph_id = k->graphId;
+  launch.graph_node_id = k->graphNodeId;
+  if (launch.stream == MPROF_INDEX_NONE) {
+    rc = MPROF_ENOMEM;
+    goto out;
+  }
+  rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_LAUNCHES, &launch);
+  if (rc == 0)
+    t->stats.launches++;
+out:
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+static uint16_t copy_kind(uint8_t cupti_kind) {
+  switch (cupti_kind) {
+  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return MPROF_COPY_HTOD;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+  case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return MPROF_COPY_DTOH;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+  case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+  case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return MPROF_COPY_DTOD;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return MPROF_COPY_HTOH;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return MPROF_COPY_PTOP;
+  default: return MPROF_COPY_UNKNOWN;
+  }
+}
+
+/* Store a memcpy/memset record the caller filled in (all but its stream),
+ * unless the translator is finished or CUPTI gave it no timestamps. */
+static int add_memop(mprof_cupti_translate *t, uint32_t device_id,
+                     uint32_t context_id, uint32_t stream_id,
+                     mprof_memop_record *rec) {
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  if (t->finished)
+    goto out;
+  uint32_t device = tr_device_locked(t, device_id);
+  if (!timed_locked(t, device, rec->start, rec->end))
+    goto out;
+  rec->stream = stream_locked(t, device, context_id, stream_id);
+  if (rec->stream == MPROF_INDEX_NONE) {
+    rc = MPROF_ENOMEM;
+    goto out;
+  }
+  rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_MEMOPS, rec);
+  if (rc == 0)
+    t->stats.memops++;
+out:
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+int mprof_cupti_translate_memcpy(mprof_cupti_translate *t,
+                                 const CUpti_ActivityMemcpy6 *m) {
+  mprof_memop_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.start = m->start;
+  rec.end = m->end;
+  rec.bytes = m->bytes;
+  rec.correlation_id = m->correlationId;
+  rec.kind = MPROF_MEMOP_MEMCPY;
+  rec.copy_kind = copy_kind(m->copyKind);
+  /* Which side is host follows from the direction; the record only names
+   * the device that ran the copy. */
+  switch (rec.copy_kind) {
+  case MPROF_COPY_HTOD:
+    rec.src_device = MPROF_INDEX_NONE;
+    rec.dst_device = m->deviceId;
+    break;
+  case MPROF_COPY_DTOH:
+    rec.src_device = m->deviceId;
+    rec.dst_device = MPROF_INDEX_NONE;
+    break;
+  case MPROF_COPY_HTOH:
+    rec.src_device = MPROF_INDEX_NONE;
+    rec.dst_device = MPROF_INDEX_NONE;
+    break;
+  default:
+    rec.src_device = m->deviceId;
+    rec.dst_device = m->deviceId;
+    break;
+  }
+  return add_memop(t, m->deviceId, m->contextId, m->streamId, &rec);
+}
+
+int mprof_cupti_translate_memcpy_p2p(mprof_cupti_translate *t,
+                                     const CUpti_ActivityMemcpyPtoP4 *m) {
+  mprof_memop_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.start = m->start;
+  rec.end = m->end;
+  rec.bytes = m->bytes;
+  rec.correlation_id = m->correlationId;
+  rec.kind = MPROF_MEMOP_MEMCPY;
+  rec.copy_kind = MPROF_COPY_PTOP;
+  rec.src_device = m->srcDeviceId;
+  rec.dst_device = m->dstDeviceId;
+  return add_memop(t, m->deviceId, m->contextId, m->streamId, &rec);
+}
+
+int mprof_cupti_translate_memset(mprof_cupti_translate *t,
+                                 const CUpti_ActivityMemset4 *m) {
+  mprof_memop_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.start = m->start;
+  rec.end = m->end;
+  rec.bytes = m->bytes;
+  rec.correlation_id = m->correlationId;
+  rec.kind = MPROF_MEMOP_MEMSET;
+  rec.value = m->value;
+  rec.src_device = MPROF_INDEX_NONE;
+  rec.dst_device = m->deviceId;
+  return add_memop(t, m->deviceId, m->contextId, m->streamId, &rec);
+}
+
+/* ---- NVTX markers ------------------------------------------------------- */
+
+static uint32_t marker_thread(const CUpti_ActivityMarker2 *m) {
+  if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
+      m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
+    return m->objectId.pt.threadId;
+  return 0;
+}
+
+static uint32_t open_on_thread(const mprof_cupti_translate *t,
+                               uint32_t thread_id) {
+  uint32_t depth = 0;
+  for (size_t i = 0; i < t->open_count; i++)
+    if (t->open[i].thread_id == thread_id)
+      depth++;
+  return depth;
+}
+
+int tr_range_append(mprof_cupti_translate *t, const open_range *r,
+                    uint64_t end) {
+  mprof_range_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.start = r->start;
+  rec.end = end < r->start ? r->start : end;
+  rec.name = r->name;
+  rec.domain = r->domain;
+  rec.thread_id = r->thread_id;
+  rec.depth = r->depth;
+  rec.color = r->color;
+  int rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_RANGES, &rec);
+  if (rc == 0)
+    t->stats.ranges++;
+  return rc;
+}
+
+int mprof_cupti_translate_marker(mprof_cupti_translate *t,
+                                 const CUpti_ActivityMarker2 *m) {
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  if (t->finished)
+    goto out;
+  uint32_t flags = (uint32_t)m->flags;
+  int instant = (flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) != 0;
+  int start = (flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0;
+  int end = (flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0;
+  if (!instant && !start && !end)
+    goto out; /* synchronisation markers: nothing to draw */
+  if (m->timestamp == 0) {
+    t->stats.no_timestamp++;
+    mprof_writer_drop(t->w, MPROF_DROP_ACTIVITY_NO_TIMESTAMP, MPROF_INDEX_NONE,
+                      1);
+    goto out;
+  }
+  tr_note_time(t, m->timestamp);
+  uint32_t thread_id = marker_thread(m);
+  if (end) {
+    for (size_t i = t->open_count; i-- > 0;) {
+      if (t->open[i].id != m->id)
+        continue;
+      open_range r = t->open[i];
+      memmove(&t->open[i], &t->open[i + 1],
+              (t->open_count - i - 1) * sizeof *t->open);
+      t->open_count--;
+      rc = tr_range_append(t, &r, m->timestamp);
+      break;
+    }
+    /* An END whose START predates the capture has nothing to close. */
+    goto out;
+  }
+  open_range r;
+  memset(&r, 0, sizeof r);
+  r.id = m->id;
+  r.start = m->timestamp;
+  r.name = mprof_writer_string(t->w, m->name);
+  r.domain = mprof_writer_string(t->w, m->domain);
+  r.thread_id = thread_id;
+  r.depth = open_on_thread(t, thread_id);
+  if (instant) {
+    rc = tr_range_append(t, &r, m->timestamp);
+    goto out;
+  }
+  if (t->open_count == t->open_capacity) {
+    size_t capacity = t->open_capacity ? t->open_capacity * 2 : 16;
+    open_range *grown =
+        (open_range *)realloc(t->open, capacity * sizeof *t->open);
+    if (!grown) {
+      rc = MPROF_ENOMEM;
+      goto out;
+    }
+    t->open = grown;
+    t->open_capacity = capacity;
+  }
+  t->open[t->open_count++] = r;
+out:
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+int mprof_cupti_translate_marker_data(mprof_cupti_translate *t,
+                                      const CUpti_ActivityMarkerData2 *m) {
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished && (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB)) {
+    for (size_t i = t->open_count; i-- > 0;) {
+      if (t->open[i].id == m->id) {
+        t->open[i].color = m->color;
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&t->lock);
+  return 0;
+}
+
+int mprof_cupti_translate_activity(mprof_cupti_translate *t,
+                                   const CUpti_Activity *record) {
+  switch (record->kind) {
+  case CUPTI_ACTIVITY_KIND_KERNEL:
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    return mprof_cupti_translate_kernel(
+        t, (const CUpti_ActivityKernel10 *)(const void *)record);
+  case CUPTI_ACTIVITY_KIND_MEMCPY:
+    return mprof_cupti_translate_memcpy(
+        t, (const CUpti_ActivityMemcpy6 *)(const void *)record);
+  case CUPTI_ACTIVITY_KIND_MEMCPY2:
+    return mprof_cupti_translate_memcpy_p2p(
+        t, (const CUpti_ActivityMemcpyPtoP4 *)(const void *)record);
+  case CUPTI_ACTIVITY_KIND_MEMSET:
+    return mprof_cupti_translate_memset(
+        t, (const CUpti_ActivityMemset4 *)(const void *)record);
+  case CUPTI_ACTIVITY_KIND_MARKER:
+    return mprof_cupti_translate_marker(
+        t, (const CUpti_ActivityMarker2 *)(const void *)record);
+  case CUPTI_ACTIVITY_KIND_MARKER_DATA:
+    return mprof_cupti_translate_marker_data(
+        t, (const CUpti_ActivityMarkerData2 *)(const void *)record);
+  case CUPTI_ACTIVITY_KIND_DEVICE:
+    mprof_cupti_translate_device_activity(
+        t, (const CUpti_ActivityDevice5 *)(const void *)record);
+    return 0;
+  default: return 0;
+  }
+}
+
+void mprof_cupti_translate_activity_dropped(mprof_cupti_translate *t,
+                                            uint64_t count) {
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished)
+    mprof_writer_drop(t->w, MPROF_DROP_ACTIVITY_RECORDS, MPROF_INDEX_NONE,
+                      count);
+  pthread_mutex_unlock(&t->lock);
+}
