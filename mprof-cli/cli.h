@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "mprof/sidecar.h"
+
 /* Exit statuses: the documented contract of every subcommand. */
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAILED 1 /* the operation failed */
@@ -55,11 +57,37 @@ int cli_find_cupti(char *out, size_t size);
 /* CUDA_HOME, CUDA_PATH or /usr/local/cuda; NULL when none exists. */
 const char *cli_cuda_home(void);
 
+/* Progress on a terminal (progress.c): a line on stderr once the work has
+ * taken 0.5 s, nothing when stderr is not a terminal or @p quiet. */
+typedef struct cli_progress {
+  double started;     /* the work began */
+  double first, last; /* first and last report from libmprof */
+  size_t runs;        /* nvdisasm runs in all */
+  int tty;            /* stderr is a terminal and not quiet */
+  int shown;          /* a line is on the terminal */
+} cli_progress;
+void cli_progress_start(cli_progress *p, int quiet);
+/* A mprof_sass_options progress callback; @p userdata is a cli_progress. */
+void cli_progress_report(void *userdata, const char *what, size_t done,
+                         size_t total);
+void cli_progress_clear(cli_progress *p);
+/* Seconds on the monotonic clock. */
+double cli_seconds(void);
+/* MPROF_VERBOSE=1: say where the time goes. */
+int cli_verbose(void);
+
+/* The SASS of sampled functions that `record` left for later
+ * (mprof_sass_complete), with progress; saved to @p sidecar_path.
+ * Returns 0 or a libmprof status. */
+int cli_complete_sass(mprof_sidecar *sidecar, const char *trace_path,
+                      const char *sidecar_path);
+
 /* After a capture: sort launches, disassemble and write TRACE.pc.json
  * (postprocess.c). Returns 0 or an exit status. */
 #define CLI_POST_NO_SASS 0x1u
 #define CLI_POST_QUIET 0x2u
 #define CLI_POST_DROP_CODE 0x4u
+#define CLI_POST_SASS_NOW 0x8u /* disassemble sampled functions now */
 int cli_postprocess(const char *trace, unsigned flags);
 
 /* `mprof record source` (cmd_source.c): set MPROF_SOURCE_OUTPUT to

@@ -29,6 +29,7 @@ typedef struct record_options {
   const char *pm;          /* "on" or "off" */
   const char *pm_interval; /* a duration, e.g. 10us */
   int no_sass;
+  int sass_now; /* disassemble before returning, not on first use */
   int drop_code;
   int quiet;
   int source; /* `mprof record source`: also collect producers/source spans */
@@ -76,6 +77,9 @@ static int parse_options(record_options *o, int argc, char **argv) {
       slot = &o->pm_interval;
     else if (strcmp(arg, "--no-sass") == 0) {
       o->no_sass = 1;
+      continue;
+    } else if (strcmp(arg, "--sass-now") == 0) {
+      o->sass_now = 1;
       continue;
     } else if (strcmp(arg, "--drop-code") == 0) {
       o->drop_code = 1;
@@ -471,6 +475,12 @@ static void describe_end(char *out, size_t size, const process_entry *e,
              "first flush)");
 }
 
+static unsigned post_flags(const record_options *o) {
+  return (o->no_sass ? CLI_POST_NO_SASS : 0) | (o->quiet ? CLI_POST_QUIET : 0) |
+         (o->drop_code ? CLI_POST_DROP_CODE : 0) |
+         (o->sass_now ? CLI_POST_SASS_NOW : 0);
+}
+
 /* Post-process one process's trace and say what it holds. */
 static int collect(const process_entry *e, const record_options *o, pid_t child,
                    int status, size_t process_count) {
@@ -495,14 +505,15 @@ static int collect(const process_entry *e, const record_options *o, pid_t child,
             e->pid, how, e->path);
     return CLI_EXIT_FAILED;
   }
-  unsigned flags = (o->no_sass ? CLI_POST_NO_SASS : 0) |
-                   (o->quiet ? CLI_POST_QUIET : 0) |
-                   (o->drop_code ? CLI_POST_DROP_CODE : 0);
-  int post = cli_postprocess(e->path, flags);
+  double started = cli_seconds();
+  int post = cli_postprocess(e->path, post_flags(o));
   if (post == 0 && o->source)
-    post = cli_source_merge(e->path, flags);
+    post = cli_source_merge(e->path, post_flags(o));
   if (post == 0)
     post = recap(e->path, o);
+  if (cli_verbose())
+    fprintf(stderr, "mprof: time: post-processing %s took %.3f s\n", e->path,
+            cli_seconds() - started);
   mprof_trace *t = NULL;
   if (post == 0 && mprof_trace_open(&t, e->path, NULL) == 0) {
     uint64_t covered = 0;
@@ -623,8 +634,7 @@ int cmd_record(int argc, char **argv) {
   int status = run_command(&o, producer, pattern, manifest, &exec_errno);
   pid_t child = (pid_t)last_child;
   clock_gettime(CLOCK_MONOTONIC, &run1);
-  const char *verbose = getenv("MPROF_VERBOSE");
-  if (verbose && *verbose && strcmp(verbose, "0") != 0)
+  if (cli_verbose())
     fprintf(stderr, "mprof: time: the program ran %.3f s\n",
             (double)(run1.tv_sec - run0.tv_sec) +
                 (double)(run1.tv_nsec - run0.tv_nsec) * 1e-9);
@@ -679,21 +689,15 @@ int cmd_record(int argc, char **argv) {
     const char *trace = outputs.gl_pathv[i];
     if (!is_new_trace(trace, started - 1))
       continue;
-    unsigned flags = (o.no_sass ? CLI_POST_NO_SASS : 0) |
-                     (o.quiet ? CLI_POST_QUIET : 0) |
-                     (o.drop_code ? CLI_POST_DROP_CODE : 0);
-    struct timespec p0, p1;
-    clock_gettime(CLOCK_MONOTONIC, &p0);
-    int post = cli_postprocess(trace, flags);
+    double p0 = cli_seconds();
+    int post = cli_postprocess(trace, post_flags(&o));
     if (post == 0 && o.source)
-      post = cli_source_merge(trace, flags);
+      post = cli_source_merge(trace, post_flags(&o));
     if (post == 0)
       post = recap(trace, &o);
-    clock_gettime(CLOCK_MONOTONIC, &p1);
-    if (verbose && *verbose && strcmp(verbose, "0") != 0)
+    if (cli_verbose())
       fprintf(stderr, "mprof: time: post-processing %s took %.3f s\n", trace,
-              (double)(p1.tv_sec - p0.tv_sec) +
-                  (double)(p1.tv_nsec - p0.tv_nsec) * 1e-9);
+              cli_seconds() - p0);
     if (post && !exit_status)
       exit_status = post;
   }

@@ -22,6 +22,7 @@ static const char *state_why(uint32_t state) {
     return "no code: not among the trace's cubins or the given files";
   case MPROF_SASS_NO_DISASSEMBLER: return "code found, nvdisasm missing";
   case MPROF_SASS_FAILED: return "nvdisasm failed";
+  case MPROF_SASS_DEFERRED: return "code kept, not disassembled yet";
   default: return "";
   }
 }

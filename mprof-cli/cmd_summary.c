@@ -48,6 +48,9 @@ int cli_report_load(cli_report_input *in, const char *path,
   }
   if (sidecar_path)
     rc = mprof_sidecar_load(&in->sidecar, sidecar_path);
+  /* What `record` left for the first reader: SASS of sampled functions. */
+  if (!rc && in->sidecar)
+    rc = cli_complete_sass(in->sidecar, path, sidecar_path);
   free(guess);
   if (!rc) {
     mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;

@@ -6,63 +6,14 @@
  */
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "mprof/mprof.h"
 #include "mprof/sass.h"
 
-static double seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* A progress line on a terminal once post-processing has taken 0.5 s;
- * nothing when stderr is not a terminal. */
-typedef struct progress {
-  double started;     /* post-processing began */
-  double first, last; /* first and last disassembly report */
-  size_t modules;     /* modules disassembled */
-  int tty;            /* stderr is a terminal and not --quiet */
-  int shown;          /* a line is on the terminal */
-} progress;
-
-static void on_progress(void *userdata, const char *what, size_t done,
-                        size_t total) {
-  progress *p = (progress *)userdata;
-  double now = seconds();
-  if (!p->first)
-    p->first = now;
-  p->last = now;
-  p->modules = total;
-  if (!p->tty || now - p->started < 0.5)
-    return;
-  fprintf(stderr, "\rmprof: %s %zu/%zu modules", what, done, total);
-  fflush(stderr);
-  p->shown = 1;
-}
-
-static void progress_clear(progress *p) {
-  if (p->shown)
-    fprintf(stderr, "\r\033[K");
-  p->shown = 0;
-}
-
-/* MPROF_VERBOSE=1: where post-processing spent its time. */
-static int verbose(void) {
-  const char *v = getenv("MPROF_VERBOSE");
-  return v && *v && strcmp(v, "0") != 0;
-}
-
 int cli_postprocess(const char *trace_path, unsigned flags) {
-  progress prog;
-  memset(&prog, 0, sizeof prog);
-  prog.started = seconds();
-  prog.tty = !(flags & CLI_POST_QUIET) && isatty(2);
+  cli_progress prog;
+  cli_progress_start(&prog, (flags & CLI_POST_QUIET) != 0);
   mprof_trace *trace;
   int rc = mprof_trace_open(&trace, trace_path, NULL);
   if (rc)
@@ -75,7 +26,7 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
   mprof_trace_free(trace);
   if (rc)
     return cli_fail(rc);
-  double sorted = seconds();
+  double sorted = cli_seconds();
 
   char sidecar[PATH_MAX];
   if (snprintf(sidecar, sizeof sidecar, "%s.pc.json", trace_path) >=
@@ -86,24 +37,39 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
   mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
   if (flags & CLI_POST_NO_SASS)
     opts.flags |= MPROF_SASS_NO_DISASSEMBLY;
-  opts.progress = on_progress;
+  else if (flags & CLI_POST_DROP_CODE)
+    ; /* the code goes: every function's SASS now */
+  else if (flags & CLI_POST_SASS_NOW)
+    opts.flags |= MPROF_SASS_SAMPLED_ONLY;
+  else
+    opts.flags |= MPROF_SASS_DEFER; /* the first summary or view does it */
+  opts.progress = cli_progress_report;
   opts.progress_userdata = &prog;
   mprof_sass_report report = MPROF_SASS_REPORT_INIT;
   rc = mprof_sass_build_sidecar(trace_path, sidecar, &opts, &report);
-  progress_clear(&prog);
-  double built = seconds();
-  if (verbose())
+  cli_progress_clear(&prog);
+  double built = cli_seconds();
+  if (cli_verbose())
     fprintf(stderr,
             "mprof: time: sorting and demangling %.1f ms; sidecar %.1f ms "
-            "(disassembly %.1f ms: %zu modules, %zu functions)\n",
+            "(disassembly %.1f ms: %zu nvdisasm runs, %zu functions; %zu "
+            "deferred)\n",
             (sorted - prog.started) * 1e3, (built - sorted) * 1e3,
-            (prog.last - prog.first) * 1e3, prog.modules, report.attached);
+            (prog.last - prog.first) * 1e3, prog.runs, report.with_sass,
+            report.deferred);
   if (rc)
     return cli_fail(rc);
-  if (!(flags & CLI_POST_QUIET))
+  if (!(flags & CLI_POST_QUIET)) {
     fprintf(stderr,
             "mprof: %s: %zu functions, SASS for %zu (%zu with source lines)\n",
             sidecar, report.functions, report.with_sass, report.with_lines);
+    if (report.deferred_sampled)
+      fprintf(stderr,
+              "mprof: the SASS of %zu sampled functions is added by the "
+              "first summary, view, diff or export of %s (or now: mprof "
+              "sass %s)\n",
+              report.deferred_sampled, trace_path, trace_path);
+  }
   if (report.no_disassembler && !(flags & CLI_POST_NO_SASS))
     fprintf(stderr,
             "mprof: warning: nvdisasm was not found (PATH, CUDA_HOME/bin, "
@@ -117,6 +83,7 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
             report.failed, sidecar);
   if ((flags & CLI_POST_DROP_CODE) && report.with_sass &&
       !report.no_disassembler && !report.failed) {
+    double dropping = cli_seconds();
     rc = mprof_trace_open(&trace, trace_path, NULL);
     if (!rc) {
       rc = mprof_trace_rewrite(trace, trace_path, MPROF_REWRITE_DROP_CODE);
@@ -124,6 +91,9 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
     }
     if (rc)
       return cli_fail(rc);
+    if (cli_verbose())
+      fprintf(stderr, "mprof: time: dropping the code %.1f ms\n",
+              (cli_seconds() - dropping) * 1e3);
   }
   return 0;
 }

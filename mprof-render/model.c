@@ -308,11 +308,12 @@ static int model_open(mprof_render_model **out, const char *trace_path,
     /* A damaged or missing sidecar is refused with the one line `summary`,
      * `diff` and `export` print, so the window shows what the terminal
      * would. */
-    if (mprof_sidecar_load(&m->sidecar, sidecar_path)) {
+    /* The SASS that `record` left for the first reader, saved back. */
+    if (mprof_sidecar_load(&m->sidecar, sidecar_path) ||
+        mprof_sass_complete(m->sidecar, trace_path, sidecar_path, NULL, NULL)) {
       char message[1024];
       snprintf(message, sizeof message, "%s", mprof_error_last());
-      m->sidecar = NULL;
-      mprof_render_model_free(m);
+      mprof_render_model_free(m); /* frees the sidecar too */
       return mprof_render__fail("%s", message);
     }
   } else if (pc_records) {

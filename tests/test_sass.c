@@ -1118,6 +1118,101 @@ static void test_build_with_disassembler(void **state) {
   unlink(side);
 }
 
+/* `mprof record` defers disassembly: the sidecar it writes has lines and
+ * resources but no SASS, and the first reader's mprof_sass_complete() runs
+ * nvdisasm once and saves the result; later readers run nothing. */
+static void test_build_deferred(void **state) {
+  (void)state;
+  size_t size;
+  unsigned char *cubin = synthetic_cubin(&size, 0);
+  char trace[1100];
+  snprintf(trace, sizeof trace, "%s", test_path("later.mprof"));
+  char side[1100];
+  snprintf(side, sizeof side, "%s", test_path("later.mprof.pc.json"));
+  write_trace(trace, cubin, size, KERN_CRC);
+  free(cubin);
+  char args[1100];
+  snprintf(args, sizeof args, "%s", test_path("deferred-args"));
+  unlink(args);
+  mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
+  opts.nvdisasm = fake_nvdisasm(args, 0);
+  opts.flags = MPROF_SASS_DEFER;
+  mprof_sass_report report = MPROF_SASS_REPORT_INIT;
+  assert_int_equal(mprof_sass_build_sidecar(trace, side, &opts, &report), 0);
+  struct stat st;
+  assert_int_not_equal(stat(args, &st), 0); /* nvdisasm did not run */
+  assert_int_equal(report.functions, 2);
+  assert_int_equal(report.with_sass, 0);
+  assert_int_equal(report.deferred, 1);
+  assert_int_equal(report.deferred_sampled, 1);
+  assert_int_equal(report.no_cubin, 1);
+  assert_int_equal(report.no_disassembler, 0);
+  assert_int_equal(report.with_lines, 1);
+  mprof_sidecar *sc;
+  assert_int_equal(mprof_sidecar_load(&sc, side), 0);
+  check_samples(sc);
+  const mprof_sidecar_function *k = mprof_sidecar_find(sc, "_Z4kernPf", 0);
+  assert_int_equal(k->sass_state, MPROF_SASS_DEFERRED);
+  assert_int_equal(k->size, 0x100);
+  assert_int_equal(k->registers, 24);
+  const mprof_sass_instruction *in = mprof_sidecar_instruction(k, 0x20);
+  assert_non_null(in);
+  assert_string_equal(in->opcode, "");
+  assert_int_equal(in->line, 13);
+
+  /* The first reader: one nvdisasm run, SASS saved for the next. */
+  opts.flags = 0;
+  mprof_sass_report done = MPROF_SASS_REPORT_INIT;
+  assert_int_equal(mprof_sass_complete(sc, trace, side, &opts, &done), 0);
+  assert_int_equal(done.attached, 1);
+  assert_int_equal(done.with_sass, 1);
+  assert_int_equal(done.deferred, 0);
+  size_t n;
+  char *got = (char *)test_read_file(args, &n);
+  assert_non_null(got);
+  assert_true(strncmp(got, "-c -g -fun 2 ", 13) == 0);
+  free(got);
+  k = mprof_sidecar_find(sc, "_Z4kernPf", 0);
+  assert_int_equal(k->sass_state, MPROF_SASS_PRESENT);
+  assert_string_equal(mprof_sidecar_instruction(k, 0x20)->opcode, "IADD3");
+  mprof_sidecar_free(sc);
+  assert_int_equal(mprof_sidecar_load(&sc, side), 0);
+  k = mprof_sidecar_find(sc, "_Z4kernPf", 0);
+  assert_int_equal(k->sass_state, MPROF_SASS_PRESENT);
+  assert_int_equal(k->instruction_count, 16);
+  check_samples(sc);
+  /* The next reader finds nothing to do. */
+  unlink(args);
+  done.attached = 0;
+  assert_int_equal(mprof_sass_complete(sc, trace, side, &opts, &done), 0);
+  assert_int_equal(done.attached, 0);
+  assert_int_not_equal(stat(args, &st), 0);
+  mprof_sidecar_free(sc);
+
+  /* Where nvdisasm is missing, the functions stay deferred, unsaved. */
+  opts.flags = MPROF_SASS_DEFER;
+  assert_int_equal(mprof_sass_build_sidecar(trace, side, &opts, NULL), 0);
+  assert_int_equal(mprof_sidecar_load(&sc, side), 0);
+  setenv("MPROF_NVDISASM", "/nonexistent/nvdisasm", 1);
+  done.attached = 0;
+  assert_int_equal(mprof_sass_complete(sc, trace, side, NULL, &done), 0);
+  unsetenv("MPROF_NVDISASM");
+  assert_int_equal(done.attached, 0);
+  assert_int_equal(done.deferred_sampled, 1);
+  assert_string_equal(done.disassembler, "");
+  k = mprof_sidecar_find(sc, "_Z4kernPf", 0);
+  assert_int_equal(k->sass_state, MPROF_SASS_DEFERRED);
+  /* A version-1 report (no `deferred` fields) is still taken. */
+  mprof_sass_report old = MPROF_SASS_REPORT_INIT;
+  old.version = 1;
+  assert_int_equal(mprof_sass_report_count(&old, sc), 0);
+  assert_int_equal(old.functions, 2);
+  assert_int_equal(old.deferred, 0);
+  mprof_sidecar_free(sc);
+  unlink(trace);
+  unlink(side);
+}
+
 /* Code under another CRC is other code, whatever its name. */
 static void test_build_other_crc(void **state) {
   (void)state;
@@ -1515,6 +1610,7 @@ int main(void) {
       cmocka_unit_test(test_compressed_fatbin),
       cmocka_unit_test(test_build_without_disassembler),
       cmocka_unit_test(test_build_with_disassembler),
+      cmocka_unit_test(test_build_deferred),
       cmocka_unit_test(test_build_other_crc),
       cmocka_unit_test(test_attach_from_file),
       cmocka_unit_test(test_build_errors),

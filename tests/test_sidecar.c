@@ -227,7 +227,7 @@ static void test_api_refusals(void **state) {
   f.name = "";
   assert_int_equal(mprof_sidecar_add_function(sc, NULL, &f), MPROF_EINVAL);
   f.name = "_Z1kv";
-  f.sass_state = 4;
+  f.sass_state = MPROF_SASS_DEFERRED + 1;
   assert_int_equal(mprof_sidecar_add_function(sc, NULL, &f), MPROF_EINVAL);
   /* A message only sticks to a failed state. */
   assert_int_equal(
@@ -389,8 +389,8 @@ static const bad_case bad_cases[] = {
     {HEAD "\"stall_reasons\": [], \"files\": [], \"functions\": [{" FN_FIELDS
           ", \"instructions\": [], \"pcs\": [], \"sass_state\": \"bogus\"}]}",
      MPROF_EFORMAT,
-     "sass_state \"bogus\" is not present, no_cubin, no_disassembler or "
-     "failed"},
+     "sass_state \"bogus\" is not present, no_cubin, no_disassembler, "
+     "failed or deferred"},
     {HEAD "\"stall_reasons\": [], \"files\": [], \"functions\": [{" FN_FIELDS
           ", \"instructions\": [], \"pcs\": [], \"cubin_crc\": \"xyz\"}]}",
      MPROF_EFORMAT, "cubin_crc \"xyz\" is not hexadecimal"},

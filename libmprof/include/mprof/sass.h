@@ -39,6 +39,18 @@ extern "C" {
 
 /** Do not run nvdisasm even when it is installed (lines and samples only). */
 #define MPROF_SASS_NO_DISASSEMBLY 0x1u
+/**
+ * Run no nvdisasm now: functions whose code is found get their lines and
+ * resources and MPROF_SASS_DEFERRED, for mprof_sass_complete() later
+ * (`mprof record`: the program's wait ends sooner, and the cost goes to the
+ * first summary or view).
+ */
+#define MPROF_SASS_DEFER 0x2u
+/**
+ * Disassemble only functions with PC samples; the others whose code is
+ * found get MPROF_SASS_DEFERRED (mprof_sass_attach() gives them SASS).
+ */
+#define MPROF_SASS_SAMPLED_ONLY 0x4u
 
 typedef struct mprof_sass_options {
   unsigned version;      /**< MPROF_SASS_OPTIONS_VERSION */
@@ -67,7 +79,7 @@ typedef struct mprof_sass_options {
 MPROF_API int mprof_sass_options_init(mprof_sass_options *opts,
                                       unsigned version);
 
-#define MPROF_SASS_REPORT_VERSION 1
+#define MPROF_SASS_REPORT_VERSION 2
 
 /** What a build or attach did. Filled by the library; the caller owns it. */
 typedef struct mprof_sass_report {
@@ -81,12 +93,13 @@ typedef struct mprof_sass_report {
   size_t attached;        /**< functions this call gave code to */
   uint64_t samples;       /**< PC samples in the sidecar */
   char disassembler[512]; /**< nvdisasm that ran; "" when none was found */
+  /* version 2 */
+  size_t deferred;         /**< MPROF_SASS_DEFERRED */
+  size_t deferred_sampled; /**< ... of them with PC samples */
 } mprof_sass_report;
 
 #define MPROF_SASS_REPORT_INIT                                                 \
-  {                                                                            \
-    MPROF_SASS_REPORT_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, { 0 }                   \
-  }
+  { MPROF_SASS_REPORT_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0 }
 
 /* ---- tools --------------------------------------------------------------- */
 
@@ -313,6 +326,23 @@ MPROF_API int mprof_sass_attach(mprof_sidecar *sidecar,
                                 const mprof_sass_binary *const *binaries,
                                 size_t count, const mprof_sass_options *opts,
                                 mprof_sass_report *report);
+
+/**
+ * Disassemble the functions of @p sidecar that have PC samples and
+ * MPROF_SASS_DEFERRED, from the code kept in the trace at @p trace_path
+ * (what `mprof record` left for later), and save @p sidecar to
+ * @p sidecar_path when that gave any function SASS (@p sidecar_path NULL:
+ * do not save). Returns at once, opening nothing, when no such function
+ * exists; without nvdisasm it changes nothing. A sidecar that cannot be
+ * saved (a read-only folder) is not an error: @p sidecar is complete in
+ * memory, and the next call disassembles again. @p opts and @p report may
+ * be NULL; report->attached counts the functions given SASS.
+ */
+MPROF_API int mprof_sass_complete(mprof_sidecar *sidecar,
+                                  const char *trace_path,
+                                  const char *sidecar_path,
+                                  const mprof_sass_options *opts,
+                                  mprof_sass_report *report);
 
 /** Recount @p report (not `attached`) from the functions of @p sidecar. */
 MPROF_API int mprof_sass_report_count(mprof_sass_report *report,

@@ -46,7 +46,11 @@ typedef enum mprof_sass_state {
   MPROF_SASS_PRESENT = 0,         /**< instructions are in the sidecar */
   MPROF_SASS_NO_CUBIN = 1,        /**< the trace kept no code for it */
   MPROF_SASS_NO_DISASSEMBLER = 2, /**< nvdisasm was not found */
-  MPROF_SASS_FAILED = 3 /**< the disassembler failed; see sass_error */
+  MPROF_SASS_FAILED = 3, /**< the disassembler failed; see sass_error */
+  /** The trace keeps the code; it is disassembled later: for sampled
+   * functions by the first mprof_sass_complete() (`mprof summary`, `view`,
+   * `diff`, `export`), for all by mprof_sass_attach() (`mprof sass`). */
+  MPROF_SASS_DEFERRED = 4
 } mprof_sass_state;
 
 /** A kernel function. Strings and arrays are owned by the sidecar. */

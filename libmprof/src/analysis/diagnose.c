@@ -559,6 +559,10 @@ static void make_kernel_notes(kernel_work *w, int trace_sampled) {
       add_kernel_note(w, "No SASS: nvdisasm was not found when the sidecar "
                          "was written; run `mprof sass TRACE` where the CUDA "
                          "toolkit is installed.");
+    else if (fn->sass_state == MPROF_SASS_DEFERRED)
+      add_kernel_note(w, "No SASS yet: the trace keeps the code, and nvdisasm "
+                         "was not found here to disassemble it; run `mprof "
+                         "sass TRACE` where the CUDA toolkit is installed.");
     else if (fn->sass_state == MPROF_SASS_FAILED)
       add_kernel_note(
           w, mprof__arena_printf(&w->d->arena, "Disassembly failed: %s",

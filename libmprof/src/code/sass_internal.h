@@ -95,11 +95,19 @@ void mprof__remove_dir(const char *dir);
 
 /* ---- sass_sidecar.c ----------------------------------------------------- */
 
+/* Which functions an attach looks at. */
+enum {
+  MPROF__ATTACH_MISSING = 0,         /* every function without SASS */
+  MPROF__ATTACH_DEFERRED_SAMPLED = 1 /* deferred ones with PC samples */
+};
+
 /* mprof_sass_attach() with a preferred SM per sidecar function (@p arch_of
- * has one entry per function; 0 = no preference; NULL = opts->arch). */
+ * has one entry per function; 0 = no preference; NULL = opts->arch), for
+ * the functions @p which (MPROF__ATTACH_*) names. */
 int mprof__sass_attach(mprof_sidecar *sidecar,
                        const mprof_sass_binary *const *binaries, size_t count,
                        const mprof_sass_options *opts,
-                       mprof_sass_report *report, const uint32_t *arch_of);
+                       mprof_sass_report *report, const uint32_t *arch_of,
+                       int which);
 
 #endif /* MPROF_SASS_INTERNAL_H */

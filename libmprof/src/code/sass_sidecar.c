@@ -19,8 +19,10 @@
 #include "internal.h"
 #include "sass_internal.h"
 
+/* Version 1 reports end before `deferred`. */
 static int check_report(mprof_sass_report *report) {
-  if (report && report->version != MPROF_SASS_REPORT_VERSION)
+  if (report && report->version != 1 &&
+      report->version != MPROF_SASS_REPORT_VERSION)
     return mprof__error_set(MPROF_EVERSION,
                             "sass report version %u is not supported (%u)",
                             report->version, MPROF_SASS_REPORT_VERSION);
@@ -38,12 +40,17 @@ int mprof_sass_report_count(mprof_sass_report *report,
   report->with_sass = report->with_lines = report->no_cubin = 0;
   report->no_disassembler = report->failed = 0;
   report->samples = 0;
+  size_t deferred = 0, deferred_sampled = 0;
   for (size_t i = 0; i < report->functions; i++) {
     const mprof_sidecar_function *f = mprof_sidecar_function_at(sidecar, i);
     switch (f->sass_state) {
     case MPROF_SASS_PRESENT: report->with_sass++; break;
     case MPROF_SASS_NO_CUBIN: report->no_cubin++; break;
     case MPROF_SASS_NO_DISASSEMBLER: report->no_disassembler++; break;
+    case MPROF_SASS_DEFERRED:
+      deferred++;
+      deferred_sampled += f->pc_count > 0;
+      break;
     default: report->failed++; break;
     }
     for (size_t k = 0; k < f->instruction_count; k++)
@@ -54,6 +61,10 @@ int mprof_sass_report_count(mprof_sass_report *report,
     for (size_t p = 0; p < f->pc_count; p++)
       for (uint32_t r = 0; r < f->pcs[p].reason_count; r++)
         report->samples += f->pcs[p].counts[r];
+  }
+  if (report->version >= 2) {
+    report->deferred = deferred;
+    report->deferred_sampled = deferred_sampled;
   }
   return 0;
 }
@@ -247,9 +258,11 @@ raw_function(const mprof_sass_listing *listing) {
              : NULL;
 }
 
-/* Without a disassembler: one entry per instruction slot, with its line and
- * an empty opcode, so samples still land on source lines. */
-static int take_lines_only(mprof_sidecar *sc, const work_item *item) {
+/* Without a disassembler (or before it runs): one entry per instruction
+ * slot, with its line and an empty opcode, so samples still land on source
+ * lines; the function gets @p state. */
+static int take_lines_only(mprof_sidecar *sc, const work_item *item,
+                           uint32_t state) {
   const mprof_sass_function *code = item->code;
   int rc = mprof__sidecar_clear_instructions(sc, item->fn);
   if (!rc && (code->flags & MPROF_SASS_FUNCTION_LINES)) {
@@ -263,8 +276,7 @@ static int take_lines_only(mprof_sidecar *sc, const work_item *item) {
     }
   }
   if (!rc)
-    rc = mprof_sidecar_set_sass_state(sc, item->fn, MPROF_SASS_NO_DISASSEMBLER,
-                                      NULL);
+    rc = mprof_sidecar_set_sass_state(sc, item->fn, state, NULL);
   return rc;
 }
 
@@ -295,8 +307,11 @@ typedef struct group {
   char failure[600];
 } group;
 
-/* The code of every function of trimmed cubins for one SM, back to back,
- * for one `nvdisasm -b` run (nvdisasm refuses cubins with NOBITS code). */
+/* Code below this is one batch: one nvdisasm start-up costs more. */
+#define BATCH_MIN_BYTES ((size_t)1 << 20)
+
+/* The code of functions of trimmed cubins for one SM, back to back, for
+ * one `nvdisasm -b` run (nvdisasm refuses cubins with NOBITS code). */
 typedef struct raw_batch {
   uint32_t arch;
   unsigned char *code;
@@ -414,7 +429,8 @@ static void disassemble_groups(attach_work *w) {
       pthread_cond_timedwait(&w->done_cond, &w->lock, &until);
     }
     pthread_mutex_unlock(&w->lock);
-    w->opts->progress(w->opts->progress_userdata, "disassembling", jobs, jobs);
+    w->opts->progress(w->opts->progress_userdata, "disassembling", total,
+                      total);
   }
   for (unsigned j = 0; j < started; j++)
     pthread_join(threads[j], NULL);
@@ -423,7 +439,8 @@ static void disassemble_groups(attach_work *w) {
 int mprof__sass_attach(mprof_sidecar *sc,
                        const mprof_sass_binary *const *binaries, size_t count,
                        const mprof_sass_options *user_opts,
-                       mprof_sass_report *report, const uint32_t *arch_of) {
+                       mprof_sass_report *report, const uint32_t *arch_of,
+                       int which) {
   mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!sc || (count && !binaries))
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_attach: NULL argument");
@@ -441,7 +458,10 @@ int mprof__sass_attach(mprof_sidecar *sc,
     return rc;
   char tool[4096] = "";
   int have_tool = 0;
-  if (!(opts->flags & MPROF_SASS_NO_DISASSEMBLY)) {
+  /* Deferring everything needs no disassembler now. */
+  int defer_all = (opts->flags & MPROF_SASS_DEFER) &&
+                  !(opts->flags & MPROF_SASS_NO_DISASSEMBLY);
+  if (!(opts->flags & MPROF_SASS_NO_DISASSEMBLY) && !defer_all) {
     if (opts->nvdisasm && access(opts->nvdisasm, X_OK) != 0)
       return mprof__error_set(MPROF_ENOTFOUND,
                               "%s: nvdisasm is not there (not an executable "
@@ -455,23 +475,52 @@ int mprof__sass_attach(mprof_sidecar *sc,
   }
   size_t n = mprof_sidecar_function_count(sc);
   work_item *items = (work_item *)calloc(n ? n : 1, sizeof *items);
+  work_item *later = (work_item *)calloc(n ? n : 1, sizeof *later);
   group *groups = (group *)calloc(n ? n : 1, sizeof *groups);
-  if (!items || !groups) {
+  if (!items || !later || !groups) {
     free(items);
+    free(later);
     free(groups);
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
   }
-  size_t item_count = 0;
-  for (size_t i = 0; i < n; i++) {
+  /* Functions to disassemble now (items) and those whose code waits in the
+   * trace (later: lines and resources only, MPROF_SASS_DEFERRED). */
+  int sampled_only = (opts->flags & MPROF_SASS_SAMPLED_ONLY) &&
+                     !(opts->flags & MPROF_SASS_NO_DISASSEMBLY);
+  size_t item_count = 0, later_count = 0, gone = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
     const mprof_sidecar_function *f = mprof_sidecar_function_at(sc, i);
     if (f->sass_state == MPROF_SASS_PRESENT)
+      continue;
+    if (which == MPROF__ATTACH_DEFERRED_SAMPLED &&
+        (f->sass_state != MPROF_SASS_DEFERRED || !f->pc_count))
       continue;
     uint32_t arch = arch_of ? arch_of[i] : opts->arch;
     work_item item;
     if (choose(f, binaries, count, arch, &item)) {
       item.fn = (uint32_t)i;
-      items[item_count++] = item;
+      if (defer_all || (sampled_only && !f->pc_count))
+        later[later_count++] = item;
+      else
+        items[item_count++] = item;
+    } else if (which == MPROF__ATTACH_DEFERRED_SAMPLED) {
+      /* Its code left the trace (dropped since): asking again is useless. */
+      rc = mprof_sidecar_set_sass_state(sc, (uint32_t)i, MPROF_SASS_NO_CUBIN,
+                                        NULL);
+      gone += rc == 0;
     }
+  }
+  size_t attached = later_count + gone;
+  for (size_t i = 0; !rc && i < later_count; i++) {
+    rc = take_resources(sc, &later[i]);
+    if (!rc)
+      rc = take_lines_only(sc, &later[i], MPROF_SASS_DEFERRED);
+  }
+  free(later);
+  if (rc) {
+    free(items);
+    free(groups);
+    return rc;
   }
   /* One group per cubin: each distinct function is disassembled once. */
   qsort(items, item_count, sizeof *items, by_cubin);
@@ -487,10 +536,19 @@ int mprof__sass_attach(mprof_sidecar *sc,
   }
   mprof_sass_options run_opts = *opts;
   run_opts.nvdisasm = have_tool ? tool : NULL;
-  /* Trimmed cubins: every function's code into one batch per SM, each at a
-   * 16-byte aligned base. */
+  /* Trimmed cubins: every function's code into batches per SM, each at a
+   * 16-byte aligned base. A batch is one nvdisasm process, whose start-up
+   * costs more than small code does: one batch per SM unless the code
+   * is large enough to share among the jobs. */
   raw_batch *batches = NULL;
-  size_t batch_count = 0;
+  size_t batch_count = 0, batch_code = 0;
+  for (size_t gi = 0; have_tool && gi < group_count; gi++)
+    if (mprof__sass_cubin_trimmed(items[groups[gi].start].cubin))
+      for (size_t i = groups[gi].start; i < groups[gi].end; i++)
+        batch_code += items[i].code->size;
+  size_t batch_limit = batch_code / job_count(opts, SIZE_MAX) + 1;
+  if (batch_limit < BATCH_MIN_BYTES)
+    batch_limit = BATCH_MIN_BYTES;
   uint32_t *batch_of =
       (uint32_t *)calloc(item_count ? item_count : 1, sizeof *batch_of);
   uint32_t *base_of =
@@ -505,7 +563,8 @@ int mprof__sass_attach(mprof_sidecar *sc,
       continue;
     g->batched = 1;
     size_t b = 0;
-    while (b < batch_count && batches[b].arch != arch)
+    while (b < batch_count &&
+           (batches[b].arch != arch || batches[b].size >= batch_limit))
       b++;
     if (b == batch_count) {
       raw_batch *grown =
@@ -560,7 +619,6 @@ int mprof__sass_attach(mprof_sidecar *sc,
     pthread_cond_destroy(&work.done_cond);
     pthread_mutex_destroy(&work.lock);
   }
-  size_t attached = 0;
   for (size_t gi = 0; gi < group_count; gi++) {
     group *g = &groups[gi];
     if (!rc && g->rc)
@@ -586,7 +644,7 @@ int mprof__sass_attach(mprof_sidecar *sc,
         rc = mprof_sidecar_set_sass_state(sc, items[i].fn, MPROF_SASS_FAILED,
                                           g->failure);
       else
-        rc = take_lines_only(sc, &items[i]);
+        rc = take_lines_only(sc, &items[i], MPROF_SASS_NO_DISASSEMBLER);
       attached++;
     }
     mprof_sass_listing_free(g->listing);
@@ -618,7 +676,8 @@ int mprof_sass_attach(mprof_sidecar *sidecar,
                       const mprof_sass_binary *const *binaries, size_t count,
                       const mprof_sass_options *opts,
                       mprof_sass_report *report) {
-  return mprof__sass_attach(sidecar, binaries, count, opts, report, NULL);
+  return mprof__sass_attach(sidecar, binaries, count, opts, report, NULL,
+                            MPROF__ATTACH_MISSING);
 }
 
 /* ---- build ---------------------------------------------------------------
@@ -811,6 +870,25 @@ static int collect(const mprof_trace *t, mprof_sidecar *sc, key_map *map,
   return rc;
 }
 
+/* The SM of each function's device in @p t (opts->arch when unknown):
+ * *out gets a new array the caller frees. */
+static int archs_of(const mprof_trace *t, const mprof_sidecar *sc,
+                    const mprof_sass_options *opts, uint32_t **out) {
+  size_t n = mprof_sidecar_function_count(sc);
+  uint32_t *arch_of = (uint32_t *)calloc(n ? n : 1, sizeof *arch_of);
+  *out = arch_of;
+  if (!arch_of)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  size_t devices;
+  const mprof_device_record *dev = mprof_trace_devices(t, &devices);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t d = mprof_sidecar_function_at(sc, i)->device;
+    arch_of[i] =
+        d < devices ? dev[d].cc_major * 10 + dev[d].cc_minor : opts->arch;
+  }
+  return 0;
+}
+
 int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
                              const mprof_sass_options *opts,
                              mprof_sass_report *report) {
@@ -842,22 +920,12 @@ int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
     rc = collect(t, sc, &map, &total);
   if (!rc)
     rc = mprof__sass_binary_from_trace(&own, t);
-  size_t n = mprof_sidecar_function_count(sc);
+  if (!rc)
+    rc = archs_of(t, sc, opts, &arch_of);
   if (!rc) {
-    arch_of = (uint32_t *)calloc(n ? n : 1, sizeof *arch_of);
-    if (!arch_of)
-      rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
-  }
-  if (!rc) {
-    size_t devices;
-    const mprof_device_record *dev = mprof_trace_devices(t, &devices);
-    for (size_t i = 0; i < n; i++) {
-      uint32_t d = mprof_sidecar_function_at(sc, i)->device;
-      arch_of[i] =
-          d < devices ? dev[d].cc_major * 10 + dev[d].cc_minor : opts->arch;
-    }
     const mprof_sass_binary *bins[1] = {own};
-    rc = mprof__sass_attach(sc, bins, 1, opts, report, arch_of);
+    rc = mprof__sass_attach(sc, bins, 1, opts, report, arch_of,
+                            MPROF__ATTACH_MISSING);
   }
   if (!rc)
     rc = mprof_sidecar_save(sc, sidecar_path);
@@ -867,6 +935,75 @@ int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
   key_map_free(&map);
   mprof_sass_binary_free(own);
   mprof_sidecar_free(sc);
+  mprof_trace_free(t);
+  return rc;
+}
+
+int mprof_sass_complete(mprof_sidecar *sidecar, const char *trace_path,
+                        const char *sidecar_path,
+                        const mprof_sass_options *opts,
+                        mprof_sass_report *report) {
+  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
+  if (!sidecar || !trace_path)
+    return mprof__error_set(MPROF_EINVAL, "mprof_sass_complete: NULL argument");
+  if (!opts)
+    opts = &defaults;
+  if (!mprof__sass_options_known(opts->version))
+    return mprof__error_set(MPROF_EVERSION,
+                            "sass options version %u is not supported",
+                            opts->version);
+  int rc = check_report(report);
+  if (rc)
+    return rc;
+  mprof_sass_report own_report = MPROF_SASS_REPORT_INIT;
+  if (!report)
+    report = &own_report;
+  size_t pending = 0, n = mprof_sidecar_function_count(sidecar);
+  for (size_t i = 0; i < n; i++) {
+    const mprof_sidecar_function *f = mprof_sidecar_function_at(sidecar, i);
+    pending += f->sass_state == MPROF_SASS_DEFERRED && f->pc_count;
+  }
+  char tool[4096] = "";
+  if (pending && !(opts->flags & MPROF_SASS_NO_DISASSEMBLY)) {
+    if (opts->nvdisasm) {
+      if (access(opts->nvdisasm, X_OK) != 0)
+        return mprof__error_set(MPROF_ENOTFOUND,
+                                "%s: nvdisasm is not there (not an "
+                                "executable file)",
+                                opts->nvdisasm);
+      snprintf(tool, sizeof tool, "%s", opts->nvdisasm);
+    } else if (mprof_sass_find_tool(tool, sizeof tool, "nvdisasm") != 0) {
+      tool[0] = '\0'; /* not here: the functions stay deferred */
+    }
+  }
+  if (!*tool) {
+    report->disassembler[0] = '\0';
+    return mprof_sass_report_count(report, sidecar);
+  }
+  mprof_trace *t = NULL;
+  mprof_sass_binary *own = NULL;
+  uint32_t *arch_of = NULL;
+  rc = mprof_trace_open(&t, trace_path, NULL);
+  if (!rc)
+    rc = mprof__sass_binary_from_trace(&own, t);
+  if (!rc)
+    rc = archs_of(t, sidecar, opts, &arch_of);
+  size_t before = report->attached;
+  if (!rc) {
+    mprof_sass_options run_opts;
+    mprof__sass_options_copy(&run_opts, opts);
+    run_opts.nvdisasm = tool;
+    run_opts.flags &= ~(MPROF_SASS_DEFER | MPROF_SASS_SAMPLED_ONLY);
+    const mprof_sass_binary *bins[1] = {own};
+    rc = mprof__sass_attach(sidecar, bins, 1, &run_opts, report, arch_of,
+                            MPROF__ATTACH_DEFERRED_SAMPLED);
+  }
+  /* The saved sidecar is a cache of this work: failing to write it loses
+   * nothing but the next caller's time. */
+  if (!rc && sidecar_path && report->attached > before)
+    (void)mprof_sidecar_save(sidecar, sidecar_path);
+  free(arch_of);
+  mprof_sass_binary_free(own);
   mprof_trace_free(t);
   return rc;
 }

@@ -27,7 +27,7 @@
 #include "sidecar_internal.h"
 
 const char *const mprof__sidecar_state_names[STATE_COUNT] = {
-    "present", "no_cubin", "no_disassembler", "failed"};
+    "present", "no_cubin", "no_disassembler", "failed", "deferred"};
 
 /* ---- string pool ---------------------------------------------------------
  */

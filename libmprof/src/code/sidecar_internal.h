@@ -26,9 +26,10 @@
 #define SIDECAR_CELLS_PER_BYTE 4u
 #define SIDECAR_CELLS_SLACK 65536u
 
-/* "present", "no_cubin", "no_disassembler", "failed": by sass_state. */
-extern const char *const mprof__sidecar_state_names[4];
-#define STATE_COUNT 4
+/* "present", "no_cubin", "no_disassembler", "failed", "deferred": by
+ * sass_state. */
+extern const char *const mprof__sidecar_state_names[5];
+#define STATE_COUNT 5
 
 typedef struct pool_chunk {
   struct pool_chunk *next;

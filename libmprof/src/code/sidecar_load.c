@@ -350,7 +350,7 @@ static int load_function(loader *l, json_object *o, size_t index) {
   if (s == STATE_COUNT)
     return bad(l, where,
                "sass_state \"%.40s\" is not present, no_cubin, "
-               "no_disassembler or failed",
+               "no_disassembler, failed or deferred",
                state);
   info.sass_state = (uint32_t)s;
   rc = get_string(l, where, "sass_error", field_of(o, "sass_error"),
