@@ -62,7 +62,7 @@ const char *cli_cuda_home(void);
 typedef struct cli_progress {
   double started;     /* the work began */
   double first, last; /* first and last report from libmprof */
-  size_t runs;        /* nvdisasm runs in all */
+  size_t runs;        /* disassembly batches (a cubin, or code of several) */
   int tty;            /* stderr is a terminal and not quiet */
   int shown;          /* a line is on the terminal */
 } cli_progress;

@@ -52,7 +52,7 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
   if (cli_verbose())
     fprintf(stderr,
             "mprof: time: sorting and demangling %.1f ms; sidecar %.1f ms "
-            "(disassembly %.1f ms: %zu nvdisasm runs, %zu functions; %zu "
+            "(disassembly %.1f ms: %zu batches, %zu functions; %zu "
             "deferred)\n",
             (sorted - prog.started) * 1e3, (built - sorted) * 1e3,
             (prog.last - prog.first) * 1e3, prog.runs, report.with_sass,

@@ -42,8 +42,8 @@ void cli_progress_report(void *userdata, const char *what, size_t done,
   p->runs = total;
   if (!p->tty || now - p->started < 0.5)
     return;
-  fprintf(stderr, "\r\033[Kmprof: %s: %zu of %zu nvdisasm runs done", what,
-          done, total);
+  fprintf(stderr, "\r\033[Kmprof: %s: %zu of %zu batches done", what, done,
+          total);
   fflush(stderr);
   p->shown = 1;
 }
@@ -69,7 +69,7 @@ int cli_complete_sass(mprof_sidecar *sidecar, const char *trace_path,
   if (!rc && report.attached && cli_verbose())
     fprintf(stderr,
             "mprof: time: SASS for %zu sampled functions (left by record) "
-            "%.1f ms, %zu nvdisasm runs\n",
+            "%.1f ms, %zu batches\n",
             report.attached, (cli_seconds() - prog.started) * 1e3, prog.runs);
   return rc;
 }

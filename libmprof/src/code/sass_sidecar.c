@@ -405,7 +405,8 @@ static void disassemble_groups(attach_work *w) {
   unsigned jobs = job_count(w->opts, w->group_count + w->batch_count);
   pthread_t threads[64];
   unsigned started = 0;
-  for (unsigned j = 1; j < jobs; j++)
+  /* With progress to report, the calling thread only reports. */
+  for (unsigned j = w->opts->progress ? 0 : 1; j < jobs; j++)
     if (pthread_create(&threads[started], NULL, attach_worker, w) == 0)
       started++;
   if (!w->opts->progress) {
