@@ -80,6 +80,14 @@ static void write_every_record(const char *path) {
   mprof_range_record r = {
       950, 1400, mprof_writer_string(w, "forward"), 0, 42, 0, 0xff00ff00u, 0};
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
+  mprof_api_call_record ac[2] = {
+      {980, 995, 10, 42, mprof_writer_string(w, "cudaLaunchKernel"),
+       MPROF_API_RUNTIME},
+      {1082, 1090, 11, 42, mprof_writer_string(w, "cuLaunchKernel"),
+       MPROF_API_DRIVER}};
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &ac[i]), 0);
   mprof_region_record rg = {mprof_writer_string(w, "loader"), 0xff3366ccu,
                             MPROF_ROLE_LOADER, 0};
   uint32_t rgi;
@@ -178,6 +186,17 @@ static void test_round_trip_every_record(void **state) {
   assert_int_equal(n, 1);
   assert_string_equal(mprof_trace_string(t, r->name), "forward");
   assert_int_equal(r->color, 0xff00ff00u);
+  const mprof_api_call_record *ac = mprof_trace_api_calls(t, &n);
+  assert_int_equal(n, 2);
+  assert_int_equal(ac[0].start, 980);
+  assert_int_equal(ac[0].end, 995);
+  assert_int_equal(ac[0].correlation_id, 10);
+  assert_int_equal(ac[0].thread_id, r->thread_id);
+  assert_string_equal(mprof_trace_string(t, ac[0].name), "cudaLaunchKernel");
+  assert_int_equal(ac[0].kind, MPROF_API_RUNTIME);
+  assert_string_equal(mprof_trace_string(t, ac[1].name), "cuLaunchKernel");
+  assert_int_equal(ac[1].kind, MPROF_API_DRIVER);
+  assert_string_equal(mprof_section_name(MPROF_SECTION_API_CALLS), "API_CALLS");
   const mprof_region_record *rg = mprof_trace_regions(t, &n);
   assert_int_equal(n, 1);
   assert_int_equal(rg->role, MPROF_ROLE_LOADER);
@@ -242,6 +261,11 @@ static void test_million_launches(void **state) {
   mprof_trace_streams(t, &streams);
   assert_int_equal(n, 1000000);
   assert_int_equal(streams, 4);
+  /* A trace without API_CALLS (as every trace before the section) opens;
+   * the calls are simply absent. */
+  size_t calls = 99;
+  assert_null(mprof_trace_api_calls(t, &calls));
+  assert_int_equal(calls, 0);
   /* 40 bytes per launch plus small tables. */
   assert_true(mprof_trace_file_size(t) < 1000000ull * 48);
   size_t total = 0;
@@ -789,6 +813,14 @@ static void write_process(const char *path, const char *host, const char *pid,
     assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
                      0);
   }
+  mprof_api_call_record call = {t0 - 400,
+                                t0 - 100,
+                                1,
+                                9,
+                                mprof_writer_string(w, "cudaLaunchKernel"),
+                                MPROF_API_RUNTIME};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &call),
+                   0);
   assert_int_equal(mprof_writer_drop(w, MPROF_DROP_ACTIVITY_RECORDS, d, 2), 0);
   assert_int_equal(mprof_writer_finish(w), 0);
 }
@@ -846,6 +878,11 @@ static void test_merge_aligns_by_clock_anchors(void **state) {
   /* c shares a's host and clock: not moved. */
   assert_int_equal(l[5].start, 5000500000ull);
   assert_int_equal(l[5].stream, 2);
+  /* The API calls move with their process's clock. */
+  const mprof_api_call_record *calls = mprof_trace_api_calls(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(calls[1].start, 5002000000ull - 400);
+  assert_string_equal(mprof_trace_string(t, calls[1].name), "cudaLaunchKernel");
   /* In time order the set reads c, a, b. */
   uint64_t t0, t1;
   mprof_trace_time_bounds(t, &t0, &t1);
@@ -954,6 +991,13 @@ static void test_rewrite_sorts_and_drops_code(void **state) {
   mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l2);
   mprof_span_record sp = {910, 920, 0, 3, 0, MPROF_INDEX_NONE, rg, 0, 5};
   mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp);
+  mprof_api_call_record call = {40,
+                                45,
+                                3,
+                                7,
+                                mprof_writer_string(w, "cudaLaunchKernel"),
+                                MPROF_API_RUNTIME};
+  mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &call);
   mprof_cubin_record cb = {
       77, 0, 0, 4, MPROF_INDEX_NONE, MPROF_CUBIN_KEPT_WHOLE};
   mprof_writer_cubin(w, &cb, "ELF!", 4);
@@ -987,9 +1031,35 @@ static void test_rewrite_sorts_and_drops_code(void **state) {
   const mprof_region_record *regions = mprof_trace_regions(r, &n);
   assert_string_equal(mprof_trace_string(r, regions[0].name), "consumer");
   assert_int_equal(mprof_trace_drop_total(r, MPROF_DROP_PC_DROPPED_SAMPLES), 3);
+  const mprof_api_call_record *calls = mprof_trace_api_calls(r, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(calls[0].correlation_id, 3);
+  assert_string_equal(mprof_trace_string(r, calls[0].name), "cudaLaunchKernel");
   mprof_trace_free(r);
   unlink(path);
   unlink(out);
+}
+
+/* An API call that ends before it starts is refused with its section named. */
+static void test_api_call_ending_before_start(void **state) {
+  (void)state;
+  const char *path = test_path("bad-call.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_api_call_record call = {500,
+                                400,
+                                1,
+                                2,
+                                mprof_writer_string(w, "cudaMemcpyAsync"),
+                                MPROF_API_RUNTIME};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &call),
+                   0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t = NULL;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), MPROF_EFORMAT);
+  assert_non_null(strstr(mprof_error_last(), "API_CALLS"));
+  assert_non_null(strstr(mprof_error_last(), "ends before it starts"));
+  unlink(path);
 }
 
 int main(void) {
@@ -1009,6 +1079,7 @@ int main(void) {
       cmocka_unit_test(test_errors_and_version),
       cmocka_unit_test(test_synth_is_deterministic),
       cmocka_unit_test(test_rewrite_sorts_and_drops_code),
+      cmocka_unit_test(test_api_call_ending_before_start),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,7 @@ extern "C" {
 #define MPROF_FORMAT_MAGIC "MPROF\x00\r\n"
 #define MPROF_FORMAT_MAGIC_SIZE 8
 #define MPROF_FORMAT_VERSION_MAJOR 1
-#define MPROF_FORMAT_VERSION_MINOR 1
+#define MPROF_FORMAT_VERSION_MINOR 2
 
 /** String reference 0 is always the empty string. */
 #define MPROF_STR_NONE 0u
@@ -84,7 +84,8 @@ typedef enum mprof_section_type {
   MPROF_SECTION_DROPS = 16,      /**< mprof_drop_record */
   MPROF_SECTION_PM_METRICS = 17, /**< mprof_pm_metric_record */
   MPROF_SECTION_PM_SAMPLES = 18, /**< mprof_pm_sample_record */
-  MPROF_SECTION_TYPE_MAX_ = 18
+  MPROF_SECTION_API_CALLS = 19,  /**< mprof_api_call_record */
+  MPROF_SECTION_TYPE_MAX_ = 19
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */
@@ -221,6 +222,27 @@ typedef struct mprof_range_record {
   uint32_t reserved;
 } mprof_range_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_range_record) == 40, "range is 40 bytes");
+
+/** Which CUDA API an API_CALLS record's function belongs to. */
+typedef enum mprof_api_kind {
+  MPROF_API_RUNTIME = 1, /**< cudaLaunchKernel, cudaMemcpyAsync, ... */
+  MPROF_API_DRIVER = 2   /**< cuLaunchKernel, cuMemcpyAsync, ... */
+} mprof_api_kind;
+
+/** API_CALLS: the host call that issued a launch, copy, memset or graph
+ *  launch. `correlation_id` is the one of the LAUNCHES/MEMOPS record it
+ *  issued; `thread_id` is in the same id space as RANGES `thread_id`, so
+ *  the ranges and the calls of one thread line up. */
+typedef struct mprof_api_call_record {
+  uint64_t start; /**< API entry, trace clock */
+  uint64_t end;   /**< API exit, trace clock */
+  uint32_t correlation_id;
+  uint32_t thread_id; /**< host thread id, as RANGES thread_id */
+  uint32_t name;      /**< string ref, e.g. "cudaLaunchKernel" */
+  uint32_t kind;      /**< mprof_api_kind: 1 runtime, 2 driver */
+} mprof_api_call_record;
+MPROF_STATIC_ASSERT(sizeof(mprof_api_call_record) == 32,
+                    "api call is 32 bytes");
 
 /** Region roles, after the Megakernels rows. */
 typedef enum mprof_region_role {

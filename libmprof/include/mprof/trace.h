@@ -110,6 +110,11 @@ MPROF_API const mprof_pm_metric_record *
 mprof_trace_pm_metrics(const mprof_trace *trace, size_t *count);
 MPROF_API const mprof_pm_sample_record *
 mprof_trace_pm_samples(const mprof_trace *trace, size_t *count);
+/** API_CALLS: the host calls that issued launches and copies, in the order
+ *  written (not sorted). A trace recorded before the section existed has
+ *  none: NULL and *count 0. */
+MPROF_API const mprof_api_call_record *
+mprof_trace_api_calls(const mprof_trace *trace, size_t *count);
 
 /** The value of META key @p key (the last one written), or NULL. */
 MPROF_API const char *mprof_trace_meta(const mprof_trace *trace,

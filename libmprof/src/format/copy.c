@@ -78,6 +78,10 @@ int mprof__copy_section(mprof_writer *w, const mprof_trace *trace,
   case MPROF_SECTION_PM_SAMPLES:
     COPY_SECTION(type, mprof_pm_sample_record, mprof_trace_pm_samples, (void)0);
     break;
+  case MPROF_SECTION_API_CALLS:
+    COPY_SECTION(type, mprof_api_call_record, mprof_trace_api_calls,
+                 rec.name = STR(rec.name));
+    break;
   default:
     return mprof__error_set(MPROF_EINVAL, "section %u is not copied by record",
                             (unsigned)type);

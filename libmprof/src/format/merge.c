@@ -157,6 +157,14 @@ rec.domain = STR(rec.domain);
 rc = mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &rec);
 }
 }
+{EACH(mprof_api_call_record, mprof_trace_api_calls){
+    mprof_api_call_record rec = r_mprof_trace_api_calls[i];
+rec.start = shifted(rec.start, b->shift);
+rec.end = shifted(rec.end, b->shift);
+rec.name = STR(rec.name);
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &rec);
+}
+}
 {EACH(mprof_region_record,
       mprof_trace_regions){mprof_region_record rec = r_mprof_trace_regions[i];
 rec.name = STR(rec.name);

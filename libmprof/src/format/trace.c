@@ -47,7 +47,7 @@ static const char *const section_names[SECTION_COUNT] = {
     "UNKNOWN", "STRINGS", "META",          "DEVICES",    "STREAMS",
     "KERNELS", "SHAPES",  "LAUNCHES",      "MEMOPS",     "RANGES",
     "REGIONS", "SPANS",   "STALL_REASONS", "PC_SAMPLES", "CUBINS",
-    "BLOBS",   "DROPS",   "PM_METRICS",    "PM_SAMPLES"};
+    "BLOBS",   "DROPS",   "PM_METRICS",    "PM_SAMPLES", "API_CALLS"};
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
@@ -73,6 +73,7 @@ static uint32_t expected_record_size(uint32_t type) {
   case MPROF_SECTION_DROPS: return sizeof(mprof_drop_record);
   case MPROF_SECTION_PM_METRICS: return sizeof(mprof_pm_metric_record);
   case MPROF_SECTION_PM_SAMPLES: return sizeof(mprof_pm_sample_record);
+  case MPROF_SECTION_API_CALLS: return sizeof(mprof_api_call_record);
   default: return 0;
   }
 }
@@ -296,6 +297,14 @@ static int validate_tables(mprof_trace *t) {
   for (size_t i = 0; i < n; i++) {
     CHECK(check_string(t, MPROF_SECTION_RANGES, i, "name", r[i].name));
     CHECK(check_string(t, MPROF_SECTION_RANGES, i, "domain", r[i].domain));
+  }
+  const mprof_api_call_record *ac = mprof_trace_api_calls(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_string(t, MPROF_SECTION_API_CALLS, i, "name", ac[i].name));
+    if (ac[i].end < ac[i].start)
+      return BAD(t, MPROF_SECTION_API_CALLS,
+                 record_offset(t, MPROF_SECTION_API_CALLS, i),
+                 "record %zu ends before it starts", i);
   }
   const mprof_region_record *rg = mprof_trace_regions(t, &n);
   for (size_t i = 0; i < n; i++)
@@ -823,6 +832,8 @@ TYPED_ACCESSOR(mprof_trace_pm_metrics, mprof_pm_metric_record,
                MPROF_SECTION_PM_METRICS)
 TYPED_ACCESSOR(mprof_trace_pm_samples, mprof_pm_sample_record,
                MPROF_SECTION_PM_SAMPLES)
+TYPED_ACCESSOR(mprof_trace_api_calls, mprof_api_call_record,
+               MPROF_SECTION_API_CALLS)
 
 const char *mprof_trace_meta(const mprof_trace *trace, const char *key) {
   size_t n;

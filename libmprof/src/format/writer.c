@@ -107,6 +107,7 @@ static uint32_t record_size_of(uint32_t type) {
   case MPROF_SECTION_DROPS: return sizeof(mprof_drop_record);
   case MPROF_SECTION_PM_METRICS: return sizeof(mprof_pm_metric_record);
   case MPROF_SECTION_PM_SAMPLES: return sizeof(mprof_pm_sample_record);
+  case MPROF_SECTION_API_CALLS: return sizeof(mprof_api_call_record);
   default: return 0;
   }
 }
@@ -120,6 +121,7 @@ static int section_spills(uint32_t type) {
   case MPROF_SECTION_SPANS:
   case MPROF_SECTION_PC_SAMPLES:
   case MPROF_SECTION_PM_SAMPLES:
+  case MPROF_SECTION_API_CALLS:
   case MPROF_SECTION_BLOBS: return 1;
   default: return 0;
   }
