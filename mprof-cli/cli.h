@@ -106,12 +106,16 @@ int cli_trace_set_add(cli_trace_set *set, const char *arg); /* -1: no memory */
 void cli_trace_set_free(cli_trace_set *set);
 /* `mprof record blocks` (cmd_blocks.c): find libmprof-blocks.so; set up
  * the child's environment (the block producer preloaded, writing
- * PATTERN.source; no CUPTI producer, which cannot share the process); after
- * the run turn each new PATTERN.source into its trace. cli_blocks_finish
- * returns 0 or an exit status. */
+ * PATTERN.source, reporting to MANIFEST; no CUPTI producer, which cannot
+ * share the process); after the run turn each process's NAME.source into
+ * its trace NAME (cli_blocks_finish_file), or, when no process reported,
+ * each new PATTERN.source (cli_blocks_finish). Both return 0 or an exit
+ * status. */
 int cli_find_blocks(char *out, size_t size);
-void cli_blocks_env(const char *pattern, const char *blocks_lib);
+void cli_blocks_env(const char *pattern, const char *blocks_lib,
+                    const char *manifest, int memory);
 int cli_blocks_finish(const char *pattern, time_t started, unsigned flags);
+int cli_blocks_finish_file(const char *source, unsigned flags);
 /* The glob(3) pattern matching every file `record -o PATTERN` writes, with
  * @p suffix appended: %p becomes '*', %% a '%', glob characters are
  * escaped; cut short rather than overflow @p size (cmd_record.c). */

@@ -63,11 +63,16 @@ int cli_find_blocks(char *out, size_t size) {
 }
 
 /* In the child, before exec: the block producer, preloaded (it subscribes
- * from its constructor), writes PATTERN.source. */
-void cli_blocks_env(const char *pattern, const char *blocks_lib) {
+ * from its constructor), writes PATTERN.source (expanded per process) and
+ * tells MANIFEST which name it took. */
+void cli_blocks_env(const char *pattern, const char *blocks_lib,
+                    const char *manifest, int memory) {
   char path[PATH_MAX];
   if (snprintf(path, sizeof path, "%s.source", pattern) < (int)sizeof path)
     setenv("MPROF_BLOCKS_OUTPUT", path, 1);
+  setenv("MPROF_MANIFEST", manifest, 1);
+  if (memory)
+    setenv("MPROF_BLOCKS_MEMORY", "1", 1);
   const char *old = getenv("LD_PRELOAD");
   size_t len = strlen(blocks_lib) + (old ? strlen(old) : 0) + 2;
   char *value = (char *)malloc(len);
@@ -224,12 +229,13 @@ static void facts_read(facts *f, const meta_list *m) {
 }
 
 /* The producer's counters for META: everything but the device and kernel
- * facts, which become records. */
+ * facts and the memory counts, which become records. */
 static size_t counters_only(meta_list *m) {
   size_t kept = 0;
   for (size_t i = 0; i < m->count; i++) {
     if (strncmp(m->pairs[2 * i], "blocks.device.", 14) == 0 ||
-        strncmp(m->pairs[2 * i], "blocks.kernel.", 14) == 0)
+        strncmp(m->pairs[2 * i], "blocks.kernel.", 14) == 0 ||
+        strcmp(m->pairs[2 * i], "blocks.memory") == 0)
       continue;
     char *k = m->pairs[2 * i], *v = m->pairs[2 * i + 1];
     m->pairs[2 * i] = m->pairs[2 * kept];
@@ -242,14 +248,15 @@ static size_t counters_only(meta_list *m) {
 }
 
 /* One .source file into its trace, then the usual post-processing. */
-static int finish_one(const char *source, unsigned flags) {
+int cli_blocks_finish_file(const char *source, unsigned flags) {
   char trace[PATH_MAX], meta_path[PATH_MAX + 8];
   size_t len = strlen(source);
-  if (len <= 7 || len - 7 >= sizeof trace)
+  if (len <= 7 || len >= sizeof trace)
     return CLI_EXIT_USAGE;
   memcpy(trace, source, len - 7);
   trace[len - 7] = '\0';
-  snprintf(meta_path, sizeof meta_path, "%s.meta", source);
+  memcpy(meta_path, source, len);
+  memcpy(meta_path + len, ".meta", sizeof ".meta");
   meta_list meta;
   meta_read(&meta, meta_path);
   facts fx;
@@ -328,7 +335,7 @@ int cli_blocks_finish(const char *pattern, time_t started, unsigned flags) {
           st.st_mtime < started)
         continue;
       found++;
-      int rc = finish_one(g.gl_pathv[i], flags);
+      int rc = cli_blocks_finish_file(g.gl_pathv[i], flags);
       if (rc && !status)
         status = rc;
     }

@@ -34,6 +34,7 @@ typedef struct record_options {
   int quiet;
   int source; /* `mprof record source`: also collect producers/source spans */
   int blocks; /* `mprof record blocks`: also record every block (sanitizer) */
+  int memory; /* `record blocks --memory`: count global-memory accesses */
   char blocks_lib[PATH_MAX];
   char **command;
 } record_options;
@@ -84,6 +85,9 @@ static int parse_options(record_options *o, int argc, char **argv) {
     } else if (strcmp(arg, "--drop-code") == 0) {
       o->drop_code = 1;
       continue;
+    } else if (strcmp(arg, "--memory") == 0) {
+      o->memory = 1;
+      continue;
     } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
       o->quiet = 1;
       continue;
@@ -98,6 +102,16 @@ static int parse_options(record_options *o, int argc, char **argv) {
     return cli_usage_error("record", "no command given; usage: mprof record "
                                      "[OPTIONS] -- CMD [ARGS]");
   o->command = argv + i;
+  if (o->memory && !o->blocks)
+    return cli_usage_error("record",
+                           "--memory counts memory accesses through the "
+                           "block producer: use 'mprof record blocks "
+                           "--memory --kernel REGEX -- CMD'");
+  if (o->memory && !o->kernel_regex)
+    return cli_usage_error("record",
+                           "--memory needs --kernel REGEX: it instruments "
+                           "every global-memory access, so name the kernel "
+                           "to look at (e.g. --kernel 'gemm')");
   if (strcmp(o->pc_mode, "continuous") && strcmp(o->pc_mode, "serialized") &&
       strcmp(o->pc_mode, "off"))
     return cli_usage_error("record",
@@ -222,7 +236,7 @@ static int run_command(const record_options *o, const char *producer,
       sigaction(forwarded_signals[i], &old[i], NULL);
     close(pipefd[0]);
     if (o->blocks) {
-      cli_blocks_env(pattern, o->blocks_lib);
+      cli_blocks_env(pattern, o->blocks_lib, manifest, o->memory);
       set_env("MPROF_KERNEL_REGEX", o->kernel_regex);
       execvp(o->command[0], o->command);
       int err = errno;
@@ -533,6 +547,35 @@ static int collect(const process_entry *e, const record_options *o, pid_t child,
   return post;
 }
 
+/* `record blocks`: each process that reported turns its NAME.source into
+ * NAME; one that never said "end" wrote nothing (the block producer writes
+ * once, at exit). */
+static int blocks_collect(const process_entry *list, size_t count,
+                          const record_options *o, pid_t child, int status) {
+  unsigned flags = CLI_POST_NO_SASS | (o->quiet ? CLI_POST_QUIET : 0);
+  int result = 0;
+  if (count > 1 && !o->quiet)
+    fprintf(stderr, "mprof record: %zu processes recorded\n", count);
+  for (size_t i = 0; i < count; i++) {
+    const process_entry *e = &list[i];
+    int rc;
+    if (!e->ended || e->failed) {
+      char how[128];
+      describe_end(how, sizeof how, e, child, status);
+      fprintf(stderr,
+              "mprof record blocks: pid %ld %s and %s %s (the block "
+              "producer writes when the process exits)\n",
+              e->pid, how, e->failed ? "could not write" : "left no", e->path);
+      rc = CLI_EXIT_FAILED;
+    } else {
+      rc = cli_blocks_finish_file(e->path, flags);
+    }
+    if (rc && !result)
+      result = rc;
+  }
+  return result;
+}
+
 /* A trace this run wrote (not a sidecar, not a leftover from before). */
 static int is_new_trace(const char *path, time_t started) {
   struct stat st;
@@ -650,6 +693,12 @@ int cmd_record(int argc, char **argv) {
   process_entry *processes = NULL;
   size_t process_count = read_manifest(manifest, &processes);
   unlink(manifest);
+  if (o.blocks && process_count > 0) {
+    int post_status =
+        blocks_collect(processes, process_count, &o, child, status);
+    free(processes);
+    return exit_status ? exit_status : post_status;
+  }
   if (process_count > 0) {
     if (process_count > 1 && !o.quiet)
       fprintf(stderr, "mprof record: %zu processes recorded\n", process_count);

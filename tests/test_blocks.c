@@ -296,6 +296,12 @@ static void test_build_trace_alone(void **state) {
     l->block[0] = 256;
     l->block[1] = l->block[2] = 1;
     l->host_ns = gt(cupti_start(i)) - 7000;
+    /* Launches 0 and 2 on the NULL stream, 1 on the program's third. */
+    l->stream = i == 1 ? 3 : 0;
+    l->dynamic_shared = 120000;
+    l->has_dynamic_shared = 1;
+    if (i == 2)
+      l->cluster[0] = l->cluster[1] = l->cluster[2] = 1;
     if (i < LAUNCHES) {
       fill_tail(tail[i], i);
       l->slots = tail[i];
@@ -378,6 +384,30 @@ static void test_build_trace_alone(void **state) {
     assert_true(sp[i].start >= tl[sp[i].launch].start);
     assert_true(sp[i].end <= tl[sp[i].launch].end);
   }
+  /* Each launch on its own stream, with the dynamic shared memory and the
+   * cluster its blocks saw. */
+  size_t nst, nsh;
+  const mprof_stream_record *st = mprof_trace_streams(t, &nst);
+  const mprof_shape_record *sh = mprof_trace_shapes(t, &nsh);
+  assert_int_equal(nst, 2);
+  for (int i = 0; i < LAUNCHES; i++) {
+    const mprof_stream_record *s = &st[tl[i].stream];
+    const mprof_shape_record *shape = &sh[tl[i].shape];
+    assert_int_equal(shape->dynamic_shared, 120000);
+    if (s->stream_id == 3)
+      assert_string_equal(mprof_trace_string(t, s->name), "");
+    else {
+      assert_int_equal(s->stream_id, 0);
+      assert_string_equal(mprof_trace_string(t, s->name), "default stream");
+    }
+  }
+  int clustered = 0, on_three = 0;
+  for (size_t i = 0; i < nl; i++) {
+    clustered += sh[tl[i].shape].cluster[0] == 1;
+    on_three += st[tl[i].stream].stream_id == 3;
+  }
+  assert_int_equal(clustered, 1);
+  assert_int_equal(on_three, 1);
   mprof_trace_free(t);
 
   /* The summary measures the tail from it. */

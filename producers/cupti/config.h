@@ -100,4 +100,28 @@ int mprof_cupti_expand_output(char *dst, size_t size, const char *pattern,
                               long pid, const char *host,
                               mprof_cupti_env_fn env, void *userdata);
 
+/* Naming and the manifest (also used by the block producer,
+ * producers/sanitizer). */
+
+/**
+ * @p path with ".PID" before its extension ("run/trace.mprof" →
+ * "run/trace.1234.mprof"; a name without an extension gets ".PID" at the
+ * end). Returns 0, or -1 when it does not fit.
+ */
+int mprof_cupti_pid_path(char *dst, size_t size, const char *path, long pid);
+
+/**
+ * Append one line to the manifest (no-op when @p manifest is ""): a single
+ * write(2) with O_APPEND, so lines of several processes never interleave.
+ * Safe in a signal handler (no allocation, no stdio).
+ */
+void mprof_cupti_manifest_line(const char *manifest, const char *line);
+
+/**
+ * Format "WORD PID VALUE PATH\n" into @p dst without stdio (for signal
+ * handlers). Returns the length, or 0 when it does not fit.
+ */
+size_t mprof_cupti_manifest_format(char *dst, size_t size, const char *word,
+                                   long pid, long value, const char *path);
+
 #endif /* MPROF_CUPTI_CONFIG_H */

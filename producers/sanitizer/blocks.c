@@ -14,25 +14,41 @@
  * beside this library or at MPROF_BLOCKS_PATCH) are loaded, every module is
  * patched at BLOCK_ENTER / BLOCK_EXIT as it loads, and one device buffer of
  * MPROF_BLOCKS_CAPACITY slots (24 bytes each) is allocated and zeroed. Each
- * launch gets the next grid-size run of slots through
- * sanitizerSetLaunchCallbackData (no per-launch copies, no device-side slot
- * allocation); a launch that does not fit is not recorded and its blocks
- * are counted as overflow. At exit (or when the context is destroyed) the
- * used slots are read back and written with the launches as a `.source`
- * file (MPROF_BLOCKS_OUTPUT; %p pid, %h host), plus `FILE.meta`, key and
- * value per line, with what the producer counted.
+ * launch gets the next run of slots (a two-slot launch header, then one per
+ * block) through sanitizerSetLaunchCallbackData (no per-launch copies, no
+ * device-side slot allocation); a launch that does not fit is not recorded
+ * and its blocks are counted as overflow. At exit (or when the context is
+ * destroyed) the used slots are read back and written with the launches
+ * (stream, dynamic shared memory, cluster) as a `.source` file, plus
+ * `FILE.meta`, key and value per line, with what the producer counted.
+ *
+ * One process, one file, as the CUPTI producer does: MPROF_BLOCKS_OUTPUT is
+ * a pattern (%p pid, %h host, %q{VAR} a variable, %% a percent sign); the
+ * first process to launch a kernel claims the name (an exclusive create of
+ * NAME.partial), a later one writes NAME with its pid before the extension,
+ * and each reports "start" and "end" lines to MPROF_MANIFEST.
+ *
+ * With MPROF_BLOCKS_MEMORY=1 (`record blocks --memory`) every global-memory
+ * access of the recorded launches is counted per instruction on the device
+ * (blocks_patch.cu); the host hands each recorded launch its header (the
+ * context's table, the kernel's first PC) with one small copy on the
+ * launch's stream, and writes the table as "blocks.memory" lines.
  *
  * Environment: MPROF_BLOCKS_OUTPUT (required), MPROF_BLOCKS_CAPACITY
  * (slots per context, K/M/G suffixes, default 16M), MPROF_KERNEL_REGEX
- * (record only launches whose kernel name matches), MPROF_BLOCKS_PATCH,
- * MPROF_VERBOSE=1.
+ * (record only launches whose kernel name matches), MPROF_BLOCKS_MEMORY,
+ * MPROF_BLOCKS_MEMORY_ENTRIES (instructions per context, default 16K),
+ * MPROF_MANIFEST, MPROF_BLOCKS_PATCH, MPROF_VERBOSE=1.
  *
  * SPDX-License-Identifier: MIT
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <cuda.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <regex.h>
@@ -46,6 +62,7 @@
 #include <sanitizer.h>
 
 #include "blocks_file.h"
+#include "config.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -57,22 +74,41 @@ typedef struct context_state {
   void *slots;             /* device buffer */
   uint64_t used;           /* slots handed out */
   mprof_blocks_slot *host; /* read back at drain */
+  void *memory;            /* --memory: the device table, or NULL */
+  mprof_blocks_memory_entry *memory_host; /* read back at drain */
   int drained;
 } context_state;
 
 typedef struct launch_entry {
   mprof_blocks_launch launch;
   size_t context; /* index into contexts */
-  uint64_t first; /* first slot, or UINT64_MAX when not recorded */
+  uint64_t first; /* the launch header's slot, or UINT64_MAX: not recorded */
 } launch_entry;
+
+/* A stream a launch used: per device, numbered in order of first use, the
+ * NULL (legacy default) stream 0. */
+typedef struct stream_entry {
+  CUdevice device;
+  CUstream stream;
+  uint32_t number;
+} stream_entry;
 
 static struct {
   pthread_mutex_t lock;
   int started;
   int finished;
   Sanitizer_SubscriberHandle subscriber;
-  char output[PATH_MAX];
+  char output[PATH_MAX]; /* after the claim: this process's file */
+  int output_has_pid;    /* the pattern holds %p */
+  int claimed;           /* 1 claimed, -1 could not: nothing is written */
+  char manifest[PATH_MAX];
   char patch[PATH_MAX];
+  int memory;              /* MPROF_BLOCKS_MEMORY: count memory accesses */
+  uint32_t memory_entries; /* per context, a power of two */
+  uint64_t *function_pc;   /* per kernel: first instruction, 0 unknown */
+  uint64_t *function_size; /* per kernel: bytes, 0 unknown */
+  stream_entry *streams;
+  size_t stream_count, stream_cap;
   uint64_t capacity;
   int verbose;
   int have_regex;
@@ -83,6 +119,7 @@ static struct {
   size_t launch_count, launch_cap;
   char **kernels;
   CUfunction *functions; /* one per kernel name, for its attributes */
+  CUmodule *modules;     /* ... and its module, for its first PC */
   size_t kernel_count, kernel_cap;
   size_t last_kernel;
   uint64_t overflow;
@@ -141,33 +178,79 @@ static int parse_size(const char *s, uint64_t *out) {
   return 0;
 }
 
-/* %p → pid, %h → host name, %% → %. */
-static void expand_output(const char *pattern) {
+static const char *process_env(void *userdata, const char *name) {
+  (void)userdata;
+  return getenv(name);
+}
+
+/* MPROF_BLOCKS_OUTPUT expanded: %p, %h, %q{VAR}, %% (config.c). */
+static int expand_output(const char *pattern) {
   char host[256] = "localhost";
   gethostname(host, sizeof host - 1);
-  size_t n = 0;
-  for (const char *p = pattern; *p && n + 1 < sizeof g.output; p++) {
-    char piece[300];
-    if (p[0] == '%' && p[1] == 'p') {
-      snprintf(piece, sizeof piece, "%ld", (long)getpid());
-      p++;
-    } else if (p[0] == '%' && p[1] == 'h') {
-      snprintf(piece, sizeof piece, "%s", host);
-      p++;
-    } else if (p[0] == '%' && p[1] == '%') {
-      snprintf(piece, sizeof piece, "%%");
-      p++;
-    } else {
-      piece[0] = *p;
-      piece[1] = '\0';
+  host[sizeof host - 1] = '\0';
+  g.output_has_pid = strstr(pattern, "%p") != NULL;
+  return mprof_cupti_expand_output(g.output, sizeof g.output, pattern,
+                                   (long)getpid(), host, process_env, NULL);
+}
+
+/* "NAME.source" with the pid before NAME's extension:
+ * run/trace.mprof.source → run/trace.4242.mprof.source. */
+static int pid_output(char *dst, size_t size, const char *path) {
+  static const char suffix[] = ".source";
+  size_t len = strlen(path), n = sizeof suffix - 1;
+  char stem[PATH_MAX];
+  int has_suffix = len > n && strcmp(path + len - n, suffix) == 0;
+  if (len >= sizeof stem)
+    return -1;
+  memcpy(stem, path, len + 1);
+  if (has_suffix)
+    stem[len - n] = '\0';
+  char with_pid[PATH_MAX];
+  if (mprof_cupti_pid_path(with_pid, sizeof with_pid, stem, (long)getpid()))
+    return -1;
+  int w = snprintf(dst, size, "%s%s", with_pid, has_suffix ? suffix : "");
+  return w > 0 && (size_t)w < size ? 0 : -1;
+}
+
+static int claim_name(const char *path) {
+  char partial[PATH_MAX + 16];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -1;
+  close(fd);
+  return 0;
+}
+
+static void manifest(const char *word, long value) {
+  char line[PATH_MAX + 64];
+  if (mprof_cupti_manifest_format(line, sizeof line, word, (long)getpid(),
+                                  value, g.output))
+    mprof_cupti_manifest_line(g.manifest, line);
+}
+
+/* Claim this process's file at its first launch, so that a process that
+ * launches nothing (a compiler a framework spawned) takes no name: the
+ * name itself, else NAME.PID; a name with the pid already in it that is
+ * taken is a leftover of an earlier process of the same pid. */
+static void claim_output(void) {
+  if (g.claimed)
+    return;
+  if (claim_name(g.output) != 0 && errno == EEXIST) {
+    char other[PATH_MAX];
+    if (!g.output_has_pid && pid_output(other, sizeof other, g.output) == 0) {
+      snprintf(g.output, sizeof g.output, "%s", other);
+      if (claim_name(g.output) != 0 && errno != EEXIST) {
+        fprintf(stderr, "mprof-blocks: cannot create %s.partial: %s\n",
+                g.output, strerror(errno));
+        g.claimed = -1;
+        return;
+      }
     }
-    size_t len = strlen(piece);
-    if (n + len + 1 > sizeof g.output)
-      break;
-    memcpy(g.output + n, piece, len);
-    n += len;
   }
-  g.output[n] = '\0';
+  g.claimed = 1;
+  manifest("start", (long)getppid());
+  say("writing %s", g.output);
 }
 
 /* The patch fatbin: MPROF_BLOCKS_PATCH, else beside this library. */
@@ -250,6 +333,18 @@ static void setup_context(context_state *c) {
     c->failed = 1;
     return;
   }
+  if (g.memory) {
+    /* The entries and one spare that counts what did not fit. */
+    size_t table =
+        ((size_t)g.memory_entries + 1) * sizeof(mprof_blocks_memory_entry);
+    r = sanitizerAlloc(c->context, &c->memory, table);
+    if (r == SANITIZER_SUCCESS)
+      r = sanitizerMemset(c->memory, 0, table, NULL);
+    if (r != SANITIZER_SUCCESS) {
+      note_error("allocating the memory-access table", r);
+      c->memory = NULL; /* blocks are still recorded */
+    }
+  }
 #ifdef MPROF_BLOCKS_DIAGNOSE
   if (g.verbose) {
     uint64_t pc = 0, size = 0;
@@ -283,6 +378,9 @@ static void patch_module(CUcontext context, CUmodule module) {
   if (r == SANITIZER_SUCCESS)
     r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, module,
                                    "mprof_block_exit");
+  if (r == SANITIZER_SUCCESS && g.memory)
+    r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS,
+                                   module, "mprof_memory_access");
   if (r == SANITIZER_SUCCESS)
     r = sanitizerPatchModule(module);
   if (r != SANITIZER_SUCCESS) {
@@ -293,7 +391,8 @@ static void patch_module(CUcontext context, CUmodule module) {
   g.modules_patched++;
 }
 
-static uint32_t kernel_id(const char *name, CUfunction function) {
+static uint32_t kernel_id(const char *name, CUfunction function,
+                          CUmodule module) {
   if (!name)
     name = "";
   if (g.last_kernel < g.kernel_count &&
@@ -311,7 +410,18 @@ static uint32_t kernel_id(const char *name, CUfunction function) {
         (CUfunction *)realloc(g.functions, cap * sizeof *g.functions);
     if (fns)
       g.functions = fns;
-    if (!grown || !fns)
+    CUmodule *mods = (CUmodule *)realloc(g.modules, cap * sizeof *g.modules);
+    if (mods)
+      g.modules = mods;
+    uint64_t *pcs =
+        (uint64_t *)realloc(g.function_pc, cap * sizeof *g.function_pc);
+    if (pcs)
+      g.function_pc = pcs;
+    uint64_t *sizes =
+        (uint64_t *)realloc(g.function_size, cap * sizeof *g.function_size);
+    if (sizes)
+      g.function_size = sizes;
+    if (!grown || !fns || !mods || !pcs || !sizes)
       return UINT32_MAX;
     g.kernel_cap = cap;
   }
@@ -320,7 +430,65 @@ static uint32_t kernel_id(const char *name, CUfunction function) {
     return UINT32_MAX;
   g.kernels[g.kernel_count] = copy;
   g.functions[g.kernel_count] = function;
+  g.modules[g.kernel_count] = module;
+  g.function_pc[g.kernel_count] = 0;
+  g.function_size[g.kernel_count] = 0;
   return (uint32_t)(g.last_kernel = g.kernel_count++);
+}
+
+/* The launch's stream number on its device (stream_entry). */
+static uint32_t stream_number(CUdevice device, CUstream stream) {
+  if (stream == NULL || stream == CU_STREAM_LEGACY)
+    return 0;
+  uint32_t used = 0;
+  for (size_t i = 0; i < g.stream_count; i++)
+    if (g.streams[i].device == device) {
+      if (g.streams[i].stream == stream)
+        return g.streams[i].number;
+      used++;
+    }
+  if (g.stream_count == g.stream_cap) {
+    size_t cap = g.stream_cap ? 2 * g.stream_cap : 16;
+    stream_entry *grown =
+        (stream_entry *)realloc(g.streams, cap * sizeof *grown);
+    if (!grown)
+      return UINT32_MAX;
+    g.streams = grown;
+    g.stream_cap = cap;
+  }
+  stream_entry *e = &g.streams[g.stream_count++];
+  e->device = device;
+  e->stream = stream;
+  e->number = used + 1;
+  return e->number;
+}
+
+/* --memory: hand the launch its header (the table, the kernel and its
+ * first PC) with one copy on its stream, ahead of the kernel. */
+static void send_memory_header(const Sanitizer_LaunchData *d,
+                               const context_state *c, uint32_t kernel,
+                               void *header) {
+  if (!g.function_pc[kernel]) {
+    uint64_t pc = 0, size = 0;
+    SanitizerResult r =
+        sanitizerGetFunctionPcAndSize(d->module, d->functionName, &pc, &size);
+    if (r == SANITIZER_SUCCESS) {
+      g.function_pc[kernel] = pc;
+      g.function_size[kernel] = size;
+    } else {
+      note_error("sanitizerGetFunctionPcAndSize", r);
+    }
+  }
+  mprof_blocks_header h;
+  memset(&h, 0, sizeof h);
+  h.memory = (uint64_t)(uintptr_t)c->memory;
+  h.function_pc = g.function_pc[kernel];
+  h.kernel = kernel;
+  h.memory_entries = g.memory_entries;
+  SanitizerResult r =
+      sanitizerMemcpyHostToDeviceAsync(header, &h, sizeof h, d->hStream);
+  if (r != SANITIZER_SUCCESS)
+    note_error("sanitizerMemcpyHostToDeviceAsync (memory header)", r);
 }
 
 static void drain_all(void);
@@ -341,7 +509,8 @@ static void launch_begin(const Sanitizer_LaunchData *d) {
                               0, NULL, 0) != 0) {
     g.launches_filtered++;
   } else if (!g.finished) {
-    uint32_t kernel = kernel_id(d->functionName, d->function);
+    claim_output();
+    uint32_t kernel = kernel_id(d->functionName, d->function, d->module);
     context_state *c = add_context(d->context, d->device);
     if (c)
       setup_context(c);
@@ -365,15 +534,22 @@ static void launch_begin(const Sanitizer_LaunchData *d) {
       e->launch.block[0] = d->blockDim_x;
       e->launch.block[1] = d->blockDim_y;
       e->launch.block[2] = d->blockDim_z;
+      e->launch.cluster[0] = d->clusterDim_x;
+      e->launch.cluster[1] = d->clusterDim_y;
+      e->launch.cluster[2] = d->clusterDim_z;
+      e->launch.stream = stream_number(d->device, d->stream);
       e->launch.host_ns = host_ns;
       e->context = (size_t)(c - g.contexts);
       e->first = UINT64_MAX;
       uint64_t n = mprof_blocks_grid_size(e->launch.grid);
-      if (c->ready && !c->drained && n <= g.capacity - c->used) {
+      uint64_t need = n + MPROF_BLOCKS_HEADER_SLOTS;
+      if (c->ready && !c->drained && need <= g.capacity - c->used) {
         e->first = c->used;
-        c->used += n;
-        userdata =
-            (const char *)c->slots + e->first * sizeof(mprof_blocks_slot);
+        c->used += need;
+        void *header = (char *)c->slots + e->first * sizeof(mprof_blocks_slot);
+        userdata = header;
+        if (c->memory)
+          send_memory_header(d, c, kernel, header);
       } else {
         g.overflow += n;
       }
@@ -426,6 +602,19 @@ static void drain_context(context_state *c, int synchronize) {
     note_error("sanitizerMemcpyDeviceToHost", r);
     free(c->host);
     c->host = NULL;
+  }
+  if (c->memory) {
+    size_t table =
+        ((size_t)g.memory_entries + 1) * sizeof(mprof_blocks_memory_entry);
+    c->memory_host = (mprof_blocks_memory_entry *)malloc(table);
+    r = c->memory_host ? sanitizerMemcpyDeviceToHost(c->memory_host, c->memory,
+                                                     table, NULL)
+                       : SANITIZER_ERROR_OUT_OF_MEMORY;
+    if (r != SANITIZER_SUCCESS) {
+      note_error("reading the memory-access table", r);
+      free(c->memory_host);
+      c->memory_host = NULL;
+    }
   }
 }
 
@@ -520,6 +709,20 @@ static void write_meta(const mprof_blocks_counts *counts, uint64_t lost) {
     fprintf(f, "blocks.launch_callback_ns %llu\n",
             (unsigned long long)(g.callback_ns / g.callback_launches));
   write_facts(f);
+  if (g.memory) {
+    uint64_t outside = 0, unkept = 0;
+    size_t lines = 0;
+    for (size_t i = 0; i < g.context_count; i++)
+      if (g.contexts[i].memory_host)
+        lines += mprof_blocks_write_memory(f, (uint32_t)g.contexts[i].device,
+                                           g.contexts[i].memory_host,
+                                           g.memory_entries, g.function_size,
+                                           g.kernel_count, &outside, &unkept);
+    fprintf(f, "blocks.memory_entries %u\n", g.memory_entries);
+    fprintf(f, "blocks.memory_instructions %zu\n", lines);
+    fprintf(f, "blocks.memory_outside %llu\n", (unsigned long long)outside);
+    fprintf(f, "blocks.memory_unkept %llu\n", (unsigned long long)unkept);
+  }
   fprintf(f, "blocks.errors %llu\n", (unsigned long long)g.errors);
   if (g.errors)
     fprintf(f, "blocks.error %s\n", g.first_error);
@@ -535,7 +738,12 @@ static void drain_all(void) {
   g.finished = 1;
   if (!g.launch_count && !g.launches_filtered) {
     /* A process that launched nothing (a compiler a framework spawned,
-     * say) must not replace the file of the one that did. */
+     * say) claimed no name and writes nothing. */
+    pthread_mutex_unlock(&g.lock);
+    return;
+  }
+  claim_output(); /* a process whose launches were all filtered out */
+  if (g.claimed < 0) {
     pthread_mutex_unlock(&g.lock);
     return;
   }
@@ -549,26 +757,39 @@ static void drain_all(void) {
     context_state *c = &g.contexts[e->context];
     if (e->first == UINT64_MAX)
       continue;
-    if (c->host)
-      e->launch.slots = c->host + e->first;
-    else
+    if (c->host) {
+      const mprof_blocks_header *h =
+          (const mprof_blocks_header *)(c->host + e->first);
+      e->launch.slots = c->host + e->first + MPROF_BLOCKS_HEADER_SLOTS;
+      if (h->dynamic_shared & MPROF_BLOCKS_WRITTEN) {
+        e->launch.dynamic_shared = (uint32_t)h->dynamic_shared;
+        e->launch.has_dynamic_shared = 1;
+      }
+    } else {
       unread += mprof_blocks_grid_size(e->launch.grid);
+    }
   }
   mprof_blocks_launch *list =
       (mprof_blocks_launch *)malloc((g.launch_count + 1) * sizeof *list);
   mprof_blocks_counts counts;
   memset(&counts, 0, sizeof counts);
+  int failed = 0;
   if (list) {
     for (size_t i = 0; i < g.launch_count; i++)
       list[i] = g.launches[i].launch;
     if (mprof_blocks_write_source(
             g.output, (const char *const *)g.kernels, g.kernel_count, list,
-            g.launch_count, g.overflow + unread, g.capacity, &counts) != 0)
+            g.launch_count, g.overflow + unread, g.capacity, &counts) != 0) {
       fprintf(stderr, "mprof-blocks: cannot write %s: %s\n", g.output,
               strerror(errno));
+      failed = 1;
+    }
     free(list);
+  } else {
+    failed = 1;
   }
   write_meta(&counts, unread);
+  manifest("end", failed);
   say("%s: %zu launches, %llu blocks, %llu overflowed, %llu missing", g.output,
       g.launch_count, (unsigned long long)counts.blocks,
       (unsigned long long)g.overflow, (unsigned long long)counts.missing);
@@ -625,7 +846,34 @@ static int start(const char *how) {
   }
   const char *verbose = getenv("MPROF_VERBOSE");
   g.verbose = verbose && *verbose && strcmp(verbose, "0") != 0;
-  expand_output(output);
+  if (expand_output(output) != 0) {
+    fprintf(stderr,
+            "mprof-blocks: MPROF_BLOCKS_OUTPUT='%s' is too long or names a "
+            "variable that holds a '/'; no block timeline is recorded\n",
+            output);
+    pthread_mutex_unlock(&g.lock);
+    return -1;
+  }
+  const char *list = getenv("MPROF_MANIFEST");
+  if (list && *list)
+    snprintf(g.manifest, sizeof g.manifest, "%s", list);
+  const char *memory = getenv("MPROF_BLOCKS_MEMORY");
+  g.memory = memory && *memory && strcmp(memory, "0") != 0;
+  g.memory_entries = 16384;
+  const char *entries = getenv("MPROF_BLOCKS_MEMORY_ENTRIES");
+  uint64_t want = 0;
+  if (entries && *entries) {
+    if (parse_size(entries, &want) == 0 && want <= (1u << 24)) {
+      g.memory_entries = 1;
+      while (g.memory_entries < want)
+        g.memory_entries <<= 1;
+    } else {
+      fprintf(stderr,
+              "mprof-blocks: MPROF_BLOCKS_MEMORY_ENTRIES='%s' is not a count "
+              "up to 16M; using 16K\n",
+              entries);
+    }
+  }
   find_patch();
   g.capacity = 16ull << 20;
   const char *cap = getenv("MPROF_BLOCKS_CAPACITY");
@@ -661,7 +909,8 @@ static int start(const char *how) {
   sanitizerEnableDomain(1, g.subscriber, SANITIZER_CB_DOMAIN_RESOURCE);
   sanitizerEnableDomain(1, g.subscriber, SANITIZER_CB_DOMAIN_LAUNCH);
   g.started = 1;
-  say("subscribed (%s), writing %s", how, g.output);
+  say("subscribed (%s), output %s%s", how, g.output,
+      g.memory ? ", counting memory accesses" : "");
   pthread_mutex_unlock(&g.lock);
   return 0;
 }

@@ -13,6 +13,10 @@
 /* The .source layout (producers/source/README.md, version 1.0). */
 #define SOURCE_HEADER_SIZE 128u
 #define SOURCE_RECORD_SIZE 48u
+#define SOURCE_LAUNCH_EXT_SIZE 24u
+/* MPROF_SOURCE_LAUNCH_* of mprof/source.h (not included: libc only). */
+#define LAUNCH_DYNAMIC_SHARED 0x1u
+#define LAUNCH_STREAM 0x2u
 #define ROLE_CONSUMER 3u
 #define NO_WARP 0xffffffffu
 
@@ -117,7 +121,7 @@ int mprof_blocks_write_source(const char *path, const char *const *kernels,
   memset(header, 0, sizeof header);
   memcpy(header, "MPSRC\0\r\n", 8);
   put16(header + 8, 1);
-  put16(header + 10, 0);
+  put16(header + 10, 1); /* 1.1: with launch extensions */
   put32(header + 12, SOURCE_HEADER_SIZE);
   put32(header + 16, 1); /* regions */
   put32(header + 20, (uint32_t)kernel_count);
@@ -128,6 +132,7 @@ int mprof_blocks_write_source(const char *path, const char *const *kernels,
   put64(header + 48, capacity);
   put32(header + 56, (uint32_t)strings_size);
   /* No timer probe: offsets 60..103 stay zero ("not measured"). */
+  put32(header + 104, SOURCE_LAUNCH_EXT_SIZE);
   if (!rc)
     rc = write_all(f, header, sizeof header);
   unsigned char region[16];
@@ -178,6 +183,17 @@ int mprof_blocks_write_source(const char *path, const char *const *kernels,
       rc = write_all(f, record, sizeof record);
     }
   }
+  for (size_t i = 0; !rc && i < launch_count; i++) {
+    const mprof_blocks_launch *l = &launches[i];
+    unsigned char ext[SOURCE_LAUNCH_EXT_SIZE];
+    put32(ext, l->stream);
+    put32(ext + 4, l->has_dynamic_shared ? l->dynamic_shared : 0);
+    for (int d = 0; d < 3; d++)
+      put32(ext + 8 + 4 * d, l->cluster[d]);
+    put32(ext + 20,
+          LAUNCH_STREAM | (l->has_dynamic_shared ? LAUNCH_DYNAMIC_SHARED : 0));
+    rc = write_all(f, ext, sizeof ext);
+  }
   int saved = errno;
   if (f && fclose(f) != 0 && !rc) {
     rc = -1;
@@ -196,4 +212,33 @@ int mprof_blocks_write_source(const char *path, const char *const *kernels,
     *counts = c;
   errno = saved;
   return rc;
+}
+
+size_t mprof_blocks_write_memory(FILE *f, uint32_t device,
+                                 const mprof_blocks_memory_entry *table,
+                                 uint32_t entries,
+                                 const uint64_t *function_size,
+                                 size_t kernel_count, uint64_t *outside,
+                                 uint64_t *unkept) {
+  size_t lines = 0;
+  for (uint32_t i = 0; i < entries; i++) {
+    const mprof_blocks_memory_entry *e = &table[i];
+    if (!e->key || !e->warps)
+      continue;
+    uint64_t kernel = (e->key >> 32) - 1;
+    uint32_t offset = (uint32_t)e->key;
+    if (kernel >= kernel_count || offset == UINT32_MAX ||
+        (function_size && function_size[kernel] &&
+         offset >= function_size[kernel])) {
+      *outside += e->warps;
+      continue;
+    }
+    fprintf(f, "blocks.memory %u %llu %u %u %u %llu %llu %llu %llu\n", device,
+            (unsigned long long)kernel, offset, e->flags, e->access_size,
+            (unsigned long long)e->warps, (unsigned long long)e->threads,
+            (unsigned long long)e->bytes, (unsigned long long)e->sectors);
+    lines++;
+  }
+  *unkept += table[entries].warps;
+  return lines;
 }

@@ -4,10 +4,12 @@
 # time): libmprof-blocks.so and mprof-blocks-patch.fatbin into OUTDIR.
 #
 # Usage: producers/sanitizer/build.sh OUTDIR [CUDA_HOME]
+# MPROF_SANITIZER_ROOT: the folder with include/sanitizer.h and
+# libsanitizer-public.so (default CUDA_HOME/compute-sanitizer).
 set -eu
 out=${1:?usage: build.sh OUTDIR [CUDA_HOME]}
 cuda=${2:-${CUDA_HOME:-/usr/local/cuda}}
-san=$cuda/compute-sanitizer
+san=${MPROF_SANITIZER_ROOT:-$cuda/compute-sanitizer}
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -f "$san/include/sanitizer.h" ] || [ ! -f "$san/libsanitizer-public.so" ]; then
   echo "build.sh: $san has no include/sanitizer.h or libsanitizer-public.so;" \
@@ -25,8 +27,9 @@ arch="$arch -gencode arch=compute_120,code=compute_120"
   -o "$out/mprof-blocks-patch.fatbin" "$here/blocks_patch.cu"
 build() {
   ${CC:-gcc} -std=c11 -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden \
-    -I"$here" -I"$san/include" -I"$cuda/include" "$@" \
+    -I"$here" -I"$here/../cupti" -I"$san/include" -I"$cuda/include" "$@" \
     -o "$out/libmprof-blocks.so" "$here/blocks.c" "$here/blocks_file.c" \
+    "$here/../cupti/config.c" \
     -L"$san" -Wl,-rpath,"$san" -lsanitizer-public \
     -L"$cuda/lib64" -L"$cuda/lib64/stubs" -lcuda -lpthread -ldl -Wl,--no-undefined
 }

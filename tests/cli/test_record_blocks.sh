@@ -40,6 +40,27 @@ expect 0 "capture.mode = blocks" "$mprof" info "$tmp/run.mprof"
 expect 0 "NVIDIA H200" "$mprof" info "$tmp/run.mprof"
 expect 0 "Measured over 3 launches of block spans" \
   "$mprof" summary --human --detail --color=never "$tmp/run.mprof"
+# One trace per process: each process reports the name it took to
+# $MPROF_MANIFEST (the producer expands %p, %h and %q{VAR} itself); record
+# builds every reported file, here two ranks of "-o run-%q{RANK}.mprof".
+two_ranks="for r in 0 1; do cp '$tmp/fixture.source' \"$tmp/rank-\$r.mprof.source\";
+  cp '$tmp/fixture.source.meta' \"$tmp/rank-\$r.mprof.source.meta\";
+  echo \"start 100\$r 1 $tmp/rank-\$r.mprof.source\" >>\"\$MPROF_MANIFEST\";
+  echo \"end 100\$r 0 $tmp/rank-\$r.mprof.source\" >>\"\$MPROF_MANIFEST\"; done"
+expect 0 "2 processes recorded" env MPROF_BLOCKS_LIB="$stand_in" "$mprof" \
+  record blocks -o "$tmp/rank-%q{RANK}.mprof" -- sh -c "$two_ranks"
+for r in 0 1; do
+  expect 0 "capture.mode = blocks" "$mprof" info "$tmp/rank-$r.mprof"
+done
+# A process that started and never finished is named, with its file.
+expect 1 "pid 2002 ended without a word" env MPROF_BLOCKS_LIB="$stand_in" \
+  "$mprof" record blocks -o "$tmp/lost.mprof" -- sh -c \
+  "echo 'start 2002 1 $tmp/lost.mprof.source' >>\"\$MPROF_MANIFEST\""
+# --memory is for record blocks, and needs the kernel to look at.
+expect 2 "--memory needs --kernel REGEX" env MPROF_BLOCKS_LIB="$stand_in" \
+  "$mprof" record blocks --memory -- true
+expect 2 "use 'mprof record blocks --memory --kernel REGEX -- CMD'" \
+  "$mprof" record --memory --kernel k -- true
 # The program's own exit status is kept.
 expect 3 "" env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks \
   -o "$tmp/run3.mprof" -- sh -c "cp '$tmp/fixture.source' '$tmp/run3.mprof.source'; exit 3"

@@ -36,6 +36,17 @@ for need in "$mprof" "$build/bin/check_blocks" "$build/lib/libmprof-cupti.so"; d
     exit 2
   fi
 done
+# mprof itself must start here (a build copied from another machine may
+# lack a library it links, e.g. Cairo for `view --render`).
+for tool in "$mprof" "$build/bin/check_blocks"; do
+  if ! err=$("$tool" --version 2>&1 >/dev/null) && [ -n "$err" ] &&
+    echo "$err" | grep -q "error while loading shared libraries"; then
+    echo "blocks: $tool cannot start here: $err; install the library, put" \
+      "it on LD_LIBRARY_PATH, or build with -DMPROF_WITH_RENDER=OFF" \
+      "-DMPROF_WITH_GTK=OFF" | tee -a "$log" >&2
+    exit 2
+  fi
+done
 cuda=${CUDA_HOME:-/usr/local/cuda}
 lib="$build/lib/libmprof-blocks.so"
 if [ ! -e "$lib" ]; then
@@ -101,7 +112,9 @@ step beside_cupti 60 env MPROF_BLOCKS_OUTPUT="$out/beside.source" LD_PRELOAD="$l
   CUDA_INJECTION64_PATH="$build/lib/libmprof-cupti.so" MPROF_OUTPUT="$out/beside.mprof" "$probe" 4096 1
 # mprof record blocks on the probe: counts, and the lone last block.
 step record 180 "$mprof" record blocks -o "$out/probe.mprof" -- "$probe" "$empty" 2
-check probe "$out/probe.mprof" --tail tail_spin
+# tail_spin's dynamic shared memory, as the probe printed it.
+shared=$(awk '$1 == "PROBE" { print $9 }' "$out/record.txt")
+check probe "$out/probe.mprof" --tail tail_spin --shared tail_spin "${shared:-0}"
 ls -la "$out"/probe.mprof 2>&1 | tee -a "$log"
 "$mprof" summary --human --detail --color=never "$out/probe.mprof" 2>&1 | head -80 >"$out/probe.summary"
 grep -E 'tail_spin|tail effect|SM tail|SM load' "$out/probe.summary" | tee -a "$log"

@@ -6,7 +6,11 @@
  * %globaltimer step). Prints one line per kernel and a total; with --tail
  * NAME also the shape of that kernel's last wave.
  *
+ * With --shared NAME BYTES every launch of a kernel whose name holds NAME
+ * must have BYTES of dynamic shared memory (what the blocks saw).
+ *
  * Usage: check_blocks TRACE [--tail KERNEL_SUBSTRING] [--step NS]
+ *                     [--shared KERNEL_SUBSTRING BYTES]
  * Exit status: 0 all launches complete and inside, 1 otherwise, 2 bad input.
  *
  * SPDX-License-Identifier: MIT
@@ -21,6 +25,8 @@
 typedef struct kernel_sum {
   uint64_t launches, complete, short_, extra, duplicate, outside, spans;
   double busy_ns;
+  uint32_t first_stream; /* the stream of its first launch */
+  uint32_t dynamic_shared_min, dynamic_shared_max;
 } kernel_sum;
 
 static uint64_t meta_u64(const mprof_trace *t, const char *key) {
@@ -77,13 +83,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: check_blocks TRACE [--tail NAME] [--step NS]\n");
     return 2;
   }
-  const char *tail = NULL;
-  uint64_t step = 32;
+  const char *tail = NULL, *shared_name = NULL;
+  uint64_t step = 32, shared_bytes = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--tail") == 0)
       tail = argv[i + 1];
     else if (strcmp(argv[i], "--step") == 0)
       step = strtoull(argv[i + 1], NULL, 10);
+    else if (strcmp(argv[i], "--shared") == 0 && i + 2 < argc) {
+      shared_name = argv[i + 1];
+      shared_bytes = strtoull(argv[i + 2], NULL, 10);
+      i++;
+    }
   }
   mprof_trace *t;
   if (mprof_trace_open(&t, argv[1], NULL) != 0) {
@@ -134,6 +145,14 @@ int main(int argc, char **argv) {
     const mprof_shape_record *s = &shapes[launches[l].shape];
     kernel_sum *k = &ks[s->kernel];
     uint64_t grid = (uint64_t)s->grid[0] * s->grid[1] * s->grid[2];
+    if (!k->launches) {
+      k->first_stream = launches[l].stream;
+      k->dynamic_shared_min = k->dynamic_shared_max = s->dynamic_shared;
+    }
+    if (s->dynamic_shared < k->dynamic_shared_min)
+      k->dynamic_shared_min = s->dynamic_shared;
+    if (s->dynamic_shared > k->dynamic_shared_max)
+      k->dynamic_shared_max = s->dynamic_shared;
     k->launches++;
     k->spans += count[l];
     k->outside += outside[l];
@@ -171,6 +190,22 @@ int main(int argc, char **argv) {
            name, ks[k].launches, ks[k].complete, ks[k].short_, ks[k].extra,
            ks[k].duplicate, ks[k].spans, ks[k].outside,
            ks[k].spans ? ks[k].busy_ns / (double)ks[k].spans / 1e3 : 0.0);
+    size_t stream_count;
+    const mprof_stream_record *streams = mprof_trace_streams(t, &stream_count);
+    const mprof_stream_record *st = &streams[ks[k].first_stream];
+    const char *stream_name = mprof_trace_string(t, st->name);
+    printf("LAUNCHES %.60s: stream %u%s%s%s, dynamic shared %u..%u bytes\n",
+           name, st->stream_id, *stream_name ? " (" : "", stream_name,
+           *stream_name ? ")" : "", ks[k].dynamic_shared_min,
+           ks[k].dynamic_shared_max);
+    if (shared_name && strstr(name, shared_name) &&
+        (ks[k].dynamic_shared_min != shared_bytes ||
+         ks[k].dynamic_shared_max != shared_bytes)) {
+      printf("SHARED %.60s: dynamic shared %u..%u bytes, expected %llu\n", name,
+             ks[k].dynamic_shared_min, ks[k].dynamic_shared_max,
+             (unsigned long long)shared_bytes);
+      bad++;
+    }
     if (tail && strstr(name, tail))
       for (size_t l = 0; l < nl; l++)
         if (shapes[launches[l].shape].kernel == k)

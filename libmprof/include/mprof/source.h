@@ -57,7 +57,11 @@ typedef struct mprof_source_file_header {
   uint64_t probe_realtime_ns;      /**< host CLOCK_REALTIME around it */
   uint64_t probe_monotonic_raw_ns; /**< host CLOCK_MONOTONIC_RAW around it */
   uint64_t probe_bracket_ns;       /**< host launch-to-sync time */
-  uint8_t reserved[24];            /**< zero */
+  /** Version 1.1: bytes per entry of the launch-extension table that
+   *  follows the records (one mprof_source_file_launch_ext per launch), or
+   *  0 when the file has none (all version 1.0 files). */
+  uint32_t launch_ext_size;
+  uint8_t reserved[20]; /**< zero */
 } mprof_source_file_header;
 MPROF_STATIC_ASSERT(sizeof(mprof_source_file_header) == 128,
                     "source header is 128 bytes");
@@ -90,6 +94,23 @@ typedef struct mprof_source_file_launch {
 } mprof_source_file_launch;
 MPROF_STATIC_ASSERT(sizeof(mprof_source_file_launch) == 40,
                     "source launch is 40 bytes");
+
+/** Launch-extension flags: dynamic_shared is known; stream is known. */
+#define MPROF_SOURCE_LAUNCH_DYNAMIC_SHARED 0x1u
+#define MPROF_SOURCE_LAUNCH_STREAM 0x2u
+
+/** Version 1.1: what a producer knows of a launch beyond the launch table
+ *  (the block producer: its stream, and the dynamic shared memory the
+ *  blocks saw). Entry i belongs to launch i. */
+typedef struct mprof_source_file_launch_ext {
+  uint32_t stream;         /**< the process's streams in order of first use, per
+                              device: 0 the default (NULL) stream, 1, 2, ... */
+  uint32_t dynamic_shared; /**< bytes per block */
+  uint32_t cluster[3];     /**< cluster dims; zeros when none */
+  uint32_t flags;          /**< MPROF_SOURCE_LAUNCH_* */
+} mprof_source_file_launch_ext;
+MPROF_STATIC_ASSERT(sizeof(mprof_source_file_launch_ext) == 24,
+                    "source launch extension is 24 bytes");
 
 /** One span, as the device stored it. */
 typedef struct mprof_source_file_record {
@@ -136,6 +157,10 @@ MPROF_API const mprof_source_file_launch *
 mprof_source_file_launches(const mprof_source_file *file, size_t *count);
 MPROF_API const mprof_source_file_record *
 mprof_source_file_records(const mprof_source_file *file, size_t *count);
+/** The launch extensions (version 1.1), one per launch, or NULL (count 0)
+ *  when the file has none; owned by @p file. */
+MPROF_API const mprof_source_file_launch_ext *
+mprof_source_file_launch_exts(const mprof_source_file *file, size_t *count);
 
 /* ---- clocks and alignment ---------------------------------------------- */
 
@@ -282,10 +307,11 @@ typedef struct mprof_source_build_options {
  * on the spans' own clock (META
  * `clock` = `globaltimer`: %globaltimer ns, UNIX epoch), so spans and
  * launches need no alignment (`source.alignment_method` = `same clock`,
- * error 0). One stream per device (the file does not say which stream a
- * launch used). META `capture.mode` = `blocks`, the `source.*` counts, the
- * option's pairs; DROPS span overflow from the file. Returns 0 or a
- * negative mprof_status with mprof_error_last() set.
+ * error 0). Streams, dynamic shared memory and clusters come from the
+ * file's launch extensions (version 1.1); without them every launch of a
+ * device sits on one stream named "all streams". META `capture.mode` =
+ * `blocks`, the `source.*` counts, the option's pairs; DROPS span overflow from
+ * the file. Returns 0 or a negative mprof_status with mprof_error_last() set.
  */
 MPROF_API int mprof_source_build_trace(const char *source_path,
                                        const char *out_path,

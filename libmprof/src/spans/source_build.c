@@ -58,6 +58,9 @@ static int build(mprof_writer *w, const mprof_source_file *f,
   const mprof_source_file_record *records =
       mprof_source_file_records(f, &record_count);
   const mprof_source_file_header *h = mprof_source_file_get_header(f);
+  size_t ext_count;
+  const mprof_source_file_launch_ext *exts =
+      mprof_source_file_launch_exts(f, &ext_count);
 
   launch_extent *ext =
       (launch_extent *)malloc((launch_count + 1) * sizeof *ext);
@@ -125,10 +128,19 @@ static int build(mprof_writer *w, const mprof_source_file *f,
     if (!ext[i].end)
       continue; /* not recorded: no time to give it; counted above */
     rc = device_index(w, o, l->device, max_sm + 1, &device);
+    const mprof_source_file_launch_ext *x = exts ? &exts[i] : NULL;
     mprof_stream_record st;
     memset(&st, 0, sizeof st);
     st.device = device;
-    st.name = mprof_writer_string(w, "all streams");
+    if (x && (x->flags & MPROF_SOURCE_LAUNCH_STREAM)) {
+      /* The producer's stream numbers: 0 the NULL stream, then in order of
+       * first use ("stream N" in the views). */
+      st.stream_id = x->stream;
+      st.name =
+          x->stream ? MPROF_STR_NONE : mprof_writer_string(w, "default stream");
+    } else {
+      st.name = mprof_writer_string(w, "all streams");
+    }
     rc = rc ? rc : mprof_writer_intern(w, &stream, MPROF_SECTION_STREAMS, &st);
     mprof_kernel_record k;
     memset(&k, 0, sizeof k);
@@ -145,6 +157,11 @@ static int build(mprof_writer *w, const mprof_source_file *f,
     sh.kernel = kernel;
     memcpy(sh.grid, l->grid, sizeof sh.grid);
     memcpy(sh.block, l->block, sizeof sh.block);
+    if (x) {
+      memcpy(sh.cluster, x->cluster, sizeof sh.cluster);
+      if (x->flags & MPROF_SOURCE_LAUNCH_DYNAMIC_SHARED)
+        sh.dynamic_shared = x->dynamic_shared;
+    }
     rc = rc ? rc : mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh);
     mprof_launch_record lr;
     memset(&lr, 0, sizeof lr);

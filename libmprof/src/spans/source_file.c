@@ -35,6 +35,7 @@ struct mprof_source_file {
   const mprof_source_file_launch *launches;
   const char *strings;
   const mprof_source_file_record *records;
+  const mprof_source_file_launch_ext *launch_exts; /* NULL: none */
 };
 
 #define SOURCE_BAD(path, at, ...)                                              \
@@ -107,14 +108,23 @@ static int validate_source(mprof_source_file *f) {
   uint64_t launches = add_mul(kernels, h->kernel_count, 8);
   uint64_t strings = add_mul(launches, h->launch_count, 40);
   uint64_t records = add_mul(strings, h->strings_size, 1);
-  uint64_t end = add_mul(records, h->record_count, 48);
+  if (h->launch_ext_size &&
+      h->launch_ext_size != sizeof(mprof_source_file_launch_ext))
+    return bad_at(MPROF_EVERSION, p, 104,
+                  "header: launch extensions of %u bytes; this reader knows "
+                  "24",
+                  h->launch_ext_size);
+  uint64_t exts = add_mul(records, h->record_count, 48);
+  uint64_t end = add_mul(exts, h->launch_ext_size ? h->launch_count : 0,
+                         h->launch_ext_size);
   if (end == UINT64_MAX || end > f->size)
     return SOURCE_BAD(p, f->size,
                       "truncated: %u regions, %u kernels, %u launches, %u "
-                      "bytes of strings and %" PRIu64
-                      " records need %s bytes; the file has %zu",
+                      "bytes of strings, %" PRIu64
+                      " records and %u bytes per launch extension need %s "
+                      "bytes; the file has %zu",
                       h->region_count, h->kernel_count, h->launch_count,
-                      h->strings_size, h->record_count,
+                      h->strings_size, h->record_count, h->launch_ext_size,
                       end == UINT64_MAX ? "more than 2^64" : "more", f->size);
   if (end < f->size)
     return SOURCE_BAD(p, end, "%" PRIu64 " bytes after the last record",
@@ -124,6 +134,9 @@ static int validate_source(mprof_source_file *f) {
   f->launches = (const mprof_source_file_launch *)(f->data + launches);
   f->strings = (const char *)(f->data + strings);
   f->records = (const mprof_source_file_record *)(f->data + records);
+  f->launch_exts = h->launch_ext_size
+                       ? (const mprof_source_file_launch_ext *)(f->data + exts)
+                       : NULL;
   if (f->strings[0] || f->strings[h->strings_size - 1])
     return SOURCE_BAD(p, strings,
                       "strings: the table must start and end with a NUL");
@@ -171,6 +184,12 @@ static int validate_source(mprof_source_file *f) {
     if (r->end < r->start)
       return SOURCE_BAD(p, at, "record %" PRIu64 ": ends before it starts", i);
   }
+  for (uint32_t i = 0; f->launch_exts && i < h->launch_count; i++)
+    if (f->launch_exts[i].flags &
+        ~(MPROF_SOURCE_LAUNCH_DYNAMIC_SHARED | MPROF_SOURCE_LAUNCH_STREAM))
+      return SOURCE_BAD(p, exts + 24ull * i + 20,
+                        "launch extension %u: unknown flags 0x%x", i,
+                        f->launch_exts[i].flags);
   return 0;
 }
 
@@ -234,4 +253,10 @@ const mprof_source_file_record *
 mprof_source_file_records(const mprof_source_file *f, size_t *count) {
   *count = (size_t)f->header.record_count;
   return f->records;
+}
+
+const mprof_source_file_launch_ext *
+mprof_source_file_launch_exts(const mprof_source_file *f, size_t *count) {
+  *count = f->launch_exts ? f->header.launch_count : 0;
+  return f->launch_exts;
 }
