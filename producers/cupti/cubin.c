@@ -351,6 +351,19 @@ int mprof_cupti_cubin_trim(const void *image_ptr, size_t size,
     rc = 1;
     goto out;
   }
+  /* What nothing downstream reads goes too: the PTX text that -lineinfo
+   * embeds and its line table (nvdisasm -gp only), and unwind tables. */
+  for (size_t i = 1; i < shnum; i++) {
+    const char *name = names + sh[i].sh_name;
+    if (strcmp(name, ".nv_debug_ptx_txt") == 0 ||
+        strcmp(name, ".nv_debug_line_sass") == 0 ||
+        strcmp(name, ".debug_frame") == 0)
+      drop[i] = 1;
+  }
+  for (size_t i = 1; i < shnum; i++)
+    if ((sh[i].sh_type == SHT_REL || sh[i].sh_type == SHT_RELA) &&
+        sh[i].sh_info > 0 && sh[i].sh_info < shnum && drop[sh[i].sh_info])
+      drop[i] = 1;
 
   /* The names of what was left out go too: dropped sections get the empty
    * name, symbols defined in them too, and every string table is rebuilt

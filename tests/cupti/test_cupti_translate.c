@@ -780,6 +780,7 @@ static const char *raw_only_nvdisasm(void) {
   FILE *f = fopen(path, "w");
   assert_non_null(f);
   fputs("#!/bin/sh\n"
+        "echo \"$*\" >> \"$0.runs\"\n"
         "[ \"$1\" = -b ] || { echo 'cannot read this cubin' >&2; exit 1; }\n"
         "n=$(($(wc -c < \"$3\") / 16)); i=0\n"
         "while [ $i -lt $n ]; do\n"
@@ -797,20 +798,34 @@ static const char *raw_only_nvdisasm(void) {
   return path;
 }
 
-static void test_many_modules_keep_used_code(void **state) {
-  (void)state;
-  size_t size;
-  unsigned char *image = fixture_cubin(&size);
-  enum { MODULES = 64 };
-  fixture f;
-  open_fixture(&f, "many", NULL);
+/* How many times @p nvdisasm ran since the last call (its log goes). */
+static size_t nvdisasm_runs(const char *nvdisasm) {
+  char log[4200];
+  snprintf(log, sizeof log, "%s.runs", nvdisasm);
+  FILE *f = fopen(log, "r");
+  size_t lines = 0;
+  int c;
+  while (f && (c = fgetc(f)) != EOF)
+    lines += c == '\n';
+  if (f)
+    fclose(f);
+  unlink(log);
+  return lines;
+}
+
+enum { MODULES = 64 };
+
+/* A program that loaded the fixture cubin as MODULES modules, launched one
+ * kernel (in every module) and had one function sampled in the even
+ * modules. */
+static void record_many_modules(fixture *f, const char *name,
+                                const unsigned char *image, size_t size) {
+  open_fixture(f, name, NULL);
   for (uint64_t m = 0; m < MODULES; m++)
     assert_int_equal(
-        mprof_cupti_translate_module(f.t, 0x10000 + m, 0, image, size), 0);
-  /* One kernel launched (it is in every module), one function sampled in
-   * the even modules. */
+        mprof_cupti_translate_module(f->t, 0x10000 + m, 0, image, size), 0);
   CUpti_ActivityKernel10 k = kernel("_Z5callkPf", 0, 7, 10, 20, 1);
-  assert_int_equal(mprof_cupti_translate_kernel(f.t, &k), 0);
+  assert_int_equal(mprof_cupti_translate_kernel(f->t, &k), 0);
   CUpti_PCSamplingStallReason reasons[] = {{2, 5}};
   for (uint64_t m = 0; m < MODULES; m += 2) {
     CUpti_PCSamplingPCData pc;
@@ -826,9 +841,17 @@ static void test_many_modules_keep_used_code(void **state) {
     data.collectNumPcs = 1;
     data.totalNumPcs = 1;
     data.pPcData = &pc;
-    assert_int_equal(mprof_cupti_translate_pc_data(f.t, 0, &data, 1), 0);
+    assert_int_equal(mprof_cupti_translate_pc_data(f->t, 0, &data, 1), 0);
   }
-  finish_fixture(&f);
+  finish_fixture(f);
+}
+
+static void test_many_modules_keep_used_code(void **state) {
+  (void)state;
+  size_t size;
+  unsigned char *image = fixture_cubin(&size);
+  fixture f;
+  record_many_modules(&f, "many", image, size);
 
   /* Trace size: every module is kept, none whole; the code of the three
    * functions nobody used is gone from each. */
@@ -937,6 +960,111 @@ static void test_many_modules_keep_used_code(void **state) {
     assert_int_equal(c[i].flags, MPROF_CUBIN_OMITTED);
   mprof_trace_free(dropped);
   unlink(dropped_path);
+  free(image);
+  close_fixture(&f);
+}
+
+/* Sidecar states of @p side: functions with samples, and those of them
+ * with SASS; *deferred gets the deferred functions. */
+static size_t sampled_with_sass(const char *side, size_t *sampled,
+                                size_t *deferred) {
+  mprof_sidecar *sc;
+  assert_int_equal(mprof_sidecar_load(&sc, side), 0);
+  size_t with_sass = 0;
+  *sampled = *deferred = 0;
+  for (size_t i = 0; i < mprof_sidecar_function_count(sc); i++) {
+    const mprof_sidecar_function *fn = mprof_sidecar_function_at(sc, i);
+    *deferred += fn->sass_state == MPROF_SASS_DEFERRED;
+    if (!fn->pc_count)
+      continue;
+    (*sampled)++;
+    with_sass += fn->sass_state == MPROF_SASS_PRESENT;
+  }
+  mprof_sidecar_free(sc);
+  return with_sass;
+}
+
+static uint64_t file_size(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return (uint64_t)st.st_size;
+}
+
+/* What `mprof record` costs on a program with many modules: the trace and
+ * sidecar sizes, how many nvdisasm runs and when, and the SASS coverage of
+ * sampled functions, for each way the sidecar is made. */
+static void test_many_modules_cost(void **state) {
+  (void)state;
+  size_t size;
+  unsigned char *image = fixture_cubin(&size);
+  fixture f;
+  record_many_modules(&f, "cost", image, size);
+  char side[4200];
+  snprintf(side, sizeof side, "%s.pc.json", f.path);
+  const char *nvdisasm = raw_only_nvdisasm();
+  nvdisasm_runs(nvdisasm);
+  mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
+  opts.nvdisasm = nvdisasm;
+  opts.jobs = 4;
+  size_t sampled, deferred;
+
+  /* `record`: no nvdisasm at all; every sampled function waits. */
+  opts.flags = MPROF_SASS_DEFER;
+  mprof_sass_report report = MPROF_SASS_REPORT_INIT;
+  assert_int_equal(mprof_sass_build_sidecar(f.path, side, &opts, &report), 0);
+  assert_int_equal(nvdisasm_runs(nvdisasm), 0);
+  assert_int_equal(report.functions, 1 + MODULES / 2);
+  assert_int_equal(report.deferred, 1 + MODULES / 2);
+  assert_int_equal(report.deferred_sampled, MODULES / 2);
+  assert_int_equal(sampled_with_sass(side, &sampled, &deferred), 0);
+  /* 64 modules of 15,720 bytes (1,006,080) were loaded; the trace keeps
+   * the code of the one or two used functions of each, without the names,
+   * PTX text and unwind tables of the rest: under 40% of that (388,272
+   * bytes when this was written; 674,992 with the PTX text and unwind
+   * tables). */
+  uint64_t loaded = (uint64_t)MODULES * size;
+  uint64_t trace_bytes = file_size(f.path);
+  assert_int_equal(loaded, 1006080);
+  assert_true(trace_bytes * 10 <= loaded * 4);
+
+  /* The first summary: one nvdisasm run for all 32 sampled functions (the
+   * code of 64 trimmed modules for one SM is under 1 MiB), then none. */
+  mprof_sidecar *sc;
+  assert_int_equal(mprof_sidecar_load(&sc, side), 0);
+  opts.flags = 0;
+  mprof_sass_report done = MPROF_SASS_REPORT_INIT;
+  assert_int_equal(mprof_sass_complete(sc, f.path, side, &opts, &done), 0);
+  assert_int_equal(done.attached, MODULES / 2);
+  assert_int_equal(nvdisasm_runs(nvdisasm), 1);
+  done.attached = 0;
+  assert_int_equal(mprof_sass_complete(sc, f.path, side, &opts, &done), 0);
+  assert_int_equal(done.attached, 0);
+  assert_int_equal(nvdisasm_runs(nvdisasm), 0);
+  mprof_sidecar_free(sc);
+  assert_int_equal(sampled_with_sass(side, &sampled, &deferred), MODULES / 2);
+  assert_int_equal(sampled, MODULES / 2);
+  assert_int_equal(deferred, 1); /* the launched kernel had no samples */
+  /* Trace and sidecar: under 45% of the modules as loaded (432,819). */
+  uint64_t completed_bytes = file_size(side);
+  assert_true((trace_bytes + completed_bytes) * 100 <= loaded * 45);
+
+  /* --sass-now: the same coverage, one run before record returns. */
+  opts.flags = MPROF_SASS_SAMPLED_ONLY;
+  assert_int_equal(mprof_sass_build_sidecar(f.path, side, &opts, NULL), 0);
+  assert_int_equal(nvdisasm_runs(nvdisasm), 1);
+  assert_int_equal(sampled_with_sass(side, &sampled, &deferred), MODULES / 2);
+  assert_int_equal(deferred, 1);
+  assert_int_equal(file_size(side), completed_bytes);
+
+  /* `mprof sass` (and --drop-code): every function, still one run. */
+  opts.flags = 0;
+  assert_int_equal(mprof_sass_build_sidecar(f.path, side, &opts, &report), 0);
+  assert_int_equal(nvdisasm_runs(nvdisasm), 1);
+  assert_int_equal(report.with_sass, 1 + MODULES / 2);
+  assert_true(file_size(side) > completed_bytes);
+
+  unlink(side);
+  unlink(nvdisasm);
   free(image);
   close_fixture(&f);
 }
@@ -1532,6 +1660,7 @@ int main(void) {
       cmocka_unit_test(test_output_claim),
       cmocka_unit_test(test_parse_bytes),
       cmocka_unit_test(test_many_modules_keep_used_code),
+      cmocka_unit_test(test_many_modules_cost),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
