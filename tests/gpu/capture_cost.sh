@@ -215,4 +215,11 @@ if [ "${COST_SKIP_TORCH:-0}" != 1 ]; then
   grep -E 'cubins|sass' "$out/torch.info.txt" | head -n 12 | tee -a "$report"
   coverage "$out/torch.mprof.pc.json" "$out/torch_before.mprof.pc.json" | tee -a "$report"
 fi
+# ---- post-processing phases on the traces just recorded ---------------------
+if [ -x "$build/bin/bench_postprocess" ]; then
+  say "== record's post-processing phases, nvdisasm included (bench_postprocess)"
+  traces=("$out/sk_2.mprof")
+  [ -e "$out/torch.mprof" ] && traces+=("$out/torch.mprof")
+  "$build/bin/bench_postprocess" "${traces[@]}" 2>&1 | tee -a "$report"
+fi
 say "== done"
