@@ -77,7 +77,70 @@ static void enable_activity(CUpti_ActivityKind kind, const char *name) {
   snprintf(what, sizeof what, "cuptiActivityEnable(%s)", name);
   ok(cuptiActivityEnable(kind), what);
 }
+
+/* The API functions whose calls API_CALLS keeps: those that issue work a
+ * LAUNCHES or MEMOPS record shows (launches, graph launches, copies,
+ * memsets). cudaLaunchHostFunc / cuLaunchHostFunc run host code only. */
+static int issues_gpu_work(const char *name, const char *const *prefixes) {
+  if (strstr(name, "LaunchHostFunc"))
+    return 0;
+  for (; *prefixes; prefixes++)
+    if (strncmp(name, *prefixes, strlen(*prefixes)) == 0)
+      return 1;
+  return 0;
+}
+
+/* Per-function activity (cuptiActivityEnableRuntimeApi/DriverApi), not the
+ * whole RUNTIME and DRIVER kinds: CUPTI then writes a record only for the
+ * calls that issue GPU work, not for the many small queries a framework
+ * makes (cudaGetDevice, cudaStreamIsCapturing, ...). */
+static void enable_api_calls(void) {
+  static const char *const runtime[] = {"cudaLaunch", "cudaGraphLaunch",
+                                        "cudaMemcpy", "cudaMemset", NULL};
+  static const char *const driver[] = {"cuLaunch", "cuGraphLaunch", "cuMemcpy",
+                                       "cuMemset", NULL};
+  static const struct {
+    CUpti_CallbackDomain domain;
+    uint32_t kind, size;
+    const char *const *prefixes;
+  } domains[] = {
+      {CUPTI_CB_DOMAIN_RUNTIME_API, MPROF_API_RUNTIME,
+       CUPTI_RUNTIME_TRACE_CBID_SIZE, runtime},
+      {CUPTI_CB_DOMAIN_DRIVER_API, MPROF_API_DRIVER,
+       CUPTI_DRIVER_TRACE_CBID_SIZE, driver},
+  };
+  if (!g.cfg.api_calls) {
+    meta("api_calls", "off");
+    return;
+  }
+  uint64_t enabled = 0;
+  for (size_t d = 0; d < sizeof domains / sizeof domains[0]; d++) {
+    for (uint32_t cbid = 1; cbid < domains[d].size; cbid++) {
+      const char *name = NULL;
+      if (cuptiGetCallbackName(domains[d].domain, cbid, &name) !=
+              CUPTI_SUCCESS ||
+          !name || !issues_gpu_work(name, domains[d].prefixes))
+        continue;
+      CUptiResult res = domains[d].kind == MPROF_API_RUNTIME
+                            ? cuptiActivityEnableRuntimeApi(cbid, 1)
+                            : cuptiActivityEnableDriverApi(cbid, 1);
+      if (!ok(res, domains[d].kind == MPROF_API_RUNTIME
+                       ? "cuptiActivityEnableRuntimeApi"
+                       : "cuptiActivityEnableDriverApi"))
+        continue;
+      mprof_cupti_translate_api_name(g.tr, domains[d].kind, cbid, name);
+      enabled++;
+    }
+  }
+  meta("api_calls", enabled ? "launches_copies_memsets" : "off");
+  meta_u64("api_calls.functions", enabled);
+}
+
 void setup_activity(void) {
+  /* Thread ids the system's (gettid), in NVTX ranges and API calls alike,
+   * so they match what other tools show for the same threads. */
+  ok(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
+     "cuptiSetThreadIdType(SYSTEM)");
   if (ok(cuptiActivityRegisterTimestampCallback(monotonic_raw_ns),
          "cuptiActivityRegisterTimestampCallback"))
     meta("clock", "CLOCK_MONOTONIC_RAW");
@@ -105,4 +168,5 @@ void setup_activity(void) {
    * also returns those of devices CUPTI already knows. */
   ok(cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE),
      "cuptiActivityEnableAndDump(DEVICE)");
+  enable_api_calls();
 }

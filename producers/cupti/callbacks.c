@@ -69,6 +69,7 @@ void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
       context_seen(rd->context, 1);
       if (!context_device(rd->context, &ordinal))
         return;
+      driver_load();
       describe_device(ordinal);
       /* PM before PC: counter availability is read before any session. */
       mprof_cupti_pm_device(ordinal);

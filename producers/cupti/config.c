@@ -184,6 +184,7 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   cfg->pc_period = MPROF_CUPTI_DEFAULT_PC_PERIOD;
   cfg->pc_hw_buffer = MPROF_CUPTI_DEFAULT_PC_HW_BUFFER;
   cfg->keep_sass = 1;
+  cfg->api_calls = 1;
   cfg->pm_enabled = 0;
   cfg->pm_interval_ns = MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS;
   cfg->pm_hw_buffer = MPROF_CUPTI_DEFAULT_PM_HW_BUFFER;
@@ -285,6 +286,7 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
 
   cfg->keep_sass = !flag_value(env(userdata, "MPROF_NO_SASS"));
   cfg->whole_modules = flag_value(env(userdata, "MPROF_WHOLE_MODULES"));
+  cfg->api_calls = !flag_value(env(userdata, "MPROF_NO_API_CALLS"));
   cfg->verbose = flag_value(env(userdata, "MPROF_VERBOSE"));
   value = env(userdata, "MPROF_MANIFEST");
   if (value && *value && strlen(value) < sizeof cfg->manifest)

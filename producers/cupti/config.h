@@ -49,6 +49,7 @@ typedef struct mprof_cupti_config {
   char kernel_regex[1024]; /**< POSIX ERE; "" keeps every kernel */
   int keep_sass;           /**< 0 when MPROF_NO_SASS=1 */
   int whole_modules;       /**< MPROF_WHOLE_MODULES=1: no trimming */
+  int api_calls;           /**< 0 when MPROF_NO_API_CALLS=1 */
   int pm_enabled;          /**< 1 when MPROF_PM=on (default off) */
   uint64_t pm_interval_ns; /**< MPROF_PM_INTERVAL */
   uint64_t pm_hw_buffer;   /**< MPROF_PM_HW_BUFFER: device memory, bytes */

@@ -11,15 +11,28 @@
 
 /* ---- driver queries (dlsym: the producer must not link libcuda) --------- */
 
+/* Called at start-up and again at each new context: when NVTX started the
+ * producer before the program's first CUDA call, libcuda is not loaded yet
+ * at start-up, but it is by the time a context exists. */
 void driver_load(void) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static int loaded;
+  pthread_mutex_lock(&lock);
+  if (loaded) {
+    pthread_mutex_unlock(&lock);
+    return;
+  }
   /* Inside cuInit libcuda is already loaded; NOLOAD never loads a second. */
   void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
   if (!cuda)
     cuda = dlopen("libcuda.so", RTLD_LAZY | RTLD_NOLOAD);
   if (!cuda) {
-    note("libcuda is not loaded; device details come from CUPTI only");
+    pthread_mutex_unlock(&lock);
+    note("libcuda is not loaded yet; the driver describes devices once it "
+         "is");
     return;
   }
+  loaded = 1;
   g.cu.device_get = (cu_device_get_fn)dlsym(cuda, "cuDeviceGet");
   g.cu.attribute =
       (cu_device_get_attribute_fn)dlsym(cuda, "cuDeviceGetAttribute");
@@ -31,6 +44,11 @@ void driver_load(void) {
   g.cu.push = (cu_ctx_push_fn)dlsym(cuda, "cuCtxPushCurrent_v2");
   g.cu.pop = (cu_ctx_pop_fn)dlsym(cuda, "cuCtxPopCurrent_v2");
   g.cu.synchronize = (cu_ctx_synchronize_fn)dlsym(cuda, "cuCtxSynchronize");
+  pthread_mutex_unlock(&lock);
+  int driver_version = 0;
+  if (g.cu.driver_version &&
+      g.cu.driver_version(&driver_version) == CUDA_SUCCESS)
+    meta_u64("cuda.driver_version", (uint64_t)driver_version);
 }
 
 static uint32_t attribute(CUdevice dev, CUdevice_attribute which) {

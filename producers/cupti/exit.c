@@ -230,10 +230,11 @@ void at_exit(void) {
   if (rc != 0)
     warn("could not write %s: %s", g.cfg.output, mprof_error_last());
   else
-    note("wrote %s: %llu launches, %llu memops, %llu ranges, %llu PC "
-         "records, %llu of %llu cubins kept, %llu errors",
+    note("wrote %s: %llu launches, %llu memops, %llu ranges, %llu API calls, "
+         "%llu PC records, %llu of %llu cubins kept, %llu errors",
          g.cfg.output, (unsigned long long)stats.launches,
          (unsigned long long)stats.memops, (unsigned long long)stats.ranges,
+         (unsigned long long)stats.api_calls,
          (unsigned long long)stats.pc_records,
          (unsigned long long)stats.modules_kept,
          (unsigned long long)stats.modules, (unsigned long long)stats.errors);

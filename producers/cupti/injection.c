@@ -177,7 +177,11 @@ static int subscribe(void) {
   }
   return 0;
 }
-int InitializeInjection(void) {
+/* Start once, from whichever comes first: the driver's cuInit
+ * (CUDA_INJECTION64_PATH) or the program's first NVTX call
+ * (NVTX_INJECTION64_PATH), so that ranges opened before the first CUDA call
+ * are recorded too. CUPTI may be set up before CUDA is initialised. */
+static int start(const char *by) {
   static atomic_int once;
   if (atomic_exchange(&once, 1))
     return 1;
@@ -223,6 +227,7 @@ int InitializeInjection(void) {
   for (unsigned i = 0; i < g.cfg.problem_count; i++)
     mprof_cupti_translate_error(g.tr, g.cfg.problems[i]);
   write_start_meta(host);
+  meta("capture.started_by", by);
   mprof_cupti_pm_init(g.tr, &g.cfg);
   if (renamed)
     note("another process of this run writes the default name; this one "
@@ -257,10 +262,6 @@ int InitializeInjection(void) {
   }
 
   driver_load();
-  int driver_version = 0;
-  if (g.cu.driver_version &&
-      g.cu.driver_version(&driver_version) == CUDA_SUCCESS)
-    meta_u64("cuda.driver_version", (uint64_t)driver_version);
 
   if (!subscribe()) {
     atomic_store(&g.state, STATE_DISABLED);
@@ -278,9 +279,14 @@ int InitializeInjection(void) {
   return 1;
 }
 
-/* NVTX_INJECTION64_PATH points here too: hand NVTX to CUPTI so ranges arrive
- * as CUPTI_ACTIVITY_KIND_MARKER records. NVTX wants 1 for success. */
+int InitializeInjection(void) { return start("cuInit"); }
+
+/* NVTX_INJECTION64_PATH points here too: start recording (MARKER enabled)
+ * and hand NVTX to CUPTI so ranges arrive as CUPTI_ACTIVITY_KIND_MARKER
+ * records, before the range that loaded us is pushed. NVTX wants 1 for
+ * success. */
 int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t)) {
+  start("nvtx");
   void *table = NULL;
   memcpy(&table, &get_export_table, sizeof table);
   return cuptiNvtxInitialize2(table) == CUPTI_SUCCESS ? 1 : 0;

@@ -352,6 +352,7 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
     pthread_mutex_unlock(&t->lock);
     return MPROF_EINVAL;
   }
+  tr_api_flush_locked(t);
   /* Ranges still open when the program ended run to the last time seen. */
   for (size_t i = 0; i < t->open_count; i++)
     tr_range_append(t, &t->open[i], t->last_timestamp);
@@ -409,6 +410,9 @@ void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   mprof__map_free(&t->crcs);
   free(t->devices);
   free(t->open);
+  free(t->api_names[0]);
+  free(t->api_names[1]);
+  free(t->pending);
   for (size_t i = 0; i < t->error_count; i++)
     free(t->errors[i]);
   mprof_cupti_spill_close(&t->spill);

@@ -51,6 +51,7 @@ typedef struct mprof_cupti_translate_stats {
   uint64_t launches;            /**< LAUNCHES appended */
   uint64_t memops;              /**< MEMOPS appended */
   uint64_t ranges;              /**< RANGES appended */
+  uint64_t api_calls;           /**< API_CALLS appended */
   uint64_t pc_records;          /**< PC_SAMPLES appended */
   uint64_t pc_drains;           /**< CUpti_PCSamplingData buffers translated */
   uint64_t no_timestamp;        /**< records skipped for lack of timestamps */
@@ -150,6 +151,27 @@ int mprof_cupti_translate_memcpy_p2p(mprof_cupti_translate *t,
 /** MEMSET → MEMOPS. */
 int mprof_cupti_translate_memset(mprof_cupti_translate *t,
                                  const CUpti_ActivityMemset4 *m);
+
+/**
+ * Register the name of API function @p cbid of @p kind (MPROF_API_RUNTIME or
+ * MPROF_API_DRIVER) as CUPTI spells it ("cudaLaunchKernel_v7000"); the
+ * trace keeps the function's name without the version suffix
+ * ("cudaLaunchKernel"). Call before records of that function arrive.
+ */
+int mprof_cupti_translate_api_name(mprof_cupti_translate *t, uint32_t kind,
+                                   uint32_t cbid, const char *name);
+
+/**
+ * CUPTI_ACTIVITY_KIND_RUNTIME or _DRIVER record → API_CALLS. A function
+ * whose name was never registered is named "runtime cbid N" / "driver cbid
+ * N"; a record without timestamps is counted in DROPS. A driver call that a
+ * runtime call of the same thread made (it lies inside it in time) is not
+ * kept: the runtime call stands for both. Driver calls are therefore held
+ * back until the next runtime call of their thread (at most 8 per thread)
+ * or mprof_cupti_translate_finish().
+ */
+int mprof_cupti_translate_api(mprof_cupti_translate *t,
+                              const CUpti_ActivityAPI *a);
 
 /**
  * MARKER → RANGES. A START record opens a range, the END record with the

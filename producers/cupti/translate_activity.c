@@ -337,6 +337,169 @@ int mprof_cupti_translate_marker_data(mprof_cupti_translate *t,
   return 0;
 }
 
+/* ---- API calls ---------------------------------------------------------- */
+
+/* 1 runtime, 2 driver -> 0, 1; -1 for anything else. */
+static int api_slot(uint32_t kind) {
+  return kind == MPROF_API_RUNTIME ? 0 : kind == MPROF_API_DRIVER ? 1 : -1;
+}
+
+int mprof_cupti_translate_api_name(mprof_cupti_translate *t, uint32_t kind,
+                                   uint32_t cbid, const char *name) {
+  int slot = api_slot(kind);
+  if (slot < 0 || !name || cbid > 1u << 20)
+    return MPROF_EINVAL;
+  /* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the suffix is CUPTI's
+   * version of the entry point, not part of the function's name. */
+  char clean[256];
+  snprintf(clean, sizeof clean, "%s", name);
+  char *suffix = strrchr(clean, '_');
+  if (suffix && suffix[1] == 'v' && suffix[2] &&
+      strspn(suffix + 2, "0123456789") == strlen(suffix + 2))
+    *suffix = '\0';
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  if (t->finished) {
+    rc = MPROF_EINVAL;
+    goto out;
+  }
+  if (cbid >= t->api_name_count[slot]) {
+    uint32_t count = cbid + 1 > 1024 ? cbid + 1 : 1024;
+    uint32_t *grown =
+        (uint32_t *)realloc(t->api_names[slot], count * sizeof *grown);
+    if (!grown) {
+      rc = MPROF_ENOMEM;
+      goto out;
+    }
+    memset(grown + t->api_name_count[slot], 0,
+           (count - t->api_name_count[slot]) * sizeof *grown);
+    t->api_names[slot] = grown;
+    t->api_name_count[slot] = count;
+  }
+  t->api_names[slot][cbid] = mprof_writer_string(t->w, clean);
+out:
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+/* Driver calls held back per thread, at most this many: a runtime call
+ * issues one or two driver calls of the kinds recorded. */
+#define PENDING_PER_THREAD 8
+
+static int api_write_locked(mprof_cupti_translate *t,
+                            const mprof_api_call_record *rec) {
+  int rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_API_CALLS, rec);
+  if (rc == 0)
+    t->stats.api_calls++;
+  return rc;
+}
+
+/* Write (keep = 1) or forget (keep = 0) the held-back call at @p i. */
+static int pending_take(mprof_cupti_translate *t, size_t i, int keep) {
+  int rc = keep ? api_write_locked(t, &t->pending[i]) : 0;
+  memmove(&t->pending[i], &t->pending[i + 1],
+          (t->pending_count - i - 1) * sizeof *t->pending);
+  t->pending_count--;
+  return rc;
+}
+
+/* A driver call: held back until it is known whether a runtime call of the
+ * same thread made it (then the runtime call stands for both). */
+static int api_driver_locked(mprof_cupti_translate *t,
+                             const mprof_api_call_record *rec) {
+  int rc = 0;
+  size_t on_thread = 0, oldest = SIZE_MAX;
+  for (size_t i = 0; i < t->pending_count; i++) {
+    if (t->pending[i].thread_id != rec->thread_id)
+      continue;
+    if (oldest == SIZE_MAX)
+      oldest = i;
+    on_thread++;
+  }
+  if (on_thread >= PENDING_PER_THREAD)
+    rc = pending_take(t, oldest, 1);
+  if (t->pending_count == t->pending_capacity) {
+    size_t capacity = t->pending_capacity ? t->pending_capacity * 2 : 16;
+    mprof_api_call_record *grown =
+        (mprof_api_call_record *)realloc(t->pending, capacity * sizeof *grown);
+    if (!grown)
+      return api_write_locked(t, rec);
+    t->pending = grown;
+    t->pending_capacity = capacity;
+  }
+  t->pending[t->pending_count++] = *rec;
+  return rc;
+}
+
+/* A runtime call: the held-back driver calls of its thread that lie inside
+ * it were its own and go; the others were the program's and are written. */
+static int api_runtime_locked(mprof_cupti_translate *t,
+                              const mprof_api_call_record *rec) {
+  int rc = 0;
+  for (size_t i = 0; i < t->pending_count;) {
+    const mprof_api_call_record *p = &t->pending[i];
+    if (p->thread_id != rec->thread_id) {
+      i++;
+      continue;
+    }
+    int inside = p->start >= rec->start && p->end <= rec->end;
+    int r = pending_take(t, i, !inside);
+    if (!rc)
+      rc = r;
+  }
+  int r = api_write_locked(t, rec);
+  return rc ? rc : r;
+}
+
+void tr_api_flush_locked(mprof_cupti_translate *t) {
+  while (t->pending_count)
+    pending_take(t, 0, 1);
+}
+
+int mprof_cupti_translate_api(mprof_cupti_translate *t,
+                              const CUpti_ActivityAPI *a) {
+  uint32_t kind = a->kind == CUPTI_ACTIVITY_KIND_RUNTIME  ? MPROF_API_RUNTIME
+                  : a->kind == CUPTI_ACTIVITY_KIND_DRIVER ? MPROF_API_DRIVER
+                                                          : 0;
+  if (!kind)
+    return MPROF_EINVAL;
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  if (t->finished)
+    goto out;
+  if (a->start == 0 || a->end < a->start) {
+    t->stats.no_timestamp++;
+    mprof_writer_drop(t->w, MPROF_DROP_ACTIVITY_NO_TIMESTAMP, MPROF_INDEX_NONE,
+                      1);
+    goto out;
+  }
+  tr_note_time(t, a->end);
+  int slot = api_slot(kind);
+  mprof_api_call_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.start = a->start;
+  rec.end = a->end;
+  rec.correlation_id = a->correlationId;
+  rec.thread_id = a->threadId;
+  rec.kind = kind;
+  if (a->cbid < t->api_name_count[slot])
+    rec.name = t->api_names[slot][a->cbid];
+  if (!rec.name) {
+    char name[48];
+    snprintf(name, sizeof name, "%s cbid %u",
+             kind == MPROF_API_RUNTIME ? "runtime" : "driver",
+             (unsigned)a->cbid);
+    rec.name = mprof_writer_string(t->w, name);
+  }
+  rc = kind == MPROF_API_DRIVER ? api_driver_locked(t, &rec)
+                                : api_runtime_locked(t, &rec);
+out:
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+/* ---- any activity record ------------------------------------------------- */
+
 int mprof_cupti_translate_activity(mprof_cupti_translate *t,
                                    const CUpti_Activity *record) {
   switch (record->kind) {
@@ -359,6 +522,10 @@ int mprof_cupti_translate_activity(mprof_cupti_translate *t,
   case CUPTI_ACTIVITY_KIND_MARKER_DATA:
     return mprof_cupti_translate_marker_data(
         t, (const CUpti_ActivityMarkerData2 *)(const void *)record);
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+  case CUPTI_ACTIVITY_KIND_DRIVER:
+    return mprof_cupti_translate_api(
+        t, (const CUpti_ActivityAPI *)(const void *)record);
   case CUPTI_ACTIVITY_KIND_DEVICE:
     mprof_cupti_translate_device_activity(
         t, (const CUpti_ActivityDevice5 *)(const void *)record);

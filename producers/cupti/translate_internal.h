@@ -117,6 +117,16 @@ struct mprof_cupti_translate {
   size_t error_count;
   uint64_t errors_suppressed;
 
+  /* API function names (string refs) by callback id: [0] runtime,
+   * [1] driver; 0 where none was registered. */
+  uint32_t *api_names[2];
+  uint32_t api_name_count[2];
+  /* Driver calls not yet known to be the program's own: a runtime call's
+   * driver calls reach CUPTI's buffer before the runtime call itself. */
+  mprof_api_call_record *pending;
+  size_t pending_count;
+  size_t pending_capacity;
+
   uint32_t drain_seq;
   mprof_cupti_translate_stats stats;
 };
@@ -138,6 +148,9 @@ int tr_name_matches(mprof_cupti_translate *t, name_entry *e);
 /* translate_activity.c: append one finished NVTX range. */
 int tr_range_append(mprof_cupti_translate *t, const open_range *r,
                     uint64_t end);
+
+/* translate_activity.c: write the driver calls still held back (finish). */
+void tr_api_flush_locked(mprof_cupti_translate *t);
 
 /* translate_cubins.c */
 int tr_crc_find(const mprof_cupti_translate *t, uint64_t crc, uint32_t *index);

@@ -463,6 +463,126 @@ static void test_markers(void **state) {
   close_fixture(&f);
 }
 
+/* ---- API calls ---------------------------------------------------------- */
+
+static CUpti_ActivityAPI api_call(CUpti_ActivityKind kind, uint32_t cbid,
+                                  uint64_t start, uint64_t end,
+                                  uint32_t correlation, uint32_t thread) {
+  CUpti_ActivityAPI a;
+  memset(&a, 0, sizeof a);
+  a.kind = kind;
+  a.cbid = cbid;
+  a.start = start;
+  a.end = end;
+  a.processId = 1;
+  a.threadId = thread;
+  a.correlationId = correlation;
+  return a;
+}
+
+/* Runtime and driver calls land in API_CALLS with their names (version
+ * suffix gone), thread ids as the markers of that thread carry them, and
+ * the correlation id of the launch they issued. */
+static void test_api_calls(void **state) {
+  (void)state;
+  fixture f;
+  open_fixture(&f, "api", NULL);
+  assert_int_equal(mprof_cupti_translate_api_name(
+                       f.t, MPROF_API_RUNTIME,
+                       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                       "cudaLaunchKernel_v7000"),
+                   0);
+  assert_int_equal(
+      mprof_cupti_translate_api_name(f.t, MPROF_API_DRIVER,
+                                     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                                     "cuLaunchKernel"),
+      0);
+  assert_int_equal(mprof_cupti_translate_api_name(
+                       f.t, MPROF_API_RUNTIME,
+                       CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+                       "cudaMemcpyAsync_ptsz_v7000"),
+                   0);
+  assert_int_equal(mprof_cupti_translate_api_name(f.t, 3, 1, "cudaSomething"),
+                   MPROF_EINVAL);
+  CUpti_ActivityMarker2 push =
+      marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, "step", 4242);
+  CUpti_ActivityMarker2 pop =
+      marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 900, NULL, 4242);
+  CUpti_ActivityAPI calls[] = {
+      api_call(CUPTI_ACTIVITY_KIND_RUNTIME,
+               CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 200, 230, 17,
+               4242),
+      api_call(CUPTI_ACTIVITY_KIND_DRIVER,
+               CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 300, 310, 18, 4242),
+      api_call(CUPTI_ACTIVITY_KIND_RUNTIME,
+               CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000, 400, 460,
+               19, 7),
+      /* never registered: named by its callback id */
+      api_call(CUPTI_ACTIVITY_KIND_DRIVER, 12, 500, 505, 20, 7),
+      /* no timestamps: counted, not placed */
+      api_call(CUPTI_ACTIVITY_KIND_RUNTIME,
+               CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0, 21, 7),
+      /* a runtime launch and the driver launch it made (which reaches
+       * CUPTI's buffer first): one call */
+      api_call(CUPTI_ACTIVITY_KIND_DRIVER,
+               CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 610, 650, 22, 4242),
+      api_call(CUPTI_ACTIVITY_KIND_RUNTIME,
+               CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 600, 700, 22,
+               4242),
+  };
+  assert_int_equal(mprof_cupti_translate_activity(
+                       f.t, (const CUpti_Activity *)(const void *)&push),
+                   0);
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+    assert_int_equal(mprof_cupti_translate_activity(
+                         f.t, (const CUpti_Activity *)(const void *)&calls[i]),
+                     0);
+  assert_int_equal(mprof_cupti_translate_activity(
+                       f.t, (const CUpti_Activity *)(const void *)&pop),
+                   0);
+  CUpti_ActivityKernel10 k = kernel("_Z1kv", 0, 7, 240, 600, 17);
+  assert_int_equal(mprof_cupti_translate_kernel(f.t, &k), 0);
+  mprof_cupti_translate_stats stats;
+  mprof_cupti_translate_get_stats(f.t, &stats);
+  /* Thread 4242's own driver launch (300) was written when its next runtime
+   * call came; thread 7's waits for the finish. */
+  assert_int_equal(stats.api_calls, 4);
+  finish_fixture(&f);
+
+  size_t n = 0;
+  const mprof_api_call_record *a = mprof_trace_api_calls(f.trace, &n);
+  /* In the order written: 200 runtime, 400 runtime (thread 7), 300 driver
+   * (its own: written when thread 4242's next runtime call came), 600
+   * runtime (whose driver half at 610 is gone), 500 driver (at finish). */
+  assert_int_equal(n, 5);
+  assert_string_equal(str(f.trace, a[0].name), "cudaLaunchKernel");
+  assert_int_equal(a[0].kind, MPROF_API_RUNTIME);
+  assert_int_equal(a[0].start, 200);
+  assert_int_equal(a[0].end, 230);
+  assert_int_equal(a[0].correlation_id, 17);
+  const mprof_range_record *r = mprof_trace_ranges(f.trace, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(a[0].thread_id, r[0].thread_id);
+  const mprof_launch_record *l = mprof_trace_launches(f.trace, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(l[0].correlation_id, a[0].correlation_id);
+  assert_string_equal(str(f.trace, a[1].name), "cudaMemcpyAsync_ptsz");
+  assert_int_equal(a[1].thread_id, 7);
+  assert_string_equal(str(f.trace, a[2].name), "cuLaunchKernel");
+  assert_int_equal(a[2].kind, MPROF_API_DRIVER);
+  assert_int_equal(a[2].start, 300);
+  assert_string_equal(str(f.trace, a[3].name), "cudaLaunchKernel");
+  assert_int_equal(a[3].start, 600);
+  assert_int_equal(a[3].correlation_id, 22);
+  assert_string_equal(str(f.trace, a[4].name), "driver cbid 12");
+  for (size_t i = 0; i < 5; i++)
+    assert_true(a[i].start != 610);
+  assert_int_equal(
+      drop_count(f.trace, MPROF_DROP_ACTIVITY_NO_TIMESTAMP, MPROF_INDEX_NONE),
+      1);
+  close_fixture(&f);
+}
+
 /* ---- PC sampling -------------------------------------------------------- */
 
 static void test_pc_samples(void **state) {
@@ -1432,6 +1552,7 @@ static void test_config_defaults(void **state) {
   assert_int_equal(cfg.pc_hw_buffer, 512ull << 20);
   assert_string_equal(cfg.kernel_regex, "");
   assert_int_equal(cfg.keep_sass, 1);
+  assert_int_equal(cfg.api_calls, 1);
   assert_int_equal(cfg.verbose, 0);
   assert_int_equal(cfg.pm_enabled, 0);
   assert_int_equal(cfg.pm_interval_ns, 10000);
@@ -1642,6 +1763,7 @@ int main(void) {
       cmocka_unit_test(test_kernels),
       cmocka_unit_test(test_memops),
       cmocka_unit_test(test_markers),
+      cmocka_unit_test(test_api_calls),
       cmocka_unit_test(test_pc_samples),
       cmocka_unit_test(test_kernel_regex),
       cmocka_unit_test(test_bad_regex_keeps_everything),
