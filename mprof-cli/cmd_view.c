@@ -24,8 +24,9 @@ typedef struct view_args {
   const char *render;
   const char *sidecar;
   const char *range;
-  const char *rows;  /* Activity: sm, block, warp */
-  const char *depth; /* Activity: auto, phase, instruction */
+  const char *select; /* Trace: a selected range, with what it holds */
+  const char *rows;   /* Activity: sm, block, warp */
+  const char *depth;  /* Activity: auto, phase, instruction */
   const char *sm_height;
   int demo; /* --demo-activity: the synthetic SM/block/warp hierarchy */
   int width, height;
@@ -62,6 +63,8 @@ static int parse(int argc, char **argv, view_args *a) {
       slot = &a->sidecar;
     else if (strcmp(arg, "--range") == 0)
       slot = &a->range;
+    else if (strcmp(arg, "--select") == 0)
+      slot = &a->select;
     else if (strcmp(arg, "--rows") == 0)
       slot = &a->rows;
     else if (strcmp(arg, "--depth") == 0)
@@ -132,7 +135,7 @@ static int parse_time(const char *text, const char *end, double *ns) {
   return 0;
 }
 
-/* --range FROM:TO, times after the start of the trace. */
+/* --range FROM:TO, times after the start of the trace's GPU activity. */
 static int parse_range(const char *text, double *from, double *to) {
   const char *colon = strchr(text, ':');
   if (!colon || parse_time(text, colon, from) ||
@@ -215,6 +218,18 @@ static int render_file(const view_args *a) {
     view.start_ns = start + (int64_t)from;
     view.end_ns = start + (int64_t)to;
     mprof_render_view_clamp(&view, &limits);
+  }
+  if (a->select) {
+    double from, to;
+    if (parse_range(a->select, &from, &to)) {
+      mprof_render_model_free(model);
+      return cli_usage_error(
+          "view", "--select '%s' is not FROM:TO (e.g. 1.5ms:2ms)", a->select);
+    }
+    int64_t start, end;
+    mprof_render_model_bounds(model, &start, &end);
+    view.sel_start_ns = start + (int64_t)from;
+    view.sel_end_ns = start + (int64_t)to;
   }
   int rc =
       mprof_render_write(model, &view, tab, a->width, a->height, a->render);

@@ -9,17 +9,6 @@
 
 #include "view_spans.h"
 
-static const char *copy_kind_name(uint32_t kind) {
-  switch (kind) {
-  case MPROF_COPY_HTOD: return "HtoD";
-  case MPROF_COPY_DTOH: return "DtoH";
-  case MPROF_COPY_DTOD: return "DtoD";
-  case MPROF_COPY_HTOH: return "HtoH";
-  case MPROF_COPY_PTOP: return "PtoP";
-  default: return "";
-  }
-}
-
 static void relative(const mprof_render_model *m, char *buf, size_t size,
                      int64_t t) {
   int64_t start, end;
@@ -90,6 +79,13 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
       mprof_format_count(a, sizeof a,
                          mprof_trace_stream_launch_count(trace, row->stream));
       n = snprintf(buf, size, "%s: %s launches", row->label, a);
+    } else if (row->kind == MPROF_ROW_RANGES) {
+      mprof_format_count(a, sizeof a, row->count);
+      n = snprintf(buf, size, "Thread %u, NVTX level %u: %s ranges",
+                   row->thread_id, row->depth + 1, a);
+    } else if (row->kind == MPROF_ROW_COUNTER) {
+      n = snprintf(buf, size, "%s, %% of the GPU's peak, from PM samples",
+                   mprof_counter_title(row->counter));
     } else {
       n = snprintf(buf, size, "%s", row->label);
     }
@@ -144,10 +140,41 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     mo += hit->memop;
     mprof_format_duration(a, sizeof a, (double)(mo->end - mo->start));
     relative(m, b, sizeof b, (int64_t)mo->start);
-    double mib = (double)mo->bytes / (1024.0 * 1024.0);
-    n = snprintf(buf, size, "%s %s %.2f MiB  \u2014  %s at %s",
-                 mo->kind == MPROF_MEMOP_MEMSET ? "memset" : "memcpy",
-                 copy_kind_name(mo->copy_kind), mib, a, b);
+    mprof_render_memop_label(m, (size_t)hit->memop, NULL, 0, name, sizeof name);
+    n = snprintf(buf, size, "%s%s  \u2014  %s at %s",
+                 mo->kind == MPROF_MEMOP_MEMCPY ? "memcpy " : "", name, a, b);
+    break;
+  }
+  case MPROF_HIT_RANGE: {
+    size_t count;
+    const mprof_range_record *r = mprof_trace_ranges(trace, &count);
+    if (hit->item < 0 || (size_t)hit->item >= count)
+      break;
+    r += hit->item;
+    const mprof_render_row *row = mprof_render_row_at(m, (size_t)hit->row);
+    mprof_format_duration(a, sizeof a,
+                          (double)(rs_range_end(r) - rs_clamp_ns(r->start)));
+    relative(m, b, sizeof b, rs_clamp_ns(r->start));
+    const char *domain = mprof_trace_string(trace, r->domain);
+    n = snprintf(buf, size,
+                 "%s  \u2014  %s at %s  \u00b7  thread %u, level %u%s%s",
+                 mprof_trace_string(trace, r->name), a, b, r->thread_id,
+                 row ? row->depth + 1 : r->depth + 1,
+                 *domain ? "  \u00b7  domain " : "", domain);
+    break;
+  }
+  case MPROF_HIT_COUNTER: {
+    size_t count;
+    const mprof_pm_sample_record *w = mprof_trace_pm_samples(trace, &count);
+    const mprof_render_row *row = mprof_render_row_at(m, (size_t)hit->row);
+    if (!row || hit->item < 0 || (size_t)hit->item >= count)
+      break;
+    w += hit->item;
+    mprof_format_percent(a, sizeof a, hit->value / 100.0);
+    mprof_format_duration(b, sizeof b, (double)(w->end - w->start));
+    relative(m, c, sizeof c, rs_clamp_ns(w->start));
+    n = snprintf(buf, size, "%s %s of peak  \u00b7  the %s window at %s",
+                 mprof_counter_title(row->counter), a, b, c);
     break;
   }
   case MPROF_HIT_PC:

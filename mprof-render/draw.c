@@ -108,6 +108,7 @@ void mprof_render_hit_test(const mprof_render_model *model,
   hit->device = MPROF_INDEX_NONE;
   hit->role = -1;
   hit->row_key = -1;
+  hit->item = -1;
   if (!model || x < 0 || y < 0 || x >= width || y >= height)
     return;
   switch (tab) {

@@ -326,6 +326,14 @@ static int model_open(mprof_render_model **out, const char *trace_path,
   mprof_trace_time_bounds(m->trace, &start, &end);
   m->start_ns = start > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)start;
   m->end_ns = end > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)end;
+  /* The producer takes its clock anchor as the process starts. */
+  const char *anchor = mprof_trace_meta(m->trace, "clock.anchor.trace_ns");
+  if (anchor && *anchor) {
+    char *stop;
+    unsigned long long t = strtoull(anchor, &stop, 10);
+    if (!*stop && t > 0 && t <= (unsigned long long)INT64_MAX)
+      m->process_start_ns = (int64_t)t;
+  }
   if (build(m) || mprof_render__build_spans(m) ||
       mprof_render__build_nesting(m)) {
     char message[1024];
@@ -354,6 +362,10 @@ void mprof_render_model_free(mprof_render_model *m) {
   free(m->memop_first);
   free(m->memop_order);
   free(m->memop_longest);
+  free(m->range_order);
+  free(m->pm_order);
+  free(m->pm_first);
+  mprof_throughput_free(m->throughput);
   free(m->pc_storage);
   free(m->hot_storage);
   free(m->kernels);
@@ -392,6 +404,10 @@ void mprof_render_model_bounds(const mprof_render_model *m, int64_t *start,
                                int64_t *end) {
   *start = m ? m->start_ns : 0;
   *end = m ? m->end_ns : 0;
+}
+
+int64_t mprof_render_model_process_start(const mprof_render_model *m) {
+  return m ? m->process_start_ns : 0;
 }
 
 size_t mprof_render_kernel_count(const mprof_render_model *m) {

@@ -16,6 +16,7 @@
 #include <mprof/diagnose.h>
 #include <mprof/names.h>
 #include <mprof/join.h>
+#include <mprof/throughput.h>
 
 /* ---- activity spans (spans.c) ------------------------------------------ */
 
@@ -132,6 +133,13 @@ struct mprof_render_model {
   uint32_t *memop_order;
   uint64_t *memop_longest; /* per stream, ns */
 
+  /* Host and counter tracks (tracks.c). */
+  int64_t process_start_ns; /* the clock anchor; 0 unknown */
+  uint32_t *range_order;    /* RANGES by thread, lane, start */
+  mprof_throughput *throughput;
+  uint32_t *pm_order; /* PM_SAMPLES by device, then start */
+  size_t *pm_first;   /* device d owns pm_order[pm_first[d]..[d + 1]) */
+
   /* Storage behind the kernels' pcs and hot arrays. */
   mprof_render_pc *pc_storage;
   uint32_t *hot_storage;
@@ -226,6 +234,8 @@ void rd_fill_rect(cairo_t *cr, double x, double y, double w, double h,
                   uint32_t rgb);
 void rd_hline(cairo_t *cr, double x0, double x1, double y, uint32_t rgb);
 void rd_vline(cairo_t *cr, double x, double y0, double y1, uint32_t rgb);
+/* "HtoD", "DtoH", ..., "memcpy" of an unknown direction, "memset". */
+const char *rd_copy_kind_name(const mprof_memop_record *mo);
 /* "@P0 LDG.E.128 R4, [R2.64]" */
 void rd_format_sass(char *buf, size_t size, const mprof_sass_instruction *in);
 /* "file.cu:42" (base name), "" when unknown. */
@@ -271,15 +281,30 @@ size_t mprof_render__ticks(const mprof_render_timemap *map, int64_t origin,
 /* The x of the ticks at the usual spacing: the grid of a timeline. */
 size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
                              int *xs, size_t max);
-/* "+10.5 ms": the offset in the unit of the larger of it and the step,
- * with the decimals the step needs; units spelled as mprof_format_duration
- * spells them. */
-void mprof_render__format_tick(char *buf, size_t size, int64_t offset,
-                               int64_t step);
 
 /* ---- Trace rows (rows.c) ---------------------------------------------- */
 
 int mprof_render__build_rows(mprof_render_model *m);
+
+/* ---- host and counter tracks (tracks.c) ------------------------------- */
+
+/* The ranges of one thread at one depth: range_order[first, first+count). */
+typedef struct rs_range_run {
+  uint32_t thread_id, depth;
+  size_t first, count;
+} rs_range_run;
+
+/* Lay out the NVTX ranges (m->range_order) and list their rows; *runs is
+ * the caller's to free. */
+int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
+                               size_t *run_count);
+/* The PM samples by device and start (m->pm_order) and the throughput join
+ * that names their columns. */
+int mprof_render__build_counters(mprof_render_model *m);
+/* The end of a range, never before its start. */
+int64_t rs_range_end(const mprof_range_record *r);
+#define RS_TRACK_COUNTERS 8
+extern const uint32_t rs_track_counters[RS_TRACK_COUNTERS];
 
 /* ---- spans (spans.c) ------------------------------------------------- */
 
@@ -411,6 +436,11 @@ void mprof_render__hit_lanes(const mprof_render_model *model,
                              const mprof_render_view *view, int tab,
                              double width, double height, double x, double y,
                              mprof_render_hit *hit);
+
+/* The colour of an NVTX range (its own, else one by its name) and of a
+ * counter track (view_trace.c). */
+uint32_t rs_range_color(const mprof_range_record *r);
+uint32_t rs_counter_color(uint32_t counter);
 
 /* The inline PC/SASS inset of a launch box (view_trace.c): how many lines
  * fit in a box of @p w x @p h, 0 when it is too small. */

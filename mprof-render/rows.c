@@ -1,7 +1,9 @@
 /*
- * mprof-render — the rows of the Trace view: a band per device, then its
- * streams (those with launches or memory operations), and each stream's
- * memcpy/memset operations by start. Built once at open.
+ * mprof-render — the rows of the Trace view: a band per host thread with
+ * its NVTX rows (tracks.c lays them out), then a band per device with its
+ * counter tracks and its streams (those with launches or memory
+ * operations), and each stream's memcpy/memset operations by start. Built
+ * once at open.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -82,17 +84,53 @@ int mprof_render__build_rows(mprof_render_model *m) {
       order[used++] = (uint32_t)s;
   sort_streams = st;
   qsort(order, used, sizeof *order, by_stream);
-  /* Count contexts per device to decide whether labels need them. */
-  m->rows = (mprof_render_row *)calloc(2 * used + 1, sizeof *m->rows);
-  m->row_labels = (char **)calloc(2 * used + 1, sizeof(char *));
+  rs_range_run *runs = NULL;
+  size_t run_count = 0;
+  if (mprof_render__build_ranges(m, &runs, &run_count) ||
+      mprof_render__build_counters(m)) {
+    free(order);
+    free(runs);
+    return -1;
+  }
+  size_t cap = 2 * used + 2 * run_count + devices * (RS_TRACK_COUNTERS + 1) + 1;
+  m->rows = (mprof_render_row *)calloc(cap, sizeof *m->rows);
+  m->row_labels = (char **)calloc(cap, sizeof(char *));
   if (!m->rows || !m->row_labels) {
     free(order);
+    free(runs);
     return mprof_render__oom();
   }
+  char label[256];
+  /* Host threads: a band each, then a row per nesting level of ranges. */
+  for (size_t i = 0; i < run_count; i++) {
+    const rs_range_run *run = &runs[i];
+    if (i == 0 || runs[i - 1].thread_id != run->thread_id) {
+      mprof_render_row *r = &m->rows[m->row_count];
+      r->kind = MPROF_ROW_THREAD;
+      r->device = MPROF_INDEX_NONE;
+      r->thread_id = run->thread_id;
+      snprintf(label, sizeof label, "Thread %u", run->thread_id);
+      m->row_labels[m->row_count] = strdup(label);
+      r->label = m->row_labels[m->row_count++];
+    }
+    mprof_render_row *r = &m->rows[m->row_count];
+    r->kind = MPROF_ROW_RANGES;
+    r->device = MPROF_INDEX_NONE;
+    r->thread_id = run->thread_id;
+    r->depth = run->depth;
+    r->first = run->first;
+    r->count = run->count;
+    if (run->depth)
+      snprintf(label, sizeof label, "NVTX \u00b7 level %u", run->depth + 1);
+    else
+      snprintf(label, sizeof label, "NVTX");
+    m->row_labels[m->row_count] = strdup(label);
+    r->label = m->row_labels[m->row_count++];
+  }
+  free(runs);
   uint32_t current = MPROF_INDEX_NONE - 1; /* no device yet */
   for (size_t i = 0; i < used; i++) {
     const mprof_stream_record *s = &st[order[i]];
-    char label[256];
     if (s->device != current) {
       current = s->device;
       mprof_render_row *r = &m->rows[m->row_count];
@@ -105,6 +143,29 @@ int mprof_render__build_rows(mprof_render_model *m) {
         snprintf(label, sizeof label, "Unknown device");
       m->row_labels[m->row_count] = strdup(label);
       r->label = m->row_labels[m->row_count++];
+      /* Its counter tracks, when it was PM-sampled. */
+      size_t samples = s->device < devices
+                           ? m->pm_first[s->device + 1] - m->pm_first[s->device]
+                           : 0;
+      for (int c = 0; samples && c < RS_TRACK_COUNTERS; c++) {
+        int column = mprof_throughput_column(m->throughput, s->device,
+                                             rs_track_counters[c]);
+        if (column < 0)
+          continue;
+        r = &m->rows[m->row_count];
+        r->kind = MPROF_ROW_COUNTER;
+        r->device = s->device;
+        r->counter = rs_track_counters[c];
+        r->column = column;
+        r->first = m->pm_first[s->device];
+        r->count = samples;
+        snprintf(label, sizeof label, "%s",
+                 mprof_counter_title(rs_track_counters[c]));
+        if (label[0] >= 'a' && label[0] <= 'z')
+          label[0] = (char)(label[0] - 'a' + 'A');
+        m->row_labels[m->row_count] = strdup(label);
+        r->label = m->row_labels[m->row_count++];
+      }
     }
     int many_contexts = 0;
     for (size_t j = 0; j < used; j++)
@@ -131,4 +192,15 @@ int mprof_render__build_rows(mprof_render_model *m) {
     if (!m->row_labels[i])
       return mprof_render__oom();
   return 0;
+}
+
+uint32_t mprof_render_row_item(const mprof_render_model *m,
+                               const mprof_render_row *row, size_t i) {
+  if (!m || !row || i >= row->count)
+    return MPROF_INDEX_NONE;
+  switch (row->kind) {
+  case MPROF_ROW_RANGES: return m->range_order[row->first + i];
+  case MPROF_ROW_COUNTER: return m->pm_order[row->first + i];
+  default: return MPROF_INDEX_NONE;
+  }
 }

@@ -284,7 +284,7 @@ void mprof_render__time_axis(cairo_t *cr, const mprof_render_timemap *map,
     cairo_rectangle(cr, x, y + 1, 1, 6);
     cairo_fill(cr);
     char label[48];
-    mprof_render__format_tick(label, sizeof label, offsets[i], step);
+    mprof_format_tick(label, sizeof label, (double)offsets[i], (double)step);
     rd_rgb(cr, RD_TEXT);
     rd_text(cr, x + 3, y + 18, label);
   }

@@ -86,31 +86,6 @@ size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
                              NULL, xs, max);
 }
 
-void mprof_render__format_tick(char *buf, size_t size, int64_t offset,
-                               int64_t step) {
-  double magnitude = fmax(fabs((double)offset), (double)step);
-  double unit = 1;
-  const char *name = "ns";
-  if (magnitude >= 1e9) {
-    unit = 1e9;
-    name = "s";
-  } else if (magnitude >= 1e6) {
-    unit = 1e6;
-    name = "ms";
-  } else if (magnitude >= 1e3) {
-    unit = 1e3;
-    name = "us"; /* as mprof_format_duration spells it */
-  }
-  int decimals = 0;
-  double s = (double)step / unit;
-  while (s < 0.999 && decimals < 9) {
-    s *= 10;
-    decimals++;
-  }
-  snprintf(buf, size, "%s%.*f %s", offset < 0 ? "-" : "+", decimals,
-           fabs((double)offset) / unit, name);
-}
-
 /* ---- level of detail ---------------------------------------------------
  */
 

@@ -16,7 +16,8 @@
 
 #include "render_internal.h"
 
-#define MEMOP_COLOR 0x8a9bb0u
+#define MEMOP_COLOR 0x6b7f99u
+#define COPY_LABEL_PX 30.0 /* copies at least this wide get a label */
 #define GRID_COLOR 0xe3e5eau
 #define ROW_ODD 0xf3f4f7u
 #define GRID_MAX 64
@@ -29,8 +30,18 @@
 
 static double row_height(const mprof_render_row *row,
                          const mprof_render_view *view) {
-  return row->kind == MPROF_ROW_DEVICE ? MPROF_RENDER_DEVICE_ROW
-                                       : view->row_height;
+  switch (row->kind) {
+  case MPROF_ROW_DEVICE:
+  case MPROF_ROW_THREAD: return MPROF_RENDER_DEVICE_ROW;
+  case MPROF_ROW_RANGES:
+  case MPROF_ROW_API: return MPROF_RENDER_RANGE_ROW;
+  case MPROF_ROW_COUNTER: return MPROF_RENDER_COUNTER_ROW;
+  default: return view->row_height;
+  }
+}
+
+static int is_band(const mprof_render_row *row) {
+  return row->kind == MPROF_ROW_DEVICE || row->kind == MPROF_ROW_THREAD;
 }
 
 /* The Trace rows that show below the ruler and above @p height, top to
@@ -422,6 +433,40 @@ static void draw_inset(cairo_t *cr, const mprof_render_kernel *k, double x0,
 /* ---- memops --------------------------------------------------------------
  */
 
+const char *mprof_render_memop_label(const mprof_render_model *model,
+                                     size_t memop, cairo_t *cr,
+                                     double max_width, char *buf, size_t size) {
+  if (!size)
+    return buf;
+  buf[0] = '\0';
+  size_t n;
+  const mprof_memop_record *mo =
+      mprof_trace_memops(mprof_render_model_trace(model), &n);
+  if (memop >= n)
+    return buf;
+  mo += memop;
+  char bytes[32], rate[32];
+  mprof_format_bytes(bytes, sizeof bytes, (double)mo->bytes);
+  rate[0] = '\0';
+  if (mo->end > mo->start && mo->bytes)
+    mprof_format_bandwidth(rate, sizeof rate,
+                           (double)mo->bytes * 1e9 /
+                               (double)(mo->end - mo->start));
+  /* Longest first; the first that fits. */
+  char options[3][128];
+  snprintf(options[0], sizeof options[0], "%s %s%s%s", rd_copy_kind_name(mo),
+           bytes, *rate ? " " : "", rate);
+  snprintf(options[1], sizeof options[1], "%s %s", rd_copy_kind_name(mo),
+           bytes);
+  snprintf(options[2], sizeof options[2], "%s", rd_copy_kind_name(mo));
+  for (int i = 0; i < 3; i++)
+    if (!cr || rd_text_width(cr, options[i]) <= max_width) {
+      snprintf(buf, size, "%s", options[i]);
+      break;
+    }
+  return buf;
+}
+
 static void draw_memops(cairo_t *cr, const mprof_render_model *model,
                         uint32_t stream, const mprof_render_timemap *map,
                         double y, double h, double left, double right) {
@@ -441,7 +486,9 @@ static void draw_memops(cairo_t *cr, const mprof_render_model *model,
     else
       b = mid;
   }
+  /* Bars first (one path), then the labels of those wide enough. */
   double last_px = -1e9;
+  size_t labelled = 0;
   rd_rgb(cr, MEMOP_COLOR);
   for (size_t i = a; i < hi; i++) {
     const mprof_memop_record *m = &mo[model->memop_order[i]];
@@ -453,10 +500,195 @@ static void draw_memops(cairo_t *cr, const mprof_render_model *model,
       continue; /* another on the same pixel */
     if (!snap(&x0, &x1, left, right))
       continue;
-    cairo_rectangle(cr, x0, y + h * 0.25, x1 - x0, h * 0.5);
+    cairo_rectangle(cr, x0, y, x1 - x0, h);
     last_px = x1;
+    labelled += x1 - x0 >= COPY_LABEL_PX;
   }
   cairo_fill(cr);
+  if (!labelled || h < 11)
+    return;
+  double font_size = fmin(11.0, h - 3);
+  rd_font(cr, font_size, 0, 0);
+  rd_rgb(cr, 0xffffff);
+  for (size_t i = a; i < hi; i++) {
+    const mprof_memop_record *m = &mo[model->memop_order[i]];
+    if ((int64_t)m->start > map->end_ns)
+      break;
+    double x0 = mprof_render_time_to_x(map, (int64_t)m->start);
+    double x1 = mprof_render_time_to_x(map, (int64_t)m->end);
+    if (x1 - x0 < COPY_LABEL_PX || !snap(&x0, &x1, left, right) ||
+        x1 - x0 < COPY_LABEL_PX)
+      continue;
+    char label[128];
+    mprof_render_memop_label(model, model->memop_order[i], cr, x1 - x0 - 8,
+                             label, sizeof label);
+    if (*label)
+      rd_text(cr, x0 + 4, y + h / 2 + font_size * 0.36, label);
+  }
+}
+
+/* ---- NVTX ranges and counter tracks ------------------------------------
+ */
+
+/* Ranges without a colour of their own: soft, told apart by name. */
+static const uint32_t range_palette[] = {0x9ecae1, 0xa1d99b, 0xfdd0a2,
+                                         0xdadaeb, 0xfcbba1, 0xc7e9c0,
+                                         0xd9d9d9, 0xf2d7ee};
+
+uint32_t rs_range_color(const mprof_range_record *r) {
+  if (r->color & 0xffffffu)
+    return r->color & 0xffffffu;
+  uint32_t h = r->name * 2654435761u;
+  return range_palette[(h >> 16) %
+                       (sizeof range_palette / sizeof range_palette[0])];
+}
+
+/* The first item of @p row whose end reaches @p t: items of a row never
+ * overlap, so their ends ascend with their starts. */
+static size_t first_reaching(const mprof_render_model *model,
+                             const mprof_render_row *row, int64_t t) {
+  const mprof_trace *trace = mprof_render_model_trace(model);
+  size_t n;
+  const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
+  const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
+  size_t lo = 0, hi = row->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint32_t idx = mprof_render_row_item(model, row, mid);
+    int64_t end = row->kind == MPROF_ROW_RANGES ? rs_range_end(&ranges[idx])
+                                                : rs_clamp_ns(pm[idx].end);
+    if (end < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static void draw_ranges(cairo_t *cr, const mprof_render_model *model,
+                        const mprof_render_row *row,
+                        const mprof_render_timemap *map, double y, double h,
+                        double left, double right) {
+  size_t n;
+  const mprof_range_record *ranges =
+      mprof_trace_ranges(mprof_render_model_trace(model), &n);
+  const mprof_trace *trace = mprof_render_model_trace(model);
+  double last_px = -1e9;
+  rd_font(cr, fmin(10.5, h - 4), 0, 0);
+  for (size_t i = first_reaching(model, row, map->start_ns); i < row->count;
+       i++) {
+    const mprof_range_record *r = &ranges[mprof_render_row_item(model, row, i)];
+    if (rs_clamp_ns(r->start) > map->end_ns)
+      break;
+    double x0 = mprof_render_time_to_x(map, rs_clamp_ns(r->start));
+    double x1 = mprof_render_time_to_x(map, rs_range_end(r));
+    if (x1 < last_px + 1 && x1 - x0 < 1)
+      continue; /* another on the same pixel */
+    if (!snap(&x0, &x1, left, right))
+      continue;
+    last_px = x1;
+    uint32_t fill = rs_range_color(r);
+    rd_fill_rect(cr, x0, y, x1 - x0, h, fill);
+    if (x1 - x0 >= EDGE_PX) {
+      rd_rgb(cr, rd_darken(fill, 0.3));
+      cairo_set_line_width(cr, 1);
+      cairo_rectangle(cr, x0 + 0.5, y + 0.5, x1 - x0 - 1, h - 1);
+      cairo_stroke(cr);
+    }
+    if (x1 - x0 >= 24 && h >= 10) {
+      rd_rgb(cr, luminance(fill) > 0.55 ? RD_TEXT : 0xffffff);
+      rd_text_fit(cr, x0 + 3, y + h / 2 + 3.5, x1 - x0 - 6,
+                  mprof_trace_string(trace, r->name));
+    }
+  }
+}
+
+uint32_t rs_counter_color(uint32_t counter) {
+  switch (counter) {
+  case MPROF_COUNTER_DRAM:
+  case MPROF_COUNTER_L2:
+    return mprof_render_family_color(MPROF_FAM_MEMORY_THROUGHPUT);
+  case MPROF_COUNTER_TENSOR:
+  case MPROF_COUNTER_FMA:
+  case MPROF_COUNTER_ALU: return mprof_render_family_color(MPROF_FAM_COMPUTE);
+  case MPROF_COUNTER_ISSUE: return mprof_render_family_color(MPROF_FAM_ISSUED);
+  default: return mprof_render_family_color(MPROF_FAM_SCHEDULING);
+  }
+}
+
+/* A counter as a filled area, 0..100% of peak over the row's height: per
+ * pixel column the highest window that meets it, so that a short burst
+ * never vanishes when zoomed out. */
+static void draw_counter(cairo_t *cr, const mprof_render_model *model,
+                         const mprof_render_row *row,
+                         const mprof_render_timemap *map, double y, double h,
+                         double left, double right) {
+  int width = (int)ceil(right - left);
+  if (width <= 0 || row->column < 0)
+    return;
+  float *top = (float *)malloc((size_t)width * sizeof *top);
+  if (!top)
+    return;
+  for (int x = 0; x < width; x++)
+    top[x] = -1;
+  size_t n;
+  const mprof_pm_sample_record *pm =
+      mprof_trace_pm_samples(mprof_render_model_trace(model), &n);
+  for (size_t i = first_reaching(model, row, map->start_ns); i < row->count;
+       i++) {
+    const mprof_pm_sample_record *w = &pm[mprof_render_row_item(model, row, i)];
+    if (rs_clamp_ns(w->start) > map->end_ns)
+      break;
+    float v = w->value[row->column];
+    if (isnan(v))
+      continue;
+    if (v < 0)
+      v = 0;
+    if (v > 100)
+      v = 100;
+    double x0 = mprof_render_time_to_x(map, rs_clamp_ns(w->start)) - left;
+    double x1 = mprof_render_time_to_x(map, rs_clamp_ns(w->end)) - left;
+    int a = (int)floor(fmax(x0, 0)), b = (int)ceil(fmin(x1, width));
+    if (b <= a)
+      b = a + 1;
+    for (int x = a; x < b && x < width; x++)
+      if (v > top[x])
+        top[x] = v;
+  }
+  double base = y + h - 1, scale = (h - 3) / 100.0;
+  uint32_t color = rs_counter_color(row->counter);
+  /* The area, then its outline: runs of measured columns. */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int x = 0; x < width;) {
+      if (top[x] < 0) {
+        x++;
+        continue;
+      }
+      int start = x;
+      cairo_move_to(cr, left + start, base);
+      for (; x < width && top[x] >= 0; x++) {
+        cairo_line_to(cr, left + x, base - top[x] * scale);
+        cairo_line_to(cr, left + x + 1, base - top[x] * scale);
+      }
+      if (pass == 0) {
+        cairo_line_to(cr, left + x, base);
+        cairo_close_path(cr);
+      }
+    }
+    if (pass == 0) {
+      rd_rgba(cr, color, 0.45);
+      cairo_fill(cr);
+    } else {
+      rd_rgb(cr, rd_darken(color, 0.2));
+      cairo_set_line_width(cr, 1);
+      cairo_stroke(cr);
+    }
+  }
+  free(top);
+  /* The scale: 100% at the top. */
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 8.5, 0, 0);
+  rd_text_right(cr, right - 3, y + 9, "100%");
 }
 
 /* ---- the ruler -----------------------------------------------------------
@@ -471,6 +703,13 @@ static void draw_grid(cairo_t *cr, const int *xs, size_t n, double top,
   cairo_fill(cr);
 }
 
+#define PROCESS_COLOR 0x8a4fc7u
+
+/* Ticks at round multiples of the step after the start of the GPU
+ * activity; the first in view is labelled with its time since that start,
+ * the others relative to it ("+20 us"), so every label stays short
+ * however deep the zoom. Where the process started: a line when it is in
+ * view, else a pointer at the left edge with how much earlier it was. */
 static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
                        const mprof_render_timemap *map, double width,
                        double height) {
@@ -483,16 +722,32 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
   int64_t offsets[64];
   int xs[64];
   size_t n = mprof_render__ticks(map, origin, step, offsets, xs, 64);
-  rd_font(cr, 10.5, 0, 0);
-  (void)height;
+  double free_from = map->x; /* labels start right of this */
+  int64_t process = mprof_render_model_process_start(model);
+  /* The base: the first tick at or after the start of the activity. */
+  size_t base = 0;
+  while (base + 1 < n && offsets[base] < 0)
+    base++;
   for (size_t i = 0; i < n; i++) {
     rd_rgb(cr, RD_TEXT_DIM);
     cairo_rectangle(cr, xs[i], MPROF_RENDER_RULER - 7, 1, 6);
     cairo_fill(cr);
+    if (xs[i] + 3 < free_from)
+      continue;
     char label[48];
-    mprof_render__format_tick(label, sizeof label, offsets[i], step);
+    if (i == base) {
+      /* The base, in bold: its time since the activity started. */
+      char tick[48];
+      mprof_format_tick(tick, sizeof tick, (double)offsets[i], (double)step);
+      snprintf(label, sizeof label, "%s", tick[0] == '+' ? tick + 1 : tick);
+      rd_font(cr, 10.5, 1, 0);
+    } else {
+      mprof_format_tick(label, sizeof label,
+                        (double)(offsets[i] - offsets[base]), (double)step);
+      rd_font(cr, 10.5, 0, 0);
+    }
     rd_rgb(cr, RD_TEXT);
-    rd_text(cr, xs[i] + 3, 13, label);
+    free_from = xs[i] + 3 + rd_text(cr, xs[i] + 3, 13, label) + 6;
   }
   /* Sub-ticks at a fifth of the step. */
   int64_t sub = step / 5;
@@ -506,6 +761,116 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
     }
     cairo_fill(cr);
   }
+  if (process > 0 && process >= map->start_ns && process <= map->end_ns) {
+    double x = floor(mprof_render_time_to_x(map, process));
+    rd_fill_rect(cr, x, 0, 2, MPROF_RENDER_RULER, PROCESS_COLOR);
+    rd_font(cr, 10, 1, 0);
+    rd_rgb(cr, PROCESS_COLOR);
+    rd_text(cr, x + 4, 22, "process start");
+  }
+  (void)height;
+}
+
+/* The process start across the rows, when it is in view. */
+static void draw_process_line(cairo_t *cr, const mprof_render_model *model,
+                              const mprof_render_timemap *map, double height) {
+  int64_t process = mprof_render_model_process_start(model);
+  if (process <= 0 || process < map->start_ns || process > map->end_ns)
+    return;
+  double x = floor(mprof_render_time_to_x(map, process));
+  rd_rgba(cr, PROCESS_COLOR, 0.8);
+  for (double y = MPROF_RENDER_RULER; y < height; y += 8)
+    cairo_rectangle(cr, x, y, 2, 4);
+  cairo_fill(cr);
+}
+
+/* ---- the selected range --------------------------------------------------
+ */
+
+#define PANEL_LINE 15.0
+#define PANEL_KERNELS 6
+
+/* What the selected range holds, from libmprof's window over the join:
+ * totals, then its kernels by time with launches, GPU time and share,
+ * in a panel at the bottom right of the time area. */
+static void draw_selection_panel(cairo_t *cr, const mprof_render_model *model,
+                                 const mprof_render_view *view, double left,
+                                 double right, double height) {
+  mprof_window *w = NULL;
+  if (mprof_window_build(&w, mprof_render_model_join(model),
+                         (uint64_t)view->sel_start_ns,
+                         (uint64_t)view->sel_end_ns)) {
+    mprof_error_clear();
+    return;
+  }
+  const mprof_window_totals *t = mprof_window_totals_of(w);
+  size_t kernels = mprof_window_kernel_count(w);
+  size_t shown = kernels < PANEL_KERNELS ? kernels : PANEL_KERNELS;
+  int more = kernels > shown;
+  double pw = fmin(560.0, right - left - 16);
+  double ph = 10 + PANEL_LINE * (double)(1 + shown + (size_t)more) + 6;
+  if (pw < 200 || ph > height - MPROF_RENDER_RULER - 8) {
+    mprof_window_free(w);
+    return;
+  }
+  double px = right - pw - 8, py = height - ph - 8;
+  rd_rgba(cr, 0xffffff, 0.94);
+  cairo_rectangle(cr, px, py, pw, ph);
+  cairo_fill(cr);
+  rd_rgb(cr, RD_SELECTION);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, px + 0.5, py + 0.5, pw - 1, ph - 1);
+  cairo_stroke(cr);
+  char span[32], count[32], gpu[32], text[256];
+  mprof_format_duration(span, sizeof span,
+                        (double)(view->sel_end_ns - view->sel_start_ns));
+  mprof_format_count(count, sizeof count, t->launches);
+  mprof_format_duration(gpu, sizeof gpu, (double)t->gpu_ns);
+  int used = snprintf(text, sizeof text,
+                      "%s selected: %s launches of %zu kernel%s, %s of GPU "
+                      "time",
+                      span, count, kernels, kernels == 1 ? "" : "s", gpu);
+  if (t->copies && used > 0 && (size_t)used < sizeof text) {
+    char bytes[32];
+    mprof_format_bytes(bytes, sizeof bytes, (double)t->copy_bytes);
+    snprintf(text + used, sizeof text - (size_t)used, "; %llu cop%s, %s",
+             (unsigned long long)t->copies, t->copies == 1 ? "y" : "ies",
+             bytes);
+  }
+  double y = py + 6 + 11;
+  rd_font(cr, 10.5, 1, 0);
+  rd_rgb(cr, RD_TEXT);
+  rd_text_fit(cr, px + 8, y, pw - 16, text);
+  rd_font(cr, 10.5, 0, 0);
+  double col_share = px + pw - 8, col_time = col_share - 56,
+         col_count = col_time - 78;
+  for (size_t i = 0; i < shown; i++) {
+    const mprof_window_kernel *k = mprof_window_kernel_at(w, i);
+    const mprof_render_kernel *rk = mprof_render_kernel_at(model, k->kernel);
+    y += PANEL_LINE;
+    rd_fill_rect(cr, px + 8, y - 9, 10, 10, rk ? rk->color : 0x999999u);
+    char name[512], pct[16];
+    rd_rgb(cr, RD_TEXT);
+    rd_text_fit(cr, px + 24, y, col_count - 90 - (px + 24),
+                rk ? mprof_render_short_name(name, sizeof name, rk->name)
+                   : "?");
+    mprof_format_count(count, sizeof count, k->launches);
+    snprintf(text, sizeof text, "%s \u00d7", count);
+    rd_text_right(cr, col_count, y, text);
+    mprof_format_duration(gpu, sizeof gpu, (double)k->gpu_ns);
+    rd_text_right(cr, col_time, y, gpu);
+    mprof_format_percent(pct, sizeof pct,
+                         t->gpu_ns ? (double)k->gpu_ns / (double)t->gpu_ns
+                                   : 0.0);
+    rd_text_right(cr, col_share, y, pct);
+  }
+  if (more) {
+    y += PANEL_LINE;
+    rd_rgb(cr, RD_TEXT_DIM);
+    snprintf(text, sizeof text, "and %zu more", kernels - shown);
+    rd_text(cr, px + 24, y, text);
+  }
+  mprof_window_free(w);
 }
 
 /* ---- the view ------------------------------------------------------------
@@ -546,7 +911,7 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
     size_t r = w.index;
     const mprof_render_row *row = w.row;
     double h = w.h, top = w.top;
-    if (row->kind == MPROF_ROW_DEVICE) {
+    if (is_band(row)) {
       rd_fill_rect(cr, 0, top, width, h, 0xe4e7ee);
       rd_hline(cr, 0, width, top + h - 1, RD_RULE);
       continue;
@@ -564,7 +929,15 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
     size_t r = w.index;
     const mprof_render_row *row = w.row;
     double h = w.h, top = w.top;
-    if (row->kind == MPROF_ROW_DEVICE)
+    if (row->kind == MPROF_ROW_RANGES) {
+      draw_ranges(cr, model, row, &map, top + 1, h - 3, left, right);
+      continue;
+    }
+    if (row->kind == MPROF_ROW_COUNTER) {
+      draw_counter(cr, model, row, &map, top + 1, h - 2, left, right);
+      continue;
+    }
+    if (row->kind != MPROF_ROW_STREAM)
       continue;
     double pad = h >= 10 ? 2 : (h >= 4 ? 1 : 0);
     double by = top + pad, bh = h - 2 * pad - 1;
@@ -631,6 +1004,7 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   }
   free(list.items);
   label_cache_free(&labels);
+  draw_process_line(cr, model, &map, height);
 
   /* The selected time range. */
   if (view->sel_end_ns > view->sel_start_ns) {
@@ -641,6 +1015,7 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       cairo_rectangle(cr, x0, MPROF_RENDER_RULER, x1 - x0, height);
       cairo_fill(cr);
     }
+    draw_selection_panel(cr, model, view, left, right, height);
   }
   cairo_restore(cr);
 
@@ -654,14 +1029,14 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   for (row_walk w = walk_rows(model, view, rows, height); walk_next(&w);) {
     const mprof_render_row *row = w.row;
     double h = w.h, top = w.top;
-    if (row->kind == MPROF_ROW_DEVICE) {
+    if (is_band(row)) {
       rd_fill_rect(cr, 0, top, left, h, 0xe4e7ee);
       continue; /* its name is written across the band, below */
     }
     if (h < 9)
       continue;
-    rd_rgb(cr, RD_TEXT);
-    rd_font(cr, fmin(11.0, h - 2), 0, 0);
+    rd_rgb(cr, row->kind == MPROF_ROW_STREAM ? RD_TEXT : RD_TEXT_DIM);
+    rd_font(cr, fmin(row->kind == MPROF_ROW_STREAM ? 11.0 : 10.0, h - 2), 0, 0);
     rd_text_fit(cr, 14, top + h / 2 + 4, left - 20, row->label);
   }
   cairo_restore(cr);
@@ -674,7 +1049,7 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   for (row_walk w = walk_rows(model, view, rows, height); walk_next(&w);) {
     const mprof_render_row *row = w.row;
     double h = w.h, top = w.top;
-    if (row->kind != MPROF_ROW_DEVICE)
+    if (!is_band(row))
       continue;
     rd_rgb(cr, RD_TEXT);
     rd_font(cr, 11, 1, 0);
@@ -709,10 +1084,23 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   mprof_format_duration(span, sizeof span,
                         (double)(view->end_ns - view->start_ns));
   rd_rgb(cr, RD_TEXT_DIM);
-  rd_font(cr, 10.5, 0, 0);
   char text[96];
   snprintf(text, sizeof text, "%s visible", span);
-  rd_text_fit(cr, 6, 15, left - 10, text);
+  /* Where the process started, when that was before the view. */
+  int64_t process = mprof_render_model_process_start(model);
+  if (process > 0 && process < view->start_ns && process < origin) {
+    rd_font(cr, 10, 0, 0);
+    rd_text_fit(cr, 6, 11, left - 10, text);
+    char d[48];
+    mprof_format_duration(d, sizeof d, (double)(origin - process));
+    snprintf(text, sizeof text, "\u25c2 process start %s before", d);
+    rd_font(cr, 9.5, 0, 0);
+    rd_rgb(cr, PROCESS_COLOR);
+    rd_text_fit(cr, 6, 21, left - 10, text);
+  } else {
+    rd_font(cr, 10.5, 0, 0);
+    rd_text_fit(cr, 6, 15, left - 10, text);
+  }
 }
 
 /* ---- hit-testing ---------------------------------------------------------
@@ -761,6 +1149,37 @@ void mprof_render__hit_trace(const mprof_render_model *model,
   hit->stream = row->stream;
   if (x < MPROF_RENDER_GUTTER) {
     hit->kind = MPROF_HIT_LABEL;
+    return;
+  }
+  if (row->kind == MPROF_ROW_RANGES || row->kind == MPROF_ROW_COUNTER) {
+    /* The item under the pointer, a pixel of slack for thin ones. */
+    int64_t t0 = mprof_render_x_to_time(&map, x - 1);
+    int64_t t1 = mprof_render_x_to_time(&map, x + 1);
+    const mprof_trace *trace = mprof_render_model_trace(model);
+    size_t n;
+    const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
+    const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
+    hit->kind = MPROF_HIT_ROW;
+    int64_t best = -1;
+    for (size_t i = first_reaching(model, row, t0); i < row->count; i++) {
+      uint32_t idx = mprof_render_row_item(model, row, i);
+      int64_t a = row->kind == MPROF_ROW_RANGES ? rs_clamp_ns(ranges[idx].start)
+                                                : rs_clamp_ns(pm[idx].start);
+      if (a > t1)
+        break;
+      /* The one that covers the pointer's own instant wins. */
+      int64_t b = row->kind == MPROF_ROW_RANGES ? rs_range_end(&ranges[idx])
+                                                : rs_clamp_ns(pm[idx].end);
+      if (best < 0 || (a <= hit->time_ns && b >= hit->time_ns))
+        best = idx;
+    }
+    if (best >= 0) {
+      hit->kind =
+          row->kind == MPROF_ROW_RANGES ? MPROF_HIT_RANGE : MPROF_HIT_COUNTER;
+      hit->item = best;
+      if (row->kind == MPROF_ROW_COUNTER)
+        hit->value = pm[best].value[row->column];
+    }
     return;
   }
   if (row->kind != MPROF_ROW_STREAM) {

@@ -508,7 +508,8 @@ static void test_hit_trace(void **state) {
                         MPROF_RENDER_GUTTER + 65, y, &hit);
   assert_int_equal(hit.kind, MPROF_HIT_MEMOP);
   mprof_render_hit_describe(m, &hit, text, sizeof text);
-  assert_non_null(strstr(text, "memcpy HtoD 1.00 MiB"));
+  /* Kind, size and bandwidth: 1 MiB in 1.5 us. */
+  assert_non_null(strstr(text, "memcpy HtoD 1 MiB 699 GB/s"));
   /* Empty row, the gutter, the ruler, the device band. */
   mprof_render_hit_test(m, &v, MPROF_RENDER_TRACE, W, H,
                         MPROF_RENDER_GUTTER + 90, y, &hit);

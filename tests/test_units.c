@@ -37,10 +37,57 @@ static void test_percent_and_count(void **state) {
   assert_string_equal(buf, "999");
 }
 
+static void test_bytes_and_bandwidth(void **state) {
+  (void)state;
+  char buf[32];
+  mprof_format_bytes(buf, sizeof buf, 64.0 * 1024 * 1024);
+  assert_string_equal(buf, "64 MiB");
+  mprof_format_bytes(buf, sizeof buf, 1536);
+  assert_string_equal(buf, "1.5 KiB");
+  mprof_format_bytes(buf, sizeof buf, 512);
+  assert_string_equal(buf, "512 B");
+  mprof_format_bytes(buf, sizeof buf, 1023.9 * 1024);
+  assert_string_equal(buf, "1 MiB"); /* not "1024 KiB" */
+  mprof_format_bytes(buf, sizeof buf, 10.27 * 1024 * 1024 * 1024);
+  assert_string_equal(buf, "10.3 GiB");
+  /* 64 MiB in 1.392 ms: 48.2 GB/s, decimal as bandwidth is quoted. */
+  mprof_format_bandwidth(buf, sizeof buf, 67108864.0 / 1.392e-3);
+  assert_string_equal(buf, "48.2 GB/s");
+  mprof_format_bandwidth(buf, sizeof buf, 950e6);
+  assert_string_equal(buf, "950 MB/s");
+  mprof_format_bandwidth(buf, sizeof buf, 1.5e9);
+  assert_string_equal(buf, "1.5 GB/s");
+  mprof_format_bandwidth(buf, sizeof buf, 999.7e9);
+  assert_string_equal(buf, "1 TB/s");
+}
+
+static void test_tick_labels(void **state) {
+  (void)state;
+  char buf[32];
+  /* Short labels at any depth of zoom: the unit of the larger of the
+   * offset and the step, the decimals the step needs. */
+  mprof_format_tick(buf, sizeof buf, 20000, 10000);
+  assert_string_equal(buf, "+20 us");
+  mprof_format_tick(buf, sizeof buf, 1500000, 500000);
+  assert_string_equal(buf, "+1.5 ms");
+  mprof_format_tick(buf, sizeof buf, 2000000, 500000);
+  assert_string_equal(buf, "+2.0 ms");
+  mprof_format_tick(buf, sizeof buf, 7000070000.0, 10000);
+  assert_string_equal(buf, "+7.00007 s");
+  mprof_format_tick(buf, sizeof buf, 200, 100);
+  assert_string_equal(buf, "+200 ns");
+  mprof_format_tick(buf, sizeof buf, -5e6, 1e6);
+  assert_string_equal(buf, "-5 ms");
+  mprof_format_tick(buf, sizeof buf, 0, 1e6);
+  assert_string_equal(buf, "0");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_duration),
       cmocka_unit_test(test_percent_and_count),
+      cmocka_unit_test(test_bytes_and_bandwidth),
+      cmocka_unit_test(test_tick_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

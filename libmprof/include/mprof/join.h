@@ -222,6 +222,51 @@ MPROF_API size_t mprof_join_reason_count(const mprof_join *join);
 MPROF_API const mprof_stall_reason *mprof_join_reason(const mprof_join *join,
                                                       size_t index);
 
+/* ---- a time window: the kernels that ran in it ------------------------- */
+
+/** One kernel's share of a time window (mprof_window_build). */
+typedef struct mprof_window_kernel {
+  uint32_t kernel; /**< its index for mprof_join_kernel() */
+  uint32_t reserved;
+  uint64_t launches; /**< its launches that overlap the window */
+  uint64_t gpu_ns;   /**< their time inside the window (clipped to it) */
+} mprof_window_kernel;
+
+/** What ran in a time window, over every stream and device. */
+typedef struct mprof_window_totals {
+  uint64_t start, end; /**< the window, trace clock ns */
+  uint64_t kernels;    /**< distinct kernels with launches in it */
+  uint64_t launches;   /**< launches that overlap it */
+  uint64_t gpu_ns;     /**< kernel time inside it, summed over streams */
+  uint64_t copies;     /**< memcpy and memset operations that overlap it */
+  uint64_t copy_bytes; /**< their bytes */
+  uint64_t copy_ns;    /**< their time inside it */
+} mprof_window_totals;
+
+typedef struct mprof_window mprof_window;
+
+/**
+ * The kernels of @p join that ran in [@p start, @p end): per kernel its
+ * launches and their time clipped to the window, by time, largest first,
+ * with totals. A launch counts when it overlaps the window. @p join is
+ * borrowed and must outlive the result; free it with mprof_window_free().
+ * O(log n) per stream plus the launches in the window, and one pass over
+ * the copies.
+ */
+MPROF_API int mprof_window_build(mprof_window **out, const mprof_join *join,
+                                 uint64_t start, uint64_t end);
+/** NULL is a no-op. */
+MPROF_API void mprof_window_free(mprof_window *window);
+/** The totals; owned by @p window. */
+MPROF_API const mprof_window_totals *
+mprof_window_totals_of(const mprof_window *window);
+/** Kernels with launches in the window. */
+MPROF_API size_t mprof_window_kernel_count(const mprof_window *window);
+/** The @p index-th of them (largest time first), or NULL. Owned by
+ * @p window. */
+MPROF_API const mprof_window_kernel *
+mprof_window_kernel_at(const mprof_window *window, size_t index);
+
 #ifdef __cplusplus
 }
 #endif

@@ -95,6 +95,15 @@ MPROF_API const mprof_kernel_throughput *
 mprof_throughput_kernel(const mprof_throughput *throughput, size_t kernel);
 
 /**
+ * The PM_SAMPLES column (an index into mprof_pm_sample_record.value) that
+ * holds counter @p counter (mprof_counter_id) for device @p device (an
+ * index into DEVICES), or -1 when that device was not sampled for it:
+ * what a counter track over time reads.
+ */
+MPROF_API int mprof_throughput_column(const mprof_throughput *throughput,
+                                      uint32_t device, uint32_t counter);
+
+/**
  * Why the trace has no counters, in one line for people ("recorded with
  * --pm off", "PM sampling failed: ..."), or NULL when it has them.
  */

@@ -1,6 +1,7 @@
 /*
- * mprof — numbers for people: the one spelling of durations, shares and
- * counts that the reports, the CLI and the viewer print.
+ * mprof — numbers for people: the one spelling of durations, shares,
+ * counts, sizes and bandwidths that the reports, the CLI and the viewer
+ * print.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,6 +27,22 @@ MPROF_API void mprof_format_percent(char *buf, size_t size, double fraction);
 
 /** "1,234,567". */
 MPROF_API void mprof_format_count(char *buf, size_t size, uint64_t value);
+
+/** "64 MiB", "1.5 KiB", "512 B": binary units, three significant digits
+ * (whole numbers stay whole: "64 MiB", not "64.0 MiB"). */
+MPROF_API void mprof_format_bytes(char *buf, size_t size, double bytes);
+
+/** "48.2 GB/s", "950 MB/s", "12 kB/s": decimal units (as bandwidth is
+ * quoted), three significant digits. */
+MPROF_API void mprof_format_bandwidth(char *buf, size_t size,
+                                      double bytes_per_second);
+
+/** A time-axis label: "+1.5 ms", "+200 us", "0": @p ns in the unit of the
+ * larger of it and @p step_ns (the spacing of the ticks), with as many
+ * decimals as the step needs and no more, units spelled as
+ * mprof_format_duration() spells them; negative offsets start with "-". */
+MPROF_API void mprof_format_tick(char *buf, size_t size, double ns,
+                                 double step_ns);
 
 #ifdef __cplusplus
 }

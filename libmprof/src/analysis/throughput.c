@@ -120,6 +120,8 @@ struct mprof_throughput {
   int available;
   uint64_t interval_ns;
   char missing[256];
+  size_t device_count;
+  device_map *maps; /* per device: the column of each counter */
 };
 
 static int compare_launch(const void *a, const void *b) {
@@ -321,8 +323,9 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       if (acc[k].weight_of[c] > 0)
         kt->value[c] = acc[k].sum[c] / acc[k].weight_of[c];
   }
-  free(maps);
   free(acc);
+  t->maps = maps;
+  t->device_count = device_count;
   *out = t;
   return 0;
 }
@@ -331,6 +334,7 @@ void mprof_throughput_free(mprof_throughput *t) {
   if (!t)
     return;
   free(t->kernels);
+  free(t->maps);
   free(t);
 }
 
@@ -345,6 +349,15 @@ uint64_t mprof_throughput_interval(const mprof_throughput *t) {
 const mprof_kernel_throughput *
 mprof_throughput_kernel(const mprof_throughput *t, size_t kernel) {
   return t && kernel < t->kernel_count ? &t->kernels[kernel] : NULL;
+}
+
+int mprof_throughput_column(const mprof_throughput *t, uint32_t device,
+                            uint32_t counter) {
+  if (!t || device >= t->device_count || counter >= MPROF_COUNTER_COUNT_ ||
+      !t->maps[device].sampled)
+    return -1;
+  int col = t->maps[device].column[counter];
+  return col >= 0 && col < MPROF_PM_MAX_METRICS ? col : -1;
 }
 
 const char *mprof_throughput_missing(const mprof_throughput *t) {

@@ -147,10 +147,17 @@ typedef struct mprof_render_reason {
   uint32_t color;      /**< 0xRRGGBB: the family's hue, shaded */
 } mprof_render_reason;
 
-/** Trace rows: a device band, then its streams. Owned by the model. */
+/** Trace rows, top to bottom: a band per host thread with its NVTX
+ * ranges (a row per nesting level) and its CUDA API calls, then a band per
+ * device with its counter tracks (PM samples) and its streams. Owned by
+ * the model. */
 typedef enum mprof_render_row_kind {
-  MPROF_ROW_DEVICE = 0,
-  MPROF_ROW_STREAM = 1
+  MPROF_ROW_DEVICE = 0,  /**< a GPU's band */
+  MPROF_ROW_STREAM = 1,  /**< launches and copies of one stream */
+  MPROF_ROW_THREAD = 2,  /**< a host thread's band */
+  MPROF_ROW_RANGES = 3,  /**< NVTX ranges of one thread at one depth */
+  MPROF_ROW_COUNTER = 4, /**< one PM counter of a GPU over time */
+  MPROF_ROW_API = 5      /**< CUDA API calls of one thread */
 } mprof_render_row_kind;
 
 typedef struct mprof_render_row {
@@ -158,7 +165,34 @@ typedef struct mprof_render_row {
   uint32_t device; /**< index into DEVICES, or MPROF_INDEX_NONE */
   uint32_t stream; /**< index into STREAMS (stream rows) */
   const char *label;
+  uint32_t thread_id; /**< host thread (THREAD, RANGES and API rows) */
+  uint32_t depth;     /**< RANGES: nesting level, 0 outermost */
+  uint32_t counter;   /**< COUNTER: mprof_counter_id */
+  int32_t column;     /**< COUNTER: its column in PM_SAMPLES values */
+  /** RANGES: indices into RANGES, COUNTER: into PM_SAMPLES, API: into the
+   * API calls, by start (no two overlap): items [first, first + count) of
+   * mprof_render_row_item(). */
+  size_t first, count;
 } mprof_render_row;
+
+/** Item @p i of @p row (see mprof_render_row.first): an index into the
+ * row's section, or MPROF_INDEX_NONE. */
+uint32_t mprof_render_row_item(const mprof_render_model *model,
+                               const mprof_render_row *row, size_t i);
+
+/** Where the process started on the trace clock (the producer's clock
+ * anchor), or 0 when the trace does not say. The view fits the GPU
+ * activity; the Trace ruler marks this instant (or points to it when it
+ * lies before the view). */
+int64_t mprof_render_model_process_start(const mprof_render_model *model);
+
+/** The label of copy @p memop (an index into MEMOPS) that fits
+ * @p max_width pixels at the Trace's font on @p cr: "HtoD 64 MiB 48.2
+ * GB/s", else "HtoD 64 MiB", else "HtoD"; "" when nothing fits. With
+ * @p cr NULL, the longest. Returns @p buf. */
+const char *mprof_render_memop_label(const mprof_render_model *model,
+                                     size_t memop, cairo_t *cr,
+                                     double max_width, char *buf, size_t size);
 
 /**
  * Open the trace at @p trace_path and the sidecar at @p sidecar_path (NULL:
@@ -203,7 +237,8 @@ size_t mprof_render_kernel_span_count(const mprof_render_model *model,
 /** The kernel the span views should start on: @p kernel when it has spans,
  * else the kernel with the most time that has some, else @p kernel. */
 int mprof_render_span_kernel(const mprof_render_model *model, int kernel);
-/** Earliest start and latest end of the trace's activity. */
+/** Earliest start and latest end of the trace's GPU activity (launches and
+ * copies): what the whole-trace view fits. */
 void mprof_render_model_bounds(const mprof_render_model *model, int64_t *start,
                                int64_t *end);
 
@@ -487,9 +522,11 @@ void mprof_render_view_zoom_tab_rows(mprof_render_view *view,
 
 /* ---- layout of the Trace view ------------------------------------------ */
 
-#define MPROF_RENDER_GUTTER 168.0 /**< px of row labels on the left */
-#define MPROF_RENDER_RULER 24.0   /**< px of time ruler on top */
-#define MPROF_RENDER_DEVICE_ROW 20.0
+#define MPROF_RENDER_GUTTER 168.0    /**< px of row labels on the left */
+#define MPROF_RENDER_RULER 24.0      /**< px of time ruler on top */
+#define MPROF_RENDER_DEVICE_ROW 20.0 /**< device and thread bands */
+#define MPROF_RENDER_RANGE_ROW 18.0  /**< NVTX and API rows */
+#define MPROF_RENDER_COUNTER_ROW 34.0
 
 /** The time area of the Trace view in a @p width-pixel-wide drawing. */
 void mprof_render_trace_timemap(mprof_render_timemap *map,
@@ -535,19 +572,22 @@ int mprof_render_write(const mprof_render_model *model,
 
 typedef enum mprof_render_hit_kind {
   MPROF_HIT_NONE = 0,
-  MPROF_HIT_RULER = 1,     /**< the time ruler */
-  MPROF_HIT_LABEL = 2,     /**< a row label */
-  MPROF_HIT_LAUNCH = 3,    /**< one launch */
-  MPROF_HIT_MERGED = 4,    /**< a merged run of launches */
-  MPROF_HIT_MEMOP = 5,     /**< a memcpy or memset */
-  MPROF_HIT_ROW = 6,       /**< empty space on a row */
-  MPROF_HIT_PC = 7,        /**< an instruction (panels and the inset) */
-  MPROF_HIT_LANE = 8,      /**< a Flame/Raster lane outside any instruction */
-  MPROF_HIT_SPAN = 9,      /**< one activity span (Mega, Activity) */
-  MPROF_HIT_SPANS = 10,    /**< spans merged below a pixel */
-  MPROF_HIT_SM = 11,       /**< an SM (band, row or label) outside any span */
-  MPROF_HIT_CELL = 12,     /**< a Density cell */
-  MPROF_HIT_PROJECTED = 13 /**< a projected bar (a trace without spans) */
+  MPROF_HIT_RULER = 1,      /**< the time ruler */
+  MPROF_HIT_LABEL = 2,      /**< a row label */
+  MPROF_HIT_LAUNCH = 3,     /**< one launch */
+  MPROF_HIT_MERGED = 4,     /**< a merged run of launches */
+  MPROF_HIT_MEMOP = 5,      /**< a memcpy or memset */
+  MPROF_HIT_ROW = 6,        /**< empty space on a row */
+  MPROF_HIT_PC = 7,         /**< an instruction (panels and the inset) */
+  MPROF_HIT_LANE = 8,       /**< a Flame/Raster lane outside any instruction */
+  MPROF_HIT_SPAN = 9,       /**< one activity span (Mega, Activity) */
+  MPROF_HIT_SPANS = 10,     /**< spans merged below a pixel */
+  MPROF_HIT_SM = 11,        /**< an SM (band, row or label) outside any span */
+  MPROF_HIT_CELL = 12,      /**< a Density cell */
+  MPROF_HIT_PROJECTED = 13, /**< a projected bar (a trace without spans) */
+  MPROF_HIT_RANGE = 14,     /**< an NVTX range (Trace) */
+  MPROF_HIT_COUNTER = 15,   /**< a counter track (Trace) */
+  MPROF_HIT_API = 16        /**< a CUDA API call (Trace) */
 } mprof_render_hit_kind;
 
 typedef struct mprof_render_hit {
@@ -571,6 +611,8 @@ typedef struct mprof_render_hit {
   int64_t t0, t1;  /**< the column or cell under the pointer */
   double value;    /**< Density: busy share; projected: occupancy */
   int64_t row_key; /**< Activity: the block or warp row, or -1 */
+  int64_t item;    /**< RANGE: index into RANGES; COUNTER: into PM_SAMPLES;
+                        API: into the API calls; else -1 */
 } mprof_render_hit;
 
 /** What is at (@p x, @p y) of @p tab drawn at @p width x @p height. */

@@ -1,0 +1,618 @@
+/*
+ * mprof tests — the Trace tab as a GPU engineer reads it: the whole-trace
+ * view fits the GPU activity and marks where the process started, copies
+ * carry kind, size and bandwidth, a selected range lists its kernels with
+ * totals, NVTX ranges are rows per host thread nested by depth, and PM
+ * counters are tracks under their GPU.
+ *
+ * The NVTX and counter traces here are SYNTHETIC, written with the
+ * project's writer (mprof_writer_*): no recorded sample holds PM samples
+ * yet, and none holds NVTX ranges. The checks that need no planted numbers
+ * also run over every trace in samples/ that holds ranges or counters, so
+ * a recorded sample added there is checked without changing this file.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <dirent.h>
+#include <math.h>
+
+#include "test_render_fixture.h"
+
+#define W 1168
+#define H 420
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* The traces in samples/ (MPROF_SOURCE_DIR), one call each; returns how
+ * many. */
+static size_t each_sample(void (*fn)(const char *path)) {
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/samples", root && *root ? root : ".");
+  DIR *d = opendir(dir);
+  size_t found = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n < 7 || strcmp(e->d_name + n - 6, ".mprof") != 0)
+      continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    fn(path);
+    found++;
+  }
+  if (d)
+    closedir(d);
+  return found;
+}
+
+static mprof_render_model *open_model(const char *path) {
+  mprof_render_model *m = NULL;
+  if (mprof_render_model_open(&m, path, NULL))
+    fail_msg("%s", mprof_render_error());
+  return m;
+}
+
+/* A pixel "near" @p rgb: antialiased text and lines blend. */
+static int near(uint32_t a, uint32_t b, int tolerance) {
+  for (int s = 0; s < 24; s += 8) {
+    int d = (int)((a >> s) & 0xff) - (int)((b >> s) & 0xff);
+    if (d > tolerance || d < -tolerance)
+      return 0;
+  }
+  return 1;
+}
+
+static size_t count_in(const fix_image *img, int x0, int y0, int x1, int y1,
+                       int (*want)(uint32_t)) {
+  size_t n = 0;
+  for (int y = y0; y < y1 && y < img->height; y++)
+    for (int x = x0; x < x1 && x < img->width; x++)
+      n += want(fix_pixel(img, x, y));
+  return n;
+}
+
+static int is_white(uint32_t c) { return near(c, 0xffffff, 40); }
+static int is_purple(uint32_t c) {
+  int r = (int)(c >> 16), g = (int)((c >> 8) & 0xff), b = (int)(c & 0xff);
+  return b > g + 40 && r > g + 20;
+}
+
+static int64_t earliest_activity(const mprof_trace *t) {
+  size_t n;
+  int64_t first = INT64_MAX;
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  for (size_t i = 0; i < n; i++)
+    if ((int64_t)l[i].start < first)
+      first = (int64_t)l[i].start;
+  const mprof_memop_record *mo = mprof_trace_memops(t, &n);
+  for (size_t i = 0; i < n; i++)
+    if ((int64_t)mo[i].start < first)
+      first = (int64_t)mo[i].start;
+  return first;
+}
+
+/* ---- no idle lead-in, and where the process started ------------------ */
+
+static void check_no_lead_in(const char *path) {
+  mprof_render_model *m = open_model(path);
+  const mprof_trace *t = mprof_render_model_trace(m);
+  int64_t first = earliest_activity(t);
+  if (first == INT64_MAX) {
+    mprof_render_model_free(m);
+    return;
+  }
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, W);
+  /* The first launch or copy starts within 3% of the time area's left
+   * edge: the view fits the GPU activity, not the process's life. */
+  double x = mprof_render_time_to_x(&map, first);
+  assert_true(x >= MPROF_RENDER_GUTTER);
+  assert_true(x - MPROF_RENDER_GUTTER < 0.03 * (W - MPROF_RENDER_GUTTER));
+  /* The recorded samples start their process well before their first GPU
+   * work: the corner of the ruler says so, in the marker's purple. */
+  int64_t process = mprof_render_model_process_start(m);
+  assert_true(process > 0 && process < first);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  assert_true(count_in(&img, 0, 13, (int)MPROF_RENDER_GUTTER,
+                       (int)MPROF_RENDER_RULER, is_purple) > 20);
+  fix_free(&img);
+  /* Zoomed out to show the process start, it is a line across the rows. */
+  v.start_ns = process - (first - process) / 10;
+  v.end_ns = v.start_ns + 2 * (first - process);
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  mprof_render_trace_timemap(&map, &v, W);
+  int px = (int)floor(mprof_render_time_to_x(&map, process));
+  assert_true(is_purple(fix_pixel(&img, px, (int)MPROF_RENDER_RULER + 2)));
+  assert_false(is_purple(fix_pixel(&img, px - 5, (int)MPROF_RENDER_RULER + 2)));
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+static void test_samples_open_on_their_gpu_activity(void **state) {
+  (void)state;
+  if (!each_sample(check_no_lead_in))
+    skip(); /* no recorded sample in samples/ */
+}
+
+/* ---- copies ------------------------------------------------------------- */
+
+static void test_copies_say_kind_size_and_bandwidth(void **state) {
+  (void)state;
+  /* The fixture's memcpy: 1 MiB host to device in 1.5 us. */
+  mprof_render_model *m = fix_open("trace-copy.mprof", 1);
+  char label[128];
+  assert_string_equal(
+      mprof_render_memop_label(m, 0, NULL, 0, label, sizeof label),
+      "HtoD 1 MiB 699 GB/s");
+  /* Zoomed so that it is 600 px wide: the label is drawn (white text on
+   * the copy's bar); 2 us wide at the whole-trace view, it is not. */
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.start_ns = FIX_T0 + 2400;
+  v.end_ns = FIX_T0 + 2400 + (W - (int64_t)MPROF_RENDER_GUTTER) * 5 / 2;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-copy.png");
+  double h;
+  double top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 1, &h);
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, W);
+  int x0 = (int)mprof_render_time_to_x(&map, FIX_T0 + 2500);
+  int x1 = (int)mprof_render_time_to_x(&map, FIX_T0 + 4000);
+  /* Inside the bar (2 px of padding above, 3 below). */
+  int y0 = (int)top + 3, y1 = (int)(top + h) - 5;
+  size_t text = count_in(&img, x0 + 2, y0, x1 - 2, y1, is_white);
+  assert_true(text > 40);
+  /* The text ends well before the bar does: the longest label fits. */
+  size_t right_half = count_in(&img, x0 + 300, y0, x1 - 2, y1, is_white);
+  assert_int_equal(right_half, 0);
+  fix_free(&img);
+  /* A narrow bar gets the shorter labels, then none. */
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+  cairo_t *cr = cairo_create(s);
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                         CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, 11);
+  assert_string_equal(mprof_render_memop_label(m, 0, cr, 70, label, 128),
+                      "HtoD 1 MiB");
+  assert_string_equal(mprof_render_memop_label(m, 0, cr, 40, label, 128),
+                      "HtoD");
+  assert_string_equal(mprof_render_memop_label(m, 0, cr, 10, label, 128), "");
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  mprof_render_model_free(m);
+}
+
+static void check_sample_copy_labels(const char *path) {
+  mprof_render_model *m = open_model(path);
+  size_t n;
+  const mprof_memop_record *mo =
+      mprof_trace_memops(mprof_render_model_trace(m), &n);
+  /* The longest memcpy, labelled with its kind, its size and its rate. */
+  size_t best = n;
+  for (size_t i = 0; i < n; i++)
+    if (mo[i].kind == MPROF_MEMOP_MEMCPY && mo[i].bytes &&
+        (best == n || mo[i].end - mo[i].start > mo[best].end - mo[best].start))
+      best = i;
+  if (best < n) {
+    char label[128], bytes[32], rate[32], want[128];
+    mprof_format_bytes(bytes, sizeof bytes, (double)mo[best].bytes);
+    mprof_format_bandwidth(rate, sizeof rate,
+                           (double)mo[best].bytes * 1e9 /
+                               (double)(mo[best].end - mo[best].start));
+    const char *kind = mo[best].copy_kind == MPROF_COPY_HTOD   ? "HtoD"
+                       : mo[best].copy_kind == MPROF_COPY_DTOH ? "DtoH"
+                       : mo[best].copy_kind == MPROF_COPY_DTOD ? "DtoD"
+                                                               : NULL;
+    if (kind) {
+      snprintf(want, sizeof want, "%s %s %s", kind, bytes, rate);
+      assert_string_equal(
+          mprof_render_memop_label(m, best, NULL, 0, label, sizeof label),
+          want);
+    }
+  }
+  mprof_render_model_free(m);
+}
+
+static void test_sample_copies_are_labelled(void **state) {
+  (void)state;
+  if (!each_sample(check_sample_copy_labels))
+    skip();
+}
+
+/* ---- the selected range ------------------------------------------------ */
+
+static void test_selection_lists_its_kernels(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("trace-select.mprof", 1);
+  /* [1500, 6000): K0 [1000, 2000) gives 500 ns and [5000, 9000) 1000 ns,
+   * K1 [3000, 8000) on the other stream 3000 ns; the memcpy at 2500..4000
+   * is in it too. */
+  mprof_window *w = NULL;
+  assert_int_equal(mprof_window_build(&w, mprof_render_model_join(m),
+                                      FIX_T0 + 1500, FIX_T0 + 6000),
+                   0);
+  const mprof_window_totals *t = mprof_window_totals_of(w);
+  assert_int_equal(t->launches, 3);
+  assert_int_equal(t->kernels, 2);
+  assert_int_equal(t->gpu_ns, 4500);
+  assert_int_equal(t->copies, 1);
+  assert_int_equal(t->copy_bytes, 1 << 20);
+  assert_int_equal(t->copy_ns, 1500);
+  assert_int_equal(mprof_window_kernel_count(w), 2);
+  const mprof_window_kernel *first = mprof_window_kernel_at(w, 0);
+  const mprof_window_kernel *second = mprof_window_kernel_at(w, 1);
+  assert_int_equal(first->kernel, 1); /* K1: the most time in the range */
+  assert_int_equal(first->launches, 1);
+  assert_int_equal(first->gpu_ns, 3000);
+  assert_int_equal(second->kernel, 0);
+  assert_int_equal(second->launches, 2);
+  assert_int_equal(second->gpu_ns, 1500);
+  assert_null(mprof_window_kernel_at(w, 2));
+  mprof_window_free(w);
+  /* An empty range: nothing, no failure. */
+  assert_int_equal(mprof_window_build(&w, mprof_render_model_join(m),
+                                      FIX_T0 + 31000, FIX_T0 + 49000),
+                   0);
+  assert_int_equal(mprof_window_kernel_count(w), 0);
+  assert_int_equal(mprof_window_totals_of(w)->gpu_ns, 0);
+  mprof_window_free(w);
+
+  /* Drawn: a panel at the bottom right lists K1, then K0, each with its
+   * colour. */
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.start_ns = FIX_T0;
+  v.end_ns = FIX_T0 + 50000;
+  v.sel_start_ns = FIX_T0 + 1500;
+  v.sel_end_ns = FIX_T0 + 6000;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-select.png");
+  const int pw = 560, ph = 10 + 15 * 3 + 6;
+  int px = W - pw - 8, py = H - ph - 8;
+  assert_int_equal(fix_pixel(&img, px + 13, py + 6 + 11 + 15 - 4),
+                   mprof_render_kernel_at(m, 1)->color);
+  assert_int_equal(fix_pixel(&img, px + 13, py + 6 + 11 + 30 - 4),
+                   mprof_render_kernel_at(m, 0)->color);
+  fix_free(&img);
+  /* Without a selection, no panel: the same pixel is the background. */
+  v.sel_start_ns = v.sel_end_ns = 0;
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  assert_int_not_equal(fix_pixel(&img, px + 13, py + 6 + 11 + 15 - 4),
+                       mprof_render_kernel_at(m, 1)->color);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* ---- a synthetic trace with NVTX ranges and PM samples ----------------- */
+
+#define US 1000ll
+
+typedef struct planted_range {
+  const char *name;
+  uint32_t thread, depth, color;
+  int64_t start, end; /* us after FIX_T0 */
+} planted_range;
+
+/* Thread 100 pushes A, inside it B (inside which C) and then D; thread
+ * 200 pushes E (green, its own colour) and starts F, a start/end range
+ * that overlaps E without nesting. */
+static const planted_range planted[] = {
+    {"A", 100, 0, 0, 0, 100},          {"B", 100, 1, 0, 10, 50},
+    {"C", 100, 2, 0, 20, 30},          {"D", 100, 1, 0, 60, 90},
+    {"E", 200, 0, 0xff00ff00u, 5, 80}, {"F", 200, 0, 0, 40, 120},
+};
+#define PLANTED (sizeof planted / sizeof planted[0])
+
+/* DRAM throughput and SM activity sampled every 10 us over 0..120 us:
+ * DRAM is 10% in even windows and 90% in odd ones, SMs always 50%. */
+#define PM_WINDOWS 12
+
+static void write_host_trace(const char *path, int with_pm) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_meta_record meta = {mprof_writer_string(w, "capture.mode"),
+                            mprof_writer_string(w, "synthetic")};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_META, &meta), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  dev.cc_major = 9;
+  dev.sm_count = 132;
+  dev.warp_size = 32;
+  dev.max_threads_per_block = 1024;
+  dev.max_threads_per_sm = 2048;
+  dev.max_blocks_per_sm = 32;
+  dev.max_warps_per_sm = 64;
+  dev.max_regs_per_block = 65536;
+  dev.max_regs_per_sm = 65536;
+  uint32_t d;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record st = {d, 1, 7, 0};
+  uint32_t s;
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, FIX_K0);
+  kr.function_index = MPROF_INDEX_NONE;
+  kr.device = d;
+  kr.registers = 32;
+  uint32_t k;
+  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = k;
+  sh.grid[0] = 264;
+  sh.grid[1] = sh.grid[2] = 1;
+  sh.block[0] = 256;
+  sh.block[1] = sh.block[2] = 1;
+  uint32_t shape;
+  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
+                   0);
+  fix_launch(w, s, shape, 0, 120 * US);
+  for (size_t i = 0; i < PLANTED; i++) {
+    mprof_range_record r;
+    memset(&r, 0, sizeof r);
+    r.start = (uint64_t)(FIX_T0 + planted[i].start * US);
+    r.end = (uint64_t)(FIX_T0 + planted[i].end * US);
+    r.name = mprof_writer_string(w, planted[i].name);
+    r.domain = mprof_writer_string(w, i == 5 ? "io" : "");
+    r.thread_id = planted[i].thread;
+    r.depth = planted[i].depth;
+    r.color = planted[i].color;
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
+  }
+  if (with_pm) {
+    const char *metrics[2] = {
+        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+        "sm__cycles_active.avg.pct_of_peak_sustained_elapsed"};
+    for (uint32_t c = 0; c < 2; c++) {
+      mprof_pm_metric_record pm;
+      memset(&pm, 0, sizeof pm);
+      pm.device = d;
+      pm.column = c;
+      pm.name = mprof_writer_string(w, metrics[c]);
+      pm.unit = mprof_writer_string(w, "percent");
+      pm.interval_ns = 10 * US;
+      assert_int_equal(
+          mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &pm), 0);
+    }
+    for (int i = 0; i < PM_WINDOWS; i++) {
+      mprof_pm_sample_record ps;
+      memset(&ps, 0, sizeof ps);
+      ps.start = (uint64_t)(FIX_T0 + i * 10 * US);
+      ps.end = ps.start + 10 * US;
+      ps.device = d;
+      for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
+        ps.value[c] = NAN;
+      ps.value[0] = i % 2 ? 90.0f : 10.0f;
+      ps.value[1] = 50.0f;
+      assert_int_equal(
+          mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+    }
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+static mprof_render_model *open_host(const char *name, int with_pm) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s", test_path(name));
+  write_host_trace(path, with_pm);
+  return open_model(path);
+}
+
+/* The rows of @p kind, in order. */
+static size_t rows_of(const mprof_render_model *m, uint32_t kind, size_t *idx,
+                      size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < mprof_render_row_count(m); i++)
+    if (mprof_render_row_at(m, i)->kind == kind) {
+      if (n < max)
+        idx[n] = i;
+      n++;
+    }
+  return n;
+}
+
+/* Whatever the trace: every range in exactly one NVTX row of its thread,
+ * no two in a row overlapping, and a range inside another one row deeper
+ * than it or more. */
+static void check_range_rows(const mprof_render_model *m) {
+  size_t n;
+  const mprof_range_record *r =
+      mprof_trace_ranges(mprof_render_model_trace(m), &n);
+  unsigned char *seen = (unsigned char *)calloc(n ? n : 1, 1);
+  uint32_t *depth = (uint32_t *)calloc(n ? n : 1, sizeof(uint32_t));
+  assert_non_null(seen);
+  assert_non_null(depth);
+  for (size_t i = 0; i < mprof_render_row_count(m); i++) {
+    const mprof_render_row *row = mprof_render_row_at(m, i);
+    if (row->kind != MPROF_ROW_RANGES)
+      continue;
+    /* A thread band above its first row. */
+    assert_true(i > 0);
+    uint64_t last_end = 0;
+    for (size_t j = 0; j < row->count; j++) {
+      uint32_t idx = mprof_render_row_item(m, row, j);
+      assert_true(idx < n);
+      assert_false(seen[idx]);
+      seen[idx] = 1;
+      depth[idx] = row->depth;
+      assert_int_equal(r[idx].thread_id, row->thread_id);
+      if (j)
+        assert_true(r[idx].start >= last_end);
+      last_end = r[idx].end > r[idx].start ? r[idx].end : r[idx].start;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    assert_true(seen[i]);
+    for (size_t j = 0; j < n; j++)
+      if (i != j && r[i].thread_id == r[j].thread_id &&
+          r[j].start >= r[i].start && r[j].end <= r[i].end &&
+          r[j].end - r[j].start < r[i].end - r[i].start)
+        assert_true(depth[j] > depth[i]);
+  }
+  free(seen);
+  free(depth);
+}
+
+static void test_nvtx_rows_per_thread_nested(void **state) {
+  (void)state;
+  mprof_render_model *m = open_host("trace-nvtx.mprof", 0);
+  /* Two thread bands; thread 100 has three levels (A; B, D; C), thread
+   * 200 two rows (E, and F that overlaps it). Then the GPU. */
+  size_t idx[16];
+  assert_int_equal(rows_of(m, MPROF_ROW_THREAD, idx, 16), 2);
+  assert_int_equal(rows_of(m, MPROF_ROW_RANGES, idx, 16), 5);
+  const uint32_t kinds[] = {
+      MPROF_ROW_THREAD, MPROF_ROW_RANGES, MPROF_ROW_RANGES,
+      MPROF_ROW_RANGES, MPROF_ROW_THREAD, MPROF_ROW_RANGES,
+      MPROF_ROW_RANGES, MPROF_ROW_DEVICE, MPROF_ROW_STREAM};
+  assert_int_equal(mprof_render_row_count(m), 9);
+  for (size_t i = 0; i < 9; i++)
+    assert_int_equal(mprof_render_row_at(m, i)->kind, kinds[i]);
+  assert_string_equal(mprof_render_row_at(m, 0)->label, "Thread 100");
+  assert_int_equal(mprof_render_row_at(m, 2)->count, 2); /* B and D */
+  assert_int_equal(mprof_render_row_at(m, 3)->count, 1); /* C */
+  assert_int_equal(mprof_render_row_at(m, 3)->depth, 2);
+  check_range_rows(m);
+
+  /* E in its own colour (pure green) where it lies; C under the pointer
+   * names itself, its level and thread. */
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.start_ns = FIX_T0;
+  v.end_ns = FIX_T0 + 125 * US;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-nvtx.png");
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, W);
+  double h;
+  double top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 5, &h);
+  int ex = (int)mprof_render_time_to_x(&map, FIX_T0 + 8 * US);
+  assert_int_equal(fix_pixel(&img, ex, (int)(top + h / 2)), 0x00ff00);
+  /* Outside E (at 90 us) the row is not green. */
+  int after = (int)mprof_render_time_to_x(&map, FIX_T0 + 90 * US);
+  assert_int_not_equal(fix_pixel(&img, after, (int)(top + h / 2)), 0x00ff00);
+  fix_free(&img);
+  top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 3, &h);
+  int cx = (int)mprof_render_time_to_x(&map, FIX_T0 + 25 * US);
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_TRACE, W, H, cx, top + h / 2, &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_RANGE);
+  char text[512];
+  assert_true(mprof_render_hit_describe(m, &hit, text, sizeof text) > 0);
+  assert_non_null(strstr(text, "C  \u2014  10 us at"));
+  assert_non_null(strstr(text, "thread 100, level 3"));
+  /* F says its domain. */
+  top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 6, &h);
+  int fx = (int)mprof_render_time_to_x(&map, FIX_T0 + 100 * US);
+  mprof_render_hit_test(m, &v, MPROF_RENDER_TRACE, W, H, fx, top + h / 2, &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_RANGE);
+  mprof_render_hit_describe(m, &hit, text, sizeof text);
+  assert_non_null(strstr(text, "domain io"));
+  mprof_render_model_free(m);
+}
+
+static void check_sample_ranges(const char *path) {
+  mprof_render_model *m = open_model(path);
+  size_t n;
+  mprof_trace_ranges(mprof_render_model_trace(m), &n);
+  if (n) {
+    size_t idx[1];
+    assert_true(rows_of(m, MPROF_ROW_RANGES, idx, 1) > 0);
+    check_range_rows(m);
+  }
+  mprof_render_model_free(m);
+}
+
+static void test_sample_nvtx_rows(void **state) {
+  (void)state;
+  /* Every recorded sample with NVTX ranges (none yet: a PyTorch step with
+   * torch.cuda.nvtx.range is to be added to samples/). */
+  each_sample(check_sample_ranges);
+}
+
+static void test_counter_tracks_under_their_gpu(void **state) {
+  (void)state;
+  mprof_render_model *m = open_host("trace-pm.mprof", 1);
+  /* Under the GPU's band, before its stream: SMs active, then DRAM (the
+   * two sampled counters, in the tracks' order). */
+  size_t idx[16];
+  assert_int_equal(rows_of(m, MPROF_ROW_COUNTER, idx, 16), 2);
+  const mprof_render_row *sm = mprof_render_row_at(m, idx[0]);
+  const mprof_render_row *dram = mprof_render_row_at(m, idx[1]);
+  assert_int_equal(mprof_render_row_at(m, idx[0] - 1)->kind, MPROF_ROW_DEVICE);
+  assert_int_equal(mprof_render_row_at(m, idx[1] + 1)->kind, MPROF_ROW_STREAM);
+  assert_int_equal(sm->counter, MPROF_COUNTER_SM_ACTIVE);
+  assert_int_equal(dram->counter, MPROF_COUNTER_DRAM);
+  assert_int_equal(dram->column, 0);
+  assert_int_equal(dram->count, PM_WINDOWS);
+  assert_string_equal(dram->label, "DRAM throughput");
+
+  /* The DRAM track: in an odd (90%) window the area reaches near the top
+   * of the row; in an even (10%) window the same height is empty. */
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.start_ns = FIX_T0;
+  v.end_ns = FIX_T0 + 125 * US;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-pm.png");
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, W);
+  double h;
+  double top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, idx[1], &h);
+  int high = (int)mprof_render_time_to_x(&map, FIX_T0 + 15 * US);
+  int low = (int)mprof_render_time_to_x(&map, FIX_T0 + 25 * US);
+  /* 70% of the way up the track (drawn over h - 1 px, 100% at 3 px below
+   * the top). */
+  int y70 = (int)(top + h - 2 - 0.7 * (h - 4));
+  int y5 = (int)(top + h - 3);
+  uint32_t bg = fix_pixel(&img, (int)MPROF_RENDER_GUTTER + 1, y70);
+  (void)bg;
+  uint32_t at_high = fix_pixel(&img, high, y70);
+  uint32_t at_low = fix_pixel(&img, low, y70);
+  assert_int_not_equal(at_high, at_low);
+  /* Both windows are filled near the baseline. */
+  assert_int_equal(fix_pixel(&img, high, y5), fix_pixel(&img, low, y5));
+  assert_int_not_equal(fix_pixel(&img, low, y5), at_low);
+  fix_free(&img);
+  /* Under the pointer: the window's value as a share of peak. */
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_TRACE, W, H, high, top + h / 2,
+                        &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_COUNTER);
+  assert_true(fabs(hit.value - 90.0) < 1e-3);
+  char text[256];
+  mprof_render_hit_describe(m, &hit, text, sizeof text);
+  assert_non_null(strstr(text, "DRAM throughput 90.0% of peak"));
+  assert_non_null(strstr(text, "the 10 us window at +10 us"));
+  mprof_render_model_free(m);
+
+  /* The same trace without PM samples: no counter rows. */
+  m = open_host("trace-no-pm.mprof", 0);
+  assert_int_equal(rows_of(m, MPROF_ROW_COUNTER, idx, 16), 0);
+  mprof_render_model_free(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_samples_open_on_their_gpu_activity),
+      cmocka_unit_test(test_copies_say_kind_size_and_bandwidth),
+      cmocka_unit_test(test_sample_copies_are_labelled),
+      cmocka_unit_test(test_selection_lists_its_kernels),
+      cmocka_unit_test(test_nvtx_rows_per_thread_nested),
+      cmocka_unit_test(test_sample_nvtx_rows),
+      cmocka_unit_test(test_counter_tracks_under_their_gpu),
+  };
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  mprof_render_shutdown();
+  fix_cleanup();
+  return failed;
+}
