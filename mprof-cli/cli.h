@@ -27,6 +27,8 @@ typedef struct cli_command {
 /* Print "mprof: MESSAGE" for the last libmprof error; return the exit
  * status for library status @p rc (2 for bad input, 1 otherwise). */
 int cli_fail(int rc);
+/* The exit status for library status @p rc, as cli_fail() returns it. */
+int cli_exit_status(int rc);
 
 /* Print "mprof CMD: MESSAGE" and a hint to run --help; return 2. */
 int cli_usage_error(const char *command, const char *fmt, ...)
@@ -97,12 +99,28 @@ void cli_source_env(const char *pattern);
 int cli_source_merge(const char *trace, unsigned flags);
 
 /* The traces a command was given (trace_set.c): a directory stands for the
- * .mprof files in it, in name order. */
+ * .mprof files in it, in name order, a glob pattern that names no file for
+ * the files it matches; several traces are one run, opened as their
+ * merged trace (mprof_trace_open_merged()). */
 typedef struct cli_trace_set {
   char **paths;
   size_t count;
 } cli_trace_set;
+struct mprof_trace;
 int cli_trace_set_add(cli_trace_set *set, const char *arg); /* -1: no memory */
+/* cli_trace_set_add(), and one line with the fix, exit status 2, when
+ * @p arg is a directory without traces or a pattern that matches none. */
+int cli_trace_set_resolve(cli_trace_set *set, const char *command,
+                          const char *arg);
+/* Open @p set as one trace (the trace itself when it is one); a merged set
+ * is named "LABEL (N traces)", or "FIRST + N more" without a label. A
+ * libmprof status; *failed is the index of the trace that did not open,
+ * else set->count. */
+int cli_trace_set_open(const cli_trace_set *set, const char *label,
+                       struct mprof_trace **out, size_t *failed);
+/* One line on stderr for a failed cli_trace_set_open(); the exit status. */
+int cli_trace_set_fail(const cli_trace_set *set, int rc, size_t failed,
+                       const char *message);
 void cli_trace_set_free(cli_trace_set *set);
 /* `mprof record blocks` (cmd_blocks.c): find libmprof-blocks.so; set up
  * the child's environment (the block producer preloaded, writing

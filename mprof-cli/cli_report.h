@@ -7,6 +7,7 @@
 #ifndef MPROF_CLI_REPORT_H
 #define MPROF_CLI_REPORT_H
 
+#include "cli.h"
 #include "mprof/mprof.h"
 
 typedef struct cli_report_input {
@@ -16,16 +17,21 @@ typedef struct cli_report_input {
   mprof_diagnosis *diagnosis;
 } cli_report_input;
 
-/* Open @p path, its sidecar (@p sidecar_path, else PATH.pc.json when it
- * exists, unless @p no_sidecar), join and diagnose it. Returns 0 or a
- * libmprof status, with mprof_error_last() set on this thread. */
-int cli_report_load(cli_report_input *in, const char *path,
-                    const char *sidecar_path, int no_sidecar);
+/* Open @p set as one run (cli_trace_set_open(), named after @p label),
+ * its sidecar (@p sidecar_path, else PATH.pc.json of its first trace that
+ * has one, unless @p no_sidecar), join (with @p join_flags, MPROF_JOIN_*)
+ * and diagnose it. Returns 0 or a libmprof status, with mprof_error_last()
+ * set on this thread and *failed the trace that did not open (set->count
+ * for none; @p failed may be NULL). */
+int cli_report_load(cli_report_input *in, const cli_trace_set *set,
+                    const char *label, const char *sidecar_path, int no_sidecar,
+                    unsigned join_flags, size_t *failed);
 
 /* cli_report_load(), then 0 or the exit status after printing one line on
  * stderr. */
-int cli_report_open(cli_report_input *in, const char *path,
-                    const char *sidecar_path, int no_sidecar);
+int cli_report_open(cli_report_input *in, const cli_trace_set *set,
+                    const char *label, const char *sidecar_path, int no_sidecar,
+                    unsigned join_flags);
 void cli_report_close(cli_report_input *in);
 
 /* 1 when @p arg is --xml, --json, --human or --text (and sets *format). */

@@ -14,37 +14,42 @@
 #include "mprof/mprof.h"
 
 /* One side of the diff, loaded on its own thread: the two traces are
- * independent, so `diff` costs about one `summary` on two cores. */
+ * independent, so `diff` costs about one `summary` on two cores. A side is
+ * a trace, or a set of them (a directory, a quoted glob) opened as one. */
 typedef struct load_job {
   cli_report_input in;
-  const char *path;
+  cli_trace_set set;
+  const char *label;
   int no_sidecar;
   int rc;
+  size_t failed;
   char error[1024]; /* mprof_error_last() is per thread: keep it */
 } load_job;
 
 static void *load_side(void *arg) {
   load_job *job = (load_job *)arg;
-  job->rc = cli_report_load(&job->in, job->path, NULL, job->no_sidecar);
+  job->rc = cli_report_load(&job->in, &job->set,
+                            job->set.count > 1 ? job->label : NULL, NULL,
+                            job->no_sidecar, 0, &job->failed);
   if (job->rc)
     snprintf(job->error, sizeof job->error, "%s", mprof_error_last());
   return NULL;
 }
 
-/* The exit status for a failed load, as cli_fail() maps it. */
-static int load_failed(const load_job *job) {
-  fprintf(stderr, "mprof: %s\n",
-          *job->error ? job->error : mprof_status_name(job->rc));
-  switch (job->rc) {
-  case MPROF_EFORMAT:
-  case MPROF_EVERSION:
-  case MPROF_ENOTFOUND:
-  case MPROF_EINVAL: return CLI_EXIT_USAGE;
-  default: return CLI_EXIT_FAILED;
-  }
-}
+static int run_diff(int argc, char **argv, load_job *base, load_job *candidate);
 
 int cmd_diff(int argc, char **argv) {
+  load_job base, candidate;
+  memset(&base, 0, sizeof base);
+  memset(&candidate, 0, sizeof candidate);
+  int status = run_diff(argc, argv, &base, &candidate);
+  cli_trace_set_free(&base.set);
+  cli_trace_set_free(&candidate.set);
+  return status;
+}
+
+static int run_diff(int argc, char **argv, load_job *base,
+                    load_job *candidate) {
   mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
   ro.max_kernels = 10; /* a diff line is short: show more than summary */
   const char *paths[2] = {NULL, NULL};
@@ -97,38 +102,43 @@ int cmd_diff(int argc, char **argv) {
     } else if (arg[0] == '-' && arg[1]) {
       return cli_usage_error("diff", "unknown option '%s'", arg);
     } else if (path_count == 2) {
-      return cli_usage_error("diff", "expected exactly two traces");
+      return cli_usage_error("diff",
+                             "expected exactly two traces (each side may be "
+                             "a directory or a quoted glob of a run's "
+                             "traces)");
     } else {
+      load_job *side = path_count ? candidate : base;
+      int status = cli_trace_set_resolve(&side->set, "diff", arg);
+      if (status)
+        return status;
+      side->label = arg;
       paths[path_count++] = arg;
     }
   }
   if (path_count < 2)
     return cli_usage_error("diff", path_count ? "no candidate trace given"
                                               : "no traces given");
-  load_job base, candidate;
-  memset(&base, 0, sizeof base);
-  memset(&candidate, 0, sizeof candidate);
-  base.path = paths[0];
-  candidate.path = paths[1];
-  base.no_sidecar = candidate.no_sidecar = no_sidecar;
+  base->no_sidecar = candidate->no_sidecar = no_sidecar;
   pthread_t thread;
-  int threaded = pthread_create(&thread, NULL, load_side, &candidate) == 0;
-  load_side(&base);
+  int threaded = pthread_create(&thread, NULL, load_side, candidate) == 0;
+  load_side(base);
   if (threaded)
     pthread_join(thread, NULL);
   else
-    load_side(&candidate);
-  if (base.rc || candidate.rc) {
-    int status = load_failed(base.rc ? &base : &candidate);
-    cli_report_close(&base.in);
-    cli_report_close(&candidate.in);
+    load_side(candidate);
+  if (base->rc || candidate->rc) {
+    load_job *failed = base->rc ? base : candidate;
+    int status = cli_trace_set_fail(&failed->set, failed->rc, failed->failed,
+                                    failed->error);
+    cli_report_close(&base->in);
+    cli_report_close(&candidate->in);
     return status;
   }
   if (ro.format == MPROF_REPORT_TEXT && cli_report_color(color))
     ro.flags |= MPROF_REPORT_COLOR;
   mprof_diff *diff = NULL;
   int rc =
-      mprof_diff_run(&diff, base.in.diagnosis, candidate.in.diagnosis, NULL);
+      mprof_diff_run(&diff, base->in.diagnosis, candidate->in.diagnosis, NULL);
   size_t matched = 0;
   for (size_t i = 0; !rc && i < mprof_diff_kernel_count(diff); i++) {
     const mprof_kernel_change *k = mprof_diff_kernel(diff, i);
@@ -146,8 +156,8 @@ int cmd_diff(int argc, char **argv) {
                              "anyway");
     if (!allow_disjoint) {
       mprof_diff_free(diff);
-      cli_report_close(&candidate.in);
-      cli_report_close(&base.in);
+      cli_report_close(&candidate->in);
+      cli_report_close(&base->in);
       return CLI_EXIT_USAGE;
     }
   }
@@ -156,8 +166,8 @@ int cmd_diff(int argc, char **argv) {
   size_t tripped =
       fail_above >= 0 && !rc ? mprof_diff_gate(diff, fail_above) : 0;
   mprof_diff_free(diff);
-  cli_report_close(&candidate.in);
-  cli_report_close(&base.in);
+  cli_report_close(&candidate->in);
+  cli_report_close(&base->in);
   if (rc)
     return cli_fail(rc);
   if (tripped) {

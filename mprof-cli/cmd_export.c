@@ -26,12 +26,8 @@ int cmd_export(int argc, char **argv) {
   mprof_export_options eo = MPROF_EXPORT_OPTIONS_INIT;
   const char *output = NULL, *sidecar = NULL, *format_name = "perfetto";
   int no_sidecar = 0, quiet = 0;
-  const char **paths = (const char **)calloc((size_t)argc, sizeof *paths);
+  cli_trace_set set = {NULL, 0};
   size_t path_count = 0;
-  if (!paths) {
-    fprintf(stderr, "mprof export: out of memory\n");
-    return CLI_EXIT_FAILED;
-  }
   int status = CLI_EXIT_OK;
   for (int i = 1; i < argc && !status; i++) {
     const char *arg = argv[i];
@@ -71,9 +67,11 @@ int cmd_export(int argc, char **argv) {
     } else if (arg[0] == '-' && arg[1]) {
       status = cli_usage_error("export", "unknown option '%s'", arg);
     } else {
-      paths[path_count++] = arg;
+      /* A directory or a quoted glob: a run's traces, one process each. */
+      status = cli_trace_set_resolve(&set, "export", arg);
     }
   }
+  path_count = set.count;
   if (!status && !path_count)
     status = cli_usage_error("export", "no trace given");
   else if (!status && !output)
@@ -87,7 +85,7 @@ int cmd_export(int argc, char **argv) {
                              "--sidecar names the sidecar of one trace; each "
                              "of several traces uses its own TRACE.pc.json");
   if (status) {
-    free(paths);
+    cli_trace_set_free(&set);
     return status;
   }
   cli_report_input *inputs =
@@ -100,8 +98,9 @@ int cmd_export(int argc, char **argv) {
     status = CLI_EXIT_FAILED;
   }
   for (; !status && loaded < path_count; loaded++) {
+    cli_trace_set one = {&set.paths[loaded], 1};
     status =
-        cli_report_open(&inputs[loaded], paths[loaded], sidecar, no_sidecar);
+        cli_report_open(&inputs[loaded], &one, NULL, sidecar, no_sidecar, 0);
     if (status)
       break;
     diagnoses[loaded] = inputs[loaded].diagnosis;
@@ -125,6 +124,6 @@ int cmd_export(int argc, char **argv) {
     cli_report_close(&inputs[i]);
   free(inputs);
   free(diagnoses);
-  free(paths);
+  cli_trace_set_free(&set);
   return status;
 }

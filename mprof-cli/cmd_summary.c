@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,34 +28,36 @@ int cli_report_color(const char *when) {
   return isatty(fileno(stdout));
 }
 
-int cli_report_load(cli_report_input *in, const char *path,
-                    const char *sidecar_path, int no_sidecar) {
+int cli_report_load(cli_report_input *in, const cli_trace_set *set,
+                    const char *label, const char *sidecar_path, int no_sidecar,
+                    unsigned join_flags, size_t *failed) {
   memset(in, 0, sizeof *in);
-  int rc = mprof_mkprof_open_trace(&in->trace, path, NULL);
+  size_t failed_at;
+  int rc = cli_trace_set_open(set, label, &in->trace, &failed_at);
+  if (failed)
+    *failed = failed_at;
   if (rc)
     return rc;
-  char *guess = NULL;
-  if (!no_sidecar && !sidecar_path) {
-    size_t n = strlen(path) + sizeof ".pc.json";
-    guess = (char *)malloc(n);
-    if (!guess) {
-      cli_report_close(in);
-      return MPROF_ENOMEM;
-    }
-    snprintf(guess, n, "%s.pc.json", path);
-    struct stat st;
-    if (stat(guess, &st) == 0)
-      sidecar_path = guess;
-  }
+  char guess[PATH_MAX + 16];
+  if (!no_sidecar && !sidecar_path &&
+      mprof_sidecar_path_of(in->trace, guess, sizeof guess) == 0)
+    sidecar_path = guess;
   if (sidecar_path)
     rc = mprof_sidecar_load(&in->sidecar, sidecar_path);
-  /* What `record` left for the first reader: SASS of sampled functions. */
-  if (!rc && in->sidecar)
-    rc = cli_complete_sass(in->sidecar, path, sidecar_path);
-  free(guess);
+  /* What `record` left for the first reader: SASS of sampled functions,
+   * from the code of the trace whose sidecar this is. */
+  if (!rc && in->sidecar) {
+    char owner[PATH_MAX + 16];
+    snprintf(owner, sizeof owner, "%s", set->paths[0]);
+    size_t n = strlen(sidecar_path);
+    if (sidecar_path == guess && n > 8)
+      snprintf(owner, sizeof owner, "%.*s", (int)(n - 8), guess);
+    rc = cli_complete_sass(in->sidecar, owner, sidecar_path);
+  }
   if (!rc) {
     mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;
     jo.sidecar = in->sidecar;
+    jo.flags = join_flags;
     rc = mprof_join_build(&in->join, in->trace, &jo);
   }
   if (!rc)
@@ -64,10 +67,14 @@ int cli_report_load(cli_report_input *in, const char *path,
   return rc;
 }
 
-int cli_report_open(cli_report_input *in, const char *path,
-                    const char *sidecar_path, int no_sidecar) {
-  int rc = cli_report_load(in, path, sidecar_path, no_sidecar);
-  return rc ? cli_fail(rc) : CLI_EXIT_OK;
+int cli_report_open(cli_report_input *in, const cli_trace_set *set,
+                    const char *label, const char *sidecar_path, int no_sidecar,
+                    unsigned join_flags) {
+  size_t failed;
+  int rc = cli_report_load(in, set, label, sidecar_path, no_sidecar, join_flags,
+                           &failed);
+  return rc ? cli_trace_set_fail(set, rc, failed, mprof_error_last())
+            : CLI_EXIT_OK;
 }
 
 void cli_report_close(cli_report_input *in) {
@@ -90,10 +97,21 @@ int cli_report_format(const char *arg, unsigned *format) {
   return 1;
 }
 
+static int summary(int argc, char **argv, cli_trace_set *set);
+
 int cmd_summary(int argc, char **argv) {
+  cli_trace_set set = {NULL, 0};
+  int status = summary(argc, argv, &set);
+  cli_trace_set_free(&set);
+  return status;
+}
+
+static int summary(int argc, char **argv, cli_trace_set *set) {
   mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
-  const char *trace = NULL, *sidecar = NULL, *color = "auto";
-  int no_sidecar = 0, top = 0, all = 0, detail = 0;
+  const char *sidecar = NULL, *color = "auto";
+  int no_sidecar = 0, top = 0, all = 0, detail = 0, args = 0;
+  unsigned join_flags = 0;
+  const char *label = NULL;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -132,6 +150,14 @@ int cmd_summary(int argc, char **argv) {
       i++;
     } else if (strcmp(arg, "--no-sidecar") == 0) {
       no_sidecar = 1;
+    } else if (strcmp(arg, "--by-process") == 0 ||
+               strcmp(arg, "--split=process") == 0) {
+      join_flags |= MPROF_JOIN_BY_PROCESS;
+    } else if (strcmp(arg, "--split") == 0) {
+      if (!value || strcmp(value, "process") != 0)
+        return cli_usage_error("summary", "--split takes 'process'");
+      join_flags |= MPROF_JOIN_BY_PROCESS;
+      i++;
     } else if (strncmp(arg, "--color=", 8) == 0) {
       color = arg + 8;
       if (strcmp(color, "auto") && strcmp(color, "always") &&
@@ -140,14 +166,17 @@ int cmd_summary(int argc, char **argv) {
                                "--color takes auto, always or never");
     } else if (arg[0] == '-' && arg[1]) {
       return cli_usage_error("summary", "unknown option '%s'", arg);
-    } else if (trace) {
-      return cli_usage_error("summary", "expected exactly one trace");
     } else {
-      trace = arg;
+      int status = cli_trace_set_resolve(set, "summary", arg);
+      if (status)
+        return status;
+      label = args++ ? NULL : arg;
     }
   }
-  if (!trace)
+  if (!set->count)
     return cli_usage_error("summary", "no trace given");
+  if (args > 1 || set->count == 1)
+    label = NULL; /* several arguments: named after the first trace */
   if (no_sidecar && sidecar)
     return cli_usage_error("summary",
                            "--sidecar and --no-sidecar contradict each other");
@@ -159,7 +188,8 @@ int cmd_summary(int argc, char **argv) {
       ro.max_kernels = CLI_BRIEF_KERNELS;
   }
   cli_report_input in;
-  int status = cli_report_open(&in, trace, sidecar, no_sidecar);
+  int status =
+      cli_report_open(&in, set, label, sidecar, no_sidecar, join_flags);
   if (status)
     return status;
   if (ro.format == MPROF_REPORT_TEXT && cli_report_color(color))

@@ -15,7 +15,23 @@ static const char *const scenario_names[] = {
     "mixed",     "memory-latency", "compute",    "barrier",
     "occupancy", "tail",           "launch-gaps"};
 
+static int synth(int argc, char **argv, char **meta);
+
 int cmd_synth(int argc, char **argv) {
+  /* --meta KEY=VALUE pairs, split in place: at most argc of them. */
+  char **meta = (char **)calloc((size_t)argc + 1, 2 * sizeof *meta);
+  if (!meta) {
+    fprintf(stderr, "mprof synth: out of memory\n");
+    return CLI_EXIT_FAILED;
+  }
+  int status = synth(argc, argv, meta);
+  for (int i = 0; i < 2 * argc; i++)
+    free(meta[i]);
+  free(meta);
+  return status;
+}
+
+static int synth(int argc, char **argv, char **meta) {
   mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
   const char *out = "synth.mprof";
   int sidecar = 0;
@@ -23,6 +39,22 @@ int cmd_synth(int argc, char **argv) {
     const char *arg = argv[i];
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
     unsigned long long v = 0;
+    if (strcmp(arg, "--meta") == 0) {
+      const char *eq = value ? strchr(value, '=') : NULL;
+      if (!eq || eq == value)
+        return cli_usage_error("synth", "--meta needs KEY=VALUE");
+      char **pair = &meta[2 * opts.meta_count];
+      pair[0] = strndup(value, (size_t)(eq - value));
+      pair[1] = strdup(eq + 1);
+      if (!pair[0] || !pair[1]) {
+        fprintf(stderr, "mprof synth: out of memory\n");
+        return CLI_EXIT_FAILED;
+      }
+      opts.meta = (const char *const *)meta;
+      opts.meta_count++;
+      i++;
+      continue;
+    }
     if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
       if (!value)
         return cli_usage_error("synth", "%s needs a file name", arg);

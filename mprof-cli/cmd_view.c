@@ -18,7 +18,9 @@
 #endif
 
 typedef struct view_args {
-  const char *trace;
+  const char *trace; /* the first argument: names the set */
+  cli_trace_set set; /* every trace given: one run */
+  int trace_args;
   const char *kernel;
   const char *tab;
   const char *render;
@@ -83,11 +85,15 @@ static int parse(int argc, char **argv, view_args *a) {
       continue;
     } else if (arg[0] == '-' && arg[1]) {
       return cli_usage_error("view", "unknown option '%s'", arg);
-    } else if (!a->trace) {
-      a->trace = arg;
-      continue;
     } else {
-      return cli_usage_error("view", "expected one trace, got '%s' too", arg);
+      /* Several traces, a directory or a quoted glob: one run. */
+      int status = cli_trace_set_resolve(&a->set, "view", arg);
+      if (status)
+        return status;
+      if (!a->trace)
+        a->trace = arg;
+      a->trace_args++;
+      continue;
     }
     if (i + 1 >= argc)
       return cli_usage_error("view", "%s needs a value", arg);
@@ -176,8 +182,16 @@ static int render_file(const view_args *a) {
                              a->sm_height);
   }
   mprof_render_model *model;
+  char name[4096];
+  if (a->set.count > 1 && a->trace_args == 1)
+    snprintf(name, sizeof name, "%s (%zu traces)", a->trace, a->set.count);
+  else if (a->set.count > 1)
+    snprintf(name, sizeof name, "%s + %zu more", a->set.paths[0],
+             a->set.count - 1);
   if (a->demo ? mprof_render_model_open_demo(&model)
-              : mprof_render_model_open(&model, a->trace, a->sidecar)) {
+              : mprof_render_model_open_set(
+                    &model, (const char *const *)a->set.paths, a->set.count,
+                    a->set.count > 1 ? name : NULL, a->sidecar)) {
     fprintf(stderr, "mprof: %s\n", mprof_render_error());
     return CLI_EXIT_USAGE;
   }
@@ -268,11 +282,19 @@ static int find_viewer(char *out, size_t size) {
   return n > 0 && (size_t)n < size && access(out, X_OK) == 0 ? 0 : -1;
 }
 
+static int view(view_args *a);
+
 int cmd_view(int argc, char **argv) {
   view_args a;
   int rc = parse(argc, argv, &a);
-  if (rc)
-    return rc;
+  if (!rc)
+    rc = view(&a);
+  cli_trace_set_free(&a.set);
+  return rc;
+}
+
+static int view(view_args *ap) {
+  view_args a = *ap;
   if (a.render) {
 #ifdef MPROF_HAVE_RENDER
     return render(&a);
@@ -298,7 +320,11 @@ int cmd_view(int argc, char **argv) {
             "mprof; this build has no GTK 4 viewer (try --render OUT.png)\n");
     return CLI_EXIT_FAILED;
   }
-  char *args[20];
+  char **args = (char **)calloc(20 + a.set.count, sizeof *args);
+  if (!args) {
+    fprintf(stderr, "mprof view: out of memory\n");
+    return CLI_EXIT_FAILED;
+  }
   int n = 0;
   args[n++] = viewer;
   if (a.demo)
@@ -323,12 +349,14 @@ int cmd_view(int argc, char **argv) {
     args[n++] = "--sidecar";
     args[n++] = (char *)a.sidecar;
   }
-  if (a.trace) {
+  if (a.set.count) {
     args[n++] = "--";
-    args[n++] = (char *)a.trace;
+    for (size_t i = 0; i < a.set.count; i++)
+      args[n++] = a.set.paths[i];
   }
   args[n] = NULL;
   execv(viewer, args);
   perror("mprof view: cannot start mprof-gtk");
+  free(args);
   return CLI_EXIT_FAILED;
 }

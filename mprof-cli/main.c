@@ -111,9 +111,9 @@ static const cli_command commands[] = {
      "holds.\n",
      cmd_info},
     {"summary", "which kernel hurts and why (XML, JSON or a panel)",
-     "usage: mprof summary TRACE [--kernel NAME|REGEX] [--top N] [--hot N]\n"
+     "usage: mprof summary TRACE... [--kernel NAME|REGEX] [--top N] [--hot N]\n"
      "                     [--all] [--xml|--json|--human] [--detail]\n"
-     "                     [--full-names] [--color=WHEN]\n"
+     "                     [--full-names] [--color=WHEN] [--by-process]\n"
      "                     [--sidecar FILE|--no-sidecar]\n"
      "\n"
      "Diagnose every kernel of TRACE, dominant first: launch statistics,\n"
@@ -124,6 +124,14 @@ static const cli_command commands[] = {
      "with SASS and source lines from the sidecar TRACE.pc.json when it\n"
      "exists. TRACE may be a .mprof or a MKPROF file (.mkprof).\n"
      "\n"
+     "Several traces, a directory (its .mprof files) or a quoted glob are\n"
+     "one run (one trace per process, as `mprof record` writes them), merged\n"
+     "on one clock as `mprof merge` does: a kernel's launches in every\n"
+     "process on the same GPU are one row; the sidecar is that of the first\n"
+     "trace that has one.\n"
+     "\n"
+     "  --by-process  one row per kernel and process (pid, host, rank);\n"
+     "                also --split process\n"
      "  --kernel PAT  only kernels whose mangled or demangled name is PAT,\n"
      "                else matches PAT as an extended regular expression\n"
      "  --top N       show N kernels (default 5); --all shows every one\n"
@@ -148,6 +156,10 @@ static const cli_command commands[] = {
      "usage: mprof diff BASE CAND [--fail-above PCT] [--top N] [--hot N]\n"
      "                  [--xml|--json|--human] [--color=WHEN] [--no-sidecar]\n"
      "                  [--allow-disjoint] [--full-names]\n"
+     "\n"
+     "BASE and CAND are each a trace, or a run's traces as a directory or a\n"
+     "quoted glob ('base/*.mprof'), opened as one (see `mprof help\n"
+     "summary`).\n"
      "\n"
      "Join BASE and CAND by kernel (name and device) and report, per kernel,\n"
      "the change in mean time per launch and in total GPU time, whether the\n"
@@ -186,7 +198,8 @@ static const cli_command commands[] = {
      "                    [-q]\n"
      "\n"
      "Write TRACE (or the traces of a multi-process run, one process each,\n"
-     "on one time axis) to FILE for the viewers traces are shared in.\n"
+     "on one time axis; a directory or a quoted glob stands for its traces)\n"
+     "to FILE for the viewers traces are shared in.\n"
      "\n"
      "perfetto and chrome (the default is perfetto) write the same Trace\n"
      "Event Format JSON, which ui.perfetto.dev and chrome://tracing open:\n"
@@ -218,6 +231,7 @@ static const cli_command commands[] = {
      "                   [--slow-device D] [--timing-seed X] [--sidecar]\n"
      "                   [--spans N] [--span-warps W] [--span-sms S]\n"
      "                   [--span-imbalance PCT] [--span-nested]\n"
+     "                   [--meta KEY=VALUE]...\n"
      "\n"
      "Write a synthetic trace (default synth.mprof) shaped like an H200\n"
      "capture: N launches (default 10000) over M kernels (8) on S streams (2)\n"
@@ -240,7 +254,12 @@ static const cli_command commands[] = {
      "instead of per block, --span-sms S on S SMs only, --span-imbalance PCT\n"
      "makes the last SM's blocks PCT percent slower than the first's (an SM\n"
      "load imbalance and a tail), --span-nested puts instruction spans\n"
-     "inside every phase.\n",
+     "inside every phase.\n"
+     "\n"
+     "--meta KEY=VALUE (repeatable) adds a META entry, after the generator's\n"
+     "own, so it wins: one process of a made-up run, e.g. --meta pid=101\n"
+     "--meta host=node1 --meta rank=0 --meta clock=CLOCK_MONOTONIC_RAW\n"
+     "--meta clock.anchor.trace_ns=N --meta clock.anchor.realtime_ns=M.\n",
      cmd_synth},
     {"sass", "attach SASS and source lines to a trace's PC sidecar",
      "usage: mprof sass [--rebuild] [--nvdisasm PATH] [--cuobjdump PATH]\n"
@@ -260,8 +279,8 @@ static const cli_command commands[] = {
      "--no-disassembly keeps to samples and source lines.\n",
      cmd_sass},
     {"view", "open a trace in the viewer, or draw a view to PNG/SVG",
-     "usage: mprof view TRACE [--kernel NAME] [--tab TAB] [--sidecar FILE]\n"
-     "       mprof view TRACE --render OUT.png|OUT.svg [--tab TAB]\n"
+     "usage: mprof view TRACE... [--kernel NAME] [--tab TAB] [--sidecar FILE]\n"
+     "       mprof view TRACE... --render OUT.png|OUT.svg [--tab TAB]\n"
      "                  [--kernel NAME] [--size WxH] [--range FROM:TO]\n"
      "                  [--select FROM:TO] [--sm-height PX] [--rows R]\n"
      "                  [--depth D]\n"
@@ -274,6 +293,11 @@ static const cli_command commands[] = {
      "to mprof) on the Summary of its dominant kernel, or of NAME (mangled\n"
      "or demangled name, or the start of it). Tabs: trace, summary,\n"
      "hotspots, flame, raster, mega, density, activity.\n"
+     "\n"
+     "Several traces, a directory or a quoted glob are one run (one trace\n"
+     "per process, or a `record blocks` trace with a `record` trace of the\n"
+     "same command), merged on one clock: every launch keeps its process\n"
+     "(pid, host, rank) and a kernel is one across processes.\n"
      "\n"
      "--render draws one tab offscreen instead (no display needed), to PNG\n"
      "or SVG by the extension, at --size (default 1600x1000); --range shows\n"
@@ -350,6 +374,10 @@ static const cli_command *find_command(const char *name) {
 int cli_fail(int rc) {
   const char *msg = mprof_error_last();
   fprintf(stderr, "mprof: %s\n", *msg ? msg : mprof_status_name(rc));
+  return cli_exit_status(rc);
+}
+
+int cli_exit_status(int rc) {
   switch (rc) {
   case MPROF_EFORMAT:
   case MPROF_EVERSION:

@@ -76,10 +76,10 @@ static int command_line(GApplication *application,
     g_free(files);
     return self->exit_status;
   }
-  if (demo ? files && files[0] : files[1] != NULL) {
+  if (demo && files && files[0]) {
     g_application_command_line_printerr(
         cmdline, "usage: mprof-gtk [--kernel NAME] [--tab TAB] "
-                 "[--sidecar FILE] [TRACE]\n"
+                 "[--sidecar FILE] [TRACE...]\n"
                  "       mprof-gtk --demo-activity [--rows R] [--depth D]\n");
     g_free(files);
     mprof_gtk_app_set_exit_status(self, 2);
@@ -107,11 +107,21 @@ static int command_line(GApplication *application,
     mprof_gtk_app_set_exit_status(self, 2);
     return 2;
   }
-  const char *path = demo ? "demo-activity (synthetic)" : files[0];
+  /* Several traces are one run (one per process), opened as one. */
+  size_t count = 0;
+  while (!demo && files[count])
+    count++;
+  char set_name[1024];
+  snprintf(set_name, sizeof set_name, "%s + %zu more", demo ? "" : files[0],
+           count ? count - 1 : 0);
+  const char *path = demo         ? "demo-activity (synthetic)"
+                     : count == 1 ? files[0]
+                                  : set_name;
   mprof_render_model *model = NULL;
   MprofGtkWindow *window;
   if (demo ? mprof_render_model_open_demo(&model)
-           : mprof_render_model_open(&model, path, sidecar)) {
+           : mprof_render_model_open_set(&model, (const char *const *)files,
+                                         count, path, sidecar)) {
     /* The error goes to the window and to stderr, in one line. */
     const char *error = mprof_render_error();
     g_application_command_line_printerr(cmdline, "mprof-gtk: %s\n", error);
@@ -119,7 +129,7 @@ static int command_line(GApplication *application,
     window = mprof_gtk_window_new(GTK_APPLICATION(self), NULL, path, error);
   } else {
     window = mprof_gtk_window_new(GTK_APPLICATION(self), model, path, NULL);
-    if (!demo)
+    if (!demo && count == 1)
       mprof_gtk_open_note_recent(path);
     MprofGtkViewState *state = mprof_gtk_window_get_state(window);
     if (kernel) {

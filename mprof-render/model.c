@@ -239,10 +239,47 @@ static void attach_mkprof(mprof_render_model *m, const char *trace_path) {
 
 static int model_open(mprof_render_model **out, const char *trace_path,
                       const char *sidecar_path, int demo);
+static int model_finish(mprof_render_model **out, mprof_render_model *m,
+                        const char *trace_path, const char *sidecar_path);
 
 int mprof_render_model_open(mprof_render_model **out, const char *trace_path,
                             const char *sidecar_path) {
   return model_open(out, trace_path, sidecar_path, 0);
+}
+
+int mprof_render_model_open_set(mprof_render_model **out,
+                                const char *const *paths, size_t count,
+                                const char *name, const char *sidecar_path) {
+  if (!out || !paths || !count)
+    return mprof_render__fail("mprof_render_model_open_set: no traces");
+  if (count == 1)
+    return model_open(out, paths[0], sidecar_path, 0);
+  *out = NULL;
+  mprof_trace **traces = (mprof_trace **)calloc(count, sizeof *traces);
+  mprof_render_model *m = (mprof_render_model *)calloc(1, sizeof *m);
+  int rc = traces && m ? 0 : -1;
+  if (rc)
+    mprof_render__oom();
+  for (size_t i = 0; !rc && i < count; i++)
+    if (mprof_mkprof_open_trace(&traces[i], paths[i], NULL))
+      rc =
+          mprof_render__fail("%s; leave it out of the set", mprof_error_last());
+  char fallback[512];
+  if (!name) {
+    snprintf(fallback, sizeof fallback, "%s + %zu more", paths[0], count - 1);
+    name = fallback;
+  }
+  if (!rc && mprof_trace_open_merged(
+                 &m->trace, (const mprof_trace *const *)traces, count, name))
+    rc = mprof_render__fail("%s", mprof_error_last());
+  for (size_t i = 0; traces && i < count; i++)
+    mprof_trace_free(traces[i]);
+  free(traces);
+  if (rc) {
+    free(m);
+    return -1;
+  }
+  return model_finish(out, m, name, sidecar_path);
 }
 
 int mprof_render_model_open_demo(mprof_render_model **out) {
@@ -296,10 +333,19 @@ static int model_open(mprof_render_model **out, const char *trace_path,
     return -1;
   }
   attach_mkprof(m, trace_path);
+  return model_finish(out, m, trace_path, sidecar_path);
+}
+
+/* The rest of opening, once m->trace is open: sidecar, join, spans. */
+static int model_finish(mprof_render_model **out, mprof_render_model *m,
+                        const char *trace_path, const char *sidecar_path) {
   char default_sidecar[4096];
   int named_sidecar = sidecar_path != NULL;
   if (!sidecar_path) {
-    snprintf(default_sidecar, sizeof default_sidecar, "%s.pc.json", trace_path);
+    if (mprof_sidecar_path_of(m->trace, default_sidecar,
+                              sizeof default_sidecar))
+      snprintf(default_sidecar, sizeof default_sidecar, "%s.pc.json",
+               trace_path);
     sidecar_path = default_sidecar;
   }
   size_t pc_records;

@@ -131,7 +131,7 @@ expect 0 'sass="BAR.SYNC' "$mprof" summary "$tmp/sc.mprof" --sidecar "$tmp/keep.
 
 # --- bad input and usage: one line, exit 2 --------------------------------
 expect_one_line 2 "no trace given" "$mprof" summary
-expect_one_line 2 "expected exactly one trace" "$mprof" summary "$tmp/t.mprof" "$tmp/t.mprof"
+expect_one_line 2 "t.mprof is given twice" "$mprof" summary "$tmp/t.mprof" "$tmp/t.mprof"
 expect_one_line 2 "unknown option '--frob'" "$mprof" summary "$tmp/t.mprof" --frob
 expect_one_line 2 "needs a positive number" "$mprof" summary "$tmp/t.mprof" --top 0
 expect_one_line 2 "needs a positive number" "$mprof" summary "$tmp/t.mprof" --hot x
@@ -140,7 +140,7 @@ head -c 1000 "$tmp/t.mprof" >"$tmp/cut.mprof"
 expect_one_line 2 "$tmp/cut.mprof: header at byte 32" "$mprof" summary "$tmp/cut.mprof"
 echo "<xml>not a trace</xml>" >"$tmp/text.mprof"
 expect_one_line 2 "$tmp/text.mprof" "$mprof" summary "$tmp/text.mprof"
-expect_one_line 2 "not a regular file" "$mprof" summary "$tmp"
+expect_one_line 2 "cut.mprof: header at byte 32.*; leave it out of the set" "$mprof" summary "$tmp"
 expect_one_line 2 "contradict" "$mprof" summary "$tmp/t.mprof" --no-sidecar --sidecar x
 expect_one_line 2 "$tmp/nope.pc.json" "$mprof" summary "$tmp/t.mprof" --sidecar "$tmp/nope.pc.json"
 expect 0 "usage: mprof summary TRACE" "$mprof" summary --help

@@ -2,7 +2,13 @@
  * mprof — joining a trace's records into kernels.
  *
  * A join groups the launches of a trace into kernels, one per (device,
- * mangled name): the same kernel on two GPUs is two kernels. For each it
+ * mangled name): the same kernel on two GPUs is two kernels. In a merged
+ * set of processes (trace.h) a process's device counts as the first device
+ * of an earlier process that is the same kind of GPU (name, compute
+ * capability, SMs): the same ordinal on the same host when there is one,
+ * else any. So a kernel is one across the processes of a run, whether they
+ * share a GPU or have one each; MPROF_JOIN_BY_PROCESS keeps each process's
+ * launches apart (one kernel per process, device and name). For each it
  * gives launch statistics (count, total, mean, spread, median, p90, min,
  * max, share of kernel time), its launch shapes, the idle gaps before its
  * launches on their streams, and its PC samples: attributed to the kernel
@@ -34,17 +40,24 @@ extern "C" {
 
 typedef struct mprof_join mprof_join;
 
-#define MPROF_JOIN_OPTIONS_VERSION 1
+/* Version 2 appended flags. */
+#define MPROF_JOIN_OPTIONS_VERSION 2
+
+/** Keep each process's launches of a kernel apart in a merged set: one
+ * kernel per (process, device, name) instead of one per (GPU, name). */
+#define MPROF_JOIN_BY_PROCESS 0x1u
 
 typedef struct mprof_join_options {
   unsigned version; /**< MPROF_JOIN_OPTIONS_VERSION */
   /** SASS, source lines (and PC samples when the trace has none) come from
    * here; NULL for none. Borrowed: it must outlive the join. */
   const mprof_sidecar *sidecar;
+  /* Version 2: */
+  unsigned flags; /**< MPROF_JOIN_* */
 } mprof_join_options;
 
 #define MPROF_JOIN_OPTIONS_INIT                                                \
-  { MPROF_JOIN_OPTIONS_VERSION, NULL }
+  { MPROF_JOIN_OPTIONS_VERSION, NULL, 0 }
 
 /** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
  */
@@ -136,6 +149,11 @@ typedef struct mprof_kernel_stats {
   /** The sidecar's function for this kernel, or NULL. Owned by the sidecar.
    */
   const mprof_sidecar_function *function;
+  /* Appended: the processes of a merged set (trace.h). */
+  uint32_t process;       /**< the one process whose kernel this is, or
+                               MPROF_INDEX_NONE when several ran it */
+  uint32_t process_count; /**< processes that ran or loaded it (1 in the
+                               trace of one process) */
 } mprof_kernel_stats;
 
 /**

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "api.h"
+#include "trace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,6 +81,14 @@ MPROF_API int mprof_sidecar_new(mprof_sidecar **out);
  * and the JSON path of the bad value.
  */
 MPROF_API int mprof_sidecar_load(mprof_sidecar **out, const char *path);
+
+/**
+ * Where the sidecar of @p trace is: TRACE.pc.json, or for a merged set
+ * (trace.h) PATH.pc.json of its first process that has one. 0 with the
+ * path in @p out when that file exists, else -1.
+ */
+MPROF_API int mprof_sidecar_path_of(const mprof_trace *trace, char *out,
+                                    size_t size);
 
 /** Write @p sidecar to @p path (through "PATH.partial" and a rename). */
 MPROF_API int mprof_sidecar_save(const mprof_sidecar *sidecar,

@@ -19,10 +19,10 @@ extern "C" {
 #endif
 
 /* Version 2 appended the slowdown and timing fields, version 3 the
- * activity spans, version 4 the slowed devices; version 1, 2 and 3 callers
- * (the struct up to `scenario`, `timing_seed`, `span_nested`) are still
- * accepted. */
-#define MPROF_SYNTH_OPTIONS_VERSION 4
+ * activity spans, version 4 the slowed devices, version 5 META pairs;
+ * version 1 to 4 callers (the struct up to `scenario`, `timing_seed`,
+ * `span_nested`, `slow_devices`) are still accepted. */
+#define MPROF_SYNTH_OPTIONS_VERSION 5
 
 /** What the synthetic kernels suffer from. */
 typedef enum mprof_synth_scenario {
@@ -67,12 +67,16 @@ typedef struct mprof_synth_options {
   /* Version 4: a regression on some GPUs only. */
   uint64_t slow_devices; /**< bit d: the slowdown and slow_scenario apply
                               on device d only; 0 = on every device */
+  /* Version 5: META of a process of a set (pid, host, rank, clock
+   * anchors), written after the generator's own keys so they win. */
+  const char *const *meta; /**< meta_count key, value pairs; borrowed */
+  size_t meta_count;
 } mprof_synth_options;
 
 #define MPROF_SYNTH_OPTIONS_INIT                                               \
   {                                                                            \
     MPROF_SYNTH_OPTIONS_VERSION, 1, 10000, 8, 2, 1, 24, MPROF_SYNTH_MIXED,     \
-        0.0, 0, 0, 0, 0, 0, 0, 0.0, 0, 0                                       \
+        0.0, 0, 0, 0, 0, 0, 0, 0.0, 0, 0, NULL, 0                              \
   }
 
 /**

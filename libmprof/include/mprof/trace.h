@@ -192,6 +192,45 @@ MPROF_API int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
 MPROF_API int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
                                 const char *path);
 
+/**
+ * Open the @p count traces of one run (one per process, each already open)
+ * as one trace: mprof_trace_merge() into a scratch file in $TMPDIR (or
+ * /tmp) that is gone once the result is open. mprof_trace_path() of the
+ * result is @p name (NULL: the scratch file's name). The inputs stay the
+ * caller's; *out is the caller's, free it with mprof_trace_free().
+ */
+MPROF_API int mprof_trace_open_merged(mprof_trace **out,
+                                      const mprof_trace *const *traces,
+                                      size_t count, const char *name);
+
+/**
+ * The processes a trace holds: 1 for the trace of one process, N for a
+ * merged set of N (META merge.processes). Process i is the i-th trace of
+ * the set.
+ */
+MPROF_API size_t mprof_trace_process_count(const mprof_trace *trace);
+
+/**
+ * META @p key ("pid", "ppid", "host", "rank", "path", "clock_shift_ns"...)
+ * of process @p process: the trace's own META for a trace of one process
+ * ("path" is then mprof_trace_path()), "process.I.KEY" in a merged set.
+ * NULL when absent or out of range. Owned by @p trace.
+ */
+MPROF_API const char *mprof_trace_process_meta(const mprof_trace *trace,
+                                               size_t process, const char *key);
+
+/**
+ * The process (0 .. mprof_trace_process_count() - 1) that stream @p stream
+ * (an index into STREAMS) or device @p device (into DEVICES) belongs to;
+ * MPROF_INDEX_NONE out of range, or in a set merged before processes were
+ * recorded. In a merged set every process has devices of its own: the
+ * same GPU seen by two processes is two DEVICES records.
+ */
+MPROF_API uint32_t mprof_trace_stream_process(const mprof_trace *trace,
+                                              uint32_t stream);
+MPROF_API uint32_t mprof_trace_device_process(const mprof_trace *trace,
+                                              uint32_t device);
+
 /** Name of a section type ("LAUNCHES"), or "UNKNOWN". */
 MPROF_API const char *mprof_section_name(uint32_t type);
 

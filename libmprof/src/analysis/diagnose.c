@@ -632,6 +632,10 @@ static void make_trace_notes(mprof_diagnosis *d) {
                  "are told apart by stall reasons alone (`mprof record --pm "
                  "on` samples them, without PC sampling).",
                  mprof_throughput_missing(d->throughput)));
+  /* In a set of traces, the first one's sidecar is the one looked for. */
+  const char *first = mprof_trace_process_meta(t, 0, "path");
+  if (!first || !*first)
+    first = mprof_trace_path(t);
   if (!mprof_join_sidecar(join))
     add_note(d, "no_sidecar",
              mprof__arena_printf(
@@ -639,7 +643,7 @@ static void make_trace_notes(mprof_diagnosis *d) {
                  "No sidecar (%s.pc.json): hot instructions have offsets but "
                  "no SASS or source lines; `mprof record` writes the sidecar, "
                  "`mprof sass %s` attaches SASS to an existing trace.",
-                 mprof_trace_path(t), mprof_trace_path(t)));
+                 first, first));
   uint64_t full = mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL);
   if (full)
     add_note(d, "pc_buffer_full",

@@ -9,6 +9,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,12 +23,75 @@
 int mprof_join_options_init(mprof_join_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_join_options_init: NULL");
-  if (version != MPROF_JOIN_OPTIONS_VERSION)
+  if (version < 1 || version > MPROF_JOIN_OPTIONS_VERSION)
     return mprof__error_set(MPROF_EVERSION,
                             "join options version %u is not supported (%u)",
                             version, MPROF_JOIN_OPTIONS_VERSION);
   mprof_join_options init = MPROF_JOIN_OPTIONS_INIT;
-  *opts = init;
+  init.version = version;
+  if (version == 1)
+    memcpy(opts, &init, offsetof(mprof_join_options, flags));
+  else
+    *opts = init;
+  return 0;
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+/* Two values of a device fact agree when either is unknown. */
+static int agree(const char *a, const char *b) {
+  return !a || !b || !*a || !*b || strcmp(a, b) == 0;
+}
+
+static int agree_u32(uint32_t a, uint32_t b) { return !a || !b || a == b; }
+
+/* Whether devices @p a and @p b of a merged set are of two processes and
+ * the same kind of GPU (name, compute capability, SMs); with @p same_id
+ * also the same ordinal on the same host. */
+static int same_kind(const mprof_trace *t, const mprof_device_record *dev,
+                     uint32_t a, uint32_t b, int same_id) {
+  const mprof_device_record *x = &dev[a], *y = &dev[b];
+  uint32_t pa = mprof_trace_device_process(t, a);
+  uint32_t pb = mprof_trace_device_process(t, b);
+  if (pa == MPROF_INDEX_NONE || pb == MPROF_INDEX_NONE || pa == pb)
+    return 0;
+  if (!agree(mprof_trace_string(t, x->name), mprof_trace_string(t, y->name)) ||
+      !agree_u32(x->cc_major, y->cc_major) ||
+      !agree_u32(x->sm_count, y->sm_count) ||
+      (x->cc_major && y->cc_major && x->cc_minor != y->cc_minor))
+    return 0;
+  return !same_id ||
+         (x->id == y->id && agree(mprof_trace_process_meta(t, pa, "host"),
+                                  mprof_trace_process_meta(t, pb, "host")));
+}
+
+/* In a merged set, each process's device counts as the first device of an
+ * earlier process that is the same kind of GPU: the same ordinal on the
+ * same host when there is one (two processes sharing a GPU), else any (the
+ * ranks of one job, a GPU each), so a kernel is one across processes. */
+static int build_devices(mprof_join *j, unsigned flags) {
+  const mprof_device_record *dev =
+      mprof_trace_devices(j->trace, &j->device_count);
+  j->device_as = (uint32_t *)malloc((j->device_count ? j->device_count : 1) *
+                                    sizeof *j->device_as);
+  if (!j->device_as)
+    return MPROF_ENOMEM;
+  int merge = !(flags & MPROF_JOIN_BY_PROCESS) &&
+              mprof_trace_process_count(j->trace) > 1;
+  for (size_t d = 0; d < j->device_count; d++) {
+    j->device_as[d] = (uint32_t)d;
+    for (int same_id = 1; merge && same_id >= 0; same_id--) {
+      size_t e = 0;
+      while (e < d &&
+             !(j->device_as[e] == e &&
+               same_kind(j->trace, dev, (uint32_t)e, (uint32_t)d, same_id)))
+        e++;
+      if (e < d) {
+        j->device_as[d] = (uint32_t)e;
+        break;
+      }
+    }
+  }
   return 0;
 }
 
@@ -42,6 +106,9 @@ static uint64_t kernel_key_hash(const char *name, uint32_t device) {
 int mprof__join_kernel_lookup(mprof_join *j, uint32_t *out, const char *mangled,
                               uint32_t device, int create) {
   *out = MPROF_INDEX_NONE;
+  uint32_t own = device; /* the record's own device: its process */
+  if (device < j->device_count)
+    device = j->device_as[device];
   uint64_t h = kernel_key_hash(mangled, device);
   size_t cursor = 0;
   uint32_t at;
@@ -85,6 +152,9 @@ int mprof__join_kernel_lookup(mprof_join *j, uint32_t *out, const char *mangled,
   const mprof_device_record *dev = mprof_trace_devices(j->trace, &device_count);
   if (device < device_count)
     k->device_id = dev[device].id;
+  k->process = mprof_trace_device_process(j->trace, own);
+  k->process_count = k->process != MPROF_INDEX_NONE;
+  j->extra[index].last_process = k->process;
   *out = (uint32_t)index;
   return 0;
 }
@@ -192,10 +262,11 @@ int mprof_join_build(mprof_join **out, const mprof_trace *trace,
   *out = NULL;
   if (!opts)
     opts = &defaults;
-  if (opts->version != MPROF_JOIN_OPTIONS_VERSION)
+  if (opts->version < 1 || opts->version > MPROF_JOIN_OPTIONS_VERSION)
     return mprof__error_set(MPROF_EVERSION,
                             "join options version %u is not supported (%u)",
                             opts->version, MPROF_JOIN_OPTIONS_VERSION);
+  unsigned flags = opts->version >= 2 ? opts->flags : 0;
   mprof_join *j = (mprof_join *)calloc(1, sizeof *j);
   if (!j)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory",
@@ -203,7 +274,9 @@ int mprof_join_build(mprof_join **out, const mprof_trace *trace,
   j->trace = trace;
   j->sidecar = opts->sidecar;
   j->unnamed_reason = MPROF_INDEX_NONE;
-  int rc = mprof__join_build_kernels(j);
+  int rc = build_devices(j, flags);
+  if (!rc)
+    rc = mprof__join_build_kernels(j);
   if (!rc)
     rc = mprof__join_build_launches(j);
   if (!rc)
@@ -228,6 +301,7 @@ void mprof_join_free(mprof_join *join) {
     return;
   free(join->kernels);
   free(join->extra);
+  free(join->device_as);
   mprof__map_free(&join->kernel_map);
   free(join->record_kernel);
   free(join->shape_kernel);

@@ -22,6 +22,7 @@ typedef struct kernel_extra {
   uint64_t first_duration;
   double shifted_sum, shifted_sq;
   uint64_t gap_sum;
+  uint32_t last_process; /* of the last KERNELS record joined */
 } kernel_extra;
 
 /* A PC while building: which kernel it belongs to and its reasons. */
@@ -34,6 +35,10 @@ typedef struct pc_build {
 struct mprof_join {
   const mprof_trace *trace;
   const mprof_sidecar *sidecar;
+  /* DEVICES index -> the device it counts as: the first device of the
+   * merged set that is the same GPU (itself with MPROF_JOIN_BY_PROCESS). */
+  uint32_t *device_as;
+  size_t device_count;
   size_t kernel_count, kernel_cap;
   mprof_kernel_stats *kernels;
   kernel_extra *extra;

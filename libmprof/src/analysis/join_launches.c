@@ -95,6 +95,15 @@ int mprof__join_build_kernels(mprof_join *j) {
     if (rc)
       return rc;
     mprof_kernel_stats *k = &j->kernels[j->record_kernel[i]];
+    /* A record of another process joins: the kernel is several's. Records
+     * come process by process, so each new process shows once. */
+    kernel_extra *e = &j->extra[j->record_kernel[i]];
+    uint32_t process = mprof_trace_device_process(t, kr[i].device);
+    if (process != MPROF_INDEX_NONE && process != e->last_process) {
+      k->process = MPROF_INDEX_NONE;
+      k->process_count++;
+      e->last_process = process;
+    }
     const char *demangled = mprof_trace_string(t, kr[i].demangled_name);
     if (*demangled && k->name == k->mangled)
       k->name = demangled;

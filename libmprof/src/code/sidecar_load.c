@@ -17,6 +17,7 @@
 #include "base/text.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
+#include "mprof/trace.h"
 #include "sass_internal.h"
 
 #include "sidecar_internal.h"
@@ -578,4 +579,17 @@ int mprof_sidecar_load(mprof_sidecar **out, const char *path) {
   }
   *out = l.sc;
   return 0;
+}
+
+int mprof_sidecar_path_of(const mprof_trace *trace, char *out, size_t size) {
+  size_t n = mprof_trace_process_count(trace);
+  for (size_t p = 0; out && size && p < n; p++) {
+    const char *path = mprof_trace_process_meta(trace, p, "path");
+    struct stat st;
+    if (path && *path &&
+        (size_t)snprintf(out, size, "%s.pc.json", path) < size &&
+        stat(out, &st) == 0)
+      return 0;
+  }
+  return -1;
 }

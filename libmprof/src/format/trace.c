@@ -41,6 +41,11 @@ struct mprof_trace {
   uint32_t *order;
   uint64_t *stream_max_duration;
   uint64_t time_start, time_end;
+  /* The processes of a merged set (META process.N.*): how many, and each
+   * stream's and device's process. */
+  size_t process_count;
+  uint32_t *stream_process;
+  uint32_t *device_process;
 };
 
 static const char *const section_names[SECTION_COUNT] = {
@@ -702,6 +707,55 @@ static int open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   return 0;
 }
 
+/* "FIRST COUNT" of META process.@p p.@p table into [*first, *end). */
+static int process_range(const mprof_trace *t, size_t p, const char *table,
+                         size_t limit, size_t *first, size_t *end) {
+  char key[64];
+  snprintf(key, sizeof key, "process.%zu.%s", p, table);
+  const char *v = mprof_trace_meta(t, key);
+  unsigned long long a, n;
+  if (!v || sscanf(v, "%llu %llu", &a, &n) != 2 || a > limit || n > limit - a)
+    return -1;
+  *first = (size_t)a;
+  *end = (size_t)(a + n);
+  return 0;
+}
+
+/* Each stream's and device's process: all process 0's in a trace of one
+ * process; in a merged set the ranges its META gives (a set merged
+ * without them leaves its streams without a process). */
+static int index_processes(mprof_trace *t) {
+  size_t streams, devices;
+  mprof_trace_streams(t, &streams);
+  mprof_trace_devices(t, &devices);
+  t->process_count = 1;
+  const char *merged = mprof_trace_meta(t, "merge.processes");
+  unsigned long long count = merged ? strtoull(merged, NULL, 10) : 0;
+  if (count > 1 && count <= UINT32_MAX)
+    t->process_count = (size_t)count;
+  t->stream_process =
+      (uint32_t *)malloc((streams ? streams : 1) * sizeof *t->stream_process);
+  t->device_process =
+      (uint32_t *)malloc((devices ? devices : 1) * sizeof *t->device_process);
+  if (!t->stream_process || !t->device_process)
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+  uint32_t fill = t->process_count == 1 ? 0 : MPROF_INDEX_NONE;
+  for (size_t i = 0; i < streams; i++)
+    t->stream_process[i] = fill;
+  for (size_t i = 0; i < devices; i++)
+    t->device_process[i] = fill;
+  for (size_t p = 0; p < t->process_count && t->process_count > 1; p++) {
+    size_t first, end;
+    if (process_range(t, p, "streams", streams, &first, &end) == 0)
+      for (size_t i = first; i < end; i++)
+        t->stream_process[i] = (uint32_t)p;
+    if (process_range(t, p, "devices", devices, &first, &end) == 0)
+      for (size_t i = first; i < end; i++)
+        t->device_process[i] = (uint32_t)p;
+  }
+  return 0;
+}
+
 int mprof_trace_open(mprof_trace **out, const char *path,
                      const mprof_open_options *opts) {
   mprof_open_options defaults = MPROF_OPEN_OPTIONS_INIT;
@@ -741,6 +795,8 @@ int mprof_trace_open(mprof_trace **out, const char *path,
     rc = validate_tables(t);
   if (!rc)
     rc = validate_launches(t);
+  if (!rc)
+    rc = index_processes(t);
   if (rc) {
     mprof_trace_free(t);
     return rc;
@@ -761,6 +817,8 @@ void mprof_trace_free(mprof_trace *trace) {
   free(trace->stream_first);
   free(trace->stream_max_duration);
   free(trace->order);
+  free(trace->stream_process);
+  free(trace->device_process);
   free(trace->path);
   free(trace);
 }
@@ -772,6 +830,34 @@ int mprof__trace_set_path(mprof_trace *trace, const char *path) {
   free(trace->path);
   trace->path = copy;
   return 0;
+}
+
+size_t mprof_trace_process_count(const mprof_trace *trace) {
+  return trace ? trace->process_count : 0;
+}
+
+const char *mprof_trace_process_meta(const mprof_trace *trace, size_t process,
+                                     const char *key) {
+  if (!trace || !key || process >= trace->process_count)
+    return NULL;
+  if (trace->process_count == 1)
+    return strcmp(key, "path") == 0 ? trace->path
+                                    : mprof_trace_meta(trace, key);
+  char name[256];
+  snprintf(name, sizeof name, "process.%zu.%s", process, key);
+  return mprof_trace_meta(trace, name);
+}
+
+uint32_t mprof_trace_stream_process(const mprof_trace *trace, uint32_t stream) {
+  size_t n;
+  mprof_trace_streams(trace, &n);
+  return trace && stream < n ? trace->stream_process[stream] : MPROF_INDEX_NONE;
+}
+
+uint32_t mprof_trace_device_process(const mprof_trace *trace, uint32_t device) {
+  size_t n;
+  mprof_trace_devices(trace, &n);
+  return trace && device < n ? trace->device_process[device] : MPROF_INDEX_NONE;
 }
 
 const char *mprof_trace_path(const mprof_trace *trace) {

@@ -43,6 +43,32 @@ typedef struct summary_view {
   double omitted_share;
 } summary_view;
 
+/* ---- the processes of a merged set ------------------------------------- */
+
+/* META @p key of process @p p, "?" when unknown. */
+static const char *process_meta(const summary_view *v, uint32_t p,
+                                const char *key) {
+  const char *value = mprof_trace_process_meta(v->trace, p, key);
+  return value && *value ? value : "?";
+}
+
+/* "pid 202, rank 1 on node1" for a kernel of one process of a set; "2
+ * processes" for one of several; "" in the trace of one process. */
+static void process_label(char *out, size_t size, const summary_view *v,
+                          const mprof_kernel_stats *s) {
+  *out = '\0';
+  if (mprof_trace_process_count(v->trace) < 2)
+    return;
+  if (s->process == MPROF_INDEX_NONE) {
+    snprintf(out, size, "%u processes", s->process_count);
+    return;
+  }
+  const char *rank = mprof_trace_process_meta(v->trace, s->process, "rank");
+  snprintf(out, size, "pid %s%s%s on %s", process_meta(v, s->process, "pid"),
+           rank && *rank ? ", rank " : "", rank && *rank ? rank : "",
+           process_meta(v, s->process, "host"));
+}
+
 static size_t stalls_shown(const mprof_kernel_diagnosis *k) {
   size_t n = 0;
   while (n < k->stall_count && n < STALLS_SHOWN &&
@@ -219,6 +245,15 @@ static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
   mprof__xml_attr(f, "mangled", s->mangled);
   if (s->device_id != MPROF_INDEX_NONE)
     mprof__xml_attr_u64(f, "device", s->device_id);
+  if (mprof_trace_process_count(v->trace) > 1) {
+    mprof__xml_attr_u64(f, "processes", s->process_count);
+    if (s->process != MPROF_INDEX_NONE) {
+      mprof__xml_attr_u64(f, "process", s->process);
+      mprof__xml_attr(f, "pid", process_meta(v, s->process, "pid"));
+      mprof__xml_attr(f, "host", process_meta(v, s->process, "host"));
+      mprof__xml_attr(f, "process_rank", process_meta(v, s->process, "rank"));
+    }
+  }
   mprof__xml_attr_num(f, "share", s->share, 4);
   mprof__xml_attr_num(f, "device_share", s->device_share, 4);
   mprof__xml_attr_u64(f, "launches", s->launches);
@@ -361,6 +396,15 @@ static void xml_summary(FILE *f, const summary_view *v) {
     mprof__xml_attr_u64(f, "sms", dev[i].sm_count);
     fputs("/>\n", f);
   }
+  size_t processes = mprof_trace_process_count(t);
+  for (size_t i = 0; processes > 1 && i < processes; i++) {
+    fputs("  <process", f);
+    mprof__xml_attr_u64(f, "index", i);
+    static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+      mprof__xml_attr(f, keys[k], process_meta(v, (uint32_t)i, keys[k]));
+    fputs("/>\n", f);
+  }
   for (size_t i = 0; i < mprof_diagnosis_note_count(v->d); i++) {
     const mprof_note *n = mprof_diagnosis_note(v->d, i);
     fputs("  <note", f);
@@ -467,6 +511,15 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
     fprintf(f, "%u,", s->device_id);
   else
     fputs("null,", f);
+  if (mprof_trace_process_count(v->trace) > 1) {
+    json_u64(f, "processes", s->process_count, 1);
+    if (s->process != MPROF_INDEX_NONE) {
+      json_u64(f, "process", s->process, 1);
+      json_str(f, "pid", process_meta(v, s->process, "pid"), 1);
+      json_str(f, "host", process_meta(v, s->process, "host"), 1);
+      json_str(f, "process_rank", process_meta(v, s->process, "rank"), 1);
+    }
+  }
   json_num(f, "share", s->share, 4, 1);
   json_num(f, "device_share", s->device_share, 4, 1);
   json_u64(f, "launches", s->launches, 1);
@@ -677,6 +730,20 @@ static void json_summary(FILE *f, const summary_view *v) {
       fputc(',', f);
   }
   fputs("],", f);
+  size_t processes = mprof_trace_process_count(t);
+  if (processes > 1) {
+    json_key(f, "processes");
+    fputc('[', f);
+    for (size_t i = 0; i < processes; i++) {
+      fputc('{', f);
+      json_u64(f, "index", i, 1);
+      static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
+      for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        json_str(f, keys[k], process_meta(v, (uint32_t)i, keys[k]), k < 4);
+      fputs(i + 1 < processes ? "}," : "}", f);
+    }
+    fputs("],", f);
+  }
   json_key(f, "notes");
   fputc('[', f);
   size_t notes = mprof_diagnosis_note_count(v->d);
@@ -741,6 +808,10 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
   fprintf(f, "%s", st->reset);
   if (s->device_id != MPROF_INDEX_NONE)
     fprintf(f, "  %s· device %u%s", st->dim, s->device_id, st->reset);
+  char process[256];
+  process_label(process, sizeof process, v, s);
+  if (*process)
+    fprintf(f, "  %s· %s%s", st->dim, process, st->reset);
   fprintf(f, "  %s· %s of GPU time%s\n", st->dim, p, st->reset);
   mprof_format_count(n, sizeof n, s->launches);
   mprof_format_duration(a, sizeof a, (double)s->total_ns);
@@ -873,8 +944,13 @@ static void text_brief(FILE *f, const summary_view *v, const mprof__style *st) {
             mprof__state_color(st, k->verdict_state), head < 28 ? head : 28,
             verdict, st->reset, gain, st->bold,
             text_name(v, name, sizeof name, s->name), st->reset);
+    char process[256];
+    process_label(process, sizeof process, v, s);
     if (devices > 1 && s->device_id != MPROF_INDEX_NONE)
-      fprintf(f, " %s(device %u)%s", st->dim, s->device_id, st->reset);
+      fprintf(f, " %s(device %u%s%s)%s", st->dim, s->device_id,
+              *process ? ", " : "", process, st->reset);
+    else if (*process)
+      fprintf(f, " %s(%s)%s", st->dim, process, st->reset);
     fputc('\n', f);
   }
 }
@@ -891,9 +967,13 @@ static void text_summary(FILE *f, const summary_view *v,
   mprof_format_count(b, sizeof b, mprof_join_sample_total(v->join));
   fprintf(f,
           "%smprof summary%s %s · %zu device%s · %s launches · %s kernel "
-          "time · %s PC samples\n",
+          "time · %s PC samples",
           st->bold, st->reset, mprof_trace_path(t), devices,
           devices == 1 ? "" : "s", n, a, b);
+  size_t processes = mprof_trace_process_count(t);
+  if (processes > 1)
+    fprintf(f, " · %zu processes", processes);
+  fputc('\n', f);
   for (size_t i = 0; i < mprof_diagnosis_note_count(v->d); i++)
     fprintf(f, "%s! %s%s\n", st->yellow, mprof_diagnosis_note(v->d, i)->text,
             st->reset);

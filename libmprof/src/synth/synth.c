@@ -80,6 +80,7 @@ static size_t options_size(unsigned version) {
   return version == 1   ? offsetof(mprof_synth_options, slowdown)
          : version == 2 ? offsetof(mprof_synth_options, spans)
          : version == 3 ? offsetof(mprof_synth_options, slow_devices)
+         : version == 4 ? offsetof(mprof_synth_options, meta)
                         : sizeof(mprof_synth_options);
 }
 
@@ -415,6 +416,8 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
                         opts->pcs_per_kernel ? "continuous" : "off"));
   TRY(mprof_writer_meta(w, "pc.period", "14"));
   TRY(mprof_writer_meta(w, "clock", "synthetic"));
+  for (size_t i = 0; opts->version >= 5 && i < opts->meta_count; i++)
+    TRY(mprof_writer_meta(w, opts->meta[2 * i], opts->meta[2 * i + 1]));
 
   uint32_t device_index[16];
   for (uint32_t d = 0; d < opts->devices; d++) {

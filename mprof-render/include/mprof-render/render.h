@@ -220,6 +220,18 @@ mprof_render_model_diagnosis(const mprof_render_model *model);
 const char *mprof_render_model_note(const mprof_render_model *model);
 
 /**
+ * Open the @p count traces of one run (one per process) as one model:
+ * merged on one clock (mprof_trace_open_merged(), named @p name, NULL:
+ * "FIRST + N more"), each launch keeping its process
+ * (mprof_trace_stream_process()). The sidecar is @p sidecar_path, else
+ * that of the first trace with one. One trace opens as
+ * mprof_render_model_open() opens it.
+ */
+int mprof_render_model_open_set(mprof_render_model **out,
+                                const char *const *paths, size_t count,
+                                const char *name, const char *sidecar_path);
+
+/**
  * The synthetic SM/block/warp activity demo (`--demo-activity`): a trace
  * written by mprof synth with nested per-warp spans on 8 SMs, and its
  * sidecar, opened like any trace. Every span view marks it as synthetic.

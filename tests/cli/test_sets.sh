@@ -1,0 +1,135 @@
+#!/bin/sh
+# Several traces as one run: two processes (pid, host, rank, clock anchors of
+# their own, written by `mprof synth --meta`) opened by summary, diff and
+# view --render as a set give the aggregated numbers and, with --by-process,
+# each process's; a directory and a glob are the same set; bad sets are
+# refused in one line, exit 2.
+# usage: test_sets.sh MPROF TMPDIR JSON_SCHEMA_CHECK DOCS HAVE_RENDER
+mprof=$1
+tmp=${2:-/tmp}/sets.$$
+schema_check=$3
+docs=$4
+have_render=$5
+mkdir -p "$tmp/run" "$tmp/empty"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+expect() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>&1
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
+  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
+}
+
+expect_one_line() {
+  want_status=$1; pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  status=$?
+  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status"
+  lines=$(wc -l <"$tmp/err")
+  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
+  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
+  [ ! -s "$tmp/out" ] || fail "'$*' wrote to stdout on error: $(head -c 200 "$tmp/out")"
+}
+
+# launches of kernel NAME in a JSON summary (the first row of that name,
+# or of that name and process with a second argument).
+launches() {
+  tr '{' '\n' <"$1" | grep "\"short_name\":\"$2\"" | grep -- "${3:-}" | head -1 |
+    sed 's/.*"launches":\([0-9]*\).*/\1/'
+}
+
+# Two processes of one run on one host whose clock is CLOCK_REALTIME-based
+# anchors apart: the same three kernels, 300 and 200 launches.
+"$mprof" synth -o "$tmp/run/trace.mprof" --launches 300 --kernels 3 --seed 4 \
+  --meta pid=101 --meta ppid=1 --meta host=node1 --meta rank=0 \
+  --meta clock=CLOCK_REALTIME --meta clock.anchor.trace_ns=1000000 \
+  --meta clock.anchor.realtime_ns=1700000000000000000 >/dev/null
+"$mprof" synth -o "$tmp/run/trace.202.mprof" --launches 200 --kernels 3 \
+  --seed 4 --timing-seed 9 \
+  --meta pid=202 --meta ppid=101 --meta host=node1 --meta rank=1 \
+  --meta clock=CLOCK_REALTIME --meta clock.anchor.trace_ns=5000000 \
+  --meta clock.anchor.realtime_ns=1700000000000000000 >/dev/null
+"$mprof" summary --json --all "$tmp/run/trace.mprof" >"$tmp/a.json"
+"$mprof" summary --json --all "$tmp/run/trace.202.mprof" >"$tmp/b.json"
+
+# --- summary: aggregated across processes ---------------------------------
+"$mprof" summary --json --all "$tmp/run" >"$tmp/set.json" || fail "summary of a directory failed"
+"$schema_check" "$docs/summary.schema.json" "$tmp/set.json" || fail "the set's summary does not match the schema"
+grep -q '"launches":500' "$tmp/set.json" || fail "the set's summary does not count 500 launches"
+grep -q '"kernels":3,' "$tmp/set.json" || fail "the set's summary does not have 3 kernels: $(head -c 300 "$tmp/set.json")"
+for k in layernorm_fwd attention_softmax; do
+  a=$(launches "$tmp/a.json" "$k"); b=$(launches "$tmp/b.json" "$k")
+  s=$(launches "$tmp/set.json" "$k")
+  [ -n "$a" ] && [ -n "$b" ] && [ "$s" = $((a + b)) ] ||
+    fail "$k: the set counts '$s' launches, the processes $a + $b"
+done
+grep -q '"processes":2' "$tmp/set.json" || fail "the set's kernels do not say they ran in 2 processes"
+
+# --- summary --by-process: one row per kernel and process -----------------
+"$mprof" summary --json --all --by-process "$tmp/run" >"$tmp/split.json" || fail "summary --by-process failed"
+"$schema_check" "$docs/summary.schema.json" "$tmp/split.json" || fail "--by-process does not match the schema"
+grep -q '"kernels":6,' "$tmp/split.json" || fail "--by-process does not have 6 rows"
+for k in layernorm_fwd gemm_tiled; do
+  a=$(launches "$tmp/a.json" "$k"); b=$(launches "$tmp/b.json" "$k")
+  sa=$(launches "$tmp/split.json" "$k" '"pid":"101"')
+  sb=$(launches "$tmp/split.json" "$k" '"pid":"202"')
+  [ "$sa" = "$a" ] && [ "$sb" = "$b" ] ||
+    fail "$k by process: pid 101 '$sa' (want $a), pid 202 '$sb' (want $b)"
+done
+expect 0 "pid 202" "$mprof" summary --human --by-process "$tmp/run"
+expect 0 "rank 1" "$mprof" summary --human --split process "$tmp/run"
+expect 0 'pid="202"' "$mprof" summary --by-process "$tmp/run"
+expect 0 "2 processes" "$mprof" summary --human "$tmp/run"
+
+# --- a directory, a glob and the listed traces are one set ----------------
+"$mprof" summary --json --all "$tmp/run/*.mprof" | sed 's/"path":"[^"]*"//' >"$tmp/glob.json"
+"$mprof" summary --json --all "$tmp/run/trace.202.mprof" "$tmp/run/trace.mprof" |
+  sed 's/"path":"[^"]*"//' >"$tmp/list.json"
+sed 's/"path":"[^"]*"//' "$tmp/set.json" >"$tmp/dir.json"
+cmp -s "$tmp/dir.json" "$tmp/glob.json" || fail "a directory and a glob give different summaries"
+cmp -s "$tmp/dir.json" "$tmp/list.json" || fail "a directory and its traces give different summaries"
+
+# --- diff on sets -----------------------------------------------------------
+mkdir -p "$tmp/cand"
+"$mprof" synth -o "$tmp/cand/trace.mprof" --launches 300 --kernels 3 --seed 4 \
+  --slowdown 50 --slow-kernel 0 --meta pid=301 --meta host=node1 >/dev/null
+"$mprof" synth -o "$tmp/cand/trace.302.mprof" --launches 200 --kernels 3 \
+  --seed 4 --timing-seed 9 --slowdown 50 --slow-kernel 0 --meta pid=302 \
+  --meta host=node1 >/dev/null
+expect 3 "slowed by more than 10%" "$mprof" diff "$tmp/run" "$tmp/cand" --fail-above 10
+expect 0 "noise\|faster\|slower" "$mprof" diff "$tmp/run" "$tmp/run/*.mprof" --human --color=never
+
+# --- view --render on a set -------------------------------------------------
+if [ "$have_render" = 1 ]; then
+  expect 0 "wrote $tmp/set.png: Trace" "$mprof" view "$tmp/run" --tab trace --render "$tmp/set.png"
+  [ -s "$tmp/set.png" ] || fail "view --render of a set wrote no PNG"
+  expect 0 "wrote $tmp/sum.png: Summary" "$mprof" view "$tmp/run/*.mprof" --render "$tmp/sum.png"
+fi
+
+# --- bad sets: one line naming the problem and the fix, exit 2 -------------
+expect_one_line 2 "holds no .mprof files" "$mprof" summary "$tmp/empty"
+expect_one_line 2 "matches no file; check the pattern" "$mprof" summary "$tmp/run/*.nope"
+expect_one_line 2 "matches no file" "$mprof" diff "$tmp/run" "$tmp/none*/x.mprof"
+expect_one_line 2 "holds no .mprof files" "$mprof" view "$tmp/empty" --render "$tmp/x.png"
+expect_one_line 2 "is given twice" "$mprof" summary "$tmp/run" "$tmp/run/trace.mprof"
+mkdir -p "$tmp/bad"
+cp "$tmp/run/trace.mprof" "$tmp/bad/a.mprof"
+echo "not a trace" >"$tmp/bad/notes.mprof"
+expect_one_line 2 "notes.mprof: .*leave it out of the set" "$mprof" summary "$tmp/bad"
+expect_one_line 2 "notes.mprof: .*leave it out of the set" "$mprof" diff "$tmp/run" "$tmp/bad"
+expect_one_line 2 "notes.mprof: .*leave it out of the set" "$mprof" view "$tmp/bad" --render "$tmp/x.png"
+# A trace of another format version (the major number at byte 8).
+rm "$tmp/bad/notes.mprof"
+cp "$tmp/run/trace.202.mprof" "$tmp/bad/v2.mprof"
+printf '\002' | dd of="$tmp/bad/v2.mprof" bs=1 seek=8 conv=notrunc 2>/dev/null
+expect_one_line 2 "v2.mprof: header at byte 8: format version 2.*upgrade mprof.*; leave it out of the set" "$mprof" summary "$tmp/bad"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures set checks failed" >&2
+  exit 1
+fi
+echo "set checks passed"
