@@ -354,9 +354,16 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
     /* A damaged or missing sidecar is refused with the one line `summary`,
      * `diff` and `export` print, so the window shows what the terminal
      * would. */
-    /* The SASS that `record` left for the first reader, saved back. */
+    /* The SASS that `record` left for the first reader, saved back: from
+     * the code of the trace whose sidecar it is (in a set, the first). */
+    char owner[4096];
+    const char *first = mprof_trace_process_meta(m->trace, 0, "path");
+    snprintf(owner, sizeof owner, "%s", first && *first ? first : trace_path);
+    size_t n = strlen(sidecar_path);
+    if (!named_sidecar && n > 8)
+      snprintf(owner, sizeof owner, "%.*s", (int)(n - 8), sidecar_path);
     if (mprof_sidecar_load(&m->sidecar, sidecar_path) ||
-        mprof_sass_complete(m->sidecar, trace_path, sidecar_path, NULL, NULL)) {
+        mprof_sass_complete(m->sidecar, owner, sidecar_path, NULL, NULL)) {
       char message[1024];
       snprintf(message, sizeof message, "%s", mprof_error_last());
       mprof_render_model_free(m); /* frees the sidecar too */
