@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -134,7 +135,7 @@ static void test_round_trip(void **state) {
   assert_int_equal(mprof_sidecar_save(sc, path), 0);
   mprof_sidecar_free(sc);
   char partial[1100];
-  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(partial, sizeof partial, "%s.%ld.partial", path, (long)getpid());
   struct stat st;
   assert_int_not_equal(stat(partial, &st), 0);
 

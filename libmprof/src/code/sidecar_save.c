@@ -125,13 +125,16 @@ int mprof_sidecar_save(const mprof_sidecar *sidecar, const char *path) {
         return mprof__sidecar_oom();
       }
   }
-  size_t len = strlen(path) + sizeof ".partial";
+  /* Written beside, then renamed over: a reader never sees half a file.
+   * The pid keeps two processes saving the same sidecar (two first
+   * readers completing it, mprof_sass_complete) out of each other's way. */
+  size_t len = strlen(path) + sizeof ".4294967295.partial";
   char *partial = (char *)malloc(len);
   if (!partial) {
     file_table_free(&files);
     return mprof__sidecar_oom();
   }
-  snprintf(partial, len, "%s.partial", path);
+  snprintf(partial, len, "%s.%ld.partial", path, (long)getpid());
   FILE *f = fopen(partial, "w");
   if (!f) {
     int err = errno;
