@@ -107,9 +107,15 @@ static int meta_read(meta_list *m, const char *path) {
   while (fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = '\0';
     char *space = strchr(line, ' ');
-    if (!space || strncmp(line, "blocks.", 7) != 0)
+    if (!space)
       continue;
     *space = '\0';
+    /* The producer's own keys, and who wrote the file (pid, ppid, host:
+     * the process of a run, as a `record` trace names it). */
+    int keep = strncmp(line, "blocks.", 7) == 0 || strcmp(line, "pid") == 0 ||
+               strcmp(line, "ppid") == 0 || strcmp(line, "host") == 0;
+    if (!keep)
+      continue;
     char **grown =
         (char **)realloc(m->pairs, 2 * (m->count + 1) * sizeof *grown);
     if (!grown)

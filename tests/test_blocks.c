@@ -9,6 +9,8 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -40,10 +42,14 @@ static uint64_t gt(uint64_t trace_ns) {
 /* The trace as the CUPTI producer writes it: LAUNCHES launches of the tail
  * kernel and one of a 7x5x3 grid, plus one more tail launch that did not
  * fit the device buffer. */
-static void write_trace(const char *path) {
+static void write_trace_of(const char *path, const char *pid) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   char text[32];
+  if (pid) {
+    assert_int_equal(mprof_writer_meta(w, "pid", pid), 0);
+    assert_int_equal(mprof_writer_meta(w, "host", "gpu1"), 0);
+  }
   assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
   snprintf(text, sizeof text, "%lld", ANCHOR_TRACE);
   assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
@@ -105,6 +111,8 @@ static void write_trace(const char *path) {
   }
   assert_int_equal(mprof_writer_finish(w), 0);
 }
+
+static void write_trace(const char *path) { write_trace_of(path, NULL); }
 
 /* Slots as the device leaves them: block b < SMS on SM b from 1 us after
  * the launch start, the last block on SM 7 after block 7. In launch 1,
@@ -473,13 +481,147 @@ static int write_fixture(const char *path) {
                                    LAUNCHES + 1, GRID, 1u << 20, NULL);
 }
 
+/* A run recorded twice, as issue 15 has it: `mprof record blocks` (block
+ * spans, pid 4100) as DIR/blocks.mprof and `mprof record` of the same
+ * command (the CUPTI timeline, pid 4200) as DIR/trace.mprof. */
+static int write_pair(const char *dir) {
+  char source[1024], blocks[1024], trace[1024];
+  snprintf(source, sizeof source, "%s/blocks.mprof.source", dir);
+  snprintf(blocks, sizeof blocks, "%s/blocks.mprof", dir);
+  snprintf(trace, sizeof trace, "%s/trace.mprof", dir);
+  if (write_fixture(source))
+    return -1;
+  mprof_device_record d;
+  memset(&d, 0, sizeof d);
+  d.sm_count = SMS;
+  d.cc_major = 9;
+  d.warp_size = 32;
+  d.max_threads_per_block = 1024;
+  d.max_threads_per_sm = 2048;
+  d.max_blocks_per_sm = 32;
+  d.max_warps_per_sm = 64;
+  d.max_regs_per_block = 65536;
+  d.max_regs_per_sm = 65536;
+  d.max_shared_per_block = 232448;
+  d.max_shared_per_sm = 233472;
+  const char *names[] = {"NVIDIA H200"};
+  const char *meta[] = {
+      "blocks.producer", "compute-sanitizer", "pid", "4100", "host", "gpu1"};
+  mprof_source_build_options o = MPROF_SOURCE_BUILD_OPTIONS_INIT;
+  o.devices = &d;
+  o.device_names = names;
+  o.device_count = 1;
+  o.meta = meta;
+  o.meta_count = 3;
+  int rc = mprof_source_build_trace(source, blocks, &o);
+  unlink(source);
+  if (rc)
+    return -1;
+  write_trace_of(trace, "4200");
+  return 0;
+}
+
+/* The two open together as one run: the tail kernel is one kernel with the
+ * CUPTI launches and the measured blocks, its tail judged from the blocks;
+ * each process keeps its launches; the block trace's %globaltimer lands on
+ * the CUPTI trace's clock through its anchors (within the ~0.2 ms the two
+ * clocks differ by). */
+static void test_blocks_and_cupti_as_a_set(void **state) {
+  (void)state;
+  const char *dir = test_path("pair");
+  mkdir(dir, 0755);
+  assert_int_equal(write_pair(dir), 0);
+  char blocks[1024], trace[1024];
+  snprintf(blocks, sizeof blocks, "%s/blocks.mprof", dir);
+  snprintf(trace, sizeof trace, "%s/trace.mprof", dir);
+  mprof_trace *in[2], *set;
+  assert_int_equal(mprof_trace_open(&in[0], blocks, NULL), 0);
+  assert_int_equal(mprof_trace_open(&in[1], trace, NULL), 0);
+  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
+                                           2, "the pair"),
+                   0);
+  assert_string_equal(mprof_trace_path(set), "the pair");
+  assert_int_equal(mprof_trace_process_count(set), 2);
+  assert_string_equal(mprof_trace_process_meta(set, 0, "pid"), "4100");
+  assert_string_equal(mprof_trace_process_meta(set, 1, "pid"), "4200");
+  assert_string_equal(mprof_trace_process_meta(set, 1, "path"), trace);
+  assert_null(mprof_trace_process_meta(set, 2, "pid"));
+
+  /* Launch i of each run: the blocks' first entry is 1 us after the CUPTI
+   * start on the GPU, whose %globaltimer runs GT_OFFSET after realtime. */
+  size_t nl, ns, nb;
+  const mprof_launch_record *l = mprof_trace_launches(set, &nl);
+  mprof_trace_launches(in[0], &nb);
+  mprof_trace_spans(set, &ns);
+  assert_int_equal(nl, LAUNCHES + LAUNCHES + 2);
+  assert_int_equal(ns, LAUNCHES * GRID - 1); /* block 5 of launch 1 missing */
+  size_t from_blocks = 0;
+  for (size_t i = 0; i < nl; i++) {
+    uint32_t p = mprof_trace_stream_process(set, l[i].stream);
+    assert_true(p == 0 || p == 1);
+    from_blocks += p == 0;
+  }
+  assert_int_equal(from_blocks, nb);
+  const mprof_launch_record *b0 = NULL, *c0 = NULL;
+  for (size_t i = 0; i < nl; i++) {
+    const mprof_launch_record *x = &l[i];
+    const mprof_launch_record **slot =
+        mprof_trace_stream_process(set, x->stream) ? &c0 : &b0;
+    if (!*slot || x->start < (*slot)->start)
+      *slot = x;
+  }
+  assert_non_null(b0);
+  assert_non_null(c0);
+  assert_int_equal((int64_t)b0->start - (int64_t)c0->start, GT_OFFSET + 1000);
+
+  /* One kernel across the two runs, measured from the blocks. */
+  mprof_join *j;
+  assert_int_equal(mprof_join_build(&j, set, NULL), 0);
+  uint32_t k = mprof_join_find_kernel(j, kernel_names[0], MPROF_INDEX_NONE);
+  assert_int_not_equal(k, MPROF_INDEX_NONE);
+  const mprof_kernel_stats *ks = mprof_join_kernel(j, k);
+  assert_int_equal(ks->launches, LAUNCHES + 1 + LAUNCHES);
+  assert_int_equal(ks->process_count, 2);
+  assert_int_equal(ks->process, MPROF_INDEX_NONE);
+  mprof_diagnosis *d;
+  assert_int_equal(mprof_diagnose(&d, j, NULL), 0);
+  const mprof_kernel_diagnosis *kd = mprof_diagnosis_kernel(d, k);
+  assert_int_equal(kd->dimensions[MPROF_DIM_SM_TAIL].state, MPROF_STATE_ISSUE);
+  assert_non_null(
+      strstr(kd->dimensions[MPROF_DIM_TAIL].detail, "Measured over 3"));
+  mprof_diagnosis_free(d);
+  mprof_join_free(j);
+
+  /* Split by process: the blocks' three launches and the CUPTI four. */
+  mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;
+  jo.flags = MPROF_JOIN_BY_PROCESS;
+  assert_int_equal(mprof_join_build(&j, set, &jo), 0);
+  size_t rows = 0;
+  for (size_t i = 0; i < mprof_join_kernel_count(j); i++) {
+    const mprof_kernel_stats *x = mprof_join_kernel(j, i);
+    if (strcmp(x->mangled, kernel_names[0]) != 0)
+      continue;
+    rows++;
+    assert_int_equal(x->process_count, 1);
+    assert_int_equal(x->launches, x->process == 0 ? LAUNCHES : LAUNCHES + 1);
+  }
+  assert_int_equal(rows, 2);
+  mprof_join_free(j);
+  mprof_trace_free(set);
+  mprof_trace_free(in[0]);
+  mprof_trace_free(in[1]);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-source") == 0)
     return write_fixture(argv[2]) ? 1 : 0;
+  if (argc == 3 && strcmp(argv[1], "--write-pair") == 0)
+    return write_pair(argv[2]) ? 1 : 0;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_write_merge_and_judge),
       cmocka_unit_test(test_build_trace_alone),
       cmocka_unit_test(test_write_fails_cleanly),
+      cmocka_unit_test(test_blocks_and_cupti_as_a_set),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -688,6 +688,13 @@ static void write_meta(const mprof_blocks_counts *counts, uint64_t lost) {
   if (!f)
     return;
   fprintf(f, "blocks.producer compute-sanitizer\n");
+  /* Who wrote it, as the CUPTI producer says it: a block trace and a
+   * `record` trace of the same command open together as one run. */
+  char host[256] = "localhost";
+  gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  fprintf(f, "pid %ld\nppid %ld\nhost %s\n", (long)getpid(), (long)getppid(),
+          host);
   fprintf(f, "blocks.patch %s\n", g.patch);
   fprintf(f, "blocks.launches %zu\n", g.launch_count);
   fprintf(f, "blocks.launches_recorded %llu\n",

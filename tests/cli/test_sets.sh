@@ -4,12 +4,16 @@
 # view --render as a set give the aggregated numbers and, with --by-process,
 # each process's; a directory and a glob are the same set; bad sets are
 # refused in one line, exit 2.
+# A `record blocks` trace and a `record` trace of a second run of the same
+# command (written by test_blocks --write-pair) open together too.
 # usage: test_sets.sh MPROF TMPDIR JSON_SCHEMA_CHECK DOCS HAVE_RENDER
+#                     TEST_BLOCKS
 mprof=$1
 tmp=${2:-/tmp}/sets.$$
 schema_check=$3
 docs=$4
 have_render=$5
+test_blocks=$6
 mkdir -p "$tmp/run" "$tmp/empty"
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -108,6 +112,22 @@ if [ "$have_render" = 1 ]; then
   expect 0 "wrote $tmp/set.png: Trace" "$mprof" view "$tmp/run" --tab trace --render "$tmp/set.png"
   [ -s "$tmp/set.png" ] || fail "view --render of a set wrote no PNG"
   expect 0 "wrote $tmp/sum.png: Summary" "$mprof" view "$tmp/run/*.mprof" --render "$tmp/sum.png"
+fi
+
+# --- a block trace and a CUPTI trace of two runs of one command -----------
+mkdir -p "$tmp/pair"
+"$test_blocks" --write-pair "$tmp/pair" || fail "writing the block/CUPTI pair"
+expect 0 "2 processes" "$mprof" summary --human "$tmp/pair"
+"$mprof" summary --json --all "$tmp/pair" >"$tmp/pair.json" || fail "summary of the pair failed"
+n=$(launches "$tmp/pair.json" _Z9tail_spinyPi)
+[ "$n" = 7 ] || fail "the pair's tail_spin has '$n' launches, not 3 measured + 4 traced"
+grep -q '"sm_tail":{"state":"issue","cost":[0-9.]*,"detail":"A tail: the last SM (7)' "$tmp/pair.json" ||
+  fail "the pair's tail is not judged from the blocks: $(grep -o '"sm_tail":{[^}]*' "$tmp/pair.json" | head -1)"
+expect 0 "pid 4100" "$mprof" summary --human --by-process "$tmp/pair"
+if [ "$have_render" = 1 ]; then
+  expect 0 "Mega, .*tail_spin.*(measured)" "$mprof" view "$tmp/pair/blocks.mprof" \
+    "$tmp/pair/trace.mprof" --tab mega --kernel tail_spin --render "$tmp/pair.png"
+  expect 0 "wrote $tmp/pair-trace.png: Trace" "$mprof" view "$tmp/pair" --tab trace --render "$tmp/pair-trace.png"
 fi
 
 # --- bad sets: one line naming the problem and the fix, exit 2 -------------
