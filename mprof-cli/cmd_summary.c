@@ -16,6 +16,7 @@
 #include "mprof/mprof.h"
 
 #define CLI_BRIEF_KERNELS 20 /* lines of the brief --human table */
+#define CLI_RANGES_SHOWN 20  /* ranges of --by-range without --top/--all */
 
 int cli_report_color(const char *when) {
   if (when && strcmp(when, "always") == 0)
@@ -99,6 +100,27 @@ int cli_report_format(const char *arg, unsigned *format) {
 
 static int summary(int argc, char **argv, cli_trace_set *set);
 
+/* --by-range: GPU time per innermost NVTX range (libmprof's ranges.h); no
+ * join or diagnosis needed. */
+static int summary_by_range(const cli_trace_set *set, const char *label,
+                            mprof_report_options *ro, const char *color) {
+  mprof_trace *trace = NULL;
+  size_t failed = set->count;
+  int rc = cli_trace_set_open(set, label, &trace, &failed);
+  if (rc)
+    return cli_trace_set_fail(set, rc, failed, mprof_error_last());
+  mprof_range_times *times = NULL;
+  rc = mprof_range_times_build(&times, trace);
+  if (!rc) {
+    if (ro->format == MPROF_REPORT_TEXT && cli_report_color(color))
+      ro->flags |= MPROF_REPORT_COLOR;
+    rc = mprof_range_times_write(stdout, times, ro);
+  }
+  mprof_range_times_free(times);
+  mprof_trace_free(trace);
+  return rc ? cli_fail(rc) : CLI_EXIT_OK;
+}
+
 int cmd_summary(int argc, char **argv) {
   cli_trace_set set = {NULL, 0};
   int status = summary(argc, argv, &set);
@@ -110,6 +132,7 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
   mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
   const char *sidecar = NULL, *color = "auto";
   int no_sidecar = 0, top = 0, all = 0, detail = 0, args = 0;
+  int by_range = 0, hot = 0;
   unsigned join_flags = 0;
   const char *label = NULL;
   for (int i = 1; i < argc; i++) {
@@ -134,6 +157,7 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
         top = 1;
       } else {
         ro.max_hot = (size_t)v;
+        hot = 1;
       }
       i++;
     } else if (strcmp(arg, "--all") == 0) {
@@ -141,6 +165,8 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
       all = 1;
     } else if (strcmp(arg, "--detail") == 0) {
       detail = 1;
+    } else if (strcmp(arg, "--by-range") == 0) {
+      by_range = 1;
     } else if (strcmp(arg, "--full-names") == 0) {
       ro.flags |= MPROF_REPORT_FULL_NAMES;
     } else if (strcmp(arg, "--sidecar") == 0) {
@@ -180,6 +206,15 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
   if (no_sidecar && sidecar)
     return cli_usage_error("summary",
                            "--sidecar and --no-sidecar contradict each other");
+  if (by_range) {
+    if (ro.kernel || detail || hot || sidecar || no_sidecar || join_flags)
+      return cli_usage_error("summary",
+                             "--by-range takes --top N, --all and the output "
+                             "format only (it counts every kernel)");
+    if (!top)
+      ro.max_kernels = all ? (size_t)-1 : CLI_RANGES_SHOWN;
+    return summary_by_range(set, label, &ro, color);
+  }
   /* For people: one line per kernel, unless asked for the diagnosis of
    * particular kernels (--kernel, --top N, --detail). */
   if (ro.format == MPROF_REPORT_TEXT && !ro.kernel && !top && !detail) {

@@ -143,6 +143,13 @@ expect_one_line 2 "$tmp/text.mprof" "$mprof" summary "$tmp/text.mprof"
 expect_one_line 2 "cut.mprof: header at byte 32.*; leave it out of the set" "$mprof" summary "$tmp"
 expect_one_line 2 "contradict" "$mprof" summary "$tmp/t.mprof" --no-sidecar --sidecar x
 expect_one_line 2 "$tmp/nope.pc.json" "$mprof" summary "$tmp/t.mprof" --sidecar "$tmp/nope.pc.json"
+expect_one_line 2 "--by-range takes --top N, --all" "$mprof" summary "$tmp/t.mprof" --by-range --kernel x
+# --by-range on a trace without ranges: one line saying why, well-formed XML.
+expect 0 '<note key="ranges">the trace has no NVTX ranges' "$mprof" summary "$tmp/t.mprof" --by-range
+"$mprof" summary "$tmp/t.mprof" --by-range >"$tmp/ranges.xml" && xml "$tmp/ranges.xml"
+expect 0 '^! the trace has no NVTX ranges' "$mprof" summary "$tmp/t.mprof" --by-range --human
+expect 0 '"note":"the trace has no NVTX ranges' "$mprof" summary "$tmp/t.mprof" --by-range --json
+expect 0 "by-range" "$mprof" summary --help
 expect 0 "usage: mprof summary TRACE" "$mprof" summary --help
 expect 0 "usage: mprof diff BASE CAND" "$mprof" help diff
 

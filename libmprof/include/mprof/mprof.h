@@ -15,6 +15,7 @@
 #include <mprof/join.h>
 #include <mprof/mkprof.h>
 #include <mprof/names.h>
+#include <mprof/ranges.h>
 #include <mprof/reasons.h>
 #include <mprof/sass.h>
 #include <mprof/sidecar.h>

@@ -50,6 +50,10 @@ int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
  * writer cannot take; 0 otherwise. */
 int mprof__report_options_check(const mprof_report_options *opts);
 
+/* analysis/ranges.c: the path of the trace a mprof_range_times came from. */
+struct mprof_range_times;
+const char *mprof__range_times_path(const struct mprof_range_times *times);
+
 /* ---- ANSI colours for the text panel ------------------------------------ */
 
 typedef struct mprof__style {
