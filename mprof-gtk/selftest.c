@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "open.h"
@@ -233,12 +234,55 @@ static gboolean tick(gpointer data) {
             state, (gint64)(mprof_trace_stream_launch(trace, s, n > 1 ? 1 : 0) -
                             mprof_trace_launches(trace, &launches)));
         mprof_gtk_view_state_set_row_height(state, 72);
-        /* A selected time range: the middle third of the view. */
+        /* Shift+drag over the middle third of the time area selects that
+         * third of the view, and the Trace lists what ran in it. */
+        MprofGtkTimeline *tl =
+            MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
+        double tw = gtk_widget_get_width(GTK_WIDGET(tl)) - MPROF_RENDER_GUTTER;
         gint64 third = (gint64)(b->end - a->start) / 3;
-        mprof_gtk_view_state_set_selection(state, (gint64)a->start + third,
-                                           (gint64)a->start + 2 * third);
-        check(t, v->sel_end_ns - v->sel_start_ns == third,
-              "a time range is selected");
+        double ns_per_px = (double)(b->end - a->start) / tw;
+        mprof_gtk_timeline_drag(tl, MPROF_RENDER_GUTTER + tw / 3, 200, tw / 3,
+                                0, GDK_SHIFT_MASK);
+        check(t,
+              llabs(v->sel_start_ns - ((gint64)a->start + third)) <=
+                      2 * ns_per_px + 1 &&
+                  llabs(v->sel_end_ns - ((gint64)a->start + 2 * third)) <=
+                      2 * ns_per_px + 1,
+              "Shift+drag selects the time range under it");
+        check(t, v->start_ns == (gint64)a->start, "Shift+drag does not pan");
+        mprof_window *w = NULL;
+        if (mprof_window_build(
+                &w,
+                mprof_render_model_join(mprof_gtk_view_state_get_model(state)),
+                (uint64_t)v->sel_start_ns, (uint64_t)v->sel_end_ns) == 0) {
+          check(t, mprof_window_totals_of(w)->launches > 0,
+                "the selected range holds launches");
+          mprof_window_free(w);
+        }
+        /* Hovering the selected launch's neighbour makes it the hovered
+         * launch (its flow arrow, when the trace has API calls). */
+        mprof_render_timemap map;
+        mprof_render_trace_timemap(&map, v,
+                                   gtk_widget_get_width(GTK_WIDGET(tl)));
+        const mprof_launch_record *first =
+            mprof_trace_stream_launch(trace, s, 0);
+        double hx = (mprof_render_time_to_x(&map, (int64_t)first->start) +
+                     mprof_render_time_to_x(&map, (int64_t)first->end)) /
+                    2;
+        const mprof_render_model *model = mprof_gtk_view_state_get_model(state);
+        int row = -1;
+        for (size_t i = 0; i < mprof_render_row_count(model); i++)
+          if (mprof_render_row_at(model, i)->kind == MPROF_ROW_STREAM &&
+              mprof_render_row_at(model, i)->stream == s)
+            row = (int)i;
+        double rh;
+        double top = MPROF_RENDER_RULER - v->scroll_y +
+                     mprof_render_row_top(model, v, (size_t)row, &rh);
+        mprof_gtk_timeline_hover(tl, hx, top + rh / 2);
+        check(t,
+              v->hover_launch ==
+                  (gint64)(first - mprof_trace_launches(trace, &launches)),
+              "hovering a launch makes it the hovered launch");
       }
     }
     break;

@@ -203,6 +203,12 @@ static void on_motion(GtkEventControllerMotion *controller, double x, double y,
     return;
   mprof_render_hit hit;
   hit_at(self, x, y, &hit);
+  if (self->tab == MPROF_RENDER_TRACE)
+    mprof_gtk_view_state_hover_launch(
+        self->state, hit.kind == MPROF_HIT_LAUNCH || hit.kind == MPROF_HIT_PC ||
+                             hit.kind == MPROF_HIT_API
+                         ? hit.launch
+                         : -1);
   char text[1024];
   mprof_render_hit_describe(mprof_gtk_view_state_get_model(self->state), &hit,
                             text, sizeof text);
@@ -213,22 +219,28 @@ static void on_leave(GtkEventControllerMotion *controller, gpointer data) {
   (void)controller;
   MprofGtkTimeline *self = data;
   self->pointer_inside = FALSE;
+  if (self->tab == MPROF_RENDER_TRACE)
+    mprof_gtk_view_state_hover_launch(self->state, -1);
   g_signal_emit(self, signals[SIGNAL_HOVER], 0, "");
 }
 
-static void on_drag_begin(GtkGestureDrag *gesture, double x, double y,
-                          gpointer data) {
-  (void)y;
-  MprofGtkTimeline *self = data;
+static void drag_begin(MprofGtkTimeline *self, double x, gboolean selecting) {
   const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
   self->drag_start_ns = v->start_ns;
   self->drag_end_ns = v->end_ns;
   self->drag_scroll_y = gtk_adjustment_get_value(self->vadj);
   self->drag_x = x;
   self->dragging = FALSE;
-  self->selecting = (gtk_event_controller_get_current_event_state(
-                         GTK_EVENT_CONTROLLER(gesture)) &
-                     GDK_SHIFT_MASK) != 0;
+  self->selecting = selecting;
+}
+
+static void on_drag_begin(GtkGestureDrag *gesture, double x, double y,
+                          gpointer data) {
+  (void)y;
+  drag_begin(data, x,
+             (gtk_event_controller_get_current_event_state(
+                  GTK_EVENT_CONTROLLER(gesture)) &
+              GDK_SHIFT_MASK) != 0);
 }
 
 /* The time at pixel @p x of the drag's starting view. */
@@ -239,10 +251,7 @@ static gint64 drag_time(MprofGtkTimeline *self, double x) {
   return mprof_render_x_to_time(&map, x);
 }
 
-static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
-                           gpointer data) {
-  (void)gesture;
-  MprofGtkTimeline *self = data;
+static void drag_update(MprofGtkTimeline *self, double dx, double dy) {
   if (!self->dragging && fabs(dx) < 3 && fabs(dy) < 3)
     return;
   if (!self->dragging) {
@@ -269,15 +278,36 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
   gtk_adjustment_set_value(self->vadj, self->drag_scroll_y - dy);
 }
 
+static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
+                           gpointer data) {
+  (void)gesture;
+  drag_update(data, dx, dy);
+}
+
+static void drag_end(MprofGtkTimeline *self) {
+  if (self->dragging)
+    gtk_widget_set_cursor(GTK_WIDGET(self), NULL);
+  self->dragging = FALSE;
+}
+
 static void on_drag_end(GtkGestureDrag *gesture, double dx, double dy,
                         gpointer data) {
   (void)gesture;
   (void)dx;
   (void)dy;
-  MprofGtkTimeline *self = data;
-  if (self->dragging)
-    gtk_widget_set_cursor(GTK_WIDGET(self), NULL);
-  self->dragging = FALSE;
+  drag_end(data);
+}
+
+void mprof_gtk_timeline_drag(MprofGtkTimeline *self, double x, double y,
+                             double dx, double dy, GdkModifierType state) {
+  (void)y;
+  drag_begin(self, x, (state & GDK_SHIFT_MASK) != 0);
+  drag_update(self, dx, dy);
+  drag_end(self);
+}
+
+void mprof_gtk_timeline_hover(MprofGtkTimeline *self, double x, double y) {
+  on_motion(NULL, x, y, self);
 }
 
 static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
@@ -287,7 +317,8 @@ static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
   gtk_widget_grab_focus(GTK_WIDGET(self));
   mprof_render_hit hit;
   hit_at(self, x, y, &hit);
-  if (hit.kind == MPROF_HIT_LAUNCH || hit.kind == MPROF_HIT_PC) {
+  if (hit.kind == MPROF_HIT_LAUNCH || hit.kind == MPROF_HIT_PC ||
+      (hit.kind == MPROF_HIT_API && hit.launch >= 0)) {
     mprof_gtk_view_state_select_launch(self->state, hit.launch);
     if (n_press == 2)
       g_signal_emit(self, signals[SIGNAL_OPEN_KERNEL], 0, hit.kernel);

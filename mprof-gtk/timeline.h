@@ -8,7 +8,9 @@
  * height, Ctrl+wheel zooms rows around the pointer (in Mega, Density and
  * Activity both make SMs or rows taller, and Mega opens tall SMs into
  * their rows), horizontal wheel and drag pan, Shift+drag selects a time
- * range; a click selects a launch (on empty space: clears the selection),
+ * range; hovering a launch (or the CUDA API call that issued it) draws
+ * the arrow from the call to the launch; a click selects a launch or the
+ * launch of a call (on empty space: clears the selection),
  * a double-click opens its kernel (in Mega: opens the SM under the
  * pointer into its rows, or back to bars).
  *
@@ -41,6 +43,12 @@ GtkAdjustment *mprof_gtk_timeline_get_vadjustment(MprofGtkTimeline *self);
  * (@p x, @p y) with GDK modifier @p state. */
 void mprof_gtk_timeline_scroll(MprofGtkTimeline *self, double x, double y,
                                double dx, double dy, GdkModifierType state);
+/* A drag from (@p x, @p y) by (@p dx, @p dy) with modifier @p state, as
+ * the mouse does it: Shift selects a time range, else it pans. */
+void mprof_gtk_timeline_drag(MprofGtkTimeline *self, double x, double y,
+                             double dx, double dy, GdkModifierType state);
+/* The pointer moving to (@p x, @p y), as the mouse does it. */
+void mprof_gtk_timeline_hover(MprofGtkTimeline *self, double x, double y);
 
 G_END_DECLS
 

@@ -179,6 +179,13 @@ void mprof_gtk_view_state_select_launch(MprofGtkViewState *self,
   emit(self, what);
 }
 
+void mprof_gtk_view_state_hover_launch(MprofGtkViewState *self, gint64 launch) {
+  if (launch == self->view.hover_launch)
+    return;
+  self->view.hover_launch = launch;
+  emit(self, MPROF_GTK_CHANGED_SELECTION);
+}
+
 void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
                                         gint64 start_ns, gint64 end_ns) {
   if (end_ns <= start_ns)

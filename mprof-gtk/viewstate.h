@@ -67,6 +67,8 @@ void mprof_gtk_view_state_open_span_tab(MprofGtkViewState *self,
  * selects its kernel too), a time range (end <= start clears it). */
 void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel);
 void mprof_gtk_view_state_select_launch(MprofGtkViewState *self, gint64 launch);
+/* The launch under the pointer (-1 none): the Trace draws its flow arrow. */
+void mprof_gtk_view_state_hover_launch(MprofGtkViewState *self, gint64 launch);
 void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
                                         gint64 start_ns, gint64 end_ns);
 

@@ -83,6 +83,12 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
       mprof_format_count(a, sizeof a, row->count);
       n = snprintf(buf, size, "Thread %u, NVTX level %u: %s ranges",
                    row->thread_id, row->depth + 1, a);
+    } else if (row->kind == MPROF_ROW_API) {
+      mprof_format_count(a, sizeof a, row->count);
+      n = snprintf(buf, size,
+                   "Thread %u, CUDA API: %s calls that launched or "
+                   "copied",
+                   row->thread_id, a);
     } else if (row->kind == MPROF_ROW_COUNTER) {
       n = snprintf(buf, size, "%s, %% of the GPU's peak, from PM samples",
                    mprof_counter_title(row->counter));
@@ -161,6 +167,32 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
                  mprof_trace_string(trace, r->name), a, b, r->thread_id,
                  row ? row->depth + 1 : r->depth + 1,
                  *domain ? "  \u00b7  domain " : "", domain);
+    break;
+  }
+  case MPROF_HIT_API: {
+    size_t count;
+    const mprof_api_call_record *cl = mprof_trace_api_calls(trace, &count);
+    if (hit->item < 0 || (size_t)hit->item >= count)
+      break;
+    cl += hit->item;
+    mprof_format_duration(
+        a, sizeof a, (double)(cl->end > cl->start ? cl->end - cl->start : 0));
+    relative(m, b, sizeof b, rs_clamp_ns(cl->start));
+    const mprof_render_kernel *k =
+        hit->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)hit->kernel)
+                         : NULL;
+    char issued[600];
+    if (k)
+      snprintf(issued, sizeof issued, "launched %s",
+               mprof_render_short_name(name, sizeof name, k->name));
+    else
+      snprintf(issued, sizeof issued, "no launch");
+    n = snprintf(buf, size,
+                 "%s  \u2014  %s at %s  \u00b7  thread %u, %s API  \u00b7  "
+                 "%s (correlation %u)",
+                 mprof_trace_string(trace, cl->name), a, b, cl->thread_id,
+                 cl->kind == MPROF_API_DRIVER ? "driver" : "runtime", issued,
+                 cl->correlation_id);
     break;
   }
   case MPROF_HIT_COUNTER: {

@@ -418,6 +418,13 @@ void mprof_render_model_free(mprof_render_model *m) {
   free(m->range_order);
   free(m->pm_order);
   free(m->pm_first);
+  free(m->api_order);
+  free(m->api_by_corr);
+  free(m->api_corr);
+  free(m->launch_by_corr);
+  free(m->launch_corr);
+  free(m->api_row);
+  free(m->stream_row);
   mprof_throughput_free(m->throughput);
   free(m->pc_storage);
   free(m->hot_storage);

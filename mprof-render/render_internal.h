@@ -137,8 +137,14 @@ struct mprof_render_model {
   int64_t process_start_ns; /* the clock anchor; 0 unknown */
   uint32_t *range_order;    /* RANGES by thread, lane, start */
   mprof_throughput *throughput;
-  uint32_t *pm_order; /* PM_SAMPLES by device, then start */
-  size_t *pm_first;   /* device d owns pm_order[pm_first[d]..[d + 1]) */
+  uint32_t *pm_order;  /* PM_SAMPLES by device, then start */
+  size_t *pm_first;    /* device d owns pm_order[pm_first[d]..[d + 1]) */
+  uint32_t *api_order; /* API_CALLS by thread, lane, start */
+  size_t api_count, launch_count;
+  uint32_t *api_by_corr, *api_corr;       /* calls by correlation id */
+  uint32_t *launch_by_corr, *launch_corr; /* launches by correlation id */
+  uint32_t *api_row;                      /* per API call: its Trace row */
+  uint32_t *stream_row; /* per stream: its Trace row, or NONE */
 
   /* Storage behind the kernels' pcs and hot arrays. */
   mprof_render_pc *pc_storage;
@@ -298,6 +304,10 @@ typedef struct rs_range_run {
  * the caller's to free. */
 int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
                                size_t *run_count);
+/* Lay out the CUDA API calls (m->api_order) and list their rows; index
+ * calls and launches by correlation id. */
+int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
+                            size_t *run_count);
 /* The PM samples by device and start (m->pm_order) and the throughput join
  * that names their columns. */
 int mprof_render__build_counters(mprof_render_model *m);

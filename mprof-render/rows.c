@@ -84,50 +84,91 @@ int mprof_render__build_rows(mprof_render_model *m) {
       order[used++] = (uint32_t)s;
   sort_streams = st;
   qsort(order, used, sizeof *order, by_stream);
-  rs_range_run *runs = NULL;
-  size_t run_count = 0;
+  rs_range_run *runs = NULL, *calls = NULL;
+  size_t run_count = 0, call_count = 0;
+  size_t apis;
+  mprof_trace_api_calls(m->trace, &apis);
+  m->api_row = (uint32_t *)malloc((apis ? apis : 1) * sizeof(uint32_t));
+  m->stream_row =
+      (uint32_t *)malloc((streams ? streams : 1) * sizeof(uint32_t));
+  if (!m->api_row || !m->stream_row) {
+    free(order);
+    return mprof_render__oom();
+  }
+  for (size_t s = 0; s < streams; s++)
+    m->stream_row[s] = MPROF_INDEX_NONE;
   if (mprof_render__build_ranges(m, &runs, &run_count) ||
+      mprof_render__build_api(m, &calls, &call_count) ||
       mprof_render__build_counters(m)) {
     free(order);
     free(runs);
+    free(calls);
     return -1;
   }
-  size_t cap = 2 * used + 2 * run_count + devices * (RS_TRACK_COUNTERS + 1) + 1;
+  size_t cap = 2 * used + 2 * (run_count + call_count) +
+               devices * (RS_TRACK_COUNTERS + 1) + 1;
   m->rows = (mprof_render_row *)calloc(cap, sizeof *m->rows);
   m->row_labels = (char **)calloc(cap, sizeof(char *));
   if (!m->rows || !m->row_labels) {
     free(order);
     free(runs);
+    free(calls);
     return mprof_render__oom();
   }
   char label[256];
-  /* Host threads: a band each, then a row per nesting level of ranges. */
-  for (size_t i = 0; i < run_count; i++) {
-    const rs_range_run *run = &runs[i];
-    if (i == 0 || runs[i - 1].thread_id != run->thread_id) {
-      mprof_render_row *r = &m->rows[m->row_count];
-      r->kind = MPROF_ROW_THREAD;
+  /* Host threads, by id: a band each, then a row per nesting level of NVTX
+   * ranges, then its CUDA API calls (a row per level where they nest). */
+  size_t ri = 0, ci = 0;
+  while (ri < run_count || ci < call_count) {
+    uint32_t thread = ri < run_count ? runs[ri].thread_id : UINT32_MAX;
+    if (ci < call_count && calls[ci].thread_id < thread)
+      thread = calls[ci].thread_id;
+    if (ri >= run_count && ci < call_count)
+      thread = calls[ci].thread_id;
+    mprof_render_row *r = &m->rows[m->row_count];
+    r->kind = MPROF_ROW_THREAD;
+    r->device = MPROF_INDEX_NONE;
+    r->thread_id = thread;
+    snprintf(label, sizeof label, "Thread %u", thread);
+    m->row_labels[m->row_count] = strdup(label);
+    r->label = m->row_labels[m->row_count++];
+    for (; ri < run_count && runs[ri].thread_id == thread; ri++) {
+      const rs_range_run *run = &runs[ri];
+      r = &m->rows[m->row_count];
+      r->kind = MPROF_ROW_RANGES;
       r->device = MPROF_INDEX_NONE;
-      r->thread_id = run->thread_id;
-      snprintf(label, sizeof label, "Thread %u", run->thread_id);
+      r->thread_id = thread;
+      r->depth = run->depth;
+      r->first = run->first;
+      r->count = run->count;
+      if (run->depth)
+        snprintf(label, sizeof label, "NVTX \u00b7 level %u", run->depth + 1);
+      else
+        snprintf(label, sizeof label, "NVTX");
       m->row_labels[m->row_count] = strdup(label);
       r->label = m->row_labels[m->row_count++];
     }
-    mprof_render_row *r = &m->rows[m->row_count];
-    r->kind = MPROF_ROW_RANGES;
-    r->device = MPROF_INDEX_NONE;
-    r->thread_id = run->thread_id;
-    r->depth = run->depth;
-    r->first = run->first;
-    r->count = run->count;
-    if (run->depth)
-      snprintf(label, sizeof label, "NVTX \u00b7 level %u", run->depth + 1);
-    else
-      snprintf(label, sizeof label, "NVTX");
-    m->row_labels[m->row_count] = strdup(label);
-    r->label = m->row_labels[m->row_count++];
+    for (; ci < call_count && calls[ci].thread_id == thread; ci++) {
+      const rs_range_run *run = &calls[ci];
+      r = &m->rows[m->row_count];
+      r->kind = MPROF_ROW_API;
+      r->device = MPROF_INDEX_NONE;
+      r->thread_id = thread;
+      r->depth = run->depth;
+      r->first = run->first;
+      r->count = run->count;
+      for (size_t i = 0; i < run->count; i++)
+        m->api_row[m->api_order[run->first + i]] = (uint32_t)m->row_count;
+      if (run->depth)
+        snprintf(label, sizeof label, "CUDA API \u00b7 %u", run->depth + 1);
+      else
+        snprintf(label, sizeof label, "CUDA API");
+      m->row_labels[m->row_count] = strdup(label);
+      r->label = m->row_labels[m->row_count++];
+    }
   }
   free(runs);
+  free(calls);
   uint32_t current = MPROF_INDEX_NONE - 1; /* no device yet */
   for (size_t i = 0; i < used; i++) {
     const mprof_stream_record *s = &st[order[i]];
@@ -184,6 +225,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
     r->kind = MPROF_ROW_STREAM;
     r->device = s->device;
     r->stream = order[i];
+    m->stream_row[order[i]] = (uint32_t)m->row_count;
     m->row_labels[m->row_count] = strdup(label);
     r->label = m->row_labels[m->row_count++];
   }
@@ -201,6 +243,7 @@ uint32_t mprof_render_row_item(const mprof_render_model *m,
   switch (row->kind) {
   case MPROF_ROW_RANGES: return m->range_order[row->first + i];
   case MPROF_ROW_COUNTER: return m->pm_order[row->first + i];
+  case MPROF_ROW_API: return m->api_order[row->first + i];
   default: return MPROF_INDEX_NONE;
   }
 }

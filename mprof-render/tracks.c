@@ -1,47 +1,54 @@
 /*
  * mprof-render — the host and counter tracks of the Trace view, built once
- * at open: NVTX ranges per host thread, laid out by nesting (a range
- * inside another goes one row below it), and the PM samples of each GPU by
+ * at open: NVTX ranges and CUDA API calls per host thread, laid out by
+ * nesting (a range inside another goes one row below it), calls and
+ * launches by correlation id (to follow one to the other), and the PM
+ * samples of each GPU by
  * start, with the PM_SAMPLES column of each counter from libmprof's
  * throughput join (mprof/throughput.h).
  *
  * SPDX-License-Identifier: MIT
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render_internal.h"
 
-/* ---- NVTX ranges -------------------------------------------------------- */
+/* ---- rows of host intervals: NVTX ranges, API calls ------------------- */
 
-static const mprof_range_record *sort_ranges;
-static const uint32_t *sort_lane;
+/* What the lanes are laid out over: intervals with a thread. */
+typedef struct host_items {
+  const int64_t *start, *end; /* end >= start */
+  const uint32_t *thread;
+  const uint32_t *lane;
+} host_items;
+
+static host_items sort_items;
 
 /* By thread, then start, the longer (the outer) first. */
 static int by_thread_start(const void *a, const void *b) {
   uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-  const mprof_range_record *x = &sort_ranges[i], *y = &sort_ranges[j];
-  if (x->thread_id != y->thread_id)
-    return x->thread_id < y->thread_id ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  uint64_t ex = x->end > x->start ? x->end : x->start;
-  uint64_t ey = y->end > y->start ? y->end : y->start;
-  if (ex != ey)
-    return ex > ey ? -1 : 1;
+  const host_items *h = &sort_items;
+  if (h->thread[i] != h->thread[j])
+    return h->thread[i] < h->thread[j] ? -1 : 1;
+  if (h->start[i] != h->start[j])
+    return h->start[i] < h->start[j] ? -1 : 1;
+  if (h->end[i] != h->end[j])
+    return h->end[i] > h->end[j] ? -1 : 1;
   return i < j ? -1 : i > j;
 }
 
 /* By thread, then lane, then start. */
 static int by_thread_lane(const void *a, const void *b) {
   uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-  const mprof_range_record *x = &sort_ranges[i], *y = &sort_ranges[j];
-  if (x->thread_id != y->thread_id)
-    return x->thread_id < y->thread_id ? -1 : 1;
-  if (sort_lane[i] != sort_lane[j])
-    return sort_lane[i] < sort_lane[j] ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  const host_items *h = &sort_items;
+  if (h->thread[i] != h->thread[j])
+    return h->thread[i] < h->thread[j] ? -1 : 1;
+  if (h->lane[i] != h->lane[j])
+    return h->lane[i] < h->lane[j] ? -1 : 1;
+  if (h->start[i] != h->start[j])
+    return h->start[i] < h->start[j] ? -1 : 1;
   return i < j ? -1 : i > j;
 }
 
@@ -49,35 +56,30 @@ int64_t rs_range_end(const mprof_range_record *r) {
   return rs_clamp_ns(r->end > r->start ? r->end : r->start);
 }
 
-int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
-                               size_t *run_count) {
-  size_t n;
-  const mprof_range_record *r = mprof_trace_ranges(m->trace, &n);
+/* Greedy lanes per thread, outer intervals first: each takes the first
+ * lane whose last interval has ended, so that properly nested push/pop
+ * ranges land at their depth and overlapping ones never share a row.
+ * Fills @p order (n indices: by thread, lane, start) and the runs of one
+ * (thread, lane); *runs is the caller's. */
+static int lay_out(host_items items, size_t n, uint32_t *order,
+                   rs_range_run **runs, size_t *run_count) {
   *runs = NULL;
   *run_count = 0;
-  m->range_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
   uint32_t *lane = (uint32_t *)calloc(n ? n : 1, sizeof(uint32_t));
-  if (!m->range_order || !lane) {
-    free(lane);
+  if (!lane)
     return mprof_render__oom();
-  }
   for (size_t i = 0; i < n; i++)
-    m->range_order[i] = (uint32_t)i;
-  sort_ranges = r;
-  qsort(m->range_order, n, sizeof(uint32_t), by_thread_start);
-  /* Greedy lanes per thread, outer ranges first: a range takes the first
-   * lane whose last range has ended, so that properly nested push/pop
-   * ranges land at their depth and overlapping start/end ranges still
-   * never share a row. */
+    order[i] = (uint32_t)i;
+  sort_items = items;
+  qsort(order, n, sizeof(uint32_t), by_thread_start);
   int64_t *lane_end = NULL;
   size_t lanes_cap = 0, lanes = 0, runs_needed = 0;
   for (size_t i = 0; i < n; i++) {
-    const mprof_range_record *x = &r[m->range_order[i]];
-    if (i == 0 || x->thread_id != r[m->range_order[i - 1]].thread_id)
+    uint32_t x = order[i];
+    if (i == 0 || items.thread[x] != items.thread[order[i - 1]])
       lanes = 0;
-    int64_t start = rs_clamp_ns(x->start);
     size_t l = 0;
-    while (l < lanes && lane_end[l] > start)
+    while (l < lanes && lane_end[l] > items.start[x])
       l++;
     if (l == lanes) {
       if (lanes == lanes_cap) {
@@ -94,12 +96,13 @@ int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
       lanes++;
       runs_needed++;
     }
-    lane_end[l] = rs_range_end(x);
-    lane[m->range_order[i]] = (uint32_t)l;
+    lane_end[l] = items.end[x];
+    lane[x] = (uint32_t)l;
   }
   free(lane_end);
-  sort_lane = lane;
-  qsort(m->range_order, n, sizeof(uint32_t), by_thread_lane);
+  items.lane = lane;
+  sort_items = items;
+  qsort(order, n, sizeof(uint32_t), by_thread_lane);
   rs_range_run *out =
       (rs_range_run *)calloc(runs_needed ? runs_needed : 1, sizeof *out);
   if (!out) {
@@ -108,13 +111,13 @@ int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
   }
   size_t used = 0;
   for (size_t i = 0; i < n; i++) {
-    uint32_t idx = m->range_order[i];
-    if (used && out[used - 1].thread_id == r[idx].thread_id &&
+    uint32_t idx = order[i];
+    if (used && out[used - 1].thread_id == items.thread[idx] &&
         out[used - 1].depth == lane[idx]) {
       out[used - 1].count++;
       continue;
     }
-    out[used].thread_id = r[idx].thread_id;
+    out[used].thread_id = items.thread[idx];
     out[used].depth = lane[idx];
     out[used].first = i;
     out[used].count = 1;
@@ -124,6 +127,139 @@ int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
   *runs = out;
   *run_count = used;
   return 0;
+}
+
+/* The intervals of @p n records of @p size bytes whose start, end and
+ * thread are at the given offsets, laid out into @p order. */
+static int lay_out_records(const void *records, size_t n, size_t size,
+                           size_t start_at, size_t end_at, size_t thread_at,
+                           uint32_t *order, rs_range_run **runs,
+                           size_t *run_count) {
+  int64_t *start = (int64_t *)malloc((n ? n : 1) * sizeof *start);
+  int64_t *end = (int64_t *)malloc((n ? n : 1) * sizeof *end);
+  uint32_t *thread = (uint32_t *)malloc((n ? n : 1) * sizeof *thread);
+  int rc = -1;
+  if (!start || !end || !thread) {
+    mprof_render__oom();
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const unsigned char *r = (const unsigned char *)records + i * size;
+    uint64_t a, b;
+    memcpy(&a, r + start_at, 8);
+    memcpy(&b, r + end_at, 8);
+    memcpy(&thread[i], r + thread_at, 4);
+    start[i] = rs_clamp_ns(a);
+    end[i] = rs_clamp_ns(b > a ? b : a);
+  }
+  host_items items = {start, end, thread, NULL};
+  rc = lay_out(items, n, order, runs, run_count);
+done:
+  free(start);
+  free(end);
+  free(thread);
+  return rc;
+}
+
+int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
+                               size_t *run_count) {
+  size_t n;
+  const mprof_range_record *r = mprof_trace_ranges(m->trace, &n);
+  m->range_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+  if (!m->range_order)
+    return mprof_render__oom();
+  return lay_out_records(r, n, sizeof *r, offsetof(mprof_range_record, start),
+                         offsetof(mprof_range_record, end),
+                         offsetof(mprof_range_record, thread_id),
+                         m->range_order, runs, run_count);
+}
+
+static const uint32_t *sort_keys;
+static int by_key(const void *a, const void *b) {
+  uint32_t x = sort_keys[*(const uint32_t *)a];
+  uint32_t y = sort_keys[*(const uint32_t *)b];
+  if (x != y)
+    return x < y ? -1 : 1;
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Indices 0..n-1 by @p keys (stride @p stride uint32 apart). */
+static uint32_t *sorted_by_key(const void *records, size_t n, size_t size,
+                               size_t key_at, uint32_t **keys_out) {
+  uint32_t *keys = (uint32_t *)malloc((n ? n : 1) * sizeof *keys);
+  uint32_t *order = (uint32_t *)malloc((n ? n : 1) * sizeof *order);
+  if (!keys || !order) {
+    free(keys);
+    free(order);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) {
+    memcpy(&keys[i], (const unsigned char *)records + i * size + key_at, 4);
+    order[i] = (uint32_t)i;
+  }
+  sort_keys = keys;
+  qsort(order, n, sizeof *order, by_key);
+  *keys_out = keys;
+  return order;
+}
+
+int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
+                            size_t *run_count) {
+  size_t n, launches;
+  const mprof_api_call_record *c = mprof_trace_api_calls(m->trace, &n);
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, &launches);
+  m->api_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+  if (!m->api_order)
+    return mprof_render__oom();
+  if (lay_out_records(c, n, sizeof *c, offsetof(mprof_api_call_record, start),
+                      offsetof(mprof_api_call_record, end),
+                      offsetof(mprof_api_call_record, thread_id), m->api_order,
+                      runs, run_count))
+    return -1;
+  /* Calls and launches by correlation id, to follow one to the other. */
+  m->api_by_corr = sorted_by_key(
+      c, n, sizeof *c, offsetof(mprof_api_call_record, correlation_id),
+      &m->api_corr);
+  m->launch_by_corr = sorted_by_key(
+      l, launches, sizeof *l, offsetof(mprof_launch_record, correlation_id),
+      &m->launch_corr);
+  if (!m->api_by_corr || !m->launch_by_corr)
+    return mprof_render__oom();
+  m->api_count = n;
+  m->launch_count = launches;
+  return 0;
+}
+
+/* The first position of @p key in @p order by @p keys, or n. */
+static size_t find_key(const uint32_t *order, const uint32_t *keys, size_t n,
+                       uint32_t key) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (keys[order[mid]] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && keys[order[lo]] == key ? lo : n;
+}
+
+int64_t mprof_render_launch_api_call(const mprof_render_model *m,
+                                     size_t launch) {
+  if (!m || !m->api_count || launch >= m->launch_count ||
+      !m->launch_corr[launch])
+    return -1;
+  size_t at = find_key(m->api_by_corr, m->api_corr, m->api_count,
+                       m->launch_corr[launch]);
+  return at < m->api_count ? (int64_t)m->api_by_corr[at] : -1;
+}
+
+int64_t mprof_render_api_call_launch(const mprof_render_model *m, size_t call) {
+  if (!m || call >= m->api_count || !m->api_corr[call])
+    return -1;
+  size_t at = find_key(m->launch_by_corr, m->launch_corr, m->launch_count,
+                       m->api_corr[call]);
+  return at < m->launch_count ? (int64_t)m->launch_by_corr[at] : -1;
 }
 
 /* ---- counter tracks ----------------------------------------------------- */

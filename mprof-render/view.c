@@ -39,6 +39,7 @@ void mprof_render_view_init(mprof_render_view *view,
   view->row_height = MPROF_RENDER_ROW_HEIGHT;
   view->kernel = mprof_render_kernel_count(model) ? 0 : -1;
   view->launch = -1;
+  view->hover_launch = -1;
 }
 
 void mprof_render_view_clamp(mprof_render_view *view,

@@ -543,21 +543,37 @@ uint32_t rs_range_color(const mprof_range_record *r) {
                        (sizeof range_palette / sizeof range_palette[0])];
 }
 
+/* The interval of item @p idx of a RANGES, API or COUNTER row. */
+static void item_span(const mprof_render_model *model,
+                      const mprof_render_row *row, uint32_t idx, int64_t *a,
+                      int64_t *b) {
+  const mprof_trace *trace = mprof_render_model_trace(model);
+  size_t n;
+  if (row->kind == MPROF_ROW_RANGES) {
+    const mprof_range_record *r = mprof_trace_ranges(trace, &n) + idx;
+    *a = rs_clamp_ns(r->start);
+    *b = rs_range_end(r);
+  } else if (row->kind == MPROF_ROW_API) {
+    const mprof_api_call_record *c = mprof_trace_api_calls(trace, &n) + idx;
+    *a = rs_clamp_ns(c->start);
+    *b = rs_clamp_ns(c->end > c->start ? c->end : c->start);
+  } else {
+    const mprof_pm_sample_record *w = mprof_trace_pm_samples(trace, &n) + idx;
+    *a = rs_clamp_ns(w->start);
+    *b = rs_clamp_ns(w->end);
+  }
+}
+
 /* The first item of @p row whose end reaches @p t: items of a row never
  * overlap, so their ends ascend with their starts. */
 static size_t first_reaching(const mprof_render_model *model,
                              const mprof_render_row *row, int64_t t) {
-  const mprof_trace *trace = mprof_render_model_trace(model);
-  size_t n;
-  const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
-  const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
   size_t lo = 0, hi = row->count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    uint32_t idx = mprof_render_row_item(model, row, mid);
-    int64_t end = row->kind == MPROF_ROW_RANGES ? rs_range_end(&ranges[idx])
-                                                : rs_clamp_ns(pm[idx].end);
-    if (end < t)
+    int64_t a, b;
+    item_span(model, row, mprof_render_row_item(model, row, mid), &a, &b);
+    if (b < t)
       lo = mid + 1;
     else
       hi = mid;
@@ -565,31 +581,53 @@ static size_t first_reaching(const mprof_render_model *model,
   return lo;
 }
 
-static void draw_ranges(cairo_t *cr, const mprof_render_model *model,
-                        const mprof_render_row *row,
-                        const mprof_render_timemap *map, double y, double h,
-                        double left, double right) {
-  size_t n;
-  const mprof_range_record *ranges =
-      mprof_trace_ranges(mprof_render_model_trace(model), &n);
+#define API_RUNTIME_COLOR 0x6cc3b5u
+#define API_DRIVER_COLOR 0xb3a6d9u
+#define FLOW_HOVER_COLOR 0x3b3f47u
+
+/* NVTX ranges (their colours, their names) or CUDA API calls (by API,
+ * with their function names) of one row. */
+static void draw_intervals(cairo_t *cr, const mprof_render_model *model,
+                           const mprof_render_row *row,
+                           const mprof_render_timemap *map, double y, double h,
+                           double left, double right, int64_t selected_call) {
   const mprof_trace *trace = mprof_render_model_trace(model);
+  size_t n;
+  const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
+  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &n);
   double last_px = -1e9;
   rd_font(cr, fmin(10.5, h - 4), 0, 0);
   for (size_t i = first_reaching(model, row, map->start_ns); i < row->count;
        i++) {
-    const mprof_range_record *r = &ranges[mprof_render_row_item(model, row, i)];
-    if (rs_clamp_ns(r->start) > map->end_ns)
+    uint32_t idx = mprof_render_row_item(model, row, i);
+    int64_t a, b;
+    item_span(model, row, idx, &a, &b);
+    if (a > map->end_ns)
       break;
-    double x0 = mprof_render_time_to_x(map, rs_clamp_ns(r->start));
-    double x1 = mprof_render_time_to_x(map, rs_range_end(r));
+    double x0 = mprof_render_time_to_x(map, a);
+    double x1 = mprof_render_time_to_x(map, b);
     if (x1 < last_px + 1 && x1 - x0 < 1)
       continue; /* another on the same pixel */
     if (!snap(&x0, &x1, left, right))
       continue;
     last_px = x1;
-    uint32_t fill = rs_range_color(r);
+    uint32_t fill;
+    const char *name;
+    if (row->kind == MPROF_ROW_RANGES) {
+      fill = rs_range_color(&ranges[idx]);
+      name = mprof_trace_string(trace, ranges[idx].name);
+    } else {
+      fill = calls[idx].kind == MPROF_API_DRIVER ? API_DRIVER_COLOR
+                                                 : API_RUNTIME_COLOR;
+      name = mprof_trace_string(trace, calls[idx].name);
+    }
     rd_fill_rect(cr, x0, y, x1 - x0, h, fill);
-    if (x1 - x0 >= EDGE_PX) {
+    if (row->kind == MPROF_ROW_API && (int64_t)idx == selected_call) {
+      rd_rgb(cr, RD_SELECTION);
+      cairo_set_line_width(cr, 2);
+      cairo_rectangle(cr, x0 + 1, y + 1, fmax(x1 - x0 - 2, 1), h - 2);
+      cairo_stroke(cr);
+    } else if (x1 - x0 >= EDGE_PX) {
       rd_rgb(cr, rd_darken(fill, 0.3));
       cairo_set_line_width(cr, 1);
       cairo_rectangle(cr, x0 + 0.5, y + 0.5, x1 - x0 - 1, h - 1);
@@ -597,8 +635,7 @@ static void draw_ranges(cairo_t *cr, const mprof_render_model *model,
     }
     if (x1 - x0 >= 24 && h >= 10) {
       rd_rgb(cr, luminance(fill) > 0.55 ? RD_TEXT : 0xffffff);
-      rd_text_fit(cr, x0 + 3, y + h / 2 + 3.5, x1 - x0 - 6,
-                  mprof_trace_string(trace, r->name));
+      rd_text_fit(cr, x0 + 3, y + h / 2 + 3.5, x1 - x0 - 6, name);
     }
   }
 }
@@ -873,6 +910,58 @@ static void draw_selection_panel(cairo_t *cr, const mprof_render_model *model,
   mprof_window_free(w);
 }
 
+/* ---- flow: from an API call to the launch it issued --------------------
+ */
+
+/* An arrow from the CUDA API call that issued @p launch to the launch's
+ * start, when both are known: a curve leaving the call's row and arriving
+ * at the top (or bottom) of the launch's box. */
+static void draw_flow(cairo_t *cr, const mprof_render_model *model,
+                      const mprof_render_view *view,
+                      const mprof_render_timemap *map, int64_t launch,
+                      uint32_t color) {
+  if (launch < 0)
+    return;
+  int64_t call = mprof_render_launch_api_call(model, (size_t)launch);
+  size_t n;
+  const mprof_trace *trace = mprof_render_model_trace(model);
+  const mprof_launch_record *l = mprof_trace_launches(trace, &n);
+  if (call < 0 || (size_t)launch >= n)
+    return;
+  l += launch;
+  const mprof_api_call_record *c = mprof_trace_api_calls(trace, &n) + call;
+  uint32_t from_row = model->api_row[call];
+  uint32_t to_row = model->stream_row[l->stream];
+  if (from_row == MPROF_INDEX_NONE || to_row == MPROF_INDEX_NONE)
+    return;
+  double fh, th;
+  double base = MPROF_RENDER_RULER - view->scroll_y;
+  double ft = base + mprof_render_row_top(model, view, from_row, &fh);
+  double tt = base + mprof_render_row_top(model, view, to_row, &th);
+  int64_t c_end = rs_clamp_ns(c->end > c->start ? c->end : c->start);
+  double xa = mprof_render_time_to_x(
+      map, rs_clamp_ns(c->start) + (c_end - rs_clamp_ns(c->start)) / 2);
+  double xl = mprof_render_time_to_x(map, rs_clamp_ns(l->start));
+  double ya = from_row < to_row ? ft + fh - 2 : ft + 2;
+  double yl = from_row < to_row ? tt + 2 : tt + th - 2;
+  double ym = (ya + yl) / 2;
+  rd_rgb(cr, color);
+  cairo_set_line_width(cr, 2);
+  cairo_move_to(cr, xa, ya);
+  cairo_curve_to(cr, xa, ym, xl, ym, xl, yl);
+  cairo_stroke(cr);
+  /* The head, pointing into the launch. */
+  double d = from_row < to_row ? -1 : 1;
+  cairo_move_to(cr, xl, yl);
+  cairo_line_to(cr, xl - 4, yl + 7 * d);
+  cairo_line_to(cr, xl + 4, yl + 7 * d);
+  cairo_close_path(cr);
+  cairo_fill(cr);
+  /* The call's end of it: a dot. */
+  cairo_arc(cr, xa, ya, 2.5, 0, 2 * M_PI);
+  cairo_fill(cr);
+}
+
 /* ---- the view ------------------------------------------------------------
  */
 
@@ -897,6 +986,10 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       model, (size_t)(view->kernel >= 0 ? view->kernel : 0));
   if (view->kernel < 0)
     selected = NULL;
+  int64_t selected_call =
+      view->launch >= 0
+          ? mprof_render_launch_api_call(model, (size_t)view->launch)
+          : -1;
 
   cairo_save(cr);
   cairo_rectangle(cr, 0, MPROF_RENDER_RULER, width,
@@ -929,8 +1022,9 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
     size_t r = w.index;
     const mprof_render_row *row = w.row;
     double h = w.h, top = w.top;
-    if (row->kind == MPROF_ROW_RANGES) {
-      draw_ranges(cr, model, row, &map, top + 1, h - 3, left, right);
+    if (row->kind == MPROF_ROW_RANGES || row->kind == MPROF_ROW_API) {
+      draw_intervals(cr, model, row, &map, top + 1, h - 3, left, right,
+                     selected_call);
       continue;
     }
     if (row->kind == MPROF_ROW_COUNTER) {
@@ -1005,6 +1099,9 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   free(list.items);
   label_cache_free(&labels);
   draw_process_line(cr, model, &map, height);
+  if (view->hover_launch != view->launch)
+    draw_flow(cr, model, view, &map, view->hover_launch, FLOW_HOVER_COLOR);
+  draw_flow(cr, model, view, &map, view->launch, RD_SELECTION);
 
   /* The selected time range. */
   if (view->sel_end_ns > view->sel_start_ns) {
@@ -1151,34 +1248,39 @@ void mprof_render__hit_trace(const mprof_render_model *model,
     hit->kind = MPROF_HIT_LABEL;
     return;
   }
-  if (row->kind == MPROF_ROW_RANGES || row->kind == MPROF_ROW_COUNTER) {
-    /* The item under the pointer, a pixel of slack for thin ones. */
+  if (row->kind == MPROF_ROW_RANGES || row->kind == MPROF_ROW_COUNTER ||
+      row->kind == MPROF_ROW_API) {
+    /* The item under the pointer, a pixel of slack for thin ones; the one
+     * that covers the pointer's own instant wins. */
     int64_t t0 = mprof_render_x_to_time(&map, x - 1);
     int64_t t1 = mprof_render_x_to_time(&map, x + 1);
-    const mprof_trace *trace = mprof_render_model_trace(model);
-    size_t n;
-    const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
-    const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
     hit->kind = MPROF_HIT_ROW;
     int64_t best = -1;
     for (size_t i = first_reaching(model, row, t0); i < row->count; i++) {
       uint32_t idx = mprof_render_row_item(model, row, i);
-      int64_t a = row->kind == MPROF_ROW_RANGES ? rs_clamp_ns(ranges[idx].start)
-                                                : rs_clamp_ns(pm[idx].start);
+      int64_t a, b;
+      item_span(model, row, idx, &a, &b);
       if (a > t1)
         break;
-      /* The one that covers the pointer's own instant wins. */
-      int64_t b = row->kind == MPROF_ROW_RANGES ? rs_range_end(&ranges[idx])
-                                                : rs_clamp_ns(pm[idx].end);
       if (best < 0 || (a <= hit->time_ns && b >= hit->time_ns))
         best = idx;
     }
-    if (best >= 0) {
-      hit->kind =
-          row->kind == MPROF_ROW_RANGES ? MPROF_HIT_RANGE : MPROF_HIT_COUNTER;
-      hit->item = best;
-      if (row->kind == MPROF_ROW_COUNTER)
-        hit->value = pm[best].value[row->column];
+    if (best < 0)
+      return;
+    hit->item = best;
+    if (row->kind == MPROF_ROW_RANGES) {
+      hit->kind = MPROF_HIT_RANGE;
+    } else if (row->kind == MPROF_ROW_COUNTER) {
+      size_t n;
+      const mprof_pm_sample_record *pm =
+          mprof_trace_pm_samples(mprof_render_model_trace(model), &n);
+      hit->kind = MPROF_HIT_COUNTER;
+      hit->value = pm[best].value[row->column];
+    } else {
+      hit->kind = MPROF_HIT_API;
+      hit->launch = mprof_render_api_call_launch(model, (size_t)best);
+      if (hit->launch >= 0)
+        hit->kernel = mprof_render_launch_kernel(model, (size_t)hit->launch);
     }
     return;
   }

@@ -312,7 +312,11 @@ static const planted_range planted[] = {
  * DRAM is 10% in even windows and 90% in odd ones, SMs always 50%. */
 #define PM_WINDOWS 12
 
-static void write_host_trace(const char *path, int with_pm) {
+/* With @p with_api, CUDA API calls too: thread 100's cudaLaunchKernel at
+ * -3..-1 us issued the launch (correlation 4242), its cudaMemcpyAsync at
+ * 100 us a copy the trace does not hold; thread 300 (no NVTX) made a
+ * driver call. */
+static void write_host_trace(const char *path, int with_pm, int with_api) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   mprof_meta_record meta = {mprof_writer_string(w, "capture.mode"),
@@ -353,7 +357,35 @@ static void write_host_trace(const char *path, int with_pm) {
   uint32_t shape;
   assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
                    0);
-  fix_launch(w, s, shape, 0, 120 * US);
+  mprof_launch_record l;
+  memset(&l, 0, sizeof l);
+  l.start = (uint64_t)FIX_T0;
+  l.end = (uint64_t)(FIX_T0 + 120 * US);
+  l.shape = shape;
+  l.stream = s;
+  l.correlation_id = 4242;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  if (with_api) {
+    const struct {
+      const char *name;
+      uint32_t thread, kind, correlation;
+      int64_t start, end;
+    } calls[] = {{"cudaLaunchKernel", 100, MPROF_API_RUNTIME, 4242, -3, -1},
+                 {"cudaMemcpyAsync", 100, MPROF_API_RUNTIME, 999, 100, 102},
+                 {"cuLaunchKernel", 300, MPROF_API_DRIVER, 7, 50, 51}};
+    for (size_t i = 0; i < 3; i++) {
+      mprof_api_call_record c;
+      memset(&c, 0, sizeof c);
+      c.start = (uint64_t)(FIX_T0 + calls[i].start * US);
+      c.end = (uint64_t)(FIX_T0 + calls[i].end * US);
+      c.correlation_id = calls[i].correlation;
+      c.thread_id = calls[i].thread;
+      c.name = mprof_writer_string(w, calls[i].name);
+      c.kind = calls[i].kind;
+      assert_int_equal(
+          mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &c), 0);
+    }
+  }
   for (size_t i = 0; i < PLANTED; i++) {
     mprof_range_record r;
     memset(&r, 0, sizeof r);
@@ -398,10 +430,11 @@ static void write_host_trace(const char *path, int with_pm) {
   assert_int_equal(mprof_writer_finish(w), 0);
 }
 
-static mprof_render_model *open_host(const char *name, int with_pm) {
+static mprof_render_model *open_host(const char *name, int with_pm,
+                                     int with_api) {
   char path[1024];
   snprintf(path, sizeof path, "%s", test_path(name));
-  write_host_trace(path, with_pm);
+  write_host_trace(path, with_pm, with_api);
   return open_model(path);
 }
 
@@ -462,7 +495,7 @@ static void check_range_rows(const mprof_render_model *m) {
 
 static void test_nvtx_rows_per_thread_nested(void **state) {
   (void)state;
-  mprof_render_model *m = open_host("trace-nvtx.mprof", 0);
+  mprof_render_model *m = open_host("trace-nvtx.mprof", 0, 0);
   /* Two thread bands; thread 100 has three levels (A; B, D; C), thread
    * 200 two rows (E, and F that overlaps it). Then the GPU. */
   size_t idx[16];
@@ -540,7 +573,7 @@ static void test_sample_nvtx_rows(void **state) {
 
 static void test_counter_tracks_under_their_gpu(void **state) {
   (void)state;
-  mprof_render_model *m = open_host("trace-pm.mprof", 1);
+  mprof_render_model *m = open_host("trace-pm.mprof", 1, 0);
   /* Under the GPU's band, before its stream: SMs active, then DRAM (the
    * two sampled counters, in the tracks' order). */
   size_t idx[16];
@@ -596,8 +629,85 @@ static void test_counter_tracks_under_their_gpu(void **state) {
   mprof_render_model_free(m);
 
   /* The same trace without PM samples: no counter rows. */
-  m = open_host("trace-no-pm.mprof", 0);
+  m = open_host("trace-no-pm.mprof", 0, 0);
   assert_int_equal(rows_of(m, MPROF_ROW_COUNTER, idx, 16), 0);
+  mprof_render_model_free(m);
+}
+
+/* ---- CUDA API calls and their launches ------------------------------- */
+
+static int is_blue(uint32_t c) { return near(c, 0x3d7cf0, 60); }
+static int is_dark(uint32_t c) { return near(c, 0x3b3f47, 50); }
+
+/* Pixels of @p want in the 7x7 square around (@p x, @p y). */
+static size_t around(const fix_image *img, int x, int y,
+                     int (*want)(uint32_t)) {
+  return count_in(img, x - 3, y - 3, x + 4, y + 4, want);
+}
+
+static void test_api_rows_link_calls_to_launches(void **state) {
+  (void)state;
+  mprof_render_model *m = open_host("trace-api.mprof", 0, 1);
+  /* Thread 100: NVTX levels, then its CUDA API row; thread 200: NVTX;
+   * thread 300: API calls only. */
+  const uint32_t kinds[] = {
+      MPROF_ROW_THREAD, MPROF_ROW_RANGES, MPROF_ROW_RANGES, MPROF_ROW_RANGES,
+      MPROF_ROW_API,    MPROF_ROW_THREAD, MPROF_ROW_RANGES, MPROF_ROW_RANGES,
+      MPROF_ROW_THREAD, MPROF_ROW_API,    MPROF_ROW_DEVICE, MPROF_ROW_STREAM};
+  assert_int_equal(mprof_render_row_count(m), 12);
+  for (size_t i = 0; i < 12; i++)
+    assert_int_equal(mprof_render_row_at(m, i)->kind, kinds[i]);
+  assert_string_equal(mprof_render_row_at(m, 8)->label, "Thread 300");
+  assert_int_equal(mprof_render_row_at(m, 4)->count, 2);
+  /* The call that issued the launch, and back; the memcpy call issued no
+   * launch of this trace. */
+  assert_int_equal(mprof_render_launch_api_call(m, 0), 0);
+  assert_int_equal(mprof_render_api_call_launch(m, 0), 0);
+  assert_int_equal(mprof_render_api_call_launch(m, 1), -1);
+
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.start_ns = FIX_T0 - 5 * US;
+  v.end_ns = FIX_T0 + 20 * US;
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, W);
+  double ah, lh;
+  double at = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 4, &ah);
+  double lt = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 11, &lh);
+  double xa = mprof_render_time_to_x(&map, FIX_T0 - 2 * US);
+  double xl = mprof_render_time_to_x(&map, FIX_T0);
+  /* Under the pointer: the call, naming the kernel it launched. */
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_TRACE, W, H, xa, at + ah / 2, &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_API);
+  assert_int_equal(hit.item, 0);
+  assert_int_equal(hit.launch, 0);
+  assert_int_equal(hit.kernel, 0);
+  char text[512];
+  mprof_render_hit_describe(m, &hit, text, sizeof text);
+  assert_non_null(strstr(text, "cudaLaunchKernel  \u2014  2 us at -3 us"));
+  assert_non_null(strstr(text, "thread 100, runtime API"));
+  assert_non_null(strstr(text, "launched membound (correlation 4242)"));
+
+  /* No launch selected or hovered: no arrow halfway between the call and
+   * its launch. Selected: a blue one; hovered: a dark one. */
+  int mx = (int)((xa + xl) / 2), my = (int)((at + ah - 2 + lt + 2) / 2);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  assert_int_equal(around(&img, mx, my, is_blue), 0);
+  assert_int_equal(around(&img, mx, my, is_dark), 0);
+  fix_free(&img);
+  v.launch = 0;
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-api.png");
+  assert_true(around(&img, mx, my, is_blue) > 0);
+  fix_free(&img);
+  v.launch = -1;
+  v.hover_launch = 0;
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  assert_true(around(&img, mx, my, is_dark) > 0);
+  assert_int_equal(around(&img, mx, my, is_blue), 0);
+  fix_free(&img);
   mprof_render_model_free(m);
 }
 
@@ -610,6 +720,7 @@ int main(void) {
       cmocka_unit_test(test_nvtx_rows_per_thread_nested),
       cmocka_unit_test(test_sample_nvtx_rows),
       cmocka_unit_test(test_counter_tracks_under_their_gpu),
+      cmocka_unit_test(test_api_rows_link_calls_to_launches),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   mprof_render_shutdown();

@@ -180,6 +180,15 @@ typedef struct mprof_render_row {
 uint32_t mprof_render_row_item(const mprof_render_model *model,
                                const mprof_render_row *row, size_t i);
 
+/** The CUDA API call (an index into API_CALLS) that issued launch
+ * @p launch (an index into LAUNCHES), matched by correlation id; -1 when
+ * the trace has none for it. */
+int64_t mprof_render_launch_api_call(const mprof_render_model *model,
+                                     size_t launch);
+/** The launch that API call @p call issued, or -1 (a copy, or none). */
+int64_t mprof_render_api_call_launch(const mprof_render_model *model,
+                                     size_t call);
+
 /** Where the process started on the trace clock (the producer's clock
  * anchor), or 0 when the trace does not say. The view fits the GPU
  * activity; the Trace ruler marks this instant (or points to it when it
@@ -296,6 +305,9 @@ typedef struct mprof_render_view {
   double activity_height; /**< px per Activity row; 0 = fit */
   int32_t activity_rows;  /**< mprof_render_activity_rows */
   int32_t activity_depth; /**< mprof_render_activity_depth */
+  /** Trace: the launch under the pointer (index into LAUNCHES), -1 none:
+   * like the selected launch, it shows the flow arrow from its API call. */
+  int64_t hover_launch;
 } mprof_render_view;
 
 /** Activity rows: one per SM, per block or per warp. */
