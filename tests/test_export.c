@@ -360,6 +360,24 @@ static void test_ranges_per_thread(void **state) {
   for (int i = 2; i >= 0; i--)
     assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r[i]),
                      0);
+  /* The launch's API call inside attention on thread 11, and a call on
+   * thread 13, which has no range, whose launch is not in the trace. */
+  mprof_launch_record l;
+  memset(&l, 0, sizeof l);
+  l.start = 6500;
+  l.end = 7000;
+  l.shape = sh;
+  l.stream = s;
+  l.correlation_id = 77;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  mprof_api_call_record calls[2] = {
+      {1800, 1900, 77, 11, mprof_writer_string(w, "cudaLaunchKernel"),
+       MPROF_API_RUNTIME},
+      {2500, 2600, 78, 13, mprof_writer_string(w, "cuLaunchKernel"),
+       MPROF_API_DRIVER}};
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &calls[i]), 0);
   assert_int_equal(mprof_writer_finish(w), 0);
   sample_input in;
   load_path(&in, path, 0);
@@ -370,7 +388,51 @@ static void test_ranges_per_thread(void **state) {
   assert_int_equal(rc, 0);
   json_object *events = get(doc, "traceEvents");
   assert_int_equal(count_cat(events, "nvtx"), 3);
+  assert_int_equal(count_cat(events, "api"), 2);
+  /* One flow: the call of correlation 77 to its kernel; 78 has none. */
+  assert_int_equal(count_cat(events, "flow"), 2);
   check_threads(events);
+  int flows = 0;
+  int64_t flow_id = -1;
+  for (size_t i = 0; i < json_object_array_length(events); i++) {
+    json_object *e = json_object_array_get_idx(events, i), *c;
+    const char *ph = get_str(e, "ph");
+    if (json_object_object_get_ex(e, "cat", &c) &&
+        strcmp(json_object_get_string(c), "api") == 0) {
+      assert_int_equal(json_object_get_int64(get(e, "pid")), 4242);
+      if (strcmp(get_str(e, "name"), "cuLaunchKernel") == 0) {
+        assert_int_equal(json_object_get_int64(get(e, "tid")), 13);
+        assert_string_equal(get_str(get(e, "args"), "api"), "driver");
+      } else {
+        assert_string_equal(get_str(e, "name"), "cudaLaunchKernel");
+        assert_int_equal(json_object_get_int64(get(e, "tid")), 11);
+        assert_int_equal(get_ns(e, "ts"), 800);
+        assert_int_equal(get_ns(e, "dur"), 100);
+        assert_int_equal(
+            json_object_get_int64(get(get(e, "args"), "correlation_id")), 77);
+      }
+    } else if (strcmp(ph, "s") == 0) {
+      /* mid-call on the launching thread */
+      assert_int_equal(json_object_get_int64(get(e, "pid")), 4242);
+      assert_int_equal(json_object_get_int64(get(e, "tid")), 11);
+      assert_int_equal(get_ns(e, "ts"), 850);
+      assert_true(flow_id < 0 ||
+                  flow_id == json_object_get_int64(get(e, "id")));
+      flow_id = json_object_get_int64(get(e, "id"));
+      flows |= 1;
+    } else if (strcmp(ph, "f") == 0) {
+      /* mid-kernel on its stream, bound to the enclosing slice */
+      assert_true(json_object_get_int64(get(e, "pid")) != 4242);
+      assert_int_equal(json_object_get_int64(get(e, "tid")), 7);
+      assert_int_equal(get_ns(e, "ts"), 5750);
+      assert_string_equal(get_str(e, "bp"), "e");
+      assert_true(flow_id < 0 ||
+                  flow_id == json_object_get_int64(get(e, "id")));
+      flow_id = json_object_get_int64(get(e, "id"));
+      flows |= 2;
+    }
+  }
+  assert_int_equal(flows, 3);
   int seen = 0;
   for (size_t i = 0; i < json_object_array_length(events); i++) {
     json_object *e = json_object_array_get_idx(events, i), *c;

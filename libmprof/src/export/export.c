@@ -383,6 +383,11 @@ static void te_memops(te_writer *w, const mprof_trace *trace, size_t t) {
   }
 }
 
+static int u32_order(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 typedef struct range_key {
   uint32_t thread;
   uint64_t start;
@@ -401,6 +406,34 @@ static int range_order(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Host threads: one track each for its NVTX ranges and its API calls,
+ * named once. */
+static int te_host_threads(te_writer *w, const mprof_trace *trace,
+                           uint32_t pid) {
+  size_t nr, nc;
+  const mprof_range_record *ranges = mprof_trace_ranges(trace, &nr);
+  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &nc);
+  if (!nr && !nc)
+    return MPROF_OK;
+  uint32_t *threads = (uint32_t *)malloc((nr + nc) * sizeof *threads);
+  if (!threads)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nr; i++)
+    threads[i] = ranges[i].thread_id;
+  for (size_t i = 0; i < nc; i++)
+    threads[nr + i] = calls[i].thread_id;
+  qsort(threads, nr + nc, sizeof *threads, u32_order);
+  for (size_t i = 0; i < nr + nc; i++) {
+    if (i && threads[i] == threads[i - 1])
+      continue;
+    char name[64];
+    snprintf(name, sizeof name, "thread %u", threads[i]);
+    te_meta(w, "thread_name", pid, 1, threads[i], "name", name, 0);
+  }
+  free(threads);
+  return MPROF_OK;
+}
+
 static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
   size_t n;
   const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
@@ -414,15 +447,8 @@ static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
     order[i] = key;
   }
   qsort(order, n, sizeof *order, range_order);
-  uint32_t named_thread = 0;
   for (size_t o = 0; o < n; o++) {
     const mprof_range_record *r = &ranges[order[o].index];
-    if (o == 0 || r->thread_id != named_thread) {
-      char name[64];
-      snprintf(name, sizeof name, "thread %u (NVTX)", r->thread_id);
-      te_meta(w, "thread_name", pid, 1, r->thread_id, "name", name, 0);
-      named_thread = r->thread_id;
-    }
     const char *name = mprof_trace_string(trace, r->name);
     te_complete(w, *name ? name : "(unnamed range)", "nvtx", pid, r->thread_id,
                 r->start, r->end);
@@ -441,6 +467,108 @@ static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
     fputs("}}", f);
   }
   free(order);
+  return MPROF_OK;
+}
+
+/* ---- API calls and their flows to the GPU ------------------------------ */
+
+typedef struct call_key {
+  uint32_t correlation;
+  uint32_t index;
+} call_key;
+
+static int call_key_order(const void *a, const void *b) {
+  const call_key *x = (const call_key *)a, *y = (const call_key *)b;
+  if (x->correlation != y->correlation)
+    return x->correlation < y->correlation ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* One flow event: "s" on the API call's slice, "f" bound to the enclosing
+ * slice (bp "e") of the kernel or copy. Each sits in the middle of its
+ * slice, so that viewers bind it to that slice and no neighbour. */
+static void te_flow(te_writer *w, const char *phase, uint64_t id, uint32_t pid,
+                    uint64_t tid, uint64_t start, uint64_t end) {
+  te_begin(w);
+  fprintf(w->f,
+          "{\"ph\":\"%s\",\"name\":\"launch\",\"cat\":\"flow\",\"id\":%llu,"
+          "\"pid\":%u,\"tid\":%llu,\"ts\":",
+          phase, (unsigned long long)id, pid, (unsigned long long)tid);
+  put_us(w->f, start + (end > start ? (end - start) / 2 : 0), w->origin);
+  fputs(phase[0] == 'f' ? ",\"bp\":\"e\"}" : "}", w->f);
+}
+
+/* The API calls (cat "api") on their host threads, and a flow from each
+ * call to the kernel launch (exported ones only) or copy it issued. */
+static int te_api_calls(te_writer *w, const mprof_diagnosis *diag, size_t t,
+                        uint32_t pid, const unsigned char *selected) {
+  const mprof_join *join = mprof_diagnosis_join(diag);
+  const mprof_trace *trace = mprof_join_trace(join);
+  size_t nc, nl, nm, stream_count;
+  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &nc);
+  if (!nc)
+    return MPROF_OK;
+  const mprof_launch_record *launches = mprof_trace_launches(trace, &nl);
+  const mprof_memop_record *memops = mprof_trace_memops(trace, &nm);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  call_key *keys = (call_key *)malloc(nc * sizeof *keys);
+  if (!keys)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nc; i++) {
+    const mprof_api_call_record *c = &calls[i];
+    keys[i].correlation = c->correlation_id;
+    keys[i].index = (uint32_t)i;
+    te_complete(w, mprof_trace_string(trace, c->name), "api", pid, c->thread_id,
+                c->start, c->end);
+    fprintf(w->f, ",\"args\":{\"correlation_id\":%u,\"api\":\"%s\"}}",
+            c->correlation_id,
+            c->kind == MPROF_API_DRIVER ? "driver" : "runtime");
+  }
+  qsort(keys, nc, sizeof *keys, call_key_order);
+  /* Flow ids: unique in the exported set (trace index, correlation). */
+  for (size_t i = 0; i < nl + nm; i++) {
+    int launch = i < nl;
+    uint32_t correlation, stream;
+    uint64_t start, end;
+    if (launch) {
+      uint32_t k = mprof_join_launch_kernel(join, i);
+      if (k == MPROF_INDEX_NONE || !selected[k])
+        continue;
+      correlation = launches[i].correlation_id;
+      stream = launches[i].stream;
+      start = launches[i].start;
+      end = launches[i].end;
+    } else {
+      correlation = memops[i - nl].correlation_id;
+      stream = memops[i - nl].stream;
+      start = memops[i - nl].start;
+      end = memops[i - nl].end;
+    }
+    if (!correlation || stream >= stream_count)
+      continue;
+    call_key key = {correlation, 0};
+    const call_key *hit = NULL;
+    size_t lo = 0, hi = nc;
+    while (lo < hi) { /* the first call with this correlation id */
+      size_t mid = lo + (hi - lo) / 2;
+      if (call_key_order(&keys[mid], &key) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < nc && keys[lo].correlation == correlation)
+      hit = &keys[lo];
+    if (!hit)
+      continue;
+    const mprof_api_call_record *c = &calls[hit->index];
+    const mprof_stream_record *st = &streams[stream];
+    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
+    uint64_t id = ((uint64_t)t << 32) | correlation;
+    te_flow(w, "s", id, pid, c->thread_id, c->start, c->end);
+    te_flow(w, "f", id, gpu_pid(t, dev, 0), st->stream_id, start, end);
+  }
+  free(keys);
   return MPROF_OK;
 }
 
@@ -679,7 +807,11 @@ static int write_trace_events(FILE *f, const mprof_diagnosis *const *traces,
     te_launches(&w, traces[t], t, sel->selected[t]);
     te_memops(&w, trace, t);
     te_counters(&w, trace, t);
-    rc = te_ranges(&w, trace, pids[t]);
+    rc = te_host_threads(&w, trace, pids[t]);
+    if (!rc)
+      rc = te_ranges(&w, trace, pids[t]);
+    if (!rc)
+      rc = te_api_calls(&w, traces[t], t, pids[t], sel->selected[t]);
     if (!rc)
       rc = te_spans(&w, traces[t], t, sel->selected[t]);
   }
