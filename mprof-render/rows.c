@@ -2,8 +2,9 @@
  * mprof-render — the rows of the Trace view: a band per host thread with
  * its NVTX rows (tracks.c lays them out), then a band per device with its
  * counter tracks and its streams (those with launches or memory
- * operations), and each stream's memcpy/memset operations by start. Built
- * once at open.
+ * operations), and each stream's memcpy/memset operations by start. In a
+ * set of processes every process has its own devices: their bands go by
+ * host, then process, and name the process. Built once at open.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,10 +14,19 @@
 
 #include "render_internal.h"
 
+/* In a set of processes: each device's place when bands go by host, then
+ * process, then device (NULL: by device). */
+static const uint32_t *sort_device_rank;
+static size_t sort_device_count;
+
 static int stream_cmp_device(const mprof_stream_record *s, uint32_t a,
                              uint32_t b) {
   const mprof_stream_record *x = &s[a], *y = &s[b];
   uint32_t dx = x->device, dy = y->device;
+  if (sort_device_rank) {
+    dx = dx < sort_device_count ? sort_device_rank[dx] : dx;
+    dy = dy < sort_device_count ? sort_device_rank[dy] : dy;
+  }
   if (dx != dy)
     return dx < dy ? -1 : 1; /* MPROF_INDEX_NONE sorts last */
   if (x->context_id != y->context_id)
@@ -30,6 +40,39 @@ static const mprof_stream_record *sort_streams;
 static int by_stream(const void *a, const void *b) {
   return stream_cmp_device(sort_streams, *(const uint32_t *)a,
                            *(const uint32_t *)b);
+}
+
+static const mprof_trace *sort_trace;
+static int by_host_process(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  uint32_t px = mprof_trace_device_process(sort_trace, x);
+  uint32_t py = mprof_trace_device_process(sort_trace, y);
+  const char *hx = mprof_trace_process_meta(sort_trace, px, "host");
+  const char *hy = mprof_trace_process_meta(sort_trace, py, "host");
+  int c = strcmp(hx ? hx : "", hy ? hy : "");
+  if (c)
+    return c;
+  if (px != py)
+    return px < py ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+/* "GPU 0  NVIDIA H200": in a set also its process, "· pid 4100, rank 0 on
+ * node1". */
+static void device_label(char *out, size_t size, const mprof_trace *t,
+                         const mprof_device_record *dev, uint32_t d) {
+  int n = snprintf(out, size, "GPU %u  %s", dev[d].id,
+                   mprof_trace_string(t, dev[d].name));
+  uint32_t p = mprof_trace_device_process(t, d);
+  if (mprof_trace_process_count(t) < 2 || p == MPROF_INDEX_NONE || n < 0 ||
+      (size_t)n >= size)
+    return;
+  const char *pid = mprof_trace_process_meta(t, p, "pid");
+  const char *rank = mprof_trace_process_meta(t, p, "rank");
+  const char *host = mprof_trace_process_meta(t, p, "host");
+  snprintf(out + n, size - (size_t)n, "  \u00b7 pid %s%s%s%s%s",
+           pid ? pid : "?", rank ? ", rank " : "", rank ? rank : "",
+           host ? " on " : "", host ? host : "");
 }
 
 static const mprof_memop_record *sort_memops;
@@ -82,8 +125,31 @@ int mprof_render__build_rows(mprof_render_model *m) {
     if (mprof_trace_stream_launch_count(m->trace, (uint32_t)s) ||
         m->memop_first[s + 1] > m->memop_first[s])
       order[used++] = (uint32_t)s;
+  /* A set's devices by host, then process (each process has its own). */
+  uint32_t *rank = NULL;
+  if (mprof_trace_process_count(m->trace) > 1 && devices) {
+    uint32_t *by = (uint32_t *)malloc(devices * sizeof *by);
+    rank = (uint32_t *)malloc(devices * sizeof *rank);
+    if (!by || !rank) {
+      free(by);
+      free(rank);
+      free(order);
+      return mprof_render__oom();
+    }
+    for (size_t d = 0; d < devices; d++)
+      by[d] = (uint32_t)d;
+    sort_trace = m->trace;
+    qsort(by, devices, sizeof *by, by_host_process);
+    for (size_t d = 0; d < devices; d++)
+      rank[by[d]] = (uint32_t)d;
+    free(by);
+  }
   sort_streams = st;
+  sort_device_rank = rank;
+  sort_device_count = devices;
   qsort(order, used, sizeof *order, by_stream);
+  sort_device_rank = NULL;
+  free(rank);
   rs_range_run *runs = NULL, *calls = NULL;
   size_t run_count = 0, call_count = 0;
   size_t apis;
@@ -178,8 +244,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
       r->kind = MPROF_ROW_DEVICE;
       r->device = s->device;
       if (s->device < devices)
-        snprintf(label, sizeof label, "GPU %u  %s", dev[s->device].id,
-                 mprof_trace_string(m->trace, dev[s->device].name));
+        device_label(label, sizeof label, m->trace, dev, s->device);
       else
         snprintf(label, sizeof label, "Unknown device");
       m->row_labels[m->row_count] = strdup(label);

@@ -632,6 +632,56 @@ static void test_hit_inset_and_panels(void **state) {
   mprof_render_model_free(m);
 }
 
+/* ---- a run of several processes ---------------------------------------- */
+
+/* Two processes' traces (pid, host, rank in META) opened as one model: a
+ * band per process's GPU, by host (alpha before zeta), each naming its
+ * process; every stream row under its process's band. */
+static void test_set_rows_by_host_and_process(void **state) {
+  (void)state;
+  const char *paths[2] = {test_path("set-zeta.mprof"),
+                          test_path("set-alpha.mprof")};
+  const char *meta[2][6] = {{"pid", "101", "host", "zeta", "rank", "0"},
+                            {"pid", "202", "host", "alpha", "rank", "1"}};
+  for (int i = 0; i < 2; i++) {
+    mprof_synth_options o = MPROF_SYNTH_OPTIONS_INIT;
+    o.launches = 200;
+    o.kernels = 2;
+    o.pcs_per_kernel = 0;
+    o.meta = meta[i];
+    o.meta_count = 3;
+    assert_int_equal(mprof_synth_write(paths[i], &o), 0);
+  }
+  mprof_render_model *m;
+  assert_int_equal(mprof_render_model_open_set(&m, paths, 2, "the run", NULL),
+                   0);
+  const char *band[2] = {NULL, NULL};
+  size_t bands = 0, streams = 0;
+  for (size_t i = 0; i < mprof_render_row_count(m); i++) {
+    const mprof_render_row *r = mprof_render_row_at(m, i);
+    if (r->kind == MPROF_ROW_DEVICE) {
+      assert_true(bands < 2);
+      band[bands++] = r->label;
+    } else if (r->kind == MPROF_ROW_STREAM) {
+      streams++;
+      /* Under the band of its own process: alpha's (process 1) first. */
+      assert_int_equal(
+          mprof_trace_stream_process(mprof_render_model_trace(m), r->stream),
+          bands == 1 ? 1 : 0);
+    }
+  }
+  assert_int_equal(bands, 2);
+  assert_int_equal(streams, 4);
+  assert_non_null(strstr(band[0], "pid 202, rank 1 on alpha"));
+  assert_non_null(strstr(band[1], "pid 101, rank 0 on zeta"));
+  mprof_render_model_free(m);
+  /* A member that is not a trace: its name and the fix. */
+  const char *bad[2] = {paths[0], test_path("missing-member.mprof")};
+  assert_int_not_equal(mprof_render_model_open_set(&m, bad, 2, NULL, NULL), 0);
+  assert_non_null(strstr(mprof_render_error(), "missing-member.mprof"));
+  assert_non_null(strstr(mprof_render_error(), "leave it out of the set"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_time_to_pixel_is_exact_on_an_epoch_clock),
@@ -649,6 +699,7 @@ int main(void) {
       cmocka_unit_test(test_classification),
       cmocka_unit_test(test_hit_trace),
       cmocka_unit_test(test_hit_inset_and_panels),
+      cmocka_unit_test(test_set_rows_by_host_and_process),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   mprof_render_shutdown();

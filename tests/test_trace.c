@@ -860,8 +860,20 @@ static void test_merge_aligns_by_clock_anchors(void **state) {
   assert_int_equal(n, 3);
   const mprof_stream_record *streams = mprof_trace_streams(t, &n);
   assert_int_equal(n, 3);
-  assert_string_equal(mprof_trace_string(t, streams[1].name), "pid 200");
+  assert_string_equal(mprof_trace_string(t, streams[1].name),
+                      "pid 200 \u00b7 stream 7");
   assert_int_equal(streams[1].device, 1);
+  /* Each stream and device knows its process, and the process its META. */
+  assert_int_equal(mprof_trace_process_count(t), 3);
+  for (uint32_t i = 0; i < 3; i++) {
+    assert_int_equal(mprof_trace_stream_process(t, i), i);
+    assert_int_equal(mprof_trace_device_process(t, i), i);
+  }
+  assert_int_equal(mprof_trace_stream_process(t, 3), MPROF_INDEX_NONE);
+  assert_string_equal(mprof_trace_process_meta(t, 1, "pid"), "200");
+  assert_string_equal(mprof_trace_process_meta(t, 1, "host"), "node2");
+  assert_string_equal(mprof_trace_process_meta(t, 2, "path"), c);
+  assert_null(mprof_trace_process_meta(t, 3, "pid"));
   const mprof_kernel_record *kernels = mprof_trace_kernels(t, &n);
   assert_int_equal(n, 3);
   assert_string_equal(mprof_trace_string(t, kernels[1].mangled_name), "_Z1bv");
@@ -898,6 +910,27 @@ static void test_merge_aligns_by_clock_anchors(void **state) {
   assert_int_equal(n, 3);
   assert_int_equal(drops[2].device, 2);
   mprof_trace_free(t);
+  /* A trace of one process is process 0 of itself. */
+  assert_int_equal(mprof_trace_open(&t, b, NULL), 0);
+  assert_int_equal(mprof_trace_process_count(t), 1);
+  assert_int_equal(mprof_trace_stream_process(t, 0), 0);
+  assert_int_equal(mprof_trace_device_process(t, 0), 0);
+  assert_string_equal(mprof_trace_process_meta(t, 0, "pid"), "200");
+  assert_string_equal(mprof_trace_process_meta(t, 0, "path"), b);
+  mprof_trace_free(t);
+  /* Opened as one set, named as asked, the scratch file gone. */
+  assert_int_equal(mprof_trace_open(&in[0], a, NULL), 0);
+  assert_int_equal(mprof_trace_open(&in[1], b, NULL), 0);
+  assert_int_equal(
+      mprof_trace_open_merged(&t, (const mprof_trace *const *)in, 2, "a and b"),
+      0);
+  assert_string_equal(mprof_trace_path(t), "a and b");
+  assert_int_equal(mprof_trace_process_count(t), 2);
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, 5);
+  mprof_trace_free(t);
+  mprof_trace_free(in[0]);
+  mprof_trace_free(in[1]);
   unlink(a);
   unlink(b);
   unlink(c);

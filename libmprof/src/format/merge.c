@@ -124,8 +124,11 @@ static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
       mprof_trace_streams){mprof_stream_record rec = r_mprof_trace_streams[i];
 const char *name = mprof_trace_string(t, rec.name);
 char named[512];
-snprintf(named, sizeof named, "pid %s%s%s", pid ? pid : "?", *name ? " " : "",
-         name);
+if (*name)
+  snprintf(named, sizeof named, "pid %s \u00b7 %s", pid ? pid : "?", name);
+else
+  snprintf(named, sizeof named, "pid %s \u00b7 stream %u", pid ? pid : "?",
+           rec.stream_id);
 rec.name = mprof_writer_string(w, named);
 rec.device = moved(rec.device, b->devices);
 rc = mprof_writer_append(w, NULL, MPROF_SECTION_STREAMS, &rec);
