@@ -325,6 +325,7 @@ int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
     pthread_mutex_unlock(&t->lock);
     return MPROF_EINVAL;
   }
+  tr_pc_flush_locked(t);
   /* DEVICES is written at finish; until then a snapshot stands for it so
    * that a cut trace's streams and samples have their devices. */
   mprof_device_record recs[64];
@@ -353,6 +354,7 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
     return MPROF_EINVAL;
   }
   tr_api_flush_locked(t);
+  tr_pc_flush_locked(t);
   /* Ranges still open when the program ended run to the last time seen. */
   for (size_t i = 0; i < t->open_count; i++)
     tr_range_append(t, &t->open[i], t->last_timestamp);
@@ -413,6 +415,8 @@ void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   free(t->api_names[0]);
   free(t->api_names[1]);
   free(t->pending);
+  free(t->pc_pending);
+  mprof__map_free(&t->pc_keys);
   for (size_t i = 0; i < t->error_count; i++)
     free(t->errors[i]);
   mprof_cupti_spill_close(&t->spill);

@@ -127,6 +127,14 @@ struct mprof_cupti_translate {
   size_t pending_count;
   size_t pending_capacity;
 
+  /* PC records since the last checkpoint, summed per (function, PC, stall
+   * reason, correlation id, device): a hot PC is one record a second, not
+   * one per drain. Written at each checkpoint and at finish. */
+  mprof_pc_sample_record *pc_pending;
+  size_t pc_pending_count;
+  size_t pc_pending_capacity;
+  mprof__map pc_keys; /* hash of the key -> pc_pending[] */
+
   uint32_t drain_seq;
   mprof_cupti_translate_stats stats;
 };
@@ -151,6 +159,9 @@ int tr_range_append(mprof_cupti_translate *t, const open_range *r,
 
 /* translate_activity.c: write the driver calls still held back (finish). */
 void tr_api_flush_locked(mprof_cupti_translate *t);
+
+/* translate_pc.c: write the summed PC records (checkpoint, finish). */
+void tr_pc_flush_locked(mprof_cupti_translate *t);
 
 /* translate_cubins.c */
 int tr_crc_find(const mprof_cupti_translate *t, uint64_t crc, uint32_t *index);

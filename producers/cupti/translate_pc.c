@@ -88,6 +88,68 @@ static void note_sampled(module *m, uint32_t symbol) {
   m->sampled[m->sampled_count++] = symbol;
 }
 
+static uint64_t pc_key_hash(const mprof_pc_sample_record *r) {
+  uint64_t h = tr_mix64(r->cubin_crc);
+  h = tr_mix64(h ^ ((uint64_t)r->function_name << 32 | r->pc_offset));
+  h = tr_mix64(h ^ ((uint64_t)r->stall_reason << 32 | r->device));
+  return tr_mix64(h ^ ((uint64_t)r->function_index << 32 | r->correlation_id));
+}
+
+static int pc_same_key(const mprof_pc_sample_record *a,
+                       const mprof_pc_sample_record *b) {
+  return a->cubin_crc == b->cubin_crc && a->function_name == b->function_name &&
+         a->function_index == b->function_index &&
+         a->pc_offset == b->pc_offset && a->stall_reason == b->stall_reason &&
+         a->correlation_id == b->correlation_id && a->device == b->device;
+}
+
+/* Add @p rec to the sum of its key since the last checkpoint; the record
+ * keeps the first drain that saw it. */
+static int pc_add_locked(mprof_cupti_translate *t,
+                         const mprof_pc_sample_record *rec) {
+  uint64_t hash = pc_key_hash(rec);
+  size_t cursor = 0;
+  uint32_t i;
+  while ((i = mprof__map_next(&t->pc_keys, hash, &cursor)) != MPROF__MAP_NONE) {
+    mprof_pc_sample_record *p = &t->pc_pending[i];
+    if (!pc_same_key(p, rec))
+      continue;
+    if (p->samples <= UINT32_MAX - rec->samples) {
+      p->samples += rec->samples;
+      return 0;
+    }
+    /* A sum past 32 bits: the full record goes out now. */
+    int rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_PC_SAMPLES, p);
+    if (rc == 0)
+      t->stats.pc_records++;
+    p->samples = rec->samples;
+    return rc;
+  }
+  if (t->pc_pending_count == t->pc_pending_capacity) {
+    size_t capacity =
+        t->pc_pending_capacity ? t->pc_pending_capacity * 2 : 4096;
+    mprof_pc_sample_record *grown = (mprof_pc_sample_record *)realloc(
+        t->pc_pending, capacity * sizeof *grown);
+    if (!grown)
+      return MPROF_ENOMEM;
+    t->pc_pending = grown;
+    t->pc_pending_capacity = capacity;
+  }
+  if (mprof__map_add(&t->pc_keys, hash, (uint32_t)t->pc_pending_count) != 0)
+    return MPROF_ENOMEM;
+  t->pc_pending[t->pc_pending_count++] = *rec;
+  return 0;
+}
+
+void tr_pc_flush_locked(mprof_cupti_translate *t) {
+  for (size_t i = 0; i < t->pc_pending_count; i++)
+    if (mprof_writer_append(t->w, NULL, MPROF_SECTION_PC_SAMPLES,
+                            &t->pc_pending[i]) == 0)
+      t->stats.pc_records++;
+  t->pc_pending_count = 0;
+  mprof__map_free(&t->pc_keys);
+}
+
 int mprof_cupti_translate_pc_data(mprof_cupti_translate *t, uint32_t ordinal,
                                   const CUpti_PCSamplingData *data,
                                   uint32_t drain) {
@@ -147,9 +209,7 @@ int mprof_cupti_translate_pc_data(mprof_cupti_translate *t, uint32_t ordinal,
       rec.correlation_id = pc->correlationId;
       rec.device = device;
       rec.drain = drain;
-      rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_PC_SAMPLES, &rec);
-      if (rc == 0)
-        t->stats.pc_records++;
+      rc = pc_add_locked(t, &rec);
     }
   }
 out:

@@ -697,6 +697,67 @@ static void test_pc_samples(void **state) {
   close_fixture(&f);
 }
 
+/* The drains of one checkpoint interval are summed per PC and reason (a
+ * long run's trace grows by checkpoints, not by drains); the samples all
+ * arrive, and another correlation id or device stays its own record. */
+static void test_pc_samples_summed_per_checkpoint(void **state) {
+  (void)state;
+  fixture f;
+  open_fixture(&f, "pcsum", NULL);
+  CUpti_PCSamplingStallReason hot[] = {{14, 100}, {15, 3}};
+  CUpti_PCSamplingPCData pc[2];
+  memset(pc, 0, sizeof pc);
+  pc[0].size = sizeof pc[0];
+  pc[0].cubinCrc = 0xccf2d77aull;
+  pc[0].pcOffset = 0x130;
+  pc[0].functionIndex = 15;
+  pc[0].functionName = (char *)"_Z4memkPf";
+  pc[0].stallReasonCount = 2;
+  pc[0].stallReason = hot;
+  pc[1] = pc[0];
+  pc[1].stallReasonCount = 1;
+  pc[1].correlationId = 9; /* a serialized launch: its own record */
+  CUpti_PCSamplingData data;
+  memset(&data, 0, sizeof data);
+  data.size = sizeof data;
+  data.collectNumPcs = data.totalNumPcs = 2;
+  data.pPcData = pc;
+  /* Ten drains, a checkpoint after the sixth. */
+  uint32_t first = 0;
+  for (int d = 0; d < 10; d++) {
+    uint32_t drain = mprof_cupti_translate_next_drain(f.t);
+    if (!first)
+      first = drain;
+    assert_int_equal(mprof_cupti_translate_pc_data(f.t, d == 9, &data, drain),
+                     0);
+    if (d == 5)
+      assert_int_equal(mprof_cupti_translate_checkpoint(f.t, 1000), 0);
+  }
+  finish_fixture(&f);
+  size_t n = 0;
+  const mprof_pc_sample_record *r = mprof_trace_pc_samples(f.trace, &n);
+  /* Interval 1 (drains 1-6): reason 14, 15 and the correlated one;
+   * interval 2 (drains 7-9 on device 0, 10 on device 1): the same three
+   * for device 0, and three for device 1. */
+  assert_int_equal(n, 9);
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++)
+    total += r[i].samples;
+  assert_int_equal(total, 10 * (100 + 3 + 100));
+  assert_int_equal(r[0].stall_reason, 14);
+  assert_int_equal(r[0].samples, 600);
+  assert_int_equal(r[0].drain, first);
+  assert_int_equal(r[1].stall_reason, 15);
+  assert_int_equal(r[1].samples, 18);
+  assert_int_equal(r[2].correlation_id, 9);
+  assert_int_equal(r[2].samples, 600);
+  assert_int_equal(r[3].samples, 300);
+  assert_int_equal(r[3].drain, first + 6);
+  assert_int_equal(r[6].samples, 100);
+  assert_int_not_equal(r[6].device, r[3].device);
+  close_fixture(&f);
+}
+
 /* ---- kernel regex ------------------------------------------------------- */
 
 static void test_kernel_regex(void **state) {
@@ -1783,6 +1844,7 @@ int main(void) {
       cmocka_unit_test(test_parse_bytes),
       cmocka_unit_test(test_many_modules_keep_used_code),
       cmocka_unit_test(test_many_modules_cost),
+      cmocka_unit_test(test_pc_samples_summed_per_checkpoint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,7 +218,7 @@ fi
 # ---- post-processing phases on the traces just recorded ---------------------
 if [ -x "$build/bin/bench_postprocess" ]; then
   say "== record's post-processing phases, nvdisasm included (bench_postprocess)"
-  traces=("$out/sk_2.mprof")
+  traces=("$out/sk_1.mprof")
   [ -e "$out/torch.mprof" ] && traces+=("$out/torch.mprof")
   "$build/bin/bench_postprocess" "${traces[@]}" 2>&1 | tee -a "$report"
 fi
