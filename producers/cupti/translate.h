@@ -165,10 +165,10 @@ int mprof_cupti_translate_api_name(mprof_cupti_translate *t, uint32_t kind,
  * CUPTI_ACTIVITY_KIND_RUNTIME or _DRIVER record → API_CALLS. A function
  * whose name was never registered is named "runtime cbid N" / "driver cbid
  * N"; a record without timestamps is counted in DROPS. A driver call that a
- * runtime call of the same thread made (it lies inside it in time) is not
- * kept: the runtime call stands for both. Driver calls are therefore held
- * back until the next runtime call of their thread (at most 8 per thread)
- * or mprof_cupti_translate_finish().
+ * runtime call of the same thread made (it lies inside it in time and has
+ * its correlation id) is not kept: the runtime call stands for both. Driver
+ * calls are therefore held back until the next runtime call of their thread (at
+ * most 8 per thread) or mprof_cupti_translate_finish().
  */
 int mprof_cupti_translate_api(mprof_cupti_translate *t,
                               const CUpti_ActivityAPI *a);

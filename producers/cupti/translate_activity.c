@@ -432,7 +432,9 @@ static int api_driver_locked(mprof_cupti_translate *t,
 }
 
 /* A runtime call: the held-back driver calls of its thread that lie inside
- * it were its own and go; the others were the program's and are written. */
+ * it with its correlation id were its own and go; the others are written
+ * (a driver call inside it under another id stays: the launch it issued
+ * may carry that id). */
 static int api_runtime_locked(mprof_cupti_translate *t,
                               const mprof_api_call_record *rec) {
   int rc = 0;
@@ -442,7 +444,8 @@ static int api_runtime_locked(mprof_cupti_translate *t,
       i++;
       continue;
     }
-    int inside = p->start >= rec->start && p->end <= rec->end;
+    int inside = p->start >= rec->start && p->end <= rec->end &&
+                 p->correlation_id == rec->correlation_id;
     int r = pending_take(t, i, !inside);
     if (!rc)
       rc = r;

@@ -22,12 +22,20 @@
 #include "mprof/error.h"
 #include "mprof/trace.h"
 
-static void test_initialize_without_driver(void **state) {
-  (void)state;
+/* NVTX's export-table query, answered with nothing (there is no NVTX
+ * runtime in this test). */
+static const void *no_export_table(uint32_t id) {
+  (void)id;
+  return NULL;
+}
+
+/* @p nvtx_first: the program's first NVTX call loads the library before
+ * CUDA does (InitializeInjectionNvtx2, then InitializeInjection). */
+static void initialize_without_driver(int nvtx_first) {
   const char *dir = getenv("MPROF_TEST_TMP");
   char path[4096];
-  snprintf(path, sizeof path, "%s/cupti-nogpu-%ld.mprof",
-           dir && *dir ? dir : "/tmp", (long)getpid());
+  snprintf(path, sizeof path, "%s/cupti-nogpu-%d-%ld.mprof",
+           dir && *dir ? dir : "/tmp", nvtx_first, (long)getpid());
   unlink(path);
 
   pid_t child = fork();
@@ -43,6 +51,14 @@ static void test_initialize_without_driver(void **state) {
     int (*init)(void) = (int (*)(void))dlsym(lib, "InitializeInjection");
     if (!init)
       _exit(4);
+    if (nvtx_first) {
+      typedef int (*nvtx_init_fn)(const void *(*)(uint32_t));
+      nvtx_init_fn nvtx_init =
+          (nvtx_init_fn)dlsym(lib, "InitializeInjectionNvtx2");
+      if (!nvtx_init)
+        _exit(7);
+      nvtx_init(no_export_table); /* 0 or 1: CUPTI decides */
+    }
     /* The driver ignores the value; NVIDIA's samples return 1. */
     if (init() != 1)
       _exit(5);
@@ -69,6 +85,9 @@ static void test_initialize_without_driver(void **state) {
   assert_string_equal(mprof_trace_meta(trace, "pc.period"), "14");
   assert_non_null(mprof_trace_meta(trace, "cmdline"));
   assert_non_null(mprof_trace_meta(trace, "clock.end.trace_ns"));
+  /* What started the recording: NVTX when it came first. */
+  assert_string_equal(mprof_trace_meta(trace, "capture.started_by"),
+                      nvtx_first ? "nvtx" : "cuInit");
   /* Whatever CUPTI does without a driver, the trace explains it. */
   const char *disabled = mprof_trace_meta(trace, "capture.disabled");
   const char *error = mprof_trace_meta(trace, "error.0");
@@ -81,9 +100,20 @@ static void test_initialize_without_driver(void **state) {
   unlink(path);
 }
 
+static void test_initialize_without_driver(void **state) {
+  (void)state;
+  initialize_without_driver(0);
+}
+
+static void test_nvtx_first_without_driver(void **state) {
+  (void)state;
+  initialize_without_driver(1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_initialize_without_driver),
+      cmocka_unit_test(test_nvtx_first_without_driver),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

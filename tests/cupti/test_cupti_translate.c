@@ -529,6 +529,12 @@ static void test_api_calls(void **state) {
       api_call(CUPTI_ACTIVITY_KIND_RUNTIME,
                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 600, 700, 22,
                4242),
+      /* inside a runtime call but under another correlation id: kept */
+      api_call(CUPTI_ACTIVITY_KIND_DRIVER,
+               CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 810, 820, 24, 4242),
+      api_call(CUPTI_ACTIVITY_KIND_RUNTIME,
+               CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 800, 900, 23,
+               4242),
   };
   assert_int_equal(mprof_cupti_translate_activity(
                        f.t, (const CUpti_Activity *)(const void *)&push),
@@ -546,15 +552,17 @@ static void test_api_calls(void **state) {
   mprof_cupti_translate_get_stats(f.t, &stats);
   /* Thread 4242's own driver launch (300) was written when its next runtime
    * call came; thread 7's waits for the finish. */
-  assert_int_equal(stats.api_calls, 4);
+  assert_int_equal(stats.api_calls, 6);
   finish_fixture(&f);
 
   size_t n = 0;
   const mprof_api_call_record *a = mprof_trace_api_calls(f.trace, &n);
   /* In the order written: 200 runtime, 400 runtime (thread 7), 300 driver
    * (its own: written when thread 4242's next runtime call came), 600
-   * runtime (whose driver half at 610 is gone), 500 driver (at finish). */
-  assert_int_equal(n, 5);
+   * runtime (whose driver half at 610 is gone), 810 driver (inside the
+   * runtime call at 800 but under its own id), 800 runtime, 500 driver (at
+   * finish). */
+  assert_int_equal(n, 7);
   assert_string_equal(str(f.trace, a[0].name), "cudaLaunchKernel");
   assert_int_equal(a[0].kind, MPROF_API_RUNTIME);
   assert_int_equal(a[0].start, 200);
@@ -574,8 +582,11 @@ static void test_api_calls(void **state) {
   assert_string_equal(str(f.trace, a[3].name), "cudaLaunchKernel");
   assert_int_equal(a[3].start, 600);
   assert_int_equal(a[3].correlation_id, 22);
-  assert_string_equal(str(f.trace, a[4].name), "driver cbid 12");
-  for (size_t i = 0; i < 5; i++)
+  assert_int_equal(a[4].start, 810);
+  assert_int_equal(a[4].correlation_id, 24);
+  assert_int_equal(a[5].start, 800);
+  assert_string_equal(str(f.trace, a[6].name), "driver cbid 12");
+  for (size_t i = 0; i < 7; i++)
     assert_true(a[i].start != 610);
   assert_int_equal(
       drop_count(f.trace, MPROF_DROP_ACTIVITY_NO_TIMESTAMP, MPROF_INDEX_NONE),
