@@ -216,6 +216,9 @@ int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
                       offsetof(mprof_api_call_record, thread_id), m->api_order,
                       runs, run_count))
     return -1;
+  m->api_count = n;
+  if (!n)
+    return 0; /* no calls: no index of the launches either */
   /* Calls and launches by correlation id, to follow one to the other. */
   m->api_by_corr = sorted_by_key(
       c, n, sizeof *c, offsetof(mprof_api_call_record, correlation_id),
@@ -225,7 +228,6 @@ int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
       &m->launch_corr);
   if (!m->api_by_corr || !m->launch_by_corr)
     return mprof_render__oom();
-  m->api_count = n;
   m->launch_count = launches;
   return 0;
 }

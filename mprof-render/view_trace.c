@@ -496,7 +496,7 @@ static void draw_memops(cairo_t *cr, const mprof_render_model *model,
       break;
     double x0 = mprof_render_time_to_x(map, (int64_t)m->start);
     double x1 = mprof_render_time_to_x(map, (int64_t)m->end);
-    if (x1 < last_px + 1 && x1 - x0 < 1)
+    if (floor(x0) < last_px && x1 - x0 < 1)
       continue; /* another on the same pixel */
     if (!snap(&x0, &x1, left, right))
       continue;
@@ -597,8 +597,10 @@ static void draw_intervals(cairo_t *cr, const mprof_render_model *model,
   const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &n);
   double last_px = -1e9;
   rd_font(cr, fmin(10.5, h - 4), 0, 0);
+  size_t next = 0;
   for (size_t i = first_reaching(model, row, map->start_ns); i < row->count;
-       i++) {
+       i = next) {
+    next = i + 1;
     uint32_t idx = mprof_render_row_item(model, row, i);
     int64_t a, b;
     item_span(model, row, idx, &a, &b);
@@ -606,7 +608,15 @@ static void draw_intervals(cairo_t *cr, const mprof_render_model *model,
       break;
     double x0 = mprof_render_time_to_x(map, a);
     double x1 = mprof_render_time_to_x(map, b);
-    if (x1 < last_px + 1 && x1 - x0 < 1)
+    if (x1 - x0 < 1) {
+      /* Items that end inside this pixel column cannot show: skip them by
+       * one search, so a row costs its pixels, not its items. */
+      size_t skip = first_reaching(model, row,
+                                   mprof_render_x_to_time(map, floor(x0) + 1));
+      if (skip > next)
+        next = skip;
+    }
+    if (floor(x0) < last_px && x1 - x0 < 1)
       continue; /* another on the same pixel */
     if (!snap(&x0, &x1, left, right))
       continue;

@@ -634,6 +634,64 @@ static void test_counter_tracks_under_their_gpu(void **state) {
   mprof_render_model_free(m);
 }
 
+/* Many ranges narrower than a pixel, zoomed out: each pixel column they
+ * cover still shows one (the row skips the rest of a column by search). */
+static void test_dense_ranges_fill_their_pixels(void **state) {
+  (void)state;
+  char path[1024];
+  snprintf(path, sizeof path, "%s", test_path("trace-dense.mprof"));
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  uint32_t d, s, k, shape;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record st = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, FIX_K0);
+  kr.function_index = MPROF_INDEX_NONE;
+  kr.device = d;
+  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = k;
+  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
+                   0);
+  fix_launch(w, s, shape, 0, 200000);
+  mprof_range_record r;
+  memset(&r, 0, sizeof r);
+  r.name = mprof_writer_string(w, "step");
+  r.thread_id = 1;
+  r.color = 0xffff0000u; /* pure red */
+  for (int i = 0; i < 20000; i++) {
+    r.start = (uint64_t)(FIX_T0 + 10 * i);
+    r.end = r.start + 5;
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_render_model *m = open_model(path);
+  assert_int_equal(mprof_render_row_at(m, 1)->count, 20000);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.start_ns = FIX_T0;
+  v.end_ns = FIX_T0 + 200000;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  double h;
+  double top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 1, &h);
+  int y = (int)(top + h / 2);
+  size_t red = 0, columns = 0;
+  for (int x = (int)MPROF_RENDER_GUTTER + 1; x < W - 1; x++) {
+    columns++;
+    red += fix_pixel(&img, x, y) == 0xff0000;
+  }
+  assert_int_equal(red, columns);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
 /* ---- CUDA API calls and their launches ------------------------------- */
 
 static int is_blue(uint32_t c) { return near(c, 0x3d7cf0, 60); }
@@ -720,6 +778,7 @@ int main(void) {
       cmocka_unit_test(test_nvtx_rows_per_thread_nested),
       cmocka_unit_test(test_sample_nvtx_rows),
       cmocka_unit_test(test_counter_tracks_under_their_gpu),
+      cmocka_unit_test(test_dense_ranges_fill_their_pixels),
       cmocka_unit_test(test_api_rows_link_calls_to_launches),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
