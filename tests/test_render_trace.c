@@ -769,6 +769,43 @@ static void test_api_rows_link_calls_to_launches(void **state) {
   mprof_render_model_free(m);
 }
 
+/* A set of two processes, each numbering its correlation ids from its own
+ * start: once merged, each launch still leads to its own process's call. */
+static void test_set_keeps_calls_with_their_launches(void **state) {
+  (void)state;
+  char a[1024], b[1024], merged[1024];
+  snprintf(a, sizeof a, "%s", test_path("set-a.mprof"));
+  snprintf(b, sizeof b, "%s", test_path("set-b.mprof"));
+  snprintf(merged, sizeof merged, "%s", test_path("set.mprof"));
+  write_host_trace(a, 0, 1);
+  write_host_trace(b, 0, 1);
+  mprof_trace *t[2];
+  assert_int_equal(mprof_trace_open(&t[0], a, NULL), 0);
+  assert_int_equal(mprof_trace_open(&t[1], b, NULL), 0);
+  assert_int_equal(mprof_trace_merge((const mprof_trace *const *)t, 2, merged),
+                   0);
+  mprof_trace_free(t[0]);
+  mprof_trace_free(t[1]);
+  mprof_render_model *m = open_model(merged);
+  size_t n, calls;
+  const mprof_launch_record *l =
+      mprof_trace_launches(mprof_render_model_trace(m), &n);
+  const mprof_api_call_record *c =
+      mprof_trace_api_calls(mprof_render_model_trace(m), &calls);
+  assert_int_equal(n, 2);
+  assert_int_equal(calls, 6);
+  assert_int_not_equal(l[0].correlation_id, l[1].correlation_id);
+  int64_t first = mprof_render_launch_api_call(m, 0);
+  int64_t second = mprof_render_launch_api_call(m, 1);
+  assert_true(first >= 0 && first < 3);   /* the first process's call */
+  assert_true(second >= 3 && second < 6); /* the second's */
+  assert_string_equal(
+      mprof_trace_string(mprof_render_model_trace(m), c[second].name),
+      "cudaLaunchKernel");
+  assert_int_equal(mprof_render_api_call_launch(m, (size_t)second), 1);
+  mprof_render_model_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_samples_open_on_their_gpu_activity),
@@ -780,6 +817,7 @@ int main(void) {
       cmocka_unit_test(test_counter_tracks_under_their_gpu),
       cmocka_unit_test(test_dense_ranges_fill_their_pixels),
       cmocka_unit_test(test_api_rows_link_calls_to_launches),
+      cmocka_unit_test(test_set_keeps_calls_with_their_launches),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   mprof_render_shutdown();

@@ -26,6 +26,10 @@
 
 typedef struct merge_base {
   uint32_t devices, streams, kernels, shapes, launches, regions;
+  /* Added to this trace's correlation ids: each process numbers its own
+   * from 1, so in a set they would meet (a call joined to another
+   * process's launch). */
+  uint32_t correlations;
   int64_t shift; /* ns added to this trace's times */
 } merge_base;
 
@@ -73,6 +77,30 @@ static uint64_t shifted(uint64_t time, int64_t shift) {
 
 static uint32_t moved(uint32_t index, uint32_t base) {
   return index == MPROF_INDEX_NONE ? index : index + base;
+}
+
+/* A correlation id moved past the previous traces'; 0 stays unknown. */
+static uint32_t correlated(uint32_t id, uint32_t base) {
+  return id ? id + base : 0;
+}
+
+/* The largest correlation id of @p t (launches, copies, calls, samples). */
+static uint64_t max_correlation(const mprof_trace *t) {
+  uint64_t top = 0;
+  size_t n;
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  for (size_t i = 0; i < n; i++)
+    top = l[i].correlation_id > top ? l[i].correlation_id : top;
+  const mprof_memop_record *m = mprof_trace_memops(t, &n);
+  for (size_t i = 0; i < n; i++)
+    top = m[i].correlation_id > top ? m[i].correlation_id : top;
+  const mprof_api_call_record *c = mprof_trace_api_calls(t, &n);
+  for (size_t i = 0; i < n; i++)
+    top = c[i].correlation_id > top ? c[i].correlation_id : top;
+  const mprof_pc_sample_record *p = mprof_trace_pc_samples(t, &n);
+  for (size_t i = 0; i < n; i++)
+    top = p[i].correlation_id > top ? p[i].correlation_id : top;
+  return top;
 }
 
 #define EACH(rec_type, accessor)                                               \
@@ -162,6 +190,7 @@ static int merge_events(mprof_writer *w, const mprof_trace *t,
   rec.end = shifted(rec.end, b->shift);
   rec.shape += b->shapes;
   rec.stream += b->streams;
+  rec.correlation_id = correlated(rec.correlation_id, b->correlations);
   rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &rec);
 }
 }
@@ -170,6 +199,7 @@ static int merge_events(mprof_writer *w, const mprof_trace *t,
 rec.start = shifted(rec.start, b->shift);
 rec.end = shifted(rec.end, b->shift);
 rec.stream = moved(rec.stream, b->streams);
+rec.correlation_id = correlated(rec.correlation_id, b->correlations);
 rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &rec);
 }
 }
@@ -187,6 +217,7 @@ rc = mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &rec);
 rec.start = shifted(rec.start, b->shift);
 rec.end = shifted(rec.end, b->shift);
 rec.name = STR(rec.name);
+rec.correlation_id = correlated(rec.correlation_id, b->correlations);
 rc = mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &rec);
 }
 }
@@ -216,6 +247,7 @@ rc = mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &rec);
     mprof_pc_sample_record rec = r_mprof_trace_pc_samples[i];
 rec.function_name = STR(rec.function_name);
 rec.device = moved(rec.device, b->devices);
+rec.correlation_id = correlated(rec.correlation_id, b->correlations);
 rc = mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &rec);
 }
 }
@@ -260,7 +292,7 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
   merge_base *bases = (merge_base *)calloc(count, sizeof *bases);
   if (!bases)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-  merge_base next = {0, 0, 0, 0, 0, 0, 0};
+  merge_base next = {0, 0, 0, 0, 0, 0, 0, 0};
   for (size_t i = 0; i < count; i++) {
     size_t n;
     bases[i] = next;
@@ -277,6 +309,12 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
     next.launches += (uint32_t)n;
     mprof_trace_regions(traces[i], &n);
     next.regions += (uint32_t)n;
+    /* Past 2^32 ids a trace keeps its own (its joins may then meet). */
+    uint64_t top = (uint64_t)next.correlations + max_correlation(traces[i]);
+    if (top > UINT32_MAX)
+      bases[i].correlations = 0;
+    else
+      next.correlations = (uint32_t)top;
   }
   mprof_writer *w;
   int rc = mprof_writer_open(&w, path, NULL);
