@@ -59,17 +59,26 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
             report.deferred);
   if (rc)
     return cli_fail(rc);
-  if (!(flags & CLI_POST_QUIET)) {
+  if (!(flags & CLI_POST_QUIET) && report.deferred_sampled)
+    fprintf(stderr,
+            "mprof: %s: %zu functions (%zu with source lines); the first "
+            "summary, view, diff or export adds the SASS of the %zu sampled "
+            "ones ('mprof sass %s' adds it now)\n",
+            sidecar, report.functions, report.with_lines,
+            report.deferred_sampled, trace_path);
+  else if (!(flags & CLI_POST_QUIET))
     fprintf(stderr,
             "mprof: %s: %zu functions, SASS for %zu (%zu with source lines)\n",
             sidecar, report.functions, report.with_sass, report.with_lines);
-    if (report.deferred_sampled)
-      fprintf(stderr,
-              "mprof: the SASS of %zu sampled functions is added by the "
-              "first summary, view, diff or export of %s (or now: mprof "
-              "sass %s)\n",
-              report.deferred_sampled, trace_path, trace_path);
-  }
+  char tool[PATH_MAX];
+  if (report.deferred_sampled &&
+      mprof_sass_find_tool(tool, sizeof tool, "nvdisasm") != 0)
+    fprintf(stderr,
+            "mprof: warning: nvdisasm was not found (PATH, CUDA_HOME/bin, "
+            "/usr/local/cuda/bin), so %zu sampled functions get no SASS "
+            "here; the trace keeps their code: run 'mprof sass %s' where "
+            "nvdisasm exists\n",
+            report.deferred_sampled, trace_path);
   if (report.no_disassembler && !(flags & CLI_POST_NO_SASS))
     fprintf(stderr,
             "mprof: warning: nvdisasm was not found (PATH, CUDA_HOME/bin, "
