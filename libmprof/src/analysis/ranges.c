@@ -279,7 +279,8 @@ static int build(mprof_range_times *out, const mprof_trace *trace) {
     row->name = copy;
     row->domain = copy + a;
   }
-  qsort(g.rows, g.count, sizeof *g.rows, by_time);
+  if (g.count) /* qsort(NULL, 0) is undefined (UBSan) */
+    qsort(g.rows, g.count, sizeof *g.rows, by_time);
   out->rows = g.rows;
   out->count = g.count;
   return 0;
