@@ -234,6 +234,59 @@ static void facts_read(facts *f, const meta_list *m) {
   }
 }
 
+/* --memory: "blocks.memory DEVICE KERNEL OFFSET FLAGS SIZE WARPS THREADS
+ * BYTES SECTORS" lines as MEMORY_ACCESSES records (kernel: the .source
+ * kernel index) and the device each was counted on. Malformed lines are
+ * counted and skipped. */
+typedef struct memory_list {
+  mprof_memory_access_record *records;
+  uint32_t *devices;
+  size_t count;
+  size_t malformed;
+} memory_list;
+
+static void memory_read(memory_list *out, const meta_list *m) {
+  memset(out, 0, sizeof *out);
+  size_t n = 0;
+  for (size_t i = 0; i < m->count; i++)
+    n += strcmp(m->pairs[2 * i], "blocks.memory") == 0;
+  if (!n)
+    return;
+  out->records = (mprof_memory_access_record *)calloc(n, sizeof *out->records);
+  out->devices = (uint32_t *)calloc(n, sizeof *out->devices);
+  if (!out->records || !out->devices) {
+    free(out->records);
+    free(out->devices);
+    memset(out, 0, sizeof *out);
+    return;
+  }
+  for (size_t i = 0; i < m->count; i++) {
+    if (strcmp(m->pairs[2 * i], "blocks.memory") != 0)
+      continue;
+    unsigned device, kernel, offset, flags, size;
+    unsigned long long warps, threads, bytes, sectors;
+    char extra;
+    if (sscanf(m->pairs[2 * i + 1], "%u %u %u %u %u %llu %llu %llu %llu %c",
+               &device, &kernel, &offset, &flags, &size, &warps, &threads,
+               &bytes, &sectors, &extra) != 9 ||
+        flags & ~MPROF_MEMORY_FLAGS_KNOWN || threads < warps ||
+        sectors < warps || (sectors > threads && sectors - threads > threads)) {
+      out->malformed++;
+      continue;
+    }
+    mprof_memory_access_record *r = &out->records[out->count];
+    r->kernel = kernel;
+    r->pc_offset = offset;
+    r->flags = flags;
+    r->access_size = size;
+    r->warp_accesses = warps;
+    r->thread_accesses = threads;
+    r->bytes = bytes;
+    r->sectors = sectors;
+    out->devices[out->count++] = device;
+  }
+}
+
 /* The producer's counters for META: everything but the device and kernel
  * facts and the memory counts, which become records. */
 static size_t counters_only(meta_list *m) {
@@ -273,6 +326,11 @@ int cli_blocks_finish_file(const char *source, unsigned flags) {
   opts.device_count = fx.device_count;
   opts.kernels = fx.kernels;
   opts.kernel_count = fx.kernel_count;
+  memory_list memory;
+  memory_read(&memory, &meta);
+  opts.memory = memory.records;
+  opts.memory_devices = memory.devices;
+  opts.memory_count = memory.count;
   opts.meta = (const char *const *)meta.pairs;
   opts.meta_count = counters_only(&meta);
   int rc = mprof_source_build_trace(source, trace, &opts);
@@ -323,6 +381,35 @@ int cli_blocks_finish_file(const char *source, unsigned flags) {
             failed,
             meta_get(&meta, "blocks.error") ? meta_get(&meta, "blocks.error")
                                             : "see MPROF_VERBOSE=1");
+  if (memory.malformed)
+    fprintf(stderr,
+            "mprof: warning: %zu memory-access lines of %s could not be read "
+            "and were left out\n",
+            memory.malformed, meta_path);
+  unsigned long long memory_outside = meta_u64(&meta, "blocks.memory_outside");
+  unsigned long long memory_unkept = meta_u64(&meta, "blocks.memory_unkept");
+  if (memory.count && !(flags & CLI_POST_QUIET))
+    fprintf(stderr,
+            "mprof: %zu instructions with global-memory accesses counted "
+            "(--memory): 'mprof summary --kernel' and the Hotspots tab show "
+            "them\n",
+            memory.count);
+  if (memory_unkept)
+    fprintf(stderr,
+            "mprof: warning: %llu warp accesses of instructions that found "
+            "the memory table full were not kept: set "
+            "MPROF_BLOCKS_MEMORY_ENTRIES higher (now %s)\n",
+            memory_unkept,
+            meta_get(&meta, "blocks.memory_entries")
+                ? meta_get(&meta, "blocks.memory_entries")
+                : "?");
+  if (memory_outside && !(flags & CLI_POST_QUIET))
+    fprintf(stderr,
+            "mprof: %llu warp accesses were in functions the kernel called, "
+            "not in the kernel itself, and are not shown per instruction\n",
+            memory_outside);
+  free(memory.records);
+  free(memory.devices);
   free(fx.kernels);
   meta_free(&meta);
   return status;

@@ -359,6 +359,19 @@ static void test_build_trace_alone(void **state) {
   o.kernel_count = 1;
   o.meta = meta;
   o.meta_count = 1;
+  /* --memory counts: a coalesced float load (4 sectors per warp), a load
+   * with a stride of 32 floats (32 sectors per warp), a coalesced store,
+   * and a record of a device the kernel never ran on. */
+  static const mprof_memory_access_record memory[] = {
+      {0, 0x90, MPROF_MEMORY_READ, 4, 1000, 32000, 128000, 32000},
+      {0, 0x80, MPROF_MEMORY_READ, 4, 1000, 32000, 128000, 4000},
+      {0, 0xa0, MPROF_MEMORY_WRITE, 4, 1000, 32000, 128000, 4000},
+      {0, 0x80, MPROF_MEMORY_READ, 4, 5, 160, 640, 20},
+  };
+  static const uint32_t memory_devices[] = {0, 0, 0, 3};
+  o.memory = memory;
+  o.memory_devices = memory_devices;
+  o.memory_count = 4;
   assert_int_equal(mprof_source_build_trace(source, trace, &o), 0);
   assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);
   assert_string_equal(mprof_trace_meta(t, "capture.mode"), "blocks");
@@ -416,6 +429,11 @@ static void test_build_trace_alone(void **state) {
   }
   assert_int_equal(clustered, 1);
   assert_int_equal(on_three, 1);
+  size_t nm;
+  const mprof_memory_access_record *mr = mprof_trace_memory_accesses(t, &nm);
+  assert_int_equal(nm, 3);
+  assert_int_equal(mr[0].kernel, 0);
+  assert_string_equal(mprof_trace_meta(t, "blocks.memory_dropped"), "1");
   mprof_trace_free(t);
 
   /* The summary measures the tail from it. */
@@ -429,6 +447,21 @@ static void test_build_trace_alone(void **state) {
   assert_int_equal(kd->dimensions[MPROF_DIM_TAIL].state, MPROF_STATE_ISSUE);
   assert_non_null(
       strstr(kd->dimensions[MPROF_DIM_TAIL].detail, "Measured over 3"));
+  /* The join has the counts per instruction, by offset, with the sector
+   * efficiency: 100% coalesced, 12.5% at a stride of 32 floats. */
+  size_t mc;
+  const mprof_memory_stats *ms = mprof_join_memory(a.join, kid, &mc);
+  assert_int_equal(mc, 3);
+  assert_int_equal(mprof_join_kernel(a.join, kid)->memory_count, 3);
+  assert_int_equal(ms[0].offset, 0x80);
+  assert_int_equal(ms[1].offset, 0x90);
+  assert_true(fabs(ms[0].efficiency - 1.0) < 1e-9);
+  assert_true(fabs(ms[1].efficiency - 0.125) < 1e-9);
+  assert_int_equal(ms[2].flags, MPROF_MEMORY_WRITE);
+  assert_ptr_equal(mprof_join_memory_find(a.join, kid, 0x90), &ms[1]);
+  assert_null(mprof_join_memory_find(a.join, kid, 0x88));
+  assert_ptr_equal(mprof_join_memory_at(a.join, kid, 2), &ms[2]);
+  assert_null(mprof_join_memory_at(a.join, kid, 3));
   tt_release(&a);
 
   /* Bad input is refused with a message. */

@@ -88,6 +88,10 @@ static void write_every_record(const char *path) {
   for (int i = 0; i < 2; i++)
     assert_int_equal(
         mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &ac[i]), 0);
+  mprof_memory_access_record ma = {
+      ki, 0x1a0, MPROF_MEMORY_READ, 4, 100, 3200, 12800, 3200};
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &ma), 0);
   mprof_region_record rg = {mprof_writer_string(w, "loader"), 0xff3366ccu,
                             MPROF_ROLE_LOADER, 0};
   uint32_t rgi;
@@ -197,6 +201,12 @@ static void test_round_trip_every_record(void **state) {
   assert_string_equal(mprof_trace_string(t, ac[1].name), "cuLaunchKernel");
   assert_int_equal(ac[1].kind, MPROF_API_DRIVER);
   assert_string_equal(mprof_section_name(MPROF_SECTION_API_CALLS), "API_CALLS");
+  const mprof_memory_access_record *ma = mprof_trace_memory_accesses(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(ma->pc_offset, 0x1a0);
+  assert_int_equal(ma->sectors, 3200);
+  assert_string_equal(mprof_section_name(MPROF_SECTION_MEMORY_ACCESSES),
+                      "MEMORY_ACCESSES");
   const mprof_region_record *rg = mprof_trace_regions(t, &n);
   assert_int_equal(n, 1);
   assert_int_equal(rg->role, MPROF_ROLE_LOADER);
@@ -265,6 +275,9 @@ static void test_million_launches(void **state) {
    * the calls are simply absent. */
   size_t calls = 99;
   assert_null(mprof_trace_api_calls(t, &calls));
+  assert_int_equal(calls, 0);
+  calls = 99;
+  assert_null(mprof_trace_memory_accesses(t, &calls));
   assert_int_equal(calls, 0);
   /* 40 bytes per launch plus small tables. */
   assert_true(mprof_trace_file_size(t) < 1000000ull * 48);
@@ -821,6 +834,10 @@ static void write_process(const char *path, const char *host, const char *pid,
                                 MPROF_API_RUNTIME};
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &call),
                    0);
+  mprof_memory_access_record ma = {k,  0x40, MPROF_MEMORY_READ, 4, 1,
+                                   32, 128,  launches};
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &ma), 0);
   assert_int_equal(mprof_writer_drop(w, MPROF_DROP_ACTIVITY_RECORDS, d, 2), 0);
   assert_int_equal(mprof_writer_finish(w), 0);
 }
@@ -895,6 +912,14 @@ static void test_merge_aligns_by_clock_anchors(void **state) {
   assert_int_equal(n, 3);
   assert_int_equal(calls[1].start, 5002000000ull - 400);
   assert_string_equal(mprof_trace_string(t, calls[1].name), "cudaLaunchKernel");
+  /* Each process's memory counts stay with its own kernel. */
+  const mprof_memory_access_record *ma = mprof_trace_memory_accesses(t, &n);
+  assert_int_equal(n, 3);
+  static const size_t first_launch[] = {0, 3, 5}, launch_count[] = {3, 2, 1};
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(ma[i].kernel, shapes[l[first_launch[i]].shape].kernel);
+    assert_int_equal(ma[i].sectors, launch_count[i]);
+  }
   /* In time order the set reads c, a, b. */
   uint64_t t0, t1;
   mprof_trace_time_bounds(t, &t0, &t1);
@@ -992,6 +1017,41 @@ static void test_synth_is_deterministic(void **state) {
   unlink(b);
 }
 
+/* MEMORY_ACCESSES records that cannot be true are refused by name. */
+static void test_memory_accesses_checked(void **state) {
+  (void)state;
+  static const struct {
+    mprof_memory_access_record rec;
+    const char *says;
+  } bad[] = {
+      {{3, 0x10, MPROF_MEMORY_READ, 4, 1, 32, 128, 4},
+       "kernel 3 does not exist"},
+      {{0, 0x10, 0x40, 4, 1, 32, 128, 4}, "unknown flags 0x40"},
+      {{0, 0x10, MPROF_MEMORY_READ, 4, 8, 32, 128, 4}, "cannot go together"},
+      {{0, 0x10, MPROF_MEMORY_READ, 4, 1, 32, 128, 65}, "cannot go together"},
+  };
+  const char *path = test_path("memory-bad.mprof");
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    mprof_writer *w;
+    assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+    mprof_kernel_record k;
+    memset(&k, 0, sizeof k);
+    k.device = MPROF_INDEX_NONE;
+    k.function_index = MPROF_INDEX_NONE;
+    k.mangled_name = mprof_writer_string(w, "_Z1kv");
+    uint32_t ki;
+    assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES,
+                                         &bad[i].rec),
+                     0);
+    assert_int_equal(mprof_writer_finish(w), 0);
+    mprof_trace *t = NULL;
+    assert_int_equal(mprof_trace_open(&t, path, NULL), MPROF_EFORMAT);
+    assert_non_null(strstr(mprof_error_last(), "MEMORY_ACCESSES"));
+    assert_non_null(strstr(mprof_error_last(), bad[i].says));
+  }
+}
+
 static void test_rewrite_sorts_and_drops_code(void **state) {
   (void)state;
   const char *path = test_path("rw-src.mprof");
@@ -1031,6 +1091,9 @@ static void test_rewrite_sorts_and_drops_code(void **state) {
                                 mprof_writer_string(w, "cudaLaunchKernel"),
                                 MPROF_API_RUNTIME};
   mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &call);
+  mprof_memory_access_record ma = {ki,  0x30, MPROF_MEMORY_WRITE, 8, 2, 64,
+                                   512, 16};
+  mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &ma);
   mprof_cubin_record cb = {
       77, 0, 0, 4, MPROF_INDEX_NONE, MPROF_CUBIN_KEPT_WHOLE};
   mprof_writer_cubin(w, &cb, "ELF!", 4);
@@ -1068,6 +1131,10 @@ static void test_rewrite_sorts_and_drops_code(void **state) {
   assert_int_equal(n, 1);
   assert_int_equal(calls[0].correlation_id, 3);
   assert_string_equal(mprof_trace_string(r, calls[0].name), "cudaLaunchKernel");
+  const mprof_memory_access_record *kept = mprof_trace_memory_accesses(r, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(kept->pc_offset, 0x30);
+  assert_int_equal(kept->bytes, 512);
   mprof_trace_free(r);
   unlink(path);
   unlink(out);
@@ -1111,6 +1178,7 @@ int main(void) {
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),
       cmocka_unit_test(test_errors_and_version),
       cmocka_unit_test(test_synth_is_deterministic),
+      cmocka_unit_test(test_memory_accesses_checked),
       cmocka_unit_test(test_rewrite_sorts_and_drops_code),
       cmocka_unit_test(test_api_call_ending_before_start),
   };

@@ -40,6 +40,29 @@ expect 0 "capture.mode = blocks" "$mprof" info "$tmp/run.mprof"
 expect 0 "NVIDIA H200" "$mprof" info "$tmp/run.mprof"
 expect 0 "Measured over 3 launches of block spans" \
   "$mprof" summary --human --detail --color=never "$tmp/run.mprof"
+# --memory: the producer's per-instruction counts become MEMORY_ACCESSES,
+# and the kernel's panel shows them, busiest first, with their sector
+# efficiency (a coalesced float load 100%, a stride-32 load 12.5%); a
+# line that cannot be true is left out with a warning.
+cp "$tmp/fixture.source" "$tmp/mem.source"
+{
+  cat "$tmp/fixture.source.meta"
+  echo "blocks.memory 0 0 128 1 4 1000 32000 128000 4000"
+  echo "blocks.memory 0 0 144 1 4 2000 64000 256000 64000"
+  echo "blocks.memory 0 0 160 2 4 1000 32000 128000 4000"
+  echo "blocks.memory 0 0 176 1 4 10 5 40 10"
+} >"$tmp/mem.source.meta"
+expect 0 "1 memory-access lines of $tmp/memrun.mprof.source.meta could not be read" \
+  env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks -o "$tmp/memrun.mprof" \
+  -- sh -c "cp '$tmp/mem.source' '$tmp/memrun.mprof.source' && cp '$tmp/mem.source.meta' '$tmp/memrun.mprof.source.meta'"
+expect 0 "MEMORY_ACCESSES" "$mprof" info "$tmp/memrun.mprof"
+panel=$("$mprof" summary --human --kernel tail_spin --color=never "$tmp/memrun.mprof" 2>&1)
+echo "$panel" | grep -q "global memory (counted, every access): 4,000 warp accesses · sector efficiency 22.2%" ||
+  fail "no memory totals in: $panel"
+echo "$panel" | grep -A1 "global memory" | grep -q "0x00090 load .*12.5% sectors used ·   128.0 B asked / 32.0 sectors per warp · 2,000 warp accesses" ||
+  fail "the stride-32 load is not first at 12.5%: $panel"
+echo "$panel" | grep -q "0x000a0 store .*100% sectors used" ||
+  fail "no coalesced store at 100%: $panel"
 # One trace per process: each process reports the name it took to
 # $MPROF_MANIFEST (the producer expands %p, %h and %q{VAR} itself); record
 # builds every reported file, here two ranks of "-o run-%q{RANK}.mprof".

@@ -34,7 +34,7 @@ extern "C" {
 #define MPROF_FORMAT_MAGIC "MPROF\x00\r\n"
 #define MPROF_FORMAT_MAGIC_SIZE 8
 #define MPROF_FORMAT_VERSION_MAJOR 1
-#define MPROF_FORMAT_VERSION_MINOR 2
+#define MPROF_FORMAT_VERSION_MINOR 3
 
 /** String reference 0 is always the empty string. */
 #define MPROF_STR_NONE 0u
@@ -85,7 +85,8 @@ typedef enum mprof_section_type {
   MPROF_SECTION_PM_METRICS = 17, /**< mprof_pm_metric_record */
   MPROF_SECTION_PM_SAMPLES = 18, /**< mprof_pm_sample_record */
   MPROF_SECTION_API_CALLS = 19,  /**< mprof_api_call_record */
-  MPROF_SECTION_TYPE_MAX_ = 19
+  MPROF_SECTION_MEMORY_ACCESSES = 20, /**< mprof_memory_access_record */
+  MPROF_SECTION_TYPE_MAX_ = 20
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */
@@ -243,6 +244,31 @@ typedef struct mprof_api_call_record {
 } mprof_api_call_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_api_call_record) == 32,
                     "api call is 32 bytes");
+
+/** MEMORY_ACCESSES flags: what the instruction's accesses were (the
+ *  Compute Sanitizer's Sanitizer_DeviceMemoryFlags, same values). */
+#define MPROF_MEMORY_READ 0x1u
+#define MPROF_MEMORY_WRITE 0x2u
+#define MPROF_MEMORY_ATOMIC_SYSTEM 0x4u /**< a system-scoped atomic */
+#define MPROF_MEMORY_PREFETCH 0x8u
+#define MPROF_MEMORY_FLAGS_KNOWN 0xfu
+
+/** MEMORY_ACCESSES: the global-memory accesses of one instruction of a
+ *  kernel, counted on the device over the recorded launches (`mprof record
+ *  blocks --memory`). Sector efficiency = bytes / (32 * sectors). */
+typedef struct mprof_memory_access_record {
+  uint32_t kernel;          /**< index into KERNELS */
+  uint32_t pc_offset;       /**< bytes into the function, as PC_SAMPLES */
+  uint32_t flags;           /**< MPROF_MEMORY_* */
+  uint32_t access_size;     /**< largest access of one thread, bytes */
+  uint64_t warp_accesses;   /**< executions of the instruction by a warp */
+  uint64_t thread_accesses; /**< ... by a thread (active lanes) */
+  uint64_t bytes;           /**< bytes the threads asked for */
+  uint64_t sectors;         /**< distinct 32-byte sectors each warp execution
+                                 touched, summed */
+} mprof_memory_access_record;
+MPROF_STATIC_ASSERT(sizeof(mprof_memory_access_record) == 48,
+                    "memory access is 48 bytes");
 
 /** Region roles, after the Megakernels rows. */
 typedef enum mprof_region_role {

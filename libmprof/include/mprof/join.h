@@ -154,7 +154,28 @@ typedef struct mprof_kernel_stats {
                                MPROF_INDEX_NONE when several ran it */
   uint32_t process_count; /**< processes that ran or loaded it (1 in the
                                trace of one process) */
+  /** Instructions with counted global-memory accesses (MEMORY_ACCESSES,
+   * `record blocks --memory`); 0 when none were counted. */
+  size_t memory_count;
 } mprof_kernel_stats;
+
+/** The global-memory accesses of one instruction of a kernel, counted on
+ * the device (`mprof record blocks --memory`), summed over its records. */
+typedef struct mprof_memory_stats {
+  uint32_t offset;      /**< byte offset inside the function */
+  uint32_t flags;       /**< MPROF_MEMORY_* (format.h), OR'ed */
+  uint32_t access_size; /**< largest access of one thread, bytes */
+  uint64_t warp_accesses;
+  uint64_t thread_accesses;
+  uint64_t bytes;   /**< bytes the threads asked for */
+  uint64_t sectors; /**< 32-byte sectors touched, summed over warp accesses */
+  /** Sector efficiency: bytes / (32 * sectors), 0..1 (1: every byte of
+   * every sector touched was asked for; 0.125: a 4-byte load per 32-byte
+   * sector). 0 without sectors. */
+  double efficiency;
+  /** The SASS instruction from the sidecar, or NULL without one. */
+  const mprof_sass_instruction *instruction;
+} mprof_memory_stats;
 
 /**
  * Join @p trace (and the sidecar of @p opts, when given). @p trace is
@@ -232,6 +253,19 @@ MPROF_API const mprof_pc_stats *mprof_join_pc(const mprof_join *join,
                                               size_t kernel, size_t index);
 MPROF_API const mprof_reason_samples *
 mprof_join_kernel_reason(const mprof_join *join, size_t kernel, size_t index);
+
+/** The instructions of kernel @p kernel with counted global-memory
+ * accesses, by offset. Owned by @p join; NULL and 0 when there are none. */
+MPROF_API const mprof_memory_stats *
+mprof_join_memory(const mprof_join *join, size_t kernel, size_t *count);
+
+/** One of them by index (NULL out of range), as mprof_join_pc(). */
+MPROF_API const mprof_memory_stats *
+mprof_join_memory_at(const mprof_join *join, size_t kernel, size_t index);
+
+/** The one at byte offset @p offset of kernel @p kernel, or NULL. */
+MPROF_API const mprof_memory_stats *
+mprof_join_memory_find(const mprof_join *join, size_t kernel, uint32_t offset);
 
 /** Number of stall reasons in the join's table. */
 MPROF_API size_t mprof_join_reason_count(const mprof_join *join);

@@ -273,7 +273,7 @@ MPROF_API int mprof_source_merge(const char *trace_path,
 
 /* ---- a trace from a .source file alone ---------------------------------- */
 
-#define MPROF_SOURCE_BUILD_OPTIONS_VERSION 1
+#define MPROF_SOURCE_BUILD_OPTIONS_VERSION 2
 
 /** What a producer knows beside the .source file (all optional). */
 typedef struct mprof_source_build_options {
@@ -292,10 +292,22 @@ typedef struct mprof_source_build_options {
   /* META pairs to add (key, value, ...), e.g. the producer's counters. */
   const char *const *meta;
   size_t meta_count;
+  /* Version 2: MEMORY_ACCESSES records to write (`record blocks
+   * --memory`). Their `kernel` is an index into the .source file's kernels
+   * and memory_devices[i] the CUDA ordinal record i was counted on; the
+   * trace's kernel is that name on that device. Records of a kernel that
+   * has no recorded launch on that device are left out (META
+   * `blocks.memory_dropped`). */
+  const mprof_memory_access_record *memory;
+  const uint32_t *memory_devices;
+  size_t memory_count;
 } mprof_source_build_options;
 
 #define MPROF_SOURCE_BUILD_OPTIONS_INIT                                        \
-  { MPROF_SOURCE_BUILD_OPTIONS_VERSION, NULL, NULL, 0, NULL, 0, NULL, 0 }
+  {                                                                            \
+    MPROF_SOURCE_BUILD_OPTIONS_VERSION, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, \
+        NULL, 0                                                                \
+  }
 
 /**
  * Write the trace @p out_path from the .source file @p source_path alone,

@@ -115,6 +115,11 @@ mprof_trace_pm_samples(const mprof_trace *trace, size_t *count);
  *  none: NULL and *count 0. */
 MPROF_API const mprof_api_call_record *
 mprof_trace_api_calls(const mprof_trace *trace, size_t *count);
+/** MEMORY_ACCESSES (format 1.3): global-memory accesses per instruction of
+ *  the kernels recorded with `record blocks --memory`; NULL and 0 for a
+ *  trace without them. */
+MPROF_API const mprof_memory_access_record *
+mprof_trace_memory_accesses(const mprof_trace *trace, size_t *count);
 
 /** The value of META key @p key (the last one written), or NULL. */
 MPROF_API const char *mprof_trace_meta(const mprof_trace *trace,

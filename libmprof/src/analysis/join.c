@@ -285,6 +285,8 @@ int mprof_join_build(mprof_join **out, const mprof_trace *trace,
     rc = order_kernels(j);
   if (!rc)
     mprof__join_attach_sidecar(j);
+  if (!rc)
+    rc = mprof__join_build_memory(j);
   if (rc) {
     mprof_join_free(j);
     if (rc == MPROF_ENOMEM)
@@ -308,6 +310,7 @@ void mprof_join_free(mprof_join *join) {
   free(join->shape_group);
   free(join->shapes);
   free(join->pcs);
+  free(join->memory);
   free(join->pc_reasons);
   free(join->kernel_reasons);
   free(join->reasons);

@@ -18,6 +18,7 @@ typedef struct kernel_extra {
   size_t shape_first, shape_count;
   size_t pc_first, pc_count;
   size_t reason_first, reason_count;
+  size_t memory_first; /* count in the public stats */
   /* while building: */
   uint64_t first_duration;
   double shifted_sum, shifted_sq;
@@ -55,6 +56,8 @@ struct mprof_join {
   size_t pc_reason_count;
   mprof_reason_samples *kernel_reasons;
   size_t kernel_reason_count;
+  mprof_memory_stats *memory; /* by kernel, then offset */
+  size_t memory_count;
   mprof_stall_reason *reasons;
   size_t reason_count, reason_cap;
   mprof__map reason_map;   /* short name -> reason */
@@ -72,5 +75,6 @@ int mprof__join_build_kernels(mprof_join *j);   /* join_launches.c */
 int mprof__join_build_launches(mprof_join *j);  /* join_launches.c */
 int mprof__join_build_samples(mprof_join *j);   /* join_samples.c */
 void mprof__join_attach_sidecar(mprof_join *j); /* join_samples.c */
+int mprof__join_build_memory(mprof_join *j);    /* join_memory.c */
 
 #endif /* MPROF_ANALYSIS_JOIN_INTERNAL_H */

@@ -82,6 +82,10 @@ int mprof__copy_section(mprof_writer *w, const mprof_trace *trace,
     COPY_SECTION(type, mprof_api_call_record, mprof_trace_api_calls,
                  rec.name = STR(rec.name));
     break;
+  case MPROF_SECTION_MEMORY_ACCESSES:
+    COPY_SECTION(type, mprof_memory_access_record, mprof_trace_memory_accesses,
+                 (void)0);
+    break;
   default:
     return mprof__error_set(MPROF_EINVAL, "section %u is not copied by record",
                             (unsigned)type);

@@ -212,6 +212,12 @@ rec.domain = STR(rec.domain);
 rc = mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &rec);
 }
 }
+{EACH(mprof_memory_access_record, mprof_trace_memory_accesses){
+    mprof_memory_access_record rec = r_mprof_trace_memory_accesses[i];
+rec.kernel += b->kernels;
+rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &rec);
+}
+}
 {EACH(mprof_api_call_record, mprof_trace_api_calls){
     mprof_api_call_record rec = r_mprof_trace_api_calls[i];
 rec.start = shifted(rec.start, b->shift);

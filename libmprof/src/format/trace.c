@@ -49,10 +49,11 @@ struct mprof_trace {
 };
 
 static const char *const section_names[SECTION_COUNT] = {
-    "UNKNOWN", "STRINGS", "META",          "DEVICES",    "STREAMS",
-    "KERNELS", "SHAPES",  "LAUNCHES",      "MEMOPS",     "RANGES",
-    "REGIONS", "SPANS",   "STALL_REASONS", "PC_SAMPLES", "CUBINS",
-    "BLOBS",   "DROPS",   "PM_METRICS",    "PM_SAMPLES", "API_CALLS"};
+    "UNKNOWN",        "STRINGS", "META",          "DEVICES",    "STREAMS",
+    "KERNELS",        "SHAPES",  "LAUNCHES",      "MEMOPS",     "RANGES",
+    "REGIONS",        "SPANS",   "STALL_REASONS", "PC_SAMPLES", "CUBINS",
+    "BLOBS",          "DROPS",   "PM_METRICS",    "PM_SAMPLES", "API_CALLS",
+    "MEMORY_ACCESSES"};
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
@@ -79,6 +80,7 @@ static uint32_t expected_record_size(uint32_t type) {
   case MPROF_SECTION_PM_METRICS: return sizeof(mprof_pm_metric_record);
   case MPROF_SECTION_PM_SAMPLES: return sizeof(mprof_pm_sample_record);
   case MPROF_SECTION_API_CALLS: return sizeof(mprof_api_call_record);
+  case MPROF_SECTION_MEMORY_ACCESSES: return sizeof(mprof_memory_access_record);
   default: return 0;
   }
 }
@@ -310,6 +312,27 @@ static int validate_tables(mprof_trace *t) {
       return BAD(t, MPROF_SECTION_API_CALLS,
                  record_offset(t, MPROF_SECTION_API_CALLS, i),
                  "record %zu ends before it starts", i);
+  }
+  const mprof_memory_access_record *ma = mprof_trace_memory_accesses(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_MEMORY_ACCESSES, i, "kernel",
+                      ma[i].kernel, MPROF_SECTION_KERNELS, 0));
+    uint64_t at = record_offset(t, MPROF_SECTION_MEMORY_ACCESSES, i);
+    if (ma[i].flags & ~MPROF_MEMORY_FLAGS_KNOWN)
+      return BAD(t, MPROF_SECTION_MEMORY_ACCESSES, at,
+                 "record %zu: unknown flags 0x%x", i, ma[i].flags);
+    /* Every warp execution has a thread and touches a sector; a thread asks
+     * for at most 16 bytes, a warp touches at most two sectors a thread. */
+    if (ma[i].thread_accesses < ma[i].warp_accesses ||
+        ma[i].sectors < ma[i].warp_accesses ||
+        (ma[i].sectors > ma[i].thread_accesses &&
+         ma[i].sectors - ma[i].thread_accesses > ma[i].thread_accesses))
+      return BAD(t, MPROF_SECTION_MEMORY_ACCESSES, at,
+                 "record %zu: %llu warp accesses, %llu thread accesses and "
+                 "%llu sectors cannot go together",
+                 i, (unsigned long long)ma[i].warp_accesses,
+                 (unsigned long long)ma[i].thread_accesses,
+                 (unsigned long long)ma[i].sectors);
   }
   const mprof_region_record *rg = mprof_trace_regions(t, &n);
   for (size_t i = 0; i < n; i++)
@@ -920,6 +943,8 @@ TYPED_ACCESSOR(mprof_trace_pm_samples, mprof_pm_sample_record,
                MPROF_SECTION_PM_SAMPLES)
 TYPED_ACCESSOR(mprof_trace_api_calls, mprof_api_call_record,
                MPROF_SECTION_API_CALLS)
+TYPED_ACCESSOR(mprof_trace_memory_accesses, mprof_memory_access_record,
+               MPROF_SECTION_MEMORY_ACCESSES)
 
 const char *mprof_trace_meta(const mprof_trace *trace, const char *key) {
   size_t n;

@@ -108,6 +108,7 @@ static uint32_t record_size_of(uint32_t type) {
   case MPROF_SECTION_PM_METRICS: return sizeof(mprof_pm_metric_record);
   case MPROF_SECTION_PM_SAMPLES: return sizeof(mprof_pm_sample_record);
   case MPROF_SECTION_API_CALLS: return sizeof(mprof_api_call_record);
+  case MPROF_SECTION_MEMORY_ACCESSES: return sizeof(mprof_memory_access_record);
   default: return 0;
   }
 }

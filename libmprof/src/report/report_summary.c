@@ -797,6 +797,80 @@ static const char *text_name(const summary_view *v, char *buf, size_t size,
   return mprof_name_short(buf, size, name);
 }
 
+/* "load", "store", "atomic", ... for MPROF_MEMORY_* flags. */
+static const char *memory_kind(uint32_t flags) {
+  if (flags & MPROF_MEMORY_ATOMIC_SYSTEM)
+    return "atomic";
+  if ((flags & MPROF_MEMORY_READ) && (flags & MPROF_MEMORY_WRITE))
+    return "load+store";
+  if (flags & MPROF_MEMORY_WRITE)
+    return "store";
+  if (flags & MPROF_MEMORY_PREFETCH)
+    return "prefetch";
+  return "load";
+}
+
+static int compare_memory_warps(const void *a, const void *b) {
+  const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
+  const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
+  if (x->warp_accesses != y->warp_accesses)
+    return x->warp_accesses > y->warp_accesses ? -1 : 1;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The kernel's global-memory accesses per instruction (`record blocks
+ * --memory`), busiest first: what each warp access asked for against the
+ * 32-byte sectors it touched. */
+static void text_memory(FILE *f, const summary_view *v,
+                        const mprof_kernel_diagnosis *k,
+                        const mprof__style *st) {
+  size_t count;
+  const mprof_memory_stats *m = mprof_join_memory(v->join, k->kernel, &count);
+  if (!count)
+    return;
+  const mprof_memory_stats **order =
+      (const mprof_memory_stats **)malloc(count * sizeof *order);
+  if (!order)
+    return;
+  uint64_t warps = 0, bytes = 0, sectors = 0;
+  for (size_t i = 0; i < count; i++) {
+    order[i] = &m[i];
+    warps += m[i].warp_accesses;
+    bytes += m[i].bytes;
+    sectors += m[i].sectors;
+  }
+  qsort(order, count, sizeof *order, compare_memory_warps);
+  char n[32], p[32];
+  mprof_format_count(n, sizeof n, warps);
+  mprof_format_percent(p, sizeof p,
+                       sectors ? (double)bytes / (32.0 * (double)sectors) : 0);
+  fprintf(f,
+          "│   %sglobal memory%s (counted, every access): %s warp accesses "
+          "· sector efficiency %s\n",
+          st->bold, st->reset, n, p);
+  size_t shown = count < v->opts->max_hot ? count : v->opts->max_hot;
+  for (size_t i = 0; i < shown; i++) {
+    const mprof_memory_stats *x = order[i];
+    const char *sass = x->instruction && x->instruction->opcode
+                           ? x->instruction->opcode
+                           : "(no SASS)";
+    double per_warp = (double)x->bytes / (double)x->warp_accesses;
+    double sectors_per_warp = (double)x->sectors / (double)x->warp_accesses;
+    mprof_format_count(n, sizeof n, x->warp_accesses);
+    mprof_format_percent(p, sizeof p, x->efficiency);
+    fprintf(f,
+            "│     %s0x%05x%s %-10s %-26s %s%6s%s sectors used · %7.1f B "
+            "asked / %4.1f sectors per warp · %s warp accesses\n",
+            st->cyan, x->offset, st->reset, memory_kind(x->flags), sass,
+            x->efficiency < 0.5 ? st->yellow : "", p, st->reset, per_warp,
+            sectors_per_warp, n);
+  }
+  if (count > shown)
+    fprintf(f, "│     %s(%zu more instructions with memory accesses)%s\n",
+            st->dim, count - shown, st->reset);
+  free(order);
+}
+
 static void text_kernel(FILE *f, const summary_view *v, size_t rank,
                         const mprof_kernel_diagnosis *k,
                         const mprof__style *st) {
@@ -891,6 +965,7 @@ static void text_kernel(FILE *f, const summary_view *v, size_t rank,
       fprintf(f, "│     %s(%zu more sampled instructions)%s\n", st->dim,
               s->pc_count - hot_shown, st->reset);
   }
+  text_memory(f, v, k, st);
   for (size_t i = 0; i < k->note_count; i++)
     fprintf(f, "│ %s! %s%s\n", st->yellow, k->notes[i], st->reset);
   fputs("└\n", f);

@@ -46,6 +46,55 @@ static int device_index(mprof_writer *w, const mprof_source_build_options *o,
   return mprof_writer_intern(w, out, MPROF_SECTION_DEVICES, &d);
 }
 
+/* (.source kernel, device ordinal) -> KERNELS index, as interned. */
+typedef struct kernel_pair {
+  uint32_t source_kernel, device_id, trace_kernel;
+} kernel_pair;
+
+static int remember_kernel(kernel_pair **list, size_t *count, size_t *cap,
+                           uint32_t source_kernel, uint32_t device_id,
+                           uint32_t trace_kernel) {
+  for (size_t i = *count; i-- > 0;)
+    if ((*list)[i].source_kernel == source_kernel &&
+        (*list)[i].device_id == device_id)
+      return 0;
+  if (*count == *cap) {
+    size_t grown_cap = *cap ? 2 * *cap : 16;
+    kernel_pair *grown =
+        (kernel_pair *)realloc(*list, grown_cap * sizeof *grown);
+    if (!grown)
+      return MPROF_ENOMEM;
+    *list = grown;
+    *cap = grown_cap;
+  }
+  (*list)[(*count)++] = (kernel_pair){source_kernel, device_id, trace_kernel};
+  return 0;
+}
+
+/* Version 2 options: the MEMORY_ACCESSES records on the trace's kernels. */
+static int write_memory(mprof_writer *w, const mprof_source_build_options *o,
+                        const kernel_pair *pairs, size_t pair_count) {
+  if (!o || o->version < 2 || !o->memory_count)
+    return 0;
+  uint64_t dropped = 0;
+  int rc = 0;
+  for (size_t i = 0; !rc && i < o->memory_count; i++) {
+    mprof_memory_access_record rec = o->memory[i];
+    uint32_t device = o->memory_devices ? o->memory_devices[i] : 0;
+    size_t p = 0;
+    while (p < pair_count && (pairs[p].source_kernel != rec.kernel ||
+                              pairs[p].device_id != device))
+      p++;
+    if (p == pair_count) {
+      dropped++;
+      continue;
+    }
+    rec.kernel = pairs[p].trace_kernel;
+    rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &rec);
+  }
+  return rc ? rc : meta_u64(w, "blocks.memory_dropped", dropped);
+}
+
 static int build(mprof_writer *w, const mprof_source_file *f,
                  const mprof_source_build_options *o) {
   size_t region_count, kernel_count, launch_count, record_count;
@@ -71,6 +120,8 @@ static int build(mprof_writer *w, const mprof_source_file *f,
     free(launch_at);
     return mprof__error_set(MPROF_ENOMEM, "building a trace: out of memory");
   }
+  kernel_pair *pairs = NULL;
+  size_t pair_count = 0, pair_cap = 0;
   uint32_t max_sm = 0;
   for (size_t i = 0; i < launch_count; i++) {
     ext[i].start = UINT64_MAX;
@@ -152,6 +203,9 @@ static int build(mprof_writer *w, const mprof_source_file *f,
     k.function_index = MPROF_INDEX_NONE;
     k.device = device;
     rc = rc ? rc : mprof_writer_intern(w, &kernel, MPROF_SECTION_KERNELS, &k);
+    rc = rc ? rc
+            : remember_kernel(&pairs, &pair_count, &pair_cap, l->kernel,
+                              l->device, kernel);
     mprof_shape_record sh;
     memset(&sh, 0, sizeof sh);
     sh.kernel = kernel;
@@ -193,6 +247,8 @@ static int build(mprof_writer *w, const mprof_source_file *f,
   rc = rc ? rc
           : mprof_writer_drop(w, MPROF_DROP_SPAN_OVERFLOW, MPROF_INDEX_NONE,
                               h->overflow_count);
+  rc = rc ? rc : write_memory(w, o, pairs, pair_count);
+  free(pairs);
   free(ext);
   free(launch_at);
   return rc;
@@ -202,7 +258,8 @@ int mprof_source_build_trace(const char *source_path, const char *out_path,
                              const mprof_source_build_options *opts) {
   if (!source_path || !out_path)
     return mprof__error_set(MPROF_EINVAL, "mprof_source_build_trace: NULL");
-  if (opts && opts->version != MPROF_SOURCE_BUILD_OPTIONS_VERSION)
+  if (opts &&
+      (opts->version < 1 || opts->version > MPROF_SOURCE_BUILD_OPTIONS_VERSION))
     return mprof__error_set(MPROF_EVERSION,
                             "mprof_source_build_trace: options version %u "
                             "unknown",

@@ -344,8 +344,8 @@ static int copy_trace_start(mprof_writer *w, const mprof_trace *t) {
 static int copy_trace_end(mprof_writer *w, const mprof_trace *t) {
   static const mprof_section_type tail[] = {
       MPROF_SECTION_STALL_REASONS, MPROF_SECTION_PC_SAMPLES,
-      MPROF_SECTION_PM_METRICS, MPROF_SECTION_PM_SAMPLES,
-      MPROF_SECTION_API_CALLS};
+      MPROF_SECTION_PM_METRICS,    MPROF_SECTION_PM_SAMPLES,
+      MPROF_SECTION_API_CALLS,     MPROF_SECTION_MEMORY_ACCESSES};
   int rc = 0;
   for (size_t i = 0; i < sizeof tail / sizeof tail[0] && !rc; i++)
     rc = mprof__copy_section(w, t, tail[i], NULL);

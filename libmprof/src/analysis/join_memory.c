@@ -1,0 +1,131 @@
+/*
+ * mprof — the join's global-memory accesses per instruction: the
+ * MEMORY_ACCESSES records (`mprof record blocks --memory`) on the join's
+ * kernels, summed per offset, with the sidecar's SASS instruction.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "join_internal.h"
+
+typedef struct memory_build {
+  uint32_t kernel;
+  mprof_memory_stats pub;
+} memory_build;
+
+static int compare_build(const void *a, const void *b) {
+  const memory_build *x = (const memory_build *)a;
+  const memory_build *y = (const memory_build *)b;
+  if (x->kernel != y->kernel)
+    return x->kernel < y->kernel ? -1 : 1;
+  return x->pub.offset < y->pub.offset ? -1 : x->pub.offset > y->pub.offset;
+}
+
+int mprof__join_build_memory(mprof_join *j) {
+  size_t n;
+  const mprof_memory_access_record *r =
+      mprof_trace_memory_accesses(j->trace, &n);
+  if (!n)
+    return 0;
+  memory_build *b = (memory_build *)malloc(n * sizeof *b);
+  if (!b)
+    return MPROF_ENOMEM;
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t k = r[i].kernel < j->kernel_record_count
+                     ? j->record_kernel[r[i].kernel]
+                     : MPROF_INDEX_NONE;
+    if (k == MPROF_INDEX_NONE)
+      continue; /* a kernel with neither launches nor samples */
+    memory_build *m = &b[used++];
+    memset(m, 0, sizeof *m);
+    m->kernel = k;
+    m->pub.offset = r[i].pc_offset;
+    m->pub.flags = r[i].flags;
+    m->pub.access_size = r[i].access_size;
+    m->pub.warp_accesses = r[i].warp_accesses;
+    m->pub.thread_accesses = r[i].thread_accesses;
+    m->pub.bytes = r[i].bytes;
+    m->pub.sectors = r[i].sectors;
+  }
+  qsort(b, used, sizeof *b, compare_build);
+  j->memory =
+      (mprof_memory_stats *)malloc((used ? used : 1) * sizeof *j->memory);
+  if (!j->memory) {
+    free(b);
+    return MPROF_ENOMEM;
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < used; i++) {
+    /* The same instruction twice (two processes of one run, merged):
+     * one entry. */
+    if (out && b[i].kernel == b[i - 1].kernel &&
+        b[i].pub.offset == j->memory[out - 1].offset) {
+      mprof_memory_stats *m = &j->memory[out - 1];
+      m->flags |= b[i].pub.flags;
+      if (b[i].pub.access_size > m->access_size)
+        m->access_size = b[i].pub.access_size;
+      m->warp_accesses += b[i].pub.warp_accesses;
+      m->thread_accesses += b[i].pub.thread_accesses;
+      m->bytes += b[i].pub.bytes;
+      m->sectors += b[i].pub.sectors;
+      continue;
+    }
+    if (!out || b[i].kernel != b[i - 1].kernel) {
+      j->extra[b[i].kernel].memory_first = out;
+      j->kernels[b[i].kernel].memory_count = 0;
+    }
+    j->memory[out++] = b[i].pub;
+    j->kernels[b[i].kernel].memory_count++;
+  }
+  j->memory_count = out;
+  for (size_t k = 0; k < j->kernel_count; k++) {
+    const mprof_sidecar_function *fn = j->kernels[k].function;
+    mprof_memory_stats *m = j->memory + j->extra[k].memory_first;
+    for (size_t i = 0; i < j->kernels[k].memory_count; i++) {
+      m[i].efficiency = m[i].sectors
+                            ? (double)m[i].bytes / (32.0 * (double)m[i].sectors)
+                            : 0.0;
+      m[i].instruction = fn ? mprof_sidecar_instruction(fn, m[i].offset) : NULL;
+    }
+  }
+  free(b);
+  return 0;
+}
+
+const mprof_memory_stats *mprof_join_memory(const mprof_join *join,
+                                            size_t kernel, size_t *count) {
+  if (count)
+    *count = 0;
+  if (!join || kernel >= join->kernel_count ||
+      !join->kernels[kernel].memory_count)
+    return NULL;
+  if (count)
+    *count = join->kernels[kernel].memory_count;
+  return join->memory + join->extra[kernel].memory_first;
+}
+
+const mprof_memory_stats *mprof_join_memory_at(const mprof_join *join,
+                                               size_t kernel, size_t index) {
+  size_t count;
+  const mprof_memory_stats *all = mprof_join_memory(join, kernel, &count);
+  return index < count ? &all[index] : NULL;
+}
+
+const mprof_memory_stats *
+mprof_join_memory_find(const mprof_join *join, size_t kernel, uint32_t offset) {
+  size_t count;
+  const mprof_memory_stats *all = mprof_join_memory(join, kernel, &count);
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (all[mid].offset < offset)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < count && all[lo].offset == offset ? &all[lo] : NULL;
+}
