@@ -97,6 +97,23 @@ for cmd in "diff $tmp/bad.mprof $samples/gemm.mprof" "diff $samples/gemm.mprof $
   fi
 done
 
+# The NVTX sample (tests/gpu/nvtx_sample.sh), once it is in samples/: GPU
+# time per range, the range opened before the first CUDA call kept, the
+# domain range, every launch tied to its API call.
+if [ -f "$samples/nvtx_step.mprof" ]; then
+  "$mprof" summary --by-range --all "$samples/nvtx_step.mprof" >"$tmp/nvtx.xml" ||
+    fail "summary --by-range nvtx_step exited $?"
+  for name in '"setup"' '"attention"' '"mlp"' '"backward"' '"optimizer"' \
+    '"batch" domain="data"'; do
+    has "$tmp/nvtx.xml" "<range rank=\"[0-9]*\" name=$name"
+  done
+  has "$tmp/nvtx.xml" 'in_ranges_launches="[1-9]'
+  if grep -q '<note key="ranges">' "$tmp/nvtx.xml"; then fail "nvtx_step: $(grep note "$tmp/nvtx.xml")"; fi
+  "$mprof" info "$samples/nvtx_step.mprof" >"$tmp/nvtx.info" || fail "info nvtx_step"
+  has "$tmp/nvtx.info" 'capture.started_by = nvtx'
+  has "$tmp/nvtx.info" 'API_CALLS=[1-9]'
+fi
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures sample checks failed" >&2
   exit 1
