@@ -57,22 +57,54 @@ static int by_host_process(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* "  · pid 4100, rank 0 on node1": process @p p of a set, after a band's
+ * name; "" for a trace of one process or an unknown process. */
+static void process_suffix(char *out, size_t size, const mprof_trace *t,
+                           uint32_t p) {
+  if (size)
+    out[0] = '\0';
+  if (mprof_trace_process_count(t) < 2 || p == MPROF_INDEX_NONE)
+    return;
+  const char *pid = mprof_trace_process_meta(t, p, "pid");
+  const char *rank = mprof_trace_process_meta(t, p, "rank");
+  const char *host = mprof_trace_process_meta(t, p, "host");
+  snprintf(out, size, "  \u00b7 pid %s%s%s%s%s", pid ? pid : "?",
+           rank ? ", rank " : "", rank ? rank : "", host ? " on " : "",
+           host ? host : "");
+}
+
 /* "GPU 0  NVIDIA H200": in a set also its process, "· pid 4100, rank 0 on
  * node1". */
 static void device_label(char *out, size_t size, const mprof_trace *t,
                          const mprof_device_record *dev, uint32_t d) {
   int n = snprintf(out, size, "GPU %u  %s", dev[d].id,
                    mprof_trace_string(t, dev[d].name));
-  uint32_t p = mprof_trace_device_process(t, d);
-  if (mprof_trace_process_count(t) < 2 || p == MPROF_INDEX_NONE || n < 0 ||
-      (size_t)n >= size)
+  if (n < 0 || (size_t)n >= size)
     return;
-  const char *pid = mprof_trace_process_meta(t, p, "pid");
-  const char *rank = mprof_trace_process_meta(t, p, "rank");
-  const char *host = mprof_trace_process_meta(t, p, "host");
-  snprintf(out + n, size - (size_t)n, "  \u00b7 pid %s%s%s%s%s",
-           pid ? pid : "?", rank ? ", rank " : "", rank ? rank : "",
-           host ? " on " : "", host ? host : "");
+  process_suffix(out + n, size - (size_t)n, t,
+                 mprof_trace_device_process(t, d));
+}
+
+/* A host thread's rows: runs [run_first, run_end) of the NVTX rows and
+ * [call_first, call_end) of the API rows; its process in a set. */
+typedef struct host_thread {
+  uint32_t thread_id, process;
+  size_t run_first, run_end, call_first, call_end;
+} host_thread;
+
+/* By host, then process (threads of no known process last), then id. */
+static int by_thread_process(const void *a, const void *b) {
+  const host_thread *x = (const host_thread *)a, *y = (const host_thread *)b;
+  if ((x->process == MPROF_INDEX_NONE) != (y->process == MPROF_INDEX_NONE))
+    return x->process == MPROF_INDEX_NONE ? 1 : -1;
+  const char *hx = mprof_trace_process_meta(sort_trace, x->process, "host");
+  const char *hy = mprof_trace_process_meta(sort_trace, y->process, "host");
+  int c = strcmp(hx ? hx : "", hy ? hy : "");
+  if (c)
+    return c;
+  if (x->process != y->process)
+    return x->process < y->process ? -1 : 1;
+  return x->thread_id < y->thread_id ? -1 : x->thread_id > y->thread_id;
 }
 
 static const mprof_memop_record *sort_memops;
@@ -182,28 +214,68 @@ int mprof_render__build_rows(mprof_render_model *m) {
     return mprof_render__oom();
   }
   char label[256];
-  /* Host threads, by id: a band each, then a row per nesting level of NVTX
-   * ranges, then its CUDA API calls (a row per level where they nest). */
-  size_t ri = 0, ci = 0;
-  while (ri < run_count || ci < call_count) {
+  /* Host threads: a band each, then a row per nesting level of NVTX
+   * ranges, then its CUDA API calls (a row per level where they nest); by
+   * id, and in a set by host and process first, like the GPUs. */
+  size_t thread_count = 0;
+  host_thread *threads =
+      (host_thread *)calloc(run_count + call_count + 1, sizeof *threads);
+  if (!threads) {
+    free(order);
+    free(runs);
+    free(calls);
+    return mprof_render__oom();
+  }
+  for (size_t ri = 0, ci = 0; ri < run_count || ci < call_count;) {
     uint32_t thread = ri < run_count ? runs[ri].thread_id : UINT32_MAX;
-    if (ci < call_count && calls[ci].thread_id < thread)
+    if (ci < call_count && (ri >= run_count || calls[ci].thread_id < thread))
       thread = calls[ci].thread_id;
-    if (ri >= run_count && ci < call_count)
-      thread = calls[ci].thread_id;
+    host_thread *h = &threads[thread_count++];
+    h->thread_id = thread;
+    h->process = MPROF_INDEX_NONE;
+    h->run_first = ri;
+    while (ri < run_count && runs[ri].thread_id == thread)
+      ri++;
+    h->run_end = ri;
+    h->call_first = ci;
+    while (ci < call_count && calls[ci].thread_id == thread)
+      ci++;
+    h->call_end = ci;
+    /* Its process: the one whose launch its first linked call issued. */
+    for (size_t c = h->call_first;
+         c < h->call_end && m->api_count && h->process == MPROF_INDEX_NONE; c++)
+      for (size_t i = 0; i < calls[c].count; i++) {
+        int64_t launch =
+            mprof_render_api_call_launch(m, m->api_order[calls[c].first + i]);
+        if (launch < 0)
+          continue;
+        size_t n;
+        const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
+        h->process = mprof_trace_stream_process(m->trace, l[launch].stream);
+        break;
+      }
+  }
+  if (mprof_trace_process_count(m->trace) > 1) {
+    sort_trace = m->trace;
+    qsort(threads, thread_count, sizeof *threads, by_thread_process);
+  }
+  for (size_t t = 0; t < thread_count; t++) {
+    const host_thread *h = &threads[t];
     mprof_render_row *r = &m->rows[m->row_count];
     r->kind = MPROF_ROW_THREAD;
     r->device = MPROF_INDEX_NONE;
-    r->thread_id = thread;
-    snprintf(label, sizeof label, "Thread %u", thread);
+    r->thread_id = h->thread_id;
+    int n = snprintf(label, sizeof label, "Thread %u", h->thread_id);
+    if (n > 0 && (size_t)n < sizeof label)
+      process_suffix(label + n, sizeof label - (size_t)n, m->trace, h->process);
     m->row_labels[m->row_count] = strdup(label);
     r->label = m->row_labels[m->row_count++];
-    for (; ri < run_count && runs[ri].thread_id == thread; ri++) {
+    for (size_t ri = h->run_first; ri < h->run_end; ri++) {
       const rs_range_run *run = &runs[ri];
       r = &m->rows[m->row_count];
       r->kind = MPROF_ROW_RANGES;
       r->device = MPROF_INDEX_NONE;
-      r->thread_id = thread;
+      r->thread_id = h->thread_id;
       r->depth = run->depth;
       r->first = run->first;
       r->count = run->count;
@@ -214,12 +286,12 @@ int mprof_render__build_rows(mprof_render_model *m) {
       m->row_labels[m->row_count] = strdup(label);
       r->label = m->row_labels[m->row_count++];
     }
-    for (; ci < call_count && calls[ci].thread_id == thread; ci++) {
+    for (size_t ci = h->call_first; ci < h->call_end; ci++) {
       const rs_range_run *run = &calls[ci];
       r = &m->rows[m->row_count];
       r->kind = MPROF_ROW_API;
       r->device = MPROF_INDEX_NONE;
-      r->thread_id = thread;
+      r->thread_id = h->thread_id;
       r->depth = run->depth;
       r->first = run->first;
       r->count = run->count;
@@ -233,6 +305,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
       r->label = m->row_labels[m->row_count++];
     }
   }
+  free(threads);
   free(runs);
   free(calls);
   uint32_t current = MPROF_INDEX_NONE - 1; /* no device yet */

@@ -316,9 +316,16 @@ static const planted_range planted[] = {
  * -3..-1 us issued the launch (correlation 4242), its cudaMemcpyAsync at
  * 100 us a copy the trace does not hold; thread 300 (no NVTX) made a
  * driver call. */
+static uint32_t thread_shift; /* added to every thread id written */
+static const char *process_pid, *process_host; /* META when set */
+
 static void write_host_trace(const char *path, int with_pm, int with_api) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  if (process_pid)
+    assert_int_equal(mprof_writer_meta(w, "pid", process_pid), 0);
+  if (process_host)
+    assert_int_equal(mprof_writer_meta(w, "host", process_host), 0);
   mprof_meta_record meta = {mprof_writer_string(w, "capture.mode"),
                             mprof_writer_string(w, "synthetic")};
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_META, &meta), 0);
@@ -379,7 +386,7 @@ static void write_host_trace(const char *path, int with_pm, int with_api) {
       c.start = (uint64_t)(FIX_T0 + calls[i].start * US);
       c.end = (uint64_t)(FIX_T0 + calls[i].end * US);
       c.correlation_id = calls[i].correlation;
-      c.thread_id = calls[i].thread;
+      c.thread_id = calls[i].thread + thread_shift;
       c.name = mprof_writer_string(w, calls[i].name);
       c.kind = calls[i].kind;
       assert_int_equal(
@@ -393,7 +400,7 @@ static void write_host_trace(const char *path, int with_pm, int with_api) {
     r.end = (uint64_t)(FIX_T0 + planted[i].end * US);
     r.name = mprof_writer_string(w, planted[i].name);
     r.domain = mprof_writer_string(w, i == 5 ? "io" : "");
-    r.thread_id = planted[i].thread;
+    r.thread_id = planted[i].thread + thread_shift;
     r.depth = planted[i].depth;
     r.color = planted[i].color;
     assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
@@ -777,8 +784,15 @@ static void test_set_keeps_calls_with_their_launches(void **state) {
   snprintf(a, sizeof a, "%s", test_path("set-a.mprof"));
   snprintf(b, sizeof b, "%s", test_path("set-b.mprof"));
   snprintf(merged, sizeof merged, "%s", test_path("set.mprof"));
+  process_pid = "11";
+  process_host = "node1";
   write_host_trace(a, 0, 1);
+  process_pid = "22";
+  process_host = "node0";
+  thread_shift = 1000;
   write_host_trace(b, 0, 1);
+  process_pid = process_host = NULL;
+  thread_shift = 0;
   mprof_trace *t[2];
   assert_int_equal(mprof_trace_open(&t[0], a, NULL), 0);
   assert_int_equal(mprof_trace_open(&t[1], b, NULL), 0);
@@ -803,6 +817,20 @@ static void test_set_keeps_calls_with_their_launches(void **state) {
       mprof_trace_string(mprof_render_model_trace(m), c[second].name),
       "cudaLaunchKernel");
   assert_int_equal(mprof_render_api_call_launch(m, (size_t)second), 1);
+  /* Host threads by host, then process, like the GPUs: node0's thread
+   * 1100 (it launched on process 22's GPU) first, then node1's 100; the
+   * threads whose process the trace cannot tell (NVTX only, or calls
+   * that launched nothing) after them. */
+  size_t idx[16];
+  assert_int_equal(rows_of(m, MPROF_ROW_THREAD, idx, 16), 6);
+  assert_string_equal(mprof_render_row_at(m, idx[0])->label,
+                      "Thread 1100  \u00b7 pid 22 on node0");
+  assert_string_equal(mprof_render_row_at(m, idx[1])->label,
+                      "Thread 100  \u00b7 pid 11 on node1");
+  assert_string_equal(mprof_render_row_at(m, idx[2])->label, "Thread 200");
+  size_t dev[4];
+  assert_int_equal(rows_of(m, MPROF_ROW_DEVICE, dev, 4), 2);
+  assert_non_null(strstr(mprof_render_row_at(m, dev[0])->label, "pid 22"));
   mprof_render_model_free(m);
 }
 
