@@ -161,15 +161,11 @@ int cmd_info(int argc, char **argv) {
     return cli_usage_error("info", "no trace given");
   cli_trace_set set = {NULL, 0};
   for (int i = 1; i < argc; i++) {
-    if (cli_trace_set_add(&set, argv[i]) != 0) {
+    int status = cli_trace_set_resolve(&set, "info", argv[i]);
+    if (status) {
       cli_trace_set_free(&set);
-      fprintf(stderr, "mprof info: out of memory\n");
-      return CLI_EXIT_FAILED;
+      return status;
     }
-  }
-  if (set.count == 0) {
-    cli_trace_set_free(&set);
-    return cli_usage_error("info", "%s holds no .mprof files", argv[1]);
   }
   int rc = CLI_EXIT_OK;
   if (set.count > 1) {

@@ -22,9 +22,8 @@ int cmd_merge(int argc, char **argv) {
         output = argv[++i];
     } else if (argv[i][0] == '-' && argv[i][1]) {
       rc = cli_usage_error("merge", "unknown option '%s'", argv[i]);
-    } else if (cli_trace_set_add(&inputs, argv[i]) != 0) {
-      fprintf(stderr, "mprof merge: out of memory\n");
-      rc = CLI_EXIT_FAILED;
+    } else {
+      rc = cli_trace_set_resolve(&inputs, "merge", argv[i]);
     }
   }
   if (!rc && !output)
