@@ -1202,6 +1202,39 @@ static void test_build_deferred(void **state) {
   assert_string_equal(done.disassembler, "");
   k = mprof_sidecar_find(sc, "_Z4kernPf", 0);
   assert_int_equal(k->sass_state, MPROF_SASS_DEFERRED);
+  /* What a user sees: `mprof summary` right after `record` shows the SASS
+   * (the stand-in's IADD3) and leaves it in the sidecar for the next. */
+  const char *mprof = getenv("MPROF_BIN");
+  if (mprof) {
+    char command[4096];
+    snprintf(command, sizeof command,
+             "MPROF_NVDISASM='%s' '%s' summary --human --kernel kern '%s' "
+             "2>&1",
+             fake_nvdisasm(args, 0), mprof, trace);
+    unlink(args);
+    FILE *p = popen(command, "r");
+    assert_non_null(p);
+    char text[65536];
+    size_t got_size = fread(text, 1, sizeof text - 1, p);
+    text[got_size] = '\0';
+    assert_int_equal(pclose(p), 0);
+    if (!strstr(text, "IADD3"))
+      fail_msg("summary shows no SASS:\n%s", text);
+    assert_int_equal(stat(args, &st), 0); /* nvdisasm ran */
+    mprof_sidecar *saved;
+    assert_int_equal(mprof_sidecar_load(&saved, side), 0);
+    assert_int_equal(mprof_sidecar_find(saved, "_Z4kernPf", 0)->sass_state,
+                     MPROF_SASS_PRESENT);
+    mprof_sidecar_free(saved);
+    unlink(args);
+    p = popen(command, "r");
+    assert_non_null(p);
+    got_size = fread(text, 1, sizeof text - 1, p);
+    text[got_size] = '\0';
+    assert_int_equal(pclose(p), 0);
+    assert_non_null(strstr(text, "IADD3"));
+    assert_int_not_equal(stat(args, &st), 0); /* nothing left to do */
+  }
   /* A version-1 report (no `deferred` fields) is still taken. */
   mprof_sass_report old = MPROF_SASS_REPORT_INIT;
   old.version = 1;
