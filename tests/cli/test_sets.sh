@@ -114,6 +114,14 @@ if [ "$have_render" = 1 ]; then
   expect 0 "wrote $tmp/sum.png: Summary" "$mprof" view "$tmp/run/*.mprof" --render "$tmp/sum.png"
 fi
 
+# --- the viewer gets every trace of the set --------------------------------
+printf '#!/bin/sh\necho "viewer got: $*"\n' >"$tmp/fake-viewer"
+chmod +x "$tmp/fake-viewer"
+expect 0 "viewer got: --tab trace -- $tmp/run/trace.202.mprof $tmp/run/trace.mprof$" \
+  env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" view "$tmp/run" --tab trace
+expect 0 "viewer got: -- $tmp/run/trace.202.mprof $tmp/run/trace.mprof$" \
+  env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" view "$tmp/run/*.mprof"
+
 # --- a block trace and a CUPTI trace of two runs of one command -----------
 mkdir -p "$tmp/pair"
 "$test_blocks" --write-pair "$tmp/pair" || fail "writing the block/CUPTI pair"

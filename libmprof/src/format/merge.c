@@ -382,8 +382,12 @@ int mprof_trace_open_merged(mprof_trace **out, const mprof_trace *const *traces,
                             dir, strerror(errno));
   close(fd);
   int rc = mprof_trace_merge(traces, count, scratch);
+  /* Just written from validated traces: its checksums need no second
+   * pass (bounds and references are still checked). */
+  mprof_open_options opts = MPROF_OPEN_OPTIONS_INIT;
+  opts.flags = MPROF_OPEN_NO_CHECKSUMS;
   if (!rc)
-    rc = mprof_trace_open(out, scratch, NULL);
+    rc = mprof_trace_open(out, scratch, &opts);
   /* The mapping stays valid once the name is gone. */
   unlink(scratch);
   if (!rc && name)
