@@ -338,6 +338,13 @@ static int recap(const char *path, const record_options *o) {
         "(the driver has NVreg_RestrictProfilingToAdminUsers=1): run as "
         "root, or add 'options nvidia NVreg_RestrictProfilingToAdminUsers=0'"
         " to /etc/modprobe.d/nvidia-profiling.conf and reload the driver\n");
+  else if (pc_error && strcmp(pc_error, "sampled_by_another_process") == 0)
+    fprintf(out,
+            "mprof: %s: %s (one process at a time can PC-sample a GPU); its "
+            "timeline is complete\n",
+            path,
+            mprof_trace_meta(t, "pc.note") ? mprof_trace_meta(t, "pc.note")
+                                           : "PC sampling was taken");
   else if (pc_error && *pc_error) {
     /* With several GPUs, name the ones that went unsampled. */
     size_t device_count, named = 0;

@@ -5,9 +5,12 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "producer.h"
 
@@ -328,6 +331,56 @@ static void pc_not_permitted(uint32_t ordinal) {
        "only");
 }
 
+/* One process at a time PC-samples a GPU: when two processes sample one
+ * device (two ranks on one GPU), CUPTI fails the second one's reads and its
+ * kernel records were lost with them on the H200. The claim is a POSIX lock
+ * on a file named after the GPU's UUID; such locks go with the process (not
+ * inherited by fork, released at exit or kill). Returns 1 when this process
+ * may sample @p ordinal; 0 with @p holder set to the pid holding it. */
+static int pc_claim_device(uint32_t ordinal, long *holder) {
+  *holder = 0;
+  const char *off = getenv("MPROF_PC_CLAIM");
+  if (off && strcmp(off, "0") == 0)
+    return 1;
+  CUdevice dev = 0;
+  CUuuid uuid;
+  if (!g.cu.device_get || !g.cu.uuid ||
+      g.cu.device_get(&dev, (int)ordinal) != CUDA_SUCCESS ||
+      g.cu.uuid(&uuid, dev) != CUDA_SUCCESS)
+    return 1; /* no identity to claim by: sample, as before */
+  const char *dir = getenv("TMPDIR");
+  char path[512];
+  int n =
+      snprintf(path, sizeof path, "%s/mprof-pc-", dir && *dir ? dir : "/tmp");
+  for (size_t i = 0; i < sizeof uuid.bytes && n > 0 && n < (int)sizeof path - 3;
+       i++)
+    n += snprintf(path + n, sizeof path - (size_t)n, "%02x",
+                  (unsigned char)uuid.bytes[i]);
+  if (n <= 0 || n >= (int)sizeof path - 6)
+    return 1;
+  strcat(path, ".lock");
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return 1; /* e.g. another user's file: cannot coordinate, sample */
+  struct flock lock;
+  memset(&lock, 0, sizeof lock);
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (fcntl(fd, F_SETLK, &lock) == 0)
+    return 1; /* held until this process ends; fd stays open for that */
+  if (errno == EACCES || errno == EAGAIN) {
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != F_UNLCK)
+      *holder = (long)lock.l_pid;
+    close(fd);
+    return 0;
+  }
+  close(fd);
+  return 1;
+}
+
 void pc_setup(CUcontext ctx, uint32_t ordinal) {
   pthread_mutex_lock(&g.pc_lock);
   if (!g.pc_allowed)
@@ -344,6 +397,19 @@ void pc_setup(CUcontext ctx, uint32_t ordinal) {
       meta("pc.note", text);
       goto out;
     }
+  }
+  long holder = 0;
+  if (!pc_claim_device(ordinal, &holder)) {
+    note("device %u is PC-sampled by process %ld; this process records its "
+         "timeline only",
+         ordinal, holder);
+    char text[128];
+    snprintf(text, sizeof text,
+             "device %u was PC-sampled by process %ld; not sampled here",
+             ordinal, holder);
+    meta("pc.note", text);
+    mprof_cupti_translate_pc_error(g.tr, ordinal, "sampled_by_another_process");
+    goto out;
   }
   pc_context *c = (pc_context *)calloc(1, sizeof *c);
   if (!c)

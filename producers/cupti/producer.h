@@ -32,9 +32,13 @@
 #include "translate.h"
 
 /* Activity buffers: CUPTI suggests 1-10 MB; buffers are per thread by
- * default, so a modest size keeps many-threaded programs cheap. */
-#define ACTIVITY_BUFFER_SIZE (4u << 20)
-#define ACTIVITY_POOL_MAX 8
+ * default, so a modest size keeps many-threaded programs cheap. The
+ * once-a-second flush gets a buffer back only when every record in it has
+ * completed, so under a steady stream of launches a buffer is written when
+ * full: 1 MiB fills several times a second where 4 MiB left a program
+ * killed on the H200 without its last 1.7 s (docs/validation/H200.md). */
+#define ACTIVITY_BUFFER_SIZE (1u << 20)
+#define ACTIVITY_POOL_MAX 16
 /* PC records CUPTI may park in the configured buffer (Disable discards what
  * does not fit) and records fetched per cuptiPCSamplingGetData call. */
 #define PC_CONFIG_BUFFER_PCS 16384
