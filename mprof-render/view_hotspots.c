@@ -2,7 +2,11 @@
  * mprof-render — the Hotspots view: a kernel's instructions ranked by
  * sample share, with SASS, source line and a stall breakdown bar per
  * instruction. There is no time axis: PC samples say where warps were, not
- * when.
+ * when. When the kernel's global-memory accesses were counted (`record
+ * blocks --memory`), each instruction also shows the share of the bytes of
+ * the 32-byte sectors it touched that its threads asked for (sector
+ * efficiency) beside its stall bar; a kernel with counts and no PC samples
+ * lists its memory instructions, busiest first.
  *
  * Rows are drawn only where they are visible, so a kernel with a hundred
  * thousand sampled instructions costs what a screenful costs.
@@ -22,23 +26,182 @@
 #define TOP (HEADER + TABLE_HEAD)
 #define PAD 16.0
 
+#define SECTORS_W 118.0 /* the sector-efficiency column, when shown */
+
 typedef struct columns {
-  double rank, share, samples, offset, sass, line, stalls, stalls_w;
+  double rank, share, samples, offset, sass, line, sectors, stalls, stalls_w;
 } columns;
 
-static void layout(columns *c, double width) {
+static void layout(columns *c, double width, int memory) {
   c->rank = PAD;
   c->share = PAD + 34;
   c->samples = c->share + 110;
   c->offset = c->samples + 80;
   c->sass = c->offset + 66;
-  c->stalls_w = fmin(260, fmax(120, width * 0.22));
+  c->stalls_w = floor(fmin(260, fmax(120, width * 0.22))); /* whole pixels */
   c->stalls = width - PAD - c->stalls_w;
-  c->line = c->stalls - 150;
+  c->sectors = memory ? c->stalls - SECTORS_W : c->stalls;
+  c->line = c->sectors - 150;
   if (c->line < c->sass + 160) {
     c->line = c->sass + 160;
-    c->stalls = c->line + 150;
+    c->sectors = c->line + 150;
+    c->stalls = c->sectors + (memory ? SECTORS_W : 0);
   }
+}
+
+/* The kernel's counted memory instructions (none: 0). */
+static size_t memory_of(const mprof_render_model *m, const mprof_render_view *v,
+                        const mprof_memory_stats **out) {
+  size_t count = 0;
+  *out = v->kernel >= 0 ? mprof_join_memory(m->join, (size_t)v->kernel, &count)
+                        : NULL;
+  return count;
+}
+
+/* One instruction's sector efficiency: a bar as wide as the share of the
+ * sector bytes used, amber below half, and the share. */
+static void sectors_cell(cairo_t *cr, double x, double y,
+                         const mprof_memory_stats *mem) {
+  char text[32];
+  rd_font(cr, 11, 0, 1);
+  if (!mem) {
+    rd_rgb(cr, RD_TEXT_DIM);
+    rd_text(cr, x, y + 15, "-");
+    return;
+  }
+  double w = 46;
+  rd_fill_rect(cr, x, y + 5, w, ROW - 10, 0xe3e6ec);
+  rd_fill_rect(cr, x, y + 5, fmax(1, w * fmin(1, mem->efficiency)), ROW - 10,
+               mem->efficiency < 0.5 ? 0xe0a030 : 0x4f9d69);
+  rd_rgb(cr, RD_TEXT);
+  mprof_format_percent(text, sizeof text, mem->efficiency);
+  rd_text(cr, x + w + 6, y + 15, text);
+}
+
+static int compare_memory_warps(const void *a, const void *b) {
+  const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
+  const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
+  if (x->warp_accesses != y->warp_accesses)
+    return x->warp_accesses > y->warp_accesses ? -1 : 1;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static const char *memory_kind(uint32_t flags) {
+  if (flags & MPROF_MEMORY_ATOMIC_SYSTEM)
+    return "atomic";
+  if ((flags & MPROF_MEMORY_READ) && (flags & MPROF_MEMORY_WRITE))
+    return "load+store";
+  if (flags & MPROF_MEMORY_WRITE)
+    return "store";
+  if (flags & MPROF_MEMORY_PREFETCH)
+    return "prefetch";
+  return "load";
+}
+
+/* A kernel with counted memory accesses and no PC samples (`record blocks
+ * --memory`): its memory instructions, busiest first. */
+static void draw_memory_only(cairo_t *cr, const mprof_render_model *model,
+                             const mprof_render_view *view,
+                             const mprof_render_kernel *k,
+                             const mprof_memory_stats *mem, size_t count,
+                             double width, double height) {
+  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
+  const mprof_memory_stats **order =
+      (const mprof_memory_stats **)malloc(count * sizeof *order);
+  if (!order)
+    return;
+  uint64_t total = 0, bytes = 0, sectors = 0;
+  for (size_t i = 0; i < count; i++) {
+    order[i] = &mem[i];
+    total += mem[i].warp_accesses;
+    bytes += mem[i].bytes;
+    sectors += mem[i].sectors;
+  }
+  qsort(order, count, sizeof *order, compare_memory_warps);
+  columns c;
+  layout(&c, width, 1);
+  char buf[1024], text[1024];
+  double max_warps = (double)order[0]->warp_accesses;
+  cairo_save(cr);
+  cairo_rectangle(cr, 0, TOP, width, fmax(0, height - TOP));
+  cairo_clip(cr);
+  size_t first = view->scroll_y > 0 ? (size_t)floor(view->scroll_y / ROW) : 0;
+  for (size_t i = first; i < count; i++) {
+    double y = TOP + (double)i * ROW - view->scroll_y;
+    if (y > height)
+      break;
+    const mprof_memory_stats *x = order[i];
+    if (i % 2)
+      rd_fill_rect(cr, 0, y, width, ROW, 0xf2f3f6);
+    double base = y + 15;
+    rd_rgb(cr, RD_TEXT_DIM);
+    rd_font(cr, 11, 0, 1);
+    snprintf(text, sizeof text, "%zu", i + 1);
+    rd_text_right(cr, c.share - 8, base, text);
+    rd_fill_rect(cr, c.share, y + 5,
+                 fmax(1, 46 * (double)x->warp_accesses / max_warps), ROW - 10,
+                 0x5b7db8);
+    rd_rgb(cr, RD_TEXT);
+    mprof_format_percent(text, sizeof text,
+                         (double)x->warp_accesses / (double)total);
+    rd_text(cr, c.share + 52, base, text);
+    mprof_format_count(text, sizeof text, x->warp_accesses);
+    rd_text_right(cr, c.offset - 14, base, text);
+    snprintf(text, sizeof text, "0x%04x", x->offset);
+    rd_text(cr, c.offset, base, text);
+    if (x->instruction)
+      rd_format_sass(text, sizeof text, x->instruction);
+    else
+      snprintf(text, sizeof text, "%s, %u B per thread", memory_kind(x->flags),
+               x->access_size);
+    rd_text_fit(cr, c.sass, base, c.line - c.sass - 10, text);
+    rd_format_line(text, sizeof text, x->instruction);
+    rd_rgb(cr, RD_TEXT_DIM);
+    rd_text_fit(cr, c.line, base, c.sectors - c.line - 10, *text ? text : "-");
+    sectors_cell(cr, c.sectors, y, x);
+    snprintf(text, sizeof text, "%.0f B asked, %.1f sectors per warp",
+             (double)x->bytes / (double)x->warp_accesses,
+             (double)x->sectors / (double)x->warp_accesses);
+    rd_rgb(cr, RD_TEXT_DIM);
+    rd_text_fit(cr, c.stalls, base, c.stalls_w, text);
+  }
+  cairo_restore(cr);
+  free(order);
+
+  rd_fill_rect(cr, 0, 0, width, HEADER, RD_BACKGROUND);
+  rd_fill_rect(cr, PAD, 12, 6, 18, k->color);
+  rd_rgb(cr, RD_TEXT);
+  rd_font(cr, 15, 1, 0);
+  double w = rd_text_fit(cr, PAD + 12, 27, width * 0.55,
+                         mprof_render_short_name(buf, sizeof buf, k->name));
+  char warps[32], eff[32];
+  mprof_format_count(warps, sizeof warps, total);
+  mprof_format_percent(eff, sizeof eff,
+                       sectors ? (double)bytes / (32.0 * (double)sectors) : 0);
+  snprintf(text, sizeof text,
+           "%zu instructions with global-memory accesses, %s warp accesses, "
+           "sector efficiency %s",
+           count, warps, eff);
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 11.5, 0, 0);
+  rd_text_fit(cr, PAD + 24 + w, 27, width - (PAD + 24 + w) - PAD, text);
+  rd_text_fit(cr, PAD, 50, width - 2 * PAD,
+              "Counted on the device for every access (record blocks "
+              "--memory); no PC samples, so no stall breakdown.");
+  (void)model;
+  rd_fill_rect(cr, 0, HEADER, width, TABLE_HEAD, RD_PANEL);
+  rd_hline(cr, 0, width, TOP - 1, RD_RULE);
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 10.5, 1, 0);
+  double ty = HEADER + 15;
+  rd_text_right(cr, c.share - 8, ty, "#");
+  rd_text(cr, c.share, ty, "accesses");
+  rd_text_right(cr, c.offset - 14, ty, "warp");
+  rd_text(cr, c.offset, ty, "offset");
+  rd_text(cr, c.sass, ty, "SASS");
+  rd_text(cr, c.line, ty, "source");
+  rd_text(cr, c.sectors, ty, "sectors used");
+  rd_text(cr, c.stalls, ty, "per warp access");
 }
 
 static const mprof_render_kernel *selected_kernel(const mprof_render_model *m,
@@ -49,7 +212,11 @@ static const mprof_render_kernel *selected_kernel(const mprof_render_model *m,
 double mprof_render__hotspots_content(const mprof_render_model *model,
                                       const mprof_render_view *view) {
   const mprof_render_kernel *k = selected_kernel(model, view);
-  return TOP + (k ? (double)k->pc_count : 0) * ROW + PAD;
+  const mprof_memory_stats *mem;
+  size_t rows = k ? k->pc_count : 0;
+  if (k && !k->stats->samples)
+    rows = memory_of(model, view, &mem);
+  return TOP + (double)rows * ROW + PAD;
 }
 
 /* Reasons in family order, so that every bar stacks its colours alike. */
@@ -97,12 +264,18 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
                                  const mprof_render_view *view, double width,
                                  double height) {
   const mprof_render_kernel *k = selected_kernel(model, view);
+  const mprof_memory_stats *mem = NULL;
+  size_t mem_count = k ? memory_of(model, view, &mem) : 0;
+  if (k && !k->stats->samples && mem_count) {
+    draw_memory_only(cr, model, view, k, mem, mem_count, width, height);
+    return;
+  }
   if (rd_no_samples(cr, k, width, height))
     return;
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
   char buf[1024], text[1024];
   columns c;
-  layout(&c, width);
+  layout(&c, width, mem_count > 0);
   size_t order[256];
   size_t nr = reason_order(model, order, 256);
   double max_samples = (double)k->pcs[k->hot[0]].samples;
@@ -138,7 +311,11 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
     rd_text_fit(cr, c.sass, base, c.line - c.sass - 10, text);
     rd_format_line(text, sizeof text, pc->insn);
     rd_rgb(cr, RD_TEXT_DIM);
-    rd_text_fit(cr, c.line, base, c.stalls - c.line - 10, *text ? text : "-");
+    rd_text_fit(cr, c.line, base, c.sectors - c.line - 10, *text ? text : "-");
+    if (mem_count)
+      sectors_cell(cr, c.sectors, y,
+                   mprof_join_memory_find(model->join, (size_t)view->kernel,
+                                          pc->offset));
     /* The stall breakdown: as long as the instruction's samples relative
      * to the hottest one, split by reason. */
     double bx = c.stalls, bw = c.stalls_w * pc->samples / max_samples;
@@ -181,6 +358,8 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
   rd_text(cr, c.offset, ty, "offset");
   rd_text(cr, c.sass, ty, "SASS");
   rd_text(cr, c.line, ty, "source");
+  if (mem_count)
+    rd_text(cr, c.sectors, ty, "sectors used");
   rd_text(cr, c.stalls, ty, "stall breakdown");
 }
 
@@ -197,7 +376,7 @@ void mprof_render__hit_hotspots(const mprof_render_model *model,
   hit->kernel = view->kernel;
   double at = floor((y - TOP + view->scroll_y) / ROW);
   if (at < 0 || at >= (double)k->pc_count)
-    return;
+    return; /* memory-only rows (no PC samples) have no instruction hit */
   hit->kind = MPROF_HIT_PC;
   hit->pc = (int)k->hot[(size_t)at];
 }

@@ -143,6 +143,15 @@ static void fix_write_trace(const char *path, int samples) {
   mo.src_device = MPROF_INDEX_NONE;
   mo.dst_device = 0;
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo), 0);
+  /* Global-memory counts (`record blocks --memory`) of K0: the LDG at
+   * 0x10 at a stride (12.5% of its sectors used), the BAR row's offset
+   * 0x30 as a coalesced store (100%); 0x20 has none. */
+  mprof_memory_access_record ma[2] = {
+      {0, 0x10, MPROF_MEMORY_READ, 4, 100, 3200, 12800, 3200},
+      {0, 0x30, MPROF_MEMORY_WRITE, 4, 100, 3200, 12800, 400}};
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &ma[i]), 0);
   if (samples) {
     for (uint32_t r = 0; r < 5; r++) {
       mprof_stall_reason_record sr = {

@@ -212,12 +212,93 @@ static void test_hotspots_rank_instructions(void **state) {
   /* Nothing below the fourth row. */
   assert_int_equal(fix_pixel(&img, 51, 88 + 22 * 4 + 11),
                    fix_pixel(&img, W - 1, H - 1));
+  /* Beside the stall bars, the counted memory accesses: the LDG (row 1)
+   * uses 12.5% of its sectors (an amber bar of 46 px x 0.125), the store
+   * at 0x30 (row 3) all of them (green, 46 px), the FFMA (row 2) has no
+   * counts. */
+  int sectors_x = (int)(W - 16 - floor(stalls_w) - 118);
+  size_t amber = 0, green = 0, row2 = 0;
+  for (int x = sectors_x; x < sectors_x + 46; x++) {
+    amber += fix_pixel(&img, x, 88 + 11) == 0xe0a030;
+    green += fix_pixel(&img, x, 88 + 2 * 22 + 11) == 0x4f9d69;
+    row2 += fix_pixel(&img, x, 88 + 22 + 11) == 0xe0a030 ||
+            fix_pixel(&img, x, 88 + 22 + 11) == 0x4f9d69;
+  }
+  assert_true(amber >= 5 && amber <= 7);
+  assert_int_equal(green, 46);
+  assert_int_equal(row2, 0);
   fix_free(&img);
   /* A kernel without SASS (K1) still ranks its PCs. */
   v.kernel = 1;
   img = fix_draw(m, &v, MPROF_RENDER_HOTSPOTS, W, H);
   assert_int_equal(fix_pixel(&img, 51, 88 + 11),
                    mprof_render_category_color(MPROF_CAT_OTHER));
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* A kernel whose memory accesses were counted (`record blocks --memory`)
+ * and that has no PC samples: Hotspots lists its memory instructions,
+ * busiest first, with their share of the accesses and sector efficiency. */
+static void test_hotspots_memory_only(void **state) {
+  (void)state;
+  const char *path = test_path("views-memory.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, "_Z14memory_patternPKfPfj");
+  kr.function_index = MPROF_INDEX_NONE;
+  kr.device = MPROF_INDEX_NONE;
+  uint32_t ki, shi, st;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = ki;
+  sh.grid[0] = sh.grid[1] = sh.grid[2] = 1;
+  sh.block[0] = 256;
+  sh.block[1] = sh.block[2] = 1;
+  assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh), 0);
+  mprof_stream_record s = {MPROF_INDEX_NONE, 0, 0, 0};
+  assert_int_equal(mprof_writer_intern(w, &st, MPROF_SECTION_STREAMS, &s), 0);
+  mprof_launch_record l = {1000, 5000, shi, st, 1, 0, 0};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  /* 0x40: coalesced load, 800 warp accesses; 0x50: stride-32 load, 200. */
+  mprof_memory_access_record ma[2] = {
+      {ki, 0x50, MPROF_MEMORY_READ, 4, 200, 6400, 25600, 6400},
+      {ki, 0x40, MPROF_MEMORY_READ, 4, 800, 25600, 102400, 3200}};
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &ma[i]), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_render_model *m = NULL;
+  assert_int_equal(mprof_render_model_open(&m, path, NULL), 0);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_HOTSPOTS, W) >=
+              88 + 2 * 22);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_HOTSPOTS, W, H);
+  fix_save(&img, "hotspots-memory.png");
+  /* Row 1 is 0x40 (80% of the accesses: a full 46 px bar), row 2 0x50
+   * (a quarter of it); their sector efficiency 100% and 12.5%. */
+  int len[2] = {0, 0};
+  for (int row = 0; row < 2; row++)
+    while (fix_pixel(&img, 50 + len[row], 88 + 22 * row + 11) == 0x5b7db8)
+      len[row]++;
+  assert_int_equal(len[0], 46);
+  assert_true(abs(len[1] - 46 / 4) <= 1);
+  double stalls_w = fmin(260, fmax(120, W * 0.22));
+  int sectors_x = (int)(W - 16 - floor(stalls_w) - 118);
+  size_t green = 0, amber = 0;
+  for (int x = sectors_x; x < sectors_x + 46; x++) {
+    green += fix_pixel(&img, x, 88 + 11) == 0x4f9d69;
+    amber += fix_pixel(&img, x, 88 + 22 + 11) == 0xe0a030;
+  }
+  assert_int_equal(green, 46);
+  assert_true(amber >= 5 && amber <= 7);
+  /* Nothing below the second row. */
+  assert_int_equal(fix_pixel(&img, 51, 88 + 2 * 22 + 11),
+                   fix_pixel(&img, W - 1, H - 1));
   fix_free(&img);
   mprof_render_model_free(m);
 }
@@ -428,6 +509,7 @@ int main(void) {
       cmocka_unit_test(test_trace_inset_shows_hottest_instructions),
       cmocka_unit_test(test_summary_shows_the_kernel),
       cmocka_unit_test(test_hotspots_rank_instructions),
+      cmocka_unit_test(test_hotspots_memory_only),
       cmocka_unit_test(test_flame_and_raster_lanes),
       cmocka_unit_test(test_files_png_and_svg),
       cmocka_unit_test(test_empty_trace_draws_messages),

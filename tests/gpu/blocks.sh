@@ -56,6 +56,8 @@ fi
 export MPROF_BLOCKS_LIB="$lib"
 probe="$out/blocks_probe"
 "$cuda/bin/nvcc" -O2 -arch=native -o "$probe" "$src/tests/gpu/blocks_probe.cu" 2>&1 | tee -a "$log"
+pattern="$out/blocks_memory"
+"$cuda/bin/nvcc" -O2 -arch=native -o "$pattern" "$src/tests/gpu/blocks_memory.cu" 2>&1 | tee -a "$log"
 
 failures=0
 steps_skipped=0
@@ -118,6 +120,29 @@ check probe "$out/probe.mprof" --tail tail_spin --shared tail_spin "${shared:-0}
 ls -la "$out"/probe.mprof 2>&1 | tee -a "$log"
 "$mprof" summary --human --detail --color=never "$out/probe.mprof" 2>&1 | head -80 >"$out/probe.summary"
 grep -E 'tail_spin|tail effect|SM tail|SM load' "$out/probe.summary" | tee -a "$log"
+
+# --memory on a kernel with a known pattern: a coalesced float load (100%
+# of its sectors used), a stride-32 float load (12.5%), a coalesced store
+# (100%), each once per warp of every launch; the other kernel uncounted.
+if "$mprof" record blocks --memory -o "$out/nokernel.mprof" -- true >"$out/nokernel.txt" 2>&1; then
+  say "FAIL  memory_usage: --memory without --kernel was accepted"
+  failures=$((failures + 1))
+elif [ $? -eq 2 ] && grep -q -- "--memory needs --kernel" "$out/nokernel.txt"; then
+  say "ok    memory_usage"
+else
+  say "FAIL  memory_usage: $(cat "$out/nokernel.txt")"
+  failures=$((failures + 1))
+fi
+step memory_plain 60 "$pattern" 1024 3
+step memory 180 env MPROF_VERBOSE=1 "$mprof" record blocks --memory --kernel memory_pattern \
+  -o "$out/memory.mprof" -- "$pattern" 1024 3
+check memory "$out/memory.mprof" --memory memory_pattern
+"$mprof" summary --human --kernel memory_pattern --color=never "$out/memory.mprof" \
+  >"$out/memory.summary" 2>&1
+grep -A4 "global memory" "$out/memory.summary" | tee -a "$log"
+grep -E "^blocks\.memory_|blocks\.errors|blocks\.error " "$out/memory.mprof.source.meta" 2>&1 | tee -a "$log"
+"$mprof" view "$out/memory.mprof" --tab hotspots --kernel memory_pattern \
+  --render "$out/memory-hotspots.png" 2>&1 | tee -a "$log"
 
 # The examples and a framework workload.
 step demo 180 "$mprof" record blocks -o "$out/demo.mprof" -- "$build/bin/demo"

@@ -9,13 +9,20 @@
  * With --shared NAME BYTES every launch of a kernel whose name holds NAME
  * must have BYTES of dynamic shared memory (what the blocks saw).
  *
+ * With --memory NAME (a trace of `record blocks --memory`, the kernel of
+ * tests/gpu/blocks_memory.cu): its counted instructions are printed, and it
+ * must have two loads, one using 100% of its sectors and one 12.5%, and a
+ * store using 100%, each executed once per warp of every launch; no other
+ * kernel may have counts.
+ *
  * Usage: check_blocks TRACE [--tail KERNEL_SUBSTRING] [--step NS]
- *                     [--shared KERNEL_SUBSTRING BYTES]
+ *                     [--shared KERNEL_SUBSTRING BYTES] [--memory NAME]
  * Exit status: 0 all launches complete and inside, 1 otherwise, 2 bad input.
  *
  * SPDX-License-Identifier: MIT
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,18 +85,86 @@ static void print_tail(const mprof_trace *t, size_t launch,
   printf("\n");
 }
 
+/* --memory: the known pattern of blocks_memory.cu. Returns failures. */
+static uint64_t check_memory(const mprof_trace *t, const char *name) {
+  mprof_join *j;
+  if (mprof_join_build(&j, t, NULL) != 0) {
+    printf("MEMORY: %s\n", mprof_error_last());
+    return 1;
+  }
+  uint64_t bad = 0;
+  int found = 0;
+  for (size_t k = 0; k < mprof_join_kernel_count(j); k++) {
+    const mprof_kernel_stats *ks = mprof_join_kernel(j, k);
+    size_t count;
+    const mprof_memory_stats *m = mprof_join_memory(j, k, &count);
+    if (!strstr(ks->name, name)) {
+      if (count) {
+        printf("MEMORY %.60s: %zu instructions counted, expected none\n",
+               ks->name, count);
+        bad++;
+      }
+      continue;
+    }
+    found = 1;
+    /* Warps per launch summed over the kernel's launches. */
+    uint64_t warps = 0;
+    size_t shape_count;
+    const mprof_shape_stats *sh = mprof_join_shapes(j, k, &shape_count);
+    for (size_t i = 0; i < shape_count; i++) {
+      uint64_t threads =
+          (uint64_t)sh[i].block[0] * sh[i].block[1] * sh[i].block[2];
+      uint64_t blocks = (uint64_t)sh[i].grid[0] * sh[i].grid[1] * sh[i].grid[2];
+      warps += sh[i].launches * blocks * ((threads + 31) / 32);
+    }
+    int full_loads = 0, strided_loads = 0, full_stores = 0;
+    for (size_t i = 0; i < count; i++) {
+      const mprof_memory_stats *x = &m[i];
+      printf("MEMORY %.40s +0x%04x flags 0x%x size %u: %" PRIu64
+             " warp accesses (expected %" PRIu64 "), %" PRIu64
+             " threads, %" PRIu64 " bytes, %" PRIu64
+             " sectors, efficiency %.4f\n",
+             ks->name, x->offset, x->flags, x->access_size, x->warp_accesses,
+             warps, x->thread_accesses, x->bytes, x->sectors, x->efficiency);
+      int exact = x->warp_accesses == warps;
+      if ((x->flags & MPROF_MEMORY_READ) && exact &&
+          fabs(x->efficiency - 1.0) < 1e-3)
+        full_loads++;
+      else if ((x->flags & MPROF_MEMORY_READ) && exact &&
+               fabs(x->efficiency - 0.125) < 1e-3)
+        strided_loads++;
+      else if ((x->flags & MPROF_MEMORY_WRITE) && exact &&
+               fabs(x->efficiency - 1.0) < 1e-3)
+        full_stores++;
+    }
+    printf("MEMORY %.40s: %zu instructions; loads at 100%%: %d, at 12.5%%: "
+           "%d; stores at 100%%: %d\n",
+           ks->name, count, full_loads, strided_loads, full_stores);
+    if (count != 3 || full_loads != 1 || strided_loads != 1 || full_stores != 1)
+      bad++;
+  }
+  if (!found) {
+    printf("MEMORY: no kernel named %s\n", name);
+    bad++;
+  }
+  mprof_join_free(j);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: check_blocks TRACE [--tail NAME] [--step NS]\n");
     return 2;
   }
-  const char *tail = NULL, *shared_name = NULL;
+  const char *tail = NULL, *shared_name = NULL, *memory_name = NULL;
   uint64_t step = 32, shared_bytes = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--tail") == 0)
       tail = argv[i + 1];
     else if (strcmp(argv[i], "--step") == 0)
       step = strtoull(argv[i + 1], NULL, 10);
+    else if (strcmp(argv[i], "--memory") == 0)
+      memory_name = argv[i + 1];
     else if (strcmp(argv[i], "--shared") == 0 && i + 2 < argc) {
       shared_name = argv[i + 1];
       shared_bytes = strtoull(argv[i + 2], NULL, 10);
@@ -211,6 +286,8 @@ int main(int argc, char **argv) {
         if (shapes[launches[l].shape].kernel == k)
           print_tail(t, l, spans, ns);
   }
+  if (memory_name)
+    bad += check_memory(t, memory_name);
   printf("TOTAL launches %" PRIu64 ", failing %" PRIu64 ", spans %zu, "
          "spans without launch %" PRIu64 "\n",
          checked, bad, ns, no_launch);
