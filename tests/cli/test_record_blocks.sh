@@ -3,10 +3,12 @@
 # the block producer (any loadable library; the command itself leaves the
 # .source file the producer would) shows the trace it builds, the recap and
 # the warnings; a missing producer is one line and exit 2.
-# Usage: test_record_blocks.sh MPROF TMPDIR TEST_BLOCKS
+# Usage: test_record_blocks.sh MPROF TMPDIR TEST_BLOCKS SCHEMA_CHECK DOCS
 mprof=$1
 tmp=$2/cli-blocks-$$
 test_blocks=$3
+schema_check=$4
+docs=$5
 mkdir -p "$tmp"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -63,6 +65,18 @@ echo "$panel" | grep -A1 "global memory" | grep -q "0x00090 load .*12.5% sectors
   fail "the stride-32 load is not first at 12.5%: $panel"
 echo "$panel" | grep -q "0x000a0 store .*100% sectors used" ||
   fail "no coalesced store at 100%: $panel"
+# The same for agents: XML and JSON (schema-checked) carry the counts.
+xml=$("$mprof" summary --kernel tail_spin "$tmp/memrun.mprof" 2>&1)
+echo "$xml" | grep -q '<memory instructions="3" shown="3" omitted="0" warp_accesses="4000" bytes="512000" sectors="72000" efficiency="0.2222">' ||
+  fail "no <memory> totals in: $xml"
+echo "$xml" | grep -q '<access offset="0x90" kind="load" access_size="4" warp_accesses="2000" thread_accesses="64000" bytes="256000" sectors="64000" efficiency="0.1250"/>' ||
+  fail "no stride-32 <access> in: $xml"
+if [ -n "$schema_check" ]; then
+  "$mprof" summary --json --kernel tail_spin "$tmp/memrun.mprof" >"$tmp/mem.json" 2>/dev/null
+  "$schema_check" "$docs/summary.schema.json" "$tmp/mem.json" ||
+    fail "summary --json with memory counts does not match the schema"
+  grep -q '"memory":{"instructions":3,' "$tmp/mem.json" || fail "no memory in the JSON"
+fi
 # One trace per process: each process reports the name it took to
 # $MPROF_MANIFEST (the producer expands %p, %h and %q{VAR} itself); record
 # builds every reported file, here two ranks of "-o run-%q{RANK}.mprof".

@@ -233,6 +233,94 @@ static void text_throughput(FILE *f, const mprof_kernel_diagnosis *k,
           t->shared > 0.05 ? ", shared with other kernels" : "", st->reset);
 }
 
+/* "load", "store", "atomic", ... for MPROF_MEMORY_* flags. */
+static const char *memory_kind(uint32_t flags) {
+  if (flags & MPROF_MEMORY_ATOMIC_SYSTEM)
+    return "atomic";
+  if ((flags & MPROF_MEMORY_READ) && (flags & MPROF_MEMORY_WRITE))
+    return "load+store";
+  if (flags & MPROF_MEMORY_WRITE)
+    return "store";
+  if (flags & MPROF_MEMORY_PREFETCH)
+    return "prefetch";
+  return "load";
+}
+
+static int compare_memory_warps(const void *a, const void *b) {
+  const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
+  const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
+  if (x->warp_accesses != y->warp_accesses)
+    return x->warp_accesses > y->warp_accesses ? -1 : 1;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The kernel's counted memory instructions, busiest first, and their
+ * totals; NULL (count 0) when none were counted. The caller frees. */
+typedef struct memory_view {
+  const mprof_memory_stats **order;
+  size_t count, shown;
+  uint64_t warps, bytes, sectors;
+} memory_view;
+
+static int memory_view_build(memory_view *mv, const summary_view *v,
+                             const mprof_kernel_diagnosis *k) {
+  memset(mv, 0, sizeof *mv);
+  size_t count;
+  const mprof_memory_stats *m = mprof_join_memory(v->join, k->kernel, &count);
+  if (!count)
+    return 0;
+  mv->order = (const mprof_memory_stats **)malloc(count * sizeof *mv->order);
+  if (!mv->order)
+    return 0;
+  for (size_t i = 0; i < count; i++) {
+    mv->order[i] = &m[i];
+    mv->warps += m[i].warp_accesses;
+    mv->bytes += m[i].bytes;
+    mv->sectors += m[i].sectors;
+  }
+  qsort(mv->order, count, sizeof *mv->order, compare_memory_warps);
+  mv->count = count;
+  mv->shown = count < v->opts->max_hot ? count : v->opts->max_hot;
+  return 1;
+}
+
+static double memory_efficiency(uint64_t bytes, uint64_t sectors) {
+  return sectors ? (double)bytes / (32.0 * (double)sectors) : 0;
+}
+
+static void xml_memory(FILE *f, const summary_view *v,
+                       const mprof_kernel_diagnosis *k) {
+  memory_view mv;
+  if (!memory_view_build(&mv, v, k))
+    return;
+  fputs("      <memory", f);
+  mprof__xml_attr_u64(f, "instructions", mv.count);
+  mprof__xml_attr_u64(f, "shown", mv.shown);
+  mprof__xml_attr_u64(f, "omitted", mv.count - mv.shown);
+  mprof__xml_attr_u64(f, "warp_accesses", mv.warps);
+  mprof__xml_attr_u64(f, "bytes", mv.bytes);
+  mprof__xml_attr_u64(f, "sectors", mv.sectors);
+  mprof__xml_attr_num(f, "efficiency", memory_efficiency(mv.bytes, mv.sectors),
+                      4);
+  fputs(">\n", f);
+  for (size_t i = 0; i < mv.shown; i++) {
+    const mprof_memory_stats *x = mv.order[i];
+    fprintf(f, "        <access offset=\"0x%x\"", x->offset);
+    mprof__xml_attr(f, "kind", memory_kind(x->flags));
+    mprof__xml_attr_u64(f, "access_size", x->access_size);
+    mprof__xml_attr_u64(f, "warp_accesses", x->warp_accesses);
+    mprof__xml_attr_u64(f, "thread_accesses", x->thread_accesses);
+    mprof__xml_attr_u64(f, "bytes", x->bytes);
+    mprof__xml_attr_u64(f, "sectors", x->sectors);
+    mprof__xml_attr_num(f, "efficiency", x->efficiency, 4);
+    if (x->instruction && x->instruction->opcode)
+      mprof__xml_attr(f, "sass", x->instruction->opcode);
+    fputs("/>\n", f);
+  }
+  fputs("      </memory>\n", f);
+  free(mv.order);
+}
+
 static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
                        const mprof_kernel_diagnosis *k) {
   const mprof_kernel_stats *s = k->stats;
@@ -359,6 +447,7 @@ static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
   }
   if (hot_shown)
     fputs("      </hot-instructions>\n", f);
+  xml_memory(f, v, k);
   for (size_t i = 0; i < k->note_count; i++) {
     fputs("      <note>", f);
     mprof__xml_escape(f, k->notes[i]);
@@ -494,6 +583,44 @@ static void json_throughput(FILE *f, const mprof_kernel_diagnosis *k) {
       fprintf(f, fraction ? "%.4f" : "%.0f", sol_value(t, c));
   }
   fputs("},", f);
+}
+
+static void json_memory(FILE *f, const summary_view *v,
+                        const mprof_kernel_diagnosis *k) {
+  memory_view mv;
+  if (!memory_view_build(&mv, v, k))
+    return;
+  json_key(f, "memory");
+  fputc('{', f);
+  json_u64(f, "instructions", mv.count, 1);
+  json_u64(f, "omitted", mv.count - mv.shown, 1);
+  json_u64(f, "warp_accesses", mv.warps, 1);
+  json_u64(f, "bytes", mv.bytes, 1);
+  json_u64(f, "sectors", mv.sectors, 1);
+  json_num(f, "efficiency", memory_efficiency(mv.bytes, mv.sectors), 4, 1);
+  json_key(f, "accesses");
+  fputc('[', f);
+  for (size_t i = 0; i < mv.shown; i++) {
+    const mprof_memory_stats *x = mv.order[i];
+    fputc('{', f);
+    json_u64(f, "offset", x->offset, 1);
+    json_str(f, "kind", memory_kind(x->flags), 1);
+    json_u64(f, "access_size", x->access_size, 1);
+    json_u64(f, "warp_accesses", x->warp_accesses, 1);
+    json_u64(f, "thread_accesses", x->thread_accesses, 1);
+    json_u64(f, "bytes", x->bytes, 1);
+    json_u64(f, "sectors", x->sectors, 1);
+    json_num(f, "efficiency", x->efficiency, 4, 1);
+    json_key(f, "sass");
+    mprof__json_string(f, x->instruction && x->instruction->opcode
+                              ? x->instruction->opcode
+                              : NULL);
+    fputc('}', f);
+    if (i + 1 < mv.shown)
+      fputc(',', f);
+  }
+  fputs("]},", f);
+  free(mv.order);
 }
 
 static void json_kernel(FILE *f, const summary_view *v, size_t rank,
@@ -683,6 +810,7 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
       fputc(',', f);
   }
   fputs("]},", f);
+  json_memory(f, v, k);
   json_key(f, "notes");
   fputc('[', f);
   for (size_t i = 0; i < k->note_count; i++) {
@@ -797,60 +925,24 @@ static const char *text_name(const summary_view *v, char *buf, size_t size,
   return mprof_name_short(buf, size, name);
 }
 
-/* "load", "store", "atomic", ... for MPROF_MEMORY_* flags. */
-static const char *memory_kind(uint32_t flags) {
-  if (flags & MPROF_MEMORY_ATOMIC_SYSTEM)
-    return "atomic";
-  if ((flags & MPROF_MEMORY_READ) && (flags & MPROF_MEMORY_WRITE))
-    return "load+store";
-  if (flags & MPROF_MEMORY_WRITE)
-    return "store";
-  if (flags & MPROF_MEMORY_PREFETCH)
-    return "prefetch";
-  return "load";
-}
-
-static int compare_memory_warps(const void *a, const void *b) {
-  const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
-  const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
-  if (x->warp_accesses != y->warp_accesses)
-    return x->warp_accesses > y->warp_accesses ? -1 : 1;
-  return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
 /* The kernel's global-memory accesses per instruction (`record blocks
  * --memory`), busiest first: what each warp access asked for against the
  * 32-byte sectors it touched. */
 static void text_memory(FILE *f, const summary_view *v,
                         const mprof_kernel_diagnosis *k,
                         const mprof__style *st) {
-  size_t count;
-  const mprof_memory_stats *m = mprof_join_memory(v->join, k->kernel, &count);
-  if (!count)
+  memory_view mv;
+  if (!memory_view_build(&mv, v, k))
     return;
-  const mprof_memory_stats **order =
-      (const mprof_memory_stats **)malloc(count * sizeof *order);
-  if (!order)
-    return;
-  uint64_t warps = 0, bytes = 0, sectors = 0;
-  for (size_t i = 0; i < count; i++) {
-    order[i] = &m[i];
-    warps += m[i].warp_accesses;
-    bytes += m[i].bytes;
-    sectors += m[i].sectors;
-  }
-  qsort(order, count, sizeof *order, compare_memory_warps);
   char n[32], p[32];
-  mprof_format_count(n, sizeof n, warps);
-  mprof_format_percent(p, sizeof p,
-                       sectors ? (double)bytes / (32.0 * (double)sectors) : 0);
+  mprof_format_count(n, sizeof n, mv.warps);
+  mprof_format_percent(p, sizeof p, memory_efficiency(mv.bytes, mv.sectors));
   fprintf(f,
           "│   %sglobal memory%s (counted, every access): %s warp accesses "
           "· sector efficiency %s\n",
           st->bold, st->reset, n, p);
-  size_t shown = count < v->opts->max_hot ? count : v->opts->max_hot;
-  for (size_t i = 0; i < shown; i++) {
-    const mprof_memory_stats *x = order[i];
+  for (size_t i = 0; i < mv.shown; i++) {
+    const mprof_memory_stats *x = mv.order[i];
     const char *sass = x->instruction && x->instruction->opcode
                            ? x->instruction->opcode
                            : "(no SASS)";
@@ -865,10 +957,10 @@ static void text_memory(FILE *f, const summary_view *v,
             x->efficiency < 0.5 ? st->yellow : "", p, st->reset, per_warp,
             sectors_per_warp, n);
   }
-  if (count > shown)
+  if (mv.count > mv.shown)
     fprintf(f, "│     %s(%zu more instructions with memory accesses)%s\n",
-            st->dim, count - shown, st->reset);
-  free(order);
+            st->dim, mv.count - mv.shown, st->reset);
+  free(mv.order);
 }
 
 static void text_kernel(FILE *f, const summary_view *v, size_t rank,
