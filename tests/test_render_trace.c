@@ -94,6 +94,8 @@ static int64_t earliest_activity(const mprof_trace *t) {
 
 /* ---- no idle lead-in, and where the process started ------------------ */
 
+static size_t samples_with_lead_in;
+
 static void check_no_lead_in(const char *path) {
   mprof_render_model *m = open_model(path);
   const mprof_trace *t = mprof_render_model_trace(m);
@@ -111,10 +113,14 @@ static void check_no_lead_in(const char *path) {
   double x = mprof_render_time_to_x(&map, first);
   assert_true(x >= MPROF_RENDER_GUTTER);
   assert_true(x - MPROF_RENDER_GUTTER < 0.03 * (W - MPROF_RENDER_GUTTER));
-  /* The recorded samples start their process well before their first GPU
-   * work: the corner of the ruler says so, in the marker's purple. */
+  /* A process that started before its first GPU work (every CUPTI
+   * recording): the corner of the ruler says so, in the marker's purple. */
   int64_t process = mprof_render_model_process_start(m);
-  assert_true(process > 0 && process < first);
+  if (process <= 0 || process >= first) {
+    mprof_render_model_free(m);
+    return;
+  }
+  samples_with_lead_in++;
   fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
   assert_true(count_in(&img, 0, 13, (int)MPROF_RENDER_GUTTER,
                        (int)MPROF_RENDER_RULER, is_purple) > 20);
@@ -135,6 +141,7 @@ static void test_samples_open_on_their_gpu_activity(void **state) {
   (void)state;
   if (!each_sample(check_no_lead_in))
     skip(); /* no recorded sample in samples/ */
+  assert_true(samples_with_lead_in > 0);
 }
 
 /* ---- copies ------------------------------------------------------------- */
