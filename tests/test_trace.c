@@ -846,6 +846,49 @@ static void write_process(const char *path, const char *host, const char *pid,
  * which started 1 ms after the first's in wall-clock time, land 1 ms after
  * them on the merged (first trace's) clock; each process keeps its own
  * device, stream and kernel. */
+/* A set's process keys that lie (more processes than META records, ranges
+ * past the tables, an index past the count) open without a hang or a
+ * wrong owner: what cannot be true is left unknown. */
+static void test_process_keys_that_lie(void **state) {
+  (void)state;
+  const char *path = test_path("lying-set.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  uint32_t d, st;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record stream = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &st, MPROF_SECTION_STREAMS, &stream),
+                   0);
+  assert_int_equal(mprof_writer_meta(w, "merge.processes", "4000000000"), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(mprof_trace_process_count(t), 1); /* 1 META record */
+  assert_int_equal(mprof_trace_stream_process(t, 0), 0);
+  mprof_trace_free(t);
+
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  assert_int_equal(mprof_writer_intern(w, &st, MPROF_SECTION_STREAMS, &stream),
+                   0);
+  assert_int_equal(mprof_writer_meta(w, "merge.processes", "2"), 0);
+  assert_int_equal(mprof_writer_meta(w, "process.0.streams", "0 99999999999"),
+                   0);
+  assert_int_equal(mprof_writer_meta(w, "process.1.devices", "0 1"), 0);
+  assert_int_equal(mprof_writer_meta(w, "process.7.streams", "0 1"), 0);
+  assert_int_equal(mprof_writer_meta(w, "process.1.pid", "77"), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(mprof_trace_process_count(t), 2);
+  assert_int_equal(mprof_trace_stream_process(t, 0), MPROF_INDEX_NONE);
+  assert_int_equal(mprof_trace_device_process(t, 0), 1);
+  assert_string_equal(mprof_trace_process_meta(t, 1, "pid"), "77");
+  assert_null(mprof_trace_process_meta(t, 0, "pid"));
+  mprof_trace_free(t);
+}
+
 static void test_merge_aligns_by_clock_anchors(void **state) {
   (void)state;
   const char *a = test_path("merge-a.mprof");
@@ -1176,6 +1219,7 @@ int main(void) {
       cmocka_unit_test(test_cut_at_every_flush_opens_partial),
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),
+      cmocka_unit_test(test_process_keys_that_lie),
       cmocka_unit_test(test_errors_and_version),
       cmocka_unit_test(test_synth_is_deterministic),
       cmocka_unit_test(test_memory_accesses_checked),

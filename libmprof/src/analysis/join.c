@@ -76,8 +76,11 @@ static int build_devices(mprof_join *j, unsigned flags) {
                                     sizeof *j->device_as);
   if (!j->device_as)
     return MPROF_ENOMEM;
+  /* Pairs are compared: past 4096 devices (512 ranks of 8 GPUs each, and
+   * more) each process's devices stay their own rather than cost minutes. */
   int merge = !(flags & MPROF_JOIN_BY_PROCESS) &&
-              mprof_trace_process_count(j->trace) > 1;
+              mprof_trace_process_count(j->trace) > 1 &&
+              j->device_count <= 4096;
   for (size_t d = 0; d < j->device_count; d++) {
     j->device_as[d] = (uint32_t)d;
     for (int same_id = 1; merge && same_id >= 0; same_id--) {
