@@ -35,6 +35,14 @@ static void put64(unsigned char *p, uint64_t v) {
     p[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* The device side (blocks_patch.cu) lays these out the same way. */
+_Static_assert(sizeof(mprof_blocks_slot) == 24, "a block slot is 24 bytes");
+_Static_assert(sizeof(mprof_blocks_header) ==
+                   MPROF_BLOCKS_HEADER_SLOTS * sizeof(mprof_blocks_slot),
+               "the launch header is two slots");
+_Static_assert(sizeof(mprof_blocks_memory_entry) == 48,
+               "a memory entry is 48 bytes");
+
 uint64_t mprof_blocks_grid_size(const uint32_t grid[3]) {
   return (uint64_t)grid[0] * grid[1] * grid[2];
 }

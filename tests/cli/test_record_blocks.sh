@@ -49,9 +49,9 @@ expect 0 "Measured over 3 launches of block spans" \
 cp "$tmp/fixture.source" "$tmp/mem.source"
 {
   cat "$tmp/fixture.source.meta"
-  echo "blocks.memory 0 0 128 1 4 1000 32000 128000 4000"
-  echo "blocks.memory 0 0 144 1 4 2000 64000 256000 64000"
-  echo "blocks.memory 0 0 160 2 4 1000 32000 128000 4000"
+  echo "blocks.memory 0 0 128 1 4 3192 102144 408576 12768"
+  echo "blocks.memory 0 0 144 1 4 3192 102144 408576 102144"
+  echo "blocks.memory 0 0 160 2 4 3192 102144 408576 12768"
   echo "blocks.memory 0 0 176 1 4 10 5 40 10"
 } >"$tmp/mem.source.meta"
 expect 0 "1 memory-access lines of $tmp/memrun.mprof.source.meta could not be read" \
@@ -59,18 +59,26 @@ expect 0 "1 memory-access lines of $tmp/memrun.mprof.source.meta could not be re
   -- sh -c "cp '$tmp/mem.source' '$tmp/memrun.mprof.source' && cp '$tmp/mem.source.meta' '$tmp/memrun.mprof.source.meta'"
 expect 0 "MEMORY_ACCESSES" "$mprof" info "$tmp/memrun.mprof"
 panel=$("$mprof" summary --human --kernel tail_spin --color=never "$tmp/memrun.mprof" 2>&1)
-echo "$panel" | grep -q "global memory (counted, every access): 4,000 warp accesses · sector efficiency 22.2%" ||
+echo "$panel" | grep -q "global memory (counted, every access): 9,576 warp accesses · sector efficiency 30.0%" ||
   fail "no memory totals in: $panel"
-echo "$panel" | grep -A1 "global memory" | grep -q "0x00090 load .*12.5% sectors used ·   128.0 B asked / 32.0 sectors per warp · 2,000 warp accesses" ||
-  fail "the stride-32 load is not first at 12.5%: $panel"
+echo "$panel" | grep -q "0x00090 load .*12.5% sectors used ·   128.0 B asked / 32.0 sectors per warp · 3,192 warp accesses" ||
+  fail "no stride-32 load at 12.5%: $panel"
 echo "$panel" | grep -q "0x000a0 store .*100% sectors used" ||
   fail "no coalesced store at 100%: $panel"
 # The same for agents: XML and JSON (schema-checked) carry the counts.
 xml=$("$mprof" summary --kernel tail_spin "$tmp/memrun.mprof" 2>&1)
-echo "$xml" | grep -q '<memory instructions="3" shown="3" omitted="0" warp_accesses="4000" bytes="512000" sectors="72000" efficiency="0.2222">' ||
+echo "$xml" | grep -q '<memory instructions="3" shown="3" omitted="0" warp_accesses="9576" bytes="1225728" sectors="127680" efficiency="0.3000">' ||
   fail "no <memory> totals in: $xml"
-echo "$xml" | grep -q '<access offset="0x90" kind="load" access_size="4" warp_accesses="2000" thread_accesses="64000" bytes="256000" sectors="64000" efficiency="0.1250"/>' ||
+echo "$xml" | grep -q '<access offset="0x90" kind="load" access_size="4" warp_accesses="3192" thread_accesses="102144" bytes="408576" sectors="102144" efficiency="0.1250"/>' ||
   fail "no stride-32 <access> in: $xml"
+# tests/gpu/blocks.sh's checker finds the known pattern: two loads (100%,
+# 12.5%) and a store (100%), each once per warp of every launch.
+check_blocks=$(dirname "$test_blocks")/check_blocks
+if [ -x "$check_blocks" ]; then
+  "$check_blocks" "$tmp/memrun.mprof" --memory tail_spin >"$tmp/check.txt" 2>&1
+  grep -q "MEMORY tail_spin(unsigned long long, int\*): 3 instructions; loads at 100%: 1, at 12.5%: 1; stores at 100%: 1" "$tmp/check.txt" ||
+    fail "check_blocks --memory: $(cat "$tmp/check.txt")"
+fi
 if [ -n "$schema_check" ]; then
   "$mprof" summary --json --kernel tail_spin "$tmp/memrun.mprof" >"$tmp/mem.json" 2>/dev/null
   "$schema_check" "$docs/summary.schema.json" "$tmp/mem.json" ||
