@@ -841,6 +841,56 @@ static void test_set_keeps_calls_with_their_launches(void **state) {
   mprof_render_model_free(m);
 }
 
+/* Every sample with PM samples: a counter row per sampled counter under
+ * each sampled GPU, holding all of that GPU's windows. */
+static size_t samples_with_counters;
+
+static void check_sample_counters(const char *path) {
+  mprof_render_model *m = open_model(path);
+  const mprof_trace *t = mprof_render_model_trace(m);
+  size_t n, devices;
+  const mprof_pm_sample_record *pm = mprof_trace_pm_samples(t, &n);
+  mprof_trace_devices(t, &devices);
+  if (n) {
+    samples_with_counters++;
+    size_t idx[1];
+    assert_true(rows_of(m, MPROF_ROW_COUNTER, idx, 1) > 0);
+    for (size_t i = 0; i < mprof_render_row_count(m); i++) {
+      const mprof_render_row *row = mprof_render_row_at(m, i);
+      if (row->kind != MPROF_ROW_COUNTER)
+        continue;
+      size_t windows = 0;
+      for (size_t j = 0; j < n; j++)
+        windows += pm[j].device == row->device && pm[j].end >= pm[j].start;
+      assert_int_equal(row->count, windows);
+      assert_true(row->column >= 0 && row->column < MPROF_PM_MAX_METRICS);
+      /* Under its GPU's band: only counter rows between them. */
+      size_t up = i;
+      while (up > 0 &&
+             mprof_render_row_at(m, up - 1)->kind == MPROF_ROW_COUNTER)
+        up--;
+      assert_true(up > 0);
+      assert_int_equal(mprof_render_row_at(m, up - 1)->kind, MPROF_ROW_DEVICE);
+      assert_int_equal(mprof_render_row_at(m, up - 1)->device, row->device);
+    }
+    /* Drawn at the whole-trace view without failing. */
+    mprof_render_view v;
+    mprof_render_view_init(&v, m);
+    fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+    fix_free(&img);
+  }
+  mprof_render_model_free(m);
+}
+
+static void test_sample_counter_tracks(void **state) {
+  (void)state;
+  /* No committed sample holds PM samples yet (tests/gpu/trace_tab.sh
+   * records one and runs this over it). */
+  each_sample(check_sample_counters);
+  if (!samples_with_counters)
+    skip();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_samples_open_on_their_gpu_activity),
@@ -850,6 +900,7 @@ int main(void) {
       cmocka_unit_test(test_nvtx_rows_per_thread_nested),
       cmocka_unit_test(test_sample_nvtx_rows),
       cmocka_unit_test(test_counter_tracks_under_their_gpu),
+      cmocka_unit_test(test_sample_counter_tracks),
       cmocka_unit_test(test_dense_ranges_fill_their_pixels),
       cmocka_unit_test(test_api_rows_link_calls_to_launches),
       cmocka_unit_test(test_set_keeps_calls_with_their_launches),

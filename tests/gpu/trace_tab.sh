@@ -1,0 +1,88 @@
+#!/bin/bash
+# The Trace tab on real recordings: record the gemm example with PM
+# sampling on (PC sampling off: the two did not run together on the H200)
+# and the demo example (copies of several kinds), then run the Trace-tab
+# checks of test_render_trace over them as if they were samples (the view
+# fits the GPU activity and marks the process start, copies are labelled
+# with kind, size and bandwidth, NVTX rows when the trace has ranges, a
+# counter row per sampled counter under its GPU) and draw the Trace tab
+# to PNG: whole, and with its first 5 ms selected.
+#
+# Usage: tests/gpu/trace_tab.sh OUTDIR [BUILD_DIR]
+#   BUILD_DIR  a CMake build of mprof with the CUPTI producer (default: build)
+# Environment: TRACE_TAB_EXTRA="a.mprof b.mprof" adds traces recorded
+#   elsewhere (the NVTX PyTorch sample of tests/gpu/nvtx_sample.sh, say).
+#
+# Writes OUTDIR/samples/*.mprof (the recordings), OUTDIR/*.png and
+# OUTDIR/report.txt. Skips (exit 0) without a GPU. Exit 1 when a check
+# fails, 2 when something is missing. Each recording is bounded (120 s).
+set -uo pipefail
+out=${1:?usage: trace_tab.sh OUTDIR [BUILD_DIR]}
+build=${2:-build}
+mkdir -p "$out/samples"
+out=$(cd "$out" && pwd)
+build=$(cd "$build" && pwd)
+report="$out/report.txt"
+: >"$report"
+say() { echo "$*" | tee -a "$report"; }
+failures=0
+check() { # check TEXT RESULT(0 ok)
+  if [ "$2" -eq 0 ]; then say "ok    $1"; else
+    say "FAIL  $1"
+    failures=$((failures + 1))
+  fi
+}
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "trace_tab: no GPU here (nvidia-smi -L failed); skipping"
+  exit 0
+fi
+mprof="$build/bin/mprof"
+checks="$build/bin/test_render_trace"
+for f in "$mprof" "$build/bin/gemm" "$build/bin/demo" "$checks"; do
+  if [ ! -x "$f" ]; then
+    echo "trace_tab: $f is missing; build with the CUDA toolkit and Cairo present" >&2
+    exit 2
+  fi
+done
+
+say "== machine"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$report"
+say "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+
+say "== recordings"
+timeout 120 "$mprof" record -o "$out/samples/gemm_pm.mprof" --pc-mode off \
+  --pm on -- "$build/bin/gemm" >"$out/record-gemm.log" 2>&1
+check "record gemm with --pm on (log: record-gemm.log)" $?
+timeout 120 "$mprof" record -o "$out/samples/demo.mprof" -- \
+  "$build/bin/demo" >"$out/record-demo.log" 2>&1
+check "record demo (log: record-demo.log)" $?
+for extra in ${TRACE_TAB_EXTRA:-}; do
+  cp "$extra" "$out/samples/"
+  if [ -e "$extra.pc.json" ]; then cp "$extra.pc.json" "$out/samples/"; fi
+done
+pm=$("$mprof" info "$out/samples/gemm_pm.mprof" 2>&1 |
+  sed -n 's/.*PM_SAMPLES=\([0-9]*\).*/\1/p')
+say "gemm_pm.mprof: ${pm:-0} PM samples"
+[ "${pm:-0}" -gt 0 ]
+check "the PM recording holds PM samples (else see pm.error in mprof info)" $?
+
+say "== the Trace tab's checks over the recordings"
+MPROF_SOURCE_DIR="$out" MPROF_TEST_TMP="$out" "$checks" \
+  >"$out/checks.log" 2>&1
+check "test_render_trace over OUTDIR/samples (log: checks.log)" $?
+grep -E '^\[ +(OK|SKIPPED|FAILED) +\]' "$out/checks.log" | tee -a "$report"
+
+say "== pictures"
+for t in "$out"/samples/*.mprof; do
+  name=$(basename "$t" .mprof)
+  "$mprof" view "$t" --tab trace --size 1600x700 \
+    --render "$out/$name-trace.png" >>"$report" 2>&1
+  check "$name: the whole Trace tab ($name-trace.png)" $?
+  "$mprof" view "$t" --tab trace --size 1600x700 --select 0ms:5ms \
+    --render "$out/$name-select.png" >>"$report" 2>&1
+  check "$name: the first 5 ms selected ($name-select.png)" $?
+done
+
+say "== $failures failure(s)"
+[ "$failures" -eq 0 ]
