@@ -534,9 +534,12 @@ static void launch_begin(const Sanitizer_LaunchData *d) {
       e->launch.block[0] = d->blockDim_x;
       e->launch.block[1] = d->blockDim_y;
       e->launch.block[2] = d->blockDim_z;
-      e->launch.cluster[0] = d->clusterDim_x;
-      e->launch.cluster[1] = d->clusterDim_y;
-      e->launch.cluster[2] = d->clusterDim_z;
+      /* 1x1x1 is no cluster: zeros, as CUPTI records a launch without. */
+      if (d->clusterDim_x * d->clusterDim_y * d->clusterDim_z > 1) {
+        e->launch.cluster[0] = d->clusterDim_x;
+        e->launch.cluster[1] = d->clusterDim_y;
+        e->launch.cluster[2] = d->clusterDim_z;
+      }
       e->launch.stream = stream_number(d->device, d->stream);
       e->launch.host_ns = host_ns;
       e->context = (size_t)(c - g.contexts);

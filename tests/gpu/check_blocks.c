@@ -291,6 +291,11 @@ int main(int argc, char **argv) {
   printf("TOTAL launches %" PRIu64 ", failing %" PRIu64 ", spans %zu, "
          "spans without launch %" PRIu64 "\n",
          checked, bad, ns, no_launch);
+  free(count);
+  free(outside);
+  free(first);
+  free(blocks);
+  free(ks);
   mprof_trace_free(t);
   return bad || no_launch ? 1 : 0;
 }
