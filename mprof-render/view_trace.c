@@ -1176,12 +1176,13 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
       char span[48];
       mprof_format_duration(span, sizeof span,
                             (double)(view->sel_end_ns - view->sel_start_ns));
-      rd_font(cr, 10.5, 1, 0);
+      /* Centred on the selection, below the tick labels. */
+      rd_font(cr, 9, 1, 0);
       double w = rd_text_width(cr, span);
-      double tx = fmin(fmax(x0, left + 2), right - w - 4);
-      rd_fill_rect(cr, tx - 2, 2, w + 4, 13, RD_PANEL);
+      double tx = fmin(fmax((x0 + x1 - w) / 2, left + 2), right - w - 4);
+      rd_fill_rect(cr, tx - 3, 14, w + 6, MPROF_RENDER_RULER - 15, RD_PANEL);
       rd_rgb(cr, RD_SELECTION);
-      rd_text(cr, tx, 13, span);
+      rd_text(cr, tx, MPROF_RENDER_RULER - 3, span);
     }
   }
   rd_fill_rect(cr, 0, 0, left, MPROF_RENDER_RULER, RD_PANEL);
