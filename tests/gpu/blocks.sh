@@ -141,6 +141,19 @@ check memory "$out/memory.mprof" --memory memory_pattern
   >"$out/memory.summary" 2>&1
 grep -A4 "global memory" "$out/memory.summary" | tee -a "$log"
 grep -E "^blocks\.memory_|blocks\.errors|blocks\.error " "$out/memory.mprof.source.meta" 2>&1 | tee -a "$log"
+# The counted offsets are the kernel's own: with its SASS attached from
+# the executable, the 12.5% and 100% loads are LDGs and the store an STG.
+"$mprof" sass "$out/memory.mprof" "$pattern" >"$out/memory.sass.txt" 2>&1
+"$mprof" summary --kernel memory_pattern "$out/memory.mprof" >"$out/memory.summary.xml" 2>&1
+grep '<access ' "$out/memory.summary.xml" | tee -a "$log"
+if grep -q 'efficiency="0.1250" sass="LDG' "$out/memory.summary.xml" &&
+  grep -q 'efficiency="1.0000" sass="LDG' "$out/memory.summary.xml" &&
+  grep -q 'kind="store".*efficiency="1.0000" sass="STG' "$out/memory.summary.xml"; then
+  say "ok    memory_sass"
+else
+  say "FAIL  memory_sass: the counted offsets are not the kernel's LDG/STG ($out/memory.sass.txt)"
+  failures=$((failures + 1))
+fi
 "$mprof" view "$out/memory.mprof" --tab hotspots --kernel memory_pattern \
   --render "$out/memory-hotspots.png" 2>&1 | tee -a "$log"
 
