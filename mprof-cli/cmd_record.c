@@ -567,8 +567,12 @@ static int blocks_collect(const process_entry *list, size_t count,
     const process_entry *e = &list[i];
     int rc;
     if (!e->ended || e->failed) {
-      char how[128];
+      char how[128], claim[PATH_MAX + 16];
       describe_end(how, sizeof how, e, child, status);
+      /* Its claim on the name (NAME.partial) goes, so that the next run
+       * can take the name again. */
+      snprintf(claim, sizeof claim, "%s.partial", e->path);
+      unlink(claim);
       fprintf(stderr,
               "mprof record blocks: pid %ld %s and %s %s (the block "
               "producer writes when the process exits)\n",

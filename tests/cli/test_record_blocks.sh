@@ -100,7 +100,10 @@ done
 # A process that started and never finished is named, with its file.
 expect 1 "pid 2002 ended without a word" env MPROF_BLOCKS_LIB="$stand_in" \
   "$mprof" record blocks -o "$tmp/lost.mprof" -- sh -c \
-  "echo 'start 2002 1 $tmp/lost.mprof.source' >>\"\$MPROF_MANIFEST\""
+  ": >'$tmp/lost.mprof.source.partial';
+   echo 'start 2002 1 $tmp/lost.mprof.source' >>\"\$MPROF_MANIFEST\""
+# ... and its claim on the name is gone, for the next run.
+[ ! -e "$tmp/lost.mprof.source.partial" ] || fail "the lost process's claim is left"
 # --memory is for record blocks, and needs the kernel to look at.
 expect 2 "--memory needs --kernel REGEX" env MPROF_BLOCKS_LIB="$stand_in" \
   "$mprof" record blocks --memory -- true
