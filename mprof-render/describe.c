@@ -47,9 +47,24 @@ static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
     strncat(reasons, part, sizeof reasons - strlen(reasons) - 1);
   }
   (void)lane;
-  int n = snprintf(buf, size, "0x%04x  %s  \u2014  %s of samples (%s)%s%s%s%s",
-                   p->offset, sass, pct, count, *reasons ? "  \u00b7  " : "",
-                   reasons, *line ? "  \u00b7  " : "", line);
+  /* Its global-memory accesses, when they were counted (--memory). */
+  char memory[256] = "";
+  const mprof_memory_stats *mem =
+      mprof_join_memory_find(m->join, (size_t)kernel, p->offset);
+  if (mem && mem->warp_accesses) {
+    char eff[16], warps[32];
+    mprof_format_percent(eff, sizeof eff, mem->efficiency);
+    mprof_format_count(warps, sizeof warps, mem->warp_accesses);
+    snprintf(memory, sizeof memory,
+             "  \u00b7  memory: %s of its sectors used (%.0f B asked, %.1f "
+             "sectors per warp access, %s warp accesses)",
+             eff, (double)mem->bytes / (double)mem->warp_accesses,
+             (double)mem->sectors / (double)mem->warp_accesses, warps);
+  }
+  int n =
+      snprintf(buf, size, "0x%04x  %s  \u2014  %s of samples (%s)%s%s%s%s%s",
+               p->offset, sass, pct, count, *reasons ? "  \u00b7  " : "",
+               reasons, *line ? "  \u00b7  " : "", line, memory);
   return n < 0 ? 0 : ((size_t)n < size ? (size_t)n : size - 1);
 }
 

@@ -227,6 +227,15 @@ static void test_hotspots_rank_instructions(void **state) {
   assert_true(amber >= 5 && amber <= 7);
   assert_int_equal(green, 46);
   assert_int_equal(row2, 0);
+  /* Hovering the LDG says so in words. */
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_HOTSPOTS, W, H, 300, 88 + 11, &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_PC);
+  char words[1024];
+  mprof_render_hit_describe(m, &hit, words, sizeof words);
+  assert_non_null(strstr(words, "memory: 12.5% of its sectors used (128 B "
+                                "asked, 32.0 sectors per warp access, 100 "
+                                "warp accesses)"));
   fix_free(&img);
   /* A kernel without SASS (K1) still ranks its PCs. */
   v.kernel = 1;
