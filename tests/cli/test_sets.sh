@@ -87,6 +87,13 @@ done
 expect 0 "pid 202" "$mprof" summary --human --by-process "$tmp/run"
 expect 0 "rank 1" "$mprof" summary --human --split process "$tmp/run"
 expect 0 'pid="202"' "$mprof" summary --by-process "$tmp/run"
+if command -v xmllint >/dev/null; then
+  "$mprof" summary --by-process --all "$tmp/run" >"$tmp/split.xml"
+  xmllint --noout "$tmp/split.xml" || fail "summary --by-process XML is not well-formed"
+  grep -q '<process index="1" pid="101" ppid="1" host="node1" rank="0"' "$tmp/split.xml" ||
+    fail "the XML lacks the set's process list: $(grep '<process' "$tmp/split.xml" | head -2)"
+fi
+expect_one_line 2 "--split takes 'process'" "$mprof" summary --split kernel "$tmp/run"
 expect 0 "2 processes" "$mprof" summary --human "$tmp/run"
 
 # --- a directory, a glob and the listed traces are one set ----------------
