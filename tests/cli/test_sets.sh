@@ -96,6 +96,13 @@ fi
 expect_one_line 2 "--split takes 'process'" "$mprof" summary --split kernel "$tmp/run"
 expect 0 "2 processes" "$mprof" summary --human "$tmp/run"
 
+# A set merged before processes were kept (no process.I.streams): no row
+# belongs to a process, and the JSON still matches the schema.
+"$mprof" synth -o "$tmp/old-merge.mprof" --launches 100 --kernels 2 \
+  --meta merge.processes=2 --meta process.0.pid=5 --meta process.1.pid=6 >/dev/null
+"$mprof" summary --json "$tmp/old-merge.mprof" >"$tmp/old.json" || fail "summary of an old merged trace failed"
+"$schema_check" "$docs/summary.schema.json" "$tmp/old.json" || fail "an old merged trace's summary does not match the schema"
+
 # --- a directory, a glob and the listed traces are one set ----------------
 "$mprof" summary --json --all "$tmp/run/*.mprof" | sed 's/"path":"[^"]*"//' >"$tmp/glob.json"
 "$mprof" summary --json --all "$tmp/run/trace.202.mprof" "$tmp/run/trace.mprof" |

@@ -60,7 +60,8 @@ static void process_label(char *out, size_t size, const summary_view *v,
   if (mprof_trace_process_count(v->trace) < 2)
     return;
   if (s->process == MPROF_INDEX_NONE) {
-    snprintf(out, size, "%u processes", s->process_count);
+    if (s->process_count > 1)
+      snprintf(out, size, "%u processes", s->process_count);
     return;
   }
   const char *rank = mprof_trace_process_meta(v->trace, s->process, "rank");
@@ -334,7 +335,8 @@ static void xml_kernel(FILE *f, const summary_view *v, size_t rank,
   if (s->device_id != MPROF_INDEX_NONE)
     mprof__xml_attr_u64(f, "device", s->device_id);
   if (mprof_trace_process_count(v->trace) > 1) {
-    mprof__xml_attr_u64(f, "processes", s->process_count);
+    if (s->process_count) /* 0: a set merged before processes were kept */
+      mprof__xml_attr_u64(f, "processes", s->process_count);
     if (s->process != MPROF_INDEX_NONE) {
       mprof__xml_attr_u64(f, "process", s->process);
       mprof__xml_attr(f, "pid", process_meta(v, s->process, "pid"));
@@ -639,7 +641,8 @@ static void json_kernel(FILE *f, const summary_view *v, size_t rank,
   else
     fputs("null,", f);
   if (mprof_trace_process_count(v->trace) > 1) {
-    json_u64(f, "processes", s->process_count, 1);
+    if (s->process_count)
+      json_u64(f, "processes", s->process_count, 1);
     if (s->process != MPROF_INDEX_NONE) {
       json_u64(f, "process", s->process, 1);
       json_str(f, "pid", process_meta(v, s->process, "pid"), 1);
