@@ -105,8 +105,9 @@ static const cli_command commands[] = {
      "Validate TRACE and print its metadata, devices, section sizes,\n"
      "kernels (by launch count) and drop counters. TRACE may be a .mprof\n"
      "or a MKPROF file (.mkprof), read as `mprof mkprof import` reads it.\n"
-     "Several traces, or a directory (its .mprof files: the processes of\n"
-     "one run), print a line per process first, then each trace. A trace\n"
+     "Several traces, a directory (its .mprof files: the processes of\n"
+     "one run) or a quoted glob ('run/*.mprof') print a line per process\n"
+     "first, then each trace. A trace\n"
      "cut short (killed, crashed) says it is partial and how much it\n"
      "holds.\n",
      cmd_info},
@@ -192,10 +193,11 @@ static const cli_command commands[] = {
      "usage: mprof merge TRACE... -o FILE\n"
      "\n"
      "Write the traces of one run (one per process, as `mprof record`\n"
-     "writes them; a directory stands for the .mprof files in it) to FILE\n"
-     "as one trace. Every process keeps its own devices and streams\n"
-     "(streams are named \"pid N ...\"); times move onto the first trace's\n"
-     "clock through the clock anchors each trace stores (traces of one host\n"
+     "writes them; a directory or a quoted glob stands for its .mprof\n"
+     "files) to FILE as one trace. Every process keeps its own devices\n"
+     "and streams (named after their process: \"pid N\", then the\n"
+     "stream); times move onto the first trace's clock through the clock\n"
+     "anchors each trace stores (traces of one host\n"
      "share their clock and do not move); each trace's metadata is kept as\n"
      "process.I.KEY. FILE is partial when any trace is.\n",
      cmd_merge},

@@ -188,11 +188,12 @@ MPROF_API int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
 /**
  * Write the @p count traces of one run (one per process) to @p path as one
  * trace: every device, stream and kernel of each process stays its own
- * (streams are named "pid N ..."), times move onto the first trace's clock
- * through each trace's clock anchors (traces of one host share their
- * monotonic clock and do not move), and each trace's META is kept under
- * "process.I." (I its place in @p traces), with "process.I.clock_shift_ns".
- * The result is partial (META capture.partial) when any input is.
+ * (streams are named "pid N · NAME" or "pid N · stream S"), times move onto
+ * the first trace's clock through each trace's clock anchors (traces of one
+ * host share their monotonic clock and do not move), and each trace's META is
+ * kept under "process.I." (I its place in @p traces), with
+ * "process.I.clock_shift_ns". The result is partial (META capture.partial) when
+ * any input is.
  */
 MPROF_API int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
                                 const char *path);
