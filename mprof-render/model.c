@@ -418,6 +418,13 @@ void mprof_render_model_free(mprof_render_model *m) {
   free(m->range_order);
   free(m->pm_order);
   free(m->pm_first);
+  free(m->range_end);
+  free(m->api_end);
+  free(m->pm_end);
+  free(m->pm_bucket_first);
+  free(m->pm_bucket_start);
+  free(m->pm_bucket_end);
+  free(m->pm_bucket_max);
   free(m->api_order);
   free(m->api_by_corr);
   free(m->api_corr);

@@ -137,9 +137,19 @@ struct mprof_render_model {
   int64_t process_start_ns; /* the clock anchor; 0 unknown */
   uint32_t *range_order;    /* RANGES by thread, lane, start */
   mprof_throughput *throughput;
-  uint32_t *pm_order;  /* PM_SAMPLES by device, then start */
-  size_t *pm_first;    /* device d owns pm_order[pm_first[d]..[d + 1]) */
-  uint32_t *api_order; /* API_CALLS by thread, lane, start */
+  uint32_t *pm_order; /* PM_SAMPLES by device, then start */
+  size_t *pm_first;   /* device d owns pm_order[pm_first[d]..[d + 1]) */
+  /* The end of each item in the order above (range_order, api_order,
+   * pm_order): a row's ends ascend, and a search over them touches one
+   * contiguous array instead of the records. */
+  int64_t *range_end, *api_end, *pm_end;
+  /* Zoomed out: per RS_PM_BUCKET consecutive windows of a device, their
+   * time and the highest value of each column (NaN: none measured);
+   * device d owns buckets [pm_bucket_first[d], pm_bucket_first[d + 1]). */
+  size_t *pm_bucket_first;
+  int64_t *pm_bucket_start, *pm_bucket_end;
+  float *pm_bucket_max; /* buckets x MPROF_PM_MAX_METRICS */
+  uint32_t *api_order;  /* API_CALLS by thread, lane, start */
   size_t api_count, launch_count;
   uint32_t *api_by_corr, *api_corr;       /* calls by correlation id */
   uint32_t *launch_by_corr, *launch_corr; /* launches by correlation id */
@@ -314,6 +324,7 @@ int mprof_render__build_counters(mprof_render_model *m);
 /* The end of a range, never before its start. */
 int64_t rs_range_end(const mprof_range_record *r);
 #define RS_TRACK_COUNTERS 8
+#define RS_PM_BUCKET 64
 extern const uint32_t rs_track_counters[RS_TRACK_COUNTERS];
 
 /* ---- spans (spans.c) ------------------------------------------------- */

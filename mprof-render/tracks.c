@@ -9,6 +9,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,12 +167,17 @@ int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
   size_t n;
   const mprof_range_record *r = mprof_trace_ranges(m->trace, &n);
   m->range_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
-  if (!m->range_order)
+  m->range_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  if (!m->range_order || !m->range_end)
     return mprof_render__oom();
-  return lay_out_records(r, n, sizeof *r, offsetof(mprof_range_record, start),
-                         offsetof(mprof_range_record, end),
-                         offsetof(mprof_range_record, thread_id),
-                         m->range_order, runs, run_count);
+  if (lay_out_records(r, n, sizeof *r, offsetof(mprof_range_record, start),
+                      offsetof(mprof_range_record, end),
+                      offsetof(mprof_range_record, thread_id), m->range_order,
+                      runs, run_count))
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    m->range_end[i] = rs_range_end(&r[m->range_order[i]]);
+  return 0;
 }
 
 static const uint32_t *sort_keys;
@@ -209,13 +215,18 @@ int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
   const mprof_api_call_record *c = mprof_trace_api_calls(m->trace, &n);
   const mprof_launch_record *l = mprof_trace_launches(m->trace, &launches);
   m->api_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
-  if (!m->api_order)
+  m->api_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
+  if (!m->api_order || !m->api_end)
     return mprof_render__oom();
   if (lay_out_records(c, n, sizeof *c, offsetof(mprof_api_call_record, start),
                       offsetof(mprof_api_call_record, end),
                       offsetof(mprof_api_call_record, thread_id), m->api_order,
                       runs, run_count))
     return -1;
+  for (size_t i = 0; i < n; i++) {
+    const mprof_api_call_record *x = &c[m->api_order[i]];
+    m->api_end[i] = rs_clamp_ns(x->end > x->start ? x->end : x->start);
+  }
   m->api_count = n;
   if (!n)
     return 0; /* no calls: no index of the launches either */
@@ -301,9 +312,48 @@ int mprof_render__build_counters(mprof_render_model *m) {
       m->pm_order[used++] = (uint32_t)i;
   sort_pm = s;
   qsort(m->pm_order, used, sizeof(uint32_t), by_device_start);
-  for (size_t i = 0; i < used; i++)
+  m->pm_end = (int64_t *)malloc((used ? used : 1) * sizeof(int64_t));
+  if (!m->pm_end)
+    return mprof_render__oom();
+  for (size_t i = 0; i < used; i++) {
     m->pm_first[s[m->pm_order[i]].device + 1]++;
+    m->pm_end[i] = rs_clamp_ns(s[m->pm_order[i]].end);
+  }
   for (size_t d = 0; d < devices; d++)
     m->pm_first[d + 1] += m->pm_first[d];
+  /* The buckets for zoomed-out frames. */
+  m->pm_bucket_first = (size_t *)calloc(devices + 1, sizeof(size_t));
+  size_t buckets = 0;
+  for (size_t d = 0; m->pm_bucket_first && d < devices; d++) {
+    size_t windows = m->pm_first[d + 1] - m->pm_first[d];
+    m->pm_bucket_first[d] = buckets;
+    buckets += (windows + RS_PM_BUCKET - 1) / RS_PM_BUCKET;
+  }
+  if (m->pm_bucket_first)
+    m->pm_bucket_first[devices] = buckets;
+  m->pm_bucket_start = (int64_t *)malloc((buckets ? buckets : 1) * 8);
+  m->pm_bucket_end = (int64_t *)malloc((buckets ? buckets : 1) * 8);
+  m->pm_bucket_max = (float *)malloc((buckets ? buckets : 1) *
+                                     MPROF_PM_MAX_METRICS * sizeof(float));
+  if (!m->pm_bucket_first || !m->pm_bucket_start || !m->pm_bucket_end ||
+      !m->pm_bucket_max)
+    return mprof_render__oom();
+  for (size_t d = 0; d < devices; d++)
+    for (size_t i = m->pm_first[d]; i < m->pm_first[d + 1]; i++) {
+      size_t b = m->pm_bucket_first[d] + (i - m->pm_first[d]) / RS_PM_BUCKET;
+      const mprof_pm_sample_record *w = &s[m->pm_order[i]];
+      float *max = &m->pm_bucket_max[b * MPROF_PM_MAX_METRICS];
+      if ((i - m->pm_first[d]) % RS_PM_BUCKET == 0) {
+        m->pm_bucket_start[b] = rs_clamp_ns(w->start);
+        m->pm_bucket_end[b] = rs_clamp_ns(w->end);
+        for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
+          max[c] = NAN;
+      }
+      if (rs_clamp_ns(w->end) > m->pm_bucket_end[b])
+        m->pm_bucket_end[b] = rs_clamp_ns(w->end);
+      for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
+        if (!isnan(w->value[c]) && (isnan(max[c]) || w->value[c] > max[c]))
+          max[c] = w->value[c];
+    }
   return 0;
 }

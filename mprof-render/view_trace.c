@@ -543,37 +543,80 @@ uint32_t rs_range_color(const mprof_range_record *r) {
                        (sizeof range_palette / sizeof range_palette[0])];
 }
 
-/* The interval of item @p idx of a RANGES, API or COUNTER row. */
-static void item_span(const mprof_render_model *model,
-                      const mprof_render_row *row, uint32_t idx, int64_t *a,
-                      int64_t *b) {
+/* The items of a RANGES, API or COUNTER row, with their records at hand:
+ * a frame looks at many of them. */
+typedef struct row_items {
+  uint32_t kind;
+  const uint32_t *order; /* record indices, by start */
+  const int64_t *end;    /* their ends, ascending */
+  size_t count;
+  const mprof_range_record *ranges;
+  const mprof_api_call_record *calls;
+  const mprof_pm_sample_record *pm;
+} row_items;
+
+static row_items items_of(const mprof_render_model *model,
+                          const mprof_render_row *row) {
+  row_items it;
+  memset(&it, 0, sizeof it);
   const mprof_trace *trace = mprof_render_model_trace(model);
   size_t n;
+  it.kind = row->kind;
+  it.count = row->count;
+  it.ranges = mprof_trace_ranges(trace, &n);
+  it.calls = mprof_trace_api_calls(trace, &n);
+  it.pm = mprof_trace_pm_samples(trace, &n);
   if (row->kind == MPROF_ROW_RANGES) {
-    const mprof_range_record *r = mprof_trace_ranges(trace, &n) + idx;
-    *a = rs_clamp_ns(r->start);
-    *b = rs_range_end(r);
+    it.order = model->range_order + row->first;
+    it.end = model->range_end + row->first;
   } else if (row->kind == MPROF_ROW_API) {
-    const mprof_api_call_record *c = mprof_trace_api_calls(trace, &n) + idx;
-    *a = rs_clamp_ns(c->start);
-    *b = rs_clamp_ns(c->end > c->start ? c->end : c->start);
+    it.order = model->api_order + row->first;
+    it.end = model->api_end + row->first;
+  } else if (row->kind == MPROF_ROW_COUNTER) {
+    it.order = model->pm_order + row->first;
+    it.end = model->pm_end + row->first;
   } else {
-    const mprof_pm_sample_record *w = mprof_trace_pm_samples(trace, &n) + idx;
-    *a = rs_clamp_ns(w->start);
-    *b = rs_clamp_ns(w->end);
+    it.count = 0;
   }
+  return it;
 }
 
-/* The first item of @p row whose end reaches @p t: items of a row never
- * overlap, so their ends ascend with their starts. */
-static size_t first_reaching(const mprof_render_model *model,
-                             const mprof_render_row *row, int64_t t) {
-  size_t lo = 0, hi = row->count;
+/* The interval of the @p i-th item. */
+static inline void item_span(const row_items *it, size_t i, int64_t *a,
+                             int64_t *b) {
+  uint32_t idx = it->order[i];
+  uint64_t s, e;
+  if (it->kind == MPROF_ROW_RANGES) {
+    s = it->ranges[idx].start;
+    e = it->ranges[idx].end;
+  } else if (it->kind == MPROF_ROW_API) {
+    s = it->calls[idx].start;
+    e = it->calls[idx].end;
+  } else {
+    s = it->pm[idx].start;
+    e = it->pm[idx].end;
+  }
+  *a = rs_clamp_ns(s);
+  *b = rs_clamp_ns(e > s ? e : s);
+}
+
+/* The first item at or after @p from whose end reaches @p t: items of a
+ * row never overlap, so their ends ascend with their starts. Gallops from
+ * @p from, then bisects: the next item to draw is usually near. */
+static size_t first_reaching(const row_items *it, size_t from, int64_t t) {
+  const int64_t *end = it->end;
+  if (from >= it->count || end[from] >= t)
+    return from < it->count ? from : it->count;
+  size_t lo = from, step = 1; /* invariant: end[lo] < t */
+  while (lo + step < it->count && end[lo + step] < t) {
+    lo += step;
+    step *= 2;
+  }
+  size_t hi = lo + step < it->count ? lo + step : it->count;
+  lo++;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    int64_t a, b;
-    item_span(model, row, mprof_render_row_item(model, row, mid), &a, &b);
-    if (b < t)
+    if (end[mid] < t)
       lo = mid + 1;
     else
       hi = mid;
@@ -596,14 +639,17 @@ static void draw_intervals(cairo_t *cr, const mprof_render_model *model,
   const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
   const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &n);
   double last_px = -1e9;
+  double run_x0 = 0, run_x1 = 0; /* narrow items not yet filled */
+  uint32_t run_fill = 0;
   rd_font(cr, fmin(10.5, h - 4), 0, 0);
+  row_items it = items_of(model, row);
   size_t next = 0;
-  for (size_t i = first_reaching(model, row, map->start_ns); i < row->count;
+  for (size_t i = first_reaching(&it, 0, map->start_ns); i < it.count;
        i = next) {
     next = i + 1;
-    uint32_t idx = mprof_render_row_item(model, row, i);
+    uint32_t idx = it.order[i];
     int64_t a, b;
-    item_span(model, row, idx, &a, &b);
+    item_span(&it, i, &a, &b);
     if (a > map->end_ns)
       break;
     double x0 = mprof_render_time_to_x(map, a);
@@ -611,8 +657,8 @@ static void draw_intervals(cairo_t *cr, const mprof_render_model *model,
     if (x1 - x0 < 1) {
       /* Items that end inside this pixel column cannot show: skip them by
        * one search, so a row costs its pixels, not its items. */
-      size_t skip = first_reaching(model, row,
-                                   mprof_render_x_to_time(map, floor(x0) + 1));
+      size_t skip =
+          first_reaching(&it, next, mprof_render_x_to_time(map, floor(x0) + 1));
       if (skip > next)
         next = skip;
     }
@@ -631,6 +677,21 @@ static void draw_intervals(cairo_t *cr, const mprof_render_model *model,
                                                  : API_RUNTIME_COLOR;
       name = mprof_trace_string(trace, calls[idx].name);
     }
+    /* Narrow items of one colour that touch merge into one rectangle:
+     * one fill per run, not per item. */
+    int wide = x1 - x0 >= EDGE_PX ||
+               (row->kind == MPROF_ROW_API && (int64_t)idx == selected_call);
+    if (run_x1 > run_x0 && (wide || fill != run_fill || x0 > run_x1)) {
+      rd_fill_rect(cr, run_x0, y, run_x1 - run_x0, h, run_fill);
+      run_x0 = run_x1 = 0;
+    }
+    if (!wide) {
+      if (run_x1 <= run_x0)
+        run_x0 = x0;
+      run_x1 = x1;
+      run_fill = fill;
+      continue;
+    }
     rd_fill_rect(cr, x0, y, x1 - x0, h, fill);
     if (row->kind == MPROF_ROW_API && (int64_t)idx == selected_call) {
       rd_rgb(cr, RD_SELECTION);
@@ -648,6 +709,8 @@ static void draw_intervals(cairo_t *cr, const mprof_render_model *model,
       rd_text_fit(cr, x0 + 3, y + h / 2 + 3.5, x1 - x0 - 6, name);
     }
   }
+  if (run_x1 > run_x0)
+    rd_fill_rect(cr, run_x0, y, run_x1 - run_x0, h, run_fill);
 }
 
 uint32_t rs_counter_color(uint32_t counter) {
@@ -681,8 +744,35 @@ static void draw_counter(cairo_t *cr, const mprof_render_model *model,
   size_t n;
   const mprof_pm_sample_record *pm =
       mprof_trace_pm_samples(mprof_render_model_trace(model), &n);
-  for (size_t i = first_reaching(model, row, map->start_ns); i < row->count;
-       i++) {
+  row_items it = items_of(model, row);
+  size_t from = first_reaching(&it, 0, map->start_ns);
+  size_t to = first_reaching(&it, from, map->end_ns);
+  int bucketed =
+      to - from > (size_t)(4 * width) && row->device != MPROF_INDEX_NONE;
+  if (bucketed) {
+    /* Many windows per pixel: the highest of each bucket of windows
+     * instead, found once at open; a bucket's value covers its whole span
+     * (at most a pixel or so past its highest window). */
+    size_t first = model->pm_bucket_first[row->device];
+    size_t b_end = model->pm_bucket_first[row->device + 1];
+    for (size_t b = first + from / RS_PM_BUCKET; b < b_end; b++) {
+      if (model->pm_bucket_start[b] > map->end_ns)
+        break;
+      float v = model->pm_bucket_max[b * MPROF_PM_MAX_METRICS + row->column];
+      if (isnan(v))
+        continue;
+      v = v < 0 ? 0 : (v > 100 ? 100 : v);
+      double x0 = mprof_render_time_to_x(map, model->pm_bucket_start[b]) - left;
+      double x1 = mprof_render_time_to_x(map, model->pm_bucket_end[b]) - left;
+      int a = (int)floor(fmax(x0, 0)), e = (int)ceil(fmin(x1, width));
+      if (e <= a)
+        e = a + 1;
+      for (int x = a; x < e && x < width; x++)
+        if (v > top[x])
+          top[x] = v;
+    }
+  }
+  for (size_t i = bucketed ? row->count : from; i < row->count; i++) {
     const mprof_pm_sample_record *w = &pm[mprof_render_row_item(model, row, i)];
     if (rs_clamp_ns(w->start) > map->end_ns)
       break;
@@ -702,35 +792,58 @@ static void draw_counter(cairo_t *cr, const mprof_render_model *model,
       if (v > top[x])
         top[x] = v;
   }
-  double base = y + h - 1, scale = (h - 3) / 100.0;
-  uint32_t color = rs_counter_color(row->counter);
-  /* The area, then its outline: runs of measured columns. */
-  for (int pass = 0; pass < 2; pass++) {
-    for (int x = 0; x < width;) {
-      if (top[x] < 0) {
-        x++;
-        continue;
-      }
-      int start = x;
-      cairo_move_to(cr, left + start, base);
-      for (; x < width && top[x] >= 0; x++) {
-        cairo_line_to(cr, left + x, base - top[x] * scale);
-        cairo_line_to(cr, left + x + 1, base - top[x] * scale);
-      }
-      if (pass == 0) {
-        cairo_line_to(cr, left + x, base);
-        cairo_close_path(cr);
-      }
-    }
-    if (pass == 0) {
-      rd_rgba(cr, color, 0.45);
-      cairo_fill(cr);
-    } else {
-      rd_rgb(cr, rd_darken(color, 0.2));
-      cairo_set_line_width(cr, 1);
-      cairo_stroke(cr);
-    }
+  /* Painted pixel by pixel into a translucent strip laid over the row (a
+   * path of thousands of jagged segments costs Cairo far more): the area
+   * under each column's value, and its outline, a pixel wide, joining each
+   * column's top to the previous one's. */
+  int rows = (int)floor(h);
+  if (rows < 3) {
+    free(top);
+    return;
   }
+  cairo_surface_t *strip =
+      cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, rows);
+  if (cairo_surface_status(strip) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(strip);
+    free(top);
+    return;
+  }
+  cairo_surface_flush(strip);
+  unsigned char *data = cairo_image_surface_get_data(strip);
+  int stride = cairo_image_surface_get_stride(strip);
+  memset(data, 0, (size_t)stride * (size_t)rows);
+  uint32_t color = rs_counter_color(row->counter);
+  uint32_t line = rd_darken(color, 0.2);
+  /* Premultiplied: the area at 45% opacity, the line opaque. */
+  const double alpha = 0.45;
+  uint32_t area = ((uint32_t)(alpha * 255 + 0.5) << 24) |
+                  ((uint32_t)(((color >> 16) & 0xff) * alpha + 0.5) << 16) |
+                  ((uint32_t)(((color >> 8) & 0xff) * alpha + 0.5) << 8) |
+                  (uint32_t)((color & 0xff) * alpha + 0.5);
+  uint32_t edge = 0xff000000u | line;
+  double scale = (rows - 3) / 100.0;
+  int base = rows - 1, prev = -1;
+  for (int x = 0; x < width; x++) {
+    if (top[x] < 0) {
+      prev = -1;
+      continue;
+    }
+    int ty = base - (int)lround(top[x] * scale);
+    for (int yy = ty; yy <= base; yy++)
+      ((uint32_t *)(data + (size_t)yy * (size_t)stride))[x] = area;
+    int lo = ty, hi = ty;
+    if (prev >= 0) {
+      lo = prev < ty ? prev : ty;
+      hi = prev > ty ? prev : ty;
+    }
+    for (int yy = lo; yy <= hi; yy++)
+      ((uint32_t *)(data + (size_t)yy * (size_t)stride))[x] = edge;
+    prev = ty;
+  }
+  cairo_surface_mark_dirty(strip);
+  cairo_set_source_surface(cr, strip, left, y);
+  cairo_paint(cr);
+  cairo_surface_destroy(strip);
   free(top);
   /* The scale: 100% at the top. */
   rd_rgb(cr, RD_TEXT_DIM);
@@ -1267,10 +1380,11 @@ void mprof_render__hit_trace(const mprof_render_model *model,
     int64_t t1 = mprof_render_x_to_time(&map, x + 1);
     hit->kind = MPROF_HIT_ROW;
     int64_t best = -1;
-    for (size_t i = first_reaching(model, row, t0); i < row->count; i++) {
-      uint32_t idx = mprof_render_row_item(model, row, i);
+    row_items it = items_of(model, row);
+    for (size_t i = first_reaching(&it, 0, t0); i < it.count; i++) {
+      uint32_t idx = it.order[i];
       int64_t a, b;
-      item_span(model, row, idx, &a, &b);
+      item_span(&it, i, &a, &b);
       if (a > t1)
         break;
       if (best < 0 || (a <= hit->time_ns && b >= hit->time_ns))
