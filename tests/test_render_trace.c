@@ -706,6 +706,85 @@ static void test_dense_ranges_fill_their_pixels(void **state) {
   mprof_render_model_free(m);
 }
 
+/* Zoomed out over many PM windows per pixel, a one-window spike still
+ * reaches the top of its track (each bucket of windows keeps its
+ * highest), and a quiet stretch stays low. */
+static void test_counter_spike_survives_zoom_out(void **state) {
+  (void)state;
+  char path[1024];
+  snprintf(path, sizeof path, "%s", test_path("trace-spike.mprof"));
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  uint32_t d, s, k, shape;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record st = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, FIX_K0);
+  kr.function_index = MPROF_INDEX_NONE;
+  kr.device = d;
+  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = k;
+  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
+                   0);
+  enum { WINDOWS = 100000, SPIKE = 60000 };
+  fix_launch(w, s, shape, 0, (int64_t)WINDOWS * US);
+  mprof_pm_metric_record pm;
+  memset(&pm, 0, sizeof pm);
+  pm.device = d;
+  pm.name = mprof_writer_string(
+      w, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
+  pm.interval_ns = US;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &pm),
+                   0);
+  for (int i = 0; i < WINDOWS; i++) {
+    mprof_pm_sample_record ps;
+    memset(&ps, 0, sizeof ps);
+    ps.start = (uint64_t)(FIX_T0 + (int64_t)i * US);
+    ps.end = ps.start + US;
+    ps.device = d;
+    for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
+      ps.value[c] = NAN;
+    ps.value[0] = i == SPIKE ? 100.0f : 2.0f;
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_render_model *m = open_model(path);
+  size_t idx[2];
+  assert_int_equal(rows_of(m, MPROF_ROW_COUNTER, idx, 2), 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.start_ns = FIX_T0;
+  v.end_ns = FIX_T0 + (int64_t)WINDOWS * US; /* 100 windows a pixel */
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, W);
+  double h;
+  double top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, idx[0], &h);
+  int xs = (int)mprof_render_time_to_x(&map, FIX_T0 + (int64_t)SPIKE * US);
+  int xq = (int)mprof_render_time_to_x(&map, FIX_T0 + 20000 * US);
+  int y90 = (int)(top + 1 + (h - 2) - 1 - 0.9 * (h - 2 - 3));
+  /* Drawn: neither a row's background nor the time grid. */
+  size_t lit = 0, quiet = 0;
+  for (int dx = -2; dx <= 2; dx++) {
+    uint32_t a = fix_pixel(&img, xs + dx, y90),
+             b = fix_pixel(&img, xq + dx, y90);
+    lit += a != 0xfbfbfc && a != 0xf3f4f7 && a != 0xe3e5ea;
+    quiet += b != 0xfbfbfc && b != 0xf3f4f7 && b != 0xe3e5ea;
+  }
+  assert_true(lit > 0);
+  assert_int_equal(quiet, 0);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
 /* ---- CUDA API calls and their launches ------------------------------- */
 
 static int is_blue(uint32_t c) { return near(c, 0x3d7cf0, 60); }
@@ -902,6 +981,7 @@ int main(void) {
       cmocka_unit_test(test_counter_tracks_under_their_gpu),
       cmocka_unit_test(test_sample_counter_tracks),
       cmocka_unit_test(test_dense_ranges_fill_their_pixels),
+      cmocka_unit_test(test_counter_spike_survives_zoom_out),
       cmocka_unit_test(test_api_rows_link_calls_to_launches),
       cmocka_unit_test(test_set_keeps_calls_with_their_launches),
   };
