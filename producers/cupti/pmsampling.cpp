@@ -4,8 +4,8 @@
  * Sequence per device: profiler initialize (once per process), support
  * check, chip name, counter availability, host object with the counters
  * (one pass only), Enable, SetConfig, counter-data image, Start. A decode
- * thread empties the hardware buffer every DECODE_PERIOD_MS; at exit: Stop,
- * last decode, Disable, host deinit, and profiler deinitialize exactly once.
+ * thread empties the hardware buffer every DECODE_PERIOD_MS; at exit: Stop
+ * and a last decode (Disable hung at exit on the H200: see finish_sessions).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -675,17 +675,13 @@ void finish_sessions() {
                                   d->overflows);
     mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_SAMPLES,
                                   d->unstored);
-    disable(d);
-    delete d;
+    /* No cuptiPmSamplingDisable, host deinitialize or profiler
+     * deinitialize here: on the H200 (driver 580, CUPTI 13.0) Disable at
+     * exit never returned (a thread spinning in libnvperf_host, seen with
+     * cuda-gdb), and this runs only as the process ends, which releases
+     * the session. Every sample was decoded above. */
   }
   g.devices.clear();
-  if (g.profiler_initialized) {
-    CUpti_Profiler_DeInitialize_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
-    cuptiProfilerDeInitialize(&p);
-    g.profiler_initialized = false;
-  }
   pthread_mutex_unlock(&g.lock);
 }
 

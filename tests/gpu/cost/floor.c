@@ -9,7 +9,8 @@
  * build: gcc -O2 -shared -fPIC floor.c -o libfloor.so -I$CUDA/include
  *        -L$CUPTI_LIB -lcupti -lpthread
  * use:   CUDA_INJECTION64_PATH=$PWD/libfloor.so ./program
- * env:   MPROF_PC_PERIOD (default 14), MPROF_PC_MODE=off (activity only)
+ * env:   MPROF_PC_PERIOD (default 14), MPROF_PC_MODE=off (activity only),
+ *        MPROF_NO_API_CALLS=1 (no per-call API records, as the producer)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -23,7 +24,7 @@
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 
-#define ACTIVITY_BUFFER_SIZE (4u << 20)
+#define ACTIVITY_BUFFER_SIZE (1u << 20)
 #define CONFIG_PCS 16384
 #define DRAIN_PCS 4096
 #define SCRATCH_BYTES (16u << 20)
@@ -252,6 +253,41 @@ static void at_exit(void) {
           (unsigned long long)f.pcs, (unsigned long long)f.samples);
 }
 
+/* The producer's API_CALLS: CUPTI activity records for the runtime and
+ * driver functions whose names start with these (launches, graph launches,
+ * copies, memsets; not LaunchHostFunc). */
+static void enable_api_calls(void) {
+  const char *off = getenv("MPROF_NO_API_CALLS");
+  if (off && strcmp(off, "1") == 0)
+    return;
+  static const char *const prefixes[] = {"cudaLaunch", "cudaGraphLaunch",
+                                         "cudaMemcpy", "cudaMemset",
+                                         "cuLaunch",   "cuGraphLaunch",
+                                         "cuMemcpy",   "cuMemset"};
+  static const struct {
+    CUpti_CallbackDomain domain;
+    uint32_t size;
+  } domains[] = {{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
+                 {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE}};
+  for (size_t d = 0; d < 2; d++)
+    for (uint32_t cbid = 1; cbid < domains[d].size; cbid++) {
+      const char *name = NULL;
+      if (cuptiGetCallbackName(domains[d].domain, cbid, &name) !=
+              CUPTI_SUCCESS ||
+          !name || strstr(name, "LaunchHostFunc"))
+        continue;
+      int match = 0;
+      for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        match |= strncmp(name, prefixes[i], strlen(prefixes[i])) == 0;
+      if (!match)
+        continue;
+      if (d == 0)
+        cuptiActivityEnableRuntimeApi(cbid, 1);
+      else
+        cuptiActivityEnableDriverApi(cbid, 1);
+    }
+}
+
 int InitializeInjection(void) {
   const char *mode = getenv("MPROF_PC_MODE");
   f.pc_on = !(mode && strcmp(mode, "off") == 0);
@@ -274,6 +310,7 @@ int InitializeInjection(void) {
       CUPTI_ACTIVITY_KIND_MARKER_DATA};
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     cuptiActivityEnable(kinds[i]);
+  enable_api_calls();
   cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE);
   cuptiEnableCallback(1, f.sub, CUPTI_CB_DOMAIN_RESOURCE,
                       CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
