@@ -260,10 +260,9 @@ static void enable_api_calls(void) {
   const char *off = getenv("MPROF_NO_API_CALLS");
   if (off && strcmp(off, "1") == 0)
     return;
-  static const char *const prefixes[] = {"cudaLaunch", "cudaGraphLaunch",
-                                         "cudaMemcpy", "cudaMemset",
-                                         "cuLaunch",   "cuGraphLaunch",
-                                         "cuMemcpy",   "cuMemset"};
+  static const char *const prefixes[] = {
+      "cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
+      "cuLaunch",   "cuGraphLaunch",   "cuMemcpy",   "cuMemset"};
   static const struct {
     CUpti_CallbackDomain domain;
     uint32_t size;
