@@ -1,0 +1,41 @@
+/*
+ * mprof — what the exports share: the kernels a set of traces selects, a
+ * trace's file name, and the two writers (docs/EXPORT.md). Internal to
+ * export/.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_EXPORT_INTERNAL_H
+#define MPROF_EXPORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mprof/export.h"
+
+/* selected[t][k]: whether kernel k of trace t passes opts->kernel. */
+typedef struct mprof__export_selection {
+  unsigned char **selected;
+  size_t count;
+} mprof__export_selection;
+
+/* The file name of @p trace's path, without its directory. */
+static inline const char *mprof__export_base_name(const mprof_trace *trace) {
+  const char *path = mprof_trace_path(trace);
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* Trace Event Format (Chrome, Perfetto), export_trace_events.c; @p events
+ * receives the number of events written. */
+int mprof__export_trace_events(FILE *f, const mprof_diagnosis *const *traces,
+                               size_t count, const mprof__export_selection *sel,
+                               size_t *events);
+
+/* speedscope, export_speedscope.c. */
+int mprof__export_speedscope(FILE *f, const mprof_diagnosis *const *traces,
+                             size_t count, const mprof__export_selection *sel,
+                             int filtered, mprof_export_report *rep);
+
+#endif

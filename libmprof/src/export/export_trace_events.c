@@ -1,0 +1,747 @@
+/*
+ * mprof — the Trace Event Format export (Chrome, Perfetto): processes and
+ * threads, launches, copies, NVTX ranges, API calls with their flows to the
+ * GPU, PM counters and in-kernel spans. The layout, and why, is in
+ * docs/EXPORT.md.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/error.h"
+#include "mprof/export.h"
+#include "mprof/names.h"
+#include "mprof/version.h"
+#include "base/text.h"
+#include "report/report_internal.h"
+#include "export/export_internal.h"
+
+/* ---- shared helpers ----------------------------------------------------- */
+
+/* Microseconds since @p origin with nanosecond digits: exact, unlike a
+ * double of an absolute CUPTI timestamp. */
+static void put_us(FILE *f, uint64_t t, uint64_t origin) {
+  uint64_t d = t > origin ? t - origin : 0;
+  fprintf(f, "%llu.%03llu", (unsigned long long)(d / 1000),
+          (unsigned long long)(d % 1000));
+}
+
+static void put_key(FILE *f, int *first, const char *key) {
+  fputs(*first ? "" : ",", f);
+  *first = 0;
+  mprof__json_string(f, key);
+  fputc(':', f);
+}
+
+static const char *copy_kind_name(uint32_t kind) {
+  switch (kind) {
+  case MPROF_COPY_HTOD: return "HtoD";
+  case MPROF_COPY_DTOH: return "DtoH";
+  case MPROF_COPY_DTOD: return "DtoD";
+  case MPROF_COPY_HTOH: return "HtoH";
+  case MPROF_COPY_PTOP: return "PtoP";
+  default: return "";
+  }
+}
+
+static void format_bytes(char *buf, size_t size, uint64_t bytes) {
+  if (bytes >= 1000000000ull)
+    snprintf(buf, size, "%.3g GB", bytes / 1e9);
+  else if (bytes >= 1000000ull)
+    snprintf(buf, size, "%.3g MB", bytes / 1e6);
+  else if (bytes >= 1000ull)
+    snprintf(buf, size, "%.3g kB", bytes / 1e3);
+  else
+    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+}
+
+/* ---- Trace Event Format -------------------------------------------------- */
+
+/* Process ids: each trace's host process keeps its recorded pid (unless
+ * another trace of the set has it); its GPUs and their SMs get ids far
+ * above any Linux pid, so tracks never merge across traces. */
+#define GPU_PID_BASE 0x40000000u
+static uint32_t gpu_pid(size_t trace, uint32_t device, int sms) {
+  return GPU_PID_BASE + (uint32_t)trace * 0x10000u + device * 2u +
+         (sms ? 1u : 0u);
+}
+
+typedef struct te_writer {
+  FILE *f;
+  uint64_t origin;
+  size_t events;
+  int first;
+} te_writer;
+
+static void te_begin(te_writer *w) {
+  fputs(w->first ? "\n" : ",\n", w->f);
+  w->first = 0;
+  w->events++;
+}
+
+static void te_meta(te_writer *w, const char *what, uint32_t pid, int has_tid,
+                    uint64_t tid, const char *key, const char *text,
+                    long long number) {
+  te_begin(w);
+  fputs("{\"ph\":\"M\",\"name\":", w->f);
+  mprof__json_string(w->f, what);
+  fprintf(w->f, ",\"pid\":%u", pid);
+  if (has_tid)
+    fprintf(w->f, ",\"tid\":%llu", (unsigned long long)tid);
+  fprintf(w->f, ",\"args\":{\"%s\":", key);
+  if (text)
+    mprof__json_string(w->f, text);
+  else
+    fprintf(w->f, "%lld", number);
+  fputs("}}", w->f);
+}
+
+static void te_complete(te_writer *w, const char *name, const char *cat,
+                        uint32_t pid, uint64_t tid, uint64_t start,
+                        uint64_t end) {
+  te_begin(w);
+  fputs("{\"ph\":\"X\",\"name\":", w->f);
+  mprof__json_string(w->f, name);
+  fprintf(w->f, ",\"cat\":\"%s\",\"pid\":%u,\"tid\":%llu,\"ts\":", cat, pid,
+          (unsigned long long)tid);
+  put_us(w->f, start, w->origin);
+  fputs(",\"dur\":", w->f);
+  put_us(w->f, end > start ? end : start, start);
+}
+
+static uint32_t device_ordinal(const mprof_trace *trace, uint32_t device) {
+  size_t n;
+  const mprof_device_record *devices = mprof_trace_devices(trace, &n);
+  return device < n ? devices[device].id : MPROF_INDEX_NONE;
+}
+
+static uint32_t host_pid(const mprof_trace *trace, size_t t,
+                         const uint32_t *earlier) {
+  const char *text = mprof_trace_meta(trace, "pid");
+  unsigned long long pid = text ? strtoull(text, NULL, 10) : 0;
+  if (pid == 0 || pid >= GPU_PID_BASE)
+    pid = 0x20000000u + t;
+  for (size_t i = 0; i < t; i++)
+    if (earlier[i] == pid)
+      return 0x20000000u + (uint32_t)t;
+  return (uint32_t)pid;
+}
+
+static uint64_t set_origin(const mprof_diagnosis *const *traces, size_t count) {
+  uint64_t origin = UINT64_MAX;
+  for (size_t t = 0; t < count; t++) {
+    const mprof_trace *trace =
+        mprof_join_trace(mprof_diagnosis_join(traces[t]));
+    uint64_t start, end;
+    mprof_trace_time_bounds(trace, &start, &end);
+    if (start || end)
+      origin = start < origin ? start : origin;
+    size_t n;
+    const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
+    for (size_t i = 0; i < n; i++)
+      origin = ranges[i].start < origin ? ranges[i].start : origin;
+    const mprof_span_record *spans = mprof_trace_spans(trace, &n);
+    for (size_t i = 0; i < n; i++)
+      origin = spans[i].start < origin ? spans[i].start : origin;
+    const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
+    for (size_t i = 0; i < n; i++)
+      origin = pm[i].start < origin ? pm[i].start : origin;
+  }
+  return origin == UINT64_MAX ? 0 : origin;
+}
+
+static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
+                             uint32_t pid, int multi) {
+  char name[512];
+  const char *cmd = mprof_trace_meta(trace, "cmdline");
+  snprintf(name, sizeof name, "%s%s%s", mprof__export_base_name(trace),
+           cmd && *cmd ? ": " : "", cmd ? cmd : "");
+  te_meta(w, "process_name", pid, 0, 0, "name", name, 0);
+  te_meta(w, "process_sort_index", pid, 0, 0, "sort_index", NULL,
+          (long long)(t * 1000 + 999));
+  size_t n;
+  const mprof_device_record *devices = mprof_trace_devices(trace, &n);
+  for (size_t d = 0; d < n; d++) {
+    const char *dev = mprof_trace_string(trace, devices[d].name);
+    for (int sms = 0; sms < 2; sms++) {
+      snprintf(name, sizeof name, "GPU %u%s: %s%s%s", devices[d].id,
+               sms ? " SMs" : "", dev, multi ? " — " : "",
+               multi ? mprof__export_base_name(trace) : "");
+      uint32_t p = gpu_pid(t, (uint32_t)d, sms);
+      te_meta(w, "process_name", p, 0, 0, "name", name, 0);
+      te_meta(w, "process_sort_index", p, 0, 0, "sort_index", NULL,
+              (long long)(t * 1000 + d * 2 + (size_t)sms));
+    }
+  }
+  const mprof_stream_record *streams = mprof_trace_streams(trace, &n);
+  for (size_t s = 0; s < n; s++) {
+    const char *label = mprof_trace_string(trace, streams[s].name);
+    if (*label)
+      snprintf(name, sizeof name, "stream %u (%s)", streams[s].stream_id,
+               label);
+    else
+      snprintf(name, sizeof name, "stream %u", streams[s].stream_id);
+    uint32_t dev = streams[s].device;
+    uint32_t p = gpu_pid(t, dev == MPROF_INDEX_NONE ? 0xffffu : dev, 0);
+    te_meta(w, "thread_name", p, 1, streams[s].stream_id, "name", name, 0);
+    te_meta(w, "thread_sort_index", p, 1, streams[s].stream_id, "sort_index",
+            NULL, (long long)streams[s].stream_id);
+  }
+}
+
+static void te_launches(te_writer *w, const mprof_diagnosis *diag, size_t t,
+                        const unsigned char *selected) {
+  const mprof_join *join = mprof_diagnosis_join(diag);
+  const mprof_trace *trace = mprof_join_trace(join);
+  size_t launch_count, shape_count, kernel_count, stream_count;
+  const mprof_launch_record *launches =
+      mprof_trace_launches(trace, &launch_count);
+  const mprof_shape_record *shapes = mprof_trace_shapes(trace, &shape_count);
+  const mprof_kernel_record *kernels =
+      mprof_trace_kernels(trace, &kernel_count);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  for (size_t i = 0; i < launch_count; i++) {
+    const mprof_launch_record *l = &launches[i];
+    uint32_t k = mprof_join_launch_kernel(join, i);
+    if (k == MPROF_INDEX_NONE || !selected[k])
+      continue;
+    const mprof_kernel_diagnosis *kd = mprof_diagnosis_kernel(diag, k);
+    const mprof_shape_record *shape = &shapes[l->shape];
+    const mprof_kernel_record *kr = &kernels[shape->kernel];
+    const mprof_stream_record *st = &streams[l->stream];
+    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
+    char short_name[256]; /* the event's name; args.kernel is the full one */
+    te_complete(
+        w, mprof_name_short(short_name, sizeof short_name, kd->stats->name),
+        "kernel", gpu_pid(t, dev, 0), st->stream_id, l->start, l->end);
+    FILE *f = w->f;
+    int first = 1;
+    fputs(",\"args\":{", f);
+    put_key(f, &first, "kernel");
+    mprof__json_string(f, kd->stats->name);
+    put_key(f, &first, "mangled");
+    mprof__json_string(f, kd->stats->mangled);
+    put_key(f, &first, "device");
+    fprintf(f, "%u", device_ordinal(trace, st->device));
+    put_key(f, &first, "stream");
+    fprintf(f, "%u", st->stream_id);
+    put_key(f, &first, "correlation_id");
+    fprintf(f, "%u", l->correlation_id);
+    put_key(f, &first, "grid");
+    fprintf(f, "\"%ux%ux%u\"", shape->grid[0], shape->grid[1], shape->grid[2]);
+    put_key(f, &first, "block");
+    fprintf(f, "\"%ux%ux%u\"", shape->block[0], shape->block[1],
+            shape->block[2]);
+    if (shape->cluster[0]) {
+      put_key(f, &first, "cluster");
+      fprintf(f, "\"%ux%ux%u\"", shape->cluster[0], shape->cluster[1],
+              shape->cluster[2]);
+    }
+    put_key(f, &first, "registers");
+    fprintf(f, "%u", kr->registers);
+    put_key(f, &first, "static_shared");
+    fprintf(f, "%u", kr->static_shared);
+    put_key(f, &first, "dynamic_shared");
+    fprintf(f, "%u", shape->dynamic_shared);
+    if (l->graph_id) {
+      put_key(f, &first, "graph_id");
+      fprintf(f, "%u", l->graph_id);
+    }
+    put_key(f, &first, "verdict");
+    mprof__json_string(f, kd->verdict);
+    put_key(f, &first, "verdict_dimension");
+    mprof__json_string(f, kd->verdict_dimension == MPROF_DIM_NONE
+                              ? "none"
+                              : mprof_dimension_key(kd->verdict_dimension));
+    put_key(f, &first, "kernel_share");
+    mprof__json_num(f, kd->stats->share, 4);
+    put_key(f, &first, "theoretical_occupancy");
+    if (kd->occupancy.known)
+      mprof__json_num(f, kd->occupancy.theoretical, 4);
+    else
+      fputs("null", f);
+    fputs("}}", f);
+  }
+}
+
+static void te_memops(te_writer *w, const mprof_trace *trace, size_t t) {
+  size_t n, stream_count;
+  const mprof_memop_record *ops = mprof_trace_memops(trace, &n);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  for (size_t i = 0; i < n; i++) {
+    const mprof_memop_record *m = &ops[i];
+    const mprof_stream_record *st = &streams[m->stream];
+    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
+    char size[32], name[96];
+    format_bytes(size, sizeof size, m->bytes);
+    int memset_op = m->kind == MPROF_MEMOP_MEMSET;
+    const char *kind = copy_kind_name(m->copy_kind);
+    snprintf(name, sizeof name, "%s%s%s %s", memset_op ? "Memset" : "Memcpy",
+             *kind ? " " : "", memset_op ? "" : kind, size);
+    te_complete(w, name, memset_op ? "memset" : "memcpy", gpu_pid(t, dev, 0),
+                st->stream_id, m->start, m->end);
+    FILE *f = w->f;
+    int first = 1;
+    fputs(",\"args\":{", f);
+    put_key(f, &first, "bytes");
+    fprintf(f, "%llu", (unsigned long long)m->bytes);
+    if (!memset_op) {
+      put_key(f, &first, "kind");
+      mprof__json_string(f, *kind ? kind : "unknown");
+    } else {
+      put_key(f, &first, "value");
+      fprintf(f, "%u", m->value);
+    }
+    if (m->end > m->start) {
+      put_key(f, &first, "bandwidth_GBps");
+      mprof__json_num(f, (double)m->bytes / (double)(m->end - m->start), 3);
+    }
+    put_key(f, &first, "correlation_id");
+    fprintf(f, "%u", m->correlation_id);
+    fputs("}}", f);
+  }
+}
+
+static int u32_order(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct range_key {
+  uint32_t thread;
+  uint64_t start;
+  uint64_t end;
+  size_t index;
+} range_key;
+
+static int range_order(const void *a, const void *b) {
+  const range_key *x = (const range_key *)a, *y = (const range_key *)b;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end > y->end ? -1 : 1; /* the outer range first */
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Host threads: one track each for its NVTX ranges and its API calls,
+ * named once. */
+static int te_host_threads(te_writer *w, const mprof_trace *trace,
+                           uint32_t pid) {
+  size_t nr, nc;
+  const mprof_range_record *ranges = mprof_trace_ranges(trace, &nr);
+  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &nc);
+  if (!nr && !nc)
+    return MPROF_OK;
+  uint32_t *threads = (uint32_t *)malloc((nr + nc) * sizeof *threads);
+  if (!threads)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nr; i++)
+    threads[i] = ranges[i].thread_id;
+  for (size_t i = 0; i < nc; i++)
+    threads[nr + i] = calls[i].thread_id;
+  qsort(threads, nr + nc, sizeof *threads, u32_order);
+  for (size_t i = 0; i < nr + nc; i++) {
+    if (i && threads[i] == threads[i - 1])
+      continue;
+    char name[64];
+    snprintf(name, sizeof name, "thread %u", threads[i]);
+    te_meta(w, "thread_name", pid, 1, threads[i], "name", name, 0);
+  }
+  free(threads);
+  return MPROF_OK;
+}
+
+static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
+  size_t n;
+  const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
+  if (!n)
+    return MPROF_OK;
+  range_key *order = (range_key *)malloc(n * sizeof *order);
+  if (!order)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    range_key key = {ranges[i].thread_id, ranges[i].start, ranges[i].end, i};
+    order[i] = key;
+  }
+  qsort(order, n, sizeof *order, range_order);
+  for (size_t o = 0; o < n; o++) {
+    const mprof_range_record *r = &ranges[order[o].index];
+    const char *name = mprof_trace_string(trace, r->name);
+    te_complete(w, *name ? name : "(unnamed range)", "nvtx", pid, r->thread_id,
+                r->start, r->end);
+    FILE *f = w->f;
+    int first = 1;
+    fputs(",\"args\":{", f);
+    const char *domain = mprof_trace_string(trace, r->domain);
+    put_key(f, &first, "domain");
+    mprof__json_string(f, *domain ? domain : "default");
+    put_key(f, &first, "depth");
+    fprintf(f, "%u", r->depth);
+    if (r->color) {
+      put_key(f, &first, "color");
+      fprintf(f, "\"#%06x\"", r->color & 0xffffffu);
+    }
+    fputs("}}", f);
+  }
+  free(order);
+  return MPROF_OK;
+}
+
+/* ---- API calls and their flows to the GPU ------------------------------ */
+
+typedef struct call_key {
+  uint32_t correlation;
+  uint32_t index;
+} call_key;
+
+static int call_key_order(const void *a, const void *b) {
+  const call_key *x = (const call_key *)a, *y = (const call_key *)b;
+  if (x->correlation != y->correlation)
+    return x->correlation < y->correlation ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* One flow event: "s" on the API call's slice, "f" bound to the enclosing
+ * slice (bp "e") of the kernel or copy. Each sits in the middle of its
+ * slice, so that viewers bind it to that slice and no neighbour. */
+static void te_flow(te_writer *w, const char *phase, uint64_t id, uint32_t pid,
+                    uint64_t tid, uint64_t start, uint64_t end) {
+  te_begin(w);
+  fprintf(w->f,
+          "{\"ph\":\"%s\",\"name\":\"launch\",\"cat\":\"flow\",\"id\":%llu,"
+          "\"pid\":%u,\"tid\":%llu,\"ts\":",
+          phase, (unsigned long long)id, pid, (unsigned long long)tid);
+  put_us(w->f, start + (end > start ? (end - start) / 2 : 0), w->origin);
+  fputs(phase[0] == 'f' ? ",\"bp\":\"e\"}" : "}", w->f);
+}
+
+/* The API calls (cat "api") on their host threads, and a flow from each
+ * call to the kernel launch (exported ones only) or copy it issued. */
+static int te_api_calls(te_writer *w, const mprof_diagnosis *diag, size_t t,
+                        uint32_t pid, const unsigned char *selected) {
+  const mprof_join *join = mprof_diagnosis_join(diag);
+  const mprof_trace *trace = mprof_join_trace(join);
+  size_t nc, nl, nm, stream_count;
+  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &nc);
+  if (!nc)
+    return MPROF_OK;
+  const mprof_launch_record *launches = mprof_trace_launches(trace, &nl);
+  const mprof_memop_record *memops = mprof_trace_memops(trace, &nm);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  call_key *keys = (call_key *)malloc(nc * sizeof *keys);
+  if (!keys)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nc; i++) {
+    const mprof_api_call_record *c = &calls[i];
+    keys[i].correlation = c->correlation_id;
+    keys[i].index = (uint32_t)i;
+    te_complete(w, mprof_trace_string(trace, c->name), "api", pid, c->thread_id,
+                c->start, c->end);
+    fprintf(w->f, ",\"args\":{\"correlation_id\":%u,\"api\":\"%s\"}}",
+            c->correlation_id,
+            c->kind == MPROF_API_DRIVER ? "driver" : "runtime");
+  }
+  qsort(keys, nc, sizeof *keys, call_key_order);
+  /* Flow ids: unique in the exported set (trace index, correlation). */
+  for (size_t i = 0; i < nl + nm; i++) {
+    int launch = i < nl;
+    uint32_t correlation, stream;
+    uint64_t start, end;
+    if (launch) {
+      uint32_t k = mprof_join_launch_kernel(join, i);
+      if (k == MPROF_INDEX_NONE || !selected[k])
+        continue;
+      correlation = launches[i].correlation_id;
+      stream = launches[i].stream;
+      start = launches[i].start;
+      end = launches[i].end;
+    } else {
+      correlation = memops[i - nl].correlation_id;
+      stream = memops[i - nl].stream;
+      start = memops[i - nl].start;
+      end = memops[i - nl].end;
+    }
+    if (!correlation || stream >= stream_count)
+      continue;
+    call_key key = {correlation, 0};
+    const call_key *hit = NULL;
+    size_t lo = 0, hi = nc;
+    while (lo < hi) { /* the first call with this correlation id */
+      size_t mid = lo + (hi - lo) / 2;
+      if (call_key_order(&keys[mid], &key) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < nc && keys[lo].correlation == correlation)
+      hit = &keys[lo];
+    if (!hit)
+      continue;
+    const mprof_api_call_record *c = &calls[hit->index];
+    const mprof_stream_record *st = &streams[stream];
+    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
+    uint64_t id = ((uint64_t)t << 32) | correlation;
+    te_flow(w, "s", id, pid, c->thread_id, c->start, c->end);
+    te_flow(w, "f", id, gpu_pid(t, dev, 0), st->stream_id, start, end);
+  }
+  free(keys);
+  return MPROF_OK;
+}
+
+/* PM-sampling counters: one counter track per metric on its GPU's
+ * process; each sample sets the value from its start on. Columns a sample
+ * did not measure (NaN) are left out. */
+static void te_counters(te_writer *w, const mprof_trace *trace, size_t t) {
+  size_t metric_count, sample_count;
+  const mprof_pm_metric_record *metrics =
+      mprof_trace_pm_metrics(trace, &metric_count);
+  const mprof_pm_sample_record *samples =
+      mprof_trace_pm_samples(trace, &sample_count);
+  for (size_t m = 0; m < metric_count; m++) {
+    const mprof_pm_metric_record *metric = &metrics[m];
+    if (metric->column >= MPROF_PM_MAX_METRICS)
+      continue;
+    const char *name = mprof_trace_string(trace, metric->name);
+    const char *unit = mprof_trace_string(trace, metric->unit);
+    for (size_t i = 0; i < sample_count; i++) {
+      const mprof_pm_sample_record *s = &samples[i];
+      float value = s->value[metric->column];
+      if (s->device != metric->device || value != value)
+        continue;
+      te_begin(w);
+      fputs("{\"ph\":\"C\",\"cat\":\"pm\",\"name\":", w->f);
+      mprof__json_string(w->f, name);
+      fprintf(w->f, ",\"pid\":%u,\"ts\":", gpu_pid(t, metric->device, 0));
+      put_us(w->f, s->start, w->origin);
+      fputs(",\"args\":{", w->f);
+      mprof__json_string(w->f, *unit ? unit : "value");
+      fputc(':', w->f);
+      mprof__json_num(w->f, (double)value, 6);
+      fputs("}}", w->f);
+    }
+  }
+}
+
+/* Spans are laid out per SM in lanes: a span goes to the first lane where
+ * it either starts after everything open there has ended or nests inside
+ * the innermost open span, so every lane is a well-formed stack of
+ * complete events, as the viewers require of one thread. */
+typedef struct span_key {
+  uint32_t device;
+  uint32_t sm;
+  uint64_t start;
+  uint64_t end;
+  size_t index;
+} span_key;
+
+static int span_key_order(const void *a, const void *b) {
+  const span_key *x = (const span_key *)a, *y = (const span_key *)b;
+  if (x->device != y->device)
+    return x->device < y->device ? -1 : 1;
+  if (x->sm != y->sm)
+    return x->sm < y->sm ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end > y->end ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+typedef struct lane {
+  uint64_t *open; /* ends of the spans open in this lane, innermost last */
+  size_t depth, capacity;
+} lane;
+
+static int lane_push(lane *l, uint64_t end) {
+  if (l->depth == l->capacity) {
+    size_t cap = l->capacity ? l->capacity * 2 : 8;
+    uint64_t *grown = (uint64_t *)realloc(l->open, cap * sizeof *grown);
+    if (!grown)
+      return -1;
+    l->open = grown;
+    l->capacity = cap;
+  }
+  l->open[l->depth++] = end;
+  return 0;
+}
+
+static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
+                    const unsigned char *selected) {
+  const mprof_join *join = mprof_diagnosis_join(diag);
+  const mprof_trace *trace = mprof_join_trace(join);
+  size_t n, launch_count, stream_count, region_count;
+  const mprof_span_record *spans = mprof_trace_spans(trace, &n);
+  if (!n)
+    return MPROF_OK;
+  const mprof_launch_record *launches =
+      mprof_trace_launches(trace, &launch_count);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
+  const mprof_region_record *regions =
+      mprof_trace_regions(trace, &region_count);
+  span_key *keys = (span_key *)malloc(n * sizeof *keys);
+  if (!keys)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    const mprof_span_record *s = &spans[i];
+    uint32_t device = 0xffffu;
+    if (s->launch != MPROF_INDEX_NONE && s->launch < launch_count) {
+      uint32_t k = mprof_join_launch_kernel(join, s->launch);
+      if (k != MPROF_INDEX_NONE && !selected[k])
+        continue;
+      uint32_t d = streams[launches[s->launch].stream].device;
+      device = d == MPROF_INDEX_NONE ? 0xffffu : d;
+    }
+    span_key key = {device, s->sm, s->start, s->end, i};
+    keys[kept++] = key;
+  }
+  qsort(keys, kept, sizeof *keys, span_key_order);
+  lane *lanes = NULL;
+  size_t lane_count = 0, lane_capacity = 0;
+  int rc = MPROF_OK;
+  for (size_t i = 0; i < kept && !rc; i++) {
+    if (i == 0 || keys[i].sm != keys[i - 1].sm ||
+        keys[i].device != keys[i - 1].device) {
+      for (size_t l = 0; l < lane_count; l++)
+        lanes[l].depth = 0;
+      lane_count = 0;
+    }
+    const span_key *key = &keys[i];
+    size_t chosen = lane_count;
+    for (size_t l = 0; l < lane_count; l++) {
+      lane *ln = &lanes[l];
+      while (ln->depth && ln->open[ln->depth - 1] <= key->start)
+        ln->depth--;
+      if (!ln->depth || ln->open[ln->depth - 1] >= key->end) {
+        chosen = l;
+        break;
+      }
+    }
+    if (chosen == lane_count) {
+      if (lane_count == lane_capacity) {
+        size_t cap = lane_capacity ? lane_capacity * 2 : 8;
+        lane *grown = (lane *)realloc(lanes, cap * sizeof *grown);
+        if (!grown) {
+          rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+          break;
+        }
+        memset(grown + lane_capacity, 0, (cap - lane_capacity) * sizeof *grown);
+        lanes = grown;
+        lane_capacity = cap;
+      }
+      lane_count++;
+      uint32_t pid = gpu_pid(t, key->device, 1);
+      uint64_t tid = (uint64_t)key->sm * 65536u + chosen;
+      char name[64];
+      if (chosen)
+        snprintf(name, sizeof name, "SM %u · lane %zu", key->sm, chosen + 1);
+      else
+        snprintf(name, sizeof name, "SM %u", key->sm);
+      te_meta(w, "thread_name", pid, 1, tid, "name", name, 0);
+      te_meta(w, "thread_sort_index", pid, 1, tid, "sort_index", NULL,
+              (long long)tid);
+    }
+    if (lane_push(&lanes[chosen], key->end)) {
+      rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+      break;
+    }
+    const mprof_span_record *s = &spans[key->index];
+    const char *region =
+        s->region < region_count
+            ? mprof_trace_string(trace, regions[s->region].name)
+            : "";
+    te_complete(w, *region ? region : "span", "span",
+                gpu_pid(t, key->device, 1), (uint64_t)key->sm * 65536u + chosen,
+                s->start, s->end);
+    FILE *f = w->f;
+    int first = 1;
+    fputs(",\"args\":{", f);
+    if (s->launch != MPROF_INDEX_NONE && s->launch < launch_count) {
+      uint32_t k = mprof_join_launch_kernel(join, s->launch);
+      const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
+      if (ks) {
+        put_key(f, &first, "kernel");
+        mprof__json_string(f, ks->name);
+      }
+      put_key(f, &first, "launch");
+      fprintf(f, "%u", s->launch);
+    }
+    put_key(f, &first, "sm");
+    fprintf(f, "%u", s->sm);
+    put_key(f, &first, "block");
+    fprintf(f, "%u", s->block);
+    if (s->warp != MPROF_INDEX_NONE) {
+      put_key(f, &first, "warp");
+      fprintf(f, "%u", s->warp);
+    }
+    if (s->payload) {
+      put_key(f, &first, "payload");
+      fprintf(f, "%llu", (unsigned long long)s->payload);
+    }
+    if (s->flags & MPROF_SPAN_FLAG_OPEN) {
+      put_key(f, &first, "open");
+      fputs("true", f);
+    }
+    fputs("}}", f);
+  }
+  for (size_t l = 0; l < lane_capacity; l++)
+    free(lanes[l].open);
+  free(lanes);
+  free(keys);
+  return rc;
+}
+
+int mprof__export_trace_events(FILE *f, const mprof_diagnosis *const *traces,
+                               size_t count, const mprof__export_selection *sel,
+                               size_t *events) {
+  te_writer w = {f, set_origin(traces, count), 0, 1};
+  uint32_t *pids = (uint32_t *)calloc(count ? count : 1, sizeof *pids);
+  if (!pids)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", f);
+  int first = 1;
+  put_key(f, &first, "exporter");
+  mprof__json_string(f, "mprof " MPROF_VERSION_STRING);
+  put_key(f, &first, "origin_ns");
+  fprintf(f, "\"%llu\"", (unsigned long long)w.origin);
+  put_key(f, &first, "traces");
+  fputc('[', f);
+  for (size_t t = 0; t < count; t++) {
+    const mprof_trace *trace =
+        mprof_join_trace(mprof_diagnosis_join(traces[t]));
+    fputs(t ? "," : "", f);
+    mprof__json_string(f, mprof_trace_path(trace));
+  }
+  fputs("]},\"traceEvents\":[", f);
+  int rc = MPROF_OK;
+  for (size_t t = 0; t < count && !rc; t++) {
+    const mprof_trace *trace =
+        mprof_join_trace(mprof_diagnosis_join(traces[t]));
+    pids[t] = host_pid(trace, t, pids);
+    te_process_names(&w, trace, t, pids[t], count > 1);
+    te_launches(&w, traces[t], t, sel->selected[t]);
+    te_memops(&w, trace, t);
+    te_counters(&w, trace, t);
+    rc = te_host_threads(&w, trace, pids[t]);
+    if (!rc)
+      rc = te_ranges(&w, trace, pids[t]);
+    if (!rc)
+      rc = te_api_calls(&w, traces[t], t, pids[t], sel->selected[t]);
+    if (!rc)
+      rc = te_spans(&w, traces[t], t, sel->selected[t]);
+  }
+  fputs("\n]}\n", f);
+  free(pids);
+  *events = w.events;
+  return rc;
+}
