@@ -101,6 +101,10 @@ enum {
   MPROF__ATTACH_DEFERRED_SAMPLED = 1 /* deferred ones with PC samples */
 };
 
+/* Fails unless @p report (may be NULL) is of a version this library
+ * knows; version 1 reports end before `deferred`. */
+int mprof__sass_check_report(mprof_sass_report *report);
+
 /* mprof_sass_attach() with a preferred SM per sidecar function (@p arch_of
  * has one entry per function; 0 = no preference; NULL = opts->arch), for
  * the functions @p which (MPROF__ATTACH_*) names. */
