@@ -1,0 +1,407 @@
+/*
+ * mprof — the summary report as JSON (docs/summary.schema.json).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/names.h"
+#include "mprof/version.h"
+#include "report_internal.h"
+#include "summary_internal.h"
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_key(FILE *f, const char *key) {
+  mprof__json_string(f, key);
+  fputc(':', f);
+}
+
+static void json_u64(FILE *f, const char *key, uint64_t value, int comma) {
+  json_key(f, key);
+  fprintf(f, "%llu%s", (unsigned long long)value, comma ? "," : "");
+}
+
+static void json_num(FILE *f, const char *key, double value, int digits,
+                     int comma) {
+  json_key(f, key);
+  mprof__json_num(f, value, digits);
+  if (comma)
+    fputc(',', f);
+}
+
+static void json_str(FILE *f, const char *key, const char *value, int comma) {
+  json_key(f, key);
+  mprof__json_string(f, value);
+  if (comma)
+    fputc(',', f);
+}
+
+static void json_dims3(FILE *f, const char *key, const uint32_t v[3]) {
+  json_key(f, key);
+  fprintf(f, "[%u,%u,%u],", v[0], v[1], v[2]);
+}
+
+static void json_throughput(FILE *f, const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_throughput *t = k->throughput;
+  json_key(f, "throughput");
+  fputc('{', f);
+  json_str(f, "status", mprof__summary_sol_status(t), 1);
+  json_u64(f, "samples", t->samples, 1);
+  json_u64(f, "partial_samples", t->partial, 1);
+  json_u64(f, "interval_ns", t->interval_ns, 1);
+  json_key(f, "shared");
+  if (t->samples)
+    fprintf(f, "%.4f", t->shared);
+  else
+    fputs("null", f);
+  for (size_t i = 0; i < MPROF__SUMMARY_SOL_COUNT; i++) {
+    uint32_t c = mprof__summary_sol_counters[i];
+    int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
+    fputc(',', f);
+    json_key(f, mprof_counter_key(c));
+    if (isnan(t->value[c]))
+      fputs("null", f);
+    else
+      fprintf(f, fraction ? "%.4f" : "%.0f", mprof__summary_sol_value(t, c));
+  }
+  fputs("},", f);
+}
+
+static void json_memory(FILE *f, const mprof__summary_view *v,
+                        const mprof_kernel_diagnosis *k) {
+  mprof__summary_memory mv;
+  if (!mprof__summary_memory_view_build(&mv, v, k))
+    return;
+  json_key(f, "memory");
+  fputc('{', f);
+  json_u64(f, "instructions", mv.count, 1);
+  json_u64(f, "omitted", mv.count - mv.shown, 1);
+  json_u64(f, "warp_accesses", mv.warps, 1);
+  json_u64(f, "bytes", mv.bytes, 1);
+  json_u64(f, "sectors", mv.sectors, 1);
+  json_num(f, "efficiency",
+           mprof__summary_memory_efficiency(mv.bytes, mv.sectors), 4, 1);
+  json_key(f, "accesses");
+  fputc('[', f);
+  for (size_t i = 0; i < mv.shown; i++) {
+    const mprof_memory_stats *x = mv.order[i];
+    fputc('{', f);
+    json_u64(f, "offset", x->offset, 1);
+    json_str(f, "kind", mprof__summary_memory_kind(x->flags), 1);
+    json_u64(f, "access_size", x->access_size, 1);
+    json_u64(f, "warp_accesses", x->warp_accesses, 1);
+    json_u64(f, "thread_accesses", x->thread_accesses, 1);
+    json_u64(f, "bytes", x->bytes, 1);
+    json_u64(f, "sectors", x->sectors, 1);
+    json_num(f, "efficiency", x->efficiency, 4, 1);
+    json_key(f, "sass");
+    mprof__json_string(f, x->instruction && x->instruction->opcode
+                              ? x->instruction->opcode
+                              : NULL);
+    fputc('}', f);
+    if (i + 1 < mv.shown)
+      fputc(',', f);
+  }
+  fputs("]},", f);
+  free(mv.order);
+}
+
+static void json_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
+                        const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_stats *s = k->stats;
+  fputc('{', f);
+  json_u64(f, "rank", rank, 1);
+  char short_name[256];
+  json_str(f, "name", s->name, 1);
+  json_str(f, "short_name",
+           mprof_name_short(short_name, sizeof short_name, s->name), 1);
+  json_str(f, "mangled", s->mangled, 1);
+  json_key(f, "device");
+  if (s->device_id != MPROF_INDEX_NONE)
+    fprintf(f, "%u,", s->device_id);
+  else
+    fputs("null,", f);
+  if (mprof_trace_process_count(v->trace) > 1) {
+    if (s->process_count)
+      json_u64(f, "processes", s->process_count, 1);
+    if (s->process != MPROF_INDEX_NONE) {
+      json_u64(f, "process", s->process, 1);
+      json_str(f, "pid", mprof__summary_process_meta(v, s->process, "pid"), 1);
+      json_str(f, "host", mprof__summary_process_meta(v, s->process, "host"),
+               1);
+      json_str(f, "process_rank",
+               mprof__summary_process_meta(v, s->process, "rank"), 1);
+    }
+  }
+  json_num(f, "share", s->share, 4, 1);
+  json_num(f, "device_share", s->device_share, 4, 1);
+  json_u64(f, "launches", s->launches, 1);
+  json_u64(f, "total_ns", s->total_ns, 1);
+  json_num(f, "mean_ns", s->mean_ns, 0, 1);
+  json_u64(f, "median_ns", s->median_ns, 1);
+  json_u64(f, "p90_ns", s->p90_ns, 1);
+  json_u64(f, "min_ns", s->min_ns, 1);
+  json_u64(f, "max_ns", s->max_ns, 1);
+  json_num(f, "stddev_ns", s->stddev_ns, 0, 1);
+  json_u64(f, "samples", s->samples, 1);
+  json_key(f, "verdict");
+  fputc('{', f);
+  json_key(f, "dimension");
+  if (k->verdict_dimension < MPROF_DIM_COUNT_)
+    mprof__json_string(f, mprof_dimension_key(k->verdict_dimension));
+  else
+    fputs("null", f);
+  fputc(',', f);
+  json_str(f, "state", mprof_state_name(k->verdict_state), 1);
+  json_str(f, "text", k->verdict, 0);
+  fputs("},", f);
+  if (mprof__summary_sol_shown(v))
+    json_throughput(f, k);
+
+  size_t shape_count;
+  const mprof_shape_stats *shapes =
+      mprof_join_shapes(v->join, k->kernel, &shape_count);
+  size_t shown = shape_count < SHAPES_SHOWN ? shape_count : SHAPES_SHOWN;
+  json_key(f, "shapes");
+  fputc('{', f);
+  json_u64(f, "count", shape_count, 1);
+  json_u64(f, "omitted", shape_count - shown, 1);
+  json_key(f, "items");
+  fputc('[', f);
+  for (size_t i = 0; i < shown; i++) {
+    const mprof_shape_stats *sh = &shapes[i];
+    const mprof_occupancy *o = mprof_kernel_diagnosis_shape(k, i);
+    fputc('{', f);
+    json_dims3(f, "grid", sh->grid);
+    json_dims3(f, "block", sh->block);
+    json_dims3(f, "cluster", sh->cluster);
+    json_u64(f, "registers", sh->registers, 1);
+    json_u64(f, "static_shared", sh->static_shared, 1);
+    json_u64(f, "dynamic_shared", sh->dynamic_shared, 1);
+    json_u64(f, "launches", sh->launches, 1);
+    json_num(f, "share",
+             s->total_ns ? (double)sh->total_ns / (double)s->total_ns : 0, 4,
+             1);
+    json_num(f, "mean_ns", sh->mean_ns, 0, 1);
+    json_key(f, "occupancy");
+    if (o->known) {
+      fputc('{', f);
+      json_num(f, "theoretical", o->theoretical, 4, 1);
+      json_u64(f, "blocks_per_sm", o->blocks_per_sm, 1);
+      json_u64(f, "active_warps", o->active_warps, 1);
+      json_u64(f, "max_warps", o->max_warps, 1);
+      json_str(f, "limiter", mprof_occupancy_limiter_name(o->limiter), 1);
+      json_num(f, "waves", o->blocks_per_sm ? o->waves : NAN, 3, 1);
+      json_num(f, "tail_efficiency",
+               o->blocks_per_sm ? o->tail_efficiency : NAN, 4, 0);
+      fputc('}', f);
+    } else {
+      fputs("null", f);
+    }
+    fputc('}', f);
+    if (i + 1 < shown)
+      fputc(',', f);
+  }
+  fputs("]},", f);
+
+  json_key(f, "dimensions");
+  fputc('{', f);
+  int first_dimension = 1;
+  for (size_t i = 0; i < k->dimension_count; i++) {
+    const mprof_dimension *dim = mprof_kernel_diagnosis_dimension(k, i);
+    if (!mprof__summary_dimension_shown(v, dim))
+      continue;
+    if (!first_dimension)
+      fputc(',', f);
+    first_dimension = 0;
+    json_key(f, mprof_dimension_key(dim->id));
+    fputc('{', f);
+    json_str(f, "state", mprof_state_name(dim->state), 1);
+    json_num(f, "cost", dim->cost, 4, 1);
+    json_str(f, "detail", dim->detail, 1);
+    json_key(f, "metrics");
+    fputc('{', f);
+    for (size_t m = 0; m < dim->metric_count; m++) {
+      const mprof_metric *metric = &dim->metrics[m];
+      int integral = mprof__summary_metric_integral(metric);
+      json_num(f, metric->name, metric->value, integral ? 0 : 4,
+               m + 1 < dim->metric_count);
+    }
+    fputs("}}", f);
+  }
+  fputs("},", f);
+
+  size_t stall_shown = mprof__summary_stalls_shown(k);
+  json_key(f, "stalls");
+  fputc('{', f);
+  json_u64(f, "samples", s->samples, 1);
+  json_u64(f, "not_issued", s->not_issued, 1);
+  json_num(f, "issue_active", k->issue_active >= 0 ? k->issue_active : NAN, 4,
+           1);
+  json_num(f, "other_share", k->other_share, 4, 1);
+  json_u64(f, "omitted", k->stall_count - stall_shown, 1);
+  json_key(f, "reasons");
+  fputc('[', f);
+  for (size_t i = 0; i < stall_shown; i++) {
+    fputc('{', f);
+    json_str(f, "name", k->stalls[i].reason, 1);
+    json_str(f, "dimension",
+             mprof__summary_reason_dimension_key(k->stalls[i].dimension), 1);
+    json_num(f, "share", k->stalls[i].share, 4, 1);
+    json_u64(f, "samples", k->stalls[i].samples, 0);
+    fputc('}', f);
+    if (i + 1 < stall_shown)
+      fputc(',', f);
+  }
+  fputs("]},", f);
+
+  size_t hot_shown =
+      k->hot_count < v->opts->max_hot ? k->hot_count : v->opts->max_hot;
+  json_key(f, "hot");
+  fputc('{', f);
+  json_u64(f, "sampled_pcs", s->pc_count, 1);
+  json_u64(f, "omitted", s->pc_count - hot_shown, 1);
+  json_key(f, "instructions");
+  fputc('[', f);
+  for (size_t i = 0; i < hot_shown; i++) {
+    const mprof_hot_instruction *h = mprof_kernel_diagnosis_hot(k, i);
+    fputc('{', f);
+    json_u64(f, "offset", h->offset, 1);
+    json_num(f, "share", h->share, 4, 1);
+    json_u64(f, "samples", h->samples, 1);
+    json_key(f, "sass");
+    mprof__json_string(f, *h->sass ? h->sass : NULL);
+    fputc(',', f);
+    json_key(f, "file");
+    mprof__json_string(f, *h->file ? h->file : NULL);
+    fputc(',', f);
+    json_key(f, "line");
+    if (*h->file)
+      fprintf(f, "%u,", h->line);
+    else
+      fputs("null,", f);
+    json_key(f, "cubin_crc");
+    fprintf(f, "\"0x%llx\",", (unsigned long long)h->cubin_crc);
+    json_key(f, "reasons");
+    fputc('[', f);
+    for (size_t r = 0; r < h->reason_count; r++) {
+      fputc('{', f);
+      json_str(f, "name", h->reasons[r].reason, 1);
+      json_num(f, "share", h->reasons[r].share, 4, 0);
+      fputc('}', f);
+      if (r + 1 < h->reason_count)
+        fputc(',', f);
+    }
+    fputs("]}", f);
+    if (i + 1 < hot_shown)
+      fputc(',', f);
+  }
+  fputs("]},", f);
+  json_memory(f, v, k);
+  json_key(f, "notes");
+  fputc('[', f);
+  for (size_t i = 0; i < k->note_count; i++) {
+    mprof__json_string(f, k->notes[i]);
+    if (i + 1 < k->note_count)
+      fputc(',', f);
+  }
+  fputs("]}", f);
+}
+
+void mprof__summary_json(FILE *f, const mprof__summary_view *v) {
+  const mprof_trace *t = v->trace;
+  size_t launches, devices;
+  mprof_trace_launches(t, &launches);
+  const mprof_device_record *dev = mprof_trace_devices(t, &devices);
+  const char *pc_mode = mprof_trace_meta(t, "pc.mode");
+  fputc('{', f);
+  json_str(f, "kind", "mprof-summary", 1);
+  json_u64(f, "schema", 1, 1);
+  json_str(f, "mprof_version", MPROF_VERSION_STRING, 1);
+  json_key(f, "trace");
+  fputc('{', f);
+  json_str(f, "path", mprof_trace_path(t), 1);
+  json_u64(f, "bytes", mprof_trace_file_size(t), 1);
+  json_u64(f, "launches", launches, 1);
+  json_u64(f, "kernels", mprof_join_kernel_count(v->join), 1);
+  json_u64(f, "kernel_time_ns", mprof_join_kernel_time(v->join), 1);
+  json_u64(f, "span_ns", mprof__summary_trace_span(t), 1);
+  json_u64(f, "samples", mprof_join_sample_total(v->join), 1);
+  json_str(f, "pc_mode", pc_mode ? pc_mode : "unknown", 1);
+  json_str(f, "sidecar", mprof__summary_sidecar_state(v), 0);
+  fputs("},", f);
+  json_key(f, "devices");
+  fputc('[', f);
+  for (size_t i = 0; i < devices; i++) {
+    fputc('{', f);
+    json_u64(f, "index", i, 1);
+    json_u64(f, "id", dev[i].id, 1);
+    json_str(f, "name", mprof_trace_string(t, dev[i].name), 1);
+    json_key(f, "cc");
+    fprintf(f, "\"%u.%u\",", dev[i].cc_major, dev[i].cc_minor);
+    json_u64(f, "sms", dev[i].sm_count, 0);
+    fputc('}', f);
+    if (i + 1 < devices)
+      fputc(',', f);
+  }
+  fputs("],", f);
+  size_t processes = mprof_trace_process_count(t);
+  if (processes > 1) {
+    json_key(f, "processes");
+    fputc('[', f);
+    for (size_t i = 0; i < processes; i++) {
+      fputc('{', f);
+      json_u64(f, "index", i, 1);
+      static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
+      for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        json_str(f, keys[k],
+                 mprof__summary_process_meta(v, (uint32_t)i, keys[k]), k < 4);
+      fputs(i + 1 < processes ? "}," : "}", f);
+    }
+    fputs("],", f);
+  }
+  json_key(f, "notes");
+  fputc('[', f);
+  size_t notes = mprof_diagnosis_note_count(v->d);
+  for (size_t i = 0; i < notes; i++) {
+    const mprof_note *n = mprof_diagnosis_note(v->d, i);
+    fputc('{', f);
+    json_str(f, "key", n->key, 1);
+    json_str(f, "text", n->text, 0);
+    fputc('}', f);
+    if (i + 1 < notes)
+      fputc(',', f);
+  }
+  fputs("],", f);
+  json_key(f, "headline");
+  if (v->shown) {
+    const mprof_kernel_diagnosis *top =
+        mprof_diagnosis_kernel(v->d, v->selected[0]);
+    fputc('{', f);
+    json_str(f, "kernel", top->stats->name, 1);
+    json_num(f, "share", top->stats->share, 4, 1);
+    json_str(f, "text", top->verdict, 0);
+    fputs("},", f);
+  } else {
+    fputs("null,", f);
+  }
+  json_key(f, "kernels");
+  fputc('{', f);
+  json_u64(f, "matched", v->matched, 1);
+  json_u64(f, "shown", v->shown, 1);
+  json_u64(f, "omitted", v->matched - v->shown, 1);
+  json_num(f, "omitted_share", v->omitted_share, 4, 1);
+  json_str(f, "filter",
+           v->opts->kernel && *v->opts->kernel ? v->opts->kernel : NULL, 1);
+  json_key(f, "items");
+  fputc('[', f);
+  for (size_t i = 0; i < v->shown; i++) {
+    json_kernel(f, v, i + 1, mprof_diagnosis_kernel(v->d, v->selected[i]));
+    if (i + 1 < v->shown)
+      fputc(',', f);
+  }
+  fputs("]}}\n", f);
+}

@@ -1,0 +1,157 @@
+/*
+ * mprof — the summary report's shared view: processes of a set, which stalls,
+ * dimensions and metrics show, speed of light, and the memory accesses
+ * busiest first.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/names.h"
+#include "mprof/version.h"
+#include "report_internal.h"
+#include "summary_internal.h"
+
+/* ---- the processes of a merged set ------------------------------------- */
+
+/* META @p key of process @p p, "?" when unknown. */
+const char *mprof__summary_process_meta(const mprof__summary_view *v,
+                                        uint32_t p, const char *key) {
+  const char *value = mprof_trace_process_meta(v->trace, p, key);
+  return value && *value ? value : "?";
+}
+
+/* "pid 202, rank 1 on node1" for a kernel of one process of a set; "2
+ * processes" for one of several; "" in the trace of one process. */
+void mprof__summary_process_label(char *out, size_t size,
+                                  const mprof__summary_view *v,
+                                  const mprof_kernel_stats *s) {
+  *out = '\0';
+  if (mprof_trace_process_count(v->trace) < 2)
+    return;
+  if (s->process == MPROF_INDEX_NONE) {
+    if (s->process_count > 1)
+      snprintf(out, size, "%u processes", s->process_count);
+    return;
+  }
+  const char *rank = mprof_trace_process_meta(v->trace, s->process, "rank");
+  snprintf(out, size, "pid %s%s%s on %s",
+           mprof__summary_process_meta(v, s->process, "pid"),
+           rank && *rank ? ", rank " : "", rank && *rank ? rank : "",
+           mprof__summary_process_meta(v, s->process, "host"));
+}
+
+size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k) {
+  size_t n = 0;
+  while (n < k->stall_count && n < STALLS_SHOWN &&
+         k->stalls[n].share >= STALL_MIN_SHARE)
+    n++;
+  return n;
+}
+
+const char *mprof__summary_reason_dimension_key(uint32_t dimension) {
+  return dimension < MPROF_DIM_COUNT_ ? mprof_dimension_key(dimension)
+                                      : "other";
+}
+
+/* Dimensions from spans appear only in traces that have spans. */
+int mprof__summary_dimension_shown(const mprof__summary_view *v,
+                                   const mprof_dimension *dim) {
+  size_t spans;
+  if (dim->id < MPROF_DIM_FIRST_SPAN)
+    return 1;
+  mprof_trace_spans(v->trace, &spans);
+  return spans > 0;
+}
+
+/* Metrics printed with decimals; the others are whole numbers. */
+int mprof__summary_metric_integral(const mprof_metric *metric) {
+  return strcmp(metric->unit, "fraction") != 0 &&
+         strcmp(metric->unit, "waves") != 0 &&
+         strcmp(metric->unit, "ratio") != 0;
+}
+
+const char *mprof__summary_sidecar_state(const mprof__summary_view *v) {
+  return mprof_join_sidecar(v->join) ? "present" : "absent";
+}
+
+uint64_t mprof__summary_trace_span(const mprof_trace *t) {
+  uint64_t a, b;
+  mprof_trace_time_bounds(t, &a, &b);
+  return b - a;
+}
+
+/* ---- speed of light (PM samples) ----------------------------------------- */
+
+/* Counters shown, in order; the clock is left to the JSON. */
+const uint32_t mprof__summary_sol_counters[] = {
+    MPROF_COUNTER_DRAM,      MPROF_COUNTER_DRAM_BYTES,
+    MPROF_COUNTER_L2,        MPROF_COUNTER_L2_BYTES,
+    MPROF_COUNTER_SM_ACTIVE, MPROF_COUNTER_WARPS_ACTIVE,
+    MPROF_COUNTER_ISSUE,     MPROF_COUNTER_TENSOR,
+    MPROF_COUNTER_FMA,       MPROF_COUNTER_ALU,
+    MPROF_COUNTER_CLOCK};
+
+int mprof__summary_sol_shown(const mprof__summary_view *v) {
+  return mprof_throughput_available(mprof_diagnosis_throughput(v->d));
+}
+
+/* Percentages become fractions in XML and JSON, like every share. */
+double mprof__summary_sol_value(const mprof_kernel_throughput *t, uint32_t c) {
+  double x = t->value[c];
+  return strcmp(mprof_counter_unit(c), "percent") == 0 ? x / 100.0 : x;
+}
+
+const char *mprof__summary_sol_status(const mprof_kernel_throughput *t) {
+  return t->samples ? "measured" : t->partial ? "too_short" : "not_sampled";
+}
+
+/* "load", "store", "atomic", ... for MPROF_MEMORY_* flags. */
+const char *mprof__summary_memory_kind(uint32_t flags) {
+  if (flags & MPROF_MEMORY_ATOMIC_SYSTEM)
+    return "atomic";
+  if ((flags & MPROF_MEMORY_READ) && (flags & MPROF_MEMORY_WRITE))
+    return "load+store";
+  if (flags & MPROF_MEMORY_WRITE)
+    return "store";
+  if (flags & MPROF_MEMORY_PREFETCH)
+    return "prefetch";
+  return "load";
+}
+
+static int compare_memory_warps(const void *a, const void *b) {
+  const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
+  const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
+  if (x->warp_accesses != y->warp_accesses)
+    return x->warp_accesses > y->warp_accesses ? -1 : 1;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+int mprof__summary_memory_view_build(mprof__summary_memory *mv,
+                                     const mprof__summary_view *v,
+                                     const mprof_kernel_diagnosis *k) {
+  memset(mv, 0, sizeof *mv);
+  size_t count;
+  const mprof_memory_stats *m = mprof_join_memory(v->join, k->kernel, &count);
+  if (!count)
+    return 0;
+  mv->order = (const mprof_memory_stats **)malloc(count * sizeof *mv->order);
+  if (!mv->order)
+    return 0;
+  for (size_t i = 0; i < count; i++) {
+    mv->order[i] = &m[i];
+    mv->warps += m[i].warp_accesses;
+    mv->bytes += m[i].bytes;
+    mv->sectors += m[i].sectors;
+  }
+  qsort(mv->order, count, sizeof *mv->order, compare_memory_warps);
+  mv->count = count;
+  mv->shown = count < v->opts->max_hot ? count : v->opts->max_hot;
+  return 1;
+}
+
+double mprof__summary_memory_efficiency(uint64_t bytes, uint64_t sectors) {
+  return sectors ? (double)bytes / (32.0 * (double)sectors) : 0;
+}

@@ -1,0 +1,312 @@
+/*
+ * mprof — the summary report as XML (docs/SUMMARY-SCHEMA.md).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/names.h"
+#include "mprof/version.h"
+#include "report_internal.h"
+#include "summary_internal.h"
+
+/* ---- XML ---------------------------------------------------------------- */
+
+static void xml_dims3(FILE *f, const char *name, const uint32_t v[3]) {
+  fprintf(f, " %s=\"%u,%u,%u\"", name, v[0], v[1], v[2]);
+}
+
+static void xml_shape(FILE *f, const mprof_shape_stats *s,
+                      const mprof_occupancy *o, uint64_t kernel_total) {
+  fputs("        <shape", f);
+  xml_dims3(f, "grid", s->grid);
+  xml_dims3(f, "block", s->block);
+  if (s->cluster[0] || s->cluster[1] || s->cluster[2])
+    xml_dims3(f, "cluster", s->cluster);
+  mprof__xml_attr_u64(f, "registers", s->registers);
+  mprof__xml_attr_u64(f, "static_shared", s->static_shared);
+  mprof__xml_attr_u64(f, "dynamic_shared", s->dynamic_shared);
+  mprof__xml_attr_u64(f, "launches", s->launches);
+  mprof__xml_attr_num(f, "share",
+                      kernel_total ? (double)s->total_ns / kernel_total : 0, 4);
+  mprof__xml_attr_num(f, "mean_ns", s->mean_ns, 0);
+  if (o->known) {
+    mprof__xml_attr_num(f, "occupancy", o->theoretical, 4);
+    mprof__xml_attr_u64(f, "blocks_per_sm", o->blocks_per_sm);
+    mprof__xml_attr(f, "limiter", mprof_occupancy_limiter_name(o->limiter));
+    if (o->blocks_per_sm) {
+      mprof__xml_attr_num(f, "waves", o->waves, 3);
+      mprof__xml_attr_num(f, "tail_efficiency", o->tail_efficiency, 4);
+    }
+  }
+  fputs("/>\n", f);
+}
+
+static void xml_throughput(FILE *f, const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_throughput *t = k->throughput;
+  fputs("      <throughput", f);
+  mprof__xml_attr(f, "status", mprof__summary_sol_status(t));
+  mprof__xml_attr_u64(f, "samples", t->samples);
+  mprof__xml_attr_u64(f, "partial_samples", t->partial);
+  mprof__xml_attr_u64(f, "interval_ns", t->interval_ns);
+  if (t->samples) {
+    mprof__xml_attr_num(f, "shared", t->shared, 4);
+    for (size_t i = 0; i < MPROF__SUMMARY_SOL_COUNT; i++) {
+      uint32_t c = mprof__summary_sol_counters[i];
+      if (isnan(t->value[c]))
+        continue;
+      int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
+      mprof__xml_attr_num(f, mprof_counter_key(c),
+                          mprof__summary_sol_value(t, c), fraction ? 4 : 0);
+    }
+  }
+  fputs("/>\n", f);
+}
+
+static void xml_memory(FILE *f, const mprof__summary_view *v,
+                       const mprof_kernel_diagnosis *k) {
+  mprof__summary_memory mv;
+  if (!mprof__summary_memory_view_build(&mv, v, k))
+    return;
+  fputs("      <memory", f);
+  mprof__xml_attr_u64(f, "instructions", mv.count);
+  mprof__xml_attr_u64(f, "shown", mv.shown);
+  mprof__xml_attr_u64(f, "omitted", mv.count - mv.shown);
+  mprof__xml_attr_u64(f, "warp_accesses", mv.warps);
+  mprof__xml_attr_u64(f, "bytes", mv.bytes);
+  mprof__xml_attr_u64(f, "sectors", mv.sectors);
+  mprof__xml_attr_num(f, "efficiency",
+                      mprof__summary_memory_efficiency(mv.bytes, mv.sectors),
+                      4);
+  fputs(">\n", f);
+  for (size_t i = 0; i < mv.shown; i++) {
+    const mprof_memory_stats *x = mv.order[i];
+    fprintf(f, "        <access offset=\"0x%x\"", x->offset);
+    mprof__xml_attr(f, "kind", mprof__summary_memory_kind(x->flags));
+    mprof__xml_attr_u64(f, "access_size", x->access_size);
+    mprof__xml_attr_u64(f, "warp_accesses", x->warp_accesses);
+    mprof__xml_attr_u64(f, "thread_accesses", x->thread_accesses);
+    mprof__xml_attr_u64(f, "bytes", x->bytes);
+    mprof__xml_attr_u64(f, "sectors", x->sectors);
+    mprof__xml_attr_num(f, "efficiency", x->efficiency, 4);
+    if (x->instruction && x->instruction->opcode)
+      mprof__xml_attr(f, "sass", x->instruction->opcode);
+    fputs("/>\n", f);
+  }
+  fputs("      </memory>\n", f);
+  free(mv.order);
+}
+
+static void xml_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
+                       const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_stats *s = k->stats;
+  fputs("    <kernel", f);
+  mprof__xml_attr_u64(f, "rank", rank);
+  char short_name[256];
+  mprof__xml_attr(f, "name", s->name);
+  mprof__xml_attr(f, "short_name",
+                  mprof_name_short(short_name, sizeof short_name, s->name));
+  mprof__xml_attr(f, "mangled", s->mangled);
+  if (s->device_id != MPROF_INDEX_NONE)
+    mprof__xml_attr_u64(f, "device", s->device_id);
+  if (mprof_trace_process_count(v->trace) > 1) {
+    if (s->process_count) /* 0: a set merged before processes were kept */
+      mprof__xml_attr_u64(f, "processes", s->process_count);
+    if (s->process != MPROF_INDEX_NONE) {
+      mprof__xml_attr_u64(f, "process", s->process);
+      mprof__xml_attr(f, "pid",
+                      mprof__summary_process_meta(v, s->process, "pid"));
+      mprof__xml_attr(f, "host",
+                      mprof__summary_process_meta(v, s->process, "host"));
+      mprof__xml_attr(f, "process_rank",
+                      mprof__summary_process_meta(v, s->process, "rank"));
+    }
+  }
+  mprof__xml_attr_num(f, "share", s->share, 4);
+  mprof__xml_attr_num(f, "device_share", s->device_share, 4);
+  mprof__xml_attr_u64(f, "launches", s->launches);
+  mprof__xml_attr_u64(f, "total_ns", s->total_ns);
+  mprof__xml_attr_num(f, "mean_ns", s->mean_ns, 0);
+  mprof__xml_attr_u64(f, "median_ns", s->median_ns);
+  mprof__xml_attr_u64(f, "p90_ns", s->p90_ns);
+  mprof__xml_attr_u64(f, "min_ns", s->min_ns);
+  mprof__xml_attr_u64(f, "max_ns", s->max_ns);
+  mprof__xml_attr_num(f, "stddev_ns", s->stddev_ns, 0);
+  mprof__xml_attr_u64(f, "samples", s->samples);
+  fputs(">\n      <verdict", f);
+  mprof__xml_attr(f, "dimension",
+                  k->verdict_dimension < MPROF_DIM_COUNT_
+                      ? mprof_dimension_key(k->verdict_dimension)
+                      : "none");
+  mprof__xml_attr(f, "state", mprof_state_name(k->verdict_state));
+  fputs(">", f);
+  mprof__xml_escape(f, k->verdict);
+  fputs("</verdict>\n", f);
+  if (mprof__summary_sol_shown(v))
+    xml_throughput(f, k);
+
+  size_t shape_count;
+  const mprof_shape_stats *shapes =
+      mprof_join_shapes(v->join, k->kernel, &shape_count);
+  size_t shown = shape_count < SHAPES_SHOWN ? shape_count : SHAPES_SHOWN;
+  fprintf(f, "      <shapes count=\"%zu\" shown=\"%zu\" omitted=\"%zu\">\n",
+          shape_count, shown, shape_count - shown);
+  for (size_t i = 0; i < shown; i++)
+    xml_shape(f, &shapes[i], mprof_kernel_diagnosis_shape(k, i), s->total_ns);
+  fputs("      </shapes>\n      <dimensions>\n", f);
+  for (size_t i = 0; i < k->dimension_count; i++) {
+    const mprof_dimension *dim = mprof_kernel_diagnosis_dimension(k, i);
+    if (!mprof__summary_dimension_shown(v, dim))
+      continue;
+    fputs("        <dimension", f);
+    mprof__xml_attr(f, "name", mprof_dimension_key(dim->id));
+    mprof__xml_attr(f, "state", mprof_state_name(dim->state));
+    mprof__xml_attr_num(f, "cost", dim->cost, 4);
+    for (size_t m = 0; m < dim->metric_count; m++) {
+      const mprof_metric *metric = &dim->metrics[m];
+      int integral = mprof__summary_metric_integral(metric);
+      mprof__xml_attr_num(f, metric->name, metric->value, integral ? 0 : 4);
+    }
+    fputs(">", f);
+    mprof__xml_escape(f, dim->detail);
+    fputs("</dimension>\n", f);
+  }
+  fputs("      </dimensions>\n", f);
+
+  size_t stall_shown = mprof__summary_stalls_shown(k);
+  fputs("      <stalls", f);
+  mprof__xml_attr_u64(f, "samples", s->samples);
+  mprof__xml_attr_u64(f, "not_issued", s->not_issued);
+  if (k->issue_active >= 0)
+    mprof__xml_attr_num(f, "issue_active", k->issue_active, 4);
+  mprof__xml_attr_num(f, "other_share", k->other_share, 4);
+  mprof__xml_attr_u64(f, "reasons", k->stall_count);
+  mprof__xml_attr_u64(f, "shown", stall_shown);
+  mprof__xml_attr_u64(f, "omitted", k->stall_count - stall_shown);
+  fputs(stall_shown ? ">\n" : "/>\n", f);
+  for (size_t i = 0; i < stall_shown; i++) {
+    fputs("        <reason", f);
+    mprof__xml_attr(f, "name", k->stalls[i].reason);
+    mprof__xml_attr(
+        f, "dimension",
+        mprof__summary_reason_dimension_key(k->stalls[i].dimension));
+    mprof__xml_attr_num(f, "share", k->stalls[i].share, 4);
+    mprof__xml_attr_u64(f, "samples", k->stalls[i].samples);
+    fputs("/>\n", f);
+  }
+  if (stall_shown)
+    fputs("      </stalls>\n", f);
+
+  size_t hot_shown =
+      k->hot_count < v->opts->max_hot ? k->hot_count : v->opts->max_hot;
+  fputs("      <hot-instructions", f);
+  mprof__xml_attr_u64(f, "sampled_pcs", s->pc_count);
+  mprof__xml_attr_u64(f, "shown", hot_shown);
+  mprof__xml_attr_u64(f, "omitted", s->pc_count - hot_shown);
+  fputs(hot_shown ? ">\n" : "/>\n", f);
+  for (size_t i = 0; i < hot_shown; i++) {
+    const mprof_hot_instruction *h = mprof_kernel_diagnosis_hot(k, i);
+    fprintf(f, "        <instruction offset=\"0x%x\"", h->offset);
+    mprof__xml_attr_num(f, "share", h->share, 4);
+    mprof__xml_attr_u64(f, "samples", h->samples);
+    if (*h->sass)
+      mprof__xml_attr(f, "sass", h->sass);
+    if (*h->file) {
+      mprof__xml_attr(f, "file", h->file);
+      mprof__xml_attr_u64(f, "line", h->line);
+    }
+    fprintf(f, " cubin_crc=\"0x%llx\"", (unsigned long long)h->cubin_crc);
+    fputs(h->reason_count ? ">\n" : "/>\n", f);
+    for (size_t r = 0; r < h->reason_count; r++) {
+      fputs("          <reason", f);
+      mprof__xml_attr(f, "name", h->reasons[r].reason);
+      mprof__xml_attr_num(f, "share", h->reasons[r].share, 4);
+      fputs("/>\n", f);
+    }
+    if (h->reason_count)
+      fputs("        </instruction>\n", f);
+  }
+  if (hot_shown)
+    fputs("      </hot-instructions>\n", f);
+  xml_memory(f, v, k);
+  for (size_t i = 0; i < k->note_count; i++) {
+    fputs("      <note>", f);
+    mprof__xml_escape(f, k->notes[i]);
+    fputs("</note>\n", f);
+  }
+  fputs("    </kernel>\n", f);
+}
+
+void mprof__summary_xml(FILE *f, const mprof__summary_view *v) {
+  const mprof_trace *t = v->trace;
+  size_t launches, devices;
+  mprof_trace_launches(t, &launches);
+  const mprof_device_record *dev = mprof_trace_devices(t, &devices);
+  const char *pc_mode = mprof_trace_meta(t, "pc.mode");
+  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mprof-summary", f);
+  mprof__xml_attr_u64(f, "schema", 1);
+  mprof__xml_attr(f, "mprof_version", MPROF_VERSION_STRING);
+  fputs(">\n  <trace", f);
+  mprof__xml_attr(f, "path", mprof_trace_path(t));
+  mprof__xml_attr_u64(f, "bytes", mprof_trace_file_size(t));
+  mprof__xml_attr_u64(f, "launches", launches);
+  mprof__xml_attr_u64(f, "kernels", mprof_join_kernel_count(v->join));
+  mprof__xml_attr_u64(f, "kernel_time_ns", mprof_join_kernel_time(v->join));
+  mprof__xml_attr_u64(f, "span_ns", mprof__summary_trace_span(t));
+  mprof__xml_attr_u64(f, "samples", mprof_join_sample_total(v->join));
+  mprof__xml_attr(f, "pc_mode", pc_mode ? pc_mode : "unknown");
+  mprof__xml_attr(f, "sidecar", mprof__summary_sidecar_state(v));
+  fputs("/>\n", f);
+  for (size_t i = 0; i < devices; i++) {
+    fputs("  <device", f);
+    mprof__xml_attr_u64(f, "index", i);
+    mprof__xml_attr_u64(f, "id", dev[i].id);
+    mprof__xml_attr(f, "name", mprof_trace_string(t, dev[i].name));
+    fprintf(f, " cc=\"%u.%u\"", dev[i].cc_major, dev[i].cc_minor);
+    mprof__xml_attr_u64(f, "sms", dev[i].sm_count);
+    fputs("/>\n", f);
+  }
+  size_t processes = mprof_trace_process_count(t);
+  for (size_t i = 0; processes > 1 && i < processes; i++) {
+    fputs("  <process", f);
+    mprof__xml_attr_u64(f, "index", i);
+    static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+      mprof__xml_attr(f, keys[k],
+                      mprof__summary_process_meta(v, (uint32_t)i, keys[k]));
+    fputs("/>\n", f);
+  }
+  for (size_t i = 0; i < mprof_diagnosis_note_count(v->d); i++) {
+    const mprof_note *n = mprof_diagnosis_note(v->d, i);
+    fputs("  <note", f);
+    mprof__xml_attr(f, "key", n->key);
+    fputs(">", f);
+    mprof__xml_escape(f, n->text);
+    fputs("</note>\n", f);
+  }
+  if (v->shown) {
+    const mprof_kernel_diagnosis *top =
+        mprof_diagnosis_kernel(v->d, v->selected[0]);
+    fputs("  <headline", f);
+    mprof__xml_attr(f, "kernel", top->stats->name);
+    mprof__xml_attr_num(f, "share", top->stats->share, 4);
+    fputs(">", f);
+    mprof__xml_escape(f, top->verdict);
+    fputs("</headline>\n", f);
+  }
+  fputs("  <kernels", f);
+  mprof__xml_attr_u64(f, "matched", v->matched);
+  mprof__xml_attr_u64(f, "shown", v->shown);
+  mprof__xml_attr_u64(f, "omitted", v->matched - v->shown);
+  mprof__xml_attr_num(f, "omitted_share", v->omitted_share, 4);
+  if (v->opts->kernel && *v->opts->kernel)
+    mprof__xml_attr(f, "filter", v->opts->kernel);
+  fputs(v->shown ? ">\n" : "/>\n", f);
+  for (size_t i = 0; i < v->shown; i++)
+    xml_kernel(f, v, i + 1, mprof_diagnosis_kernel(v->d, v->selected[i]));
+  if (v->shown)
+    fputs("  </kernels>\n", f);
+  fputs("</mprof-summary>\n", f);
+}
