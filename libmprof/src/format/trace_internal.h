@@ -1,0 +1,71 @@
+/*
+ * mprof — the reader's own view of a trace (struct mprof_trace) and what its
+ * files share: trace.c opens and answers, trace_sections.c names sections
+ * and words parse errors, trace_validate.c checks a file once,
+ * trace_streamed.c puts a streamed file together. Internal to format/.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef MPROF_FORMAT_TRACE_INTERNAL_H
+#define MPROF_FORMAT_TRACE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "mprof/trace.h"
+
+#define SECTION_COUNT (MPROF_SECTION_TYPE_MAX_ + 1)
+
+typedef struct section_view {
+  const unsigned char *data;
+  uint64_t offset; /* in the file, for messages */
+  uint64_t length;
+  size_t count;
+} section_view;
+
+#define PROCESS_FIELDS 5 /* pid, ppid, host, rank, path */
+
+struct mprof_trace {
+  char *path;
+  const unsigned char *map;
+  size_t map_size;
+  unsigned char *image; /* a streamed file put together; owns map */
+  uint32_t flags;
+  section_view sections[SECTION_COUNT];
+  /* Per-stream launch order: stream s owns positions
+   * [stream_first[s], stream_first[s + 1]) of `order` (or of the launch
+   * array itself when the file is already sorted and order is NULL). */
+  size_t *stream_first;
+  uint32_t *order;
+  uint64_t *stream_max_duration;
+  uint64_t time_start, time_end;
+  /* The processes of a merged set (META process.N.*): how many, and each
+   * stream's and device's process. */
+  size_t process_count;
+  uint32_t *stream_process;
+  uint32_t *device_process;
+  const char **process_meta; /* PROCESS_FIELDS per process; NULL unknown */
+};
+
+/* The record size a section of @p type must have; 0 when not fixed here. */
+uint32_t mprof__trace_record_size(uint32_t type);
+
+/* A parse error: "PATH: SECTION at byte N: what". */
+#define BAD(t, type, off, ...)                                                 \
+  mprof__trace_bad_at((t), (type), (uint64_t)(off), __VA_ARGS__)
+int mprof__trace_bad_at(const mprof_trace *t, uint32_t type, uint64_t offset,
+                        const char *fmt, ...) MPROF__PRINTF(4, 5);
+
+/* trace_validate.c: each step of checking a file once at open. */
+int mprof__trace_validate_header(mprof_trace *t,
+                                 const mprof_open_options *opts);
+int mprof__trace_validate_directory(mprof_trace *t,
+                                    const mprof_open_options *opts);
+int mprof__trace_validate_tables(mprof_trace *t);
+int mprof__trace_validate_launches(mprof_trace *t);
+
+/* trace_streamed.c: a streamed file's chunks put together as one image. */
+int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts);
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * mprof — .mprof reader: streamed files, their chunks put together as
+ * one image (docs/FORMAT.md, "Streamed files").
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file.h"
+#include "internal.h"
+#include "mprof/trace.h"
+#include "mprof/writer.h"
+#include "format/trace_internal.h"
+
+/* ---- streamed files ------------------------------------------------------ */
+
+typedef struct chunk_ref {
+  uint32_t kind;
+  uint32_t section;
+  uint32_t record_size;
+  uint64_t offset; /* payload */
+  uint64_t length;
+} chunk_ref;
+
+typedef struct image_builder {
+  unsigned char *data;
+  size_t size;
+  size_t capacity;
+} image_builder;
+
+static int image_put(image_builder *b, const void *data, size_t size) {
+  if (b->size + size > b->capacity) {
+    size_t cap = b->capacity ? b->capacity : 4096;
+    while (cap < b->size + size)
+      cap *= 2;
+    unsigned char *grown = (unsigned char *)realloc(b->data, cap);
+    if (!grown)
+      return -1;
+    b->data = grown;
+    b->capacity = cap;
+  }
+  if (size)
+    memcpy(b->data + b->size, data, size);
+  b->size += size;
+  return 0;
+}
+
+static int image_pad(image_builder *b) {
+  static const unsigned char zeros[8];
+  return image_put(b, zeros, (8 - (b->size & 7)) & 7);
+}
+
+/* Does the committed part of @p chunks have an APPEND for @p type? */
+static int has_append(const chunk_ref *chunks, size_t count, uint32_t type) {
+  for (size_t i = 0; i < count; i++)
+    if (chunks[i].kind == MPROF_CHUNK_APPEND && chunks[i].section == type)
+      return 1;
+  return 0;
+}
+
+/* Reader-made META pairs that say what a streamed file holds. */
+typedef struct partial_note {
+  char key[32];
+  char value[32];
+} partial_note;
+
+/*
+ * A streamed file (a capture still running, or cut short): read its chunks
+ * up to the last checkpoint and lay them out as a finished trace in memory,
+ * with META `capture.partial` and friends saying what was found; then the
+ * usual validation runs on that image.
+ */
+int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
+  const unsigned char *file = t->map;
+  size_t size = t->map_size;
+  int check = !(opts->flags & MPROF_OPEN_NO_CHECKSUMS);
+  if (check && mprof_crc32c(0, file, 40) !=
+                   ((const mprof_file_header *)file)->header_checksum)
+    return BAD(t, 0, 40, "header checksum mismatch");
+  chunk_ref *chunks = NULL;
+  size_t count = 0, capacity = 0, committed = 0;
+  uint64_t committed_end = sizeof(mprof_file_header);
+  mprof_checkpoint_record last;
+  memset(&last, 0, sizeof last);
+  uint64_t pos = sizeof(mprof_file_header);
+  /* The first chunk that is cut or damaged ends the file: what follows the
+   * last checkpoint before it was never committed. */
+  while (pos + sizeof(mprof_chunk_header) <= size) {
+    mprof_chunk_header h;
+    memcpy(&h, file + pos, sizeof h);
+    if (h.magic != MPROF_CHUNK_MAGIC ||
+        mprof_crc32c(0, &h, 28) != h.header_checksum)
+      break;
+    uint64_t payload = pos + sizeof h;
+    if (h.length > size - payload)
+      break;
+    uint64_t padded = (h.length + 7) & ~(uint64_t)7;
+    if (check &&
+        mprof_crc32c(0, file + payload, (size_t)h.length) != h.checksum)
+      break;
+    if (h.kind == MPROF_CHUNK_CHECKPOINT) {
+      if (h.length != sizeof last)
+        break;
+      memcpy(&last, file + payload, sizeof last);
+      committed = count;
+      committed_end = payload + padded < size ? payload + padded : size;
+    } else if (h.kind == MPROF_CHUNK_APPEND || h.kind == MPROF_CHUNK_SNAPSHOT) {
+      if (h.section == 0 || h.record_size == 0 || h.length % h.record_size)
+        break;
+      if (count == capacity) {
+        size_t cap = capacity ? capacity * 2 : 64;
+        chunk_ref *grown = (chunk_ref *)realloc(chunks, cap * sizeof *grown);
+        if (!grown) {
+          free(chunks);
+          return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+        }
+        chunks = grown;
+        capacity = cap;
+      }
+      chunk_ref *c = &chunks[count++];
+      c->kind = h.kind;
+      c->section = h.section;
+      c->record_size = h.record_size;
+      c->offset = payload;
+      c->length = h.length;
+    } else {
+      break; /* a chunk kind from a newer writer: stop at what we know */
+    }
+    pos = payload + padded;
+  }
+  if (last.sequence == 0) {
+    free(chunks);
+    return mprof__error_set(MPROF_EFORMAT,
+                            "%s: the capture ended before its first "
+                            "checkpoint, so it holds nothing (a capture "
+                            "writes one every second)",
+                            t->path);
+  }
+
+  /* Sections in type order, as a finished file has them. */
+  uint32_t max_type = MPROF_SECTION_STRINGS;
+  for (size_t i = 0; i < committed; i++)
+    if (chunks[i].section > max_type)
+      max_type = chunks[i].section;
+  partial_note notes[6];
+  size_t note_count = 0;
+  snprintf(notes[note_count].key, sizeof notes[0].key, "capture.partial");
+  snprintf(notes[note_count++].value, sizeof notes[0].value, "%s",
+           last.final ? "0" : "1");
+  snprintf(notes[note_count].key, sizeof notes[0].key, "capture.checkpoints");
+  snprintf(notes[note_count++].value, sizeof notes[0].value, "%u",
+           last.sequence);
+  snprintf(notes[note_count].key, sizeof notes[0].key, "capture.checkpoint_ns");
+  snprintf(notes[note_count++].value, sizeof notes[0].value, "%llu",
+           (unsigned long long)last.time);
+  snprintf(notes[note_count].key, sizeof notes[0].key, "capture.lost_bytes");
+  snprintf(notes[note_count++].value, sizeof notes[0].value, "%llu",
+           (unsigned long long)(size - committed_end));
+  if (last.signal) {
+    snprintf(notes[note_count].key, sizeof notes[0].key, "capture.signal");
+    snprintf(notes[note_count++].value, sizeof notes[0].value, "%u",
+             last.signal);
+  }
+
+  image_builder b = {NULL, 0, 0};
+  mprof_section_entry *entries =
+      (mprof_section_entry *)calloc(max_type + 1, sizeof *entries);
+  uint32_t entry_count = 0;
+  mprof_file_header header;
+  memset(&header, 0, sizeof header);
+  int failed = !entries || image_put(&b, &header, sizeof header) != 0;
+  uint64_t strings_length = 0;
+  uint32_t note_refs[2 * 6];
+  for (uint32_t type = 1; type <= max_type && !failed; type++) {
+    int appended = has_append(chunks, committed, type);
+    size_t snapshot = SIZE_MAX;
+    uint32_t record_size = 0;
+    for (size_t i = 0; i < committed; i++) {
+      if (chunks[i].section != type)
+        continue;
+      if (record_size && chunks[i].record_size != record_size) {
+        free(chunks);
+        free(entries);
+        free(b.data);
+        return BAD(t, type, chunks[i].offset,
+                   "chunks of section %s disagree on the record size (%u, %u)",
+                   mprof_section_name(type), record_size,
+                   chunks[i].record_size);
+      }
+      record_size = chunks[i].record_size;
+      if (chunks[i].kind == MPROF_CHUNK_SNAPSHOT)
+        snapshot = i;
+    }
+    int extra = type == MPROF_SECTION_STRINGS || type == MPROF_SECTION_META;
+    if (!record_size && !extra)
+      continue;
+    if (!record_size)
+      record_size =
+          type == MPROF_SECTION_STRINGS ? 1 : sizeof(mprof_meta_record);
+    failed |= image_pad(&b) != 0;
+    mprof_section_entry *e = &entries[entry_count++];
+    e->type = type;
+    e->version = 1;
+    e->offset = b.size;
+    e->record_size = record_size;
+    for (size_t i = 0; i < committed && !failed; i++) {
+      if (chunks[i].section != type)
+        continue;
+      if (appended ? chunks[i].kind == MPROF_CHUNK_APPEND : i == snapshot)
+        failed |= image_put(&b, file + chunks[i].offset,
+                            (size_t)chunks[i].length) != 0;
+    }
+    if (type == MPROF_SECTION_STRINGS) {
+      /* The notes' strings go at the end of the table. */
+      strings_length = b.size - e->offset;
+      if (strings_length == 0)
+        failed |= image_put(&b, "", 1) != 0; /* reference 0 */
+      for (size_t n = 0; n < note_count && !failed; n++) {
+        note_refs[2 * n] = (uint32_t)(b.size - e->offset);
+        failed |= image_put(&b, notes[n].key, strlen(notes[n].key) + 1) != 0;
+        note_refs[2 * n + 1] = (uint32_t)(b.size - e->offset);
+        failed |=
+            image_put(&b, notes[n].value, strlen(notes[n].value) + 1) != 0;
+      }
+    }
+    if (type == MPROF_SECTION_META) {
+      for (size_t n = 0; n < note_count && !failed; n++) {
+        mprof_meta_record m = {note_refs[2 * n], note_refs[2 * n + 1]};
+        failed |= image_put(&b, &m, sizeof m) != 0;
+      }
+    }
+    e->length = b.size - e->offset;
+    if (!failed)
+      e->checksum = mprof_crc32c(0, b.data + e->offset, (size_t)e->length);
+  }
+  failed |= image_pad(&b) != 0;
+  uint64_t directory_offset = b.size;
+  if (!failed)
+    failed |=
+        image_put(&b, entries, entry_count * sizeof(mprof_section_entry)) != 0;
+  free(chunks);
+  if (failed) {
+    free(entries);
+    free(b.data);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+  }
+  memcpy(header.magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
+  header.version_major = MPROF_FORMAT_VERSION_MAJOR;
+  header.version_minor = MPROF_FORMAT_VERSION_MINOR;
+  header.flags = last.file_flags & MPROF_FILE_FLAG_LAUNCHES_SORTED;
+  header.directory_offset = directory_offset;
+  header.section_count = entry_count;
+  header.directory_checksum =
+      mprof_crc32c(0, entries, entry_count * sizeof(mprof_section_entry));
+  header.file_size = b.size;
+  header.header_checksum = mprof_crc32c(0, &header, 40);
+  memcpy(b.data, &header, sizeof header);
+  free(entries);
+  mprof__file_map old = {t->map, t->map_size};
+  mprof__file_map_close(&old);
+  t->image = b.data;
+  t->map = b.data;
+  t->map_size = b.size;
+  return 0;
+}

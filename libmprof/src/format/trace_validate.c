@@ -1,0 +1,383 @@
+/*
+ * mprof — .mprof reader: validate everything once at open (header,
+ * directory, tables, launch order).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file.h"
+#include "internal.h"
+#include "mprof/trace.h"
+#include "mprof/writer.h"
+#include "format/trace_internal.h"
+
+/* Byte offset in the file of record @p index of section @p type. */
+static uint64_t record_offset(const mprof_trace *t, uint32_t type,
+                              size_t index) {
+  return t->sections[type].offset +
+         (uint64_t)index * mprof__trace_record_size(type);
+}
+
+static int check_string(const mprof_trace *t, uint32_t type, size_t index,
+                        const char *field, uint32_t ref) {
+  if (ref < t->sections[MPROF_SECTION_STRINGS].length)
+    return 0;
+  return BAD(t, type, record_offset(t, type, index),
+             "record %zu: %s refers to string %u, past the string table (%llu "
+             "bytes)",
+             index, field, ref,
+             (unsigned long long)t->sections[MPROF_SECTION_STRINGS].length);
+}
+
+static int check_index(const mprof_trace *t, uint32_t type, size_t index,
+                       const char *field, uint32_t ref, uint32_t target,
+                       int none_ok) {
+  if (none_ok && ref == MPROF_INDEX_NONE)
+    return 0;
+  if (ref < t->sections[target].count)
+    return 0;
+  return BAD(t, type, record_offset(t, type, index),
+             "record %zu: %s %u does not exist (%s has %zu records)", index,
+             field, ref, mprof_section_name(target), t->sections[target].count);
+}
+
+#define CHECK(expr)                                                            \
+  do {                                                                         \
+    int rc_ = (expr);                                                          \
+    if (rc_)                                                                   \
+      return rc_;                                                              \
+  } while (0)
+
+int mprof__trace_validate_header(mprof_trace *t,
+                                 const mprof_open_options *opts) {
+  const mprof_file_header *h = (const mprof_file_header *)t->map;
+  if (t->map_size < sizeof *h)
+    return BAD(t, 0, t->map_size,
+               "the file is %zu bytes, shorter than the 64-byte header",
+               t->map_size);
+  if (memcmp(h->magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE) != 0)
+    return mprof__error_set(MPROF_EFORMAT,
+                            "%s: header at byte 0: not an mprof trace (bad "
+                            "magic; expected a file written by mprof record)",
+                            t->path);
+  if (h->version_major != MPROF_FORMAT_VERSION_MAJOR)
+    return mprof__error_set(MPROF_EVERSION,
+                            "%s: header at byte 8: format version %u.%u is "
+                            "not supported (this mprof reads %u.x; upgrade "
+                            "mprof)",
+                            t->path, h->version_major, h->version_minor,
+                            MPROF_FORMAT_VERSION_MAJOR);
+  if (!(opts->flags & MPROF_OPEN_NO_CHECKSUMS) &&
+      mprof_crc32c(0, h, 40) != h->header_checksum)
+    return BAD(t, 0, 40, "header checksum mismatch");
+  if (h->flags & ~MPROF_FILE_FLAGS_KNOWN)
+    return mprof__error_set(MPROF_EVERSION,
+                            "%s: header at byte 12: unknown flags 0x%x "
+                            "(written by a newer mprof; upgrade mprof)",
+                            t->path, h->flags & ~MPROF_FILE_FLAGS_KNOWN);
+  for (size_t i = 0; i < sizeof h->reserved; i++)
+    if (h->reserved[i])
+      return BAD(t, 0, 44 + i, "reserved byte is not zero");
+  if (h->file_size != t->map_size)
+    return BAD(t, 0, 32, "header says %llu bytes but the file has %zu",
+               (unsigned long long)h->file_size, t->map_size);
+  uint64_t dir_size = (uint64_t)h->section_count * sizeof(mprof_section_entry);
+  if (h->directory_offset < sizeof *h || (h->directory_offset & 7) ||
+      h->directory_offset > t->map_size ||
+      dir_size > t->map_size - h->directory_offset)
+    return BAD(t, 0, 16,
+               "section directory (%u entries at %llu) is out of "
+               "bounds",
+               h->section_count, (unsigned long long)h->directory_offset);
+  t->flags = h->flags;
+  return 0;
+}
+
+int mprof__trace_validate_directory(mprof_trace *t,
+                                    const mprof_open_options *opts) {
+  const mprof_file_header *h = (const mprof_file_header *)t->map;
+  const mprof_section_entry *dir =
+      (const mprof_section_entry *)(t->map + h->directory_offset);
+  size_t dir_size = (size_t)h->section_count * sizeof *dir;
+  if (!(opts->flags & MPROF_OPEN_NO_CHECKSUMS) &&
+      mprof_crc32c(0, dir, dir_size) != h->directory_checksum)
+    return mprof__error_set(MPROF_EFORMAT,
+                            "%s: directory at byte %llu: checksum mismatch "
+                            "(the file is corrupt; record it again)",
+                            t->path, (unsigned long long)h->directory_offset);
+  for (uint32_t i = 0; i < h->section_count; i++) {
+    const mprof_section_entry *e = &dir[i];
+    uint64_t at = h->directory_offset + (uint64_t)i * sizeof *e;
+    if (e->offset < sizeof *h || (e->offset & 7) ||
+        e->offset > h->directory_offset ||
+        e->length > h->directory_offset - e->offset)
+      return mprof__error_set(
+          MPROF_EFORMAT,
+          "%s: directory at byte %llu: section %s (%llu bytes at %llu) is out "
+          "of bounds (the file is corrupt or truncated)",
+          t->path, (unsigned long long)at, mprof_section_name(e->type),
+          (unsigned long long)e->length, (unsigned long long)e->offset);
+    uint32_t want = mprof__trace_record_size(e->type);
+    if (!want)
+      continue; /* an unknown section from a newer writer: skip it */
+    if (e->version != 1)
+      return mprof__error_set(MPROF_EVERSION,
+                              "%s: directory at byte %llu: section %s has "
+                              "layout version %u (this mprof reads 1; "
+                              "upgrade mprof)",
+                              t->path, (unsigned long long)at,
+                              mprof_section_name(e->type), e->version);
+    if (e->record_size != want || e->length % want)
+      return mprof__error_set(
+          MPROF_EFORMAT,
+          "%s: directory at byte %llu: section %s has record size %u and "
+          "length %llu (expected records of %u bytes)",
+          t->path, (unsigned long long)at, mprof_section_name(e->type),
+          e->record_size, (unsigned long long)e->length, want);
+    section_view *v = &t->sections[e->type];
+    if (v->data)
+      return mprof__error_set(MPROF_EFORMAT,
+                              "%s: directory at byte %llu: section %s appears "
+                              "twice",
+                              t->path, (unsigned long long)at,
+                              mprof_section_name(e->type));
+    v->data = t->map + e->offset;
+    v->offset = e->offset;
+    v->length = e->length;
+    v->count = (size_t)(e->length / want);
+    if (!(opts->flags & MPROF_OPEN_NO_CHECKSUMS) &&
+        mprof_crc32c(0, v->data, (size_t)v->length) != e->checksum)
+      return BAD(t, e->type, e->offset, "checksum mismatch over %llu bytes",
+                 (unsigned long long)e->length);
+  }
+  const section_view *s = &t->sections[MPROF_SECTION_STRINGS];
+  if (!s->data || s->length == 0 || s->data[0] != 0 ||
+      s->data[s->length - 1] != 0)
+    return BAD(t, MPROF_SECTION_STRINGS, s->offset,
+               "string table is missing or not NUL-terminated");
+  return 0;
+}
+
+int mprof__trace_validate_tables(mprof_trace *t) {
+  size_t n;
+  const mprof_meta_record *meta = mprof_trace_meta_records(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_string(t, MPROF_SECTION_META, i, "key", meta[i].key));
+    CHECK(check_string(t, MPROF_SECTION_META, i, "value", meta[i].value));
+  }
+  const mprof_device_record *dev = mprof_trace_devices(t, &n);
+  for (size_t i = 0; i < n; i++)
+    CHECK(check_string(t, MPROF_SECTION_DEVICES, i, "name", dev[i].name));
+  const mprof_stream_record *st = mprof_trace_streams(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_STREAMS, i, "device", st[i].device,
+                      MPROF_SECTION_DEVICES, 1));
+    CHECK(check_string(t, MPROF_SECTION_STREAMS, i, "name", st[i].name));
+  }
+  const mprof_kernel_record *k = mprof_trace_kernels(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_string(t, MPROF_SECTION_KERNELS, i, "mangled name",
+                       k[i].mangled_name));
+    CHECK(check_string(t, MPROF_SECTION_KERNELS, i, "demangled name",
+                       k[i].demangled_name));
+    CHECK(check_index(t, MPROF_SECTION_KERNELS, i, "device", k[i].device,
+                      MPROF_SECTION_DEVICES, 1));
+  }
+  const mprof_shape_record *sh = mprof_trace_shapes(t, &n);
+  for (size_t i = 0; i < n; i++)
+    CHECK(check_index(t, MPROF_SECTION_SHAPES, i, "kernel", sh[i].kernel,
+                      MPROF_SECTION_KERNELS, 0));
+  const mprof_memop_record *mo = mprof_trace_memops(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_MEMOPS, i, "stream", mo[i].stream,
+                      MPROF_SECTION_STREAMS, 1));
+    if (mo[i].end < mo[i].start)
+      return BAD(t, MPROF_SECTION_MEMOPS,
+                 record_offset(t, MPROF_SECTION_MEMOPS, i),
+                 "record %zu ends before it starts", i);
+  }
+  const mprof_range_record *r = mprof_trace_ranges(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_string(t, MPROF_SECTION_RANGES, i, "name", r[i].name));
+    CHECK(check_string(t, MPROF_SECTION_RANGES, i, "domain", r[i].domain));
+  }
+  const mprof_api_call_record *ac = mprof_trace_api_calls(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_string(t, MPROF_SECTION_API_CALLS, i, "name", ac[i].name));
+    if (ac[i].end < ac[i].start)
+      return BAD(t, MPROF_SECTION_API_CALLS,
+                 record_offset(t, MPROF_SECTION_API_CALLS, i),
+                 "record %zu ends before it starts", i);
+  }
+  const mprof_memory_access_record *ma = mprof_trace_memory_accesses(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_MEMORY_ACCESSES, i, "kernel",
+                      ma[i].kernel, MPROF_SECTION_KERNELS, 0));
+    uint64_t at = record_offset(t, MPROF_SECTION_MEMORY_ACCESSES, i);
+    if (ma[i].flags & ~MPROF_MEMORY_FLAGS_KNOWN)
+      return BAD(t, MPROF_SECTION_MEMORY_ACCESSES, at,
+                 "record %zu: unknown flags 0x%x", i, ma[i].flags);
+    /* Every warp execution has a thread and touches a sector; a thread asks
+     * for at most 16 bytes, a warp touches at most two sectors a thread. */
+    if (ma[i].thread_accesses < ma[i].warp_accesses ||
+        ma[i].sectors < ma[i].warp_accesses ||
+        (ma[i].sectors > ma[i].thread_accesses &&
+         ma[i].sectors - ma[i].thread_accesses > ma[i].thread_accesses))
+      return BAD(t, MPROF_SECTION_MEMORY_ACCESSES, at,
+                 "record %zu: %llu warp accesses, %llu thread accesses and "
+                 "%llu sectors cannot go together",
+                 i, (unsigned long long)ma[i].warp_accesses,
+                 (unsigned long long)ma[i].thread_accesses,
+                 (unsigned long long)ma[i].sectors);
+  }
+  const mprof_region_record *rg = mprof_trace_regions(t, &n);
+  for (size_t i = 0; i < n; i++)
+    CHECK(check_string(t, MPROF_SECTION_REGIONS, i, "name", rg[i].name));
+  const mprof_span_record *sp = mprof_trace_spans(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_SPANS, i, "launch", sp[i].launch,
+                      MPROF_SECTION_LAUNCHES, 1));
+    CHECK(check_index(t, MPROF_SECTION_SPANS, i, "region", sp[i].region,
+                      MPROF_SECTION_REGIONS, 1));
+    if (sp[i].end < sp[i].start)
+      return BAD(t, MPROF_SECTION_SPANS,
+                 record_offset(t, MPROF_SECTION_SPANS, i),
+                 "record %zu ends before it starts", i);
+  }
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_STALL_REASONS, i, "device", sr[i].device,
+                      MPROF_SECTION_DEVICES, 1));
+    CHECK(check_string(t, MPROF_SECTION_STALL_REASONS, i, "name", sr[i].name));
+  }
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_string(t, MPROF_SECTION_PC_SAMPLES, i, "function name",
+                       pc[i].function_name));
+    CHECK(check_index(t, MPROF_SECTION_PC_SAMPLES, i, "device", pc[i].device,
+                      MPROF_SECTION_DEVICES, 1));
+  }
+  const mprof_cubin_record *cb = mprof_trace_cubins(t, &n);
+  uint64_t blob_len = t->sections[MPROF_SECTION_BLOBS].length;
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_CUBINS, i, "device", cb[i].device,
+                      MPROF_SECTION_DEVICES, 1));
+    if (cb[i].blob_offset > blob_len ||
+        cb[i].blob_size > blob_len - cb[i].blob_offset)
+      return BAD(
+          t, MPROF_SECTION_CUBINS, record_offset(t, MPROF_SECTION_CUBINS, i),
+          "record %zu: blob of %llu bytes at %llu is outside BLOBS "
+          "(%llu bytes)",
+          i, (unsigned long long)cb[i].blob_size,
+          (unsigned long long)cb[i].blob_offset, (unsigned long long)blob_len);
+  }
+  const mprof_drop_record *dr = mprof_trace_drops(t, &n);
+  for (size_t i = 0; i < n; i++)
+    CHECK(check_index(t, MPROF_SECTION_DROPS, i, "device", dr[i].device,
+                      MPROF_SECTION_DEVICES, 1));
+  const mprof_pm_metric_record *pm = mprof_trace_pm_metrics(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_PM_METRICS, i, "device", pm[i].device,
+                      MPROF_SECTION_DEVICES, 0));
+    CHECK(check_string(t, MPROF_SECTION_PM_METRICS, i, "name", pm[i].name));
+    CHECK(check_string(t, MPROF_SECTION_PM_METRICS, i, "unit", pm[i].unit));
+    if (pm[i].column >= MPROF_PM_MAX_METRICS)
+      return BAD(t, MPROF_SECTION_PM_METRICS,
+                 record_offset(t, MPROF_SECTION_PM_METRICS, i),
+                 "record %zu: column %u is not below %u", i, pm[i].column,
+                 MPROF_PM_MAX_METRICS);
+  }
+  const mprof_pm_sample_record *ps = mprof_trace_pm_samples(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(check_index(t, MPROF_SECTION_PM_SAMPLES, i, "device", ps[i].device,
+                      MPROF_SECTION_DEVICES, 0));
+    if (ps[i].end < ps[i].start)
+      return BAD(t, MPROF_SECTION_PM_SAMPLES,
+                 record_offset(t, MPROF_SECTION_PM_SAMPLES, i),
+                 "record %zu ends before it starts", i);
+  }
+  return 0;
+}
+
+static int compare_launch_start(const void *a, const void *b, void *ctx) {
+  const mprof_launch_record *l = (const mprof_launch_record *)ctx;
+  uint64_t sa = l[*(const uint32_t *)a].start;
+  uint64_t sb = l[*(const uint32_t *)b].start;
+  return sa < sb ? -1 : sa > sb;
+}
+
+/* Validate launches and build the per-stream order in the same pass. */
+int mprof__trace_validate_launches(mprof_trace *t) {
+  size_t n, streams, shapes;
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  mprof_trace_streams(t, &streams);
+  mprof_trace_shapes(t, &shapes);
+  t->stream_first = (size_t *)calloc(streams + 1, sizeof *t->stream_first);
+  t->stream_max_duration =
+      (uint64_t *)calloc(streams ? streams : 1, sizeof(uint64_t));
+  if (!t->stream_first || !t->stream_max_duration)
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+  int sorted = 1;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (l[i].shape >= shapes)
+      return check_index(t, MPROF_SECTION_LAUNCHES, i, "shape", l[i].shape,
+                         MPROF_SECTION_SHAPES, 0);
+    if (l[i].stream >= streams)
+      return check_index(t, MPROF_SECTION_LAUNCHES, i, "stream", l[i].stream,
+                         MPROF_SECTION_STREAMS, 0);
+    if (l[i].end < l[i].start)
+      return BAD(t, MPROF_SECTION_LAUNCHES,
+                 record_offset(t, MPROF_SECTION_LAUNCHES, i),
+                 "record %zu ends before it starts", i);
+    if (i && (l[i].stream < l[i - 1].stream ||
+              (l[i].stream == l[i - 1].stream && l[i].start < l[i - 1].start)))
+      sorted = 0;
+    t->stream_first[l[i].stream + 1]++;
+    uint64_t d = l[i].end - l[i].start;
+    if (d > t->stream_max_duration[l[i].stream])
+      t->stream_max_duration[l[i].stream] = d;
+    if (l[i].start < lo)
+      lo = l[i].start;
+    if (l[i].end > hi)
+      hi = l[i].end;
+  }
+  size_t mn;
+  const mprof_memop_record *mo = mprof_trace_memops(t, &mn);
+  for (size_t i = 0; i < mn; i++) {
+    if (mo[i].start < lo)
+      lo = mo[i].start;
+    if (mo[i].end > hi)
+      hi = mo[i].end;
+  }
+  t->time_start = lo == UINT64_MAX ? 0 : lo;
+  t->time_end = hi;
+  for (size_t s = 0; s < streams; s++)
+    t->stream_first[s + 1] += t->stream_first[s];
+  if (sorted)
+    return 0;
+  /* Out of order (a writer that did not sort): one u32 per launch. */
+  t->order = (uint32_t *)malloc((n ? n : 1) * sizeof *t->order);
+  size_t *fill = (size_t *)malloc((streams + 1) * sizeof *fill);
+  if (!t->order || !fill) {
+    free(fill);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+  }
+  memcpy(fill, t->stream_first, (streams + 1) * sizeof *fill);
+  for (size_t i = 0; i < n; i++)
+    t->order[fill[l[i].stream]++] = (uint32_t)i;
+  free(fill);
+  for (size_t s = 0; s < streams; s++)
+    qsort_r(t->order + t->stream_first[s],
+            t->stream_first[s + 1] - t->stream_first[s], sizeof *t->order,
+            compare_launch_start, (void *)l);
+  return 0;
+}
