@@ -78,49 +78,60 @@ static void sectors_cell(cairo_t *cr, double x, double y,
   rd_text(cr, x + w + 6, y + 15, text);
 }
 
-static int compare_memory_warps(const void *a, const void *b) {
-  const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
-  const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
-  if (x->warp_accesses != y->warp_accesses)
-    return x->warp_accesses > y->warp_accesses ? -1 : 1;
-  return x->offset < y->offset ? -1 : x->offset > y->offset;
+/* The header: the kernel's colour and name, then @p totals after it; the
+ * line below is the caller's. */
+static void header(cairo_t *cr, const mprof_render_kernel *k, double width,
+                   const char *totals) {
+  char buf[1024];
+  rd_fill_rect(cr, 0, 0, width, HEADER, RD_BACKGROUND);
+  rd_fill_rect(cr, PAD, 12, 6, 18, k->color);
+  rd_rgb(cr, RD_TEXT);
+  rd_font(cr, 15, 1, 0);
+  double w = rd_text_fit(cr, PAD + 12, 27, width * 0.55,
+                         mprof_render_short_name(buf, sizeof buf, k->name));
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 11.5, 0, 0);
+  rd_text_fit(cr, PAD + 24 + w, 27, width - (PAD + 24 + w) - PAD, totals);
 }
 
-static const char *memory_kind(uint32_t flags) {
-  if (flags & MPROF_MEMORY_ATOMIC_SYSTEM)
-    return "atomic";
-  if ((flags & MPROF_MEMORY_READ) && (flags & MPROF_MEMORY_WRITE))
-    return "load+store";
-  if (flags & MPROF_MEMORY_WRITE)
-    return "store";
-  if (flags & MPROF_MEMORY_PREFETCH)
-    return "prefetch";
-  return "load";
+/* The column titles over the table; "sectors used" when @p sectors. */
+static void column_titles(cairo_t *cr, const columns *c, double width,
+                          const char *share, const char *count, int sectors,
+                          const char *last) {
+  rd_fill_rect(cr, 0, HEADER, width, TABLE_HEAD, RD_PANEL);
+  rd_hline(cr, 0, width, TOP - 1, RD_RULE);
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 10.5, 1, 0);
+  double ty = HEADER + 15;
+  rd_text_right(cr, c->share - 8, ty, "#");
+  rd_text(cr, c->share, ty, share);
+  rd_text_right(cr, c->offset - 14, ty, count);
+  rd_text(cr, c->offset, ty, "offset");
+  rd_text(cr, c->sass, ty, "SASS");
+  rd_text(cr, c->line, ty, "source");
+  if (sectors)
+    rd_text(cr, c->sectors, ty, "sectors used");
+  rd_text(cr, c->stalls, ty, last);
 }
 
 /* A kernel with counted memory accesses and no PC samples (`record blocks
  * --memory`): its memory instructions, busiest first. */
 static void draw_memory_only(cairo_t *cr, const mprof_render_model *model,
                              const mprof_render_view *view,
-                             const mprof_render_kernel *k,
-                             const mprof_memory_stats *mem, size_t count,
+                             const mprof_render_kernel *k, size_t count,
                              double width, double height) {
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
   const mprof_memory_stats **order =
       (const mprof_memory_stats **)malloc(count * sizeof *order);
   if (!order)
     return;
-  uint64_t total = 0, bytes = 0, sectors = 0;
-  for (size_t i = 0; i < count; i++) {
-    order[i] = &mem[i];
-    total += mem[i].warp_accesses;
-    bytes += mem[i].bytes;
-    sectors += mem[i].sectors;
-  }
-  qsort(order, count, sizeof *order, compare_memory_warps);
+  mprof_join_memory_busiest(model->join, (size_t)view->kernel, order, count);
+  uint64_t total;
+  double efficiency = mprof_join_memory_totals(
+      model->join, (size_t)view->kernel, &total, NULL, NULL);
   columns c;
   layout(&c, width, 1);
-  char buf[1024], text[1024];
+  char text[1024];
   double max_warps = (double)order[0]->warp_accesses;
   cairo_save(cr);
   cairo_rectangle(cr, 0, TOP, width, fmax(0, height - TOP));
@@ -152,8 +163,8 @@ static void draw_memory_only(cairo_t *cr, const mprof_render_model *model,
     if (x->instruction)
       rd_format_sass(text, sizeof text, x->instruction);
     else
-      snprintf(text, sizeof text, "%s, %u B per thread", memory_kind(x->flags),
-               x->access_size);
+      snprintf(text, sizeof text, "%s, %u B per thread",
+               mprof_memory_kind_name(x->flags), x->access_size);
     rd_text_fit(cr, c.sass, base, c.line - c.sass - 10, text);
     rd_format_line(text, sizeof text, x->instruction);
     rd_rgb(cr, RD_TEXT_DIM);
@@ -168,40 +179,18 @@ static void draw_memory_only(cairo_t *cr, const mprof_render_model *model,
   cairo_restore(cr);
   free(order);
 
-  rd_fill_rect(cr, 0, 0, width, HEADER, RD_BACKGROUND);
-  rd_fill_rect(cr, PAD, 12, 6, 18, k->color);
-  rd_rgb(cr, RD_TEXT);
-  rd_font(cr, 15, 1, 0);
-  double w = rd_text_fit(cr, PAD + 12, 27, width * 0.55,
-                         mprof_render_short_name(buf, sizeof buf, k->name));
   char warps[32], eff[32];
   mprof_format_count(warps, sizeof warps, total);
-  mprof_format_percent(eff, sizeof eff,
-                       sectors ? (double)bytes / (32.0 * (double)sectors) : 0);
+  mprof_format_percent(eff, sizeof eff, efficiency);
   snprintf(text, sizeof text,
            "%zu instructions with global-memory accesses, %s warp accesses, "
            "sector efficiency %s",
            count, warps, eff);
-  rd_rgb(cr, RD_TEXT_DIM);
-  rd_font(cr, 11.5, 0, 0);
-  rd_text_fit(cr, PAD + 24 + w, 27, width - (PAD + 24 + w) - PAD, text);
+  header(cr, k, width, text);
   rd_text_fit(cr, PAD, 50, width - 2 * PAD,
               "Counted on the device for every access (record blocks "
               "--memory); no PC samples, so no stall breakdown.");
-  (void)model;
-  rd_fill_rect(cr, 0, HEADER, width, TABLE_HEAD, RD_PANEL);
-  rd_hline(cr, 0, width, TOP - 1, RD_RULE);
-  rd_rgb(cr, RD_TEXT_DIM);
-  rd_font(cr, 10.5, 1, 0);
-  double ty = HEADER + 15;
-  rd_text_right(cr, c.share - 8, ty, "#");
-  rd_text(cr, c.share, ty, "accesses");
-  rd_text_right(cr, c.offset - 14, ty, "warp");
-  rd_text(cr, c.offset, ty, "offset");
-  rd_text(cr, c.sass, ty, "SASS");
-  rd_text(cr, c.line, ty, "source");
-  rd_text(cr, c.sectors, ty, "sectors used");
-  rd_text(cr, c.stalls, ty, "per warp access");
+  column_titles(cr, &c, width, "accesses", "warp", 1, "per warp access");
 }
 
 static const mprof_render_kernel *selected_kernel(const mprof_render_model *m,
@@ -267,13 +256,13 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
   const mprof_memory_stats *mem = NULL;
   size_t mem_count = k ? memory_of(model, view, &mem) : 0;
   if (k && !k->stats->samples && mem_count) {
-    draw_memory_only(cr, model, view, k, mem, mem_count, width, height);
+    draw_memory_only(cr, model, view, k, mem_count, width, height);
     return;
   }
   if (rd_no_samples(cr, k, width, height))
     return;
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
-  char buf[1024], text[1024];
+  char text[1024];
   columns c;
   layout(&c, width, mem_count > 0);
   size_t order[256];
@@ -332,35 +321,15 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
   cairo_restore(cr);
 
   /* Header: kernel, totals, legend; then the column titles. */
-  rd_fill_rect(cr, 0, 0, width, HEADER, RD_BACKGROUND);
-  rd_fill_rect(cr, PAD, 12, 6, 18, k->color);
-  rd_rgb(cr, RD_TEXT);
-  rd_font(cr, 15, 1, 0);
-  double w = rd_text_fit(cr, PAD + 12, 27, width * 0.55,
-                         mprof_render_short_name(buf, sizeof buf, k->name));
   char samples[32];
   mprof_format_count(samples, sizeof samples, k->stats->samples);
   snprintf(text, sizeof text, "%zu instructions sampled, %s samples%s",
            k->pc_count, samples,
            k->stats->function ? "" : " (no SASS: no sidecar)");
-  rd_rgb(cr, RD_TEXT_DIM);
-  rd_font(cr, 11.5, 0, 0);
-  rd_text_fit(cr, PAD + 24 + w, 27, width - (PAD + 24 + w) - PAD, text);
+  header(cr, k, width, text);
   legend(cr, model, k, PAD, 50, width - PAD);
-  rd_fill_rect(cr, 0, HEADER, width, TABLE_HEAD, RD_PANEL);
-  rd_hline(cr, 0, width, TOP - 1, RD_RULE);
-  rd_rgb(cr, RD_TEXT_DIM);
-  rd_font(cr, 10.5, 1, 0);
-  double ty = HEADER + 15;
-  rd_text_right(cr, c.share - 8, ty, "#");
-  rd_text(cr, c.share, ty, "share");
-  rd_text_right(cr, c.offset - 14, ty, "samples");
-  rd_text(cr, c.offset, ty, "offset");
-  rd_text(cr, c.sass, ty, "SASS");
-  rd_text(cr, c.line, ty, "source");
-  if (mem_count)
-    rd_text(cr, c.sectors, ty, "sectors used");
-  rd_text(cr, c.stalls, ty, "stall breakdown");
+  column_titles(cr, &c, width, "share", "samples", mem_count != 0,
+                "stall breakdown");
 }
 
 void mprof_render__hit_hotspots(const mprof_render_model *model,

@@ -462,6 +462,32 @@ static void test_build_trace_alone(void **state) {
   assert_null(mprof_join_memory_find(a.join, kid, 0x88));
   assert_ptr_equal(mprof_join_memory_at(a.join, kid, 2), &ms[2]);
   assert_null(mprof_join_memory_at(a.join, kid, 3));
+  /* Busiest first, ties by offset; a short array takes the busiest; the
+   * totals are the sums, their efficiency bytes over sector bytes. */
+  const mprof_memory_stats *busy[3] = {NULL, NULL, NULL};
+  assert_int_equal(mprof_join_memory_busiest(a.join, kid, busy, 3), 3);
+  for (size_t i = 0; i + 1 < 3; i++)
+    assert_true(busy[i]->warp_accesses > busy[i + 1]->warp_accesses ||
+                (busy[i]->warp_accesses == busy[i + 1]->warp_accesses &&
+                 busy[i]->offset < busy[i + 1]->offset));
+  const mprof_memory_stats *first[1] = {NULL};
+  assert_int_equal(mprof_join_memory_busiest(a.join, kid, first, 1), 3);
+  assert_ptr_equal(first[0], busy[0]);
+  assert_int_equal(mprof_join_memory_busiest(a.join, kid, NULL, 0), 3);
+  uint64_t warps, bytes, sectors;
+  double eff = mprof_join_memory_totals(a.join, kid, &warps, &bytes, &sectors);
+  assert_int_equal(warps, ms[0].warp_accesses + ms[1].warp_accesses +
+                              ms[2].warp_accesses);
+  assert_int_equal(bytes, ms[0].bytes + ms[1].bytes + ms[2].bytes);
+  assert_int_equal(sectors, ms[0].sectors + ms[1].sectors + ms[2].sectors);
+  assert_true(sectors > 0 &&
+              fabs(eff - (double)bytes / (32.0 * (double)sectors)) < 1e-12);
+  assert_true(eff > 0.125 && eff < 1.0);
+  assert_string_equal(mprof_memory_kind_name(ms[2].flags), "store");
+  assert_string_equal(mprof_memory_kind_name(MPROF_MEMORY_READ), "load");
+  assert_string_equal(
+      mprof_memory_kind_name(MPROF_MEMORY_READ | MPROF_MEMORY_WRITE),
+      "load+store");
   tt_release(&a);
 
   /* Bad input is refused with a message. */

@@ -267,6 +267,26 @@ mprof_join_memory_at(const mprof_join *join, size_t kernel, size_t index);
 MPROF_API const mprof_memory_stats *
 mprof_join_memory_find(const mprof_join *join, size_t kernel, uint32_t offset);
 
+/** Kernel @p kernel's counted memory instructions busiest first (most warp
+ * accesses, then lowest offset): up to @p capacity pointers into the join's
+ * records in @p order (may be NULL when @p capacity is 0). Returns how many
+ * there are, as mprof_join_memory()'s count. */
+MPROF_API size_t mprof_join_memory_busiest(const mprof_join *join,
+                                           size_t kernel,
+                                           const mprof_memory_stats **order,
+                                           size_t capacity);
+
+/** Kernel @p kernel's counted memory accesses summed over its instructions
+ * (each out-parameter may be NULL); returns their sector efficiency, the
+ * bytes used over the bytes of the sectors moved (0 without sectors). */
+MPROF_API double mprof_join_memory_totals(const mprof_join *join, size_t kernel,
+                                          uint64_t *warp_accesses,
+                                          uint64_t *bytes, uint64_t *sectors);
+
+/** "load", "store", "load+store", "atomic" or "prefetch" for the
+ * MPROF_MEMORY_* flags of a mprof_memory_stats. */
+MPROF_API const char *mprof_memory_kind_name(uint32_t flags);
+
 /** Number of stall reasons in the join's table. */
 MPROF_API size_t mprof_join_reason_count(const mprof_join *join);
 

@@ -129,3 +129,68 @@ mprof_join_memory_find(const mprof_join *join, size_t kernel, uint32_t offset) {
   }
   return lo < count && all[lo].offset == offset ? &all[lo] : NULL;
 }
+
+static int compare_busiest(const void *a, const void *b) {
+  const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
+  const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
+  if (x->warp_accesses != y->warp_accesses)
+    return x->warp_accesses > y->warp_accesses ? -1 : 1;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+size_t mprof_join_memory_busiest(const mprof_join *join, size_t kernel,
+                                 const mprof_memory_stats **order,
+                                 size_t capacity) {
+  size_t count;
+  const mprof_memory_stats *m = mprof_join_memory(join, kernel, &count);
+  if (!count || !order || !capacity)
+    return count;
+  if (capacity >= count) {
+    for (size_t i = 0; i < count; i++)
+      order[i] = &m[i];
+    qsort(order, count, sizeof *order, compare_busiest);
+    return count;
+  }
+  const mprof_memory_stats **all =
+      (const mprof_memory_stats **)malloc(count * sizeof *all);
+  if (!all)
+    return 0;
+  for (size_t i = 0; i < count; i++)
+    all[i] = &m[i];
+  qsort(all, count, sizeof *all, compare_busiest);
+  memcpy(order, all, capacity * sizeof *order);
+  free(all);
+  return count;
+}
+
+double mprof_join_memory_totals(const mprof_join *join, size_t kernel,
+                                uint64_t *warp_accesses, uint64_t *bytes,
+                                uint64_t *sectors) {
+  size_t count;
+  const mprof_memory_stats *m = mprof_join_memory(join, kernel, &count);
+  uint64_t warps = 0, used = 0, moved = 0;
+  for (size_t i = 0; i < count; i++) {
+    warps += m[i].warp_accesses;
+    used += m[i].bytes;
+    moved += m[i].sectors;
+  }
+  if (warp_accesses)
+    *warp_accesses = warps;
+  if (bytes)
+    *bytes = used;
+  if (sectors)
+    *sectors = moved;
+  return moved ? (double)used / (32.0 * (double)moved) : 0;
+}
+
+const char *mprof_memory_kind_name(uint32_t flags) {
+  if (flags & MPROF_MEMORY_ATOMIC_SYSTEM)
+    return "atomic";
+  if ((flags & MPROF_MEMORY_READ) && (flags & MPROF_MEMORY_WRITE))
+    return "load+store";
+  if (flags & MPROF_MEMORY_WRITE)
+    return "store";
+  if (flags & MPROF_MEMORY_PREFETCH)
+    return "prefetch";
+  return "load";
+}

@@ -62,19 +62,17 @@ int mprof__summary_sol_shown(const mprof__summary_view *v);
 double mprof__summary_sol_value(const mprof_kernel_throughput *t, uint32_t c);
 const char *mprof__summary_sol_status(const mprof_kernel_throughput *t);
 
-/* "load", "store", "atomic", ... for MPROF_MEMORY_* flags. */
-const char *mprof__summary_memory_kind(uint32_t flags);
 /* The kernel's counted memory instructions, busiest first, and their
  * totals; NULL (count 0) when none were counted. The caller frees. */
 typedef struct mprof__summary_memory {
   const mprof_memory_stats **order;
   size_t count, shown;
   uint64_t warps, bytes, sectors;
+  double efficiency; /* sector efficiency of them all */
 } mprof__summary_memory;
 int mprof__summary_memory_view_build(mprof__summary_memory *mv,
                                      const mprof__summary_view *v,
                                      const mprof_kernel_diagnosis *k);
-double mprof__summary_memory_efficiency(uint64_t bytes, uint64_t sectors);
 
 /* The three formats: summary_xml.c, summary_json.c, summary_text.c. */
 void mprof__summary_xml(FILE *f, const mprof__summary_view *v);

@@ -82,15 +82,14 @@ static void json_memory(FILE *f, const mprof__summary_view *v,
   json_u64(f, "warp_accesses", mv.warps, 1);
   json_u64(f, "bytes", mv.bytes, 1);
   json_u64(f, "sectors", mv.sectors, 1);
-  json_num(f, "efficiency",
-           mprof__summary_memory_efficiency(mv.bytes, mv.sectors), 4, 1);
+  json_num(f, "efficiency", mv.efficiency, 4, 1);
   json_key(f, "accesses");
   fputc('[', f);
   for (size_t i = 0; i < mv.shown; i++) {
     const mprof_memory_stats *x = mv.order[i];
     fputc('{', f);
     json_u64(f, "offset", x->offset, 1);
-    json_str(f, "kind", mprof__summary_memory_kind(x->flags), 1);
+    json_str(f, "kind", mprof_memory_kind_name(x->flags), 1);
     json_u64(f, "access_size", x->access_size, 1);
     json_u64(f, "warp_accesses", x->warp_accesses, 1);
     json_u64(f, "thread_accesses", x->thread_accesses, 1);

@@ -73,8 +73,7 @@ static void text_memory(FILE *f, const mprof__summary_view *v,
     return;
   char n[32], p[32];
   mprof_format_count(n, sizeof n, mv.warps);
-  mprof_format_percent(p, sizeof p,
-                       mprof__summary_memory_efficiency(mv.bytes, mv.sectors));
+  mprof_format_percent(p, sizeof p, mv.efficiency);
   fprintf(f,
           "│   %sglobal memory%s (counted, every access): %s warp accesses "
           "· sector efficiency %s\n",
@@ -91,9 +90,8 @@ static void text_memory(FILE *f, const mprof__summary_view *v,
     fprintf(f,
             "│     %s0x%05x%s %-10s %-26s %s%6s%s sectors used · %7.1f B "
             "asked / %4.1f sectors per warp · %s warp accesses\n",
-            st->cyan, x->offset, st->reset,
-            mprof__summary_memory_kind(x->flags), sass,
-            x->efficiency < 0.5 ? st->yellow : "", p, st->reset, per_warp,
+            st->cyan, x->offset, st->reset, mprof_memory_kind_name(x->flags),
+            sass, x->efficiency < 0.5 ? st->yellow : "", p, st->reset, per_warp,
             sectors_per_warp, n);
   }
   if (mv.count > mv.shown)

@@ -108,50 +108,22 @@ const char *mprof__summary_sol_status(const mprof_kernel_throughput *t) {
   return t->samples ? "measured" : t->partial ? "too_short" : "not_sampled";
 }
 
-/* "load", "store", "atomic", ... for MPROF_MEMORY_* flags. */
-const char *mprof__summary_memory_kind(uint32_t flags) {
-  if (flags & MPROF_MEMORY_ATOMIC_SYSTEM)
-    return "atomic";
-  if ((flags & MPROF_MEMORY_READ) && (flags & MPROF_MEMORY_WRITE))
-    return "load+store";
-  if (flags & MPROF_MEMORY_WRITE)
-    return "store";
-  if (flags & MPROF_MEMORY_PREFETCH)
-    return "prefetch";
-  return "load";
-}
-
-static int compare_memory_warps(const void *a, const void *b) {
-  const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
-  const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
-  if (x->warp_accesses != y->warp_accesses)
-    return x->warp_accesses > y->warp_accesses ? -1 : 1;
-  return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
+/* The join orders and sums them (mprof_join_memory_busiest(),
+ * mprof_join_memory_totals()); the report keeps max_hot of them. */
 int mprof__summary_memory_view_build(mprof__summary_memory *mv,
                                      const mprof__summary_view *v,
                                      const mprof_kernel_diagnosis *k) {
   memset(mv, 0, sizeof *mv);
-  size_t count;
-  const mprof_memory_stats *m = mprof_join_memory(v->join, k->kernel, &count);
+  size_t count = mprof_join_memory_busiest(v->join, k->kernel, NULL, 0);
   if (!count)
     return 0;
   mv->order = (const mprof_memory_stats **)malloc(count * sizeof *mv->order);
   if (!mv->order)
     return 0;
-  for (size_t i = 0; i < count; i++) {
-    mv->order[i] = &m[i];
-    mv->warps += m[i].warp_accesses;
-    mv->bytes += m[i].bytes;
-    mv->sectors += m[i].sectors;
-  }
-  qsort(mv->order, count, sizeof *mv->order, compare_memory_warps);
+  mprof_join_memory_busiest(v->join, k->kernel, mv->order, count);
+  mv->efficiency = mprof_join_memory_totals(v->join, k->kernel, &mv->warps,
+                                            &mv->bytes, &mv->sectors);
   mv->count = count;
   mv->shown = count < v->opts->max_hot ? count : v->opts->max_hot;
   return 1;
-}
-
-double mprof__summary_memory_efficiency(uint64_t bytes, uint64_t sectors) {
-  return sectors ? (double)bytes / (32.0 * (double)sectors) : 0;
 }

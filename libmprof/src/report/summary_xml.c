@@ -77,14 +77,12 @@ static void xml_memory(FILE *f, const mprof__summary_view *v,
   mprof__xml_attr_u64(f, "warp_accesses", mv.warps);
   mprof__xml_attr_u64(f, "bytes", mv.bytes);
   mprof__xml_attr_u64(f, "sectors", mv.sectors);
-  mprof__xml_attr_num(f, "efficiency",
-                      mprof__summary_memory_efficiency(mv.bytes, mv.sectors),
-                      4);
+  mprof__xml_attr_num(f, "efficiency", mv.efficiency, 4);
   fputs(">\n", f);
   for (size_t i = 0; i < mv.shown; i++) {
     const mprof_memory_stats *x = mv.order[i];
     fprintf(f, "        <access offset=\"0x%x\"", x->offset);
-    mprof__xml_attr(f, "kind", mprof__summary_memory_kind(x->flags));
+    mprof__xml_attr(f, "kind", mprof_memory_kind_name(x->flags));
     mprof__xml_attr_u64(f, "access_size", x->access_size);
     mprof__xml_attr_u64(f, "warp_accesses", x->warp_accesses);
     mprof__xml_attr_u64(f, "thread_accesses", x->thread_accesses);
