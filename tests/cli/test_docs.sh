@@ -9,10 +9,7 @@ mprof=$1
 gen=$2
 src=$3
 tmp=${4:-/tmp}/docs.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/common.sh"
 
 commands=$("$mprof" help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
 [ -n "$commands" ] || fail "no commands in 'mprof help'"

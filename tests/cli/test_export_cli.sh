@@ -7,11 +7,10 @@ tmp=${2:-/tmp}/export.$$
 schema_check=$3
 docs=$4
 samples=$5
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/common.sh"
 
+# expect STATUS PATTERN CMD...: as common.sh's, and a failing command prints
+# exactly one line on stderr.
 expect() {
   want_status=$1; pattern=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"

@@ -10,20 +10,7 @@ tmp=${2:-/tmp}/multidevice.$$
 schema_check=$3
 docs=$4
 helper=$5
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# expect STATUS PATTERN CMD...: exit status and a grep pattern on stdout+stderr.
-expect() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
-  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
-}
+. "$(dirname "$0")/common.sh"
 
 # lines PATTERN FILE: how many lines of FILE match PATTERN.
 lines() { grep -c -- "$1" "$2"; }

@@ -9,10 +9,7 @@ tmp=${2:-/tmp}/samples.$$
 schema_check=$3
 docs=$4
 samples=$5
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/common.sh"
 has() { grep -q -- "$2" "$1" || fail "$1 lacks: $2"; }
 
 if [ ! -f "$samples/gemm.mprof" ]; then

@@ -5,29 +5,7 @@
 mprof=$1
 tmp=${2:-/tmp}/sass-cli.$$
 fixtures=${3:-}
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-expect() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
-  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
-}
-
-expect_one_line() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status"
-  lines=$(wc -l <"$tmp/err")
-  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
-  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
-}
+. "$(dirname "$0")/common.sh"
 
 # Without nvdisasm, whatever this machine has.
 MPROF_NVDISASM=/nonexistent/nvdisasm

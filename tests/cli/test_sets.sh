@@ -14,30 +14,8 @@ schema_check=$3
 docs=$4
 have_render=$5
 test_blocks=$6
+. "$(dirname "$0")/common.sh"
 mkdir -p "$tmp/run" "$tmp/empty"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-expect() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
-  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
-}
-
-expect_one_line() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status"
-  lines=$(wc -l <"$tmp/err")
-  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
-  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
-  [ ! -s "$tmp/out" ] || fail "'$*' wrote to stdout on error: $(head -c 200 "$tmp/out")"
-}
 
 # launches of kernel NAME in a JSON summary (the first row of that name,
 # or of that name and process with a second argument).

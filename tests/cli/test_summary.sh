@@ -7,32 +7,7 @@ mprof=$1
 tmp=${2:-/tmp}/summary.$$
 schema_check=$3
 docs=$4
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# expect STATUS PATTERN CMD...: exit status and a grep pattern on stdout+stderr.
-expect() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
-  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
-}
-
-# expect_one_line STATUS PATTERN CMD...: an error is one stderr line, no stdout.
-expect_one_line() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status"
-  lines=$(wc -l <"$tmp/err")
-  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
-  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
-  [ ! -s "$tmp/out" ] || fail "'$*' wrote to stdout on error: $(head -c 200 "$tmp/out")"
-}
+. "$(dirname "$0")/common.sh"
 
 # xml FILE: well formed (when xmllint is installed) with the expected root.
 xml() {

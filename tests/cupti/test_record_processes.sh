@@ -8,10 +8,7 @@ mprof=$1
 export MPROF_CUPTI_LIB=$2
 app=$3
 tmp=${4:-/tmp}/record-processes.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/../cli/common.sh"
 
 # run NAME STATUS CMD...: run CMD, keep its output in $tmp/NAME.out, check
 # the exit status.

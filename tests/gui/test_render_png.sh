@@ -7,10 +7,7 @@ mprof=$1
 tmp=${2:-/tmp}/render-png.$$
 samples=$3
 check=$4
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/../cli/common.sh"
 
 out=$("$mprof" view "$samples/transformer_forward.mprof" --render "$tmp/summary.png" --size 800x600 2>&1) ||
   fail "view --render failed: $out"

@@ -4,28 +4,7 @@
 # the viewer (a stand-in viewer prints what it was given).
 mprof=$1
 tmp=${2:-/tmp}/view.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-expect() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>&1
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(head -c 300 "$tmp/out")"
-  grep -q -- "$pattern" "$tmp/out" || fail "'$*' output lacks '$pattern': $(head -c 300 "$tmp/out")"
-}
-
-expect_one_line() {
-  want_status=$1; pattern=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  status=$?
-  [ "$status" -eq "$want_status" ] || fail "'$*' exited $status, expected $want_status: $(cat "$tmp/err")"
-  lines=$(wc -l <"$tmp/err")
-  [ "$lines" -eq 1 ] || fail "'$*' printed $lines lines on stderr: $(cat "$tmp/err")"
-  grep -q -- "$pattern" "$tmp/err" || fail "'$*' stderr lacks '$pattern': $(cat "$tmp/err")"
-}
+. "$(dirname "$0")/../cli/common.sh"
 
 # png_size FILE: "WIDTH HEIGHT" from the IHDR chunk.
 png_size() {
