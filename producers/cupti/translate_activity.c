@@ -161,15 +161,23 @@ out:
   return rc;
 }
 
-int mprof_cupti_translate_memcpy(mprof_cupti_translate *t,
-                                 const CUpti_ActivityMemcpy6 *m) {
+/* The fields every MEMOPS record has. */
+static mprof_memop_record memop_of(uint64_t start, uint64_t end, uint64_t bytes,
+                                   uint32_t correlation_id, uint16_t kind) {
   mprof_memop_record rec;
   memset(&rec, 0, sizeof rec);
-  rec.start = m->start;
-  rec.end = m->end;
-  rec.bytes = m->bytes;
-  rec.correlation_id = m->correlationId;
-  rec.kind = MPROF_MEMOP_MEMCPY;
+  rec.start = start;
+  rec.end = end;
+  rec.bytes = bytes;
+  rec.correlation_id = correlation_id;
+  rec.kind = kind;
+  return rec;
+}
+
+int mprof_cupti_translate_memcpy(mprof_cupti_translate *t,
+                                 const CUpti_ActivityMemcpy6 *m) {
+  mprof_memop_record rec = memop_of(m->start, m->end, m->bytes,
+                                    m->correlationId, MPROF_MEMOP_MEMCPY);
   rec.copy_kind = copy_kind(m->copyKind);
   /* Which side is host follows from the direction; the record only names
    * the device that ran the copy. */
@@ -196,13 +204,8 @@ int mprof_cupti_translate_memcpy(mprof_cupti_translate *t,
 
 int mprof_cupti_translate_memcpy_p2p(mprof_cupti_translate *t,
                                      const CUpti_ActivityMemcpyPtoP4 *m) {
-  mprof_memop_record rec;
-  memset(&rec, 0, sizeof rec);
-  rec.start = m->start;
-  rec.end = m->end;
-  rec.bytes = m->bytes;
-  rec.correlation_id = m->correlationId;
-  rec.kind = MPROF_MEMOP_MEMCPY;
+  mprof_memop_record rec = memop_of(m->start, m->end, m->bytes,
+                                    m->correlationId, MPROF_MEMOP_MEMCPY);
   rec.copy_kind = MPROF_COPY_PTOP;
   rec.src_device = m->srcDeviceId;
   rec.dst_device = m->dstDeviceId;
@@ -211,13 +214,8 @@ int mprof_cupti_translate_memcpy_p2p(mprof_cupti_translate *t,
 
 int mprof_cupti_translate_memset(mprof_cupti_translate *t,
                                  const CUpti_ActivityMemset4 *m) {
-  mprof_memop_record rec;
-  memset(&rec, 0, sizeof rec);
-  rec.start = m->start;
-  rec.end = m->end;
-  rec.bytes = m->bytes;
-  rec.correlation_id = m->correlationId;
-  rec.kind = MPROF_MEMOP_MEMSET;
+  mprof_memop_record rec = memop_of(m->start, m->end, m->bytes,
+                                    m->correlationId, MPROF_MEMOP_MEMSET);
   rec.value = m->value;
   rec.src_device = MPROF_INDEX_NONE;
   rec.dst_device = m->deviceId;
