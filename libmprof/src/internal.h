@@ -35,6 +35,11 @@ static inline uint64_t mprof__hash64(const void *data, size_t size) {
   return h;
 }
 
+/** The record size of a section of @p type (1 for byte sections), 0 for a
+ * type this version does not know: format/writer.c, for the writer and the
+ * reader alike. */
+uint32_t mprof__record_size(uint32_t type);
+
 struct mprof_trace;
 
 /** Name @p trace after @p path in messages and mprof_trace_path() (a trace

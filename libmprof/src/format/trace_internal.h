@@ -48,9 +48,6 @@ struct mprof_trace {
   const char **process_meta; /* PROCESS_FIELDS per process; NULL unknown */
 };
 
-/* The record size a section of @p type must have; 0 when not fixed here. */
-uint32_t mprof__trace_record_size(uint32_t type);
-
 /* A parse error: "PATH: SECTION at byte N: what". */
 #define BAD(t, type, off, ...)                                                 \
   mprof__trace_bad_at((t), (type), (uint64_t)(off), __VA_ARGS__)

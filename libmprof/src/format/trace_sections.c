@@ -29,32 +29,6 @@ const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
 }
 
-uint32_t mprof__trace_record_size(uint32_t type) {
-  switch (type) {
-  case MPROF_SECTION_STRINGS:
-  case MPROF_SECTION_BLOBS: return 1;
-  case MPROF_SECTION_META: return sizeof(mprof_meta_record);
-  case MPROF_SECTION_DEVICES: return sizeof(mprof_device_record);
-  case MPROF_SECTION_STREAMS: return sizeof(mprof_stream_record);
-  case MPROF_SECTION_KERNELS: return sizeof(mprof_kernel_record);
-  case MPROF_SECTION_SHAPES: return sizeof(mprof_shape_record);
-  case MPROF_SECTION_LAUNCHES: return sizeof(mprof_launch_record);
-  case MPROF_SECTION_MEMOPS: return sizeof(mprof_memop_record);
-  case MPROF_SECTION_RANGES: return sizeof(mprof_range_record);
-  case MPROF_SECTION_REGIONS: return sizeof(mprof_region_record);
-  case MPROF_SECTION_SPANS: return sizeof(mprof_span_record);
-  case MPROF_SECTION_STALL_REASONS: return sizeof(mprof_stall_reason_record);
-  case MPROF_SECTION_PC_SAMPLES: return sizeof(mprof_pc_sample_record);
-  case MPROF_SECTION_CUBINS: return sizeof(mprof_cubin_record);
-  case MPROF_SECTION_DROPS: return sizeof(mprof_drop_record);
-  case MPROF_SECTION_PM_METRICS: return sizeof(mprof_pm_metric_record);
-  case MPROF_SECTION_PM_SAMPLES: return sizeof(mprof_pm_sample_record);
-  case MPROF_SECTION_API_CALLS: return sizeof(mprof_api_call_record);
-  case MPROF_SECTION_MEMORY_ACCESSES: return sizeof(mprof_memory_access_record);
-  default: return 0;
-  }
-}
-
 int mprof__trace_bad_at(const mprof_trace *t, uint32_t type, uint64_t offset,
                         const char *fmt, ...) {
   char what[512];

@@ -22,8 +22,7 @@
 /* Byte offset in the file of record @p index of section @p type. */
 static uint64_t record_offset(const mprof_trace *t, uint32_t type,
                               size_t index) {
-  return t->sections[type].offset +
-         (uint64_t)index * mprof__trace_record_size(type);
+  return t->sections[type].offset + (uint64_t)index * mprof__record_size(type);
 }
 
 static int check_string(const mprof_trace *t, uint32_t type, size_t index,
@@ -125,7 +124,7 @@ int mprof__trace_validate_directory(mprof_trace *t,
           "of bounds (the file is corrupt or truncated)",
           t->path, (unsigned long long)at, mprof_section_name(e->type),
           (unsigned long long)e->length, (unsigned long long)e->offset);
-    uint32_t want = mprof__trace_record_size(e->type);
+    uint32_t want = mprof__record_size(e->type);
     if (!want)
       continue; /* an unknown section from a newer writer: skip it */
     if (e->version != 1)

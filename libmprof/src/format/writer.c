@@ -87,7 +87,7 @@ struct mprof_writer {
   uint64_t last_start;
 };
 
-static uint32_t record_size_of(uint32_t type) {
+uint32_t mprof__record_size(uint32_t type) {
   switch (type) {
   case MPROF_SECTION_STRINGS: return 1;
   case MPROF_SECTION_META: return sizeof(mprof_meta_record);
@@ -206,8 +206,8 @@ static int spill_bytes(mprof_writer *w, uint32_t type, const void *data,
                    : s->extent_count + 1 > s->extent_capacity)
     return -1;
   uint64_t at = 0;
-  if (put_chunk(w, MPROF_CHUNK_APPEND, type, record_size_of(type), data, size,
-                NULL, 0, &at) != 0)
+  if (put_chunk(w, MPROF_CHUNK_APPEND, type, mprof__record_size(type), data,
+                size, NULL, 0, &at) != 0)
     return -1;
   s->extents[s->extent_count].offset = at;
   s->extents[s->extent_count].length = size;
@@ -396,7 +396,8 @@ static int append_locked(mprof_writer *w, uint32_t *out_index, uint32_t type,
     return mprof__error_set(MPROF_ENOMEM, "%s: section %u is full", w->path,
                             type);
   }
-  if (w->failed || section_put(w, type, record, record_size_of(type)) != 0) {
+  if (w->failed ||
+      section_put(w, type, record, mprof__record_size(type)) != 0) {
     if (!w->failed)
       w->failed = errno ? errno : EIO;
     w->writer_drops++;
@@ -444,7 +445,7 @@ int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
   if (section_spills(type))
     return mprof__error_set(MPROF_EINVAL, "%s: section %u is not deduplicated",
                             w->path, type);
-  uint32_t size = record_size_of(type);
+  uint32_t size = mprof__record_size(type);
   uint64_t hash = mprof__hash64(record, size);
   pthread_mutex_lock(&w->lock);
   section_buf *s = &w->sections[type];
@@ -570,7 +571,7 @@ int mprof_writer_snapshot(mprof_writer *w, mprof_section_type type,
   int rc = check_record_type(w, type);
   if (rc)
     return rc;
-  size_t size = count * record_size_of(type);
+  size_t size = count * mprof__record_size(type);
   pthread_mutex_lock(&w->lock);
   section_buf *s = &w->sections[type];
   unsigned char *copy = size ? (unsigned char *)malloc(size) : NULL;
@@ -600,14 +601,14 @@ static int checkpoint_locked(mprof_writer *w, uint64_t time_ns, int signo,
       if (section_spill(w, type, may_allocate) != 0)
         return -1;
     } else if (s->used > s->spilled) {
-      if (put_chunk(w, MPROF_CHUNK_APPEND, type, record_size_of(type),
+      if (put_chunk(w, MPROF_CHUNK_APPEND, type, mprof__record_size(type),
                     s->data + s->spilled, (size_t)(s->used - s->spilled), NULL,
                     0, NULL) != 0)
         return -1;
       s->spilled = s->used;
     }
     if (s->snapshot_dirty && s->count == 0) {
-      if (put_chunk(w, MPROF_CHUNK_SNAPSHOT, type, record_size_of(type),
+      if (put_chunk(w, MPROF_CHUNK_SNAPSHOT, type, mprof__record_size(type),
                     s->snapshot, s->snapshot_size, NULL, 0, NULL) != 0)
         return -1;
       s->snapshot_dirty = 0;
@@ -760,7 +761,7 @@ static int write_final(mprof_writer *w, int out) {
     e->version = 1;
     e->offset = pos;
     e->length = section_length(w, type);
-    e->record_size = record_size_of(type);
+    e->record_size = mprof__record_size(type);
     if (emit_section(w, type, out, &pos, &e->checksum) != 0)
       return -1;
   }
