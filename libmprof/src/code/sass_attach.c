@@ -439,19 +439,14 @@ int mprof__sass_attach(mprof_sidecar *sc,
                        const mprof_sass_options *user_opts,
                        mprof_sass_report *report, const uint32_t *arch_of,
                        int which) {
-  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!sc || (count && !binaries))
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_attach: NULL argument");
-  if (!user_opts)
-    user_opts = &defaults;
-  if (!mprof__sass_options_known(user_opts->version))
-    return mprof__error_set(MPROF_EVERSION,
-                            "sass options version %u is not supported",
-                            user_opts->version);
   mprof_sass_options opts_copy;
-  mprof__sass_options_copy(&opts_copy, user_opts);
+  int rc = mprof__sass_options_take(&opts_copy, user_opts);
+  if (rc)
+    return rc;
   const mprof_sass_options *opts = &opts_copy;
-  int rc = mprof__sass_check_report(report);
+  rc = mprof__sass_check_report(report);
   if (rc)
     return rc;
   char tool[4096] = "";

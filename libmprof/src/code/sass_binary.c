@@ -397,17 +397,15 @@ int mprof__sass_binary_from_trace(mprof_sass_binary **out,
 
 int mprof_sass_binary_open(mprof_sass_binary **out, const char *path,
                            const mprof_sass_options *opts) {
-  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!out || !path)
     return mprof__error_set(MPROF_EINVAL,
                             "mprof_sass_binary_open: NULL argument");
   *out = NULL;
-  if (!opts)
-    opts = &defaults;
-  if (!mprof__sass_options_known(opts->version))
-    return mprof__error_set(MPROF_EVERSION,
-                            "sass options version %u is not supported",
-                            opts->version);
+  mprof_sass_options opts_copy;
+  int orc = mprof__sass_options_take(&opts_copy, opts);
+  if (orc)
+    return orc;
+  opts = &opts_copy;
   mprof__file_map map;
   int mrc = mprof__file_map_open(&map, path, MPROF__MAP_RANDOM);
   if (mrc)

@@ -73,6 +73,12 @@ int mprof__sass_options_known(unsigned version);
 void mprof__sass_options_copy(mprof_sass_options *out,
                               const mprof_sass_options *in);
 
+/* What a public entry point takes: @p in, or the defaults when NULL, copied
+ * as by mprof__sass_options_copy(); MPROF_EVERSION (message set) for a
+ * version this library cannot read. */
+int mprof__sass_options_take(mprof_sass_options *out,
+                             const mprof_sass_options *in);
+
 /* nvdisasm on raw instructions (`-b SM<arch>`): @p size bytes of code of an
  * sm_<arch> function, printed as one function at offsets from 0. For code
  * whose cubin nvdisasm will not read. */

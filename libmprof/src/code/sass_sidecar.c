@@ -229,17 +229,15 @@ static int archs_of(const mprof_trace *t, const mprof_sidecar *sc,
 int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
                              const mprof_sass_options *opts,
                              mprof_sass_report *report) {
-  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!trace_path || !sidecar_path)
     return mprof__error_set(MPROF_EINVAL,
                             "mprof_sass_build_sidecar: NULL argument");
-  if (!opts)
-    opts = &defaults;
-  if (!mprof__sass_options_known(opts->version))
-    return mprof__error_set(MPROF_EVERSION,
-                            "sass options version %u is not supported",
-                            opts->version);
-  int rc = mprof__sass_check_report(report);
+  mprof_sass_options opts_copy;
+  int rc = mprof__sass_options_take(&opts_copy, opts);
+  if (rc)
+    return rc;
+  opts = &opts_copy;
+  rc = mprof__sass_check_report(report);
   if (rc)
     return rc;
   mprof_trace *t;
@@ -280,16 +278,14 @@ int mprof_sass_complete(mprof_sidecar *sidecar, const char *trace_path,
                         const char *sidecar_path,
                         const mprof_sass_options *opts,
                         mprof_sass_report *report) {
-  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!sidecar || !trace_path)
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_complete: NULL argument");
-  if (!opts)
-    opts = &defaults;
-  if (!mprof__sass_options_known(opts->version))
-    return mprof__error_set(MPROF_EVERSION,
-                            "sass options version %u is not supported",
-                            opts->version);
-  int rc = mprof__sass_check_report(report);
+  mprof_sass_options opts_copy;
+  int rc = mprof__sass_options_take(&opts_copy, opts);
+  if (rc)
+    return rc;
+  opts = &opts_copy;
+  rc = mprof__sass_check_report(report);
   if (rc)
     return rc;
   mprof_sass_report own_report = MPROF_SASS_REPORT_INIT;

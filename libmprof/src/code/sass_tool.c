@@ -46,6 +46,19 @@ void mprof__sass_options_copy(mprof_sass_options *out,
   out->version = MPROF_SASS_OPTIONS_VERSION;
 }
 
+int mprof__sass_options_take(mprof_sass_options *out,
+                             const mprof_sass_options *in) {
+  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
+  if (!in)
+    in = &defaults;
+  if (!mprof__sass_options_known(in->version))
+    return mprof__error_set(MPROF_EVERSION,
+                            "sass options version %u is not supported",
+                            in->version);
+  mprof__sass_options_copy(out, in);
+  return 0;
+}
+
 int mprof_sass_options_init(mprof_sass_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_options_init: NULL");
