@@ -281,6 +281,14 @@ static int compare_hot_change(const void *a, const void *b) {
   return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* Where hot instruction @p h is: its offset, SASS and source line. */
+static void hot_where(mprof_hot_change *c, const mprof_hot_instruction *h) {
+  c->offset = h->offset;
+  c->sass = h->sass;
+  c->file = h->file;
+  c->line = h->line;
+}
+
 static void compare_hot(mprof_diff *diff, mprof_kernel_change *c,
                         size_t hot_count) {
   const mprof_kernel_diagnosis *b = c->base, *k = c->candidate;
@@ -303,10 +311,7 @@ static void compare_hot(mprof_diff *diff, mprof_kernel_change *c,
   size_t n = 0;
   for (size_t i = 0; i < nk; i++) {
     const mprof_hot_instruction *h = &k->hot[i];
-    list[n].offset = h->offset;
-    list[n].sass = h->sass;
-    list[n].file = h->file;
-    list[n].line = h->line;
+    hot_where(&list[n], h);
     list[n].candidate_share = h->share;
     list[n].base_share =
         mode == MPROF_HOT_UNMATCHED ? -1.0 : side_share(bj, b, mode, h);
@@ -319,10 +324,7 @@ static void compare_hot(mprof_diff *diff, mprof_kernel_change *c,
       seen = same_key(mode, h, &k->hot[j]);
     if (seen)
       continue;
-    list[n].offset = h->offset;
-    list[n].sass = h->sass;
-    list[n].file = h->file;
-    list[n].line = h->line;
+    hot_where(&list[n], h);
     list[n].base_share = h->share;
     list[n].candidate_share =
         mode == MPROF_HOT_UNMATCHED ? -1.0 : side_share(kj, k, mode, h);
