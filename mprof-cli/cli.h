@@ -51,6 +51,11 @@ const cli_command *cli_commands(size_t *count);
 
 /* Locating tools (locate.c). Each returns 0 and fills @p out, or -1. */
 int cli_self_dir(char *out, size_t size);
+/* A library of mprof's, @p name: $@p env_name when set (it must be
+ * readable), else beside the binary's build or install tree, else beside
+ * what `mprof setup` built. 0 and its path in @p out, or -1. */
+int cli_find_library(char *out, size_t size, const char *name,
+                     const char *env_name);
 int cli_find_producer(char *out, size_t size);
 int cli_setup_path(char *out, size_t size);
 int cli_find_tool(const char *name, const char *env_override, char *out,

@@ -25,41 +25,7 @@
 #include "mprof/source.h"
 
 int cli_find_blocks(char *out, size_t size) {
-  const char *env = getenv("MPROF_BLOCKS_LIB");
-  if (env && *env) {
-    if (access(env, R_OK) != 0)
-      return -1;
-    snprintf(out, size, "%s", env);
-    return 0;
-  }
-  char dir[PATH_MAX];
-  if (cli_self_dir(dir, sizeof dir) != 0)
-    return -1;
-  const char *relative[] = {"../lib/libmprof-blocks.so",
-                            "../lib/mprof/libmprof-blocks.so",
-                            "../lib64/mprof/libmprof-blocks.so"};
-  char path[2 * PATH_MAX];
-  for (size_t i = 0; i < sizeof relative / sizeof relative[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s", dir, relative[i]);
-    char resolved[PATH_MAX];
-    if (access(path, R_OK) == 0 && realpath(path, resolved)) {
-      snprintf(out, size, "%s", resolved);
-      return 0;
-    }
-  }
-  /* Beside what `mprof setup` built. */
-  if (cli_setup_path(path, sizeof path) == 0) {
-    char *slash = strrchr(path, '/');
-    if (slash) {
-      snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path),
-               "libmprof-blocks.so");
-      if (access(path, R_OK) == 0) {
-        snprintf(out, size, "%s", path);
-        return 0;
-      }
-    }
-  }
-  return -1;
+  return cli_find_library(out, size, "libmprof-blocks.so", "MPROF_BLOCKS_LIB");
 }
 
 /* In the child, before exec: the block producer, preloaded (it subscribes

@@ -31,8 +31,9 @@ int cli_self_dir(char *out, size_t size) {
   return 0;
 }
 
-int cli_find_producer(char *out, size_t size) {
-  const char *env = getenv("MPROF_CUPTI_LIB");
+int cli_find_library(char *out, size_t size, const char *name,
+                     const char *env_name) {
+  const char *env = getenv(env_name);
   if (env && *env) {
     if (!is_file(env))
       return -1;
@@ -42,26 +43,35 @@ int cli_find_producer(char *out, size_t size) {
   char dir[PATH_MAX];
   if (cli_self_dir(dir, sizeof dir) != 0)
     return -1;
-  /* Build tree (bin/../lib), install tree (bin/../lib/mprof), and what
-   * `mprof setup` builds under the user's data folder. */
-  const char *relative[] = {"../lib/libmprof-cupti.so",
-                            "../lib/mprof/libmprof-cupti.so",
-                            "../lib64/mprof/libmprof-cupti.so",
-                            "../lib/x86_64-linux-gnu/mprof/libmprof-cupti.so"};
+  /* Build tree (bin/../lib), install trees (bin/../lib/mprof, the lib64
+   * and the multiarch one), then beside what `mprof setup` builds under
+   * the user's data folder. */
+  const char *relative[] = {"../lib", "../lib/mprof", "../lib64/mprof",
+                            "../lib/x86_64-linux-gnu/mprof"};
   char path[2 * PATH_MAX];
   for (size_t i = 0; i < sizeof relative / sizeof relative[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s", dir, relative[i]);
+    snprintf(path, sizeof path, "%s/%s/%s", dir, relative[i], name);
     char resolved[PATH_MAX];
     if (is_file(path) && realpath(path, resolved)) {
       snprintf(out, size, "%s", resolved);
       return 0;
     }
   }
-  if (cli_setup_path(path, sizeof path) == 0 && is_file(path)) {
-    snprintf(out, size, "%s", path);
-    return 0;
+  if (cli_setup_path(path, sizeof path) == 0) {
+    char *slash = strrchr(path, '/');
+    if (slash) {
+      snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s", name);
+      if (is_file(path)) {
+        snprintf(out, size, "%s", path);
+        return 0;
+      }
+    }
   }
   return -1;
+}
+
+int cli_find_producer(char *out, size_t size) {
+  return cli_find_library(out, size, "libmprof-cupti.so", "MPROF_CUPTI_LIB");
 }
 
 int cli_setup_path(char *out, size_t size) {
