@@ -580,9 +580,33 @@ static void check_sample_ranges(const char *path) {
 
 static void test_sample_nvtx_rows(void **state) {
   (void)state;
-  /* Every recorded sample with NVTX ranges (none yet: a PyTorch step with
-   * torch.cuda.nvtx.range is to be added to samples/). */
+  /* Every recorded sample with NVTX ranges. */
   each_sample(check_sample_ranges);
+}
+
+/* The PyTorch step recorded on the H200 (samples/nvtx_step.mprof, see
+ * samples/README.md): the main thread's ranges nest 4 deep (step, forward/
+ * backward, block, attention/mlp), the setup range opened before the first
+ * CUDA call has its row, and both the main thread and autograd's thread
+ * have a CUDA API row whose calls link to launches. */
+static void test_pytorch_sample_rows(void **state) {
+  (void)state;
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/samples/nvtx_step.mprof",
+           root && *root ? root : ".");
+  mprof_render_model *m = open_model(path);
+  size_t idx[16];
+  assert_int_equal(rows_of(m, MPROF_ROW_THREAD, idx, 16), 2);
+  assert_int_equal(rows_of(m, MPROF_ROW_RANGES, idx, 16), 4);
+  assert_int_equal(rows_of(m, MPROF_ROW_API, idx, 16), 2);
+  check_range_rows(m);
+  size_t n;
+  mprof_trace_ranges(mprof_render_model_trace(m), &n);
+  assert_int_equal(n, 57);
+  mprof_trace_api_calls(mprof_render_model_trace(m), &n);
+  assert_int_equal(n, 685);
+  mprof_render_model_free(m);
 }
 
 static void test_counter_tracks_under_their_gpu(void **state) {
@@ -978,6 +1002,7 @@ int main(void) {
       cmocka_unit_test(test_selection_lists_its_kernels),
       cmocka_unit_test(test_nvtx_rows_per_thread_nested),
       cmocka_unit_test(test_sample_nvtx_rows),
+      cmocka_unit_test(test_pytorch_sample_rows),
       cmocka_unit_test(test_counter_tracks_under_their_gpu),
       cmocka_unit_test(test_sample_counter_tracks),
       cmocka_unit_test(test_dense_ranges_fill_their_pixels),
