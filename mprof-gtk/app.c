@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "actions.h"
 #include "app.h"
@@ -111,6 +112,25 @@ static int command_line(GApplication *application,
   size_t count = 0;
   while (!demo && files[count])
     count++;
+  /* The same trace twice would count its launches twice (as `mprof view`
+   * refuses it). */
+  for (size_t i = 1; i < count; i++) {
+    struct stat a, b;
+    if (stat(files[i], &a) != 0)
+      continue;
+    for (size_t k = 0; k < i; k++)
+      if (stat(files[k], &b) == 0 && a.st_dev == b.st_dev &&
+          a.st_ino == b.st_ino) {
+        g_application_command_line_printerr(
+            cmdline,
+            "mprof-gtk: %s is given twice (as %s too); name each trace of "
+            "a run once\n",
+            files[i], files[k]);
+        g_free(files);
+        mprof_gtk_app_set_exit_status(self, 2);
+        return 2;
+      }
+  }
   char set_name[1024];
   snprintf(set_name, sizeof set_name, "%s + %zu more", demo ? "" : files[0],
            count ? count - 1 : 0);
