@@ -186,13 +186,14 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
       if (chunks[i].section != type)
         continue;
       if (record_size && chunks[i].record_size != record_size) {
+        uint64_t offset = chunks[i].offset;
+        uint32_t other = chunks[i].record_size;
         free(chunks);
         free(entries);
         free(b.data);
-        return BAD(t, type, chunks[i].offset,
+        return BAD(t, type, offset,
                    "chunks of section %s disagree on the record size (%u, %u)",
-                   mprof_section_name(type), record_size,
-                   chunks[i].record_size);
+                   mprof_section_name(type), record_size, other);
       }
       record_size = chunks[i].record_size;
       if (chunks[i].kind == MPROF_CHUNK_SNAPSHOT)
