@@ -26,6 +26,29 @@
 #include "mprof/mprof.h"
 #include "mprof-render/render.h"
 
+/* The traces in samples/ (MPROF_SOURCE_DIR), one call each; returns how
+ * many. */
+static inline size_t fix_each_sample(void (*fn)(const char *path)) {
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/samples", root && *root ? root : ".");
+  DIR *d = opendir(dir);
+  size_t found = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n < 7 || strcmp(e->d_name + n - 6, ".mprof") != 0)
+      continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    fn(path);
+    found++;
+  }
+  if (d)
+    closedir(d);
+  return found;
+}
+
 #define FIX_T0 1700000000000000000ll
 #define FIX_K0 "_Z8memboundPfPKfi"
 #define FIX_K1 "_Z7computePfi"

@@ -23,29 +23,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* The traces in samples/ (MPROF_SOURCE_DIR), one call each; returns how
- * many. */
-static size_t each_sample(void (*fn)(const char *path)) {
-  const char *root = getenv("MPROF_SOURCE_DIR");
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s/samples", root && *root ? root : ".");
-  DIR *d = opendir(dir);
-  size_t found = 0;
-  struct dirent *e;
-  while (d && (e = readdir(d))) {
-    size_t n = strlen(e->d_name);
-    if (n < 7 || strcmp(e->d_name + n - 6, ".mprof") != 0)
-      continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    fn(path);
-    found++;
-  }
-  if (d)
-    closedir(d);
-  return found;
-}
-
 static mprof_render_model *open_model(const char *path) {
   mprof_render_model *m = NULL;
   if (mprof_render_model_open(&m, path, NULL))
@@ -139,7 +116,7 @@ static void check_no_lead_in(const char *path) {
 
 static void test_samples_open_on_their_gpu_activity(void **state) {
   (void)state;
-  if (!each_sample(check_no_lead_in))
+  if (!fix_each_sample(check_no_lead_in))
     skip(); /* no recorded sample in samples/ */
   assert_true(samples_with_lead_in > 0);
 }
@@ -226,7 +203,7 @@ static void check_sample_copy_labels(const char *path) {
 
 static void test_sample_copies_are_labelled(void **state) {
   (void)state;
-  if (!each_sample(check_sample_copy_labels))
+  if (!fix_each_sample(check_sample_copy_labels))
     skip();
 }
 
@@ -581,7 +558,7 @@ static void check_sample_ranges(const char *path) {
 static void test_sample_nvtx_rows(void **state) {
   (void)state;
   /* Every recorded sample with NVTX ranges. */
-  each_sample(check_sample_ranges);
+  fix_each_sample(check_sample_ranges);
 }
 
 /* The PyTorch step recorded on the H200 (samples/nvtx_step.mprof, see
@@ -989,7 +966,7 @@ static void test_sample_counter_tracks(void **state) {
   (void)state;
   /* No committed sample holds PM samples yet (tests/gpu/trace_tab.sh
    * records one and runs this over it). */
-  each_sample(check_sample_counters);
+  fix_each_sample(check_sample_counters);
   if (!samples_with_counters)
     skip();
 }

@@ -491,23 +491,7 @@ static void test_synthetic_traces_draw(void **state) {
 
 static void test_real_samples_draw(void **state) {
   (void)state;
-  const char *root = getenv("MPROF_SOURCE_DIR");
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s/samples", root && *root ? root : ".");
-  DIR *d = opendir(dir);
-  size_t found = 0;
-  struct dirent *e;
-  while (d && (e = readdir(d))) {
-    size_t n = strlen(e->d_name);
-    if (n < 7 || strcmp(e->d_name + n - 6, ".mprof") != 0)
-      continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    draw_everything(path);
-    found++;
-  }
-  if (d)
-    closedir(d);
+  size_t found = fix_each_sample(draw_everything);
   if (!found)
     skip(); /* no real samples in samples/ yet */
 }
