@@ -19,16 +19,19 @@ static void tt_check_schema(const char *text, const char *schema) {
 }
 
 /* Kernels of the planted trace. */
-enum { K_STREAM, K_CHASE, K_TINY, K_LIB, K_COUNT };
+enum { K_STREAM, K_CHASE, K_TINY, K_LIB, K_L2, K_COUNT };
 static const char *const names[K_COUNT] = {
     "_Z6streamPfS_", "_Z5chasePj", "_Z4tinyPf",
-    "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_kernel"};
+    "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_kernel",
+    "_Z8l2streamPf"};
 
 #define US 1000ull
 
 /* A trace of one H200-like device: stream (100 us at 90% DRAM), chase
  * (100 us at 3% DRAM), tiny (ten 2 us runs with 18 us gaps) and a
- * library-named kernel whose 255 registers limit it to one block per SM.
+ * library-named kernel whose 255 registers limit it to one block per SM,
+ * and l2stream (100 us at 58% of the L2's peak, what the H200's L2
+ * sustains).
  * All of them stall on long_scoreboard. PM samples every 10 us when
  * @p with_pm. */
 static void write_planted(const char *path, int with_pm) {
@@ -91,6 +94,8 @@ static void write_planted(const char *path, int with_pm) {
   }
   l.start = 483 * US, l.end = 583 * US, l.shape = shape[K_LIB];
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  l.start = 601 * US, l.end = 701 * US, l.shape = shape[K_L2];
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
   /* PC samples: everything waits on long_scoreboard. */
   mprof_stall_reason_record sr = {
       d, 1,
@@ -138,7 +143,7 @@ static void write_planted(const char *path, int with_pm) {
       assert_int_equal(
           mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &m), 0);
     }
-    for (uint64_t t = 0; t < 600 * US; t += 10 * US) {
+    for (uint64_t t = 0; t < 720 * US; t += 10 * US) {
       mprof_pm_sample_record ps;
       memset(&ps, 0, sizeof ps);
       ps.start = t;
@@ -149,10 +154,11 @@ static void write_planted(const char *path, int with_pm) {
       int in_stream = t >= 1000 && t < 101 * US;
       int in_chase = t >= 102 * US && t < 202 * US;
       int in_lib = t >= 483 * US && t < 583 * US;
+      int in_l2 = t >= 601 * US && t < 701 * US;
       ps.value[0] = in_stream ? 90.0f : in_chase ? 3.0f : 0.0f;
       ps.value[1] = in_stream ? 4.3e12f : in_chase ? 1.4e11f : 0.0f;
-      ps.value[2] = in_stream ? 45.0f : 1.0f;
-      ps.value[3] = in_stream || in_chase || in_lib ? 99.0f : 0.0f;
+      ps.value[2] = in_stream ? 45.0f : in_l2 ? 58.0f : 1.0f;
+      ps.value[3] = in_stream || in_chase || in_lib || in_l2 ? 99.0f : 0.0f;
       ps.value[4] = in_lib ? 10.0f : 1.0f;
       assert_int_equal(
           mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
@@ -233,6 +239,48 @@ static void test_join_samples_to_launches(void **state) {
   assert_int_equal(tiny->partial, 10);
   assert_true(isnan(tiny->value[MPROF_COUNTER_DRAM]));
   close_planted(&o);
+}
+
+/* The L2 sustains about 60% of its counter's peak (measured on the H200):
+ * a kernel at 58% is at the L2 roof, not latency-bound. */
+static void test_l2_roof_is_what_the_l2_sustains(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 1);
+  const mprof_kernel_diagnosis *k = kernel(&o, K_L2);
+  assert_int_equal(k->throughput->samples, 9);
+  assert_int_equal(k->verdict_dimension, MPROF_DIM_MEMORY_THROUGHPUT);
+  assert_non_null(strstr(k->verdict, "L2-bandwidth bound"));
+  assert_non_null(strstr(k->verdict, "58.0% of peak"));
+  close_planted(&o);
+}
+
+/* A PC-sampled run and a PM-sampled run of one program, opened as a set:
+ * the kernel is one across the two processes, its throughput comes from
+ * the second process's samples and names that device's interval. */
+static void test_set_of_pc_and_pm_runs(void **state) {
+  (void)state;
+  opened pc, pm;
+  open_planted(&pc, 0);
+  open_planted(&pm, 1);
+  const mprof_trace *both[2] = {pc.trace, pm.trace};
+  mprof_trace *set;
+  assert_int_equal(mprof_trace_open_merged(&set, both, 2, "set"), 0);
+  mprof_join *join;
+  mprof_diagnosis *diagnosis;
+  assert_int_equal(mprof_join_build(&join, set, NULL), 0);
+  assert_int_equal(mprof_diagnose(&diagnosis, join, NULL), 0);
+  uint32_t k = mprof_join_find_kernel(join, names[K_STREAM], MPROF_INDEX_NONE);
+  assert_true(k != MPROF_INDEX_NONE);
+  const mprof_kernel_diagnosis *s = mprof_diagnosis_kernel(diagnosis, k);
+  assert_int_equal(s->throughput->samples, 9);
+  assert_int_equal(s->throughput->interval_ns, 10 * US);
+  assert_int_equal(s->verdict_dimension, MPROF_DIM_MEMORY_THROUGHPUT);
+  mprof_diagnosis_free(diagnosis);
+  mprof_join_free(join);
+  mprof_trace_free(set);
+  close_planted(&pm);
+  close_planted(&pc);
 }
 
 /* Same stall mix, different measured throughput: the stream kernel is at
@@ -350,6 +398,8 @@ int main(void) {
       cmocka_unit_test(test_counter_names),
       cmocka_unit_test(test_join_samples_to_launches),
       cmocka_unit_test(test_bandwidth_against_latency),
+      cmocka_unit_test(test_set_of_pc_and_pm_runs),
+      cmocka_unit_test(test_l2_roof_is_what_the_l2_sustains),
       cmocka_unit_test(test_launch_gaps_outrank_in_kernel_gains),
       cmocka_unit_test(test_library_advice),
       cmocka_unit_test(test_without_counters),

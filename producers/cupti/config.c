@@ -188,6 +188,8 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   cfg->pm_enabled = 0;
   cfg->pm_interval_ns = MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS;
   cfg->pm_hw_buffer = MPROF_CUPTI_DEFAULT_PM_HW_BUFFER;
+  cfg->pm_decode_period_ns = MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS;
+  cfg->pm_counter_samples = MPROF_CUPTI_DEFAULT_PM_COUNTER_SAMPLES;
 
   const char *value = env(userdata, "MPROF_OUTPUT");
   if (!value || !*value)
@@ -272,6 +274,39 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   value = env(userdata, "MPROF_PM_HW_BUFFER");
   if (value && *value)
     buffer_value(cfg, "MPROF_PM_HW_BUFFER", value, &cfg->pm_hw_buffer);
+
+  value = env(userdata, "MPROF_PM_DECODE_PERIOD");
+  if (value && *value) {
+    uint64_t ns = 0;
+    if (mprof_cupti_parse_duration(value, &ns) != 0 ||
+        ns < MPROF_CUPTI_MIN_PM_DECODE_PERIOD_NS ||
+        ns > MPROF_CUPTI_MAX_PM_DECODE_PERIOD_NS)
+      problem(cfg,
+              "MPROF_PM_DECODE_PERIOD: '%.64s' is not a duration from 1ms to "
+              "1s; using %llums",
+              value,
+              (unsigned long long)(MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS /
+                                   1000000ull));
+    else
+      cfg->pm_decode_period_ns = ns;
+  }
+
+  value = env(userdata, "MPROF_PM_COUNTER_SAMPLES");
+  if (value && *value) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long n = strtoul(value, &end, 10);
+    if (errno || !end || *end || n < MPROF_CUPTI_MIN_PM_COUNTER_SAMPLES ||
+        n > MPROF_CUPTI_MAX_PM_COUNTER_SAMPLES)
+      problem(cfg,
+              "MPROF_PM_COUNTER_SAMPLES: '%.64s' is not a number from %u to "
+              "%u; using %u",
+              value, MPROF_CUPTI_MIN_PM_COUNTER_SAMPLES,
+              MPROF_CUPTI_MAX_PM_COUNTER_SAMPLES,
+              MPROF_CUPTI_DEFAULT_PM_COUNTER_SAMPLES);
+    else
+      cfg->pm_counter_samples = (uint32_t)n;
+  }
 
   value = env(userdata, "MPROF_PM_METRICS");
   if (value && *value) {

@@ -31,6 +31,15 @@
 #define MPROF_CUPTI_MIN_PM_INTERVAL_NS 1000ull
 #define MPROF_CUPTI_MAX_PM_INTERVAL_NS 1000000000ull
 #define MPROF_CUPTI_DEFAULT_PM_HW_BUFFER (256ull << 20)
+/* How often the decode thread empties the hardware buffer, and how many
+ * samples one decode round holds on the host (the counter-data image costs
+ * about 48 KB a sample with the default counters on GH100). */
+#define MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS 10000000ull
+#define MPROF_CUPTI_MIN_PM_DECODE_PERIOD_NS 1000000ull
+#define MPROF_CUPTI_MAX_PM_DECODE_PERIOD_NS 1000000000ull
+#define MPROF_CUPTI_DEFAULT_PM_COUNTER_SAMPLES 512u
+#define MPROF_CUPTI_MIN_PM_COUNTER_SAMPLES 16u
+#define MPROF_CUPTI_MAX_PM_COUNTER_SAMPLES 65536u
 
 typedef enum mprof_cupti_pc_mode {
   MPROF_CUPTI_PC_OFF = 0,
@@ -46,19 +55,21 @@ typedef struct mprof_cupti_config {
   mprof_cupti_pc_mode pc_mode;
   uint32_t pc_period;    /**< exponent N: one sample per SM every 2^N cycles */
   uint64_t pc_hw_buffer; /**< bytes of device memory for the sampler */
-  char kernel_regex[1024]; /**< POSIX ERE; "" keeps every kernel */
-  int keep_sass;           /**< 0 when MPROF_NO_SASS=1 */
-  int whole_modules;       /**< MPROF_WHOLE_MODULES=1: no trimming */
-  int api_calls;           /**< 0 when MPROF_NO_API_CALLS=1 */
-  int pm_enabled;          /**< 1 when MPROF_PM=on (default off) */
-  uint64_t pm_interval_ns; /**< MPROF_PM_INTERVAL */
-  uint64_t pm_hw_buffer;   /**< MPROF_PM_HW_BUFFER: device memory, bytes */
-  char pm_metrics[2048];   /**< MPROF_PM_METRICS: comma list; "" = default */
-  int verbose;             /**< MPROF_VERBOSE=1 */
-  char manifest[4096];     /**< MPROF_MANIFEST: where `mprof record` hears from
-                              each process; "" when run without it */
-  int output_has_pid;      /**< MPROF_OUTPUT holds %p: names never collide */
-  unsigned exit_wait_ms;   /**< MPROF_EXIT_WAIT_MS */
+  char kernel_regex[1024];      /**< POSIX ERE; "" keeps every kernel */
+  int keep_sass;                /**< 0 when MPROF_NO_SASS=1 */
+  int whole_modules;            /**< MPROF_WHOLE_MODULES=1: no trimming */
+  int api_calls;                /**< 0 when MPROF_NO_API_CALLS=1 */
+  int pm_enabled;               /**< 1 when MPROF_PM=on (default off) */
+  uint64_t pm_interval_ns;      /**< MPROF_PM_INTERVAL */
+  uint64_t pm_hw_buffer;        /**< MPROF_PM_HW_BUFFER: device memory, bytes */
+  uint64_t pm_decode_period_ns; /**< MPROF_PM_DECODE_PERIOD */
+  uint32_t pm_counter_samples;  /**< MPROF_PM_COUNTER_SAMPLES */
+  char pm_metrics[2048]; /**< MPROF_PM_METRICS: comma list; "" = default */
+  int verbose;           /**< MPROF_VERBOSE=1 */
+  char manifest[4096];   /**< MPROF_MANIFEST: where `mprof record` hears from
+                            each process; "" when run without it */
+  int output_has_pid;    /**< MPROF_OUTPUT holds %p: names never collide */
+  unsigned exit_wait_ms; /**< MPROF_EXIT_WAIT_MS */
   /** Values that could not be used; each falls back to its default. */
   unsigned problem_count;
   char problems[MPROF_CUPTI_MAX_PROBLEMS][MPROF_CUPTI_PROBLEM_SIZE];

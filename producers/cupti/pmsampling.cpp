@@ -4,8 +4,9 @@
  * Sequence per device: profiler initialize (once per process), support
  * check, chip name, counter availability, host object with the counters
  * (one pass only), Enable, SetConfig, counter-data image, Start. A decode
- * thread empties the hardware buffer every DECODE_PERIOD_MS; at exit: Stop
- * and a last decode (Disable hung at exit on the H200: see finish_sessions).
+ * thread empties the hardware buffer every MPROF_PM_DECODE_PERIOD; at exit:
+ * Stop and a last decode (Disable hung at exit on the H200: see
+ * finish_sessions).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -45,10 +46,7 @@ const char *const default_metrics[] = {
     "gpc__cycles_elapsed.avg.per_second",
 };
 
-const unsigned DECODE_PERIOD_MS = 20;
 const int FINISH_TIMEOUT_S = 5;
-/* Samples one decode may hold; more are decoded in further rounds. */
-const uint32_t COUNTER_DATA_SAMPLES = 4096;
 
 struct Device {
   uint32_t ordinal = 0;
@@ -56,6 +54,14 @@ struct Device {
   CUpti_Profiler_Host_Object *host = nullptr;
   std::vector<uint8_t> config; /* CUPTI keeps a pointer: lives to Disable */
   std::vector<uint8_t> counter_data;
+  /* The image as CUPTI initialized it: copied back to empty the image,
+   * faster than initializing it again. */
+  std::vector<uint8_t> pristine;
+  /* Samples of the current image already stored (the image fills over
+   * several decodes and is emptied only when full), and the end time of
+   * the last one, to notice an image CUPTI began again. */
+  size_t stored = 0;
+  uint64_t stored_end = 0;
   std::vector<std::string> metric_names;
   std::vector<const char *> metrics;
   std::vector<double> values;
@@ -65,6 +71,13 @@ struct Device {
   uint64_t unstored = 0;
   uint64_t decode_ns = 0;
   uint64_t decodes = 0;
+  /* Where decoding spends its time: CUPTI's decode into the image, the
+   * evaluation of each sample's metrics, re-initializing the image. */
+  uint64_t decode_data_ns = 0;
+  uint64_t evaluate_ns = 0;
+  uint64_t reset_ns = 0;
+  uint64_t restarts = 0;
+  uint64_t restart_failures = 0;
 };
 
 struct State {
@@ -277,6 +290,12 @@ std::string metric_unit(CUpti_Profiler_Host_Object *host, const char *name) {
 }
 
 CUptiResult counter_data_reset(Device *d) {
+  d->stored = 0;
+  d->stored_end = 0;
+  if (!d->pristine.empty() && d->pristine.size() == d->counter_data.size()) {
+    memcpy(d->counter_data.data(), d->pristine.data(), d->pristine.size());
+    return CUPTI_SUCCESS;
+  }
   CUpti_PmSampling_CounterDataImage_Initialize_Params p;
   memset(&p, 0, sizeof p);
   p.structSize =
@@ -284,11 +303,32 @@ CUptiResult counter_data_reset(Device *d) {
   p.pPmSamplingObject = d->object;
   p.counterDataSize = d->counter_data.size();
   p.pCounterData = d->counter_data.data();
-  return cuptiPmSamplingCounterDataImageInitialize(&p);
+  CUptiResult res = cuptiPmSamplingCounterDataImageInitialize(&p);
+  if (res == CUPTI_SUCCESS)
+    d->pristine = d->counter_data;
+  return res;
 }
 
-/* Store the completed samples of the counter-data image. */
+/* Sample @p index's window of the image; false when CUPTI has none. */
+bool sample_window(Device *d, size_t index, uint64_t *start, uint64_t *end) {
+  CUpti_PmSampling_CounterData_GetSampleInfo_Params s;
+  memset(&s, 0, sizeof s);
+  s.structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
+  s.pPmSamplingObject = d->object;
+  s.pCounterDataImage = d->counter_data.data();
+  s.counterDataImageSize = d->counter_data.size();
+  s.sampleIndex = index;
+  if (cuptiPmSamplingCounterDataGetSampleInfo(&s) != CUPTI_SUCCESS)
+    return false;
+  *start = s.startTimestamp;
+  *end = s.endTimestamp;
+  return true;
+}
+
+/* Store the completed samples of the counter-data image that are not
+ * stored yet. */
 void store_samples(Device *d) {
+  uint64_t t0 = now_ns();
   CUpti_PmSampling_GetCounterDataInfo_Params info;
   memset(&info, 0, sizeof info);
   info.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -296,15 +336,15 @@ void store_samples(Device *d) {
   info.counterDataImageSize = d->counter_data.size();
   if (cuptiPmSamplingGetCounterDataInfo(&info) != CUPTI_SUCCESS)
     return;
-  for (size_t i = 0; i < info.numCompletedSamples; i++) {
-    CUpti_PmSampling_CounterData_GetSampleInfo_Params s;
-    memset(&s, 0, sizeof s);
-    s.structSize =
-        CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
-    s.pPmSamplingObject = d->object;
-    s.pCounterDataImage = d->counter_data.data();
-    s.counterDataImageSize = d->counter_data.size();
-    s.sampleIndex = i;
+  size_t completed = info.numCompletedSamples;
+  /* The image fills over several decodes; if CUPTI wrote it from its
+   * start again, the last stored sample is no longer where it was. */
+  uint64_t start = 0, end = 0;
+  if (d->stored > completed ||
+      (d->stored && (!sample_window(d, d->stored - 1, &start, &end) ||
+                     end != d->stored_end)))
+    d->stored = 0;
+  for (size_t i = d->stored; i < completed; i++) {
     CUpti_Profiler_Host_EvaluateToGpuValues_Params e;
     memset(&e, 0, sizeof e);
     e.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
@@ -317,49 +357,75 @@ void store_samples(Device *d) {
     e.pMetricValues = d->values.data();
     /* A window with no start (the first one after Start) is not an average
      * over a known time: leave it out. */
-    if (cuptiPmSamplingCounterDataGetSampleInfo(&s) != CUPTI_SUCCESS ||
-        s.startTimestamp == 0 || s.endTimestamp < s.startTimestamp ||
+    bool have = sample_window(d, i, &start, &end);
+    if (have)
+      d->stored_end = end;
+    if (!have || start == 0 || end < start ||
         cuptiProfilerHostEvaluateToGpuValues(&e) != CUPTI_SUCCESS ||
-        mprof_cupti_translate_pm_sample(g.tr, d->ordinal, s.startTimestamp,
-                                        s.endTimestamp, d->values.size(),
+        mprof_cupti_translate_pm_sample(g.tr, d->ordinal, start, end,
+                                        d->values.size(),
                                         d->values.data()) != 0) {
       d->unstored++;
       continue;
     }
     d->samples++;
   }
+  d->stored = completed;
+  d->evaluate_ns += now_ns() - t0;
 }
 
-/* Empty the hardware buffer of @p d into the trace. */
+/* counter_data_reset, timed. */
+CUptiResult counter_data_reset_timed(Device *d) {
+  uint64_t t0 = now_ns();
+  CUptiResult res = counter_data_reset(d);
+  d->reset_ns += now_ns() - t0;
+  return res;
+}
+
+/* After the hardware buffer overflowed CUPTI wants the session restarted. */
+void restart(Device *d) {
+  if (g.finished) /* the last decode, after Stop: nothing to restart */
+    return;
+  if (d->started) {
+    CUpti_PmSampling_Stop_Params stop;
+    memset(&stop, 0, sizeof stop);
+    stop.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
+    stop.pPmSamplingObject = d->object;
+    cuptiPmSamplingStop(&stop);
+  }
+  CUpti_PmSampling_Start_Params start;
+  memset(&start, 0, sizeof start);
+  start.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
+  start.pPmSamplingObject = d->object;
+  d->started = cuptiPmSamplingStart(&start) == CUPTI_SUCCESS;
+  d->restarts++;
+  if (!d->started)
+    d->restart_failures++;
+}
+
+/* Empty the hardware buffer of @p d into the trace: decode rounds of at
+ * most the image's samples until CUPTI reaches the end of the records. On
+ * an overflow the samples still in the buffer are decoded first (the
+ * oldest are kept), then the session restarts. */
 void decode(Device *d) {
   if (!d->object)
     return;
   uint64_t t0 = now_ns();
-  for (int round = 0; round < 64; round++) {
+  bool overflowed = false;
+  for (int round = 0; round < 1024; round++) {
     CUpti_PmSampling_DecodeData_Params p;
     memset(&p, 0, sizeof p);
     p.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
     p.pPmSamplingObject = d->object;
     p.pCounterDataImage = d->counter_data.data();
     p.counterDataImageSize = d->counter_data.size();
+    uint64_t t1 = now_ns();
     CUptiResult res = cuptiPmSamplingDecodeData(&p);
-    if (res == CUPTI_ERROR_OUT_OF_MEMORY || p.overflow) {
-      /* Samples were lost; CUPTI needs the session restarted. */
-      d->overflows++;
+    d->decode_data_ns += now_ns() - t1;
+    if (res == CUPTI_ERROR_OUT_OF_MEMORY) {
+      overflowed = true;
       store_samples(d);
-      counter_data_reset(d);
-      if (d->started) {
-        CUpti_PmSampling_Stop_Params stop;
-        memset(&stop, 0, sizeof stop);
-        stop.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
-        stop.pPmSamplingObject = d->object;
-        cuptiPmSamplingStop(&stop);
-        CUpti_PmSampling_Start_Params start;
-        memset(&start, 0, sizeof start);
-        start.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
-        start.pPmSamplingObject = d->object;
-        d->started = cuptiPmSamplingStart(&start) == CUPTI_SUCCESS;
-      }
+      counter_data_reset_timed(d);
       break;
     }
     if (res != CUPTI_SUCCESS) {
@@ -368,11 +434,18 @@ void decode(Device *d) {
                     .c_str());
       break;
     }
+    overflowed = overflowed || p.overflow;
     store_samples(d);
-    counter_data_reset(d);
+    /* The image is emptied only when full: initializing it costs about as
+     * much as decoding hundreds of samples. */
     if (p.decodeStopReason !=
         CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
       break;
+    counter_data_reset_timed(d);
+  }
+  if (overflowed) {
+    d->overflows++;
+    restart(d);
   }
   d->decodes++;
   d->decode_ns += now_ns() - t0;
@@ -383,7 +456,9 @@ void *decode_thread(void *) {
   while (!g.stop) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += (long)DECODE_PERIOD_MS * 1000000L;
+    uint64_t period = g.cfg->pm_decode_period_ns;
+    until.tv_sec += (time_t)(period / 1000000000ull);
+    until.tv_nsec += (long)(period % 1000000000ull);
     if (until.tv_nsec >= 1000000000L) {
       until.tv_sec++;
       until.tv_nsec -= 1000000000L;
@@ -439,6 +514,7 @@ void disable(Device *d) {
 }
 
 void setup_locked(uint32_t ordinal) {
+  uint64_t t_begin = now_ns();
   Device *d = new Device;
   d->ordinal = ordinal;
   CUptiResult res;
@@ -493,6 +569,7 @@ void setup_locked(uint32_t ordinal) {
     delete d;
     return;
   }
+  uint64_t t_host = now_ns();
   CUpti_PmSampling_Enable_Params en;
   memset(&en, 0, sizeof en);
   en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
@@ -527,13 +604,14 @@ void setup_locked(uint32_t ordinal) {
     delete d;
     return;
   }
+  uint64_t t_enable = now_ns();
   CUpti_PmSampling_GetCounterDataSize_Params cs;
   memset(&cs, 0, sizeof cs);
   cs.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
   cs.pPmSamplingObject = d->object;
   cs.pMetricNames = d->metrics.data();
   cs.numMetrics = d->metrics.size();
-  cs.maxSamples = COUNTER_DATA_SAMPLES;
+  cs.maxSamples = g.cfg->pm_counter_samples;
   res = cuptiPmSamplingGetCounterDataSize(&cs);
   if (res == CUPTI_SUCCESS) {
     d->counter_data.resize(cs.counterDataSize);
@@ -545,6 +623,7 @@ void setup_locked(uint32_t ordinal) {
     delete d;
     return;
   }
+  uint64_t t_image = now_ns();
   CUpti_PmSampling_Start_Params st;
   memset(&st, 0, sizeof st);
   st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
@@ -569,7 +648,12 @@ void setup_locked(uint32_t ordinal) {
   std::string prefix = "pm.device." + std::to_string(ordinal);
   meta(prefix + ".chip", chip_name);
   meta_u64(prefix + ".counter_data_bytes", d->counter_data.size());
-  meta_u64(prefix + ".counter_data_samples", COUNTER_DATA_SAMPLES);
+  meta_u64(prefix + ".counter_data_samples", g.cfg->pm_counter_samples);
+  /* Where set-up spends its time: choosing the counters and building the
+   * configuration (host), Enable + SetConfig, the counter-data image. */
+  meta_u64(prefix + ".setup_host_us", (t_host - t_begin) / 1000);
+  meta_u64(prefix + ".setup_enable_us", (t_enable - t_host) / 1000);
+  meta_u64(prefix + ".setup_image_us", (t_image - t_enable) / 1000);
   g.devices.push_back(d);
   start_thread_locked();
 }
@@ -584,6 +668,7 @@ extern "C" void mprof_cupti_pm_init(mprof_cupti_translate *tr,
   if (cfg->pm_enabled) {
     meta_u64("pm.interval_ns", cfg->pm_interval_ns);
     meta_u64("pm.hw_buffer", cfg->pm_hw_buffer);
+    meta_u64("pm.decode_period_ns", cfg->pm_decode_period_ns);
   }
 }
 
@@ -671,6 +756,12 @@ void finish_sessions() {
     meta_u64(prefix + ".samples", d->samples);
     meta_u64(prefix + ".decodes", d->decodes);
     meta_u64(prefix + ".decode_us", d->decode_ns / 1000);
+    meta_u64(prefix + ".decode_data_us", d->decode_data_ns / 1000);
+    meta_u64(prefix + ".evaluate_us", d->evaluate_ns / 1000);
+    meta_u64(prefix + ".reset_us", d->reset_ns / 1000);
+    meta_u64(prefix + ".restarts", d->restarts);
+    if (d->restart_failures)
+      meta_u64(prefix + ".restart_failures", d->restart_failures);
     mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_OVERFLOW,
                                   d->overflows);
     mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_SAMPLES,

@@ -1627,7 +1627,11 @@ static void test_config_defaults(void **state) {
   assert_int_equal(cfg.api_calls, 1);
   assert_int_equal(cfg.verbose, 0);
   assert_int_equal(cfg.pm_enabled, 0);
-  assert_int_equal(cfg.pm_interval_ns, 10000);
+  assert_int_equal(cfg.pm_interval_ns, MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS);
+  assert_int_equal(cfg.pm_decode_period_ns,
+                   MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS);
+  assert_int_equal(cfg.pm_counter_samples,
+                   MPROF_CUPTI_DEFAULT_PM_COUNTER_SAMPLES);
   assert_string_equal(cfg.pm_metrics, "");
   assert_int_equal(cfg.problem_count, 0);
 }
@@ -1638,6 +1642,8 @@ static void test_config_pm(void **state) {
                     {"MPROF_PM_INTERVAL", "2.5us"},
                     {"MPROF_PM_HW_BUFFER", "1G"},
                     {"MPROF_PM_METRICS", "a,b"},
+                    {"MPROF_PM_DECODE_PERIOD", "5ms"},
+                    {"MPROF_PM_COUNTER_SAMPLES", "128"},
                     {NULL, NULL}};
   mprof_cupti_config cfg;
   mprof_cupti_config_load(&cfg, fake_env, env, 1, "h");
@@ -1645,7 +1651,21 @@ static void test_config_pm(void **state) {
   assert_int_equal(cfg.pm_interval_ns, 2500);
   assert_int_equal(cfg.pm_hw_buffer, 1ull << 30);
   assert_string_equal(cfg.pm_metrics, "a,b");
+  assert_int_equal(cfg.pm_decode_period_ns, 5000000);
+  assert_int_equal(cfg.pm_counter_samples, 128);
   assert_int_equal(cfg.problem_count, 0);
+  /* Out of range: the default, and a problem naming the variable. */
+  env_pair odd[] = {{"MPROF_PM_DECODE_PERIOD", "10us"},
+                    {"MPROF_PM_COUNTER_SAMPLES", "8"},
+                    {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, odd, 1, "h");
+  assert_int_equal(cfg.pm_decode_period_ns,
+                   MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS);
+  assert_int_equal(cfg.pm_counter_samples,
+                   MPROF_CUPTI_DEFAULT_PM_COUNTER_SAMPLES);
+  assert_int_equal(cfg.problem_count, 2);
+  assert_non_null(strstr(cfg.problems[0], "MPROF_PM_DECODE_PERIOD"));
+  assert_non_null(strstr(cfg.problems[1], "MPROF_PM_COUNTER_SAMPLES"));
   /* Below 1 us, above 1 s, or not a duration: the default, and a problem. */
   const char *bad[] = {"500ns", "2s", "fast", "1.5ms"};
   for (int i = 0; i < 4; i++) {
@@ -1656,7 +1676,7 @@ static void test_config_pm(void **state) {
       assert_int_equal(cfg.problem_count, 0);
       continue;
     }
-    assert_int_equal(cfg.pm_interval_ns, 10000);
+    assert_int_equal(cfg.pm_interval_ns, MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS);
     assert_int_equal(cfg.problem_count, 1);
     assert_non_null(strstr(cfg.problems[0], "MPROF_PM_INTERVAL"));
   }

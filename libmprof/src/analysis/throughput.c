@@ -252,6 +252,10 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       refs[n].start = launches[i].start;
       refs[n].end = launches[i].end;
       refs[n].kernel = mprof_join_launch_kernel(join, i);
+      /* The interval of the device the launch ran on: in a merged set a
+       * kernel's PM samples may come from another process's device. */
+      if (refs[n].kernel < t->kernel_count)
+        t->kernels[refs[n].kernel].interval_ns = maps[d].interval_ns;
       n++;
     }
     qsort(refs, n, sizeof *refs, compare_launch);
@@ -315,7 +319,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   for (size_t k = 0; k < t->kernel_count; k++) {
     const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
     mprof_kernel_throughput *kt = &t->kernels[k];
-    if (ks && ks->device < device_count && maps[ks->device].sampled)
+    if (!kt->interval_ns && ks && ks->device < device_count &&
+        maps[ks->device].sampled)
       kt->interval_ns = maps[ks->device].interval_ns;
     if (acc[k].weight > 0)
       kt->shared = acc[k].shared / acc[k].weight;

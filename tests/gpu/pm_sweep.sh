@@ -1,0 +1,110 @@
+#!/bin/bash
+# PM sampling at several intervals: what each keeps and what it costs.
+# For every interval, the planted-bottleneck suite (tests/gpu/bottlenecks.cu)
+# is recorded with --pm on and opened as a set with one PC-sampled run of
+# it (the verdicts scored by score_verdicts.py, the DRAM and L2 stream
+# kernels' samples and throughput printed), and the PyTorch training loop
+# of tests/gpu/cost/train_step.py is recorded (wall time and median step
+# against a plain run). The producer's own account (samples, overflows,
+# decode and set-up time) comes from the trace's META. Skips (exit 0)
+# without a GPU.
+#
+# Usage: tests/gpu/pm_sweep.sh OUTDIR [BUILD_DIR]
+# Environment: PM_INTERVALS (default "10us 20us 50us 100us"); PM_TORCH=0
+#   skips the PyTorch loop.
+#
+# docs/validation/H200.md records what it printed on the project's H200.
+set -uo pipefail
+out=${1:?usage: pm_sweep.sh OUTDIR [BUILD_DIR]}
+build=${2:-build}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=$(cd "$build" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+report="$out/pm_sweep.txt"
+: >"$report"
+say() { echo "$*" | tee -a "$report"; }
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "pm_sweep: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
+  exit 0
+fi
+mprof="$build/bin/mprof"
+if [ ! -x "$mprof" ] || [ ! -e "$build/lib/libmprof-cupti.so" ]; then
+  echo "pm_sweep: $mprof or its CUPTI producer is missing; build with the CUDA toolkit present" >&2
+  exit 2
+fi
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+bin="$out/bottlenecks"
+if [ ! -x "$bin" ]; then
+  "$nvcc" -O3 -arch=sm_90 -lineinfo "$src/tests/gpu/bottlenecks.cu" -lcublas \
+    -o "$bin" || { echo "pm_sweep: building bottlenecks.cu failed" >&2; exit 2; }
+fi
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+meta() { "$mprof" info "$1" 2>/dev/null | awk -v k="$2" '$1 == "meta" && $2 == k { print $4 }'; }
+# stream_row SUMMARY.json: samples and DRAM/L2 % of the two stream kernels
+stream_row() {
+  python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+kernels = doc["kernels"]["items"]
+out = []
+for want in ("dram_stream", "l2_stream"):
+    for k in kernels:
+        if k["name"].startswith(want):
+            t = k["throughput"]
+            out.append(f"{want}: {t['status']}, {t['samples']} samples, "
+                       f"dram {t['dram']}, l2 {t['l2']}")
+            break
+print("; ".join(out))
+PY
+}
+
+say "== machine"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$report"
+say "date: $(date -u '+%Y-%m-%d %H:%M UTC'), cpus: $(nproc)"
+
+"$mprof" record --drop-code -o "$out/pc.mprof" -- "$bin" >"$out/pc.record.txt" 2>&1 ||
+  { echo "pm_sweep: the PC-sampled run failed ($out/pc.record.txt)" >&2; exit 1; }
+
+torch=0
+if [ "${PM_TORCH:-1}" != 0 ] &&
+  python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  torch=1
+  export TRITON_CACHE_DIR="$out/triton-cache"
+  python3 "$src/tests/gpu/cost/train_step.py" >"$out/torch_warm.txt" 2>&1
+  t0=$(now)
+  python3 "$src/tests/gpu/cost/train_step.py" >"$out/torch_plain.txt" 2>&1
+  tp=$(since "$t0")
+  say "PyTorch plain: $tp s, $(grep -o 'median_step_ms [0-9.]*' "$out/torch_plain.txt")"
+fi
+
+for iv in ${PM_INTERVALS:-10us 20us 50us 100us}; do
+  say "== --pm-interval $iv"
+  tr="$out/pm_$iv.mprof"
+  t0=$(now)
+  timeout -k 5 120 "$mprof" record --drop-code --pm on --pm-interval "$iv" -o "$tr" -- "$bin" \
+    >"$out/pm_$iv.record.txt" 2>&1
+  say "bottlenecks: exit $?, $(since "$t0") s"
+  for k in samples decodes decode_us decode_data_us evaluate_us reset_us restarts \
+    setup_us setup_host_us setup_enable_us setup_image_us counter_data_bytes; do
+    printf '%s=%s ' "$k" "$(meta "$tr" "pm.device.0.$k")"
+  done | tee -a "$report"
+  echo | tee -a "$report"
+  grep -E "overflowed|PM samples" "$out/pm_$iv.record.txt" | tee -a "$report"
+  "$mprof" summary --json --all "$out/pc.mprof" "$tr" >"$out/set_$iv.json" 2>"$out/set_$iv.err"
+  stream_row "$out/set_$iv.json" | tee -a "$report"
+  python3 "$src/tests/gpu/score_verdicts.py" "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1
+  tail -n 1 "$out/set_$iv.score" | tee -a "$report"
+  grep -E "dram_stream|l2_stream" "$out/set_$iv.score" | tee -a "$report"
+  if [ "$torch" = 1 ]; then
+    t0=$(now)
+    timeout -k 5 120 "$mprof" record --drop-code --pm on --pm-interval "$iv" \
+      -o "$out/torch_$iv.mprof" -- python3 "$src/tests/gpu/cost/train_step.py" \
+      >"$out/torch_$iv.txt" 2>&1
+    say "PyTorch: exit $?, $(since "$t0") s, $(grep -o 'median_step_ms [0-9.]*' "$out/torch_$iv.txt"), samples $(meta "$out/torch_$iv.mprof" pm.device.0.samples), decode_us $(meta "$out/torch_$iv.mprof" pm.device.0.decode_us), setup_us $(meta "$out/torch_$iv.mprof" pm.device.0.setup_us)"
+    grep -E "overflowed" "$out/torch_$iv.txt" | tee -a "$report"
+  fi
+done
+say "== done"
