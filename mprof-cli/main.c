@@ -79,7 +79,7 @@ static const cli_command commands[] = {
      "                  whole GPU over time, no kernel replay. Experimental,\n"
      "                  default off: it turns PC sampling off (the two failed\n"
      "                  together on the H200), see docs/validation/H200.md\n"
-     "  --pm-interval D PM sampling interval, 1us..1s (default 10us)\n"
+     "  --pm-interval D PM sampling interval, 1us..1s (default 100us)\n"
      "  --no-sass       keep no kernel code (smaller traces; no SASS)\n"
      "  --sass-now      disassemble the sampled kernels before returning\n"
      "  --drop-code     once SASS is in FILE.pc.json, drop the captured code\n"

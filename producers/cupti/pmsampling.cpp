@@ -47,6 +47,9 @@ const char *const default_metrics[] = {
 };
 
 const int FINISH_TIMEOUT_S = 5;
+/* The last decode at exit stops here, so that the trace (and what the
+ * producer says about sampling) is written before FINISH_TIMEOUT_S. */
+const uint64_t LAST_DECODE_NS = 3000000000ull;
 
 struct Device {
   uint32_t ordinal = 0;
@@ -78,6 +81,7 @@ struct Device {
   uint64_t reset_ns = 0;
   uint64_t restarts = 0;
   uint64_t restart_failures = 0;
+  bool behind = false; /* the last decode ran out of time: samples left */
 };
 
 struct State {
@@ -407,12 +411,22 @@ void restart(Device *d) {
  * most the image's samples until CUPTI reaches the end of the records. On
  * an overflow the samples still in the buffer are decoded first (the
  * oldest are kept), then the session restarts. */
-void decode(Device *d) {
+/* Whether the decode thread is asked to stop. */
+bool stopping() { return __atomic_load_n(&g.stop, __ATOMIC_ACQUIRE); }
+
+void decode(Device *d, uint64_t deadline) {
   if (!d->object)
     return;
   uint64_t t0 = now_ns();
   bool overflowed = false;
-  for (int round = 0; round < 1024; round++) {
+  for (int round = 0;; round++) {
+    /* Decoding slower than the GPU samples never reaches the end of the
+     * records: the thread yields to exit, and the last decode to its
+     * deadline. */
+    if (round && (deadline ? now_ns() > deadline : stopping())) {
+      d->behind = deadline != 0;
+      break;
+    }
     CUpti_PmSampling_DecodeData_Params p;
     memset(&p, 0, sizeof p);
     p.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
@@ -469,7 +483,7 @@ void *decode_thread(void *) {
     pthread_mutex_unlock(&g.wake_lock);
     pthread_mutex_lock(&g.lock);
     for (Device *d : g.devices)
-      decode(d);
+      decode(d, 0);
     pthread_mutex_unlock(&g.lock);
     pthread_mutex_lock(&g.wake_lock);
   }
@@ -734,7 +748,7 @@ namespace {
 
 void finish_sessions() {
   pthread_mutex_lock(&g.wake_lock);
-  g.stop = true;
+  __atomic_store_n(&g.stop, true, __ATOMIC_RELEASE);
   pthread_cond_signal(&g.wake);
   pthread_mutex_unlock(&g.wake_lock);
   if (g.thread_started)
@@ -751,8 +765,15 @@ void finish_sessions() {
       cuptiPmSamplingStop(&p);
       d->started = false;
     }
-    decode(d);
+    decode(d, now_ns() + LAST_DECODE_NS);
     std::string prefix = "pm.device." + std::to_string(d->ordinal);
+    if (d->behind) {
+      meta(prefix + ".behind", "1");
+      meta("pm.error", "decode_behind");
+      mprof_cupti_translate_error(
+          g.tr, "PM sampling: decoding could not keep up with the sampling "
+                "interval; the samples not decoded by exit are lost");
+    }
     meta_u64(prefix + ".samples", d->samples);
     meta_u64(prefix + ".decodes", d->decodes);
     meta_u64(prefix + ".decode_us", d->decode_ns / 1000);
