@@ -21,6 +21,14 @@
 /** Set this thread's error message and return @p status (for `return`). */
 int mprof__error_set(int status, const char *fmt, ...) MPROF__PRINTF(2, 3);
 
+/**
+ * The body of every mprof_*_options_init() of one version: @p opts (of
+ * @p size bytes) becomes @p init when @p version is @p current; else
+ * MPROF_EINVAL or MPROF_EVERSION with "@p what options version ...".
+ */
+int mprof__options_init(void *opts, const void *init, size_t size,
+                        unsigned version, unsigned current, const char *what);
+
 /** Prefix this thread's current message with "PREFIX: ". */
 void mprof__error_prefix(const char *fmt, ...) MPROF__PRINTF(1, 2);
 

@@ -160,16 +160,9 @@ int mprof_occupancy_compute(mprof_occupancy *out,
 
 int mprof_diagnose_options_init(mprof_diagnose_options *opts,
                                 unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "mprof_diagnose_options_init: NULL");
-  if (version != MPROF_DIAGNOSE_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "diagnose options version %u is not supported "
-                            "(%u)",
-                            version, MPROF_DIAGNOSE_OPTIONS_VERSION);
   mprof_diagnose_options init = MPROF_DIAGNOSE_OPTIONS_INIT;
-  *opts = init;
-  return 0;
+  return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_DIAGNOSE_OPTIONS_VERSION, "diagnose");
 }
 
 /* "long_scoreboard 64%, wait 7.2%": the reasons of @p dimension by share. */

@@ -36,15 +36,9 @@ const char *mprof_change_name(uint32_t change) {
 }
 
 int mprof_diff_options_init(mprof_diff_options *opts, unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "mprof_diff_options_init: NULL");
-  if (version != MPROF_DIFF_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "diff options version %u is not supported (%u)",
-                            version, MPROF_DIFF_OPTIONS_VERSION);
   mprof_diff_options init = MPROF_DIFF_OPTIONS_INIT;
-  *opts = init;
-  return 0;
+  return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_DIFF_OPTIONS_VERSION, "diff");
 }
 
 /* ---- Student's t ---------------------------------------------------------

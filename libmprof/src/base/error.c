@@ -52,3 +52,15 @@ void mprof__error_prefix(const char *fmt, ...) {
   memcpy(error_message + used, old, rest);
   error_message[used + rest] = '\0';
 }
+
+int mprof__options_init(void *opts, const void *init, size_t size,
+                        unsigned version, unsigned current, const char *what) {
+  if (!opts)
+    return mprof__error_set(MPROF_EINVAL, "%s options: NULL", what);
+  if (version != current)
+    return mprof__error_set(MPROF_EVERSION,
+                            "%s options version %u is not supported (%u)", what,
+                            version, current);
+  memcpy(opts, init, size);
+  return 0;
+}

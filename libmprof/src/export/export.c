@@ -22,14 +22,9 @@
 #include "export/export_internal.h"
 
 int mprof_export_options_init(mprof_export_options *opts, unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "export options: NULL");
-  if (version != MPROF_EXPORT_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "export options: unknown version %u", version);
   mprof_export_options init = MPROF_EXPORT_OPTIONS_INIT;
-  *opts = init;
-  return MPROF_OK;
+  return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_EXPORT_OPTIONS_VERSION, "export");
 }
 
 /* ---- kernel selection over a set of traces ------------------------------ */

@@ -21,15 +21,9 @@
 #include "format/trace_internal.h"
 
 int mprof_open_options_init(mprof_open_options *opts, unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "mprof_open_options_init: NULL");
-  if (version != MPROF_OPEN_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "open options version %u is not supported (%u)",
-                            version, MPROF_OPEN_OPTIONS_VERSION);
   mprof_open_options init = MPROF_OPEN_OPTIONS_INIT;
-  *opts = init;
-  return 0;
+  return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_OPEN_OPTIONS_VERSION, "open");
 }
 
 /* The META keys every process has a slot for (mprof_trace_process_meta()

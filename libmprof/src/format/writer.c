@@ -129,15 +129,9 @@ static int section_spills(uint32_t type) {
 }
 
 int mprof_writer_options_init(mprof_writer_options *opts, unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "mprof_writer_options_init: NULL");
-  if (version != MPROF_WRITER_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "writer options version %u is not supported (%u)",
-                            version, MPROF_WRITER_OPTIONS_VERSION);
   mprof_writer_options init = MPROF_WRITER_OPTIONS_INIT;
-  *opts = init;
-  return 0;
+  return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_WRITER_OPTIONS_VERSION, "writer");
 }
 
 static int write_all(int fd, const void *data, size_t size) {

@@ -21,15 +21,9 @@
 #include "summary_internal.h"
 
 int mprof_report_options_init(mprof_report_options *opts, unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "mprof_report_options_init: NULL");
-  if (version != MPROF_REPORT_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "report options version %u is not supported (%u)",
-                            version, MPROF_REPORT_OPTIONS_VERSION);
   mprof_report_options init = MPROF_REPORT_OPTIONS_INIT;
-  *opts = init;
-  return 0;
+  return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_REPORT_OPTIONS_VERSION, "report");
 }
 
 int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
