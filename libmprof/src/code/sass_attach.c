@@ -26,6 +26,12 @@ int mprof__sass_check_report(mprof_sass_report *report) {
   return 0;
 }
 
+int mprof__sass_begin(mprof_sass_options *copy, const mprof_sass_options *opts,
+                      mprof_sass_report *report) {
+  int rc = mprof__sass_options_take(copy, opts);
+  return rc ? rc : mprof__sass_check_report(report);
+}
+
 int mprof_sass_report_count(mprof_sass_report *report,
                             const mprof_sidecar *sidecar) {
   if (!report || !sidecar)
@@ -442,13 +448,10 @@ int mprof__sass_attach(mprof_sidecar *sc,
   if (!sc || (count && !binaries))
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_attach: NULL argument");
   mprof_sass_options opts_copy;
-  int rc = mprof__sass_options_take(&opts_copy, user_opts);
+  int rc = mprof__sass_begin(&opts_copy, user_opts, report);
   if (rc)
     return rc;
   const mprof_sass_options *opts = &opts_copy;
-  rc = mprof__sass_check_report(report);
-  if (rc)
-    return rc;
   char tool[4096] = "";
   int have_tool = 0;
   /* Deferring everything needs no disassembler now. */

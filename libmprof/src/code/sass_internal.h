@@ -111,6 +111,11 @@ enum {
  * knows; version 1 reports end before `deferred`. */
 int mprof__sass_check_report(mprof_sass_report *report);
 
+/* The start of every SASS entry point: @p opts (NULL: defaults) taken
+ * into @p copy, then @p report checked. */
+int mprof__sass_begin(mprof_sass_options *copy, const mprof_sass_options *opts,
+                      mprof_sass_report *report);
+
 /* mprof_sass_attach() with a preferred SM per sidecar function (@p arch_of
  * has one entry per function; 0 = no preference; NULL = opts->arch), for
  * the functions @p which (MPROF__ATTACH_*) names. */

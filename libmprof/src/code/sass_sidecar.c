@@ -233,13 +233,10 @@ int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
     return mprof__error_set(MPROF_EINVAL,
                             "mprof_sass_build_sidecar: NULL argument");
   mprof_sass_options opts_copy;
-  int rc = mprof__sass_options_take(&opts_copy, opts);
+  int rc = mprof__sass_begin(&opts_copy, opts, report);
   if (rc)
     return rc;
   opts = &opts_copy;
-  rc = mprof__sass_check_report(report);
-  if (rc)
-    return rc;
   mprof_trace *t;
   rc = mprof_trace_open(&t, trace_path, NULL);
   if (rc)
@@ -281,13 +278,10 @@ int mprof_sass_complete(mprof_sidecar *sidecar, const char *trace_path,
   if (!sidecar || !trace_path)
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_complete: NULL argument");
   mprof_sass_options opts_copy;
-  int rc = mprof__sass_options_take(&opts_copy, opts);
+  int rc = mprof__sass_begin(&opts_copy, opts, report);
   if (rc)
     return rc;
   opts = &opts_copy;
-  rc = mprof__sass_check_report(report);
-  if (rc)
-    return rc;
   mprof_sass_report own_report = MPROF_SASS_REPORT_INIT;
   if (!report)
     report = &own_report;
