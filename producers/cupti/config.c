@@ -51,6 +51,21 @@ static void buffer_value(mprof_cupti_config *cfg, const char *name,
     *out = bytes;
 }
 
+/* A duration setting from @p min to @p max ns (@p range says it in words);
+ * anything else keeps *@p out and is a problem. */
+static void duration_value(mprof_cupti_config *cfg, const char *name,
+                           const char *value, uint64_t min, uint64_t max,
+                           const char *range, uint64_t *out) {
+  if (!value || !*value)
+    return;
+  uint64_t ns = 0;
+  if (mprof_cupti_parse_duration(value, &ns) != 0 || ns < min || ns > max)
+    problem(cfg, "%s: '%.64s' is not a duration from %s; using %lluns", name,
+            value, range, (unsigned long long)*out);
+  else
+    *out = ns;
+}
+
 const char *mprof_cupti_pc_mode_name(mprof_cupti_pc_mode mode) {
   switch (mode) {
   case MPROF_CUPTI_PC_CONTINUOUS: return "continuous";
@@ -257,39 +272,18 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
       problem(cfg, "MPROF_PM: '%.64s' is neither on nor off; using off", value);
   }
 
-  value = env(userdata, "MPROF_PM_INTERVAL");
-  if (value && *value) {
-    uint64_t ns = 0;
-    if (mprof_cupti_parse_duration(value, &ns) != 0 ||
-        ns < MPROF_CUPTI_MIN_PM_INTERVAL_NS ||
-        ns > MPROF_CUPTI_MAX_PM_INTERVAL_NS)
-      problem(cfg,
-              "MPROF_PM_INTERVAL: '%.64s' is not a duration from 1us to 1s; "
-              "using %lluns",
-              value, (unsigned long long)MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS);
-    else
-      cfg->pm_interval_ns = ns;
-  }
+  duration_value(cfg, "MPROF_PM_INTERVAL", env(userdata, "MPROF_PM_INTERVAL"),
+                 MPROF_CUPTI_MIN_PM_INTERVAL_NS, MPROF_CUPTI_MAX_PM_INTERVAL_NS,
+                 "1us to 1s", &cfg->pm_interval_ns);
 
   value = env(userdata, "MPROF_PM_HW_BUFFER");
   if (value && *value)
     buffer_value(cfg, "MPROF_PM_HW_BUFFER", value, &cfg->pm_hw_buffer);
 
-  value = env(userdata, "MPROF_PM_DECODE_PERIOD");
-  if (value && *value) {
-    uint64_t ns = 0;
-    if (mprof_cupti_parse_duration(value, &ns) != 0 ||
-        ns < MPROF_CUPTI_MIN_PM_DECODE_PERIOD_NS ||
-        ns > MPROF_CUPTI_MAX_PM_DECODE_PERIOD_NS)
-      problem(cfg,
-              "MPROF_PM_DECODE_PERIOD: '%.64s' is not a duration from 1ms to "
-              "1s; using %llums",
-              value,
-              (unsigned long long)(MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS /
-                                   1000000ull));
-    else
-      cfg->pm_decode_period_ns = ns;
-  }
+  duration_value(
+      cfg, "MPROF_PM_DECODE_PERIOD", env(userdata, "MPROF_PM_DECODE_PERIOD"),
+      MPROF_CUPTI_MIN_PM_DECODE_PERIOD_NS, MPROF_CUPTI_MAX_PM_DECODE_PERIOD_NS,
+      "1ms to 1s", &cfg->pm_decode_period_ns);
 
   value = env(userdata, "MPROF_PM_COUNTER_SAMPLES");
   if (value && *value) {
