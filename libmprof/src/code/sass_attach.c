@@ -662,8 +662,10 @@ int mprof__sass_attach(mprof_sidecar *sc,
     if (!rc)
       rc = crc2;
     report->attached += attached;
-    snprintf(report->disassembler, sizeof report->disassembler, "%s",
-             have_tool ? tool : "");
+    /* A path longer than the report's field is cut, not overrun. */
+    size_t len = have_tool ? strnlen(tool, sizeof report->disassembler - 1) : 0;
+    memcpy(report->disassembler, tool, len);
+    report->disassembler[len] = '\0';
   }
   return rc;
 }
