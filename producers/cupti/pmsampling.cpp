@@ -28,22 +28,21 @@
 
 namespace {
 
-/* Counters sampled by default, in column order. All of them fit in one pass
- * on GH100 (checked against CUPTI's host API for that chip); on another chip
- * the ones that do not fit are left out, last first. */
+/* Counters sampled by default, in column order: the five the verdict
+ * needs (DRAM and L2 use for the memory roofs and caps, SMs active, issue
+ * and tensor pipe for the compute ones). Every counter costs host time to
+ * evaluate for every sample: with eleven (adding the DRAM and L2 bytes per
+ * second, warp slots, FMA and ALU pipes and the clock) the decode thread
+ * fell behind a 100 us interval on the H200, with these five it kept up
+ * (docs/validation/H200.md); MPROF_PM_METRICS asks for others. They fit in
+ * one pass on GH100; on another chip the ones that do not are left out,
+ * last first. */
 const char *const default_metrics[] = {
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__bytes.sum.per_second",
     "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-    "lts__t_bytes.sum.per_second",
     "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
-    "sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed",
-    "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
     "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
-    "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_"
-    "sustained_elapsed",
-    "sm__inst_executed_pipe_alu_realtime.avg.pct_of_peak_sustained_elapsed",
-    "gpc__cycles_elapsed.avg.per_second",
+    "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
 };
 
 const int FINISH_TIMEOUT_S = 5;
@@ -81,7 +80,8 @@ struct Device {
   uint64_t reset_ns = 0;
   uint64_t restarts = 0;
   uint64_t restart_failures = 0;
-  bool behind = false; /* the last decode ran out of time: samples left */
+  bool behind = false;     /* the last decode ran out of time: samples left */
+  uint64_t image_full = 0; /* decodes that filled the image (gaps) */
 };
 
 struct State {
@@ -330,8 +330,8 @@ bool sample_window(Device *d, size_t index, uint64_t *start, uint64_t *end) {
 }
 
 /* Store the completed samples of the counter-data image that are not
- * stored yet. */
-void store_samples(Device *d) {
+ * stored yet; returns how many more samples the image has room for. */
+size_t store_samples(Device *d) {
   uint64_t t0 = now_ns();
   CUpti_PmSampling_GetCounterDataInfo_Params info;
   memset(&info, 0, sizeof info);
@@ -339,7 +339,7 @@ void store_samples(Device *d) {
   info.pCounterDataImage = d->counter_data.data();
   info.counterDataImageSize = d->counter_data.size();
   if (cuptiPmSamplingGetCounterDataInfo(&info) != CUPTI_SUCCESS)
-    return;
+    return 0;
   size_t completed = info.numCompletedSamples;
   /* The image fills over several decodes; if CUPTI wrote it from its
    * start again, the last stored sample is no longer where it was. */
@@ -376,6 +376,9 @@ void store_samples(Device *d) {
   }
   d->stored = completed;
   d->evaluate_ns += now_ns() - t0;
+  return info.numPopulatedSamples < info.numTotalSamples
+             ? info.numTotalSamples - info.numPopulatedSamples
+             : 0;
 }
 
 /* counter_data_reset, timed. */
@@ -449,13 +452,23 @@ void decode(Device *d, uint64_t deadline) {
       break;
     }
     overflowed = overflowed || p.overflow;
-    store_samples(d);
-    /* The image is emptied only when full: initializing it costs about as
-     * much as decoding hundreds of samples. */
-    if (p.decodeStopReason !=
-        CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
-      break;
-    counter_data_reset_timed(d);
+    size_t room = store_samples(d);
+    /* A decode that fills the image loses the records it read past the
+     * image's end (on the H200: a gap of 10-30 ms at every full image), so
+     * the image is emptied while it still has room for two decode
+     * periods; not after every decode, as emptying it costs about as much
+     * as decoding a hundred samples. */
+    if (p.decodeStopReason ==
+        CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) {
+      d->image_full++;
+      counter_data_reset_timed(d);
+      continue;
+    }
+    uint64_t per_period = g.cfg->pm_decode_period_ns /
+                          (g.cfg->pm_interval_ns ? g.cfg->pm_interval_ns : 1);
+    if (room < 2 * per_period + 16)
+      counter_data_reset_timed(d);
+    break;
   }
   if (overflowed) {
     d->overflows++;
@@ -781,6 +794,7 @@ void finish_sessions() {
     meta_u64(prefix + ".evaluate_us", d->evaluate_ns / 1000);
     meta_u64(prefix + ".reset_us", d->reset_ns / 1000);
     meta_u64(prefix + ".restarts", d->restarts);
+    meta_u64(prefix + ".image_full", d->image_full);
     if (d->restart_failures)
       meta_u64(prefix + ".restart_failures", d->restart_failures);
     mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_OVERFLOW,
