@@ -6,10 +6,11 @@
  * counters are tracks under their GPU.
  *
  * The NVTX and counter traces here are SYNTHETIC, written with the
- * project's writer (mprof_writer_*): no recorded sample holds PM samples
- * yet, and none holds NVTX ranges. The checks that need no planted numbers
- * also run over every trace in samples/ that holds ranges or counters, so
- * a recorded sample added there is checked without changing this file.
+ * project's writer (mprof_writer_*), so that every number is planted. The
+ * checks that need no planted numbers also run over every trace in
+ * samples/ that holds ranges or counters (nvtx_step.mprof and gemm_pm.mprof
+ * were recorded on the H200), so a recorded sample added there is checked
+ * without changing this file.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -964,8 +965,8 @@ static void check_sample_counters(const char *path) {
 
 static void test_sample_counter_tracks(void **state) {
   (void)state;
-  /* No committed sample holds PM samples yet (tests/gpu/trace_tab.sh
-   * records one and runs this over it). */
+  /* samples/gemm_pm.mprof holds PM samples (tests/gpu/trace_tab.sh
+   * records another and runs this over it). */
   fix_each_sample(check_sample_counters);
   if (!samples_with_counters)
     skip();

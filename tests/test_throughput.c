@@ -255,6 +255,35 @@ static void test_l2_roof_is_what_the_l2_sustains(void **state) {
   close_planted(&o);
 }
 
+/* samples/gemm_pm.mprof, recorded on the H200 with --pm on (see
+ * samples/README.md): the tiled SGEMM's 40 back-to-back launches hold
+ * whole PM windows, its SMs are busy, it barely touches DRAM, and without
+ * PC samples the verdict is the issue roof the counters show. */
+static void test_recorded_pm_sample(void **state) {
+  (void)state;
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/samples/gemm_pm.mprof",
+           root && *root ? root : ".");
+  opened o;
+  assert_int_equal(mprof_trace_open(&o.trace, path, NULL), 0);
+  assert_int_equal(mprof_join_build(&o.join, o.trace, NULL), 0);
+  assert_int_equal(mprof_diagnose(&o.diagnosis, o.join, NULL), 0);
+  const mprof_throughput *t = mprof_diagnosis_throughput(o.diagnosis);
+  assert_true(mprof_throughput_available(t));
+  assert_int_equal(mprof_throughput_interval(t), 100 * US);
+  assert_int_equal(mprof_join_kernel_count(o.join), 1);
+  uint32_t k = 0;
+  const mprof_kernel_diagnosis *g = mprof_diagnosis_kernel(o.diagnosis, k);
+  assert_non_null(strstr(mprof_join_kernel(o.join, k)->name, "sgemm_tiled"));
+  assert_true(g->throughput->samples >= 100);
+  assert_true(g->throughput->value[MPROF_COUNTER_SM_ACTIVE] > 90.0);
+  assert_true(g->throughput->value[MPROF_COUNTER_DRAM] < 10.0);
+  assert_int_equal(g->verdict_dimension, MPROF_DIM_COMPUTE);
+  assert_non_null(strstr(g->verdict, "Issue bound"));
+  close_planted(&o);
+}
+
 /* A PC-sampled run and a PM-sampled run of one program, opened as a set:
  * the kernel is one across the two processes, its throughput comes from
  * the second process's samples and names that device's interval. */
@@ -399,6 +428,7 @@ int main(void) {
       cmocka_unit_test(test_join_samples_to_launches),
       cmocka_unit_test(test_bandwidth_against_latency),
       cmocka_unit_test(test_set_of_pc_and_pm_runs),
+      cmocka_unit_test(test_recorded_pm_sample),
       cmocka_unit_test(test_l2_roof_is_what_the_l2_sustains),
       cmocka_unit_test(test_launch_gaps_outrank_in_kernel_gains),
       cmocka_unit_test(test_library_advice),
