@@ -154,24 +154,32 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
         strcmp(m->kernels[lk].stats->mangled, k->stats->mangled) == 0)
       selected = (int)view->launch;
   }
+  /* The kernel's longest launch, and how much of the time from its first
+   * launch to its last the launches fill. */
+  const rs_launch_track *t = mprof_render__launch_track(m, view->kernel);
+  uint64_t longest = 0, busy = 0;
+  int64_t la = 0, lb = 0;
+  for (size_t i = 0; t && i < t->count; i++) {
+    const mprof_launch_record *x = &l[t->idx[i]];
+    busy += x->end - x->start;
+    if (x->end - x->start > longest || i == 0) {
+      longest = x->end - x->start;
+      la = (int64_t)x->start;
+      lb = (int64_t)x->end;
+    }
+  }
   if (selected >= 0) {
     a = (int64_t)l[selected].start;
     b = (int64_t)l[selected].end;
-  } else if (g) {
+  } else if (g &&
+             !(lb > la && busy * 2 < (uint64_t)(g->end_ns - g->start_ns))) {
     a = g->start_ns;
     b = g->end_ns;
   } else {
-    /* Projected: the kernel's longest launch shows its waves. */
-    const rs_launch_track *t = mprof_render__launch_track(m, view->kernel);
-    uint64_t longest = 0;
-    for (size_t i = 0; t && i < t->count; i++) {
-      const mprof_launch_record *x = &l[t->idx[i]];
-      if (x->end - x->start > longest || i == 0) {
-        longest = x->end - x->start;
-        a = (int64_t)x->start;
-        b = (int64_t)x->end;
-      }
-    }
+    /* Projected, or measured launches far apart (one per training step):
+     * the kernel's longest launch shows its waves, not slivers. */
+    a = la;
+    b = lb;
   }
   if (b <= a)
     return;

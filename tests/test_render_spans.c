@@ -338,6 +338,84 @@ static void test_mega_draws_spans_where_they_are(void **state) {
   mprof_render_model_free(m);
 }
 
+/* Measured launches far apart (one per training step): the fit is the
+ * kernel's longest launch, not the whole stretch in which its blocks are
+ * slivers; launches back to back still fit together. */
+static const char *write_sparse_launches(const char *name, int64_t gap) {
+  const char *path = test_path(name);
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "tiny GPU");
+  dev.cc_major = 9;
+  dev.sm_count = 2;
+  uint32_t d, s, k, sh, r;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record st = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, "_Z4stepv");
+  kr.device = d;
+  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record shape;
+  memset(&shape, 0, sizeof shape);
+  shape.kernel = k;
+  shape.grid[0] = 2;
+  shape.grid[1] = shape.grid[2] = 1;
+  shape.block[0] = 128;
+  shape.block[1] = shape.block[2] = 1;
+  assert_int_equal(mprof_writer_intern(w, &sh, MPROF_SECTION_SHAPES, &shape),
+                   0);
+  mprof_region_record rr = {mprof_writer_string(w, "block"), 0xff3050d0u,
+                            MPROF_ROLE_CONSUMER, 0};
+  assert_int_equal(mprof_writer_append(w, &r, MPROF_SECTION_REGIONS, &rr), 0);
+  /* Launch 0: [0, 3000); launch 1: [gap, gap + 5000), the longer one. */
+  fix_launch(w, s, sh, 0, 3000);
+  fix_launch(w, s, sh, gap, gap + 5000);
+  for (uint32_t launch = 0; launch < 2; launch++)
+    for (uint32_t sm = 0; sm < 2; sm++) {
+      mprof_span_record sp;
+      memset(&sp, 0, sizeof sp);
+      int64_t at = launch ? gap : 0, len = launch ? 5000 : 3000;
+      sp.start = (uint64_t)(FIX_T0 + at);
+      sp.end = (uint64_t)(FIX_T0 + at + len);
+      sp.launch = launch;
+      sp.sm = sm;
+      sp.block = sm;
+      sp.warp = MPROF_INDEX_NONE;
+      sp.region = r;
+      assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp),
+                       0);
+    }
+  assert_int_equal(mprof_writer_finish(w), 0);
+  return path;
+}
+
+static void test_fit_far_apart_launches(void **state) {
+  (void)state;
+  mprof_render_model *m;
+  if (mprof_render_model_open(
+          &m, write_sparse_launches("sparse.mprof", 1000000), NULL))
+    fail_msg("%s", mprof_render_error());
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  mprof_render_view_fit_spans(&v, m);
+  /* The longer launch [1000000, 1005000), with its margin. */
+  assert_true(v.start_ns > FIX_T0 + 999000 && v.start_ns < FIX_T0 + 1000000);
+  assert_true(v.end_ns > FIX_T0 + 1005000 && v.end_ns < FIX_T0 + 1006000);
+  mprof_render_model_free(m);
+  /* Back to back: both launches. */
+  if (mprof_render_model_open(&m, write_sparse_launches("dense.mprof", 3000),
+                              NULL))
+    fail_msg("%s", mprof_render_error());
+  mprof_render_view_init(&v, m);
+  mprof_render_view_fit_spans(&v, m);
+  assert_true(v.start_ns < FIX_T0 && v.end_ns > FIX_T0 + 8000);
+  mprof_render_model_free(m);
+}
+
 /* Colours within a few steps of each other per channel (fine buckets
  * round a share by a percent or two). */
 static int near(uint32_t a, uint32_t b) {
@@ -813,6 +891,7 @@ int main(void) {
       cmocka_unit_test(test_cover_finds_each_column),
       cmocka_unit_test(test_cover_costs_columns_not_intervals),
       cmocka_unit_test(test_lanes_are_greedy),
+      cmocka_unit_test(test_fit_far_apart_launches),
       cmocka_unit_test(test_mega_draws_spans_where_they_are),
       cmocka_unit_test(test_density_colours_busy_share),
       cmocka_unit_test(test_projected_views_say_so),
