@@ -73,6 +73,8 @@ if command -v xmllint >/dev/null; then
 fi
 expect_one_line 2 "--split takes 'process'" "$mprof" summary --split kernel "$tmp/run"
 expect 0 "2 processes" "$mprof" summary --human "$tmp/run"
+# Two processes on one GPU of one host: one device, not one per process.
+expect 0 " 1 device · " "$mprof" summary --human "$tmp/run"
 
 # A set merged before processes were kept (no process.I.streams): no row
 # belongs to a process, and the JSON still matches the schema.

@@ -204,6 +204,13 @@ MPROF_API uint64_t mprof_join_sample_total(const mprof_join *join);
  */
 MPROF_API uint64_t mprof_join_unmatched_samples(const mprof_join *join);
 
+/**
+ * Number of GPUs: the trace's devices, with a merged set's processes that
+ * share one GPU (or ranks on GPUs of one kind) counted as one, as kernels
+ * are joined across them.
+ */
+MPROF_API size_t mprof_join_gpu_count(const mprof_join *join);
+
 /** Number of kernels. They are ordered by total time, then samples, then
  * name, then device: index 0 is the dominant kernel. */
 MPROF_API size_t mprof_join_kernel_count(const mprof_join *join);

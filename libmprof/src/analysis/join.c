@@ -341,6 +341,13 @@ uint64_t mprof_join_unmatched_samples(const mprof_join *join) {
   return join ? join->unmatched : 0;
 }
 
+size_t mprof_join_gpu_count(const mprof_join *join) {
+  size_t n = 0;
+  for (size_t d = 0; join && d < join->device_count; d++)
+    n += join->device_as[d] == d;
+  return n;
+}
+
 size_t mprof_join_kernel_count(const mprof_join *join) {
   return join ? join->kernel_count : 0;
 }

@@ -212,8 +212,7 @@ static int verdict_head(const char *verdict) {
  * the name last, so a long name never pushes the numbers out of line. */
 static void text_brief(FILE *f, const mprof__summary_view *v,
                        const mprof__style *st) {
-  size_t devices;
-  mprof_trace_devices(v->trace, &devices);
+  size_t devices = mprof_join_gpu_count(v->join);
   fprintf(f, "%s%6s %9s %10s  %-28s %6s  %s%s\n", st->dim, "share", "launches",
           "mean", "verdict", "gain", "kernel", st->reset);
   for (size_t i = 0; i < v->shown; i++) {
@@ -263,9 +262,8 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
 void mprof__summary_text(FILE *f, const mprof__summary_view *v,
                          const mprof__style *st) {
   const mprof_trace *t = v->trace;
-  size_t launches, devices;
+  size_t launches, devices = mprof_join_gpu_count(v->join);
   mprof_trace_launches(t, &launches);
-  mprof_trace_devices(t, &devices);
   char n[32], a[32], b[32];
   mprof_format_count(n, sizeof n, launches);
   mprof_format_duration(a, sizeof a, (double)mprof_join_kernel_time(v->join));
