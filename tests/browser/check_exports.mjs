@@ -165,36 +165,53 @@ for (const trace of traces) {
   const kernels = summary.kernels.items;
   const sampled = kernels.filter((k) => k.samples > 0);
 
-  // speedscope: one profile per sampled kernel, dominant first.
+  // speedscope: one profile per sampled kernel, dominant first. A trace
+  // without PC samples (PM sampling only) has no profile: the export is
+  // refused in one line, exit 2, and the trace goes to Perfetto alone.
   const ss = path.join(outDir, `${name}.speedscope.json`);
-  run('export', tracePath, '--format', 'speedscope', '-q', '-o', ss);
-  let { page, errors } = await open(ss);
-  check(errors.length === 0, `${name} speedscope: page errors: ${errors.join('; ')}`);
-  check((await page.title()) === `${name}.mprof - speedscope`,
-    `${name} speedscope: title '${await page.title()}'`);
-  const bar = await toolbar(page);
-  const top = sampled[0];
-  check(bar.name === `${top.short_name} (GPU ${top.device})`,
-    `${name} speedscope: toolbar shows '${bar.name}', expected the dominant sampled kernel '${top.short_name}'`);
-  check(bar.count === sampled.length,
-    `${name} speedscope: ${bar.count} profiles shown, ${sampled.length} kernels have samples`);
-  const shot = await screenshotStats(page, path.join(outDir, `${name}.speedscope.png`));
-  check(shot.colours > 20 && shot.ink > 0.05,
-    `${name} speedscope: screenshot looks blank (${shot.colours} colours, ${(shot.ink * 100).toFixed(1)}% ink)`);
-  const rows = await sandwichRows(page);
-  const sass = [...rows.keys()].filter((r) => r.startsWith('+0x'));
-  const pcs = top.hot.sampled_pcs;
-  check(sass.length === pcs,
-    `${name} speedscope: Sandwich lists ${sass.length} instructions, summary counts ${pcs} sampled PCs`);
-  check(rows.has(top.short_name), `${name} speedscope: Sandwich lacks the kernel frame '${top.short_name}': ${[...rows.keys()].slice(0, 5).join(' | ')} ... ${[...rows.keys()].slice(-5).join(' | ')}`);
-  const hot = top.hot.instructions[0];
-  if (hot && hot.sass) {
-    const frame = `+0x${hot.offset.toString(16).padStart(4, '0')} ${hot.sass}`;
-    const row = rows.get(frame);
-    check(row !== undefined && row.replace(/,/g, '').startsWith(`${hot.samples} (`),
-      `${name} speedscope: Sandwich row for the hottest instruction '${frame}' reads '${row}', expected ${hot.samples} samples`);
+  let page, errors;
+  let rows = new Map();
+  if (sampled.length === 0) {
+    let refused = null;
+    try {
+      run('export', tracePath, '--format', 'speedscope', '-q', '-o', ss);
+    } catch (e) {
+      refused = e;
+    }
+    check(refused && refused.status === 2 &&
+      /no kernel has PC samples/.test(refused.stderr) &&
+      refused.stderr.trim().split('\n').length === 1,
+      `${name} speedscope: a trace without PC samples was not refused in one line with exit 2`);
+  } else {
+    run('export', tracePath, '--format', 'speedscope', '-q', '-o', ss);
+    ({ page, errors } = await open(ss));
+    check(errors.length === 0, `${name} speedscope: page errors: ${errors.join('; ')}`);
+    check((await page.title()) === `${name}.mprof - speedscope`,
+      `${name} speedscope: title '${await page.title()}'`);
+    const bar = await toolbar(page);
+    const top = sampled[0];
+    check(bar.name === `${top.short_name} (GPU ${top.device})`,
+      `${name} speedscope: toolbar shows '${bar.name}', expected the dominant sampled kernel '${top.short_name}'`);
+    check(bar.count === sampled.length,
+      `${name} speedscope: ${bar.count} profiles shown, ${sampled.length} kernels have samples`);
+    const shot = await screenshotStats(page, path.join(outDir, `${name}.speedscope.png`));
+    check(shot.colours > 20 && shot.ink > 0.05,
+      `${name} speedscope: screenshot looks blank (${shot.colours} colours, ${(shot.ink * 100).toFixed(1)}% ink)`);
+    rows = await sandwichRows(page);
+    const sass = [...rows.keys()].filter((r) => r.startsWith('+0x'));
+    const pcs = top.hot.sampled_pcs;
+    check(sass.length === pcs,
+      `${name} speedscope: Sandwich lists ${sass.length} instructions, summary counts ${pcs} sampled PCs`);
+    check(rows.has(top.short_name), `${name} speedscope: Sandwich lacks the kernel frame '${top.short_name}': ${[...rows.keys()].slice(0, 5).join(' | ')} ... ${[...rows.keys()].slice(-5).join(' | ')}`);
+    const hot = top.hot.instructions[0];
+    if (hot && hot.sass) {
+      const frame = `+0x${hot.offset.toString(16).padStart(4, '0')} ${hot.sass}`;
+      const row = rows.get(frame);
+      check(row !== undefined && row.replace(/,/g, '').startsWith(`${hot.samples} (`),
+        `${name} speedscope: Sandwich row for the hottest instruction '${frame}' reads '${row}', expected ${hot.samples} samples`);
+    }
+    await page.close();
   }
-  await page.close();
 
   // Trace Event Format, parsed by speedscope's Chrome trace importer: one
   // profile per thread that has events (each stream, each SM lane, each
