@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,61 +166,115 @@ int mprof__trace_validate_directory(mprof_trace *t,
   return 0;
 }
 
+/* The references and time pairs every record of a section must keep: a
+ * string ref inside the string table, an index inside its target section
+ * (MPROF_INDEX_NONE allowed or not), an end not before its start. */
+enum { REF_STRING, REF_INDEX, REF_INDEX_OR_NONE, TIME_PAIR };
+
+typedef struct field_check {
+  uint32_t section;
+  uint8_t kind;
+  uint16_t offset; /* of the u32 field; of `start` for a TIME_PAIR */
+  uint16_t aux;    /* the target section; of `end` for a TIME_PAIR */
+  const char *what;
+} field_check;
+
+#define STRING(sec, type, field, what)                                         \
+  { MPROF_SECTION_##sec, REF_STRING, offsetof(type, field), 0, what }
+#define INDEX(sec, type, field, target, none_ok)                               \
+  {                                                                            \
+    MPROF_SECTION_##sec, (none_ok) ? REF_INDEX_OR_NONE : REF_INDEX,            \
+        offsetof(type, field), MPROF_SECTION_##target, #field                  \
+  }
+#define TIMES(sec, type)                                                       \
+  {                                                                            \
+    MPROF_SECTION_##sec, TIME_PAIR, offsetof(type, start),                     \
+        offsetof(type, end), NULL                                              \
+  }
+
+static const field_check field_checks[] = {
+    STRING(META, mprof_meta_record, key, "key"),
+    STRING(META, mprof_meta_record, value, "value"),
+    STRING(DEVICES, mprof_device_record, name, "name"),
+    INDEX(STREAMS, mprof_stream_record, device, DEVICES, 1),
+    STRING(STREAMS, mprof_stream_record, name, "name"),
+    STRING(KERNELS, mprof_kernel_record, mangled_name, "mangled name"),
+    STRING(KERNELS, mprof_kernel_record, demangled_name, "demangled name"),
+    INDEX(KERNELS, mprof_kernel_record, device, DEVICES, 1),
+    INDEX(SHAPES, mprof_shape_record, kernel, KERNELS, 0),
+    INDEX(MEMOPS, mprof_memop_record, stream, STREAMS, 1),
+    TIMES(MEMOPS, mprof_memop_record),
+    STRING(RANGES, mprof_range_record, name, "name"),
+    STRING(RANGES, mprof_range_record, domain, "domain"),
+    STRING(API_CALLS, mprof_api_call_record, name, "name"),
+    TIMES(API_CALLS, mprof_api_call_record),
+    INDEX(MEMORY_ACCESSES, mprof_memory_access_record, kernel, KERNELS, 0),
+    STRING(REGIONS, mprof_region_record, name, "name"),
+    INDEX(SPANS, mprof_span_record, launch, LAUNCHES, 1),
+    INDEX(SPANS, mprof_span_record, region, REGIONS, 1),
+    TIMES(SPANS, mprof_span_record),
+    INDEX(STALL_REASONS, mprof_stall_reason_record, device, DEVICES, 1),
+    STRING(STALL_REASONS, mprof_stall_reason_record, name, "name"),
+    STRING(PC_SAMPLES, mprof_pc_sample_record, function_name, "function name"),
+    INDEX(PC_SAMPLES, mprof_pc_sample_record, device, DEVICES, 1),
+    INDEX(CUBINS, mprof_cubin_record, device, DEVICES, 1),
+    INDEX(DROPS, mprof_drop_record, device, DEVICES, 1),
+    INDEX(PM_METRICS, mprof_pm_metric_record, device, DEVICES, 0),
+    STRING(PM_METRICS, mprof_pm_metric_record, name, "name"),
+    STRING(PM_METRICS, mprof_pm_metric_record, unit, "unit"),
+    INDEX(PM_SAMPLES, mprof_pm_sample_record, device, DEVICES, 0),
+    TIMES(PM_SAMPLES, mprof_pm_sample_record),
+};
+#undef STRING
+#undef INDEX
+#undef TIMES
+
+static uint32_t u32_at(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static uint64_t u64_at(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* Every record of section @p section against the checks that name it. */
+static int check_section(const mprof_trace *t, uint32_t section) {
+  const field_check *mine[8];
+  size_t count = 0;
+  for (size_t c = 0; c < sizeof field_checks / sizeof field_checks[0]; c++)
+    if (field_checks[c].section == section && count < 8)
+      mine[count++] = &field_checks[c];
+  const section_view *v = &t->sections[section];
+  size_t size = mprof__record_size(section);
+  for (size_t i = 0; count && i < v->count; i++) {
+    const uint8_t *rec = v->data + i * size;
+    for (size_t c = 0; c < count; c++) {
+      const field_check *f = mine[c];
+      if (f->kind == REF_STRING)
+        CHECK(check_string(t, section, i, f->what, u32_at(rec + f->offset)));
+      else if (f->kind == TIME_PAIR) {
+        if (u64_at(rec + f->aux) < u64_at(rec + f->offset))
+          return BAD(t, section, record_offset(t, section, i),
+                     "record %zu ends before it starts", i);
+      } else
+        CHECK(check_index(t, section, i, f->what, u32_at(rec + f->offset),
+                          f->aux, f->kind == REF_INDEX_OR_NONE));
+    }
+  }
+  return 0;
+}
+
 int mprof__trace_validate_tables(mprof_trace *t) {
+  for (uint32_t section = 0; section <= MPROF_SECTION_TYPE_MAX_; section++)
+    CHECK(check_section(t, section));
+  /* What a reference check cannot say. */
   size_t n;
-  const mprof_meta_record *meta = mprof_trace_meta_records(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_string(t, MPROF_SECTION_META, i, "key", meta[i].key));
-    CHECK(check_string(t, MPROF_SECTION_META, i, "value", meta[i].value));
-  }
-  const mprof_device_record *dev = mprof_trace_devices(t, &n);
-  for (size_t i = 0; i < n; i++)
-    CHECK(check_string(t, MPROF_SECTION_DEVICES, i, "name", dev[i].name));
-  const mprof_stream_record *st = mprof_trace_streams(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_STREAMS, i, "device", st[i].device,
-                      MPROF_SECTION_DEVICES, 1));
-    CHECK(check_string(t, MPROF_SECTION_STREAMS, i, "name", st[i].name));
-  }
-  const mprof_kernel_record *k = mprof_trace_kernels(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_string(t, MPROF_SECTION_KERNELS, i, "mangled name",
-                       k[i].mangled_name));
-    CHECK(check_string(t, MPROF_SECTION_KERNELS, i, "demangled name",
-                       k[i].demangled_name));
-    CHECK(check_index(t, MPROF_SECTION_KERNELS, i, "device", k[i].device,
-                      MPROF_SECTION_DEVICES, 1));
-  }
-  const mprof_shape_record *sh = mprof_trace_shapes(t, &n);
-  for (size_t i = 0; i < n; i++)
-    CHECK(check_index(t, MPROF_SECTION_SHAPES, i, "kernel", sh[i].kernel,
-                      MPROF_SECTION_KERNELS, 0));
-  const mprof_memop_record *mo = mprof_trace_memops(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_MEMOPS, i, "stream", mo[i].stream,
-                      MPROF_SECTION_STREAMS, 1));
-    if (mo[i].end < mo[i].start)
-      return BAD(t, MPROF_SECTION_MEMOPS,
-                 record_offset(t, MPROF_SECTION_MEMOPS, i),
-                 "record %zu ends before it starts", i);
-  }
-  const mprof_range_record *r = mprof_trace_ranges(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_string(t, MPROF_SECTION_RANGES, i, "name", r[i].name));
-    CHECK(check_string(t, MPROF_SECTION_RANGES, i, "domain", r[i].domain));
-  }
-  const mprof_api_call_record *ac = mprof_trace_api_calls(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_string(t, MPROF_SECTION_API_CALLS, i, "name", ac[i].name));
-    if (ac[i].end < ac[i].start)
-      return BAD(t, MPROF_SECTION_API_CALLS,
-                 record_offset(t, MPROF_SECTION_API_CALLS, i),
-                 "record %zu ends before it starts", i);
-  }
   const mprof_memory_access_record *ma = mprof_trace_memory_accesses(t, &n);
   for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_MEMORY_ACCESSES, i, "kernel",
-                      ma[i].kernel, MPROF_SECTION_KERNELS, 0));
     uint64_t at = record_offset(t, MPROF_SECTION_MEMORY_ACCESSES, i);
     if (ma[i].flags & ~MPROF_MEMORY_FLAGS_KNOWN)
       return BAD(t, MPROF_SECTION_MEMORY_ACCESSES, at,
@@ -237,38 +292,9 @@ int mprof__trace_validate_tables(mprof_trace *t) {
                  (unsigned long long)ma[i].thread_accesses,
                  (unsigned long long)ma[i].sectors);
   }
-  const mprof_region_record *rg = mprof_trace_regions(t, &n);
-  for (size_t i = 0; i < n; i++)
-    CHECK(check_string(t, MPROF_SECTION_REGIONS, i, "name", rg[i].name));
-  const mprof_span_record *sp = mprof_trace_spans(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_SPANS, i, "launch", sp[i].launch,
-                      MPROF_SECTION_LAUNCHES, 1));
-    CHECK(check_index(t, MPROF_SECTION_SPANS, i, "region", sp[i].region,
-                      MPROF_SECTION_REGIONS, 1));
-    if (sp[i].end < sp[i].start)
-      return BAD(t, MPROF_SECTION_SPANS,
-                 record_offset(t, MPROF_SECTION_SPANS, i),
-                 "record %zu ends before it starts", i);
-  }
-  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_STALL_REASONS, i, "device", sr[i].device,
-                      MPROF_SECTION_DEVICES, 1));
-    CHECK(check_string(t, MPROF_SECTION_STALL_REASONS, i, "name", sr[i].name));
-  }
-  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_string(t, MPROF_SECTION_PC_SAMPLES, i, "function name",
-                       pc[i].function_name));
-    CHECK(check_index(t, MPROF_SECTION_PC_SAMPLES, i, "device", pc[i].device,
-                      MPROF_SECTION_DEVICES, 1));
-  }
   const mprof_cubin_record *cb = mprof_trace_cubins(t, &n);
   uint64_t blob_len = t->sections[MPROF_SECTION_BLOBS].length;
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_CUBINS, i, "device", cb[i].device,
-                      MPROF_SECTION_DEVICES, 1));
+  for (size_t i = 0; i < n; i++)
     if (cb[i].blob_offset > blob_len ||
         cb[i].blob_size > blob_len - cb[i].blob_offset)
       return BAD(
@@ -277,32 +303,13 @@ int mprof__trace_validate_tables(mprof_trace *t) {
           "(%llu bytes)",
           i, (unsigned long long)cb[i].blob_size,
           (unsigned long long)cb[i].blob_offset, (unsigned long long)blob_len);
-  }
-  const mprof_drop_record *dr = mprof_trace_drops(t, &n);
-  for (size_t i = 0; i < n; i++)
-    CHECK(check_index(t, MPROF_SECTION_DROPS, i, "device", dr[i].device,
-                      MPROF_SECTION_DEVICES, 1));
   const mprof_pm_metric_record *pm = mprof_trace_pm_metrics(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_PM_METRICS, i, "device", pm[i].device,
-                      MPROF_SECTION_DEVICES, 0));
-    CHECK(check_string(t, MPROF_SECTION_PM_METRICS, i, "name", pm[i].name));
-    CHECK(check_string(t, MPROF_SECTION_PM_METRICS, i, "unit", pm[i].unit));
+  for (size_t i = 0; i < n; i++)
     if (pm[i].column >= MPROF_PM_MAX_METRICS)
       return BAD(t, MPROF_SECTION_PM_METRICS,
                  record_offset(t, MPROF_SECTION_PM_METRICS, i),
                  "record %zu: column %u is not below %u", i, pm[i].column,
                  MPROF_PM_MAX_METRICS);
-  }
-  const mprof_pm_sample_record *ps = mprof_trace_pm_samples(t, &n);
-  for (size_t i = 0; i < n; i++) {
-    CHECK(check_index(t, MPROF_SECTION_PM_SAMPLES, i, "device", ps[i].device,
-                      MPROF_SECTION_DEVICES, 0));
-    if (ps[i].end < ps[i].start)
-      return BAD(t, MPROF_SECTION_PM_SAMPLES,
-                 record_offset(t, MPROF_SECTION_PM_SAMPLES, i),
-                 "record %zu ends before it starts", i);
-  }
   return 0;
 }
 
