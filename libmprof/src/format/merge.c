@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +23,97 @@
 #include "mprof/trace.h"
 #include "mprof/writer.h"
 
-#define STR(ref) mprof_writer_string(w, mprof_trace_string(t, (ref)))
-
 typedef struct merge_base {
-  uint32_t devices, streams, kernels, shapes, launches, regions;
+  /* Per section: the records of the traces before this one, added to this
+   * trace's indexes into it. */
+  uint32_t base[MPROF_SECTION_TYPE_MAX_ + 1];
   /* Added to this trace's correlation ids: each process numbers its own
    * from 1, so in a set they would meet (a call joined to another
    * process's launch). */
   uint32_t correlations;
   int64_t shift; /* ns added to this trace's times */
 } merge_base;
+
+/* How a record's fields move into the merged trace: times onto the first
+ * trace's clock, indexes past the earlier traces' records, correlation ids
+ * past theirs, string refs into the merged string table. */
+enum { F_TIME, F_INDEX, F_CORRELATION, F_STRING };
+
+typedef struct field_move {
+  uint32_t section;
+  uint8_t kind;
+  uint16_t offset;
+  uint32_t target; /* F_INDEX: the section indexed */
+} field_move;
+
+#define TIME(sec, type, f)                                                     \
+  { MPROF_SECTION_##sec, F_TIME, offsetof(type, f), 0 }
+#define INDEX(sec, type, f, target)                                            \
+  { MPROF_SECTION_##sec, F_INDEX, offsetof(type, f), MPROF_SECTION_##target }
+#define CORR(sec, type, f)                                                     \
+  { MPROF_SECTION_##sec, F_CORRELATION, offsetof(type, f), 0 }
+#define STRING(sec, type, f)                                                   \
+  { MPROF_SECTION_##sec, F_STRING, offsetof(type, f), 0 }
+
+static const field_move field_moves[] = {
+    STRING(DEVICES, mprof_device_record, name),
+    STRING(KERNELS, mprof_kernel_record, mangled_name),
+    STRING(KERNELS, mprof_kernel_record, demangled_name),
+    INDEX(KERNELS, mprof_kernel_record, device, DEVICES),
+    INDEX(SHAPES, mprof_shape_record, kernel, KERNELS),
+    TIME(LAUNCHES, mprof_launch_record, start),
+    TIME(LAUNCHES, mprof_launch_record, end),
+    INDEX(LAUNCHES, mprof_launch_record, shape, SHAPES),
+    INDEX(LAUNCHES, mprof_launch_record, stream, STREAMS),
+    CORR(LAUNCHES, mprof_launch_record, correlation_id),
+    TIME(MEMOPS, mprof_memop_record, start),
+    TIME(MEMOPS, mprof_memop_record, end),
+    INDEX(MEMOPS, mprof_memop_record, stream, STREAMS),
+    CORR(MEMOPS, mprof_memop_record, correlation_id),
+    TIME(RANGES, mprof_range_record, start),
+    TIME(RANGES, mprof_range_record, end),
+    STRING(RANGES, mprof_range_record, name),
+    STRING(RANGES, mprof_range_record, domain),
+    INDEX(MEMORY_ACCESSES, mprof_memory_access_record, kernel, KERNELS),
+    TIME(API_CALLS, mprof_api_call_record, start),
+    TIME(API_CALLS, mprof_api_call_record, end),
+    STRING(API_CALLS, mprof_api_call_record, name),
+    CORR(API_CALLS, mprof_api_call_record, correlation_id),
+    STRING(REGIONS, mprof_region_record, name),
+    TIME(SPANS, mprof_span_record, start),
+    TIME(SPANS, mprof_span_record, end),
+    INDEX(SPANS, mprof_span_record, launch, LAUNCHES),
+    INDEX(SPANS, mprof_span_record, region, REGIONS),
+    STRING(STALL_REASONS, mprof_stall_reason_record, name),
+    INDEX(STALL_REASONS, mprof_stall_reason_record, device, DEVICES),
+    STRING(PC_SAMPLES, mprof_pc_sample_record, function_name),
+    INDEX(PC_SAMPLES, mprof_pc_sample_record, device, DEVICES),
+    CORR(PC_SAMPLES, mprof_pc_sample_record, correlation_id),
+    STRING(PM_METRICS, mprof_pm_metric_record, name),
+    STRING(PM_METRICS, mprof_pm_metric_record, unit),
+    INDEX(PM_METRICS, mprof_pm_metric_record, device, DEVICES),
+    TIME(PM_SAMPLES, mprof_pm_sample_record, start),
+    TIME(PM_SAMPLES, mprof_pm_sample_record, end),
+    INDEX(PM_SAMPLES, mprof_pm_sample_record, device, DEVICES),
+};
+#undef TIME
+#undef INDEX
+#undef CORR
+#undef STRING
+
+/* The sections whose records only move (in file order of dependence). */
+static const uint32_t moved_sections[] = {
+    MPROF_SECTION_LAUNCHES,   MPROF_SECTION_MEMOPS,
+    MPROF_SECTION_RANGES,     MPROF_SECTION_MEMORY_ACCESSES,
+    MPROF_SECTION_API_CALLS,  MPROF_SECTION_REGIONS,
+    MPROF_SECTION_SPANS,      MPROF_SECTION_STALL_REASONS,
+    MPROF_SECTION_PC_SAMPLES, MPROF_SECTION_PM_METRICS,
+    MPROF_SECTION_PM_SAMPLES};
+
+/* The sections whose record counts move later traces' indexes. */
+static const uint32_t indexed_sections[] = {
+    MPROF_SECTION_DEVICES, MPROF_SECTION_STREAMS,  MPROF_SECTION_KERNELS,
+    MPROF_SECTION_SHAPES,  MPROF_SECTION_LAUNCHES, MPROF_SECTION_REGIONS};
 
 static int anchor_of(const mprof_trace *t, int64_t *trace_ns,
                      int64_t *realtime_ns) {
@@ -108,6 +190,48 @@ static uint64_t max_correlation(const mprof_trace *t) {
   const rec_type *r_##accessor = accessor(t, &n_##accessor);                   \
   for (size_t i = 0; i < n_##accessor && !rc; i++)
 
+/* Append the records of @p section of @p t to @p w, their fields moved
+ * (field_moves). */
+static int move_section(mprof_writer *w, const mprof_trace *t, uint32_t section,
+                        const merge_base *b) {
+  size_t n, size = mprof__record_size(section);
+  const uint8_t *recs =
+      (const uint8_t *)mprof_trace_section(t, (mprof_section_type)section, &n);
+  uint8_t rec[256];
+  if (size > sizeof rec)
+    return mprof__error_set(MPROF_EFORMAT, "%s: records of %u bytes",
+                            mprof_section_name(section), (unsigned)size);
+  for (size_t i = 0; i < n; i++) {
+    memcpy(rec, recs + i * size, size);
+    for (size_t c = 0; c < sizeof field_moves / sizeof field_moves[0]; c++) {
+      const field_move *f = &field_moves[c];
+      if (f->section != section)
+        continue;
+      uint8_t *at = rec + f->offset;
+      if (f->kind == F_TIME) {
+        uint64_t v;
+        memcpy(&v, at, sizeof v);
+        v = shifted(v, b->shift);
+        memcpy(at, &v, sizeof v);
+        continue;
+      }
+      uint32_t v;
+      memcpy(&v, at, sizeof v);
+      if (f->kind == F_INDEX)
+        v = moved(v, b->base[f->target]);
+      else if (f->kind == F_CORRELATION)
+        v = correlated(v, b->correlations);
+      else
+        v = mprof_writer_string(w, mprof_trace_string(t, v));
+      memcpy(at, &v, sizeof v);
+    }
+    int rc = mprof_writer_append(w, NULL, section, rec);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
 static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
                      const merge_base *b) {
   int rc = 0;
@@ -134,161 +258,63 @@ static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
   size_t n;
   mprof_trace_devices(t, &n);
   snprintf(key, sizeof key, "process.%zu.devices", index);
-  snprintf(value, sizeof value, "%" PRIu32 " %zu", b->devices, n);
+  snprintf(value, sizeof value, "%" PRIu32 " %zu",
+           b->base[MPROF_SECTION_DEVICES], n);
   if (!rc)
     rc = mprof_writer_meta(w, key, value);
   mprof_trace_streams(t, &n);
   snprintf(key, sizeof key, "process.%zu.streams", index);
-  snprintf(value, sizeof value, "%" PRIu32 " %zu", b->streams, n);
+  snprintf(value, sizeof value, "%" PRIu32 " %zu",
+           b->base[MPROF_SECTION_STREAMS], n);
   if (!rc)
     rc = mprof_writer_meta(w, key, value);
-  {EACH(mprof_device_record,
-        mprof_trace_devices){mprof_device_record rec = r_mprof_trace_devices[i];
-  rec.name = STR(rec.name);
-  rc = mprof_writer_append(w, NULL, MPROF_SECTION_DEVICES, &rec);
-}
-}
-{EACH(mprof_stream_record,
-      mprof_trace_streams){mprof_stream_record rec = r_mprof_trace_streams[i];
-const char *name = mprof_trace_string(t, rec.name);
-char named[512];
-if (*name)
-  snprintf(named, sizeof named, "pid %s \u00b7 %s", pid ? pid : "?", name);
-else
-  snprintf(named, sizeof named, "pid %s \u00b7 stream %u", pid ? pid : "?",
-           rec.stream_id);
-rec.name = mprof_writer_string(w, named);
-rec.device = moved(rec.device, b->devices);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_STREAMS, &rec);
-}
-}
-{EACH(mprof_kernel_record,
-      mprof_trace_kernels){mprof_kernel_record rec = r_mprof_trace_kernels[i];
-rec.mangled_name = STR(rec.mangled_name);
-rec.demangled_name = STR(rec.demangled_name);
-rec.device = moved(rec.device, b->devices);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_KERNELS, &rec);
-}
-}
-{
-  EACH(mprof_shape_record, mprof_trace_shapes) {
-    mprof_shape_record rec = r_mprof_trace_shapes[i];
-    rec.kernel += b->kernels;
-    rc = mprof_writer_append(w, NULL, MPROF_SECTION_SHAPES, &rec);
+  if (!rc)
+    rc = move_section(w, t, MPROF_SECTION_DEVICES, b);
+  {
+    EACH(mprof_stream_record, mprof_trace_streams) {
+      mprof_stream_record rec = r_mprof_trace_streams[i];
+      const char *name = mprof_trace_string(t, rec.name);
+      char named[512];
+      if (*name)
+        snprintf(named, sizeof named, "pid %s \u00b7 %s", pid ? pid : "?",
+                 name);
+      else
+        snprintf(named, sizeof named, "pid %s \u00b7 stream %u",
+                 pid ? pid : "?", rec.stream_id);
+      rec.name = mprof_writer_string(w, named);
+      rec.device = moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
+      rc = mprof_writer_append(w, NULL, MPROF_SECTION_STREAMS, &rec);
+    }
   }
-}
-return rc;
+  if (!rc)
+    rc = move_section(w, t, MPROF_SECTION_KERNELS, b);
+  if (!rc)
+    rc = move_section(w, t, MPROF_SECTION_SHAPES, b);
+  return rc;
 }
 
 /* The records that refer to the tables merge_one() wrote. */
 static int merge_events(mprof_writer *w, const mprof_trace *t,
                         const merge_base *b) {
   int rc = 0;
-  {EACH(mprof_launch_record, mprof_trace_launches){
-      mprof_launch_record rec = r_mprof_trace_launches[i];
-  rec.start = shifted(rec.start, b->shift);
-  rec.end = shifted(rec.end, b->shift);
-  rec.shape += b->shapes;
-  rec.stream += b->streams;
-  rec.correlation_id = correlated(rec.correlation_id, b->correlations);
-  rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &rec);
-}
-}
-{EACH(mprof_memop_record,
-      mprof_trace_memops){mprof_memop_record rec = r_mprof_trace_memops[i];
-rec.start = shifted(rec.start, b->shift);
-rec.end = shifted(rec.end, b->shift);
-rec.stream = moved(rec.stream, b->streams);
-rec.correlation_id = correlated(rec.correlation_id, b->correlations);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &rec);
-}
-}
-{EACH(mprof_range_record,
-      mprof_trace_ranges){mprof_range_record rec = r_mprof_trace_ranges[i];
-rec.start = shifted(rec.start, b->shift);
-rec.end = shifted(rec.end, b->shift);
-rec.name = STR(rec.name);
-rec.domain = STR(rec.domain);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &rec);
-}
-}
-{EACH(mprof_memory_access_record, mprof_trace_memory_accesses){
-    mprof_memory_access_record rec = r_mprof_trace_memory_accesses[i];
-rec.kernel += b->kernels;
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &rec);
-}
-}
-{EACH(mprof_api_call_record, mprof_trace_api_calls){
-    mprof_api_call_record rec = r_mprof_trace_api_calls[i];
-rec.start = shifted(rec.start, b->shift);
-rec.end = shifted(rec.end, b->shift);
-rec.name = STR(rec.name);
-rec.correlation_id = correlated(rec.correlation_id, b->correlations);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &rec);
-}
-}
-{EACH(mprof_region_record,
-      mprof_trace_regions){mprof_region_record rec = r_mprof_trace_regions[i];
-rec.name = STR(rec.name);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_REGIONS, &rec);
-}
-}
-{EACH(mprof_span_record,
-      mprof_trace_spans){mprof_span_record rec = r_mprof_trace_spans[i];
-rec.start = shifted(rec.start, b->shift);
-rec.end = shifted(rec.end, b->shift);
-rec.launch = moved(rec.launch, b->launches);
-rec.region = moved(rec.region, b->regions);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &rec);
-}
-}
-{EACH(mprof_stall_reason_record, mprof_trace_stall_reasons){
-    mprof_stall_reason_record rec = r_mprof_trace_stall_reasons[i];
-rec.name = STR(rec.name);
-rec.device = moved(rec.device, b->devices);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &rec);
-}
-}
-{EACH(mprof_pc_sample_record, mprof_trace_pc_samples){
-    mprof_pc_sample_record rec = r_mprof_trace_pc_samples[i];
-rec.function_name = STR(rec.function_name);
-rec.device = moved(rec.device, b->devices);
-rec.correlation_id = correlated(rec.correlation_id, b->correlations);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &rec);
-}
-}
-{EACH(mprof_pm_metric_record, mprof_trace_pm_metrics){
-    mprof_pm_metric_record rec = r_mprof_trace_pm_metrics[i];
-rec.name = STR(rec.name);
-rec.unit = STR(rec.unit);
-rec.device = moved(rec.device, b->devices);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &rec);
-}
-}
-{EACH(mprof_pm_sample_record, mprof_trace_pm_samples){
-    mprof_pm_sample_record rec = r_mprof_trace_pm_samples[i];
-rec.start = shifted(rec.start, b->shift);
-rec.end = shifted(rec.end, b->shift);
-rec.device = moved(rec.device, b->devices);
-rc = mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &rec);
-}
-}
-{EACH(mprof_cubin_record,
-      mprof_trace_cubins){mprof_cubin_record rec = r_mprof_trace_cubins[i];
-size_t size = 0;
-const void *blob = mprof_trace_cubin_blob(t, &rec, &size);
-rec.device = moved(rec.device, b->devices);
-rc = mprof_writer_cubin(w, &rec, blob, size);
-}
-}
-{
-  EACH(mprof_drop_record, mprof_trace_drops) {
-    const mprof_drop_record *d = &r_mprof_trace_drops[i];
-    rc = mprof_writer_drop(w, (mprof_drop_kind)d->kind,
-                           moved(d->device, b->devices), d->count);
+  for (size_t s = 0;
+       s < sizeof moved_sections / sizeof moved_sections[0] && !rc; s++)
+    rc = move_section(w, t, moved_sections[s], b);
+  size_t n;
+  const mprof_cubin_record *cubins = mprof_trace_cubins(t, &n);
+  for (size_t i = 0; i < n && !rc; i++) {
+    mprof_cubin_record rec = cubins[i];
+    size_t size = 0;
+    const void *blob = mprof_trace_cubin_blob(t, &rec, &size);
+    rec.device = moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
+    rc = mprof_writer_cubin(w, &rec, blob, size);
   }
-}
-return rc;
+  const mprof_drop_record *drops = mprof_trace_drops(t, &n);
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = mprof_writer_drop(
+        w, (mprof_drop_kind)drops[i].kind,
+        moved(drops[i].device, b->base[MPROF_SECTION_DEVICES]), drops[i].count);
+  return rc;
 }
 
 int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
@@ -298,23 +324,18 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
   merge_base *bases = (merge_base *)calloc(count, sizeof *bases);
   if (!bases)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-  merge_base next = {0, 0, 0, 0, 0, 0, 0, 0};
+  merge_base next;
+  memset(&next, 0, sizeof next);
   for (size_t i = 0; i < count; i++) {
     size_t n;
     bases[i] = next;
     bases[i].shift = clock_shift(traces[0], traces[i]);
-    mprof_trace_devices(traces[i], &n);
-    next.devices += (uint32_t)n;
-    mprof_trace_streams(traces[i], &n);
-    next.streams += (uint32_t)n;
-    mprof_trace_kernels(traces[i], &n);
-    next.kernels += (uint32_t)n;
-    mprof_trace_shapes(traces[i], &n);
-    next.shapes += (uint32_t)n;
-    mprof_trace_launches(traces[i], &n);
-    next.launches += (uint32_t)n;
-    mprof_trace_regions(traces[i], &n);
-    next.regions += (uint32_t)n;
+    for (size_t s = 0; s < sizeof indexed_sections / sizeof indexed_sections[0];
+         s++) {
+      mprof_trace_section(traces[i], (mprof_section_type)indexed_sections[s],
+                          &n);
+      next.base[indexed_sections[s]] += (uint32_t)n;
+    }
     /* Past 2^32 ids a trace keeps its own (its joins may then meet). */
     uint64_t top = (uint64_t)next.correlations + max_correlation(traces[i]);
     if (top > UINT32_MAX)
