@@ -153,37 +153,47 @@ static void put_span(mprof_writer *w, uint32_t sm, uint32_t region,
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp), 0);
 }
 
-static const char *write_span_trace(void) {
-  const char *path = test_path("spans.mprof");
+/* A trace with one kernel @p mangled of @p sms blocks of 128 threads on a
+ * tiny GPU of @p sms SMs: its stream in *@p stream, its shape in *@p shape. */
+static mprof_writer *write_kernel_head(const char *path, const char *mangled,
+                                       uint32_t sms, uint32_t *stream,
+                                       uint32_t *shape) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   mprof_device_record dev;
   memset(&dev, 0, sizeof dev);
   dev.name = mprof_writer_string(w, "tiny GPU");
   dev.cc_major = 9;
-  dev.sm_count = 4;
+  dev.sm_count = sms;
   dev.warp_size = 32;
   dev.max_threads_per_block = 1024;
   dev.max_threads_per_sm = 2048;
   dev.max_warps_per_sm = 64;
-  uint32_t d, s, k, sh, r[3];
+  uint32_t d, k;
   assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
   mprof_stream_record st = {d, 1, 7, 0};
-  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  assert_int_equal(mprof_writer_intern(w, stream, MPROF_SECTION_STREAMS, &st),
+                   0);
   mprof_kernel_record kr;
   memset(&kr, 0, sizeof kr);
-  kr.mangled_name = mprof_writer_string(w, "_Z4megav");
+  kr.mangled_name = mprof_writer_string(w, mangled);
   kr.device = d;
   assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
-  mprof_shape_record shape;
-  memset(&shape, 0, sizeof shape);
-  shape.kernel = k;
-  shape.grid[0] = 4;
-  shape.grid[1] = shape.grid[2] = 1;
-  shape.block[0] = 128;
-  shape.block[1] = shape.block[2] = 1;
-  assert_int_equal(mprof_writer_intern(w, &sh, MPROF_SECTION_SHAPES, &shape),
-                   0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = k;
+  sh.grid[0] = sms;
+  sh.grid[1] = sh.grid[2] = 1;
+  sh.block[0] = 128;
+  sh.block[1] = sh.block[2] = 1;
+  assert_int_equal(mprof_writer_intern(w, shape, MPROF_SECTION_SHAPES, &sh), 0);
+  return w;
+}
+
+static const char *write_span_trace(void) {
+  const char *path = test_path("spans.mprof");
+  uint32_t s, sh, r[3];
+  mprof_writer *w = write_kernel_head(path, "_Z4megav", 4, &s, &sh);
   fix_launch(w, s, sh, 0, 10000);
   static const struct {
     const char *name;
@@ -343,31 +353,8 @@ static void test_mega_draws_spans_where_they_are(void **state) {
  * slivers; launches back to back still fit together. */
 static const char *write_sparse_launches(const char *name, int64_t gap) {
   const char *path = test_path(name);
-  mprof_writer *w;
-  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  mprof_device_record dev;
-  memset(&dev, 0, sizeof dev);
-  dev.name = mprof_writer_string(w, "tiny GPU");
-  dev.cc_major = 9;
-  dev.sm_count = 2;
-  uint32_t d, s, k, sh, r;
-  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
-  mprof_stream_record st = {d, 1, 7, 0};
-  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
-  mprof_kernel_record kr;
-  memset(&kr, 0, sizeof kr);
-  kr.mangled_name = mprof_writer_string(w, "_Z4stepv");
-  kr.device = d;
-  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
-  mprof_shape_record shape;
-  memset(&shape, 0, sizeof shape);
-  shape.kernel = k;
-  shape.grid[0] = 2;
-  shape.grid[1] = shape.grid[2] = 1;
-  shape.block[0] = 128;
-  shape.block[1] = shape.block[2] = 1;
-  assert_int_equal(mprof_writer_intern(w, &sh, MPROF_SECTION_SHAPES, &shape),
-                   0);
+  uint32_t s, sh, r;
+  mprof_writer *w = write_kernel_head(path, "_Z4stepv", 2, &s, &sh);
   mprof_region_record rr = {mprof_writer_string(w, "block"), 0xff3050d0u,
                             MPROF_ROLE_CONSUMER, 0};
   assert_int_equal(mprof_writer_append(w, &r, MPROF_SECTION_REGIONS, &rr), 0);
