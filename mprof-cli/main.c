@@ -298,7 +298,7 @@ static const cli_command commands[] = {
      "                  [--depth D]\n"
      "       mprof view --demo-activity [--render OUT.png] [--rows R]\n"
      "                  [--depth D]\n"
-     "       mprof TRACE\n"
+     "       mprof TRACE | mprof DIR\n"
      "       mprof --demo-activity\n"
      "\n"
      "Open TRACE (a .mprof, or a .mkprof) in the GTK viewer (mprof-gtk, next\n"
@@ -496,8 +496,9 @@ int main(int argc, char **argv) {
     return cmd_view(argc, argv); /* mprof --demo-activity [--render ...] */
   const cli_command *c = find_command(name);
   struct stat st;
-  if (!c && name[0] != '-' && stat(name, &st) == 0 && S_ISREG(st.st_mode))
-    return cmd_view(argc, argv); /* mprof TRACE: open it */
+  if (!c && name[0] != '-' && stat(name, &st) == 0 &&
+      (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+    return cmd_view(argc, argv); /* mprof TRACE or mprof DIR: open it */
   if (!c) {
     if (name[0] == '-')
       fprintf(stderr, "mprof: unknown option '%s'\n\n", name);

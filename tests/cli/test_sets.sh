@@ -115,6 +115,9 @@ expect 0 "viewer got: --tab trace -- $tmp/run/trace.202.mprof $tmp/run/trace.mpr
   env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" view "$tmp/run" --tab trace
 expect 0 "viewer got: -- $tmp/run/trace.202.mprof $tmp/run/trace.mprof$" \
   env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" view "$tmp/run/*.mprof"
+# `mprof DIR` opens the set as `mprof TRACE` opens a trace.
+expect 0 "viewer got: -- $tmp/run/trace.202.mprof $tmp/run/trace.mprof$" \
+  env DISPLAY=:0 MPROF_GTK="$tmp/fake-viewer" "$mprof" "$tmp/run"
 
 # --- a block trace and a CUPTI trace of two runs of one command -----------
 mkdir -p "$tmp/pair"
