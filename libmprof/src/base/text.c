@@ -136,3 +136,29 @@ void mprof__json_num(FILE *out, double value, int digits) {
   else
     fprintf(out, "%.*f", digits, value);
 }
+
+/* JSON: the comma before every member but the first, and the key. */
+static void json_member(mprof__fields *o, const char *name) {
+  if (o->count++)
+    fputc(',', o->out);
+  mprof__json_string(o->out, name);
+  fputc(':', o->out);
+}
+
+void mprof__fields_str(mprof__fields *o, const char *name, const char *value) {
+  if (!o->json) {
+    mprof__xml_attr(o->out, name, value);
+    return;
+  }
+  json_member(o, name);
+  mprof__json_string(o->out, value);
+}
+
+void mprof__fields_u64(mprof__fields *o, const char *name, uint64_t value) {
+  if (!o->json) {
+    mprof__xml_attr_u64(o->out, name, value);
+    return;
+  }
+  json_member(o, name);
+  fprintf(o->out, "%llu", (unsigned long long)value);
+}

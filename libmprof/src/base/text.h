@@ -31,4 +31,16 @@ void mprof__json_string(FILE *out, const char *text);
 /* A JSON number; NaN and infinities give null. */
 void mprof__json_num(FILE *out, double value, int digits);
 
+/* The fields of one record written as JSON members ("name":value, commas
+ * between) or as XML attributes ( name="value"): one list of fields for
+ * both report formats. The caller writes the braces or the element. */
+typedef struct mprof__fields {
+  FILE *out;
+  int json;     /* 1: JSON members; 0: XML attributes */
+  size_t count; /* members written so far (for JSON's commas) */
+} mprof__fields;
+
+void mprof__fields_str(mprof__fields *o, const char *name, const char *value);
+void mprof__fields_u64(mprof__fields *o, const char *name, uint64_t value);
+
 #endif /* MPROF_BASE_TEXT_H */

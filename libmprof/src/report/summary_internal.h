@@ -45,6 +45,15 @@ int mprof__summary_metric_integral(const mprof_metric *metric);
 const char *mprof__summary_sidecar_state(const mprof__summary_view *v);
 uint64_t mprof__summary_trace_span(const mprof_trace *t);
 
+/* The fields of the report's trace, its device @p i and its process @p i,
+ * the same in the JSON and the XML report. */
+void mprof__summary_trace_fields(mprof__fields *o,
+                                 const mprof__summary_view *v);
+void mprof__summary_device_fields(mprof__fields *o,
+                                  const mprof__summary_view *v, size_t i);
+void mprof__summary_process_fields(mprof__fields *o,
+                                   const mprof__summary_view *v, size_t i);
+
 static inline const mprof_device_record *
 mprof__summary_kernel_device(const mprof__summary_view *v,
                              const mprof_kernel_stats *ks) {

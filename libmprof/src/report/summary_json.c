@@ -312,39 +312,24 @@ static void json_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
 
 void mprof__summary_json(FILE *f, const mprof__summary_view *v) {
   const mprof_trace *t = v->trace;
-  size_t launches, devices;
-  mprof_trace_launches(t, &launches);
-  const mprof_device_record *dev = mprof_trace_devices(t, &devices);
-  const char *pc_mode = mprof_trace_meta(t, "pc.mode");
+  size_t devices;
+  mprof_trace_devices(t, &devices);
   fputc('{', f);
   json_str(f, "kind", "mprof-summary", 1);
   json_u64(f, "schema", 1, 1);
   json_str(f, "mprof_version", MPROF_VERSION_STRING, 1);
   json_key(f, "trace");
   fputc('{', f);
-  json_str(f, "path", mprof_trace_path(t), 1);
-  json_u64(f, "bytes", mprof_trace_file_size(t), 1);
-  json_u64(f, "launches", launches, 1);
-  json_u64(f, "kernels", mprof_join_kernel_count(v->join), 1);
-  json_u64(f, "kernel_time_ns", mprof_join_kernel_time(v->join), 1);
-  json_u64(f, "span_ns", mprof__summary_trace_span(t), 1);
-  json_u64(f, "samples", mprof_join_sample_total(v->join), 1);
-  json_str(f, "pc_mode", pc_mode ? pc_mode : "unknown", 1);
-  json_str(f, "sidecar", mprof__summary_sidecar_state(v), 0);
+  mprof__fields o = {f, 1, 0};
+  mprof__summary_trace_fields(&o, v);
   fputs("},", f);
   json_key(f, "devices");
   fputc('[', f);
   for (size_t i = 0; i < devices; i++) {
     fputc('{', f);
-    json_u64(f, "index", i, 1);
-    json_u64(f, "id", dev[i].id, 1);
-    json_str(f, "name", mprof_trace_string(t, dev[i].name), 1);
-    json_key(f, "cc");
-    fprintf(f, "\"%u.%u\",", dev[i].cc_major, dev[i].cc_minor);
-    json_u64(f, "sms", dev[i].sm_count, 0);
-    fputc('}', f);
-    if (i + 1 < devices)
-      fputc(',', f);
+    mprof__fields d = {f, 1, 0};
+    mprof__summary_device_fields(&d, v, i);
+    fputs(i + 1 < devices ? "}," : "}", f);
   }
   fputs("],", f);
   size_t processes = mprof_trace_process_count(t);
@@ -353,11 +338,8 @@ void mprof__summary_json(FILE *f, const mprof__summary_view *v) {
     fputc('[', f);
     for (size_t i = 0; i < processes; i++) {
       fputc('{', f);
-      json_u64(f, "index", i, 1);
-      static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
-      for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-        json_str(f, keys[k],
-                 mprof__summary_process_meta(v, (uint32_t)i, keys[k]), k < 4);
+      mprof__fields p = {f, 1, 0};
+      mprof__summary_process_fields(&p, v, i);
       fputs(i + 1 < processes ? "}," : "}", f);
     }
     fputs("],", f);

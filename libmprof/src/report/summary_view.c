@@ -83,6 +83,47 @@ uint64_t mprof__summary_trace_span(const mprof_trace *t) {
   return b - a;
 }
 
+void mprof__summary_trace_fields(mprof__fields *o,
+                                 const mprof__summary_view *v) {
+  const mprof_trace *t = v->trace;
+  size_t launches;
+  mprof_trace_launches(t, &launches);
+  const char *pc_mode = mprof_trace_meta(t, "pc.mode");
+  mprof__fields_str(o, "path", mprof_trace_path(t));
+  mprof__fields_u64(o, "bytes", mprof_trace_file_size(t));
+  mprof__fields_u64(o, "launches", launches);
+  mprof__fields_u64(o, "kernels", mprof_join_kernel_count(v->join));
+  mprof__fields_u64(o, "kernel_time_ns", mprof_join_kernel_time(v->join));
+  mprof__fields_u64(o, "span_ns", mprof__summary_trace_span(t));
+  mprof__fields_u64(o, "samples", mprof_join_sample_total(v->join));
+  mprof__fields_str(o, "pc_mode", pc_mode ? pc_mode : "unknown");
+  mprof__fields_str(o, "sidecar", mprof__summary_sidecar_state(v));
+}
+
+void mprof__summary_device_fields(mprof__fields *o,
+                                  const mprof__summary_view *v, size_t i) {
+  size_t devices;
+  const mprof_device_record *dev = mprof_trace_devices(v->trace, &devices);
+  if (i >= devices)
+    return;
+  char cc[24];
+  snprintf(cc, sizeof cc, "%u.%u", dev[i].cc_major, dev[i].cc_minor);
+  mprof__fields_u64(o, "index", i);
+  mprof__fields_u64(o, "id", dev[i].id);
+  mprof__fields_str(o, "name", mprof_trace_string(v->trace, dev[i].name));
+  mprof__fields_str(o, "cc", cc);
+  mprof__fields_u64(o, "sms", dev[i].sm_count);
+}
+
+void mprof__summary_process_fields(mprof__fields *o,
+                                   const mprof__summary_view *v, size_t i) {
+  static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
+  mprof__fields_u64(o, "index", i);
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+    mprof__fields_str(o, keys[k],
+                      mprof__summary_process_meta(v, (uint32_t)i, keys[k]));
+}
+
 /* ---- speed of light (PM samples) ----------------------------------------- */
 
 /* Counters shown, in order; the clock is left to the JSON. */

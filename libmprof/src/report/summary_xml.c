@@ -239,41 +239,24 @@ static void xml_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
 
 void mprof__summary_xml(FILE *f, const mprof__summary_view *v) {
   const mprof_trace *t = v->trace;
-  size_t launches, devices;
-  mprof_trace_launches(t, &launches);
-  const mprof_device_record *dev = mprof_trace_devices(t, &devices);
-  const char *pc_mode = mprof_trace_meta(t, "pc.mode");
+  size_t devices;
+  mprof_trace_devices(t, &devices);
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mprof-summary", f);
   mprof__xml_attr_u64(f, "schema", 1);
   mprof__xml_attr(f, "mprof_version", MPROF_VERSION_STRING);
   fputs(">\n  <trace", f);
-  mprof__xml_attr(f, "path", mprof_trace_path(t));
-  mprof__xml_attr_u64(f, "bytes", mprof_trace_file_size(t));
-  mprof__xml_attr_u64(f, "launches", launches);
-  mprof__xml_attr_u64(f, "kernels", mprof_join_kernel_count(v->join));
-  mprof__xml_attr_u64(f, "kernel_time_ns", mprof_join_kernel_time(v->join));
-  mprof__xml_attr_u64(f, "span_ns", mprof__summary_trace_span(t));
-  mprof__xml_attr_u64(f, "samples", mprof_join_sample_total(v->join));
-  mprof__xml_attr(f, "pc_mode", pc_mode ? pc_mode : "unknown");
-  mprof__xml_attr(f, "sidecar", mprof__summary_sidecar_state(v));
+  mprof__fields o = {f, 0, 0};
+  mprof__summary_trace_fields(&o, v);
   fputs("/>\n", f);
   for (size_t i = 0; i < devices; i++) {
     fputs("  <device", f);
-    mprof__xml_attr_u64(f, "index", i);
-    mprof__xml_attr_u64(f, "id", dev[i].id);
-    mprof__xml_attr(f, "name", mprof_trace_string(t, dev[i].name));
-    fprintf(f, " cc=\"%u.%u\"", dev[i].cc_major, dev[i].cc_minor);
-    mprof__xml_attr_u64(f, "sms", dev[i].sm_count);
+    mprof__summary_device_fields(&o, v, i);
     fputs("/>\n", f);
   }
   size_t processes = mprof_trace_process_count(t);
   for (size_t i = 0; processes > 1 && i < processes; i++) {
     fputs("  <process", f);
-    mprof__xml_attr_u64(f, "index", i);
-    static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-      mprof__xml_attr(f, keys[k],
-                      mprof__summary_process_meta(v, (uint32_t)i, keys[k]));
+    mprof__summary_process_fields(&o, v, i);
     fputs("/>\n", f);
   }
   for (size_t i = 0; i < mprof_diagnosis_note_count(v->d); i++) {
