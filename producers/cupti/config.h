@@ -35,8 +35,8 @@
 #define MPROF_CUPTI_MAX_PM_INTERVAL_NS 1000000000ull
 #define MPROF_CUPTI_DEFAULT_PM_HW_BUFFER (256ull << 20)
 /* How often the decode thread empties the hardware buffer, and how many
- * samples one decode round holds on the host (the counter-data image costs
- * about 48 KB a sample with the default counters on GH100). */
+ * samples the host's counter-data image holds (about 29 KB a sample with
+ * the five default counters on GH100). */
 #define MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS 10000000ull
 #define MPROF_CUPTI_MIN_PM_DECODE_PERIOD_NS 1000000ull
 #define MPROF_CUPTI_MAX_PM_DECODE_PERIOD_NS 1000000000ull
