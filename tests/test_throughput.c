@@ -19,19 +19,22 @@ static void tt_check_schema(const char *text, const char *schema) {
 }
 
 /* Kernels of the planted trace. */
-enum { K_STREAM, K_CHASE, K_TINY, K_LIB, K_L2, K_COUNT };
+enum { K_STREAM, K_CHASE, K_TINY, K_LIB, K_L2, K_LATE, K_COUNT };
 static const char *const names[K_COUNT] = {
-    "_Z6streamPfS_", "_Z5chasePj", "_Z4tinyPf",
+    "_Z6streamPfS_",
+    "_Z5chasePj",
+    "_Z4tinyPf",
     "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_kernel",
-    "_Z8l2streamPf"};
+    "_Z8l2streamPf",
+    "_Z4latePf"};
 
 #define US 1000ull
 
 /* A trace of one H200-like device: stream (100 us at 90% DRAM), chase
  * (100 us at 3% DRAM), tiny (ten 2 us runs with 18 us gaps) and a
  * library-named kernel whose 255 registers limit it to one block per SM,
- * and l2stream (100 us at 58% of the L2's peak, what the H200's L2
- * sustains).
+ * l2stream (100 us at 58% of the L2's peak, what the H200's L2
+ * sustains), and late (100 us after the last PM sample: not sampled).
  * All of them stall on long_scoreboard. PM samples every 10 us when
  * @p with_pm. */
 static void write_planted(const char *path, int with_pm) {
@@ -95,6 +98,8 @@ static void write_planted(const char *path, int with_pm) {
   l.start = 483 * US, l.end = 583 * US, l.shape = shape[K_LIB];
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
   l.start = 601 * US, l.end = 701 * US, l.shape = shape[K_L2];
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  l.start = 800 * US, l.end = 900 * US, l.shape = shape[K_LATE];
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
   /* PC samples: everything waits on long_scoreboard. */
   mprof_stall_reason_record sr = {
@@ -418,6 +423,13 @@ static void test_reports(void **state) {
   ro.kernel = names[K_TINY];
   text = tt_report(o.diagnosis, &ro, &rc);
   assert_non_null(strstr(text, "too short to measure"));
+  free(text);
+  /* A long run no window reached (samples lost, or sampling stopped) is
+   * not called too short. */
+  ro.kernel = names[K_LATE];
+  text = tt_report(o.diagnosis, &ro, &rc);
+  assert_null(strstr(text, "too short"));
+  assert_non_null(strstr(text, "no PM sample fell in its runs"));
   free(text);
   close_planted(&o);
 }

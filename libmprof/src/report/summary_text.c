@@ -17,11 +17,18 @@ static void text_throughput(FILE *f, const mprof_kernel_diagnosis *k,
   const mprof_kernel_throughput *t = k->throughput;
   char iv[32];
   mprof_format_duration(iv, sizeof iv, (double)t->interval_ns);
-  if (!t->samples) {
+  if (!t->samples && t->partial) {
     fprintf(f,
             "│ %sspeed of light: too short to measure (no run spans a whole "
             "%s PM sample)%s\n",
             st->dim, iv, st->reset);
+    return;
+  }
+  if (!t->samples) {
+    fprintf(f,
+            "│ %sspeed of light: not measured (no PM sample fell in its runs: "
+            "samples there were lost or not taken; see what record said)%s\n",
+            st->dim, st->reset);
     return;
   }
   fputs("│ speed of light:", f);
