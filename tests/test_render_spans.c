@@ -10,6 +10,7 @@
  */
 #include <math.h>
 
+#include "analysis_util.h"
 #include "test_render_fixture.h"
 #include "mprof/synth.h"
 
@@ -169,24 +170,10 @@ static mprof_writer *write_kernel_head(const char *path, const char *mangled,
   dev.max_threads_per_block = 1024;
   dev.max_threads_per_sm = 2048;
   dev.max_warps_per_sm = 64;
-  uint32_t d, k;
+  uint32_t d;
   assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
-  mprof_stream_record st = {d, 1, 7, 0};
-  assert_int_equal(mprof_writer_intern(w, stream, MPROF_SECTION_STREAMS, &st),
-                   0);
-  mprof_kernel_record kr;
-  memset(&kr, 0, sizeof kr);
-  kr.mangled_name = mprof_writer_string(w, mangled);
-  kr.device = d;
-  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
-  mprof_shape_record sh;
-  memset(&sh, 0, sizeof sh);
-  sh.kernel = k;
-  sh.grid[0] = sms;
-  sh.grid[1] = sh.grid[2] = 1;
-  sh.block[0] = 128;
-  sh.block[1] = sh.block[2] = 1;
-  assert_int_equal(mprof_writer_intern(w, shape, MPROF_SECTION_SHAPES, &sh), 0);
+  *stream = tt_stream(w, d, 7);
+  *shape = tt_shape(w, tt_kernel(w, mangled, "", d, 0, 0, 0), sms, 128, 0);
   return w;
 }
 

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <math.h>
 
+#include "analysis_util.h"
 #include "test_render_fixture.h"
 
 #define W 1168
@@ -650,32 +651,26 @@ static void test_counter_tracks_under_their_gpu(void **state) {
   mprof_render_model_free(m);
 }
 
+/* A trace at @p path with one H200 device (*@p d), one stream (*@p s) and
+ * kernel FIX_K0 of one shape (*@p shape), for the caller to add to. */
+static mprof_writer *write_one_kernel(const char *path, uint32_t *d,
+                                      uint32_t *s, uint32_t *shape) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  *d = tt_device(w, 0);
+  *s = tt_stream(w, *d, 7);
+  *shape = tt_shape(w, tt_kernel(w, FIX_K0, "", *d, 0, 0, 0), 0, 0, 0);
+  return w;
+}
+
 /* Many ranges narrower than a pixel, zoomed out: each pixel column they
  * cover still shows one (the row skips the rest of a column by search). */
 static void test_dense_ranges_fill_their_pixels(void **state) {
   (void)state;
   char path[1024];
   snprintf(path, sizeof path, "%s", test_path("trace-dense.mprof"));
-  mprof_writer *w;
-  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  mprof_device_record dev;
-  memset(&dev, 0, sizeof dev);
-  dev.name = mprof_writer_string(w, "NVIDIA H200");
-  uint32_t d, s, k, shape;
-  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
-  mprof_stream_record st = {d, 1, 7, 0};
-  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
-  mprof_kernel_record kr;
-  memset(&kr, 0, sizeof kr);
-  kr.mangled_name = mprof_writer_string(w, FIX_K0);
-  kr.function_index = MPROF_INDEX_NONE;
-  kr.device = d;
-  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
-  mprof_shape_record sh;
-  memset(&sh, 0, sizeof sh);
-  sh.kernel = k;
-  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
-                   0);
+  uint32_t d, s, shape;
+  mprof_writer *w = write_one_kernel(path, &d, &s, &shape);
   fix_launch(w, s, shape, 0, 200000);
   mprof_range_record r;
   memset(&r, 0, sizeof r);
@@ -715,26 +710,8 @@ static void test_counter_spike_survives_zoom_out(void **state) {
   (void)state;
   char path[1024];
   snprintf(path, sizeof path, "%s", test_path("trace-spike.mprof"));
-  mprof_writer *w;
-  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  mprof_device_record dev;
-  memset(&dev, 0, sizeof dev);
-  dev.name = mprof_writer_string(w, "NVIDIA H200");
-  uint32_t d, s, k, shape;
-  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
-  mprof_stream_record st = {d, 1, 7, 0};
-  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
-  mprof_kernel_record kr;
-  memset(&kr, 0, sizeof kr);
-  kr.mangled_name = mprof_writer_string(w, FIX_K0);
-  kr.function_index = MPROF_INDEX_NONE;
-  kr.device = d;
-  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
-  mprof_shape_record sh;
-  memset(&sh, 0, sizeof sh);
-  sh.kernel = k;
-  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
-                   0);
+  uint32_t d, s, shape;
+  mprof_writer *w = write_one_kernel(path, &d, &s, &shape);
   enum { WINDOWS = 100000, SPIKE = 60000 };
   fix_launch(w, s, shape, 0, (int64_t)WINDOWS * US);
   mprof_pm_metric_record pm;
