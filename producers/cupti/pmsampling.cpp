@@ -410,13 +410,14 @@ void restart(Device *d) {
     d->restart_failures++;
 }
 
-/* Empty the hardware buffer of @p d into the trace: decode rounds of at
- * most the image's samples until CUPTI reaches the end of the records. On
- * an overflow the samples still in the buffer are decoded first (the
- * oldest are kept), then the session restarts. */
 /* Whether the decode thread is asked to stop. */
 bool stopping() { return __atomic_load_n(&g.stop, __ATOMIC_ACQUIRE); }
 
+/* Empty the hardware buffer of @p d into the trace: decode rounds until
+ * CUPTI reaches the end of the records (or, with @p deadline, until then;
+ * without, until the thread is asked to stop). A round that filled the
+ * image empties it and goes on; an overflow (the buffer was full: samples
+ * were lost) keeps what was decoded and restarts the session. */
 void decode(Device *d, uint64_t deadline) {
   if (!d->object)
     return;

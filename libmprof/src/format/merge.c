@@ -201,12 +201,16 @@ static int move_section(mprof_writer *w, const mprof_trace *t, uint32_t section,
   if (size > sizeof rec)
     return mprof__error_set(MPROF_EFORMAT, "%s: records of %u bytes",
                             mprof_section_name(section), (unsigned)size);
+  /* The section's moves, found once, not per record. */
+  const field_move *mine[sizeof field_moves / sizeof field_moves[0]];
+  size_t count = 0;
+  for (size_t c = 0; c < sizeof field_moves / sizeof field_moves[0]; c++)
+    if (field_moves[c].section == section)
+      mine[count++] = &field_moves[c];
   for (size_t i = 0; i < n; i++) {
     memcpy(rec, recs + i * size, size);
-    for (size_t c = 0; c < sizeof field_moves / sizeof field_moves[0]; c++) {
-      const field_move *f = &field_moves[c];
-      if (f->section != section)
-        continue;
+    for (size_t c = 0; c < count; c++) {
+      const field_move *f = mine[c];
       uint8_t *at = rec + f->offset;
       if (f->kind == F_TIME) {
         uint64_t v;

@@ -243,10 +243,10 @@ static uint64_t u64_at(const uint8_t *p) {
 
 /* Every record of section @p section against the checks that name it. */
 static int check_section(const mprof_trace *t, uint32_t section) {
-  const field_check *mine[8];
+  const field_check *mine[sizeof field_checks / sizeof field_checks[0]];
   size_t count = 0;
   for (size_t c = 0; c < sizeof field_checks / sizeof field_checks[0]; c++)
-    if (field_checks[c].section == section && count < 8)
+    if (field_checks[c].section == section)
       mine[count++] = &field_checks[c];
   const section_view *v = &t->sections[section];
   size_t size = mprof__record_size(section);
