@@ -410,6 +410,10 @@ static const bad_case bad_cases[] = {
      "000000000000001f"},
     {HEAD "\"stall_reasons\": [\"\xff\"], \"files\": [], \"functions\": []}",
      MPROF_EFORMAT, "JSON syntax error"},
+    /* An overlong '/' (json-c takes it) would be written back as U+FFFD:
+     * not what was read. */
+    {ONE_FN("[0, \"\xc0\xaf\", \"NOP\", \"\", -1, 0]", ""), MPROF_EFORMAT,
+     "functions[0].instructions[0]: predicate is not valid UTF-8 (byte 0)"},
 };
 
 static void test_malformed(void **state) {

@@ -114,7 +114,8 @@ static int get_u32(const loader *l, const char *where, const char *field,
   return rc;
 }
 
-/* A string without NUL characters; *out points into @p o. */
+/* A string of valid UTF-8 without NUL characters (what mprof writes, so
+ * that it reads back the same); *out points into @p o. */
 static int get_string(const loader *l, const char *where, const char *field,
                       json_object *o, const char **out) {
   if (!o)
@@ -124,6 +125,14 @@ static int get_string(const loader *l, const char *where, const char *field,
   const char *s = json_object_get_string(o);
   if (strlen(s) != (size_t)json_object_get_string_len(o))
     return bad(l, where, "%s contains a NUL character", field);
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    uint32_t cp;
+    size_t len = mprof__utf8_next(p, &cp);
+    if (!len)
+      return bad(l, where, "%s is not valid UTF-8 (byte %zu)", field,
+                 (size_t)(p - (const unsigned char *)s));
+    p += len;
+  }
   *out = s;
   return 0;
 }
