@@ -97,6 +97,11 @@ struct State {
   pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
   bool stop = false;
+  /* Where the exit is (a static string, read by the exit timeout to say
+   * what did not return): the decode thread's CUPTI call or a step of
+   * finish_sessions(). */
+  const char *exit_phase = "joining the decode thread";
+  const char *decode_step = "idle"; /* what decode() is in */
 };
 
 State g;
@@ -410,6 +415,14 @@ void restart(Device *d) {
     d->restart_failures++;
 }
 
+void phase(const char *what) {
+  __atomic_store_n(&g.exit_phase, what, __ATOMIC_RELEASE);
+}
+
+void step(const char *what) {
+  __atomic_store_n(&g.decode_step, what, __ATOMIC_RELEASE);
+}
+
 /* Whether the decode thread is asked to stop. */
 bool stopping() { return __atomic_load_n(&g.stop, __ATOMIC_ACQUIRE); }
 
@@ -438,7 +451,9 @@ void decode(Device *d, uint64_t deadline) {
     p.pCounterDataImage = d->counter_data.data();
     p.counterDataImageSize = d->counter_data.size();
     uint64_t t1 = now_ns();
+    step("cuptiPmSamplingDecodeData");
     CUptiResult res = cuptiPmSamplingDecodeData(&p);
+    step("storing samples");
     d->decode_data_ns += now_ns() - t1;
     if (res == CUPTI_ERROR_OUT_OF_MEMORY) {
       overflowed = true;
@@ -473,10 +488,12 @@ void decode(Device *d, uint64_t deadline) {
   }
   if (overflowed) {
     d->overflows++;
+    step("restarting the session after an overflow");
     restart(d);
   }
   d->decodes++;
   d->decode_ns += now_ns() - t0;
+  step("idle");
 }
 
 void *decode_thread(void *) {
@@ -752,6 +769,9 @@ extern "C" void mprof_cupti_pm_finish(void) {
   if (pthread_timedjoin_np(thread, nullptr, &until) != 0) {
     pthread_detach(thread);
     meta("pm.error", "exit_timeout");
+    meta("pm.exit_phase", __atomic_load_n(&g.exit_phase, __ATOMIC_ACQUIRE));
+    meta("pm.exit_decode_step",
+         __atomic_load_n(&g.decode_step, __ATOMIC_ACQUIRE));
     mprof_cupti_translate_error(
         g.tr, "PM sampling did not stop within the exit timeout; the "
               "samples decoded until then are kept");
@@ -768,6 +788,7 @@ void finish_sessions() {
   if (g.thread_started)
     pthread_join(g.thread, nullptr);
   g.thread_started = false;
+  phase("waiting for the decode lock");
   pthread_mutex_lock(&g.lock);
   g.finished = true;
   for (Device *d : g.devices) {
@@ -776,10 +797,13 @@ void finish_sessions() {
       memset(&p, 0, sizeof p);
       p.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
       p.pPmSamplingObject = d->object;
+      phase("cuptiPmSamplingStop");
       cuptiPmSamplingStop(&p);
       d->started = false;
     }
+    phase("the last decode");
     decode(d, now_ns() + LAST_DECODE_NS);
+    phase("writing the sampling account");
     std::string prefix = "pm.device." + std::to_string(d->ordinal);
     if (d->behind) {
       meta(prefix + ".behind", "1");
