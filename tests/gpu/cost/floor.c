@@ -6,11 +6,14 @@
  * and disassembles nothing. tests/gpu/capture_cost.sh compares `mprof
  * record` with it: what the producer adds beyond this is mprof's own cost.
  *
- * build: gcc -O2 -shared -fPIC floor.c -o libfloor.so -I$CUDA/include
- *        -L$CUPTI_LIB -lcupti -lpthread
+ * build: g++ -O2 -fPIC -c floor_pm.cpp -I$CUDA/include &&
+ *        gcc -O2 -shared -fPIC floor.c floor_pm.o -o libfloor.so
+ *        -I$CUDA/include -L$CUPTI_LIB -lcupti -lpthread -lstdc++
  * use:   CUDA_INJECTION64_PATH=$PWD/libfloor.so ./program
  * env:   MPROF_PC_PERIOD (default 14), MPROF_PC_MODE=off (activity only),
- *        MPROF_NO_API_CALLS=1 (no per-call API records, as the producer)
+ *        MPROF_NO_API_CALLS=1 (no per-call API records, as the producer),
+ *        MPROF_PM=on: PM sampling instead of PC sampling, as `mprof record
+ *        --pm on` does (floor_pm.cpp; MPROF_PM_INTERVAL in ns)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -34,6 +37,10 @@
 
 int InitializeInjection(void) __attribute__((visibility("default")));
 
+/* floor_pm.cpp (C++: CUPTI's profiler host header is C++ only) */
+void floor_pm_setup(CUcontext ctx, uint64_t interval_ns);
+void floor_pm_finish(void);
+
 typedef struct pcbuf {
   CUpti_PCSamplingData data;
   CUpti_PCSamplingStallReason *reasons;
@@ -42,6 +49,7 @@ typedef struct pcbuf {
 static struct {
   CUpti_SubscriberHandle sub;
   int pc_on;
+  uint64_t pm_interval_ns; /* MPROF_PM=on: PM sampling at this interval */
   pthread_mutex_t lock;
   CUcontext ctx; /* the sampled context (one GPU is enough for the floor) */
   size_t reason_count;
@@ -206,7 +214,9 @@ static void CUPTIAPI on_callback(void *u, CUpti_CallbackDomain domain,
   if (domain != CUPTI_CB_DOMAIN_RESOURCE)
     return;
   const CUpti_ResourceData *rd = (const CUpti_ResourceData *)data;
-  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && f.pc_on)
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && f.pm_interval_ns)
+    floor_pm_setup(rd->context, f.pm_interval_ns);
+  else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && f.pc_on)
     pc_setup(rd->context);
   else if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ||
            cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
@@ -236,6 +246,7 @@ static void at_exit(void) {
   atomic_store(&f.stop, 1);
   pthread_join(f.thread, NULL);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  floor_pm_finish();
   pthread_mutex_lock(&f.lock);
   if (f.ctx) {
     drain_locked();
@@ -290,6 +301,13 @@ static void enable_api_calls(void) {
 int InitializeInjection(void) {
   const char *mode = getenv("MPROF_PC_MODE");
   f.pc_on = !(mode && strcmp(mode, "off") == 0);
+  const char *pm_mode = getenv("MPROF_PM");
+  if (pm_mode && strcmp(pm_mode, "on") == 0) {
+    const char *interval = getenv("MPROF_PM_INTERVAL");
+    f.pm_interval_ns = interval ? strtoull(interval, NULL, 10) : 0;
+    if (!f.pm_interval_ns)
+      f.pm_interval_ns = 100000;
+  }
   if (cuptiSubscribe(&f.sub, on_callback, NULL) != CUPTI_SUCCESS) {
     fprintf(stderr, "floor: cannot subscribe to CUPTI\n");
     return 1;
