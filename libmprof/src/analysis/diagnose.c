@@ -637,37 +637,31 @@ static void make_trace_notes(mprof_diagnosis *d) {
                  "no SASS or source lines; `mprof record` writes the sidecar, "
                  "`mprof sass %s` attaches SASS to an existing trace.",
                  first, first));
-  uint64_t full = mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL);
-  if (full)
-    add_note(d, "pc_buffer_full",
-             mprof__arena_printf(
-                 a,
-                 "The PC sampling hardware buffer overflowed in %llu drains: "
-                 "samples are incomplete; record with a longer sampling "
-                 "period.",
-                 (unsigned long long)full));
-  uint64_t dropped = mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES);
-  if (dropped)
-    add_note(d, "pc_dropped",
-             mprof__arena_printf(a,
-                                 "%llu PC samples were dropped: stall shares "
-                                 "may be skewed.",
-                                 (unsigned long long)dropped));
-  uint64_t lost = mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS);
-  if (lost)
-    add_note(d, "activity_dropped",
-             mprof__arena_printf(a,
-                                 "%llu activity records were dropped: launch "
-                                 "counts and times are incomplete.",
-                                 (unsigned long long)lost));
-  uint64_t unmatched = mprof_join_unmatched_samples(join);
-  if (unmatched)
-    add_note(d, "unmatched_samples",
-             mprof__arena_printf(a,
-                                 "%llu PC samples belong to functions with no "
-                                 "launch in the trace; they are shown as "
-                                 "kernels without launches.",
-                                 (unsigned long long)unmatched));
+  /* What was lost, counted: one note each, with its count. */
+  const struct {
+    const char *key;
+    uint64_t count;
+    const char *text; /* a printf format with one %llu */
+  } lost[] = {
+      {"pc_buffer_full",
+       mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL),
+       "The PC sampling hardware buffer overflowed in %llu drains: samples "
+       "are incomplete; record with a longer sampling period."},
+      {"pc_dropped", mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES),
+       "%llu PC samples were dropped: stall shares may be skewed."},
+      {"activity_dropped",
+       mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS),
+       "%llu activity records were dropped: launch counts and times are "
+       "incomplete."},
+      {"unmatched_samples", mprof_join_unmatched_samples(join),
+       "%llu PC samples belong to functions with no launch in the trace; "
+       "they are shown as kernels without launches."},
+  };
+  for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
+    if (lost[i].count)
+      add_note(d, lost[i].key,
+               mprof__arena_printf(a, lost[i].text,
+                                   (unsigned long long)lost[i].count));
 }
 
 static void diagnose_kernel(mprof_diagnosis *d, size_t k,
