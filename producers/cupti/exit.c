@@ -205,6 +205,13 @@ void at_exit(void) {
     return;
   stop_drain_thread();
   if (running()) {
+    /* PM sampling first: on the H200 (driver 580, CUPTI 13.0) its Stop or
+     * decode never returned once the contexts had been synchronized from
+     * the helper thread below (every `--pm on --pc-mode off` recording of
+     * tests/gpu/cost/small_kernels.cu, 16 of 16; finishing PM sampling
+     * first, 3 of 3 exited at once). Kernels a program left running at
+     * exit lose their last PM samples. */
+    mprof_cupti_pm_finish();
     wait_for_contexts();
     uint64_t started = cost_now();
     ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
@@ -213,7 +220,6 @@ void at_exit(void) {
     started = cost_now();
     pc_finish_all();
     cost_add(COST_EXIT_PC, started, 0);
-    mprof_cupti_pm_finish();
   }
   if (g.config_direct_reads)
     meta_u64("pc.config_buffer_direct_reads", g.config_direct_reads);

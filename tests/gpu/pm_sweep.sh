@@ -11,7 +11,9 @@
 #
 # Usage: tests/gpu/pm_sweep.sh OUTDIR [BUILD_DIR]
 # Environment: PM_INTERVALS (default "10us 20us 50us 100us"); PM_TORCH=0
-#   skips the PyTorch loop.
+#   skips the PyTorch loop. Last, the suite is recorded four times with
+#   --pm on (twice with --pc-mode off) to check that each ends with the
+#   program (no exit timeout).
 #
 # docs/validation/H200.md records what it printed on the project's H200.
 set -uo pipefail
@@ -106,5 +108,18 @@ for iv in ${PM_INTERVALS:-10us 20us 50us 100us}; do
     say "PyTorch: exit $?, $(since "$t0") s, $(grep -o 'median_step_ms [0-9.]*' "$out/torch_$iv.txt"), samples $(meta "$out/torch_$iv.mprof" pm.device.0.samples), decode_us $(meta "$out/torch_$iv.mprof" pm.device.0.decode_us), setup_us $(meta "$out/torch_$iv.mprof" pm.device.0.setup_us)"
     grep -E "overflowed" "$out/torch_$iv.txt" | tee -a "$report"
   fi
+done
+# The exit: a PM-sampled recording ends with the program (no 5 s exit
+# timeout, META pm.error), whether --pm on or --pc-mode off turned PC
+# sampling off.
+say "== exit (--pm on, twice each way)"
+for how in "" "--pc-mode off" "" "--pc-mode off"; do
+  t0=$(now)
+  # shellcheck disable=SC2086
+  timeout -k 5 60 "$mprof" record --drop-code --pm on $how -o "$out/exit.mprof" -- "$bin" \
+    >"$out/exit.record.txt" 2>&1
+  rc=$?
+  err=$(meta "$out/exit.mprof" pm.error)
+  say "${how:-default}: exit $rc, $(since "$t0") s, samples $(meta "$out/exit.mprof" pm.device.0.samples), pm.error ${err:-none}"
 done
 say "== done"
