@@ -243,10 +243,10 @@ static void *drainer(void *arg) {
 }
 
 static void at_exit(void) {
+  floor_pm_finish(); /* first, as the producer: see its exit.c */
   atomic_store(&f.stop, 1);
   pthread_join(f.thread, NULL);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  floor_pm_finish();
   pthread_mutex_lock(&f.lock);
   if (f.ctx) {
     drain_locked();
