@@ -372,14 +372,19 @@ static int recap(const char *path, const record_options *o) {
             mprof_trace_meta(t, "pm.interval_ns")
                 ? mprof_trace_meta(t, "pm.interval_ns")
                 : "?");
-  if (pm_error && pm_samples &&
-      (strcmp(pm_error, "exit_timeout") == 0 ||
-       strcmp(pm_error, "decode_behind") == 0))
+  const char *stuck = mprof_trace_meta(t, "pm.exit_phase");
+  if (pm_error && pm_samples && strcmp(pm_error, "decode_behind") == 0)
     fprintf(out,
             "mprof: warning: decoding PM samples could not keep up with the "
             "GPU: the %zu samples decoded by exit are kept, later ones are "
             "lost; use a longer --pm-interval\n",
             pm_samples);
+  else if (pm_error && strcmp(pm_error, "exit_timeout") == 0)
+    fprintf(out,
+            "mprof: warning: PM sampling did not stop within 5 s of the "
+            "program's exit (%s had not returned): the %zu samples decoded "
+            "by then are kept\n",
+            stuck && *stuck ? stuck : "CUPTI", pm_samples);
   else if (pm_error && *pm_error)
     fprintf(out,
             "mprof: warning: PM sampling (hardware counters) failed: %s; "

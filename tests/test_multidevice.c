@@ -599,9 +599,54 @@ static void write_unsampled(const char *path) {
   assert_int_equal(mprof_writer_finish(w), 0);
 }
 
+/* What a PM-sampled recording whose exit timed out leaves: the producer's
+ * META (the step that had not returned) and the samples decoded before. */
+static void write_pm_timeout(const char *path) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  assert_int_equal(mprof_writer_meta(w, "producer", "cupti"), 0);
+  assert_int_equal(mprof_writer_meta(w, "pc.mode", "off"), 0);
+  assert_int_equal(mprof_writer_meta(w, "pm.mode", "on"), 0);
+  assert_int_equal(mprof_writer_meta(w, "pm.interval_ns", "100000"), 0);
+  assert_int_equal(mprof_writer_meta(w, "pm.error", "exit_timeout"), 0);
+  assert_int_equal(mprof_writer_meta(w, "pm.exit_phase", "cuptiPmSamplingStop"),
+                   0);
+  uint32_t d = tt_device(w, 0);
+  uint32_t shape =
+      tt_shape(w, tt_kernel(w, STEP, "", d, 32, 0, 7), 264, 256, 0);
+  tt_launch(w, shape, tt_stream(w, d, 7), T0, T0 + 500000);
+  mprof_pm_metric_record m = {
+      d,
+      0,
+      mprof_writer_string(
+          w, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"),
+      mprof_writer_string(w, "percent"),
+      100000,
+      0};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &m),
+                   0);
+  for (uint64_t i = 0; i < 3; i++) {
+    mprof_pm_sample_record ps;
+    memset(&ps, 0, sizeof ps);
+    ps.start = T0 + 100000 * i;
+    ps.end = ps.start + 100000;
+    ps.device = d;
+    for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
+      ps.value[c] = NAN;
+    ps.value[0] = 50.0f;
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-unsampled") == 0) {
     write_unsampled(argv[2]);
+    return 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "--write-pm-timeout") == 0) {
+    write_pm_timeout(argv[2]);
     return 0;
   }
   const struct CMUnitTest tests[] = {

@@ -208,7 +208,7 @@ void at_exit(void) {
     /* PM sampling first: on the H200 (driver 580, CUPTI 13.0) its Stop or
      * decode never returned once the contexts had been synchronized from
      * the helper thread below (every `--pm on --pc-mode off` recording of
-     * tests/gpu/cost/small_kernels.cu, 16 of 16; finishing PM sampling
+     * tests/gpu/cost/small_kernels.cu, 17 of 17; finishing PM sampling
      * first, 3 of 3 exited at once). Kernels a program left running at
      * exit lose their last PM samples. */
     mprof_cupti_pm_finish();

@@ -104,5 +104,16 @@ grep -q "PC sampling failed on device 1: CUPTI_ERROR_NOT_SUPPORTED" "$tmp/rec.tx
   fail "record does not name the unsampled device: $(cat "$tmp/rec.txt")"
 grep -q "failed on device 0" "$tmp/rec.txt" && fail "record blames device 0"
 
+# --- record: a PM exit that timed out says where, not "could not keep up" --
+"$helper" --write-pm-timeout "$tmp/pm_timeout.mprof" || fail "writing the PM trace"
+MPROF_CUPTI_LIB="$tmp/fake-producer.so" "$mprof" record --no-sass -o "$tmp/rec_pm.mprof" -- \
+  sh -c 'cp "$0" "$MPROF_OUTPUT"' "$tmp/pm_timeout.mprof" >"$tmp/rec_pm.txt" 2>&1 ||
+  fail "record with a stand-in PM program: $(cat "$tmp/rec_pm.txt")"
+grep -q "3 PM samples every 100000 ns" "$tmp/rec_pm.txt" ||
+  fail "record does not count the PM samples: $(cat "$tmp/rec_pm.txt")"
+grep -q "PM sampling did not stop within 5 s of the program's exit (cuptiPmSamplingStop had not returned): the 3 samples decoded by then are kept" "$tmp/rec_pm.txt" ||
+  fail "record does not say where the PM exit stuck: $(cat "$tmp/rec_pm.txt")"
+grep -q "could not keep up" "$tmp/rec_pm.txt" && fail "record blames the decode rate for a stuck exit"
+
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "multidevice CLI: all checks passed"
