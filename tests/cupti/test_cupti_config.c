@@ -1,0 +1,296 @@
+/*
+ * Tests of the CUPTI producer's settings (MPROF_* variables), output
+ * naming and claims, without a GPU.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <elf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "cubin.h"
+#include "process.h"
+#include "mprof/error.h"
+#include "mprof/reasons.h"
+#include "mprof/sass.h"
+#include "mprof/sidecar.h"
+#include "mprof/status.h"
+#include "mprof/trace.h"
+#include "mprof/writer.h"
+#include "translate.h"
+
+#include "cupti_fixture.h"
+
+/* ---- settings ----------------------------------------------------------- */
+
+typedef struct env_pair {
+  const char *name;
+  const char *value;
+} env_pair;
+
+static const char *fake_env(void *userdata, const char *name) {
+  for (const env_pair *p = (const env_pair *)userdata; p->name; p++)
+    if (strcmp(p->name, name) == 0)
+      return p->value;
+  return NULL;
+}
+
+static void test_config_defaults(void **state) {
+  (void)state;
+  env_pair none[] = {{NULL, NULL}};
+  mprof_cupti_config cfg;
+  mprof_cupti_config_load(&cfg, fake_env, none, 42, "gpu1");
+  assert_string_equal(cfg.output, "trace.mprof");
+  assert_int_equal(cfg.pc_mode, MPROF_CUPTI_PC_CONTINUOUS);
+  assert_int_equal(cfg.pc_period, 14);
+  assert_int_equal(cfg.pc_hw_buffer, 512ull << 20);
+  assert_string_equal(cfg.kernel_regex, "");
+  assert_int_equal(cfg.keep_sass, 1);
+  assert_int_equal(cfg.api_calls, 1);
+  assert_int_equal(cfg.verbose, 0);
+  assert_int_equal(cfg.pm_enabled, 0);
+  assert_int_equal(cfg.pm_interval_ns, MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS);
+  assert_int_equal(cfg.pm_decode_period_ns,
+                   MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS);
+  assert_int_equal(cfg.pm_counter_samples,
+                   MPROF_CUPTI_DEFAULT_PM_COUNTER_SAMPLES);
+  assert_string_equal(cfg.pm_metrics, "");
+  assert_int_equal(cfg.problem_count, 0);
+}
+
+static void test_config_pm(void **state) {
+  (void)state;
+  env_pair env[] = {{"MPROF_PM", "on"},
+                    {"MPROF_PM_INTERVAL", "2.5us"},
+                    {"MPROF_PM_HW_BUFFER", "1G"},
+                    {"MPROF_PM_METRICS", "a,b"},
+                    {"MPROF_PM_DECODE_PERIOD", "5ms"},
+                    {"MPROF_PM_COUNTER_SAMPLES", "128"},
+                    {NULL, NULL}};
+  mprof_cupti_config cfg;
+  mprof_cupti_config_load(&cfg, fake_env, env, 1, "h");
+  assert_int_equal(cfg.pm_enabled, 1);
+  assert_int_equal(cfg.pm_interval_ns, 2500);
+  assert_int_equal(cfg.pm_hw_buffer, 1ull << 30);
+  assert_string_equal(cfg.pm_metrics, "a,b");
+  assert_int_equal(cfg.pm_decode_period_ns, 5000000);
+  assert_int_equal(cfg.pm_counter_samples, 128);
+  assert_int_equal(cfg.problem_count, 0);
+  /* Out of range: the default, and a problem naming the variable. */
+  env_pair odd[] = {{"MPROF_PM_DECODE_PERIOD", "10us"},
+                    {"MPROF_PM_COUNTER_SAMPLES", "8"},
+                    {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, odd, 1, "h");
+  assert_int_equal(cfg.pm_decode_period_ns,
+                   MPROF_CUPTI_DEFAULT_PM_DECODE_PERIOD_NS);
+  assert_int_equal(cfg.pm_counter_samples,
+                   MPROF_CUPTI_DEFAULT_PM_COUNTER_SAMPLES);
+  assert_int_equal(cfg.problem_count, 2);
+  assert_non_null(strstr(cfg.problems[0], "MPROF_PM_DECODE_PERIOD"));
+  assert_non_null(strstr(cfg.problems[1], "MPROF_PM_COUNTER_SAMPLES"));
+  /* Below 1 us, above 1 s, or not a duration: the default, and a problem. */
+  const char *bad[] = {"500ns", "2s", "fast", "1.5ms"};
+  for (int i = 0; i < 4; i++) {
+    env_pair one[] = {{"MPROF_PM_INTERVAL", bad[i]}, {NULL, NULL}};
+    mprof_cupti_config_load(&cfg, fake_env, one, 1, "h");
+    if (i == 3) {
+      assert_int_equal(cfg.pm_interval_ns, 1500000);
+      assert_int_equal(cfg.problem_count, 0);
+      continue;
+    }
+    assert_int_equal(cfg.pm_interval_ns, MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS);
+    assert_int_equal(cfg.problem_count, 1);
+    assert_non_null(strstr(cfg.problems[0], "MPROF_PM_INTERVAL"));
+  }
+  env_pair maybe[] = {{"MPROF_PM", "maybe"}, {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, maybe, 1, "h");
+  assert_int_equal(cfg.pm_enabled, 0);
+  assert_non_null(strstr(cfg.problems[0], "MPROF_PM"));
+}
+
+static void test_config_values(void **state) {
+  (void)state;
+  env_pair env[] = {{"MPROF_OUTPUT", "out/%h-%p%%.mprof"},
+                    {"MPROF_PC_MODE", "serialized"},
+                    {"MPROF_PC_PERIOD", "10"},
+                    {"MPROF_PC_HW_BUFFER", "4G"},
+                    {"MPROF_KERNEL_REGEX", "gemm"},
+                    {"MPROF_NO_SASS", "1"},
+                    {"MPROF_VERBOSE", "yes"},
+                    {NULL, NULL}};
+  mprof_cupti_config cfg;
+  mprof_cupti_config_load(&cfg, fake_env, env, 42, "gpu1");
+  assert_string_equal(cfg.output, "out/gpu1-42%.mprof");
+  assert_int_equal(cfg.pc_mode, MPROF_CUPTI_PC_SERIALIZED);
+  assert_int_equal(cfg.pc_period, 10);
+  assert_int_equal(cfg.pc_hw_buffer, 4ull << 30);
+  assert_string_equal(cfg.kernel_regex, "gemm");
+  assert_int_equal(cfg.keep_sass, 0);
+  assert_int_equal(cfg.verbose, 1);
+  assert_int_equal(cfg.problem_count, 0);
+}
+
+static void test_output_naming(void **state) {
+  (void)state;
+  env_pair env[] = {{"RANK", "3"}, {"LOCAL_RANK", "1"},   {"SLURM_PROCID", "7"},
+                    {"EMPTY", ""}, {"EVIL", "../../etc"}, {NULL, NULL}};
+  char out[64];
+  assert_int_equal(mprof_cupti_expand_output(
+                       out, sizeof out, "run-%q{RANK}-%q{LOCAL_RANK}.mprof", 42,
+                       "h", fake_env, env),
+                   0);
+  assert_string_equal(out, "run-3-1.mprof");
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out,
+                                             "r%q{UNSET}%q{EMPTY}-%p-%h.mprof",
+                                             42, "gpu1", fake_env, env),
+                   0);
+  assert_string_equal(out, "r-42-gpu1.mprof");
+  /* Not a placeholder: kept as written. */
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out, "a%q{b-%%q", 1,
+                                             "h", fake_env, env),
+                   0);
+  assert_string_equal(out, "a%q{b-%q");
+  /* A value never takes the trace out of its directory. */
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out, "%q{EVIL}.mprof",
+                                             1, "h", fake_env, env),
+                   -1);
+  mprof_cupti_config cfg;
+  env_pair bad[] = {
+      {"MPROF_OUTPUT", "x/%q{EVIL}.mprof"}, {"EVIL", "a/b"}, {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, bad, 42, "h");
+  assert_string_equal(cfg.output, "trace.mprof");
+  assert_int_equal(cfg.problem_count, 1);
+  env_pair with_pid[] = {{"MPROF_OUTPUT", "t-%p.mprof"}, {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, with_pid, 42, "h");
+  assert_int_equal(cfg.output_has_pid, 1);
+
+  assert_int_equal(
+      mprof_cupti_pid_path(out, sizeof out, "/d.x/trace.mprof", 4242), 0);
+  assert_string_equal(out, "/d.x/trace.4242.mprof");
+  assert_int_equal(mprof_cupti_pid_path(out, sizeof out, "d.x/trace", 5), 0);
+  assert_string_equal(out, "d.x/trace.5");
+  assert_int_equal(mprof_cupti_pid_path(out, sizeof out, ".hidden", 5), 0);
+  assert_string_equal(out, ".hidden.5");
+
+  const char *rank, *source, *local_rank;
+  mprof_cupti_rank(fake_env, env, &rank, &source, &local_rank);
+  assert_string_equal(rank, "3");
+  assert_string_equal(source, "RANK");
+  assert_string_equal(local_rank, "1");
+  env_pair slurm[] = {{"SLURM_PROCID", "7"}, {NULL, NULL}};
+  mprof_cupti_rank(fake_env, slurm, &rank, &source, &local_rank);
+  assert_string_equal(rank, "7");
+  assert_string_equal(source, "SLURM_PROCID");
+  assert_null(local_rank);
+
+  char line[64];
+  assert_int_equal(mprof_cupti_manifest_format(line, sizeof line, "signal", 12,
+                                               -6, "/t.mprof"),
+                   strlen("signal 12 -6 /t.mprof\n"));
+  assert_string_equal(line, "signal 12 -6 /t.mprof\n");
+  assert_int_equal(
+      mprof_cupti_manifest_format(line, 8, "start", 12, 1, "/t.mprof"), 0);
+}
+
+/* The second process to claim a name gets NAME.PID.EXT; a name that holds
+ * the pid is reused (a leftover of an earlier process with that pid). */
+static void test_output_claim(void **state) {
+  (void)state;
+  const char *dir = getenv("MPROF_TEST_TMP");
+  char path[512], first[512], again[512];
+  snprintf(path, sizeof path, "%s/claim-%ld.mprof", dir && *dir ? dir : "/tmp",
+           (long)getpid());
+  snprintf(first, sizeof first, "%s", path);
+  mprof_writer *a = NULL, *b = NULL, *c = NULL;
+  int renamed = -1;
+  assert_int_equal(
+      mprof_cupti_open_output(&a, first, sizeof first, 100, 0, &renamed), 0);
+  assert_int_equal(renamed, 0);
+  assert_string_equal(first, path);
+  snprintf(again, sizeof again, "%s", path);
+  assert_int_equal(
+      mprof_cupti_open_output(&b, again, sizeof again, 200, 0, &renamed), 0);
+  assert_int_equal(renamed, 1);
+  char expect[512];
+  mprof_cupti_pid_path(expect, sizeof expect, path, 200);
+  assert_string_equal(again, expect);
+  /* The same pid again (a leftover): reused, not refused. */
+  assert_int_equal(
+      mprof_cupti_open_output(&c, again, sizeof again, 200, 1, &renamed), 0);
+  mprof_writer_abort(a);
+  mprof_writer_abort(c);
+  mprof_writer_abort(b);
+}
+
+static void test_config_bad_values_fall_back(void **state) {
+  (void)state;
+  env_pair env[] = {{"MPROF_PC_MODE", "sometimes"},
+                    {"MPROF_PC_PERIOD", "4"},
+                    {"MPROF_PC_HW_BUFFER", "lots"},
+                    {NULL, NULL}};
+  mprof_cupti_config cfg;
+  mprof_cupti_config_load(&cfg, fake_env, env, 1, "h");
+  assert_int_equal(cfg.pc_mode, MPROF_CUPTI_PC_CONTINUOUS);
+  assert_int_equal(cfg.pc_period, 14);
+  assert_int_equal(cfg.pc_hw_buffer, 512ull << 20);
+  assert_int_equal(cfg.problem_count, 3);
+  assert_non_null(strstr(cfg.problems[0], "MPROF_PC_MODE"));
+  assert_non_null(strstr(cfg.problems[1], "MPROF_PC_PERIOD"));
+  assert_non_null(strstr(cfg.problems[2], "MPROF_PC_HW_BUFFER"));
+
+  env_pair off[] = {
+      {"MPROF_PC_MODE", "off"}, {"MPROF_PC_PERIOD", "32"}, {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, off, 1, "h");
+  assert_int_equal(cfg.pc_mode, MPROF_CUPTI_PC_OFF);
+  assert_int_equal(cfg.pc_period, 14);
+  assert_int_equal(cfg.problem_count, 1);
+}
+
+static void test_parse_bytes(void **state) {
+  (void)state;
+  uint64_t v = 0;
+  assert_int_equal(mprof_cupti_parse_bytes("536870912", &v), 0);
+  assert_int_equal(v, 536870912ull);
+  assert_int_equal(mprof_cupti_parse_bytes("512M", &v), 0);
+  assert_int_equal(v, 512ull << 20);
+  assert_int_equal(mprof_cupti_parse_bytes("2GiB", &v), 0);
+  assert_int_equal(v, 2ull << 30);
+  assert_int_equal(mprof_cupti_parse_bytes("64kb", &v), 0);
+  assert_int_equal(v, 64ull << 10);
+  assert_int_equal(mprof_cupti_parse_bytes("-1", &v), -1);
+  assert_int_equal(mprof_cupti_parse_bytes("12X", &v), -1);
+  assert_int_equal(mprof_cupti_parse_bytes("", &v), -1);
+  assert_int_equal(mprof_cupti_parse_bytes("99999999999T", &v), -1);
+  char out[16];
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out, "a-%p-%h", 7,
+                                             "host", NULL, NULL),
+                   0);
+  assert_string_equal(out, "a-7-host");
+  assert_int_equal(mprof_cupti_expand_output(out, sizeof out,
+                                             "a-very-long-name-%p", 7, "h",
+                                             NULL, NULL),
+                   -1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_config_defaults),
+      cmocka_unit_test(test_config_values),
+      cmocka_unit_test(test_config_pm),
+      cmocka_unit_test(test_config_bad_values_fall_back),
+      cmocka_unit_test(test_output_naming),
+      cmocka_unit_test(test_output_claim),
+      cmocka_unit_test(test_parse_bytes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
