@@ -1,0 +1,535 @@
+/*
+ * mprof tests — traces written by several threads and processes: concurrent
+ * appends, streamed flushes cut at every point, exclusive writers, the
+ * process keys of a trace and the merge of a run's traces by their clock
+ * anchors.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#include "mprof/mprof.h"
+#include "mprof/synth.h"
+
+typedef struct thread_job {
+  mprof_writer *w;
+  uint32_t stream;
+  uint32_t shape;
+} thread_job;
+
+#define THREAD_LAUNCHES 50000
+
+static void *append_launches(void *arg) {
+  thread_job *job = (thread_job *)arg;
+  for (uint32_t i = 0; i < THREAD_LAUNCHES; i++) {
+    mprof_launch_record l = {(uint64_t)i * 10,
+                             (uint64_t)i * 10 + 5,
+                             job->shape,
+                             job->stream,
+                             i,
+                             0,
+                             0};
+    if (mprof_writer_append(job->w, NULL, MPROF_SECTION_LAUNCHES, &l) != 0)
+      return (void *)1;
+  }
+  return NULL;
+}
+
+static void test_concurrent_appends(void **state) {
+  (void)state;
+  const char *path = test_path("threads.mprof");
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.buffer_size = 4096; /* force many spills while threads race */
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+  mprof_kernel_record k;
+  memset(&k, 0, sizeof k);
+  k.device = MPROF_INDEX_NONE;
+  uint32_t ki, shi;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh), 0);
+  pthread_t threads[4];
+  thread_job jobs[4];
+  for (uint32_t i = 0; i < 4; i++) {
+    mprof_stream_record s = {MPROF_INDEX_NONE, 1, 100 + i, 0};
+    assert_int_equal(
+        mprof_writer_intern(w, &jobs[i].stream, MPROF_SECTION_STREAMS, &s), 0);
+    jobs[i].w = w;
+    jobs[i].shape = shi;
+    assert_int_equal(
+        pthread_create(&threads[i], NULL, append_launches, &jobs[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    void *ret;
+    pthread_join(threads[i], &ret);
+    assert_null(ret);
+  }
+  assert_int_equal(mprof_writer_count(w, MPROF_SECTION_LAUNCHES),
+                   4 * THREAD_LAUNCHES);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  for (uint32_t s = 0; s < 4; s++) {
+    assert_int_equal(mprof_trace_stream_launch_count(t, s), THREAD_LAUNCHES);
+    /* Every record of every thread arrived whole and in its own order. */
+    for (size_t p = 0; p < THREAD_LAUNCHES; p++) {
+      const mprof_launch_record *l = mprof_trace_stream_launch(t, s, p);
+      assert_int_equal(l->correlation_id, p);
+      assert_int_equal(l->end, l->start + 5);
+    }
+  }
+  mprof_trace_free(t);
+  unlink(path);
+}
+
+/* A streamed capture: ROUNDS checkpoints, each after PER_ROUND more
+ * launches (and a memop, a new kernel name and a drop), with the devices
+ * given as a snapshot as a producer does. The streamed file is copied
+ * before finish, as a killed process would leave it; *ends receives the
+ * file size after each checkpoint. */
+#define ROUNDS 5
+#define PER_ROUND 300
+static unsigned char *stream_capture(const char *path, size_t *size,
+                                     size_t ends[ROUNDS]) {
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.buffer_size = 4096; /* chunks also between checkpoints */
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+  char partial[4096];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  assert_int_equal(mprof_writer_meta(w, "tool", "test"), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  dev.sm_count = 132;
+  mprof_stream_record st = {0, 1, 7, 0};
+  uint32_t stream;
+  assert_int_equal(mprof_writer_intern(w, &stream, MPROF_SECTION_STREAMS, &st),
+                   0);
+  for (uint32_t round = 0; round < ROUNDS; round++) {
+    char name[32];
+    snprintf(name, sizeof name, "_Z6kernel%uv", round);
+    mprof_kernel_record k;
+    memset(&k, 0, sizeof k);
+    k.mangled_name = mprof_writer_string(w, name);
+    k.device = 0;
+    uint32_t ki, shi;
+    assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+    mprof_shape_record sh;
+    memset(&sh, 0, sizeof sh);
+    sh.kernel = ki;
+    sh.grid[0] = 132;
+    assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh),
+                     0);
+    for (uint32_t i = 0; i < PER_ROUND; i++) {
+      uint64_t t0 = 1000000ull * round + 100ull * i;
+      mprof_launch_record l = {t0, t0 + 50, shi, stream, round * PER_ROUND + i,
+                               0,  0};
+      assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                       0);
+    }
+    mprof_memop_record mo;
+    memset(&mo, 0, sizeof mo);
+    mo.start = 1000000ull * round;
+    mo.end = mo.start + 10;
+    mo.kind = MPROF_MEMOP_MEMCPY;
+    mo.src_device = mo.dst_device = MPROF_INDEX_NONE;
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo),
+                     0);
+    assert_int_equal(mprof_writer_drop(w, MPROF_DROP_ACTIVITY_NO_TIMESTAMP,
+                                       MPROF_INDEX_NONE, 1),
+                     0);
+    assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_DEVICES, &dev, 1),
+                     0);
+    assert_int_equal(mprof_writer_checkpoint(w, 5000000ull + round), 0);
+    struct stat sb;
+    assert_int_equal(stat(partial, &sb), 0);
+    ends[round] = (size_t)sb.st_size;
+  }
+  /* More launches that no checkpoint commits. */
+  for (uint32_t i = 0; i < 2000; i++) {
+    mprof_launch_record l = {
+        9000000ull + i, 9000000ull + i + 1, 0, stream, 0, 0, 0};
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+  }
+  unsigned char *data = test_read_file(partial, size);
+  assert_non_null(data);
+  mprof_writer_abort(w);
+  return data;
+}
+
+static void test_cut_at_every_flush_opens_partial(void **state) {
+  (void)state;
+  const char *path = test_path("stream.mprof");
+  const char *cut = test_path("stream-cut.mprof");
+  size_t size = 0, ends[ROUNDS];
+  unsigned char *data = stream_capture(path, &size, ends);
+  assert_true(size > ends[ROUNDS - 1]); /* uncommitted chunks followed */
+  mprof_trace *t = NULL;
+  /* Cut before the first checkpoint: nothing to read, and it says why. */
+  assert_int_equal(test_write_file(cut, data, ends[0] - 1), 0);
+  assert_int_equal(mprof_trace_open(&t, cut, NULL), MPROF_EFORMAT);
+  assert_non_null(strstr(mprof_error_last(), "before its first checkpoint"));
+  /* Cut at each checkpoint, and anywhere up to the next one: the trace
+   * holds exactly the rounds committed before the cut. */
+  for (size_t round = 0; round < ROUNDS; round++) {
+    size_t next = round + 1 < ROUNDS ? ends[round + 1] : size;
+    size_t cuts[] = {ends[round], ends[round] + 1, (ends[round] + next) / 2,
+                     next - 1};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+      assert_int_equal(test_write_file(cut, data, cuts[c]), 0);
+      int rc = mprof_trace_open(&t, cut, NULL);
+      if (rc)
+        fail_msg("cut at %zu: %s", cuts[c], mprof_error_last());
+      size_t n;
+      mprof_trace_launches(t, &n);
+      assert_int_equal(n, (round + 1) * PER_ROUND);
+      mprof_trace_memops(t, &n);
+      assert_int_equal(n, round + 1);
+      mprof_trace_kernels(t, &n);
+      assert_int_equal(n, round + 1);
+      const mprof_device_record *d = mprof_trace_devices(t, &n);
+      assert_int_equal(n, 1);
+      assert_int_equal(d[0].sm_count, 132);
+      assert_int_equal(
+          mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_NO_TIMESTAMP),
+          round + 1);
+      uint64_t covered = 0;
+      assert_int_equal(mprof_trace_partial(t, &covered), 1);
+      char expect[32];
+      snprintf(expect, sizeof expect, "%zu", round + 1);
+      assert_string_equal(mprof_trace_meta(t, "capture.checkpoints"), expect);
+      snprintf(expect, sizeof expect, "%llu", 5000000ull + round);
+      assert_string_equal(mprof_trace_meta(t, "capture.checkpoint_ns"), expect);
+      assert_string_equal(mprof_trace_meta(t, "tool"), "test");
+      /* The last kernel name of the round resolves. */
+      const mprof_kernel_record *k = mprof_trace_kernels(t, &n);
+      char name[32];
+      snprintf(name, sizeof name, "_Z6kernel%zuv", round);
+      assert_string_equal(mprof_trace_string(t, k[round].mangled_name), name);
+      mprof_trace_free(t);
+    }
+  }
+  /* A rewrite makes it a finished file that keeps the partial marks. */
+  const char *fixed = test_path("stream-fixed.mprof");
+  assert_int_equal(test_write_file(cut, data, ends[2]), 0);
+  assert_int_equal(mprof_trace_open(&t, cut, NULL), 0);
+  assert_int_equal(mprof_trace_rewrite(t, fixed, 0), 0);
+  mprof_trace_free(t);
+  assert_int_equal(mprof_trace_open(&t, fixed, NULL), 0);
+  assert_int_equal(mprof_trace_partial(t, NULL), 1);
+  assert_false(mprof_trace_flags(t) & MPROF_FILE_FLAG_STREAMED);
+  size_t n;
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, 3 * PER_ROUND);
+  mprof_trace_free(t);
+  /* A damaged byte inside committed data ends the file at the chunk before
+   * it (checksums), never a crash or a wrong count. */
+  data[ends[1] + 40] ^= 0x5a;
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  assert_int_equal(mprof_trace_open(&t, cut, NULL), 0);
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, 2 * PER_ROUND);
+  mprof_trace_free(t);
+  free(data);
+  unlink(cut);
+  unlink(fixed);
+}
+
+/* Two processes asking for the same name with MPROF_WRITER_EXCLUSIVE: one
+ * gets it, the other is refused (EEXIST) and never touches the file. */
+static void test_exclusive_writers_in_two_processes(void **state) {
+  (void)state;
+  const char *path = test_path("claim.mprof");
+  char partial[4096];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  unlink(path);
+  unlink(partial);
+  int ready[2], go[2];
+  assert_int_equal(pipe(ready), 0);
+  assert_int_equal(pipe(go), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    char byte;
+    mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+    opts.open_flags = MPROF_WRITER_EXCLUSIVE;
+    mprof_writer *w = NULL;
+    int rc = mprof_writer_open(&w, path, &opts);
+    int err = errno;
+    if (write(ready[1], &byte, 1) != 1 || read(go[0], &byte, 1) != 1)
+      _exit(9);
+    if (rc == 0) {
+      mprof_writer_meta(w, "owner", "child");
+      _exit(mprof_writer_finish(w) == 0 ? 0 : 8);
+    }
+    _exit(err == EEXIST ? 1 : 7);
+  }
+  char byte = 0;
+  assert_int_equal(read(ready[0], &byte, 1), 1);
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.open_flags = MPROF_WRITER_EXCLUSIVE;
+  mprof_writer *w = NULL;
+  int rc = mprof_writer_open(&w, path, &opts);
+  int err = errno;
+  assert_int_equal(write(go[1], &byte, 1), 1);
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status));
+  /* The child opened first (it told us after opening): it owns the name. */
+  assert_int_equal(WEXITSTATUS(status), 0);
+  assert_int_equal(rc, MPROF_EIO);
+  assert_int_equal(err, EEXIST);
+  assert_null(w);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_string_equal(mprof_trace_meta(t, "owner"), "child");
+  mprof_trace_free(t);
+  /* Once finished, the name is free again. */
+  assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+  mprof_writer_abort(w);
+  unlink(path);
+  close(ready[0]);
+  close(ready[1]);
+  close(go[0]);
+  close(go[1]);
+}
+
+/* One process's trace for the merge test: @p launches launches of its own
+ * kernel on its own stream, starting at trace-clock time @p t0, with its
+ * clock anchor (trace_ns, realtime_ns) and host. */
+static void write_process(const char *path, const char *host, const char *pid,
+                          uint64_t anchor_trace, uint64_t anchor_real,
+                          uint64_t t0, uint32_t launches, const char *kernel) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  char text[32];
+  assert_int_equal(mprof_writer_meta(w, "host", host), 0);
+  assert_int_equal(mprof_writer_meta(w, "pid", pid), 0);
+  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
+  snprintf(text, sizeof text, "%llu", (unsigned long long)anchor_trace);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
+  snprintf(text, sizeof text, "%llu", (unsigned long long)anchor_real);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  dev.name = mprof_writer_string(w, "NVIDIA H200");
+  uint32_t d, st, k, sh;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record stream = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &st, MPROF_SECTION_STREAMS, &stream),
+                   0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, kernel);
+  kr.device = d;
+  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record shape;
+  memset(&shape, 0, sizeof shape);
+  shape.kernel = k;
+  assert_int_equal(mprof_writer_intern(w, &sh, MPROF_SECTION_SHAPES, &shape),
+                   0);
+  for (uint32_t i = 0; i < launches; i++) {
+    mprof_launch_record l = {
+        t0 + 1000ull * i, t0 + 1000ull * i + 500, sh, st, i + 1, 0, 0};
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+  }
+  mprof_api_call_record call = {t0 - 400,
+                                t0 - 100,
+                                1,
+                                9,
+                                mprof_writer_string(w, "cudaLaunchKernel"),
+                                MPROF_API_RUNTIME};
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &call),
+                   0);
+  mprof_memory_access_record ma = {k,  0x40, MPROF_MEMORY_READ, 4, 1,
+                                   32, 128,  launches};
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_MEMORY_ACCESSES, &ma), 0);
+  assert_int_equal(mprof_writer_drop(w, MPROF_DROP_ACTIVITY_RECORDS, d, 2), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+/* Two hosts whose monotonic clocks differ: the second trace's launches,
+ * which started 1 ms after the first's in wall-clock time, land 1 ms after
+ * them on the merged (first trace's) clock; each process keeps its own
+ * device, stream and kernel. */
+/* A set's process keys that lie (more processes than META records, ranges
+ * past the tables, an index past the count) open without a hang or a
+ * wrong owner: what cannot be true is left unknown. */
+static void test_process_keys_that_lie(void **state) {
+  (void)state;
+  const char *path = test_path("lying-set.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  uint32_t d, st;
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  mprof_stream_record stream = {d, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &st, MPROF_SECTION_STREAMS, &stream),
+                   0);
+  assert_int_equal(mprof_writer_meta(w, "merge.processes", "4000000000"), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(mprof_trace_process_count(t), 1); /* 1 META record */
+  assert_int_equal(mprof_trace_stream_process(t, 0), 0);
+  mprof_trace_free(t);
+
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  assert_int_equal(mprof_writer_intern(w, &st, MPROF_SECTION_STREAMS, &stream),
+                   0);
+  assert_int_equal(mprof_writer_meta(w, "merge.processes", "2"), 0);
+  assert_int_equal(mprof_writer_meta(w, "process.0.streams", "0 99999999999"),
+                   0);
+  assert_int_equal(mprof_writer_meta(w, "process.1.devices", "0 1"), 0);
+  assert_int_equal(mprof_writer_meta(w, "process.7.streams", "0 1"), 0);
+  assert_int_equal(mprof_writer_meta(w, "process.1.pid", "77"), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(mprof_trace_process_count(t), 2);
+  assert_int_equal(mprof_trace_stream_process(t, 0), MPROF_INDEX_NONE);
+  assert_int_equal(mprof_trace_device_process(t, 0), 1);
+  assert_string_equal(mprof_trace_process_meta(t, 1, "pid"), "77");
+  assert_null(mprof_trace_process_meta(t, 0, "pid"));
+  mprof_trace_free(t);
+}
+
+static void test_merge_aligns_by_clock_anchors(void **state) {
+  (void)state;
+  const char *a = test_path("merge-a.mprof");
+  const char *b = test_path("merge-b.mprof");
+  const char *c = test_path("merge-c.mprof");
+  const char *out = test_path("merged.mprof");
+  /* a: trace clock 5 s = wall 1000 s; launches from trace 5.001 s. */
+  write_process(a, "node1", "100", 5000000000ull, 1000000000000ull,
+                5001000000ull, 3, "_Z1av");
+  /* b on another host: trace clock 90 s = wall 1000 s; its launches start
+   * at trace 90.002 s, i.e. 1 ms after a's in wall-clock time. */
+  write_process(b, "node2", "200", 90000000000ull, 1000000000000ull,
+                90002000000ull, 2, "_Z1bv");
+  /* c on a's host: same clock, no shift whatever its anchor says. */
+  write_process(c, "node1", "101", 7000000000ull, 1000000000123ull,
+                5000500000ull, 1, "_Z1cv");
+  mprof_trace *in[3];
+  assert_int_equal(mprof_trace_open(&in[0], a, NULL), 0);
+  assert_int_equal(mprof_trace_open(&in[1], b, NULL), 0);
+  assert_int_equal(mprof_trace_open(&in[2], c, NULL), 0);
+  assert_int_equal(mprof_trace_merge((const mprof_trace *const *)in, 3, out),
+                   0);
+  for (int i = 0; i < 3; i++)
+    mprof_trace_free(in[i]);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, out, NULL), 0);
+  size_t n;
+  mprof_trace_devices(t, &n);
+  assert_int_equal(n, 3);
+  const mprof_stream_record *streams = mprof_trace_streams(t, &n);
+  assert_int_equal(n, 3);
+  assert_string_equal(mprof_trace_string(t, streams[1].name),
+                      "pid 200 \u00b7 stream 7");
+  assert_int_equal(streams[1].device, 1);
+  /* Each stream and device knows its process, and the process its META. */
+  assert_int_equal(mprof_trace_process_count(t), 3);
+  for (uint32_t i = 0; i < 3; i++) {
+    assert_int_equal(mprof_trace_stream_process(t, i), i);
+    assert_int_equal(mprof_trace_device_process(t, i), i);
+  }
+  assert_int_equal(mprof_trace_stream_process(t, 3), MPROF_INDEX_NONE);
+  assert_string_equal(mprof_trace_process_meta(t, 1, "pid"), "200");
+  assert_string_equal(mprof_trace_process_meta(t, 1, "host"), "node2");
+  assert_string_equal(mprof_trace_process_meta(t, 2, "path"), c);
+  assert_null(mprof_trace_process_meta(t, 3, "pid"));
+  const mprof_kernel_record *kernels = mprof_trace_kernels(t, &n);
+  assert_int_equal(n, 3);
+  assert_string_equal(mprof_trace_string(t, kernels[1].mangled_name), "_Z1bv");
+  assert_int_equal(kernels[1].device, 1);
+  const mprof_shape_record *shapes = mprof_trace_shapes(t, &n);
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  assert_int_equal(n, 6);
+  /* b's first launch: 1 ms after a's first on a's clock. */
+  assert_int_equal(l[3].start, 5002000000ull);
+  assert_int_equal(l[3].stream, 1);
+  assert_string_equal(
+      mprof_trace_string(t, kernels[shapes[l[3].shape].kernel].mangled_name),
+      "_Z1bv");
+  /* c shares a's host and clock: not moved. */
+  assert_int_equal(l[5].start, 5000500000ull);
+  assert_int_equal(l[5].stream, 2);
+  /* The API calls move with their process's clock. */
+  const mprof_api_call_record *calls = mprof_trace_api_calls(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(calls[1].start, 5002000000ull - 400);
+  assert_string_equal(mprof_trace_string(t, calls[1].name), "cudaLaunchKernel");
+  /* Each process's memory counts stay with its own kernel. */
+  const mprof_memory_access_record *ma = mprof_trace_memory_accesses(t, &n);
+  assert_int_equal(n, 3);
+  static const size_t first_launch[] = {0, 3, 5}, launch_count[] = {3, 2, 1};
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(ma[i].kernel, shapes[l[first_launch[i]].shape].kernel);
+    assert_int_equal(ma[i].sectors, launch_count[i]);
+  }
+  /* In time order the set reads c, a, b. */
+  uint64_t t0, t1;
+  mprof_trace_time_bounds(t, &t0, &t1);
+  assert_int_equal(t0, 5000500000ull);
+  assert_int_equal(t1, 5002001500ull);
+  assert_string_equal(mprof_trace_meta(t, "process.1.pid"), "200");
+  assert_string_equal(mprof_trace_meta(t, "process.1.clock_shift_ns"),
+                      "-85000000000");
+  assert_string_equal(mprof_trace_meta(t, "process.2.clock_shift_ns"), "0");
+  assert_string_equal(mprof_trace_meta(t, "merge.processes"), "3");
+  assert_int_equal(mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS), 6);
+  const mprof_drop_record *drops = mprof_trace_drops(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(drops[2].device, 2);
+  mprof_trace_free(t);
+  /* A trace of one process is process 0 of itself. */
+  assert_int_equal(mprof_trace_open(&t, b, NULL), 0);
+  assert_int_equal(mprof_trace_process_count(t), 1);
+  assert_int_equal(mprof_trace_stream_process(t, 0), 0);
+  assert_int_equal(mprof_trace_device_process(t, 0), 0);
+  assert_string_equal(mprof_trace_process_meta(t, 0, "pid"), "200");
+  assert_string_equal(mprof_trace_process_meta(t, 0, "path"), b);
+  mprof_trace_free(t);
+  /* Opened as one set, named as asked, the scratch file gone. */
+  assert_int_equal(mprof_trace_open(&in[0], a, NULL), 0);
+  assert_int_equal(mprof_trace_open(&in[1], b, NULL), 0);
+  assert_int_equal(
+      mprof_trace_open_merged(&t, (const mprof_trace *const *)in, 2, "a and b"),
+      0);
+  assert_string_equal(mprof_trace_path(t), "a and b");
+  assert_int_equal(mprof_trace_process_count(t), 2);
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, 5);
+  mprof_trace_free(t);
+  mprof_trace_free(in[0]);
+  mprof_trace_free(in[1]);
+  unlink(a);
+  unlink(b);
+  unlink(c);
+  unlink(out);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_concurrent_appends),
+      cmocka_unit_test(test_cut_at_every_flush_opens_partial),
+      cmocka_unit_test(test_exclusive_writers_in_two_processes),
+      cmocka_unit_test(test_merge_aligns_by_clock_anchors),
+      cmocka_unit_test(test_process_keys_that_lie),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
