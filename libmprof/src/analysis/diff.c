@@ -61,34 +61,32 @@ static double log_gamma(double x) {
   return 0.5 * log(2 * M_PI) + (x + 0.5) * log(t) - t + log(a);
 }
 
-static double beta_fraction(double a, double b, double x) {
+/* One term of the modified Lentz method: updates @p c and @p d for the
+ * partial numerator @p aa and returns the factor the fraction takes. */
+static double lentz_term(double aa, double *c, double *d) {
   const double tiny = 1e-300;
+  *d = 1 + aa * *d;
+  if (fabs(*d) < tiny)
+    *d = tiny;
+  *c = 1 + aa / *c;
+  if (fabs(*c) < tiny)
+    *c = tiny;
+  *d = 1 / *d;
+  return *d * *c;
+}
+
+static double beta_fraction(double a, double b, double x) {
   double qab = a + b, qap = a + 1, qam = a - 1;
   double c = 1, d = 1 - qab * x / qap;
-  if (fabs(d) < tiny)
-    d = tiny;
+  if (fabs(d) < 1e-300)
+    d = 1e-300;
   d = 1 / d;
   double h = d;
   for (int m = 1; m <= 500; m++) {
     int m2 = 2 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (fabs(d) < tiny)
-      d = tiny;
-    c = 1 + aa / c;
-    if (fabs(c) < tiny)
-      c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
-    if (fabs(d) < tiny)
-      d = tiny;
-    c = 1 + aa / c;
-    if (fabs(c) < tiny)
-      c = tiny;
-    d = 1 / d;
-    double step = d * c;
+    h *= lentz_term(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+    double step =
+        lentz_term(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
     h *= step;
     if (fabs(step - 1) < 1e-14)
       break;
