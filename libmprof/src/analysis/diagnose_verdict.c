@@ -15,6 +15,32 @@
 
 #include "diagnose_internal.h"
 
+/* Verdicts that name the share of samples in a stall dimension and its
+ * top reasons: "%s of samples ... (%s)". */
+static const struct {
+  uint32_t dim;
+  const char *text;
+} stall_verdicts[] = {
+    {MPROF_DIM_MEMORY_THROUGHPUT,
+     "Memory-throughput bound: %s of samples wait for full memory "
+     "queues (%s); issue fewer, wider, coalesced accesses or move less "
+     "data."},
+    {MPROF_DIM_SHARED_MIO,
+     "Shared-memory/MIO bound: %s of samples wait on shared memory or "
+     "other MIO operations (%s); look for bank conflicts and heavy "
+     "shuffle or special-function use."},
+    {MPROF_DIM_SYNC,
+     "Synchronisation bound: %s of samples wait at barriers, fences or "
+     "sleep (%s); balance the work between the warps of a block and "
+     "synchronise less often."},
+    {MPROF_DIM_FETCH_BRANCH,
+     "Instruction-fetch/branch bound: %s of samples wait for "
+     "instructions or branch resolution (%s); shrink the code (less "
+     "unrolling or inlining) and avoid divergent branches."},
+    {MPROF_DIM_SCHEDULING, "Scheduling stalls: %s of samples wait on "
+                           "dispatch or miscellaneous conditions (%s)."},
+};
+
 static const char *verdict_text(kernel_work *w, uint32_t dim) {
   mprof_kernel_diagnosis *o = w->out;
   mprof__arena *a = &w->d->arena;
@@ -22,6 +48,10 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
   const char *head;
   if (dim <= MPROF_DIM_SCHEDULING)
     pct(p, sizeof p, w->dim_share[dim]);
+  for (size_t i = 0; i < sizeof stall_verdicts / sizeof stall_verdicts[0]; i++)
+    if (stall_verdicts[i].dim == dim)
+      return mprof__arena_printf(a, stall_verdicts[i].text, p,
+                                 mprof__diagnose_reason_list(w, dim, 3));
   switch (dim) {
   case MPROF_DIM_MEMORY_LATENCY:
     head = mprof__arena_printf(
@@ -31,22 +61,6 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
         "or independent loads in flight, prefetch, async copies) or improve "
         "locality.",
         p);
-    break;
-  case MPROF_DIM_MEMORY_THROUGHPUT:
-    head = mprof__arena_printf(
-        a,
-        "Memory-throughput bound: %s of samples wait for full memory "
-        "queues (%s); issue fewer, wider, coalesced accesses or move less "
-        "data.",
-        p, mprof__diagnose_reason_list(w, dim, 3));
-    break;
-  case MPROF_DIM_SHARED_MIO:
-    head = mprof__arena_printf(
-        a,
-        "Shared-memory/MIO bound: %s of samples wait on shared memory or "
-        "other MIO operations (%s); look for bank conflicts and heavy "
-        "shuffle or special-function use.",
-        p, mprof__diagnose_reason_list(w, dim, 3));
     break;
   case MPROF_DIM_COMPUTE: {
     double issue = mprof__diagnose_reason_share(w, "selected") +
@@ -80,28 +94,6 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
     }
     break;
   }
-  case MPROF_DIM_SYNC:
-    head = mprof__arena_printf(
-        a,
-        "Synchronisation bound: %s of samples wait at barriers, fences or "
-        "sleep (%s); balance the work between the warps of a block and "
-        "synchronise less often.",
-        p, mprof__diagnose_reason_list(w, dim, 3));
-    break;
-  case MPROF_DIM_FETCH_BRANCH:
-    head = mprof__arena_printf(
-        a,
-        "Instruction-fetch/branch bound: %s of samples wait for "
-        "instructions or branch resolution (%s); shrink the code (less "
-        "unrolling or inlining) and avoid divergent branches.",
-        p, mprof__diagnose_reason_list(w, dim, 3));
-    break;
-  case MPROF_DIM_SCHEDULING:
-    head = mprof__arena_printf(a,
-                               "Scheduling stalls: %s of samples wait on "
-                               "dispatch or miscellaneous conditions (%s).",
-                               p, mprof__diagnose_reason_list(w, dim, 3));
-    break;
   case MPROF_DIM_OCCUPANCY: {
     const mprof_occupancy *occ = &o->occupancy;
     pct(p, sizeof p, occ->theoretical);
