@@ -310,6 +310,22 @@ static void json_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
   fputs("]}", f);
 }
 
+/* "KEY":[{...},...], one object of @p fields for each of @p count. */
+static void json_objects(FILE *f, const char *key, size_t count,
+                         const mprof__summary_view *v,
+                         void (*fields)(mprof__fields *,
+                                        const mprof__summary_view *, size_t)) {
+  json_key(f, key);
+  fputc('[', f);
+  for (size_t i = 0; i < count; i++) {
+    fputc('{', f);
+    mprof__fields o = {f, 1, 0};
+    fields(&o, v, i);
+    fputs(i + 1 < count ? "}," : "}", f);
+  }
+  fputs("],", f);
+}
+
 void mprof__summary_json(FILE *f, const mprof__summary_view *v) {
   const mprof_trace *t = v->trace;
   size_t devices;
@@ -323,27 +339,10 @@ void mprof__summary_json(FILE *f, const mprof__summary_view *v) {
   mprof__fields o = {f, 1, 0};
   mprof__summary_trace_fields(&o, v);
   fputs("},", f);
-  json_key(f, "devices");
-  fputc('[', f);
-  for (size_t i = 0; i < devices; i++) {
-    fputc('{', f);
-    mprof__fields d = {f, 1, 0};
-    mprof__summary_device_fields(&d, v, i);
-    fputs(i + 1 < devices ? "}," : "}", f);
-  }
-  fputs("],", f);
+  json_objects(f, "devices", devices, v, mprof__summary_device_fields);
   size_t processes = mprof_trace_process_count(t);
-  if (processes > 1) {
-    json_key(f, "processes");
-    fputc('[', f);
-    for (size_t i = 0; i < processes; i++) {
-      fputc('{', f);
-      mprof__fields p = {f, 1, 0};
-      mprof__summary_process_fields(&p, v, i);
-      fputs(i + 1 < processes ? "}," : "}", f);
-    }
-    fputs("],", f);
-  }
+  if (processes > 1)
+    json_objects(f, "processes", processes, v, mprof__summary_process_fields);
   json_key(f, "notes");
   fputc('[', f);
   size_t notes = mprof_diagnosis_note_count(v->d);
