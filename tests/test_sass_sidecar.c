@@ -8,7 +8,7 @@
  */
 #include <sys/stat.h>
 
-#include "test_util.h"
+#include "analysis_util.h"
 
 #include "mprof/mprof.h"
 
@@ -25,13 +25,7 @@ static void write_trace(const char *path, const unsigned char *cubin,
                         size_t cubin_size, uint64_t cubin_crc) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  mprof_device_record dev;
-  memset(&dev, 0, sizeof dev);
-  dev.name = mprof_writer_string(w, "NVIDIA H200");
-  dev.cc_major = 9;
-  dev.sm_count = 132;
-  uint32_t d;
-  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  uint32_t d = tt_device(w, 0);
   mprof_kernel_record k;
   memset(&k, 0, sizeof k);
   k.mangled_name = mprof_writer_string(w, "_Z4kernPf");

@@ -40,25 +40,8 @@ static const char *const names[K_COUNT] = {
 static void write_planted(const char *path, int with_pm) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  mprof_device_record dev;
-  memset(&dev, 0, sizeof dev);
-  dev.name = mprof_writer_string(w, "NVIDIA H200");
-  dev.cc_major = 9;
-  dev.sm_count = 132;
-  dev.warp_size = 32;
-  dev.max_threads_per_block = 1024;
-  dev.max_threads_per_sm = 2048;
-  dev.max_blocks_per_sm = 32;
-  dev.max_warps_per_sm = 64;
-  dev.max_regs_per_block = 65536;
-  dev.max_regs_per_sm = 65536;
-  dev.max_shared_per_block = 232448;
-  dev.max_shared_per_sm = 233472;
-  uint32_t d;
-  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
-  mprof_stream_record st = {d, 1, 7, 0};
-  uint32_t s;
-  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  uint32_t d = tt_device(w, 0);
+  uint32_t s = tt_stream(w, d, 7);
   uint32_t shape[K_COUNT];
   for (int k = 0; k < K_COUNT; k++) {
     mprof_kernel_record kr;
