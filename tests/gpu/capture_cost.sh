@@ -128,17 +128,29 @@ say "floor: a minimal CUPTI subscriber with $floor_kind, as the recordings"
 # ---- 20,000 empty launches: cost per launch ----------------------------------
 if [ "${COST_SKIP_EMPTY:-0}" != 1 ]; then
 say "== empty_kernels: 20,000 launches (loop time inside the program)"
-for i in 1 2 3; do
+# Five runs each (single loops vary by +-20% on the H200), interleaved. With
+# PM sampling, a second floor also evaluates every sample's counters, as
+# the producer does: what the producer adds beyond it is its own.
+runs=$(seq 1 5)
+for i in $runs; do
   timed empty_plain_$i "$bin/empty_kernels" >/dev/null
   timed empty_floor_$i env "${floor_env[@]}" "$bin/empty_kernels" >/dev/null
+  [ "$floor_kind" = "PM sampling" ] &&
+    timed empty_floor_eval_$i env "${floor_env[@]}" MPROF_PM_EVALUATE=1 "$bin/empty_kernels" >/dev/null
   timed empty_record_$i "$mprof" record "${extra[@]}" -o "$out/empty_$i.mprof" -- "$bin/empty_kernels" >/dev/null
 done
-loop() { for i in 1 2 3; do field "$1_$i" loop_us; done | median; }
+loop() { for i in $runs; do field "$1_$i" loop_us; done | median; }
+each() { for i in $runs; do field "$1_$i" loop_us; done | tr '\n' ' '; }
 lp=$(loop empty_plain)
 lf=$(loop empty_floor)
 lr=$(loop empty_record)
-say "loop us: plain $lp, floor $lf, record $lr"
+say "loop us (medians of 5): plain $lp, floor $lf, record $lr"
+say "each run: plain $(each empty_plain)| floor $(each empty_floor)| record $(each empty_record)"
 say "per launch added: floor $(calc '%.3f' "($lf - $lp) / 20000") us, record $(calc '%.3f' "($lr - $lp) / 20000") us (target <= 1 us)"
+if [ "$floor_kind" = "PM sampling" ]; then
+  le=$(loop empty_floor_eval)
+  say "floor evaluating every PM sample: loop $le us, per launch added $(calc '%.3f' "($le - $lp) / 20000") us; each run: $(each empty_floor_eval)"
+fi
 fi
 
 # ---- cuBLAS program: wall time, floor, record, ncu --------------------------

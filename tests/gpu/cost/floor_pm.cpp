@@ -4,7 +4,8 @@
  * producer's five default counters at MPROF_PM_INTERVAL, a decode every
  * 10 ms into a 512-sample counter-data image that is emptied (copied back
  * from its initialized state) while it has room for two decode periods;
- * the samples are decoded, which CUPTI needs, but not evaluated or stored.
+ * the samples are decoded, which CUPTI needs, but not stored, nor evaluated
+ * unless MPROF_PM_EVALUATE=1.
  * C++ because CUPTI's profiler host header is.
  *
  * SPDX-License-Identifier: MIT
@@ -35,6 +36,12 @@ static struct {
   pthread_t thread;
   int thread_started;
   unsigned long long decodes, samples;
+  /* MPROF_PM_EVALUATE=1: also evaluate each sample's counters, as the
+   * producer does (to tell its cost from CUPTI's) */
+  bool evaluate;
+  CUpti_Profiler_Host_Object *host;
+  size_t evaluated; /* samples of the current image evaluated */
+  unsigned long long evaluations;
 } pm;
 
 static const char *const pm_metrics[] = {
@@ -74,11 +81,27 @@ static void pm_decode(int last) {
                p.decodeStopReason ==
                    CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
     size_t per_period = PM_DECODE_PERIOD_MS * 1000000ull / pm.interval_ns;
+    for (; pm.evaluate && pm.evaluated < info.numCompletedSamples;
+         pm.evaluated++) {
+      double values[PM_METRIC_COUNT];
+      PM_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, e);
+      e.pHostObject = pm.host;
+      e.pCounterDataImage = pm.image;
+      e.counterDataImageSize = pm.image_size;
+      e.rangeIndex = pm.evaluated;
+      e.ppMetricNames = (const char **)pm_metrics;
+      e.numMetrics = PM_METRIC_COUNT;
+      e.pMetricValues = values;
+      if (cuptiProfilerHostEvaluateToGpuValues(&e) == CUPTI_SUCCESS)
+        pm.evaluations++;
+    }
     bool emptied = full || room < 2 * per_period + 16;
     if (emptied || last)
       pm.samples += info.numCompletedSamples;
-    if (emptied)
+    if (emptied) {
       memcpy(pm.image, pm.pristine, pm.image_size);
+      pm.evaluated = 0;
+    }
     if (!full)
       return;
   }
@@ -117,6 +140,7 @@ static bool pm_start(uint32_t device) {
   if (cuptiProfilerHostInitialize(&host) != CUPTI_SUCCESS)
     return false;
   PM_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
+  pm.host = host.pHostObject;
   add.pHostObject = host.pHostObject;
   add.ppMetricNames = (const char **)pm_metrics;
   add.numMetrics = PM_METRIC_COUNT;
@@ -177,6 +201,8 @@ static bool pm_start(uint32_t device) {
 extern "C" void floor_pm_setup(CUcontext ctx, uint64_t interval_ns) {
   uint32_t device = 0;
   pm.interval_ns = interval_ns;
+  const char *evaluate = getenv("MPROF_PM_EVALUATE");
+  pm.evaluate = evaluate && strcmp(evaluate, "1") == 0;
   if (pm.object || cuptiGetDeviceId(ctx, &device) != CUPTI_SUCCESS)
     return;
   if (!pm_start(device)) {
@@ -197,6 +223,6 @@ extern "C" void floor_pm_finish(void) {
   stop.pPmSamplingObject = pm.object;
   cuptiPmSamplingStop(&stop);
   pm_decode(1);
-  fprintf(stderr, "floor: %llu PM decodes, %llu PM samples\n", pm.decodes,
-          pm.samples);
+  fprintf(stderr, "floor: %llu PM decodes, %llu PM samples, %llu evaluated\n",
+          pm.decodes, pm.samples, pm.evaluations);
 }
