@@ -26,7 +26,7 @@ typedef struct record_options {
   const char *pc_period;
   const char *pc_buffer;
   const char *kernel_regex;
-  const char *pm;          /* "on" or "off" */
+  const char *pm;          /* "on", "off" or "both" (two runs) */
   const char *pm_interval; /* a duration, e.g. 10us */
   int no_sass;
   int sass_now; /* disassemble before returning, not on first use */
@@ -118,8 +118,14 @@ static int parse_options(record_options *o, int argc, char **argv) {
                            "--pc-mode must be continuous, serialized or off, "
                            "not '%s'",
                            o->pc_mode);
-  if (strcmp(o->pm, "on") && strcmp(o->pm, "off"))
-    return cli_usage_error("record", "--pm must be on or off, not '%s'", o->pm);
+  if (strcmp(o->pm, "on") && strcmp(o->pm, "off") && strcmp(o->pm, "both"))
+    return cli_usage_error("record", "--pm must be on, off or both, not '%s'",
+                           o->pm);
+  if (strcmp(o->pm, "both") == 0 && (o->blocks || o->source))
+    return cli_usage_error("record",
+                           "--pm both runs CMD twice under the CUPTI "
+                           "producer; record %s in a run of its own",
+                           o->blocks ? "blocks" : "source");
   if (o->pm_interval && !cli_valid_pm_interval(o->pm_interval))
     return cli_usage_error("record",
                            "--pm-interval takes a duration from 1us to 1s "
@@ -660,30 +666,13 @@ static int make_manifest(char *path, size_t size) {
   return 0;
 }
 
-int cmd_record(int argc, char **argv) {
-  record_options o;
-  int rc = parse_options(&o, argc, argv);
-  if (rc)
-    return rc;
-  char producer[PATH_MAX] = "";
-  if (!o.blocks && cli_find_producer(producer, sizeof producer) != 0) {
-    fprintf(stderr,
-            "mprof record: the CUPTI producer (libmprof-cupti.so) was not "
-            "found%s; run 'mprof setup' to build it, or set MPROF_CUPTI_LIB\n",
-            getenv("MPROF_CUPTI_LIB") ? " at $MPROF_CUPTI_LIB" : "");
-    return CLI_EXIT_USAGE;
-  }
-  if (o.blocks && cli_find_blocks(o.blocks_lib, sizeof o.blocks_lib) != 0) {
-    fprintf(stderr,
-            "mprof record blocks: the block producer (libmprof-blocks.so) was "
-            "not found%s; build mprof where the CUDA toolkit's "
-            "compute-sanitizer/include exists, or set MPROF_BLOCKS_LIB\n",
-            getenv("MPROF_BLOCKS_LIB") ? " at $MPROF_BLOCKS_LIB" : "");
-    return CLI_EXIT_USAGE;
-  }
+/* One run of CMD under the producer, writing @p output; its traces
+ * post-processed and summed up. Returns the exit status record returns. */
+static int record_run(const record_options *o, const char *producer,
+                      const char *output) {
   char pattern[PATH_MAX];
-  if (output_pattern(pattern, sizeof pattern, o.output) != 0) {
-    fprintf(stderr, "mprof record: output path '%s' is too long\n", o.output);
+  if (output_pattern(pattern, sizeof pattern, output) != 0) {
+    fprintf(stderr, "mprof record: output path '%s' is too long\n", output);
     return CLI_EXIT_USAGE;
   }
   char manifest[PATH_MAX];
@@ -698,7 +687,7 @@ int cmd_record(int argc, char **argv) {
   struct timespec run0, run1;
   clock_gettime(CLOCK_MONOTONIC, &run0);
   int exec_errno = 0;
-  int status = run_command(&o, producer, pattern, manifest, &exec_errno);
+  int status = run_command(o, producer, pattern, manifest, &exec_errno);
   pid_t child = (pid_t)last_child;
   clock_gettime(CLOCK_MONOTONIC, &run1);
   if (cli_verbose())
@@ -707,7 +696,7 @@ int cmd_record(int argc, char **argv) {
                 (double)(run1.tv_nsec - run0.tv_nsec) * 1e-9);
   if (status < 0) {
     unlink(manifest);
-    fprintf(stderr, "mprof record: cannot start '%s': %s\n", o.command[0],
+    fprintf(stderr, "mprof record: cannot start '%s': %s\n", o->command[0],
             strerror(exec_errno ? exec_errno : errno));
     return CLI_EXIT_USAGE;
   }
@@ -717,17 +706,17 @@ int cmd_record(int argc, char **argv) {
   process_entry *processes = NULL;
   size_t process_count = read_manifest(manifest, &processes);
   unlink(manifest);
-  if (o.blocks && process_count > 0) {
+  if (o->blocks && process_count > 0) {
     int post_status =
-        blocks_collect(processes, process_count, &o, child, status);
+        blocks_collect(processes, process_count, o, child, status);
     free(processes);
     return exit_status ? exit_status : post_status;
   }
   if (process_count > 0) {
-    if (process_count > 1 && !o.quiet)
+    if (process_count > 1 && !o->quiet)
       fprintf(stderr, "mprof record: %zu processes recorded\n", process_count);
     for (size_t i = 0; i < process_count; i++) {
-      int post = collect(&processes[i], &o, child, status, process_count);
+      int post = collect(&processes[i], o, child, status, process_count);
       if (post && !exit_status)
         exit_status = post;
     }
@@ -737,9 +726,9 @@ int cmd_record(int argc, char **argv) {
   free(processes);
   if (WIFSIGNALED(status))
     fprintf(stderr, "mprof record: '%s' was killed by signal %d (%s)\n",
-            o.command[0], WTERMSIG(status), signal_name(WTERMSIG(status)));
-  if (o.blocks) {
-    unsigned flags = CLI_POST_NO_SASS | (o.quiet ? CLI_POST_QUIET : 0);
+            o->command[0], WTERMSIG(status), signal_name(WTERMSIG(status)));
+  if (o->blocks) {
+    unsigned flags = CLI_POST_NO_SASS | (o->quiet ? CLI_POST_QUIET : 0);
     int post = cli_blocks_finish(pattern, started - 1, flags);
     return exit_status ? exit_status : post;
   }
@@ -763,11 +752,11 @@ int cmd_record(int argc, char **argv) {
     if (!is_new_trace(trace, started - 1))
       continue;
     double p0 = cli_seconds();
-    int post = cli_postprocess(trace, post_flags(&o));
-    if (post == 0 && o.source)
-      post = cli_source_merge(trace, post_flags(&o));
+    int post = cli_postprocess(trace, post_flags(o));
+    if (post == 0 && o->source)
+      post = cli_source_merge(trace, post_flags(o));
     if (post == 0)
-      post = recap(trace, &o);
+      post = recap(trace, o);
     if (cli_verbose())
       fprintf(stderr, "mprof: time: post-processing %s took %.3f s\n", trace,
               cli_seconds() - p0);
@@ -776,4 +765,68 @@ int cmd_record(int argc, char **argv) {
   }
   globfree(&outputs);
   return exit_status;
+}
+
+/* --pm both: the PM run's output beside @p output ("run.mprof" ->
+ * "run.pm.mprof"). */
+static int pm_sibling(char *out, size_t size, const char *output) {
+  size_t n = strlen(output);
+  size_t stem = n >= 6 && strcmp(output + n - 6, ".mprof") == 0 ? n - 6 : n;
+  int w = snprintf(out, size, "%.*s.pm.mprof", (int)stem, output);
+  return w < 0 || (size_t)w >= size ? -1 : 0;
+}
+
+int cmd_record(int argc, char **argv) {
+  record_options o;
+  int rc = parse_options(&o, argc, argv);
+  if (rc)
+    return rc;
+  char producer[PATH_MAX] = "";
+  if (!o.blocks && cli_find_producer(producer, sizeof producer) != 0) {
+    fprintf(stderr,
+            "mprof record: the CUPTI producer (libmprof-cupti.so) was not "
+            "found%s; run 'mprof setup' to build it, or set MPROF_CUPTI_LIB\n",
+            getenv("MPROF_CUPTI_LIB") ? " at $MPROF_CUPTI_LIB" : "");
+    return CLI_EXIT_USAGE;
+  }
+  if (o.blocks && cli_find_blocks(o.blocks_lib, sizeof o.blocks_lib) != 0) {
+    fprintf(stderr,
+            "mprof record blocks: the block producer (libmprof-blocks.so) was "
+            "not found%s; build mprof where the CUDA toolkit's "
+            "compute-sanitizer/include exists, or set MPROF_BLOCKS_LIB\n",
+            getenv("MPROF_BLOCKS_LIB") ? " at $MPROF_BLOCKS_LIB" : "");
+    return CLI_EXIT_USAGE;
+  }
+  if (strcmp(o.pm, "both") != 0)
+    return record_run(&o, producer, o.output);
+  /* PC and PM sampling cannot share a process (docs/validation/H200.md):
+   * run CMD twice, PC-sampled then PM-sampled, for a set of the two. */
+  char pm_output[PATH_MAX];
+  if (pm_sibling(pm_output, sizeof pm_output, o.output) != 0) {
+    fprintf(stderr, "mprof record: output path '%s' is too long\n", o.output);
+    return CLI_EXIT_USAGE;
+  }
+  o.pm = "off";
+  rc = record_run(&o, producer, o.output);
+  if (rc != 0) {
+    fprintf(stderr,
+            "mprof record: the PC-sampled run ended with status %d; the "
+            "PM-sampled run (--pm both) was not started\n",
+            rc);
+    return rc;
+  }
+  if (!o.quiet)
+    fprintf(stderr,
+            "mprof record: running '%s' again with PM sampling "
+            "(--pm both) into %s\n",
+            o.command[0], pm_output);
+  o.pm = "on";
+  rc = record_run(&o, producer, pm_output);
+  if (rc == 0 && !o.quiet)
+    fprintf(stderr,
+            "mprof record: open the two runs as one for stall reasons and "
+            "measured throughput: mprof summary %s%s %s\n",
+            strchr(o.output, '%') ? "(each process's) " : "", o.output,
+            pm_output);
+  return rc;
 }

@@ -115,5 +115,26 @@ grep -q "PM sampling did not stop within 5 s of the program's exit (cuptiPmSampl
   fail "record does not say where the PM exit stuck: $(cat "$tmp/rec_pm.txt")"
 grep -q "could not keep up" "$tmp/rec_pm.txt" && fail "record blames the decode rate for a stuck exit"
 
+# --- record --pm both: CMD twice, PC-sampled then PM-sampled --------------
+# The stand-in program notes each run's MPROF_PM and output.
+both_cmd='echo "$MPROF_PM $MPROF_OUTPUT" >>"$1"; cp "$0" "$MPROF_OUTPUT"; exit "${2:-0}"'
+MPROF_CUPTI_LIB="$tmp/fake-producer.so" "$mprof" record --no-sass --pm both \
+  -o "$tmp/both.mprof" -- sh -c "$both_cmd" "$tmp/unsampled.mprof" "$tmp/both-runs.txt" \
+  >"$tmp/both.txt" 2>&1 || fail "record --pm both: $(cat "$tmp/both.txt")"
+[ "$(cat "$tmp/both-runs.txt")" = "off $tmp/both.mprof
+on $tmp/both.pm.mprof" ] || fail "record --pm both did not run PC then PM: $(cat "$tmp/both-runs.txt")"
+[ -s "$tmp/both.mprof" ] && [ -s "$tmp/both.pm.mprof" ] || fail "record --pm both left no pair of traces"
+grep -q "open the two runs as one for stall reasons and measured throughput: mprof summary $tmp/both.mprof $tmp/both.pm.mprof" \
+  "$tmp/both.txt" || fail "record --pm both does not say how to open the pair: $(cat "$tmp/both.txt")"
+# A first run that fails is not repeated, and its status is record's.
+MPROF_CUPTI_LIB="$tmp/fake-producer.so" "$mprof" record --no-sass --pm both \
+  -o "$tmp/both3.mprof" -- sh -c "$both_cmd" "$tmp/unsampled.mprof" "$tmp/both3-runs.txt" 3 \
+  >"$tmp/both3.txt" 2>&1
+status=$?
+[ "$status" -eq 3 ] || fail "record --pm both after a failing run exited $status, not 3"
+[ "$(wc -l <"$tmp/both3-runs.txt")" -eq 1 ] || fail "record --pm both ran again after a failing run"
+grep -q "the PC-sampled run ended with status 3; the PM-sampled run (--pm both) was not started" \
+  "$tmp/both3.txt" || fail "record --pm both does not say why it stopped: $(cat "$tmp/both3.txt")"
+
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "multidevice CLI: all checks passed"

@@ -623,7 +623,8 @@ static void make_trace_notes(mprof_diagnosis *d) {
                  a,
                  "No hardware counters: %s; bandwidth- and latency-bound "
                  "are told apart by stall reasons alone (`mprof record --pm "
-                 "on` samples them, without PC sampling).",
+                 "both` records the program a second time with them; open "
+                 "the two traces as one).",
                  mprof_throughput_missing(d->throughput)));
   /* In a set of traces, the first one's sidecar is the one looked for. */
   const char *first = mprof_trace_process_meta(t, 0, "path");
