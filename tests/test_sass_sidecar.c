@@ -82,6 +82,22 @@ static void write_trace(const char *path, const unsigned char *cubin,
   assert_int_equal(mprof_writer_finish(w), 0);
 }
 
+/* test_path(STEM.mprof): the trace of write_trace() around the synthetic
+ * cubin, captured under @p crc (0: no code kept); @p side gets the path of
+ * its sidecar. Both buffers hold 1100 bytes. */
+static void make_trace(char *trace, char *side, const char *stem,
+                       uint64_t crc) {
+  char name[256];
+  snprintf(name, sizeof name, "%s.mprof", stem);
+  snprintf(trace, 1100, "%s", test_path(name));
+  snprintf(name, sizeof name, "%s.mprof.pc.json", stem);
+  snprintf(side, 1100, "%s", test_path(name));
+  size_t size;
+  unsigned char *cubin = synthetic_cubin(&size, 0);
+  write_trace(trace, cubin, size, crc);
+  free(cubin);
+}
+
 static void check_samples(const mprof_sidecar *sc) {
   assert_int_equal(mprof_sidecar_stall_reason_count(sc), 7);
   assert_string_equal(mprof_sidecar_stall_reason(sc, 6),
@@ -107,14 +123,8 @@ static void check_samples(const mprof_sidecar *sc) {
 
 static void test_build_without_disassembler(void **state) {
   (void)state;
-  size_t size;
-  unsigned char *cubin = synthetic_cubin(&size, 0);
-  char trace[1100];
-  snprintf(trace, sizeof trace, "%s", test_path("lines.mprof"));
-  char side[1100];
-  snprintf(side, sizeof side, "%s", test_path("lines.mprof.pc.json"));
-  write_trace(trace, cubin, size, KERN_CRC);
-  free(cubin);
+  char trace[1100], side[1100];
+  make_trace(trace, side, "lines", KERN_CRC);
   /* nvdisasm "installed" but wrong: like a machine without it. */
   setenv("MPROF_NVDISASM", "/nonexistent/nvdisasm", 1);
   mprof_sass_report report = MPROF_SASS_REPORT_INIT;
@@ -166,14 +176,8 @@ static void test_build_without_disassembler(void **state) {
 
 static void test_build_with_disassembler(void **state) {
   (void)state;
-  size_t size;
-  unsigned char *cubin = synthetic_cubin(&size, 0);
-  char trace[1100];
-  snprintf(trace, sizeof trace, "%s", test_path("sass.mprof"));
-  char side[1100];
-  snprintf(side, sizeof side, "%s", test_path("sass.mprof.pc.json"));
-  write_trace(trace, cubin, size, KERN_CRC);
-  free(cubin);
+  char trace[1100], side[1100];
+  make_trace(trace, side, "sass", KERN_CRC);
   char args[1100];
   snprintf(args, sizeof args, "%s", test_path("build-args"));
   mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
@@ -234,14 +238,8 @@ static void test_build_with_disassembler(void **state) {
  * nvdisasm once and saves the result; later readers run nothing. */
 static void test_build_deferred(void **state) {
   (void)state;
-  size_t size;
-  unsigned char *cubin = synthetic_cubin(&size, 0);
-  char trace[1100];
-  snprintf(trace, sizeof trace, "%s", test_path("later.mprof"));
-  char side[1100];
-  snprintf(side, sizeof side, "%s", test_path("later.mprof.pc.json"));
-  write_trace(trace, cubin, size, KERN_CRC);
-  free(cubin);
+  char trace[1100], side[1100];
+  make_trace(trace, side, "later", KERN_CRC);
   char args[1100];
   snprintf(args, sizeof args, "%s", test_path("deferred-args"));
   unlink(args);
@@ -360,14 +358,8 @@ static void test_build_deferred(void **state) {
 /* Code under another CRC is other code, whatever its name. */
 static void test_build_other_crc(void **state) {
   (void)state;
-  size_t size;
-  unsigned char *cubin = synthetic_cubin(&size, 0);
-  char trace[1100];
-  snprintf(trace, sizeof trace, "%s", test_path("other.mprof"));
-  char side[1100];
-  snprintf(side, sizeof side, "%s", test_path("other.mprof.pc.json"));
-  write_trace(trace, cubin, size, 0xdefull);
-  free(cubin);
+  char trace[1100], side[1100];
+  make_trace(trace, side, "other", 0xdefull);
   mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
   opts.flags = MPROF_SASS_NO_DISASSEMBLY;
   mprof_sass_report report = MPROF_SASS_REPORT_INIT;
