@@ -34,6 +34,8 @@ check transformer_forward.brief.txt summary --human --color=never \
 check multi_gpu.brief.txt summary --human --color=never samples/multi_gpu.mprof
 check gemm.summary.xml summary "samples/gemm.mprof"
 check demo.summary.json summary --json "samples/demo.mprof"
+check gemm_pm.summary.xml summary "samples/gemm_pm.mprof"
+check gemm_pm.summary.json summary --json "samples/gemm_pm.mprof"
 check gemm-gemm_source.diff.txt diff --human --color=never --allow-disjoint \
   samples/gemm.mprof samples/gemm_source.mprof
 check demo-multi_gpu.diff.xml diff samples/demo.mprof samples/multi_gpu.mprof

@@ -147,7 +147,8 @@ static void json_member(mprof__fields *o, const char *name) {
 
 void mprof__fields_str(mprof__fields *o, const char *name, const char *value) {
   if (!o->json) {
-    mprof__xml_attr(o->out, name, value);
+    if (value)
+      mprof__xml_attr(o->out, name, value);
     return;
   }
   json_member(o, name);
@@ -161,4 +162,22 @@ void mprof__fields_u64(mprof__fields *o, const char *name, uint64_t value) {
   }
   json_member(o, name);
   fprintf(o->out, "%llu", (unsigned long long)value);
+}
+
+void mprof__fields_num(mprof__fields *o, const char *name, double value,
+                       int digits) {
+  if (!o->json) {
+    mprof__xml_attr_num(o->out, name, value, digits);
+    return;
+  }
+  json_member(o, name);
+  mprof__json_num(o->out, value, digits);
+}
+
+void mprof__fields_hex(mprof__fields *o, const char *name, uint64_t value) {
+  if (!o->json) {
+    fprintf(o->out, " %s=\"0x%llx\"", name, (unsigned long long)value);
+    return;
+  }
+  mprof__fields_u64(o, name, value);
 }

@@ -40,7 +40,14 @@ typedef struct mprof__fields {
   size_t count; /* members written so far (for JSON's commas) */
 } mprof__fields;
 
+/* A string; NULL is null in JSON and left out in XML. */
 void mprof__fields_str(mprof__fields *o, const char *name, const char *value);
 void mprof__fields_u64(mprof__fields *o, const char *name, uint64_t value);
+/* A number with @p digits decimals; one not finite is null in JSON and left
+ * out in XML. */
+void mprof__fields_num(mprof__fields *o, const char *name, double value,
+                       int digits);
+/* An offset: a number in JSON, hexadecimal (0x...) in XML. */
+void mprof__fields_hex(mprof__fields *o, const char *name, uint64_t value);
 
 #endif /* MPROF_BASE_TEXT_H */

@@ -83,6 +83,15 @@ int mprof__summary_memory_view_build(mprof__summary_memory *mv,
                                      const mprof__summary_view *v,
                                      const mprof_kernel_diagnosis *k);
 
+/* A kernel's measured throughput, its counted memory accesses and one
+ * access, the same in the JSON and the XML report. */
+void mprof__summary_throughput_fields(mprof__fields *o,
+                                      const mprof_kernel_throughput *t);
+void mprof__summary_memory_fields(mprof__fields *o,
+                                  const mprof__summary_memory *mv);
+void mprof__summary_access_fields(mprof__fields *o,
+                                  const mprof_memory_stats *x);
+
 /* The three formats: summary_xml.c, summary_json.c, summary_text.c. */
 void mprof__summary_xml(FILE *f, const mprof__summary_view *v);
 void mprof__summary_json(FILE *f, const mprof__summary_view *v);

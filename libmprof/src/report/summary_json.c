@@ -45,28 +45,10 @@ static void json_dims3(FILE *f, const char *key, const uint32_t v[3]) {
 }
 
 static void json_throughput(FILE *f, const mprof_kernel_diagnosis *k) {
-  const mprof_kernel_throughput *t = k->throughput;
   json_key(f, "throughput");
   fputc('{', f);
-  json_str(f, "status", mprof__summary_sol_status(t), 1);
-  json_u64(f, "samples", t->samples, 1);
-  json_u64(f, "partial_samples", t->partial, 1);
-  json_u64(f, "interval_ns", t->interval_ns, 1);
-  json_key(f, "shared");
-  if (t->samples)
-    fprintf(f, "%.4f", t->shared);
-  else
-    fputs("null", f);
-  for (size_t i = 0; i < MPROF__SUMMARY_SOL_COUNT; i++) {
-    uint32_t c = mprof__summary_sol_counters[i];
-    int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
-    fputc(',', f);
-    json_key(f, mprof_counter_key(c));
-    if (isnan(t->value[c]))
-      fputs("null", f);
-    else
-      fprintf(f, fraction ? "%.4f" : "%.0f", mprof__summary_sol_value(t, c));
-  }
+  mprof__fields o = {f, 1, 0};
+  mprof__summary_throughput_fields(&o, k->throughput);
   fputs("},", f);
 }
 
@@ -77,32 +59,16 @@ static void json_memory(FILE *f, const mprof__summary_view *v,
     return;
   json_key(f, "memory");
   fputc('{', f);
-  json_u64(f, "instructions", mv.count, 1);
-  json_u64(f, "omitted", mv.count - mv.shown, 1);
-  json_u64(f, "warp_accesses", mv.warps, 1);
-  json_u64(f, "bytes", mv.bytes, 1);
-  json_u64(f, "sectors", mv.sectors, 1);
-  json_num(f, "efficiency", mv.efficiency, 4, 1);
+  mprof__fields o = {f, 1, 0};
+  mprof__summary_memory_fields(&o, &mv);
+  fputc(',', f);
   json_key(f, "accesses");
   fputc('[', f);
   for (size_t i = 0; i < mv.shown; i++) {
-    const mprof_memory_stats *x = mv.order[i];
     fputc('{', f);
-    json_u64(f, "offset", x->offset, 1);
-    json_str(f, "kind", mprof_memory_kind_name(x->flags), 1);
-    json_u64(f, "access_size", x->access_size, 1);
-    json_u64(f, "warp_accesses", x->warp_accesses, 1);
-    json_u64(f, "thread_accesses", x->thread_accesses, 1);
-    json_u64(f, "bytes", x->bytes, 1);
-    json_u64(f, "sectors", x->sectors, 1);
-    json_num(f, "efficiency", x->efficiency, 4, 1);
-    json_key(f, "sass");
-    mprof__json_string(f, x->instruction && x->instruction->opcode
-                              ? x->instruction->opcode
-                              : NULL);
-    fputc('}', f);
-    if (i + 1 < mv.shown)
-      fputc(',', f);
+    mprof__fields x = {f, 1, 0};
+    mprof__summary_access_fields(&x, mv.order[i]);
+    fputs(i + 1 < mv.shown ? "}," : "}", f);
   }
   fputs("]},", f);
   free(mv.order);

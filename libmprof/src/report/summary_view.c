@@ -168,3 +168,47 @@ int mprof__summary_memory_view_build(mprof__summary_memory *mv,
   mv->shown = count < v->opts->max_hot ? count : v->opts->max_hot;
   return 1;
 }
+
+void mprof__summary_throughput_fields(mprof__fields *o,
+                                      const mprof_kernel_throughput *t) {
+  mprof__fields_str(o, "status", mprof__summary_sol_status(t));
+  mprof__fields_u64(o, "samples", t->samples);
+  mprof__fields_u64(o, "partial_samples", t->partial);
+  mprof__fields_u64(o, "interval_ns", t->interval_ns);
+  mprof__fields_num(o, "shared", t->samples ? t->shared : NAN, 4);
+  for (size_t i = 0; i < MPROF__SUMMARY_SOL_COUNT; i++) {
+    uint32_t c = mprof__summary_sol_counters[i];
+    int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
+    double value = t->samples && !isnan(t->value[c])
+                       ? mprof__summary_sol_value(t, c)
+                       : NAN;
+    mprof__fields_num(o, mprof_counter_key(c), value, fraction ? 4 : 0);
+  }
+}
+
+void mprof__summary_memory_fields(mprof__fields *o,
+                                  const mprof__summary_memory *mv) {
+  mprof__fields_u64(o, "instructions", mv->count);
+  if (!o->json) /* JSON's accesses array says how many are shown */
+    mprof__fields_u64(o, "shown", mv->shown);
+  mprof__fields_u64(o, "omitted", mv->count - mv->shown);
+  mprof__fields_u64(o, "warp_accesses", mv->warps);
+  mprof__fields_u64(o, "bytes", mv->bytes);
+  mprof__fields_u64(o, "sectors", mv->sectors);
+  mprof__fields_num(o, "efficiency", mv->efficiency, 4);
+}
+
+void mprof__summary_access_fields(mprof__fields *o,
+                                  const mprof_memory_stats *x) {
+  mprof__fields_hex(o, "offset", x->offset);
+  mprof__fields_str(o, "kind", mprof_memory_kind_name(x->flags));
+  mprof__fields_u64(o, "access_size", x->access_size);
+  mprof__fields_u64(o, "warp_accesses", x->warp_accesses);
+  mprof__fields_u64(o, "thread_accesses", x->thread_accesses);
+  mprof__fields_u64(o, "bytes", x->bytes);
+  mprof__fields_u64(o, "sectors", x->sectors);
+  mprof__fields_num(o, "efficiency", x->efficiency, 4);
+  mprof__fields_str(
+      o, "sass",
+      x->instruction && x->instruction->opcode ? x->instruction->opcode : NULL);
+}

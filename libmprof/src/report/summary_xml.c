@@ -45,23 +45,9 @@ static void xml_shape(FILE *f, const mprof_shape_stats *s,
 }
 
 static void xml_throughput(FILE *f, const mprof_kernel_diagnosis *k) {
-  const mprof_kernel_throughput *t = k->throughput;
   fputs("      <throughput", f);
-  mprof__xml_attr(f, "status", mprof__summary_sol_status(t));
-  mprof__xml_attr_u64(f, "samples", t->samples);
-  mprof__xml_attr_u64(f, "partial_samples", t->partial);
-  mprof__xml_attr_u64(f, "interval_ns", t->interval_ns);
-  if (t->samples) {
-    mprof__xml_attr_num(f, "shared", t->shared, 4);
-    for (size_t i = 0; i < MPROF__SUMMARY_SOL_COUNT; i++) {
-      uint32_t c = mprof__summary_sol_counters[i];
-      if (isnan(t->value[c]))
-        continue;
-      int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
-      mprof__xml_attr_num(f, mprof_counter_key(c),
-                          mprof__summary_sol_value(t, c), fraction ? 4 : 0);
-    }
-  }
+  mprof__fields o = {f, 0, 0};
+  mprof__summary_throughput_fields(&o, k->throughput);
   fputs("/>\n", f);
 }
 
@@ -71,26 +57,12 @@ static void xml_memory(FILE *f, const mprof__summary_view *v,
   if (!mprof__summary_memory_view_build(&mv, v, k))
     return;
   fputs("      <memory", f);
-  mprof__xml_attr_u64(f, "instructions", mv.count);
-  mprof__xml_attr_u64(f, "shown", mv.shown);
-  mprof__xml_attr_u64(f, "omitted", mv.count - mv.shown);
-  mprof__xml_attr_u64(f, "warp_accesses", mv.warps);
-  mprof__xml_attr_u64(f, "bytes", mv.bytes);
-  mprof__xml_attr_u64(f, "sectors", mv.sectors);
-  mprof__xml_attr_num(f, "efficiency", mv.efficiency, 4);
+  mprof__fields o = {f, 0, 0};
+  mprof__summary_memory_fields(&o, &mv);
   fputs(">\n", f);
   for (size_t i = 0; i < mv.shown; i++) {
-    const mprof_memory_stats *x = mv.order[i];
-    fprintf(f, "        <access offset=\"0x%x\"", x->offset);
-    mprof__xml_attr(f, "kind", mprof_memory_kind_name(x->flags));
-    mprof__xml_attr_u64(f, "access_size", x->access_size);
-    mprof__xml_attr_u64(f, "warp_accesses", x->warp_accesses);
-    mprof__xml_attr_u64(f, "thread_accesses", x->thread_accesses);
-    mprof__xml_attr_u64(f, "bytes", x->bytes);
-    mprof__xml_attr_u64(f, "sectors", x->sectors);
-    mprof__xml_attr_num(f, "efficiency", x->efficiency, 4);
-    if (x->instruction && x->instruction->opcode)
-      mprof__xml_attr(f, "sass", x->instruction->opcode);
+    fputs("        <access", f);
+    mprof__summary_access_fields(&o, mv.order[i]);
     fputs("/>\n", f);
   }
   fputs("      </memory>\n", f);
