@@ -69,20 +69,52 @@ static const mprof_join *side_join(const mprof_diagnosis *d) {
   return mprof_diagnosis_join(d);
 }
 
-/* ---- XML ---------------------------------------------------------------- */
+/* ---- fields both formats write ------------------------------------------ */
 
-static void xml_trace(FILE *f, const char *element, const mprof_diagnosis *d) {
+static void trace_fields(mprof__fields *o, const mprof_diagnosis *d) {
   const mprof_join *j = side_join(d);
   const mprof_trace *t = mprof_join_trace(j);
   size_t launches;
   mprof_trace_launches(t, &launches);
+  mprof__fields_str(o, "path", mprof_trace_path(t));
+  mprof__fields_u64(o, "launches", launches);
+  mprof__fields_u64(o, "kernels", mprof_join_kernel_count(j));
+  mprof__fields_u64(o, "kernel_time_ns", mprof_join_kernel_time(j));
+  mprof__fields_u64(o, "samples", mprof_join_sample_total(j));
+  mprof__fields_str(o, "sidecar", mprof_join_sidecar(j) ? "present" : "absent");
+}
+
+/* One side of a kernel's change; no verdict is "none" in XML, null in
+ * JSON. */
+static void side_fields(mprof__fields *o, const mprof_kernel_diagnosis *k) {
+  mprof__fields_u64(o, "launches", k->stats->launches);
+  mprof__fields_num(o, "mean_ns", k->stats->mean_ns, 0);
+  mprof__fields_num(o, "stddev_ns", k->stats->stddev_ns, 0);
+  mprof__fields_u64(o, "median_ns", k->stats->median_ns);
+  mprof__fields_u64(o, "total_ns", k->stats->total_ns);
+  mprof__fields_u64(o, "samples", k->stats->samples);
+  const char *verdict = verdict_key(k);
+  mprof__fields_str(o, "verdict",
+                    o->json && strcmp(verdict, "none") == 0 ? NULL : verdict);
+}
+
+static void hot_fields(mprof__fields *o, const mprof_hot_change *h) {
+  mprof__fields_hex(o, "offset", h->offset);
+  mprof__fields_str(o, "sass", *h->sass ? h->sass : NULL);
+  mprof__fields_str(o, "file", *h->file ? h->file : NULL);
+  mprof__fields_num(o, "line", *h->file ? (double)h->line : NAN, 0);
+  mprof__fields_num(o, "base_share", h->base_share >= 0 ? h->base_share : NAN,
+                    4);
+  mprof__fields_num(o, "candidate_share",
+                    h->candidate_share >= 0 ? h->candidate_share : NAN, 4);
+}
+
+/* ---- XML ---------------------------------------------------------------- */
+
+static void xml_trace(FILE *f, const char *element, const mprof_diagnosis *d) {
   fprintf(f, "  <%s", element);
-  mprof__xml_attr(f, "path", mprof_trace_path(t));
-  mprof__xml_attr_u64(f, "launches", launches);
-  mprof__xml_attr_u64(f, "kernels", mprof_join_kernel_count(j));
-  mprof__xml_attr_u64(f, "kernel_time_ns", mprof_join_kernel_time(j));
-  mprof__xml_attr_u64(f, "samples", mprof_join_sample_total(j));
-  mprof__xml_attr(f, "sidecar", mprof_join_sidecar(j) ? "present" : "absent");
+  mprof__fields o = {f, 0, 0};
+  trace_fields(&o, d);
   fputs("/>\n", f);
 }
 
@@ -91,13 +123,8 @@ static void xml_side(FILE *f, const char *element,
   if (!k)
     return;
   fprintf(f, "      <%s", element);
-  mprof__xml_attr_u64(f, "launches", k->stats->launches);
-  mprof__xml_attr_num(f, "mean_ns", k->stats->mean_ns, 0);
-  mprof__xml_attr_num(f, "stddev_ns", k->stats->stddev_ns, 0);
-  mprof__xml_attr_u64(f, "median_ns", k->stats->median_ns);
-  mprof__xml_attr_u64(f, "total_ns", k->stats->total_ns);
-  mprof__xml_attr_u64(f, "samples", k->stats->samples);
-  mprof__xml_attr(f, "verdict", verdict_key(k));
+  mprof__fields o = {f, 0, 0};
+  side_fields(&o, k);
   fputs("/>\n", f);
 }
 
@@ -178,18 +205,9 @@ static void xml_kernel(FILE *f, const diff_view *v,
       mprof__xml_attr_u64(f, "omitted", c->hot_change_count - hot);
       fputs(hot ? ">\n" : "/>\n", f);
       for (size_t i = 0; i < hot; i++) {
-        const mprof_hot_change *h = &c->hot_changes[i];
-        fprintf(f, "        <instruction offset=\"0x%x\"", h->offset);
-        if (*h->sass)
-          mprof__xml_attr(f, "sass", h->sass);
-        if (*h->file) {
-          mprof__xml_attr(f, "file", h->file);
-          mprof__xml_attr_u64(f, "line", h->line);
-        }
-        if (h->base_share >= 0)
-          mprof__xml_attr_num(f, "base_share", h->base_share, 4);
-        if (h->candidate_share >= 0)
-          mprof__xml_attr_num(f, "candidate_share", h->candidate_share, 4);
+        fputs("        <instruction", f);
+        mprof__fields o = {f, 0, 0};
+        hot_fields(&o, &c->hot_changes[i]);
         fputs("/>\n", f);
       }
       if (hot)
@@ -265,17 +283,10 @@ static void str(FILE *f, const char *k, const char *value, const char *after) {
 }
 
 static void json_trace(FILE *f, const mprof_diagnosis *d) {
-  const mprof_join *j = side_join(d);
-  const mprof_trace *t = mprof_join_trace(j);
-  size_t launches;
-  mprof_trace_launches(t, &launches);
   fputc('{', f);
-  str(f, "path", mprof_trace_path(t), ",");
-  num(f, "launches", (double)launches, 0, ",");
-  num(f, "kernels", (double)mprof_join_kernel_count(j), 0, ",");
-  num(f, "kernel_time_ns", (double)mprof_join_kernel_time(j), 0, ",");
-  num(f, "samples", (double)mprof_join_sample_total(j), 0, ",");
-  str(f, "sidecar", mprof_join_sidecar(j) ? "present" : "absent", "}");
+  mprof__fields o = {f, 1, 0};
+  trace_fields(&o, d);
+  fputc('}', f);
 }
 
 static void json_side(FILE *f, const mprof_kernel_diagnosis *k) {
@@ -284,17 +295,8 @@ static void json_side(FILE *f, const mprof_kernel_diagnosis *k) {
     return;
   }
   fputc('{', f);
-  num(f, "launches", (double)k->stats->launches, 0, ",");
-  num(f, "mean_ns", k->stats->mean_ns, 0, ",");
-  num(f, "stddev_ns", k->stats->stddev_ns, 0, ",");
-  num(f, "median_ns", (double)k->stats->median_ns, 0, ",");
-  num(f, "total_ns", (double)k->stats->total_ns, 0, ",");
-  num(f, "samples", (double)k->stats->samples, 0, ",");
-  key(f, "verdict");
-  if (k->verdict_dimension < MPROF_DIM_COUNT_)
-    mprof__json_string(f, mprof_dimension_key(k->verdict_dimension));
-  else
-    fputs("null", f);
+  mprof__fields o = {f, 1, 0};
+  side_fields(&o, k);
   fputc('}', f);
 }
 
@@ -386,17 +388,10 @@ static void json_kernel(FILE *f, const diff_view *v,
   key(f, "instructions");
   fputc('[', f);
   for (size_t i = 0; i < hot; i++) {
-    const mprof_hot_change *h = &c->hot_changes[i];
     fputc('{', f);
-    num(f, "offset", h->offset, 0, ",");
-    str(f, "sass", *h->sass ? h->sass : NULL, ",");
-    str(f, "file", *h->file ? h->file : NULL, ",");
-    num(f, "line", *h->file ? (double)h->line : NAN, 0, ",");
-    num(f, "base_share", h->base_share >= 0 ? h->base_share : NAN, 4, ",");
-    num(f, "candidate_share",
-        h->candidate_share >= 0 ? h->candidate_share : NAN, 4, "}");
-    if (i + 1 < hot)
-      fputc(',', f);
+    mprof__fields o = {f, 1, 0};
+    hot_fields(&o, &c->hot_changes[i]);
+    fputs(i + 1 < hot ? "}," : "}", f);
   }
   fputs("]}}", f);
 }
