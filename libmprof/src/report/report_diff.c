@@ -98,6 +98,16 @@ static void side_fields(mprof__fields *o, const mprof_kernel_diagnosis *k) {
                     o->json && strcmp(verdict, "none") == 0 ? NULL : verdict);
 }
 
+static void reason_fields(mprof__fields *o, const mprof_stall_change *s) {
+  mprof__fields_str(o, "name", s->reason);
+  mprof__fields_str(o, "dimension",
+                    s->dimension < MPROF_DIM_COUNT_
+                        ? mprof_dimension_key(s->dimension)
+                        : "other");
+  mprof__fields_num(o, "base_share", s->base_share, 4);
+  mprof__fields_num(o, "candidate_share", s->candidate_share, 4);
+}
+
 static void hot_fields(mprof__fields *o, const mprof_hot_change *h) {
   mprof__fields_hex(o, "offset", h->offset);
   mprof__fields_str(o, "sass", *h->sass ? h->sass : NULL);
@@ -163,15 +173,9 @@ static void xml_kernel(FILE *f, const diff_view *v,
     mprof__xml_attr_u64(f, "omitted", c->stall_change_count - shown);
     fputs(shown ? ">\n" : "/>\n", f);
     for (size_t i = 0; i < shown; i++) {
-      const mprof_stall_change *s = &c->stall_changes[i];
       fputs("        <reason", f);
-      mprof__xml_attr(f, "name", s->reason);
-      mprof__xml_attr(f, "dimension",
-                      s->dimension < MPROF_DIM_COUNT_
-                          ? mprof_dimension_key(s->dimension)
-                          : "other");
-      mprof__xml_attr_num(f, "base_share", s->base_share, 4);
-      mprof__xml_attr_num(f, "candidate_share", s->candidate_share, 4);
+      mprof__fields o = {f, 0, 0};
+      reason_fields(&o, &c->stall_changes[i]);
       fputs("/>\n", f);
     }
     if (shown)
@@ -344,17 +348,10 @@ static void json_kernel(FILE *f, const diff_view *v,
     key(f, "reasons");
     fputc('[', f);
     for (size_t i = 0; i < shown; i++) {
-      const mprof_stall_change *s = &c->stall_changes[i];
       fputc('{', f);
-      str(f, "name", s->reason, ",");
-      str(f, "dimension",
-          s->dimension < MPROF_DIM_COUNT_ ? mprof_dimension_key(s->dimension)
-                                          : "other",
-          ",");
-      num(f, "base_share", s->base_share, 4, ",");
-      num(f, "candidate_share", s->candidate_share, 4, "}");
-      if (i + 1 < shown)
-        fputc(',', f);
+      mprof__fields o = {f, 1, 0};
+      reason_fields(&o, &c->stall_changes[i]);
+      fputs(i + 1 < shown ? "}," : "}", f);
     }
     fputs("]},", f);
   }
