@@ -121,6 +121,11 @@ static int parse_options(record_options *o, int argc, char **argv) {
   if (strcmp(o->pm, "on") && strcmp(o->pm, "off") && strcmp(o->pm, "both"))
     return cli_usage_error("record", "--pm must be on, off or both, not '%s'",
                            o->pm);
+  if (strcmp(o->pm, "both") == 0 && strcmp(o->pc_mode, "off") == 0)
+    return cli_usage_error("record",
+                           "--pm both records a PC-sampled run and a "
+                           "PM-sampled one: drop --pc-mode off, or use "
+                           "--pm on");
   if (strcmp(o->pm, "both") == 0 && (o->blocks || o->source))
     return cli_usage_error("record",
                            "--pm both runs CMD twice under the CUPTI "

@@ -20,6 +20,7 @@ expect_one_line 2 "unknown scenario 'slow'" "$mprof" synth --scenario slow
 expect_one_line 2 "no trace given" "$mprof" info
 expect_one_line 2 "--pm must be on, off or both, not 'maybe'" "$mprof" record --pm maybe -- true
 expect_one_line 2 "--pm both runs CMD twice under the CUPTI producer; record blocks in a run of its own" "$mprof" record blocks --pm both -- true
+expect_one_line 2 "--pm both records a PC-sampled run and a PM-sampled one: drop --pc-mode off, or use --pm on" "$mprof" record --pm both --pc-mode off -- true
 expect_one_line 2 "--pm-interval takes a duration from 1us to 1s" "$mprof" record --pm-interval 500ns -- true
 expect_one_line 2 "$tmp/missing.mprof: cannot open: No such file" "$mprof" info "$tmp/missing.mprof"
 
