@@ -18,26 +18,54 @@ typedef struct ranges_view {
   double omitted_share;
 } ranges_view;
 
+/* ---- fields both formats write ------------------------------------------ */
+
+static void trace_fields(mprof__fields *o, const ranges_view *v) {
+  const mprof_range_totals *t = v->totals;
+  mprof__fields_str(o, "path", mprof__range_times_path(v->times));
+  mprof__fields_u64(o, "range_records", t->range_records);
+  mprof__fields_u64(o, "api_calls", t->api_calls);
+  mprof__fields_u64(o, "launches", t->launches);
+  mprof__fields_u64(o, "kernel_time_ns", t->kernel_ns);
+  mprof__fields_u64(o, "in_ranges_launches", t->in_ranges_launches);
+  mprof__fields_u64(o, "in_ranges_ns", t->in_ranges_ns);
+  mprof__fields_u64(o, "outside_launches", t->outside_launches);
+  mprof__fields_u64(o, "outside_ns", t->outside_ns);
+  mprof__fields_u64(o, "unmatched_launches", t->unmatched_launches);
+  mprof__fields_u64(o, "unmatched_ns", t->unmatched_ns);
+}
+
+static void ranges_fields(mprof__fields *o, const ranges_view *v) {
+  mprof__fields_u64(o, "matched", v->count);
+  mprof__fields_u64(o, "shown", v->shown);
+  mprof__fields_u64(o, "omitted", v->count - v->shown);
+  mprof__fields_num(o, "omitted_share", v->omitted_share, 4);
+}
+
+static void range_fields(mprof__fields *o, size_t rank,
+                         const mprof_range_time *r) {
+  mprof__fields_u64(o, "rank", rank);
+  mprof__fields_str(o, "name", r->name);
+  mprof__fields_str(o, "domain", *r->domain ? r->domain : NULL);
+  mprof__fields_num(o, "share", r->share, 4);
+  mprof__fields_u64(o, "kernel_ns", r->kernel_ns);
+  mprof__fields_u64(o, "launches", r->launches);
+  mprof__fields_u64(o, "copy_ns", r->copy_ns);
+  mprof__fields_u64(o, "copies", r->copies);
+  mprof__fields_u64(o, "instances", r->instances);
+  mprof__fields_u64(o, "host_ns", r->host_ns);
+}
+
 /* ---- XML ---------------------------------------------------------------- */
 
 static void xml_ranges(FILE *f, const ranges_view *v) {
-  const mprof_range_totals *t = v->totals;
   const char *missing = mprof_range_times_missing(v->times);
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mprof-ranges", f);
   mprof__xml_attr_u64(f, "schema", 1);
   mprof__xml_attr(f, "mprof_version", MPROF_VERSION_STRING);
   fputs(">\n  <trace", f);
-  mprof__xml_attr(f, "path", mprof__range_times_path(v->times));
-  mprof__xml_attr_u64(f, "range_records", t->range_records);
-  mprof__xml_attr_u64(f, "api_calls", t->api_calls);
-  mprof__xml_attr_u64(f, "launches", t->launches);
-  mprof__xml_attr_u64(f, "kernel_time_ns", t->kernel_ns);
-  mprof__xml_attr_u64(f, "in_ranges_launches", t->in_ranges_launches);
-  mprof__xml_attr_u64(f, "in_ranges_ns", t->in_ranges_ns);
-  mprof__xml_attr_u64(f, "outside_launches", t->outside_launches);
-  mprof__xml_attr_u64(f, "outside_ns", t->outside_ns);
-  mprof__xml_attr_u64(f, "unmatched_launches", t->unmatched_launches);
-  mprof__xml_attr_u64(f, "unmatched_ns", t->unmatched_ns);
+  mprof__fields o = {f, 0, 0};
+  trace_fields(&o, v);
   fputs("/>\n", f);
   if (missing) {
     fputs("  <note key=\"ranges\">", f);
@@ -45,25 +73,11 @@ static void xml_ranges(FILE *f, const ranges_view *v) {
     fputs("</note>\n", f);
   }
   fputs("  <ranges", f);
-  mprof__xml_attr_u64(f, "matched", v->count);
-  mprof__xml_attr_u64(f, "shown", v->shown);
-  mprof__xml_attr_u64(f, "omitted", v->count - v->shown);
-  mprof__xml_attr_num(f, "omitted_share", v->omitted_share, 4);
+  ranges_fields(&o, v);
   fputs(v->shown ? ">\n" : "/>\n", f);
   for (size_t i = 0; i < v->shown; i++) {
-    const mprof_range_time *r = mprof_range_times_get(v->times, i);
     fputs("    <range", f);
-    mprof__xml_attr_u64(f, "rank", i + 1);
-    mprof__xml_attr(f, "name", r->name);
-    if (*r->domain)
-      mprof__xml_attr(f, "domain", r->domain);
-    mprof__xml_attr_num(f, "share", r->share, 4);
-    mprof__xml_attr_u64(f, "kernel_ns", r->kernel_ns);
-    mprof__xml_attr_u64(f, "launches", r->launches);
-    mprof__xml_attr_u64(f, "copy_ns", r->copy_ns);
-    mprof__xml_attr_u64(f, "copies", r->copies);
-    mprof__xml_attr_u64(f, "instances", r->instances);
-    mprof__xml_attr_u64(f, "host_ns", r->host_ns);
+    range_fields(&o, i + 1, mprof_range_times_get(v->times, i));
     fputs("/>\n", f);
   }
   if (v->shown)
@@ -73,57 +87,23 @@ static void xml_ranges(FILE *f, const ranges_view *v) {
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void json_u64(FILE *f, const char *key, uint64_t value) {
-  fputc(',', f);
-  mprof__json_string(f, key);
-  fprintf(f, ":%llu", (unsigned long long)value);
-}
-
 static void json_ranges(FILE *f, const ranges_view *v) {
-  const mprof_range_totals *t = v->totals;
   const char *missing = mprof_range_times_missing(v->times);
   fputs("{\"schema\":1,\"mprof_version\":", f);
   mprof__json_string(f, MPROF_VERSION_STRING);
-  fputs(",\"trace\":{\"path\":", f);
-  mprof__json_string(f, mprof__range_times_path(v->times));
-  json_u64(f, "range_records", t->range_records);
-  json_u64(f, "api_calls", t->api_calls);
-  json_u64(f, "launches", t->launches);
-  json_u64(f, "kernel_time_ns", t->kernel_ns);
-  json_u64(f, "in_ranges_launches", t->in_ranges_launches);
-  json_u64(f, "in_ranges_ns", t->in_ranges_ns);
-  json_u64(f, "outside_launches", t->outside_launches);
-  json_u64(f, "outside_ns", t->outside_ns);
-  json_u64(f, "unmatched_launches", t->unmatched_launches);
-  json_u64(f, "unmatched_ns", t->unmatched_ns);
+  fputs(",\"trace\":{", f);
+  mprof__fields o = {f, 1, 0};
+  trace_fields(&o, v);
   fputs("},\"note\":", f);
-  if (missing)
-    mprof__json_string(f, missing);
-  else
-    fputs("null", f);
+  mprof__json_string(f, missing);
   fputs(",\"ranges\":{", f);
-  fprintf(f, "\"matched\":%zu,\"shown\":%zu,\"omitted\":%zu", v->count,
-          v->shown, v->count - v->shown);
-  fputs(",\"omitted_share\":", f);
-  mprof__json_num(f, v->omitted_share, 4);
+  mprof__fields r = {f, 1, 0};
+  ranges_fields(&r, v);
   fputs(",\"items\":[", f);
   for (size_t i = 0; i < v->shown; i++) {
-    const mprof_range_time *r = mprof_range_times_get(v->times, i);
-    fprintf(f, "%s{\"rank\":%zu,\"name\":", i ? "," : "", i + 1);
-    mprof__json_string(f, r->name);
-    fputs(",\"domain\":", f);
-    if (*r->domain)
-      mprof__json_string(f, r->domain);
-    else
-      fputs("null", f);
-    fputs(",\"share\":", f);
-    mprof__json_num(f, r->share, 4);
-    json_u64(f, "kernel_ns", r->kernel_ns);
-    json_u64(f, "launches", r->launches);
-    json_u64(f, "copy_ns", r->copy_ns);
-    json_u64(f, "copies", r->copies);
-    json_u64(f, "instances", r->instances);
-    json_u64(f, "host_ns", r->host_ns);
+    fputs(i ? ",{" : "{", f);
+    mprof__fields item = {f, 1, 0};
+    range_fields(&item, i + 1, mprof_range_times_get(v->times, i));
     fputc('}', f);
   }
   fputs("]}}\n", f);
