@@ -108,6 +108,15 @@ static void reason_fields(mprof__fields *o, const mprof_stall_change *s) {
   mprof__fields_num(o, "candidate_share", s->candidate_share, 4);
 }
 
+static void dimension_fields(mprof__fields *o,
+                             const mprof_dimension_change *d) {
+  mprof__fields_str(o, "name", mprof_dimension_key(d->dimension));
+  mprof__fields_str(o, "base_state", mprof_state_name(d->base_state));
+  mprof__fields_str(o, "candidate_state", mprof_state_name(d->candidate_state));
+  mprof__fields_num(o, "base_cost", d->base_cost, 4);
+  mprof__fields_num(o, "candidate_cost", d->candidate_cost, 4);
+}
+
 static void hot_fields(mprof__fields *o, const mprof_hot_change *h) {
   mprof__fields_hex(o, "offset", h->offset);
   mprof__fields_str(o, "sass", *h->sass ? h->sass : NULL);
@@ -191,12 +200,8 @@ static void xml_kernel(FILE *f, const diff_view *v,
       if (!dimension_moved(d))
         continue;
       fputs("        <dimension", f);
-      mprof__xml_attr(f, "name", mprof_dimension_key(d->dimension));
-      mprof__xml_attr(f, "base_state", mprof_state_name(d->base_state));
-      mprof__xml_attr(f, "candidate_state",
-                      mprof_state_name(d->candidate_state));
-      mprof__xml_attr_num(f, "base_cost", d->base_cost, 4);
-      mprof__xml_attr_num(f, "candidate_cost", d->candidate_cost, 4);
+      mprof__fields o = {f, 0, 0};
+      dimension_fields(&o, d);
       fputs("/>\n", f);
     }
     if (moved)
@@ -366,11 +371,9 @@ static void json_kernel(FILE *f, const diff_view *v,
       fputc(',', f);
     first = 0;
     fputc('{', f);
-    str(f, "name", mprof_dimension_key(d->dimension), ",");
-    str(f, "base_state", mprof_state_name(d->base_state), ",");
-    str(f, "candidate_state", mprof_state_name(d->candidate_state), ",");
-    num(f, "base_cost", d->base_cost, 4, ",");
-    num(f, "candidate_cost", d->candidate_cost, 4, "}");
+    mprof__fields o = {f, 1, 0};
+    dimension_fields(&o, d);
+    fputc('}', f);
   }
   fputs("],", f);
   key(f, "hot");
