@@ -83,6 +83,10 @@ int mprof__summary_memory_view_build(mprof__summary_memory *mv,
                                      const mprof__summary_view *v,
                                      const mprof_kernel_diagnosis *k);
 
+/* A kernel's rank, names, device, process and launch statistics. */
+void mprof__summary_kernel_fields(mprof__fields *o,
+                                  const mprof__summary_view *v, size_t rank,
+                                  const mprof_kernel_diagnosis *k);
 /* A kernel's measured throughput, its counted memory accesses and one
  * access, the same in the JSON and the XML report. */
 void mprof__summary_throughput_fields(mprof__fields *o,

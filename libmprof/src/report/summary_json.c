@@ -78,40 +78,9 @@ static void json_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
                         const mprof_kernel_diagnosis *k) {
   const mprof_kernel_stats *s = k->stats;
   fputc('{', f);
-  json_u64(f, "rank", rank, 1);
-  char short_name[256];
-  json_str(f, "name", s->name, 1);
-  json_str(f, "short_name",
-           mprof_name_short(short_name, sizeof short_name, s->name), 1);
-  json_str(f, "mangled", s->mangled, 1);
-  json_key(f, "device");
-  if (s->device_id != MPROF_INDEX_NONE)
-    fprintf(f, "%u,", s->device_id);
-  else
-    fputs("null,", f);
-  if (mprof_trace_process_count(v->trace) > 1) {
-    if (s->process_count)
-      json_u64(f, "processes", s->process_count, 1);
-    if (s->process != MPROF_INDEX_NONE) {
-      json_u64(f, "process", s->process, 1);
-      json_str(f, "pid", mprof__summary_process_meta(v, s->process, "pid"), 1);
-      json_str(f, "host", mprof__summary_process_meta(v, s->process, "host"),
-               1);
-      json_str(f, "process_rank",
-               mprof__summary_process_meta(v, s->process, "rank"), 1);
-    }
-  }
-  json_num(f, "share", s->share, 4, 1);
-  json_num(f, "device_share", s->device_share, 4, 1);
-  json_u64(f, "launches", s->launches, 1);
-  json_u64(f, "total_ns", s->total_ns, 1);
-  json_num(f, "mean_ns", s->mean_ns, 0, 1);
-  json_u64(f, "median_ns", s->median_ns, 1);
-  json_u64(f, "p90_ns", s->p90_ns, 1);
-  json_u64(f, "min_ns", s->min_ns, 1);
-  json_u64(f, "max_ns", s->max_ns, 1);
-  json_num(f, "stddev_ns", s->stddev_ns, 0, 1);
-  json_u64(f, "samples", s->samples, 1);
+  mprof__fields head = {f, 1, 0};
+  mprof__summary_kernel_fields(&head, v, rank, k);
+  fputc(',', f);
   json_key(f, "verdict");
   fputc('{', f);
   json_key(f, "dimension");

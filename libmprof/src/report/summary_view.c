@@ -212,3 +212,42 @@ void mprof__summary_access_fields(mprof__fields *o,
       o, "sass",
       x->instruction && x->instruction->opcode ? x->instruction->opcode : NULL);
 }
+
+void mprof__summary_kernel_fields(mprof__fields *o,
+                                  const mprof__summary_view *v, size_t rank,
+                                  const mprof_kernel_diagnosis *k) {
+  const mprof_kernel_stats *s = k->stats;
+  char short_name[256];
+  mprof__fields_u64(o, "rank", rank);
+  mprof__fields_str(o, "name", s->name);
+  mprof__fields_str(o, "short_name",
+                    mprof_name_short(short_name, sizeof short_name, s->name));
+  mprof__fields_str(o, "mangled", s->mangled);
+  mprof__fields_num(
+      o, "device",
+      s->device_id != MPROF_INDEX_NONE ? (double)s->device_id : NAN, 0);
+  if (mprof_trace_process_count(v->trace) > 1) {
+    if (s->process_count) /* 0: a set merged before processes were kept */
+      mprof__fields_u64(o, "processes", s->process_count);
+    if (s->process != MPROF_INDEX_NONE) {
+      mprof__fields_u64(o, "process", s->process);
+      mprof__fields_str(o, "pid",
+                        mprof__summary_process_meta(v, s->process, "pid"));
+      mprof__fields_str(o, "host",
+                        mprof__summary_process_meta(v, s->process, "host"));
+      mprof__fields_str(o, "process_rank",
+                        mprof__summary_process_meta(v, s->process, "rank"));
+    }
+  }
+  mprof__fields_num(o, "share", s->share, 4);
+  mprof__fields_num(o, "device_share", s->device_share, 4);
+  mprof__fields_u64(o, "launches", s->launches);
+  mprof__fields_u64(o, "total_ns", s->total_ns);
+  mprof__fields_num(o, "mean_ns", s->mean_ns, 0);
+  mprof__fields_u64(o, "median_ns", s->median_ns);
+  mprof__fields_u64(o, "p90_ns", s->p90_ns);
+  mprof__fields_u64(o, "min_ns", s->min_ns);
+  mprof__fields_u64(o, "max_ns", s->max_ns);
+  mprof__fields_num(o, "stddev_ns", s->stddev_ns, 0);
+  mprof__fields_u64(o, "samples", s->samples);
+}

@@ -73,38 +73,8 @@ static void xml_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
                        const mprof_kernel_diagnosis *k) {
   const mprof_kernel_stats *s = k->stats;
   fputs("    <kernel", f);
-  mprof__xml_attr_u64(f, "rank", rank);
-  char short_name[256];
-  mprof__xml_attr(f, "name", s->name);
-  mprof__xml_attr(f, "short_name",
-                  mprof_name_short(short_name, sizeof short_name, s->name));
-  mprof__xml_attr(f, "mangled", s->mangled);
-  if (s->device_id != MPROF_INDEX_NONE)
-    mprof__xml_attr_u64(f, "device", s->device_id);
-  if (mprof_trace_process_count(v->trace) > 1) {
-    if (s->process_count) /* 0: a set merged before processes were kept */
-      mprof__xml_attr_u64(f, "processes", s->process_count);
-    if (s->process != MPROF_INDEX_NONE) {
-      mprof__xml_attr_u64(f, "process", s->process);
-      mprof__xml_attr(f, "pid",
-                      mprof__summary_process_meta(v, s->process, "pid"));
-      mprof__xml_attr(f, "host",
-                      mprof__summary_process_meta(v, s->process, "host"));
-      mprof__xml_attr(f, "process_rank",
-                      mprof__summary_process_meta(v, s->process, "rank"));
-    }
-  }
-  mprof__xml_attr_num(f, "share", s->share, 4);
-  mprof__xml_attr_num(f, "device_share", s->device_share, 4);
-  mprof__xml_attr_u64(f, "launches", s->launches);
-  mprof__xml_attr_u64(f, "total_ns", s->total_ns);
-  mprof__xml_attr_num(f, "mean_ns", s->mean_ns, 0);
-  mprof__xml_attr_u64(f, "median_ns", s->median_ns);
-  mprof__xml_attr_u64(f, "p90_ns", s->p90_ns);
-  mprof__xml_attr_u64(f, "min_ns", s->min_ns);
-  mprof__xml_attr_u64(f, "max_ns", s->max_ns);
-  mprof__xml_attr_num(f, "stddev_ns", s->stddev_ns, 0);
-  mprof__xml_attr_u64(f, "samples", s->samples);
+  mprof__fields o = {f, 0, 0};
+  mprof__summary_kernel_fields(&o, v, rank, k);
   fputs(">\n      <verdict", f);
   mprof__xml_attr(f, "dimension",
                   k->verdict_dimension < MPROF_DIM_COUNT_
