@@ -87,6 +87,17 @@ int mprof__summary_memory_view_build(mprof__summary_memory *mv,
 void mprof__summary_kernel_fields(mprof__fields *o,
                                   const mprof__summary_view *v, size_t rank,
                                   const mprof_kernel_diagnosis *k);
+/* A kernel's stall header (@p shown reasons listed) and one reason; its
+ * hot-instruction header and one hot instruction. */
+void mprof__summary_stalls_fields(mprof__fields *o,
+                                  const mprof_kernel_diagnosis *k,
+                                  size_t shown);
+void mprof__summary_stall_fields(mprof__fields *o, const mprof_reason_share *r);
+void mprof__summary_hot_header_fields(mprof__fields *o,
+                                      const mprof_kernel_diagnosis *k,
+                                      size_t shown);
+void mprof__summary_hot_fields(mprof__fields *o,
+                               const mprof_hot_instruction *h);
 /* A kernel's measured throughput, its counted memory accesses and one
  * access, the same in the JSON and the XML report. */
 void mprof__summary_throughput_fields(mprof__fields *o,

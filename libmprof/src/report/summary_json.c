@@ -171,24 +171,16 @@ static void json_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
   size_t stall_shown = mprof__summary_stalls_shown(k);
   json_key(f, "stalls");
   fputc('{', f);
-  json_u64(f, "samples", s->samples, 1);
-  json_u64(f, "not_issued", s->not_issued, 1);
-  json_num(f, "issue_active", k->issue_active >= 0 ? k->issue_active : NAN, 4,
-           1);
-  json_num(f, "other_share", k->other_share, 4, 1);
-  json_u64(f, "omitted", k->stall_count - stall_shown, 1);
+  mprof__fields stalls = {f, 1, 0};
+  mprof__summary_stalls_fields(&stalls, k, stall_shown);
+  fputc(',', f);
   json_key(f, "reasons");
   fputc('[', f);
   for (size_t i = 0; i < stall_shown; i++) {
     fputc('{', f);
-    json_str(f, "name", k->stalls[i].reason, 1);
-    json_str(f, "dimension",
-             mprof__summary_reason_dimension_key(k->stalls[i].dimension), 1);
-    json_num(f, "share", k->stalls[i].share, 4, 1);
-    json_u64(f, "samples", k->stalls[i].samples, 0);
-    fputc('}', f);
-    if (i + 1 < stall_shown)
-      fputc(',', f);
+    mprof__fields r = {f, 1, 0};
+    mprof__summary_stall_fields(&r, &k->stalls[i]);
+    fputs(i + 1 < stall_shown ? "}," : "}", f);
   }
   fputs("]},", f);
 
@@ -196,42 +188,27 @@ static void json_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
       k->hot_count < v->opts->max_hot ? k->hot_count : v->opts->max_hot;
   json_key(f, "hot");
   fputc('{', f);
-  json_u64(f, "sampled_pcs", s->pc_count, 1);
-  json_u64(f, "omitted", s->pc_count - hot_shown, 1);
+  mprof__fields hot = {f, 1, 0};
+  mprof__summary_hot_header_fields(&hot, k, hot_shown);
+  fputc(',', f);
   json_key(f, "instructions");
   fputc('[', f);
   for (size_t i = 0; i < hot_shown; i++) {
     const mprof_hot_instruction *h = mprof_kernel_diagnosis_hot(k, i);
     fputc('{', f);
-    json_u64(f, "offset", h->offset, 1);
-    json_num(f, "share", h->share, 4, 1);
-    json_u64(f, "samples", h->samples, 1);
-    json_key(f, "sass");
-    mprof__json_string(f, *h->sass ? h->sass : NULL);
+    mprof__fields x = {f, 1, 0};
+    mprof__summary_hot_fields(&x, h);
     fputc(',', f);
-    json_key(f, "file");
-    mprof__json_string(f, *h->file ? h->file : NULL);
-    fputc(',', f);
-    json_key(f, "line");
-    if (*h->file)
-      fprintf(f, "%u,", h->line);
-    else
-      fputs("null,", f);
-    json_key(f, "cubin_crc");
-    fprintf(f, "\"0x%llx\",", (unsigned long long)h->cubin_crc);
     json_key(f, "reasons");
     fputc('[', f);
     for (size_t r = 0; r < h->reason_count; r++) {
       fputc('{', f);
-      json_str(f, "name", h->reasons[r].reason, 1);
-      json_num(f, "share", h->reasons[r].share, 4, 0);
-      fputc('}', f);
-      if (r + 1 < h->reason_count)
-        fputc(',', f);
+      mprof__fields rs = {f, 1, 0};
+      mprof__fields_str(&rs, "name", h->reasons[r].reason);
+      mprof__fields_num(&rs, "share", h->reasons[r].share, 4);
+      fputs(r + 1 < h->reason_count ? "}," : "}", f);
     }
-    fputs("]}", f);
-    if (i + 1 < hot_shown)
-      fputc(',', f);
+    fputs(i + 1 < hot_shown ? "]}," : "]}", f);
   }
   fputs("]},", f);
   json_memory(f, v, k);

@@ -251,3 +251,49 @@ void mprof__summary_kernel_fields(mprof__fields *o,
   mprof__fields_num(o, "stddev_ns", s->stddev_ns, 0);
   mprof__fields_u64(o, "samples", s->samples);
 }
+
+void mprof__summary_stalls_fields(mprof__fields *o,
+                                  const mprof_kernel_diagnosis *k,
+                                  size_t shown) {
+  mprof__fields_u64(o, "samples", k->stats->samples);
+  mprof__fields_u64(o, "not_issued", k->stats->not_issued);
+  mprof__fields_num(o, "issue_active",
+                    k->issue_active >= 0 ? k->issue_active : NAN, 4);
+  mprof__fields_num(o, "other_share", k->other_share, 4);
+  if (!o->json) { /* JSON's reasons array says how many are shown */
+    mprof__fields_u64(o, "reasons", k->stall_count);
+    mprof__fields_u64(o, "shown", shown);
+  }
+  mprof__fields_u64(o, "omitted", k->stall_count - shown);
+}
+
+void mprof__summary_stall_fields(mprof__fields *o,
+                                 const mprof_reason_share *r) {
+  mprof__fields_str(o, "name", r->reason);
+  mprof__fields_str(o, "dimension",
+                    mprof__summary_reason_dimension_key(r->dimension));
+  mprof__fields_num(o, "share", r->share, 4);
+  mprof__fields_u64(o, "samples", r->samples);
+}
+
+void mprof__summary_hot_header_fields(mprof__fields *o,
+                                      const mprof_kernel_diagnosis *k,
+                                      size_t shown) {
+  mprof__fields_u64(o, "sampled_pcs", k->stats->pc_count);
+  if (!o->json)
+    mprof__fields_u64(o, "shown", shown);
+  mprof__fields_u64(o, "omitted", k->stats->pc_count - shown);
+}
+
+void mprof__summary_hot_fields(mprof__fields *o,
+                               const mprof_hot_instruction *h) {
+  char crc[32];
+  snprintf(crc, sizeof crc, "0x%llx", (unsigned long long)h->cubin_crc);
+  mprof__fields_hex(o, "offset", h->offset);
+  mprof__fields_num(o, "share", h->share, 4);
+  mprof__fields_u64(o, "samples", h->samples);
+  mprof__fields_str(o, "sass", *h->sass ? h->sass : NULL);
+  mprof__fields_str(o, "file", *h->file ? h->file : NULL);
+  mprof__fields_num(o, "line", *h->file ? (double)h->line : NAN, 0);
+  mprof__fields_str(o, "cubin_crc", crc);
+}

@@ -117,23 +117,11 @@ static void xml_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
 
   size_t stall_shown = mprof__summary_stalls_shown(k);
   fputs("      <stalls", f);
-  mprof__xml_attr_u64(f, "samples", s->samples);
-  mprof__xml_attr_u64(f, "not_issued", s->not_issued);
-  if (k->issue_active >= 0)
-    mprof__xml_attr_num(f, "issue_active", k->issue_active, 4);
-  mprof__xml_attr_num(f, "other_share", k->other_share, 4);
-  mprof__xml_attr_u64(f, "reasons", k->stall_count);
-  mprof__xml_attr_u64(f, "shown", stall_shown);
-  mprof__xml_attr_u64(f, "omitted", k->stall_count - stall_shown);
+  mprof__summary_stalls_fields(&o, k, stall_shown);
   fputs(stall_shown ? ">\n" : "/>\n", f);
   for (size_t i = 0; i < stall_shown; i++) {
     fputs("        <reason", f);
-    mprof__xml_attr(f, "name", k->stalls[i].reason);
-    mprof__xml_attr(
-        f, "dimension",
-        mprof__summary_reason_dimension_key(k->stalls[i].dimension));
-    mprof__xml_attr_num(f, "share", k->stalls[i].share, 4);
-    mprof__xml_attr_u64(f, "samples", k->stalls[i].samples);
+    mprof__summary_stall_fields(&o, &k->stalls[i]);
     fputs("/>\n", f);
   }
   if (stall_shown)
@@ -142,27 +130,17 @@ static void xml_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
   size_t hot_shown =
       k->hot_count < v->opts->max_hot ? k->hot_count : v->opts->max_hot;
   fputs("      <hot-instructions", f);
-  mprof__xml_attr_u64(f, "sampled_pcs", s->pc_count);
-  mprof__xml_attr_u64(f, "shown", hot_shown);
-  mprof__xml_attr_u64(f, "omitted", s->pc_count - hot_shown);
+  mprof__summary_hot_header_fields(&o, k, hot_shown);
   fputs(hot_shown ? ">\n" : "/>\n", f);
   for (size_t i = 0; i < hot_shown; i++) {
     const mprof_hot_instruction *h = mprof_kernel_diagnosis_hot(k, i);
-    fprintf(f, "        <instruction offset=\"0x%x\"", h->offset);
-    mprof__xml_attr_num(f, "share", h->share, 4);
-    mprof__xml_attr_u64(f, "samples", h->samples);
-    if (*h->sass)
-      mprof__xml_attr(f, "sass", h->sass);
-    if (*h->file) {
-      mprof__xml_attr(f, "file", h->file);
-      mprof__xml_attr_u64(f, "line", h->line);
-    }
-    fprintf(f, " cubin_crc=\"0x%llx\"", (unsigned long long)h->cubin_crc);
+    fputs("        <instruction", f);
+    mprof__summary_hot_fields(&o, h);
     fputs(h->reason_count ? ">\n" : "/>\n", f);
     for (size_t r = 0; r < h->reason_count; r++) {
       fputs("          <reason", f);
-      mprof__xml_attr(f, "name", h->reasons[r].reason);
-      mprof__xml_attr_num(f, "share", h->reasons[r].share, 4);
+      mprof__fields_str(&o, "name", h->reasons[r].reason);
+      mprof__fields_num(&o, "share", h->reasons[r].share, 4);
       fputs("/>\n", f);
     }
     if (h->reason_count)
