@@ -116,6 +116,28 @@ static int by_memop_start(const void *a, const void *b) {
   return 0;
 }
 
+/* The next row: one depth of host thread @p thread's NVTX ranges or CUDA
+ * API calls (@p run), labelled @p name at depth 0 and @p deeper (a format
+ * taking the level) below. */
+static void run_row(mprof_render_model *m, mprof_render_row_kind kind,
+                    uint32_t thread, const rs_range_run *run, const char *name,
+                    const char *deeper) {
+  mprof_render_row *r = &m->rows[m->row_count];
+  r->kind = kind;
+  r->device = MPROF_INDEX_NONE;
+  r->thread_id = thread;
+  r->depth = run->depth;
+  r->first = run->first;
+  r->count = run->count;
+  char label[64];
+  if (run->depth)
+    snprintf(label, sizeof label, deeper, run->depth + 1);
+  else
+    snprintf(label, sizeof label, "%s", name);
+  m->row_labels[m->row_count] = strdup(label);
+  r->label = m->row_labels[m->row_count++];
+}
+
 int mprof_render__build_rows(mprof_render_model *m) {
   size_t streams, devices, memops;
   const mprof_stream_record *st = mprof_trace_streams(m->trace, &streams);
@@ -270,39 +292,15 @@ int mprof_render__build_rows(mprof_render_model *m) {
       process_suffix(label + n, sizeof label - (size_t)n, m->trace, h->process);
     m->row_labels[m->row_count] = strdup(label);
     r->label = m->row_labels[m->row_count++];
-    for (size_t ri = h->run_first; ri < h->run_end; ri++) {
-      const rs_range_run *run = &runs[ri];
-      r = &m->rows[m->row_count];
-      r->kind = MPROF_ROW_RANGES;
-      r->device = MPROF_INDEX_NONE;
-      r->thread_id = h->thread_id;
-      r->depth = run->depth;
-      r->first = run->first;
-      r->count = run->count;
-      if (run->depth)
-        snprintf(label, sizeof label, "NVTX \u00b7 level %u", run->depth + 1);
-      else
-        snprintf(label, sizeof label, "NVTX");
-      m->row_labels[m->row_count] = strdup(label);
-      r->label = m->row_labels[m->row_count++];
-    }
+    for (size_t ri = h->run_first; ri < h->run_end; ri++)
+      run_row(m, MPROF_ROW_RANGES, h->thread_id, &runs[ri], "NVTX",
+              "NVTX \u00b7 level %u");
     for (size_t ci = h->call_first; ci < h->call_end; ci++) {
       const rs_range_run *run = &calls[ci];
-      r = &m->rows[m->row_count];
-      r->kind = MPROF_ROW_API;
-      r->device = MPROF_INDEX_NONE;
-      r->thread_id = h->thread_id;
-      r->depth = run->depth;
-      r->first = run->first;
-      r->count = run->count;
       for (size_t i = 0; i < run->count; i++)
         m->api_row[m->api_order[run->first + i]] = (uint32_t)m->row_count;
-      if (run->depth)
-        snprintf(label, sizeof label, "CUDA API \u00b7 %u", run->depth + 1);
-      else
-        snprintf(label, sizeof label, "CUDA API");
-      m->row_labels[m->row_count] = strdup(label);
-      r->label = m->row_labels[m->row_count++];
+      run_row(m, MPROF_ROW_API, h->thread_id, run, "CUDA API",
+              "CUDA API \u00b7 %u");
     }
   }
   free(threads);
