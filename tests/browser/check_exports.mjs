@@ -103,6 +103,9 @@ async function toolbar(page) {
 async function sandwichRows(page) {
   await page.getByText('Sandwich', { exact: false }).first().click();
   await page.waitForFunction(() => document.body.innerText.includes('Symbol Name'), null, { timeout: 10000 });
+  // The rows come after the header; on a loaded machine, frames later.
+  await page.waitForFunction(() => /[\d.,]+\w* \([^)\n]*\)\n\t/.test(document.body.innerText), null,
+    { timeout: 30000 });
   const names = new Map();
   for (let step = 0; step < 200; step++) {
     const got = await page.evaluate(() => {
