@@ -66,6 +66,23 @@ static void duration_value(mprof_cupti_config *cfg, const char *name,
     *out = ns;
 }
 
+/* A whole-number setting from @p min to @p max (@p what names it, e.g. "a
+ * number"); anything else keeps *@p out and is a problem. */
+static void integer_value(mprof_cupti_config *cfg, const char *name,
+                          const char *value, long long min, long long max,
+                          const char *what, uint64_t *out) {
+  if (!value || !*value)
+    return;
+  char *end = NULL;
+  errno = 0;
+  long long n = strtoll(value, &end, 10);
+  if (errno || end == value || *end || n < min || n > max)
+    problem(cfg, "%s: '%.64s' is not %s in %lld..%lld; using %llu", name, value,
+            what, min, max, (unsigned long long)*out);
+  else
+    *out = (uint64_t)n;
+}
+
 const char *mprof_cupti_pc_mode_name(mprof_cupti_pc_mode mode) {
   switch (mode) {
   case MPROF_CUPTI_PC_CONTINUOUS: return "continuous";
@@ -232,22 +249,11 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
               value);
   }
 
-  value = env(userdata, "MPROF_PC_PERIOD");
-  if (value && *value) {
-    char *end = NULL;
-    errno = 0;
-    long period = strtol(value, &end, 10);
-    if (errno || end == value || *end ||
-        period < (long)MPROF_CUPTI_MIN_PC_PERIOD ||
-        period > (long)MPROF_CUPTI_MAX_PC_PERIOD)
-      problem(cfg,
-              "MPROF_PC_PERIOD: '%.64s' is not an exponent in %u..%u; "
-              "using %u",
-              value, MPROF_CUPTI_MIN_PC_PERIOD, MPROF_CUPTI_MAX_PC_PERIOD,
-              MPROF_CUPTI_DEFAULT_PC_PERIOD);
-    else
-      cfg->pc_period = (uint32_t)period;
-  }
+  uint64_t n = cfg->pc_period;
+  integer_value(cfg, "MPROF_PC_PERIOD", env(userdata, "MPROF_PC_PERIOD"),
+                MPROF_CUPTI_MIN_PC_PERIOD, MPROF_CUPTI_MAX_PC_PERIOD,
+                "an exponent", &n);
+  cfg->pc_period = (uint32_t)n;
 
   value = env(userdata, "MPROF_PC_HW_BUFFER");
   if (value && *value)
@@ -285,22 +291,12 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
       MPROF_CUPTI_MIN_PM_DECODE_PERIOD_NS, MPROF_CUPTI_MAX_PM_DECODE_PERIOD_NS,
       "1ms to 1s", &cfg->pm_decode_period_ns);
 
-  value = env(userdata, "MPROF_PM_COUNTER_SAMPLES");
-  if (value && *value) {
-    char *end = NULL;
-    errno = 0;
-    unsigned long n = strtoul(value, &end, 10);
-    if (errno || !end || *end || n < MPROF_CUPTI_MIN_PM_COUNTER_SAMPLES ||
-        n > MPROF_CUPTI_MAX_PM_COUNTER_SAMPLES)
-      problem(cfg,
-              "MPROF_PM_COUNTER_SAMPLES: '%.64s' is not a number from %u to "
-              "%u; using %u",
-              value, MPROF_CUPTI_MIN_PM_COUNTER_SAMPLES,
-              MPROF_CUPTI_MAX_PM_COUNTER_SAMPLES,
-              MPROF_CUPTI_DEFAULT_PM_COUNTER_SAMPLES);
-    else
-      cfg->pm_counter_samples = (uint32_t)n;
-  }
+  n = cfg->pm_counter_samples;
+  integer_value(cfg, "MPROF_PM_COUNTER_SAMPLES",
+                env(userdata, "MPROF_PM_COUNTER_SAMPLES"),
+                MPROF_CUPTI_MIN_PM_COUNTER_SAMPLES,
+                MPROF_CUPTI_MAX_PM_COUNTER_SAMPLES, "a number", &n);
+  cfg->pm_counter_samples = (uint32_t)n;
 
   value = env(userdata, "MPROF_PM_METRICS");
   if (value && *value) {
@@ -322,20 +318,10 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
     snprintf(cfg->manifest, sizeof cfg->manifest, "%s", value);
   value = env(userdata, "MPROF_OUTPUT");
   cfg->output_has_pid = value && strstr(value, "%p") != NULL;
-  value = env(userdata, "MPROF_EXIT_WAIT_MS");
-  cfg->exit_wait_ms = MPROF_CUPTI_DEFAULT_EXIT_WAIT_MS;
-  if (value && *value) {
-    char *end = NULL;
-    errno = 0;
-    long ms = strtol(value, &end, 10);
-    if (errno || end == value || *end || ms < 0 || ms > 600000)
-      problem(cfg,
-              "MPROF_EXIT_WAIT_MS: '%.64s' is not a number of milliseconds "
-              "in 0..600000; using %u",
-              value, MPROF_CUPTI_DEFAULT_EXIT_WAIT_MS);
-    else
-      cfg->exit_wait_ms = (unsigned)ms;
-  }
+  n = MPROF_CUPTI_DEFAULT_EXIT_WAIT_MS;
+  integer_value(cfg, "MPROF_EXIT_WAIT_MS", env(userdata, "MPROF_EXIT_WAIT_MS"),
+                0, 600000, "a number of milliseconds", &n);
+  cfg->exit_wait_ms = (unsigned)n;
 }
 
 /* ---- naming and the manifest, shared with the block producer ---- */
