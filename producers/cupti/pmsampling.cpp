@@ -394,22 +394,29 @@ CUptiResult counter_data_reset_timed(Device *d) {
   return res;
 }
 
+CUptiResult session_start(Device *d) {
+  CUpti_PmSampling_Start_Params p;
+  memset(&p, 0, sizeof p);
+  p.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
+  p.pPmSamplingObject = d->object;
+  return cuptiPmSamplingStart(&p);
+}
+
+void session_stop(Device *d) {
+  CUpti_PmSampling_Stop_Params p;
+  memset(&p, 0, sizeof p);
+  p.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
+  p.pPmSamplingObject = d->object;
+  cuptiPmSamplingStop(&p);
+}
+
 /* After the hardware buffer overflowed CUPTI wants the session restarted. */
 void restart(Device *d) {
   if (g.finished) /* the last decode, after Stop: nothing to restart */
     return;
-  if (d->started) {
-    CUpti_PmSampling_Stop_Params stop;
-    memset(&stop, 0, sizeof stop);
-    stop.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
-    stop.pPmSamplingObject = d->object;
-    cuptiPmSamplingStop(&stop);
-  }
-  CUpti_PmSampling_Start_Params start;
-  memset(&start, 0, sizeof start);
-  start.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
-  start.pPmSamplingObject = d->object;
-  d->started = cuptiPmSamplingStart(&start) == CUPTI_SUCCESS;
+  if (d->started)
+    session_stop(d);
+  d->started = session_start(d) == CUPTI_SUCCESS;
   d->restarts++;
   if (!d->started)
     d->restart_failures++;
@@ -669,11 +676,7 @@ void setup_locked(uint32_t ordinal) {
     return;
   }
   uint64_t t_image = now_ns();
-  CUpti_PmSampling_Start_Params st;
-  memset(&st, 0, sizeof st);
-  st.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
-  st.pPmSamplingObject = d->object;
-  res = cuptiPmSamplingStart(&st);
+  res = session_start(d);
   if (res != CUPTI_SUCCESS) {
     refuse(ordinal, "cuptiPmSamplingStart", res);
     disable(d);
@@ -793,12 +796,8 @@ void finish_sessions() {
   g.finished = true;
   for (Device *d : g.devices) {
     if (d->started) {
-      CUpti_PmSampling_Stop_Params p;
-      memset(&p, 0, sizeof p);
-      p.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE;
-      p.pPmSamplingObject = d->object;
       phase("cuptiPmSamplingStop");
-      cuptiPmSamplingStop(&p);
+      session_stop(d);
       d->started = false;
     }
     phase("the last decode");
