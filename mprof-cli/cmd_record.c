@@ -390,13 +390,15 @@ static int recap(const char *path, const record_options *o) {
             "GPU: the %zu samples decoded by exit are kept, later ones are "
             "lost; use a longer --pm-interval\n",
             pm_samples);
-  else if (pm_error && strcmp(pm_error, "exit_timeout") == 0)
+  else if (pm_error && strcmp(pm_error, "exit_timeout") == 0) {
+    const char *waited = mprof_trace_meta(t, "pm.exit_wait_ms");
     fprintf(out,
-            "mprof: warning: PM sampling did not stop within 5 s of the "
+            "mprof: warning: PM sampling did not stop within %s ms of the "
             "program's exit (%s had not returned): the %zu samples decoded "
             "by then are kept\n",
-            stuck && *stuck ? stuck : "CUPTI", pm_samples);
-  else if (pm_error && *pm_error)
+            waited && *waited ? waited : "?", stuck && *stuck ? stuck : "CUPTI",
+            pm_samples);
+  } else if (pm_error && *pm_error)
     fprintf(out,
             "mprof: warning: PM sampling (hardware counters) failed: %s; "
             "verdicts fall back to stall reasons\n",

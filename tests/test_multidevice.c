@@ -611,6 +611,7 @@ static void write_pm_timeout(const char *path) {
   assert_int_equal(mprof_writer_meta(w, "pm.error", "exit_timeout"), 0);
   assert_int_equal(mprof_writer_meta(w, "pm.exit_phase", "cuptiPmSamplingStop"),
                    0);
+  assert_int_equal(mprof_writer_meta(w, "pm.exit_wait_ms", "1012"), 0);
   uint32_t d = tt_device(w, 0);
   uint32_t shape =
       tt_shape(w, tt_kernel(w, STEP, "", d, 32, 0, 7), 264, 256, 0);

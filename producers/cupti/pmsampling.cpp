@@ -49,6 +49,11 @@ const int FINISH_TIMEOUT_S = 5;
 /* The last decode at exit stops here, so that the trace (and what the
  * producer says about sampling) is written before FINISH_TIMEOUT_S. */
 const uint64_t LAST_DECODE_NS = 3000000000ull;
+/* Stop and the decode of what it flushed may take this long; past it the
+ * exit goes on without them (only the samples since the last decode are
+ * lost: on the H200, Stop did not return in 2 of 6 PyTorch recordings). */
+const uint64_t STOP_TIMEOUT_NS = 1000000000ull;
+const uint64_t AFTER_STOP_DECODE_NS = 500000000ull;
 
 struct Device {
   uint32_t ordinal = 0;
@@ -102,6 +107,7 @@ struct State {
    * finish_sessions(). */
   const char *exit_phase = "joining the decode thread";
   const char *decode_step = "idle"; /* what decode() is in */
+  uint64_t stop_started_ns = 0;     /* when the exit called Stop */
 };
 
 State g;
@@ -754,9 +760,11 @@ void *finisher(void *done) {
 
 } // namespace
 
-/* Stopping a session hung at exit on the H200 once: the sessions are
- * stopped on a helper thread, and after FINISH_TIMEOUT_S the trace is
- * written without waiting for it (the samples decoded so far are kept). */
+/* Stopping a session did not return at exit on the H200 (2 of 6 PyTorch
+ * recordings): the sessions are finished on a helper thread, which decodes
+ * everything before Stop; the exit waits FINISH_TIMEOUT_S for it, and once
+ * Stop has been called, STOP_TIMEOUT_NS more at most. The samples decoded
+ * until then are kept. */
 extern "C" void mprof_cupti_pm_finish(void) {
   if (!g.cfg || !g.cfg->pm_enabled)
     return;
@@ -766,22 +774,61 @@ extern "C" void mprof_cupti_pm_finish(void) {
     finish_sessions();
     return;
   }
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += FINISH_TIMEOUT_S;
-  if (pthread_timedjoin_np(thread, nullptr, &until) != 0) {
-    pthread_detach(thread);
-    meta("pm.error", "exit_timeout");
-    meta("pm.exit_phase", __atomic_load_n(&g.exit_phase, __ATOMIC_ACQUIRE));
-    meta("pm.exit_decode_step",
-         __atomic_load_n(&g.decode_step, __ATOMIC_ACQUIRE));
-    mprof_cupti_translate_error(
-        g.tr, "PM sampling did not stop within the exit timeout; the "
-              "samples decoded until then are kept");
+  uint64_t started = now_ns();
+  uint64_t deadline = started + (uint64_t)FINISH_TIMEOUT_S * 1000000000ull;
+  for (;;) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 10000000L; /* look again every 10 ms */
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    if (pthread_timedjoin_np(thread, nullptr, &until) == 0)
+      return;
+    uint64_t stop = __atomic_load_n(&g.stop_started_ns, __ATOMIC_ACQUIRE);
+    uint64_t now = now_ns();
+    if (now > deadline || (stop && now > stop + STOP_TIMEOUT_NS))
+      break;
   }
+  pthread_detach(thread);
+  meta("pm.error", "exit_timeout");
+  meta("pm.exit_phase", __atomic_load_n(&g.exit_phase, __ATOMIC_ACQUIRE));
+  meta("pm.exit_decode_step",
+       __atomic_load_n(&g.decode_step, __ATOMIC_ACQUIRE));
+  meta_u64("pm.exit_wait_ms", (now_ns() - started) / 1000000u);
+  mprof_cupti_translate_error(
+      g.tr, "PM sampling did not stop within the exit timeout; the "
+            "samples decoded until then are kept");
 }
 
 namespace {
+
+/* What the producer says about @p d's sampling, in the trace's META. */
+void write_account(Device *d) {
+  std::string prefix = "pm.device." + std::to_string(d->ordinal);
+  if (d->behind) {
+    meta(prefix + ".behind", "1");
+    meta("pm.error", "decode_behind");
+    mprof_cupti_translate_error(
+        g.tr, "PM sampling: decoding could not keep up with the sampling "
+              "interval; the samples not decoded by exit are lost");
+  }
+  meta_u64(prefix + ".samples", d->samples);
+  meta_u64(prefix + ".decodes", d->decodes);
+  meta_u64(prefix + ".decode_us", d->decode_ns / 1000);
+  meta_u64(prefix + ".decode_data_us", d->decode_data_ns / 1000);
+  meta_u64(prefix + ".evaluate_us", d->evaluate_ns / 1000);
+  meta_u64(prefix + ".reset_us", d->reset_ns / 1000);
+  meta_u64(prefix + ".restarts", d->restarts);
+  meta_u64(prefix + ".image_full", d->image_full);
+  if (d->restart_failures)
+    meta_u64(prefix + ".restart_failures", d->restart_failures);
+  mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_OVERFLOW,
+                                d->overflows);
+  mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_SAMPLES,
+                                d->unstored);
+}
 
 void finish_sessions() {
   pthread_mutex_lock(&g.wake_lock);
@@ -794,42 +841,32 @@ void finish_sessions() {
   phase("waiting for the decode lock");
   pthread_mutex_lock(&g.lock);
   g.finished = true;
+  /* Everything the GPU has written, decoded while the sessions still run
+   * (a decode like the thread's), and accounted for, before Stop. */
   for (Device *d : g.devices) {
-    if (d->started) {
-      phase("cuptiPmSamplingStop");
-      session_stop(d);
-      d->started = false;
-    }
     phase("the last decode");
     decode(d, now_ns() + LAST_DECODE_NS);
     phase("writing the sampling account");
-    std::string prefix = "pm.device." + std::to_string(d->ordinal);
-    if (d->behind) {
-      meta(prefix + ".behind", "1");
-      meta("pm.error", "decode_behind");
-      mprof_cupti_translate_error(
-          g.tr, "PM sampling: decoding could not keep up with the sampling "
-                "interval; the samples not decoded by exit are lost");
-    }
-    meta_u64(prefix + ".samples", d->samples);
-    meta_u64(prefix + ".decodes", d->decodes);
-    meta_u64(prefix + ".decode_us", d->decode_ns / 1000);
-    meta_u64(prefix + ".decode_data_us", d->decode_data_ns / 1000);
-    meta_u64(prefix + ".evaluate_us", d->evaluate_ns / 1000);
-    meta_u64(prefix + ".reset_us", d->reset_ns / 1000);
-    meta_u64(prefix + ".restarts", d->restarts);
-    meta_u64(prefix + ".image_full", d->image_full);
-    if (d->restart_failures)
-      meta_u64(prefix + ".restart_failures", d->restart_failures);
-    mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_OVERFLOW,
-                                  d->overflows);
-    mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_SAMPLES,
-                                  d->unstored);
+    write_account(d);
+  }
+  __atomic_store_n(&g.stop_started_ns, now_ns(), __ATOMIC_RELEASE);
+  for (Device *d : g.devices) {
+    if (!d->started)
+      continue;
+    phase("cuptiPmSamplingStop");
+    session_stop(d);
+    d->started = false;
+    /* What Stop flushed: the samples of the program's last moments. */
+    phase("the decode after Stop");
+    uint64_t before = d->samples;
+    decode(d, now_ns() + AFTER_STOP_DECODE_NS);
+    meta_u64("pm.device." + std::to_string(d->ordinal) + ".after_stop_samples",
+             d->samples - before);
     /* No cuptiPmSamplingDisable, host deinitialize or profiler
      * deinitialize here: on the H200 (driver 580, CUPTI 13.0) Disable at
      * exit never returned (a thread spinning in libnvperf_host, seen with
      * cuda-gdb), and this runs only as the process ends, which releases
-     * the session. Every sample was decoded above. */
+     * the session. */
   }
   g.devices.clear();
   pthread_mutex_unlock(&g.lock);

@@ -17,6 +17,8 @@
 #                  (e.g. "--pm off")
 #   COST_TIMEOUT   seconds any one run may take (default 150)
 #   COST_RUNS      runs of the cuBLAS program per variant, median (default 5)
+#   COST_EMPTY_RUNS runs of the empty-launch loop per variant, median
+#                  (default 5)
 #   COST_SKIP_EMPTY, COST_SKIP_STEADY  1: skip the per-launch or the kernel
 #                  slowdown measurement
 #
@@ -131,7 +133,8 @@ say "== empty_kernels: 20,000 launches (loop time inside the program)"
 # Five runs each (single loops vary by +-20% on the H200), interleaved. With
 # PM sampling, a second floor also evaluates every sample's counters, as
 # the producer does: what the producer adds beyond it is its own.
-runs=$(seq 1 5)
+nruns=${COST_EMPTY_RUNS:-5}
+runs=$(seq 1 "$nruns")
 for i in $runs; do
   timed empty_plain_$i "$bin/empty_kernels" >/dev/null
   timed empty_floor_$i env "${floor_env[@]}" "$bin/empty_kernels" >/dev/null
@@ -144,7 +147,7 @@ each() { for i in $runs; do field "$1_$i" loop_us; done | tr '\n' ' '; }
 lp=$(loop empty_plain)
 lf=$(loop empty_floor)
 lr=$(loop empty_record)
-say "loop us (medians of 5): plain $lp, floor $lf, record $lr"
+say "loop us (medians of $nruns): plain $lp, floor $lf, record $lr"
 say "each run: plain $(each empty_plain)| floor $(each empty_floor)| record $(each empty_record)"
 say "per launch added: floor $(calc '%.3f' "($lf - $lp) / 20000") us, record $(calc '%.3f' "($lr - $lp) / 20000") us (target <= 1 us)"
 if [ "$floor_kind" = "PM sampling" ]; then

@@ -9,8 +9,8 @@
 #   BUILD_DIR       a CMake build of mprof with the CUPTI producer
 #                   (default: build)
 #   RECORD_OPTIONS  extra `mprof record` options
-# Environment: VERDICTS_PM=0 skips the second, PM-sampled run and the set
-#   score; VERDICTS_TORCH=0 skips the PyTorch check.
+# Environment: VERDICTS_PM=0 records without --pm both (no PM-sampled run,
+#   no set score); VERDICTS_TORCH=0 skips the PyTorch check.
 #
 # docs/validation/H200.md records what it printed on the project's H200.
 set -uo pipefail
@@ -40,45 +40,56 @@ if [ ! -x "$bin" ]; then
     -o "$bin" || { echo "verdicts: building bottlenecks.cu failed" >&2; exit 2; }
 fi
 
+# PM sampling cannot run beside PC sampling (docs/validation/H200.md):
+# `record --pm both` runs the program twice, PC-sampled into NAME.mprof and
+# PM-sampled into NAME.pm.mprof; opened as one set, the summary has both the
+# stall reasons and the measured throughput. Each run is scored alone (PC)
+# and as the set.
+pm=()
+[ "${VERDICTS_PM:-1}" != 0 ] && pm=(--pm both)
 failures=0
-"$bin" >"$out/bottlenecks.plain.txt" 2>&1
-"$mprof" record --drop-code "$@" -o "$out/bottlenecks.mprof" -- "$bin" \
-  >"$out/bottlenecks.record.txt" 2>"$out/bottlenecks.record.err"
-cat "$out/bottlenecks.record.err"
-"$mprof" summary --json --all "$out/bottlenecks.mprof" >"$out/bottlenecks.summary.json" &&
-  "$mprof" summary --human --color=never --all "$out/bottlenecks.mprof" >"$out/bottlenecks.summary.txt" ||
-  { echo "verdicts: summary failed" >&2; exit 1; }
-python3 "$src/tests/gpu/score_verdicts.py" "$out/bottlenecks.summary.json" |
-  tee "$out/bottlenecks.score.txt"
-[ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
+# record NAME CMD...: record CMD into $out/NAME.mprof (and NAME.pm.mprof)
+record() {
+  local name=$1
+  shift
+  "$mprof" record --drop-code "${pm[@]}" "${extra[@]}" -o "$out/$name.mprof" -- "$@" \
+    >"$out/$name.record.txt" 2>"$out/$name.record.err"
+  local rc=$?
+  cat "$out/$name.record.err"
+  return $rc
+}
+# score NAME WHAT [--library]: summarize and score NAME.mprof, and with
+# --pm both also the set NAME.mprof + NAME.pm.mprof
+score() {
+  local name=$1 what=$2 set
+  shift 2
+  for set in pc pm; do
+    local traces=("$out/$name.mprof") tag=$name
+    if [ $set = pm ]; then
+      [ ${#pm[@]} -gt 0 ] || continue
+      traces+=("$out/$name.pm.mprof") tag=${name}_set
+      echo "== $what: PC-sampled run + PM-sampled run, opened as one set"
+    else
+      echo "== $what: PC-sampled run"
+    fi
+    "$mprof" summary --json --all "${traces[@]}" >"$out/$tag.summary.json" &&
+      "$mprof" summary --human --color=never --all "${traces[@]}" >"$out/$tag.summary.txt" ||
+      { echo "verdicts: summary of $tag failed" >&2; failures=$((failures + 1)); continue; }
+    python3 "$src/tests/gpu/score_verdicts.py" "$@" "$out/$tag.summary.json" |
+      tee "$out/$tag.score.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
+  done
+}
+extra=("$@")
 
-# PM sampling cannot run beside PC sampling (docs/validation/H200.md): a
-# second run of the same program with --pm on, opened with the first as one
-# set, gives the summary both the stall reasons and the measured throughput.
-if [ "${VERDICTS_PM:-1}" != 0 ]; then
-  "$mprof" record --drop-code --pm on "$@" -o "$out/bottlenecks_pm.mprof" -- "$bin" \
-    >"$out/bottlenecks_pm.record.txt" 2>"$out/bottlenecks_pm.record.err"
-  cat "$out/bottlenecks_pm.record.err"
-  "$mprof" summary --json --all "$out/bottlenecks.mprof" "$out/bottlenecks_pm.mprof" \
-    >"$out/bottlenecks_set.summary.json" &&
-    "$mprof" summary --human --color=never --all "$out/bottlenecks.mprof" \
-      "$out/bottlenecks_pm.mprof" >"$out/bottlenecks_set.summary.txt" ||
-    { echo "verdicts: summary of the PC + PM set failed" >&2; exit 1; }
-  echo "== PC-sampled run + PM-sampled run, opened as one set"
-  python3 "$src/tests/gpu/score_verdicts.py" "$out/bottlenecks_set.summary.json" |
-    tee "$out/bottlenecks_set.score.txt"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
-fi
+"$bin" >"$out/bottlenecks.plain.txt" 2>&1
+record bottlenecks "$bin" || failures=$((failures + 1))
+score bottlenecks "planted bottlenecks"
 
 if [ "${VERDICTS_TORCH:-1}" != 0 ] &&
   python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-  "$mprof" record --drop-code "$@" -o "$out/torch_step.mprof" -- \
-    python3 "$src/tests/gpu/torch_step.py" 10 >"$out/torch_step.record.txt" \
-    2>"$out/torch_step.record.err"
-  "$mprof" summary --json --all "$out/torch_step.mprof" >"$out/torch_step.summary.json" &&
-    python3 "$src/tests/gpu/score_verdicts.py" --library "$out/torch_step.summary.json" |
-    tee "$out/torch_step.score.txt"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
+  record torch_step python3 "$src/tests/gpu/torch_step.py" 10 || failures=$((failures + 1))
+  score torch_step "PyTorch bf16 step (library kernels)" --library
 else
   echo "verdicts: no PyTorch with CUDA here; the library check is skipped"
 fi
