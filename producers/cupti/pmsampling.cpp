@@ -49,11 +49,10 @@ const int FINISH_TIMEOUT_S = 5;
 /* The last decode at exit stops here, so that the trace (and what the
  * producer says about sampling) is written before FINISH_TIMEOUT_S. */
 const uint64_t LAST_DECODE_NS = 3000000000ull;
-/* Stop and the decode of what it flushed may take this long; past it the
- * exit goes on without them (only the samples since the last decode are
- * lost: on the H200, Stop did not return in 2 of 6 PyTorch recordings). */
+/* Stop may take this long; past it the exit goes on without it (the
+ * samples since the decode thread's last round are lost: on the H200, Stop
+ * did not return in 2 of 6 and 1 of 8 PyTorch recordings). */
 const uint64_t STOP_TIMEOUT_NS = 1000000000ull;
-const uint64_t AFTER_STOP_DECODE_NS = 500000000ull;
 
 struct Device {
   uint32_t ordinal = 0;
@@ -107,7 +106,7 @@ struct State {
    * finish_sessions(). */
   const char *exit_phase = "joining the decode thread";
   const char *decode_step = "idle"; /* what decode() is in */
-  uint64_t stop_started_ns = 0;     /* when the exit called Stop */
+  uint64_t stop_started_ns = 0;     /* while the exit is in Stop: since */
 };
 
 State g;
@@ -760,11 +759,10 @@ void *finisher(void *done) {
 
 } // namespace
 
-/* Stopping a session did not return at exit on the H200 (2 of 6 PyTorch
- * recordings): the sessions are finished on a helper thread, which decodes
- * everything before Stop; the exit waits FINISH_TIMEOUT_S for it, and once
- * Stop has been called, STOP_TIMEOUT_NS more at most. The samples decoded
- * until then are kept. */
+/* Stopping a session did not always return at exit on the H200: the
+ * sessions are finished on a helper thread; the exit waits
+ * FINISH_TIMEOUT_S for it, and for Stop STOP_TIMEOUT_NS at most. The
+ * samples decoded until then are kept. */
 extern "C" void mprof_cupti_pm_finish(void) {
   if (!g.cfg || !g.cfg->pm_enabled)
     return;
@@ -804,16 +802,10 @@ extern "C" void mprof_cupti_pm_finish(void) {
 
 namespace {
 
-/* What the producer says about @p d's sampling, in the trace's META. */
+/* What the producer says about @p d's sampling until Stop, in the trace's
+ * META: written before Stop, which may not return. */
 void write_account(Device *d) {
   std::string prefix = "pm.device." + std::to_string(d->ordinal);
-  if (d->behind) {
-    meta(prefix + ".behind", "1");
-    meta("pm.error", "decode_behind");
-    mprof_cupti_translate_error(
-        g.tr, "PM sampling: decoding could not keep up with the sampling "
-              "interval; the samples not decoded by exit are lost");
-  }
   meta_u64(prefix + ".samples", d->samples);
   meta_u64(prefix + ".decodes", d->decodes);
   meta_u64(prefix + ".decode_us", d->decode_ns / 1000);
@@ -841,27 +833,32 @@ void finish_sessions() {
   phase("waiting for the decode lock");
   pthread_mutex_lock(&g.lock);
   g.finished = true;
-  /* Everything the GPU has written, decoded while the sessions still run
-   * (a decode like the thread's), and accounted for, before Stop. */
   for (Device *d : g.devices) {
-    phase("the last decode");
-    decode(d, now_ns() + LAST_DECODE_NS);
     phase("writing the sampling account");
     write_account(d);
-  }
-  __atomic_store_n(&g.stop_started_ns, now_ns(), __ATOMIC_RELEASE);
-  for (Device *d : g.devices) {
-    if (!d->started)
-      continue;
-    phase("cuptiPmSamplingStop");
-    session_stop(d);
-    d->started = false;
-    /* What Stop flushed: the samples of the program's last moments. */
-    phase("the decode after Stop");
+    /* Stop at once: decoding first made Stop hang in 3 of 3 `--pm on
+     * --pc-mode off` recordings of the cuBLAS program on the H200, Stop
+     * first in none of 6 (docs/validation/H200.md). */
+    if (d->started) {
+      phase("cuptiPmSamplingStop");
+      __atomic_store_n(&g.stop_started_ns, now_ns(), __ATOMIC_RELEASE);
+      session_stop(d);
+      __atomic_store_n(&g.stop_started_ns, 0, __ATOMIC_RELEASE);
+      d->started = false;
+    }
+    /* The samples since the decode thread's last round. */
+    phase("the last decode");
     uint64_t before = d->samples;
-    decode(d, now_ns() + AFTER_STOP_DECODE_NS);
-    meta_u64("pm.device." + std::to_string(d->ordinal) + ".after_stop_samples",
-             d->samples - before);
+    decode(d, now_ns() + LAST_DECODE_NS);
+    std::string prefix = "pm.device." + std::to_string(d->ordinal);
+    meta_u64(prefix + ".after_stop_samples", d->samples - before);
+    if (d->behind) {
+      meta(prefix + ".behind", "1");
+      meta("pm.error", "decode_behind");
+      mprof_cupti_translate_error(
+          g.tr, "PM sampling: decoding could not keep up with the sampling "
+                "interval; the samples not decoded by exit are lost");
+    }
     /* No cuptiPmSamplingDisable, host deinitialize or profiler
      * deinitialize here: on the H200 (driver 580, CUPTI 13.0) Disable at
      * exit never returned (a thread spinning in libnvperf_host, seen with
