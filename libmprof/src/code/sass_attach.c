@@ -16,8 +16,9 @@
 #include "internal.h"
 #include "sass_internal.h"
 
-/* Version 1 reports end before `deferred`. */
-int mprof__sass_check_report(mprof_sass_report *report) {
+/* Fails unless @p report (may be NULL) is of a version this library
+ * knows; version 1 reports end before `deferred`. */
+static int check_report(mprof_sass_report *report) {
   if (report && report->version != 1 &&
       report->version != MPROF_SASS_REPORT_VERSION)
     return mprof__error_set(MPROF_EVERSION,
@@ -29,14 +30,14 @@ int mprof__sass_check_report(mprof_sass_report *report) {
 int mprof__sass_begin(mprof_sass_options *copy, const mprof_sass_options *opts,
                       mprof_sass_report *report) {
   int rc = mprof__sass_options_take(copy, opts);
-  return rc ? rc : mprof__sass_check_report(report);
+  return rc ? rc : check_report(report);
 }
 
 int mprof_sass_report_count(mprof_sass_report *report,
                             const mprof_sidecar *sidecar) {
   if (!report || !sidecar)
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_report_count: NULL");
-  int rc = mprof__sass_check_report(report);
+  int rc = check_report(report);
   if (rc)
     return rc;
   report->functions = mprof_sidecar_function_count(sidecar);

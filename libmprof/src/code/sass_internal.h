@@ -65,10 +65,6 @@ int mprof__sass_binary_from_trace(mprof_sass_binary **out,
 
 /* ---- sass_tool.c -------------------------------------------------------- */
 
-/* Whether an options struct of @p version can be read (1 lacks the fields
- * after `arch`). */
-int mprof__sass_options_known(unsigned version);
-
 /* @p in (any known version) as a current-version struct in @p out. */
 void mprof__sass_options_copy(mprof_sass_options *out,
                               const mprof_sass_options *in);
@@ -106,10 +102,6 @@ enum {
   MPROF__ATTACH_MISSING = 0,         /* every function without SASS */
   MPROF__ATTACH_DEFERRED_SAMPLED = 1 /* deferred ones with PC samples */
 };
-
-/* Fails unless @p report (may be NULL) is of a version this library
- * knows; version 1 reports end before `deferred`. */
-int mprof__sass_check_report(mprof_sass_report *report);
 
 /* The start of every SASS entry point: @p opts (NULL: defaults) taken
  * into @p copy, then @p report checked. */

@@ -28,7 +28,9 @@ extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length,
 /* Standard output beyond this is refused: a runaway tool, not a cubin. */
 #define TOOL_MAX_OUTPUT ((size_t)2 << 30)
 
-int mprof__sass_options_known(unsigned version) {
+/* Whether an options struct of @p version can be read (1 lacks the fields
+ * after `arch`). */
+static int options_known(unsigned version) {
   return version == 1 || version == MPROF_SASS_OPTIONS_VERSION;
 }
 
@@ -51,7 +53,7 @@ int mprof__sass_options_take(mprof_sass_options *out,
   mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!in)
     in = &defaults;
-  if (!mprof__sass_options_known(in->version))
+  if (!options_known(in->version))
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported",
                             in->version);
@@ -62,7 +64,7 @@ int mprof__sass_options_take(mprof_sass_options *out,
 int mprof_sass_options_init(mprof_sass_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_options_init: NULL");
-  if (!mprof__sass_options_known(version))
+  if (!options_known(version))
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported (%u)",
                             version, MPROF_SASS_OPTIONS_VERSION);
@@ -373,7 +375,7 @@ int mprof_sass_disassemble(mprof_sass_listing **out,
   *out = NULL;
   if (!opts)
     opts = &defaults;
-  if (!mprof__sass_options_known(opts->version))
+  if (!options_known(opts->version))
     return mprof__error_set(MPROF_EVERSION,
                             "sass options version %u is not supported",
                             opts->version);

@@ -27,23 +27,17 @@ typedef struct mprof__summary_view {
   double omitted_share;
 } mprof__summary_view;
 
-/* META @p key of process @p p, "?" when unknown. */
-const char *mprof__summary_process_meta(const mprof__summary_view *v,
-                                        uint32_t p, const char *key);
 /* "pid 202, rank 1 on node1" for a kernel of one process of a set; "2
  * processes" for one of several; "" in the trace of one process. */
 void mprof__summary_process_label(char *out, size_t size,
                                   const mprof__summary_view *v,
                                   const mprof_kernel_stats *s);
 size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k);
-const char *mprof__summary_reason_dimension_key(uint32_t dimension);
 /* Dimensions from spans appear only in traces that have spans. */
 int mprof__summary_dimension_shown(const mprof__summary_view *v,
                                    const mprof_dimension *dim);
 /* Metrics printed with decimals; the others are whole numbers. */
 int mprof__summary_metric_integral(const mprof_metric *metric);
-const char *mprof__summary_sidecar_state(const mprof__summary_view *v);
-uint64_t mprof__summary_trace_span(const mprof_trace *t);
 
 /* The fields of the report's trace, its device @p i and its process @p i,
  * the same in the JSON and the XML report. */
@@ -67,9 +61,6 @@ mprof__summary_kernel_device(const mprof__summary_view *v,
 #define MPROF__SUMMARY_SOL_COUNT 11
 extern const uint32_t mprof__summary_sol_counters[MPROF__SUMMARY_SOL_COUNT];
 int mprof__summary_sol_shown(const mprof__summary_view *v);
-/* Percentages become fractions in XML and JSON, like every share. */
-double mprof__summary_sol_value(const mprof_kernel_throughput *t, uint32_t c);
-const char *mprof__summary_sol_status(const mprof_kernel_throughput *t);
 
 /* The kernel's counted memory instructions, busiest first, and their
  * totals; NULL (count 0) when none were counted. The caller frees. */

@@ -17,8 +17,8 @@
 /* ---- the processes of a merged set ------------------------------------- */
 
 /* META @p key of process @p p, "?" when unknown. */
-const char *mprof__summary_process_meta(const mprof__summary_view *v,
-                                        uint32_t p, const char *key) {
+static const char *process_meta(const mprof__summary_view *v, uint32_t p,
+                                const char *key) {
   const char *value = mprof_trace_process_meta(v->trace, p, key);
   return value && *value ? value : "?";
 }
@@ -37,10 +37,9 @@ void mprof__summary_process_label(char *out, size_t size,
     return;
   }
   const char *rank = mprof_trace_process_meta(v->trace, s->process, "rank");
-  snprintf(out, size, "pid %s%s%s on %s",
-           mprof__summary_process_meta(v, s->process, "pid"),
+  snprintf(out, size, "pid %s%s%s on %s", process_meta(v, s->process, "pid"),
            rank && *rank ? ", rank " : "", rank && *rank ? rank : "",
-           mprof__summary_process_meta(v, s->process, "host"));
+           process_meta(v, s->process, "host"));
 }
 
 size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k) {
@@ -51,7 +50,7 @@ size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k) {
   return n;
 }
 
-const char *mprof__summary_reason_dimension_key(uint32_t dimension) {
+static const char *reason_dimension_key(uint32_t dimension) {
   return dimension < MPROF_DIM_COUNT_ ? mprof_dimension_key(dimension)
                                       : "other";
 }
@@ -73,11 +72,11 @@ int mprof__summary_metric_integral(const mprof_metric *metric) {
          strcmp(metric->unit, "ratio") != 0;
 }
 
-const char *mprof__summary_sidecar_state(const mprof__summary_view *v) {
+static const char *sidecar_state(const mprof__summary_view *v) {
   return mprof_join_sidecar(v->join) ? "present" : "absent";
 }
 
-uint64_t mprof__summary_trace_span(const mprof_trace *t) {
+static uint64_t trace_span(const mprof_trace *t) {
   uint64_t a, b;
   mprof_trace_time_bounds(t, &a, &b);
   return b - a;
@@ -94,10 +93,10 @@ void mprof__summary_trace_fields(mprof__fields *o,
   mprof__fields_u64(o, "launches", launches);
   mprof__fields_u64(o, "kernels", mprof_join_kernel_count(v->join));
   mprof__fields_u64(o, "kernel_time_ns", mprof_join_kernel_time(v->join));
-  mprof__fields_u64(o, "span_ns", mprof__summary_trace_span(t));
+  mprof__fields_u64(o, "span_ns", trace_span(t));
   mprof__fields_u64(o, "samples", mprof_join_sample_total(v->join));
   mprof__fields_str(o, "pc_mode", pc_mode ? pc_mode : "unknown");
-  mprof__fields_str(o, "sidecar", mprof__summary_sidecar_state(v));
+  mprof__fields_str(o, "sidecar", sidecar_state(v));
 }
 
 void mprof__summary_device_fields(mprof__fields *o,
@@ -120,8 +119,7 @@ void mprof__summary_process_fields(mprof__fields *o,
   static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
   mprof__fields_u64(o, "index", i);
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-    mprof__fields_str(o, keys[k],
-                      mprof__summary_process_meta(v, (uint32_t)i, keys[k]));
+    mprof__fields_str(o, keys[k], process_meta(v, (uint32_t)i, keys[k]));
 }
 
 /* ---- speed of light (PM samples) ----------------------------------------- */
@@ -140,12 +138,12 @@ int mprof__summary_sol_shown(const mprof__summary_view *v) {
 }
 
 /* Percentages become fractions in XML and JSON, like every share. */
-double mprof__summary_sol_value(const mprof_kernel_throughput *t, uint32_t c) {
+static double sol_value(const mprof_kernel_throughput *t, uint32_t c) {
   double x = t->value[c];
   return strcmp(mprof_counter_unit(c), "percent") == 0 ? x / 100.0 : x;
 }
 
-const char *mprof__summary_sol_status(const mprof_kernel_throughput *t) {
+static const char *sol_status(const mprof_kernel_throughput *t) {
   return t->samples ? "measured" : t->partial ? "too_short" : "not_sampled";
 }
 
@@ -171,7 +169,7 @@ int mprof__summary_memory_view_build(mprof__summary_memory *mv,
 
 void mprof__summary_throughput_fields(mprof__fields *o,
                                       const mprof_kernel_throughput *t) {
-  mprof__fields_str(o, "status", mprof__summary_sol_status(t));
+  mprof__fields_str(o, "status", sol_status(t));
   mprof__fields_u64(o, "samples", t->samples);
   mprof__fields_u64(o, "partial_samples", t->partial);
   mprof__fields_u64(o, "interval_ns", t->interval_ns);
@@ -179,9 +177,7 @@ void mprof__summary_throughput_fields(mprof__fields *o,
   for (size_t i = 0; i < MPROF__SUMMARY_SOL_COUNT; i++) {
     uint32_t c = mprof__summary_sol_counters[i];
     int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
-    double value = t->samples && !isnan(t->value[c])
-                       ? mprof__summary_sol_value(t, c)
-                       : NAN;
+    double value = t->samples && !isnan(t->value[c]) ? sol_value(t, c) : NAN;
     mprof__fields_num(o, mprof_counter_key(c), value, fraction ? 4 : 0);
   }
 }
@@ -231,12 +227,9 @@ void mprof__summary_kernel_fields(mprof__fields *o,
       mprof__fields_u64(o, "processes", s->process_count);
     if (s->process != MPROF_INDEX_NONE) {
       mprof__fields_u64(o, "process", s->process);
-      mprof__fields_str(o, "pid",
-                        mprof__summary_process_meta(v, s->process, "pid"));
-      mprof__fields_str(o, "host",
-                        mprof__summary_process_meta(v, s->process, "host"));
-      mprof__fields_str(o, "process_rank",
-                        mprof__summary_process_meta(v, s->process, "rank"));
+      mprof__fields_str(o, "pid", process_meta(v, s->process, "pid"));
+      mprof__fields_str(o, "host", process_meta(v, s->process, "host"));
+      mprof__fields_str(o, "process_rank", process_meta(v, s->process, "rank"));
     }
   }
   mprof__fields_num(o, "share", s->share, 4);
@@ -270,8 +263,7 @@ void mprof__summary_stalls_fields(mprof__fields *o,
 void mprof__summary_stall_fields(mprof__fields *o,
                                  const mprof_reason_share *r) {
   mprof__fields_str(o, "name", r->reason);
-  mprof__fields_str(o, "dimension",
-                    mprof__summary_reason_dimension_key(r->dimension));
+  mprof__fields_str(o, "dimension", reason_dimension_key(r->dimension));
   mprof__fields_num(o, "share", r->share, 4);
   mprof__fields_u64(o, "samples", r->samples);
 }
