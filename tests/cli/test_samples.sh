@@ -111,6 +111,37 @@ if [ -f "$samples/nvtx_step.mprof" ]; then
   has "$tmp/nvtx.info" 'API_CALLS=[1-9]'
 fi
 
+# bottlenecks: the planted-bottleneck suite recorded with --pm both. The PC
+# run alone names ten bottlenecks and says the two streams need counters;
+# the pair, opened as one set, names all twelve (tests/gpu/score_verdicts.py
+# holds the same table for the GPU run).
+if [ -f "$samples/bottlenecks.pm.mprof" ]; then
+  headline() { grep -Eq "  $2 +[0-9.%-]+ +$3( |\$)" "$1" || fail "$1: $3 is not headlined '$2'"; }
+  pc="$tmp/bottlenecks.txt"
+  has "$pc" 'No hardware counters: recorded with --pm off'
+  headline "$pc" 'Memory-latency bound' dram_stream
+  headline "$pc" 'Memory-latency bound' l2_stream
+  set="$tmp/bottlenecks_set.txt"
+  NO_COLOR=1 "$mprof" summary --human "$samples/bottlenecks.mprof" "$samples/bottlenecks.pm.mprof" >"$set" ||
+    fail "summary --human of the bottlenecks pair"
+  grep -q 'No hardware counters' "$set" && fail "$set: the pair has counters"
+  for t in "$pc" "$set"; do
+    headline "$t" 'Memory-throughput bound' hot_atomics
+    headline "$t" 'Synchronisation bound' barrier_heavy
+    headline "$t" 'Issue bound' fma_independent
+    headline "$t" 'Grid too small' fma_chain_one_warp
+    headline "$t" 'Low occupancy' smem_limited
+    headline "$t" 'Tail effect' one_block_tail
+    headline "$t" 'Shared-memory/MIO bound' bank_conflicts
+    headline "$t" 'Instruction-fetch/branch bou' icache_thrash
+    headline "$t" 'Launch-bound' tiny_kernel
+  done
+  headline "$pc" 'Memory-latency bound' pointer_chase
+  headline "$set" 'Grid too small' pointer_chase
+  headline "$set" 'DRAM-bandwidth bound' dram_stream
+  headline "$set" 'L2-bandwidth bound' l2_stream
+fi
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures sample checks failed" >&2
   exit 1

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Record the planted-bottleneck suite (tests/gpu/bottlenecks.cu) as the
+# sample pair samples/bottlenecks.mprof + samples/bottlenecks.pm.mprof:
+# `mprof record --pm both`, the suite's twelve kernels only (--kernel; the
+# cuBLAS GEMM's SASS would make the sidecars megabytes), code dropped once
+# its SASS is in the sidecars. Prints the scores of the PC run alone and of
+# the pair as a set. Skips (exit 0) without a GPU.
+#
+# Usage: tests/gpu/bottlenecks_sample.sh OUTDIR [BUILD_DIR]
+set -uo pipefail
+out=${1:?usage: bottlenecks_sample.sh OUTDIR [BUILD_DIR]}
+build=${2:-build}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=$(cd "$build" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "bottlenecks_sample: no GPU here (nvidia-smi -L failed); skipping"
+  exit 0
+fi
+mprof="$build/bin/mprof"
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+"$nvcc" -O3 -arch=sm_90 -lineinfo "$src/tests/gpu/bottlenecks.cu" -lcublas \
+  -o "$out/bottlenecks" || { echo "bottlenecks_sample: nvcc failed" >&2; exit 2; }
+suite='pointer_chase|dram_stream|l2_stream|fma_chain_one_warp|fma_independent|bank_conflicts|barrier_heavy|hot_atomics|icache_thrash|smem_limited|one_block_tail|tiny_kernel'
+cd "$out" || exit 2
+"$mprof" record --drop-code --pm both --kernel "$suite" -o bottlenecks.mprof \
+  -- ./bottlenecks || exit 1
+"$mprof" summary --json --all bottlenecks.mprof >pc.json &&
+  "$mprof" summary --json --all bottlenecks.mprof bottlenecks.pm.mprof >set.json || exit 1
+python3 "$src/tests/gpu/score_verdicts.py" pc.json
+python3 "$src/tests/gpu/score_verdicts.py" set.json
