@@ -9,19 +9,9 @@
 # Usage: tests/gpu/bottlenecks_sample.sh OUTDIR [BUILD_DIR]
 set -uo pipefail
 out=${1:?usage: bottlenecks_sample.sh OUTDIR [BUILD_DIR]}
-build=${2:-build}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd)
-src=$(cd "$(dirname "$0")/../.." && pwd)
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "bottlenecks_sample: no GPU here (nvidia-smi -L failed); skipping"
-  exit 0
-fi
-mprof="$build/bin/mprof"
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-"$nvcc" -O3 -arch=sm_90 -lineinfo "$src/tests/gpu/bottlenecks.cu" -lcublas \
-  -o "$out/bottlenecks" || { echo "bottlenecks_sample: nvcc failed" >&2; exit 2; }
+. "$(dirname "$0")/lib.sh"
+gpu_setup bottlenecks_sample "$out" "${2:-build}"
+build_bottlenecks bottlenecks_sample
 suite='pointer_chase|dram_stream|l2_stream|fma_chain_one_warp|fma_independent|bank_conflicts|barrier_heavy|hot_atomics|icache_thrash|smem_limited|one_block_tail|tiny_kernel'
 cd "$out" || exit 2
 "$mprof" record --drop-code --pm both --kernel "$suite" -o bottlenecks.mprof \

@@ -18,30 +18,12 @@
 # docs/validation/H200.md records what it printed on the project's H200.
 set -uo pipefail
 out=${1:?usage: pm_sweep.sh OUTDIR [BUILD_DIR]}
-build=${2:-build}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd)
-src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+gpu_setup pm_sweep "$out" "${2:-build}"
+build_bottlenecks pm_sweep
 report="$out/pm_sweep.txt"
 : >"$report"
 say() { echo "$*" | tee -a "$report"; }
-
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "pm_sweep: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
-  exit 0
-fi
-mprof="$build/bin/mprof"
-if [ ! -x "$mprof" ] || [ ! -e "$build/lib/libmprof-cupti.so" ]; then
-  echo "pm_sweep: $mprof or its CUPTI producer is missing; build with the CUDA toolkit present" >&2
-  exit 2
-fi
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-bin="$out/bottlenecks"
-if [ ! -x "$bin" ]; then
-  "$nvcc" -O3 -arch=sm_90 -lineinfo "$src/tests/gpu/bottlenecks.cu" -lcublas \
-    -o "$bin" || { echo "pm_sweep: building bottlenecks.cu failed" >&2; exit 2; }
-fi
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 meta() { "$mprof" info "$1" 2>/dev/null | awk -v k="$2" '$1 == "meta" && $2 == k { print $4 }'; }

@@ -19,26 +19,9 @@ shift
 build=build
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then build=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd)
-src=$(cd "$(dirname "$0")/../.." && pwd)
-
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "verdicts: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
-  exit 0
-fi
-mprof="$build/bin/mprof"
-if [ ! -x "$mprof" ] || [ ! -e "$build/lib/libmprof-cupti.so" ]; then
-  echo "verdicts: $mprof or its CUPTI producer is missing; build with the CUDA toolkit present" >&2
-  exit 2
-fi
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-bin="$out/bottlenecks"
-if [ ! -x "$bin" ]; then
-  "$nvcc" -O3 -arch=sm_90 -lineinfo "$src/tests/gpu/bottlenecks.cu" -lcublas \
-    -o "$bin" || { echo "verdicts: building bottlenecks.cu failed" >&2; exit 2; }
-fi
+. "$(dirname "$0")/lib.sh"
+gpu_setup verdicts "$out" "$build"
+build_bottlenecks verdicts
 
 # PM sampling cannot run beside PC sampling (docs/validation/H200.md):
 # `record --pm both` runs the program twice, PC-sampled into NAME.mprof and

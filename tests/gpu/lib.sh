@@ -1,0 +1,31 @@
+# Sourced by the GPU checks that run the planted-bottleneck suite
+# (verdicts.sh, pm_sweep.sh, bottlenecks_sample.sh).
+#
+# gpu_setup NAME OUTDIR BUILD_DIR: makes OUTDIR; sets $out, $build (both
+# absolute), $src (the checkout) and $mprof; exits 0 with a line when there
+# is no GPU, 2 when BUILD_DIR lacks mprof or its CUPTI producer.
+gpu_setup() {
+  mkdir -p "$2" || exit 2
+  out=$(cd "$2" && pwd)
+  build=$(cd "$3" 2>/dev/null && pwd) || { echo "$1: no build folder $3" >&2; exit 2; }
+  src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "$1: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
+    exit 0
+  fi
+  mprof="$build/bin/mprof"
+  if [ ! -x "$mprof" ] || [ ! -e "$build/lib/libmprof-cupti.so" ]; then
+    echo "$1: $mprof or its CUPTI producer is missing; build with the CUDA toolkit present" >&2
+    exit 2
+  fi
+}
+
+# build_bottlenecks NAME: $out/bottlenecks from tests/gpu/bottlenecks.cu
+# (unless already there); sets $bin.
+build_bottlenecks() {
+  local nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  bin="$out/bottlenecks"
+  [ -x "$bin" ] && return 0
+  "$nvcc" -O3 -arch=sm_90 -lineinfo "$src/tests/gpu/bottlenecks.cu" -lcublas \
+    -o "$bin" || { echo "$1: building bottlenecks.cu failed" >&2; exit 2; }
+}
