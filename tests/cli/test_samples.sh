@@ -125,6 +125,15 @@ if [ -f "$samples/bottlenecks.pm.mprof" ]; then
   NO_COLOR=1 "$mprof" summary --human "$samples/bottlenecks.mprof" "$samples/bottlenecks.pm.mprof" >"$set" ||
     fail "summary --human of the bottlenecks pair"
   grep -q 'No hardware counters' "$set" && fail "$set: the pair has counters"
+  has "$set" "! Two runs of \`./bottlenecks\` (\`mprof record --pm both\`): stall reasons come from the PC-sampled run"
+  "$mprof" summary --json --all "$samples/bottlenecks.mprof" "$samples/bottlenecks.pm.mprof" >"$tmp/pair.json" ||
+    fail "summary --json of the bottlenecks pair"
+  "$schema_check" "$docs/summary.schema.json" "$tmp/pair.json" || fail "summary --json of the pair: schema"
+  has "$tmp/pair.json" '"key": *"pm_pair"'
+  # two PM-less or unrelated runs are no pair
+  "$mprof" summary "$samples/gemm.mprof" "$samples/gemm_pm.mprof" >"$tmp/notpair.xml" ||
+    fail "summary of gemm + gemm_pm"
+  grep -q pm_pair "$tmp/notpair.xml" && fail "gemm + gemm_pm (two commands) called a --pm both pair"
   for t in "$pc" "$set"; do
     headline "$t" 'Memory-throughput bound' hot_atomics
     headline "$t" 'Synchronisation bound' barrier_heavy

@@ -581,6 +581,26 @@ static void add_note(mprof_diagnosis *d, const char *key, const char *text) {
   n->text = text;
 }
 
+/* The command line of a set that is a `record --pm both` pair: two runs of
+ * one command by one record (same host, parent and command line), one of
+ * them PM-sampled; NULL for anything else. */
+static const char *pm_pair_command(const mprof_trace *t) {
+  if (mprof_trace_process_count(t) != 2)
+    return NULL;
+  static const char *const same[] = {"host", "ppid", "cmdline"};
+  for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+    const char *x = mprof_trace_process_meta(t, 0, same[i]);
+    const char *y = mprof_trace_process_meta(t, 1, same[i]);
+    if (!x || !y || strcmp(x, y) != 0)
+      return NULL;
+  }
+  const char *x = mprof_trace_process_meta(t, 0, "pm.mode");
+  const char *y = mprof_trace_process_meta(t, 1, "pm.mode");
+  if (!x || !y || (strcmp(x, "on") == 0) == (strcmp(y, "on") == 0))
+    return NULL;
+  return mprof_trace_process_meta(t, 0, "cmdline");
+}
+
 static void make_trace_notes(mprof_diagnosis *d) {
   const mprof_join *join = d->join;
   const mprof_trace *t = mprof_join_trace(join);
@@ -626,6 +646,16 @@ static void make_trace_notes(mprof_diagnosis *d) {
                  "both` records the program a second time with them; open "
                  "the two traces as one).",
                  mprof_throughput_missing(d->throughput)));
+  const char *pair = pm_pair_command(t);
+  if (pair)
+    add_note(d, "pm_pair",
+             mprof__arena_printf(
+                 a,
+                 "Two runs of `%s` (`mprof record --pm both`): stall reasons "
+                 "come from the PC-sampled run, measured throughput from the "
+                 "PM-sampled one; launch counts and kernel time are the two "
+                 "runs' sum, shares and means those of one run.",
+                 pair));
   /* In a set of traces, the first one's sidecar is the one looked for. */
   const char *first = mprof_trace_process_meta(t, 0, "path");
   if (!first || !*first)
