@@ -227,6 +227,8 @@ int mprof_render__diagnosis(const mprof_render_model *model, int kernel,
 #define RD_STATE_MINOR 0xe0a21au
 #define RD_STATE_ISSUE 0xd9412eu
 #define RD_STATE_UNKNOWN 0x9aa0a8u
+#define RD_NOTE 0xd98e04u /* the mark beside a trace-wide note */
+#define RD_SOL 0x4a7fb5u  /* a speed-of-light bar's measured part */
 
 void rd_rgb(cairo_t *cr, uint32_t rgb);
 void rd_rgba(cairo_t *cr, uint32_t rgb, double alpha);

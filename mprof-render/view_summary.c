@@ -271,6 +271,72 @@ static void other_kernels(page *p, const mprof_render_model *m, int current) {
   }
 }
 
+/* The kernel's speed of light from PM samples, as `mprof summary` prints
+ * it: one bar per counter, filled to its share of the peak. */
+static void speed_of_light(page *p, const mprof_render_kernel *k) {
+  const mprof_kernel_throughput *t =
+      k->diagnosis ? k->diagnosis->throughput : NULL;
+  char text[256], iv[32];
+  mprof_format_duration(iv, sizeof iv, t ? (double)t->interval_ns : 0);
+  if (!t || !t->samples) {
+    if (t && t->partial)
+      snprintf(text, sizeof text,
+               "Too short to measure: no run spans a whole %s PM sample.", iv);
+    else
+      snprintf(text, sizeof text,
+               "Not measured: no PM sample fell in its runs (lost or not "
+               "taken; see what record said).");
+    if (visible(p, 18)) {
+      rd_rgb(p->cr, RD_TEXT_DIM);
+      rd_font(p->cr, 12, 0, 0);
+      rd_text_fit(p->cr, p->x, p->y + 13, p->width, text);
+    }
+    p->y += 22;
+    return;
+  }
+  static const uint32_t shown[] = {
+      MPROF_COUNTER_DRAM,         MPROF_COUNTER_L2,    MPROF_COUNTER_SM_ACTIVE,
+      MPROF_COUNTER_WARPS_ACTIVE, MPROF_COUNTER_ISSUE, MPROF_COUNTER_TENSOR,
+      MPROF_COUNTER_FMA};
+  double bar = fmin(360.0, fmax(80.0, p->width - 320.0));
+  for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+    double x = t->value[shown[i]];
+    if (isnan(x))
+      continue;
+    if (visible(p, 18)) {
+      double share = fmin(1.0, fmax(0.0, x / 100.0));
+      rd_rgb(p->cr, RD_TEXT);
+      rd_font(p->cr, 11.5, 0, 0);
+      rd_text_fit(p->cr, p->x, p->y + 12, 150, mprof_counter_title(shown[i]));
+      rd_fill_rect(p->cr, p->x + 160, p->y + 3, bar, 12, RD_PANEL);
+      rd_fill_rect(p->cr, p->x + 160, p->y + 3, round(bar * share), 12, RD_SOL);
+      char pct[32];
+      mprof_format_percent(pct, sizeof pct, x / 100.0);
+      uint32_t bytes = shown[i] == MPROF_COUNTER_DRAM ? MPROF_COUNTER_DRAM_BYTES
+                       : shown[i] == MPROF_COUNTER_L2 ? MPROF_COUNTER_L2_BYTES
+                                                      : MPROF_INDEX_NONE;
+      if (bytes != MPROF_INDEX_NONE && !isnan(t->value[bytes]))
+        snprintf(text, sizeof text, "%s of peak (%.2f TB/s)", pct,
+                 t->value[bytes] / 1e12);
+      else
+        snprintf(text, sizeof text, "%s of peak", pct);
+      rd_rgb(p->cr, RD_TEXT);
+      rd_text(p->cr, p->x + 170 + bar, p->y + 12, text);
+    }
+    p->y += 18;
+  }
+  char n[32];
+  mprof_format_count(n, sizeof n, t->samples);
+  snprintf(text, sizeof text, "%s PM samples of %s wholly inside its runs%s", n,
+           iv, t->shared > 0.05 ? ", shared with other kernels" : "");
+  if (visible(p, 18)) {
+    rd_rgb(p->cr, RD_TEXT_DIM);
+    rd_font(p->cr, 11, 0, 0);
+    rd_text_fit(p->cr, p->x, p->y + 13, p->width, text);
+  }
+  p->y += 22;
+}
+
 double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
                                   const mprof_render_view *view, double width,
                                   double height) {
@@ -374,6 +440,12 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   }
   cards(&p, items, n);
 
+  if (mprof_throughput_available(
+          mprof_diagnosis_throughput(mprof_render_model_diagnosis(model)))) {
+    heading(&p, "Speed of light (PM samples)");
+    speed_of_light(&p, k);
+  }
+
   /* The diagnosis. */
   heading(&p, "Diagnosis");
   if (have_diag) {
@@ -431,10 +503,26 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
     hot_table(&p, model, k, 10);
   }
 
+  /* The trace's own notes first (the "!" lines of `mprof summary`: a
+   * partial capture, no counters, lost samples, a --pm both pair), each
+   * marked in the margin; the model's missing-sidecar line only when the
+   * diagnosis does not say it. */
+  const mprof_diagnosis *all = mprof_render_model_diagnosis(model);
+  size_t trace_notes = mprof_diagnosis_note_count(all);
   const char *note = mprof_render_model_note(model);
-  if (*note || (have_diag && diag.note_count)) {
+  for (size_t i = 0; i < trace_notes; i++)
+    if (strcmp(mprof_diagnosis_note(all, i)->key, "no_sidecar") == 0)
+      note = "";
+  if (trace_notes || *note || (have_diag && diag.note_count)) {
     heading(&p, "Notes");
     rd_font(cr, 11.5, 0, 0);
+    for (size_t i = 0; i < trace_notes; i++) {
+      rd_rgb(cr, RD_TEXT);
+      int lines = rd_text_wrap(cr, p.x + 12, p.y + 12, p.width - 12, 16,
+                               mprof_diagnosis_note(all, i)->text);
+      rd_fill_rect(cr, p.x, p.y + 1, 4, lines * 16.0 - 2, RD_NOTE);
+      p.y += lines * 16.0 + 6;
+    }
     rd_rgb(cr, RD_TEXT_DIM);
     if (*note) {
       if (visible(&p, 16))

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <math.h>
 
+#include "analysis_util.h"
 #include "test_render_fixture.h"
 #include "mprof/synth.h"
 
@@ -171,6 +172,85 @@ static void test_summary_shows_the_kernel(void **state) {
   v.kernel = -1;
   img = fix_draw(m, &v, MPROF_RENDER_SUMMARY, W, 400);
   assert_true(fix_colors(&img, &busy) > 5);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* The Summary page of a PM-sampled kernel: a speed-of-light bar per
+ * counter, filled to its measured share of the peak (DRAM 78.8%, SMs 50%
+ * of a 360 px bar), and a mark beside each of the trace's own notes (the
+ * "!" lines of `mprof summary`). Without counters, no bars. */
+#define SOL_BLUE 0x4a7fb5u  /* RD_SOL */
+#define NOTE_MARK 0xd98e04u /* RD_NOTE */
+static void test_summary_speed_of_light_and_notes(void **state) {
+  (void)state;
+  const char *path = test_path("views-sol.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  uint32_t d = tt_device(w, 0), s = tt_stream(w, d, 7);
+  uint32_t shape = tt_shape(w, tt_kernel(w, FIX_K0, "", d, 0, 0, 0), 0, 0, 0);
+  fix_launch(w, s, shape, 0, 200000);
+  const char *metrics[2] = {
+      "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+      "sm__cycles_active.avg.pct_of_peak_sustained_elapsed"};
+  for (uint32_t c = 0; c < 2; c++) {
+    mprof_pm_metric_record pm;
+    memset(&pm, 0, sizeof pm);
+    pm.device = d;
+    pm.column = c;
+    pm.name = mprof_writer_string(w, metrics[c]);
+    pm.unit = mprof_writer_string(w, "percent");
+    pm.interval_ns = 10000;
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &pm), 0);
+  }
+  for (int i = 0; i < 20; i++) {
+    mprof_pm_sample_record ps;
+    memset(&ps, 0, sizeof ps);
+    ps.start = (uint64_t)(FIX_T0 + i * 10000);
+    ps.end = ps.start + 10000;
+    ps.device = d;
+    for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
+      ps.value[c] = NAN;
+    ps.value[0] = 78.8f;
+    ps.value[1] = 50.0f;
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_render_model *m = NULL;
+  if (mprof_render_model_open(&m, path, NULL))
+    fail_msg("%s", mprof_render_error());
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_SUMMARY, W, 1600);
+  fix_save(&img, "summary-sol.png");
+  /* The longest run of the bar colour on each row: the bars' fills. */
+  int dram = 0, sm = 0;
+  for (int y = 0; y < img.height; y++) {
+    int run = 0;
+    for (int x = 0; x < img.width; x++)
+      run += fix_pixel(&img, x, y) == SOL_BLUE;
+    dram += run == 284; /* round(360 * 0.788) */
+    sm += run == 180;
+  }
+  assert_true(dram >= 10); /* the 12 px bar's rows */
+  assert_true(sm >= 10);
+  /* One mark per trace note, down the left margin. */
+  size_t notes = mprof_diagnosis_note_count(mprof_render_model_diagnosis(m));
+  assert_true(notes >= 1); /* no PC samples, at least */
+  size_t marks = 0;
+  for (int y = 1; y < img.height; y++)
+    marks += fix_pixel(&img, 25, y) == NOTE_MARK &&
+             fix_pixel(&img, 25, y - 1) != NOTE_MARK;
+  assert_int_equal(marks, notes);
+  fix_free(&img);
+  mprof_render_model_free(m);
+  /* A trace without PM samples: no speed-of-light bars. */
+  m = fix_open("views-summary.mprof", 1);
+  mprof_render_view_init(&v, m);
+  img = fix_draw(m, &v, MPROF_RENDER_SUMMARY, W, 1600);
+  assert_int_equal(fix_count(&img, SOL_BLUE), 0);
   fix_free(&img);
   mprof_render_model_free(m);
 }
@@ -511,6 +591,7 @@ int main(void) {
       cmocka_unit_test(test_hotspots_memory_only),
       cmocka_unit_test(test_flame_and_raster_lanes),
       cmocka_unit_test(test_files_png_and_svg),
+      cmocka_unit_test(test_summary_speed_of_light_and_notes),
       cmocka_unit_test(test_empty_trace_draws_messages),
       cmocka_unit_test(test_synthetic_traces_draw),
       cmocka_unit_test(test_real_samples_draw),
