@@ -805,7 +805,7 @@ namespace {
 /* What the producer says about @p d's sampling, in the trace's META.
  * Written after Stop: writing it between the decode thread's end and Stop
  * made Stop hang in 4 of 4 `--pm on --pc-mode off` recordings of the
- * cuBLAS program on the H200, and in none of 8 written after (why was not
+ * cuBLAS program on the H200, and in none of 7 written after (why was not
  * found; docs/validation/H200.md). */
 void write_account(Device *d) {
   std::string prefix = "pm.device." + std::to_string(d->ordinal);
