@@ -37,7 +37,8 @@ static const char *const names[K_COUNT] = {
  * sustains), and late (100 us after the last PM sample: not sampled).
  * All of them stall on long_scoreboard. PM samples every 10 us when
  * @p with_pm. */
-static void write_planted(const char *path, int with_pm) {
+/* @p dram: the stream kernel's measured DRAM throughput (% of peak). */
+static void write_planted_at(const char *path, int with_pm, float dram) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   uint32_t d = tt_device(w, 0);
@@ -143,7 +144,7 @@ static void write_planted(const char *path, int with_pm) {
       int in_chase = t >= 102 * US && t < 202 * US;
       int in_lib = t >= 483 * US && t < 583 * US;
       int in_l2 = t >= 601 * US && t < 701 * US;
-      ps.value[0] = in_stream ? 90.0f : in_chase ? 3.0f : 0.0f;
+      ps.value[0] = in_stream ? dram : in_chase ? 3.0f : 0.0f;
       ps.value[1] = in_stream ? 4.3e12f : in_chase ? 1.4e11f : 0.0f;
       ps.value[2] = in_stream ? 45.0f : in_l2 ? 58.0f : 1.0f;
       ps.value[3] = in_stream || in_chase || in_lib || in_l2 ? 99.0f : 0.0f;
@@ -153,6 +154,10 @@ static void write_planted(const char *path, int with_pm) {
     }
   }
   assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+static void write_planted(const char *path, int with_pm) {
+  write_planted_at(path, with_pm, 90.0f);
 }
 
 typedef struct opened {
@@ -417,6 +422,68 @@ static void test_reports(void **state) {
   close_planted(&o);
 }
 
+static char *diff_text(const mprof_diff *d, unsigned format) {
+  mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
+  ro.format = format;
+  ro.kernel = names[K_STREAM];
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_int_equal(mprof_diff_write(f, d, &ro, -1), 0);
+  fclose(f);
+  return text;
+}
+
+/* A diff of two PM-sampled runs shows each side's measured throughput: the
+ * stream kernel at 90% of DRAM's peak, then at 45%; against a run without
+ * counters, only the side that has them. */
+static void test_diff_shows_throughput(void **state) {
+  (void)state;
+  opened base, cand, plain;
+  open_planted(&base, 1);
+  const char *path = test_path("pm-half.mprof");
+  write_planted_at(path, 1, 45.0f);
+  assert_int_equal(mprof_trace_open(&cand.trace, path, NULL), 0);
+  assert_int_equal(mprof_join_build(&cand.join, cand.trace, NULL), 0);
+  assert_int_equal(mprof_diagnose(&cand.diagnosis, cand.join, NULL), 0);
+  mprof_diff *d;
+  assert_int_equal(mprof_diff_run(&d, base.diagnosis, cand.diagnosis, NULL), 0);
+  char *text = diff_text(d, MPROF_REPORT_TEXT);
+  assert_non_null(strstr(text, "speed of light: DRAM 90.0% -> 45.0%, L2 "
+                               "45.0% -> 45.0%, SMs 99.0% -> 99.0%"));
+  free(text);
+  char *xml = diff_text(d, MPROF_REPORT_XML);
+  const char *b = strstr(xml, "<base launches=");
+  assert_non_null(b);
+  assert_non_null(strstr(b, "<throughput status=\"measured\" samples=\"9\""));
+  assert_non_null(strstr(b, "dram=\"0.9000\""));
+  assert_non_null(strstr(b, "dram=\"0.4500\""));
+  assert_int_not_equal(tt_xmllint(xml), 1);
+  free(xml);
+  char *json = diff_text(d, MPROF_REPORT_JSON);
+  assert_non_null(strstr(json, "\"throughput\":{\"status\":\"measured\""));
+  tt_check_schema(json, "diff.schema.json");
+  free(json);
+  mprof_diff_free(d);
+  /* The base without counters: no throughput on its side, no line. */
+  open_planted(&plain, 0);
+  assert_int_equal(mprof_diff_run(&d, plain.diagnosis, cand.diagnosis, NULL),
+                   0);
+  text = diff_text(d, MPROF_REPORT_TEXT);
+  assert_null(strstr(text, "speed of light"));
+  free(text);
+  json = diff_text(d, MPROF_REPORT_JSON);
+  const char *side = strstr(json, "\"base\":{\"launches\"");
+  assert_non_null(side);
+  assert_true(strstr(side, "\"throughput\"") > strstr(side, "\"candidate\""));
+  tt_check_schema(json, "diff.schema.json");
+  free(json);
+  mprof_diff_free(d);
+  close_planted(&plain);
+  close_planted(&cand);
+  close_planted(&base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_counter_names),
@@ -429,6 +496,7 @@ int main(void) {
       cmocka_unit_test(test_library_advice),
       cmocka_unit_test(test_without_counters),
       cmocka_unit_test(test_reports),
+      cmocka_unit_test(test_diff_shows_throughput),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,6 +84,16 @@ static void trace_fields(mprof__fields *o, const mprof_diagnosis *d) {
   mprof__fields_str(o, "sidecar", mprof_join_sidecar(j) ? "present" : "absent");
 }
 
+/* @p k's measured throughput when its side's trace has PM samples (the
+ * diff then shows it as the summary does); NULL otherwise. */
+static const mprof_kernel_throughput *
+side_throughput(const mprof_diagnosis *d, const mprof_kernel_diagnosis *k) {
+  return k && k->throughput &&
+                 mprof_throughput_available(mprof_diagnosis_throughput(d))
+             ? k->throughput
+             : NULL;
+}
+
 /* One side of a kernel's change; no verdict is "none" in XML, null in
  * JSON. */
 static void side_fields(mprof__fields *o, const mprof_kernel_diagnosis *k) {
@@ -137,14 +147,21 @@ static void xml_trace(FILE *f, const char *element, const mprof_diagnosis *d) {
   fputs("/>\n", f);
 }
 
-static void xml_side(FILE *f, const char *element,
+static void xml_side(FILE *f, const char *element, const mprof_diagnosis *d,
                      const mprof_kernel_diagnosis *k) {
   if (!k)
     return;
   fprintf(f, "      <%s", element);
   mprof__fields o = {f, 0, 0};
   side_fields(&o, k);
-  fputs("/>\n", f);
+  const mprof_kernel_throughput *t = side_throughput(d, k);
+  if (!t) {
+    fputs("/>\n", f);
+    return;
+  }
+  fputs(">\n        <throughput", f);
+  mprof__summary_throughput_fields(&o, t);
+  fprintf(f, "/>\n      </%s>\n", element);
 }
 
 static void xml_kernel(FILE *f, const diff_view *v,
@@ -172,8 +189,8 @@ static void xml_kernel(FILE *f, const diff_view *v,
   fputs(">\n      <summary>", f);
   mprof__xml_escape(f, c->summary);
   fputs("</summary>\n", f);
-  xml_side(f, "base", c->base);
-  xml_side(f, "candidate", c->candidate);
+  xml_side(f, "base", v->base, c->base);
+  xml_side(f, "candidate", v->candidate, c->candidate);
   if (c->base && c->candidate) {
     size_t shown = stall_shifts_shown(c);
     fputs("      <stalls", f);
@@ -298,7 +315,8 @@ static void json_trace(FILE *f, const mprof_diagnosis *d) {
   fputc('}', f);
 }
 
-static void json_side(FILE *f, const mprof_kernel_diagnosis *k) {
+static void json_side(FILE *f, const mprof_diagnosis *d,
+                      const mprof_kernel_diagnosis *k) {
   if (!k) {
     fputs("null", f);
     return;
@@ -306,6 +324,13 @@ static void json_side(FILE *f, const mprof_kernel_diagnosis *k) {
   fputc('{', f);
   mprof__fields o = {f, 1, 0};
   side_fields(&o, k);
+  const mprof_kernel_throughput *t = side_throughput(d, k);
+  if (t) {
+    fputs(",\"throughput\":{", f);
+    mprof__fields inner = {f, 1, 0};
+    mprof__summary_throughput_fields(&inner, t);
+    fputc('}', f);
+  }
   fputc('}', f);
 }
 
@@ -336,10 +361,10 @@ static void json_kernel(FILE *f, const diff_view *v,
   fprintf(f, "%lld,", (long long)c->total_delta_ns);
   num(f, "total_change", c->total_change, 4, ",");
   key(f, "base");
-  json_side(f, c->base);
+  json_side(f, v->base, c->base);
   fputc(',', f);
   key(f, "candidate");
-  json_side(f, c->candidate);
+  json_side(f, v->candidate, c->candidate);
   fputc(',', f);
   key(f, "stalls");
   if (!both) {
@@ -473,6 +498,28 @@ static const char *diff_text_name(const diff_view *v,
   return name;
 }
 
+/* "speed of light: DRAM 90.0% -> 45.0%, ..." when both sides measured the
+ * kernel: the counters of the summary's line, those both sides have. */
+static void text_speed_of_light(FILE *f, const mprof_kernel_throughput *a,
+                                const mprof_kernel_throughput *b) {
+  if (!a || !b || !a->samples || !b->samples)
+    return;
+  const char *sep = "    speed of light:";
+  for (size_t i = 0; i < MPROF__SOL_TEXT_COUNT; i++) {
+    uint32_t c = mprof__sol_text[i].counter;
+    double x = a->value[c], y = b->value[c];
+    if (isnan(x) || isnan(y))
+      continue;
+    char p[32], q[32];
+    mprof_format_percent(p, sizeof p, x / 100.0);
+    mprof_format_percent(q, sizeof q, y / 100.0);
+    fprintf(f, "%s %s %s -> %s", sep, mprof__sol_text[i].label, p, q);
+    sep = ",";
+  }
+  if (*sep == ',')
+    fputc('\n', f);
+}
+
 static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
   uint64_t tb, tk;
   mprof_diff_totals(v->diff, &tb, &tk);
@@ -515,6 +562,8 @@ static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
       }
       fputc('\n', f);
     }
+    text_speed_of_light(f, side_throughput(v->base, c->base),
+                        side_throughput(v->candidate, c->candidate));
     size_t hot = hot_shown(v, c);
     for (size_t h = 0; h < hot && h < 3; h++) {
       const mprof_hot_change *x = &c->hot_changes[h];

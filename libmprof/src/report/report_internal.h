@@ -54,6 +54,21 @@ int mprof__report_options_check(const mprof_report_options *opts);
 struct mprof_range_times;
 const char *mprof__range_times_path(const struct mprof_range_times *times);
 
+/* ---- speed of light (summary_view.c) ------------------------------------ */
+
+/* A kernel's measured throughput, the same in the JSON and the XML
+ * reports (summary and diff). */
+void mprof__summary_throughput_fields(mprof__fields *o,
+                                      const mprof_kernel_throughput *t);
+
+/* The counters the text reports show, with their labels ("DRAM", "SMs"). */
+typedef struct mprof__sol_label {
+  uint32_t counter;
+  const char *label;
+} mprof__sol_label;
+#define MPROF__SOL_TEXT_COUNT 7
+extern const mprof__sol_label mprof__sol_text[MPROF__SOL_TEXT_COUNT];
+
 /* ---- ANSI colours for the text panel ------------------------------------ */
 
 typedef struct mprof__style {

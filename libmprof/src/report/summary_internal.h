@@ -89,10 +89,8 @@ void mprof__summary_hot_header_fields(mprof__fields *o,
                                       size_t shown);
 void mprof__summary_hot_fields(mprof__fields *o,
                                const mprof_hot_instruction *h);
-/* A kernel's measured throughput, its counted memory accesses and one
- * access, the same in the JSON and the XML report. */
-void mprof__summary_throughput_fields(mprof__fields *o,
-                                      const mprof_kernel_throughput *t);
+/* A kernel's counted memory accesses and one access, the same in the JSON
+ * and the XML report. */
 void mprof__summary_memory_fields(mprof__fields *o,
                                   const mprof__summary_memory *mv);
 void mprof__summary_access_fields(mprof__fields *o,

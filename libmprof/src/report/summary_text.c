@@ -33,22 +33,17 @@ static void text_throughput(FILE *f, const mprof_kernel_diagnosis *k,
   }
   fputs("│ speed of light:", f);
   const char *sep = " ";
-  static const uint32_t shown[] = {
-      MPROF_COUNTER_DRAM,         MPROF_COUNTER_L2,    MPROF_COUNTER_SM_ACTIVE,
-      MPROF_COUNTER_WARPS_ACTIVE, MPROF_COUNTER_ISSUE, MPROF_COUNTER_TENSOR,
-      MPROF_COUNTER_FMA};
-  static const char *const labels[] = {"DRAM",  "L2",     "SMs", "warps",
-                                       "issue", "tensor", "FMA"};
-  for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
-    double x = t->value[shown[i]];
+  for (size_t i = 0; i < MPROF__SOL_TEXT_COUNT; i++) {
+    uint32_t c = mprof__sol_text[i].counter;
+    double x = t->value[c];
     if (isnan(x))
       continue;
     char p[32];
     mprof_format_percent(p, sizeof p, x / 100.0);
-    fprintf(f, "%s%s %s", sep, labels[i], p);
-    uint32_t bytes = shown[i] == MPROF_COUNTER_DRAM ? MPROF_COUNTER_DRAM_BYTES
-                     : shown[i] == MPROF_COUNTER_L2 ? MPROF_COUNTER_L2_BYTES
-                                                    : MPROF_INDEX_NONE;
+    fprintf(f, "%s%s %s", sep, mprof__sol_text[i].label, p);
+    uint32_t bytes = c == MPROF_COUNTER_DRAM ? MPROF_COUNTER_DRAM_BYTES
+                     : c == MPROF_COUNTER_L2 ? MPROF_COUNTER_L2_BYTES
+                                             : MPROF_INDEX_NONE;
     if (bytes != MPROF_INDEX_NONE && !isnan(t->value[bytes]))
       fprintf(f, " (%.2f TB/s)", t->value[bytes] / 1e12);
     sep = " · ";

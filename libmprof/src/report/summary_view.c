@@ -133,6 +133,12 @@ const uint32_t mprof__summary_sol_counters[] = {
     MPROF_COUNTER_FMA,       MPROF_COUNTER_ALU,
     MPROF_COUNTER_CLOCK};
 
+const mprof__sol_label mprof__sol_text[MPROF__SOL_TEXT_COUNT] = {
+    {MPROF_COUNTER_DRAM, "DRAM"},     {MPROF_COUNTER_L2, "L2"},
+    {MPROF_COUNTER_SM_ACTIVE, "SMs"}, {MPROF_COUNTER_WARPS_ACTIVE, "warps"},
+    {MPROF_COUNTER_ISSUE, "issue"},   {MPROF_COUNTER_TENSOR, "tensor"},
+    {MPROF_COUNTER_FMA, "FMA"}};
+
 int mprof__summary_sol_shown(const mprof__summary_view *v) {
   return mprof_throughput_available(mprof_diagnosis_throughput(v->d));
 }
