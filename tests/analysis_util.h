@@ -37,6 +37,38 @@ static inline uint32_t tt_device(mprof_writer *w, uint32_t id) {
   return index;
 }
 
+/* PM metric @p column of device @p d: @p metric in @p unit, sampled every
+ * @p interval_ns (0: unknown). */
+static inline void tt_pm_metric(mprof_writer *w, uint32_t d, uint32_t column,
+                                const char *metric, const char *unit,
+                                uint64_t interval_ns) {
+  mprof_pm_metric_record m;
+  memset(&m, 0, sizeof m);
+  m.device = d;
+  m.column = column;
+  m.name = mprof_writer_string(w, metric);
+  m.unit = mprof_writer_string(w, unit);
+  m.interval_ns = interval_ns;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &m),
+                   0);
+}
+
+/* One PM window of device @p d, [@p start, @p end): @p values for its
+ * first @p count columns, the others unknown (NaN). */
+static inline void tt_pm_sample(mprof_writer *w, uint32_t d, uint64_t start,
+                                uint64_t end, size_t count,
+                                const float *values) {
+  mprof_pm_sample_record ps;
+  memset(&ps, 0, sizeof ps);
+  ps.start = start;
+  ps.end = end;
+  ps.device = d;
+  for (size_t c = 0; c < MPROF_PM_MAX_METRICS; c++)
+    ps.value[c] = c < count ? values[c] : __builtin_nanf("");
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps),
+                   0);
+}
+
 static inline uint32_t tt_stream(mprof_writer *w, uint32_t device,
                                  uint32_t id) {
   mprof_stream_record s = {device, 1, id, 0};

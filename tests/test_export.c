@@ -473,31 +473,12 @@ static void test_counters(void **state) {
   uint32_t s = tt_stream(w, d, 7);
   uint32_t k = tt_kernel(w, "_Z4stepv", "step()", d, 32, 0, 0x1234);
   tt_launch(w, tt_shape(w, k, 132, 256, 0), s, 2000, 5000);
-  mprof_pm_metric_record m[2];
-  memset(m, 0, sizeof m);
-  m[0].device = d;
-  m[0].column = 0;
-  m[0].name = mprof_writer_string(w, "dram__throughput.avg.pct_of_peak");
-  m[0].unit = mprof_writer_string(w, "percent");
-  m[1].device = d;
-  m[1].column = 1;
-  m[1].name = mprof_writer_string(w, "sm__throughput.avg.pct_of_peak");
-  m[1].unit = mprof_writer_string(w, "percent");
-  for (int i = 0; i < 2; i++)
-    assert_int_equal(
-        mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &m[i]), 0);
+  tt_pm_metric(w, d, 0, "dram__throughput.avg.pct_of_peak", "percent", 0);
+  tt_pm_metric(w, d, 1, "sm__throughput.avg.pct_of_peak", "percent", 0);
   for (uint64_t i = 0; i < 4; i++) {
-    mprof_pm_sample_record p;
-    memset(&p, 0, sizeof p);
-    p.start = 1000 + i * 1000;
-    p.end = p.start + 1000;
-    p.device = d;
-    p.value[0] = 10.0f * (float)(i + 1);
-    p.value[1] = i == 2 ? __builtin_nanf("") : 50.0f;
-    for (int c = 2; c < MPROF_PM_MAX_METRICS; c++)
-      p.value[c] = __builtin_nanf("");
-    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &p),
-                     0);
+    const float values[2] = {10.0f * (float)(i + 1),
+                             i == 2 ? __builtin_nanf("") : 50.0f};
+    tt_pm_sample(w, d, 1000 + i * 1000, 2000 + i * 1000, 2, values);
   }
   assert_int_equal(mprof_writer_finish(w), 0);
   sample_input in;

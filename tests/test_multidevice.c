@@ -616,28 +616,12 @@ static void write_pm_timeout(const char *path) {
   uint32_t shape =
       tt_shape(w, tt_kernel(w, STEP, "", d, 32, 0, 7), 264, 256, 0);
   tt_launch(w, shape, tt_stream(w, d, 7), T0, T0 + 500000);
-  mprof_pm_metric_record m = {
-      d,
-      0,
-      mprof_writer_string(
-          w, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"),
-      mprof_writer_string(w, "percent"),
-      100000,
-      0};
-  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &m),
-                   0);
-  for (uint64_t i = 0; i < 3; i++) {
-    mprof_pm_sample_record ps;
-    memset(&ps, 0, sizeof ps);
-    ps.start = T0 + 100000 * i;
-    ps.end = ps.start + 100000;
-    ps.device = d;
-    for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
-      ps.value[c] = NAN;
-    ps.value[0] = 50.0f;
-    assert_int_equal(
-        mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
-  }
+  tt_pm_metric(w, d, 0,
+               "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+               "percent", 100000);
+  const float half = 50.0f;
+  for (uint64_t i = 0; i < 3; i++)
+    tt_pm_sample(w, d, T0 + 100000 * i, T0 + 100000 * (i + 1), 1, &half);
   assert_int_equal(mprof_writer_finish(w), 0);
 }
 

@@ -395,29 +395,12 @@ static void write_host_trace(const char *path, int with_pm, int with_api) {
     const char *metrics[2] = {
         "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
         "sm__cycles_active.avg.pct_of_peak_sustained_elapsed"};
-    for (uint32_t c = 0; c < 2; c++) {
-      mprof_pm_metric_record pm;
-      memset(&pm, 0, sizeof pm);
-      pm.device = d;
-      pm.column = c;
-      pm.name = mprof_writer_string(w, metrics[c]);
-      pm.unit = mprof_writer_string(w, "percent");
-      pm.interval_ns = 10 * US;
-      assert_int_equal(
-          mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &pm), 0);
-    }
+    for (uint32_t c = 0; c < 2; c++)
+      tt_pm_metric(w, d, c, metrics[c], "percent", 10 * US);
     for (int i = 0; i < PM_WINDOWS; i++) {
-      mprof_pm_sample_record ps;
-      memset(&ps, 0, sizeof ps);
-      ps.start = (uint64_t)(FIX_T0 + i * 10 * US);
-      ps.end = ps.start + 10 * US;
-      ps.device = d;
-      for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
-        ps.value[c] = NAN;
-      ps.value[0] = i % 2 ? 90.0f : 10.0f;
-      ps.value[1] = 50.0f;
-      assert_int_equal(
-          mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+      const float values[2] = {i % 2 ? 90.0f : 10.0f, 50.0f};
+      uint64_t start = (uint64_t)(FIX_T0 + i * 10 * US);
+      tt_pm_sample(w, d, start, start + 10 * US, 2, values);
     }
   }
   assert_int_equal(mprof_writer_finish(w), 0);
@@ -714,25 +697,13 @@ static void test_counter_spike_survives_zoom_out(void **state) {
   mprof_writer *w = write_one_kernel(path, &d, &s, &shape);
   enum { WINDOWS = 100000, SPIKE = 60000 };
   fix_launch(w, s, shape, 0, (int64_t)WINDOWS * US);
-  mprof_pm_metric_record pm;
-  memset(&pm, 0, sizeof pm);
-  pm.device = d;
-  pm.name = mprof_writer_string(
-      w, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
-  pm.interval_ns = US;
-  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &pm),
-                   0);
+  tt_pm_metric(w, d, 0,
+               "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "",
+               US);
   for (int i = 0; i < WINDOWS; i++) {
-    mprof_pm_sample_record ps;
-    memset(&ps, 0, sizeof ps);
-    ps.start = (uint64_t)(FIX_T0 + (int64_t)i * US);
-    ps.end = ps.start + US;
-    ps.device = d;
-    for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
-      ps.value[c] = NAN;
-    ps.value[0] = i == SPIKE ? 100.0f : 2.0f;
-    assert_int_equal(
-        mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+    const float value = i == SPIKE ? 100.0f : 2.0f;
+    uint64_t start = (uint64_t)(FIX_T0 + (int64_t)i * US);
+    tt_pm_sample(w, d, start, start + US, 1, &value);
   }
   assert_int_equal(mprof_writer_finish(w), 0);
   mprof_render_model *m = open_model(path);

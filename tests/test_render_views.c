@@ -193,30 +193,12 @@ static void test_summary_speed_of_light_and_notes(void **state) {
   const char *metrics[2] = {
       "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
       "sm__cycles_active.avg.pct_of_peak_sustained_elapsed"};
-  for (uint32_t c = 0; c < 2; c++) {
-    mprof_pm_metric_record pm;
-    memset(&pm, 0, sizeof pm);
-    pm.device = d;
-    pm.column = c;
-    pm.name = mprof_writer_string(w, metrics[c]);
-    pm.unit = mprof_writer_string(w, "percent");
-    pm.interval_ns = 10000;
-    assert_int_equal(
-        mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &pm), 0);
-  }
-  for (int i = 0; i < 20; i++) {
-    mprof_pm_sample_record ps;
-    memset(&ps, 0, sizeof ps);
-    ps.start = (uint64_t)(FIX_T0 + i * 10000);
-    ps.end = ps.start + 10000;
-    ps.device = d;
-    for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
-      ps.value[c] = NAN;
-    ps.value[0] = 78.8f;
-    ps.value[1] = 50.0f;
-    assert_int_equal(
-        mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
-  }
+  for (uint32_t c = 0; c < 2; c++)
+    tt_pm_metric(w, d, c, metrics[c], "percent", 10000);
+  const float values[2] = {78.8f, 50.0f};
+  for (int i = 0; i < 20; i++)
+    tt_pm_sample(w, d, (uint64_t)(FIX_T0 + i * 10000),
+                 (uint64_t)(FIX_T0 + (i + 1) * 10000), 2, values);
   assert_int_equal(mprof_writer_finish(w), 0);
   mprof_render_model *m = NULL;
   if (mprof_render_model_open(&m, path, NULL))

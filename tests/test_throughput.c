@@ -121,36 +121,27 @@ static void write_planted_at(const char *path, int with_pm, float dram) {
         "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
         "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_"
         "peak_sustained_elapsed"};
-    for (uint32_t c = 0; c < 5; c++) {
-      mprof_pm_metric_record m = {
-          d,
-          c,
-          mprof_writer_string(w, metrics[c]),
-          mprof_writer_string(w, c == 1 ? "byte/second" : "percent"),
-          10 * US,
-          0};
-      assert_int_equal(
-          mprof_writer_append(w, NULL, MPROF_SECTION_PM_METRICS, &m), 0);
-    }
+    for (uint32_t c = 0; c < 5; c++)
+      tt_pm_metric(w, d, c, metrics[c], c == 1 ? "byte/second" : "percent",
+                   10 * US);
     for (uint64_t t = 0; t < 720 * US; t += 10 * US) {
-      mprof_pm_sample_record ps;
-      memset(&ps, 0, sizeof ps);
-      ps.start = t;
-      ps.end = t + 10 * US;
-      ps.device = d;
-      for (int c = 0; c < MPROF_PM_MAX_METRICS; c++)
-        ps.value[c] = NAN;
       int in_stream = t >= 1000 && t < 101 * US;
       int in_chase = t >= 102 * US && t < 202 * US;
       int in_lib = t >= 483 * US && t < 583 * US;
       int in_l2 = t >= 601 * US && t < 701 * US;
-      ps.value[0] = in_stream ? dram : in_chase ? 3.0f : 0.0f;
-      ps.value[1] = in_stream ? 4.3e12f : in_chase ? 1.4e11f : 0.0f;
-      ps.value[2] = in_stream ? 45.0f : in_l2 ? 58.0f : 1.0f;
-      ps.value[3] = in_stream || in_chase || in_lib || in_l2 ? 99.0f : 0.0f;
-      ps.value[4] = in_lib ? 10.0f : 1.0f;
-      assert_int_equal(
-          mprof_writer_append(w, NULL, MPROF_SECTION_PM_SAMPLES, &ps), 0);
+      const float values[5] = {in_stream  ? dram
+                               : in_chase ? 3.0f
+                                          : 0.0f,
+                               in_stream  ? 4.3e12f
+                               : in_chase ? 1.4e11f
+                                          : 0.0f,
+                               in_stream ? 45.0f
+                               : in_l2   ? 58.0f
+                                         : 1.0f,
+                               in_stream || in_chase || in_lib || in_l2 ? 99.0f
+                                                                        : 0.0f,
+                               in_lib ? 10.0f : 1.0f};
+      tt_pm_sample(w, d, t, t + 10 * US, 5, values);
     }
   }
   assert_int_equal(mprof_writer_finish(w), 0);
