@@ -116,7 +116,7 @@ fi
 # the pair, opened as one set, names all twelve (tests/gpu/score_verdicts.py
 # holds the same table for the GPU run).
 if [ -f "$samples/bottlenecks.pm.mprof" ]; then
-  headline() { grep -Eq "  $2 +[0-9.%-]+ +$3( |\$)" "$1" || fail "$1: $3 is not headlined '$2'"; }
+  headline() { grep -Eq "  $2 +([0-9.]+%|-|roof) +$3( |\$)" "$1" || fail "$1: $3 is not headlined '$2'"; }
   pc="$tmp/bottlenecks.txt"
   has "$pc" 'No hardware counters: recorded with --pm off'
   headline "$pc" 'Memory-latency bound' dram_stream
@@ -147,8 +147,9 @@ if [ -f "$samples/bottlenecks.pm.mprof" ]; then
   done
   headline "$pc" 'Memory-latency bound' pointer_chase
   headline "$set" 'Grid too small' pointer_chase
-  headline "$set" 'DRAM-bandwidth bound' dram_stream
-  headline "$set" 'L2-bandwidth bound' l2_stream
+  # at a measured roof the gain column says so
+  grep -Eq '  DRAM-bandwidth bound +roof +dram_stream ' "$set" || fail "$set: dram_stream is not at the DRAM roof"
+  grep -Eq '  L2-bandwidth bound +roof +l2_stream ' "$set" || fail "$set: l2_stream is not at the L2 roof"
 fi
 
 if [ "$failures" -ne 0 ]; then

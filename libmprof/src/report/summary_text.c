@@ -239,8 +239,13 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
     }
     int head = verdict_head(verdict);
     /* The estimated gain of the verdict's dimension (its cost: a share of
-     * the kernel's stream time), "-" when the verdict names none. */
+     * the kernel's stream time); "roof" for a kernel at a measured roof
+     * (an issue no dimension's gain explains: the gain is in doing less
+     * work, docs/DIAGNOSIS.md, "Roofs"); "-" when the verdict names none. */
     char gain[32] = "-";
+    if (k->verdict_state == MPROF_STATE_ISSUE && k->throughput &&
+        k->throughput->samples)
+      snprintf(gain, sizeof gain, "roof");
     for (size_t d = 0; d < k->dimension_count; d++)
       if (k->dimensions[d].id == k->verdict_dimension &&
           (k->dimensions[d].state == MPROF_STATE_ISSUE ||
