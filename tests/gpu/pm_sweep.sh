@@ -91,9 +91,9 @@ for iv in ${PM_INTERVALS:-10us 20us 50us 100us}; do
     grep -E "overflowed" "$out/torch_$iv.txt" | tee -a "$report"
   fi
 done
-# The exit: a PM-sampled recording ends with the program (no 5 s exit
-# timeout, META pm.error), whether --pm on or --pc-mode off turned PC
-# sampling off.
+# The exit: a PM-sampled recording ends with the program (no exit
+# timeout: META pm.error, and pm.exit_phase/pm.exit_wait_ms say where and
+# how long), whether --pm on or --pc-mode off turned PC sampling off.
 say "== exit (--pm on, twice each way)"
 for how in "" "--pc-mode off" "" "--pc-mode off"; do
   t0=$(now)
@@ -102,6 +102,6 @@ for how in "" "--pc-mode off" "" "--pc-mode off"; do
     >"$out/exit.record.txt" 2>&1
   rc=$?
   err=$(meta "$out/exit.mprof" pm.error)
-  say "${how:-default}: exit $rc, $(since "$t0") s, samples $(meta "$out/exit.mprof" pm.device.0.samples), pm.error ${err:-none}"
+  say "${how:-default}: exit $rc, $(since "$t0") s, samples $(meta "$out/exit.mprof" pm.device.0.samples), pm.error ${err:-none}${err:+ in $(meta "$out/exit.mprof" pm.exit_phase) after $(meta "$out/exit.mprof" pm.exit_wait_ms) ms}"
 done
 say "== done"
