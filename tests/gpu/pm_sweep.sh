@@ -26,7 +26,7 @@ report="$out/pm_sweep.txt"
 say() { echo "$*" | tee -a "$report"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-meta() { "$mprof" info "$1" 2>/dev/null | awk -v k="$2" '$1 == "meta" && $2 == k { print $4 }'; }
+meta() { "$mprof" info "$1" 2>/dev/null | awk -v k="$2" '$1 == "meta" && $2 == k { sub(/^[^=]*= /, ""); print }'; }
 # stream_row SUMMARY.json: samples and DRAM/L2 % of the two stream kernels
 stream_row() {
   python3 - "$1" <<'PY'
