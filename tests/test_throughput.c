@@ -307,10 +307,12 @@ static void test_bandwidth_against_latency(void **state) {
   assert_non_null(strstr(s->verdict, "DRAM-bandwidth bound"));
   assert_non_null(strstr(s->verdict, "90.0% of peak"));
   assert_non_null(strstr(s->verdict, "4.30 TB/s"));
+  assert_string_equal(s->roof, "dram");
   /* Waiting on memory can shrink at most to the bandwidth floor: 10%. */
   assert_true(fabs(s->dimensions[MPROF_DIM_MEMORY_LATENCY].cost - 0.10) < 1e-6);
   const mprof_kernel_diagnosis *c = kernel(&o, K_CHASE);
   assert_int_equal(c->verdict_dimension, MPROF_DIM_MEMORY_LATENCY);
+  assert_null(c->roof); /* latency-bound, DRAM 3% busy */
   /* min(share 100%, 1 - 3%), scaled to its busy share of the stream: a
    * 1 us gap before its 100 us run. */
   assert_true(fabs(c->dimensions[MPROF_DIM_MEMORY_LATENCY].cost -

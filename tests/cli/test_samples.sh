@@ -130,6 +130,7 @@ if [ -f "$samples/bottlenecks.pm.mprof" ]; then
     fail "summary --json of the bottlenecks pair"
   "$schema_check" "$docs/summary.schema.json" "$tmp/pair.json" || fail "summary --json of the pair: schema"
   has "$tmp/pair.json" '"key": *"pm_pair"'
+  has "$tmp/pair.json" '"roof": *"dram"'
   # two PM-less or unrelated runs are no pair
   "$mprof" summary "$samples/gemm.mprof" "$samples/gemm_pm.mprof" >"$tmp/notpair.xml" ||
     fail "summary of gemm + gemm_pm"

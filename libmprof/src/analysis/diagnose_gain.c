@@ -205,6 +205,17 @@ uint32_t mprof__diagnose_roof_dimension(const kernel_work *w) {
              : MPROF_DIM_COMPUTE;
 }
 
+const char *mprof__diagnose_roof_key(const kernel_work *w) {
+  switch (w->roof) {
+  case ROOF_DRAM: return "dram";
+  case ROOF_L2: return "l2";
+  case ROOF_ISSUE: return "issue";
+  case ROOF_FMA: return "fma";
+  case ROOF_TENSOR: return "tensor";
+  default: return NULL;
+  }
+}
+
 const char *mprof__diagnose_roof_text(kernel_work *w) {
   mprof_kernel_diagnosis *o = w->out;
   const mprof_kernel_throughput *t = o->throughput;

@@ -131,6 +131,8 @@ void mprof__diagnose_estimate_gains(kernel_work *w);
  * leads the verdict when no dimension has a large gain left. */
 #define ROOF_HEADLINE 0.25
 uint32_t mprof__diagnose_roof_dimension(const kernel_work *w);
+/* "dram", "l2", "issue", "fma" or "tensor"; NULL without a roof. */
+const char *mprof__diagnose_roof_key(const kernel_work *w);
 const char *mprof__diagnose_roof_text(kernel_work *w);
 
 #endif /* MPROF_ANALYSIS_DIAGNOSE_INTERNAL_H */

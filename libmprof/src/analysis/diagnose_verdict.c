@@ -200,6 +200,7 @@ void mprof__diagnose_make_verdict(kernel_work *w) {
     o->verdict_dimension = mprof__diagnose_roof_dimension(w);
     o->verdict_state = MPROF_STATE_ISSUE;
     o->verdict = mprof__diagnose_roof_text(w);
+    o->roof = mprof__diagnose_roof_key(w);
     return;
   }
   o->verdict_dimension = best;

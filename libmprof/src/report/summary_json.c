@@ -90,6 +90,8 @@ static void json_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
     fputs("null", f);
   fputc(',', f);
   json_str(f, "state", mprof_state_name(k->verdict_state), 1);
+  if (k->roof)
+    json_str(f, "roof", k->roof, 1);
   json_str(f, "text", k->verdict, 0);
   fputs("},", f);
   if (mprof__summary_sol_shown(v))

@@ -243,10 +243,9 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
      * (an issue no dimension's gain explains: the gain is in doing less
      * work, docs/DIAGNOSIS.md, "Roofs"); "-" when the verdict names none. */
     char gain[32] = "-";
-    if (k->verdict_state == MPROF_STATE_ISSUE && k->throughput &&
-        k->throughput->samples)
+    if (k->roof)
       snprintf(gain, sizeof gain, "roof");
-    for (size_t d = 0; d < k->dimension_count; d++)
+    for (size_t d = 0; d < k->dimension_count && !k->roof; d++)
       if (k->dimensions[d].id == k->verdict_dimension &&
           (k->dimensions[d].state == MPROF_STATE_ISSUE ||
            k->dimensions[d].state == MPROF_STATE_MINOR))

@@ -81,6 +81,8 @@ static void xml_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
                       ? mprof_dimension_key(k->verdict_dimension)
                       : "none");
   mprof__xml_attr(f, "state", mprof_state_name(k->verdict_state));
+  if (k->roof)
+    mprof__xml_attr(f, "roof", k->roof);
   fputs(">", f);
   mprof__xml_escape(f, k->verdict);
   fputs("</verdict>\n", f);
