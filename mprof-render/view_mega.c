@@ -34,9 +34,21 @@
  * other 1. */
 static const double row_units[RS_ROWS] = {0.5, 1, 2, 1, 1};
 
-/* The rows a band shows, and their y offsets in units. */
-size_t rs_band_rows(const rs_group *g, int *rows, double *offset,
-                    double *units) {
+/* One SM's band: the rows it shows (RS_*), their offsets and its height
+ * in row units, and how many pixels a unit is. */
+typedef struct band_layout {
+  int rows[RS_ROWS];
+  double offset[RS_ROWS];
+  size_t count;
+  double units, unit;
+} band_layout;
+
+/* The rows a band of @p band_px pixels shows for group @p g (NULL:
+ * projected). */
+static void band_layout_init(band_layout *b, const rs_group *g,
+                             double band_px) {
+  int *rows = b->rows;
+  double *offset = b->offset;
   size_t n = 0;
   double at = 0;
   for (int r = 0; r < RS_ROWS; r++) {
@@ -56,8 +68,17 @@ size_t rs_band_rows(const rs_group *g, int *rows, double *offset,
     at += row_units[r];
     n++;
   }
-  *units = at;
-  return n;
+  b->count = n;
+  b->units = at;
+  b->unit = band_px / at;
+}
+
+/* Row @p r's top and bottom in pixels below its band's top. */
+static double band_row_top(const band_layout *b, size_t r) {
+  return b->offset[r] * b->unit;
+}
+static double band_row_end(const band_layout *b, size_t r) {
+  return (b->offset[r] + row_units[b->rows[r]]) * b->unit;
 }
 
 static const char *row_title(int row, int projected) {
@@ -90,10 +111,8 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
     free(colors);
     return;
   }
-  int rows[RS_ROWS];
-  double offset[RS_ROWS], units;
-  size_t row_count = rs_band_rows(g, rows, offset, &units);
-  double unit = band / units;
+  band_layout bl;
+  band_layout_init(&bl, g, band);
   double y_base = -f->view->scroll_y;
   int left = (int)f->layout.left;
   for (size_t s = first; s < last; s++) {
@@ -111,11 +130,11 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
       rs_canvas_columns(c, colors, y0 + pad, y1 - (band >= 6 ? 1 : 0));
       continue;
     }
-    for (size_t r = 0; r < row_count; r++) {
-      const rs_lanes *lanes = &sm->rows[rows[r]];
-      int ry0 = (int)floor(y + offset[r] * unit);
-      int ry1 = (int)floor(y + (offset[r] + row_units[rows[r]]) * unit);
-      if (rows[r] == RS_SEPARATOR)
+    for (size_t r = 0; r < bl.count; r++) {
+      const rs_lanes *lanes = &sm->rows[bl.rows[r]];
+      int ry0 = (int)floor(y + band_row_top(&bl, r));
+      int ry1 = (int)floor(y + band_row_end(&bl, r));
+      if (bl.rows[r] == RS_SEPARATOR)
         rs_canvas_fill(c, 0, c->w, ry0, ry1, rd_darken(tint, 0.12));
       if (!lanes->lanes)
         continue;
@@ -165,10 +184,8 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
     mid[x] = mprof_render_x_to_time(&f->map, f->layout.left + x + 0.5);
   /* Colours by blocks on the SM, 0..blocks per SM. */
   uint32_t shade[257];
-  int rows[RS_ROWS];
-  double offset[RS_ROWS], units;
-  size_t row_count = rs_band_rows(NULL, rows, offset, &units);
-  double unit = band / units;
+  band_layout bl;
+  band_layout_init(&bl, NULL, band);
   double y_base = -f->view->scroll_y;
   int left = (int)f->layout.left;
   static const uint32_t family_of_row[RS_ROWS] = {
@@ -223,20 +240,19 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
         rs_canvas_columns(c, colors, y0 + pad, y1 - (band >= 6 ? 1 : 0));
       else {
         /* No stall mix: occupancy alone, in the compute row. */
-        for (size_t r = 0; r < row_count; r++)
-          if (rows[r] == RS_CONSUMER)
-            rs_canvas_columns(
-                c, colors, (int)floor(y + offset[r] * unit),
-                (int)floor(y + (offset[r] + row_units[rows[r]]) * unit) - 1);
+        for (size_t r = 0; r < bl.count; r++)
+          if (bl.rows[r] == RS_CONSUMER)
+            rs_canvas_columns(c, colors, (int)floor(y + band_row_top(&bl, r)),
+                              (int)floor(y + band_row_end(&bl, r)) - 1);
       }
       continue;
     }
     /* Rows: the launch in the separator, then memory / compute / other
      * bars as tall as their share of the kernel's samples. */
-    for (size_t r = 0; r < row_count; r++) {
-      int ry0 = (int)floor(y + offset[r] * unit);
-      int ry1 = (int)floor(y + (offset[r] + row_units[rows[r]]) * unit);
-      if (rows[r] == RS_SEPARATOR) {
+    for (size_t r = 0; r < bl.count; r++) {
+      int ry0 = (int)floor(y + band_row_top(&bl, r));
+      int ry1 = (int)floor(y + band_row_end(&bl, r));
+      if (bl.rows[r] == RS_SEPARATOR) {
         rs_canvas_fill(c, 0, c->w, ry0, ry1, rd_darken(tint, 0.12));
         uint32_t launch_rgb = rd_lighten(k ? k->color : 0x888888, 0.3);
         for (size_t x = 0; x < columns; x++)
@@ -245,8 +261,9 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
         continue;
       }
       /* As strong as the share: a faint bar for a rare stall. */
-      double share = p.share[rows[r] - 1];
-      uint32_t rgb = rd_lighten(family_of_row[rows[r]], 0.85 * (1.0 - share));
+      double share = p.share[bl.rows[r] - 1];
+      uint32_t rgb =
+          rd_lighten(family_of_row[bl.rows[r]], 0.85 * (1.0 - share));
       for (size_t x = 0; x < columns; x++)
         bar[x] = colors[x] == RS_NONE ? RS_NONE : rgb;
       rs_canvas_columns(c, bar, ry0, ry1 - 1 > ry0 ? ry1 - 1 : ry1);
@@ -266,10 +283,8 @@ static void draw_labels(cairo_t *cr, const rs_frame *f, double band,
                         const rs_psm *psm, size_t count) {
   const mprof_render_layout *l = &f->layout;
   rs_gutter_begin(cr, f);
-  int rows[RS_ROWS];
-  double offset[RS_ROWS], units;
-  size_t row_count = rs_band_rows(f->group, rows, offset, &units);
-  double unit = band / units;
+  band_layout bl;
+  band_layout_init(&bl, f->group, band);
   uint32_t gpu_count = rs_frame_gpus(f, psm, count);
   for (size_t s = first; s < last; s++) {
     uint32_t gpu, sm;
@@ -279,15 +294,15 @@ static void draw_labels(cairo_t *cr, const rs_frame *f, double band,
     if (!rs_gutter_label(cr, f, s, band, 1, gpu, text, 70))
       continue;
     double y = l->top - f->view->scroll_y + (double)s * band;
-    if (!detailed || unit < 9)
+    if (!detailed || bl.unit < 9)
       continue;
     rd_rgb(cr, RD_TEXT_DIM);
-    rd_font(cr, fmin(10, unit * row_units[RS_CONSUMER] - 2), 0, 0);
-    for (size_t r = 0; r < row_count; r++) {
-      if (rows[r] == RS_SEPARATOR)
+    rd_font(cr, fmin(10, bl.unit * row_units[RS_CONSUMER] - 2), 0, 0);
+    for (size_t r = 0; r < bl.count; r++) {
+      if (bl.rows[r] == RS_SEPARATOR)
         continue;
-      double ry = y + (offset[r] + row_units[rows[r]] / 2) * unit + 4;
-      rd_text_right(cr, l->left - 8, ry, row_title(rows[r], f->projected));
+      double ry = y + (bl.offset[r] + row_units[bl.rows[r]] / 2) * bl.unit + 4;
+      rd_text_right(cr, l->left - 8, ry, row_title(bl.rows[r], f->projected));
     }
   }
   cairo_restore(cr);
@@ -346,10 +361,9 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
     return;
   }
   double band = mprof_render_row_unit(m, view, MPROF_RENDER_MEGA, rows_px);
-  int rows[RS_ROWS];
-  double offset[RS_ROWS], units;
-  rs_band_rows(f.group, rows, offset, &units);
-  int detailed = mprof_render_mega_detailed(band, units);
+  band_layout bl;
+  band_layout_init(&bl, f.group, band);
+  int detailed = mprof_render_mega_detailed(band, bl.units);
   size_t first,
       last = rs_visible_rows(view->scroll_y, rows_px, band, sm_count, &first);
   rs_canvas c;
@@ -405,21 +419,19 @@ void mprof_render__hit_mega(const mprof_render_model *m,
   double band, in_band;
   if (!rs_hit_row(&f, x, y, rs_frame_sm_count(&f), &s, &band, &in_band, hit))
     return;
-  int rows[RS_ROWS];
-  double offset[RS_ROWS], units;
-  size_t row_count = rs_band_rows(f.group, rows, offset, &units);
-  int detailed = mprof_render_mega_detailed(band, units);
-  double unit = band / units;
+  band_layout bl;
+  band_layout_init(&bl, f.group, band);
+  int detailed = mprof_render_mega_detailed(band, bl.units);
   int row = -1;
   double row_y = 0, row_px = band;
   if (detailed)
-    for (size_t r = 0; r < row_count; r++) {
-      double a = floor(offset[r] * unit);
-      double b = floor((offset[r] + row_units[rows[r]]) * unit);
-      if (in_band >= a && in_band < b) {
-        row = rows[r];
-        row_y = a;
-        row_px = b - a;
+    for (size_t r = 0; r < bl.count; r++) {
+      double top = floor(band_row_top(&bl, r));
+      double end = floor(band_row_end(&bl, r));
+      if (in_band >= top && in_band < end) {
+        row = bl.rows[r];
+        row_y = top;
+        row_px = end - top;
       }
     }
   hit->role = row < 0               ? -1

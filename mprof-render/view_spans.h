@@ -87,8 +87,6 @@ uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm);
 /* "GPU 1 · SM 5" among several GPUs (by rank), else "SM 5". */
 void rs_sm_label(char *buf, size_t size, uint32_t gpu_count, uint32_t gpu,
                  uint32_t sm);
-size_t rs_band_rows(const rs_group *g, int *rows, double *offset,
-                    double *units);
 void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
                      const uint32_t *idx, size_t columns,
                      mprof_render_column *cols, uint32_t *colors);
