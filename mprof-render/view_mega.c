@@ -171,15 +171,8 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
   int64_t *mid = (int64_t *)malloc(columns * sizeof *mid);
   rs_wave_column *waves = (rs_wave_column *)malloc(columns * sizeof *waves);
   uint32_t *bar = (uint32_t *)malloc(columns * sizeof *bar);
-  if (!cols || !colors || !launch_at || !mid || !waves || !bar) {
-    free(cols);
-    free(colors);
-    free(launch_at);
-    free(mid);
-    free(waves);
-    free(bar);
-    return;
-  }
+  if (!cols || !colors || !launch_at || !mid || !waves || !bar)
+    goto out;
   for (size_t x = 0; x < columns; x++)
     mid[x] = mprof_render_x_to_time(&f->map, f->layout.left + x + 0.5);
   /* Colours by blocks on the SM, 0..blocks per SM. */
@@ -269,6 +262,7 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
       rs_canvas_columns(c, bar, ry0, ry1 - 1 > ry0 ? ry1 - 1 : ry1);
     }
   }
+out:
   free(cols);
   free(colors);
   free(launch_at);
