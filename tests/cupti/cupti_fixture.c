@@ -44,6 +44,15 @@ void open_fixture(fixture *f, const char *name,
   assert_int_equal(mprof_cupti_translate_new(&f->t, f->w, opts), 0);
 }
 
+void translate_pcs(fixture *f, CUpti_PCSamplingPCData *pcs, size_t count) {
+  CUpti_PCSamplingData data;
+  memset(&data, 0, sizeof data);
+  data.collectNumPcs = count;
+  data.totalNumPcs = count;
+  data.pPcData = pcs;
+  assert_int_equal(mprof_cupti_translate_pc_data(f->t, 0, &data, 1), 0);
+}
+
 /* Finish the trace and open it for reading. */
 void finish_fixture(fixture *f) {
   assert_int_equal(mprof_cupti_translate_finish(f->t), 0);

@@ -32,6 +32,8 @@ void open_fixture(fixture *f, const char *name,
 /* Finish the trace and open it for reading. */
 void finish_fixture(fixture *f);
 void close_fixture(fixture *f);
+/* One drain of @p count parsed PC records on device 0 (all of them taken). */
+void translate_pcs(fixture *f, CUpti_PCSamplingPCData *pcs, size_t count);
 
 /* A DROPS count of @p kind on @p device; UINT64_MAX when absent. */
 uint64_t drop_count(const mprof_trace *trace, mprof_drop_kind kind,

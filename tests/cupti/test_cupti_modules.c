@@ -65,12 +65,7 @@ static void test_modules(void **state) {
   pc.functionName = (char *)"_Z6hiddenv";
   pc.stallReasonCount = 1;
   pc.stallReason = reasons;
-  CUpti_PCSamplingData data;
-  memset(&data, 0, sizeof data);
-  data.collectNumPcs = 1;
-  data.totalNumPcs = 1;
-  data.pPcData = &pc;
-  assert_int_equal(mprof_cupti_translate_pc_data(f.t, 0, &data, 1), 0);
+  translate_pcs(&f, &pc, 1);
 
   mprof_cupti_translate_stats stats;
   mprof_cupti_translate_get_stats(f.t, &stats);
@@ -220,12 +215,7 @@ static void record_many_modules(fixture *f, const char *name,
     pc.pcOffset = 0x40;
     pc.stallReasonCount = 1;
     pc.stallReason = reasons;
-    CUpti_PCSamplingData data;
-    memset(&data, 0, sizeof data);
-    data.collectNumPcs = 1;
-    data.totalNumPcs = 1;
-    data.pPcData = &pc;
-    assert_int_equal(mprof_cupti_translate_pc_data(f->t, 0, &data, 1), 0);
+    translate_pcs(f, &pc, 1);
   }
   finish_fixture(f);
 }

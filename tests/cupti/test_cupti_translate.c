@@ -646,12 +646,7 @@ static void test_kernel_regex(void **state) {
   pcs[0].stallReason = reasons;
   pcs[1] = pcs[0];
   pcs[1].functionName = (char *)"_Z8sgemm_nnv";
-  CUpti_PCSamplingData data;
-  memset(&data, 0, sizeof data);
-  data.collectNumPcs = 2;
-  data.totalNumPcs = 2;
-  data.pPcData = pcs;
-  assert_int_equal(mprof_cupti_translate_pc_data(f.t, 0, &data, 1), 0);
+  translate_pcs(&f, pcs, 2);
   finish_fixture(&f);
 
   size_t n = 0, kernels = 0;
