@@ -111,6 +111,19 @@ struct State {
 
 State g;
 
+/* CLOCK_REALTIME @p ns from now, for timed waits. */
+struct timespec realtime_after(uint64_t ns) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_sec += (time_t)(ns / 1000000000ull);
+  ts.tv_nsec += (long)(ns % 1000000000ull);
+  if (ts.tv_nsec >= 1000000000L) {
+    ts.tv_sec++;
+    ts.tv_nsec -= 1000000000L;
+  }
+  return ts;
+}
+
 uint64_t now_ns() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -511,15 +524,7 @@ void decode(Device *d, uint64_t deadline) {
 void *decode_thread(void *) {
   pthread_mutex_lock(&g.wake_lock);
   while (!g.stop) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    uint64_t period = g.cfg->pm_decode_period_ns;
-    until.tv_sec += (time_t)(period / 1000000000ull);
-    until.tv_nsec += (long)(period % 1000000000ull);
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = realtime_after(g.cfg->pm_decode_period_ns);
     pthread_cond_timedwait(&g.wake, &g.wake_lock, &until);
     if (g.stop)
       break;
@@ -751,9 +756,8 @@ namespace {
 
 void finish_sessions();
 
-void *finisher(void *done) {
+void *finisher(void *) {
   finish_sessions();
-  *(volatile int *)done = 1;
   return nullptr;
 }
 
@@ -766,22 +770,15 @@ void *finisher(void *done) {
 extern "C" void mprof_cupti_pm_finish(void) {
   if (!g.cfg || !g.cfg->pm_enabled)
     return;
-  static volatile int done;
   pthread_t thread;
-  if (pthread_create(&thread, nullptr, finisher, (void *)&done) != 0) {
+  if (pthread_create(&thread, nullptr, finisher, nullptr) != 0) {
     finish_sessions();
     return;
   }
   uint64_t started = now_ns();
   uint64_t deadline = started + (uint64_t)FINISH_TIMEOUT_S * 1000000000ull;
   for (;;) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 10000000L; /* look again every 10 ms */
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = realtime_after(10000000ull); /* look every 10 ms */
     if (pthread_timedjoin_np(thread, nullptr, &until) == 0)
       return;
     uint64_t stop = __atomic_load_n(&g.stop_started_ns, __ATOMIC_ACQUIRE);
