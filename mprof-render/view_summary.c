@@ -312,9 +312,7 @@ static void speed_of_light(page *p, const mprof_render_kernel *k) {
       rd_fill_rect(p->cr, p->x + 160, p->y + 3, round(bar * share), 12, RD_SOL);
       char pct[32];
       mprof_format_percent(pct, sizeof pct, x / 100.0);
-      uint32_t bytes = shown[i] == MPROF_COUNTER_DRAM ? MPROF_COUNTER_DRAM_BYTES
-                       : shown[i] == MPROF_COUNTER_L2 ? MPROF_COUNTER_L2_BYTES
-                                                      : MPROF_INDEX_NONE;
+      uint32_t bytes = mprof_counter_bandwidth(shown[i]);
       if (bytes != MPROF_INDEX_NONE && !isnan(t->value[bytes]))
         snprintf(text, sizeof text, "%s of peak (%.2f TB/s)", pct,
                  t->value[bytes] / 1e12);

@@ -192,6 +192,12 @@ static void test_counter_names(void **state) {
                    MPROF_INDEX_NONE);
   assert_string_equal(mprof_counter_key(MPROF_COUNTER_L2), "l2");
   assert_string_equal(mprof_counter_key(MPROF_COUNTER_COUNT_), "");
+  assert_int_equal(mprof_counter_bandwidth(MPROF_COUNTER_DRAM),
+                   MPROF_COUNTER_DRAM_BYTES);
+  assert_int_equal(mprof_counter_bandwidth(MPROF_COUNTER_L2),
+                   MPROF_COUNTER_L2_BYTES);
+  assert_int_equal(mprof_counter_bandwidth(MPROF_COUNTER_SM_ACTIVE),
+                   MPROF_INDEX_NONE);
 }
 
 /* Windows wholly inside a run count; the others are partial; a kernel

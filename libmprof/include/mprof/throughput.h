@@ -47,6 +47,9 @@ MPROF_API const char *mprof_counter_key(uint32_t counter);
 MPROF_API const char *mprof_counter_title(uint32_t counter);
 /** "percent", "bytes_per_second" or "hertz"; "" out of range. */
 MPROF_API const char *mprof_counter_unit(uint32_t counter);
+/** The bytes-per-second counter of a throughput counter (DRAM, L2), or
+ * MPROF_INDEX_NONE for one without. */
+MPROF_API uint32_t mprof_counter_bandwidth(uint32_t counter);
 
 /**
  * The counter a CUPTI metric name measures (a `GROUP.TriageCompute.`

@@ -85,6 +85,11 @@ const char *mprof_counter_title(uint32_t c) {
 const char *mprof_counter_unit(uint32_t c) {
   return c < MPROF_COUNTER_COUNT_ ? counters[c].unit : "";
 }
+uint32_t mprof_counter_bandwidth(uint32_t c) {
+  return c == MPROF_COUNTER_DRAM ? MPROF_COUNTER_DRAM_BYTES
+         : c == MPROF_COUNTER_L2 ? MPROF_COUNTER_L2_BYTES
+                                 : MPROF_INDEX_NONE;
+}
 
 uint32_t mprof_counter_from_metric(const char *metric) {
   if (!metric)

@@ -41,9 +41,7 @@ static void text_throughput(FILE *f, const mprof_kernel_diagnosis *k,
     char p[32];
     mprof_format_percent(p, sizeof p, x / 100.0);
     fprintf(f, "%s%s %s", sep, mprof__sol_text[i].label, p);
-    uint32_t bytes = c == MPROF_COUNTER_DRAM ? MPROF_COUNTER_DRAM_BYTES
-                     : c == MPROF_COUNTER_L2 ? MPROF_COUNTER_L2_BYTES
-                                             : MPROF_INDEX_NONE;
+    uint32_t bytes = mprof_counter_bandwidth(c);
     if (bytes != MPROF_INDEX_NONE && !isnan(t->value[bytes]))
       fprintf(f, " (%.2f TB/s)", t->value[bytes] / 1e12);
     sep = " · ";
