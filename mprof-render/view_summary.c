@@ -502,16 +502,13 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   }
 
   /* The trace's own notes first (the "!" lines of `mprof summary`: a
-   * partial capture, no counters, lost samples, a --pm both pair), each
-   * marked in the margin; the model's missing-sidecar line only when the
-   * diagnosis does not say it. */
+   * partial capture, no counters, lost samples, a missing sidecar, a --pm
+   * both pair), each marked in the margin, then the kernel's. The model's
+   * missing-sidecar line (mprof_render_model_note) is the diagnosis's
+   * no_sidecar note, so it is not written twice. */
   const mprof_diagnosis *all = mprof_render_model_diagnosis(model);
   size_t trace_notes = mprof_diagnosis_note_count(all);
-  const char *note = mprof_render_model_note(model);
-  for (size_t i = 0; i < trace_notes; i++)
-    if (strcmp(mprof_diagnosis_note(all, i)->key, "no_sidecar") == 0)
-      note = "";
-  if (trace_notes || *note || (have_diag && diag.note_count)) {
+  if (trace_notes || (have_diag && diag.note_count)) {
     heading(&p, "Notes");
     rd_font(cr, 11.5, 0, 0);
     for (size_t i = 0; i < trace_notes; i++) {
@@ -522,11 +519,6 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
       p.y += lines * 16.0 + 6;
     }
     rd_rgb(cr, RD_TEXT_DIM);
-    if (*note) {
-      if (visible(&p, 16))
-        rd_text_fit(cr, p.x, p.y + 12, p.width, note);
-      p.y += 18;
-    }
     for (size_t i = 0; have_diag && i < diag.note_count; i++) {
       if (visible(&p, 16))
         rd_text_fit(cr, p.x, p.y + 12, p.width, diag.notes[i]);
