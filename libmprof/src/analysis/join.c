@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/array.h"
 #include "base/map.h"
 #include "internal.h"
 #include "mprof/join.h"
@@ -128,19 +129,9 @@ int mprof__join_kernel_lookup(mprof_join *j, uint32_t *out, const char *mangled,
   if (j->kernel_count >= UINT32_MAX - 1)
     return mprof__error_set(MPROF_EFORMAT, "%s: too many kernels",
                             mprof_trace_path(j->trace));
-  if (j->kernel_count == j->kernel_cap) {
-    size_t cap = j->kernel_cap ? j->kernel_cap * 2 : 64;
-    mprof_kernel_stats *k =
-        (mprof_kernel_stats *)realloc(j->kernels, cap * sizeof *k);
-    if (!k)
-      return MPROF_ENOMEM;
-    j->kernels = k;
-    kernel_extra *e = (kernel_extra *)realloc(j->extra, cap * sizeof *e);
-    if (!e)
-      return MPROF_ENOMEM;
-    j->extra = e;
-    j->kernel_cap = cap;
-  }
+  if (MPROF__GROW(j->kernels, j->kernel_cap, j->kernel_count + 1) ||
+      MPROF__GROW(j->extra, j->extra_cap, j->kernel_count + 1))
+    return MPROF_ENOMEM;
   if (mprof__map_add(&j->kernel_map, h, (uint32_t)j->kernel_count))
     return MPROF_ENOMEM;
   size_t index = j->kernel_count++;
@@ -243,7 +234,7 @@ static int order_kernels(mprof_join *j) {
   j->shapes = shapes;
   j->shape_count = shape_fill;
   j->kernel_count = kept;
-  j->kernel_cap = n ? n : 1;
+  j->kernel_cap = j->extra_cap = n ? n : 1;
   free(j->shape_group);
   j->shape_group = NULL;
   /* Rebuild the name map for the new order. */

@@ -40,7 +40,7 @@ struct mprof_join {
    * merged set that is the same GPU (itself with MPROF_JOIN_BY_PROCESS). */
   uint32_t *device_as;
   size_t device_count;
-  size_t kernel_count, kernel_cap;
+  size_t kernel_count, kernel_cap, extra_cap;
   mprof_kernel_stats *kernels;
   kernel_extra *extra;
   mprof__map kernel_map;   /* (device, mangled name) -> kernel */

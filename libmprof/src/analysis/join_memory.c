@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "internal.h"
 #include "join_internal.h"
 
@@ -119,14 +120,8 @@ const mprof_memory_stats *
 mprof_join_memory_find(const mprof_join *join, size_t kernel, uint32_t offset) {
   size_t count;
   const mprof_memory_stats *all = mprof_join_memory(join, kernel, &count);
-  size_t lo = 0, hi = count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (all[mid].offset < offset)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  MPROF__LOWER_BOUND(lo, count, mid, all[mid].offset < offset);
   return lo < count && all[lo].offset == offset ? &all[lo] : NULL;
 }
 

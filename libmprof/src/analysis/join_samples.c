@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/array.h"
 #include "base/map.h"
 #include "internal.h"
 #include "mprof/join.h"
@@ -41,16 +42,8 @@ static int reason_add(mprof_join *j, uint32_t *out, const char *full_name,
     return 0;
   if (j->reason_count >= UINT32_MAX - 1)
     return MPROF_ENOMEM;
-  if (j->reason_count == j->reason_cap) {
-    size_t cap = j->reason_cap ? j->reason_cap * 2 : 64;
-    mprof_stall_reason *r =
-        (mprof_stall_reason *)realloc(j->reasons, cap * sizeof *r);
-    if (!r)
-      return MPROF_ENOMEM;
-    j->reasons = r;
-    j->reason_cap = cap;
-  }
-  if (mprof__map_add(&j->reason_map, hash, (uint32_t)j->reason_count))
+  if (MPROF__GROW(j->reasons, j->reason_cap, j->reason_count + 1) ||
+      mprof__map_add(&j->reason_map, hash, (uint32_t)j->reason_count))
     return MPROF_ENOMEM;
   mprof_stall_reason *r = &j->reasons[j->reason_count];
   r->name = short_name;
@@ -89,14 +82,8 @@ static int compare_reason_key(const void *a, const void *b) {
 static uint32_t reason_find(const reason_key *keys, size_t count,
                             uint32_t device, uint32_t index) {
   uint64_t key = ((uint64_t)device << 32) | index;
-  size_t lo = 0, hi = count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (keys[mid].key < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  MPROF__LOWER_BOUND(lo, count, mid, keys[mid].key < key);
   return lo < count && keys[lo].key == key ? keys[lo].reason : MPROF_INDEX_NONE;
 }
 
@@ -189,15 +176,9 @@ static int builder_flush(pc_builder *b, const mprof_join *j, size_t *first,
   *first = b->reason_count;
   *count = 0;
   *plain = *not_issued = 0;
-  if (b->reason_count + b->touched_count > b->reason_cap) {
-    size_t cap = (b->reason_count + b->touched_count) * 2 + 64;
-    mprof_reason_samples *r =
-        (mprof_reason_samples *)realloc(b->reasons, cap * sizeof *r);
-    if (!r)
-      return MPROF_ENOMEM;
-    b->reasons = r;
-    b->reason_cap = cap;
-  }
+  if (MPROF__GROW(b->reasons, b->reason_cap,
+                  b->reason_count + b->touched_count))
+    return MPROF_ENOMEM;
   for (size_t i = 0; i < b->touched_count; i++) {
     uint32_t reason = b->touched[i];
     uint64_t samples = b->scratch[reason];
@@ -223,14 +204,8 @@ static int builder_flush(pc_builder *b, const mprof_join *j, size_t *first,
 static int builder_add_pc(pc_builder *b, const mprof_join *j, uint32_t kernel,
                           uint64_t crc, uint32_t function_index,
                           uint32_t offset) {
-  if (b->count == b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 256;
-    pc_build *p = (pc_build *)realloc(b->pcs, cap * sizeof *p);
-    if (!p)
-      return MPROF_ENOMEM;
-    b->pcs = p;
-    b->cap = cap;
-  }
+  if (MPROF__GROW(b->pcs, b->cap, b->count + 1))
+    return MPROF_ENOMEM;
   pc_build *p = &b->pcs[b->count];
   memset(p, 0, sizeof *p);
   p->kernel = kernel;
@@ -488,16 +463,10 @@ int mprof__join_build_samples(mprof_join *j) {
     if (!ks->launches)
       j->unmatched += ks->samples;
     /* Flush the kernel's totals into the kernel reason array. */
-    if (j->kernel_reason_count + b.touched_count > kernel_reason_cap) {
-      size_t cap = (j->kernel_reason_count + b.touched_count) * 2 + 64;
-      mprof_reason_samples *kr =
-          (mprof_reason_samples *)realloc(j->kernel_reasons, cap * sizeof *kr);
-      if (!kr) {
-        builder_free(&b);
-        return MPROF_ENOMEM;
-      }
-      j->kernel_reasons = kr;
-      kernel_reason_cap = cap;
+    if (MPROF__GROW(j->kernel_reasons, kernel_reason_cap,
+                    j->kernel_reason_count + b.touched_count)) {
+      builder_free(&b);
+      return MPROF_ENOMEM;
     }
     e->reason_first = j->kernel_reason_count;
     for (size_t t = 0; t < b.touched_count; t++) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/map.h"
 #include "internal.h"
 #include "mprof/ranges.h"
@@ -74,16 +75,8 @@ static uint32_t group_of(groups *g, const char *domain, const char *name) {
     if (strcmp(g->rows[found].name, name) == 0 &&
         strcmp(g->rows[found].domain, domain) == 0)
       return found;
-  if (g->count == g->capacity) {
-    size_t capacity = g->capacity ? g->capacity * 2 : 64;
-    mprof_range_time *grown =
-        (mprof_range_time *)realloc(g->rows, capacity * sizeof *grown);
-    if (!grown)
-      return MPROF__MAP_NONE;
-    g->rows = grown;
-    g->capacity = capacity;
-  }
-  if (mprof__map_add(&g->index, hash, (uint32_t)g->count) != 0)
+  if (MPROF__GROW(g->rows, g->capacity, g->count + 1) ||
+      mprof__map_add(&g->index, hash, (uint32_t)g->count) != 0)
     return MPROF__MAP_NONE;
   mprof_range_time *row = &g->rows[g->count];
   memset(row, 0, sizeof *row);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/error.h"
 
@@ -272,14 +273,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       if (w->device != d || w->end <= w->start)
         continue;
       /* The last launch starting before the window ends. */
-      size_t lo = 0, hi = n;
-      while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (refs[mid].start < w->end)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
+      size_t lo;
+      MPROF__LOWER_BOUND(lo, n, mid, refs[mid].start < w->end);
       uint32_t inside = MPROF_INDEX_NONE;
       int others = 0;
       uint32_t first_kernel = MPROF_INDEX_NONE;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "internal.h"
 #include "sass_internal.h"
 
@@ -538,7 +539,7 @@ int mprof__sass_attach(mprof_sidecar *sc,
    * costs more than small code does: one batch per SM unless the code
    * is large enough to share among the jobs. */
   raw_batch *batches = NULL;
-  size_t batch_count = 0, batch_code = 0;
+  size_t batch_count = 0, batch_capacity = 0, batch_code = 0;
   for (size_t gi = 0; have_tool && gi < group_count; gi++)
     if (mprof__sass_cubin_trimmed(items[groups[gi].start].cubin))
       for (size_t i = groups[gi].start; i < groups[gi].end; i++)
@@ -564,13 +565,10 @@ int mprof__sass_attach(mprof_sidecar *sc,
            (batches[b].arch != arch || batches[b].size >= batch_limit))
       b++;
     if (b == batch_count) {
-      raw_batch *grown =
-          (raw_batch *)realloc(batches, (batch_count + 1) * sizeof *batches);
-      if (!grown) {
+      if (MPROF__GROW(batches, batch_capacity, batch_count + 1)) {
         rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
         break;
       }
-      batches = grown;
       memset(&batches[batch_count++], 0, sizeof *batches);
       batches[b].arch = arch;
     }
@@ -583,15 +581,9 @@ int mprof__sass_attach(mprof_sidecar *sc,
         rc = mprof__error_set(MPROF_EINVAL, "too much code for one batch");
         break;
       }
-      if (at + size > rb->capacity) {
-        size_t capacity = (at + size) * 2;
-        unsigned char *grown = (unsigned char *)realloc(rb->code, capacity);
-        if (!grown) {
-          rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
-          break;
-        }
-        rb->code = grown;
-        rb->capacity = capacity;
+      if (MPROF__GROW(rb->code, rb->capacity, at + size)) {
+        rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+        break;
       }
       memset(rb->code + rb->size, 0, at - rb->size);
       if (code && size)

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/format.h"
 #include "sass_internal.h"
@@ -96,16 +97,9 @@ static int keep_cubin(mprof_sass_binary *b, mprof_sass_cubin *cubin) {
       return 0;
     }
   }
-  if (b->count == b->capacity) {
-    size_t cap = b->capacity ? b->capacity * 2 : 8;
-    mprof_sass_cubin **a =
-        (mprof_sass_cubin **)realloc(b->cubins, cap * sizeof *a);
-    if (!a) {
-      mprof_sass_cubin_free(cubin);
-      return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", b->path);
-    }
-    b->cubins = a;
-    b->capacity = cap;
+  if (MPROF__GROW(b->cubins, b->capacity, b->count + 1)) {
+    mprof_sass_cubin_free(cubin);
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", b->path);
   }
   b->cubins[b->count++] = cubin;
   return 0;

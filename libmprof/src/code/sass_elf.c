@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "base/map.h"
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/format.h"
 #include "sass_internal.h"
@@ -106,14 +107,8 @@ static int bad(const mprof_sass_cubin *c, const char *fmt, ...) {
 
 /* A copy of @p s (@p n bytes) owned by @p c; NULL when out of memory. */
 static const char *keep_string(mprof_sass_cubin *c, const char *s, size_t n) {
-  if (c->string_count == c->string_capacity) {
-    size_t cap = c->string_capacity ? c->string_capacity * 2 : 32;
-    char **a = (char **)realloc(c->strings, cap * sizeof *a);
-    if (!a)
-      return NULL;
-    c->strings = a;
-    c->string_capacity = cap;
-  }
+  if (MPROF__GROW(c->strings, c->string_capacity, c->string_count + 1))
+    return NULL;
   char *copy = (char *)malloc(n + 1);
   if (!copy)
     return NULL;
@@ -128,14 +123,8 @@ static const char *keep_file(mprof_sass_cubin *c, const char *s, size_t n) {
   for (size_t i = 0; i < c->file_count; i++)
     if (strncmp(c->files[i], s, n) == 0 && c->files[i][n] == '\0')
       return c->files[i];
-  if (c->file_count == c->file_capacity) {
-    size_t cap = c->file_capacity ? c->file_capacity * 2 : 16;
-    const char **a = (const char **)realloc((void *)c->files, cap * sizeof *a);
-    if (!a)
-      return NULL;
-    c->files = a;
-    c->file_capacity = cap;
-  }
+  if (MPROF__GROW(c->files, c->file_capacity, c->file_count + 1))
+    return NULL;
   const char *copy = keep_string(c, s, n);
   if (copy)
     c->files[c->file_count++] = copy;
@@ -283,15 +272,10 @@ static line_reloc *collect_relocs(Elf *elf, size_t target, size_t *count,
       if (!gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym) ||
           sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
         continue;
-      if (*count == capacity) {
-        capacity = capacity ? capacity * 2 : 32;
-        line_reloc *a = (line_reloc *)realloc(out, capacity * sizeof *a);
-        if (!a) {
-          free(out);
-          *count = 0;
-          return NULL;
-        }
-        out = a;
+      if (MPROF__GROW(out, capacity, *count + 1)) {
+        free(out);
+        *count = 0;
+        return NULL;
       }
       out[*count].offset = rela.r_offset;
       out[*count].section = sym.st_shndx;
@@ -306,27 +290,15 @@ static line_reloc *collect_relocs(Elf *elf, size_t target, size_t *count,
 
 static const line_reloc *find_reloc(const line_reloc *r, size_t n,
                                     uint64_t offset) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (r[mid].offset < offset)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  MPROF__LOWER_BOUND(lo, n, mid, r[mid].offset < offset);
   return lo < n && r[lo].offset == offset ? &r[lo] : NULL;
 }
 
 static int add_row(section_lines *s, uint32_t address, uint32_t line,
                    const char *file) {
-  if (s->count == s->capacity) {
-    size_t cap = s->capacity ? s->capacity * 2 : 64;
-    line_row *a = (line_row *)realloc(s->rows, cap * sizeof *a);
-    if (!a)
-      return -1;
-    s->rows = a;
-    s->capacity = cap;
-  }
+  if (MPROF__GROW(s->rows, s->capacity, s->count + 1))
+    return -1;
   s->rows[s->count].address = address;
   s->rows[s->count].line = line;
   s->rows[s->count].file = file;
@@ -403,7 +375,7 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
   }
   const char **names = NULL;
   uint64_t *name_dirs = NULL;
-  size_t name_count = 0, name_capacity = 0;
+  size_t name_count = 0, name_capacity = 0, dir_capacity = 0;
   int rc = 0;
   for (;;) {
     const char *n = rd_cstr(&r);
@@ -414,19 +386,10 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
     rd_uleb(&r);
     if (name_count == MAX_UNIT_FILES)
       continue;
-    if (name_count == name_capacity) {
-      name_capacity = name_capacity ? name_capacity * 2 : 16;
-      const char **a =
-          (const char **)realloc((void *)names, name_capacity * sizeof *a);
-      uint64_t *b = (uint64_t *)realloc(name_dirs, name_capacity * sizeof *b);
-      if (a)
-        names = a;
-      if (b)
-        name_dirs = b;
-      if (!a || !b) {
-        rc = -2;
-        goto done;
-      }
+    if (MPROF__GROW(names, name_capacity, name_count + 1) ||
+        MPROF__GROW(name_dirs, dir_capacity, name_count + 1)) {
+      rc = -2;
+      goto done;
     }
     names[name_count] = n;
     name_dirs[name_count++] = dir;
@@ -979,14 +942,9 @@ uint32_t mprof_sass_cubin_line(const mprof_sass_cubin *cubin,
   const mprof_sass_line *rows = mprof_sass_cubin_lines(cubin, fn, &n);
   if (!rows || offset >= fn->size)
     return 0;
-  size_t lo = 0, hi = n;
-  while (lo < hi) { /* first row past offset */
-    size_t mid = lo + (hi - lo) / 2;
-    if (rows[mid].offset <= offset)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  /* The first row past the offset. */
+  size_t lo;
+  MPROF__LOWER_BOUND(lo, n, mid, rows[mid].offset <= offset);
   if (lo == 0 || rows[lo - 1].line == 0)
     return 0;
   if (file)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "internal.h"
 #include "sass_internal.h"
 
@@ -74,14 +75,8 @@ static listing_fn *begin_function(mprof_sass_listing *l, const char *name) {
   for (size_t i = 0; i < l->count; i++)
     if (strcmp(l->fns[i].pub.name, name) == 0)
       return &l->fns[i];
-  if (l->count == l->capacity) {
-    size_t cap = l->capacity ? l->capacity * 2 : 8;
-    listing_fn *a = (listing_fn *)realloc(l->fns, cap * sizeof *a);
-    if (!a)
-      return NULL;
-    l->fns = a;
-    l->capacity = cap;
-  }
+  if (MPROF__GROW(l->fns, l->capacity, l->count + 1))
+    return NULL;
   listing_fn *f = &l->fns[l->count++];
   memset(f, 0, sizeof *f);
   f->pub.name = name;
@@ -162,15 +157,8 @@ static int parse_line_comment(char *s, const char **file, uint32_t *line) {
 }
 
 static int add_instruction(listing_fn *f, const mprof_sass_instruction *in) {
-  if (f->pub.instruction_count == f->capacity) {
-    size_t cap = f->capacity ? f->capacity * 2 : 64;
-    mprof_sass_instruction *a =
-        (mprof_sass_instruction *)realloc(f->insns, cap * sizeof *a);
-    if (!a)
-      return -1;
-    f->insns = a;
-    f->capacity = cap;
-  }
+  if (MPROF__GROW(f->insns, f->capacity, f->pub.instruction_count + 1))
+    return -1;
   f->insns[f->pub.instruction_count++] = *in;
   f->pub.instructions = f->insns;
   return 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/map.h"
+#include "base/array.h"
 #include "internal.h"
 #include "sass_internal.h"
 
@@ -51,14 +52,8 @@ static int key_find(const key_map *m, const char *name, uint64_t crc,
 }
 
 static int key_put(key_map *m, const char *name, uint64_t crc, uint32_t fn) {
-  if (m->count == m->capacity) {
-    size_t cap = m->capacity ? m->capacity * 2 : 64;
-    key_entry *keys = (key_entry *)realloc(m->keys, cap * sizeof *keys);
-    if (!keys)
-      return -1;
-    m->keys = keys;
-    m->capacity = cap;
-  }
+  if (MPROF__GROW(m->keys, m->capacity, m->count + 1))
+    return -1;
   if (mprof__map_add(&m->map, key_hash(name, crc), (uint32_t)m->count))
     return -1;
   key_entry e = {name, crc, fn};

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "internal.h"
 #include "sass_internal.h"
 
@@ -189,18 +190,8 @@ void mprof__remove_dir(const char *dir) {
  * memory. */
 static int grow_append(char **buf, size_t *used, size_t *cap, const char *p,
                        size_t n, size_t limit) {
-  if (*used + n + 1 > limit)
+  if (*used + n + 1 > limit || mprof__grow(buf, cap, *used + n + 1, 1))
     return -1;
-  if (*used + n + 1 > *cap) {
-    size_t c = *cap ? *cap : 65536;
-    while (c < *used + n + 1)
-      c *= 2;
-    char *b = (char *)realloc(*buf, c);
-    if (!b)
-      return -1;
-    *buf = b;
-    *cap = c;
-  }
   memcpy(*buf + *used, p, n);
   *used += n;
   (*buf)[*used] = '\0';

@@ -20,6 +20,7 @@
 
 #include "base/map.h"
 #include "base/text.h"
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
 #include "sass_internal.h"
@@ -79,15 +80,8 @@ static const char *pool_intern(string_pool *p, const char *s, size_t len) {
   while ((i = mprof__map_next(&p->map, h, &cursor)) != MPROF__MAP_NONE)
     if (strncmp(p->strings[i], s, len) == 0 && p->strings[i][len] == '\0')
       return p->strings[i];
-  if (p->count == p->capacity) {
-    size_t cap = p->capacity ? p->capacity * 2 : 256;
-    const char **strings =
-        (const char **)realloc((void *)p->strings, cap * sizeof *strings);
-    if (!strings)
-      return NULL;
-    p->strings = strings;
-    p->capacity = cap;
-  }
+  if (MPROF__GROW(p->strings, p->capacity, p->count + 1))
+    return NULL;
   char *copy = pool_alloc(p, len + 1);
   if (!copy || mprof__map_add(&p->map, h, (uint32_t)p->count))
     return NULL;
@@ -186,15 +180,8 @@ int mprof_sidecar_add_function(mprof_sidecar *sidecar, uint32_t *out_index,
                             fn->name, fn->sass_state);
   if (sidecar->fn_count >= UINT32_MAX)
     return mprof__error_set(MPROF_EINVAL, "sidecar: too many functions");
-  if (sidecar->fn_count == sidecar->fn_capacity) {
-    size_t cap = sidecar->fn_capacity ? sidecar->fn_capacity * 2 : 16;
-    sidecar_fn **fns =
-        (sidecar_fn **)realloc(sidecar->fns, cap * sizeof *sidecar->fns);
-    if (!fns)
-      return mprof__sidecar_oom();
-    sidecar->fns = fns;
-    sidecar->fn_capacity = cap;
-  }
+  if (MPROF__GROW(sidecar->fns, sidecar->fn_capacity, sidecar->fn_count + 1))
+    return mprof__sidecar_oom();
   sidecar_fn *f = (sidecar_fn *)calloc(1, sizeof *f);
   if (!f)
     return mprof__sidecar_oom();
@@ -248,15 +235,8 @@ int mprof_sidecar_add_instruction(mprof_sidecar *sidecar, uint32_t function,
                             "sidecar: %s: instruction at offset 0x%x does not "
                             "follow the one at 0x%x (offsets must ascend)",
                             f->pub.name, insn->offset, f->insns[n - 1].offset);
-  if (n == f->insn_capacity) {
-    size_t cap = f->insn_capacity ? f->insn_capacity * 2 : 64;
-    mprof_sass_instruction *a =
-        (mprof_sass_instruction *)realloc(f->insns, cap * sizeof *f->insns);
-    if (!a)
-      return mprof__sidecar_oom();
-    f->insns = a;
-    f->insn_capacity = cap;
-  }
+  if (MPROF__GROW(f->insns, f->insn_capacity, n + 1))
+    return mprof__sidecar_oom();
   mprof_sass_instruction *dst = &f->insns[n];
   dst->offset = insn->offset;
   dst->line = insn->line;
@@ -273,16 +253,10 @@ int mprof_sidecar_add_instruction(mprof_sidecar *sidecar, uint32_t function,
 
 /* Position of the PC at @p offset in @p f, or where it would go. */
 static size_t pc_position(const sidecar_fn *f, uint32_t offset) {
-  size_t lo = 0, hi = f->pub.pc_count;
+  size_t lo, hi = f->pub.pc_count;
   if (hi && f->pcs[hi - 1].offset < offset)
     return hi; /* the common case: samples arrive sorted */
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (f->pcs[mid].offset < offset)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  MPROF__LOWER_BOUND(lo, hi, mid, f->pcs[mid].offset < offset);
   return lo;
 }
 
@@ -298,15 +272,8 @@ int mprof_sidecar_add_samples(mprof_sidecar *sidecar, uint32_t function,
                             f->pub.name, reason, MPROF__SIDECAR_MAX_REASON);
   size_t at = pc_position(f, offset);
   if (at == f->pub.pc_count || f->pcs[at].offset != offset) {
-    if (f->pub.pc_count == f->pc_capacity) {
-      size_t cap = f->pc_capacity ? f->pc_capacity * 2 : 16;
-      mprof_sidecar_pc *a =
-          (mprof_sidecar_pc *)realloc(f->pcs, cap * sizeof *f->pcs);
-      if (!a)
-        return mprof__sidecar_oom();
-      f->pcs = a;
-      f->pc_capacity = cap;
-    }
+    if (MPROF__GROW(f->pcs, f->pc_capacity, f->pub.pc_count + 1))
+      return mprof__sidecar_oom();
     memmove(&f->pcs[at + 1], &f->pcs[at],
             (f->pub.pc_count - at) * sizeof *f->pcs);
     f->pcs[at].offset = offset;
@@ -415,14 +382,9 @@ const mprof_sass_instruction *
 mprof_sidecar_instruction(const mprof_sidecar_function *fn, uint32_t offset) {
   if (!fn || !fn->instruction_count)
     return NULL;
-  size_t lo = 0, hi = fn->instruction_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (fn->instructions[mid].offset < offset)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  MPROF__LOWER_BOUND(lo, fn->instruction_count, mid,
+                     fn->instructions[mid].offset < offset);
   if (lo < fn->instruction_count && fn->instructions[lo].offset == offset)
     return &fn->instructions[lo];
   return NULL;

@@ -15,6 +15,7 @@
 
 #include "base/map.h"
 #include "base/text.h"
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
 #include "sass_internal.h"
@@ -47,15 +48,8 @@ static long file_table_index(const file_table *t, const char *name) {
 static int file_table_add(file_table *t, const char *name) {
   if (file_table_index(t, name) >= 0)
     return 0;
-  if (t->count == t->capacity) {
-    size_t cap = t->capacity ? t->capacity * 2 : 64;
-    const char **names =
-        (const char **)realloc((void *)t->names, cap * sizeof *names);
-    if (!names)
-      return -1;
-    t->names = names;
-    t->capacity = cap;
-  }
+  if (MPROF__GROW(t->names, t->capacity, t->count + 1))
+    return -1;
   if (mprof__map_add(&t->map, mprof__hash_pointer(name), (uint32_t)t->count))
     return -1;
   t->names[t->count++] = name;

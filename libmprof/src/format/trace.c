@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
@@ -359,14 +360,10 @@ const mprof_launch_record *mprof_trace_stream_launch(const mprof_trace *trace,
 /* First position in @p stream whose start is >= @p time. */
 static size_t lower_bound_start(const mprof_trace *trace, uint32_t stream,
                                 uint64_t time) {
-  size_t lo = 0, hi = mprof_trace_stream_launch_count(trace, stream);
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (mprof_trace_stream_launch(trace, stream, mid)->start < time)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  MPROF__LOWER_BOUND(lo, mprof_trace_stream_launch_count(trace, stream), mid,
+                     mprof_trace_stream_launch(trace, stream, mid)->start <
+                         time);
   return lo;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
@@ -36,16 +37,8 @@ typedef struct image_builder {
 } image_builder;
 
 static int image_put(image_builder *b, const void *data, size_t size) {
-  if (b->size + size > b->capacity) {
-    size_t cap = b->capacity ? b->capacity : 4096;
-    while (cap < b->size + size)
-      cap *= 2;
-    unsigned char *grown = (unsigned char *)realloc(b->data, cap);
-    if (!grown)
-      return -1;
-    b->data = grown;
-    b->capacity = cap;
-  }
+  if (MPROF__GROW(b->data, b->capacity, b->size + size))
+    return -1;
   if (size)
     memcpy(b->data + b->size, data, size);
   b->size += size;
@@ -114,15 +107,9 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
     } else if (h.kind == MPROF_CHUNK_APPEND || h.kind == MPROF_CHUNK_SNAPSHOT) {
       if (h.section == 0 || h.record_size == 0 || h.length % h.record_size)
         break;
-      if (count == capacity) {
-        size_t cap = capacity ? capacity * 2 : 64;
-        chunk_ref *grown = (chunk_ref *)realloc(chunks, cap * sizeof *grown);
-        if (!grown) {
-          free(chunks);
-          return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
-        }
-        chunks = grown;
-        capacity = cap;
+      if (MPROF__GROW(chunks, capacity, count + 1)) {
+        free(chunks);
+        return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
       }
       chunk_ref *c = &chunks[count++];
       c->kind = h.kind;

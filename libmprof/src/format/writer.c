@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "base/map.h"
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/writer.h"
 
@@ -79,7 +80,7 @@ struct mprof_writer {
   section_buf sections[SECTION_COUNT];
   mprof__map strings; /* string offsets */
   drop_counter *drops;
-  size_t drop_count;
+  size_t drop_count, drop_capacity;
   uint64_t writer_drops;
   /* launch order tracking for MPROF_FILE_FLAG_LAUNCHES_SORTED */
   int launches_sorted;
@@ -179,16 +180,9 @@ static int put_chunk(mprof_writer *w, uint32_t kind, uint32_t type,
   return 0;
 }
 
+/* Room for this extent and one more, kept for a signal handler. */
 static int reserve_extent(section_buf *s) {
-  if (s->extent_count + 1 < s->extent_capacity)
-    return 0;
-  size_t cap = s->extent_capacity ? s->extent_capacity * 2 : 16;
-  extent *grown = (extent *)realloc(s->extents, cap * sizeof *grown);
-  if (!grown)
-    return -1;
-  s->extents = grown;
-  s->extent_capacity = cap;
-  return 0;
+  return MPROF__GROW(s->extents, s->extent_capacity, s->extent_count + 2);
 }
 
 /* Append @p size bytes of spilling section @p type as a chunk. Signal
@@ -213,17 +207,7 @@ static int spill_bytes(mprof_writer *w, uint32_t type, const void *data,
 }
 
 static int buf_reserve(section_buf *s, size_t extra) {
-  if (s->used + extra <= s->capacity)
-    return 0;
-  size_t cap = s->capacity ? s->capacity : 256;
-  while (cap < s->used + extra)
-    cap *= 2;
-  unsigned char *data = (unsigned char *)realloc(s->data, cap);
-  if (!data)
-    return -1;
-  s->data = data;
-  s->capacity = cap;
-  return 0;
+  return MPROF__GROW(s->data, s->capacity, s->used + extra);
 }
 
 /* Move a spilling section's buffer into the streamed file. */
@@ -534,13 +518,10 @@ int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind, uint32_t device,
       return 0;
     }
   }
-  drop_counter *grown =
-      (drop_counter *)realloc(w->drops, (w->drop_count + 1) * sizeof *w->drops);
-  if (!grown) {
+  if (MPROF__GROW(w->drops, w->drop_capacity, w->drop_count + 1)) {
     pthread_mutex_unlock(&w->lock);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", w->path);
   }
-  w->drops = grown;
   w->drops[w->drop_count].kind = (uint32_t)kind;
   w->drops[w->drop_count].device = device;
   w->drops[w->drop_count].count = count;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "internal.h"
 #include "mkprof_internal.h"
 #include "mprof/mkprof.h"
@@ -48,14 +49,8 @@ void mprof_mkprof_free(mprof_mkprof *m) {
 }
 
 static const char *keep_name(mprof_mkprof *m, const char *s) {
-  if (m->name_count == m->name_cap) {
-    size_t cap = m->name_cap ? 2 * m->name_cap : 32;
-    char **grown = (char **)realloc(m->names, cap * sizeof *grown);
-    if (!grown)
-      return NULL;
-    m->names = grown;
-    m->name_cap = cap;
-  }
+  if (MPROF__GROW(m->names, m->name_cap, m->name_count + 1))
+    return NULL;
   char *copy = strdup(s);
   if (!copy)
     return NULL;
@@ -633,15 +628,10 @@ int mprof_mkprof_open(mprof_mkprof **out, const char *path) {
   unsigned char *buf = NULL;
   size_t size = 0, cap = 0;
   for (;;) {
-    if (size == cap) {
-      cap = cap ? 2 * cap : 1 << 16;
-      unsigned char *grown = (unsigned char *)realloc(buf, cap);
-      if (!grown) {
-        free(buf);
-        fclose(f);
-        return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-      }
-      buf = grown;
+    if (size == cap && MPROF__GROW(buf, cap, size + 65536)) {
+      free(buf);
+      fclose(f);
+      return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
     }
     size_t n = fread(buf + size, 1, cap - size, f);
     size += n;

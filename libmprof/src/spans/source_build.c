@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/source.h"
 #include "mprof/version.h"
@@ -58,15 +59,8 @@ static int remember_kernel(kernel_pair **list, size_t *count, size_t *cap,
     if ((*list)[i].source_kernel == source_kernel &&
         (*list)[i].device_id == device_id)
       return 0;
-  if (*count == *cap) {
-    size_t grown_cap = *cap ? 2 * *cap : 16;
-    kernel_pair *grown =
-        (kernel_pair *)realloc(*list, grown_cap * sizeof *grown);
-    if (!grown)
-      return MPROF_ENOMEM;
-    *list = grown;
-    *cap = grown_cap;
-  }
+  if (mprof__grow(list, cap, *count + 1, sizeof **list))
+    return MPROF_ENOMEM;
   (*list)[(*count)++] = (kernel_pair){source_kernel, device_id, trace_kernel};
   return 0;
 }

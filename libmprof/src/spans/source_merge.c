@@ -16,6 +16,7 @@
 
 #include "base/file.h"
 #include "format/copy.h"
+#include "base/array.h"
 #include "internal.h"
 #include "mprof/source.h"
 #include "source_internal.h"
@@ -197,14 +198,9 @@ static void demote_outliers(merge_state *m, int64_t estimate) {
 
 /* Position in by_start of the first launch starting at or after @p t. */
 static size_t first_at(const merge_state *m, int64_t t) {
-  size_t lo = 0, hi = m->tl_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if ((int64_t)m->tl[m->by_start[mid]].start < t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  MPROF__LOWER_BOUND(lo, m->tl_count, mid,
+                     (int64_t)m->tl[m->by_start[mid]].start < t);
   return lo;
 }
 
