@@ -1,7 +1,7 @@
 /*
  * mprof — internal: copying a trace's records into a writer, strings
  * re-interned, for every tool that writes a trace from another (rewrite,
- * source merge).
+ * source merge, merging a set of traces).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,6 +13,23 @@
 #include "mprof/trace.h"
 #include "mprof/writer.h"
 
+/* How a record's fields move into a merged trace (format/merge.c). */
+typedef struct mprof__move {
+  /* Per section: the records of the traces before this one, added to this
+   * trace's indexes into it. */
+  uint32_t base[MPROF_SECTION_TYPE_MAX_ + 1];
+  /* Added to this trace's correlation ids: each process numbers its own
+   * from 1, so in a set they would meet (a call joined to another
+   * process's launch). */
+  uint32_t correlations;
+  int64_t shift; /* ns added to this trace's times */
+} mprof__move;
+
+/* @p index moved past @p base records; MPROF_INDEX_NONE stays. */
+static inline uint32_t mprof__moved(uint32_t index, uint32_t base) {
+  return index == MPROF_INDEX_NONE ? index : index + base;
+}
+
 /*
  * Append every record of section @p type (any but STRINGS, CUBINS, BLOBS
  * and DROPS) of @p trace to @p w, in order, with their
@@ -22,7 +39,14 @@
 int mprof__copy_section(mprof_writer *w, const mprof_trace *trace,
                         mprof_section_type type, const uint32_t *launch_map);
 
-/* Append the drop counters of @p trace to @p w. */
-int mprof__copy_drops(mprof_writer *w, const mprof_trace *trace);
+/* mprof__copy_section() with the records' times, indexes and correlation
+ * ids moved by @p move. */
+int mprof__copy_moved(mprof_writer *w, const mprof_trace *trace,
+                      mprof_section_type type, const mprof__move *move);
+
+/* Append the drop counters of @p trace to @p w, their devices moved by
+ * @p move when not NULL. */
+int mprof__copy_drops(mprof_writer *w, const mprof_trace *trace,
+                      const mprof__move *move);
 
 #endif /* MPROF_FORMAT_COPY_H */

@@ -12,94 +12,16 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
-#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "format/copy.h"
 #include "internal.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
-
-typedef struct merge_base {
-  /* Per section: the records of the traces before this one, added to this
-   * trace's indexes into it. */
-  uint32_t base[MPROF_SECTION_TYPE_MAX_ + 1];
-  /* Added to this trace's correlation ids: each process numbers its own
-   * from 1, so in a set they would meet (a call joined to another
-   * process's launch). */
-  uint32_t correlations;
-  int64_t shift; /* ns added to this trace's times */
-} merge_base;
-
-/* How a record's fields move into the merged trace: times onto the first
- * trace's clock, indexes past the earlier traces' records, correlation ids
- * past theirs, string refs into the merged string table. */
-enum { F_TIME, F_INDEX, F_CORRELATION, F_STRING };
-
-typedef struct field_move {
-  uint32_t section;
-  uint8_t kind;
-  uint16_t offset;
-  uint32_t target; /* F_INDEX: the section indexed */
-} field_move;
-
-#define TIME(sec, type, f)                                                     \
-  { MPROF_SECTION_##sec, F_TIME, offsetof(type, f), 0 }
-#define INDEX(sec, type, f, target)                                            \
-  { MPROF_SECTION_##sec, F_INDEX, offsetof(type, f), MPROF_SECTION_##target }
-#define CORR(sec, type, f)                                                     \
-  { MPROF_SECTION_##sec, F_CORRELATION, offsetof(type, f), 0 }
-#define STRING(sec, type, f)                                                   \
-  { MPROF_SECTION_##sec, F_STRING, offsetof(type, f), 0 }
-
-static const field_move field_moves[] = {
-    STRING(DEVICES, mprof_device_record, name),
-    STRING(KERNELS, mprof_kernel_record, mangled_name),
-    STRING(KERNELS, mprof_kernel_record, demangled_name),
-    INDEX(KERNELS, mprof_kernel_record, device, DEVICES),
-    INDEX(SHAPES, mprof_shape_record, kernel, KERNELS),
-    TIME(LAUNCHES, mprof_launch_record, start),
-    TIME(LAUNCHES, mprof_launch_record, end),
-    INDEX(LAUNCHES, mprof_launch_record, shape, SHAPES),
-    INDEX(LAUNCHES, mprof_launch_record, stream, STREAMS),
-    CORR(LAUNCHES, mprof_launch_record, correlation_id),
-    TIME(MEMOPS, mprof_memop_record, start),
-    TIME(MEMOPS, mprof_memop_record, end),
-    INDEX(MEMOPS, mprof_memop_record, stream, STREAMS),
-    CORR(MEMOPS, mprof_memop_record, correlation_id),
-    TIME(RANGES, mprof_range_record, start),
-    TIME(RANGES, mprof_range_record, end),
-    STRING(RANGES, mprof_range_record, name),
-    STRING(RANGES, mprof_range_record, domain),
-    INDEX(MEMORY_ACCESSES, mprof_memory_access_record, kernel, KERNELS),
-    TIME(API_CALLS, mprof_api_call_record, start),
-    TIME(API_CALLS, mprof_api_call_record, end),
-    STRING(API_CALLS, mprof_api_call_record, name),
-    CORR(API_CALLS, mprof_api_call_record, correlation_id),
-    STRING(REGIONS, mprof_region_record, name),
-    TIME(SPANS, mprof_span_record, start),
-    TIME(SPANS, mprof_span_record, end),
-    INDEX(SPANS, mprof_span_record, launch, LAUNCHES),
-    INDEX(SPANS, mprof_span_record, region, REGIONS),
-    STRING(STALL_REASONS, mprof_stall_reason_record, name),
-    INDEX(STALL_REASONS, mprof_stall_reason_record, device, DEVICES),
-    STRING(PC_SAMPLES, mprof_pc_sample_record, function_name),
-    INDEX(PC_SAMPLES, mprof_pc_sample_record, device, DEVICES),
-    CORR(PC_SAMPLES, mprof_pc_sample_record, correlation_id),
-    STRING(PM_METRICS, mprof_pm_metric_record, name),
-    STRING(PM_METRICS, mprof_pm_metric_record, unit),
-    INDEX(PM_METRICS, mprof_pm_metric_record, device, DEVICES),
-    TIME(PM_SAMPLES, mprof_pm_sample_record, start),
-    TIME(PM_SAMPLES, mprof_pm_sample_record, end),
-    INDEX(PM_SAMPLES, mprof_pm_sample_record, device, DEVICES),
-};
-#undef TIME
-#undef INDEX
-#undef CORR
-#undef STRING
 
 /* The sections whose records only move (in file order of dependence). */
 static const uint32_t moved_sections[] = {
@@ -150,22 +72,6 @@ static int64_t clock_shift(const mprof_trace *first, const mprof_trace *t) {
   return (r1 - t1) - (r0 - t0);
 }
 
-static uint64_t shifted(uint64_t time, int64_t shift) {
-  if (!time)
-    return 0;
-  int64_t moved = (int64_t)time + shift;
-  return moved > 0 ? (uint64_t)moved : 0;
-}
-
-static uint32_t moved(uint32_t index, uint32_t base) {
-  return index == MPROF_INDEX_NONE ? index : index + base;
-}
-
-/* A correlation id moved past the previous traces'; 0 stays unknown. */
-static uint32_t correlated(uint32_t id, uint32_t base) {
-  return id ? id + base : 0;
-}
-
 /* The largest correlation id of @p t (launches, copies, calls, samples). */
 static uint64_t max_correlation(const mprof_trace *t) {
   uint64_t top = 0;
@@ -190,54 +96,8 @@ static uint64_t max_correlation(const mprof_trace *t) {
   const rec_type *r_##accessor = accessor(t, &n_##accessor);                   \
   for (size_t i = 0; i < n_##accessor && !rc; i++)
 
-/* Append the records of @p section of @p t to @p w, their fields moved
- * (field_moves). */
-static int move_section(mprof_writer *w, const mprof_trace *t, uint32_t section,
-                        const merge_base *b) {
-  size_t n, size = mprof__record_size(section);
-  const uint8_t *recs =
-      (const uint8_t *)mprof_trace_section(t, (mprof_section_type)section, &n);
-  uint8_t rec[256];
-  if (size > sizeof rec)
-    return mprof__error_set(MPROF_EFORMAT, "%s: records of %u bytes",
-                            mprof_section_name(section), (unsigned)size);
-  /* The section's moves, found once, not per record. */
-  const field_move *mine[sizeof field_moves / sizeof field_moves[0]];
-  size_t count = 0;
-  for (size_t c = 0; c < sizeof field_moves / sizeof field_moves[0]; c++)
-    if (field_moves[c].section == section)
-      mine[count++] = &field_moves[c];
-  for (size_t i = 0; i < n; i++) {
-    memcpy(rec, recs + i * size, size);
-    for (size_t c = 0; c < count; c++) {
-      const field_move *f = mine[c];
-      uint8_t *at = rec + f->offset;
-      if (f->kind == F_TIME) {
-        uint64_t v;
-        memcpy(&v, at, sizeof v);
-        v = shifted(v, b->shift);
-        memcpy(at, &v, sizeof v);
-        continue;
-      }
-      uint32_t v;
-      memcpy(&v, at, sizeof v);
-      if (f->kind == F_INDEX)
-        v = moved(v, b->base[f->target]);
-      else if (f->kind == F_CORRELATION)
-        v = correlated(v, b->correlations);
-      else
-        v = mprof_writer_string(w, mprof_trace_string(t, v));
-      memcpy(at, &v, sizeof v);
-    }
-    int rc = mprof_writer_append(w, NULL, section, rec);
-    if (rc)
-      return rc;
-  }
-  return 0;
-}
-
 static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
-                     const merge_base *b) {
+                     const mprof__move *b) {
   int rc = 0;
   char key[256];
   const char *pid = mprof_trace_meta(t, "pid");
@@ -273,7 +133,7 @@ static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
   if (!rc)
     rc = mprof_writer_meta(w, key, value);
   if (!rc)
-    rc = move_section(w, t, MPROF_SECTION_DEVICES, b);
+    rc = mprof__copy_moved(w, t, MPROF_SECTION_DEVICES, b);
   {
     EACH(mprof_stream_record, mprof_trace_streams) {
       mprof_stream_record rec = r_mprof_trace_streams[i];
@@ -286,49 +146,44 @@ static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
         snprintf(named, sizeof named, "pid %s \u00b7 stream %u",
                  pid ? pid : "?", rec.stream_id);
       rec.name = mprof_writer_string(w, named);
-      rec.device = moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
+      rec.device = mprof__moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
       rc = mprof_writer_append(w, NULL, MPROF_SECTION_STREAMS, &rec);
     }
   }
   if (!rc)
-    rc = move_section(w, t, MPROF_SECTION_KERNELS, b);
+    rc = mprof__copy_moved(w, t, MPROF_SECTION_KERNELS, b);
   if (!rc)
-    rc = move_section(w, t, MPROF_SECTION_SHAPES, b);
+    rc = mprof__copy_moved(w, t, MPROF_SECTION_SHAPES, b);
   return rc;
 }
 
 /* The records that refer to the tables merge_one() wrote. */
 static int merge_events(mprof_writer *w, const mprof_trace *t,
-                        const merge_base *b) {
+                        const mprof__move *b) {
   int rc = 0;
   for (size_t s = 0;
        s < sizeof moved_sections / sizeof moved_sections[0] && !rc; s++)
-    rc = move_section(w, t, moved_sections[s], b);
+    rc = mprof__copy_moved(w, t, moved_sections[s], b);
   size_t n;
   const mprof_cubin_record *cubins = mprof_trace_cubins(t, &n);
   for (size_t i = 0; i < n && !rc; i++) {
     mprof_cubin_record rec = cubins[i];
     size_t size = 0;
     const void *blob = mprof_trace_cubin_blob(t, &rec, &size);
-    rec.device = moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
+    rec.device = mprof__moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
     rc = mprof_writer_cubin(w, &rec, blob, size);
   }
-  const mprof_drop_record *drops = mprof_trace_drops(t, &n);
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = mprof_writer_drop(
-        w, (mprof_drop_kind)drops[i].kind,
-        moved(drops[i].device, b->base[MPROF_SECTION_DEVICES]), drops[i].count);
-  return rc;
+  return rc ? rc : mprof__copy_drops(w, t, b);
 }
 
 int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
                       const char *path) {
   if (!traces || !count || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_trace_merge: nothing to do");
-  merge_base *bases = (merge_base *)calloc(count, sizeof *bases);
+  mprof__move *bases = (mprof__move *)calloc(count, sizeof *bases);
   if (!bases)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-  merge_base next;
+  mprof__move next;
   memset(&next, 0, sizeof next);
   for (size_t i = 0; i < count; i++) {
     size_t n;

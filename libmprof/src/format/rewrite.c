@@ -101,7 +101,7 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
     rc = mprof_writer_cubin(w, &rec, blob, size);
   }
   if (!rc)
-    rc = mprof__copy_drops(w, trace);
+    rc = mprof__copy_drops(w, trace, NULL);
   free(new_index);
   if (rc) {
     mprof_writer_abort(w);

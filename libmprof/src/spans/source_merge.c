@@ -352,7 +352,7 @@ static int copy_trace_end(mprof_writer *w, const mprof_trace *t) {
     const void *blob = mprof_trace_cubin_blob(t, &cubins[i], &size);
     rc = mprof_writer_cubin(w, &cubins[i], blob, size);
   }
-  return rc ? rc : mprof__copy_drops(w, t);
+  return rc ? rc : mprof__copy_drops(w, t, NULL);
 }
 
 static int meta_fmt(mprof_writer *w, const char *key, const char *fmt, ...)
