@@ -1,6 +1,7 @@
 /*
- * mprof — the TRACE.mprof.pc.json sidecar: an in-memory model, a streaming
- * JSON writer and a validating json-c reader. The schema is docs/SIDECAR.md.
+ * mprof — the TRACE.mprof.pc.json sidecar's in-memory model (its JSON
+ * writer is sidecar_save.c, its reader sidecar_load.c). The schema is
+ * docs/SIDECAR.md.
  *
  * Strings live in one interning pool per sidecar: a sidecar of a large
  * kernel holds hundreds of thousands of instructions but only a few hundred
@@ -8,19 +9,12 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <json-c/json.h>
-
-#include "base/map.h"
-#include "base/text.h"
+#include "base/arena.h"
 #include "base/array.h"
+#include "base/map.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
 #include "sass_internal.h"
@@ -34,61 +28,10 @@ const char *const mprof__sidecar_state_names[STATE_COUNT] = {
  */
 
 static void pool_free(string_pool *p) {
-  pool_chunk *c = p->chunks;
-  while (c) {
-    pool_chunk *next = c->next;
-    free(c);
-    c = next;
-  }
+  mprof__arena_free(&p->arena);
   free((void *)p->strings);
   mprof__map_free(&p->map);
   memset(p, 0, sizeof *p);
-}
-
-static char *pool_alloc(string_pool *p, size_t size) {
-  pool_chunk *c = p->chunks;
-  if (!c || c->size - c->used < size) {
-    size_t want = size > 32768 ? size : 32768;
-    c = (pool_chunk *)malloc(sizeof *c + want);
-    if (!c)
-      return NULL;
-    c->used = 0;
-    c->size = want;
-    /* A big string gets its own chunk behind the current one, so the
-     * current chunk's free space is not thrown away. */
-    if (p->chunks && size > 32768) {
-      c->next = p->chunks->next;
-      p->chunks->next = c;
-    } else {
-      c->next = p->chunks;
-      p->chunks = c;
-    }
-  }
-  char *out = c->data + c->used;
-  c->used += size;
-  return out;
-}
-
-/* The pooled copy of @p s (@p len bytes, no NUL inside); NULL when out of
- * memory. "" is always the same static string. */
-static const char *pool_intern(string_pool *p, const char *s, size_t len) {
-  if (len == 0)
-    return "";
-  uint64_t h = mprof__hash64(s, len);
-  size_t cursor = 0;
-  uint32_t i;
-  while ((i = mprof__map_next(&p->map, h, &cursor)) != MPROF__MAP_NONE)
-    if (strncmp(p->strings[i], s, len) == 0 && p->strings[i][len] == '\0')
-      return p->strings[i];
-  if (MPROF__GROW(p->strings, p->capacity, p->count + 1))
-    return NULL;
-  char *copy = pool_alloc(p, len + 1);
-  if (!copy || mprof__map_add(&p->map, h, (uint32_t)p->count))
-    return NULL;
-  memcpy(copy, s, len);
-  copy[len] = '\0';
-  p->strings[p->count++] = copy;
-  return copy;
 }
 
 /* ---- model ---------------------------------------------------------------
@@ -99,9 +42,21 @@ int mprof__sidecar_oom(void) {
 }
 
 const char *mprof__sidecar_intern(mprof_sidecar *sc, const char *s) {
-  if (!s)
+  if (!s || !*s)
     return "";
-  return pool_intern(&sc->strings, s, strlen(s));
+  string_pool *p = &sc->strings;
+  uint64_t h = mprof__hash64(s, strlen(s));
+  size_t cursor = 0;
+  uint32_t i;
+  while ((i = mprof__map_next(&p->map, h, &cursor)) != MPROF__MAP_NONE)
+    if (strcmp(p->strings[i], s) == 0)
+      return p->strings[i];
+  const char *copy = mprof__arena_strdup(&p->arena, s);
+  if (!copy || MPROF__GROW(p->strings, p->capacity, p->count + 1) ||
+      mprof__map_add(&p->map, h, (uint32_t)p->count))
+    return NULL;
+  p->strings[p->count++] = copy;
+  return copy;
 }
 
 int mprof_sidecar_new(mprof_sidecar **out) {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
 #include "base/map.h"
 #include "mprof/sidecar.h"
 
@@ -31,15 +32,8 @@
 extern const char *const mprof__sidecar_state_names[5];
 #define STATE_COUNT 5
 
-typedef struct pool_chunk {
-  struct pool_chunk *next;
-  size_t used;
-  size_t size;
-  char data[];
-} pool_chunk;
-
 typedef struct string_pool {
-  pool_chunk *chunks;
+  mprof__arena arena;   /* the text */
   const char **strings; /* by index */
   size_t count, capacity;
   mprof__map map; /* text -> index */

@@ -4,16 +4,13 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "base/map.h"
 #include "base/text.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
