@@ -39,19 +39,15 @@ typedef struct nest_key {
 
 static int by_recorder(const void *a, const void *b) {
   const nest_key *x = (const nest_key *)a, *y = (const nest_key *)b;
-  if (x->launch != y->launch)
-    return x->launch < y->launch ? -1 : 1;
-  if (x->sm != y->sm)
-    return x->sm < y->sm ? -1 : 1;
-  if (x->block != y->block)
-    return x->block < y->block ? -1 : 1;
-  if (x->warp != y->warp)
-    return x->warp < y->warp ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  RS_ORDER_BY(launch);
+  RS_ORDER_BY(sm);
+  RS_ORDER_BY(block);
+  RS_ORDER_BY(warp);
+  RS_ORDER_BY(start);
   if (x->end != y->end)
     return x->end > y->end ? -1 : 1; /* the enclosing one first */
-  return x->idx < y->idx ? -1 : x->idx > y->idx;
+  RS_ORDER_BY(idx);
+  return 0;
 }
 
 /* Nesting per recorder (launch, SM, block, warp): 1 = outermost, 2 =
@@ -66,12 +62,10 @@ int mprof_render__build_nesting(mprof_render_model *m) {
   const mprof_span_record *sp = mprof_trace_spans(m->trace, &n);
   m->span_nest = (unsigned char *)malloc(n ? n : 1);
   nest_key *k = (nest_key *)malloc((n ? n : 1) * sizeof *k);
-  int64_t *stack_end = (int64_t *)malloc(64 * sizeof(int64_t));
-  uint32_t *stack_idx = (uint32_t *)malloc(64 * sizeof(uint32_t));
-  if (!m->span_nest || !k || !stack_end || !stack_idx) {
+  int64_t stack_end[64];
+  uint32_t stack_idx[64];
+  if (!m->span_nest || !k) {
     free(k);
-    free(stack_end);
-    free(stack_idx);
     return mprof_render__oom();
   }
   for (size_t i = 0; i < n; i++) {
@@ -85,7 +79,7 @@ int mprof_render__build_nesting(mprof_render_model *m) {
     m->span_nest[i] = 3;
   }
   qsort(k, n, sizeof *k, by_recorder);
-  size_t depth = 0, cap = 64;
+  size_t depth = 0, cap = sizeof stack_end / sizeof stack_end[0];
   for (size_t i = 0; i < n; i++) {
     if (i && (k[i].launch != k[i - 1].launch || k[i].sm != k[i - 1].sm ||
               k[i].block != k[i - 1].block || k[i].warp != k[i - 1].warp))
@@ -106,8 +100,6 @@ int mprof_render__build_nesting(mprof_render_model *m) {
     depth++;
   }
   free(k);
-  free(stack_end);
-  free(stack_idx);
   return 0;
 }
 
@@ -118,18 +110,14 @@ typedef struct act_key {
 
 static int by_activity_row(const void *a, const void *b) {
   const act_key *x = (const act_key *)a, *y = (const act_key *)b;
-#define CMP(f)                                                                 \
-  if (x->f != y->f)                                                            \
-  return x->f < y->f ? -1 : 1
-  CMP(device);
-  CMP(launch);
-  CMP(block);
-  CMP(sm); /* an imported MKPROF numbers blocks per SM */
-  CMP(warp);
-  CMP(start);
-  CMP(end);
-  CMP(idx);
-#undef CMP
+  RS_ORDER_BY(device);
+  RS_ORDER_BY(launch);
+  RS_ORDER_BY(block);
+  RS_ORDER_BY(sm); /* an imported MKPROF numbers blocks per SM */
+  RS_ORDER_BY(warp);
+  RS_ORDER_BY(start);
+  RS_ORDER_BY(end);
+  RS_ORDER_BY(idx);
   return 0;
 }
 

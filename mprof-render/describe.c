@@ -9,17 +9,15 @@
 
 #include "view_spans.h"
 
-static void relative(const mprof_render_model *m, char *buf, size_t size,
-                     int64_t t) {
-  int64_t start, end;
-  mprof_render_model_bounds(m, &start, &end);
+/* "+1.234 µs" after @p origin. */
+static void after(char *buf, size_t size, int64_t t, int64_t origin) {
   char d[48];
-  mprof_format_duration(d, sizeof d, (double)(t - start));
-  snprintf(buf, size, "%s%s", t >= start ? "+" : "", d);
+  mprof_format_duration(d, sizeof d, (double)(t - origin));
+  snprintf(buf, size, "%s%s", t >= origin ? "+" : "", d);
 }
 
 static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
-                          int lane, char *buf, size_t size) {
+                          char *buf, size_t size) {
   const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)kernel);
   if (!k || pc < 0 || (size_t)pc >= k->pc_count)
     return 0;
@@ -46,7 +44,6 @@ static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
              mprof_render_reason_at(m, idx[r])->name, rp);
     strncat(reasons, part, sizeof reasons - strlen(reasons) - 1);
   }
-  (void)lane;
   /* Its global-memory accesses, when they were counted (--memory). */
   char memory[256] = "";
   const mprof_memory_stats *mem =
@@ -81,9 +78,11 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
   int n = 0;
   if (mprof_render_tab_is_span(hit->tab))
     return mprof_render__span_describe(m, hit, buf, size);
+  int64_t start, end; /* times are told from the start of the trace */
+  mprof_render_model_bounds(m, &start, &end);
   switch (hit->kind) {
   case MPROF_HIT_RULER:
-    relative(m, a, sizeof a, hit->time_ns);
+    after(a, sizeof a, hit->time_ns, start);
     n = snprintf(buf, size, "%s from the start of the trace", a);
     break;
   case MPROF_HIT_LABEL: {
@@ -123,7 +122,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     size_t shapes;
     const mprof_shape_record *sh = mprof_trace_shapes(trace, &shapes);
     mprof_format_duration(a, sizeof a, (double)(l->end - l->start));
-    relative(m, b, sizeof b, (int64_t)l->start);
+    after(b, sizeof b, (int64_t)l->start, start);
     const mprof_shape_record *s = &sh[l->shape];
     const char *shown =
         k ? mprof_render_short_name(name, sizeof name, k->name) : "?";
@@ -145,8 +144,8 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     if (!first || !last)
       break;
     mprof_format_count(a, sizeof a, hit->last - hit->first);
-    relative(m, b, sizeof b, (int64_t)first->start);
-    relative(m, c, sizeof c, (int64_t)last->end);
+    after(b, sizeof b, (int64_t)first->start, start);
+    after(c, sizeof c, (int64_t)last->end, start);
     n = snprintf(buf, size,
                  "%s launches from %s to %s, each narrower than a pixel: "
                  "zoom in",
@@ -160,7 +159,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
       break;
     mo += hit->memop;
     mprof_format_duration(a, sizeof a, (double)(mo->end - mo->start));
-    relative(m, b, sizeof b, (int64_t)mo->start);
+    after(b, sizeof b, (int64_t)mo->start, start);
     mprof_render_memop_label(m, (size_t)hit->memop, NULL, 0, name, sizeof name);
     n = snprintf(buf, size, "%s%s  \u2014  %s at %s",
                  mo->kind == MPROF_MEMOP_MEMCPY ? "memcpy " : "", name, a, b);
@@ -175,7 +174,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     const mprof_render_row *row = mprof_render_row_at(m, (size_t)hit->row);
     mprof_format_duration(a, sizeof a,
                           (double)(rs_range_end(r) - rs_clamp_ns(r->start)));
-    relative(m, b, sizeof b, rs_clamp_ns(r->start));
+    after(b, sizeof b, rs_clamp_ns(r->start), start);
     const char *domain = mprof_trace_string(trace, r->domain);
     n = snprintf(buf, size,
                  "%s  \u2014  %s at %s  \u00b7  thread %u, level %u%s%s",
@@ -192,7 +191,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     cl += hit->item;
     mprof_format_duration(
         a, sizeof a, (double)(cl->end > cl->start ? cl->end - cl->start : 0));
-    relative(m, b, sizeof b, rs_clamp_ns(cl->start));
+    after(b, sizeof b, rs_clamp_ns(cl->start), start);
     const mprof_render_kernel *k =
         hit->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)hit->kernel)
                          : NULL;
@@ -219,13 +218,12 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     w += hit->item;
     mprof_format_percent(a, sizeof a, hit->value / 100.0);
     mprof_format_duration(b, sizeof b, (double)(w->end - w->start));
-    relative(m, c, sizeof c, rs_clamp_ns(w->start));
+    after(c, sizeof c, rs_clamp_ns(w->start), start);
     n = snprintf(buf, size, "%s %s of peak  \u00b7  the %s window at %s",
                  mprof_counter_title(row->counter), a, b, c);
     break;
   }
-  case MPROF_HIT_PC:
-    return describe_pc(m, hit->kernel, hit->pc, hit->lane, buf, size);
+  case MPROF_HIT_PC: return describe_pc(m, hit->kernel, hit->pc, buf, size);
   case MPROF_HIT_LANE: {
     const mprof_render_kernel *k =
         mprof_render_kernel_at(m, (size_t)hit->kernel);
@@ -247,7 +245,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     break;
   }
   case MPROF_HIT_ROW:
-    relative(m, a, sizeof a, hit->time_ns);
+    after(a, sizeof a, hit->time_ns, start);
     n = snprintf(buf, size, "%s", a);
     break;
   default: break;
@@ -267,17 +265,8 @@ static const char *role_name(uint32_t role) {
   }
 }
 
-/* "+1.234 µs" after @p origin. */
-static void after(char *buf, size_t size, int64_t t, int64_t origin) {
-  char d[48];
-  mprof_format_duration(d, sizeof d, (double)(t - origin));
-  snprintf(buf, size, "%s%s", t >= origin ? "+" : "", d);
-}
-
 static int64_t span_origin(const mprof_render_model *m, int kernel) {
   const rs_group *g = mprof_render__group(m, kernel);
-  if (!g && kernel < 0 && m->none_group >= 0)
-    g = &m->groups[m->none_group];
   int64_t start, end;
   mprof_render_model_bounds(m, &start, &end);
   return g ? g->start_ns : start;
@@ -287,8 +276,6 @@ static int64_t span_origin(const mprof_render_model *m, int kernel) {
 static const rs_sm *find_sm(const mprof_render_model *m, int kernel,
                             uint32_t device, uint32_t sm) {
   const rs_group *g = mprof_render__group(m, kernel);
-  if (!g && kernel < 0 && m->none_group >= 0)
-    g = &m->groups[m->none_group];
   for (size_t i = 0; g && i < g->sm_count; i++)
     if (g->sms[i].device == device && g->sms[i].sm == sm)
       return &g->sms[i];

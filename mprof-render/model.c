@@ -58,6 +58,15 @@ static int build_reasons(mprof_render_model *m) {
   return 0;
 }
 
+/* Add the samples of the plain reasons of @p list to their Raster families. */
+static void add_families(const mprof_render_model *m,
+                         const mprof_reason_samples *list, size_t n,
+                         uint64_t *family) {
+  for (size_t r = 0; r < n; r++)
+    if (!m->reasons[list[r].reason].not_issued)
+      family[m->reasons[list[r].reason].family] += list[r].samples;
+}
+
 /* Sort context for the instructions by offset (qsort has no user pointer in
  * C11). */
 static const mprof_render_pc *sort_pcs;
@@ -94,11 +103,7 @@ static int build_pcs(mprof_render_model *m, size_t index,
     pc->insn = ps[i].instruction;
     pc->category = (uint32_t)mprof_render_opcode_category(
         pc->insn ? pc->insn->opcode : NULL);
-    for (size_t r = 0; r < ps[i].reason_count; r++) {
-      const mprof_render_reason *reason = &m->reasons[ps[i].reasons[r].reason];
-      if (!reason->not_issued)
-        pc->family[reason->family] += ps[i].reasons[r].samples;
-    }
+    add_families(m, ps[i].reasons, ps[i].reason_count, pc->family);
     order[i] = (uint32_t)i;
   }
   sort_pcs = scratch;
@@ -171,11 +176,7 @@ static int build_kernels(mprof_render_model *m) {
     size_t reasons;
     const mprof_reason_samples *rs =
         mprof_join_kernel_reasons(m->join, i, &reasons);
-    for (size_t r = 0; r < reasons; r++) {
-      const mprof_render_reason *reason = &m->reasons[rs[r].reason];
-      if (!reason->not_issued)
-        k->family[reason->family] += rs[r].samples;
-    }
+    add_families(m, rs, reasons, k->family);
   }
   return 0;
 }
@@ -205,14 +206,6 @@ static int scratch_file(char *path, size_t size, const char *what,
     return mprof_render__fail("%s: cannot create a scratch file: %s", path,
                               strerror(errno));
   close(fd);
-  return 0;
-}
-
-/* Open @p path: a .mprof, or a .mkprof imported as `mprof summary` imports
- * it (kept, for its instruction params, in m->mkprof). */
-static int open_trace(mprof_render_model *m, const char *path) {
-  if (mprof_mkprof_open_trace(&m->trace, path, &m->mkprof))
-    return mprof_render__fail("%s", mprof_error_last());
   return 0;
 }
 
@@ -327,10 +320,12 @@ static int model_open(mprof_render_model **out, const char *trace_path,
   if (!m)
     return mprof_render__oom();
   m->demo = demo;
-  if (open_trace(m, trace_path)) {
+  /* A .mprof, or a .mkprof imported as `mprof summary` imports it (kept,
+   * for its instruction params, in m->mkprof). */
+  if (mprof_mkprof_open_trace(&m->trace, trace_path, &m->mkprof)) {
     mprof_mkprof_free(m->mkprof);
     free(m);
-    return -1;
+    return mprof_render__fail("%s", mprof_error_last());
   }
   attach_mkprof(m, trace_path);
   return model_finish(out, m, trace_path, sidecar_path);
@@ -432,7 +427,6 @@ void mprof_render_model_free(mprof_render_model *m) {
   free(m->launch_corr);
   free(m->api_row);
   free(m->stream_row);
-  mprof_throughput_free(m->throughput);
   free(m->pc_storage);
   free(m->hot_storage);
   free(m->kernels);
@@ -566,43 +560,4 @@ size_t mprof_render_row_count(const mprof_render_model *m) {
 const mprof_render_row *mprof_render_row_at(const mprof_render_model *m,
                                             size_t index) {
   return m && index < m->row_count ? &m->rows[index] : NULL;
-}
-
-/* ---- the diagnosis -------------------------------------------------------
- */
-
-int mprof_render__diagnosis(const mprof_render_model *m, int kernel,
-                            render_diagnosis *out) {
-  memset(out, 0, sizeof *out);
-  out->occupancy = -1;
-  out->waves = -1;
-  out->limiter = "";
-  const mprof_render_kernel *k =
-      kernel >= 0 ? mprof_render_kernel_at(m, (size_t)kernel) : NULL;
-  const mprof_kernel_diagnosis *d = k ? k->diagnosis : NULL;
-  if (!d)
-    return -1;
-  out->verdict = d->verdict;
-  out->verdict_state = (int)d->verdict_state;
-  for (size_t i = 0; i < d->dimension_count && out->dimension_count < 16; i++) {
-    /* The span dimensions only for a trace with spans, as the reports. */
-    if (d->dimensions[i].id >= MPROF_DIM_FIRST_SPAN && !m->span_total)
-      continue;
-    render_dimension *r = &out->dimensions[out->dimension_count++];
-    r->title = mprof_dimension_title(d->dimensions[i].id);
-    r->state = (int)d->dimensions[i].state;
-    r->detail = d->dimensions[i].detail;
-  }
-  out->occupancy = d->occupancy.known ? d->occupancy.theoretical : -1;
-  out->limiter = d->occupancy.known
-                     ? mprof_occupancy_limiter_name(d->occupancy.limiter)
-                     : "";
-  out->waves = d->occupancy.known ? d->occupancy.waves : -1;
-  if (d->stats) {
-    out->median_ns = d->stats->median_ns;
-    out->p90_ns = d->stats->p90_ns;
-  }
-  for (size_t i = 0; i < d->note_count && out->note_count < 8; i++)
-    out->notes[out->note_count++] = d->notes[i];
-  return 0;
 }

@@ -18,6 +18,12 @@
 #include <mprof/join.h>
 #include <mprof/throughput.h>
 
+/* In a qsort comparator of records x and y: order by field @p f where
+ * they differ. */
+#define RS_ORDER_BY(f)                                                         \
+  if (x->f != y->f)                                                            \
+  return x->f < y->f ? -1 : 1
+
 /* ---- activity spans (spans.c) ------------------------------------------ */
 
 /* Mega's rows of an SM band, top to bottom. */
@@ -62,11 +68,10 @@ typedef struct rs_group {
   int64_t *row_start, *row_end;
   size_t *lane_first;
   /* Density: per SM, `buckets` fine buckets over [start_ns, end_ns):
-   * the share of each covered by the SM's spans, and the summed span time
-   * over the bucket's (concurrency). */
+   * the share of each covered by the SM's spans. */
   size_t buckets;
   double bucket_ns;
-  float *busy, *load; /* sm_count x buckets */
+  float *busy; /* sm_count x buckets */
 } rs_group;
 
 /* Activity rows of one group at one depth. */
@@ -136,9 +141,8 @@ struct mprof_render_model {
   /* Host and counter tracks (tracks.c). */
   int64_t process_start_ns; /* the clock anchor; 0 unknown */
   uint32_t *range_order;    /* RANGES by thread, lane, start */
-  mprof_throughput *throughput;
-  uint32_t *pm_order; /* PM_SAMPLES by device, then start */
-  size_t *pm_first;   /* device d owns pm_order[pm_first[d]..[d + 1]) */
+  uint32_t *pm_order;       /* PM_SAMPLES by device, then start */
+  size_t *pm_first;         /* device d owns pm_order[pm_first[d]..[d + 1]) */
   /* The end of each item in the order above (range_order, api_order,
    * pm_order): a row's ends ascend, and a search over them touches one
    * contiguous array instead of the records. */
@@ -185,33 +189,7 @@ int mprof_render__fail(const char *fmt, ...)
 /* mprof_render__fail("out of memory"): -1. */
 int mprof_render__oom(void);
 
-/* ---- the diagnosis (libmprof's, what `mprof summary` prints) -------- */
-
-typedef struct render_dimension {
-  const char *title;
-  int state; /* 0 unknown, 1 ok, 2 minor, 3 issue */
-  const char *detail;
-} render_dimension;
-
-typedef struct render_diagnosis {
-  const char *verdict;
-  int verdict_state;
-  size_t dimension_count;
-  render_dimension dimensions[16];
-  double occupancy;    /* theoretical, 0..1; < 0 unknown */
-  const char *limiter; /* what limits it ("registers"); "" unknown */
-  double waves;        /* of the shape with the most time; < 0 unknown */
-  uint64_t median_ns, p90_ns;
-  size_t note_count;
-  const char *notes[8];
-} render_diagnosis;
-
-/* Fill @p out for kernel @p kernel; 0 when libmprof's diagnosis is
- * available, -1 when not (this kernel has none). */
-int mprof_render__diagnosis(const mprof_render_model *model, int kernel,
-                            render_diagnosis *out);
-
-/* ---- drawing helpers (draw.c) ------------------------------------------ */
+/* ---- drawing helpers (paint.c) ----------------------------------------- */
 
 #define RD_FONT_SANS "DejaVu Sans"
 #define RD_FONT_MONO "DejaVu Sans Mono"
@@ -320,8 +298,7 @@ int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
  * calls and launches by correlation id. */
 int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
                             size_t *run_count);
-/* The PM samples by device and start (m->pm_order) and the throughput join
- * that names their columns. */
+/* The PM samples by device and start (m->pm_order). */
 int mprof_render__build_counters(mprof_render_model *m);
 /* The end of a range, never before its start. */
 int64_t rs_range_end(const mprof_range_record *r);
@@ -360,7 +337,8 @@ typedef struct rs_activity_cache {
 /* Nesting of every span (m->span_nest), once at open. */
 int mprof_render__build_nesting(mprof_render_model *m);
 void mprof_render__free_activity(mprof_render_model *m);
-/* The group Mega, Density and Activity show for @p kernel, or NULL. */
+/* The group Mega, Density and Activity show for @p kernel (-1: the spans
+ * of no launch), or NULL. */
 const rs_group *mprof_render__group(const mprof_render_model *m, int kernel);
 /* The launches of @p kernel by start; NULL when it has none. */
 const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
@@ -377,7 +355,7 @@ uint32_t rs_region_role(const mprof_render_model *m, uint32_t region);
 /* The device (index into DEVICES) of launch @p launch, or NONE. */
 uint32_t rs_launch_device(const mprof_render_model *m, uint32_t launch);
 
-/* ---- shared by the span views (view_mega.c) ------------------------- */
+/* ---- shared by the span views (spanview.c) -------------------------- */
 
 /* The header (title, legend) and banners over a span view; returns the y
  * where its rows start. With @p draw 0 it only measures. */
@@ -461,11 +439,11 @@ void mprof_render__hit_lanes(const mprof_render_model *model,
                              mprof_render_hit *hit);
 
 /* The colour of an NVTX range (its own, else one by its name) and of a
- * counter track (view_trace.c). */
+ * counter track (trace_intervals.c, trace_counters.c). */
 uint32_t rs_range_color(const mprof_range_record *r);
 uint32_t rs_counter_color(uint32_t counter);
 
-/* The inline PC/SASS inset of a launch box (view_trace.c): how many lines
+/* The inline PC/SASS inset of a launch box (trace_boxes.c): how many lines
  * fit in a box of @p w x @p h, 0 when it is too small. */
 int mprof_render__inset_lines(const mprof_render_kernel *kernel, double w,
                               double h);

@@ -19,9 +19,10 @@
 static const uint32_t *sort_device_rank;
 static size_t sort_device_count;
 
-static int stream_cmp_device(const mprof_stream_record *s, uint32_t a,
-                             uint32_t b) {
-  const mprof_stream_record *x = &s[a], *y = &s[b];
+static const mprof_stream_record *sort_streams;
+static int by_stream(const void *a, const void *b) {
+  uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+  const mprof_stream_record *x = &sort_streams[i], *y = &sort_streams[j];
   uint32_t dx = x->device, dy = y->device;
   if (sort_device_rank) {
     dx = dx < sort_device_count ? sort_device_rank[dx] : dx;
@@ -29,17 +30,9 @@ static int stream_cmp_device(const mprof_stream_record *s, uint32_t a,
   }
   if (dx != dy)
     return dx < dy ? -1 : 1; /* MPROF_INDEX_NONE sorts last */
-  if (x->context_id != y->context_id)
-    return x->context_id < y->context_id ? -1 : 1;
-  if (x->stream_id != y->stream_id)
-    return x->stream_id < y->stream_id ? -1 : 1;
-  return a < b ? -1 : a > b;
-}
-
-static const mprof_stream_record *sort_streams;
-static int by_stream(const void *a, const void *b) {
-  return stream_cmp_device(sort_streams, *(const uint32_t *)a,
-                           *(const uint32_t *)b);
+  RS_ORDER_BY(context_id);
+  RS_ORDER_BY(stream_id);
+  return i < j ? -1 : i > j;
 }
 
 static const mprof_trace *sort_trace;
@@ -111,8 +104,7 @@ static const mprof_memop_record *sort_memops;
 static int by_memop_start(const void *a, const void *b) {
   const mprof_memop_record *x = &sort_memops[*(const uint32_t *)a];
   const mprof_memop_record *y = &sort_memops[*(const uint32_t *)b];
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  RS_ORDER_BY(start);
   return 0;
 }
 
@@ -325,8 +317,9 @@ int mprof_render__build_rows(mprof_render_model *m) {
                            ? m->pm_first[s->device + 1] - m->pm_first[s->device]
                            : 0;
       for (int c = 0; samples && c < RS_TRACK_COUNTERS; c++) {
-        int column = mprof_throughput_column(m->throughput, s->device,
-                                             rs_track_counters[c]);
+        int column =
+            mprof_throughput_column(mprof_diagnosis_throughput(m->diagnosis),
+                                    s->device, rs_track_counters[c]);
         if (column < 0)
           continue;
         r = &m->rows[m->row_count];

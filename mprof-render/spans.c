@@ -10,7 +10,7 @@
  *   rows    Mega's separator / loader / consumer / storer / other rows by
  *           the region's role, each split greedily into sub-lanes whose
  *           spans never overlap (zoomed-in bars);
- *   buckets Density's fine histogram: busy share and concurrency.
+ *   buckets Density's fine histogram of the busy share.
  *
  * mprof_render_track_cover() turns any of these into pixel columns.
  *
@@ -209,17 +209,13 @@ typedef struct span_key {
 
 static int by_group_sm_start(const void *a, const void *b) {
   const span_key *x = (const span_key *)a, *y = (const span_key *)b;
-  if (x->group != y->group)
-    return x->group < y->group ? -1 : 1;
-  if (x->device != y->device)
-    return x->device < y->device ? -1 : 1;
-  if (x->sm != y->sm)
-    return x->sm < y->sm ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  if (x->end != y->end)
-    return x->end < y->end ? -1 : 1;
-  return x->idx < y->idx ? -1 : x->idx > y->idx;
+  RS_ORDER_BY(group);
+  RS_ORDER_BY(device);
+  RS_ORDER_BY(sm);
+  RS_ORDER_BY(start);
+  RS_ORDER_BY(end);
+  RS_ORDER_BY(idx);
+  return 0;
 }
 
 int64_t rs_clamp_ns(uint64_t t) {
@@ -354,9 +350,8 @@ static int build_density(rs_group *g) {
   g->buckets = buckets;
   g->bucket_ns = (double)(g->end_ns - g->start_ns) / (double)buckets;
   g->busy = (float *)calloc(g->sm_count * buckets, sizeof(float));
-  g->load = (float *)calloc(g->sm_count * buckets, sizeof(float));
   double *busy = (double *)malloc(buckets * sizeof(double));
-  if (!g->busy || !g->load || !busy) {
+  if (!g->busy || !busy) {
     free(busy);
     return -1;
   }
@@ -391,30 +386,6 @@ static int build_density(rs_group *g) {
       g->busy[s * buckets + b] = (float)(busy[b] / g->bucket_ns);
   }
   free(busy);
-  return 0;
-}
-
-/* Concurrency needs each span's own end: from the row arrays, which hold
- * every span of the SM once. */
-static int build_load(rs_group *g) {
-  if (!g->buckets)
-    return 0;
-  double *load = (double *)malloc(g->buckets * sizeof(double));
-  if (!load)
-    return -1;
-  for (size_t s = 0; s < g->sm_count; s++) {
-    const rs_sm *sm = &g->sms[s];
-    memset(load, 0, g->buckets * sizeof(double));
-    for (int r = 0; r < RS_ROWS; r++) {
-      const rs_lanes *row = &sm->rows[r];
-      for (size_t i = row->first; i < row->first + row->count; i++)
-        add_interval(load, g->buckets, g->start_ns, g->bucket_ns,
-                     g->row_start[i], g->row_end[i]);
-    }
-    for (size_t b = 0; b < g->buckets; b++)
-      g->load[s * g->buckets + b] = (float)(load[b] / g->bucket_ns);
-  }
-  free(load);
   return 0;
 }
 
@@ -557,7 +528,7 @@ static int build_group(mprof_render_model *m, rs_group *g, const span_key *k,
   g->lane_first = builder.pool; /* the group's from now on */
   builder.pool = NULL;
   lb_free(&builder);
-  if (!rc && (build_density(g) || build_load(g)))
+  if (!rc && build_density(g))
     rc = mprof_render__oom();
   return rc;
 }
@@ -669,7 +640,6 @@ void mprof_render__free_spans(mprof_render_model *m) {
     free(g->row_end);
     free(g->lane_first);
     free(g->busy);
-    free(g->load);
   }
   free(m->groups);
   free(m->launch_tracks);
@@ -695,14 +665,15 @@ int mprof_render_model_is_demo(const mprof_render_model *m) {
 const rs_group *mprof_render__group(const mprof_render_model *m, int kernel) {
   if (!m || !m->group_count)
     return NULL;
-  if (kernel >= 0 && (size_t)kernel < m->kernel_count &&
-      m->kernel_group[kernel] >= 0)
+  if (kernel < 0)
+    return m->none_group >= 0 ? &m->groups[m->none_group] : NULL;
+  if ((size_t)kernel < m->kernel_count && m->kernel_group[kernel] >= 0)
     return &m->groups[m->kernel_group[kernel]];
   return NULL;
 }
 
 size_t mprof_render_kernel_span_count(const mprof_render_model *m, int kernel) {
-  const rs_group *g = mprof_render__group(m, kernel);
+  const rs_group *g = kernel >= 0 ? mprof_render__group(m, kernel) : NULL;
   return g ? g->span_count : 0;
 }
 
@@ -726,9 +697,9 @@ typedef struct launch_key {
 
 static int by_launch_start(const void *a, const void *b) {
   const launch_key *x = (const launch_key *)a, *y = (const launch_key *)b;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return x->idx < y->idx ? -1 : x->idx > y->idx;
+  RS_ORDER_BY(start);
+  RS_ORDER_BY(idx);
+  return 0;
 }
 
 /* Every kernel's launches by start, with the running maximum of their

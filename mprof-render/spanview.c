@@ -156,8 +156,6 @@ void rs_frame_init(rs_frame *f, const mprof_render_model *m,
   f->tab = tab;
   f->kernel = view->kernel;
   f->group = mprof_render__group(m, view->kernel);
-  if (!f->group && view->kernel < 0 && m->none_group >= 0)
-    f->group = &m->groups[m->none_group];
   f->projected = !f->group && tab != MPROF_RENDER_ACTIVITY;
   f->demo = mprof_render_model_is_demo(m);
   double top = HEADER;

@@ -3,9 +3,8 @@
  * at open: NVTX ranges and CUDA API calls per host thread, laid out by
  * nesting (a range inside another goes one row below it), calls and
  * launches by correlation id (to follow one to the other), and the PM
- * samples of each GPU by
- * start, with the PM_SAMPLES column of each counter from libmprof's
- * throughput join (mprof/throughput.h).
+ * samples of each GPU by start (the PM_SAMPLES column of each counter is
+ * the diagnosis's throughput join, mprof/throughput.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -281,10 +280,8 @@ static const mprof_pm_sample_record *sort_pm;
 static int by_device_start(const void *a, const void *b) {
   uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
   const mprof_pm_sample_record *x = &sort_pm[i], *y = &sort_pm[j];
-  if (x->device != y->device)
-    return x->device < y->device ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  RS_ORDER_BY(device);
+  RS_ORDER_BY(start);
   return i < j ? -1 : i > j;
 }
 
@@ -300,8 +297,6 @@ int mprof_render__build_counters(mprof_render_model *m) {
   size_t n, devices;
   const mprof_pm_sample_record *s = mprof_trace_pm_samples(m->trace, &n);
   mprof_trace_devices(m->trace, &devices);
-  if (mprof_throughput_build(&m->throughput, m->join))
-    return mprof_render__fail("%s", mprof_error_last());
   m->pm_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
   m->pm_first = (size_t *)calloc(devices + 1, sizeof(size_t));
   if (!m->pm_order || !m->pm_first)

@@ -142,8 +142,6 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
   size_t n;
   const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
   const rs_group *g = mprof_render__group(m, view->kernel);
-  if (!g && view->kernel < 0 && m->none_group >= 0)
-    g = &m->groups[m->none_group];
   const mprof_render_kernel *k =
       view->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)view->kernel)
                         : NULL;

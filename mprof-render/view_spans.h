@@ -1,5 +1,5 @@
 /*
- * mprof-render — what Mega, Density and Activity share (view_mega.c): the
+ * mprof-render — what Mega, Density and Activity share (spanview.c): the
  * frame of a span view, a pixel buffer painted once, and the projection of
  * a trace without spans. Never installed.
  *

@@ -389,8 +389,8 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   p.y += 26;
 
   /* The numbers. */
-  render_diagnosis diag;
-  int have_diag = mprof_render__diagnosis(model, view->kernel, &diag) == 0;
+  const mprof_kernel_diagnosis *diag = k->diagnosis;
+  const mprof_occupancy *occ = diag ? &diag->occupancy : NULL;
   card items[12];
   size_t n = 0;
   items[n].label = "Launches";
@@ -412,29 +412,28 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
     mprof_format_duration(b, sizeof b, (double)k->stats->max_ns);
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
-  if (have_diag && diag.median_ns) {
+  if (diag && diag->stats && diag->stats->median_ns) {
     char a[24], b[24];
     items[n].label = "Median / p90";
-    mprof_format_duration(a, sizeof a, (double)diag.median_ns);
-    mprof_format_duration(b, sizeof b, (double)diag.p90_ns);
+    mprof_format_duration(a, sizeof a, (double)diag->stats->median_ns);
+    mprof_format_duration(b, sizeof b, (double)diag->stats->p90_ns);
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
   items[n].label = "PC samples";
   mprof_format_count(items[n++].value, sizeof items[0].value,
                      k->stats->samples);
-  if (have_diag && diag.occupancy >= 0) {
-    items[n].label = *diag.limiter ? "Occupancy (limit)" : "Occupancy";
+  if (occ && occ->known) {
+    const char *limiter = mprof_occupancy_limiter_name(occ->limiter);
+    items[n].label = *limiter ? "Occupancy (limit)" : "Occupancy";
     char pct[16];
-    mprof_format_percent(pct, sizeof pct, diag.occupancy);
-    if (*diag.limiter)
+    mprof_format_percent(pct, sizeof pct, occ->theoretical);
+    if (*limiter)
       snprintf(items[n++].value, sizeof items[0].value, "%s (%s)", pct,
-               diag.limiter);
+               limiter);
     else
       snprintf(items[n++].value, sizeof items[0].value, "%s", pct);
-  }
-  if (have_diag && diag.waves >= 0) {
     items[n].label = "Waves";
-    snprintf(items[n++].value, sizeof items[0].value, "%.2f", diag.waves);
+    snprintf(items[n++].value, sizeof items[0].value, "%.2f", occ->waves);
   }
   cards(&p, items, n);
 
@@ -446,20 +445,23 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
 
   /* The diagnosis. */
   heading(&p, "Diagnosis");
-  if (have_diag) {
-    pill(cr, p.x, p.y, diag.verdict_state);
+  if (diag) {
+    pill(cr, p.x, p.y, (int)diag->verdict_state);
     rd_rgb(cr, RD_TEXT);
     rd_font(cr, 13, 1, 0);
     int lines = rd_text_wrap(cr, p.x + 64, p.y + 13, p.width - 64, 18,
-                             diag.verdict ? diag.verdict : "");
+                             diag->verdict ? diag->verdict : "");
     p.y += 10 + 18 * lines;
-    for (size_t i = 0; i < diag.dimension_count; i++) {
-      const render_dimension *d = &diag.dimensions[i];
-      pill(cr, p.x, p.y + 1, d->state);
+    for (size_t i = 0; i < diag->dimension_count; i++) {
+      const mprof_dimension *d = &diag->dimensions[i];
+      /* The span dimensions only for a trace with spans, as the reports. */
+      if (d->id >= MPROF_DIM_FIRST_SPAN && !mprof_render_model_has_spans(model))
+        continue;
+      pill(cr, p.x, p.y + 1, (int)d->state);
       rd_rgb(cr, RD_TEXT);
       rd_font(cr, 11.5, 1, 0);
-      rd_text_fit(cr, p.x + 64, p.y + 13, 200, d->title ? d->title : "");
-      rd_rgb(cr, d->state == 3 ? RD_TEXT : RD_TEXT_DIM);
+      rd_text_fit(cr, p.x + 64, p.y + 13, 200, mprof_dimension_title(d->id));
+      rd_rgb(cr, d->state == MPROF_STATE_ISSUE ? RD_TEXT : RD_TEXT_DIM);
       rd_font(cr, 11.5, 0, 0);
       lines = rd_text_wrap(cr, p.x + 270, p.y + 13, p.width - 270, 16,
                            d->detail ? d->detail : "");
@@ -508,7 +510,7 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
    * no_sidecar note, so it is not written twice. */
   const mprof_diagnosis *all = mprof_render_model_diagnosis(model);
   size_t trace_notes = mprof_diagnosis_note_count(all);
-  if (trace_notes || (have_diag && diag.note_count)) {
+  if (trace_notes || (diag && diag->note_count)) {
     heading(&p, "Notes");
     rd_font(cr, 11.5, 0, 0);
     for (size_t i = 0; i < trace_notes; i++) {
@@ -519,9 +521,9 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
       p.y += lines * 16.0 + 6;
     }
     rd_rgb(cr, RD_TEXT_DIM);
-    for (size_t i = 0; have_diag && i < diag.note_count; i++) {
+    for (size_t i = 0; diag && i < diag->note_count; i++) {
       if (visible(&p, 16))
-        rd_text_fit(cr, p.x, p.y + 12, p.width, diag.notes[i]);
+        rd_text_fit(cr, p.x, p.y + 12, p.width, diag->notes[i]);
       p.y += 18;
     }
   }
