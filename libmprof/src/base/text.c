@@ -137,12 +137,88 @@ void mprof__json_num(FILE *out, double value, int digits) {
     fprintf(out, "%.*f", digits, value);
 }
 
-/* JSON: the comma before every member but the first, and the key. */
+/* JSON: the comma before every member but the first, and the key (none
+ * in an array). */
 static void json_member(mprof__fields *o, const char *name) {
   if (o->count++)
     fputc(',', o->out);
-  mprof__json_string(o->out, name);
-  fputc(':', o->out);
+  if (!o->array) {
+    mprof__json_string(o->out, name);
+    fputc(':', o->out);
+  }
+}
+
+void mprof__fields_document(mprof__fields *o, FILE *out, int json,
+                            const char *root) {
+  mprof__fields doc = {out, json, 0, 0, root, NULL, 0, 1, NULL};
+  *o = doc;
+  o->container = o;
+  if (json)
+    fputc('{', out);
+  else
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<%s", root);
+}
+
+static void nest(mprof__fields *o, mprof__fields *parent, const char *element,
+                 const char *name, int array) {
+  mprof__fields child = {parent->out, parent->json,      0, array,
+                         element,     parent->container, 0, 0,
+                         NULL};
+  *o = child;
+  if (o->json) {
+    json_member(parent, name);
+    fputc(array ? '[' : '{', o->out);
+    return;
+  }
+  if (!element) /* transparent */
+    return;
+  mprof__fields_expand(o->container);
+  o->depth = o->container->depth + 1;
+  o->container = o;
+  o->open = 1;
+  fprintf(o->out, "%*s<%s", 2 * o->depth, "", element);
+}
+
+void mprof__fields_open(mprof__fields *o, mprof__fields *parent,
+                        const char *element, const char *name) {
+  nest(o, parent, element, name, 0);
+}
+
+void mprof__fields_list(mprof__fields *o, mprof__fields *parent,
+                        const char *element, const char *name) {
+  nest(o, parent, element, name, 1);
+}
+
+void mprof__fields_expand(mprof__fields *o) {
+  if (!o->json && o->open) {
+    fputs(">\n", o->out);
+    o->open = 0;
+  }
+}
+
+void mprof__fields_close(mprof__fields *o) {
+  if (o->json) {
+    fputc(o->array ? ']' : '}', o->out);
+    if (o->container == o) /* the document */
+      fputc('\n', o->out);
+  } else if (o->container != o) {
+    return; /* transparent */
+  } else if (o->text) {
+    fputc('>', o->out);
+    mprof__xml_escape(o->out, o->text);
+    fprintf(o->out, "</%s>\n", o->element);
+  } else if (o->open) {
+    fputs("/>\n", o->out);
+  } else {
+    fprintf(o->out, "%*s</%s>\n", 2 * o->depth, "", o->element);
+  }
+}
+
+void mprof__fields_text(mprof__fields *o, const char *name, const char *text) {
+  if (o->json)
+    mprof__fields_str(o, name, text);
+  else
+    o->text = text;
 }
 
 void mprof__fields_str(mprof__fields *o, const char *name, const char *value) {
@@ -180,4 +256,13 @@ void mprof__fields_hex(mprof__fields *o, const char *name, uint64_t value) {
     return;
   }
   mprof__fields_u64(o, name, value);
+}
+
+void mprof__fields_raw(mprof__fields *o, const char *name, const char *value) {
+  if (!o->json) {
+    mprof__xml_attr(o->out, name, value);
+    return;
+  }
+  json_member(o, name);
+  fputs(value, o->out);
 }

@@ -31,14 +31,45 @@ void mprof__json_string(FILE *out, const char *text);
 /* A JSON number; NaN and infinities give null. */
 void mprof__json_num(FILE *out, double value, int digits);
 
-/* The fields of one record written as JSON members ("name":value, commas
- * between) or as XML attributes ( name="value"): one list of fields for
- * both report formats. The caller writes the braces or the element. */
+/*
+ * One writer for both report formats: a record's fields are JSON members
+ * ("name":value, commas between) or XML attributes ( name="value"), and
+ * records nest as JSON objects and arrays or as XML elements, indented two
+ * spaces a level. A record without an XML element (element NULL) is
+ * transparent in XML: its fields are attributes of the enclosing element,
+ * its records that element's children. A bare record ({out, json}) is a
+ * list of fields whose braces or element the caller writes.
+ */
 typedef struct mprof__fields {
   FILE *out;
   int json;     /* 1: JSON members; 0: XML attributes */
-  size_t count; /* members written so far (for JSON's commas) */
+  size_t count; /* JSON: members or items written so far (for the commas) */
+  int array;    /* JSON: an array, whose items have no name */
+  const char *element;             /* XML: its element, NULL if none */
+  struct mprof__fields *container; /* XML: the element its records go in */
+  int depth;                       /* XML: the element's indentation */
+  int open;                        /* XML: the start tag is not ended yet */
+  const char *text;                /* XML: content, written at the end */
 } mprof__fields;
+
+/* The document: the XML declaration and the root element @p root, or a
+ * JSON object. mprof__fields_close() ends it with a newline. */
+void mprof__fields_document(mprof__fields *o, FILE *out, int json,
+                            const char *root);
+/* A record in @p parent: XML element @p element, JSON object; @p name is
+ * its member name when the parent is an object. */
+void mprof__fields_open(mprof__fields *o, mprof__fields *parent,
+                        const char *element, const char *name);
+/* The same as a JSON array. */
+void mprof__fields_list(mprof__fields *o, mprof__fields *parent,
+                        const char *element, const char *name);
+/* "/>" or the end tag in XML, "}" or "]" in JSON. */
+void mprof__fields_close(mprof__fields *o);
+/* XML: end the start tag now, so that the element has an end tag even
+ * without children. */
+void mprof__fields_expand(mprof__fields *o);
+/* The record's text: the XML element's content, the JSON member @p name. */
+void mprof__fields_text(mprof__fields *o, const char *name, const char *text);
 
 /* A string; NULL is null in JSON and left out in XML. */
 void mprof__fields_str(mprof__fields *o, const char *name, const char *value);
@@ -49,5 +80,7 @@ void mprof__fields_num(mprof__fields *o, const char *name, double value,
                        int digits);
 /* An offset: a number in JSON, hexadecimal (0x...) in XML. */
 void mprof__fields_hex(mprof__fields *o, const char *name, uint64_t value);
+/* A literal (true, -12, [1,2,3]) as it is in JSON, quoted in XML. */
+void mprof__fields_raw(mprof__fields *o, const char *name, const char *value);
 
 #endif /* MPROF_BASE_TEXT_H */

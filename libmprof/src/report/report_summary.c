@@ -6,17 +6,14 @@
  * instructions, SHAPES_SHOWN shapes and STALLS_SHOWN stall reasons per
  * kernel; whatever is left out is counted in an `omitted` attribute.
  *
- * The view all three share is in mprof__summary_view.c; each format has its
- * file (summary_xml.c, summary_json.c, summary_text.c).
+ * The view they share is in summary_view.c; XML and JSON are written by
+ * summary_fields.c, the text panel by summary_text.c.
  *
  * SPDX-License-Identifier: MIT
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mprof/names.h"
-#include "mprof/version.h"
 #include "report_internal.h"
 #include "summary_internal.h"
 
@@ -51,12 +48,12 @@ int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
     v.omitted_share += mprof_join_kernel(v.join, v.selected[i])->share;
   mprof__style style;
   switch (opts->format) {
-  case MPROF_REPORT_JSON: mprof__summary_json(out, &v); break;
+  case MPROF_REPORT_JSON: mprof__summary_fields(out, &v, 1); break;
   case MPROF_REPORT_TEXT:
     mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
     mprof__summary_text(out, &v, &style);
     break;
-  default: mprof__summary_xml(out, &v); break;
+  default: mprof__summary_fields(out, &v, 0); break;
   }
   free(v.selected);
   if (fflush(out) != 0 || ferror(out))

@@ -1,6 +1,6 @@
 /*
- * mprof — what the summary's three writers share (mprof__summary_view.c): the
- * view of a report, computed once, and the helpers every format asks.
+ * mprof — what the summary's writers share (summary_view.c): the view of a
+ * report, computed once, and the helpers every format asks.
  * Internal to report/.
  *
  * SPDX-License-Identifier: MIT
@@ -27,6 +27,9 @@ typedef struct mprof__summary_view {
   double omitted_share;
 } mprof__summary_view;
 
+/* META @p key of process @p p, "?" when unknown. */
+const char *mprof__summary_process_meta(const mprof__summary_view *v,
+                                        uint32_t p, const char *key);
 /* "pid 202, rank 1 on node1" for a kernel of one process of a set; "2
  * processes" for one of several; "" in the trace of one process. */
 void mprof__summary_process_label(char *out, size_t size,
@@ -36,30 +39,7 @@ size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k);
 /* Dimensions from spans appear only in traces that have spans. */
 int mprof__summary_dimension_shown(const mprof__summary_view *v,
                                    const mprof_dimension *dim);
-/* Metrics printed with decimals; the others are whole numbers. */
-int mprof__summary_metric_integral(const mprof_metric *metric);
-
-/* The fields of the report's trace, its device @p i and its process @p i,
- * the same in the JSON and the XML report. */
-void mprof__summary_trace_fields(mprof__fields *o,
-                                 const mprof__summary_view *v);
-void mprof__summary_device_fields(mprof__fields *o,
-                                  const mprof__summary_view *v, size_t i);
-void mprof__summary_process_fields(mprof__fields *o,
-                                   const mprof__summary_view *v, size_t i);
-
-static inline const mprof_device_record *
-mprof__summary_kernel_device(const mprof__summary_view *v,
-                             const mprof_kernel_stats *ks) {
-  size_t n;
-  const mprof_device_record *dev = mprof_trace_devices(v->trace, &n);
-  return ks->device < n ? &dev[ks->device] : NULL;
-}
-
-/* Speed of light (PM samples): the counters shown, in order; the clock is
- * left to the JSON. */
-#define MPROF__SUMMARY_SOL_COUNT 11
-extern const uint32_t mprof__summary_sol_counters[MPROF__SUMMARY_SOL_COUNT];
+/* Speed of light: whether the trace has PM samples. */
 int mprof__summary_sol_shown(const mprof__summary_view *v);
 
 /* The kernel's counted memory instructions, busiest first, and their
@@ -74,31 +54,8 @@ int mprof__summary_memory_view_build(mprof__summary_memory *mv,
                                      const mprof__summary_view *v,
                                      const mprof_kernel_diagnosis *k);
 
-/* A kernel's rank, names, device, process and launch statistics. */
-void mprof__summary_kernel_fields(mprof__fields *o,
-                                  const mprof__summary_view *v, size_t rank,
-                                  const mprof_kernel_diagnosis *k);
-/* A kernel's stall header (@p shown reasons listed) and one reason; its
- * hot-instruction header and one hot instruction. */
-void mprof__summary_stalls_fields(mprof__fields *o,
-                                  const mprof_kernel_diagnosis *k,
-                                  size_t shown);
-void mprof__summary_stall_fields(mprof__fields *o, const mprof_reason_share *r);
-void mprof__summary_hot_header_fields(mprof__fields *o,
-                                      const mprof_kernel_diagnosis *k,
-                                      size_t shown);
-void mprof__summary_hot_fields(mprof__fields *o,
-                               const mprof_hot_instruction *h);
-/* A kernel's counted memory accesses and one access, the same in the JSON
- * and the XML report. */
-void mprof__summary_memory_fields(mprof__fields *o,
-                                  const mprof__summary_memory *mv);
-void mprof__summary_access_fields(mprof__fields *o,
-                                  const mprof_memory_stats *x);
-
-/* The three formats: summary_xml.c, summary_json.c, summary_text.c. */
-void mprof__summary_xml(FILE *f, const mprof__summary_view *v);
-void mprof__summary_json(FILE *f, const mprof__summary_view *v);
+/* The formats: XML or JSON (summary_fields.c), text (summary_text.c). */
+void mprof__summary_fields(FILE *f, const mprof__summary_view *v, int json);
 void mprof__summary_text(FILE *f, const mprof__summary_view *v,
                          const mprof__style *st);
 
