@@ -4,7 +4,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,12 +4,9 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/arena.h"
-#include "internal.h"
 #include "mprof/diagnose.h"
 #include "mprof/units.h"
 

@@ -8,12 +8,10 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/arena.h"
 #include "base/array.h"
 #include "base/map.h"
 #include "internal.h"

@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "base/map.h"
-#include "internal.h"
 #include "mprof/join.h"
 
 #include "join_internal.h"

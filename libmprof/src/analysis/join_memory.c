@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/array.h"
-#include "internal.h"
 #include "join_internal.h"
 
 typedef struct memory_build {

@@ -5,10 +5,8 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "internal.h"
-#include "mprof/error.h"
 #include "mprof/join.h"
 #include "mprof/trace.h"
 

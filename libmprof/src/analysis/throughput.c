@@ -12,7 +12,6 @@
 
 #include "base/array.h"
 #include "internal.h"
-#include "mprof/error.h"
 
 /* The metric names each counter is read from, first choice first. */
 static const struct {

@@ -9,7 +9,6 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "format/copy.h"
 #include "internal.h"

@@ -5,20 +5,14 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/file.h"
 #include "base/array.h"
 #include "internal.h"
 #include "mprof/trace.h"
-#include "mprof/writer.h"
 #include "format/trace_internal.h"
 
 int mprof_open_options_init(mprof_open_options *opts, unsigned version) {

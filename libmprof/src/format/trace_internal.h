@@ -54,6 +54,31 @@ struct mprof_trace {
 int mprof__trace_bad_at(const mprof_trace *t, uint32_t type, uint64_t offset,
                         const char *fmt, ...) MPROF__PRINTF(4, 5);
 
+/* The fields of records that refer elsewhere or hold times (a string ref,
+ * an index into another section, with MPROF_INDEX_NONE allowed or not, a
+ * correlation id, a start and end pair), in trace_sections.c: the reader
+ * checks the `checked` ones at open (trace_validate.c), the copier
+ * re-interns and moves them all (copy.c). */
+enum {
+  FIELD_STRING,
+  FIELD_INDEX,
+  FIELD_INDEX_OR_NONE,
+  FIELD_CORRELATION,
+  FIELD_TIMES
+};
+
+typedef struct record_field {
+  uint32_t section;
+  uint8_t kind;
+  uint8_t checked;
+  uint16_t offset; /* of the u32 field; of `start` for FIELD_TIMES */
+  uint16_t aux;    /* the section indexed; of `end` for FIELD_TIMES */
+  const char *what;
+} record_field;
+
+/* The fields of @p section's records; *count of them. */
+const record_field *mprof__section_fields(uint32_t section, size_t *count);
+
 /* trace_validate.c: each step of checking a file once at open. */
 int mprof__trace_validate_header(mprof_trace *t,
                                  const mprof_open_options *opts);

@@ -1,22 +1,16 @@
 /*
- * mprof — section names, record sizes and the words of a parse error.
+ * mprof — section names, the fields of their records and the words of a
+ * parse error.
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
-#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "base/file.h"
+#include "format/trace_internal.h"
 #include "internal.h"
 #include "mprof/trace.h"
-#include "mprof/writer.h"
-#include "format/trace_internal.h"
 
 static const char *const section_names[SECTION_COUNT] = {
     "UNKNOWN",        "STRINGS", "META",          "DEVICES",    "STREAMS",
@@ -27,6 +21,83 @@ static const char *const section_names[SECTION_COUNT] = {
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
+}
+
+#define STRING(sec, type, field, what)                                         \
+  { MPROF_SECTION_##sec, FIELD_STRING, 1, offsetof(type, field), 0, what }
+#define INDEX(sec, type, field, target, none_ok, checked)                      \
+  {                                                                            \
+    MPROF_SECTION_##sec, (none_ok) ? FIELD_INDEX_OR_NONE : FIELD_INDEX,        \
+        checked, offsetof(type, field), MPROF_SECTION_##target, #field         \
+  }
+#define CORR(sec, type)                                                        \
+  {                                                                            \
+    MPROF_SECTION_##sec, FIELD_CORRELATION, 0, offsetof(type, correlation_id), \
+        0, NULL                                                                \
+  }
+#define TIMES(sec, type, checked)                                              \
+  {                                                                            \
+    MPROF_SECTION_##sec, FIELD_TIMES, checked, offsetof(type, start),          \
+        offsetof(type, end), NULL                                              \
+  }
+
+/* Grouped by section; its checked fields in the order their errors are
+ * reported (LAUNCHES are checked apart, mprof__trace_validate_launches). */
+static const record_field record_fields[] = {
+    STRING(META, mprof_meta_record, key, "key"),
+    STRING(META, mprof_meta_record, value, "value"),
+    STRING(DEVICES, mprof_device_record, name, "name"),
+    INDEX(STREAMS, mprof_stream_record, device, DEVICES, 1, 1),
+    STRING(STREAMS, mprof_stream_record, name, "name"),
+    STRING(KERNELS, mprof_kernel_record, mangled_name, "mangled name"),
+    STRING(KERNELS, mprof_kernel_record, demangled_name, "demangled name"),
+    INDEX(KERNELS, mprof_kernel_record, device, DEVICES, 1, 1),
+    INDEX(SHAPES, mprof_shape_record, kernel, KERNELS, 0, 1),
+    INDEX(LAUNCHES, mprof_launch_record, shape, SHAPES, 0, 0),
+    INDEX(LAUNCHES, mprof_launch_record, stream, STREAMS, 0, 0),
+    TIMES(LAUNCHES, mprof_launch_record, 0),
+    CORR(LAUNCHES, mprof_launch_record),
+    INDEX(MEMOPS, mprof_memop_record, stream, STREAMS, 1, 1),
+    TIMES(MEMOPS, mprof_memop_record, 1),
+    CORR(MEMOPS, mprof_memop_record),
+    STRING(RANGES, mprof_range_record, name, "name"),
+    STRING(RANGES, mprof_range_record, domain, "domain"),
+    TIMES(RANGES, mprof_range_record, 0),
+    STRING(API_CALLS, mprof_api_call_record, name, "name"),
+    TIMES(API_CALLS, mprof_api_call_record, 1),
+    CORR(API_CALLS, mprof_api_call_record),
+    INDEX(MEMORY_ACCESSES, mprof_memory_access_record, kernel, KERNELS, 0, 1),
+    STRING(REGIONS, mprof_region_record, name, "name"),
+    INDEX(SPANS, mprof_span_record, launch, LAUNCHES, 1, 1),
+    INDEX(SPANS, mprof_span_record, region, REGIONS, 1, 1),
+    TIMES(SPANS, mprof_span_record, 1),
+    INDEX(STALL_REASONS, mprof_stall_reason_record, device, DEVICES, 1, 1),
+    STRING(STALL_REASONS, mprof_stall_reason_record, name, "name"),
+    STRING(PC_SAMPLES, mprof_pc_sample_record, function_name, "function name"),
+    INDEX(PC_SAMPLES, mprof_pc_sample_record, device, DEVICES, 1, 1),
+    CORR(PC_SAMPLES, mprof_pc_sample_record),
+    INDEX(CUBINS, mprof_cubin_record, device, DEVICES, 1, 1),
+    INDEX(DROPS, mprof_drop_record, device, DEVICES, 1, 1),
+    INDEX(PM_METRICS, mprof_pm_metric_record, device, DEVICES, 0, 1),
+    STRING(PM_METRICS, mprof_pm_metric_record, name, "name"),
+    STRING(PM_METRICS, mprof_pm_metric_record, unit, "unit"),
+    INDEX(PM_SAMPLES, mprof_pm_sample_record, device, DEVICES, 0, 1),
+    TIMES(PM_SAMPLES, mprof_pm_sample_record, 1),
+};
+#undef STRING
+#undef INDEX
+#undef CORR
+#undef TIMES
+#define FIELD_COUNT (sizeof record_fields / sizeof record_fields[0])
+
+const record_field *mprof__section_fields(uint32_t section, size_t *count) {
+  size_t first = 0, n = 0;
+  while (first < FIELD_COUNT && record_fields[first].section != section)
+    first++;
+  while (first + n < FIELD_COUNT && record_fields[first + n].section == section)
+    n++;
+  *count = n;
+  return record_fields + first;
 }
 
 int mprof__trace_bad_at(const mprof_trace *t, uint32_t type, uint64_t offset,

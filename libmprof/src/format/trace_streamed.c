@@ -4,14 +4,9 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/file.h"
 #include "base/array.h"

@@ -4,17 +4,10 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
 #include <stddef.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "base/file.h"
 #include "internal.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
@@ -166,69 +159,6 @@ int mprof__trace_validate_directory(mprof_trace *t,
   return 0;
 }
 
-/* The references and time pairs every record of a section must keep: a
- * string ref inside the string table, an index inside its target section
- * (MPROF_INDEX_NONE allowed or not), an end not before its start. */
-enum { REF_STRING, REF_INDEX, REF_INDEX_OR_NONE, TIME_PAIR };
-
-typedef struct field_check {
-  uint32_t section;
-  uint8_t kind;
-  uint16_t offset; /* of the u32 field; of `start` for a TIME_PAIR */
-  uint16_t aux;    /* the target section; of `end` for a TIME_PAIR */
-  const char *what;
-} field_check;
-
-#define STRING(sec, type, field, what)                                         \
-  { MPROF_SECTION_##sec, REF_STRING, offsetof(type, field), 0, what }
-#define INDEX(sec, type, field, target, none_ok)                               \
-  {                                                                            \
-    MPROF_SECTION_##sec, (none_ok) ? REF_INDEX_OR_NONE : REF_INDEX,            \
-        offsetof(type, field), MPROF_SECTION_##target, #field                  \
-  }
-#define TIMES(sec, type)                                                       \
-  {                                                                            \
-    MPROF_SECTION_##sec, TIME_PAIR, offsetof(type, start),                     \
-        offsetof(type, end), NULL                                              \
-  }
-
-static const field_check field_checks[] = {
-    STRING(META, mprof_meta_record, key, "key"),
-    STRING(META, mprof_meta_record, value, "value"),
-    STRING(DEVICES, mprof_device_record, name, "name"),
-    INDEX(STREAMS, mprof_stream_record, device, DEVICES, 1),
-    STRING(STREAMS, mprof_stream_record, name, "name"),
-    STRING(KERNELS, mprof_kernel_record, mangled_name, "mangled name"),
-    STRING(KERNELS, mprof_kernel_record, demangled_name, "demangled name"),
-    INDEX(KERNELS, mprof_kernel_record, device, DEVICES, 1),
-    INDEX(SHAPES, mprof_shape_record, kernel, KERNELS, 0),
-    INDEX(MEMOPS, mprof_memop_record, stream, STREAMS, 1),
-    TIMES(MEMOPS, mprof_memop_record),
-    STRING(RANGES, mprof_range_record, name, "name"),
-    STRING(RANGES, mprof_range_record, domain, "domain"),
-    STRING(API_CALLS, mprof_api_call_record, name, "name"),
-    TIMES(API_CALLS, mprof_api_call_record),
-    INDEX(MEMORY_ACCESSES, mprof_memory_access_record, kernel, KERNELS, 0),
-    STRING(REGIONS, mprof_region_record, name, "name"),
-    INDEX(SPANS, mprof_span_record, launch, LAUNCHES, 1),
-    INDEX(SPANS, mprof_span_record, region, REGIONS, 1),
-    TIMES(SPANS, mprof_span_record),
-    INDEX(STALL_REASONS, mprof_stall_reason_record, device, DEVICES, 1),
-    STRING(STALL_REASONS, mprof_stall_reason_record, name, "name"),
-    STRING(PC_SAMPLES, mprof_pc_sample_record, function_name, "function name"),
-    INDEX(PC_SAMPLES, mprof_pc_sample_record, device, DEVICES, 1),
-    INDEX(CUBINS, mprof_cubin_record, device, DEVICES, 1),
-    INDEX(DROPS, mprof_drop_record, device, DEVICES, 1),
-    INDEX(PM_METRICS, mprof_pm_metric_record, device, DEVICES, 0),
-    STRING(PM_METRICS, mprof_pm_metric_record, name, "name"),
-    STRING(PM_METRICS, mprof_pm_metric_record, unit, "unit"),
-    INDEX(PM_SAMPLES, mprof_pm_sample_record, device, DEVICES, 0),
-    TIMES(PM_SAMPLES, mprof_pm_sample_record),
-};
-#undef STRING
-#undef INDEX
-#undef TIMES
-
 static uint32_t u32_at(const uint8_t *p) {
   uint32_t v;
   memcpy(&v, p, sizeof v);
@@ -241,28 +171,27 @@ static uint64_t u64_at(const uint8_t *p) {
   return v;
 }
 
-/* Every record of section @p section against the checks that name it. */
+/* Every record of section @p section against its checked fields. */
 static int check_section(const mprof_trace *t, uint32_t section) {
-  const field_check *mine[sizeof field_checks / sizeof field_checks[0]];
-  size_t count = 0;
-  for (size_t c = 0; c < sizeof field_checks / sizeof field_checks[0]; c++)
-    if (field_checks[c].section == section)
-      mine[count++] = &field_checks[c];
+  size_t count;
+  const record_field *fields = mprof__section_fields(section, &count);
   const section_view *v = &t->sections[section];
   size_t size = mprof__record_size(section);
   for (size_t i = 0; count && i < v->count; i++) {
     const uint8_t *rec = v->data + i * size;
     for (size_t c = 0; c < count; c++) {
-      const field_check *f = mine[c];
-      if (f->kind == REF_STRING)
+      const record_field *f = &fields[c];
+      if (!f->checked)
+        continue;
+      if (f->kind == FIELD_STRING)
         CHECK(check_string(t, section, i, f->what, u32_at(rec + f->offset)));
-      else if (f->kind == TIME_PAIR) {
+      else if (f->kind == FIELD_TIMES) {
         if (u64_at(rec + f->aux) < u64_at(rec + f->offset))
           return BAD(t, section, record_offset(t, section, i),
                      "record %zu ends before it starts", i);
       } else
         CHECK(check_index(t, section, i, f->what, u32_at(rec + f->offset),
-                          f->aux, f->kind == REF_INDEX_OR_NONE));
+                          f->aux, f->kind == FIELD_INDEX_OR_NONE));
     }
   }
   return 0;

@@ -3,24 +3,15 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/file.h"
-#include "format/copy.h"
 #include "internal.h"
 #include "mprof/source.h"
 #include "source_internal.h"
-#include "mprof/trace.h"
-#include "mprof/writer.h"
 
 /* ---- the .source file --------------------------------------------------- */
 

@@ -3,18 +3,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "base/file.h"
 #include "format/copy.h"
 #include "base/array.h"
 #include "internal.h"
