@@ -28,8 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/map.h"
+#include "base/arena.h"
 #include "base/array.h"
+#include "base/map.h"
 #include "internal.h"
 #include "mprof/format.h"
 #include "sass_internal.h"
@@ -74,11 +75,9 @@ struct mprof_sass_cubin {
   uint64_t *fn_code_offsets; /* where each function's code starts in data */
   mprof_sass_line **lines;   /* per function */
   size_t *line_counts;
-  mprof__map names; /* function name -> index */
-  char **strings;   /* owned names: functions and files */
-  size_t string_count;
-  size_t string_capacity;
-  const char **files; /* the file names among them, for reuse */
+  mprof__map names;     /* function name -> index */
+  mprof__arena strings; /* owned names: functions and files */
+  const char **files;   /* the file names among them, for reuse */
   size_t file_count;
   size_t file_capacity;
   int has_debug_line;
@@ -105,29 +104,17 @@ static int bad(const mprof_sass_cubin *c, const char *fmt, ...) {
   return mprof__error_set(MPROF_EFORMAT, "%s: %s", c->origin, what);
 }
 
-/* A copy of @p s (@p n bytes) owned by @p c; NULL when out of memory. */
-static const char *keep_string(mprof_sass_cubin *c, const char *s, size_t n) {
-  if (MPROF__GROW(c->strings, c->string_capacity, c->string_count + 1))
-    return NULL;
-  char *copy = (char *)malloc(n + 1);
-  if (!copy)
-    return NULL;
-  memcpy(copy, s, n);
-  copy[n] = '\0';
-  c->strings[c->string_count++] = copy;
-  return copy;
-}
-
-/* Like keep_string(), but one copy per distinct file name. */
+/* A copy of the file name @p s (@p n bytes) owned by @p c, one per
+ * distinct name; NULL when out of memory. */
 static const char *keep_file(mprof_sass_cubin *c, const char *s, size_t n) {
   for (size_t i = 0; i < c->file_count; i++)
     if (strncmp(c->files[i], s, n) == 0 && c->files[i][n] == '\0')
       return c->files[i];
-  if (MPROF__GROW(c->files, c->file_capacity, c->file_count + 1))
+  char *copy = (char *)mprof__arena_alloc(&c->strings, n + 1); /* zeroed */
+  if (!copy || MPROF__GROW(c->files, c->file_capacity, c->file_count + 1))
     return NULL;
-  const char *copy = keep_string(c, s, n);
-  if (copy)
-    c->files[c->file_count++] = copy;
+  memcpy(copy, s, n);
+  c->files[c->file_count++] = copy;
   return copy;
 }
 
@@ -681,9 +668,9 @@ static int read_functions(mprof_sass_cubin *c, Elf *elf, size_t shstrndx,
     if (size > tsh.sh_size - sym.st_value)
       size = tsh.sh_size - sym.st_value;
     mprof_sass_function *fn = &c->fns[c->fn_count];
-    fn->name = keep_string(c, name, strlen(name));
+    fn->name = mprof__arena_strdup(&c->strings, name);
     c->fn_section_names[c->fn_count] =
-        (char *)keep_string(c, sname + 6, strlen(sname + 6));
+        mprof__arena_strdup(&c->strings, sname + 6);
     if (!fn->name || !c->fn_section_names[c->fn_count])
       return -2;
     c->fn_code_offsets[c->fn_count] = tsh.sh_offset + sym.st_value;
@@ -837,9 +824,7 @@ void mprof_sass_cubin_free(mprof_sass_cubin *cubin) {
     free(cubin->lines[i]);
   free(cubin->lines);
   free(cubin->line_counts);
-  for (size_t i = 0; i < cubin->string_count; i++)
-    free(cubin->strings[i]);
-  free(cubin->strings);
+  mprof__arena_free(&cubin->strings);
   free((void *)cubin->files);
   free(cubin->fns);
   free(cubin->fn_section_names);

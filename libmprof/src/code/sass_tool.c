@@ -355,55 +355,70 @@ static char *symbol_list(const uint32_t *symbols, size_t count) {
   return s;
 }
 
-int mprof_sass_disassemble(mprof_sass_listing **out,
-                           const mprof_sass_cubin *cubin,
-                           const uint32_t *symbols, size_t count,
-                           const mprof_sass_options *opts) {
-  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
-  if (!out || !cubin || (count && !symbols))
-    return mprof__error_set(MPROF_EINVAL,
-                            "mprof_sass_disassemble: NULL argument");
-  *out = NULL;
-  if (!opts)
-    opts = &defaults;
-  if (!options_known(opts->version))
-    return mprof__error_set(MPROF_EVERSION,
-                            "sass options version %u is not supported",
-                            opts->version);
-  char tool[4096];
-  if (opts->nvdisasm) {
-    if (!executable_file(opts->nvdisasm))
-      return mprof__error_set(MPROF_ENOTFOUND,
-                              "%s: nvdisasm is not there (not an executable "
-                              "file)",
-                              opts->nvdisasm);
-    snprintf(tool, sizeof tool, "%s", opts->nvdisasm);
-  } else {
-    int rc = mprof_sass_find_tool(tool, sizeof tool, "nvdisasm");
-    if (rc)
-      return rc;
-  }
+/* Write @p data to the scratch file @p name, run @p argv with its path at
+ * argv[@p file_arg] and parse the listing nvdisasm prints. @p origin, when
+ * not NULL, prefixes the tool's and the parser's errors. */
+static int disassemble_file(mprof_sass_listing **out, char **argv,
+                            size_t file_arg, const char *name, const void *data,
+                            size_t size, const char *origin) {
   char dir[4096];
   int rc = mprof__temp_dir(dir, sizeof dir);
   if (rc)
     return rc;
   char file[4200];
-  snprintf(file, sizeof file, "%s/module.cubin", dir);
-  size_t size;
-  const void *data = mprof_sass_cubin_data(cubin, &size);
+  snprintf(file, sizeof file, "%s/%s", dir, name);
   if (write_file(file, data, size) != 0) {
     int e = errno;
     mprof__remove_dir(dir);
     return mprof__error_set(MPROF_EIO, "%s: cannot write: %s", file,
                             strerror(e));
   }
-  char *funs = count ? symbol_list(symbols, count) : NULL;
-  if (count && !funs) {
-    mprof__remove_dir(dir);
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  argv[file_arg] = file;
+  char *text;
+  size_t text_size;
+  char err[512];
+  rc = mprof__run_tool(argv, NULL, &text, &text_size, err, sizeof err);
+  mprof__remove_dir(dir);
+  if (rc) {
+    if (origin)
+      mprof__error_prefix("%s", origin);
+    return rc;
   }
+  rc = mprof_sass_listing_parse(out, text, text_size);
+  free(text);
+  if (rc && origin)
+    mprof__error_prefix("%s: %s", origin, argv[0]);
+  return rc;
+}
+
+int mprof_sass_disassemble(mprof_sass_listing **out,
+                           const mprof_sass_cubin *cubin,
+                           const uint32_t *symbols, size_t count,
+                           const mprof_sass_options *opts) {
+  if (!out || !cubin || (count && !symbols))
+    return mprof__error_set(MPROF_EINVAL,
+                            "mprof_sass_disassemble: NULL argument");
+  *out = NULL;
+  mprof_sass_options o;
+  int rc = mprof__sass_options_take(&o, opts);
+  if (rc)
+    return rc;
+  char tool[4096];
+  if (o.nvdisasm) {
+    if (!executable_file(o.nvdisasm))
+      return mprof__error_set(MPROF_ENOTFOUND,
+                              "%s: nvdisasm is not there (not an executable "
+                              "file)",
+                              o.nvdisasm);
+    snprintf(tool, sizeof tool, "%s", o.nvdisasm);
+  } else if ((rc = mprof_sass_find_tool(tool, sizeof tool, "nvdisasm"))) {
+    return rc;
+  }
+  char *funs = count ? symbol_list(symbols, count) : NULL;
+  if (count && !funs)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
   char *argv[8];
-  int argc = 0;
+  size_t argc = 0;
   argv[argc++] = tool;
   argv[argc++] = (char *)"-c";
   if (mprof__sass_cubin_has_debug_line(cubin))
@@ -412,22 +427,12 @@ int mprof_sass_disassemble(mprof_sass_listing **out,
     argv[argc++] = (char *)"-fun";
     argv[argc++] = funs;
   }
-  argv[argc++] = file;
-  argv[argc] = NULL;
-  char *text;
-  size_t text_size;
-  char err[512];
-  rc = mprof__run_tool(argv, NULL, &text, &text_size, err, sizeof err);
+  argv[argc + 1] = NULL;
+  size_t size;
+  const void *data = mprof_sass_cubin_data(cubin, &size);
+  rc = disassemble_file(out, argv, argc, "module.cubin", data, size,
+                        mprof_sass_cubin_origin(cubin));
   free(funs);
-  mprof__remove_dir(dir);
-  if (rc) {
-    mprof__error_prefix("%s", mprof_sass_cubin_origin(cubin));
-    return rc;
-  }
-  rc = mprof_sass_listing_parse(out, text, text_size);
-  free(text);
-  if (rc)
-    mprof__error_prefix("%s: %s", mprof_sass_cubin_origin(cubin), tool);
   return rc;
 }
 
@@ -445,29 +450,8 @@ int mprof__sass_disassemble_raw(mprof_sass_listing **out, const void *code,
   }
   if (!code || !size || !arch)
     return mprof__error_set(MPROF_EINVAL, "no code to disassemble");
-  char dir[4096];
-  int rc = mprof__temp_dir(dir, sizeof dir);
-  if (rc)
-    return rc;
-  char file[4200];
-  snprintf(file, sizeof file, "%s/code.bin", dir);
-  if (write_file(file, code, size) != 0) {
-    int e = errno;
-    mprof__remove_dir(dir);
-    return mprof__error_set(MPROF_EIO, "%s: cannot write: %s", file,
-                            strerror(e));
-  }
   char sm[16];
   snprintf(sm, sizeof sm, "SM%u", arch);
-  char *argv[] = {tool, (char *)"-b", sm, file, NULL};
-  char *text;
-  size_t text_size;
-  char err[512];
-  rc = mprof__run_tool(argv, NULL, &text, &text_size, err, sizeof err);
-  mprof__remove_dir(dir);
-  if (rc)
-    return rc;
-  rc = mprof_sass_listing_parse(out, text, text_size);
-  free(text);
-  return rc;
+  char *argv[] = {tool, (char *)"-b", sm, NULL, NULL};
+  return disassemble_file(out, argv, 3, "code.bin", code, size, NULL);
 }

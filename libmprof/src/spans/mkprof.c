@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/array.h"
 #include "internal.h"
 #include "mkprof_internal.h"
@@ -33,9 +34,7 @@ static int bad(const mprof_mkprof *m, uint64_t at, const char *fmt, ...) {
 void mprof_mkprof_free(mprof_mkprof *m) {
   if (!m)
     return;
-  for (size_t i = 0; i < m->name_count; i++)
-    free(m->names[i]);
-  free(m->names);
+  mprof__arena_free(&m->names);
   free(m->types);
   free(m->params);
   free(m->units);
@@ -46,16 +45,6 @@ void mprof_mkprof_free(mprof_mkprof *m) {
   free(m->data);
   free(m->name);
   free(m);
-}
-
-static const char *keep_name(mprof_mkprof *m, const char *s) {
-  if (MPROF__GROW(m->names, m->name_cap, m->name_count + 1))
-    return NULL;
-  char *copy = strdup(s);
-  if (!copy)
-    return NULL;
-  m->names[m->name_count++] = copy;
-  return copy;
 }
 
 /* Saturating a * b. */
@@ -214,7 +203,7 @@ static int get_name(const config_ctx *c, const char *where, json_object *entry,
   }
   if (!json_object_is_type(v, json_type_string))
     return bad(c->m, c->at, "config: %s: 'name' is not a string", where);
-  *out = keep_name(c->m, json_object_get_string(v));
+  *out = mprof__arena_strdup(&c->m->names, json_object_get_string(v));
   if (!*out)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", c->m->name);
   return 0;
@@ -295,7 +284,8 @@ static int read_types(const config_ctx *c, json_object *table) {
                      where, position);
         mprof_mkprof_param *param = &m->params[next_param++];
         param->position = (uint32_t)position;
-        param->name = keep_name(m, json_object_get_string(pname));
+        param->name =
+            mprof__arena_strdup(&m->names, json_object_get_string(pname));
         if (!param->name)
           return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", m->name);
         t->param_count++;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
 #include "mprof/mkprof.h"
 
 struct mprof_mkprof {
@@ -28,8 +29,7 @@ struct mprof_mkprof {
   size_t event_type_count;
   mprof_mkprof_event_type *controllers;
   size_t controller_count;
-  char **names; /* every string the tables point to */
-  size_t name_count, name_cap;
+  mprof__arena names; /* every string the tables point to */
   const int32_t *instructions;
   const uint32_t *starts, *ends, *events;
 };
