@@ -346,10 +346,6 @@ const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
 /* The Activity rows of @p group by @p rows (mprof_render_activity_rows). */
 const rs_activity *mprof_render__activity(const mprof_render_model *m,
                                           int group, int rows);
-/* The track of lane @p lane of @p lanes in arrays @p start / @p end. */
-mprof_render_track rs_lane_track(const rs_lanes *lanes,
-                                 const size_t *lane_first, const int64_t *start,
-                                 const int64_t *end, uint32_t lane);
 uint32_t rs_region_color(const mprof_render_model *m, uint32_t region);
 uint32_t rs_region_role(const mprof_render_model *m, uint32_t region);
 /* The device (index into DEVICES) of launch @p launch, or NONE. */

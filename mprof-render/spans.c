@@ -162,20 +162,6 @@ uint32_t mprof_render_lanes_shown(uint32_t lanes, double row_px) {
   return (double)lanes < fit ? lanes : (uint32_t)fit;
 }
 
-mprof_render_track rs_lane_track(const rs_lanes *lanes,
-                                 const size_t *lane_first, const int64_t *start,
-                                 const int64_t *end, uint32_t lane) {
-  mprof_render_track t = {NULL, NULL, 0};
-  if (lane >= lanes->lanes)
-    return t;
-  size_t a = lane_first[lanes->lane_at + lane];
-  size_t b = lane_first[lanes->lane_at + lane + 1];
-  t.start = start + lanes->first + a;
-  t.max_end = end + lanes->first + a;
-  t.count = b - a;
-  return t;
-}
-
 /* ---- regions and launches ---------------------------------------------- */
 
 uint32_t rs_region_color(const mprof_render_model *m, uint32_t region) {

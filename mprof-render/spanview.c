@@ -96,6 +96,12 @@ void rs_canvas_columns(rs_canvas *c, const uint32_t *colors, int y0, int y1) {
   }
 }
 
+void rs_canvas_grid(rs_canvas *c, const int *xs, size_t n, int left, int y0,
+                    int y1, uint32_t rgb) {
+  for (size_t i = 0; i < n; i++)
+    rs_canvas_fill(c, xs[i] - left, xs[i] - left + 1, y0, y1, rgb);
+}
+
 void rs_canvas_paint(cairo_t *cr, rs_canvas *c, double x, double y) {
   if (!c->surface)
     return;
@@ -299,8 +305,8 @@ void mprof_render__time_axis(cairo_t *cr, const mprof_render_timemap *map,
 
 /* The SMs a projection covers: every SM of each device the kernel's name
  * ran on. */
-size_t rs_projected_sms(const mprof_render_model *m, int kernel, rs_psm *out,
-                        size_t max) {
+static size_t projected_sms(const mprof_render_model *m, int kernel,
+                            rs_psm *out, size_t max) {
   const mprof_render_kernel *k =
       kernel >= 0 ? mprof_render_kernel_at(m, (size_t)kernel) : NULL;
   if (!k)
@@ -336,7 +342,7 @@ size_t rs_projected_sms(const mprof_render_model *m, int kernel, rs_psm *out,
 size_t rs_frame_sm_count(const rs_frame *f) {
   if (f->group)
     return f->group->sm_count;
-  return rs_projected_sms(f->model, f->kernel, NULL, 0);
+  return projected_sms(f->model, f->kernel, NULL, 0);
 }
 
 int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
@@ -351,19 +357,14 @@ int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
   return 1;
 }
 
-uint32_t rs_frame_gpus(const rs_frame *f, const rs_psm *psm, size_t count) {
+/* How many GPUs the frame's SMs are on. */
+static uint32_t frame_gpus(const rs_frame *f, const rs_psm *psm, size_t count) {
   if (f->group)
     return f->group->gpu_count;
   uint32_t gpus = 0;
   for (size_t s = 0; psm && s < count; s++)
     gpus = psm[s].gpu + 1 > gpus ? psm[s].gpu + 1 : gpus;
   return gpus;
-}
-
-void rs_frame_sm(const rs_frame *f, const rs_psm *psm, size_t s, uint32_t *gpu,
-                 uint32_t *sm) {
-  *gpu = f->group ? f->group->sms[s].gpu : psm[s].gpu;
-  *sm = f->group ? f->group->sms[s].sm : psm[s].sm;
 }
 
 void rs_gutter_begin(cairo_t *cr, const rs_frame *f) {
@@ -391,13 +392,27 @@ int rs_gutter_label(cairo_t *cr, const rs_frame *f, size_t row, double unit,
   return 1;
 }
 
+void rs_sm_gutter(cairo_t *cr, const rs_frame *f, double band, size_t first,
+                  size_t last, const rs_psm *psm, size_t count,
+                  double max_width) {
+  rs_gutter_begin(cr, f);
+  uint32_t gpus = frame_gpus(f, psm, count);
+  for (size_t s = first; s < last; s++) {
+    uint32_t gpu = f->group ? f->group->sms[s].gpu : psm[s].gpu;
+    uint32_t sm = f->group ? f->group->sms[s].sm : psm[s].sm;
+    char text[64];
+    rs_sm_label(text, sizeof text, gpus, gpu, sm);
+    rs_gutter_label(cr, f, s, band, 1, gpu, text, max_width);
+  }
+}
+
 rs_psm *rs_frame_psms(const rs_frame *f, size_t *count) {
   *count = rs_frame_sm_count(f);
   if (!f->projected || !*count)
     return NULL;
   rs_psm *psm = (rs_psm *)malloc(*count * sizeof *psm);
   if (psm)
-    rs_projected_sms(f->model, f->kernel, psm, *count);
+    projected_sms(f->model, f->kernel, psm, *count);
   return psm;
 }
 
@@ -502,80 +517,106 @@ void rs_projection_init(rs_projection *p, const mprof_render_model *m,
   }
 }
 
-/* Blocks of launch @p launch on SM @p sm of @p sm_count at time @p t:
- * ceil(grid / slots) waves of equal length; the last one partial, its
- * blocks on the first SMs. */
+/* The wave of launch @p launch at time @p t over @p sm_count SMs, into
+ * @p c (not valid when the launch does not run then): ceil(grid / slots)
+ * waves of equal length, the last one partial with its blocks on the
+ * first SMs; *wave of *waves. */
+static void wave_at(const rs_projection *p, const mprof_render_model *m,
+                    int64_t launch, int64_t t, uint32_t sm_count,
+                    rs_wave_column *c, uint64_t *wave, uint64_t *waves) {
+  size_t launches;
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, &launches);
+  const mprof_shape_record *sh = mprof_trace_shapes(m->trace, NULL);
+  memset(c, 0, sizeof *c);
+  if (launch < 0 || (size_t)launch >= launches)
+    return;
+  l += launch;
+  int64_t start = (int64_t)l->start, end = (int64_t)l->end;
+  if (t < start || t >= end || end <= start)
+    return;
+  const mprof_shape_record *s = &sh[l->shape];
+  uint64_t grid = (uint64_t)(s->grid[0] ? s->grid[0] : 1) *
+                  (s->grid[1] ? s->grid[1] : 1) * (s->grid[2] ? s->grid[2] : 1);
+  uint32_t sms = sm_count ? sm_count : 1;
+  uint64_t slots = (uint64_t)sms * p->blocks_per_sm;
+  *waves = (grid + slots - 1) / slots;
+  if (!*waves)
+    *waves = 1;
+  *wave =
+      (uint64_t)((double)(t - start) / (double)(end - start) * (double)*waves);
+  if (*wave >= *waves)
+    *wave = *waves - 1;
+  c->valid = 1;
+  if (*wave + 1 < *waves) {
+    c->full = 1;
+    return;
+  }
+  uint64_t left = grid - (*waves - 1) * slots; /* blocks in the last wave */
+  uint64_t each = left / sms;
+  c->each = each > UINT32_MAX ? UINT32_MAX : (uint32_t)each;
+  c->extra = (uint32_t)(left % sms);
+}
+
 uint32_t rs_projected_blocks(const rs_projection *p,
                              const mprof_render_model *m, uint32_t launch,
                              uint32_t sm, uint32_t sm_count, int64_t t,
                              uint32_t *wave_out, uint32_t *waves_out) {
-  size_t n, shapes;
-  const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
-  const mprof_shape_record *sh = mprof_trace_shapes(m->trace, &shapes);
-  if (launch >= n)
+  rs_wave_column c;
+  uint64_t wave = 0, waves = 0;
+  wave_at(p, m, launch, t, sm_count, &c, &wave, &waves);
+  if (!c.valid)
     return 0;
-  l += launch;
-  int64_t start = (int64_t)l->start, end = (int64_t)l->end;
-  if (t < start || t >= end || end <= start)
-    return 0;
-  const mprof_shape_record *s = &sh[l->shape];
-  uint64_t grid = (uint64_t)(s->grid[0] ? s->grid[0] : 1) *
-                  (s->grid[1] ? s->grid[1] : 1) * (s->grid[2] ? s->grid[2] : 1);
-  uint64_t slots = (uint64_t)sm_count * p->blocks_per_sm;
-  uint64_t waves = (grid + slots - 1) / slots;
-  if (!waves)
-    waves = 1;
-  uint64_t wave =
-      (uint64_t)((double)(t - start) / (double)(end - start) * (double)waves);
-  if (wave >= waves)
-    wave = waves - 1;
   if (wave_out)
     *wave_out = (uint32_t)wave;
   if (waves_out)
     *waves_out = (uint32_t)(waves > UINT32_MAX ? UINT32_MAX : waves);
-  if (wave + 1 < waves)
-    return p->blocks_per_sm;
-  uint64_t left = grid - (waves - 1) * slots; /* blocks in the last wave */
-  uint64_t each = left / sm_count, extra = left % sm_count;
-  uint64_t blocks = each + (sm < extra ? 1 : 0);
-  return (uint32_t)(blocks > p->blocks_per_sm ? p->blocks_per_sm : blocks);
+  return rs_wave_blocks(&c, p->blocks_per_sm, sm);
 }
 
 void rs_wave_columns(const rs_projection *p, const mprof_render_model *m,
                      const int64_t *launch_at, const int64_t *t, size_t n,
                      uint32_t sm_count, rs_wave_column *out) {
-  size_t launches, shapes;
-  const mprof_launch_record *l = mprof_trace_launches(m->trace, &launches);
-  const mprof_shape_record *sh = mprof_trace_shapes(m->trace, &shapes);
-  uint64_t slots = (uint64_t)(sm_count ? sm_count : 1) * p->blocks_per_sm;
   for (size_t i = 0; i < n; i++) {
-    rs_wave_column *c = &out[i];
-    memset(c, 0, sizeof *c);
-    if (launch_at[i] < 0 || (size_t)launch_at[i] >= launches)
-      continue;
-    const mprof_launch_record *x = &l[launch_at[i]];
-    int64_t start = (int64_t)x->start, end = (int64_t)x->end;
-    if (t[i] < start || t[i] >= end || end <= start)
-      continue;
-    const mprof_shape_record *s = &sh[x->shape];
-    uint64_t grid = (uint64_t)(s->grid[0] ? s->grid[0] : 1) *
-                    (s->grid[1] ? s->grid[1] : 1) *
-                    (s->grid[2] ? s->grid[2] : 1);
-    uint64_t waves = (grid + slots - 1) / slots;
-    if (!waves)
-      waves = 1;
-    uint64_t wave = (uint64_t)((double)(t[i] - start) / (double)(end - start) *
-                               (double)waves);
-    c->valid = 1;
-    if (wave + 1 < waves) {
-      c->full = 1;
-      continue;
-    }
-    uint64_t left = grid - (waves - 1) * slots;
-    uint64_t each = left / (sm_count ? sm_count : 1);
-    c->each = each > UINT32_MAX ? UINT32_MAX : (uint32_t)each;
-    c->extra = (uint32_t)(left % (sm_count ? sm_count : 1));
+    uint64_t wave, waves;
+    wave_at(p, m, launch_at[i], t[i], sm_count, &out[i], &wave, &waves);
   }
+}
+
+int64_t rs_projected_launch(const rs_projection *p, int64_t t) {
+  if (!p->track)
+    return -1;
+  size_t i = rs_first_ending_after(p->track->max_end, 0, p->track->count, t);
+  return i < p->track->count && p->track->start[i] <= t
+             ? (int64_t)p->track->idx[i]
+             : -1;
+}
+
+void rs_hit_projected(const rs_frame *f, size_t s, double x, int64_t t,
+                      int kind, mprof_render_hit *hit) {
+  size_t count;
+  rs_psm *psm = rs_frame_psms(f, &count);
+  if (!psm)
+    return;
+  const rs_psm *sm = &psm[s];
+  hit->device = sm->device;
+  hit->sm = sm->sm;
+  hit->kernel = sm->kernel;
+  hit->kind = x < f->layout.left ? MPROF_HIT_LABEL : kind;
+  rs_projection p;
+  rs_projection_init(&p, f->model, sm->kernel);
+  int64_t launch = x < f->layout.left ? -1 : rs_projected_launch(&p, t);
+  if (launch >= 0) {
+    uint32_t wave = 0, waves = 0;
+    uint32_t blocks = rs_projected_blocks(
+        &p, f->model, (uint32_t)launch, sm->sm, sm->sm_count, t, &wave, &waves);
+    hit->launch = launch;
+    hit->first = wave;
+    hit->last = waves;
+    hit->spans = blocks;
+    hit->value = rs_projected_occupancy(&p, blocks);
+    hit->kind = MPROF_HIT_PROJECTED;
+  }
+  free(psm);
 }
 
 double rs_projected_occupancy(const rs_projection *p, uint32_t blocks) {
@@ -606,7 +647,6 @@ void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
   rs_cover_colors(cols, columns, span_color, &ctx, colors);
 }
 
-/* Grid lines into a background row of the canvas. */
 /* The span of @p track (ids through @p idx) under column @p x, with a
  * pixel of slack; fills @p hit (SPAN, or SPANS when merged). 1 if found. */
 int rs_hit_track(const rs_frame *f, const mprof_render_track *track,
@@ -652,6 +692,58 @@ int rs_hit_track(const rs_frame *f, const mprof_render_track *track,
     hit->spans = 1;
   }
   return 1;
+}
+
+/* Lane @p lane of @p lanes: its spans as a track, *idx their SPANS ids. */
+static mprof_render_track lane_track(const rs_lanes *lanes,
+                                     const rs_lane_set *set, uint32_t lane,
+                                     const uint32_t **idx) {
+  size_t a = lanes->first + set->lane_first[lanes->lane_at + lane];
+  size_t b = lanes->first + set->lane_first[lanes->lane_at + lane + 1];
+  mprof_render_track t = {set->start + a, set->end + a, b - a};
+  *idx = set->idx + a;
+  return t;
+}
+
+void rs_draw_lanes(rs_canvas *c, const rs_frame *f, const rs_lanes *lanes,
+                   const rs_lane_set *set, int y0, double px,
+                   mprof_render_column *cols, uint32_t *colors) {
+  if (!lanes->lanes)
+    return;
+  uint32_t shown = mprof_render_lanes_shown(lanes->lanes, px);
+  double lane_h = px / shown;
+  for (uint32_t l = 0; l < lanes->lanes; l++) {
+    uint32_t d = l < shown ? l : shown - 1;
+    const uint32_t *idx;
+    mprof_render_track t = lane_track(lanes, set, l, &idx);
+    rs_track_colors(f, &t, idx, (size_t)c->w, cols, colors);
+    int ly0 = y0 + (int)floor(d * lane_h);
+    int ly1 = y0 + (int)floor((d + 1) * lane_h);
+    if (ly1 - ly0 >= 4)
+      ly1--; /* a gap between sub-lanes */
+    rs_canvas_columns(c, colors, ly0, ly1 > ly0 ? ly1 : ly0 + 1);
+  }
+}
+
+int rs_hit_lanes(const rs_frame *f, const rs_lanes *lanes,
+                 const rs_lane_set *set, double px, double inside, double x,
+                 mprof_render_hit *hit) {
+  if (!lanes->lanes)
+    return 0;
+  uint32_t shown = mprof_render_lanes_shown(lanes->lanes, px);
+  double lane_h = px / shown;
+  uint32_t d = (uint32_t)fmax(0, floor(inside / lane_h));
+  if (d >= shown)
+    d = shown - 1;
+  /* The last lane shown holds those that do not fit. */
+  uint32_t to = d + 1 == shown ? lanes->lanes : d + 1;
+  for (uint32_t lane = d; lane < to; lane++) {
+    const uint32_t *idx;
+    mprof_render_track t = lane_track(lanes, set, lane, &idx);
+    if (rs_hit_track(f, &t, idx, x, hit))
+      return 1;
+  }
+  return 0;
 }
 
 /* ---- rows and layout -------------------------------------------------- */

@@ -116,19 +116,17 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
     uint32_t *colors = (uint32_t *)malloc(columns * sizeof *colors);
     int grid[64];
     size_t grid_count = mprof_render__tick_xs(&f.map, f.origin, grid, 64);
+    rs_lane_set lanes = {lv->lane_first, lv->idx, lv->start, lv->end};
     for (size_t s = first; cols && colors && s < last; s++) {
       const rs_activity_row *r = &lv->rows[s];
       double y = -view->scroll_y + (double)s * unit;
       int y0 = (int)floor(y), y1 = (int)floor(y + unit);
       uint32_t tint = rs_gpu_tint(r->gpu, (uint32_t)s);
       rs_canvas_fill(&c, 0, c.w, y0, y1, tint);
-      for (size_t i = 0; i < grid_count; i++)
-        rs_canvas_fill(&c, grid[i] - (int)l->left, grid[i] - (int)l->left + 1,
-                       y0, y1, rd_darken(tint, 0.06));
+      rs_canvas_grid(&c, grid, grid_count, (int)l->left, y0, y1,
+                     rd_darken(tint, 0.06));
       double row_px = y1 - y0 - (unit >= 5 ? 1 : 0);
-      uint32_t shown = mprof_render_lanes_shown(r->lanes.lanes, row_px);
-      double lane_h = shown ? row_px / shown : row_px;
-      if (shown < r->lanes.lanes) {
+      if (mprof_render_lanes_shown(r->lanes.lanes, row_px) < r->lanes.lanes) {
         /* Sub-lanes too thin: one bar for the row, whatever covers each
          * pixel, as Mega does for an SM. */
         mprof_render_track t = {lv->all_start + r->first,
@@ -138,18 +136,7 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
                           y0 + (int)row_px > y0 ? y0 + (int)row_px : y0 + 1);
         continue;
       }
-      for (uint32_t lane = 0; lane < r->lanes.lanes; lane++) {
-        uint32_t d = lane < shown ? lane : shown - 1;
-        mprof_render_track t =
-            rs_lane_track(&r->lanes, lv->lane_first, lv->start, lv->end, lane);
-        size_t at = r->lanes.first + lv->lane_first[r->lanes.lane_at + lane];
-        rs_track_colors(&f, &t, lv->idx + at, columns, cols, colors);
-        int ly0 = y0 + (int)floor(d * lane_h);
-        int ly1 = y0 + (int)floor((d + 1) * lane_h);
-        if (ly1 - ly0 >= 4)
-          ly1--;
-        rs_canvas_columns(&c, colors, ly0, ly1 > ly0 ? ly1 : ly0 + 1);
-      }
+      rs_draw_lanes(&c, &f, &r->lanes, &lanes, y0, row_px, cols, colors);
     }
     free(cols);
     free(colors);
@@ -203,16 +190,6 @@ void mprof_render__hit_activity(const mprof_render_model *m,
     rs_hit_track(&f, &t, lv->all_idx + r->first, x, hit);
     return;
   }
-  double lane_h = row_px / shown;
-  uint32_t d = (uint32_t)fmax(0, floor(inside / lane_h));
-  if (d >= shown)
-    d = shown - 1;
-  uint32_t to = d + 1 == shown ? r->lanes.lanes : d + 1;
-  for (uint32_t lane = d; lane < to; lane++) {
-    mprof_render_track t =
-        rs_lane_track(&r->lanes, lv->lane_first, lv->start, lv->end, lane);
-    size_t at = r->lanes.first + lv->lane_first[r->lanes.lane_at + lane];
-    if (rs_hit_track(&f, &t, lv->idx + at, x, hit))
-      return;
-  }
+  rs_lane_set lanes = {lv->lane_first, lv->idx, lv->start, lv->end};
+  rs_hit_lanes(&f, &r->lanes, &lanes, row_px, inside, x, hit);
 }

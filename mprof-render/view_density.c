@@ -115,25 +115,6 @@ static double measured_load(const mprof_render_model *m, const rs_group *g,
   return t1 > t0 ? sum / (double)(t1 - t0) : 0;
 }
 
-typedef struct density_rows {
-  size_t count;
-  rs_psm *psm; /* projected */
-} density_rows;
-
-static void labels(cairo_t *cr, const rs_frame *f, double band, size_t first,
-                   size_t last, const rs_psm *psm, size_t count) {
-  rs_gutter_begin(cr, f);
-  uint32_t gpus = rs_frame_gpus(f, psm, count);
-  for (size_t s = first; s < last; s++) {
-    uint32_t gpu, sm;
-    rs_frame_sm(f, psm, s, &gpu, &sm);
-    char text[64];
-    rs_sm_label(text, sizeof text, gpus, gpu, sm);
-    rs_gutter_label(cr, f, s, band, 1, gpu, text, f->layout.left - 20);
-  }
-  cairo_restore(cr);
-}
-
 static void legend(cairo_t *cr, const rs_frame *f, double width) {
   double w = fmin(220, width * 0.25), x = width - w - 70, y = 29;
   for (int i = 0; i < (int)w; i++)
@@ -177,16 +158,9 @@ void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
         if (psm && psm[s].kernel != current) {
           current = psm[s].kernel;
           rs_projection_init(&p, m, current);
-          for (int b = 0; b < cells; b++) {
-            launch_at[b] = -1;
-            int64_t t = edge[b] + (edge[b + 1] - edge[b]) / 2;
-            if (!p.track)
-              continue;
-            size_t i =
-                rs_first_ending_after(p.track->max_end, 0, p.track->count, t);
-            if (i < p.track->count && p.track->start[i] <= t)
-              launch_at[b] = p.track->idx[i];
-          }
+          for (int b = 0; b < cells; b++)
+            launch_at[b] =
+                rs_projected_launch(&p, edge[b] + (edge[b + 1] - edge[b]) / 2);
         }
         size_t cursor = 0;
         for (int b = 0; b < cells; b++) {
@@ -217,7 +191,8 @@ void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
     rs_canvas_paint(cr, &c, l->left, l->top);
     rs_canvas_free(&c);
   }
-  labels(cr, &f, band, first, last, psm, count);
+  rs_sm_gutter(cr, &f, band, first, last, psm, count, l->left - 20);
+  cairo_restore(cr);
   mprof_render__span_header(cr, m, view, MPROF_RENDER_DENSITY, width, 1);
   legend(cr, &f, width);
   mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,
@@ -255,32 +230,6 @@ void mprof_render__hit_density(const mprof_render_model *m,
         1000.0 * measured_load(m, f.group, s, hit->t0, hit->t1));
     return;
   }
-  rs_psm *psm = rs_frame_psms(&f, &count);
-  if (!psm)
-    return;
-  hit->device = psm[s].device;
-  hit->sm = psm[s].sm;
-  hit->kernel = psm[s].kernel;
-  hit->kind = x < l->left ? MPROF_HIT_LABEL : MPROF_HIT_PROJECTED;
-  if (x >= l->left) {
-    rs_projection p;
-    rs_projection_init(&p, m, psm[s].kernel);
-    int64_t t = hit->t0 + (hit->t1 - hit->t0) / 2;
-    hit->value = 0;
-    if (p.track) {
-      size_t i = rs_first_ending_after(p.track->max_end, 0, p.track->count, t);
-      if (i < p.track->count && p.track->start[i] <= t) {
-        uint32_t wave = 0, waves = 0;
-        uint32_t blocks =
-            rs_projected_blocks(&p, m, p.track->idx[i], psm[s].sm,
-                                psm[s].sm_count, t, &wave, &waves);
-        hit->launch = p.track->idx[i];
-        hit->first = wave;
-        hit->last = waves;
-        hit->spans = blocks;
-        hit->value = rs_projected_occupancy(&p, blocks);
-      }
-    }
-  }
-  free(psm);
+  rs_hit_projected(&f, s, x, hit->t0 + (hit->t1 - hit->t0) / 2,
+                   MPROF_HIT_PROJECTED, hit);
 }

@@ -92,12 +92,6 @@ static const char *row_title(int row, int projected) {
 /* ---- drawing --------------------------------------------------------------
  */
 
-static void grid_columns(rs_canvas *c, const int *xs, size_t n, int left,
-                         int y0, int y1, uint32_t rgb) {
-  for (size_t i = 0; i < n; i++)
-    rs_canvas_fill(c, xs[i] - left, xs[i] - left + 1, y0, y1, rgb);
-}
-
 static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
                           int detailed, size_t first, size_t last,
                           const int *grid, size_t grid_count) {
@@ -115,13 +109,14 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
   band_layout_init(&bl, g, band);
   double y_base = -f->view->scroll_y;
   int left = (int)f->layout.left;
+  rs_lane_set rows = {g->lane_first, g->row_idx, g->row_start, g->row_end};
   for (size_t s = first; s < last; s++) {
     const rs_sm *sm = &g->sms[s];
     double y = y_base + (double)s * band;
     int y0 = (int)floor(y), y1 = (int)floor(y + band);
     uint32_t tint = rs_gpu_tint(sm->gpu, sm->sm);
     rs_canvas_fill(c, 0, c->w, y0, y1, tint);
-    grid_columns(c, grid, grid_count, left, y0, y1, rd_darken(tint, 0.06));
+    rs_canvas_grid(c, grid, grid_count, left, y0, y1, rd_darken(tint, 0.06));
     if (!detailed) {
       mprof_render_track t = {g->all_start + sm->first,
                               g->all_max_end + sm->first, sm->count};
@@ -131,28 +126,12 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
       continue;
     }
     for (size_t r = 0; r < bl.count; r++) {
-      const rs_lanes *lanes = &sm->rows[bl.rows[r]];
       int ry0 = (int)floor(y + band_row_top(&bl, r));
       int ry1 = (int)floor(y + band_row_end(&bl, r));
       if (bl.rows[r] == RS_SEPARATOR)
         rs_canvas_fill(c, 0, c->w, ry0, ry1, rd_darken(tint, 0.12));
-      if (!lanes->lanes)
-        continue;
-      double row_px = ry1 - ry0;
-      uint32_t shown = mprof_render_lanes_shown(lanes->lanes, row_px - 1);
-      double lane_h = (row_px - 1) / shown;
-      for (uint32_t l = 0; l < lanes->lanes; l++) {
-        uint32_t d = l < shown ? l : shown - 1;
-        mprof_render_track t =
-            rs_lane_track(lanes, g->lane_first, g->row_start, g->row_end, l);
-        size_t at = lanes->first + g->lane_first[lanes->lane_at + l];
-        rs_track_colors(f, &t, g->row_idx + at, columns, cols, colors);
-        int ly0 = ry0 + (int)floor(d * lane_h);
-        int ly1 = ry0 + (int)floor((d + 1) * lane_h);
-        if (ly1 - ly0 >= 4)
-          ly1--; /* a gap between sub-lanes */
-        rs_canvas_columns(c, colors, ly0, ly1 > ly0 ? ly1 : ly0 + 1);
-      }
+      rs_draw_lanes(c, f, &sm->rows[bl.rows[r]], &rows, ry0, ry1 - ry0 - 1,
+                    cols, colors);
     }
   }
   free(cols);
@@ -216,7 +195,7 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
     int y0 = (int)floor(y), y1 = (int)floor(y + band);
     uint32_t tint = rs_gpu_tint(sm->gpu, sm->sm);
     rs_canvas_fill(c, 0, c->w, y0, y1, tint);
-    grid_columns(c, grid, grid_count, left, y0, y1, rd_darken(tint, 0.06));
+    rs_canvas_grid(c, grid, grid_count, left, y0, y1, rd_darken(tint, 0.06));
     /* Occupancy per column. */
     for (size_t x = 0; x < columns; x++) {
       uint32_t blocks = rs_wave_blocks(&waves[x], p.blocks_per_sm, sm->sm);
@@ -276,20 +255,12 @@ static void draw_labels(cairo_t *cr, const rs_frame *f, double band,
                         int detailed, size_t first, size_t last,
                         const rs_psm *psm, size_t count) {
   const mprof_render_layout *l = &f->layout;
-  rs_gutter_begin(cr, f);
+  rs_sm_gutter(cr, f, band, first, last, psm, count, 70);
   band_layout bl;
   band_layout_init(&bl, f->group, band);
-  uint32_t gpu_count = rs_frame_gpus(f, psm, count);
-  for (size_t s = first; s < last; s++) {
-    uint32_t gpu, sm;
-    rs_frame_sm(f, psm, s, &gpu, &sm);
-    char text[64];
-    rs_sm_label(text, sizeof text, gpu_count, gpu, sm);
-    if (!rs_gutter_label(cr, f, s, band, 1, gpu, text, 70))
-      continue;
+  /* Tall enough for row titles is tall enough for every SM's label. */
+  for (size_t s = first; detailed && bl.unit >= 9 && s < last; s++) {
     double y = l->top - f->view->scroll_y + (double)s * band;
-    if (!detailed || bl.unit < 9)
-      continue;
     rd_rgb(cr, RD_TEXT_DIM);
     rd_font(cr, fmin(10, bl.unit * row_units[RS_CONSUMER] - 2), 0, 0);
     for (size_t r = 0; r < bl.count; r++) {
@@ -364,7 +335,7 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
   if (rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
     int grid[64];
     size_t grid_count = mprof_render__tick_xs(&f.map, f.origin, grid, 64);
-    grid_columns(&c, grid, grid_count, (int)l->left, 0, c.h, 0xe3e5ea);
+    rs_canvas_grid(&c, grid, grid_count, (int)l->left, 0, c.h, 0xe3e5ea);
     if (f.group)
       draw_measured(&c, &f, band, detailed, first, last, grid, grid_count);
     else
@@ -436,35 +407,7 @@ void mprof_render__hit_mega(const mprof_render_model *m,
                                     : MPROF_ROLE_OTHER;
   hit->t0 = hit->t1 = hit->time_ns;
   if (f.projected) {
-    size_t sm_count;
-    rs_psm *psm = rs_frame_psms(&f, &sm_count);
-    if (!psm)
-      return;
-    hit->device = psm[s].device;
-    hit->sm = psm[s].sm;
-    hit->kernel = psm[s].kernel;
-    hit->kind = x < l->left ? MPROF_HIT_LABEL : MPROF_HIT_SM;
-    if (x >= l->left) {
-      rs_projection p;
-      rs_projection_init(&p, m, psm[s].kernel);
-      if (p.track) {
-        size_t i = rs_first_ending_after(p.track->max_end, 0, p.track->count,
-                                         hit->time_ns);
-        if (i < p.track->count && p.track->start[i] <= hit->time_ns) {
-          uint32_t wave = 0, waves = 0;
-          uint32_t blocks =
-              rs_projected_blocks(&p, m, p.track->idx[i], psm[s].sm,
-                                  psm[s].sm_count, hit->time_ns, &wave, &waves);
-          hit->launch = p.track->idx[i];
-          hit->first = wave;
-          hit->last = waves;
-          hit->value = rs_projected_occupancy(&p, blocks);
-          hit->spans = blocks;
-          hit->kind = MPROF_HIT_PROJECTED;
-        }
-      }
-    }
-    free(psm);
+    rs_hit_projected(&f, s, x, hit->time_ns, MPROF_HIT_SM, hit);
     return;
   }
   const rs_group *g = f.group;
@@ -483,20 +426,6 @@ void mprof_render__hit_mega(const mprof_render_model *m,
   }
   if (row < 0)
     return;
-  const rs_lanes *lanes = &sm->rows[row];
-  if (!lanes->lanes)
-    return;
-  uint32_t shown = mprof_render_lanes_shown(lanes->lanes, row_px - 1);
-  double lane_h = (row_px - 1) / shown;
-  uint32_t d = (uint32_t)fmax(0, floor((in_band - row_y) / lane_h));
-  if (d >= shown)
-    d = shown - 1;
-  uint32_t to = d + 1 == shown ? lanes->lanes : d + 1;
-  for (uint32_t lane = d; lane < to; lane++) {
-    mprof_render_track t =
-        rs_lane_track(lanes, g->lane_first, g->row_start, g->row_end, lane);
-    size_t at = lanes->first + g->lane_first[lanes->lane_at + lane];
-    if (rs_hit_track(&f, &t, g->row_idx + at, x, hit))
-      return;
-  }
+  rs_lane_set rows = {g->lane_first, g->row_idx, g->row_start, g->row_end};
+  rs_hit_lanes(&f, &sm->rows[row], &rows, row_px - 1, in_band - row_y, x, hit);
 }

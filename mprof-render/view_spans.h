@@ -24,6 +24,10 @@ typedef struct rs_canvas {
 int rs_canvas_init(rs_canvas *c, double width, double height, uint32_t bg);
 void rs_canvas_fill(rs_canvas *c, int x0, int x1, int y0, int y1, uint32_t rgb);
 void rs_canvas_columns(rs_canvas *c, const uint32_t *colors, int y0, int y1);
+/* A one-pixel grid line at each of @p xs (window x, @p left at column 0)
+ * over rows [y0, y1). */
+void rs_canvas_grid(rs_canvas *c, const int *xs, size_t n, int left, int y0,
+                    int y1, uint32_t rgb);
 void rs_canvas_paint(cairo_t *cr, rs_canvas *c, double x, double y);
 void rs_canvas_free(rs_canvas *c);
 void rs_cover_colors(const mprof_render_column *cols, size_t n,
@@ -53,13 +57,6 @@ int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
                    double height);
 size_t rs_frame_sm_count(const rs_frame *f);
-/* How many GPUs the frame's SMs are on, and the GPU (rank) and SM of its
- * row @p s; @p psm is rs_frame_psms()'s for a projected frame. */
-struct rs_psm;
-uint32_t rs_frame_gpus(const rs_frame *f, const struct rs_psm *psm,
-                       size_t count);
-void rs_frame_sm(const rs_frame *f, const struct rs_psm *psm, size_t s,
-                 uint32_t *gpu, uint32_t *sm);
 /* The row labels on the left of a span view: rs_gutter_begin() paints the
  * gutter and clips to it (the caller restores the context); then per row,
  * rs_gutter_label() draws its GPU's colour chip (when @p chip) and
@@ -72,6 +69,12 @@ int rs_gutter_label(cairo_t *cr, const rs_frame *f, size_t row, double unit,
  * caller's to free. *count is rs_frame_sm_count(). */
 struct rs_psm;
 struct rs_psm *rs_frame_psms(const rs_frame *f, size_t *count);
+/* The gutter with the labels of SM rows [first, last), @p band px each
+ * (@p psm: rs_frame_psms()'s for a projected frame), clipped to the
+ * gutter until the caller restores @p cr. */
+void rs_sm_gutter(cairo_t *cr, const rs_frame *f, double band, size_t first,
+                  size_t last, const struct rs_psm *psm, size_t count,
+                  double max_width);
 /* Of @p count rows @p unit px tall, those [*first, returned) that show in
  * @p rows_px px scrolled by @p scroll_y. */
 size_t rs_visible_rows(double scroll_y, double rows_px, double unit,
@@ -92,6 +95,26 @@ void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
                      mprof_render_column *cols, uint32_t *colors);
 int rs_hit_track(const rs_frame *f, const mprof_render_track *track,
                  const uint32_t *idx, double x, mprof_render_hit *hit);
+
+/* Where the sub-lanes of rs_lanes rows live: per lane offsets, and the
+ * spans' SPANS ids, starts and ends (Mega's rows, an Activity level). */
+typedef struct rs_lane_set {
+  const size_t *lane_first;
+  const uint32_t *idx;
+  const int64_t *start, *end;
+} rs_lane_set;
+
+/* The sub-lanes of @p lanes in a row @p px tall from canvas row @p y0,
+ * each its share of the height; those that do not fit drawn into the
+ * last one shown. @p cols and @p colors hold a canvas row. */
+void rs_draw_lanes(rs_canvas *c, const rs_frame *f, const rs_lanes *lanes,
+                   const rs_lane_set *set, int y0, double px,
+                   mprof_render_column *cols, uint32_t *colors);
+/* The span under @p x in those lanes, @p inside px below the row's top:
+ * fills @p hit as rs_hit_track(); 1 if found. */
+int rs_hit_lanes(const rs_frame *f, const rs_lanes *lanes,
+                 const rs_lane_set *set, double px, double inside, double x,
+                 mprof_render_hit *hit);
 size_t rs_first_ending_after(const int64_t *max_end, size_t lo, size_t n,
                              int64_t t);
 
@@ -101,9 +124,6 @@ struct rs_psm {
   uint32_t device, gpu, sm, sm_count;
   int kernel; /* the kernel of that name on that device */
 };
-
-size_t rs_projected_sms(const mprof_render_model *m, int kernel, rs_psm *out,
-                        size_t max);
 
 /* A kernel's projection: blocks per SM and the stall mix. */
 typedef struct rs_projection {
@@ -121,6 +141,13 @@ uint32_t rs_projected_blocks(const rs_projection *p,
                              uint32_t sm, uint32_t sm_count, int64_t t,
                              uint32_t *wave, uint32_t *waves);
 double rs_projected_occupancy(const rs_projection *p, uint32_t blocks);
+/* The launch of the projection's kernel that runs at @p t, or -1. */
+int64_t rs_projected_launch(const rs_projection *p, int64_t t);
+/* Row @p s of a projected frame under (@p x, time @p t): its device, SM
+ * and kernel, LABEL left of the rows, else @p kind, or PROJECTED with the
+ * launch, wave, blocks and occupancy when a launch runs at @p t. */
+void rs_hit_projected(const rs_frame *f, size_t s, double x, int64_t t,
+                      int kind, mprof_render_hit *hit);
 
 /* The wave under one pixel column, for every SM at once: all SMs hold
  * blocks_per_sm blocks (full), or the last wave's `each` plus one for the
