@@ -26,6 +26,14 @@ int mprof_render_tab_is_timeline(int tab) {
   return tab == MPROF_RENDER_TRACE || mprof_render_tab_is_span(tab);
 }
 
+/* The index of @p key (any case) among @p count @p keys, or -1. */
+static int parse_key(const char *const *keys, int count, const char *key) {
+  for (int i = 0; key && i < count; i++)
+    if (strcasecmp(key, keys[i]) == 0)
+      return i;
+  return -1;
+}
+
 static const char *const rows_keys[MPROF_ACTIVITY_ROWS_COUNT] = {"sm", "block",
                                                                  "warp"};
 static const char *const depth_keys[MPROF_ACTIVITY_DEPTH_COUNT] = {
@@ -36,10 +44,7 @@ const char *mprof_render_activity_rows_key(int rows) {
 }
 
 int mprof_render_activity_rows_parse(const char *key) {
-  for (int i = 0; key && i < MPROF_ACTIVITY_ROWS_COUNT; i++)
-    if (strcasecmp(key, rows_keys[i]) == 0)
-      return i;
-  return -1;
+  return parse_key(rows_keys, MPROF_ACTIVITY_ROWS_COUNT, key);
 }
 
 const char *mprof_render_activity_depth_key(int depth) {
@@ -48,10 +53,7 @@ const char *mprof_render_activity_depth_key(int depth) {
 }
 
 int mprof_render_activity_depth_parse(const char *key) {
-  for (int i = 0; key && i < MPROF_ACTIVITY_DEPTH_COUNT; i++)
-    if (strcasecmp(key, depth_keys[i]) == 0)
-      return i;
-  return -1;
+  return parse_key(depth_keys, MPROF_ACTIVITY_DEPTH_COUNT, key);
 }
 
 const char *mprof_render_tab_key(int tab) {
@@ -63,10 +65,7 @@ const char *mprof_render_tab_title(int tab) {
 }
 
 int mprof_render_tab_parse(const char *key) {
-  for (int i = 0; key && i < MPROF_RENDER_TAB_COUNT; i++)
-    if (strcasecmp(key, tab_keys[i]) == 0)
-      return i;
-  return -1;
+  return parse_key(tab_keys, MPROF_RENDER_TAB_COUNT, key);
 }
 
 /* ---- instruction categories ---------------------------------------------

@@ -108,26 +108,34 @@ static int by_memop_start(const void *a, const void *b) {
   return 0;
 }
 
+/* The next row, of @p kind on @p device, labelled @p label (copied). */
+static mprof_render_row *add_row(mprof_render_model *m,
+                                 mprof_render_row_kind kind, uint32_t device,
+                                 const char *label) {
+  mprof_render_row *r = &m->rows[m->row_count];
+  r->kind = kind;
+  r->device = device;
+  m->row_labels[m->row_count] = strdup(label);
+  r->label = m->row_labels[m->row_count++];
+  return r;
+}
+
 /* The next row: one depth of host thread @p thread's NVTX ranges or CUDA
  * API calls (@p run), labelled @p name at depth 0 and @p deeper (a format
  * taking the level) below. */
 static void run_row(mprof_render_model *m, mprof_render_row_kind kind,
                     uint32_t thread, const rs_range_run *run, const char *name,
                     const char *deeper) {
-  mprof_render_row *r = &m->rows[m->row_count];
-  r->kind = kind;
-  r->device = MPROF_INDEX_NONE;
-  r->thread_id = thread;
-  r->depth = run->depth;
-  r->first = run->first;
-  r->count = run->count;
   char label[64];
   if (run->depth)
     snprintf(label, sizeof label, deeper, run->depth + 1);
   else
     snprintf(label, sizeof label, "%s", name);
-  m->row_labels[m->row_count] = strdup(label);
-  r->label = m->row_labels[m->row_count++];
+  mprof_render_row *r = add_row(m, kind, MPROF_INDEX_NONE, label);
+  r->thread_id = thread;
+  r->depth = run->depth;
+  r->first = run->first;
+  r->count = run->count;
 }
 
 int mprof_render__build_rows(mprof_render_model *m) {
@@ -164,82 +172,63 @@ int mprof_render__build_rows(mprof_render_model *m) {
           by_memop_start);
 
   uint32_t *order = (uint32_t *)malloc((streams ? streams : 1) * sizeof *order);
+  uint32_t *rank = NULL, *by = NULL;
+  rs_range_run *runs = NULL, *calls = NULL;
+  size_t run_count = 0, call_count = 0;
+  host_thread *threads = NULL;
+  int rc = -1;
   if (!order)
-    return mprof_render__oom();
+    goto oom;
   size_t used = 0;
   for (size_t s = 0; s < streams; s++)
     if (mprof_trace_stream_launch_count(m->trace, (uint32_t)s) ||
         m->memop_first[s + 1] > m->memop_first[s])
       order[used++] = (uint32_t)s;
   /* A set's devices by host, then process (each process has its own). */
-  uint32_t *rank = NULL;
   if (mprof_trace_process_count(m->trace) > 1 && devices) {
-    uint32_t *by = (uint32_t *)malloc(devices * sizeof *by);
+    by = (uint32_t *)malloc(devices * sizeof *by);
     rank = (uint32_t *)malloc(devices * sizeof *rank);
-    if (!by || !rank) {
-      free(by);
-      free(rank);
-      free(order);
-      return mprof_render__oom();
-    }
+    if (!by || !rank)
+      goto oom;
     for (size_t d = 0; d < devices; d++)
       by[d] = (uint32_t)d;
     sort_trace = m->trace;
     qsort(by, devices, sizeof *by, by_host_process);
     for (size_t d = 0; d < devices; d++)
       rank[by[d]] = (uint32_t)d;
-    free(by);
   }
   sort_streams = st;
   sort_device_rank = rank;
   sort_device_count = devices;
   qsort(order, used, sizeof *order, by_stream);
   sort_device_rank = NULL;
-  free(rank);
-  rs_range_run *runs = NULL, *calls = NULL;
-  size_t run_count = 0, call_count = 0;
   size_t apis;
   mprof_trace_api_calls(m->trace, &apis);
   m->api_row = (uint32_t *)malloc((apis ? apis : 1) * sizeof(uint32_t));
   m->stream_row =
       (uint32_t *)malloc((streams ? streams : 1) * sizeof(uint32_t));
-  if (!m->api_row || !m->stream_row) {
-    free(order);
-    return mprof_render__oom();
-  }
+  if (!m->api_row || !m->stream_row)
+    goto oom;
   for (size_t s = 0; s < streams; s++)
     m->stream_row[s] = MPROF_INDEX_NONE;
   if (mprof_render__build_ranges(m, &runs, &run_count) ||
       mprof_render__build_api(m, &calls, &call_count) ||
-      mprof_render__build_counters(m)) {
-    free(order);
-    free(runs);
-    free(calls);
-    return -1;
-  }
+      mprof_render__build_counters(m))
+    goto done;
   size_t cap = 2 * used + 2 * (run_count + call_count) +
                devices * (RS_TRACK_COUNTERS + 1) + 1;
   m->rows = (mprof_render_row *)calloc(cap, sizeof *m->rows);
   m->row_labels = (char **)calloc(cap, sizeof(char *));
-  if (!m->rows || !m->row_labels) {
-    free(order);
-    free(runs);
-    free(calls);
-    return mprof_render__oom();
-  }
+  if (!m->rows || !m->row_labels)
+    goto oom;
   char label[256];
   /* Host threads: a band each, then a row per nesting level of NVTX
    * ranges, then its CUDA API calls (a row per level where they nest); by
    * id, and in a set by host and process first, like the GPUs. */
   size_t thread_count = 0;
-  host_thread *threads =
-      (host_thread *)calloc(run_count + call_count + 1, sizeof *threads);
-  if (!threads) {
-    free(order);
-    free(runs);
-    free(calls);
-    return mprof_render__oom();
-  }
+  threads = (host_thread *)calloc(run_count + call_count + 1, sizeof *threads);
+  if (!threads)
+    goto oom;
   for (size_t ri = 0, ci = 0; ri < run_count || ci < call_count;) {
     uint32_t thread = ri < run_count ? runs[ri].thread_id : UINT32_MAX;
     if (ci < call_count && (ri >= run_count || calls[ci].thread_id < thread))
@@ -275,15 +264,11 @@ int mprof_render__build_rows(mprof_render_model *m) {
   }
   for (size_t t = 0; t < thread_count; t++) {
     const host_thread *h = &threads[t];
-    mprof_render_row *r = &m->rows[m->row_count];
-    r->kind = MPROF_ROW_THREAD;
-    r->device = MPROF_INDEX_NONE;
-    r->thread_id = h->thread_id;
     int n = snprintf(label, sizeof label, "Thread %u", h->thread_id);
     if (n > 0 && (size_t)n < sizeof label)
       process_suffix(label + n, sizeof label - (size_t)n, m->trace, h->process);
-    m->row_labels[m->row_count] = strdup(label);
-    r->label = m->row_labels[m->row_count++];
+    add_row(m, MPROF_ROW_THREAD, MPROF_INDEX_NONE, label)->thread_id =
+        h->thread_id;
     for (size_t ri = h->run_first; ri < h->run_end; ri++)
       run_row(m, MPROF_ROW_RANGES, h->thread_id, &runs[ri], "NVTX",
               "NVTX \u00b7 level %u");
@@ -295,23 +280,16 @@ int mprof_render__build_rows(mprof_render_model *m) {
               "CUDA API \u00b7 %u");
     }
   }
-  free(threads);
-  free(runs);
-  free(calls);
   uint32_t current = MPROF_INDEX_NONE - 1; /* no device yet */
   for (size_t i = 0; i < used; i++) {
     const mprof_stream_record *s = &st[order[i]];
     if (s->device != current) {
       current = s->device;
-      mprof_render_row *r = &m->rows[m->row_count];
-      r->kind = MPROF_ROW_DEVICE;
-      r->device = s->device;
       if (s->device < devices)
         device_label(label, sizeof label, m->trace, dev, s->device);
       else
         snprintf(label, sizeof label, "Unknown device");
-      m->row_labels[m->row_count] = strdup(label);
-      r->label = m->row_labels[m->row_count++];
+      add_row(m, MPROF_ROW_DEVICE, s->device, label);
       /* Its counter tracks, when it was PM-sampled. */
       size_t samples = s->device < devices
                            ? m->pm_first[s->device + 1] - m->pm_first[s->device]
@@ -322,19 +300,15 @@ int mprof_render__build_rows(mprof_render_model *m) {
                                     s->device, rs_track_counters[c]);
         if (column < 0)
           continue;
-        r = &m->rows[m->row_count];
-        r->kind = MPROF_ROW_COUNTER;
-        r->device = s->device;
-        r->counter = rs_track_counters[c];
-        r->column = column;
-        r->first = m->pm_first[s->device];
-        r->count = samples;
         snprintf(label, sizeof label, "%s",
                  mprof_counter_title(rs_track_counters[c]));
         if (label[0] >= 'a' && label[0] <= 'z')
           label[0] = (char)(label[0] - 'a' + 'A');
-        m->row_labels[m->row_count] = strdup(label);
-        r->label = m->row_labels[m->row_count++];
+        mprof_render_row *r = add_row(m, MPROF_ROW_COUNTER, s->device, label);
+        r->counter = rs_track_counters[c];
+        r->column = column;
+        r->first = m->pm_first[s->device];
+        r->count = samples;
       }
     }
     int many_contexts = 0;
@@ -350,19 +324,24 @@ int mprof_render__build_rows(mprof_render_model *m) {
                s->context_id);
     else
       snprintf(label, sizeof label, "stream %u", s->stream_id);
-    mprof_render_row *r = &m->rows[m->row_count];
-    r->kind = MPROF_ROW_STREAM;
-    r->device = s->device;
-    r->stream = order[i];
     m->stream_row[order[i]] = (uint32_t)m->row_count;
-    m->row_labels[m->row_count] = strdup(label);
-    r->label = m->row_labels[m->row_count++];
+    add_row(m, MPROF_ROW_STREAM, s->device, label)->stream = order[i];
   }
-  free(order);
   for (size_t i = 0; i < m->row_count; i++)
     if (!m->row_labels[i])
-      return mprof_render__oom();
-  return 0;
+      goto oom;
+  rc = 0;
+  goto done;
+oom:
+  rc = mprof_render__oom();
+done:
+  free(order);
+  free(by);
+  free(rank);
+  free(runs);
+  free(calls);
+  free(threads);
+  return rc;
 }
 
 uint32_t mprof_render_row_item(const mprof_render_model *m,

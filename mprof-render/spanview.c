@@ -675,17 +675,9 @@ int rs_hit_track(const rs_frame *f, const mprof_render_track *track,
       else
         b = mid;
     }
-    size_t starts_before = a;
-    a = 0;
-    b = track->count;
-    while (a < b) {
-      size_t mid = a + (b - a) / 2;
-      if (track->max_end[mid] <= hit->t0)
-        a = mid + 1;
-      else
-        b = mid;
-    }
-    hit->spans = starts_before > a ? starts_before - a : 1;
+    size_t ended =
+        rs_first_ending_after(track->max_end, 0, track->count, hit->t0);
+    hit->spans = a > ended ? a - ended : 1;
     hit->kind = hit->spans > 1 ? MPROF_HIT_SPANS : MPROF_HIT_SPAN;
   } else {
     hit->kind = MPROF_HIT_SPAN;

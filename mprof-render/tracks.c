@@ -130,11 +130,12 @@ static int lay_out(host_items items, size_t n, uint32_t *order,
 }
 
 /* The intervals of @p n records of @p size bytes whose start, end and
- * thread are at the given offsets, laid out into @p order. */
+ * thread are at the given offsets, laid out into @p order, with the end
+ * of each (never before its start) in that order in @p order_end. */
 static int lay_out_records(const void *records, size_t n, size_t size,
                            size_t start_at, size_t end_at, size_t thread_at,
-                           uint32_t *order, rs_range_run **runs,
-                           size_t *run_count) {
+                           uint32_t *order, int64_t *order_end,
+                           rs_range_run **runs, size_t *run_count) {
   int64_t *start = (int64_t *)malloc((n ? n : 1) * sizeof *start);
   int64_t *end = (int64_t *)malloc((n ? n : 1) * sizeof *end);
   uint32_t *thread = (uint32_t *)malloc((n ? n : 1) * sizeof *thread);
@@ -154,6 +155,8 @@ static int lay_out_records(const void *records, size_t n, size_t size,
   }
   host_items items = {start, end, thread, NULL};
   rc = lay_out(items, n, order, runs, run_count);
+  for (size_t i = 0; !rc && i < n; i++)
+    order_end[i] = end[order[i]];
 done:
   free(start);
   free(end);
@@ -169,14 +172,10 @@ int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
   m->range_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
   if (!m->range_order || !m->range_end)
     return mprof_render__oom();
-  if (lay_out_records(r, n, sizeof *r, offsetof(mprof_range_record, start),
-                      offsetof(mprof_range_record, end),
-                      offsetof(mprof_range_record, thread_id), m->range_order,
-                      runs, run_count))
-    return -1;
-  for (size_t i = 0; i < n; i++)
-    m->range_end[i] = rs_range_end(&r[m->range_order[i]]);
-  return 0;
+  return lay_out_records(r, n, sizeof *r, offsetof(mprof_range_record, start),
+                         offsetof(mprof_range_record, end),
+                         offsetof(mprof_range_record, thread_id),
+                         m->range_order, m->range_end, runs, run_count);
 }
 
 static const uint32_t *sort_keys;
@@ -220,12 +219,8 @@ int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
   if (lay_out_records(c, n, sizeof *c, offsetof(mprof_api_call_record, start),
                       offsetof(mprof_api_call_record, end),
                       offsetof(mprof_api_call_record, thread_id), m->api_order,
-                      runs, run_count))
+                      m->api_end, runs, run_count))
     return -1;
-  for (size_t i = 0; i < n; i++) {
-    const mprof_api_call_record *x = &c[m->api_order[i]];
-    m->api_end[i] = rs_clamp_ns(x->end > x->start ? x->end : x->start);
-  }
   m->api_count = n;
   if (!n)
     return 0; /* no calls: no index of the launches either */

@@ -34,8 +34,7 @@ static void draw_grid(cairo_t *cr, const int *xs, size_t n, double top,
  * however deep the zoom. Where the process started: a line when it is in
  * view, else a pointer at the left edge with how much earlier it was. */
 static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
-                       const mprof_render_timemap *map, double width,
-                       double height) {
+                       const mprof_render_timemap *map, double width) {
   int64_t origin, end;
   mprof_render_model_bounds(model, &origin, &end);
   rd_fill_rect(cr, 0, 0, width, MPROF_RENDER_RULER, RD_PANEL);
@@ -91,7 +90,6 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
     rd_rgb(cr, PROCESS_COLOR);
     rd_text(cr, x + 4, 22, "process start");
   }
-  (void)height;
 }
 
 /* The process start across the rows, when it is in view. */
@@ -304,7 +302,7 @@ void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
   }
   cairo_restore(cr);
 
-  draw_ruler(cr, model, &map, width, height);
+  draw_ruler(cr, model, &map, width);
   /* The selected range on the ruler, with its length. */
   if (view->sel_end_ns > view->sel_start_ns) {
     double x0 = mprof_render_time_to_x(&map, view->sel_start_ns);

@@ -31,8 +31,6 @@
 
 /* The Trace rows that show below the ruler and above @p height, top to
  * bottom: rt_walk_next() steps to the next one (0 when done). */
-/* The Trace rows that show below the ruler and above @p height, top to
- * bottom: rt_walk_next() steps to the next one (0 when done). */
 typedef struct row_walk {
   const mprof_render_model *model;
   const mprof_render_view *view;
