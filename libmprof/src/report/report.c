@@ -4,7 +4,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <math.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,94 +12,78 @@
 
 /* ---- kernel selection --------------------------------------------------- */
 
-int mprof__matcher_init(mprof__matcher *m, const char *pattern, int exact) {
-  memset(m, 0, sizeof *m);
-  if (!pattern || !*pattern)
-    return 0;
-  m->pattern = pattern;
-  if (exact)
-    return 0;
-  regex_t *re = (regex_t *)malloc(sizeof *re);
-  if (!re)
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
-  if (rc) {
-    char why[256];
-    regerror(rc, re, why, sizeof why);
-    free(re);
-    m->pattern = NULL;
-    return mprof__error_set(MPROF_EINVAL,
-                            "--kernel '%s' is neither a kernel name nor a "
-                            "valid regular expression: %s",
-                            pattern, why);
+/* An exact name, or one that matches @p re. */
+static int matches(const char *pattern, const regex_t *re, const char *name) {
+  return re ? regexec(re, name, 0, NULL, 0) == 0 : strcmp(name, pattern) == 0;
+}
+
+int mprof__select(size_t **out, size_t *found, size_t count,
+                  mprof__names_fn names, const void *ctx, const char *pattern) {
+  *out = NULL;
+  *found = 0;
+  int all = !pattern || !*pattern, exact = 0;
+  const char *name, *mangled;
+  for (size_t i = 0; !all && i < count && !exact; i++) {
+    names(ctx, i, &name, &mangled);
+    exact = matches(pattern, NULL, name) || matches(pattern, NULL, mangled);
   }
-  m->regex = 1;
-  m->compiled = re;
+  regex_t compiled, *re = NULL;
+  if (!all && !exact) {
+    int rc = regcomp(&compiled, pattern, REG_EXTENDED | REG_NOSUB);
+    if (rc) {
+      char why[256];
+      regerror(rc, &compiled, why, sizeof why);
+      return mprof__error_set(MPROF_EINVAL,
+                              "--kernel '%s' is neither a kernel name nor a "
+                              "valid regular expression: %s",
+                              pattern, why);
+    }
+    re = &compiled;
+  }
+  size_t *list = (size_t *)malloc((count ? count : 1) * sizeof *list);
+  size_t n = 0;
+  for (size_t i = 0; list && i < count; i++) {
+    names(ctx, i, &name, &mangled);
+    if (all || matches(pattern, re, name) || matches(pattern, re, mangled))
+      list[n++] = i;
+  }
+  if (re)
+    regfree(re);
+  if (!list)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  if (!n && !all) {
+    free(list);
+    return MPROF_ENOTFOUND;
+  }
+  *out = list;
+  *found = n;
   return 0;
 }
 
-int mprof__matcher_test(const mprof__matcher *m, const char *name,
-                        const char *mangled) {
-  if (!m->pattern)
-    return 1;
-  if (!m->regex)
-    return strcmp(name, m->pattern) == 0 || strcmp(mangled, m->pattern) == 0;
-  const regex_t *re = (const regex_t *)m->compiled;
-  return regexec(re, name, 0, NULL, 0) == 0 ||
-         regexec(re, mangled, 0, NULL, 0) == 0;
-}
-
-void mprof__matcher_free(mprof__matcher *m) {
-  if (m->compiled) {
-    regfree((regex_t *)m->compiled);
-    free(m->compiled);
-  }
-  memset(m, 0, sizeof *m);
+static void kernel_names(const void *join, size_t k, const char **name,
+                         const char **mangled) {
+  const mprof_kernel_stats *ks = mprof_join_kernel((const mprof_join *)join, k);
+  *name = ks->name;
+  *mangled = ks->mangled;
 }
 
 int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
                           const char *pattern) {
   size_t n = mprof_join_kernel_count(join);
-  *out = NULL;
-  *count = 0;
-  int exact = 0;
-  for (size_t k = 0; pattern && k < n && !exact; k++) {
-    const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
-    exact = strcmp(ks->mangled, pattern) == 0 || strcmp(ks->name, pattern) == 0;
-  }
-  mprof__matcher m;
-  int rc = mprof__matcher_init(&m, pattern, exact);
-  if (rc)
+  int rc = mprof__select(out, count, n, kernel_names, join, pattern);
+  if (rc != MPROF_ENOTFOUND)
     return rc;
-  size_t *list = (size_t *)malloc((n ? n : 1) * sizeof *list);
-  if (!list) {
-    mprof__matcher_free(&m);
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  }
-  size_t found = 0;
-  for (size_t k = 0; k < n; k++) {
-    const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
-    if (mprof__matcher_test(&m, ks->name, ks->mangled))
-      list[found++] = k;
-  }
-  mprof__matcher_free(&m);
-  if (!found && pattern && *pattern) {
-    const mprof_kernel_stats *top = mprof_join_kernel(join, 0);
-    free(list);
-    if (top)
-      return mprof__error_set(MPROF_ENOTFOUND,
-                              "%s: no kernel matches '%s' (%zu kernels; the "
-                              "dominant one is '%s')",
-                              mprof_trace_path(mprof_join_trace(join)), pattern,
-                              n, top->name);
+  const mprof_kernel_stats *top = mprof_join_kernel(join, 0);
+  if (top)
     return mprof__error_set(MPROF_ENOTFOUND,
-                            "%s: no kernel matches '%s' (the trace has no "
-                            "kernels)",
-                            mprof_trace_path(mprof_join_trace(join)), pattern);
-  }
-  *out = list;
-  *count = found;
-  return 0;
+                            "%s: no kernel matches '%s' (%zu kernels; the "
+                            "dominant one is '%s')",
+                            mprof_trace_path(mprof_join_trace(join)), pattern,
+                            n, top->name);
+  return mprof__error_set(MPROF_ENOTFOUND,
+                          "%s: no kernel matches '%s' (the trace has no "
+                          "kernels)",
+                          mprof_trace_path(mprof_join_trace(join)), pattern);
 }
 
 int mprof__report_options_check(const mprof_report_options *opts) {

@@ -59,30 +59,7 @@ static const char *hot_match_name(uint32_t mode) {
                                      : "none";
 }
 
-static const char *verdict_key(const mprof_kernel_diagnosis *k) {
-  return k && k->verdict_dimension < MPROF_DIM_COUNT_
-             ? mprof_dimension_key(k->verdict_dimension)
-             : "none";
-}
-
-static const mprof_join *side_join(const mprof_diagnosis *d) {
-  return mprof_diagnosis_join(d);
-}
-
-/* ---- fields both formats write ------------------------------------------ */
-
-static void trace_fields(mprof__fields *o, const mprof_diagnosis *d) {
-  const mprof_join *j = side_join(d);
-  const mprof_trace *t = mprof_join_trace(j);
-  size_t launches;
-  mprof_trace_launches(t, &launches);
-  mprof__fields_str(o, "path", mprof_trace_path(t));
-  mprof__fields_u64(o, "launches", launches);
-  mprof__fields_u64(o, "kernels", mprof_join_kernel_count(j));
-  mprof__fields_u64(o, "kernel_time_ns", mprof_join_kernel_time(j));
-  mprof__fields_u64(o, "samples", mprof_join_sample_total(j));
-  mprof__fields_str(o, "sidecar", mprof_join_sidecar(j) ? "present" : "absent");
-}
+/* ---- XML and JSON ------------------------------------------------------- */
 
 /* @p k's measured throughput when its side's trace has PM samples (the
  * diff then shows it as the summary does); NULL otherwise. */
@@ -92,20 +69,6 @@ side_throughput(const mprof_diagnosis *d, const mprof_kernel_diagnosis *k) {
                  mprof_throughput_available(mprof_diagnosis_throughput(d))
              ? k->throughput
              : NULL;
-}
-
-/* One side of a kernel's change; no verdict is "none" in XML, null in
- * JSON. */
-static void side_fields(mprof__fields *o, const mprof_kernel_diagnosis *k) {
-  mprof__fields_u64(o, "launches", k->stats->launches);
-  mprof__fields_num(o, "mean_ns", k->stats->mean_ns, 0);
-  mprof__fields_num(o, "stddev_ns", k->stats->stddev_ns, 0);
-  mprof__fields_u64(o, "median_ns", k->stats->median_ns);
-  mprof__fields_u64(o, "total_ns", k->stats->total_ns);
-  mprof__fields_u64(o, "samples", k->stats->samples);
-  const char *verdict = verdict_key(k);
-  mprof__fields_str(o, "verdict",
-                    o->json && strcmp(verdict, "none") == 0 ? NULL : verdict);
 }
 
 static void reason_fields(mprof__fields *o, const mprof_stall_change *s) {
@@ -138,343 +101,206 @@ static void hot_fields(mprof__fields *o, const mprof_hot_change *h) {
                     h->candidate_share >= 0 ? h->candidate_share : NAN, 4);
 }
 
-/* ---- XML ---------------------------------------------------------------- */
-
-static void xml_trace(FILE *f, const char *element, const mprof_diagnosis *d) {
-  fprintf(f, "  <%s", element);
-  mprof__fields o = {f, 0, 0};
-  trace_fields(&o, d);
-  fputs("/>\n", f);
+/* A signed count: total_delta_ns, delta_ns. */
+static void fields_i64(mprof__fields *o, const char *name, long long value) {
+  char text[24];
+  snprintf(text, sizeof text, "%lld", value);
+  mprof__fields_raw(o, name, text);
 }
 
-static void xml_side(FILE *f, const char *element, const mprof_diagnosis *d,
-                     const mprof_kernel_diagnosis *k) {
-  if (!k)
-    return;
-  fprintf(f, "      <%s", element);
-  mprof__fields o = {f, 0, 0};
-  side_fields(&o, k);
-  const mprof_kernel_throughput *t = side_throughput(d, k);
-  if (!t) {
-    fputs("/>\n", f);
-    return;
-  }
-  fputs(">\n        <throughput", f);
-  mprof__summary_throughput_fields(&o, t);
-  fprintf(f, "/>\n      </%s>\n", element);
+static void trace(mprof__fields *parent, const char *name,
+                  const mprof_diagnosis *d) {
+  const mprof_join *j = mprof_diagnosis_join(d);
+  const mprof_trace *t = mprof_join_trace(j);
+  size_t launches;
+  mprof_trace_launches(t, &launches);
+  mprof__fields o;
+  mprof__fields_open(&o, parent, name, name);
+  mprof__fields_str(&o, "path", mprof_trace_path(t));
+  mprof__fields_u64(&o, "launches", launches);
+  mprof__fields_u64(&o, "kernels", mprof_join_kernel_count(j));
+  mprof__fields_u64(&o, "kernel_time_ns", mprof_join_kernel_time(j));
+  mprof__fields_u64(&o, "samples", mprof_join_sample_total(j));
+  mprof__fields_str(&o, "sidecar",
+                    mprof_join_sidecar(j) ? "present" : "absent");
+  mprof__fields_close(&o);
 }
 
-static void xml_kernel(FILE *f, const diff_view *v,
-                       const mprof_kernel_change *c) {
-  fputs("    <kernel", f);
-  char short_name[256];
-  mprof__xml_attr(f, "name", c->name);
-  mprof__xml_attr(f, "short_name",
-                  mprof_name_short(short_name, sizeof short_name, c->name));
-  mprof__xml_attr(f, "mangled", c->mangled);
-  if (c->device_id != MPROF_INDEX_NONE)
-    mprof__xml_attr_u64(f, "device", c->device_id);
-  mprof__xml_attr(f, "change", mprof_change_name(c->change));
-  mprof__xml_attr(f, "significant", c->significant ? "true" : "false");
-  if (c->base && c->candidate) {
-    mprof__xml_attr_num(f, "mean_change", c->mean_change, 4);
-    if (c->noise >= 0)
-      mprof__xml_attr_num(f, "noise", c->noise, 4);
-    mprof__xml_attr_num(f, "t", c->t, 2);
-    mprof__xml_attr_num(f, "dof", c->dof, 1);
-    mprof__xml_attr_num(f, "p_value", c->p_value, 6);
-  }
-  fprintf(f, " total_delta_ns=\"%lld\"", (long long)c->total_delta_ns);
-  mprof__xml_attr_num(f, "total_change", c->total_change, 4);
-  fputs(">\n      <summary>", f);
-  mprof__xml_escape(f, c->summary);
-  fputs("</summary>\n", f);
-  xml_side(f, "base", v->base, c->base);
-  xml_side(f, "candidate", v->candidate, c->candidate);
-  if (c->base && c->candidate) {
-    size_t shown = stall_shifts_shown(c);
-    fputs("      <stalls", f);
-    mprof__xml_attr(f, "compared", c->stalls_compared ? "true" : "false");
-    mprof__xml_attr_u64(f, "shown", shown);
-    mprof__xml_attr_u64(f, "omitted", c->stall_change_count - shown);
-    fputs(shown ? ">\n" : "/>\n", f);
-    for (size_t i = 0; i < shown; i++) {
-      fputs("        <reason", f);
-      mprof__fields o = {f, 0, 0};
-      reason_fields(&o, &c->stall_changes[i]);
-      fputs("/>\n", f);
-    }
-    if (shown)
-      fputs("      </stalls>\n", f);
-    size_t moved = 0;
-    for (size_t i = 0; i < c->dimension_change_count; i++)
-      moved += (size_t)dimension_moved(&c->dimension_changes[i]);
-    fputs("      <dimensions", f);
-    mprof__xml_attr_u64(f, "changed", moved);
-    fputs(moved ? ">\n" : "/>\n", f);
-    for (size_t i = 0; i < c->dimension_change_count; i++) {
-      const mprof_dimension_change *d = &c->dimension_changes[i];
-      if (!dimension_moved(d))
-        continue;
-      fputs("        <dimension", f);
-      mprof__fields o = {f, 0, 0};
-      dimension_fields(&o, d);
-      fputs("/>\n", f);
-    }
-    if (moved)
-      fputs("      </dimensions>\n", f);
-    size_t hot = hot_shown(v, c);
-    if (c->stalls_compared) {
-      fputs("      <hot-instructions", f);
-      mprof__xml_attr(f, "match", hot_match_name(c->hot_match));
-      mprof__xml_attr_u64(f, "shown", hot);
-      mprof__xml_attr_u64(f, "omitted", c->hot_change_count - hot);
-      fputs(hot ? ">\n" : "/>\n", f);
-      for (size_t i = 0; i < hot; i++) {
-        fputs("        <instruction", f);
-        mprof__fields o = {f, 0, 0};
-        hot_fields(&o, &c->hot_changes[i]);
-        fputs("/>\n", f);
-      }
-      if (hot)
-        fputs("      </hot-instructions>\n", f);
-    }
-  }
-  fputs("    </kernel>\n", f);
-}
-
-static void xml_diff(FILE *f, const diff_view *v) {
-  uint64_t tb, tk;
-  mprof_diff_totals(v->diff, &tb, &tk);
-  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mprof-diff", f);
-  mprof__xml_attr_u64(f, "schema", 1);
-  mprof__xml_attr(f, "mprof_version", MPROF_VERSION_STRING);
-  fputs(">\n", f);
-  xml_trace(f, "base", v->base);
-  xml_trace(f, "candidate", v->candidate);
-  fputs("  <totals", f);
-  mprof__xml_attr_u64(f, "base_ns", tb);
-  mprof__xml_attr_u64(f, "candidate_ns", tk);
-  fprintf(f, " delta_ns=\"%lld\"", (long long)tk - (long long)tb);
-  mprof__xml_attr_num(f, "change", tb ? ((double)tk - (double)tb) / tb : 0, 4);
-  fputs("/>\n", f);
-  if (v->fail_above >= 0) {
-    size_t tripped = mprof_diff_gate(v->diff, v->fail_above);
-    fputs("  <gate", f);
-    mprof__xml_attr_num(f, "fail_above_percent", v->fail_above, 2);
-    mprof__xml_attr(f, "tripped", tripped ? "true" : "false");
-    mprof__xml_attr_u64(f, "kernels", tripped);
-    fputs("/>\n", f);
-  }
-  size_t counts[5] = {0};
-  for (size_t i = 0; i < v->matched; i++)
-    counts[mprof_diff_kernel(v->diff, v->selected[i])->change]++;
-  fputs("  <kernels", f);
-  mprof__xml_attr_u64(f, "matched", v->matched);
-  mprof__xml_attr_u64(f, "shown", v->shown);
-  mprof__xml_attr_u64(f, "omitted", v->matched - v->shown);
-  mprof__xml_attr_u64(f, "slower", counts[MPROF_CHANGE_SLOWER]);
-  mprof__xml_attr_u64(f, "faster", counts[MPROF_CHANGE_FASTER]);
-  mprof__xml_attr_u64(f, "noise", counts[MPROF_CHANGE_NOISE]);
-  mprof__xml_attr_u64(f, "only_base", counts[MPROF_CHANGE_ONLY_BASE]);
-  mprof__xml_attr_u64(f, "only_candidate", counts[MPROF_CHANGE_ONLY_CANDIDATE]);
-  if (v->opts->kernel && *v->opts->kernel)
-    mprof__xml_attr(f, "filter", v->opts->kernel);
-  fputs(v->shown ? ">\n" : "/>\n", f);
-  for (size_t i = 0; i < v->shown; i++)
-    xml_kernel(f, v, mprof_diff_kernel(v->diff, v->selected[i]));
-  if (v->shown)
-    fputs("  </kernels>\n", f);
-  fputs("</mprof-diff>\n", f);
-}
-
-/* ---- JSON --------------------------------------------------------------- */
-
-static void key(FILE *f, const char *k) {
-  mprof__json_string(f, k);
-  fputc(':', f);
-}
-
-static void num(FILE *f, const char *k, double value, int digits,
-                const char *after) {
-  key(f, k);
-  mprof__json_num(f, value, digits);
-  fputs(after, f);
-}
-
-static void str(FILE *f, const char *k, const char *value, const char *after) {
-  key(f, k);
-  mprof__json_string(f, value);
-  fputs(after, f);
-}
-
-static void json_trace(FILE *f, const mprof_diagnosis *d) {
-  fputc('{', f);
-  mprof__fields o = {f, 1, 0};
-  trace_fields(&o, d);
-  fputc('}', f);
-}
-
-static void json_side(FILE *f, const mprof_diagnosis *d,
-                      const mprof_kernel_diagnosis *k) {
+/* One side of a kernel's change, with its measured throughput; null in
+ * JSON (left out in XML) where the kernel did not run. No verdict is
+ * "none" in XML, null in JSON. */
+static void side(mprof__fields *parent, const char *name,
+                 const mprof_diagnosis *d, const mprof_kernel_diagnosis *k) {
   if (!k) {
-    fputs("null", f);
+    mprof__fields_str(parent, name, NULL);
     return;
   }
-  fputc('{', f);
-  mprof__fields o = {f, 1, 0};
-  side_fields(&o, k);
+  mprof__fields o, x;
+  mprof__fields_open(&o, parent, name, name);
+  mprof__fields_u64(&o, "launches", k->stats->launches);
+  mprof__fields_num(&o, "mean_ns", k->stats->mean_ns, 0);
+  mprof__fields_num(&o, "stddev_ns", k->stats->stddev_ns, 0);
+  mprof__fields_u64(&o, "median_ns", k->stats->median_ns);
+  mprof__fields_u64(&o, "total_ns", k->stats->total_ns);
+  mprof__fields_u64(&o, "samples", k->stats->samples);
+  mprof__fields_str(&o, "verdict",
+                    k->verdict_dimension < MPROF_DIM_COUNT_
+                        ? mprof_dimension_key(k->verdict_dimension)
+                    : o.json ? NULL
+                             : "none");
   const mprof_kernel_throughput *t = side_throughput(d, k);
   if (t) {
-    fputs(",\"throughput\":{", f);
-    mprof__fields inner = {f, 1, 0};
-    mprof__summary_throughput_fields(&inner, t);
-    fputc('}', f);
+    mprof__fields_open(&x, &o, "throughput", "throughput");
+    mprof__summary_throughput_fields(&x, t);
+    mprof__fields_close(&x);
   }
-  fputc('}', f);
+  mprof__fields_close(&o);
 }
 
-static void json_kernel(FILE *f, const diff_view *v,
-                        const mprof_kernel_change *c) {
-  int both = c->base && c->candidate;
-  fputc('{', f);
-  char short_name[256];
-  str(f, "name", c->name, ",");
-  str(f, "short_name", mprof_name_short(short_name, sizeof short_name, c->name),
-      ",");
-  str(f, "mangled", c->mangled, ",");
-  key(f, "device");
-  if (c->device_id != MPROF_INDEX_NONE)
-    fprintf(f, "%u,", c->device_id);
-  else
-    fputs("null,", f);
-  str(f, "change", mprof_change_name(c->change), ",");
-  key(f, "significant");
-  fputs(c->significant ? "true," : "false,", f);
-  str(f, "summary", c->summary, ",");
-  num(f, "mean_change", both ? c->mean_change : NAN, 4, ",");
-  num(f, "noise", both && c->noise >= 0 ? c->noise : NAN, 4, ",");
-  num(f, "t", both ? c->t : NAN, 2, ",");
-  num(f, "dof", both && c->dof > 0 ? c->dof : NAN, 1, ",");
-  num(f, "p_value", both ? c->p_value : NAN, 6, ",");
-  key(f, "total_delta_ns");
-  fprintf(f, "%lld,", (long long)c->total_delta_ns);
-  num(f, "total_change", c->total_change, 4, ",");
-  key(f, "base");
-  json_side(f, v->base, c->base);
-  fputc(',', f);
-  key(f, "candidate");
-  json_side(f, v->candidate, c->candidate);
-  fputc(',', f);
-  key(f, "stalls");
-  if (!both) {
-    fputs("null,", f);
-  } else {
-    size_t shown = stall_shifts_shown(c);
-    fputc('{', f);
-    key(f, "compared");
-    fputs(c->stalls_compared ? "true," : "false,", f);
-    num(f, "omitted", (double)(c->stall_change_count - shown), 0, ",");
-    key(f, "reasons");
-    fputc('[', f);
-    for (size_t i = 0; i < shown; i++) {
-      fputc('{', f);
-      mprof__fields o = {f, 1, 0};
-      reason_fields(&o, &c->stall_changes[i]);
-      fputs(i + 1 < shown ? "}," : "}", f);
-    }
-    fputs("]},", f);
+/* The stall shifts, the dimensions that moved and the hot instructions of
+ * a kernel both sides ran. */
+static void shifts(mprof__fields *o, const diff_view *v,
+                   const mprof_kernel_change *c) {
+  size_t shown = stall_shifts_shown(c), moved = 0, hot = hot_shown(v, c);
+  mprof__fields s, list, x;
+  mprof__fields_open(&s, o, "stalls", "stalls");
+  mprof__fields_raw(&s, "compared", c->stalls_compared ? "true" : "false");
+  if (!s.json) /* JSON's reasons array says how many are shown */
+    mprof__fields_u64(&s, "shown", shown);
+  mprof__fields_u64(&s, "omitted", c->stall_change_count - shown);
+  mprof__fields_list(&list, &s, NULL, "reasons");
+  for (size_t i = 0; i < shown; i++) {
+    mprof__fields_open(&x, &list, "reason", NULL);
+    reason_fields(&x, &c->stall_changes[i]);
+    mprof__fields_close(&x);
   }
-  key(f, "dimensions");
-  fputc('[', f);
-  int first = 1;
-  for (size_t i = 0; both && i < c->dimension_change_count; i++) {
-    const mprof_dimension_change *d = &c->dimension_changes[i];
-    if (!dimension_moved(d))
+  mprof__fields_close(&list);
+  mprof__fields_close(&s);
+  for (size_t i = 0; i < c->dimension_change_count; i++)
+    moved += (size_t)dimension_moved(&c->dimension_changes[i]);
+  mprof__fields_list(&list, o, "dimensions", "dimensions");
+  if (!list.json)
+    mprof__fields_u64(&list, "changed", moved);
+  for (size_t i = 0; i < c->dimension_change_count; i++) {
+    if (!dimension_moved(&c->dimension_changes[i]))
       continue;
-    if (!first)
-      fputc(',', f);
-    first = 0;
-    fputc('{', f);
-    mprof__fields o = {f, 1, 0};
-    dimension_fields(&o, d);
-    fputc('}', f);
+    mprof__fields_open(&x, &list, "dimension", NULL);
+    dimension_fields(&x, &c->dimension_changes[i]);
+    mprof__fields_close(&x);
   }
-  fputs("],", f);
-  key(f, "hot");
-  if (!both || !c->stalls_compared) {
-    fputs("null}", f);
+  mprof__fields_close(&list);
+  if (!c->stalls_compared) {
+    mprof__fields_str(o, "hot", NULL);
     return;
   }
-  size_t hot = hot_shown(v, c);
-  fputc('{', f);
-  str(f, "match", hot_match_name(c->hot_match), ",");
-  num(f, "omitted", (double)(c->hot_change_count - hot), 0, ",");
-  key(f, "instructions");
-  fputc('[', f);
+  mprof__fields_open(&s, o, "hot-instructions", "hot");
+  mprof__fields_str(&s, "match", hot_match_name(c->hot_match));
+  if (!s.json)
+    mprof__fields_u64(&s, "shown", hot);
+  mprof__fields_u64(&s, "omitted", c->hot_change_count - hot);
+  mprof__fields_list(&list, &s, NULL, "instructions");
   for (size_t i = 0; i < hot; i++) {
-    fputc('{', f);
-    mprof__fields o = {f, 1, 0};
-    hot_fields(&o, &c->hot_changes[i]);
-    fputs(i + 1 < hot ? "}," : "}", f);
+    mprof__fields_open(&x, &list, "instruction", NULL);
+    hot_fields(&x, &c->hot_changes[i]);
+    mprof__fields_close(&x);
   }
-  fputs("]}}", f);
+  mprof__fields_close(&list);
+  mprof__fields_close(&s);
 }
 
-static void json_diff(FILE *f, const diff_view *v) {
+static void kernel(mprof__fields *parent, const diff_view *v,
+                   const mprof_kernel_change *c) {
+  int both = c->base && c->candidate;
+  char short_name[256];
+  mprof__fields o, x;
+  mprof__fields_open(&o, parent, "kernel", NULL);
+  mprof__fields_str(&o, "name", c->name);
+  mprof__fields_str(&o, "short_name",
+                    mprof_name_short(short_name, sizeof short_name, c->name));
+  mprof__fields_str(&o, "mangled", c->mangled);
+  mprof__fields_num(
+      &o, "device",
+      c->device_id != MPROF_INDEX_NONE ? (double)c->device_id : NAN, 0);
+  mprof__fields_str(&o, "change", mprof_change_name(c->change));
+  mprof__fields_raw(&o, "significant", c->significant ? "true" : "false");
+  if (o.json) /* XML: the <summary> element */
+    mprof__fields_str(&o, "summary", c->summary);
+  mprof__fields_num(&o, "mean_change", both ? c->mean_change : NAN, 4);
+  mprof__fields_num(&o, "noise", both && c->noise >= 0 ? c->noise : NAN, 4);
+  mprof__fields_num(&o, "t", both ? c->t : NAN, 2);
+  /* Without degrees of freedom (one launch a side): 0.0 in XML, null in
+   * JSON. */
+  mprof__fields_num(&o, "dof", both && (c->dof > 0 || !o.json) ? c->dof : NAN,
+                    1);
+  mprof__fields_num(&o, "p_value", both ? c->p_value : NAN, 6);
+  fields_i64(&o, "total_delta_ns", (long long)c->total_delta_ns);
+  mprof__fields_num(&o, "total_change", c->total_change, 4);
+  if (!o.json) {
+    mprof__fields_open(&x, &o, "summary", NULL);
+    mprof__fields_text(&x, NULL, c->summary);
+    mprof__fields_close(&x);
+  }
+  side(&o, "base", v->base, c->base);
+  side(&o, "candidate", v->candidate, c->candidate);
+  if (both) {
+    shifts(&o, v, c);
+  } else if (o.json) {
+    mprof__fields_str(&o, "stalls", NULL);
+    mprof__fields_list(&x, &o, NULL, "dimensions");
+    mprof__fields_close(&x);
+    mprof__fields_str(&o, "hot", NULL);
+  }
+  mprof__fields_close(&o);
+}
+
+static void diff_fields(FILE *f, const diff_view *v, int json) {
   uint64_t tb, tk;
   mprof_diff_totals(v->diff, &tb, &tk);
-  fputc('{', f);
-  str(f, "kind", "mprof-diff", ",");
-  num(f, "schema", 1, 0, ",");
-  str(f, "mprof_version", MPROF_VERSION_STRING, ",");
-  key(f, "base");
-  json_trace(f, v->base);
-  fputc(',', f);
-  key(f, "candidate");
-  json_trace(f, v->candidate);
-  fputc(',', f);
-  key(f, "totals");
-  fputc('{', f);
-  num(f, "base_ns", (double)tb, 0, ",");
-  num(f, "candidate_ns", (double)tk, 0, ",");
-  key(f, "delta_ns");
-  fprintf(f, "%lld,", (long long)tk - (long long)tb);
-  num(f, "change", tb ? ((double)tk - (double)tb) / tb : 0, 4, "},");
-  key(f, "gate");
+  mprof__fields doc, x, list;
+  mprof__fields_document(&doc, f, json, "mprof-diff");
+  if (json)
+    mprof__fields_str(&doc, "kind", "mprof-diff");
+  mprof__fields_u64(&doc, "schema", 1);
+  mprof__fields_str(&doc, "mprof_version", MPROF_VERSION_STRING);
+  trace(&doc, "base", v->base);
+  trace(&doc, "candidate", v->candidate);
+  mprof__fields_open(&x, &doc, "totals", "totals");
+  mprof__fields_u64(&x, "base_ns", tb);
+  mprof__fields_u64(&x, "candidate_ns", tk);
+  fields_i64(&x, "delta_ns", (long long)tk - (long long)tb);
+  mprof__fields_num(&x, "change", tb ? ((double)tk - (double)tb) / tb : 0, 4);
+  mprof__fields_close(&x);
   if (v->fail_above >= 0) {
     size_t tripped = mprof_diff_gate(v->diff, v->fail_above);
-    fputc('{', f);
-    num(f, "fail_above_percent", v->fail_above, 2, ",");
-    key(f, "tripped");
-    fputs(tripped ? "true," : "false,", f);
-    num(f, "kernels", (double)tripped, 0, "},");
+    mprof__fields_open(&x, &doc, "gate", "gate");
+    mprof__fields_num(&x, "fail_above_percent", v->fail_above, 2);
+    mprof__fields_raw(&x, "tripped", tripped ? "true" : "false");
+    mprof__fields_u64(&x, "kernels", tripped);
+    mprof__fields_close(&x);
   } else {
-    fputs("null,", f);
+    mprof__fields_str(&doc, "gate", NULL);
   }
   size_t counts[5] = {0};
   for (size_t i = 0; i < v->matched; i++)
     counts[mprof_diff_kernel(v->diff, v->selected[i])->change]++;
-  key(f, "kernels");
-  fputc('{', f);
-  num(f, "matched", (double)v->matched, 0, ",");
-  num(f, "shown", (double)v->shown, 0, ",");
-  num(f, "omitted", (double)(v->matched - v->shown), 0, ",");
-  num(f, "slower", (double)counts[MPROF_CHANGE_SLOWER], 0, ",");
-  num(f, "faster", (double)counts[MPROF_CHANGE_FASTER], 0, ",");
-  num(f, "noise", (double)counts[MPROF_CHANGE_NOISE], 0, ",");
-  num(f, "only_base", (double)counts[MPROF_CHANGE_ONLY_BASE], 0, ",");
-  num(f, "only_candidate", (double)counts[MPROF_CHANGE_ONLY_CANDIDATE], 0, ",");
-  str(f, "filter", v->opts->kernel && *v->opts->kernel ? v->opts->kernel : NULL,
-      ",");
-  key(f, "items");
-  fputc('[', f);
-  for (size_t i = 0; i < v->shown; i++) {
-    json_kernel(f, v, mprof_diff_kernel(v->diff, v->selected[i]));
-    if (i + 1 < v->shown)
-      fputc(',', f);
-  }
-  fputs("]}}\n", f);
+  mprof__fields_open(&x, &doc, "kernels", "kernels");
+  mprof__fields_u64(&x, "matched", v->matched);
+  mprof__fields_u64(&x, "shown", v->shown);
+  mprof__fields_u64(&x, "omitted", v->matched - v->shown);
+  mprof__fields_u64(&x, "slower", counts[MPROF_CHANGE_SLOWER]);
+  mprof__fields_u64(&x, "faster", counts[MPROF_CHANGE_FASTER]);
+  mprof__fields_u64(&x, "noise", counts[MPROF_CHANGE_NOISE]);
+  mprof__fields_u64(&x, "only_base", counts[MPROF_CHANGE_ONLY_BASE]);
+  mprof__fields_u64(&x, "only_candidate", counts[MPROF_CHANGE_ONLY_CANDIDATE]);
+  mprof__fields_str(&x, "filter",
+                    v->opts->kernel && *v->opts->kernel ? v->opts->kernel
+                                                        : NULL);
+  mprof__fields_list(&list, &x, NULL, "items");
+  for (size_t i = 0; i < v->shown; i++)
+    kernel(&list, v, mprof_diff_kernel(v->diff, v->selected[i]));
+  mprof__fields_close(&list);
+  mprof__fields_close(&x);
+  mprof__fields_close(&doc);
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -526,9 +352,10 @@ static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
   char a[32], b[32];
   mprof_format_duration(a, sizeof a, (double)tb);
   mprof_format_duration(b, sizeof b, (double)tk);
-  fprintf(f, "%smprof diff%s %s -> %s\n", st->bold, st->reset,
-          mprof_trace_path(mprof_join_trace(side_join(v->base))),
-          mprof_trace_path(mprof_join_trace(side_join(v->candidate))));
+  fprintf(
+      f, "%smprof diff%s %s -> %s\n", st->bold, st->reset,
+      mprof_trace_path(mprof_join_trace(mprof_diagnosis_join(v->base))),
+      mprof_trace_path(mprof_join_trace(mprof_diagnosis_join(v->candidate))));
   fprintf(f, "kernel time %s -> %s (%+.1f%%)\n", a, b,
           tb ? 100.0 * ((double)tk - (double)tb) / (double)tb : 0.0);
   if (v->fail_above >= 0) {
@@ -587,6 +414,13 @@ static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
             v->matched - v->shown, st->reset);
 }
 
+static void change_names(const void *diff, size_t i, const char **name,
+                         const char **mangled) {
+  const mprof_kernel_change *c = mprof_diff_kernel((const mprof_diff *)diff, i);
+  *name = c->name;
+  *mangled = c->mangled;
+}
+
 int mprof_diff_write(FILE *out, const mprof_diff *diff,
                      const mprof_report_options *opts,
                      double fail_above_percent) {
@@ -603,45 +437,25 @@ int mprof_diff_write(FILE *out, const mprof_diff *diff,
   v.diff = diff;
   v.opts = opts;
   v.fail_above = fail_above_percent;
-  size_t n = mprof_diff_kernel_count(diff);
   v.base = mprof__diff_base(diff);
   v.candidate = mprof__diff_candidate(diff);
-  int exact = 0;
-  for (size_t i = 0; opts->kernel && i < n && !exact; i++) {
-    const mprof_kernel_change *c = mprof_diff_kernel(diff, i);
-    exact = strcmp(c->name, opts->kernel) == 0 ||
-            strcmp(c->mangled, opts->kernel) == 0;
-  }
-  mprof__matcher m;
-  rc = mprof__matcher_init(&m, opts->kernel, exact);
-  if (rc)
-    return rc;
-  v.selected = (size_t *)malloc((n ? n : 1) * sizeof *v.selected);
-  if (!v.selected) {
-    mprof__matcher_free(&m);
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  }
-  for (size_t i = 0; i < n; i++) {
-    const mprof_kernel_change *c = mprof_diff_kernel(diff, i);
-    if (mprof__matcher_test(&m, c->name, c->mangled))
-      v.selected[v.matched++] = i;
-  }
-  mprof__matcher_free(&m);
-  if (!v.matched && opts->kernel && *opts->kernel) {
-    free(v.selected);
+  rc = mprof__select(&v.selected, &v.matched, mprof_diff_kernel_count(diff),
+                     change_names, diff, opts->kernel);
+  if (rc == MPROF_ENOTFOUND)
     return mprof__error_set(MPROF_ENOTFOUND,
                             "no kernel of either trace matches '%s'",
                             opts->kernel);
-  }
+  if (rc)
+    return rc;
   v.shown = v.matched < opts->max_kernels ? v.matched : opts->max_kernels;
   mprof__style style;
   switch (opts->format) {
-  case MPROF_REPORT_JSON: json_diff(out, &v); break;
+  case MPROF_REPORT_JSON: diff_fields(out, &v, 1); break;
   case MPROF_REPORT_TEXT:
     mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
     text_diff(out, &v, &style);
     break;
-  default: xml_diff(out, &v); break;
+  default: diff_fields(out, &v, 0); break;
   }
   free(v.selected);
   if (fflush(out) != 0 || ferror(out))

@@ -22,27 +22,21 @@
 
 /* ---- selection of kernels for a report ---------------------------------- */
 
-/* A --kernel filter: exact name when some kernel has that name, else a
- * POSIX extended regular expression. */
-typedef struct mprof__matcher {
-  const char *pattern; /* NULL: matches everything */
-  int regex;
-  void *compiled; /* regex_t, when regex */
-} mprof__matcher;
-
-/* @p exact: whether some kernel's name equals @p pattern. MPROF_EINVAL
- * (with the message set) for a bad expression. */
-int mprof__matcher_init(mprof__matcher *m, const char *pattern, int exact);
-int mprof__matcher_test(const mprof__matcher *m, const char *name,
-                        const char *mangled);
-void mprof__matcher_free(mprof__matcher *m);
+/* The display and mangled names of item @p i of @p ctx. */
+typedef void (*mprof__names_fn)(const void *ctx, size_t i, const char **name,
+                                const char **mangled);
 
 /*
- * Which kernels of @p join a report shows: those whose mangled or display
- * name equals @p pattern, else matches it as a POSIX extended regular
- * expression; all when @p pattern is NULL or "". *out (caller frees) gets
- * the kernel indices in join order. MPROF_ENOTFOUND when none matches.
+ * Which of @p count kernels a report shows: those whose mangled or display
+ * name equals @p pattern when one does, else those that match it as a
+ * POSIX extended regular expression; all when @p pattern is NULL or "".
+ * *out (caller frees) gets their indices in order. MPROF_EINVAL (message
+ * set) for a bad expression; MPROF_ENOTFOUND, no message, when none
+ * matches.
  */
+int mprof__select(size_t **out, size_t *found, size_t count,
+                  mprof__names_fn names, const void *ctx, const char *pattern);
+/* The same over the kernels of @p join, with a message when none matches. */
 int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
                           const char *pattern);
 

@@ -18,29 +18,7 @@ typedef struct ranges_view {
   double omitted_share;
 } ranges_view;
 
-/* ---- fields both formats write ------------------------------------------ */
-
-static void trace_fields(mprof__fields *o, const ranges_view *v) {
-  const mprof_range_totals *t = v->totals;
-  mprof__fields_str(o, "path", mprof__range_times_path(v->times));
-  mprof__fields_u64(o, "range_records", t->range_records);
-  mprof__fields_u64(o, "api_calls", t->api_calls);
-  mprof__fields_u64(o, "launches", t->launches);
-  mprof__fields_u64(o, "kernel_time_ns", t->kernel_ns);
-  mprof__fields_u64(o, "in_ranges_launches", t->in_ranges_launches);
-  mprof__fields_u64(o, "in_ranges_ns", t->in_ranges_ns);
-  mprof__fields_u64(o, "outside_launches", t->outside_launches);
-  mprof__fields_u64(o, "outside_ns", t->outside_ns);
-  mprof__fields_u64(o, "unmatched_launches", t->unmatched_launches);
-  mprof__fields_u64(o, "unmatched_ns", t->unmatched_ns);
-}
-
-static void ranges_fields(mprof__fields *o, const ranges_view *v) {
-  mprof__fields_u64(o, "matched", v->count);
-  mprof__fields_u64(o, "shown", v->shown);
-  mprof__fields_u64(o, "omitted", v->count - v->shown);
-  mprof__fields_num(o, "omitted_share", v->omitted_share, 4);
-}
+/* ---- XML and JSON ------------------------------------------------------- */
 
 static void range_fields(mprof__fields *o, size_t rank,
                          const mprof_range_time *r) {
@@ -56,57 +34,50 @@ static void range_fields(mprof__fields *o, size_t rank,
   mprof__fields_u64(o, "host_ns", r->host_ns);
 }
 
-/* ---- XML ---------------------------------------------------------------- */
-
-static void xml_ranges(FILE *f, const ranges_view *v) {
+static void ranges_fields(FILE *f, const ranges_view *v, int json) {
+  const mprof_range_totals *t = v->totals;
   const char *missing = mprof_range_times_missing(v->times);
-  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mprof-ranges", f);
-  mprof__xml_attr_u64(f, "schema", 1);
-  mprof__xml_attr(f, "mprof_version", MPROF_VERSION_STRING);
-  fputs(">\n  <trace", f);
-  mprof__fields o = {f, 0, 0};
-  trace_fields(&o, v);
-  fputs("/>\n", f);
-  if (missing) {
-    fputs("  <note key=\"ranges\">", f);
-    mprof__xml_escape(f, missing);
-    fputs("</note>\n", f);
+  mprof__fields doc, x, items, r;
+  mprof__fields_document(&doc, f, json, "mprof-ranges");
+  mprof__fields_u64(&doc, "schema", 1);
+  mprof__fields_str(&doc, "mprof_version", MPROF_VERSION_STRING);
+  mprof__fields_open(&x, &doc, "trace", "trace");
+  mprof__fields_str(&x, "path", mprof__range_times_path(v->times));
+  mprof__fields_u64(&x, "range_records", t->range_records);
+  mprof__fields_u64(&x, "api_calls", t->api_calls);
+  mprof__fields_u64(&x, "launches", t->launches);
+  mprof__fields_u64(&x, "kernel_time_ns", t->kernel_ns);
+  mprof__fields_u64(&x, "in_ranges_launches", t->in_ranges_launches);
+  mprof__fields_u64(&x, "in_ranges_ns", t->in_ranges_ns);
+  mprof__fields_u64(&x, "outside_launches", t->outside_launches);
+  mprof__fields_u64(&x, "outside_ns", t->outside_ns);
+  mprof__fields_u64(&x, "unmatched_launches", t->unmatched_launches);
+  mprof__fields_u64(&x, "unmatched_ns", t->unmatched_ns);
+  mprof__fields_close(&x);
+  /* Why there are no ranges: a member in JSON (null when there are), a
+   * <note key="ranges"> in XML. */
+  if (json) {
+    mprof__fields_str(&doc, "note", missing);
+  } else if (missing) {
+    mprof__fields_open(&x, &doc, "note", NULL);
+    mprof__fields_str(&x, "key", "ranges");
+    mprof__fields_text(&x, NULL, missing);
+    mprof__fields_close(&x);
   }
-  fputs("  <ranges", f);
-  ranges_fields(&o, v);
-  fputs(v->shown ? ">\n" : "/>\n", f);
+  mprof__fields_open(&x, &doc, "ranges", "ranges");
+  mprof__fields_u64(&x, "matched", v->count);
+  mprof__fields_u64(&x, "shown", v->shown);
+  mprof__fields_u64(&x, "omitted", v->count - v->shown);
+  mprof__fields_num(&x, "omitted_share", v->omitted_share, 4);
+  mprof__fields_list(&items, &x, NULL, "items");
   for (size_t i = 0; i < v->shown; i++) {
-    fputs("    <range", f);
-    range_fields(&o, i + 1, mprof_range_times_get(v->times, i));
-    fputs("/>\n", f);
+    mprof__fields_open(&r, &items, "range", NULL);
+    range_fields(&r, i + 1, mprof_range_times_get(v->times, i));
+    mprof__fields_close(&r);
   }
-  if (v->shown)
-    fputs("  </ranges>\n", f);
-  fputs("</mprof-ranges>\n", f);
-}
-
-/* ---- JSON --------------------------------------------------------------- */
-
-static void json_ranges(FILE *f, const ranges_view *v) {
-  const char *missing = mprof_range_times_missing(v->times);
-  fputs("{\"schema\":1,\"mprof_version\":", f);
-  mprof__json_string(f, MPROF_VERSION_STRING);
-  fputs(",\"trace\":{", f);
-  mprof__fields o = {f, 1, 0};
-  trace_fields(&o, v);
-  fputs("},\"note\":", f);
-  mprof__json_string(f, missing);
-  fputs(",\"ranges\":{", f);
-  mprof__fields r = {f, 1, 0};
-  ranges_fields(&r, v);
-  fputs(",\"items\":[", f);
-  for (size_t i = 0; i < v->shown; i++) {
-    fputs(i ? ",{" : "{", f);
-    mprof__fields item = {f, 1, 0};
-    range_fields(&item, i + 1, mprof_range_times_get(v->times, i));
-    fputc('}', f);
-  }
-  fputs("]}}\n", f);
+  mprof__fields_close(&items);
+  mprof__fields_close(&x);
+  mprof__fields_close(&doc);
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -181,12 +152,12 @@ int mprof_range_times_write(FILE *out, const mprof_range_times *times,
     v.omitted_share += mprof_range_times_get(times, i)->share;
   mprof__style style;
   switch (opts->format) {
-  case MPROF_REPORT_JSON: json_ranges(out, &v); break;
+  case MPROF_REPORT_JSON: ranges_fields(out, &v, 1); break;
   case MPROF_REPORT_TEXT:
     mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
     text_ranges(out, &v, &style);
     break;
-  default: xml_ranges(out, &v); break;
+  default: ranges_fields(out, &v, 0); break;
   }
   if (fflush(out) != 0 || ferror(out))
     return mprof__error_set(MPROF_EIO, "cannot write the ranges: %s",
