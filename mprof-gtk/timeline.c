@@ -1,5 +1,5 @@
 /*
- * mprof-gtk — the timeline widget.
+ * mprof-gtk — the timeline widget, and the pages of the other tabs.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -10,7 +10,8 @@
 struct _MprofGtkTimeline {
   GtkDrawingArea parent_instance;
   MprofGtkViewState *state;
-  int tab; /* Trace, Mega, Density or Activity */
+  int tab;
+  gboolean page; /* Summary, Hotspots, Flame or Raster: no time axis */
   gulong changed_handler;
   GtkAdjustment *hadj, *vadj;
   gboolean syncing; /* updating adjustments from the state */
@@ -36,6 +37,10 @@ static void layout(MprofGtkTimeline *self, mprof_render_layout *out) {
                           mprof_gtk_view_state_get_view(self->state), self->tab,
                           gtk_widget_get_width(GTK_WIDGET(self)),
                           gtk_widget_get_height(GTK_WIDGET(self)), out);
+  if (self->page) { /* the whole height scrolls */
+    out->top = 0;
+    out->bottom = gtk_widget_get_height(GTK_WIDGET(self));
+  }
 }
 
 static double rows_height(MprofGtkTimeline *self) {
@@ -76,7 +81,9 @@ static void sync_adjustments(MprofGtkTimeline *self) {
   if (value < 0)
     value = 0;
   gtk_adjustment_configure(self->vadj, value, 0, fmax(content, page),
-                           self->tab == MPROF_RENDER_TRACE ? v->row_height : 24,
+                           self->tab == MPROF_RENDER_TRACE ? v->row_height
+                           : self->page                    ? 40
+                                                           : 24,
                            page * 0.9, page);
   self->syncing = FALSE;
 }
@@ -99,8 +106,17 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int width, int height,
 static void on_state_changed(MprofGtkViewState *state, guint what,
                              gpointer data) {
   (void)state;
-  (void)what;
   MprofGtkTimeline *self = data;
+  if (self->page && (what & MPROF_GTK_CHANGED_KERNEL)) {
+    /* A new kernel starts at the top of its page. */
+    self->syncing = TRUE;
+    gtk_adjustment_set_value(self->vadj, 0);
+    self->syncing = FALSE;
+  }
+  /* A page shows one kernel, whatever the time range. */
+  if (self->page &&
+      !(what & (MPROF_GTK_CHANGED_KERNEL | MPROF_GTK_CHANGED_SELECTION)))
+    return;
   sync_adjustments(self);
   gtk_widget_queue_draw(GTK_WIDGET(self));
 }
@@ -142,8 +158,11 @@ static void hit_at(MprofGtkTimeline *self, double x, double y,
 void mprof_gtk_timeline_scroll(MprofGtkTimeline *self, double x, double y,
                                double dx, double dy, GdkModifierType state) {
   const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
-  if (self->tab != MPROF_RENDER_TRACE &&
-      (state & (GDK_CONTROL_MASK | GDK_SHIFT_MASK))) {
+  if (self->page) { /* a page scrolls */
+    gtk_adjustment_set_value(self->vadj,
+                             gtk_adjustment_get_value(self->vadj) + dy * 48);
+  } else if (self->tab != MPROF_RENDER_TRACE &&
+             (state & (GDK_CONTROL_MASK | GDK_SHIFT_MASK))) {
     /* SMs (or Activity rows) taller or shorter around the pointer: tall
      * enough, Mega opens each SM into its rows. */
     double pointer = y - rows_top(self);
@@ -252,6 +271,10 @@ static gint64 drag_time(MprofGtkTimeline *self, double x) {
 }
 
 static void drag_update(MprofGtkTimeline *self, double dx, double dy) {
+  if (self->page) { /* a page scrolls, at once */
+    gtk_adjustment_set_value(self->vadj, self->drag_scroll_y - dy);
+    return;
+  }
   if (!self->dragging && fabs(dx) < 3 && fabs(dy) < 3)
     return;
   if (!self->dragging) {
@@ -314,6 +337,8 @@ static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
                      gpointer data) {
   (void)gesture;
   MprofGtkTimeline *self = data;
+  if (self->page)
+    return;
   gtk_widget_grab_focus(GTK_WIDGET(self));
   mprof_render_hit hit;
   hit_at(self, x, y, &hit);
@@ -403,7 +428,6 @@ static void mprof_gtk_timeline_class_init(MprofGtkTimelineClass *klass) {
 
 static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
   GtkWidget *widget = GTK_WIDGET(self);
-  gtk_widget_set_focusable(widget, TRUE);
   gtk_widget_set_hexpand(widget, TRUE);
   gtk_widget_set_vexpand(widget, TRUE);
   gtk_widget_set_has_tooltip(widget, TRUE);
@@ -441,13 +465,13 @@ GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state, int tab) {
   MprofGtkTimeline *self = g_object_new(MPROF_GTK_TYPE_TIMELINE, NULL);
   self->state = g_object_ref(state);
   self->tab = tab;
+  self->page = !mprof_render_tab_is_timeline(tab);
+  gtk_widget_set_focusable(GTK_WIDGET(self), !self->page);
   self->changed_handler =
       g_signal_connect(state, "changed", G_CALLBACK(on_state_changed), self);
   sync_adjustments(self);
   return GTK_WIDGET(self);
 }
-
-int mprof_gtk_timeline_get_tab(MprofGtkTimeline *self) { return self->tab; }
 
 GtkAdjustment *mprof_gtk_timeline_get_hadjustment(MprofGtkTimeline *self) {
   return self->hadj;

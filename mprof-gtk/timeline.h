@@ -2,7 +2,9 @@
  * mprof-gtk — the timeline widget of the tabs whose x axis is time: Trace
  * (launches on stream rows under a time ruler), Mega, Density and
  * Activity (the spans of the selected kernel by SM), drawn by
- * mprof-render.
+ * mprof-render. The other tabs (Summary, Hotspots, Flame, Raster) are
+ * pages of the selected kernel in the same widget: wheel and drag scroll
+ * them, hovering tells what is under the pointer, and that is all.
  *
  * Mouse: wheel zooms time around the pointer, Shift+wheel changes the row
  * height, Ctrl+wheel zooms rows around the pointer (in Mega, Density and
@@ -32,7 +34,6 @@ G_DECLARE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, MPROF_GTK, TIMELINE,
 /* Signals: "open-kernel" (int kernel) on a double-click; "hover" (const
  * char *text) when the pointer moves over something, "" when it leaves. */
 GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state, int tab);
-int mprof_gtk_timeline_get_tab(MprofGtkTimeline *self);
 
 /* For the scrollbars: time (in ns from the start of the limits) and rows
  * (in pixels). Owned by the timeline. */

@@ -8,7 +8,6 @@
 
 #include "actions.h"
 #include "open.h"
-#include "panel.h"
 #include "timeline.h"
 #include "window.h"
 
@@ -151,23 +150,25 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
   return picker;
 }
 
-/* A view with its scrollbars. */
-static GtkWidget *trace_page(MprofGtkWindow *self, int tab) {
+/* A view with its scrollbars (a page scrolls only down). */
+static GtkWidget *tab_page(MprofGtkWindow *self, int tab) {
   GtkWidget *grid = gtk_grid_new();
   GtkWidget *timeline = mprof_gtk_timeline_new(self->state, tab);
-  self->timelines[tab] = timeline;
-  if (tab == MPROF_RENDER_TRACE)
-    self->timeline = timeline;
   MprofGtkTimeline *t = MPROF_GTK_TIMELINE(timeline);
   gtk_grid_attach(GTK_GRID(grid), timeline, 0, 0, 1, 1);
   gtk_grid_attach(GTK_GRID(grid),
                   gtk_scrollbar_new(GTK_ORIENTATION_VERTICAL,
                                     mprof_gtk_timeline_get_vadjustment(t)),
                   1, 0, 1, 1);
-  gtk_grid_attach(GTK_GRID(grid),
-                  gtk_scrollbar_new(GTK_ORIENTATION_HORIZONTAL,
-                                    mprof_gtk_timeline_get_hadjustment(t)),
-                  0, 1, 1, 1);
+  if (mprof_render_tab_is_timeline(tab)) {
+    self->timelines[tab] = timeline;
+    gtk_grid_attach(GTK_GRID(grid),
+                    gtk_scrollbar_new(GTK_ORIENTATION_HORIZONTAL,
+                                      mprof_gtk_timeline_get_hadjustment(t)),
+                    0, 1, 1, 1);
+  }
+  if (tab == MPROF_RENDER_TRACE)
+    self->timeline = timeline;
   g_signal_connect(timeline, "hover", G_CALLBACK(on_hover), self);
   g_signal_connect(timeline, "open-kernel", G_CALLBACK(on_open_kernel), self);
   return grid;
@@ -199,19 +200,6 @@ static GtkWidget *make_switch(MprofGtkWindow *self, const char *title,
   g_signal_connect(dropdown, "notify::selected", G_CALLBACK(on_activity_switch),
                    self);
   return dropdown;
-}
-
-static GtkWidget *panel_page(MprofGtkWindow *self, int tab) {
-  GtkWidget *grid = gtk_grid_new();
-  GtkWidget *panel = mprof_gtk_panel_new(self->state, tab);
-  gtk_grid_attach(GTK_GRID(grid), panel, 0, 0, 1, 1);
-  gtk_grid_attach(GTK_GRID(grid),
-                  gtk_scrollbar_new(
-                      GTK_ORIENTATION_VERTICAL,
-                      mprof_gtk_panel_get_vadjustment(MPROF_GTK_PANEL(panel))),
-                  1, 0, 1, 1);
-  g_signal_connect(panel, "hover", G_CALLBACK(on_hover), self);
-  return grid;
 }
 
 static GtkWidget *error_page(const char *path, const char *error) {
@@ -338,8 +326,7 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
     /* Activity needs spans; Mega and Density project without them. */
     if (tab == MPROF_RENDER_ACTIVITY && !mprof_render_model_has_spans(model))
       continue;
-    GtkWidget *page = mprof_render_tab_is_timeline(tab) ? trace_page(self, tab)
-                                                        : panel_page(self, tab);
+    GtkWidget *page = tab_page(self, tab);
     if (tab == MPROF_RENDER_ACTIVITY) {
       /* The Activity switches above its view. */
       GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
