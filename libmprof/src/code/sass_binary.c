@@ -26,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/file.h"
 #include "base/array.h"
+#include "base/file.h"
 #include "internal.h"
 #include "mprof/format.h"
 #include "sass_internal.h"

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/map.h"
 #include "base/array.h"
+#include "base/map.h"
 #include "internal.h"
 #include "sass_internal.h"
 
@@ -52,9 +52,8 @@ static int key_find(const key_map *m, const char *name, uint64_t crc,
 }
 
 static int key_put(key_map *m, const char *name, uint64_t crc, uint32_t fn) {
-  if (MPROF__GROW(m->keys, m->capacity, m->count + 1))
-    return -1;
-  if (mprof__map_add(&m->map, key_hash(name, crc), (uint32_t)m->count))
+  if (MPROF__GROW(m->keys, m->capacity, m->count + 1) ||
+      mprof__map_add(&m->map, key_hash(name, crc), (uint32_t)m->count))
     return -1;
   key_entry e = {name, crc, fn};
   m->keys[m->count++] = e;

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/map.h"
 #include "base/text.h"
-#include "base/array.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
 
@@ -43,9 +43,8 @@ static long file_table_index(const file_table *t, const char *name) {
 static int file_table_add(file_table *t, const char *name) {
   if (file_table_index(t, name) >= 0)
     return 0;
-  if (MPROF__GROW(t->names, t->capacity, t->count + 1))
-    return -1;
-  if (mprof__map_add(&t->map, mprof__hash_pointer(name), (uint32_t)t->count))
+  if (MPROF__GROW(t->names, t->capacity, t->count + 1) ||
+      mprof__map_add(&t->map, mprof__hash_pointer(name), (uint32_t)t->count))
     return -1;
   t->names[t->count++] = name;
   return 0;

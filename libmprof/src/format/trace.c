@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file.h"
 #include "base/array.h"
+#include "base/file.h"
 #include "internal.h"
 #include "mprof/trace.h"
 #include "format/trace_internal.h"

@@ -26,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/map.h"
 #include "base/array.h"
+#include "base/map.h"
 #include "internal.h"
 #include "mprof/writer.h"
 
@@ -237,14 +237,7 @@ static int section_put(mprof_writer *w, uint32_t type, const void *data,
   return 0;
 }
 
-static char *dup_string(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *copy = (char *)malloc(n);
-  if (copy)
-    memcpy(copy, s, n);
-  return copy;
-}
-
+/* @p path + @p suffix in a new string; NULL without memory. */
 static char *path_with(const char *path, const char *suffix) {
   size_t len = strlen(path), extra = strlen(suffix);
   char *joined = (char *)malloc(len + extra + 1);
@@ -285,7 +278,7 @@ int mprof_writer_open(mprof_writer **out, const char *path,
   w->file_flags = opts ? opts->file_flags & MPROF_FILE_FLAG_LAUNCHES_SORTED : 0;
   w->launches_sorted = 1;
   pthread_mutex_init(&w->lock, NULL);
-  w->path = dup_string(path);
+  w->path = path_with(path, "");
   w->partial_path = path_with(path, ".partial");
   w->final_path = path_with(path, ".finishing");
   if (!w->path || !w->partial_path || !w->final_path) {
