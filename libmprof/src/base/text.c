@@ -43,7 +43,9 @@ size_t mprof__utf8_next(const unsigned char *s, uint32_t *cp) {
   return len;
 }
 
-void mprof__xml_escape(FILE *out, const char *text) {
+/* @p text as XML character data or an attribute value: escapes & < > " ',
+ * drops characters XML 1.0 forbids and replaces invalid UTF-8 with U+FFFD. */
+static void xml_escape(FILE *out, const char *text) {
   const unsigned char *s = (const unsigned char *)(text ? text : "");
   while (*s) {
     uint32_t cp;
@@ -73,23 +75,11 @@ void mprof__xml_escape(FILE *out, const char *text) {
   }
 }
 
-void mprof__xml_attr(FILE *out, const char *name, const char *value) {
+/* ` name="value"` with the value escaped. */
+static void xml_attr(FILE *out, const char *name, const char *value) {
   fprintf(out, " %s=\"", name);
-  mprof__xml_escape(out, value);
+  xml_escape(out, value);
   fputc('"', out);
-}
-
-void mprof__xml_attr_u64(FILE *out, const char *name, uint64_t value) {
-  fprintf(out, " %s=\"%llu\"", name, (unsigned long long)value);
-}
-
-void mprof__xml_attr_num(FILE *out, const char *name, double value,
-                         int digits) {
-  if (!isfinite(value))
-    return;
-  if (value == 0)
-    value = 0; /* no "-0" */
-  fprintf(out, " %s=\"%.*f\"", name, digits, value);
 }
 
 void mprof__json_string(FILE *out, const char *text) {
@@ -124,7 +114,8 @@ void mprof__json_string(FILE *out, const char *text) {
   fputc('"', out);
 }
 
-void mprof__json_num(FILE *out, double value, int digits) {
+/* A JSON number; NaN and infinities give null. */
+static void json_num(FILE *out, double value, int digits) {
   if (!isfinite(value)) {
     fputs("null", out);
     return;
@@ -205,7 +196,7 @@ void mprof__fields_close(mprof__fields *o) {
     return; /* transparent */
   } else if (o->text) {
     fputc('>', o->out);
-    mprof__xml_escape(o->out, o->text);
+    xml_escape(o->out, o->text);
     fprintf(o->out, "</%s>\n", o->element);
   } else if (o->open) {
     fputs("/>\n", o->out);
@@ -224,7 +215,7 @@ void mprof__fields_text(mprof__fields *o, const char *name, const char *text) {
 void mprof__fields_str(mprof__fields *o, const char *name, const char *value) {
   if (!o->json) {
     if (value)
-      mprof__xml_attr(o->out, name, value);
+      xml_attr(o->out, name, value);
     return;
   }
   json_member(o, name);
@@ -233,7 +224,7 @@ void mprof__fields_str(mprof__fields *o, const char *name, const char *value) {
 
 void mprof__fields_u64(mprof__fields *o, const char *name, uint64_t value) {
   if (!o->json) {
-    mprof__xml_attr_u64(o->out, name, value);
+    fprintf(o->out, " %s=\"%llu\"", name, (unsigned long long)value);
     return;
   }
   json_member(o, name);
@@ -243,11 +234,12 @@ void mprof__fields_u64(mprof__fields *o, const char *name, uint64_t value) {
 void mprof__fields_num(mprof__fields *o, const char *name, double value,
                        int digits) {
   if (!o->json) {
-    mprof__xml_attr_num(o->out, name, value, digits);
+    if (isfinite(value)) /* no "-0" */
+      fprintf(o->out, " %s=\"%.*f\"", name, digits, value == 0 ? 0 : value);
     return;
   }
   json_member(o, name);
-  mprof__json_num(o->out, value, digits);
+  json_num(o->out, value, digits);
 }
 
 void mprof__fields_hex(mprof__fields *o, const char *name, uint64_t value) {
@@ -260,7 +252,7 @@ void mprof__fields_hex(mprof__fields *o, const char *name, uint64_t value) {
 
 void mprof__fields_raw(mprof__fields *o, const char *name, const char *value) {
   if (!o->json) {
-    mprof__xml_attr(o->out, name, value);
+    xml_attr(o->out, name, value);
     return;
   }
   json_member(o, name);

@@ -15,21 +15,9 @@
  * sets *cp to its code point. */
 size_t mprof__utf8_next(const unsigned char *s, uint32_t *cp);
 
-/* Write @p text as XML character data or an attribute value: escapes
- * & < > " ', drops characters XML 1.0 forbids and replaces invalid UTF-8
- * with U+FFFD. */
-void mprof__xml_escape(FILE *out, const char *text);
-/* ` name="value"` with the value escaped. */
-void mprof__xml_attr(FILE *out, const char *name, const char *value);
-void mprof__xml_attr_u64(FILE *out, const char *name, uint64_t value);
-/* A finite number with up to @p digits decimals; NaN/inf are omitted. */
-void mprof__xml_attr_num(FILE *out, const char *name, double value, int digits);
-
 /* A JSON string literal for @p text (NULL gives null), escaping quotes,
  * backslashes and control characters; invalid UTF-8 becomes U+FFFD. */
 void mprof__json_string(FILE *out, const char *text);
-/* A JSON number; NaN and infinities give null. */
-void mprof__json_num(FILE *out, double value, int digits);
 
 /*
  * One writer for both report formats: a record's fields are JSON members

@@ -1,6 +1,6 @@
 /*
  * mprof — what the exports share: the kernels a set of traces selects, a
- * trace's file name, and the two writers (docs/EXPORT.md). Internal to
+ * file name, and the two writers (docs/EXPORT.md). Internal to
  * export/.
  *
  * SPDX-License-Identifier: MIT
@@ -20,9 +20,8 @@ typedef struct mprof__export_selection {
   size_t count;
 } mprof__export_selection;
 
-/* The file name of @p trace's path, without its directory. */
-static inline const char *mprof__export_base_name(const mprof_trace *trace) {
-  const char *path = mprof_trace_path(trace);
+/* The file name of @p path, without its directory. */
+static inline const char *mprof__export_base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
 }

@@ -102,22 +102,15 @@ static int kernel_code_build(kernel_code *c, const mprof_join *join, size_t k) {
 
 static void put_frame(FILE *f, size_t *frames, const char *name,
                       const char *file, uint32_t line) {
-  fputs(*frames ? ",\n" : "\n", f);
-  fputs("{\"name\":", f);
-  mprof__json_string(f, name);
-  if (file && *file) {
-    fputs(",\"file\":", f);
-    mprof__json_string(f, file);
-  }
+  mprof__fields o = {f, 1, 0};
+  fputs(*frames ? ",\n{" : "\n{", f);
+  mprof__fields_str(&o, "name", name);
+  if (file && *file)
+    mprof__fields_str(&o, "file", file);
   if (line)
-    fprintf(f, ",\"line\":%u", line);
+    mprof__fields_u64(&o, "line", line);
   fputc('}', f);
   ++*frames;
-}
-
-static const char *base_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
 }
 
 /* The frames of one kernel: the kernel, its source lines, its sampled
@@ -131,7 +124,8 @@ static void put_kernel_frames(FILE *f, size_t *frames,
   for (size_t j = 0; j < code->line_count; j++) {
     const mprof_sass_instruction *ins = with_line(code->lines[j]->pc);
     char name[512];
-    snprintf(name, sizeof name, "%s:%u", base_name(ins->file), ins->line);
+    snprintf(name, sizeof name, "%s:%u", mprof__export_base_name(ins->file),
+             ins->line);
     put_frame(f, frames, name, ins->file, ins->line);
   }
   for (size_t i = 0; i < code->pc_count; i++) {
@@ -210,7 +204,7 @@ int mprof__export_speedscope(FILE *f, const mprof_diagnosis *const *traces,
         f);
   mprof__json_string(f, "mprof " MPROF_VERSION_STRING);
   fputs(",\"name\":", f);
-  mprof__json_string(f, mprof__export_base_name(first_trace));
+  mprof__json_string(f, mprof__export_base_name(mprof_trace_path(first_trace)));
   fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
   size_t frames = 0;
   int rc = MPROF_OK;
@@ -239,7 +233,8 @@ int mprof__export_speedscope(FILE *f, const mprof_diagnosis *const *traces,
           snprintf(title, sizeof title, "%s%s%s%s",
                    mprof_name_short(short_name, sizeof short_name, ks->name),
                    dev, count > 1 ? " — " : "",
-                   count > 1 ? mprof__export_base_name(trace) : "");
+                   count > 1 ? mprof__export_base_name(mprof_trace_path(trace))
+                             : "");
           put_kernel_profile(f, ks, title, &code, base, profiles == 0);
           rep->events += code.pc_count;
         }

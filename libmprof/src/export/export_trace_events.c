@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +31,12 @@ static void put_us(FILE *f, uint64_t t, uint64_t origin) {
           (unsigned long long)(d % 1000));
 }
 
-static void put_key(FILE *f, int *first, const char *key) {
-  fputs(*first ? "" : ",", f);
-  *first = 0;
-  mprof__json_string(f, key);
-  fputc(':', f);
+/* A grid, block or cluster: "AxBxC". */
+static void put_dims(mprof__fields *args, const char *name,
+                     const uint32_t v[3]) {
+  char text[48];
+  snprintf(text, sizeof text, "%ux%ux%u", v[0], v[1], v[2]);
+  mprof__fields_str(args, name, text);
 }
 
 static const char *copy_kind_name(uint32_t kind) {
@@ -158,7 +160,8 @@ static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
                              uint32_t pid, int multi) {
   char name[512];
   const char *cmd = mprof_trace_meta(trace, "cmdline");
-  snprintf(name, sizeof name, "%s%s%s", mprof__export_base_name(trace),
+  snprintf(name, sizeof name, "%s%s%s",
+           mprof__export_base_name(mprof_trace_path(trace)),
            cmd && *cmd ? ": " : "", cmd ? cmd : "");
   te_meta(w, "process_name", pid, 0, 0, "name", name, 0);
   te_meta(w, "process_sort_index", pid, 0, 0, "sort_index", NULL,
@@ -170,7 +173,7 @@ static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
     for (int sms = 0; sms < 2; sms++) {
       snprintf(name, sizeof name, "GPU %u%s: %s%s%s", devices[d].id,
                sms ? " SMs" : "", dev, multi ? " — " : "",
-               multi ? mprof__export_base_name(trace) : "");
+               multi ? mprof__export_base_name(mprof_trace_path(trace)) : "");
       uint32_t p = gpu_pid(t, (uint32_t)d, sms);
       te_meta(w, "process_name", p, 0, 0, "name", name, 0);
       te_meta(w, "process_sort_index", p, 0, 0, "sort_index", NULL,
@@ -219,53 +222,31 @@ static void te_launches(te_writer *w, const mprof_diagnosis *diag, size_t t,
     te_complete(
         w, mprof_name_short(short_name, sizeof short_name, kd->stats->name),
         "kernel", gpu_pid(t, dev, 0), st->stream_id, l->start, l->end);
-    FILE *f = w->f;
-    int first = 1;
-    fputs(",\"args\":{", f);
-    put_key(f, &first, "kernel");
-    mprof__json_string(f, kd->stats->name);
-    put_key(f, &first, "mangled");
-    mprof__json_string(f, kd->stats->mangled);
-    put_key(f, &first, "device");
-    fprintf(f, "%u", device_ordinal(trace, st->device));
-    put_key(f, &first, "stream");
-    fprintf(f, "%u", st->stream_id);
-    put_key(f, &first, "correlation_id");
-    fprintf(f, "%u", l->correlation_id);
-    put_key(f, &first, "grid");
-    fprintf(f, "\"%ux%ux%u\"", shape->grid[0], shape->grid[1], shape->grid[2]);
-    put_key(f, &first, "block");
-    fprintf(f, "\"%ux%ux%u\"", shape->block[0], shape->block[1],
-            shape->block[2]);
-    if (shape->cluster[0]) {
-      put_key(f, &first, "cluster");
-      fprintf(f, "\"%ux%ux%u\"", shape->cluster[0], shape->cluster[1],
-              shape->cluster[2]);
-    }
-    put_key(f, &first, "registers");
-    fprintf(f, "%u", kr->registers);
-    put_key(f, &first, "static_shared");
-    fprintf(f, "%u", kr->static_shared);
-    put_key(f, &first, "dynamic_shared");
-    fprintf(f, "%u", shape->dynamic_shared);
-    if (l->graph_id) {
-      put_key(f, &first, "graph_id");
-      fprintf(f, "%u", l->graph_id);
-    }
-    put_key(f, &first, "verdict");
-    mprof__json_string(f, kd->verdict);
-    put_key(f, &first, "verdict_dimension");
-    mprof__json_string(f, kd->verdict_dimension == MPROF_DIM_NONE
-                              ? "none"
-                              : mprof_dimension_key(kd->verdict_dimension));
-    put_key(f, &first, "kernel_share");
-    mprof__json_num(f, kd->stats->share, 4);
-    put_key(f, &first, "theoretical_occupancy");
-    if (kd->occupancy.known)
-      mprof__json_num(f, kd->occupancy.theoretical, 4);
-    else
-      fputs("null", f);
-    fputs("}}", f);
+    mprof__fields a = {w->f, 1, 0};
+    fputs(",\"args\":{", w->f);
+    mprof__fields_str(&a, "kernel", kd->stats->name);
+    mprof__fields_str(&a, "mangled", kd->stats->mangled);
+    mprof__fields_u64(&a, "device", device_ordinal(trace, st->device));
+    mprof__fields_u64(&a, "stream", st->stream_id);
+    mprof__fields_u64(&a, "correlation_id", l->correlation_id);
+    put_dims(&a, "grid", shape->grid);
+    put_dims(&a, "block", shape->block);
+    if (shape->cluster[0])
+      put_dims(&a, "cluster", shape->cluster);
+    mprof__fields_u64(&a, "registers", kr->registers);
+    mprof__fields_u64(&a, "static_shared", kr->static_shared);
+    mprof__fields_u64(&a, "dynamic_shared", shape->dynamic_shared);
+    if (l->graph_id)
+      mprof__fields_u64(&a, "graph_id", l->graph_id);
+    mprof__fields_str(&a, "verdict", kd->verdict);
+    mprof__fields_str(&a, "verdict_dimension",
+                      kd->verdict_dimension == MPROF_DIM_NONE
+                          ? "none"
+                          : mprof_dimension_key(kd->verdict_dimension));
+    mprof__fields_num(&a, "kernel_share", kd->stats->share, 4);
+    mprof__fields_num(&a, "theoretical_occupancy",
+                      kd->occupancy.known ? kd->occupancy.theoretical : NAN, 4);
+    fputs("}}", w->f);
   }
 }
 
@@ -286,25 +267,18 @@ static void te_memops(te_writer *w, const mprof_trace *trace, size_t t) {
              *kind ? " " : "", memset_op ? "" : kind, size);
     te_complete(w, name, memset_op ? "memset" : "memcpy", gpu_pid(t, dev, 0),
                 st->stream_id, m->start, m->end);
-    FILE *f = w->f;
-    int first = 1;
-    fputs(",\"args\":{", f);
-    put_key(f, &first, "bytes");
-    fprintf(f, "%llu", (unsigned long long)m->bytes);
-    if (!memset_op) {
-      put_key(f, &first, "kind");
-      mprof__json_string(f, *kind ? kind : "unknown");
-    } else {
-      put_key(f, &first, "value");
-      fprintf(f, "%u", m->value);
-    }
-    if (m->end > m->start) {
-      put_key(f, &first, "bandwidth_GBps");
-      mprof__json_num(f, (double)m->bytes / (double)(m->end - m->start), 3);
-    }
-    put_key(f, &first, "correlation_id");
-    fprintf(f, "%u", m->correlation_id);
-    fputs("}}", f);
+    mprof__fields a = {w->f, 1, 0};
+    fputs(",\"args\":{", w->f);
+    mprof__fields_u64(&a, "bytes", m->bytes);
+    if (!memset_op)
+      mprof__fields_str(&a, "kind", *kind ? kind : "unknown");
+    else
+      mprof__fields_u64(&a, "value", m->value);
+    if (m->end > m->start)
+      mprof__fields_num(&a, "bandwidth_GBps",
+                        (double)m->bytes / (double)(m->end - m->start), 3);
+    mprof__fields_u64(&a, "correlation_id", m->correlation_id);
+    fputs("}}", w->f);
   }
 }
 
@@ -377,19 +351,17 @@ static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
     const char *name = mprof_trace_string(trace, r->name);
     te_complete(w, *name ? name : "(unnamed range)", "nvtx", pid, r->thread_id,
                 r->start, r->end);
-    FILE *f = w->f;
-    int first = 1;
-    fputs(",\"args\":{", f);
     const char *domain = mprof_trace_string(trace, r->domain);
-    put_key(f, &first, "domain");
-    mprof__json_string(f, *domain ? domain : "default");
-    put_key(f, &first, "depth");
-    fprintf(f, "%u", r->depth);
+    mprof__fields a = {w->f, 1, 0};
+    fputs(",\"args\":{", w->f);
+    mprof__fields_str(&a, "domain", *domain ? domain : "default");
+    mprof__fields_u64(&a, "depth", r->depth);
     if (r->color) {
-      put_key(f, &first, "color");
-      fprintf(f, "\"#%06x\"", r->color & 0xffffffu);
+      char color[16];
+      snprintf(color, sizeof color, "#%06x", r->color & 0xffffffu);
+      mprof__fields_str(&a, "color", color);
     }
-    fputs("}}", f);
+    fputs("}}", w->f);
   }
   free(order);
   return MPROF_OK;
@@ -522,10 +494,9 @@ static void te_counters(te_writer *w, const mprof_trace *trace, size_t t) {
       mprof__json_string(w->f, name);
       fprintf(w->f, ",\"pid\":%u,\"ts\":", gpu_pid(t, metric->device, 0));
       put_us(w->f, s->start, w->origin);
+      mprof__fields a = {w->f, 1, 0};
       fputs(",\"args\":{", w->f);
-      mprof__json_string(w->f, *unit ? unit : "value");
-      fputc(':', w->f);
-      mprof__json_num(w->f, (double)value, 6);
+      mprof__fields_num(&a, *unit ? unit : "value", (double)value, 6);
       fputs("}}", w->f);
     }
   }
@@ -663,36 +634,24 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
     te_complete(w, *region ? region : "span", "span",
                 gpu_pid(t, key->device, 1), (uint64_t)key->sm * 65536u + chosen,
                 s->start, s->end);
-    FILE *f = w->f;
-    int first = 1;
-    fputs(",\"args\":{", f);
+    mprof__fields a = {w->f, 1, 0};
+    fputs(",\"args\":{", w->f);
     if (s->launch != MPROF_INDEX_NONE && s->launch < launch_count) {
       uint32_t k = mprof_join_launch_kernel(join, s->launch);
       const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
-      if (ks) {
-        put_key(f, &first, "kernel");
-        mprof__json_string(f, ks->name);
-      }
-      put_key(f, &first, "launch");
-      fprintf(f, "%u", s->launch);
+      if (ks)
+        mprof__fields_str(&a, "kernel", ks->name);
+      mprof__fields_u64(&a, "launch", s->launch);
     }
-    put_key(f, &first, "sm");
-    fprintf(f, "%u", s->sm);
-    put_key(f, &first, "block");
-    fprintf(f, "%u", s->block);
-    if (s->warp != MPROF_INDEX_NONE) {
-      put_key(f, &first, "warp");
-      fprintf(f, "%u", s->warp);
-    }
-    if (s->payload) {
-      put_key(f, &first, "payload");
-      fprintf(f, "%llu", (unsigned long long)s->payload);
-    }
-    if (s->flags & MPROF_SPAN_FLAG_OPEN) {
-      put_key(f, &first, "open");
-      fputs("true", f);
-    }
-    fputs("}}", f);
+    mprof__fields_u64(&a, "sm", s->sm);
+    mprof__fields_u64(&a, "block", s->block);
+    if (s->warp != MPROF_INDEX_NONE)
+      mprof__fields_u64(&a, "warp", s->warp);
+    if (s->payload)
+      mprof__fields_u64(&a, "payload", s->payload);
+    if (s->flags & MPROF_SPAN_FLAG_OPEN)
+      mprof__fields_raw(&a, "open", "true");
+    fputs("}}", w->f);
   }
   for (size_t l = 0; l < lane_capacity; l++)
     free(lanes[l].open);
@@ -709,20 +668,18 @@ int mprof__export_trace_events(FILE *f, const mprof_diagnosis *const *traces,
   if (!pids)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
   fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", f);
-  int first = 1;
-  put_key(f, &first, "exporter");
-  mprof__json_string(f, "mprof " MPROF_VERSION_STRING);
-  put_key(f, &first, "origin_ns");
-  fprintf(f, "\"%llu\"", (unsigned long long)w.origin);
-  put_key(f, &first, "traces");
-  fputc('[', f);
-  for (size_t t = 0; t < count; t++) {
-    const mprof_trace *trace =
-        mprof_join_trace(mprof_diagnosis_join(traces[t]));
-    fputs(t ? "," : "", f);
-    mprof__json_string(f, mprof_trace_path(trace));
-  }
-  fputs("]},\"traceEvents\":[", f);
+  mprof__fields other = {f, 1, 0}, paths;
+  char origin[24];
+  snprintf(origin, sizeof origin, "%llu", (unsigned long long)w.origin);
+  mprof__fields_str(&other, "exporter", "mprof " MPROF_VERSION_STRING);
+  mprof__fields_str(&other, "origin_ns", origin); /* exact, unlike a double */
+  mprof__fields_list(&paths, &other, NULL, "traces");
+  for (size_t t = 0; t < count; t++)
+    mprof__fields_str(
+        &paths, NULL,
+        mprof_trace_path(mprof_join_trace(mprof_diagnosis_join(traces[t]))));
+  mprof__fields_close(&paths);
+  fputs("},\"traceEvents\":[", f);
   int rc = MPROF_OK;
   for (size_t t = 0; t < count && !rc; t++) {
     const mprof_trace *trace =
