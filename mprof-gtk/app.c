@@ -82,9 +82,7 @@ static int command_line(GApplication *application,
         cmdline, "usage: mprof-gtk [--kernel NAME] [--tab TAB] "
                  "[--sidecar FILE] [TRACE...]\n"
                  "       mprof-gtk --demo-activity [--rows R] [--depth D]\n");
-    g_free(files);
-    mprof_gtk_app_set_exit_status(self, 2);
-    return 2;
+    goto bad_input;
   }
   int tab = demo ? MPROF_RENDER_ACTIVITY : MPROF_RENDER_SUMMARY;
   int rows = 0, depth = 0;
@@ -94,9 +92,7 @@ static int command_line(GApplication *application,
         "mprof-gtk: unknown tab '%s' (trace, summary, hotspots, flame, "
         "raster, mega, density, activity)\n",
         tab_name);
-    g_free(files);
-    mprof_gtk_app_set_exit_status(self, 2);
-    return 2;
+    goto bad_input;
   }
   if ((rows_name && (rows = mprof_render_activity_rows_parse(rows_name)) < 0) ||
       (depth_name &&
@@ -104,9 +100,7 @@ static int command_line(GApplication *application,
     g_application_command_line_printerr(
         cmdline, "mprof-gtk: --rows takes sm, block or warp; --depth auto, "
                  "phase or instruction\n");
-    g_free(files);
-    mprof_gtk_app_set_exit_status(self, 2);
-    return 2;
+    goto bad_input;
   }
   /* Several traces are one run (one per process), opened as one. */
   size_t count = 0;
@@ -126,9 +120,7 @@ static int command_line(GApplication *application,
             "mprof-gtk: %s is given twice (as %s too); name each trace of "
             "a run once\n",
             files[i], files[k]);
-        g_free(files);
-        mprof_gtk_app_set_exit_status(self, 2);
-        return 2;
+        goto bad_input;
       }
   }
   char set_name[1024];
@@ -173,6 +165,10 @@ static int command_line(GApplication *application,
     mprof_gtk_selftest_start(self, window, smoke);
   g_free(files);
   return self->exit_status;
+bad_input: /* the line above says what was wrong */
+  g_free(files);
+  mprof_gtk_app_set_exit_status(self, 2);
+  return 2;
 }
 
 /* Before any display is opened: --version needs none. */

@@ -88,40 +88,33 @@ void mprof_gtk_view_state_reset(MprofGtkViewState *self) {
                                  self->limits.max_ns);
 }
 
+/* A row height into @p field, clamped to [min, max]; ROWS when it moved. */
+static void set_height(MprofGtkViewState *self, double *field, double height,
+                       double min, double max) {
+  if (!(height > min))
+    height = min;
+  if (height > max)
+    height = max;
+  if (height == *field)
+    return;
+  *field = height;
+  emit(self, MPROF_GTK_CHANGED_ROWS);
+}
+
 void mprof_gtk_view_state_set_row_height(MprofGtkViewState *self,
                                          double height) {
-  if (height < MPROF_RENDER_ROW_MIN)
-    height = MPROF_RENDER_ROW_MIN;
-  if (height > MPROF_RENDER_ROW_MAX)
-    height = MPROF_RENDER_ROW_MAX;
-  if (height == self->view.row_height)
-    return;
-  self->view.row_height = height;
-  emit(self, MPROF_GTK_CHANGED_ROWS);
+  set_height(self, &self->view.row_height, height, MPROF_RENDER_ROW_MIN,
+             MPROF_RENDER_ROW_MAX);
 }
 
 void mprof_gtk_view_state_set_sm_height(MprofGtkViewState *self,
                                         double height) {
-  if (!(height > 0))
-    height = 0;
-  if (height > 2000)
-    height = 2000;
-  if (height == self->view.sm_height)
-    return;
-  self->view.sm_height = height;
-  emit(self, MPROF_GTK_CHANGED_ROWS);
+  set_height(self, &self->view.sm_height, height, 0, 2000);
 }
 
 void mprof_gtk_view_state_set_activity_height(MprofGtkViewState *self,
                                               double height) {
-  if (!(height > 0))
-    height = 0;
-  if (height > 2000)
-    height = 2000;
-  if (height == self->view.activity_height)
-    return;
-  self->view.activity_height = height;
-  emit(self, MPROF_GTK_CHANGED_ROWS);
+  set_height(self, &self->view.activity_height, height, 0, 2000);
 }
 
 void mprof_gtk_view_state_set_activity(MprofGtkViewState *self, int rows,

@@ -114,6 +114,35 @@ static void column_titles(cairo_t *cr, const columns *c, double width,
   rd_text(cr, c->stalls, ty, last);
 }
 
+/* The cells every table row starts with, row @p i at @p y: its rank, a
+ * bar @p bar_w px wide in @p bar_color, @p share, @p count, the offset,
+ * the @p sass text and the source line of @p insn. */
+static void row_cells(cairo_t *cr, const columns *c, double width, size_t i,
+                      double y, double bar_w, uint32_t bar_color, double share,
+                      uint64_t count, uint32_t offset, const char *sass,
+                      const mprof_sass_instruction *insn) {
+  char text[1024];
+  double base = y + 15;
+  if (i % 2)
+    rd_fill_rect(cr, 0, y, width, ROW, 0xf2f3f6);
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_font(cr, 11, 0, 1);
+  snprintf(text, sizeof text, "%zu", i + 1);
+  rd_text_right(cr, c->share - 8, base, text);
+  rd_fill_rect(cr, c->share, y + 5, fmax(1, bar_w), ROW - 10, bar_color);
+  rd_rgb(cr, RD_TEXT);
+  mprof_format_percent(text, sizeof text, share);
+  rd_text(cr, c->share + 52, base, text);
+  mprof_format_count(text, sizeof text, count);
+  rd_text_right(cr, c->offset - 14, base, text);
+  snprintf(text, sizeof text, "0x%04x", offset);
+  rd_text(cr, c->offset, base, text);
+  rd_text_fit(cr, c->sass, base, c->line - c->sass - 10, sass);
+  rd_format_line(text, sizeof text, insn);
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_text_fit(cr, c->line, base, c->sectors - c->line - 10, *text ? text : "-");
+}
+
 /* A kernel with counted memory accesses and no PC samples (`record blocks
  * --memory`): its memory instructions, busiest first. */
 static void draw_memory_only(cairo_t *cr, const mprof_render_model *model,
@@ -142,39 +171,20 @@ static void draw_memory_only(cairo_t *cr, const mprof_render_model *model,
     if (y > height)
       break;
     const mprof_memory_stats *x = order[i];
-    if (i % 2)
-      rd_fill_rect(cr, 0, y, width, ROW, 0xf2f3f6);
-    double base = y + 15;
-    rd_rgb(cr, RD_TEXT_DIM);
-    rd_font(cr, 11, 0, 1);
-    snprintf(text, sizeof text, "%zu", i + 1);
-    rd_text_right(cr, c.share - 8, base, text);
-    rd_fill_rect(cr, c.share, y + 5,
-                 fmax(1, 46 * (double)x->warp_accesses / max_warps), ROW - 10,
-                 0x5b7db8);
-    rd_rgb(cr, RD_TEXT);
-    mprof_format_percent(text, sizeof text,
-                         (double)x->warp_accesses / (double)total);
-    rd_text(cr, c.share + 52, base, text);
-    mprof_format_count(text, sizeof text, x->warp_accesses);
-    rd_text_right(cr, c.offset - 14, base, text);
-    snprintf(text, sizeof text, "0x%04x", x->offset);
-    rd_text(cr, c.offset, base, text);
     if (x->instruction)
       rd_format_sass(text, sizeof text, x->instruction);
     else
       snprintf(text, sizeof text, "%s, %u B per thread",
                mprof_memory_kind_name(x->flags), x->access_size);
-    rd_text_fit(cr, c.sass, base, c.line - c.sass - 10, text);
-    rd_format_line(text, sizeof text, x->instruction);
-    rd_rgb(cr, RD_TEXT_DIM);
-    rd_text_fit(cr, c.line, base, c.sectors - c.line - 10, *text ? text : "-");
+    row_cells(cr, &c, width, i, y, 46 * (double)x->warp_accesses / max_warps,
+              0x5b7db8, (double)x->warp_accesses / (double)total,
+              x->warp_accesses, x->offset, text, x->instruction);
     sectors_cell(cr, c.sectors, y, x);
     snprintf(text, sizeof text, "%.0f B asked, %.1f sectors per warp",
              (double)x->bytes / (double)x->warp_accesses,
              (double)x->sectors / (double)x->warp_accesses);
     rd_rgb(cr, RD_TEXT_DIM);
-    rd_text_fit(cr, c.stalls, base, c.stalls_w, text);
+    rd_text_fit(cr, c.stalls, y + 15, c.stalls_w, text);
   }
   cairo_restore(cr);
   free(order);
@@ -279,28 +289,11 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
     if (y > height)
       break;
     const mprof_render_pc *pc = &k->pcs[k->hot[i]];
-    if (i % 2)
-      rd_fill_rect(cr, 0, y, width, ROW, 0xf2f3f6);
-    double base = y + 15;
-    double share = (double)pc->samples / (double)k->stats->samples;
-    rd_rgb(cr, RD_TEXT_DIM);
-    rd_font(cr, 11, 0, 1);
-    snprintf(text, sizeof text, "%zu", i + 1);
-    rd_text_right(cr, c.share - 8, base, text);
-    rd_fill_rect(cr, c.share, y + 5, fmax(1, 46 * pc->samples / max_samples),
-                 ROW - 10, mprof_render_category_color((int)pc->category));
-    rd_rgb(cr, RD_TEXT);
-    mprof_format_percent(text, sizeof text, share);
-    rd_text(cr, c.share + 52, base, text);
-    mprof_format_count(text, sizeof text, pc->samples);
-    rd_text_right(cr, c.offset - 14, base, text);
-    snprintf(text, sizeof text, "0x%04x", pc->offset);
-    rd_text(cr, c.offset, base, text);
     rd_format_sass(text, sizeof text, pc->insn);
-    rd_text_fit(cr, c.sass, base, c.line - c.sass - 10, text);
-    rd_format_line(text, sizeof text, pc->insn);
-    rd_rgb(cr, RD_TEXT_DIM);
-    rd_text_fit(cr, c.line, base, c.sectors - c.line - 10, *text ? text : "-");
+    row_cells(cr, &c, width, i, y, 46 * pc->samples / max_samples,
+              mprof_render_category_color((int)pc->category),
+              (double)pc->samples / (double)k->stats->samples, pc->samples,
+              pc->offset, text, pc->insn);
     if (mem_count)
       sectors_cell(cr, c.sectors, y,
                    mprof_join_memory_find(model->join, (size_t)view->kernel,
