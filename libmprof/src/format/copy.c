@@ -19,19 +19,17 @@ static void shift_time(uint8_t *at, int64_t shift) {
   memcpy(at, &time, sizeof time);
 }
 
-/* Append the records of @p section of @p t to @p w: strings re-interned,
- * SPANS launches renumbered by @p launch_map, and with @p move the other
- * fields moved too (mprof__section_fields). */
-static int copy_records(mprof_writer *w, const mprof_trace *t, uint32_t section,
-                        const mprof__move *move, const uint32_t *launch_map) {
+/* Each section's fields move as mprof__section_fields() lists them. */
+int mprof__copy_section(mprof_writer *w, const mprof_trace *t,
+                        mprof_section_type section, const mprof__move *move,
+                        const uint32_t *launch_map) {
   if (section == MPROF_SECTION_STRINGS || section == MPROF_SECTION_CUBINS ||
       section == MPROF_SECTION_BLOBS || section == MPROF_SECTION_DROPS ||
       !mprof__record_size(section))
     return mprof__error_set(MPROF_EINVAL, "section %u is not copied by record",
                             (unsigned)section);
   size_t n, size = mprof__record_size(section);
-  const uint8_t *recs =
-      (const uint8_t *)mprof_trace_section(t, (mprof_section_type)section, &n);
+  const uint8_t *recs = (const uint8_t *)mprof_trace_section(t, section, &n);
   uint8_t rec[256];
   if (size > sizeof rec)
     return mprof__error_set(MPROF_EFORMAT, "%s: records of %u bytes",
@@ -67,16 +65,6 @@ static int copy_records(mprof_writer *w, const mprof_trace *t, uint32_t section,
       return rc;
   }
   return 0;
-}
-
-int mprof__copy_section(mprof_writer *w, const mprof_trace *trace,
-                        mprof_section_type type, const uint32_t *launch_map) {
-  return copy_records(w, trace, type, NULL, launch_map);
-}
-
-int mprof__copy_moved(mprof_writer *w, const mprof_trace *trace,
-                      mprof_section_type type, const mprof__move *move) {
-  return copy_records(w, trace, type, move, NULL);
 }
 
 int mprof__copy_drops(mprof_writer *w, const mprof_trace *trace,

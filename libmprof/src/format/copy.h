@@ -33,16 +33,13 @@ static inline uint32_t mprof__moved(uint32_t index, uint32_t base) {
 /*
  * Append every record of section @p type (any but STRINGS, CUBINS, BLOBS
  * and DROPS) of @p trace to @p w, in order, with their
- * strings interned in @p w. @p launch_map, when not NULL, renumbers the
+ * strings interned in @p w. @p move, when not NULL, moves their times,
+ * indexes and correlation ids; @p launch_map, when not NULL, renumbers the
  * launch of SPANS records (old index -> new). 0 or the writer's error.
  */
 int mprof__copy_section(mprof_writer *w, const mprof_trace *trace,
-                        mprof_section_type type, const uint32_t *launch_map);
-
-/* mprof__copy_section() with the records' times, indexes and correlation
- * ids moved by @p move. */
-int mprof__copy_moved(mprof_writer *w, const mprof_trace *trace,
-                      mprof_section_type type, const mprof__move *move);
+                        mprof_section_type type, const mprof__move *move,
+                        const uint32_t *launch_map);
 
 /* Append the drop counters of @p trace to @p w, their devices moved by
  * @p move when not NULL. */

@@ -133,7 +133,7 @@ static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
   if (!rc)
     rc = mprof_writer_meta(w, key, value);
   if (!rc)
-    rc = mprof__copy_moved(w, t, MPROF_SECTION_DEVICES, b);
+    rc = mprof__copy_section(w, t, MPROF_SECTION_DEVICES, b, NULL);
   {
     EACH(mprof_stream_record, mprof_trace_streams) {
       mprof_stream_record rec = r_mprof_trace_streams[i];
@@ -151,9 +151,9 @@ static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
     }
   }
   if (!rc)
-    rc = mprof__copy_moved(w, t, MPROF_SECTION_KERNELS, b);
+    rc = mprof__copy_section(w, t, MPROF_SECTION_KERNELS, b, NULL);
   if (!rc)
-    rc = mprof__copy_moved(w, t, MPROF_SECTION_SHAPES, b);
+    rc = mprof__copy_section(w, t, MPROF_SECTION_SHAPES, b, NULL);
   return rc;
 }
 
@@ -163,7 +163,7 @@ static int merge_events(mprof_writer *w, const mprof_trace *t,
   int rc = 0;
   for (size_t s = 0;
        s < sizeof moved_sections / sizeof moved_sections[0] && !rc; s++)
-    rc = mprof__copy_moved(w, t, moved_sections[s], b);
+    rc = mprof__copy_section(w, t, moved_sections[s], b, NULL);
   size_t n;
   const mprof_cubin_record *cubins = mprof_trace_cubins(t, &n);
   for (size_t i = 0; i < n && !rc; i++) {

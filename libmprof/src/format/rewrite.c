@@ -50,7 +50,7 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
   static const mprof_section_type head[] = {
       MPROF_SECTION_META, MPROF_SECTION_DEVICES, MPROF_SECTION_STREAMS};
   for (size_t i = 0; i < sizeof head / sizeof head[0] && !rc; i++)
-    rc = mprof__copy_section(w, trace, head[i], NULL);
+    rc = mprof__copy_section(w, trace, head[i], NULL, NULL);
   size_t n;
   const mprof_kernel_record *kernels = mprof_trace_kernels(trace, &n);
   for (size_t i = 0; i < n && !rc; i++) {
@@ -67,7 +67,7 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
     rc = mprof_writer_append(w, NULL, MPROF_SECTION_KERNELS, &rec);
   }
   if (!rc)
-    rc = mprof__copy_section(w, trace, MPROF_SECTION_SHAPES, NULL);
+    rc = mprof__copy_section(w, trace, MPROF_SECTION_SHAPES, NULL, NULL);
   if (new_index) {
     for (uint32_t s = 0; s < streams && !rc; s++) {
       size_t count = mprof_trace_stream_launch_count(trace, s);
@@ -76,7 +76,7 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
                                  mprof_trace_stream_launch(trace, s, p));
     }
   } else if (!rc) {
-    rc = mprof__copy_section(w, trace, MPROF_SECTION_LAUNCHES, NULL);
+    rc = mprof__copy_section(w, trace, MPROF_SECTION_LAUNCHES, NULL, NULL);
   }
   static const mprof_section_type tail[] = {
       MPROF_SECTION_MEMOPS,        MPROF_SECTION_RANGES,
@@ -85,7 +85,7 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
       MPROF_SECTION_PM_METRICS,    MPROF_SECTION_PM_SAMPLES,
       MPROF_SECTION_API_CALLS,     MPROF_SECTION_MEMORY_ACCESSES};
   for (size_t i = 0; i < sizeof tail / sizeof tail[0] && !rc; i++)
-    rc = mprof__copy_section(w, trace, tail[i], new_index);
+    rc = mprof__copy_section(w, trace, tail[i], NULL, new_index);
   const mprof_cubin_record *cubins = mprof_trace_cubins(trace, &n);
   for (size_t i = 0; i < n && !rc; i++) {
     size_t size = 0;

@@ -326,7 +326,7 @@ static int copy_trace_start(mprof_writer *w, const mprof_trace *t) {
   int rc = 0;
   for (mprof_section_type type = MPROF_SECTION_META;
        type <= MPROF_SECTION_SPANS && !rc; type++)
-    rc = mprof__copy_section(w, t, type, NULL);
+    rc = mprof__copy_section(w, t, type, NULL, NULL);
   return rc;
 }
 
@@ -337,7 +337,7 @@ static int copy_trace_end(mprof_writer *w, const mprof_trace *t) {
       MPROF_SECTION_API_CALLS,     MPROF_SECTION_MEMORY_ACCESSES};
   int rc = 0;
   for (size_t i = 0; i < sizeof tail / sizeof tail[0] && !rc; i++)
-    rc = mprof__copy_section(w, t, tail[i], NULL);
+    rc = mprof__copy_section(w, t, tail[i], NULL, NULL);
   size_t n;
   const mprof_cubin_record *cubins = mprof_trace_cubins(t, &n);
   for (size_t i = 0; i < n && !rc; i++) {
