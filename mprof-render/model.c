@@ -372,8 +372,8 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
   }
   uint64_t start, end;
   mprof_trace_time_bounds(m->trace, &start, &end);
-  m->start_ns = start > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)start;
-  m->end_ns = end > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)end;
+  m->start_ns = rs_clamp_ns(start);
+  m->end_ns = rs_clamp_ns(end);
   /* The producer takes its clock anchor as the process starts. */
   const char *anchor = mprof_trace_meta(m->trace, "clock.anchor.trace_ns");
   if (anchor && *anchor) {

@@ -261,10 +261,12 @@ size_t mprof_render__top_reasons(const mprof_render_model *m,
                                  const mprof_reason_samples *list, size_t n,
                                  size_t *idx, uint64_t *values, size_t max);
 
-/* ---- ticks (timemap.c) ------------------------------------------------ */
+/* ---- time and ticks (timemap.c) --------------------------------------- */
 
 #define MPROF_RENDER_TICK_PX 110.0 /* the least room between two ticks */
 
+/* A record's time (uint64 ns) as int64, INT64_MAX beyond it. */
+int64_t rs_clamp_ns(uint64_t t);
 /* The first tick at or after the left edge of @p map: a multiple of
  * @p step after @p origin (an offset from it). */
 int64_t mprof_render__first_tick(const mprof_render_timemap *map,
@@ -309,8 +311,11 @@ extern const uint32_t rs_track_counters[RS_TRACK_COUNTERS];
 /* ---- spans (spans.c) ------------------------------------------------- */
 
 int mprof_render__build_spans(mprof_render_model *m);
+/* The first index in [lo, n) whose @p max_end (ascending) is after @p t,
+ * galloping from @p lo: the next answer is usually near the last. */
+size_t rs_first_ending_after(const int64_t *max_end, size_t lo, size_t n,
+                             int64_t t);
 void mprof_render__free_spans(mprof_render_model *m);
-int64_t rs_clamp_ns(uint64_t t);
 
 /* Greedy sub-lanes, built a row at a time: the spans put in tmp_* (by
  * start) go to lanes by lb_place(), stored by (lane, start) at @p at of the

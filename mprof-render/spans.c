@@ -204,10 +204,6 @@ static int by_group_sm_start(const void *a, const void *b) {
   return 0;
 }
 
-int64_t rs_clamp_ns(uint64_t t) {
-  return t > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t;
-}
-
 static int build_launch_tracks(mprof_render_model *m);
 
 /* Which Mega row a span of @p role goes to. */

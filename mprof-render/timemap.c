@@ -132,7 +132,7 @@ static size_t gallop(const mprof_trace *trace, uint32_t stream, size_t from,
   return lo;
 }
 
-static int64_t clamp_time(uint64_t t) {
+int64_t rs_clamp_ns(uint64_t t) {
   return t > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t;
 }
 
@@ -153,7 +153,7 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
   /* The mapping, inlined: this loop runs once per box. */
   const double px_per_ns = map->width / (double)(map->end_ns - map->start_ns);
   const double ns_per_px = (double)(map->end_ns - map->start_ns) / map->width;
-#define TO_X(t) (map->x + (double)(clamp_time(t) - map->start_ns) * px_per_ns)
+#define TO_X(t) (map->x + (double)(rs_clamp_ns(t) - map->start_ns) * px_per_ns)
 #define TO_T(px)                                                               \
   (map->start_ns + (int64_t)floor(((px)-map->x) * ns_per_px + 0.5))
   size_t boxes = 0;

@@ -24,6 +24,24 @@ uint32_t rs_counter_color(uint32_t counter) {
   }
 }
 
+/* Raise the columns of [start, end) (at least one) to value @p v, kept
+ * in 0..100; NaN (not measured) raises none. */
+static void raise_columns(float *top, int width,
+                          const mprof_render_timemap *map, double left,
+                          int64_t start, int64_t end, float v) {
+  if (isnan(v))
+    return;
+  v = v < 0 ? 0 : (v > 100 ? 100 : v);
+  double x0 = mprof_render_time_to_x(map, start) - left;
+  double x1 = mprof_render_time_to_x(map, end) - left;
+  int a = (int)floor(fmax(x0, 0)), e = (int)ceil(fmin(x1, width));
+  if (e <= a)
+    e = a + 1;
+  for (int x = a; x < e && x < width; x++)
+    if (v > top[x])
+      top[x] = v;
+}
+
 /* A counter as a filled area, 0..100% of peak over the row's height: per
  * pixel column the highest window that meets it, so that a short burst
  * never vanishes when zoomed out. */
@@ -56,39 +74,18 @@ void rt_draw_counter(cairo_t *cr, const mprof_render_model *model,
     for (size_t b = first + from / RS_PM_BUCKET; b < b_end; b++) {
       if (model->pm_bucket_start[b] > map->end_ns)
         break;
-      float v = model->pm_bucket_max[b * MPROF_PM_MAX_METRICS + row->column];
-      if (isnan(v))
-        continue;
-      v = v < 0 ? 0 : (v > 100 ? 100 : v);
-      double x0 = mprof_render_time_to_x(map, model->pm_bucket_start[b]) - left;
-      double x1 = mprof_render_time_to_x(map, model->pm_bucket_end[b]) - left;
-      int a = (int)floor(fmax(x0, 0)), e = (int)ceil(fmin(x1, width));
-      if (e <= a)
-        e = a + 1;
-      for (int x = a; x < e && x < width; x++)
-        if (v > top[x])
-          top[x] = v;
+      raise_columns(
+          top, width, map, left, model->pm_bucket_start[b],
+          model->pm_bucket_end[b],
+          model->pm_bucket_max[b * MPROF_PM_MAX_METRICS + row->column]);
     }
   }
   for (size_t i = bucketed ? row->count : from; i < row->count; i++) {
     const mprof_pm_sample_record *w = &pm[mprof_render_row_item(model, row, i)];
     if (rs_clamp_ns(w->start) > map->end_ns)
       break;
-    float v = w->value[row->column];
-    if (isnan(v))
-      continue;
-    if (v < 0)
-      v = 0;
-    if (v > 100)
-      v = 100;
-    double x0 = mprof_render_time_to_x(map, rs_clamp_ns(w->start)) - left;
-    double x1 = mprof_render_time_to_x(map, rs_clamp_ns(w->end)) - left;
-    int a = (int)floor(fmax(x0, 0)), b = (int)ceil(fmin(x1, width));
-    if (b <= a)
-      b = a + 1;
-    for (int x = a; x < b && x < width; x++)
-      if (v > top[x])
-        top[x] = v;
+    raise_columns(top, width, map, left, rs_clamp_ns(w->start),
+                  rs_clamp_ns(w->end), w->value[row->column]);
   }
   /* Painted pixel by pixel into a translucent strip laid over the row (a
    * path of thousands of jagged segments costs Cairo far more): the area

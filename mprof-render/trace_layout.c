@@ -145,25 +145,10 @@ row_items rt_items_of(const mprof_render_model *model,
 }
 
 /* The first item at or after @p from whose end reaches @p t: items of a
- * row never overlap, so their ends ascend with their starts. Gallops from
- * @p from, then bisects: the next item to draw is usually near. */
+ * row never overlap, so their ends ascend with their starts, and the next
+ * item to draw is usually near @p from. */
 size_t rt_first_reaching(const row_items *it, size_t from, int64_t t) {
-  const int64_t *end = it->end;
-  if (from >= it->count || end[from] >= t)
-    return from < it->count ? from : it->count;
-  size_t lo = from, step = 1; /* invariant: end[lo] < t */
-  while (lo + step < it->count && end[lo + step] < t) {
-    lo += step;
-    step *= 2;
-  }
-  size_t hi = lo + step < it->count ? lo + step : it->count;
-  lo++;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (end[mid] < t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  if (from >= it->count)
+    return it->count;
+  return rs_first_ending_after(it->end, from, it->count, t - 1);
 }

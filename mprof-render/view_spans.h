@@ -115,8 +115,6 @@ void rs_draw_lanes(rs_canvas *c, const rs_frame *f, const rs_lanes *lanes,
 int rs_hit_lanes(const rs_frame *f, const rs_lanes *lanes,
                  const rs_lane_set *set, double px, double inside, double x,
                  mprof_render_hit *hit);
-size_t rs_first_ending_after(const int64_t *max_end, size_t lo, size_t n,
-                             int64_t t);
 
 /* An SM of a projection. */
 typedef struct rs_psm rs_psm;
