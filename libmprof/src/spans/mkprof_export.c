@@ -6,12 +6,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "internal.h"
 #include "mprof/mkprof.h"
 #include "mprof/trace.h"
@@ -68,6 +68,12 @@ static int cmp_export_span(const void *a, const void *b) {
   return x->end < y->end ? -1 : x->end > y->end;
 }
 
+/* Whether sorted span @p i begins a (processor, launch, block) group. */
+static int starts_group(const export_span *es, size_t i) {
+  return i == 0 || es[i].processor != es[i - 1].processor ||
+         es[i].launch != es[i - 1].launch || es[i].block != es[i - 1].block;
+}
+
 typedef struct export_group {
   uint64_t start, end;
   uint32_t processor;
@@ -101,25 +107,9 @@ static const uint32_t export_palette[] = {
     0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf, 0xaec7e8, 0xffbb78,
     0x98df8a, 0xff9896, 0xc5b0d5, 0xc49c94};
 
-static void json_color(json_object *obj, uint32_t rgb) {
-  char text[8];
-  snprintf(text, sizeof text, "#%06x", rgb & 0xffffffu);
-  json_object_object_add(obj, "color", json_object_new_string(text));
-}
-
-static json_object *json_range(uint32_t start, uint32_t end) {
-  json_object *r = json_object_new_object();
-  json_object_object_add(r, "start", json_object_new_int64(start));
-  json_object_object_add(r, "end", json_object_new_int64(end));
-  return r;
-}
-
 typedef struct export_ctx {
   const mprof_trace *trace;
-  const mprof_mkprof_export_options *opts;
-  regex_t regex;
-  int have_regex;
-  uint8_t *kernel_ok; /* per KERNELS record */
+  uint8_t *kernel_ok; /* per KERNELS record; NULL: no kernel filter */
   uint32_t launch;    /* the LAUNCHES index opts->launch picked, or NONE */
 } export_ctx;
 
@@ -154,108 +144,162 @@ static const char *kernel_label(const mprof_trace *t, uint32_t kernel) {
 static int export_keep(const export_ctx *c, const mprof_span_record *sp) {
   if (c->launch != MPROF_INDEX_NONE && sp->launch != c->launch)
     return 0;
-  if (c->have_regex) {
+  if (c->kernel_ok) {
     uint32_t k = launch_kernel(c->trace, sp->launch);
     return k != MPROF_INDEX_NONE && c->kernel_ok[k];
   }
   return 1;
 }
 
-/* Build the JSON config. Kernel k's instruction type is opcode k + 1. */
-static char *export_config(const mprof_trace *t, const uint32_t *opcode_kernel,
-                           size_t opcodes, uint32_t processors,
-                           uint32_t max_instructions, uint32_t gpus) {
+/* --kernel REGEX: the kernels whose mangled or demangled name matches. */
+static int filter_kernels(export_ctx *c, const char *pattern) {
+  size_t n;
+  const mprof_kernel_record *kernels = mprof_trace_kernels(c->trace, &n);
+  regex_t re;
+  int err = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+  if (err) {
+    char msg[256];
+    regerror(err, &re, msg, sizeof msg);
+    return mprof__error_set(MPROF_EINVAL, "bad kernel regex '%s': %s", pattern,
+                            msg);
+  }
+  c->kernel_ok = (uint8_t *)calloc(n ? n : 1, 1);
+  for (size_t k = 0; c->kernel_ok && k < n; k++) {
+    const char *mangled = mprof_trace_string(c->trace, kernels[k].mangled_name);
+    const char *name = mprof_trace_string(c->trace, kernels[k].demangled_name);
+    c->kernel_ok[k] = regexec(&re, mangled, 0, NULL, 0) == 0 ||
+                      regexec(&re, name, 0, NULL, 0) == 0;
+  }
+  regfree(&re);
+  return c->kernel_ok ? 0 : mprof__error_set(MPROF_ENOMEM, "out of memory");
+}
+
+/* --launch N: the N-th launch, in time order, of those with spans that
+ * pass the kernel filter. */
+static int pick_launch(export_ctx *c, uint32_t nth) {
+  size_t nspans, nlaunches, with = 0;
+  const mprof_span_record *spans = mprof_trace_spans(c->trace, &nspans);
+  const mprof_launch_record *launches =
+      mprof_trace_launches(c->trace, &nlaunches);
+  uint8_t *has = (uint8_t *)calloc(nlaunches ? nlaunches : 1, 1);
+  export_event *order = (export_event *)malloc(
+      (nlaunches ? nlaunches : 1) * sizeof *order); /* (start, index) */
+  if (!has || !order) {
+    free(has);
+    free(order);
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < nspans; i++)
+    if (spans[i].launch != MPROF_INDEX_NONE && export_keep(c, &spans[i]))
+      has[spans[i].launch] = 1;
+  for (size_t i = 0; i < nlaunches; i++)
+    if (has[i]) {
+      order[with].time = launches[i].start;
+      order[with++].type = (uint32_t)i;
+    }
+  qsort(order, with, sizeof *order, cmp_export_event);
+  if (nth < with)
+    c->launch = order[nth].type;
+  free(order);
+  free(has);
+  if (nth < with)
+    return 0;
+  return mprof__error_set(
+      MPROF_EINVAL, "%s: there is no launch %u: %zu launches have spans%s",
+      mprof_trace_path(c->trace), nth, with,
+      c->kernel_ok ? " and match the kernel filter" : "");
+}
+
+/* An instruction or event type, its name and colour; the caller closes it. */
+static void put_type(mprof__fields *o, mprof__fields *types, size_t key,
+                     const char *name, uint32_t rgb) {
+  char text[24];
+  snprintf(text, sizeof text, "%zu", key);
+  mprof__fields_open(o, types, NULL, text);
+  mprof__fields_str(o, "name", name);
+  snprintf(text, sizeof text, "#%06x", rgb & 0xffffffu);
+  mprof__fields_str(o, "color", text);
+}
+
+static void put_range(mprof__fields *unit, const char *name, uint32_t start,
+                      uint32_t end) {
+  mprof__fields o;
+  mprof__fields_open(&o, unit, NULL, name);
+  mprof__fields_u64(&o, "start", start);
+  mprof__fields_u64(&o, "end", end);
+  mprof__fields_close(&o);
+}
+
+/* The JSON config. Kernel k's instruction type is opcode k + 1. */
+static void put_config(FILE *f, const mprof_trace *t,
+                       const uint32_t *opcode_kernel, size_t opcodes,
+                       uint32_t processors, uint32_t max_instructions,
+                       uint32_t gpus) {
+  static const char *const params[] = {"launch", "block", "spans",
+                                       "events_dropped"};
   size_t nr;
   const mprof_region_record *regions = mprof_trace_regions(t, &nr);
-  json_object *root = json_object_new_object();
-  json_object_object_add(root, "format_version", json_object_new_string("1.2"));
-  json_object *types = json_object_new_object();
-  json_object *noop = json_object_new_object();
-  json_object_object_add(noop, "name", json_object_new_string("No Op"));
-  json_color(noop, 0x808080);
-  json_object_object_add(noop, "params", json_object_new_object());
-  json_object_object_add(types, "0", noop);
-  for (size_t i = 0; i < opcodes; i++) {
-    json_object *ty = json_object_new_object();
-    json_object_object_add(
-        ty, "name", json_object_new_string(kernel_label(t, opcode_kernel[i])));
-    json_color(ty, export_palette[i % 16]);
-    json_object *params = json_object_new_object();
-    json_object_object_add(params, "1", json_object_new_string("launch"));
-    json_object_object_add(params, "2", json_object_new_string("block"));
-    json_object_object_add(params, "3", json_object_new_string("spans"));
-    json_object_object_add(params, "4",
-                           json_object_new_string("events_dropped"));
-    json_object_object_add(ty, "params", params);
-    char key[24];
-    snprintf(key, sizeof key, "%zu", i + 1);
-    json_object_object_add(types, key, ty);
+  mprof__fields root = {f, 1, 0}, list, o, x;
+  char key[24];
+  fputc('{', f);
+  mprof__fields_str(&root, "format_version", "1.2");
+  mprof__fields_open(&list, &root, NULL, "instruction_types");
+  for (size_t i = 0; i <= opcodes; i++) { /* 0: "No Op" */
+    put_type(&o, &list, i, i ? kernel_label(t, opcode_kernel[i - 1]) : "No Op",
+             i ? export_palette[(i - 1) % 16] : 0x808080);
+    mprof__fields_open(&x, &o, NULL, "params");
+    for (size_t p = 0; i && p < 4; p++) {
+      snprintf(key, sizeof key, "%zu", p + 1);
+      mprof__fields_str(&x, key, params[p]);
+    }
+    mprof__fields_close(&x);
+    mprof__fields_close(&o);
   }
-  json_object_object_add(root, "instruction_types", types);
-  json_object *format = json_object_new_object();
-  json_object_object_add(format, "instruction_length",
-                         json_object_new_int64(EXPORT_INSTRUCTION_LENGTH));
-  json_object_object_add(format, "timing_length",
-                         json_object_new_int64(EXPORT_TIMING_LENGTH));
-  json_object_object_add(root, "instruction_format", format);
-  json_object *units = json_object_new_object();
+  mprof__fields_close(&list);
+  mprof__fields_open(&o, &root, NULL, "instruction_format");
+  mprof__fields_u64(&o, "instruction_length", EXPORT_INSTRUCTION_LENGTH);
+  mprof__fields_u64(&o, "timing_length", EXPORT_TIMING_LENGTH);
+  mprof__fields_close(&o);
+  mprof__fields_open(&list, &root, NULL, "functional_units");
   for (int u = 0; u < 4; u++) {
-    json_object *unit = json_object_new_object();
-    json_object_object_add(unit, "name",
-                           json_object_new_string(export_units[u].name));
-    json_object_object_add(
-        unit, "event_range",
-        json_range(export_units[u].event_start, export_units[u].event_end));
-    json_object_object_add(unit, "height_multiplier",
-                           json_object_new_double(export_units[u].height));
-    json_object_object_add(
-        unit, "special_events",
-        json_range(export_units[u].special_start, export_units[u].special_end));
-    char key[4];
     snprintf(key, sizeof key, "%d", u);
-    json_object_object_add(units, key, unit);
+    mprof__fields_open(&o, &list, NULL, key);
+    mprof__fields_str(&o, "name", export_units[u].name);
+    put_range(&o, "event_range", export_units[u].event_start,
+              export_units[u].event_end);
+    snprintf(key, sizeof key, "%.1f", export_units[u].height);
+    mprof__fields_raw(&o, "height_multiplier", key);
+    put_range(&o, "special_events", export_units[u].special_start,
+              export_units[u].special_end);
+    mprof__fields_close(&o);
   }
-  json_object_object_add(root, "functional_units", units);
-  json_object_object_add(root, "main_functional_unit",
-                         json_object_new_int64(1));
-  json_object *events = json_object_new_object();
+  mprof__fields_close(&list);
+  mprof__fields_u64(&root, "main_functional_unit", 1);
+  mprof__fields_open(&list, &root, NULL, "event_types");
   for (size_t r = 0; r < nr && r < EXPORT_REGION_TYPES; r++) {
-    json_object *e = json_object_new_object();
     char name[160];
     snprintf(name, sizeof name, "%.140s begins",
              mprof_trace_string(t, regions[r].name));
-    json_object_object_add(e, "name", json_object_new_string(name));
-    json_color(e, regions[r].color ? regions[r].color
-                                   : export_palette[(r + 3) % 16]);
-    char key[8];
-    snprintf(key, sizeof key, "%zu", r);
-    json_object_object_add(events, key, e);
+    put_type(&o, &list, r, name,
+             regions[r].color ? regions[r].color
+                              : export_palette[(r + 3) % 16]);
+    mprof__fields_close(&o);
   }
   if (nr > EXPORT_REGION_TYPES) {
-    json_object *e = json_object_new_object();
-    json_object_object_add(e, "name",
-                           json_object_new_string("other region begins"));
-    json_color(e, 0xcccccc);
-    json_object_object_add(events, "14", e);
+    put_type(&o, &list, EXPORT_REGION_TYPES, "other region begins", 0xcccccc);
+    mprof__fields_close(&o);
   }
-  json_object *end = json_object_new_object();
-  json_object_object_add(end, "name", json_object_new_string("span ends"));
-  json_color(end, 0xffffff);
-  json_object_object_add(events, "15", end);
-  json_object_object_add(root, "event_types", events);
-  json_object_object_add(root, "controller_events", json_object_new_object());
-  json_object_object_add(root, "num_gpus", json_object_new_int64(gpus));
-  json_object_object_add(root, "total_processors",
-                         json_object_new_int64(processors));
-  json_object_object_add(root, "max_instructions",
-                         json_object_new_int64(max_instructions));
-  json_object_object_add(root, "time_unit_flag", json_object_new_int64(1));
-  json_object_object_add(root, "has_events_flag", json_object_new_int64(1));
-  const char *text = json_object_to_json_string_ext(
-      root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-  char *copy = text ? strdup(text) : NULL;
-  json_object_put(root);
-  return copy;
+  put_type(&o, &list, EXPORT_END_TYPE, "span ends", 0xffffff);
+  mprof__fields_close(&o);
+  mprof__fields_close(&list);
+  mprof__fields_open(&o, &root, NULL, "controller_events");
+  mprof__fields_close(&o);
+  mprof__fields_u64(&root, "num_gpus", gpus);
+  mprof__fields_u64(&root, "total_processors", processors);
+  mprof__fields_u64(&root, "max_instructions", max_instructions);
+  mprof__fields_u64(&root, "time_unit_flag", 1);
+  mprof__fields_u64(&root, "has_events_flag", 1);
+  fputc('}', f);
 }
 
 static int write_all(FILE *f, const void *data, size_t size) {
@@ -279,81 +323,18 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
                             "mprof_mkprof_export: report version %u unknown",
                             report->version);
   mprof_mkprof_export_report rep = MPROF_MKPROF_EXPORT_REPORT_INIT;
-  size_t nspans, nkernels, ndevices, nlaunches, nregions;
+  size_t nspans, nkernels, ndevices, nregions;
   const mprof_span_record *spans = mprof_trace_spans(t, &nspans);
-  const mprof_kernel_record *kernels = mprof_trace_kernels(t, &nkernels);
   const mprof_device_record *devices = mprof_trace_devices(t, &ndevices);
   const mprof_region_record *regions = mprof_trace_regions(t, &nregions);
-  const mprof_launch_record *launches = mprof_trace_launches(t, &nlaunches);
-  export_ctx c;
-  memset(&c, 0, sizeof c);
-  c.trace = t;
-  c.opts = opts;
-  c.launch = MPROF_INDEX_NONE;
-  if (opts->kernel_regex) {
-    int err = regcomp(&c.regex, opts->kernel_regex, REG_EXTENDED | REG_NOSUB);
-    if (err) {
-      char msg[256];
-      regerror(err, &c.regex, msg, sizeof msg);
-      return mprof__error_set(MPROF_EINVAL, "bad kernel regex '%s': %s",
-                              opts->kernel_regex, msg);
-    }
-    c.have_regex = 1;
-    c.kernel_ok = (uint8_t *)calloc(nkernels ? nkernels : 1, 1);
-    if (!c.kernel_ok) {
-      regfree(&c.regex);
-      return mprof__error_set(MPROF_ENOMEM, "out of memory");
-    }
-    for (size_t k = 0; k < nkernels; k++)
-      c.kernel_ok[k] =
-          regexec(&c.regex, mprof_trace_string(t, kernels[k].mangled_name), 0,
-                  NULL, 0) == 0 ||
-          regexec(&c.regex, mprof_trace_string(t, kernels[k].demangled_name), 0,
-                  NULL, 0) == 0;
-  }
-
-  /* --launch N: the N-th launch, in time order, of those with spans that
-   * pass the kernel filter. */
-  if (opts->launch != MPROF_INDEX_NONE) {
-    uint8_t *has = (uint8_t *)calloc(nlaunches ? nlaunches : 1, 1);
-    if (!has) {
-      free(c.kernel_ok);
-      if (c.have_regex)
-        regfree(&c.regex);
-      return mprof__error_set(MPROF_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < nspans; i++)
-      if (spans[i].launch != MPROF_INDEX_NONE && export_keep(&c, &spans[i]))
-        has[spans[i].launch] = 1;
-    size_t with = 0;
-    export_event *order = (export_event *)malloc(
-        (nlaunches ? nlaunches : 1) * sizeof *order); /* (start, index) */
-    for (size_t i = 0; order && i < nlaunches; i++)
-      if (has[i]) {
-        order[with].time = launches[i].start;
-        order[with++].type = (uint32_t)i;
-      }
-    if (order) {
-      qsort(order, with, sizeof *order, cmp_export_event);
-      if (opts->launch < with)
-        c.launch = order[opts->launch].type;
-    }
-    int no_memory = !order;
-    free(order);
-    free(has);
-    if (no_memory || opts->launch >= with) {
-      free(c.kernel_ok);
-      if (c.have_regex)
-        regfree(&c.regex);
-      if (no_memory)
-        return mprof__error_set(MPROF_ENOMEM, "out of memory");
-      return mprof__error_set(MPROF_EINVAL,
-                              "%s: there is no launch %u: %zu launches have "
-                              "spans%s",
-                              mprof_trace_path(t), opts->launch, with,
-                              c.have_regex ? " and match the kernel filter"
-                                           : "");
-    }
+  mprof_trace_kernels(t, &nkernels);
+  export_ctx c = {t, NULL, MPROF_INDEX_NONE};
+  int rc = opts->kernel_regex ? filter_kernels(&c, opts->kernel_regex) : 0;
+  if (!rc && opts->launch != MPROF_INDEX_NONE)
+    rc = pick_launch(&c, opts->launch);
+  if (rc) {
+    free(c.kernel_ok);
+    return rc;
   }
 
   /* Processors: the devices side by side, each as wide as its SM count or
@@ -362,15 +343,13 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   uint32_t *dev_width = (uint32_t *)calloc(dev_slots, sizeof *dev_width);
   uint32_t *dev_base = (uint32_t *)calloc(dev_slots, sizeof *dev_base);
   export_span *es = (export_span *)malloc((nspans ? nspans : 1) * sizeof *es);
-  uint32_t *opcode_of = (uint32_t *)malloc((nkernels + 1) * sizeof *opcode_of);
+  uint32_t *opcode_of = (uint32_t *)calloc(nkernels + 1, sizeof *opcode_of);
   uint32_t *opcode_kernel =
       (uint32_t *)malloc((nkernels + 1) * sizeof *opcode_kernel);
   export_group *groups = NULL;
-  char *config = NULL;
   uint32_t *words = NULL;
   FILE *f = NULL;
   char *partial = NULL;
-  int rc = 0;
   if (!dev_width || !dev_base || !es || !opcode_of || !opcode_kernel) {
     rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
     goto done;
@@ -431,9 +410,7 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
    * each processor. */
   size_t group_count = 0;
   for (size_t i = 0; i < n; i++)
-    group_count += i == 0 || es[i].processor != es[i - 1].processor ||
-                   es[i].launch != es[i - 1].launch ||
-                   es[i].block != es[i - 1].block;
+    group_count += starts_group(es, i);
   groups = (export_group *)calloc(group_count, sizeof *groups);
   if (!groups) {
     rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
@@ -441,9 +418,7 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   }
   size_t g = 0;
   for (size_t i = 0; i < n; i++) {
-    if (i > 0 &&
-        (es[i].processor != es[i - 1].processor ||
-         es[i].launch != es[i - 1].launch || es[i].block != es[i - 1].block))
+    if (i > 0 && starts_group(es, i))
       g++;
     export_group *gr = &groups[g];
     if (gr->count == 0) {
@@ -466,8 +441,6 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   }
   /* Opcodes: kernels in order of first appearance. */
   size_t opcodes = 0;
-  for (size_t k = 0; k <= nkernels; k++)
-    opcode_of[k] = 0;
   for (size_t i = 0; i < group_count; i++) {
     uint32_t k = launch_kernel(t, es[groups[i].first].launch);
     size_t slot = k == MPROF_INDEX_NONE ? nkernels : k;
@@ -476,12 +449,9 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
       opcode_of[slot] = (uint32_t)++opcodes;
     }
   }
-  uint32_t gpus = ndevices ? (uint32_t)ndevices : 1;
-  config = export_config(t, opcode_kernel, opcodes, (uint32_t)processors,
-                         max_instructions, gpus);
   uint64_t slots = (uint64_t)processors * max_instructions;
   uint64_t slot_words = EXPORT_INSTRUCTION_LENGTH + 2 + EXPORT_TIMING_LENGTH;
-  if (!config || slots > SIZE_MAX / 4 / slot_words) {
+  if (slots > SIZE_MAX / 4 / slot_words) {
     rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
     goto done;
   }
@@ -578,12 +548,13 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
     rc = mprof__error_set(MPROF_EIO, "%s: %s", partial, strerror(errno));
     goto done;
   }
-  size_t clen = strlen(config);
-  size_t pad = (4 - (MPROF_MKPROF_MAGIC_SIZE + clen) % 4) % 4;
   static const char zeros[4] = {0, 0, 0, 0};
-  int ok = write_all(f, MPROF_MKPROF_MAGIC, MPROF_MKPROF_MAGIC_SIZE) &&
-           write_all(f, config, clen) && write_all(f, zeros, pad) &&
-           write_all(f, words, word_count * 4);
+  int ok = write_all(f, MPROF_MKPROF_MAGIC, MPROF_MKPROF_MAGIC_SIZE);
+  put_config(f, t, opcode_kernel, opcodes, (uint32_t)processors,
+             max_instructions, ndevices ? (uint32_t)ndevices : 1);
+  long end = ftell(f); /* the words start at a multiple of 4 */
+  ok = ok && end >= 0 && write_all(f, zeros, (size_t)((4 - end % 4) % 4)) &&
+       write_all(f, words, word_count * 4) && !ferror(f);
   if (fclose(f) != 0)
     ok = 0;
   f = NULL;
@@ -599,7 +570,6 @@ done:
     fclose(f);
   free(partial);
   free(words);
-  free(config);
   free(groups);
   free(opcode_of);
   free(opcode_kernel);
@@ -607,7 +577,5 @@ done:
   free(dev_width);
   free(dev_base);
   free(c.kernel_ok);
-  if (c.have_regex)
-    regfree(&c.regex);
   return rc;
 }
