@@ -244,24 +244,6 @@ void rd_format_line(char *buf, size_t size, const mprof_sass_instruction *in) {
            in->line);
 }
 
-uint32_t rd_state_color(int state) {
-  switch (state) {
-  case 1: return RD_STATE_OK;
-  case 2: return RD_STATE_MINOR;
-  case 3: return RD_STATE_ISSUE;
-  default: return RD_STATE_UNKNOWN;
-  }
-}
-
-const char *rd_state_name(int state) {
-  switch (state) {
-  case 1: return "ok";
-  case 2: return "minor";
-  case 3: return "issue";
-  default: return "unknown";
-  }
-}
-
 void rd_no_kernel(cairo_t *cr, double width, double height) {
   mprof_render_draw_message(
       cr, width, height, "No kernel selected",

@@ -201,10 +201,6 @@ int mprof_render__oom(void);
 #define RD_PANEL 0xf0f1f4u
 #define RD_SELECTION 0x3d7cf0u
 
-#define RD_STATE_OK 0x2e9e4fu
-#define RD_STATE_MINOR 0xe0a21au
-#define RD_STATE_ISSUE 0xd9412eu
-#define RD_STATE_UNKNOWN 0x9aa0a8u
 #define RD_NOTE 0xd98e04u /* the mark beside a trace-wide note */
 #define RD_SOL 0x4a7fb5u  /* a speed-of-light bar's measured part */
 
@@ -242,8 +238,6 @@ void rd_no_kernel(cairo_t *cr, double width, double height);
  * one without samples. 1 when it drew that page. */
 int rd_no_samples(cairo_t *cr, const mprof_render_kernel *k, double width,
                   double height);
-uint32_t rd_state_color(int state);
-const char *rd_state_name(int state);
 
 /* ---- samples per stall reason (model.c) ------------------------------ */
 

@@ -121,32 +121,6 @@ void rs_canvas_free(rs_canvas *c) {
   c->surface = NULL;
 }
 
-/* Column colours from a cover: the item's colour, lighter where merged, a
- * darker first column on bars at least 5 px wide. */
-void rs_cover_colors(const mprof_render_column *cols, size_t n,
-                     uint32_t (*color_of)(int64_t item, void *data), void *data,
-                     uint32_t *out) {
-  size_t c = 0;
-  while (c < n) {
-    if (cols[c].item < 0) {
-      out[c++] = RS_NONE;
-      continue;
-    }
-    size_t e = c + 1;
-    while (e < n && cols[e].item == cols[c].item &&
-           cols[e].merged == cols[c].merged)
-      e++;
-    uint32_t rgb = color_of(cols[c].item, data);
-    if (cols[c].merged)
-      rgb = rd_lighten(rgb, 0.35);
-    for (size_t k = c; k < e; k++)
-      out[k] = rgb;
-    if (e - c >= 5 && !cols[c].merged)
-      out[c] = rd_darken(rgb, 0.3);
-    c = e;
-  }
-}
-
 /* ---- the header, banners and axis ---------------------------------------- */
 
 #define HEADER 46.0
@@ -627,24 +601,33 @@ double rs_projected_occupancy(const rs_projection *p, uint32_t blocks) {
 
 /* ---- tracks ---------------------------------------------------------- */
 
-typedef struct color_ctx {
-  const mprof_render_model *m;
-  const uint32_t *idx; /* track index -> SPANS index */
-} color_ctx;
-
-static uint32_t span_color(int64_t item, void *data) {
-  const color_ctx *c = (const color_ctx *)data;
-  const mprof_span_record *sp = mprof_trace_spans(c->m->trace, NULL);
-  return rs_region_color(c->m, sp[c->idx[item]].region);
-}
-
-/* Cover one track into @p colors (RS_NONE where nothing), via @p cols. */
+/* Cover one track into @p colors (RS_NONE where nothing), via @p cols:
+ * each span its region's colour, lighter where merged, a darker first
+ * column on bars at least 5 px wide. */
 void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
                      const uint32_t *idx, size_t columns,
                      mprof_render_column *cols, uint32_t *colors) {
   mprof_render_track_cover(track, &f->map, columns, cols);
-  color_ctx ctx = {f->model, idx};
-  rs_cover_colors(cols, columns, span_color, &ctx, colors);
+  const mprof_span_record *sp = mprof_trace_spans(f->model->trace, NULL);
+  size_t c = 0;
+  while (c < columns) {
+    if (cols[c].item < 0) {
+      colors[c++] = RS_NONE;
+      continue;
+    }
+    size_t e = c + 1;
+    while (e < columns && cols[e].item == cols[c].item &&
+           cols[e].merged == cols[c].merged)
+      e++;
+    uint32_t rgb = rs_region_color(f->model, sp[idx[cols[c].item]].region);
+    if (cols[c].merged)
+      rgb = rd_lighten(rgb, 0.35);
+    for (size_t k = c; k < e; k++)
+      colors[k] = rgb;
+    if (e - c >= 5 && !cols[c].merged)
+      colors[c] = rd_darken(rgb, 0.3);
+    c = e;
+  }
 }
 
 /* The span of @p track (ids through @p idx) under column @p x, with a

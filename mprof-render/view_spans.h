@@ -30,9 +30,6 @@ void rs_canvas_grid(rs_canvas *c, const int *xs, size_t n, int left, int y0,
                     int y1, uint32_t rgb);
 void rs_canvas_paint(cairo_t *cr, rs_canvas *c, double x, double y);
 void rs_canvas_free(rs_canvas *c);
-void rs_cover_colors(const mprof_render_column *cols, size_t n,
-                     uint32_t (*color_of)(int64_t item, void *data), void *data,
-                     uint32_t *out);
 
 /* What a span view shows in this frame. */
 typedef struct rs_frame {

@@ -70,11 +70,16 @@ static void cards(page *p, const card *items, size_t count) {
   p->y += (double)rows * (h + gap);
 }
 
-static void pill(cairo_t *cr, double x, double y, int state) {
-  const char *name = rd_state_name(state);
+/* A judgement (mprof_state) as a coloured pill with its name. */
+static void pill(cairo_t *cr, double x, double y, uint32_t state) {
+  static const uint32_t colors[] = {[MPROF_STATE_UNKNOWN] = 0x9aa0a8,
+                                    [MPROF_STATE_OK] = 0x2e9e4f,
+                                    [MPROF_STATE_MINOR] = 0xe0a21a,
+                                    [MPROF_STATE_ISSUE] = 0xd9412e};
+  const char *name = mprof_state_name(state);
   rd_font(cr, 10, 1, 0);
   double w = rd_text_width(cr, name) + 12;
-  rd_rgb(cr, rd_state_color(state));
+  rd_rgb(cr, colors[state <= MPROF_STATE_ISSUE ? state : 0]);
   cairo_rectangle(cr, x, y, w, 16);
   cairo_fill(cr);
   rd_rgb(cr, 0xffffff);
@@ -446,7 +451,7 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   /* The diagnosis. */
   heading(&p, "Diagnosis");
   if (diag) {
-    pill(cr, p.x, p.y, (int)diag->verdict_state);
+    pill(cr, p.x, p.y, diag->verdict_state);
     rd_rgb(cr, RD_TEXT);
     rd_font(cr, 13, 1, 0);
     int lines = rd_text_wrap(cr, p.x + 64, p.y + 13, p.width - 64, 18,
@@ -457,7 +462,7 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
       /* The span dimensions only for a trace with spans, as the reports. */
       if (d->id >= MPROF_DIM_FIRST_SPAN && !mprof_render_model_has_spans(model))
         continue;
-      pill(cr, p.x, p.y + 1, (int)d->state);
+      pill(cr, p.x, p.y + 1, d->state);
       rd_rgb(cr, RD_TEXT);
       rd_font(cr, 11.5, 1, 0);
       rd_text_fit(cr, p.x + 64, p.y + 13, 200, mprof_dimension_title(d->id));
