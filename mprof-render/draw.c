@@ -6,7 +6,6 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -18,6 +17,20 @@
 /* ---- the dispatcher -----------------------------------------------------
  */
 
+static const rs_tab_view *const tab_views[MPROF_RENDER_TAB_COUNT] = {
+    [MPROF_RENDER_TRACE] = &rs_trace_tab,
+    [MPROF_RENDER_SUMMARY] = &rs_summary_tab,
+    [MPROF_RENDER_HOTSPOTS] = &rs_hotspots_tab,
+    [MPROF_RENDER_FLAME] = &rs_lanes_tab,
+    [MPROF_RENDER_RASTER] = &rs_lanes_tab,
+    [MPROF_RENDER_MEGA] = &rs_mega_tab,
+    [MPROF_RENDER_DENSITY] = &rs_density_tab,
+    [MPROF_RENDER_ACTIVITY] = &rs_activity_tab};
+
+static const rs_tab_view *tab_view(int tab) {
+  return tab >= 0 && tab < MPROF_RENDER_TAB_COUNT ? tab_views[tab] : NULL;
+}
+
 void mprof_render_draw(cairo_t *cr, const mprof_render_model *model,
                        const mprof_render_view *view, int tab, double width,
                        double height) {
@@ -26,69 +39,20 @@ void mprof_render_draw(cairo_t *cr, const mprof_render_model *model,
   cairo_save(cr);
   cairo_rectangle(cr, 0, 0, width, height);
   cairo_clip(cr);
-  if (!model) {
+  if (!model)
     mprof_render_draw_message(cr, width, height, "No trace", "");
-    cairo_restore(cr);
-    return;
-  }
-  switch (tab) {
-  case MPROF_RENDER_TRACE:
-    mprof_render__draw_trace(cr, model, view, width, height);
-    break;
-  case MPROF_RENDER_SUMMARY:
-    mprof_render__draw_summary(cr, model, view, width, height);
-    break;
-  case MPROF_RENDER_HOTSPOTS:
-    mprof_render__draw_hotspots(cr, model, view, width, height);
-    break;
-  case MPROF_RENDER_FLAME:
-  case MPROF_RENDER_RASTER:
-    mprof_render__draw_lanes(cr, model, view, tab, width, height);
-    break;
-  case MPROF_RENDER_MEGA:
-    mprof_render__draw_mega(cr, model, view, width, height);
-    break;
-  case MPROF_RENDER_DENSITY:
-    mprof_render__draw_density(cr, model, view, width, height);
-    break;
-  case MPROF_RENDER_ACTIVITY:
-    mprof_render__draw_activity(cr, model, view, width, height);
-    break;
-  default:
+  else if (!tab_view(tab))
     mprof_render_draw_message(cr, width, height, "Unknown view", "");
-    break;
-  }
+  else
+    tab_view(tab)->draw(cr, model, view, tab, width, height);
   cairo_restore(cr);
 }
 
 double mprof_render_content_height(const mprof_render_model *model,
                                    const mprof_render_view *view, int tab,
                                    double width) {
-  if (!model)
-    return 0;
-  switch (tab) {
-  case MPROF_RENDER_TRACE: return mprof_render__trace_content(model, view);
-  case MPROF_RENDER_HOTSPOTS:
-    return mprof_render__hotspots_content(model, view);
-  case MPROF_RENDER_MEGA:
-  case MPROF_RENDER_DENSITY:
-    return mprof_render__mega_content(model, view, tab);
-  case MPROF_RENDER_ACTIVITY:
-    return mprof_render__activity_content(model, view);
-  case MPROF_RENDER_SUMMARY: {
-    /* Lay the page out on a scratch surface: the height is where the last
-     * line ended. */
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
-    cairo_t *cr = cairo_create(s);
-    mprof_render_view v = *view;
-    v.scroll_y = 0;
-    double h = mprof_render__draw_summary(cr, model, &v, width, 1);
-    cairo_destroy(cr);
-    cairo_surface_destroy(s);
-    return h;
-  }
-  default: return 0;
-  }
+  const rs_tab_view *t = tab_view(tab);
+  return model && t && t->content ? t->content(model, view, tab, width) : 0;
 }
 
 void mprof_render_hit_test(const mprof_render_model *model,
@@ -109,30 +73,9 @@ void mprof_render_hit_test(const mprof_render_model *model,
   hit->role = -1;
   hit->row_key = -1;
   hit->item = -1;
-  if (!model || x < 0 || y < 0 || x >= width || y >= height)
-    return;
-  switch (tab) {
-  case MPROF_RENDER_TRACE:
-    mprof_render__hit_trace(model, view, width, height, x, y, hit);
-    break;
-  case MPROF_RENDER_HOTSPOTS:
-    mprof_render__hit_hotspots(model, view, width, height, x, y, hit);
-    break;
-  case MPROF_RENDER_FLAME:
-  case MPROF_RENDER_RASTER:
-    mprof_render__hit_lanes(model, view, tab, width, height, x, y, hit);
-    break;
-  case MPROF_RENDER_MEGA:
-    mprof_render__hit_mega(model, view, width, height, x, y, hit);
-    break;
-  case MPROF_RENDER_DENSITY:
-    mprof_render__hit_density(model, view, width, height, x, y, hit);
-    break;
-  case MPROF_RENDER_ACTIVITY:
-    mprof_render__hit_activity(model, view, width, height, x, y, hit);
-    break;
-  default: break;
-  }
+  const rs_tab_view *t = tab_view(tab);
+  if (model && t && t->hit && x >= 0 && y >= 0 && x < width && y < height)
+    t->hit(model, view, tab, width, height, x, y, hit);
 }
 
 /* ---- files ---------------------------------------------------------------

@@ -365,73 +365,30 @@ void mprof_render__time_axis(cairo_t *cr, const mprof_render_timemap *map,
 
 /* ---- views ---------------------------------------------------------- */
 
-void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
-                              const mprof_render_view *view, double width,
-                              double height);
-double mprof_render__trace_content(const mprof_render_model *model,
-                                   const mprof_render_view *view);
-void mprof_render__hit_trace(const mprof_render_model *model,
-                             const mprof_render_view *view, double width,
-                             double height, double x, double y,
-                             mprof_render_hit *hit);
+/* What a tab does (draw.c dispatches through these): draw, hit-test
+ * (NULL: nothing to hit) and the height of its content at the view's row
+ * height (NULL or 0: it fits the view). */
+typedef struct rs_tab_view {
+  void (*draw)(cairo_t *cr, const mprof_render_model *model,
+               const mprof_render_view *view, int tab, double width,
+               double height);
+  void (*hit)(const mprof_render_model *model, const mprof_render_view *view,
+              int tab, double width, double height, double x, double y,
+              mprof_render_hit *hit);
+  double (*content)(const mprof_render_model *model,
+                    const mprof_render_view *view, int tab, double width);
+} rs_tab_view;
 
-double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
-                                  const mprof_render_view *view, double width,
-                                  double height);
+/* One per view_*.c; Flame and Raster share theirs (view_lanes.c). */
+extern const rs_tab_view rs_trace_tab, rs_summary_tab, rs_hotspots_tab,
+    rs_lanes_tab, rs_mega_tab, rs_density_tab, rs_activity_tab;
 
-void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
-                                 const mprof_render_view *view, double width,
-                                 double height);
-double mprof_render__hotspots_content(const mprof_render_model *model,
-                                      const mprof_render_view *view);
-void mprof_render__hit_hotspots(const mprof_render_model *model,
-                                const mprof_render_view *view, double width,
-                                double height, double x, double y,
-                                mprof_render_hit *hit);
-
-/* Flame and Raster share their x layout: instructions in offset order,
- * each as wide as its share of the samples. */
-void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
-                              const mprof_render_view *view, int tab,
-                              double width, double height);
-void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *model,
-                             const mprof_render_view *view, double width,
-                             double height);
-void mprof_render__hit_mega(const mprof_render_model *model,
-                            const mprof_render_view *view, double width,
-                            double height, double x, double y,
-                            mprof_render_hit *hit);
-/* Height of the rows of Mega or Density (@p tab) and Activity at the
- * view's row height; 0 when they fit the view (no row height set). */
-double mprof_render__mega_content(const mprof_render_model *model,
-                                  const mprof_render_view *view, int tab);
-void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *model,
-                                const mprof_render_view *view, double width,
-                                double height);
-void mprof_render__hit_density(const mprof_render_model *model,
-                               const mprof_render_view *view, double width,
-                               double height, double x, double y,
-                               mprof_render_hit *hit);
-void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *model,
-                                 const mprof_render_view *view, double width,
-                                 double height);
-void mprof_render__hit_activity(const mprof_render_model *model,
-                                const mprof_render_view *view, double width,
-                                double height, double x, double y,
-                                mprof_render_hit *hit);
-double mprof_render__activity_content(const mprof_render_model *model,
-                                      const mprof_render_view *view);
 /* Rows of the Activity view (by view->activity_rows). */
 size_t mprof_render__activity_rows(const mprof_render_model *model,
                                    const mprof_render_view *view);
 size_t mprof_render__span_describe(const mprof_render_model *m,
                                    const mprof_render_hit *hit, char *buf,
                                    size_t size);
-
-void mprof_render__hit_lanes(const mprof_render_model *model,
-                             const mprof_render_view *view, int tab,
-                             double width, double height, double x, double y,
-                             mprof_render_hit *hit);
 
 /* The colour of an NVTX range (its own, else one by its name) and of a
  * counter track (trace_intervals.c, trace_counters.c). */

@@ -739,14 +739,19 @@ size_t mprof_render__activity_rows(const mprof_render_model *m,
 }
 
 double mprof_render__activity_content(const mprof_render_model *m,
-                                      const mprof_render_view *view) {
+                                      const mprof_render_view *view, int tab,
+                                      double width) {
+  (void)tab;
+  (void)width;
   if (!(view->activity_height > 0))
     return 0;
   return view->activity_height * (double)mprof_render__activity_rows(m, view);
 }
 
 double mprof_render__mega_content(const mprof_render_model *m,
-                                  const mprof_render_view *view, int tab) {
+                                  const mprof_render_view *view, int tab,
+                                  double width) {
+  (void)width;
   if (!(view->sm_height > 0))
     return 0;
   rs_frame f;

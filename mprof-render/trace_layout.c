@@ -93,7 +93,10 @@ int mprof_render_row_at_y(const mprof_render_model *model,
 }
 
 double mprof_render__trace_content(const mprof_render_model *model,
-                                   const mprof_render_view *view) {
+                                   const mprof_render_view *view, int tab,
+                                   double width) {
+  (void)tab;
+  (void)width;
   return mprof_render_row_top(model, view, mprof_render_row_count(model), NULL);
 }
 

@@ -82,12 +82,12 @@ static void switches(cairo_t *cr, const rs_frame *f, int level, double width) {
   }
 }
 
-void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
-                                 const mprof_render_view *view, double width,
-                                 double height) {
+static void draw(cairo_t *cr, const mprof_render_model *m,
+                 const mprof_render_view *view, int tab, double width,
+                 double height) {
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
   rs_frame f;
-  rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, width, height);
+  rs_frame_init(&f, m, view, tab, width, height);
   const rs_activity *a = rs_activity_of(&f);
   if (!a) {
     mprof_render_draw_message(
@@ -105,7 +105,7 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
   const rs_activity_level *lv = &a->level[level];
   const mprof_render_layout *l = &f.layout;
   double rows_px = l->bottom - l->top;
-  double unit = mprof_render_row_unit(m, view, MPROF_RENDER_ACTIVITY, rows_px);
+  double unit = mprof_render_row_unit(m, view, tab, rows_px);
   size_t first, last = rs_visible_rows(view->scroll_y, rows_px, unit,
                                        lv->row_count, &first);
   rs_canvas c;
@@ -153,18 +153,17 @@ void mprof_render__draw_activity(cairo_t *cr, const mprof_render_model *m,
                     text, l->left - 20);
   }
   cairo_restore(cr);
-  mprof_render__span_header(cr, m, view, MPROF_RENDER_ACTIVITY, width, 1);
+  mprof_render__span_header(cr, m, view, tab, width, 1);
   switches(cr, &f, level, width);
   mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,
                           width);
 }
 
-void mprof_render__hit_activity(const mprof_render_model *m,
-                                const mprof_render_view *view, double width,
-                                double height, double x, double y,
-                                mprof_render_hit *hit) {
+static void hit_test(const mprof_render_model *m, const mprof_render_view *view,
+                     int tab, double width, double height, double x, double y,
+                     mprof_render_hit *hit) {
   rs_frame f;
-  rs_frame_init(&f, m, view, MPROF_RENDER_ACTIVITY, width, height);
+  rs_frame_init(&f, m, view, tab, width, height);
   const mprof_render_layout *l = &f.layout;
   const rs_activity *a = rs_activity_of(&f);
   const rs_activity_level *lv = a ? &a->level[level_of(&f, a)] : NULL;
@@ -193,3 +192,6 @@ void mprof_render__hit_activity(const mprof_render_model *m,
   rs_lane_set lanes = {lv->lane_first, lv->idx, lv->start, lv->end};
   rs_hit_lanes(&f, &r->lanes, &lanes, row_px, inside, x, hit);
 }
+
+const rs_tab_view rs_activity_tab = {draw, hit_test,
+                                     mprof_render__activity_content};

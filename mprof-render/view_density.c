@@ -126,11 +126,11 @@ static void legend(cairo_t *cr, const rs_frame *f, double width) {
   rd_text(cr, x + w + 6, y + 9, f->projected ? "100% warps" : "100% busy");
 }
 
-void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
-                                const mprof_render_view *view, double width,
-                                double height) {
+static void draw(cairo_t *cr, const mprof_render_model *m,
+                 const mprof_render_view *view, int tab, double width,
+                 double height) {
   rs_frame f;
-  if (!rs_frame_begin(cr, &f, m, view, MPROF_RENDER_DENSITY, width, height))
+  if (!rs_frame_begin(cr, &f, m, view, tab, width, height))
     return;
   const mprof_render_layout *l = &f.layout;
   double rows_px = l->bottom - l->top;
@@ -138,7 +138,7 @@ void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
   rs_psm *psm = rs_frame_psms(&f, &count);
   if (f.projected && count && !psm)
     return;
-  double band = mprof_render_row_unit(m, view, MPROF_RENDER_DENSITY, rows_px);
+  double band = mprof_render_row_unit(m, view, tab, rows_px);
   size_t first,
       last = rs_visible_rows(view->scroll_y, rows_px, band, count, &first);
   rs_canvas c;
@@ -193,19 +193,18 @@ void mprof_render__draw_density(cairo_t *cr, const mprof_render_model *m,
   }
   rs_sm_gutter(cr, &f, band, first, last, psm, count, l->left - 20);
   cairo_restore(cr);
-  mprof_render__span_header(cr, m, view, MPROF_RENDER_DENSITY, width, 1);
+  mprof_render__span_header(cr, m, view, tab, width, 1);
   legend(cr, &f, width);
   mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,
                           width);
   free(psm);
 }
 
-void mprof_render__hit_density(const mprof_render_model *m,
-                               const mprof_render_view *view, double width,
-                               double height, double x, double y,
-                               mprof_render_hit *hit) {
+static void hit_test(const mprof_render_model *m, const mprof_render_view *view,
+                     int tab, double width, double height, double x, double y,
+                     mprof_render_hit *hit) {
   rs_frame f;
-  rs_frame_init(&f, m, view, MPROF_RENDER_DENSITY, width, height);
+  rs_frame_init(&f, m, view, tab, width, height);
   const mprof_render_layout *l = &f.layout;
   size_t s, count = rs_frame_sm_count(&f);
   double band, inside;
@@ -233,3 +232,5 @@ void mprof_render__hit_density(const mprof_render_model *m,
   rs_hit_projected(&f, s, x, hit->t0 + (hit->t1 - hit->t0) / 2,
                    MPROF_HIT_PROJECTED, hit);
 }
+
+const rs_tab_view rs_density_tab = {draw, hit_test, mprof_render__mega_content};

@@ -208,8 +208,10 @@ static const mprof_render_kernel *selected_kernel(const mprof_render_model *m,
   return v->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)v->kernel) : NULL;
 }
 
-double mprof_render__hotspots_content(const mprof_render_model *model,
-                                      const mprof_render_view *view) {
+static double content(const mprof_render_model *model,
+                      const mprof_render_view *view, int tab, double width) {
+  (void)tab;
+  (void)width;
   const mprof_render_kernel *k = selected_kernel(model, view);
   const mprof_memory_stats *mem;
   size_t rows = k ? k->pc_count : 0;
@@ -259,9 +261,10 @@ static void legend(cairo_t *cr, const mprof_render_model *m,
   }
 }
 
-void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
-                                 const mprof_render_view *view, double width,
-                                 double height) {
+static void draw(cairo_t *cr, const mprof_render_model *model,
+                 const mprof_render_view *view, int tab, double width,
+                 double height) {
+  (void)tab;
   const mprof_render_kernel *k = selected_kernel(model, view);
   const mprof_memory_stats *mem = NULL;
   size_t mem_count = k ? memory_of(model, view, &mem) : 0;
@@ -325,10 +328,10 @@ void mprof_render__draw_hotspots(cairo_t *cr, const mprof_render_model *model,
                 "stall breakdown");
 }
 
-void mprof_render__hit_hotspots(const mprof_render_model *model,
-                                const mprof_render_view *view, double width,
-                                double height, double x, double y,
-                                mprof_render_hit *hit) {
+static void hit_test(const mprof_render_model *model,
+                     const mprof_render_view *view, int tab, double width,
+                     double height, double x, double y, mprof_render_hit *hit) {
+  (void)tab;
   (void)width;
   (void)height;
   (void)x;
@@ -342,3 +345,5 @@ void mprof_render__hit_hotspots(const mprof_render_model *model,
   hit->kind = MPROF_HIT_PC;
   hit->pc = (int)k->hot[(size_t)at];
 }
+
+const rs_tab_view rs_hotspots_tab = {draw, hit_test, content};

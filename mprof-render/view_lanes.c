@@ -121,9 +121,9 @@ static void header(cairo_t *cr, const mprof_render_kernel *k, int tab,
   rd_text_fit(cr, PAD, 45, width - 2 * PAD, text);
 }
 
-void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
-                              const mprof_render_view *view, int tab,
-                              double width, double height) {
+static void draw(cairo_t *cr, const mprof_render_model *model,
+                 const mprof_render_view *view, int tab, double width,
+                 double height) {
   const mprof_render_kernel *k =
       view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
                         : NULL;
@@ -234,10 +234,9 @@ void mprof_render__draw_lanes(cairo_t *cr, const mprof_render_model *model,
   free(segs);
 }
 
-void mprof_render__hit_lanes(const mprof_render_model *model,
-                             const mprof_render_view *view, int tab,
-                             double width, double height, double x, double y,
-                             mprof_render_hit *hit) {
+static void hit_test(const mprof_render_model *model,
+                     const mprof_render_view *view, int tab, double width,
+                     double height, double x, double y, mprof_render_hit *hit) {
   const mprof_render_kernel *k =
       view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
                         : NULL;
@@ -280,3 +279,7 @@ void mprof_render__hit_lanes(const mprof_render_model *model,
   }
   free(segs);
 }
+
+/* Flame and Raster share their x layout: instructions in offset order,
+ * each as wide as its share of the samples. */
+const rs_tab_view rs_lanes_tab = {draw, hit_test, NULL};

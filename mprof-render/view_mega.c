@@ -304,11 +304,11 @@ static void draw_legend(cairo_t *cr, const rs_frame *f, double width) {
   }
 }
 
-void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
-                             const mprof_render_view *view, double width,
-                             double height) {
+static void draw(cairo_t *cr, const mprof_render_model *m,
+                 const mprof_render_view *view, int tab, double width,
+                 double height) {
   rs_frame f;
-  if (!rs_frame_begin(cr, &f, m, view, MPROF_RENDER_MEGA, width, height))
+  if (!rs_frame_begin(cr, &f, m, view, tab, width, height))
     return;
   const mprof_render_layout *l = &f.layout;
   double rows_px = l->bottom - l->top;
@@ -317,7 +317,7 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
   if (f.projected && sm_count && !psm)
     return;
   if (!sm_count) {
-    mprof_render__span_header(cr, m, view, MPROF_RENDER_MEGA, width, 1);
+    mprof_render__span_header(cr, m, view, tab, width, 1);
     rd_rgb(cr, RD_TEXT_DIM);
     rd_font(cr, 13, 0, 0);
     rd_text_fit(cr, 24, l->top + 40, width - 48,
@@ -325,7 +325,7 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
     free(psm);
     return;
   }
-  double band = mprof_render_row_unit(m, view, MPROF_RENDER_MEGA, rows_px);
+  double band = mprof_render_row_unit(m, view, tab, rows_px);
   band_layout bl;
   band_layout_init(&bl, f.group, band);
   int detailed = mprof_render_mega_detailed(band, bl.units);
@@ -357,7 +357,7 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
     }
   }
   draw_labels(cr, &f, band, detailed, first, last, psm, sm_count);
-  mprof_render__span_header(cr, m, view, MPROF_RENDER_MEGA, width, 1);
+  mprof_render__span_header(cr, m, view, tab, width, 1);
   draw_legend(cr, &f, width);
   /* How it is drawn, for the reader. */
   rd_rgb(cr, RD_TEXT_DIM);
@@ -373,12 +373,11 @@ void mprof_render__draw_mega(cairo_t *cr, const mprof_render_model *m,
 /* ---- hit-testing -----------------------------------------------------------
  */
 
-void mprof_render__hit_mega(const mprof_render_model *m,
-                            const mprof_render_view *view, double width,
-                            double height, double x, double y,
-                            mprof_render_hit *hit) {
+static void hit_test(const mprof_render_model *m, const mprof_render_view *view,
+                     int tab, double width, double height, double x, double y,
+                     mprof_render_hit *hit) {
   rs_frame f;
-  rs_frame_init(&f, m, view, MPROF_RENDER_MEGA, width, height);
+  rs_frame_init(&f, m, view, tab, width, height);
   const mprof_render_layout *l = &f.layout;
   size_t s;
   double band, in_band;
@@ -429,3 +428,5 @@ void mprof_render__hit_mega(const mprof_render_model *m,
   rs_lane_set rows = {g->lane_first, g->row_idx, g->row_start, g->row_end};
   rs_hit_lanes(&f, &sm->rows[row], &rows, row_px - 1, in_band - row_y, x, hit);
 }
+
+const rs_tab_view rs_mega_tab = {draw, hit_test, mprof_render__mega_content};

@@ -81,6 +81,14 @@ size_t rs_visible_rows(double scroll_y, double rows_px, double unit,
  * *unit (px per row) and *inside (y inside the row) when on a row. */
 int rs_hit_row(const rs_frame *f, double x, double y, size_t count, size_t *row,
                double *unit, double *inside, mprof_render_hit *hit);
+/* The height of the rows of Mega or Density (@p tab) and of Activity at
+ * the view's row height; 0 when they fit the view (no row height set). */
+double mprof_render__mega_content(const mprof_render_model *model,
+                                  const mprof_render_view *view, int tab,
+                                  double width);
+double mprof_render__activity_content(const mprof_render_model *model,
+                                      const mprof_render_view *view, int tab,
+                                      double width);
 /* The Activity rows of the frame's group, or NULL (no spans). */
 const rs_activity *rs_activity_of(const rs_frame *f);
 uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm);

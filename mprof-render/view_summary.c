@@ -340,9 +340,9 @@ static void speed_of_light(page *p, const mprof_render_kernel *k) {
   p->y += 22;
 }
 
-double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
-                                  const mprof_render_view *view, double width,
-                                  double height) {
+static double page_draw(cairo_t *cr, const mprof_render_model *model,
+                        const mprof_render_view *view, double width,
+                        double height) {
   const mprof_render_kernel *k =
       view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
                         : NULL;
@@ -538,3 +538,27 @@ double mprof_render__draw_summary(cairo_t *cr, const mprof_render_model *model,
   p.y += MARGIN;
   return p.y + view->scroll_y;
 }
+
+static void draw(cairo_t *cr, const mprof_render_model *model,
+                 const mprof_render_view *view, int tab, double width,
+                 double height) {
+  (void)tab;
+  page_draw(cr, model, view, width, height);
+}
+
+/* The page laid out on a scratch surface: its height is where the last
+ * line ended. */
+static double content(const mprof_render_model *model,
+                      const mprof_render_view *view, int tab, double width) {
+  (void)tab;
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create(s);
+  mprof_render_view v = *view;
+  v.scroll_y = 0;
+  double h = page_draw(cr, model, &v, width, 1);
+  cairo_destroy(cr);
+  cairo_surface_destroy(s);
+  return h;
+}
+
+const rs_tab_view rs_summary_tab = {draw, NULL, content};

@@ -108,9 +108,10 @@ static void draw_process_line(cairo_t *cr, const mprof_render_model *model,
 /* ---- the view ------------------------------------------------------------
  */
 
-void mprof_render__draw_trace(cairo_t *cr, const mprof_render_model *model,
-                              const mprof_render_view *view, double width,
-                              double height) {
+static void draw(cairo_t *cr, const mprof_render_model *model,
+                 const mprof_render_view *view, int tab, double width,
+                 double height) {
+  (void)tab;
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
   size_t rows = mprof_render_row_count(model);
   if (!rows) {
@@ -374,10 +375,10 @@ static void find_box(const mprof_render_box *box, void *data) {
   }
 }
 
-void mprof_render__hit_trace(const mprof_render_model *model,
-                             const mprof_render_view *view, double width,
-                             double height, double x, double y,
-                             mprof_render_hit *hit) {
+static void hit_test(const mprof_render_model *model,
+                     const mprof_render_view *view, int tab, double width,
+                     double height, double x, double y, mprof_render_hit *hit) {
+  (void)tab;
   (void)height;
   mprof_render_timemap map;
   mprof_render_trace_timemap(&map, view, width);
@@ -494,3 +495,5 @@ void mprof_render__hit_trace(const mprof_render_model *model,
   }
   hit->kind = MPROF_HIT_ROW;
 }
+
+const rs_tab_view rs_trace_tab = {draw, hit_test, mprof_render__trace_content};

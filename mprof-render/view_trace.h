@@ -41,6 +41,10 @@ typedef struct row_walk {
   double top, h;
 } row_walk;
 
+/* The height of all the rows at the view's row height. */
+double mprof_render__trace_content(const mprof_render_model *model,
+                                   const mprof_render_view *view, int tab,
+                                   double width);
 double rt_row_height(const mprof_render_row *row,
                      const mprof_render_view *view);
 int rt_is_band(const mprof_render_row *row);
