@@ -8,16 +8,12 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mprof/error.h"
 #include "mprof/export.h"
-#include "mprof/names.h"
-#include "mprof/version.h"
-#include "base/text.h"
 #include "report/report_internal.h"
 #include "export/export_internal.h"
 

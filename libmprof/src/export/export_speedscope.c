@@ -5,13 +5,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mprof/error.h"
 #include "mprof/export.h"
 #include "mprof/names.h"
 #include "mprof/version.h"

@@ -1,19 +1,18 @@
 /*
- * mprof — helpers shared by the analysis and report sources (join,
- * diagnose, diff, report*). Never installed.
+ * mprof — what the report and export sources share: kernel selection,
+ * report options, speed-of-light fields and labels, the text panel's
+ * colours. Never installed.
  *
  * SPDX-License-Identifier: MIT
  */
 #ifndef MPROF_REPORT_INTERNAL_H
 #define MPROF_REPORT_INTERNAL_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/arena.h"
 #include "base/text.h"
 #include "internal.h"
 #include "mprof/units.h"
@@ -48,14 +47,15 @@ int mprof__report_options_check(const mprof_report_options *opts);
 struct mprof_range_times;
 const char *mprof__range_times_path(const struct mprof_range_times *times);
 
-/* ---- speed of light (summary_view.c) ------------------------------------ */
+/* ---- speed of light ----------------------------------------------------- */
 
 /* A kernel's measured throughput, the same in the JSON and the XML
- * reports (summary and diff). */
+ * reports (summary and diff; summary_fields.c). */
 void mprof__summary_throughput_fields(mprof__fields *o,
                                       const mprof_kernel_throughput *t);
 
-/* The counters the text reports show, with their labels ("DRAM", "SMs"). */
+/* The counters the text reports show, with their labels ("DRAM", "SMs");
+ * summary_view.c. */
 typedef struct mprof__sol_label {
   uint32_t counter;
   const char *label;

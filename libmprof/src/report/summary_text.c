@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "mprof/names.h"
-#include "mprof/version.h"
 #include "report_internal.h"
 #include "summary_internal.h"
 

@@ -15,7 +15,6 @@
 #include "internal.h"
 #include "mprof/mkprof.h"
 #include "mprof/trace.h"
-#include "mprof/writer.h"
 
 /* ---- trace → MKPROF ----------------------------------------------------- */
 
