@@ -66,6 +66,8 @@ static void format_bytes(char *buf, size_t size, uint64_t bytes) {
  * above any Linux pid, so tracks never merge across traces. */
 #define GPU_PID_BASE 0x40000000u
 static uint32_t gpu_pid(size_t trace, uint32_t device, int sms) {
+  if (device == MPROF_INDEX_NONE) /* a stream's unknown device */
+    device = 0xffffu;
   return GPU_PID_BASE + (uint32_t)trace * 0x10000u + device * 2u +
          (sms ? 1u : 0u);
 }
@@ -83,21 +85,24 @@ static void te_begin(te_writer *w) {
   w->events++;
 }
 
-static void te_meta(te_writer *w, const char *what, uint32_t pid, int has_tid,
-                    uint64_t tid, const char *key, const char *text,
-                    long long number) {
-  te_begin(w);
-  fputs("{\"ph\":\"M\",\"name\":", w->f);
-  mprof__json_string(w->f, what);
-  fprintf(w->f, ",\"pid\":%u", pid);
-  if (has_tid)
-    fprintf(w->f, ",\"tid\":%llu", (unsigned long long)tid);
-  fprintf(w->f, ",\"args\":{\"%s\":", key);
-  if (text)
-    mprof__json_string(w->f, text);
-  else
-    fprintf(w->f, "%lld", number);
-  fputs("}}", w->f);
+/* The metadata events that name process @p pid, or its thread @p tid,
+ * and place it among the others (not when @p sort_index is negative). */
+static void te_name(te_writer *w, uint32_t pid, int thread, uint64_t tid,
+                    const char *name, long long sort_index) {
+  for (int sort = 0; sort < 2 && (!sort || sort_index >= 0); sort++) {
+    te_begin(w);
+    fprintf(w->f, "{\"ph\":\"M\",\"name\":\"%s_%s\",\"pid\":%u",
+            thread ? "thread" : "process", sort ? "sort_index" : "name", pid);
+    if (thread)
+      fprintf(w->f, ",\"tid\":%llu", (unsigned long long)tid);
+    if (sort) {
+      fprintf(w->f, ",\"args\":{\"sort_index\":%lld}}", sort_index);
+      continue;
+    }
+    fputs(",\"args\":{\"name\":", w->f);
+    mprof__json_string(w->f, name);
+    fputs("}}", w->f);
+  }
 }
 
 static void te_complete(te_writer *w, const char *name, const char *cat,
@@ -161,9 +166,7 @@ static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
   snprintf(name, sizeof name, "%s%s%s",
            mprof__export_base_name(mprof_trace_path(trace)),
            cmd && *cmd ? ": " : "", cmd ? cmd : "");
-  te_meta(w, "process_name", pid, 0, 0, "name", name, 0);
-  te_meta(w, "process_sort_index", pid, 0, 0, "sort_index", NULL,
-          (long long)(t * 1000 + 999));
+  te_name(w, pid, 0, 0, name, (long long)(t * 1000 + 999));
   size_t n;
   const mprof_device_record *devices = mprof_trace_devices(trace, &n);
   for (size_t d = 0; d < n; d++) {
@@ -173,9 +176,7 @@ static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
                sms ? " SMs" : "", dev, multi ? " — " : "",
                multi ? mprof__export_base_name(mprof_trace_path(trace)) : "");
       uint32_t p = gpu_pid(t, (uint32_t)d, sms);
-      te_meta(w, "process_name", p, 0, 0, "name", name, 0);
-      te_meta(w, "process_sort_index", p, 0, 0, "sort_index", NULL,
-              (long long)(t * 1000 + d * 2 + (size_t)sms));
+      te_name(w, p, 0, 0, name, (long long)(t * 1000 + d * 2 + (size_t)sms));
     }
   }
   const mprof_stream_record *streams = mprof_trace_streams(trace, &n);
@@ -186,11 +187,8 @@ static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
                label);
     else
       snprintf(name, sizeof name, "stream %u", streams[s].stream_id);
-    uint32_t dev = streams[s].device;
-    uint32_t p = gpu_pid(t, dev == MPROF_INDEX_NONE ? 0xffffu : dev, 0);
-    te_meta(w, "thread_name", p, 1, streams[s].stream_id, "name", name, 0);
-    te_meta(w, "thread_sort_index", p, 1, streams[s].stream_id, "sort_index",
-            NULL, (long long)streams[s].stream_id);
+    uint32_t p = gpu_pid(t, streams[s].device, 0);
+    te_name(w, p, 1, streams[s].stream_id, name, streams[s].stream_id);
   }
 }
 
@@ -215,11 +213,10 @@ static void te_launches(te_writer *w, const mprof_diagnosis *diag, size_t t,
     const mprof_shape_record *shape = &shapes[l->shape];
     const mprof_kernel_record *kr = &kernels[shape->kernel];
     const mprof_stream_record *st = &streams[l->stream];
-    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
     char short_name[256]; /* the event's name; args.kernel is the full one */
     te_complete(
         w, mprof_name_short(short_name, sizeof short_name, kd->stats->name),
-        "kernel", gpu_pid(t, dev, 0), st->stream_id, l->start, l->end);
+        "kernel", gpu_pid(t, st->device, 0), st->stream_id, l->start, l->end);
     mprof__fields a = {w->f, 1, 0};
     fputs(",\"args\":{", w->f);
     mprof__fields_str(&a, "kernel", kd->stats->name);
@@ -256,15 +253,14 @@ static void te_memops(te_writer *w, const mprof_trace *trace, size_t t) {
   for (size_t i = 0; i < n; i++) {
     const mprof_memop_record *m = &ops[i];
     const mprof_stream_record *st = &streams[m->stream];
-    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
     char size[32], name[96];
     format_bytes(size, sizeof size, m->bytes);
     int memset_op = m->kind == MPROF_MEMOP_MEMSET;
     const char *kind = copy_kind_name(m->copy_kind);
     snprintf(name, sizeof name, "%s%s%s %s", memset_op ? "Memset" : "Memcpy",
              *kind ? " " : "", memset_op ? "" : kind, size);
-    te_complete(w, name, memset_op ? "memset" : "memcpy", gpu_pid(t, dev, 0),
-                st->stream_id, m->start, m->end);
+    te_complete(w, name, memset_op ? "memset" : "memcpy",
+                gpu_pid(t, st->device, 0), st->stream_id, m->start, m->end);
     mprof__fields a = {w->f, 1, 0};
     fputs(",\"args\":{", w->f);
     mprof__fields_u64(&a, "bytes", m->bytes);
@@ -325,7 +321,7 @@ static int te_host_threads(te_writer *w, const mprof_trace *trace,
       continue;
     char name[64];
     snprintf(name, sizeof name, "thread %u", threads[i]);
-    te_meta(w, "thread_name", pid, 1, threads[i], "name", name, 0);
+    te_name(w, pid, 1, threads[i], name, -1);
   }
   free(threads);
   return MPROF_OK;
@@ -458,10 +454,9 @@ static int te_api_calls(te_writer *w, const mprof_diagnosis *diag, size_t t,
       continue;
     const mprof_api_call_record *c = &calls[hit->index];
     const mprof_stream_record *st = &streams[stream];
-    uint32_t dev = st->device == MPROF_INDEX_NONE ? 0xffffu : st->device;
     uint64_t id = ((uint64_t)t << 32) | correlation;
     te_flow(w, "s", id, pid, c->thread_id, c->start, c->end);
-    te_flow(w, "f", id, gpu_pid(t, dev, 0), st->stream_id, start, end);
+    te_flow(w, "f", id, gpu_pid(t, st->device, 0), st->stream_id, start, end);
   }
   free(keys);
   return MPROF_OK;
@@ -563,13 +558,12 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
     const mprof_span_record *s = &spans[i];
-    uint32_t device = 0xffffu;
+    uint32_t device = MPROF_INDEX_NONE;
     if (s->launch != MPROF_INDEX_NONE && s->launch < launch_count) {
       uint32_t k = mprof_join_launch_kernel(join, s->launch);
       if (k != MPROF_INDEX_NONE && !selected[k])
         continue;
-      uint32_t d = streams[launches[s->launch].stream].device;
-      device = d == MPROF_INDEX_NONE ? 0xffffu : d;
+      device = streams[launches[s->launch].stream].device;
     }
     span_key key = {device, s->sm, s->start, s->end, i};
     keys[kept++] = key;
@@ -616,9 +610,7 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
         snprintf(name, sizeof name, "SM %u · lane %zu", key->sm, chosen + 1);
       else
         snprintf(name, sizeof name, "SM %u", key->sm);
-      te_meta(w, "thread_name", pid, 1, tid, "name", name, 0);
-      te_meta(w, "thread_sort_index", pid, 1, tid, "sort_index", NULL,
-              (long long)tid);
+      te_name(w, pid, 1, tid, name, (long long)tid);
     }
     if (lane_push(&lanes[chosen], key->end)) {
       rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
