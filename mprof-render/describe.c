@@ -30,20 +30,7 @@ static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
                            (double)(k->stats->samples ? k->stats->samples : 1));
   mprof_format_count(count, sizeof count, p->samples);
   /* The three largest plain reasons of this instruction. */
-  reasons[0] = '\0';
-  size_t idx[3];
-  uint64_t val[3];
-  size_t top = mprof_render__top_reasons(m, p->stats ? p->stats->reasons : NULL,
-                                         p->stats ? p->stats->reason_count : 0,
-                                         idx, val, 3);
-  for (size_t r = 0; r < top; r++) {
-    char part[128], rp[16];
-    mprof_format_percent(
-        rp, sizeof rp, (double)val[r] / (double)(p->samples ? p->samples : 1));
-    snprintf(part, sizeof part, "%s%s %s", r ? ", " : "",
-             mprof_render_reason_at(m, idx[r])->name, rp);
-    strncat(reasons, part, sizeof reasons - strlen(reasons) - 1);
-  }
+  mprof_render__pc_reasons(m, p, 3, reasons, sizeof reasons);
   /* Its global-memory accesses, when they were counted (--memory). */
   char memory[256] = "";
   const mprof_memory_stats *mem =

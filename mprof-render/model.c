@@ -553,6 +553,26 @@ size_t mprof_render__top_reasons(const mprof_render_model *m,
   return got;
 }
 
+void mprof_render__pc_reasons(const mprof_render_model *m,
+                              const mprof_render_pc *pc, size_t max, char *buf,
+                              size_t size) {
+  size_t idx[8];
+  uint64_t val[8];
+  size_t n = mprof_render__top_reasons(m, pc->stats ? pc->stats->reasons : NULL,
+                                       pc->stats ? pc->stats->reason_count : 0,
+                                       idx, val, max < 8 ? max : 8);
+  buf[0] = '\0';
+  for (size_t r = 0; r < n; r++) {
+    char part[128], pct[16];
+    mprof_format_percent(pct, sizeof pct,
+                         (double)val[r] /
+                             (double)(pc->samples ? pc->samples : 1));
+    snprintf(part, sizeof part, "%s%s %s", r ? ", " : "",
+             m->reasons[idx[r]].name, pct);
+    strncat(buf, part, size - strlen(buf) - 1);
+  }
+}
+
 size_t mprof_render_row_count(const mprof_render_model *m) {
   return m ? m->row_count : 0;
 }

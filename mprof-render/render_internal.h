@@ -254,6 +254,11 @@ uint64_t mprof_render__kernel_reason(const mprof_render_model *m,
 size_t mprof_render__top_reasons(const mprof_render_model *m,
                                  const mprof_reason_samples *list, size_t n,
                                  size_t *idx, uint64_t *values, size_t max);
+/* "long_scoreboard 62%, wait 20%": the first @p max (8 at most) plain
+ * reasons of instruction @p pc with their share of its samples. */
+void mprof_render__pc_reasons(const mprof_render_model *m,
+                              const mprof_render_pc *pc, size_t max, char *buf,
+                              size_t size);
 
 /* ---- time and ticks (timemap.c) --------------------------------------- */
 

@@ -218,21 +218,7 @@ static void hot_table(page *p, const mprof_render_model *m,
       rd_format_line(text, sizeof text, pc->insn);
       rd_text_fit(p->cr, p->x + col_line, p->y + 13, col_stalls - col_line - 10,
                   *text ? text : "-");
-      size_t idx[2];
-      uint64_t val[2];
-      size_t n = mprof_render__top_reasons(
-          m, pc->stats ? pc->stats->reasons : NULL,
-          pc->stats ? pc->stats->reason_count : 0, idx, val, 2);
-      text[0] = '\0';
-      for (size_t r = 0; r < n; r++) {
-        char part[96];
-        mprof_format_percent(pct, sizeof pct,
-                             (double)val[r] /
-                                 (double)(pc->samples ? pc->samples : 1));
-        snprintf(part, sizeof part, "%s%s %s", r ? ", " : "",
-                 mprof_render_reason_at(m, idx[r])->name, pct);
-        strncat(text, part, sizeof text - strlen(text) - 1);
-      }
+      mprof_render__pc_reasons(m, pc, 2, text, sizeof text);
       rd_font(p->cr, 11, 0, 0);
       rd_text_fit(p->cr, p->x + col_stalls, p->y + 13,
                   p->x + p->width - (p->x + col_stalls), text);
