@@ -26,7 +26,8 @@ void mprof__json_string(FILE *out, const char *text);
  * spaces a level. A record without an XML element (element NULL) is
  * transparent in XML: its fields are attributes of the enclosing element,
  * its records that element's children. A bare record ({out, json}) is a
- * list of fields whose braces or element the caller writes.
+ * list of fields whose braces or element the caller writes; only JSON
+ * records nest in one.
  */
 typedef struct mprof__fields {
   FILE *out;

@@ -59,8 +59,6 @@ static const char *hot_match_name(uint32_t mode) {
                                      : "none";
 }
 
-/* ---- XML and JSON ------------------------------------------------------- */
-
 /* @p k's measured throughput when its side's trace has PM samples (the
  * diff then shows it as the summary does); NULL otherwise. */
 static const mprof_kernel_throughput *
@@ -70,6 +68,8 @@ side_throughput(const mprof_diagnosis *d, const mprof_kernel_diagnosis *k) {
              ? k->throughput
              : NULL;
 }
+
+/* ---- XML and JSON ------------------------------------------------------- */
 
 static void reason_fields(mprof__fields *o, const mprof_stall_change *s) {
   mprof__fields_str(o, "name", s->reason);

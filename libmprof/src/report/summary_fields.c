@@ -41,10 +41,8 @@ static void trace_fields(mprof__fields *o, const mprof__summary_view *v) {
 
 static void device_fields(mprof__fields *o, const mprof__summary_view *v,
                           size_t i) {
-  size_t devices;
+  size_t devices; /* i < devices: records() asks for those there are */
   const mprof_device_record *dev = mprof_trace_devices(v->trace, &devices);
-  if (i >= devices)
-    return;
   char cc[24];
   snprintf(cc, sizeof cc, "%u.%u", dev[i].cc_major, dev[i].cc_minor);
   mprof__fields_u64(o, "index", i);
