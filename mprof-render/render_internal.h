@@ -355,19 +355,6 @@ uint32_t rs_region_role(const mprof_render_model *m, uint32_t region);
 /* The device (index into DEVICES) of launch @p launch, or NONE. */
 uint32_t rs_launch_device(const mprof_render_model *m, uint32_t launch);
 
-/* ---- shared by the span views (spanview.c) -------------------------- */
-
-/* The header (title, legend) and banners over a span view; returns the y
- * where its rows start. With @p draw 0 it only measures. */
-double mprof_render__span_header(cairo_t *cr, const mprof_render_model *m,
-                                 const mprof_render_view *view, int tab,
-                                 double width, int draw);
-/* The time axis at the bottom of a span view, ticks after @p origin. */
-void mprof_render__time_axis(cairo_t *cr, const mprof_render_timemap *map,
-                             int64_t origin, double left, double right,
-                             double y, double width);
-#define RS_AXIS 30.0 /* px of time axis at the bottom */
-
 /* ---- views ---------------------------------------------------------- */
 
 /* What a tab does (draw.c dispatches through these): draw, hit-test

@@ -153,10 +153,9 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
                     text, l->left - 20);
   }
   cairo_restore(cr);
-  mprof_render__span_header(cr, m, view, tab, width, 1);
+  rs_span_header(cr, &f, width);
   switches(cr, &f, level, width);
-  mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,
-                          width);
+  rs_time_axis(cr, &f, width);
 }
 
 static void hit_test(const mprof_render_model *m, const mprof_render_view *view,

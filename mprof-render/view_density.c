@@ -193,10 +193,9 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
   }
   rs_sm_gutter(cr, &f, band, first, last, psm, count, l->left - 20);
   cairo_restore(cr);
-  mprof_render__span_header(cr, m, view, tab, width, 1);
+  rs_span_header(cr, &f, width);
   legend(cr, &f, width);
-  mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,
-                          width);
+  rs_time_axis(cr, &f, width);
   free(psm);
 }
 

@@ -317,7 +317,7 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
   if (f.projected && sm_count && !psm)
     return;
   if (!sm_count) {
-    mprof_render__span_header(cr, m, view, tab, width, 1);
+    rs_span_header(cr, &f, width);
     rd_rgb(cr, RD_TEXT_DIM);
     rd_font(cr, 13, 0, 0);
     rd_text_fit(cr, 24, l->top + 40, width - 48,
@@ -357,7 +357,7 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
     }
   }
   draw_labels(cr, &f, band, detailed, first, last, psm, sm_count);
-  mprof_render__span_header(cr, m, view, tab, width, 1);
+  rs_span_header(cr, &f, width);
   draw_legend(cr, &f, width);
   /* How it is drawn, for the reader. */
   rd_rgb(cr, RD_TEXT_DIM);
@@ -365,8 +365,7 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
   rd_text_right(cr, width - 10, 19,
                 detailed ? "rows per SM (zoom rows out: one bar per SM)"
                          : "one bar per SM (Ctrl+wheel: rows per SM)");
-  mprof_render__time_axis(cr, &f.map, f.origin, l->left, l->right, l->bottom,
-                          width);
+  rs_time_axis(cr, &f, width);
   free(psm);
 }
 

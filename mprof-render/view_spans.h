@@ -48,6 +48,10 @@ typedef struct rs_frame {
 void rs_frame_init(rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
                    double height);
+/* The header (title, legend) and banners over a span view, and the time
+ * axis under it (ticks after the frame's origin). */
+void rs_span_header(cairo_t *cr, const rs_frame *f, double width);
+void rs_time_axis(cairo_t *cr, const rs_frame *f, double width);
 /* Drawing a span view starts here: the "no kernel" page (0), or the
  * background and @p f (1). */
 int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
