@@ -86,7 +86,10 @@ int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
                           mprof_trace_path(mprof_join_trace(join)), pattern);
 }
 
-int mprof__report_options_check(const mprof_report_options *opts) {
+int mprof__report_options_check(const mprof_report_options **options) {
+  static const mprof_report_options defaults = MPROF_REPORT_OPTIONS_INIT;
+  const mprof_report_options *opts = *options ? *options : &defaults;
+  *options = opts;
   if (opts->version != MPROF_REPORT_OPTIONS_VERSION)
     return mprof__error_set(MPROF_EVERSION,
                             "report options version %u is not supported (%u)",

@@ -424,12 +424,9 @@ static void change_names(const void *diff, size_t i, const char **name,
 int mprof_diff_write(FILE *out, const mprof_diff *diff,
                      const mprof_report_options *opts,
                      double fail_above_percent) {
-  mprof_report_options defaults = MPROF_REPORT_OPTIONS_INIT;
   if (!out || !diff)
     return mprof__error_set(MPROF_EINVAL, "mprof_diff_write: NULL argument");
-  if (!opts)
-    opts = &defaults;
-  int rc = mprof__report_options_check(opts);
+  int rc = mprof__report_options_check(&opts);
   if (rc)
     return rc;
   diff_view v;
@@ -449,14 +446,11 @@ int mprof_diff_write(FILE *out, const mprof_diff *diff,
     return rc;
   v.shown = v.matched < opts->max_kernels ? v.matched : opts->max_kernels;
   mprof__style style;
-  switch (opts->format) {
-  case MPROF_REPORT_JSON: diff_fields(out, &v, 1); break;
-  case MPROF_REPORT_TEXT:
-    mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
+  mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
+  if (opts->format == MPROF_REPORT_TEXT)
     text_diff(out, &v, &style);
-    break;
-  default: diff_fields(out, &v, 0); break;
-  }
+  else
+    diff_fields(out, &v, opts->format == MPROF_REPORT_JSON);
   free(v.selected);
   if (fflush(out) != 0 || ferror(out))
     return mprof__error_set(MPROF_EIO, "cannot write the diff: output error");

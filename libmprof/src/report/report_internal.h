@@ -39,9 +39,9 @@ int mprof__select(size_t **out, size_t *found, size_t count,
 int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
                           const char *pattern);
 
-/* MPROF_EVERSION or MPROF_EINVAL (message set) for options a report
- * writer cannot take; 0 otherwise. */
-int mprof__report_options_check(const mprof_report_options *opts);
+/* *opts, or the defaults when NULL. MPROF_EVERSION or MPROF_EINVAL
+ * (message set) for options a report writer cannot take; 0 otherwise. */
+int mprof__report_options_check(const mprof_report_options **opts);
 
 /* analysis/ranges.c: the path of the trace a mprof_range_times came from. */
 struct mprof_range_times;

@@ -133,13 +133,10 @@ static void text_ranges(FILE *f, const ranges_view *v, const mprof__style *st) {
 
 int mprof_range_times_write(FILE *out, const mprof_range_times *times,
                             const mprof_report_options *opts) {
-  mprof_report_options defaults = MPROF_REPORT_OPTIONS_INIT;
   if (!out || !times)
     return mprof__error_set(MPROF_EINVAL,
                             "mprof_range_times_write: NULL argument");
-  if (!opts)
-    opts = &defaults;
-  int rc = mprof__report_options_check(opts);
+  int rc = mprof__report_options_check(&opts);
   if (rc)
     return rc;
   ranges_view v;
@@ -151,14 +148,11 @@ int mprof_range_times_write(FILE *out, const mprof_range_times *times,
   for (size_t i = v.shown; i < v.count; i++)
     v.omitted_share += mprof_range_times_get(times, i)->share;
   mprof__style style;
-  switch (opts->format) {
-  case MPROF_REPORT_JSON: ranges_fields(out, &v, 1); break;
-  case MPROF_REPORT_TEXT:
-    mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
+  mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
+  if (opts->format == MPROF_REPORT_TEXT)
     text_ranges(out, &v, &style);
-    break;
-  default: ranges_fields(out, &v, 0); break;
-  }
+  else
+    ranges_fields(out, &v, opts->format == MPROF_REPORT_JSON);
   if (fflush(out) != 0 || ferror(out))
     return mprof__error_set(MPROF_EIO, "cannot write the ranges: %s",
                             "output error");

@@ -25,13 +25,10 @@ int mprof_report_options_init(mprof_report_options *opts, unsigned version) {
 
 int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
                           const mprof_report_options *opts) {
-  mprof_report_options defaults = MPROF_REPORT_OPTIONS_INIT;
   if (!out || !diagnosis)
     return mprof__error_set(MPROF_EINVAL,
                             "mprof_diagnosis_write: NULL argument");
-  if (!opts)
-    opts = &defaults;
-  int rc = mprof__report_options_check(opts);
+  int rc = mprof__report_options_check(&opts);
   if (rc)
     return rc;
   mprof__summary_view v;
@@ -47,14 +44,11 @@ int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
   for (size_t i = v.shown; i < v.matched; i++)
     v.omitted_share += mprof_join_kernel(v.join, v.selected[i])->share;
   mprof__style style;
-  switch (opts->format) {
-  case MPROF_REPORT_JSON: mprof__summary_fields(out, &v, 1); break;
-  case MPROF_REPORT_TEXT:
-    mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
+  mprof__style_init(&style, (opts->flags & MPROF_REPORT_COLOR) != 0);
+  if (opts->format == MPROF_REPORT_TEXT)
     mprof__summary_text(out, &v, &style);
-    break;
-  default: mprof__summary_fields(out, &v, 0); break;
-  }
+  else
+    mprof__summary_fields(out, &v, opts->format == MPROF_REPORT_JSON);
   free(v.selected);
   if (fflush(out) != 0 || ferror(out))
     return mprof__error_set(MPROF_EIO, "cannot write the summary: %s",
