@@ -11,8 +11,6 @@
 #include "render_internal.h"
 
 #define RS_NONE 0xff000000u /* a column colour: draw nothing */
-#define RS_BANNER_PROJECTED MPROF_RENDER_BANNER_PROJECTED
-#define RS_BANNER_DEMO MPROF_RENDER_BANNER_DEMO
 
 /* A pixel buffer (RGB24) for the rows of a span view. */
 typedef struct rs_canvas {
