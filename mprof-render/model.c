@@ -74,8 +74,7 @@ static const mprof_render_pc *sort_pcs;
 static int by_offset(const void *a, const void *b) {
   const mprof_render_pc *x = &sort_pcs[*(const uint32_t *)a];
   const mprof_render_pc *y = &sort_pcs[*(const uint32_t *)b];
-  if (x->offset != y->offset)
-    return x->offset < y->offset ? -1 : 1;
+  RS_ORDER_BY(offset);
   return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 

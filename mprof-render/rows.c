@@ -95,8 +95,7 @@ static int by_thread_process(const void *a, const void *b) {
   int c = strcmp(hx ? hx : "", hy ? hy : "");
   if (c)
     return c;
-  if (x->process != y->process)
-    return x->process < y->process ? -1 : 1;
+  RS_ORDER_BY(process);
   return x->thread_id < y->thread_id ? -1 : x->thread_id > y->thread_id;
 }
 

@@ -666,7 +666,7 @@ static void test_errors(void **state) {
   assert_int_equal(mprof_export_file(out, set, 1, &eo, NULL), MPROF_ENOTFOUND);
   assert_int_not_equal(access(out, F_OK), 0);
   char partial[1100];
-  snprintf(partial, sizeof partial, "%s.partial", out);
+  snprintf(partial, sizeof partial, "%s.%ld.partial", out, (long)getpid());
   assert_int_not_equal(access(partial, F_OK), 0);
   release(&in);
 }

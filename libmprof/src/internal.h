@@ -18,6 +18,11 @@
 #define MPROF__PRINTF(a, b)
 #endif
 
+/** In a qsort comparator over @c x and @c y: order by field @p f first. */
+#define MPROF__ORDER_BY(f)                                                     \
+  if (x->f != y->f)                                                            \
+  return x->f < y->f ? -1 : 1
+
 /** Set this thread's error message and return @p status (for `return`). */
 int mprof__error_set(int status, const char *fmt, ...) MPROF__PRINTF(2, 3);
 

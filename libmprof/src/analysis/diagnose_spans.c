@@ -23,12 +23,9 @@ typedef struct span_item {
 
 static int by_launch_sm_start(const void *a, const void *b) {
   const span_item *x = (const span_item *)a, *y = (const span_item *)b;
-  if (x->launch != y->launch)
-    return x->launch < y->launch ? -1 : 1;
-  if (x->sm != y->sm)
-    return x->sm < y->sm ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  MPROF__ORDER_BY(launch);
+  MPROF__ORDER_BY(sm);
+  MPROF__ORDER_BY(start);
   return x->end < y->end ? -1 : x->end > y->end;
 }
 

@@ -164,8 +164,7 @@ static int compare_kernel_rank(const void *a, const void *b, void *ctx) {
   int c = strcmp(x->name, y->name);
   if (c)
     return c;
-  if (x->device_id != y->device_id)
-    return x->device_id < y->device_id ? -1 : 1;
+  MPROF__ORDER_BY(device_id);
   return x->device < y->device ? -1 : x->device > y->device;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "base/arena.h"
 #include "mprof/join.h"
 
@@ -65,8 +66,7 @@ typedef struct shape_sort {
 
 static int compare_shape_sort(const void *a, const void *b) {
   const shape_sort *x = (const shape_sort *)a, *y = (const shape_sort *)b;
-  if (x->kernel != y->kernel)
-    return x->kernel < y->kernel ? -1 : 1;
+  MPROF__ORDER_BY(kernel);
   int c = memcmp(x->config, y->config, sizeof x->config);
   if (c)
     return c;

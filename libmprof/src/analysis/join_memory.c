@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "base/array.h"
 #include "join_internal.h"
 
@@ -19,8 +20,7 @@ typedef struct memory_build {
 static int compare_build(const void *a, const void *b) {
   const memory_build *x = (const memory_build *)a;
   const memory_build *y = (const memory_build *)b;
-  if (x->kernel != y->kernel)
-    return x->kernel < y->kernel ? -1 : 1;
+  MPROF__ORDER_BY(kernel);
   return x->pub.offset < y->pub.offset ? -1 : x->pub.offset > y->pub.offset;
 }
 

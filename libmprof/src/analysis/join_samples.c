@@ -106,16 +106,11 @@ static int compare_pc_records(const void *a, const void *b, void *ctx) {
   const mprof_pc_sample_record *r = ((const pc_sort_ctx *)ctx)->records;
   const mprof_pc_sample_record *x = &r[*(const uint32_t *)a];
   const mprof_pc_sample_record *y = &r[*(const uint32_t *)b];
-  if (x->device != y->device)
-    return x->device < y->device ? -1 : 1;
-  if (x->function_name != y->function_name)
-    return x->function_name < y->function_name ? -1 : 1;
-  if (x->cubin_crc != y->cubin_crc)
-    return x->cubin_crc < y->cubin_crc ? -1 : 1;
-  if (x->function_index != y->function_index)
-    return x->function_index < y->function_index ? -1 : 1;
-  if (x->pc_offset != y->pc_offset)
-    return x->pc_offset < y->pc_offset ? -1 : 1;
+  MPROF__ORDER_BY(device);
+  MPROF__ORDER_BY(function_name);
+  MPROF__ORDER_BY(cubin_crc);
+  MPROF__ORDER_BY(function_index);
+  MPROF__ORDER_BY(pc_offset);
   return 0;
 }
 
@@ -364,14 +359,11 @@ static int collect_sidecar_samples(mprof_join *j, pc_builder *b) {
 
 static int compare_pc_build(const void *a, const void *b) {
   const pc_build *x = (const pc_build *)a, *y = (const pc_build *)b;
-  if (x->kernel != y->kernel)
-    return x->kernel < y->kernel ? -1 : 1;
+  MPROF__ORDER_BY(kernel);
   if (x->pub.samples != y->pub.samples)
     return x->pub.samples > y->pub.samples ? -1 : 1;
-  if (x->pub.cubin_crc != y->pub.cubin_crc)
-    return x->pub.cubin_crc < y->pub.cubin_crc ? -1 : 1;
-  if (x->pub.function_index != y->pub.function_index)
-    return x->pub.function_index < y->pub.function_index ? -1 : 1;
+  MPROF__ORDER_BY(pub.cubin_crc);
+  MPROF__ORDER_BY(pub.function_index);
   return x->pub.offset < y->pub.offset ? -1 : x->pub.offset > y->pub.offset;
 }
 

@@ -35,10 +35,8 @@ typedef struct timed_ref {
 
 static int by_thread_start(const void *a, const void *b) {
   const timed_ref *x = (const timed_ref *)a, *y = (const timed_ref *)b;
-  if (x->thread != y->thread)
-    return x->thread < y->thread ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  MPROF__ORDER_BY(thread);
+  MPROF__ORDER_BY(start);
   return x->index < y->index ? -1 : x->index > y->index;
 }
 

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -51,4 +53,47 @@ void mprof__file_map_close(mprof__file_map *map) {
   if (map->data)
     munmap((void *)map->data, map->size);
   memset(map, 0, sizeof *map);
+}
+
+int mprof__file_out_open(mprof__file_out *out, const char *path) {
+  memset(out, 0, sizeof *out);
+  size_t len = strlen(path) + sizeof ".4294967295.partial";
+  char *partial = (char *)malloc(len);
+  if (!partial)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  snprintf(partial, len, "%s.%ld.partial", path, (long)getpid());
+  FILE *f = fopen(partial, "w");
+  if (!f) {
+    int err = errno;
+    free(partial);
+    return mprof__error_set(MPROF_EIO, "%s: cannot create: %s", path,
+                            strerror(err));
+  }
+  out->f = f;
+  out->path = path;
+  out->partial = partial;
+  return 0;
+}
+
+int mprof__file_out_close(mprof__file_out *out, int ok) {
+  int err = ok && ferror(out->f) ? EIO : 0;
+  if (ok && !err && fflush(out->f) != 0)
+    err = errno;
+  /* EINVAL: a file system that cannot sync, where nothing is lost. */
+  if (ok && !err && fsync(fileno(out->f)) != 0 && errno != EINVAL)
+    err = errno;
+  if (fclose(out->f) != 0 && ok && !err)
+    err = errno;
+  if (ok && !err && rename(out->partial, out->path) != 0)
+    err = errno;
+  int rc = 0;
+  if (!ok || err) {
+    unlink(out->partial);
+    if (ok)
+      rc = mprof__error_set(MPROF_EIO, "%s: cannot write: %s", out->path,
+                            strerror(err));
+  }
+  free(out->partial);
+  memset(out, 0, sizeof *out);
+  return rc;
 }

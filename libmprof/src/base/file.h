@@ -8,6 +8,7 @@
 #define MPROF_BASE_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct mprof__file_map {
   const unsigned char *data; /* NULL for an empty file */
@@ -27,5 +28,28 @@ int mprof__file_map_open(mprof__file_map *out, const char *path, int access);
 
 /* Unmap; a zeroed map is a no-op. */
 void mprof__file_map_close(mprof__file_map *map);
+
+/*
+ * A file written beside @p path, as "PATH.PID.partial", and renamed over
+ * it only once all of it is written: a reader never sees half a file, and
+ * two processes writing the same path do not share one partial file.
+ */
+typedef struct mprof__file_out {
+  FILE *f;
+  const char *path;
+  char *partial;
+} mprof__file_out;
+
+/* Create the partial file for writing. Errors: MPROF_ENOMEM, MPROF_EIO
+ * ("PATH: cannot create: ..."); *out is zeroed on failure. */
+int mprof__file_out_open(mprof__file_out *out, const char *path);
+
+/*
+ * With @p ok set, flush, sync, close and rename the partial file over the
+ * path; an error on the way (MPROF_EIO, "PATH: cannot write: ...") removes
+ * it. With @p ok zero, only close and remove it and return 0: the caller
+ * holds its own error.
+ */
+int mprof__file_out_close(mprof__file_out *out, int ok);
 
 #endif /* MPROF_BASE_FILE_H */

@@ -476,8 +476,7 @@ done:
 
 static int compare_row(const void *a, const void *b) {
   const line_row *x = (const line_row *)a, *y = (const line_row *)b;
-  if (x->address != y->address)
-    return x->address < y->address ? -1 : 1;
+  MPROF__ORDER_BY(address);
   return x->order < y->order ? -1 : x->order > y->order;
 }
 

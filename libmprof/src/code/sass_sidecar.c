@@ -74,10 +74,8 @@ typedef struct sample_row {
 
 static int by_fn_offset(const void *a, const void *b) {
   const sample_row *x = (const sample_row *)a, *y = (const sample_row *)b;
-  if (x->fn != y->fn)
-    return x->fn < y->fn ? -1 : 1;
-  if (x->offset != y->offset)
-    return x->offset < y->offset ? -1 : 1;
+  MPROF__ORDER_BY(fn);
+  MPROF__ORDER_BY(offset);
   return x->reason < y->reason ? -1 : x->reason > y->reason;
 }
 

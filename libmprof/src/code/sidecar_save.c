@@ -3,13 +3,12 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/array.h"
+#include "base/file.h"
 #include "base/map.h"
 #include "base/text.h"
 #include "internal.h"
@@ -113,24 +112,13 @@ int mprof_sidecar_save(const mprof_sidecar *sidecar, const char *path) {
         return mprof__sidecar_oom();
       }
   }
-  /* Written beside, then renamed over: a reader never sees half a file.
-   * The pid keeps two processes saving the same sidecar (two first
-   * readers completing it, mprof_sass_complete) out of each other's way. */
-  size_t len = strlen(path) + sizeof ".4294967295.partial";
-  char *partial = (char *)malloc(len);
-  if (!partial) {
+  mprof__file_out fo;
+  int rc = mprof__file_out_open(&fo, path);
+  if (rc) {
     file_table_free(&files);
-    return mprof__sidecar_oom();
+    return rc;
   }
-  snprintf(partial, len, "%s.%ld.partial", path, (long)getpid());
-  FILE *f = fopen(partial, "w");
-  if (!f) {
-    int err = errno;
-    free(partial);
-    file_table_free(&files);
-    return mprof__error_set(MPROF_EIO, "%s: cannot create: %s", path,
-                            strerror(err));
-  }
+  FILE *f = fo.f;
   fprintf(f, "{\"format\": \"%s\", \"version\": %d,\n \"stall_reasons\": [",
           SIDECAR_FORMAT, SIDECAR_VERSION);
   for (size_t i = 0; i < sidecar->reason_count; i++) {
@@ -150,30 +138,5 @@ int mprof_sidecar_save(const mprof_sidecar *sidecar, const char *path) {
   }
   fputs(sidecar->fn_count ? "\n ]}\n" : "]}\n", f);
   file_table_free(&files);
-  int failed = ferror(f);
-  int err = failed ? EIO : 0;
-  if (fflush(f) != 0 && !failed) {
-    failed = 1;
-    err = errno;
-  }
-  if (!failed && fsync(fileno(f)) != 0 && errno != EINVAL) {
-    failed = 1;
-    err = errno;
-  }
-  if (fclose(f) != 0 && !failed) {
-    failed = 1;
-    err = errno;
-  }
-  if (!failed && rename(partial, path) != 0) {
-    failed = 1;
-    err = errno;
-  }
-  if (failed) {
-    unlink(partial);
-    free(partial);
-    return mprof__error_set(MPROF_EIO, "%s: cannot write: %s", path,
-                            strerror(err));
-  }
-  free(partial);
-  return 0;
+  return mprof__file_out_close(&fo, 1);
 }

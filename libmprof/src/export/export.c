@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "mprof/error.h"
 #include "mprof/export.h"
 #include "report/report_internal.h"
@@ -121,25 +122,11 @@ int mprof_export_file(const char *path, const mprof_diagnosis *const *traces,
                       mprof_export_report *report) {
   if (!path || !*path)
     return mprof__error_set(MPROF_EINVAL, "export: no output file");
-  size_t len = strlen(path);
-  char *partial = (char *)malloc(len + sizeof ".partial");
-  if (!partial)
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  memcpy(partial, path, len);
-  memcpy(partial + len, ".partial", sizeof ".partial");
-  FILE *f = fopen(partial, "w");
-  if (!f) {
-    int rc = mprof__error_set(MPROF_EIO, "%s: %s", partial, strerror(errno));
-    free(partial);
-    return rc;
-  }
-  int rc = mprof_export_write(f, traces, count, opts, report);
-  if (fclose(f) != 0 && !rc)
-    rc = mprof__error_set(MPROF_EIO, "%s: %s", partial, strerror(errno));
-  if (!rc && rename(partial, path) != 0)
-    rc = mprof__error_set(MPROF_EIO, "%s: %s", path, strerror(errno));
+  mprof__file_out fo;
+  int rc = mprof__file_out_open(&fo, path);
   if (rc)
-    remove(partial);
-  free(partial);
-  return rc;
+    return rc;
+  rc = mprof_export_write(fo.f, traces, count, opts, report);
+  int close_rc = mprof__file_out_close(&fo, !rc);
+  return rc ? rc : close_rc;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "mprof/export.h"
 #include "mprof/names.h"
 #include "mprof/version.h"
@@ -30,8 +31,7 @@ typedef struct pc_order {
 
 static int pc_order_compare(const void *a, const void *b) {
   const pc_order *x = (const pc_order *)a, *y = (const pc_order *)b;
-  if (x->offset != y->offset)
-    return x->offset < y->offset ? -1 : 1;
+  MPROF__ORDER_BY(offset);
   return x->pc->function_index < y->pc->function_index ? -1 : 1;
 }
 

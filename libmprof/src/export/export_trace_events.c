@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "mprof/export.h"
 #include "mprof/names.h"
 #include "mprof/version.h"
@@ -290,10 +291,8 @@ typedef struct range_key {
 
 static int range_order(const void *a, const void *b) {
   const range_key *x = (const range_key *)a, *y = (const range_key *)b;
-  if (x->thread != y->thread)
-    return x->thread < y->thread ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  MPROF__ORDER_BY(thread);
+  MPROF__ORDER_BY(start);
   if (x->end != y->end)
     return x->end > y->end ? -1 : 1; /* the outer range first */
   return x->index < y->index ? -1 : x->index > y->index;
@@ -370,8 +369,7 @@ typedef struct call_key {
 
 static int call_key_order(const void *a, const void *b) {
   const call_key *x = (const call_key *)a, *y = (const call_key *)b;
-  if (x->correlation != y->correlation)
-    return x->correlation < y->correlation ? -1 : 1;
+  MPROF__ORDER_BY(correlation);
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -509,12 +507,9 @@ typedef struct span_key {
 
 static int span_key_order(const void *a, const void *b) {
   const span_key *x = (const span_key *)a, *y = (const span_key *)b;
-  if (x->device != y->device)
-    return x->device < y->device ? -1 : 1;
-  if (x->sm != y->sm)
-    return x->sm < y->sm ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  MPROF__ORDER_BY(device);
+  MPROF__ORDER_BY(sm);
+  MPROF__ORDER_BY(start);
   if (x->end != y->end)
     return x->end > y->end ? -1 : 1;
   return x->index < y->index ? -1 : x->index > y->index;

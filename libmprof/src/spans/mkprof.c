@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "base/array.h"
+#include "base/file.h"
 #include "internal.h"
 #include "mkprof_internal.h"
 #include "mprof/mkprof.h"
@@ -611,31 +611,12 @@ int mprof_mkprof_open(mprof_mkprof **out, const char *path) {
   if (!out || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_mkprof_open: NULL");
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return mprof__error_set(errno == ENOENT ? MPROF_ENOTFOUND : MPROF_EIO,
-                            "%s: %s", path, strerror(errno));
-  unsigned char *buf = NULL;
-  size_t size = 0, cap = 0;
-  for (;;) {
-    if (size == cap && MPROF__GROW(buf, cap, size + 65536)) {
-      free(buf);
-      fclose(f);
-      return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-    }
-    size_t n = fread(buf + size, 1, cap - size, f);
-    size += n;
-    if (n == 0)
-      break;
-  }
-  int failed = ferror(f);
-  fclose(f);
-  if (failed) {
-    free(buf);
-    return mprof__error_set(MPROF_EIO, "%s: read error", path);
-  }
-  int rc = mprof_mkprof_parse(out, buf, size, path);
-  free(buf);
+  mprof__file_map map;
+  int rc = mprof__file_map_open(&map, path, MPROF__MAP_SEQUENTIAL);
+  if (rc)
+    return rc;
+  rc = mprof_mkprof_parse(out, map.data, map.size, path);
+  mprof__file_map_close(&map);
   return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/text.h"
 #include "internal.h"
 #include "mprof/mkprof.h"
@@ -56,14 +57,10 @@ typedef struct export_span {
 
 static int cmp_export_span(const void *a, const void *b) {
   const export_span *x = (const export_span *)a, *y = (const export_span *)b;
-  if (x->processor != y->processor)
-    return x->processor < y->processor ? -1 : 1;
-  if (x->launch != y->launch)
-    return x->launch < y->launch ? -1 : 1;
-  if (x->block != y->block)
-    return x->block < y->block ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  MPROF__ORDER_BY(processor);
+  MPROF__ORDER_BY(launch);
+  MPROF__ORDER_BY(block);
+  MPROF__ORDER_BY(start);
   return x->end < y->end ? -1 : x->end > y->end;
 }
 
@@ -82,10 +79,8 @@ typedef struct export_group {
 
 static int cmp_export_group(const void *a, const void *b) {
   const export_group *x = (const export_group *)a, *y = (const export_group *)b;
-  if (x->processor != y->processor)
-    return x->processor < y->processor ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  MPROF__ORDER_BY(processor);
+  MPROF__ORDER_BY(start);
   return x->first < y->first ? -1 : x->first > y->first;
 }
 
@@ -96,8 +91,7 @@ typedef struct export_event {
 
 static int cmp_export_event(const void *a, const void *b) {
   const export_event *x = (const export_event *)a, *y = (const export_event *)b;
-  if (x->time != y->time)
-    return x->time < y->time ? -1 : 1;
+  MPROF__ORDER_BY(time);
   return x->type < y->type ? -1 : x->type > y->type;
 }
 
@@ -347,8 +341,7 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
       (uint32_t *)malloc((nkernels + 1) * sizeof *opcode_kernel);
   export_group *groups = NULL;
   uint32_t *words = NULL;
-  FILE *f = NULL;
-  char *partial = NULL;
+  mprof__file_out fo = {NULL, NULL, NULL};
   if (!dev_width || !dev_base || !es || !opcode_of || !opcode_kernel) {
     rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
     goto done;
@@ -534,40 +527,29 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   rep.base_ns = base;
   rep.extent_ns = last - base;
 
-  size_t plen = strlen(path);
-  partial = (char *)malloc(plen + sizeof ".partial");
-  if (!partial) {
-    rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
+  rc = mprof__file_out_open(&fo, path);
+  if (rc)
     goto done;
-  }
-  memcpy(partial, path, plen);
-  memcpy(partial + plen, ".partial", sizeof ".partial");
-  f = fopen(partial, "wb");
-  if (!f) {
-    rc = mprof__error_set(MPROF_EIO, "%s: %s", partial, strerror(errno));
-    goto done;
-  }
   static const char zeros[4] = {0, 0, 0, 0};
+  FILE *f = fo.f;
   int ok = write_all(f, MPROF_MKPROF_MAGIC, MPROF_MKPROF_MAGIC_SIZE);
   put_config(f, t, opcode_kernel, opcodes, (uint32_t)processors,
              max_instructions, ndevices ? (uint32_t)ndevices : 1);
   long end = ftell(f); /* the words start at a multiple of 4 */
   ok = ok && end >= 0 && write_all(f, zeros, (size_t)((4 - end % 4) % 4)) &&
-       write_all(f, words, word_count * 4) && !ferror(f);
-  if (fclose(f) != 0)
-    ok = 0;
-  f = NULL;
-  if (!ok || rename(partial, path) != 0) {
-    rc = mprof__error_set(MPROF_EIO, "%s: %s", path, strerror(errno));
-    remove(partial);
+       write_all(f, words, word_count * 4);
+  if (!ok)
+    rc = mprof__error_set(MPROF_EIO, "%s: cannot write: %s", path,
+                          strerror(errno));
+  int closed = mprof__file_out_close(&fo, !rc);
+  rc = rc ? rc : closed;
+  if (rc)
     goto done;
-  }
   if (report)
     *report = rep;
 done:
-  if (f)
-    fclose(f);
-  free(partial);
+  if (fo.f)
+    mprof__file_out_close(&fo, 0);
   free(words);
   free(groups);
   free(opcode_of);

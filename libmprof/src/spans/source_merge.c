@@ -313,10 +313,8 @@ typedef struct span_key {
 
 static int cmp_span_key(const void *a, const void *b) {
   const span_key *x = (const span_key *)a, *y = (const span_key *)b;
-  if (x->launch != y->launch)
-    return x->launch < y->launch ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  MPROF__ORDER_BY(launch);
+  MPROF__ORDER_BY(start);
   return x->record < y->record ? -1 : x->record > y->record;
 }
 
