@@ -205,16 +205,8 @@ void rd_vline(cairo_t *cr, double x, double y0, double y1, uint32_t rgb) {
 }
 
 const char *rd_copy_kind_name(const mprof_memop_record *mo) {
-  if (mo->kind == MPROF_MEMOP_MEMSET)
-    return "memset";
-  switch (mo->copy_kind) {
-  case MPROF_COPY_HTOD: return "HtoD";
-  case MPROF_COPY_DTOH: return "DtoH";
-  case MPROF_COPY_DTOD: return "DtoD";
-  case MPROF_COPY_HTOH: return "HtoH";
-  case MPROF_COPY_PTOP: return "PtoP";
-  default: return "memcpy";
-  }
+  const char *kind = mprof_copy_kind_name(mo->copy_kind);
+  return mo->kind == MPROF_MEMOP_MEMSET ? "memset" : *kind ? kind : "memcpy";
 }
 
 const char *mprof_render_short_name(char *buf, size_t size, const char *name) {

@@ -89,21 +89,6 @@ size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
 /* ---- level of detail ---------------------------------------------------
  */
 
-size_t mprof_render_lower_bound(const mprof_trace *trace, uint32_t stream,
-                                size_t from, int64_t t) {
-  size_t lo = from, hi = mprof_trace_stream_launch_count(trace, stream);
-  if (t < 0)
-    return lo;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (mprof_trace_stream_launch(trace, stream, mid)->start < (uint64_t)t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* The first position in [from, hi) whose launch starts at or after @p t,
  * or hi: gallop from @p from, then bisect. The next launch to draw is
  * usually a few positions away, so this touches a few nearby records

@@ -56,50 +56,42 @@ int64_t rs_range_end(const mprof_range_record *r) {
   return rs_clamp_ns(r->end > r->start ? r->end : r->start);
 }
 
-/* Greedy lanes per thread, outer intervals first: each takes the first
- * lane whose last interval has ended, so that properly nested push/pop
- * ranges land at their depth and overlapping ones never share a row.
- * Fills @p order (n indices: by thread, lane, start) and the runs of one
- * (thread, lane); *runs is the caller's. */
+/* Greedy lanes per thread (mprof_render_assign_lanes), outer intervals
+ * first, so that properly nested push/pop ranges land at their depth and
+ * overlapping ones never share a row. Fills @p order (n indices: by thread,
+ * lane, start) and the runs of one (thread, lane); *runs is the caller's. */
 static int lay_out(host_items items, size_t n, uint32_t *order,
                    rs_range_run **runs, size_t *run_count) {
   *runs = NULL;
   *run_count = 0;
   uint32_t *lane = (uint32_t *)calloc(n ? n : 1, sizeof(uint32_t));
-  if (!lane)
+  uint32_t *sorted_lane = (uint32_t *)calloc(n ? n : 1, sizeof(uint32_t));
+  int64_t *bounds = (int64_t *)malloc((n ? n : 1) * 2 * sizeof *bounds);
+  if (!lane || !sorted_lane || !bounds) {
+    free(lane);
+    free(sorted_lane);
+    free(bounds);
     return mprof_render__oom();
+  }
   for (size_t i = 0; i < n; i++)
     order[i] = (uint32_t)i;
   sort_items = items;
   qsort(order, n, sizeof(uint32_t), by_thread_start);
-  int64_t *lane_end = NULL;
-  size_t lanes_cap = 0, lanes = 0, runs_needed = 0;
   for (size_t i = 0; i < n; i++) {
-    uint32_t x = order[i];
-    if (i == 0 || items.thread[x] != items.thread[order[i - 1]])
-      lanes = 0;
-    size_t l = 0;
-    while (l < lanes && lane_end[l] > items.start[x])
-      l++;
-    if (l == lanes) {
-      if (lanes == lanes_cap) {
-        size_t cap = lanes_cap ? lanes_cap * 2 : 8;
-        int64_t *grown = (int64_t *)realloc(lane_end, cap * sizeof *grown);
-        if (!grown) {
-          free(lane_end);
-          free(lane);
-          return mprof_render__oom();
-        }
-        lane_end = grown;
-        lanes_cap = cap;
-      }
-      lanes++;
-      runs_needed++;
-    }
-    lane_end[l] = items.end[x];
-    lane[x] = (uint32_t)l;
+    bounds[i] = items.start[order[i]];
+    bounds[n + i] = items.end[order[i]];
   }
-  free(lane_end);
+  size_t runs_needed = 0;
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && items.thread[order[j]] == items.thread[order[i]];)
+      j++;
+    runs_needed += mprof_render_assign_lanes(bounds + i, bounds + n + i, j - i,
+                                             sorted_lane + i);
+  }
+  for (size_t i = 0; i < n; i++)
+    lane[order[i]] = sorted_lane[i];
+  free(sorted_lane);
+  free(bounds);
   items.lane = lane;
   sort_items = items;
   qsort(order, n, sizeof(uint32_t), by_thread_lane);

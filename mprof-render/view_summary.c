@@ -36,15 +36,6 @@ static void heading(page *p, const char *text) {
   p->y += 26;
 }
 
-static void format_bytes(char *buf, size_t size, uint64_t bytes) {
-  if (bytes >= 1024 * 1024)
-    snprintf(buf, size, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
-  else if (bytes >= 1024)
-    snprintf(buf, size, "%.1f KiB", (double)bytes / 1024.0);
-  else
-    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
-}
-
 typedef struct card {
   const char *label;
   char value[64];
@@ -364,8 +355,8 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
              dev[k->stats->device].sm_count);
   if (k->shape) {
     char smem[32], dyn[32];
-    format_bytes(smem, sizeof smem, k->shape->static_shared);
-    format_bytes(dyn, sizeof dyn, k->shape->dynamic_shared);
+    mprof_format_bytes(smem, sizeof smem, (double)k->shape->static_shared);
+    mprof_format_bytes(dyn, sizeof dyn, (double)k->shape->dynamic_shared);
     snprintf(buf, sizeof buf,
              "%sgrid %u\u00d7%u\u00d7%u  block %u\u00d7%u\u00d7%u  "
              "%u registers  %s static + %s dynamic shared",

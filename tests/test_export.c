@@ -285,8 +285,24 @@ static void test_trace_events_carry_the_verdict(void **state) {
       assert_string_equal(get_str(get(e, "args"), "verdict"), kd->verdict);
     }
   }
-  /* Copies keep their direction and size in the name. */
+  /* Copies keep their direction and size in the name, the size spelled
+   * as the viewer and the CLI spell it. */
   assert_true(count_cat(events, "memcpy") > 0);
+  for (size_t i = 0; i < json_object_array_length(events); i++) {
+    json_object *e = json_object_array_get_idx(events, i), *c;
+    if (!json_object_object_get_ex(e, "cat", &c) ||
+        strcmp(json_object_get_string(c), "memcpy") != 0)
+      continue;
+    json_object *args = get(e, "args");
+    const char *kind = get_str(args, "kind");
+    assert_true(strcmp(kind, "HtoD") == 0 || strcmp(kind, "DtoH") == 0 ||
+                strcmp(kind, "DtoD") == 0);
+    char size[32], name[96];
+    mprof_format_bytes(size, sizeof size,
+                       (double)json_object_get_int64(get(args, "bytes")));
+    snprintf(name, sizeof name, "Memcpy %s %s", kind, size);
+    assert_string_equal(get_str(e, "name"), name);
+  }
   json_object_put(doc);
   release(&in);
 }

@@ -47,6 +47,13 @@ extern "C" {
 MPROF_API const char *mprof_name_short(char *buf, size_t size,
                                        const char *name);
 
+/**
+ * A copy's direction as the viewer and the exports spell it: "HtoD",
+ * "DtoH", "DtoD", "HtoH" or "PtoP" for an mprof_copy_kind (mprof/format.h);
+ * "" for MPROF_COPY_UNKNOWN or a value this version does not know.
+ */
+MPROF_API const char *mprof_copy_kind_name(unsigned copy_kind);
+
 #ifdef __cplusplus
 }
 #endif

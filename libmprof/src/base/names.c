@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mprof/format.h"
 #include "mprof/names.h"
 
 #define ANONYMOUS "(anonymous namespace)"
@@ -144,4 +145,15 @@ const char *mprof_name_short(char *buf, size_t size, const char *name) {
   copy_out(buf, size, tmp, o);
   free(tmp);
   return buf;
+}
+
+const char *mprof_copy_kind_name(unsigned copy_kind) {
+  switch (copy_kind) {
+  case MPROF_COPY_HTOD: return "HtoD";
+  case MPROF_COPY_DTOH: return "DtoH";
+  case MPROF_COPY_DTOD: return "DtoD";
+  case MPROF_COPY_HTOH: return "HtoH";
+  case MPROF_COPY_PTOP: return "PtoP";
+  default: return "";
+  }
 }

@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "mprof/export.h"
 #include "mprof/names.h"
+#include "mprof/units.h"
 #include "mprof/version.h"
 #include "base/text.h"
 #include "report/report_internal.h"
@@ -36,28 +37,6 @@ static void put_dims(mprof__fields *args, const char *name,
   char text[48];
   snprintf(text, sizeof text, "%ux%ux%u", v[0], v[1], v[2]);
   mprof__fields_str(args, name, text);
-}
-
-static const char *copy_kind_name(uint32_t kind) {
-  switch (kind) {
-  case MPROF_COPY_HTOD: return "HtoD";
-  case MPROF_COPY_DTOH: return "DtoH";
-  case MPROF_COPY_DTOD: return "DtoD";
-  case MPROF_COPY_HTOH: return "HtoH";
-  case MPROF_COPY_PTOP: return "PtoP";
-  default: return "";
-  }
-}
-
-static void format_bytes(char *buf, size_t size, uint64_t bytes) {
-  if (bytes >= 1000000000ull)
-    snprintf(buf, size, "%.3g GB", bytes / 1e9);
-  else if (bytes >= 1000000ull)
-    snprintf(buf, size, "%.3g MB", bytes / 1e6);
-  else if (bytes >= 1000ull)
-    snprintf(buf, size, "%.3g kB", bytes / 1e3);
-  else
-    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
 }
 
 /* ---- Trace Event Format -------------------------------------------------- */
@@ -255,9 +234,9 @@ static void te_memops(te_writer *w, const mprof_trace *trace, size_t t) {
     const mprof_memop_record *m = &ops[i];
     const mprof_stream_record *st = &streams[m->stream];
     char size[32], name[96];
-    format_bytes(size, sizeof size, m->bytes);
+    mprof_format_bytes(size, sizeof size, (double)m->bytes);
     int memset_op = m->kind == MPROF_MEMOP_MEMSET;
-    const char *kind = copy_kind_name(m->copy_kind);
+    const char *kind = mprof_copy_kind_name(m->copy_kind);
     snprintf(name, sizeof name, "%s%s%s %s", memset_op ? "Memset" : "Memcpy",
              *kind ? " " : "", memset_op ? "" : kind, size);
     te_complete(w, name, memset_op ? "memset" : "memcpy",

@@ -449,11 +449,6 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
                               mprof_render_key_fn key, mprof_render_box_fn fn,
                               void *data);
 
-/** First stream position whose launch starts at or after @p t, searching
- * [@p from, count). */
-size_t mprof_render_lower_bound(const mprof_trace *trace, uint32_t stream,
-                                size_t from, int64_t t);
-
 /* ---- tracks: spans by start, drawn one pixel column at a time ---------- */
 
 /**
