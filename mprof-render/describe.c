@@ -252,13 +252,6 @@ static const char *role_name(uint32_t role) {
   }
 }
 
-static int64_t span_origin(const mprof_render_model *m, int kernel) {
-  const rs_group *g = mprof_render__group(m, kernel);
-  int64_t start, end;
-  mprof_render_model_bounds(m, &start, &end);
-  return g ? g->start_ns : start;
-}
-
 /* The SM's own numbers, from the kernel's group. */
 static const rs_sm *find_sm(const mprof_render_model *m, int kernel,
                             uint32_t device, uint32_t sm) {
@@ -310,7 +303,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
                                    const mprof_render_hit *hit, char *buf,
                                    size_t size) {
   const mprof_trace *trace = mprof_render_model_trace(m);
-  int64_t origin = span_origin(m, hit->kernel);
+  int64_t origin = rs_span_origin(m, hit->kernel);
   char a[64], b[64], c[64], name[512], smn[48];
   int n = 0;
   sm_name(m, hit, smn, sizeof smn);

@@ -344,6 +344,9 @@ void mprof_render__free_activity(mprof_render_model *m);
 /* The group Mega, Density and Activity show for @p kernel (-1: the spans
  * of no launch), or NULL. */
 const rs_group *mprof_render__group(const mprof_render_model *m, int kernel);
+/* Where a span tab's time axis and tooltips count from: the kernel's first
+ * span, else (projected) its first launch, else the trace's start. */
+int64_t rs_span_origin(const mprof_render_model *m, int kernel);
 /* The launches of @p kernel by start; NULL when it has none. */
 const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
                                                   int kernel);

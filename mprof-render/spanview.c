@@ -127,6 +127,14 @@ void rs_canvas_free(rs_canvas *c) {
 #define BANNER 24.0
 #define RS_AXIS 30.0 /* px of time axis at the bottom */
 
+int64_t rs_span_origin(const mprof_render_model *m, int kernel) {
+  const rs_group *g = mprof_render__group(m, kernel);
+  const rs_launch_track *t = mprof_render__launch_track(m, kernel);
+  int64_t start, end;
+  mprof_render_model_bounds(m, &start, &end);
+  return g ? g->start_ns : t ? t->start[0] : start;
+}
+
 /* What a span tab shows and how it knows it. */
 void rs_frame_init(rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
@@ -148,14 +156,7 @@ void rs_frame_init(rs_frame *f, const mprof_render_model *m,
   f->layout.bottom = fmax(top + 1, height - RS_AXIS);
   mprof_render_timemap_init(&f->map, view->start_ns, view->end_ns,
                             f->layout.left, f->layout.right - f->layout.left);
-  if (f->group)
-    f->origin = f->group->start_ns;
-  else {
-    const rs_launch_track *t = mprof_render__launch_track(m, view->kernel);
-    int64_t origin, end;
-    mprof_render_model_bounds(m, &origin, &end);
-    f->origin = t ? t->start[0] : origin;
-  }
+  f->origin = rs_span_origin(m, view->kernel);
 }
 
 /* One line of text in a banner across the width, under the header. */
@@ -757,9 +758,7 @@ double mprof_render__mega_content(const mprof_render_model *m,
 
 int64_t mprof_render_span_origin(const mprof_render_model *m,
                                  const mprof_render_view *view) {
-  rs_frame f;
-  rs_frame_init(&f, m, view, MPROF_RENDER_MEGA, 1000, 1000);
-  return f.origin;
+  return rs_span_origin(m, view->kernel);
 }
 
 void mprof_render_tab_layout(const mprof_render_model *model,

@@ -501,6 +501,14 @@ static void test_projected_views_say_so(void **state) {
   char text[512];
   mprof_render_hit_describe(m, &hit, text, sizeof text);
   assert_non_null(strstr(text, "not measured"));
+  /* The time counts from where the axis counts: the kernel's first launch,
+   * [3000, 8000) here, not the trace's start. */
+  assert_int_equal(mprof_render_span_origin(m, &v), FIX_T0 + 3000);
+  char when[64], at[80];
+  mprof_format_duration(when, sizeof when,
+                        (double)(hit.time_ns - (FIX_T0 + 3000)));
+  snprintf(at, sizeof at, " at +%s ", when);
+  assert_non_null(strstr(text, at));
   fix_image img = fix_draw(m, &v, MPROF_RENDER_DENSITY, 1280, 800);
   assert_int_equal(fix_pixel(&img, (int)x, (int)l.top + 2),
                    mprof_render_density_color(0.25));

@@ -228,10 +228,8 @@ static void kernel(mprof__fields *parent, const diff_view *v,
   mprof__fields_num(&o, "mean_change", both ? c->mean_change : NAN, 4);
   mprof__fields_num(&o, "noise", both && c->noise >= 0 ? c->noise : NAN, 4);
   mprof__fields_num(&o, "t", both ? c->t : NAN, 2);
-  /* Without degrees of freedom (one launch a side): 0.0 in XML, null in
-   * JSON. */
-  mprof__fields_num(&o, "dof", both && (c->dof > 0 || !o.json) ? c->dof : NAN,
-                    1);
+  /* Without degrees of freedom (one launch a side): absent, or null. */
+  mprof__fields_num(&o, "dof", both && c->dof > 0 ? c->dof : NAN, 1);
   mprof__fields_num(&o, "p_value", both ? c->p_value : NAN, 6);
   fields_i64(&o, "total_delta_ns", (long long)c->total_delta_ns);
   mprof__fields_num(&o, "total_change", c->total_change, 4);
