@@ -17,6 +17,7 @@
 #include "mprof/names.h"
 #include "mprof/units.h"
 #include "mprof/version.h"
+#include "base/array.h"
 #include "base/text.h"
 #include "report/report_internal.h"
 #include "export/export_internal.h"
@@ -415,21 +416,11 @@ static int te_api_calls(te_writer *w, const mprof_diagnosis *diag, size_t t,
     }
     if (!correlation || stream >= stream_count)
       continue;
-    call_key key = {correlation, 0};
-    const call_key *hit = NULL;
-    size_t lo = 0, hi = nc;
-    while (lo < hi) { /* the first call with this correlation id */
-      size_t mid = lo + (hi - lo) / 2;
-      if (call_key_order(&keys[mid], &key) < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    if (lo < nc && keys[lo].correlation == correlation)
-      hit = &keys[lo];
-    if (!hit)
+    size_t at; /* the first call with this correlation id */
+    MPROF__LOWER_BOUND(at, nc, mid, keys[mid].correlation < correlation);
+    if (at == nc || keys[at].correlation != correlation)
       continue;
-    const mprof_api_call_record *c = &calls[hit->index];
+    const mprof_api_call_record *c = &calls[keys[at].index];
     const mprof_stream_record *st = &streams[stream];
     uint64_t id = ((uint64_t)t << 32) | correlation;
     te_flow(w, "s", id, pid, c->thread_id, c->start, c->end);
@@ -499,19 +490,6 @@ typedef struct lane {
   size_t depth, capacity;
 } lane;
 
-static int lane_push(lane *l, uint64_t end) {
-  if (l->depth == l->capacity) {
-    size_t cap = l->capacity ? l->capacity * 2 : 8;
-    uint64_t *grown = (uint64_t *)realloc(l->open, cap * sizeof *grown);
-    if (!grown)
-      return -1;
-    l->open = grown;
-    l->capacity = cap;
-  }
-  l->open[l->depth++] = end;
-  return 0;
-}
-
 static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
                     const unsigned char *selected) {
   const mprof_join *join = mprof_diagnosis_join(diag);
@@ -543,8 +521,8 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
     keys[kept++] = key;
   }
   qsort(keys, kept, sizeof *keys, span_key_order);
-  lane *lanes = NULL;
-  size_t lane_count = 0, lane_capacity = 0;
+  lane *lanes = NULL; /* lane_made of them set up, lane_count in use */
+  size_t lane_count = 0, lane_made = 0, lane_capacity = 0;
   int rc = MPROF_OK;
   for (size_t i = 0; i < kept && !rc; i++) {
     if (i == 0 || keys[i].sm != keys[i - 1].sm ||
@@ -564,21 +542,17 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
         break;
       }
     }
+    uint32_t pid = gpu_pid(t, key->device, 1);
+    uint64_t tid = (uint64_t)key->sm * 65536u + chosen;
     if (chosen == lane_count) {
-      if (lane_count == lane_capacity) {
-        size_t cap = lane_capacity ? lane_capacity * 2 : 8;
-        lane *grown = (lane *)realloc(lanes, cap * sizeof *grown);
-        if (!grown) {
+      if (lane_count == lane_made) {
+        if (MPROF__GROW(lanes, lane_capacity, lane_made + 1)) {
           rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
           break;
         }
-        memset(grown + lane_capacity, 0, (cap - lane_capacity) * sizeof *grown);
-        lanes = grown;
-        lane_capacity = cap;
+        memset(&lanes[lane_made++], 0, sizeof *lanes);
       }
       lane_count++;
-      uint32_t pid = gpu_pid(t, key->device, 1);
-      uint64_t tid = (uint64_t)key->sm * 65536u + chosen;
       char name[64];
       if (chosen)
         snprintf(name, sizeof name, "SM %u · lane %zu", key->sm, chosen + 1);
@@ -586,18 +560,19 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
         snprintf(name, sizeof name, "SM %u", key->sm);
       te_name(w, pid, 1, tid, name, (long long)tid);
     }
-    if (lane_push(&lanes[chosen], key->end)) {
+    lane *ln = &lanes[chosen];
+    if (MPROF__GROW(ln->open, ln->capacity, ln->depth + 1)) {
       rc = mprof__error_set(MPROF_ENOMEM, "out of memory");
       break;
     }
+    ln->open[ln->depth++] = key->end;
     const mprof_span_record *s = &spans[key->index];
     const char *region =
         s->region < region_count
             ? mprof_trace_string(trace, regions[s->region].name)
             : "";
-    te_complete(w, *region ? region : "span", "span",
-                gpu_pid(t, key->device, 1), (uint64_t)key->sm * 65536u + chosen,
-                s->start, s->end);
+    te_complete(w, *region ? region : "span", "span", pid, tid, s->start,
+                s->end);
     mprof__fields a = {w->f, 1, 0};
     fputs(",\"args\":{", w->f);
     if (s->launch != MPROF_INDEX_NONE && s->launch < launch_count) {
@@ -617,7 +592,7 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
       mprof__fields_raw(&a, "open", "true");
     fputs("}}", w->f);
   }
-  for (size_t l = 0; l < lane_capacity; l++)
+  for (size_t l = 0; l < lane_made; l++)
     free(lanes[l].open);
   free(lanes);
   free(keys);
