@@ -346,8 +346,8 @@ static void compare_times(mprof_kernel_change *c,
     double vb = b->stddev_ns * b->stddev_ns / (double)b->launches;
     double vk = k->stddev_ns * k->stddev_ns / (double)k->launches;
     double se = sqrt(vb + vk);
-    double den = (b->launches > 1 ? vb * vb / (double)(b->launches - 1) : 0) +
-                 (k->launches > 1 ? vk * vk / (double)(k->launches - 1) : 0);
+    double den = vb * vb / (double)(b->launches - 1) +
+                 vk * vk / (double)(k->launches - 1);
     c->dof = den > 0 ? (vb + vk) * (vb + vk) / den
                      : (double)(b->launches + k->launches - 2);
     if (se > 0) {
@@ -520,13 +520,9 @@ int mprof_diff_run(mprof_diff **out, const mprof_diagnosis *base,
   }
   free(lb);
   free(lk);
-  if (diff->arena.failed || !diff->kernels) {
-    mprof_diff_free(diff);
-    return mprof__error_set(MPROF_ENOMEM, "out of memory while comparing");
-  }
   for (size_t k = 0; k < diff->kernel_count; k++)
     summarise(diff, &diff->kernels[k]);
-  if (diff->arena.failed) {
+  if (diff->arena.failed || !diff->kernels) {
     mprof_diff_free(diff);
     return mprof__error_set(MPROF_ENOMEM, "out of memory while comparing");
   }
