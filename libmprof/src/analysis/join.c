@@ -371,37 +371,31 @@ uint32_t mprof_join_find_kernel(const mprof_join *join, const char *name,
 
 const mprof_shape_stats *mprof_join_shapes(const mprof_join *join,
                                            size_t kernel, size_t *count) {
+  size_t n =
+      join && kernel < join->kernel_count ? join->extra[kernel].shape_count : 0;
   if (count)
-    *count = 0;
-  if (!join || kernel >= join->kernel_count || !join->extra[kernel].shape_count)
-    return NULL;
-  if (count)
-    *count = join->extra[kernel].shape_count;
-  return join->shapes + join->extra[kernel].shape_first;
+    *count = n;
+  return n ? join->shapes + join->extra[kernel].shape_first : NULL;
 }
 
 const mprof_pc_stats *mprof_join_pcs(const mprof_join *join, size_t kernel,
                                      size_t *count) {
+  size_t n =
+      join && kernel < join->kernel_count ? join->extra[kernel].pc_count : 0;
   if (count)
-    *count = 0;
-  if (!join || kernel >= join->kernel_count || !join->extra[kernel].pc_count)
-    return NULL;
-  if (count)
-    *count = join->extra[kernel].pc_count;
-  return join->pcs + join->extra[kernel].pc_first;
+    *count = n;
+  return n ? join->pcs + join->extra[kernel].pc_first : NULL;
 }
 
 const mprof_reason_samples *mprof_join_kernel_reasons(const mprof_join *join,
                                                       size_t kernel,
                                                       size_t *count) {
+  size_t n = join && kernel < join->kernel_count
+                 ? join->extra[kernel].reason_count
+                 : 0;
   if (count)
-    *count = 0;
-  if (!join || kernel >= join->kernel_count ||
-      !join->extra[kernel].reason_count)
-    return NULL;
-  if (count)
-    *count = join->extra[kernel].reason_count;
-  return join->kernel_reasons + join->extra[kernel].reason_first;
+    *count = n;
+  return n ? join->kernel_reasons + join->extra[kernel].reason_first : NULL;
 }
 
 size_t mprof_join_reason_count(const mprof_join *join) {

@@ -98,14 +98,12 @@ int mprof__join_build_memory(mprof_join *j) {
 
 const mprof_memory_stats *mprof_join_memory(const mprof_join *join,
                                             size_t kernel, size_t *count) {
+  size_t n = join && kernel < join->kernel_count
+                 ? join->kernels[kernel].memory_count
+                 : 0;
   if (count)
-    *count = 0;
-  if (!join || kernel >= join->kernel_count ||
-      !join->kernels[kernel].memory_count)
-    return NULL;
-  if (count)
-    *count = join->kernels[kernel].memory_count;
-  return join->memory + join->extra[kernel].memory_first;
+    *count = n;
+  return n ? join->memory + join->extra[kernel].memory_first : NULL;
 }
 
 const mprof_memory_stats *mprof_join_memory_at(const mprof_join *join,
@@ -139,21 +137,21 @@ size_t mprof_join_memory_busiest(const mprof_join *join, size_t kernel,
   const mprof_memory_stats *m = mprof_join_memory(join, kernel, &count);
   if (!count || !order || !capacity)
     return count;
-  if (capacity >= count) {
-    for (size_t i = 0; i < count; i++)
-      order[i] = &m[i];
-    qsort(order, count, sizeof *order, compare_busiest);
-    return count;
-  }
+  /* Sorted in @p order when all fit, else in a copy of which it takes the
+   * first. */
   const mprof_memory_stats **all =
-      (const mprof_memory_stats **)malloc(count * sizeof *all);
+      capacity >= count
+          ? order
+          : (const mprof_memory_stats **)malloc(count * sizeof *all);
   if (!all)
     return 0;
   for (size_t i = 0; i < count; i++)
     all[i] = &m[i];
   qsort(all, count, sizeof *all, compare_busiest);
-  memcpy(order, all, capacity * sizeof *order);
-  free(all);
+  if (all != order) {
+    memcpy(order, all, capacity * sizeof *order);
+    free(all);
+  }
   return count;
 }
 
