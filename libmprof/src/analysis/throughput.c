@@ -174,18 +174,29 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   t->kernels = (mprof_kernel_throughput *)calloc(
       t->kernel_count ? t->kernel_count : 1, sizeof *t->kernels);
   size_t device_count = 0, metric_count = 0, sample_count = 0;
+  size_t launch_count = 0, stream_count = 0;
   mprof_trace_devices(trace, &device_count);
   const mprof_pm_metric_record *metrics =
       mprof_trace_pm_metrics(trace, &metric_count);
   const mprof_pm_sample_record *samples =
       mprof_trace_pm_samples(trace, &sample_count);
+  const mprof_launch_record *launches =
+      mprof_trace_launches(trace, &launch_count);
+  const mprof_stream_record *streams =
+      mprof_trace_streams(trace, &stream_count);
   device_map *maps =
       (device_map *)calloc(device_count ? device_count : 1, sizeof *maps);
   accum *acc =
       (accum *)calloc(t->kernel_count ? t->kernel_count : 1, sizeof *acc);
-  if (!t->kernels || !maps || !acc) {
+  /* One device's launches at a time (below), when there are samples. */
+  size_t room = sample_count && launch_count ? launch_count : 1;
+  launch_ref *refs = (launch_ref *)malloc(room * sizeof *refs);
+  uint64_t *max_end = (uint64_t *)malloc(room * sizeof *max_end);
+  if (!t->kernels || !maps || !acc || !refs || !max_end) {
     free(maps);
     free(acc);
+    free(refs);
+    free(max_end);
     mprof_throughput_free(t);
     return mprof__error_set(MPROF_ENOMEM, "throughput: out of memory");
   }
@@ -226,30 +237,10 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
 
   /* Launches per device, by start, with the running maximum of their ends
    * so that a window finds every launch that overlaps it. */
-  size_t launch_count = 0, stream_count = 0;
-  const mprof_launch_record *launches =
-      mprof_trace_launches(trace, &launch_count);
-  const mprof_stream_record *streams =
-      mprof_trace_streams(trace, &stream_count);
   for (size_t d = 0; d < device_count && t->available; d++) {
     if (!maps[d].sampled)
       continue;
     size_t n = 0;
-    for (size_t i = 0; i < launch_count; i++)
-      if (launches[i].stream < stream_count &&
-          streams[launches[i].stream].device == d)
-        n++;
-    launch_ref *refs = (launch_ref *)malloc((n ? n : 1) * sizeof *refs);
-    uint64_t *max_end = (uint64_t *)malloc((n ? n : 1) * sizeof *max_end);
-    if (!refs || !max_end) {
-      free(refs);
-      free(max_end);
-      free(maps);
-      free(acc);
-      mprof_throughput_free(t);
-      return mprof__error_set(MPROF_ENOMEM, "throughput: out of memory");
-    }
-    n = 0;
     for (size_t i = 0; i < launch_count; i++) {
       if (launches[i].stream >= stream_count ||
           streams[launches[i].stream].device != d)
@@ -312,9 +303,9 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
         a->weight_of[c] += len;
       }
     }
-    free(refs);
-    free(max_end);
   }
+  free(refs);
+  free(max_end);
   for (size_t k = 0; k < t->kernel_count; k++) {
     const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
     mprof_kernel_throughput *kt = &t->kernels[k];
