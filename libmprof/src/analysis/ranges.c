@@ -149,6 +149,21 @@ static int innermost_ranges(uint32_t *call_group, const mprof_trace *trace,
 
 /* ---- building ------------------------------------------------------------ */
 
+/* The call that stands for @p correlation in @p by_correlation, or
+ * MPROF__MAP_NONE. */
+static uint32_t call_of(const mprof__map *by_correlation,
+                        const mprof_api_call_record *calls,
+                        uint32_t correlation) {
+  uint64_t hash = mprof__hash64(&correlation, 4);
+  size_t cursor = 0;
+  uint32_t found;
+  while ((found = mprof__map_next(by_correlation, hash, &cursor)) !=
+         MPROF__MAP_NONE)
+    if (calls[found].correlation_id == correlation)
+      return found;
+  return MPROF__MAP_NONE;
+}
+
 static int build(mprof_range_times *out, const mprof_trace *trace) {
   size_t nr = 0, nc = 0, nl = 0, nm = 0;
   const mprof_range_record *ranges = mprof_trace_ranges(trace, &nr);
@@ -193,14 +208,10 @@ static int build(mprof_range_times *out, const mprof_trace *trace) {
     rc = mprof__map_reserve(&by_correlation, nc);
   /* The first call with a correlation id stands for it. */
   for (size_t i = 0; i < nc && !rc; i++) {
-    uint64_t hash = mprof__hash64(&calls[i].correlation_id, 4);
-    size_t cursor = 0;
-    uint32_t found, seen = 0;
-    while (!seen && (found = mprof__map_next(&by_correlation, hash, &cursor)) !=
-                        MPROF__MAP_NONE)
-      seen = calls[found].correlation_id == calls[i].correlation_id;
-    if (!seen)
-      rc = mprof__map_add(&by_correlation, hash, (uint32_t)i);
+    uint32_t correlation = calls[i].correlation_id;
+    if (call_of(&by_correlation, calls, correlation) == MPROF__MAP_NONE)
+      rc = mprof__map_add(&by_correlation, mprof__hash64(&correlation, 4),
+                          (uint32_t)i);
   }
   for (size_t i = 0; i < nl + nm && !rc; i++) {
     int launch = i < nl;
@@ -209,18 +220,8 @@ static int build(mprof_range_times *out, const mprof_trace *trace) {
     uint32_t correlation =
         launch ? launches[i].correlation_id : memops[i - nl].correlation_id;
     uint64_t ns = end > start ? end - start : 0;
-    uint32_t call = MPROF__MAP_NONE;
-    if (correlation) {
-      uint64_t hash = mprof__hash64(&correlation, 4);
-      size_t cursor = 0;
-      uint32_t found;
-      while ((found = mprof__map_next(&by_correlation, hash, &cursor)) !=
-             MPROF__MAP_NONE)
-        if (calls[found].correlation_id == correlation) {
-          call = found;
-          break;
-        }
-    }
+    uint32_t call = correlation ? call_of(&by_correlation, calls, correlation)
+                                : MPROF__MAP_NONE;
     uint32_t group =
         call == MPROF__MAP_NONE ? MPROF__MAP_NONE : call_group[call];
     if (launch) {
