@@ -209,7 +209,7 @@ static void judge_stalls(kernel_work *w) {
                             (unsigned long long)ks->samples,
                             (unsigned long long)w->opts->min_samples)
                       : "No PC samples for this kernel.";
-      add_metric(w, d, "samples", (double)ks->samples, "count");
+      add_metric(d, "samples", (double)ks->samples, "count");
       continue;
     }
     double share = w->dim_share[dim];
@@ -217,7 +217,7 @@ static void judge_stalls(kernel_work *w) {
     d->cost = share;
     char p[32];
     pct(p, sizeof p, share);
-    add_metric(w, d, "share", share, "fraction");
+    add_metric(d, "share", share, "fraction");
     if (d->state == MPROF_STATE_OK)
       d->detail = mprof__arena_printf(&w->d->arena, "%s of samples: %s.", p,
                                       mprof__diagnose_reason_list(w, dim, 4));
@@ -299,25 +299,25 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
   if (excused)
     d->cost *= 0.5;
   pct(p, sizeof p, top->theoretical);
-  add_metric(w, d, "theoretical", top->theoretical, "fraction");
-  add_metric(w, d, "weighted", value, "fraction");
-  add_metric(w, d, "blocks_per_sm", top->blocks_per_sm, "blocks");
-  add_metric(w, d, "active_warps", top->active_warps, "warps");
-  add_metric(w, d, "max_warps", top->max_warps, "warps");
-  add_metric(w, d, "threads_per_block",
+  add_metric(d, "theoretical", top->theoretical, "fraction");
+  add_metric(d, "weighted", value, "fraction");
+  add_metric(d, "blocks_per_sm", top->blocks_per_sm, "blocks");
+  add_metric(d, "active_warps", top->active_warps, "warps");
+  add_metric(d, "max_warps", top->max_warps, "warps");
+  add_metric(d, "threads_per_block",
              (double)top->warps_per_block * (device ? device->warp_size : 32),
              "count");
-  add_metric(w, d, "registers", shape->registers, "registers");
-  add_metric(w, d, "shared_bytes",
+  add_metric(d, "registers", shape->registers, "registers");
+  add_metric(d, "shared_bytes",
              (double)shape->static_shared + shape->dynamic_shared, "bytes");
   if (top->limit_registers != UINT32_MAX)
-    add_metric(w, d, "limit_registers", top->limit_registers, "blocks");
+    add_metric(d, "limit_registers", top->limit_registers, "blocks");
   if (top->limit_shared != UINT32_MAX)
-    add_metric(w, d, "limit_shared", top->limit_shared, "blocks");
+    add_metric(d, "limit_shared", top->limit_shared, "blocks");
   if (top->limit_warps != UINT32_MAX)
-    add_metric(w, d, "limit_warps", top->limit_warps, "blocks");
+    add_metric(d, "limit_warps", top->limit_warps, "blocks");
   if (top->limit_blocks != UINT32_MAX)
-    add_metric(w, d, "limit_blocks", top->limit_blocks, "blocks");
+    add_metric(d, "limit_blocks", top->limit_blocks, "blocks");
   if (!top->blocks_per_sm)
     d->detail = mprof__arena_printf(
         &w->d->arena,
@@ -349,11 +349,11 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
                                  : MPROF_STATE_OK;
   t->cost = 1.0 - tail;
   uint64_t slots = (uint64_t)top->sm_count * top->blocks_per_sm;
-  add_metric(w, t, "waves", top->waves, "waves");
-  add_metric(w, t, "efficiency", tail, "fraction");
-  add_metric(w, t, "grid_blocks", (double)top->grid_blocks, "blocks");
-  add_metric(w, t, "slots_per_wave", (double)slots, "blocks");
-  add_metric(w, t, "sm_count", top->sm_count, "count");
+  add_metric(t, "waves", top->waves, "waves");
+  add_metric(t, "efficiency", tail, "fraction");
+  add_metric(t, "grid_blocks", (double)top->grid_blocks, "blocks");
+  add_metric(t, "slots_per_wave", (double)slots, "blocks");
+  add_metric(t, "sm_count", top->sm_count, "count");
   pct(p, sizeof p, tail);
   if (top->waves < 1.0)
     t->detail = mprof__arena_printf(
@@ -398,18 +398,18 @@ static void judge_launch(kernel_work *w) {
       d->state = MPROF_STATE_OK;
       d->cost = 0;
     }
-    add_metric(w, d, "gaps", 0, "count");
+    add_metric(d, "gaps", 0, "count");
     return;
   }
   double gap = (double)ks->gap_median_ns, dur = (double)ks->median_ns;
   double idle = gap + dur > 0 ? gap / (gap + dur) : 0.0;
   d->state = judge(idle, IDLE_MINOR, IDLE_ISSUE);
   d->cost = idle;
-  add_metric(w, d, "idle_fraction", idle, "fraction");
-  add_metric(w, d, "gap_median_ns", gap, "ns");
-  add_metric(w, d, "gap_mean_ns", ks->gap_mean_ns, "ns");
-  add_metric(w, d, "median_ns", dur, "ns");
-  add_metric(w, d, "gaps", (double)ks->gap_count, "count");
+  add_metric(d, "idle_fraction", idle, "fraction");
+  add_metric(d, "gap_median_ns", gap, "ns");
+  add_metric(d, "gap_mean_ns", ks->gap_mean_ns, "ns");
+  add_metric(d, "median_ns", dur, "ns");
+  add_metric(d, "gaps", (double)ks->gap_count, "count");
   char g[32], m[32], p[32];
   mprof_format_duration(g, sizeof g, gap);
   mprof_format_duration(m, sizeof m, dur);

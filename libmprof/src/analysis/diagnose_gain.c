@@ -161,7 +161,7 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
     mprof_dimension *c = &dims[MPROF_DIM_COMPUTE];
     c->cost = 1.0 - tensor;
     c->state = tensor >= ROOF_BOUND ? MPROF_STATE_MINOR : MPROF_STATE_ISSUE;
-    add_metric(w, c, "tensor_active", tensor, "fraction");
+    add_metric(c, "tensor_active", tensor, "fraction");
     dims[MPROF_DIM_OCCUPANCY].cost = 0;
     if (dims[MPROF_DIM_OCCUPANCY].state > MPROF_STATE_OK)
       dims[MPROF_DIM_OCCUPANCY].state = MPROF_STATE_OK;

@@ -90,15 +90,10 @@ static inline void pct(char *buf, size_t size, double fraction) {
 }
 
 /* Metrics of a dimension, appended one at a time. */
-static inline void add_metric(kernel_work *w, mprof_dimension *dim,
-                              const char *name, double value,
-                              const char *unit) {
+static inline void add_metric(mprof_dimension *dim, const char *name,
+                              double value, const char *unit) {
   mprof_metric *m = (mprof_metric *)dim->metrics;
-  m[dim->metric_count].name = name;
-  m[dim->metric_count].value = value;
-  m[dim->metric_count].unit = unit;
-  dim->metric_count++;
-  (void)w;
+  m[dim->metric_count++] = (mprof_metric){name, value, unit};
 }
 
 #define MAX_METRICS 16

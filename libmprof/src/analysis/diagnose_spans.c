@@ -186,8 +186,8 @@ static void measured_tail_effect(kernel_work *w, const span_balance *b) {
   uint32_t state = busy < TAIL_ISSUE   ? MPROF_STATE_ISSUE
                    : busy < TAIL_MINOR ? MPROF_STATE_MINOR
                                        : MPROF_STATE_OK;
-  add_metric(w, t, "measured_efficiency", busy, "fraction");
-  add_metric(w, t, "measured_launches", (double)b->launches, "count");
+  add_metric(t, "measured_efficiency", busy, "fraction");
+  add_metric(t, "measured_launches", (double)b->launches, "count");
   /* A grid smaller than one wave leaves block slots empty while the SMs
    * still look busy (a block or two each): the spans measure SM time, not
    * slots, so they cannot clear that finding, only add to it. */
@@ -228,21 +228,21 @@ void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
                       "source instrumentation (`mprof record source`), or "
                       "import a "
                       ".mkprof to judge SM load balance.";
-    add_metric(w, bal, "spans", 0, "count");
-    add_metric(w, tail, "spans", 0, "count");
+    add_metric(bal, "spans", 0, "count");
+    add_metric(tail, "spans", 0, "count");
     return;
   }
   char p[32], mb[32], mean[32], tn[32], ext[32];
   bal->state = judge(b->imbalance, BALANCE_MINOR, BALANCE_ISSUE);
   bal->cost = b->imbalance > 1 ? 1.0 - 1.0 / b->imbalance : 0.0;
-  add_metric(w, bal, "imbalance", b->imbalance, "ratio");
-  add_metric(w, bal, "idle_share", bal->cost, "fraction");
-  add_metric(w, bal, "max_busy_ns", b->max_busy_ns, "ns");
-  add_metric(w, bal, "mean_busy_ns", b->mean_busy_ns, "ns");
-  add_metric(w, bal, "busiest_sm", b->busiest_sm, "count");
-  add_metric(w, bal, "sms", b->sms, "count");
-  add_metric(w, bal, "launches", (double)b->launches, "count");
-  add_metric(w, bal, "spans", (double)b->spans, "count");
+  add_metric(bal, "imbalance", b->imbalance, "ratio");
+  add_metric(bal, "idle_share", bal->cost, "fraction");
+  add_metric(bal, "max_busy_ns", b->max_busy_ns, "ns");
+  add_metric(bal, "mean_busy_ns", b->mean_busy_ns, "ns");
+  add_metric(bal, "busiest_sm", b->busiest_sm, "count");
+  add_metric(bal, "sms", b->sms, "count");
+  add_metric(bal, "launches", (double)b->launches, "count");
+  add_metric(bal, "spans", (double)b->spans, "count");
   mprof_format_duration(mb, sizeof mb, b->max_busy_ns);
   mprof_format_duration(mean, sizeof mean, b->mean_busy_ns);
   pct(p, sizeof p, bal->cost);
@@ -263,11 +263,11 @@ void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
   measured_tail_effect(w, b);
   tail->state = judge(b->tail, SM_TAIL_MINOR, SM_TAIL_ISSUE);
   tail->cost = b->tail * 0.5;
-  add_metric(w, tail, "tail_fraction", b->tail, "fraction");
-  add_metric(w, tail, "tail_ns", b->tail_ns, "ns");
-  add_metric(w, tail, "extent_ns", b->extent_ns, "ns");
-  add_metric(w, tail, "last_sm", b->last_sm, "count");
-  add_metric(w, tail, "launches", (double)b->launches, "count");
+  add_metric(tail, "tail_fraction", b->tail, "fraction");
+  add_metric(tail, "tail_ns", b->tail_ns, "ns");
+  add_metric(tail, "extent_ns", b->extent_ns, "ns");
+  add_metric(tail, "last_sm", b->last_sm, "count");
+  add_metric(tail, "launches", (double)b->launches, "count");
   mprof_format_duration(tn, sizeof tn, b->tail_ns);
   mprof_format_duration(ext, sizeof ext, b->extent_ns);
   pct(p, sizeof p, b->tail);
