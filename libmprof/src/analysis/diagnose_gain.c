@@ -22,11 +22,8 @@ enum roof_kind {
 };
 
 #define ROOF_BOUND 0.60 /* utilisation from which a resource is the limit */
-#define ROOF_HEADLINE                                                          \
-  0.25 /* below this largest gain a saturated roof leads                       \
-        */
-#define LATENCY_BOUND                                                          \
-  0.50 /* latency stalls from which more warps are the fix */
+/* Latency stalls from which more warps are the fix. */
+#define LATENCY_BOUND 0.50
 
 int mprof_kernel_name_is_library(const char *name) {
   static const char *const marks[] = {
