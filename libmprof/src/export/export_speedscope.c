@@ -185,18 +185,15 @@ int mprof__export_speedscope(FILE *f, const mprof_diagnosis *const *traces,
       if (sel->selected[t][k] && mprof_join_kernel(join, k)->samples)
         kernels_with_samples++;
   }
-  if (!kernels_with_samples) {
-    const mprof_trace *trace =
-        mprof_join_trace(mprof_diagnosis_join(traces[0]));
+  const mprof_trace *first_trace =
+      mprof_join_trace(mprof_diagnosis_join(traces[0]));
+  if (!kernels_with_samples)
     return mprof__error_set(
         MPROF_ENOTFOUND,
         "%s: no %skernel has PC samples, so there is no profile for "
         "speedscope (record with --pc-mode continuous, or export "
         "--format perfetto)",
-        mprof_trace_path(trace), filtered ? "selected " : "");
-  }
-  const mprof_trace *first_trace =
-      mprof_join_trace(mprof_diagnosis_join(traces[0]));
+        mprof_trace_path(first_trace), filtered ? "selected " : "");
   fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
         "\"exporter\":",
         f);
