@@ -86,9 +86,12 @@ static void te_name(te_writer *w, uint32_t pid, int thread, uint64_t tid,
   }
 }
 
-static void te_complete(te_writer *w, const char *name, const char *cat,
-                        uint32_t pid, uint64_t tid, uint64_t start,
-                        uint64_t end) {
+/* A complete event ("X") up to its args object, which is left open for
+ * the fields returned: the caller ends the args and the event with "}}". */
+static mprof__fields te_complete(te_writer *w, const char *name,
+                                 const char *cat, uint32_t pid, uint64_t tid,
+                                 uint64_t start, uint64_t end) {
+  mprof__fields args = {w->f, 1, 0};
   te_begin(w);
   fputs("{\"ph\":\"X\",\"name\":", w->f);
   mprof__json_string(w->f, name);
@@ -97,6 +100,8 @@ static void te_complete(te_writer *w, const char *name, const char *cat,
   put_us(w->f, start, w->origin);
   fputs(",\"dur\":", w->f);
   put_us(w->f, end > start ? end : start, start);
+  fputs(",\"args\":{", w->f);
+  return args;
 }
 
 static uint32_t device_ordinal(const mprof_trace *trace, uint32_t device) {
@@ -195,11 +200,9 @@ static void te_launches(te_writer *w, const mprof_diagnosis *diag, size_t t,
     const mprof_kernel_record *kr = &kernels[shape->kernel];
     const mprof_stream_record *st = &streams[l->stream];
     char short_name[256]; /* the event's name; args.kernel is the full one */
-    te_complete(
+    mprof__fields a = te_complete(
         w, mprof_name_short(short_name, sizeof short_name, kd->stats->name),
         "kernel", gpu_pid(t, st->device, 0), st->stream_id, l->start, l->end);
-    mprof__fields a = {w->f, 1, 0};
-    fputs(",\"args\":{", w->f);
     mprof__fields_str(&a, "kernel", kd->stats->name);
     mprof__fields_str(&a, "mangled", kd->stats->mangled);
     mprof__fields_u64(&a, "device", device_ordinal(trace, st->device));
@@ -240,10 +243,9 @@ static void te_memops(te_writer *w, const mprof_trace *trace, size_t t) {
     const char *kind = mprof_copy_kind_name(m->copy_kind);
     snprintf(name, sizeof name, "%s%s%s %s", memset_op ? "Memset" : "Memcpy",
              *kind ? " " : "", memset_op ? "" : kind, size);
-    te_complete(w, name, memset_op ? "memset" : "memcpy",
-                gpu_pid(t, st->device, 0), st->stream_id, m->start, m->end);
-    mprof__fields a = {w->f, 1, 0};
-    fputs(",\"args\":{", w->f);
+    mprof__fields a =
+        te_complete(w, name, memset_op ? "memset" : "memcpy",
+                    gpu_pid(t, st->device, 0), st->stream_id, m->start, m->end);
     mprof__fields_u64(&a, "bytes", m->bytes);
     if (!memset_op)
       mprof__fields_str(&a, "kind", *kind ? kind : "unknown");
@@ -322,11 +324,9 @@ static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
   for (size_t o = 0; o < n; o++) {
     const mprof_range_record *r = &ranges[order[o].index];
     const char *name = mprof_trace_string(trace, r->name);
-    te_complete(w, *name ? name : "(unnamed range)", "nvtx", pid, r->thread_id,
-                r->start, r->end);
     const char *domain = mprof_trace_string(trace, r->domain);
-    mprof__fields a = {w->f, 1, 0};
-    fputs(",\"args\":{", w->f);
+    mprof__fields a = te_complete(w, *name ? name : "(unnamed range)", "nvtx",
+                                  pid, r->thread_id, r->start, r->end);
     mprof__fields_str(&a, "domain", *domain ? domain : "default");
     mprof__fields_u64(&a, "depth", r->depth);
     if (r->color) {
@@ -390,8 +390,7 @@ static int te_api_calls(te_writer *w, const mprof_diagnosis *diag, size_t t,
     keys[i].index = (uint32_t)i;
     te_complete(w, mprof_trace_string(trace, c->name), "api", pid, c->thread_id,
                 c->start, c->end);
-    fprintf(w->f, ",\"args\":{\"correlation_id\":%u,\"api\":\"%s\"}}",
-            c->correlation_id,
+    fprintf(w->f, "\"correlation_id\":%u,\"api\":\"%s\"}}", c->correlation_id,
             c->kind == MPROF_API_DRIVER ? "driver" : "runtime");
   }
   qsort(keys, nc, sizeof *keys, call_key_order);
@@ -571,10 +570,8 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
         s->region < region_count
             ? mprof_trace_string(trace, regions[s->region].name)
             : "";
-    te_complete(w, *region ? region : "span", "span", pid, tid, s->start,
-                s->end);
-    mprof__fields a = {w->f, 1, 0};
-    fputs(",\"args\":{", w->f);
+    mprof__fields a = te_complete(w, *region ? region : "span", "span", pid,
+                                  tid, s->start, s->end);
     if (s->launch != MPROF_INDEX_NONE && s->launch < launch_count) {
       uint32_t k = mprof_join_launch_kernel(join, s->launch);
       const mprof_kernel_stats *ks = mprof_join_kernel(join, k);
