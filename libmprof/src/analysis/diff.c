@@ -231,10 +231,13 @@ static void compare_stalls(mprof_diff *diff, mprof_kernel_change *c) {
   c->stall_change_count = n;
 }
 
-/* The share of the instructions of @p side that match @p h. */
+/* The share of the instructions of @p side that match @p h; -1 when the
+ * sides' instructions cannot be matched. */
 static double side_share(const mprof_join *join,
                          const mprof_kernel_diagnosis *side, uint32_t mode,
                          const mprof_hot_instruction *h) {
+  if (mode == MPROF_HOT_UNMATCHED)
+    return -1.0;
   size_t count;
   const mprof_pc_stats *pcs = mprof_join_pcs(join, side->kernel, &count);
   uint64_t samples = 0;
@@ -273,12 +276,17 @@ static int compare_hot_change(const void *a, const void *b) {
   return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* Where hot instruction @p h is: its offset, SASS and source line. */
-static void hot_where(mprof_hot_change *c, const mprof_hot_instruction *h) {
+/* Hot instruction @p h of the base side (@p base) or the candidate: its
+ * offset, SASS and source line, its share there and @p other, the share
+ * of the other side. */
+static void hot_change(mprof_hot_change *c, const mprof_hot_instruction *h,
+                       int base, double other) {
   c->offset = h->offset;
   c->sass = h->sass;
   c->file = h->file;
   c->line = h->line;
+  c->base_share = base ? h->share : other;
+  c->candidate_share = base ? other : h->share;
 }
 
 static void compare_hot(mprof_diff *diff, mprof_kernel_change *c,
@@ -303,24 +311,15 @@ static void compare_hot(mprof_diff *diff, mprof_kernel_change *c,
   size_t n = 0;
   for (size_t i = 0; i < nk; i++) {
     const mprof_hot_instruction *h = &k->hot[i];
-    hot_where(&list[n], h);
-    list[n].candidate_share = h->share;
-    list[n].base_share =
-        mode == MPROF_HOT_UNMATCHED ? -1.0 : side_share(bj, b, mode, h);
-    n++;
+    hot_change(&list[n++], h, 0, side_share(bj, b, mode, h));
   }
   for (size_t i = 0; i < nb; i++) {
     const mprof_hot_instruction *h = &b->hot[i];
     int seen = 0;
     for (size_t j = 0; j < nk && !seen; j++)
       seen = same_key(mode, h, &k->hot[j]);
-    if (seen)
-      continue;
-    hot_where(&list[n], h);
-    list[n].base_share = h->share;
-    list[n].candidate_share =
-        mode == MPROF_HOT_UNMATCHED ? -1.0 : side_share(kj, k, mode, h);
-    n++;
+    if (!seen)
+      hot_change(&list[n++], h, 1, side_share(kj, k, mode, h));
   }
   mprof__qsort(list, n, sizeof *list, compare_hot_change);
   c->hot_changes = list;
