@@ -51,13 +51,10 @@ struct mprof_join {
   mprof_shape_stats *shapes;
   size_t shape_count;
   mprof_pc_stats *pcs;
-  size_t pc_count;
   mprof_reason_samples *pc_reasons;
-  size_t pc_reason_count;
   mprof_reason_samples *kernel_reasons;
   size_t kernel_reason_count;
   mprof_memory_stats *memory; /* by kernel, then offset */
-  size_t memory_count;
   mprof_stall_reason *reasons;
   size_t reason_count, reason_cap;
   mprof__map reason_map;   /* short name -> reason */

@@ -81,7 +81,6 @@ int mprof__join_build_memory(mprof_join *j) {
     j->memory[out++] = b[i].pub;
     j->kernels[b[i].kernel].memory_count++;
   }
-  j->memory_count = out;
   for (size_t k = 0; k < j->kernel_count; k++) {
     const mprof_sidecar_function *fn = j->kernels[k].function;
     mprof_memory_stats *m = j->memory + j->extra[k].memory_first;

@@ -385,22 +385,19 @@ int mprof__join_build_samples(mprof_join *j) {
     rc = collect_trace_samples(j, &b);
   else if (j->sidecar)
     rc = collect_sidecar_samples(j, &b);
-  if (!rc)
-    reason_link(j);
   if (rc) {
     builder_free(&b);
     return rc;
   }
+  reason_link(j);
   mprof__qsort(b.pcs, b.count, sizeof *b.pcs, compare_pc_build);
   j->pcs = (mprof_pc_stats *)malloc((b.count ? b.count : 1) * sizeof *j->pcs);
   j->pc_reasons = b.reasons;
-  j->pc_reason_count = b.reason_count;
   b.reasons = NULL;
   if (!j->pcs) {
     builder_free(&b);
     return MPROF_ENOMEM;
   }
-  j->pc_count = b.count;
   /* Per-kernel reason totals, and which function carries most samples. */
   if ((rc = builder_reserve_scratch(&b, j->reason_count + 1)) != 0) {
     builder_free(&b);
