@@ -53,7 +53,6 @@ struct mprof_join {
   mprof_pc_stats *pcs;
   mprof_reason_samples *pc_reasons;
   mprof_reason_samples *kernel_reasons;
-  size_t kernel_reason_count;
   mprof_memory_stats *memory; /* by kernel, then offset */
   mprof_stall_reason *reasons;
   size_t reason_count, reason_cap;

@@ -122,29 +122,16 @@ typedef struct pc_builder {
   size_t reason_count, reason_cap;
   uint64_t *scratch; /* dense per-reason counts of the current PC */
   uint32_t *touched;
-  size_t touched_count, scratch_cap;
+  size_t touched_count, touched_cap, scratch_cap;
 } pc_builder;
 
 static int builder_reserve_scratch(pc_builder *b, size_t reason_count) {
-  if (reason_count <= b->scratch_cap)
-    return 0;
-  size_t cap = reason_count * 2;
-  uint64_t *s = (uint64_t *)calloc(cap, sizeof *s);
-  uint32_t *t = (uint32_t *)malloc(cap * sizeof *t);
-  if (!s || !t) {
-    free(s);
-    free(t);
+  size_t zeroed = b->scratch_cap;
+  if (MPROF__GROW(b->touched, b->touched_cap, reason_count) ||
+      MPROF__GROW(b->scratch, b->scratch_cap, reason_count))
     return MPROF_ENOMEM;
-  }
-  if (b->scratch)
-    memcpy(s, b->scratch, b->scratch_cap * sizeof *s);
-  if (b->touched)
-    memcpy(t, b->touched, b->touched_count * sizeof *t);
-  free(b->scratch);
-  free(b->touched);
-  b->scratch = s;
-  b->touched = t;
-  b->scratch_cap = cap;
+  memset(b->scratch + zeroed, 0,
+         (b->scratch_cap - zeroed) * sizeof *b->scratch);
   return 0;
 }
 
@@ -392,8 +379,9 @@ int mprof__join_build_samples(mprof_join *j) {
   reason_link(j);
   mprof__qsort(b.pcs, b.count, sizeof *b.pcs, compare_pc_build);
   j->pcs = (mprof_pc_stats *)malloc((b.count ? b.count : 1) * sizeof *j->pcs);
-  j->pc_reasons = b.reasons;
+  j->pc_reasons = b.reasons; /* the builder's list holds kernels' next */
   b.reasons = NULL;
+  b.reason_count = b.reason_cap = 0;
   if (!j->pcs) {
     builder_free(&b);
     return MPROF_ENOMEM;
@@ -403,7 +391,6 @@ int mprof__join_build_samples(mprof_join *j) {
     builder_free(&b);
     return rc;
   }
-  size_t kernel_reason_cap = 0;
   for (size_t i = 0; i < b.count;) {
     uint32_t kernel = b.pcs[i].kernel;
     kernel_extra *e = &j->extra[kernel];
@@ -451,27 +438,15 @@ int mprof__join_build_samples(mprof_join *j) {
     if (!ks->launches)
       j->unmatched += ks->samples;
     /* Flush the kernel's totals into the kernel reason array. */
-    if (MPROF__GROW(j->kernel_reasons, kernel_reason_cap,
-                    j->kernel_reason_count + b.touched_count)) {
+    uint64_t plain, not_issued;
+    if (builder_flush(&b, j, &e->reason_first, &e->reason_count, &plain,
+                      &not_issued)) {
       builder_free(&b);
       return MPROF_ENOMEM;
     }
-    e->reason_first = j->kernel_reason_count;
-    for (size_t t = 0; t < b.touched_count; t++) {
-      uint32_t reason = b.touched[t];
-      if (b.scratch[reason]) {
-        j->kernel_reasons[j->kernel_reason_count].reason = reason;
-        j->kernel_reasons[j->kernel_reason_count].samples = b.scratch[reason];
-        j->kernel_reason_count++;
-      }
-      b.scratch[reason] = 0;
-    }
-    b.touched_count = 0;
-    e->reason_count = j->kernel_reason_count - e->reason_first;
-    if (e->reason_count > 1)
-      qsort(j->kernel_reasons + e->reason_first, e->reason_count,
-            sizeof *j->kernel_reasons, compare_reason_samples);
   }
+  j->kernel_reasons = b.reasons;
+  b.reasons = NULL;
   builder_free(&b);
   return 0;
 }
