@@ -316,10 +316,9 @@ static int te_ranges(te_writer *w, const mprof_trace *trace, uint32_t pid) {
   range_key *order = (range_key *)malloc(n * sizeof *order);
   if (!order)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    range_key key = {ranges[i].thread_id, ranges[i].start, ranges[i].end, i};
-    order[i] = key;
-  }
+  for (size_t i = 0; i < n; i++)
+    order[i] =
+        (range_key){ranges[i].thread_id, ranges[i].start, ranges[i].end, i};
   qsort(order, n, sizeof *order, range_order);
   for (size_t o = 0; o < n; o++) {
     const mprof_range_record *r = &ranges[order[o].index];
@@ -386,8 +385,7 @@ static int te_api_calls(te_writer *w, const mprof_diagnosis *diag, size_t t,
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
   for (size_t i = 0; i < nc; i++) {
     const mprof_api_call_record *c = &calls[i];
-    keys[i].correlation = c->correlation_id;
-    keys[i].index = (uint32_t)i;
+    keys[i] = (call_key){c->correlation_id, (uint32_t)i};
     te_complete(w, mprof_trace_string(trace, c->name), "api", pid, c->thread_id,
                 c->start, c->end);
     fprintf(w->f, "\"correlation_id\":%u,\"api\":\"%s\"}}", c->correlation_id,
@@ -397,22 +395,14 @@ static int te_api_calls(te_writer *w, const mprof_diagnosis *diag, size_t t,
   /* Flow ids: unique in the exported set (trace index, correlation). */
   for (size_t i = 0; i < nl + nm; i++) {
     int launch = i < nl;
-    uint32_t correlation, stream;
-    uint64_t start, end;
-    if (launch) {
-      uint32_t k = mprof_join_launch_kernel(join, i);
-      if (k == MPROF_INDEX_NONE || !selected[k])
-        continue;
-      correlation = launches[i].correlation_id;
-      stream = launches[i].stream;
-      start = launches[i].start;
-      end = launches[i].end;
-    } else {
-      correlation = memops[i - nl].correlation_id;
-      stream = memops[i - nl].stream;
-      start = memops[i - nl].start;
-      end = memops[i - nl].end;
-    }
+    uint32_t k = launch ? mprof_join_launch_kernel(join, i) : 0;
+    if (launch && (k == MPROF_INDEX_NONE || !selected[k]))
+      continue;
+    uint32_t correlation =
+        launch ? launches[i].correlation_id : memops[i - nl].correlation_id;
+    uint32_t stream = launch ? launches[i].stream : memops[i - nl].stream;
+    uint64_t start = launch ? launches[i].start : memops[i - nl].start;
+    uint64_t end = launch ? launches[i].end : memops[i - nl].end;
     if (!correlation || stream >= stream_count)
       continue;
     size_t at; /* the first call with this correlation id */
@@ -516,8 +506,7 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
         continue;
       device = streams[launches[s->launch].stream].device;
     }
-    span_key key = {device, s->sm, s->start, s->end, i};
-    keys[kept++] = key;
+    keys[kept++] = (span_key){device, s->sm, s->start, s->end, i};
   }
   qsort(keys, kept, sizeof *keys, span_key_order);
   lane *lanes = NULL; /* lane_made of them set up, lane_count in use */
