@@ -110,11 +110,8 @@ int mprof__diagnose_make_balance(mprof_diagnosis *d) {
   for (size_t i = 0; i < n; i++) {
     if (sp[i].launch >= launches || sp[i].end < sp[i].start)
       continue;
-    items[count].launch = sp[i].launch;
-    items[count].sm = sp[i].sm;
-    items[count].start = sp[i].start;
-    items[count].end = sp[i].end;
-    count++;
+    items[count++] =
+        (span_item){sp[i].launch, sp[i].sm, sp[i].start, sp[i].end};
   }
   qsort(items, count, sizeof *items, by_launch_sm_start);
   for (size_t i = 0; i < count;) {

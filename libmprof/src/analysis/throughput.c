@@ -245,9 +245,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       if (launches[i].stream >= stream_count ||
           streams[launches[i].stream].device != d)
         continue;
-      refs[n].start = launches[i].start;
-      refs[n].end = launches[i].end;
-      refs[n].kernel = mprof_join_launch_kernel(join, i);
+      refs[n] = (launch_ref){launches[i].start, launches[i].end,
+                             mprof_join_launch_kernel(join, i)};
       /* The interval of the device the launch ran on: in a merged set a
        * kernel's PM samples may come from another process's device. */
       if (refs[n].kernel < t->kernel_count)

@@ -77,10 +77,8 @@ static int kernel_code_build(kernel_code *c, const mprof_join *join, size_t k) {
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
   }
   for (size_t i = 0; i < n; i++)
-    if (pcs[i].samples) {
-      pc_order o = {pcs[i].offset, &pcs[i], NO_LINE};
-      c->pcs[c->pc_count++] = o;
-    }
+    if (pcs[i].samples)
+      c->pcs[c->pc_count++] = (pc_order){pcs[i].offset, &pcs[i], NO_LINE};
   if (c->pc_count > 1)
     qsort(c->pcs, c->pc_count, sizeof *c->pcs, pc_order_compare);
   size_t with = 0;
