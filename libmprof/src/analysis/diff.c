@@ -170,8 +170,7 @@ static side_kernel *side_list(const mprof_diagnosis *d, size_t *count,
 }
 
 static int stall_sampled(const mprof_kernel_diagnosis *k) {
-  return k && k->dimensions &&
-         k->dimensions[MPROF_DIM_MEMORY_LATENCY].state != MPROF_STATE_UNKNOWN;
+  return k->dimensions[MPROF_DIM_MEMORY_LATENCY].state != MPROF_STATE_UNKNOWN;
 }
 
 static int compare_stall_change(const void *a, const void *b) {
