@@ -3,7 +3,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "base/file.h"
 #include "base/text.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
@@ -179,6 +179,18 @@ static int parse_crc(const loader *l, const char *where, json_object *o,
   return 0;
 }
 
+/* An instruction's or PC's @p offset comes after the one before, @p prev. */
+static int check_ascending(const loader *l, const char *where, uint32_t offset,
+                           uint32_t prev) {
+  if (offset > prev)
+    return 0;
+  return bad(l, where,
+             offset == prev
+                 ? "offset 0x%x appears twice"
+                 : "offset 0x%x comes after 0x%x (offsets must ascend)",
+             offset, prev);
+}
+
 static int load_instruction(loader *l, const char *fwhere, uint32_t fn,
                             const mprof_sidecar_function *info, json_object *o,
                             size_t index, int have_prev, uint32_t prev) {
@@ -222,12 +234,8 @@ static int load_instruction(loader *l, const char *fwhere, uint32_t fn,
   rc = get_u32(l, where, names[5], item_of(o, 5), &in.line);
   if (rc)
     return rc;
-  if (have_prev && in.offset <= prev)
-    return bad(l, where,
-               in.offset == prev
-                   ? "offset 0x%x appears twice"
-                   : "offset 0x%x comes after 0x%x (offsets must ascend)",
-               in.offset, prev);
+  if (have_prev && (rc = check_ascending(l, where, in.offset, prev)))
+    return rc;
   if (info->size && in.offset >= info->size)
     return bad(l, where,
                "offset 0x%x is past the end of the function (%u "
@@ -267,12 +275,8 @@ static int load_pc(loader *l, const char *fwhere, uint32_t fn, json_object *o,
   int rc = get_u32(l, where, "offset", item_of(o, 0), &offset);
   if (rc)
     return rc;
-  if (have_prev && offset <= prev)
-    return bad(l, where,
-               offset == prev
-                   ? "offset 0x%x appears twice"
-                   : "offset 0x%x comes after 0x%x (offsets must ascend)",
-               offset, prev);
+  if (have_prev && (rc = check_ascending(l, where, offset, prev)))
+    return rc;
   json_object *counts = item_of(o, 1);
   if (!is_type(counts, json_type_object))
     return bad(l, where, "the counts are not an object (they are %s)",
@@ -333,19 +337,16 @@ static int load_function(loader *l, json_object *o, size_t index) {
                     &info.demangled);
   if (!rc)
     rc = parse_crc(l, where, field_of(o, "cubin_crc"), &info.cubin_crc);
-  if (!rc)
-    rc = get_u32(l, where, "function_index", field_of(o, "function_index"),
-                 &info.function_index);
-  if (!rc)
-    rc = get_u32(l, where, "device", field_of(o, "device"), &info.device);
-  if (!rc)
-    rc = get_u32(l, where, "registers", field_of(o, "registers"),
-                 &info.registers);
-  if (!rc)
-    rc = get_u32(l, where, "static_shared", field_of(o, "static_shared"),
-                 &info.static_shared);
-  if (!rc)
-    rc = get_u32(l, where, "size", field_of(o, "size"), &info.size);
+  const struct {
+    const char *key;
+    uint32_t *out;
+  } u32s[] = {{"function_index", &info.function_index},
+              {"device", &info.device},
+              {"registers", &info.registers},
+              {"static_shared", &info.static_shared},
+              {"size", &info.size}};
+  for (size_t i = 0; !rc && i < sizeof u32s / sizeof u32s[0]; i++)
+    rc = get_u32(l, where, u32s[i].key, field_of(o, u32s[i].key), u32s[i].out);
   const char *state = NULL;
   if (!rc)
     rc = get_string(l, where, "sass_state", field_of(o, "sass_state"), &state);
@@ -475,45 +476,6 @@ static int load_root(loader *l, json_object *root) {
   return 0;
 }
 
-static int read_whole(const char *path, char **out, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    int err = errno;
-    return mprof__error_set(err == ENOENT ? MPROF_ENOTFOUND : MPROF_EIO,
-                            "%s: cannot open: %s", path, strerror(err));
-  }
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return mprof__error_set(MPROF_EINVAL, "%s: not a regular file", path);
-  }
-  if ((uint64_t)st.st_size > SIDECAR_MAX_FILE) {
-    fclose(f);
-    return mprof__error_set(MPROF_EFORMAT,
-                            "%s: %llu bytes is more than the %u a sidecar may "
-                            "have (" HINT ")",
-                            path, (unsigned long long)st.st_size,
-                            SIDECAR_MAX_FILE);
-  }
-  size_t n = (size_t)st.st_size;
-  char *data = (char *)malloc(n + 1);
-  if (!data) {
-    fclose(f);
-    return mprof__sidecar_oom();
-  }
-  size_t got = n ? fread(data, 1, n, f) : 0;
-  int err = ferror(f);
-  fclose(f);
-  if (err || got != n) {
-    free(data);
-    return mprof__error_set(MPROF_EIO, "%s: cannot read", path);
-  }
-  data[n] = '\0';
-  *out = data;
-  *size = n;
-  return 0;
-}
-
 static int is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
@@ -522,11 +484,20 @@ int mprof_sidecar_load(mprof_sidecar **out, const char *path) {
   if (!out || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_sidecar_load: NULL argument");
   *out = NULL;
-  char *text = NULL;
-  size_t size = 0;
-  int rc = read_whole(path, &text, &size);
+  mprof__file_map map;
+  int rc = mprof__file_map_open(&map, path, MPROF__MAP_SEQUENTIAL);
   if (rc)
     return rc;
+  if (map.size > SIDECAR_MAX_FILE) {
+    mprof__file_map_close(&map);
+    return mprof__error_set(MPROF_EFORMAT,
+                            "%s: %llu bytes is more than the %u a sidecar may "
+                            "have (" HINT ")",
+                            path, (unsigned long long)map.size,
+                            SIDECAR_MAX_FILE);
+  }
+  const char *text = (const char *)map.data;
+  size_t size = map.size;
   loader l;
   memset(&l, 0, sizeof l);
   l.path = path;
@@ -535,17 +506,17 @@ int mprof_sidecar_load(mprof_sidecar **out, const char *path) {
   while (first < size && is_space(text[first]))
     first++;
   if (first == size) {
-    free(text);
+    mprof__file_map_close(&map);
     return bad(&l, NULL, "is empty");
   }
   if (text[first] != '{') {
-    free(text);
+    mprof__file_map_close(&map);
     return bad(&l, NULL, "byte %zu: is not a JSON object (expected '{')",
                first);
   }
   struct json_tokener *tok = json_tokener_new_ex(SIDECAR_MAX_DEPTH);
   if (!tok) {
-    free(text);
+    mprof__file_map_close(&map);
     return mprof__sidecar_oom();
   }
   json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -554,7 +525,7 @@ int mprof_sidecar_load(mprof_sidecar **out, const char *path) {
   size_t end = json_tokener_get_parse_end(tok);
   json_tokener_free(tok);
   if (!root) {
-    free(text);
+    mprof__file_map_close(&map);
     if (jerr == json_tokener_continue)
       return bad(&l, NULL,
                  "byte %zu: the JSON ends before it is complete (the file "
@@ -568,7 +539,7 @@ int mprof_sidecar_load(mprof_sidecar **out, const char *path) {
   }
   while (end < size && is_space(text[end]))
     end++;
-  free(text);
+  mprof__file_map_close(&map);
   if (end < size) {
     json_object_put(root);
     return bad(&l, NULL, "byte %zu: unexpected data after the JSON object",
