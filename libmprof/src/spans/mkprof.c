@@ -124,18 +124,34 @@ static int json_integer(json_object *v, int allow_bool, int64_t *out) {
   }
 }
 
+/* Key @p key of @p obj (in @p where, "" at the top), in *out: an object
+ * or a string as @p type says, json_type_null for any value. Returns 1
+ * found, 0 absent (an error when @p required; *out is NULL), negative on
+ * error. */
+static int get_member(const config_ctx *c, json_object *obj, const char *where,
+                      const char *key, int required, json_type type,
+                      json_object **out) {
+  const char *sep = *where ? ": " : "";
+  /* json-c sets *out to NULL when the key is absent. */
+  if (!json_object_object_get_ex(obj, key, out) || !*out)
+    return required ? bad(c->m, c->at, "config: %s%s'%s' is missing", where,
+                          sep, key)
+                    : 0;
+  if (type != json_type_null && !json_object_is_type(*out, type))
+    return bad(c->m, c->at, "config: %s%s'%s' is not %s", where, sep, key,
+               type == json_type_object ? "an object" : "a string");
+  return 1;
+}
+
 /* Key @p key of @p obj as an integer in [lo, hi]. Returns 1 found, 0
  * absent (an error when @p required), negative on error. */
 static int get_int(const config_ctx *c, json_object *obj, const char *where,
                    const char *key, int required, int64_t lo, int64_t hi,
                    int64_t *out) {
   json_object *v;
-  if (!json_object_object_get_ex(obj, key, &v) || !v) {
-    if (required)
-      return bad(c->m, c->at, "config: %s%s'%s' is missing", where,
-                 *where ? ": " : "", key);
-    return 0;
-  }
+  int rc = get_member(c, obj, where, key, required, json_type_null, &v);
+  if (rc <= 0)
+    return rc;
   int64_t x;
   if (!json_integer(v, 1, &x))
     return bad(c->m, c->at, "config: %s%s'%s' is not an integer", where,
@@ -145,21 +161,6 @@ static int get_int(const config_ctx *c, json_object *obj, const char *where,
                "config: %s%s'%s' is %" PRId64 ", outside %" PRId64 "..%" PRId64,
                where, *where ? ": " : "", key, x, lo, hi);
   *out = x;
-  return 1;
-}
-
-static int get_object(const config_ctx *c, json_object *obj, const char *key,
-                      int required, json_object **out) {
-  json_object *v;
-  *out = NULL;
-  if (!json_object_object_get_ex(obj, key, &v) || !v) {
-    if (required)
-      return bad(c->m, c->at, "config: '%s' is missing", key);
-    return 0;
-  }
-  if (!json_object_is_type(v, json_type_object))
-    return bad(c->m, c->at, "config: '%s' is not an object", key);
-  *out = v;
   return 1;
 }
 
@@ -192,17 +193,13 @@ static int parse_color(const config_ctx *c, const char *where,
   return 0;
 }
 
+/* The entry's 'name', which it must have. */
 static int get_name(const config_ctx *c, const char *where, json_object *entry,
-                    int required, const char **out) {
+                    const char **out) {
   json_object *v;
-  *out = "";
-  if (!json_object_object_get_ex(entry, "name", &v) || !v) {
-    if (required)
-      return bad(c->m, c->at, "config: %s: 'name' is missing", where);
-    return 0;
-  }
-  if (!json_object_is_type(v, json_type_string))
-    return bad(c->m, c->at, "config: %s: 'name' is not a string", where);
+  int rc = get_member(c, entry, where, "name", 1, json_type_string, &v);
+  if (rc < 0)
+    return rc;
   *out = mprof__arena_strdup(&c->m->names, json_object_get_string(v));
   if (!*out)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", c->m->name);
@@ -260,13 +257,13 @@ static int read_types(const config_ctx *c, json_object *table) {
       return rc;
     if (!json_object_is_type(val, json_type_object))
       return bad(m, c->at, "config: %s is not an object", where);
-    if ((rc = get_name(c, where, val, 1, &t->name)) ||
+    if ((rc = get_name(c, where, val, &t->name)) ||
         (rc = parse_color(c, where, val, &t->color)))
       return rc;
     json_object *p;
-    if (json_object_object_get_ex(val, "params", &p) && p) {
-      if (!json_object_is_type(p, json_type_object))
-        return bad(m, c->at, "config: %s: 'params' is not an object", where);
+    if ((rc = get_member(c, val, where, "params", 0, json_type_object, &p)) < 0)
+      return rc;
+    if (p) {
       t->params = &m->params[next_param];
       json_object_object_foreach(p, pos, pname) {
         int64_t position = 0;
@@ -300,17 +297,13 @@ static int read_range(const config_ctx *c, const char *where, json_object *obj,
                       const char *key, int required, uint32_t *start,
                       uint32_t *end) {
   json_object *r;
-  if (!json_object_object_get_ex(obj, key, &r) || !r) {
-    if (required)
-      return bad(c->m, c->at, "config: %s: '%s' is missing", where, key);
-    return 0;
-  }
-  if (!json_object_is_type(r, json_type_object))
-    return bad(c->m, c->at, "config: %s: '%s' is not an object", where, key);
+  int rc = get_member(c, obj, where, key, required, json_type_object, &r);
+  if (rc <= 0)
+    return rc;
   char inner[160];
   snprintf(inner, sizeof inner, "%s.%s", where, key);
   int64_t hi = (int64_t)c->m->layout.timing_length - 1, a, b;
-  int rc = get_int(c, r, inner, "start", 1, 0, hi, &a);
+  rc = get_int(c, r, inner, "start", 1, 0, hi, &a);
   if (rc < 0)
     return rc;
   rc = get_int(c, r, inner, "end", 1, 0, hi, &b);
@@ -340,7 +333,7 @@ static int read_units(const config_ctx *c, json_object *table) {
       return rc;
     if (!json_object_is_type(val, json_type_object))
       return bad(m, c->at, "config: %s is not an object", where);
-    if ((rc = get_name(c, where, val, 1, &u->name)))
+    if ((rc = get_name(c, where, val, &u->name)))
       return rc;
     if ((rc = read_range(c, where, val, "event_range", 1, &u->event_start,
                          &u->event_end)) < 0)
@@ -386,7 +379,7 @@ static int read_event_types(const config_ctx *c, json_object *table,
                  where, e->id, m->layout.timing_length);
     if (!json_object_is_type(val, json_type_object))
       return bad(m, c->at, "config: %s is not an object", where);
-    if ((rc = get_name(c, where, val, 1, &e->name)) ||
+    if ((rc = get_name(c, where, val, &e->name)) ||
         (rc = parse_color(c, where, val, &e->color)))
       return rc;
     e->is_error = contains_error(e->name);
@@ -401,29 +394,33 @@ static int read_config(mprof_mkprof *m, json_object *root) {
   json_object *types, *units, *format, *events, *controllers;
   int64_t v;
   int rc;
-  if ((rc = get_object(&c, root, "instruction_types", 1, &types)) < 0 ||
-      (rc = get_object(&c, root, "functional_units", 1, &units)) < 0 ||
-      (rc = get_object(&c, root, "instruction_format", 1, &format)) < 0)
+  if ((rc = get_member(&c, root, "", "instruction_types", 1, json_type_object,
+                       &types)) < 0 ||
+      (rc = get_member(&c, root, "", "functional_units", 1, json_type_object,
+                       &units)) < 0 ||
+      (rc = get_member(&c, root, "", "instruction_format", 1, json_type_object,
+                       &format)) < 0)
     return rc;
-  if ((rc = get_int(&c, root, "", "num_gpus", 1, 1, UINT32_MAX, &v)) < 0)
-    return rc;
-  l->num_gpus = (uint32_t)v;
-  if ((rc = get_int(&c, root, "", "total_processors", 1, 0, UINT32_MAX, &v)) <
-      0)
-    return rc;
-  l->total_processors = (uint32_t)v;
-  if ((rc = get_int(&c, root, "", "max_instructions", 1, 0, UINT32_MAX, &v)) <
-      0)
-    return rc;
-  l->max_instructions = (uint32_t)v;
-  if ((rc = get_int(&c, format, "instruction_format", "instruction_length", 1,
-                    1, UINT32_MAX, &v)) < 0)
-    return rc;
-  l->instruction_length = (uint32_t)v;
-  if ((rc = get_int(&c, format, "instruction_format", "timing_length", 1, 0,
-                    UINT32_MAX, &v)) < 0)
-    return rc;
-  l->timing_length = (uint32_t)v;
+  /* The sizes, each a required uint32 of at least lo. */
+  const struct {
+    json_object *obj;
+    const char *where, *key;
+    int64_t lo;
+    uint32_t *out;
+  } sizes[] = {
+      {root, "", "num_gpus", 1, &l->num_gpus},
+      {root, "", "total_processors", 0, &l->total_processors},
+      {root, "", "max_instructions", 0, &l->max_instructions},
+      {format, "instruction_format", "instruction_length", 1,
+       &l->instruction_length},
+      {format, "instruction_format", "timing_length", 0, &l->timing_length},
+  };
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    if ((rc = get_int(&c, sizes[i].obj, sizes[i].where, sizes[i].key, 1,
+                      sizes[i].lo, UINT32_MAX, &v)) < 0)
+      return rc;
+    *sizes[i].out = (uint32_t)v;
+  }
   v = 0;
   if ((rc = get_int(&c, root, "", "has_events_flag", 0, 0, 1, &v)) < 0)
     return rc;
@@ -445,12 +442,14 @@ static int read_config(mprof_mkprof *m, json_object *root) {
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", m->name);
   if ((rc = read_types(&c, types)) || (rc = read_units(&c, units)))
     return rc;
-  if ((rc = get_object(&c, root, "event_types", 0, &events)) < 0 ||
+  if ((rc = get_member(&c, root, "", "event_types", 0, json_type_object,
+                       &events)) < 0 ||
       (events &&
        (rc = read_event_types(&c, events, "event_types", 0, &m->event_types,
                               &m->event_type_count))))
     return rc;
-  if ((rc = get_object(&c, root, "controller_events", 0, &controllers)) < 0 ||
+  if ((rc = get_member(&c, root, "", "controller_events", 0, json_type_object,
+                       &controllers)) < 0 ||
       (controllers &&
        (rc = read_event_types(&c, controllers, "controller_events", 1,
                               &m->controllers, &m->controller_count))))
