@@ -159,24 +159,8 @@ static uint64_t rd_fixed(reader *r, size_t n) {
   return v;
 }
 
-static uint64_t rd_uleb(reader *r) {
-  uint64_t v = 0;
-  for (unsigned shift = 0; shift < 70; shift += 7) {
-    if (r->p >= r->end) {
-      r->failed = 1;
-      return 0;
-    }
-    unsigned char b = *r->p++;
-    if (shift < 64)
-      v |= (uint64_t)(b & 0x7f) << shift;
-    if (!(b & 0x80))
-      return v;
-  }
-  r->failed = 1;
-  return 0;
-}
-
-static int64_t rd_sleb(reader *r) {
+/* A LEB128 number of at most 10 bytes, sign-extended when @p sign. */
+static uint64_t rd_leb(reader *r, int sign) {
   uint64_t v = 0;
   unsigned shift = 0;
   unsigned char b = 0;
@@ -190,10 +174,13 @@ static int64_t rd_sleb(reader *r) {
       v |= (uint64_t)(b & 0x7f) << shift;
     shift += 7;
   } while (b & 0x80);
-  if (shift < 64 && (b & 0x40))
+  if (sign && shift < 64 && (b & 0x40))
     v |= ~(uint64_t)0 << shift;
-  return (int64_t)v;
+  return v;
 }
+
+static uint64_t rd_uleb(reader *r) { return rd_leb(r, 0); }
+static int64_t rd_sleb(reader *r) { return (int64_t)rd_leb(r, 1); }
 
 static const char *rd_cstr(reader *r) {
   const unsigned char *s = r->p;
