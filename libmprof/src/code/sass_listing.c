@@ -303,13 +303,11 @@ int mprof_sass_listing_parse(mprof_sass_listing **out, const char *text,
     }
     size_t n = cur->pub.instruction_count;
     if (n && in.offset <= cur->insns[n - 1].offset) {
-      char what[96];
-      snprintf(what, sizeof what, "offset 0x%x does not follow 0x%x", in.offset,
-               cur->insns[n - 1].offset);
       rc = mprof__error_set(MPROF_EFORMAT,
-                            "nvdisasm output line %zu: %s (offsets must "
-                            "ascend within a function)",
-                            lineno, what);
+                            "nvdisasm output line %zu: offset 0x%x does not "
+                            "follow 0x%x (offsets must ascend within a "
+                            "function)",
+                            lineno, in.offset, cur->insns[n - 1].offset);
       break;
     }
     if (add_instruction(cur, &in) != 0)

@@ -161,21 +161,9 @@ static int parse_crc(const loader *l, const char *where, json_object *o,
   if (n == 0 || n > 16)
     return bad(l, where,
                "cubin_crc \"%.40s\" is not 1 to 16 hexadecimal digits", s);
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; i++) {
-    char c = s[i];
-    unsigned d;
-    if (c >= '0' && c <= '9')
-      d = (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f')
-      d = (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F')
-      d = (unsigned)(c - 'A' + 10);
-    else
-      return bad(l, where, "cubin_crc \"%.40s\" is not hexadecimal", s);
-    v = (v << 4) | d;
-  }
-  *out = v;
+  if (strspn(s, "0123456789abcdefABCDEF") != n)
+    return bad(l, where, "cubin_crc \"%.40s\" is not hexadecimal", s);
+  *out = strtoull(s, NULL, 16);
   return 0;
 }
 
