@@ -204,25 +204,23 @@ int mprof__run_tool(char *const argv[], const char *cwd, char **out,
   *out_size = 0;
   if (err_size)
     err[0] = '\0';
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0)
-    return mprof__error_set(MPROF_EIO, "%s: cannot make a pipe: %s", argv[0],
-                            strerror(errno));
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    int e = errno;
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return mprof__error_set(MPROF_EIO, "%s: cannot make a pipe: %s", argv[0],
-                            strerror(e));
+  /* pipe2() leaves the descriptors as they were when it fails. */
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  const char *failed = "cannot make a pipe";
+  pid_t pid = -1;
+  if (pipe2(out_pipe, O_CLOEXEC) == 0 && pipe2(err_pipe, O_CLOEXEC) == 0) {
+    failed = "cannot start";
+    pid = fork();
   }
-  pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    close(err_pipe[0]);
-    close(err_pipe[1]);
-    return mprof__error_set(MPROF_EIO, "%s: cannot start: %s", argv[0],
+    for (int i = 0; i < 2; i++) {
+      if (out_pipe[i] >= 0)
+        close(out_pipe[i]);
+      if (err_pipe[i] >= 0)
+        close(err_pipe[i]);
+    }
+    return mprof__error_set(MPROF_EIO, "%s: %s: %s", argv[0], failed,
                             strerror(e));
   }
   if (pid == 0) {
@@ -324,23 +322,14 @@ int mprof__run_tool(char *const argv[], const char *cwd, char **out,
   return 0;
 }
 
+/* A new file @p path ("x": it must not exist) holding @p data; -1 and
+ * errno on failure. */
 static int write_file(const char *path, const void *data, size_t size) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0)
+  FILE *f = fopen(path, "wxe");
+  if (!f)
     return -1;
-  const unsigned char *p = (const unsigned char *)data;
-  while (size) {
-    ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      close(fd);
-      return -1;
-    }
-    p += n;
-    size -= (size_t)n;
-  }
-  return close(fd);
+  size_t put = size ? fwrite(data, 1, size, f) : 0;
+  return fclose(f) == 0 && put == size ? 0 : -1;
 }
 
 /* "a,b,c" for nvdisasm -fun; NULL without memory. */
