@@ -468,6 +468,49 @@ static int is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* The JSON object of the file @p text (@p size bytes), in *root. */
+static int parse_json(const loader *l, const char *text, size_t size,
+                      json_object **root) {
+  if (size > SIDECAR_MAX_FILE)
+    return mprof__error_set(MPROF_EFORMAT,
+                            "%s: %llu bytes is more than the %u a sidecar may "
+                            "have (" HINT ")",
+                            l->path, (unsigned long long)size,
+                            SIDECAR_MAX_FILE);
+  size_t first = 0;
+  while (first < size && is_space(text[first]))
+    first++;
+  if (first == size)
+    return bad(l, NULL, "is empty");
+  if (text[first] != '{')
+    return bad(l, NULL, "byte %zu: is not a JSON object (expected '{')", first);
+  struct json_tokener *tok = json_tokener_new_ex(SIDECAR_MAX_DEPTH);
+  if (!tok)
+    return mprof__sidecar_oom();
+  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  *root = json_tokener_parse_ex(tok, text, (int)size);
+  enum json_tokener_error jerr = json_tokener_get_error(tok);
+  size_t end = json_tokener_get_parse_end(tok);
+  json_tokener_free(tok);
+  if (!*root) {
+    if (jerr == json_tokener_continue)
+      return bad(l, NULL,
+                 "byte %zu: the JSON ends before it is complete (the file "
+                 "is truncated)",
+                 size);
+    if (jerr == json_tokener_error_depth)
+      return bad(l, NULL, "byte %zu: nested deeper than %d levels", end,
+                 SIDECAR_MAX_DEPTH);
+    return bad(l, NULL, "byte %zu: JSON syntax error: %s", end,
+               json_tokener_error_desc(jerr));
+  }
+  while (end < size && is_space(text[end]))
+    end++;
+  if (end < size)
+    return bad(l, NULL, "byte %zu: unexpected data after the JSON object", end);
+  return 0;
+}
+
 int mprof_sidecar_load(mprof_sidecar **out, const char *path) {
   if (!out || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_sidecar_load: NULL argument");
@@ -476,64 +519,16 @@ int mprof_sidecar_load(mprof_sidecar **out, const char *path) {
   int rc = mprof__file_map_open(&map, path, MPROF__MAP_SEQUENTIAL);
   if (rc)
     return rc;
-  if (map.size > SIDECAR_MAX_FILE) {
-    mprof__file_map_close(&map);
-    return mprof__error_set(MPROF_EFORMAT,
-                            "%s: %llu bytes is more than the %u a sidecar may "
-                            "have (" HINT ")",
-                            path, (unsigned long long)map.size,
-                            SIDECAR_MAX_FILE);
-  }
-  const char *text = (const char *)map.data;
-  size_t size = map.size;
   loader l;
   memset(&l, 0, sizeof l);
   l.path = path;
-  l.cell_budget = (uint64_t)size * SIDECAR_CELLS_PER_BYTE + SIDECAR_CELLS_SLACK;
-  size_t first = 0;
-  while (first < size && is_space(text[first]))
-    first++;
-  if (first == size) {
-    mprof__file_map_close(&map);
-    return bad(&l, NULL, "is empty");
-  }
-  if (text[first] != '{') {
-    mprof__file_map_close(&map);
-    return bad(&l, NULL, "byte %zu: is not a JSON object (expected '{')",
-               first);
-  }
-  struct json_tokener *tok = json_tokener_new_ex(SIDECAR_MAX_DEPTH);
-  if (!tok) {
-    mprof__file_map_close(&map);
-    return mprof__sidecar_oom();
-  }
-  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-  json_object *root = json_tokener_parse_ex(tok, text, (int)size);
-  enum json_tokener_error jerr = json_tokener_get_error(tok);
-  size_t end = json_tokener_get_parse_end(tok);
-  json_tokener_free(tok);
-  if (!root) {
-    mprof__file_map_close(&map);
-    if (jerr == json_tokener_continue)
-      return bad(&l, NULL,
-                 "byte %zu: the JSON ends before it is complete (the file "
-                 "is truncated)",
-                 size);
-    if (jerr == json_tokener_error_depth)
-      return bad(&l, NULL, "byte %zu: nested deeper than %d levels", end,
-                 SIDECAR_MAX_DEPTH);
-    return bad(&l, NULL, "byte %zu: JSON syntax error: %s", end,
-               json_tokener_error_desc(jerr));
-  }
-  while (end < size && is_space(text[end]))
-    end++;
+  l.cell_budget =
+      (uint64_t)map.size * SIDECAR_CELLS_PER_BYTE + SIDECAR_CELLS_SLACK;
+  json_object *root = NULL;
+  rc = parse_json(&l, (const char *)map.data, map.size, &root);
   mprof__file_map_close(&map);
-  if (end < size) {
-    json_object_put(root);
-    return bad(&l, NULL, "byte %zu: unexpected data after the JSON object",
-               end);
-  }
-  rc = mprof_sidecar_new(&l.sc);
+  if (!rc)
+    rc = mprof_sidecar_new(&l.sc);
   if (!rc)
     rc = load_root(&l, root);
   json_object_put(root);
