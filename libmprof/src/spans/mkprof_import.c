@@ -18,17 +18,6 @@
 
 /* ---- MKPROF → trace ----------------------------------------------------- */
 
-#define TRY(expr)                                                              \
-  do {                                                                         \
-    int rc_ = (expr);                                                          \
-    if (rc_) {                                                                 \
-      mprof_writer_abort(w);                                                   \
-      free(first);                                                             \
-      free(last);                                                              \
-      return rc_;                                                              \
-    }                                                                          \
-  } while (0)
-
 int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
   if (!m || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_mkprof_to_trace: NULL");
@@ -36,9 +25,11 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
   uint32_t gpus = l->num_gpus;
   uint64_t *first = (uint64_t *)calloc(gpus, sizeof *first);
   uint64_t *last = (uint64_t *)calloc(gpus, sizeof *last);
-  if (!first || !last) {
+  uint32_t *launch = (uint32_t *)malloc(gpus * sizeof *launch);
+  if (!first || !last || !launch) {
     free(first);
     free(last);
+    free(launch);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   }
   for (uint32_t g = 0; g < gpus; g++)
@@ -59,25 +50,21 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
         last[ins.gpu] = b > last[ins.gpu] ? b : last[ins.gpu];
       }
     }
-  mprof_writer *w;
+  mprof_writer *w = NULL;
   int rc = mprof_writer_open(&w, path, NULL);
-  if (rc) {
-    free(first);
-    free(last);
-    return rc;
-  }
-  TRY(mprof_writer_meta(w, "tool", "mprof mkprof import"));
-  TRY(mprof_writer_meta(w, "capture.mode", "mkprof"));
-  TRY(mprof_writer_meta(w, "clock", "mkprof (ns, relative)"));
-  TRY(mprof_writer_meta(w, "mkprof.source", m->name));
-  TRY(mprof_writer_meta(w, "mkprof.format_version", m->format_version));
-  TRY(mprof_writer_meta(w, "mkprof.config", m->config_text));
-  uint32_t kernel_name = mprof_writer_string(w, "megakernel (MKPROF)");
+  const char *const meta[][2] = {
+      {"tool", "mprof mkprof import"},
+      {"capture.mode", "mkprof"},
+      {"clock", "mkprof (ns, relative)"},
+      {"mkprof.source", m->name},
+      {"mkprof.format_version", m->format_version},
+      {"mkprof.config", m->config_text},
+  };
+  for (size_t i = 0; !rc && i < sizeof meta / sizeof meta[0]; i++)
+    rc = mprof_writer_meta(w, meta[i][0], meta[i][1]);
+  uint32_t kernel_name = rc ? 0 : mprof_writer_string(w, "megakernel (MKPROF)");
   /* one device, stream, kernel, shape and launch per GPU */
-  uint32_t *launch = (uint32_t *)malloc(gpus * sizeof *launch);
-  if (!launch)
-    TRY(mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path));
-  for (uint32_t g = 0; g < gpus; g++) {
+  for (uint32_t g = 0; g < gpus && !rc; g++) {
     launch[g] = MPROF_INDEX_NONE;
     char name[64];
     snprintf(name, sizeof name, "MKPROF GPU %u", g);
@@ -108,12 +95,7 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
       mprof_launch_record lr = {first[g], last[g], sh, s, 0, 0, 0};
       rc = mprof_writer_append(w, &launch[g], MPROF_SECTION_LAUNCHES, &lr);
     }
-    if (rc) {
-      free(launch);
-      TRY(rc);
-    }
   }
-  size_t spans = 0;
   for (uint32_t p = 0; p < l->total_processors && !rc; p++)
     for (uint32_t i = 0; i < l->max_instructions && !rc; i++) {
       mprof_mkprof_instruction ins;
@@ -137,25 +119,25 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
                                 ins.sm, i, MPROF_INDEX_NONE,
                                 region, 0, (uint64_t)(uint32_t)ins.opcode};
         rc = rc ? rc : mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp);
-        spans++;
       }
     }
+  free(first);
+  free(last);
   free(launch);
-  if (rc)
-    TRY(rc);
   mprof_mkprof_summary sum;
   mprof_mkprof_summarize(m, &sum);
   char text[32];
   snprintf(text, sizeof text, "%zu", sum.events);
-  TRY(mprof_writer_meta(w, "mkprof.events", text));
+  if (!rc)
+    rc = mprof_writer_meta(w, "mkprof.events", text);
   snprintf(text, sizeof text, "%zu", sum.instructions);
-  TRY(mprof_writer_meta(w, "mkprof.instructions", text));
-  free(first);
-  free(last);
-  return mprof_writer_finish(w);
+  if (!rc)
+    rc = mprof_writer_meta(w, "mkprof.instructions", text);
+  if (!rc)
+    return mprof_writer_finish(w);
+  mprof_writer_abort(w); /* NULL when it did not open */
+  return rc;
 }
-
-#undef TRY
 
 /* 1 when the file at @p path starts with the MKPROF magic. */
 static int starts_like_mkprof(const char *path) {
