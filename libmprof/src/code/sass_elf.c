@@ -724,18 +724,13 @@ static int parse(mprof_sass_cubin *c) {
   }
   c->arch = eh.e_ident[EI_ABIVERSION] >= 8 ? (uint32_t)(eh.e_flags >> 8) & 0xff
                                            : (uint32_t)eh.e_flags & 0xff;
-  int step = read_functions(c, elf, shstrndx, section_count);
-  if (step == 0 && build_name_index(c) != 0)
-    step = -2;
-  if (step) {
-    rc = mprof__error_set(MPROF_ENOMEM, "%s: out of memory", c->origin);
-    goto out;
-  }
-  c->lines = (mprof_sass_line **)calloc(c->fn_count ? c->fn_count : 1,
-                                        sizeof *c->lines);
-  c->line_counts =
-      (size_t *)calloc(c->fn_count ? c->fn_count : 1, sizeof *c->line_counts);
-  if (!c->lines || !c->line_counts) {
+  /* The line tables: one per function (+1: never calloc(0)). */
+  if (read_functions(c, elf, shstrndx, section_count) != 0 ||
+      build_name_index(c) != 0 ||
+      !(c->lines =
+            (mprof_sass_line **)calloc(c->fn_count + 1, sizeof *c->lines)) ||
+      !(c->line_counts =
+            (size_t *)calloc(c->fn_count + 1, sizeof *c->line_counts))) {
     rc = mprof__error_set(MPROF_ENOMEM, "%s: out of memory", c->origin);
     goto out;
   }
