@@ -26,20 +26,12 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
   const mprof_launch_record *launches =
       mprof_trace_launches(trace, &launch_count);
   mprof_trace_streams(trace, &streams);
-  /* old launch index -> new, when sorting */
+  /* old launch index -> new, when sorting (filled as they are written) */
   uint32_t *new_index = NULL;
   if ((flags & MPROF_REWRITE_SORT_LAUNCHES) && launch_count) {
     new_index = (uint32_t *)malloc(launch_count * sizeof *new_index);
     if (!new_index)
       return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-    uint32_t next = 0;
-    for (uint32_t s = 0; s < streams; s++) {
-      size_t count = mprof_trace_stream_launch_count(trace, s);
-      for (size_t p = 0; p < count; p++) {
-        const mprof_launch_record *l = mprof_trace_stream_launch(trace, s, p);
-        new_index[l - launches] = next++;
-      }
-    }
   }
   mprof_writer *w;
   int rc = mprof_writer_open(&w, path, NULL);
@@ -69,11 +61,14 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
   if (!rc)
     rc = mprof__copy_section(w, trace, MPROF_SECTION_SHAPES, NULL, NULL);
   if (new_index) {
+    uint32_t next = 0;
     for (uint32_t s = 0; s < streams && !rc; s++) {
       size_t count = mprof_trace_stream_launch_count(trace, s);
-      for (size_t p = 0; p < count && !rc; p++)
-        rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES,
-                                 mprof_trace_stream_launch(trace, s, p));
+      for (size_t p = 0; p < count && !rc; p++) {
+        const mprof_launch_record *l = mprof_trace_stream_launch(trace, s, p);
+        new_index[l - launches] = next++;
+        rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, l);
+      }
     }
   } else if (!rc) {
     rc = mprof__copy_section(w, trace, MPROF_SECTION_LAUNCHES, NULL, NULL);
@@ -88,16 +83,12 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
     rc = mprof__copy_section(w, trace, tail[i], NULL, new_index);
   const mprof_cubin_record *cubins = mprof_trace_cubins(trace, &n);
   for (size_t i = 0; i < n && !rc; i++) {
+    /* Without its blob the writer marks a cubin MPROF_CUBIN_OMITTED. */
     size_t size = 0;
     const void *blob = (flags & MPROF_REWRITE_DROP_CODE)
                            ? NULL
                            : mprof_trace_cubin_blob(trace, &cubins[i], &size);
-    mprof_cubin_record rec = cubins[i];
-    if (!blob)
-      rec.flags =
-          (rec.flags & ~(MPROF_CUBIN_KEPT_WHOLE | MPROF_CUBIN_TRIMMED)) |
-          MPROF_CUBIN_OMITTED;
-    rc = mprof_writer_cubin(w, &rec, blob, size);
+    rc = mprof_writer_cubin(w, &cubins[i], blob, size);
   }
   if (!rc)
     rc = mprof__copy_drops(w, trace, NULL);
