@@ -18,8 +18,6 @@
 struct mprof_source_file {
   char *path;
   mprof__file_map map;
-  const unsigned char *data; /* map.data */
-  size_t size;
   mprof_source_file_header header;
   const mprof_source_file_region *regions;
   const mprof_source_file_kernel *kernels;
@@ -62,13 +60,15 @@ static uint64_t add_mul(uint64_t a, uint64_t b, uint64_t c) {
 
 static int validate_source(mprof_source_file *f) {
   const char *p = f->path;
+  const unsigned char *data = f->map.data;
+  size_t size = f->map.size;
   const mprof_source_file_header *h = &f->header;
-  if (f->size < sizeof *h)
-    return SOURCE_BAD(p, f->size,
+  if (size < sizeof *h)
+    return SOURCE_BAD(p, size,
                       "header: the file is %zu bytes, shorter than the "
                       "128-byte header",
-                      f->size);
-  memcpy(&f->header, f->data, sizeof *h);
+                      size);
+  memcpy(&f->header, data, sizeof *h);
   if (memcmp(h->magic, MPROF_SOURCE_FILE_MAGIC, 8) != 0)
     return SOURCE_BAD(p, 0, "header: not an mprof .source file (bad magic)");
   if (h->version_major != MPROF_SOURCE_FILE_VERSION_MAJOR)
@@ -108,25 +108,25 @@ static int validate_source(mprof_source_file *f) {
   uint64_t exts = add_mul(records, h->record_count, 48);
   uint64_t end = add_mul(exts, h->launch_ext_size ? h->launch_count : 0,
                          h->launch_ext_size);
-  if (end == UINT64_MAX || end > f->size)
-    return SOURCE_BAD(p, f->size,
+  if (end == UINT64_MAX || end > size)
+    return SOURCE_BAD(p, size,
                       "truncated: %u regions, %u kernels, %u launches, %u "
                       "bytes of strings, %" PRIu64
                       " records and %u bytes per launch extension need %s "
                       "bytes; the file has %zu",
                       h->region_count, h->kernel_count, h->launch_count,
                       h->strings_size, h->record_count, h->launch_ext_size,
-                      end == UINT64_MAX ? "more than 2^64" : "more", f->size);
-  if (end < f->size)
+                      end == UINT64_MAX ? "more than 2^64" : "more", size);
+  if (end < size)
     return SOURCE_BAD(p, end, "%" PRIu64 " bytes after the last record",
-                      (uint64_t)f->size - end);
-  f->regions = (const mprof_source_file_region *)(f->data + regions);
-  f->kernels = (const mprof_source_file_kernel *)(f->data + kernels);
-  f->launches = (const mprof_source_file_launch *)(f->data + launches);
-  f->strings = (const char *)(f->data + strings);
-  f->records = (const mprof_source_file_record *)(f->data + records);
+                      (uint64_t)size - end);
+  f->regions = (const mprof_source_file_region *)(data + regions);
+  f->kernels = (const mprof_source_file_kernel *)(data + kernels);
+  f->launches = (const mprof_source_file_launch *)(data + launches);
+  f->strings = (const char *)(data + strings);
+  f->records = (const mprof_source_file_record *)(data + records);
   f->launch_exts = h->launch_ext_size
-                       ? (const mprof_source_file_launch_ext *)(f->data + exts)
+                       ? (const mprof_source_file_launch_ext *)(data + exts)
                        : NULL;
   if (f->strings[0] || f->strings[h->strings_size - 1])
     return SOURCE_BAD(p, strings,
@@ -198,8 +198,6 @@ int mprof_source_file_open(mprof_source_file **out, const char *path) {
     mprof_source_file_free(f);
     return rc;
   }
-  f->data = f->map.data;
-  f->size = f->map.size;
   rc = validate_source(f);
   if (rc) {
     mprof_source_file_free(f);
