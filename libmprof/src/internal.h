@@ -34,6 +34,11 @@ int mprof__error_set(int status, const char *fmt, ...) MPROF__PRINTF(2, 3);
 int mprof__options_init(void *opts, const void *init, size_t size,
                         unsigned version, unsigned current, const char *what);
 
+/** mprof__error_set() of "NAME: at byte AT: MESSAGE", for a file @p name
+ * whose byte @p at is wrong. */
+int mprof__error_at(int status, const char *name, uint64_t at, const char *fmt,
+                    ...) MPROF__PRINTF(4, 5);
+
 /** Prefix this thread's current message with "PREFIX: ". */
 void mprof__error_prefix(const char *fmt, ...) MPROF__PRINTF(1, 2);
 

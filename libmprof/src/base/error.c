@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,16 @@ int mprof__error_set(int status, const char *fmt, ...) {
   va_end(ap);
   error_status = status;
   return status;
+}
+
+int mprof__error_at(int status, const char *name, uint64_t at, const char *fmt,
+                    ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return mprof__error_set(status, "%s: at byte %" PRIu64 ": %s", name, at, msg);
 }
 
 void mprof__error_prefix(const char *fmt, ...) {

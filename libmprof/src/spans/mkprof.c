@@ -18,18 +18,8 @@
 #include "mprof/mkprof.h"
 
 /* "NAME: at byte N: MESSAGE" */
-static int bad(const mprof_mkprof *m, uint64_t at, const char *fmt, ...)
-    MPROF__PRINTF(3, 4);
-
-static int bad(const mprof_mkprof *m, uint64_t at, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return mprof__error_set(MPROF_EFORMAT, "%s: at byte %" PRIu64 ": %s", m->name,
-                          at, msg);
-}
+#define BAD(m, at, ...)                                                        \
+  mprof__error_at(MPROF_EFORMAT, (m)->name, (uint64_t)(at), __VA_ARGS__)
 
 void mprof_mkprof_free(mprof_mkprof *m) {
   if (!m)
@@ -69,7 +59,7 @@ static int find_config_end(const mprof_mkprof *m, size_t start, size_t *end) {
       else if (c == '"')
         in_string = 0;
       else if (c < 0x20)
-        return bad(m, i,
+        return BAD(m, i,
                    "config: byte 0x%02x inside a JSON string (a JSON "
                    "config cut short or corrupt)",
                    c);
@@ -83,12 +73,12 @@ static int find_config_end(const mprof_mkprof *m, size_t start, size_t *end) {
         return 0;
       }
     } else if (c == 0) {
-      return bad(m, i,
+      return BAD(m, i,
                  "config: NUL byte before the JSON config closed "
                  "(a JSON config cut short or corrupt)");
     }
   }
-  return bad(m, m->size,
+  return BAD(m, m->size,
              "config: the JSON that starts at byte %zu does not close "
              "before the end of the file",
              start);
@@ -134,11 +124,11 @@ static int get_member(const config_ctx *c, json_object *obj, const char *where,
   const char *sep = *where ? ": " : "";
   /* json-c sets *out to NULL when the key is absent. */
   if (!json_object_object_get_ex(obj, key, out) || !*out)
-    return required ? bad(c->m, c->at, "config: %s%s'%s' is missing", where,
+    return required ? BAD(c->m, c->at, "config: %s%s'%s' is missing", where,
                           sep, key)
                     : 0;
   if (type != json_type_null && !json_object_is_type(*out, type))
-    return bad(c->m, c->at, "config: %s%s'%s' is not %s", where, sep, key,
+    return BAD(c->m, c->at, "config: %s%s'%s' is not %s", where, sep, key,
                type == json_type_object ? "an object" : "a string");
   return 1;
 }
@@ -154,10 +144,10 @@ static int get_int(const config_ctx *c, json_object *obj, const char *where,
     return rc;
   int64_t x;
   if (!json_integer(v, 1, &x))
-    return bad(c->m, c->at, "config: %s%s'%s' is not an integer", where,
+    return BAD(c->m, c->at, "config: %s%s'%s' is not an integer", where,
                *where ? ": " : "", key);
   if (x < lo || x > hi)
-    return bad(c->m, c->at,
+    return BAD(c->m, c->at,
                "config: %s%s'%s' is %" PRId64 ", outside %" PRId64 "..%" PRId64,
                where, *where ? ": " : "", key, x, lo, hi);
   *out = x;
@@ -171,7 +161,7 @@ static int key_integer(const config_ctx *c, const char *table, const char *key,
   errno = 0;
   long long x = strtoll(key, &end, 10);
   if (!*key || *end || errno)
-    return bad(c->m, c->at, "config: %s: key '%.60s' is not an integer", table,
+    return BAD(c->m, c->at, "config: %s: key '%.60s' is not an integer", table,
                key);
   *out = (int64_t)x;
   return 0;
@@ -187,7 +177,7 @@ static int parse_color(const config_ctx *c, const char *where,
   const char *s = json_object_get_string(v);
   if (!json_object_is_type(v, json_type_string) || s[0] != '#' || !s[1] ||
       strlen(s) > 9 || strspn(s + 1, "0123456789abcdefABCDEF") != strlen(s + 1))
-    return bad(c->m, c->at, "config: %s: color '%.40s' is not #RRGGBB", where,
+    return BAD(c->m, c->at, "config: %s: color '%.40s' is not #RRGGBB", where,
                s);
   *out = 0xff000000u | ((uint32_t)strtoul(s + 1, NULL, 16) & 0xffffffu);
   return 0;
@@ -256,7 +246,7 @@ static int read_types(const config_ctx *c, json_object *table) {
     if (rc)
       return rc;
     if (!json_object_is_type(val, json_type_object))
-      return bad(m, c->at, "config: %s is not an object", where);
+      return BAD(m, c->at, "config: %s is not an object", where);
     if ((rc = get_name(c, where, val, &t->name)) ||
         (rc = parse_color(c, where, val, &t->color)))
       return rc;
@@ -270,12 +260,12 @@ static int read_types(const config_ctx *c, json_object *table) {
         if ((rc = key_integer(c, where, pos, &position)))
           return rc;
         if (position < 0 || position >= m->layout.instruction_length)
-          return bad(m, c->at,
+          return BAD(m, c->at,
                      "config: %s: parameter position %" PRId64
                      " is outside the %u-word instruction",
                      where, position, m->layout.instruction_length);
         if (!json_object_is_type(pname, json_type_string))
-          return bad(m, c->at,
+          return BAD(m, c->at,
                      "config: %s: the name of parameter %" PRId64
                      " is not a string",
                      where, position);
@@ -310,7 +300,7 @@ static int read_range(const config_ctx *c, const char *where, json_object *obj,
   if (rc < 0)
     return rc;
   if (b < a)
-    return bad(c->m, c->at,
+    return BAD(c->m, c->at,
                "config: %s: end %" PRId64 " is before start %" PRId64, inner, b,
                a);
   *start = (uint32_t)a;
@@ -332,7 +322,7 @@ static int read_units(const config_ctx *c, json_object *table) {
     if (rc)
       return rc;
     if (!json_object_is_type(val, json_type_object))
-      return bad(m, c->at, "config: %s is not an object", where);
+      return BAD(m, c->at, "config: %s is not an object", where);
     if ((rc = get_name(c, where, val, &u->name)))
       return rc;
     if ((rc = read_range(c, where, val, "event_range", 1, &u->event_start,
@@ -348,7 +338,7 @@ static int read_units(const config_ctx *c, json_object *table) {
     if (json_object_object_get_ex(val, "height_multiplier", &h) && h) {
       if (!json_object_is_type(h, json_type_double) &&
           !json_object_is_type(h, json_type_int))
-        return bad(m, c->at, "config: %s: 'height_multiplier' is not a number",
+        return BAD(m, c->at, "config: %s: 'height_multiplier' is not a number",
                    where);
       u->height_multiplier = json_object_get_double(h);
     }
@@ -374,11 +364,11 @@ static int read_event_types(const config_ctx *c, json_object *table,
     if (rc)
       return rc;
     if (slots && (e->id < 0 || e->id >= m->layout.timing_length))
-      return bad(m, c->at,
+      return BAD(m, c->at,
                  "config: %s: slot %" PRId64 " is outside the %u timing slots",
                  where, e->id, m->layout.timing_length);
     if (!json_object_is_type(val, json_type_object))
-      return bad(m, c->at, "config: %s is not an object", where);
+      return BAD(m, c->at, "config: %s is not an object", where);
     if ((rc = get_name(c, where, val, &e->name)) ||
         (rc = parse_color(c, where, val, &e->color)))
       return rc;
@@ -463,7 +453,7 @@ static int read_config(mprof_mkprof *m, json_object *root) {
       if (m->units[i].id == v)
         l->main_unit = (uint32_t)i;
     if (l->main_unit == MPROF_INDEX_NONE)
-      return bad(m, c.at,
+      return BAD(m, c.at,
                  "config: main_functional_unit %" PRId64
                  " is not a key of functional_units",
                  v);
@@ -484,7 +474,7 @@ static int parse_all(mprof_mkprof *m) {
                               "%s: at byte 6: MKPROF version '%.*s' is not "
                               "supported (only 1.2)",
                               m->name, (int)(n - 6), (const char *)m->data + 6);
-    return bad(m, 0,
+    return BAD(m, 0,
                "not an MKPROF1.2 file (it must start with "
                "\"MKPROF1.2\\n\")");
   }
@@ -493,9 +483,9 @@ static int parse_all(mprof_mkprof *m) {
                              m->data[start] == '\r' || m->data[start] == '\n'))
     start++;
   if (start >= m->size)
-    return bad(m, start, "config: the file ends before the JSON config");
+    return BAD(m, start, "config: the file ends before the JSON config");
   if (m->data[start] != '{')
-    return bad(m, start,
+    return BAD(m, start,
                "config: expected '{' to open the JSON config, found "
                "byte 0x%02x",
                m->data[start]);
@@ -506,7 +496,7 @@ static int parse_all(mprof_mkprof *m) {
   l->config_offset = start;
   l->config_size = end - start;
   if (l->config_size > 0x7fffffff)
-    return bad(m, start, "config: the JSON config is over 2 GiB");
+    return BAD(m, start, "config: the JSON config is over 2 GiB");
   m->config_text = (char *)malloc(l->config_size + 1);
   if (!m->config_text)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", m->name);
@@ -524,13 +514,13 @@ static int parse_all(mprof_mkprof *m) {
   json_tokener_free(tok);
   if (!root || jerr != json_tokener_success) {
     json_object_put(root);
-    return bad(m, start + parsed, "config: bad JSON: %s",
+    return BAD(m, start + parsed, "config: bad JSON: %s",
                jerr == json_tokener_continue ? "unexpected end of the config"
                                              : json_tokener_error_desc(jerr));
   }
   if (!json_object_is_type(root, json_type_object)) {
     json_object_put(root);
-    return bad(m, start, "config: the JSON config is not an object");
+    return BAD(m, start, "config: the JSON config is not an object");
   }
   rc = read_config(m, root);
   json_object_put(root);
@@ -540,7 +530,7 @@ static int parse_all(mprof_mkprof *m) {
   /* The arrays, each checked against what is left of the file. */
   uint64_t at = (end + 3) & ~(uint64_t)3;
   if (at > m->size)
-    return bad(m, m->size,
+    return BAD(m, m->size,
                "padding: the file ends in the padding after the "
                "JSON config");
   l->data_offset = at;
@@ -563,7 +553,7 @@ static int parse_all(mprof_mkprof *m) {
       continue;
     uint64_t bytes = mul_sat(arrays[i].words, 4);
     if (bytes > m->size - at)
-      return bad(m, at,
+      return BAD(m, at,
                  "%s: %u processors x %u instructions need %s%" PRIu64
                  " bytes; %" PRIu64 " remain",
                  arrays[i].what, l->total_processors, l->max_instructions,
@@ -573,7 +563,7 @@ static int parse_all(mprof_mkprof *m) {
     at += bytes;
   }
   if (at != m->size)
-    return bad(m, at, "%" PRIu64 " bytes after the %s array",
+    return BAD(m, at, "%" PRIu64 " bytes after the %s array",
                (uint64_t)(m->size - at), l->has_events ? "events" : "ends");
   return 0;
 }

@@ -28,20 +28,7 @@ struct mprof_source_file {
 };
 
 #define SOURCE_BAD(path, at, ...)                                              \
-  bad_at(MPROF_EFORMAT, (path), (uint64_t)(at), __VA_ARGS__)
-
-static int bad_at(int status, const char *path, uint64_t at, const char *fmt,
-                  ...) MPROF__PRINTF(4, 5);
-
-static int bad_at(int status, const char *path, uint64_t at, const char *fmt,
-                  ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return mprof__error_set(status, "%s: at byte %" PRIu64 ": %s", path, at, msg);
-}
+  mprof__error_at(MPROF_EFORMAT, (path), (uint64_t)(at), __VA_ARGS__)
 
 void mprof_source_file_free(mprof_source_file *f) {
   if (!f)
@@ -72,19 +59,19 @@ static int validate_source(mprof_source_file *f) {
   if (memcmp(h->magic, MPROF_SOURCE_FILE_MAGIC, 8) != 0)
     return SOURCE_BAD(p, 0, "header: not an mprof .source file (bad magic)");
   if (h->version_major != MPROF_SOURCE_FILE_VERSION_MAJOR)
-    return bad_at(MPROF_EVERSION, p, 8,
-                  "header: format version %u.%u; this reader knows %d.x",
-                  h->version_major, h->version_minor,
-                  MPROF_SOURCE_FILE_VERSION_MAJOR);
+    return mprof__error_at(
+        MPROF_EVERSION, p, 8,
+        "header: format version %u.%u; this reader knows %d.x",
+        h->version_major, h->version_minor, MPROF_SOURCE_FILE_VERSION_MAJOR);
   if (h->header_size < sizeof *h || h->header_size % 8)
     return SOURCE_BAD(p, 12,
                       "header: header_size %u is not a multiple of 8 "
                       "of at least 128",
                       h->header_size);
   if (h->record_size != sizeof(mprof_source_file_record))
-    return bad_at(MPROF_EVERSION, p, 28,
-                  "header: records of %u bytes; this reader knows 48",
-                  h->record_size);
+    return mprof__error_at(MPROF_EVERSION, p, 28,
+                           "header: records of %u bytes; this reader knows 48",
+                           h->record_size);
   for (size_t i = 0; i < sizeof h->reserved; i++)
     if (h->reserved[i])
       return SOURCE_BAD(p, offsetof(mprof_source_file_header, reserved) + i,
@@ -101,10 +88,11 @@ static int validate_source(mprof_source_file *f) {
   uint64_t records = add_mul(strings, h->strings_size, 1);
   if (h->launch_ext_size &&
       h->launch_ext_size != sizeof(mprof_source_file_launch_ext))
-    return bad_at(MPROF_EVERSION, p, 104,
-                  "header: launch extensions of %u bytes; this reader knows "
-                  "24",
-                  h->launch_ext_size);
+    return mprof__error_at(
+        MPROF_EVERSION, p, 104,
+        "header: launch extensions of %u bytes; this reader knows "
+        "24",
+        h->launch_ext_size);
   uint64_t exts = add_mul(records, h->record_count, 48);
   uint64_t end = add_mul(exts, h->launch_ext_size ? h->launch_count : 0,
                          h->launch_ext_size);
