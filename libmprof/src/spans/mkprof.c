@@ -91,8 +91,8 @@ typedef struct config_ctx {
   uint64_t at; /* where the config starts, for messages */
 } config_ctx;
 
-/* An integer (or an integral number, or a boolean when @p allow_bool). */
-static int json_integer(json_object *v, int allow_bool, int64_t *out) {
+/* An integer (or an integral number, or a boolean as 0 or 1). */
+static int json_integer(json_object *v, int64_t *out) {
   switch (json_object_get_type(v)) {
   case json_type_int:
     errno = 0;
@@ -105,11 +105,7 @@ static int json_integer(json_object *v, int allow_bool, int64_t *out) {
     *out = (int64_t)d;
     return 1;
   }
-  case json_type_boolean:
-    if (!allow_bool)
-      return 0;
-    *out = json_object_get_boolean(v) ? 1 : 0;
-    return 1;
+  case json_type_boolean: *out = json_object_get_boolean(v) ? 1 : 0; return 1;
   default: return 0;
   }
 }
@@ -143,7 +139,7 @@ static int get_int(const config_ctx *c, json_object *obj, const char *where,
   if (rc <= 0)
     return rc;
   int64_t x;
-  if (!json_integer(v, 1, &x))
+  if (!json_integer(v, &x))
     return BAD(c->m, c->at, "config: %s%s'%s' is not an integer", where,
                *where ? ": " : "", key);
   if (x < lo || x > hi)
