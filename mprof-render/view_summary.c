@@ -3,8 +3,8 @@
  * laid out for reading (the content of `mprof summary`).
  *
  * The verdict and the judged dimensions come from libmprof's diagnosis
- * when this build has it; the numbers, the stall mix and the hot
- * instructions come from the model either way.
+ * (every kernel of the model has one); the numbers, the stall mix and the
+ * hot instructions come from the model.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -34,6 +34,16 @@ static void heading(page *p, const char *text) {
     rd_hline(p->cr, p->x, p->x + p->width, p->y + 20, RD_RULE);
   }
   p->y += 26;
+}
+
+/* One dim line of @p size px text, when it shows. */
+static void dim_line(page *p, double size, const char *text) {
+  if (visible(p, 18)) {
+    rd_rgb(p->cr, RD_TEXT_DIM);
+    rd_font(p->cr, size, 0, 0);
+    rd_text_fit(p->cr, p->x, p->y + 13, p->width, text);
+  }
+  p->y += 22;
 }
 
 typedef struct card {
@@ -80,14 +90,9 @@ static void pill(cairo_t *cr, double x, double y, uint32_t state) {
 /* The stall mix: one stacked bar by family, then a legend. */
 static void stall_mix(page *p, const mprof_render_kernel *k) {
   if (!k->stats->samples) {
-    if (visible(p, 18)) {
-      rd_rgb(p->cr, RD_TEXT_DIM);
-      rd_font(p->cr, 12, 0, 0);
-      rd_text_fit(p->cr, p->x, p->y + 13, p->width,
-                  "No PC samples for this kernel: record with "
-                  "--pc-mode continuous or serialized.");
-    }
-    p->y += 22;
+    dim_line(p, 12,
+             "No PC samples for this kernel: record with "
+             "--pc-mode continuous or serialized.");
     return;
   }
   double x = p->x;
@@ -256,8 +261,7 @@ static void other_kernels(page *p, const mprof_render_model *m, int current) {
 /* The kernel's speed of light from PM samples, as `mprof summary` prints
  * it: one bar per counter, filled to its share of the peak. */
 static void speed_of_light(page *p, const mprof_render_kernel *k) {
-  const mprof_kernel_throughput *t =
-      k->diagnosis ? k->diagnosis->throughput : NULL;
+  const mprof_kernel_throughput *t = k->diagnosis->throughput;
   char text[256], iv[32];
   mprof_format_duration(iv, sizeof iv, t ? (double)t->interval_ns : 0);
   if (!t || !t->samples) {
@@ -268,12 +272,7 @@ static void speed_of_light(page *p, const mprof_render_kernel *k) {
       snprintf(text, sizeof text,
                "Not measured: no PM sample fell in its runs (lost or not "
                "taken; see what record said).");
-    if (visible(p, 18)) {
-      rd_rgb(p->cr, RD_TEXT_DIM);
-      rd_font(p->cr, 12, 0, 0);
-      rd_text_fit(p->cr, p->x, p->y + 13, p->width, text);
-    }
-    p->y += 22;
+    dim_line(p, 12, text);
     return;
   }
   static const uint32_t shown[] = {
@@ -309,12 +308,7 @@ static void speed_of_light(page *p, const mprof_render_kernel *k) {
   mprof_format_count(n, sizeof n, t->samples);
   snprintf(text, sizeof text, "%s PM samples of %s wholly inside its runs%s", n,
            iv, t->shared > 0.05 ? ", shared with other kernels" : "");
-  if (visible(p, 18)) {
-    rd_rgb(p->cr, RD_TEXT_DIM);
-    rd_font(p->cr, 11, 0, 0);
-    rd_text_fit(p->cr, p->x, p->y + 13, p->width, text);
-  }
-  p->y += 22;
+  dim_line(p, 11, text);
 }
 
 static double page_draw(cairo_t *cr, const mprof_render_model *model,
@@ -372,7 +366,7 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
 
   /* The numbers. */
   const mprof_kernel_diagnosis *diag = k->diagnosis;
-  const mprof_occupancy *occ = diag ? &diag->occupancy : NULL;
+  const mprof_occupancy *occ = &diag->occupancy;
   card items[12];
   size_t n = 0;
   items[n].label = "Launches";
@@ -394,7 +388,7 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
     mprof_format_duration(b, sizeof b, (double)k->stats->max_ns);
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
-  if (diag && diag->stats && diag->stats->median_ns) {
+  if (diag->stats && diag->stats->median_ns) {
     char a[24], b[24];
     items[n].label = "Median / p90";
     mprof_format_duration(a, sizeof a, (double)diag->stats->median_ns);
@@ -404,7 +398,7 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
   items[n].label = "PC samples";
   mprof_format_count(items[n++].value, sizeof items[0].value,
                      k->stats->samples);
-  if (occ && occ->known) {
+  if (occ->known) {
     const char *limiter = mprof_occupancy_limiter_name(occ->limiter);
     items[n].label = *limiter ? "Occupancy (limit)" : "Occupancy";
     char pct[16];
@@ -427,53 +421,26 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
 
   /* The diagnosis. */
   heading(&p, "Diagnosis");
-  if (diag) {
-    pill(cr, p.x, p.y, diag->verdict_state);
+  pill(cr, p.x, p.y, diag->verdict_state);
+  rd_rgb(cr, RD_TEXT);
+  rd_font(cr, 13, 1, 0);
+  int lines = rd_text_wrap(cr, p.x + 64, p.y + 13, p.width - 64, 18,
+                           diag->verdict ? diag->verdict : "");
+  p.y += 10 + 18 * lines;
+  for (size_t i = 0; i < diag->dimension_count; i++) {
+    const mprof_dimension *d = &diag->dimensions[i];
+    /* The span dimensions only for a trace with spans, as the reports. */
+    if (d->id >= MPROF_DIM_FIRST_SPAN && !mprof_render_model_has_spans(model))
+      continue;
+    pill(cr, p.x, p.y + 1, d->state);
     rd_rgb(cr, RD_TEXT);
-    rd_font(cr, 13, 1, 0);
-    int lines = rd_text_wrap(cr, p.x + 64, p.y + 13, p.width - 64, 18,
-                             diag->verdict ? diag->verdict : "");
-    p.y += 10 + 18 * lines;
-    for (size_t i = 0; i < diag->dimension_count; i++) {
-      const mprof_dimension *d = &diag->dimensions[i];
-      /* The span dimensions only for a trace with spans, as the reports. */
-      if (d->id >= MPROF_DIM_FIRST_SPAN && !mprof_render_model_has_spans(model))
-        continue;
-      pill(cr, p.x, p.y + 1, d->state);
-      rd_rgb(cr, RD_TEXT);
-      rd_font(cr, 11.5, 1, 0);
-      rd_text_fit(cr, p.x + 64, p.y + 13, 200, mprof_dimension_title(d->id));
-      rd_rgb(cr, d->state == MPROF_STATE_ISSUE ? RD_TEXT : RD_TEXT_DIM);
-      rd_font(cr, 11.5, 0, 0);
-      lines = rd_text_wrap(cr, p.x + 270, p.y + 13, p.width - 270, 16,
-                           d->detail ? d->detail : "");
-      p.y += 5 + 16 * (lines ? lines : 1);
-    }
-  } else {
-    /* Without libmprof's diagnosis, say where the warps wait and no
-     * more: the judgement (thresholds, occupancy, tail) is the
-     * diagnosis's to make. */
-    int top = 0;
-    for (int f = 1; f < MPROF_FAM_COUNT; f++)
-      if (k->family[f] > k->family[top])
-        top = f;
-    if (k->stats->samples) {
-      char pct[16];
-      mprof_format_percent(pct, sizeof pct,
-                           (double)k->family[top] / (double)k->stats->samples);
-      snprintf(text, sizeof text, "Most samples: %s (%s of this kernel's %s)",
-               mprof_render_family_title(top), pct, "PC samples");
-    } else {
-      snprintf(text, sizeof text,
-               "No PC samples: the stall profile is "
-               "unknown.");
-    }
-    if (visible(&p, 20)) {
-      rd_rgb(cr, RD_TEXT);
-      rd_font(cr, 13, 1, 0);
-      rd_text_fit(cr, p.x, p.y + 14, p.width, text);
-    }
-    p.y += 24;
+    rd_font(cr, 11.5, 1, 0);
+    rd_text_fit(cr, p.x + 64, p.y + 13, 200, mprof_dimension_title(d->id));
+    rd_rgb(cr, d->state == MPROF_STATE_ISSUE ? RD_TEXT : RD_TEXT_DIM);
+    rd_font(cr, 11.5, 0, 0);
+    lines = rd_text_wrap(cr, p.x + 270, p.y + 13, p.width - 270, 16,
+                         d->detail ? d->detail : "");
+    p.y += 5 + 16 * (lines ? lines : 1);
   }
 
   heading(&p, "Stall mix");
@@ -492,18 +459,18 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
    * no_sidecar note, so it is not written twice. */
   const mprof_diagnosis *all = mprof_render_model_diagnosis(model);
   size_t trace_notes = mprof_diagnosis_note_count(all);
-  if (trace_notes || (diag && diag->note_count)) {
+  if (trace_notes || diag->note_count) {
     heading(&p, "Notes");
     rd_font(cr, 11.5, 0, 0);
     for (size_t i = 0; i < trace_notes; i++) {
       rd_rgb(cr, RD_TEXT);
-      int lines = rd_text_wrap(cr, p.x + 12, p.y + 12, p.width - 12, 16,
-                               mprof_diagnosis_note(all, i)->text);
+      lines = rd_text_wrap(cr, p.x + 12, p.y + 12, p.width - 12, 16,
+                           mprof_diagnosis_note(all, i)->text);
       rd_fill_rect(cr, p.x, p.y + 1, 4, lines * 16.0 - 2, RD_NOTE);
       p.y += lines * 16.0 + 6;
     }
     rd_rgb(cr, RD_TEXT_DIM);
-    for (size_t i = 0; diag && i < diag->note_count; i++) {
+    for (size_t i = 0; i < diag->note_count; i++) {
       if (visible(&p, 16))
         rd_text_fit(cr, p.x, p.y + 12, p.width, diag->notes[i]);
       p.y += 18;
