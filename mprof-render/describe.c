@@ -179,9 +179,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     mprof_format_duration(
         a, sizeof a, (double)(cl->end > cl->start ? cl->end - cl->start : 0));
     after(b, sizeof b, rs_clamp_ns(cl->start), start);
-    const mprof_render_kernel *k =
-        hit->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)hit->kernel)
-                         : NULL;
+    const mprof_render_kernel *k = rs_kernel(m, hit->kernel);
     char issued[600];
     if (k)
       snprintf(issued, sizeof issued, "launched %s",
@@ -348,8 +346,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
                (unsigned long long)s->payload, (unsigned long long)s->payload);
     int kernel =
         s->launch < launches ? mprof_render_launch_kernel(m, s->launch) : -1;
-    const mprof_render_kernel *k =
-        kernel >= 0 ? mprof_render_kernel_at(m, (size_t)kernel) : NULL;
+    const mprof_render_kernel *k = rs_kernel(m, kernel);
     n = snprintf(buf, size, "%s (%s)  \u2014  %s at %s%s  \u00b7  %s%s%s%s%s",
                  region, role_name(rs_region_role(m, s->region)), a, b, into,
                  who, payload, params, k ? "  \u00b7  " : "",

@@ -479,6 +479,10 @@ const mprof_render_kernel *mprof_render_kernel_at(const mprof_render_model *m,
   return m && index < m->kernel_count ? &m->kernels[index] : NULL;
 }
 
+const mprof_render_kernel *rs_kernel(const mprof_render_model *m, int kernel) {
+  return kernel >= 0 ? mprof_render_kernel_at(m, (size_t)kernel) : NULL;
+}
+
 int mprof_render_launch_kernel(const mprof_render_model *m, size_t launch) {
   uint32_t k = mprof_join_launch_kernel(m->join, launch);
   return k == MPROF_INDEX_NONE ? -1 : (int)k;

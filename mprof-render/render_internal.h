@@ -239,7 +239,10 @@ void rd_no_kernel(cairo_t *cr, double width, double height);
 int rd_no_samples(cairo_t *cr, const mprof_render_kernel *k, double width,
                   double height);
 
-/* ---- samples per stall reason (model.c) ------------------------------ */
+/* ---- kernels and samples per stall reason (model.c) ------------------ */
+
+/* The kernel of a view or a hit (-1: none), or NULL. */
+const mprof_render_kernel *rs_kernel(const mprof_render_model *m, int kernel);
 
 /* The samples of reason @p reason (an index into the model's table) at
  * @p pc, and in all of kernel @p k. */

@@ -177,9 +177,7 @@ void rs_span_header(cairo_t *cr, const rs_frame *f, double width) {
   const mprof_render_view *view = f->view;
   rd_fill_rect(cr, 0, 0, width, HEADER, RD_PANEL);
   rd_hline(cr, 0, width, HEADER - 1, RD_RULE);
-  const mprof_render_kernel *k =
-      view->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)view->kernel)
-                        : NULL;
+  const mprof_render_kernel *k = rs_kernel(m, view->kernel);
   char name[512], title[768], count[32], info[512];
   snprintf(title, sizeof title, "%s \u2014 %s", mprof_render_tab_title(f->tab),
            k ? mprof_render_short_name(name, sizeof name, k->name)
@@ -278,8 +276,7 @@ void rs_time_axis(cairo_t *cr, const rs_frame *f, double width) {
  * ran on. */
 static size_t projected_sms(const mprof_render_model *m, int kernel,
                             rs_psm *out, size_t max) {
-  const mprof_render_kernel *k =
-      kernel >= 0 ? mprof_render_kernel_at(m, (size_t)kernel) : NULL;
+  const mprof_render_kernel *k = rs_kernel(m, kernel);
   if (!k)
     return 0;
   size_t devices;

@@ -142,9 +142,7 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
   size_t n;
   const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
   const rs_group *g = mprof_render__group(m, view->kernel);
-  const mprof_render_kernel *k =
-      view->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)view->kernel)
-                        : NULL;
+  const mprof_render_kernel *k = rs_kernel(m, view->kernel);
   int selected = -1;
   if (view->launch >= 0 && (size_t)view->launch < n && k) {
     int lk = mprof_render_launch_kernel(m, (size_t)view->launch);

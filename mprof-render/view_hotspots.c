@@ -203,16 +203,11 @@ static void draw_memory_only(cairo_t *cr, const mprof_render_model *model,
   column_titles(cr, &c, width, "accesses", "warp", 1, "per warp access");
 }
 
-static const mprof_render_kernel *selected_kernel(const mprof_render_model *m,
-                                                  const mprof_render_view *v) {
-  return v->kernel >= 0 ? mprof_render_kernel_at(m, (size_t)v->kernel) : NULL;
-}
-
 static double content(const mprof_render_model *model,
                       const mprof_render_view *view, int tab, double width) {
   (void)tab;
   (void)width;
-  const mprof_render_kernel *k = selected_kernel(model, view);
+  const mprof_render_kernel *k = rs_kernel(model, view->kernel);
   const mprof_memory_stats *mem;
   size_t rows = k ? k->pc_count : 0;
   if (k && !k->stats->samples)
@@ -265,7 +260,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
                  const mprof_render_view *view, int tab, double width,
                  double height) {
   (void)tab;
-  const mprof_render_kernel *k = selected_kernel(model, view);
+  const mprof_render_kernel *k = rs_kernel(model, view->kernel);
   const mprof_memory_stats *mem = NULL;
   size_t mem_count = k ? memory_of(model, view, &mem) : 0;
   if (k && !k->stats->samples && mem_count) {
@@ -335,7 +330,7 @@ static void hit_test(const mprof_render_model *model,
   (void)width;
   (void)height;
   (void)x;
-  const mprof_render_kernel *k = selected_kernel(model, view);
+  const mprof_render_kernel *k = rs_kernel(model, view->kernel);
   if (!k || y < TOP)
     return;
   hit->kernel = view->kernel;

@@ -124,9 +124,7 @@ static void header(cairo_t *cr, const mprof_render_kernel *k, int tab,
 static void draw(cairo_t *cr, const mprof_render_model *model,
                  const mprof_render_view *view, int tab, double width,
                  double height) {
-  const mprof_render_kernel *k =
-      view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
-                        : NULL;
+  const mprof_render_kernel *k = rs_kernel(model, view->kernel);
   if (rd_no_samples(cr, k, width, height))
     return;
   rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
@@ -237,9 +235,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
 static void hit_test(const mprof_render_model *model,
                      const mprof_render_view *view, int tab, double width,
                      double height, double x, double y, mprof_render_hit *hit) {
-  const mprof_render_kernel *k =
-      view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
-                        : NULL;
+  const mprof_render_kernel *k = rs_kernel(model, view->kernel);
   if (!k || !k->stats->samples)
     return;
   lanes_layout l;

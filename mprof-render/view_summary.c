@@ -314,9 +314,7 @@ static void speed_of_light(page *p, const mprof_render_kernel *k) {
 static double page_draw(cairo_t *cr, const mprof_render_model *model,
                         const mprof_render_view *view, double width,
                         double height) {
-  const mprof_render_kernel *k =
-      view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
-                        : NULL;
+  const mprof_render_kernel *k = rs_kernel(model, view->kernel);
   if (!k) {
     rd_no_kernel(cr, width, height);
     return height;

@@ -126,10 +126,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
   size_t launch_total;
   const mprof_launch_record *launches =
       mprof_trace_launches(trace, &launch_total);
-  const mprof_render_kernel *selected = mprof_render_kernel_at(
-      model, (size_t)(view->kernel >= 0 ? view->kernel : 0));
-  if (view->kernel < 0)
-    selected = NULL;
+  const mprof_render_kernel *selected = rs_kernel(model, view->kernel);
   int64_t selected_call =
       view->launch >= 0
           ? mprof_render_launch_api_call(model, (size_t)view->launch)
