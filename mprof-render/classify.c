@@ -74,190 +74,47 @@ int mprof_render_tab_parse(const char *key) {
  * (UIADD3, ULDC, ...) are classified as their vector twin unless they are
  * known themselves (UTMALDG is TMA, a memory operation).
  */
-typedef struct opcode_class {
-  const char *base;
+static const struct {
   int category;
-} opcode_class;
-
-static const opcode_class exact_opcodes[] = {
+  const char *bases; /* separated by spaces */
+} opcode_classes[] = {
     /* memory */
-    {"LD", MPROF_CAT_MEMORY},
-    {"ST", MPROF_CAT_MEMORY},
-    {"LDG", MPROF_CAT_MEMORY},
-    {"STG", MPROF_CAT_MEMORY},
-    {"LDS", MPROF_CAT_MEMORY},
-    {"STS", MPROF_CAT_MEMORY},
-    {"LDL", MPROF_CAT_MEMORY},
-    {"STL", MPROF_CAT_MEMORY},
-    {"LDC", MPROF_CAT_MEMORY},
-    {"LDSM", MPROF_CAT_MEMORY},
-    {"STSM", MPROF_CAT_MEMORY},
-    {"LDGSTS", MPROF_CAT_MEMORY},
-    {"ATOM", MPROF_CAT_MEMORY},
-    {"ATOMG", MPROF_CAT_MEMORY},
-    {"ATOMS", MPROF_CAT_MEMORY},
-    {"RED", MPROF_CAT_MEMORY},
-    {"REDG", MPROF_CAT_MEMORY},
-    {"REDUX", MPROF_CAT_ARITH},
-    {"TEX", MPROF_CAT_MEMORY},
-    {"TLD", MPROF_CAT_MEMORY},
-    {"TLD4", MPROF_CAT_MEMORY},
-    {"TXQ", MPROF_CAT_MEMORY},
-    {"TMML", MPROF_CAT_MEMORY},
-    {"TXD", MPROF_CAT_MEMORY},
-    {"SULD", MPROF_CAT_MEMORY},
-    {"SUST", MPROF_CAT_MEMORY},
-    {"SURED", MPROF_CAT_MEMORY},
-    {"SUATOM", MPROF_CAT_MEMORY},
-    {"CCTL", MPROF_CAT_MEMORY},
-    {"CCTLL", MPROF_CAT_MEMORY},
-    {"UTMALDG", MPROF_CAT_MEMORY},
-    {"UTMASTG", MPROF_CAT_MEMORY},
-    {"UTMAREDG", MPROF_CAT_MEMORY},
-    {"UTMAPF", MPROF_CAT_MEMORY},
-    {"UTMACCTL", MPROF_CAT_MEMORY},
-    {"UBLKCP", MPROF_CAT_MEMORY},
-    {"UBLKPF", MPROF_CAT_MEMORY},
-    {"UBLKRED", MPROF_CAT_MEMORY},
-    {"ULDC", MPROF_CAT_MEMORY},
+    {MPROF_CAT_MEMORY,
+     "LD ST LDG STG LDS STS LDL STL LDC LDSM STSM LDGSTS ATOM ATOMG ATOMS RED "
+     "REDG TEX TLD TLD4 TXQ TMML TXD SULD SUST SURED SUATOM CCTL CCTLL UTMALDG "
+     "UTMASTG UTMAREDG UTMAPF UTMACCTL UBLKCP UBLKPF UBLKRED ULDC"},
     /* tensor cores */
-    {"HMMA", MPROF_CAT_TENSOR},
-    {"IMMA", MPROF_CAT_TENSOR},
-    {"DMMA", MPROF_CAT_TENSOR},
-    {"BMMA", MPROF_CAT_TENSOR},
-    {"HGMMA", MPROF_CAT_TENSOR},
-    {"IGMMA", MPROF_CAT_TENSOR},
-    {"QGMMA", MPROF_CAT_TENSOR},
-    {"BGMMA", MPROF_CAT_TENSOR},
-    {"OMMA", MPROF_CAT_TENSOR},
-    {"QMMA", MPROF_CAT_TENSOR},
-    {"UTCMMA", MPROF_CAT_TENSOR},
-    {"UTCHMMA", MPROF_CAT_TENSOR},
-    {"UTCQMMA", MPROF_CAT_TENSOR},
-    {"UTCIMMA", MPROF_CAT_TENSOR},
+    {MPROF_CAT_TENSOR, "HMMA IMMA DMMA BMMA HGMMA IGMMA QGMMA BGMMA OMMA QMMA "
+                       "UTCMMA UTCHMMA UTCQMMA UTCIMMA"},
     /* control flow */
-    {"BRA", MPROF_CAT_CONTROL},
-    {"BRX", MPROF_CAT_CONTROL},
-    {"BRXU", MPROF_CAT_CONTROL},
-    {"JMP", MPROF_CAT_CONTROL},
-    {"JMX", MPROF_CAT_CONTROL},
-    {"JMXU", MPROF_CAT_CONTROL},
-    {"CALL", MPROF_CAT_CONTROL},
-    {"RET", MPROF_CAT_CONTROL},
-    {"EXIT", MPROF_CAT_CONTROL},
-    {"BSSY", MPROF_CAT_CONTROL},
-    {"BSYNC", MPROF_CAT_CONTROL},
-    {"BREAK", MPROF_CAT_CONTROL},
-    {"BPT", MPROF_CAT_CONTROL},
-    {"KILL", MPROF_CAT_CONTROL},
-    {"BMOV", MPROF_CAT_CONTROL},
-    {"RPCMOV", MPROF_CAT_CONTROL},
-    {"ACQBULK", MPROF_CAT_CONTROL},
+    {MPROF_CAT_CONTROL, "BRA BRX BRXU JMP JMX JMXU CALL RET EXIT BSSY BSYNC "
+                        "BREAK BPT KILL BMOV RPCMOV ACQBULK"},
     /* synchronisation */
-    {"BAR", MPROF_CAT_SYNC},
-    {"BARRIER", MPROF_CAT_SYNC},
-    {"MEMBAR", MPROF_CAT_SYNC},
-    {"DEPBAR", MPROF_CAT_SYNC},
-    {"LDGDEPBAR", MPROF_CAT_SYNC},
-    {"WARPSYNC", MPROF_CAT_SYNC},
-    {"SYNCS", MPROF_CAT_SYNC},
-    {"ERRBAR", MPROF_CAT_SYNC},
-    {"FENCE", MPROF_CAT_SYNC},
-    {"ARRIVES", MPROF_CAT_SYNC},
-    {"NANOSLEEP", MPROF_CAT_SYNC},
-    {"YIELD", MPROF_CAT_SYNC},
-    {"WARPGROUP", MPROF_CAT_SYNC},
-    {"WARPGROUPSET", MPROF_CAT_SYNC},
-    {"UCGABAR_ARV", MPROF_CAT_SYNC},
-    {"UCGABAR_WAIT", MPROF_CAT_SYNC},
-    {"CGAERRBAR", MPROF_CAT_SYNC},
-    {"ELECT", MPROF_CAT_SYNC},
-    {"VOTE", MPROF_CAT_OTHER},
-    {"MATCH", MPROF_CAT_OTHER},
+    {MPROF_CAT_SYNC,
+     "BAR BARRIER MEMBAR DEPBAR LDGDEPBAR WARPSYNC SYNCS ERRBAR FENCE ARRIVES "
+     "NANOSLEEP YIELD WARPGROUP WARPGROUPSET UCGABAR_ARV UCGABAR_WAIT "
+     "CGAERRBAR ELECT"},
     /* arithmetic */
-    {"FADD", MPROF_CAT_ARITH},
-    {"FADD32I", MPROF_CAT_ARITH},
-    {"FMUL", MPROF_CAT_ARITH},
-    {"FMUL32I", MPROF_CAT_ARITH},
-    {"FFMA", MPROF_CAT_ARITH},
-    {"FFMA32I", MPROF_CAT_ARITH},
-    {"FMNMX", MPROF_CAT_ARITH},
-    {"FSET", MPROF_CAT_ARITH},
-    {"FSETP", MPROF_CAT_ARITH},
-    {"FSEL", MPROF_CAT_ARITH},
-    {"FCHK", MPROF_CAT_ARITH},
-    {"FRND", MPROF_CAT_ARITH},
-    {"FSWZADD", MPROF_CAT_ARITH},
-    {"MUFU", MPROF_CAT_ARITH},
-    {"F2F", MPROF_CAT_ARITH},
-    {"F2I", MPROF_CAT_ARITH},
-    {"I2F", MPROF_CAT_ARITH},
-    {"I2I", MPROF_CAT_ARITH},
-    {"F2FP", MPROF_CAT_ARITH},
-    {"I2FP", MPROF_CAT_ARITH},
-    {"F2IP", MPROF_CAT_ARITH},
-    {"I2IP", MPROF_CAT_ARITH},
-    {"FRCP", MPROF_CAT_ARITH},
-    {"DADD", MPROF_CAT_ARITH},
-    {"DMUL", MPROF_CAT_ARITH},
-    {"DFMA", MPROF_CAT_ARITH},
-    {"DSETP", MPROF_CAT_ARITH},
-    {"DMNMX", MPROF_CAT_ARITH},
-    {"HADD2", MPROF_CAT_ARITH},
-    {"HMUL2", MPROF_CAT_ARITH},
-    {"HFMA2", MPROF_CAT_ARITH},
-    {"HSET2", MPROF_CAT_ARITH},
-    {"HSETP2", MPROF_CAT_ARITH},
-    {"HMNMX2", MPROF_CAT_ARITH},
-    {"IADD", MPROF_CAT_ARITH},
-    {"IADD3", MPROF_CAT_ARITH},
-    {"IADD32I", MPROF_CAT_ARITH},
-    {"VIADD", MPROF_CAT_ARITH},
-    {"VIADDMNMX", MPROF_CAT_ARITH},
-    {"VIMNMX", MPROF_CAT_ARITH},
-    {"VIMNMX3", MPROF_CAT_ARITH},
-    {"IMAD", MPROF_CAT_ARITH},
-    {"IMAD32I", MPROF_CAT_ARITH},
-    {"IMUL", MPROF_CAT_ARITH},
-    {"IMUL32I", MPROF_CAT_ARITH},
-    {"IMNMX", MPROF_CAT_ARITH},
-    {"ISETP", MPROF_CAT_ARITH},
-    {"ISCADD", MPROF_CAT_ARITH},
-    {"IABS", MPROF_CAT_ARITH},
-    {"IDP", MPROF_CAT_ARITH},
-    {"IDP4A", MPROF_CAT_ARITH},
-    {"LOP", MPROF_CAT_ARITH},
-    {"LOP3", MPROF_CAT_ARITH},
-    {"LOP32I", MPROF_CAT_ARITH},
-    {"LEA", MPROF_CAT_ARITH},
-    {"SHF", MPROF_CAT_ARITH},
-    {"SHL", MPROF_CAT_ARITH},
-    {"SHR", MPROF_CAT_ARITH},
-    {"POPC", MPROF_CAT_ARITH},
-    {"FLO", MPROF_CAT_ARITH},
-    {"BREV", MPROF_CAT_ARITH},
-    {"BMSK", MPROF_CAT_ARITH},
-    {"SGXT", MPROF_CAT_ARITH},
-    {"PRMT", MPROF_CAT_ARITH},
-    {"SEL", MPROF_CAT_ARITH},
-    {"PLOP3", MPROF_CAT_ARITH},
-    {"PSETP", MPROF_CAT_ARITH},
-    {"FMNMX3", MPROF_CAT_ARITH},
-    {"FADD2", MPROF_CAT_ARITH},
-    {"FMUL2", MPROF_CAT_ARITH},
-    {"FFMA2", MPROF_CAT_ARITH},
+    {MPROF_CAT_ARITH,
+     "REDUX FADD FADD32I FMUL FMUL32I FFMA FFMA32I FMNMX FSET FSETP FSEL FCHK "
+     "FRND FSWZADD MUFU F2F F2I I2F I2I F2FP I2FP F2IP I2IP FRCP DADD DMUL "
+     "DFMA DSETP DMNMX HADD2 HMUL2 HFMA2 HSET2 HSETP2 HMNMX2 IADD IADD3 "
+     "IADD32I VIADD VIADDMNMX VIMNMX VIMNMX3 IMAD IMAD32I IMUL IMUL32I IMNMX "
+     "ISETP ISCADD IABS IDP IDP4A LOP LOP3 LOP32I LEA SHF SHL SHR POPC FLO "
+     "BREV BMSK SGXT PRMT SEL PLOP3 PSETP FMNMX3 FADD2 FMUL2 FFMA2"},
     /* data movement and the rest */
-    {"MOV", MPROF_CAT_OTHER},
-    {"MOV32I", MPROF_CAT_OTHER},
-    {"S2R", MPROF_CAT_OTHER},
-    {"S2UR", MPROF_CAT_OTHER},
-    {"CS2R", MPROF_CAT_OTHER},
-    {"R2UR", MPROF_CAT_OTHER},
-    {"SHFL", MPROF_CAT_OTHER},
-    {"P2R", MPROF_CAT_OTHER},
-    {"R2P", MPROF_CAT_OTHER},
-    {"NOP", MPROF_CAT_OTHER},
+    {MPROF_CAT_OTHER,
+     "VOTE MATCH MOV MOV32I S2R S2UR CS2R R2UR SHFL P2R R2P NOP"},
 };
+
+/* Whether @p word is one of the words of @p list. */
+static int has_word(const char *list, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = list; n && (p = strstr(p, word)) != NULL; p += n)
+    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+      return 1;
+  return 0;
+}
 
 int mprof_render_opcode_category(const char *opcode) {
   if (!opcode || !*opcode)
@@ -272,9 +129,10 @@ int mprof_render_opcode_category(const char *opcode) {
     const char *key = pass == 0 ? base : base + 1;
     if (pass == 1 && base[0] != 'U')
       break;
-    for (size_t i = 0; i < sizeof exact_opcodes / sizeof exact_opcodes[0]; i++)
-      if (strcmp(key, exact_opcodes[i].base) == 0)
-        return exact_opcodes[i].category;
+    for (size_t i = 0; i < sizeof opcode_classes / sizeof opcode_classes[0];
+         i++)
+      if (has_word(opcode_classes[i].bases, key))
+        return opcode_classes[i].category;
   }
   /* Families the table does not spell out, by shape of the name. */
   size_t len = strlen(base);
