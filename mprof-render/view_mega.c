@@ -397,12 +397,10 @@ static void hit_test(const mprof_render_model *m, const mprof_render_view *view,
         row_px = end - top;
       }
     }
-  hit->role = row < 0               ? -1
-              : row == RS_SEPARATOR ? MPROF_ROLE_SEPARATOR
-              : row == RS_LOADER    ? MPROF_ROLE_LOADER
-              : row == RS_CONSUMER  ? MPROF_ROLE_CONSUMER
-              : row == RS_STORER    ? MPROF_ROLE_STORER
-                                    : MPROF_ROLE_OTHER;
+  static const int roles[RS_ROWS] = {MPROF_ROLE_SEPARATOR, MPROF_ROLE_LOADER,
+                                     MPROF_ROLE_CONSUMER, MPROF_ROLE_STORER,
+                                     MPROF_ROLE_OTHER};
+  hit->role = row < 0 ? -1 : roles[row];
   hit->t0 = hit->t1 = hit->time_ns;
   if (f.projected) {
     rs_hit_projected(&f, s, x, hit->time_ns, MPROF_HIT_SM, hit);
