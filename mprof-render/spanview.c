@@ -785,16 +785,10 @@ void mprof_render_view_zoom_tab_rows(mprof_render_view *view,
   double h = old * factor;
   double floor_px = tab == MPROF_RENDER_ACTIVITY ? 3.0 : 1.0;
   /* Never smaller than what fits: the fitted view is the zoomed-out end. */
-  view->sm_height = tab == MPROF_RENDER_ACTIVITY ? view->sm_height : 0;
-  double fit;
-  if (tab == MPROF_RENDER_ACTIVITY) {
-    double saved = view->activity_height;
-    view->activity_height = 0;
-    fit = mprof_render_row_unit(model, view, tab, rows_px);
-    view->activity_height = saved;
-  } else {
-    fit = mprof_render_row_unit(model, view, tab, rows_px);
-  }
+  double *height =
+      tab == MPROF_RENDER_ACTIVITY ? &view->activity_height : &view->sm_height;
+  *height = 0;
+  double fit = mprof_render_row_unit(model, view, tab, rows_px);
   if (h < fit)
     h = fit;
   if (h < floor_px)
@@ -802,10 +796,7 @@ void mprof_render_view_zoom_tab_rows(mprof_render_view *view,
   if (h > 2000)
     h = 2000;
   double content_y = view->scroll_y + y;
-  if (tab == MPROF_RENDER_ACTIVITY)
-    view->activity_height = h <= fit ? 0 : h;
-  else
-    view->sm_height = h <= fit ? 0 : h;
+  *height = h <= fit ? 0 : h;
   view->scroll_y = h <= fit ? 0 : content_y * (h / old) - y;
   if (view->scroll_y < 0)
     view->scroll_y = 0;
