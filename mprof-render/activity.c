@@ -146,16 +146,16 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
   unsigned char want = leaves ? 2 : 1;
   for (size_t i = 0; i < g->span_count; i++)
     n += (m->span_nest[g->all_idx[i]] & want) != 0;
+  lane_builder lb;
+  memset(&lb, 0, sizeof lb);
+  int rc = -1;
   act_key *k = (act_key *)malloc((n ? n : 1) * sizeof *k);
   out->idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
   out->start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
   out->end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
   int64_t *durations = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  if (!k || !out->idx || !out->start || !out->end || !durations) {
-    free(k);
-    free(durations);
-    return mprof_render__oom();
-  }
+  if (!k || !out->idx || !out->start || !out->end || !durations)
+    goto done;
   size_t at = 0;
   for (size_t s = 0; s < g->sm_count; s++)
     for (size_t i = g->sms[s].first; i < g->sms[s].first + g->sms[s].count;
@@ -180,7 +180,6 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
     qsort(durations, n, sizeof *durations, by_int64);
     out->median_ns = (double)durations[n / 2];
   }
-  free(durations);
   /* Rows by SM: every SM of the group (idle ones too), in its (GPU, SM)
    * order, as Mega's bands. Rows by block or warp: those with spans. */
   int by_sm = rows == MPROF_ACTIVITY_SM;
@@ -193,12 +192,8 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
   out->all_idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
   out->all_start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
   out->all_max_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  lane_builder lb;
-  memset(&lb, 0, sizeof lb);
-  if (!out->rows || !out->all_idx || !out->all_start || !out->all_max_end) {
-    free(k);
-    return mprof_render__oom();
-  }
+  if (!out->rows || !out->all_idx || !out->all_start || !out->all_max_end)
+    goto done;
   size_t i = 0;
   for (size_t row = 0; row < row_count; row++) {
     size_t j = i;
@@ -231,28 +226,25 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
       run = k[x].end > run ? k[x].end : run;
       out->all_max_end[x] = run;
     }
-    if (lb_reserve(&lb, j - i)) {
-      lb_free(&lb);
-      free(k);
-      return mprof_render__oom();
-    }
+    if (lb_reserve(&lb, j - i))
+      goto done;
     for (size_t x = i; x < j; x++) {
       lb.tmp_start[x - i] = k[x].start;
       lb.tmp_end[x - i] = k[x].end;
       lb.tmp_idx[x - i] = k[x].idx;
     }
-    if (lb_place(&lb, j - i, &r->lanes, i, out->idx, out->start, out->end)) {
-      lb_free(&lb);
-      free(k);
-      return mprof_render__oom();
-    }
+    if (lb_place(&lb, j - i, &r->lanes, i, out->idx, out->start, out->end))
+      goto done;
     i = j;
   }
   out->lane_first = lb.pool;
   lb.pool = NULL;
+  rc = 0;
+done:
   lb_free(&lb);
   free(k);
-  return 0;
+  free(durations);
+  return rc ? mprof_render__oom() : 0;
 }
 
 const rs_activity *mprof_render__activity(const mprof_render_model *m,
