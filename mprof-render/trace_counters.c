@@ -49,8 +49,8 @@ void rt_draw_counter(cairo_t *cr, const mprof_render_model *model,
                      const mprof_render_row *row,
                      const mprof_render_timemap *map, double y, double h,
                      double left, double right) {
-  int width = (int)ceil(right - left);
-  if (width <= 0 || row->column < 0)
+  int width = (int)ceil(right - left), rows = (int)floor(h);
+  if (width <= 0 || rows < 3 || row->column < 0)
     return;
   float *top = (float *)malloc((size_t)width * sizeof *top);
   if (!top)
@@ -91,11 +91,6 @@ void rt_draw_counter(cairo_t *cr, const mprof_render_model *model,
    * path of thousands of jagged segments costs Cairo far more): the area
    * under each column's value, and its outline, a pixel wide, joining each
    * column's top to the previous one's. */
-  int rows = (int)floor(h);
-  if (rows < 3) {
-    free(top);
-    return;
-  }
   cairo_surface_t *strip =
       cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, rows);
   if (cairo_surface_status(strip) != CAIRO_STATUS_SUCCESS) {
