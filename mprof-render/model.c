@@ -443,10 +443,6 @@ const mprof_trace *mprof_render_model_trace(const mprof_render_model *m) {
   return m ? m->trace : NULL;
 }
 
-const mprof_sidecar *mprof_render_model_sidecar(const mprof_render_model *m) {
-  return m ? m->sidecar : NULL;
-}
-
 const mprof_join *mprof_render_model_join(const mprof_render_model *m) {
   return m ? m->join : NULL;
 }

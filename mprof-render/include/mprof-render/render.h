@@ -216,9 +216,6 @@ int mprof_render_model_open(mprof_render_model **out, const char *trace_path,
 void mprof_render_model_free(mprof_render_model *model);
 
 const mprof_trace *mprof_render_model_trace(const mprof_render_model *model);
-/** NULL when the trace has no (loadable) sidecar. */
-const mprof_sidecar *
-mprof_render_model_sidecar(const mprof_render_model *model);
 /** libmprof's join of the trace and its diagnosis, built once at open:
  * kernel i of the model is kernel i of the join, reason r its reason r.
  * Owned by the model. */
