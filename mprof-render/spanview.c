@@ -325,14 +325,12 @@ int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
   return 1;
 }
 
-/* How many GPUs the frame's SMs are on. */
+/* How many GPUs the frame's SMs are on (projected: by GPU, the last one's
+ * rank is the highest). */
 static uint32_t frame_gpus(const rs_frame *f, const rs_psm *psm, size_t count) {
   if (f->group)
     return f->group->gpu_count;
-  uint32_t gpus = 0;
-  for (size_t s = 0; psm && s < count; s++)
-    gpus = psm[s].gpu + 1 > gpus ? psm[s].gpu + 1 : gpus;
-  return gpus;
+  return psm && count ? psm[count - 1].gpu + 1 : 0;
 }
 
 void rs_gutter_begin(cairo_t *cr, const rs_frame *f) {
