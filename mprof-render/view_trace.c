@@ -247,17 +247,19 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
     rt_draw_flow(cr, model, view, &map, view->hover_launch, FLOW_HOVER_COLOR);
   rt_draw_flow(cr, model, view, &map, view->launch, RD_SELECTION);
 
-  /* The selected time range. */
-  if (view->sel_end_ns > view->sel_start_ns) {
-    double x0 = mprof_render_time_to_x(&map, view->sel_start_ns);
-    double x1 = mprof_render_time_to_x(&map, view->sel_end_ns);
-    if (rt_snap(&x0, &x1, left, right)) {
-      rd_rgba(cr, RD_SELECTION, 0.15);
-      cairo_rectangle(cr, x0, MPROF_RENDER_RULER, x1 - x0, height);
-      cairo_fill(cr);
-    }
-    rt_draw_selection_panel(cr, model, view, left, right, height);
+  /* The selected time range, snapped to the time area: over the rows
+   * with its panel, and on the ruler below. */
+  int selection = view->sel_end_ns > view->sel_start_ns;
+  double sel_x0 = mprof_render_time_to_x(&map, view->sel_start_ns);
+  double sel_x1 = mprof_render_time_to_x(&map, view->sel_end_ns);
+  int sel_shown = selection && rt_snap(&sel_x0, &sel_x1, left, right);
+  if (sel_shown) {
+    rd_rgba(cr, RD_SELECTION, 0.15);
+    cairo_rectangle(cr, sel_x0, MPROF_RENDER_RULER, sel_x1 - sel_x0, height);
+    cairo_fill(cr);
   }
+  if (selection)
+    rt_draw_selection_panel(cr, model, view, left, right, height);
   cairo_restore(cr);
 
   /* Row labels over the gutter. */
@@ -302,24 +304,20 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
 
   draw_ruler(cr, model, &map, width);
   /* The selected range on the ruler, with its length. */
-  if (view->sel_end_ns > view->sel_start_ns) {
-    double x0 = mprof_render_time_to_x(&map, view->sel_start_ns);
-    double x1 = mprof_render_time_to_x(&map, view->sel_end_ns);
-    if (rt_snap(&x0, &x1, left, right)) {
-      rd_rgba(cr, RD_SELECTION, 0.35);
-      cairo_rectangle(cr, x0, MPROF_RENDER_RULER - 6, x1 - x0, 5);
-      cairo_fill(cr);
-      char span[48];
-      mprof_format_duration(span, sizeof span,
-                            (double)(view->sel_end_ns - view->sel_start_ns));
-      /* Centred on the selection, below the tick labels. */
-      rd_font(cr, 9, 1, 0);
-      double w = rd_text_width(cr, span);
-      double tx = fmin(fmax((x0 + x1 - w) / 2, left + 2), right - w - 4);
-      rd_fill_rect(cr, tx - 3, 14, w + 6, MPROF_RENDER_RULER - 15, RD_PANEL);
-      rd_rgb(cr, RD_SELECTION);
-      rd_text(cr, tx, MPROF_RENDER_RULER - 3, span);
-    }
+  if (sel_shown) {
+    rd_rgba(cr, RD_SELECTION, 0.35);
+    cairo_rectangle(cr, sel_x0, MPROF_RENDER_RULER - 6, sel_x1 - sel_x0, 5);
+    cairo_fill(cr);
+    char span[48];
+    mprof_format_duration(span, sizeof span,
+                          (double)(view->sel_end_ns - view->sel_start_ns));
+    /* Centred on the selection, below the tick labels. */
+    rd_font(cr, 9, 1, 0);
+    double w = rd_text_width(cr, span);
+    double tx = fmin(fmax((sel_x0 + sel_x1 - w) / 2, left + 2), right - w - 4);
+    rd_fill_rect(cr, tx - 3, 14, w + 6, MPROF_RENDER_RULER - 15, RD_PANEL);
+    rd_rgb(cr, RD_SELECTION);
+    rd_text(cr, tx, MPROF_RENDER_RULER - 3, span);
   }
   rd_fill_rect(cr, 0, 0, left, MPROF_RENDER_RULER, RD_PANEL);
   rd_vline(cr, left - 1, 0, MPROF_RENDER_RULER, RD_RULE);
