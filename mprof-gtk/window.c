@@ -69,13 +69,13 @@ static void fit_span_tab(MprofGtkWindow *self, int tab) {
     memset(self->fitted, 0, sizeof self->fitted);
     self->fitted_kernel = kernel;
   }
-  if (self->fitted[MPROF_RENDER_MEGA] || self->fitted[MPROF_RENDER_DENSITY] ||
-      self->fitted[MPROF_RENDER_ACTIVITY]) {
-    self->fitted[tab] = TRUE; /* the span tabs share one range */
-    return;
-  }
+  /* The span tabs share one range: fitted once for all of them. */
+  gboolean shared = self->fitted[MPROF_RENDER_MEGA] ||
+                    self->fitted[MPROF_RENDER_DENSITY] ||
+                    self->fitted[MPROF_RENDER_ACTIVITY];
   self->fitted[tab] = TRUE;
-  mprof_gtk_view_state_fit_spans(self->state);
+  if (!shared)
+    mprof_gtk_view_state_fit_spans(self->state);
 }
 
 static void on_state_changed(MprofGtkViewState *state, guint what,
@@ -280,6 +280,7 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
   gtk_box_append(GTK_BOX(content), self->status);
 
   mprof_gtk_open_install(self, header);
+  mprof_gtk_actions_install(self);
   if (path) {
     GtkWidget *file_label = gtk_label_new(base);
     gtk_widget_add_css_class(file_label, "dim-label");
@@ -287,22 +288,19 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
   }
   g_free(base);
 
-  if (!model && !error) {
-    self->welcome = TRUE;
-    gtk_window_set_title(GTK_WINDOW(self), "mprof");
-    gtk_stack_add_named(GTK_STACK(self->stack),
-                        mprof_gtk_open_welcome_page(self), "welcome");
-    self->default_status = g_strdup("No trace open");
-    set_status(self, NULL);
-    mprof_gtk_actions_install(self);
-    return self;
-  }
   if (!model) {
-    gtk_stack_add_named(GTK_STACK(self->stack), error_page(path, error),
-                        "error");
-    self->default_status = g_strdup(error);
+    /* No trace: the welcome page, or the error that kept it closed. */
+    self->welcome = !error;
+    if (self->welcome) {
+      gtk_window_set_title(GTK_WINDOW(self), "mprof");
+      gtk_stack_add_named(GTK_STACK(self->stack),
+                          mprof_gtk_open_welcome_page(self), "welcome");
+    } else {
+      gtk_stack_add_named(GTK_STACK(self->stack), error_page(path, error),
+                          "error");
+    }
+    self->default_status = g_strdup(error ? error : "No trace open");
     set_status(self, NULL);
-    mprof_gtk_actions_install(self);
     return self;
   }
 
@@ -377,7 +375,6 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
       "%s \u00b7 %s launches \u00b7 %zu kernels%s%s", path, count,
       mprof_render_kernel_count(model), *note ? " \u00b7 " : "", note);
   set_status(self, NULL);
-  mprof_gtk_actions_install(self);
   /* It opens to the Summary of the dominant kernel. */
   mprof_gtk_window_set_tab(self, MPROF_RENDER_SUMMARY);
   return self;
