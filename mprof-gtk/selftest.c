@@ -82,10 +82,7 @@ static void show(selftest *t, int tab) {
 static gboolean welcome(selftest *t) {
   switch (t->step++) {
   case 0: {
-    if (!shot(t, "welcome")) {
-      t->step--;
-      return TRUE;
-    }
+    SHOT(t, "welcome");
     check(t, has_accel(t, "win.open", "<Control>o"), "Ctrl+O opens");
     act(t, "win.open");
     GtkNativeDialog *dialog = mprof_gtk_open_dialog(t->window);
@@ -140,12 +137,7 @@ static gboolean welcome(selftest *t) {
     g_strfreev(recent);
     return t->window != NULL;
   }
-  default:
-    if (!shot(t, "dropped")) {
-      t->step--;
-      return TRUE;
-    }
-    return FALSE;
+  default: SHOT(t, "dropped"); return FALSE;
   }
 }
 
