@@ -146,10 +146,12 @@ static int build_kernels(mprof_render_model *m) {
   m->kernels =
       (mprof_render_kernel *)calloc(count ? count : 1, sizeof *m->kernels);
   m->owned_names = (char **)calloc(count ? count : 1, sizeof(char *));
+  m->name_first = (uint32_t *)calloc(count ? count : 1, sizeof(uint32_t));
   m->pc_storage =
       (mprof_render_pc *)calloc(pcs ? pcs : 1, sizeof *m->pc_storage);
   m->hot_storage = (uint32_t *)calloc(pcs ? pcs : 1, sizeof(uint32_t));
-  if (!m->kernels || !m->owned_names || !m->pc_storage || !m->hot_storage)
+  if (!m->kernels || !m->owned_names || !m->name_first || !m->pc_storage ||
+      !m->hot_storage)
     return mprof_render__oom();
   m->kernel_count = count;
   size_t names = 0, at = 0; /* distinct names so far: the palette index */
@@ -164,11 +166,13 @@ static int build_kernels(mprof_render_model *m) {
     if (!shapes)
       k->shape = NULL;
     /* The same kernel on another GPU keeps its colour. */
-    const mprof_render_kernel *twin = NULL;
-    for (size_t j = 0; j < i && !twin; j++)
+    size_t first = i;
+    for (size_t j = 0; j < i && first == i; j++)
       if (strcmp(m->kernels[j].stats->mangled, s->mangled) == 0)
-        twin = &m->kernels[j];
-    k->color = twin ? twin->color : kernel_palette[names++ % PALETTE_SIZE];
+        first = j;
+    m->name_first[i] = (uint32_t)first;
+    k->color = first < i ? m->kernels[first].color
+                         : kernel_palette[names++ % PALETTE_SIZE];
     if (build_pcs(m, i, k, m->pc_storage + at, m->hot_storage + at))
       return -1;
     at += k->pc_count;
@@ -401,6 +405,7 @@ void mprof_render_model_free(mprof_render_model *m) {
   for (size_t i = 0; m->owned_names && i < m->kernel_count; i++)
     free(m->owned_names[i]);
   free(m->owned_names);
+  free(m->name_first);
   free(m->reasons);
   for (size_t i = 0; m->row_labels && i < m->row_count; i++)
     free(m->row_labels[i]);

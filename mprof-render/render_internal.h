@@ -123,7 +123,8 @@ struct mprof_render_model {
 
   size_t kernel_count;
   mprof_render_kernel *kernels;
-  char **owned_names; /* demangled names, one per kernel (or NULL) */
+  char **owned_names;   /* demangled names, one per kernel (or NULL) */
+  uint32_t *name_first; /* per kernel: the first kernel of its mangled name */
 
   size_t reason_count;
   mprof_render_reason *reasons; /* the join's, index for index */

@@ -545,33 +545,19 @@ int mprof_render__build_spans(mprof_render_model *m) {
     return mprof_render__fail("more than 2^32 spans");
   /* Groups: one per kernel name that has spans (first come first), and
    * one for spans of no launch. */
-  int32_t *name_group = (int32_t *)malloc(
-      (m->kernel_count ? m->kernel_count : 1) * sizeof(int32_t));
   span_key *keys = (span_key *)malloc(n * sizeof *keys);
-  if (!name_group || !keys) {
-    free(name_group);
-    free(keys);
+  if (!keys)
     return mprof_render__oom();
-  }
-  /* Kernels of one name share the group of the first of them. */
-  for (size_t k = 0; k < m->kernel_count; k++) {
-    name_group[k] = (int32_t)k;
-    for (size_t j = 0; j < k; j++)
-      if (strcmp(m->kernels[j].stats->mangled, m->kernels[k].stats->mangled) ==
-          0) {
-        name_group[k] = name_group[j];
-        break;
-      }
-  }
   size_t launches;
   mprof_trace_launches(m->trace, &launches);
   uint32_t none_key = (uint32_t)m->kernel_count; /* sorts after kernels */
+  /* Kernels of one name share the group of the first of them. */
   for (size_t i = 0; i < n; i++) {
     uint32_t kernel = sp[i].launch < launches
                           ? mprof_join_launch_kernel(m->join, sp[i].launch)
                           : MPROF_INDEX_NONE;
     keys[i].group =
-        kernel != MPROF_INDEX_NONE ? (uint32_t)name_group[kernel] : none_key;
+        kernel != MPROF_INDEX_NONE ? m->name_first[kernel] : none_key;
     keys[i].device = sp[i].launch < launches ? rs_launch_device(m, sp[i].launch)
                                              : MPROF_INDEX_NONE;
     keys[i].sm = sp[i].sm;
@@ -599,14 +585,13 @@ int mprof_render__build_spans(mprof_render_model *m) {
     } else {
       g->mangled = m->kernels[keys[i].group].stats->mangled;
       for (size_t k = 0; k < m->kernel_count; k++)
-        if (name_group[k] == (int32_t)keys[i].group)
+        if (m->name_first[k] == keys[i].group)
           m->kernel_group[k] = index;
     }
     rc = build_group(m, g, keys + i, j - i);
     i = j;
   }
   free(keys);
-  free(name_group);
   return rc;
 }
 

@@ -287,7 +287,7 @@ static size_t projected_sms(const mprof_render_model *m, int kernel,
     int kd = -1;
     for (size_t i = 0; i < m->kernel_count && kd < 0; i++)
       if (m->kernels[i].stats->device == d &&
-          strcmp(m->kernels[i].stats->mangled, k->stats->mangled) == 0)
+          m->name_first[i] == m->name_first[kernel])
         kd = (int)i;
     if (kd < 0 || !m->kernels[kd].stats->launches)
       continue;

@@ -146,8 +146,7 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
   int selected = -1;
   if (view->launch >= 0 && (size_t)view->launch < n && k) {
     int lk = mprof_render_launch_kernel(m, (size_t)view->launch);
-    if (lk >= 0 &&
-        strcmp(m->kernels[lk].stats->mangled, k->stats->mangled) == 0)
+    if (lk >= 0 && m->name_first[lk] == m->name_first[view->kernel])
       selected = (int)view->launch;
   }
   /* The kernel's longest launch, and how much of the time from its first
