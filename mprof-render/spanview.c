@@ -96,10 +96,11 @@ void rs_canvas_columns(rs_canvas *c, const uint32_t *colors, int y0, int y1) {
   }
 }
 
-void rs_canvas_grid(rs_canvas *c, const int *xs, size_t n, int left, int y0,
-                    int y1, uint32_t rgb) {
-  for (size_t i = 0; i < n; i++)
-    rs_canvas_fill(c, xs[i] - left, xs[i] - left + 1, y0, y1, rgb);
+void rs_canvas_grid(rs_canvas *c, const rs_frame *f, int y0, int y1,
+                    uint32_t rgb) {
+  int left = (int)f->layout.left;
+  for (size_t i = 0; i < f->grid_count; i++)
+    rs_canvas_fill(c, f->grid[i] - left, f->grid[i] - left + 1, y0, y1, rgb);
 }
 
 void rs_canvas_paint(cairo_t *cr, rs_canvas *c, double x, double y) {
@@ -157,6 +158,7 @@ void rs_frame_init(rs_frame *f, const mprof_render_model *m,
   mprof_render_timemap_init(&f->map, view->start_ns, view->end_ns,
                             f->layout.left, f->layout.right - f->layout.left);
   f->origin = rs_span_origin(m, view->kernel);
+  f->grid_count = mprof_render__tick_xs(&f->map, f->origin, f->grid, 64);
 }
 
 /* One line of text in a banner across the width, under the header. */

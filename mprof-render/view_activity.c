@@ -114,8 +114,6 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
     mprof_render_column *cols =
         (mprof_render_column *)malloc(columns * sizeof *cols);
     uint32_t *colors = (uint32_t *)malloc(columns * sizeof *colors);
-    int grid[64];
-    size_t grid_count = mprof_render__tick_xs(&f.map, f.origin, grid, 64);
     rs_lane_set lanes = {lv->lane_first, lv->idx, lv->start, lv->end};
     for (size_t s = first; cols && colors && s < last; s++) {
       const rs_activity_row *r = &lv->rows[s];
@@ -123,8 +121,7 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
       int y0 = (int)floor(y), y1 = (int)floor(y + unit);
       uint32_t tint = rs_gpu_tint(r->gpu, (uint32_t)s);
       rs_canvas_fill(&c, 0, c.w, y0, y1, tint);
-      rs_canvas_grid(&c, grid, grid_count, (int)l->left, y0, y1,
-                     rd_darken(tint, 0.06));
+      rs_canvas_grid(&c, &f, y0, y1, rd_darken(tint, 0.06));
       double row_px = y1 - y0 - (unit >= 5 ? 1 : 0);
       if (mprof_render_lanes_shown(r->lanes.lanes, row_px) < r->lanes.lanes) {
         /* Sub-lanes too thin: one bar for the row, whatever covers each

@@ -93,8 +93,7 @@ static const char *row_title(int row, int projected) {
  */
 
 static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
-                          int detailed, size_t first, size_t last,
-                          const int *grid, size_t grid_count) {
+                          int detailed, size_t first, size_t last) {
   const rs_group *g = f->group;
   size_t columns = (size_t)c->w;
   mprof_render_column *cols =
@@ -108,7 +107,6 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
   band_layout bl;
   band_layout_init(&bl, g, band);
   double y_base = -f->view->scroll_y;
-  int left = (int)f->layout.left;
   rs_lane_set rows = {g->lane_first, g->row_idx, g->row_start, g->row_end};
   for (size_t s = first; s < last; s++) {
     const rs_sm *sm = &g->sms[s];
@@ -116,7 +114,7 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
     int y0 = (int)floor(y), y1 = (int)floor(y + band);
     uint32_t tint = rs_gpu_tint(sm->gpu, sm->sm);
     rs_canvas_fill(c, 0, c->w, y0, y1, tint);
-    rs_canvas_grid(c, grid, grid_count, left, y0, y1, rd_darken(tint, 0.06));
+    rs_canvas_grid(c, f, y0, y1, rd_darken(tint, 0.06));
     if (!detailed) {
       mprof_render_track t = {g->all_start + sm->first,
                               g->all_max_end + sm->first, sm->count};
@@ -140,7 +138,7 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
 
 static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
                            int detailed, const rs_psm *sms, size_t first,
-                           size_t last, const int *grid, size_t grid_count) {
+                           size_t last) {
   const mprof_render_model *m = f->model;
   size_t columns = (size_t)c->w;
   mprof_render_column *cols =
@@ -159,7 +157,6 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
   band_layout bl;
   band_layout_init(&bl, NULL, band);
   double y_base = -f->view->scroll_y;
-  int left = (int)f->layout.left;
   static const uint32_t family_of_row[RS_ROWS] = {
       0, 0xb04a3c /* memory */, 0x3f7fbf /* compute */, 0x8a63b8 /* sync */, 0};
   int current_kernel = -2;
@@ -195,7 +192,7 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
     int y0 = (int)floor(y), y1 = (int)floor(y + band);
     uint32_t tint = rs_gpu_tint(sm->gpu, sm->sm);
     rs_canvas_fill(c, 0, c->w, y0, y1, tint);
-    rs_canvas_grid(c, grid, grid_count, left, y0, y1, rd_darken(tint, 0.06));
+    rs_canvas_grid(c, f, y0, y1, rd_darken(tint, 0.06));
     /* Occupancy per column. */
     for (size_t x = 0; x < columns; x++) {
       uint32_t blocks = rs_wave_blocks(&waves[x], p.blocks_per_sm, sm->sm);
@@ -333,14 +330,11 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
       last = rs_visible_rows(view->scroll_y, rows_px, band, sm_count, &first);
   rs_canvas c;
   if (rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
-    int grid[64];
-    size_t grid_count = mprof_render__tick_xs(&f.map, f.origin, grid, 64);
-    rs_canvas_grid(&c, grid, grid_count, (int)l->left, 0, c.h, 0xe3e5ea);
+    rs_canvas_grid(&c, &f, 0, c.h, 0xe3e5ea);
     if (f.group)
-      draw_measured(&c, &f, band, detailed, first, last, grid, grid_count);
+      draw_measured(&c, &f, band, detailed, first, last);
     else
-      draw_projected(&c, &f, band, detailed, psm, first, last, grid,
-                     grid_count);
+      draw_projected(&c, &f, band, detailed, psm, first, last);
     rs_canvas_paint(cr, &c, l->left, l->top);
     rs_canvas_free(&c);
   }

@@ -22,10 +22,6 @@ typedef struct rs_canvas {
 int rs_canvas_init(rs_canvas *c, double width, double height, uint32_t bg);
 void rs_canvas_fill(rs_canvas *c, int x0, int x1, int y0, int y1, uint32_t rgb);
 void rs_canvas_columns(rs_canvas *c, const uint32_t *colors, int y0, int y1);
-/* A one-pixel grid line at each of @p xs (window x, @p left at column 0)
- * over rows [y0, y1). */
-void rs_canvas_grid(rs_canvas *c, const int *xs, size_t n, int left, int y0,
-                    int y1, uint32_t rgb);
 void rs_canvas_paint(cairo_t *cr, rs_canvas *c, double x, double y);
 void rs_canvas_free(rs_canvas *c);
 
@@ -41,7 +37,14 @@ typedef struct rs_frame {
   mprof_render_layout layout;
   mprof_render_timemap map;
   int64_t origin; /* the axis counts from here */
+  int grid[64];   /* the x of the ticks after it: the time grid */
+  size_t grid_count;
 } rs_frame;
+
+/* A one-pixel line at each x of the frame's grid (window x, the layout's
+ * left at column 0) over rows [y0, y1). */
+void rs_canvas_grid(rs_canvas *c, const rs_frame *f, int y0, int y1,
+                    uint32_t rgb);
 
 void rs_frame_init(rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
