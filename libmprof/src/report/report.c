@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mprof/version.h"
 #include "report_internal.h"
 
 /* ---- kernel selection --------------------------------------------------- */
@@ -124,4 +125,13 @@ const char *mprof__state_color(const mprof__style *style, uint32_t state) {
   case MPROF_STATE_OK: return style->green;
   default: return style->dim;
   }
+}
+
+void mprof__report_document(mprof__fields *doc, FILE *f, int json,
+                            const char *root, int kind) {
+  mprof__fields_document(doc, f, json, root);
+  if (json && kind)
+    mprof__fields_str(doc, "kind", root);
+  mprof__fields_u64(doc, "schema", 1);
+  mprof__fields_str(doc, "mprof_version", MPROF_VERSION_STRING);
 }

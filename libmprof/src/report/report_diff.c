@@ -13,7 +13,6 @@
 
 #include "mprof/diff.h"
 #include "mprof/names.h"
-#include "mprof/version.h"
 #include "analysis/diff_internal.h"
 #include "report_internal.h"
 
@@ -255,11 +254,7 @@ static void diff_fields(FILE *f, const diff_view *v, int json) {
   uint64_t tb, tk;
   mprof_diff_totals(v->diff, &tb, &tk);
   mprof__fields doc, x, list;
-  mprof__fields_document(&doc, f, json, "mprof-diff");
-  if (json)
-    mprof__fields_str(&doc, "kind", "mprof-diff");
-  mprof__fields_u64(&doc, "schema", 1);
-  mprof__fields_str(&doc, "mprof_version", MPROF_VERSION_STRING);
+  mprof__report_document(&doc, f, json, "mprof-diff", 1);
   trace(&doc, "base", v->base);
   trace(&doc, "candidate", v->candidate);
   mprof__fields_open(&x, &doc, "totals", "totals");

@@ -43,6 +43,12 @@ int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
  * (message set) for options a report writer cannot take; 0 otherwise. */
 int mprof__report_options_check(const mprof_report_options **opts);
 
+/* A report's root: XML element or JSON object @p root with schema 1 and
+ * the version of mprof that wrote it, after its "kind" (JSON only) when
+ * @p kind is set. */
+void mprof__report_document(mprof__fields *doc, FILE *f, int json,
+                            const char *root, int kind);
+
 /* analysis/ranges.c: the path of the trace a mprof_range_times came from. */
 struct mprof_range_times;
 const char *mprof__range_times_path(const struct mprof_range_times *times);

@@ -8,7 +8,6 @@
 
 #include "mprof/ranges.h"
 #include "mprof/status.h"
-#include "mprof/version.h"
 #include "report_internal.h"
 
 typedef struct ranges_view {
@@ -38,9 +37,7 @@ static void ranges_fields(FILE *f, const ranges_view *v, int json) {
   const mprof_range_totals *t = v->totals;
   const char *missing = mprof_range_times_missing(v->times);
   mprof__fields doc, x, items, r;
-  mprof__fields_document(&doc, f, json, "mprof-ranges");
-  mprof__fields_u64(&doc, "schema", 1);
-  mprof__fields_str(&doc, "mprof_version", MPROF_VERSION_STRING);
+  mprof__report_document(&doc, f, json, "mprof-ranges", 0);
   mprof__fields_open(&x, &doc, "trace", "trace");
   mprof__fields_str(&x, "path", mprof__range_times_path(v->times));
   mprof__fields_u64(&x, "range_records", t->range_records);

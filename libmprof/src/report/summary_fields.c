@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "mprof/names.h"
-#include "mprof/version.h"
 #include "report_internal.h"
 #include "summary_internal.h"
 
@@ -423,11 +422,7 @@ static void kernel(mprof__fields *parent, const mprof__summary_view *v,
 
 void mprof__summary_fields(FILE *f, const mprof__summary_view *v, int json) {
   mprof__fields doc, list, x;
-  mprof__fields_document(&doc, f, json, "mprof-summary");
-  if (json)
-    mprof__fields_str(&doc, "kind", "mprof-summary");
-  mprof__fields_u64(&doc, "schema", 1);
-  mprof__fields_str(&doc, "mprof_version", MPROF_VERSION_STRING);
+  mprof__report_document(&doc, f, json, "mprof-summary", 1);
   mprof__fields_open(&x, &doc, "trace", "trace");
   trace_fields(&x, v);
   mprof__fields_close(&x);
