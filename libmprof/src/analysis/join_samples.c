@@ -379,7 +379,9 @@ int mprof__join_build_samples(mprof_join *j) {
   reason_link(j);
   mprof__qsort(b.pcs, b.count, sizeof *b.pcs, compare_pc_build);
   j->pcs = (mprof_pc_stats *)malloc((b.count ? b.count : 1) * sizeof *j->pcs);
-  j->pc_reasons = b.reasons; /* the builder's list holds kernels' next */
+  /* The PCs' reasons are the join's; the builder's list starts again for
+   * the kernels' totals. */
+  j->pc_reasons = b.reasons;
   b.reasons = NULL;
   b.reason_count = b.reason_cap = 0;
   if (!j->pcs) {

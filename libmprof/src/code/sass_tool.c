@@ -322,12 +322,16 @@ int mprof__run_tool(char *const argv[], const char *cwd, char **out,
   return 0;
 }
 
-/* A new file @p path ("x": it must not exist) holding @p data; -1 and
- * errno on failure. */
+/* A new file @p path (it must not exist), readable by its owner only,
+ * holding @p data; -1 and errno on failure. */
 static int write_file(const char *path, const void *data, size_t size) {
-  FILE *f = fopen(path, "wxe");
-  if (!f)
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+  if (!f) {
+    if (fd >= 0)
+      close(fd);
     return -1;
+  }
   size_t put = size ? fwrite(data, 1, size, f) : 0;
   return fclose(f) == 0 && put == size ? 0 : -1;
 }

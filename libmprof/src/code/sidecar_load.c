@@ -515,8 +515,10 @@ int mprof_sidecar_load(mprof_sidecar **out, const char *path) {
   if (!out || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_sidecar_load: NULL argument");
   *out = NULL;
+  /* Not read ahead: a file over SIDECAR_MAX_FILE is refused by its size
+   * before any of it is read. */
   mprof__file_map map;
-  int rc = mprof__file_map_open(&map, path, MPROF__MAP_SEQUENTIAL);
+  int rc = mprof__file_map_open(&map, path, MPROF__MAP_RANDOM);
   if (rc)
     return rc;
   loader l;
