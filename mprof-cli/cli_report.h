@@ -34,8 +34,17 @@ int cli_report_open(cli_report_input *in, const cli_trace_set *set,
                     unsigned join_flags);
 void cli_report_close(cli_report_input *in);
 
-/* 1 when @p arg is --xml, --json, --human or --text (and sets *format). */
-int cli_report_format(const char *arg, unsigned *format);
+/* What cli_report_option() saw, for a command's own rules. */
+enum { CLI_SAW_TOP = 1, CLI_SAW_HOT = 2, CLI_SAW_ALL = 4 };
+
+/* The options `summary` and `diff` share: --xml, --json, --human (--text),
+ * --kernel (-k) RE, --top N, --hot N, --all, --full-names and
+ * --color=WHEN. Returns 0 when argv[*i] is none of them; otherwise 1, with
+ * @p ro, *color and *saw (CLI_SAW_*) updated and *i moved past a value, or
+ * with *status the exit status after a usage error for @p command. */
+int cli_report_option(const char *command, int argc, char **argv, int *i,
+                      mprof_report_options *ro, const char **color,
+                      unsigned *saw, int *status);
 
 /* Colour for --human: @p when is "always", "never" or "auto" (a terminal
  * on stdout and NO_COLOR unset or empty). */

@@ -55,13 +55,16 @@ static int run_diff(int argc, char **argv, load_job *base,
   const char *paths[2] = {NULL, NULL};
   const char *color = "auto";
   double fail_above = -1;
-  int no_sidecar = 0, path_count = 0, allow_disjoint = 0;
+  int no_sidecar = 0, path_count = 0, allow_disjoint = 0, status;
+  unsigned saw = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-    unsigned long long v;
-    if (cli_report_format(arg, &ro.format))
+    if (cli_report_option("diff", argc, argv, &i, &ro, &color, &saw, &status)) {
+      if (status)
+        return status;
       continue;
+    }
     if (strcmp(arg, "--fail-above") == 0) {
       char *end = NULL;
       double pct = value ? strtod(value, &end) : -1;
@@ -70,35 +73,10 @@ static int run_diff(int argc, char **argv, load_job *base,
                                        "(0 or more)");
       fail_above = pct;
       i++;
-    } else if (strcmp(arg, "--kernel") == 0 || strcmp(arg, "-k") == 0) {
-      if (!value || !*value)
-        return cli_usage_error("diff",
-                               "%s needs a kernel name or regular "
-                               "expression",
-                               arg);
-      ro.kernel = value;
-      i++;
-    } else if (strcmp(arg, "--top") == 0 || strcmp(arg, "--hot") == 0) {
-      if (!value || cli_parse_u64(value, &v) != 0 || v == 0)
-        return cli_usage_error("diff", "%s needs a positive number", arg);
-      if (strcmp(arg, "--top") == 0)
-        ro.max_kernels = (size_t)v;
-      else
-        ro.max_hot = (size_t)v;
-      i++;
-    } else if (strcmp(arg, "--all") == 0) {
-      ro.max_kernels = (size_t)-1;
     } else if (strcmp(arg, "--no-sidecar") == 0) {
       no_sidecar = 1;
     } else if (strcmp(arg, "--allow-disjoint") == 0) {
       allow_disjoint = 1;
-    } else if (strcmp(arg, "--full-names") == 0) {
-      ro.flags |= MPROF_REPORT_FULL_NAMES;
-    } else if (strncmp(arg, "--color=", 8) == 0) {
-      color = arg + 8;
-      if (strcmp(color, "auto") && strcmp(color, "always") &&
-          strcmp(color, "never"))
-        return cli_usage_error("diff", "--color takes auto, always or never");
     } else if (arg[0] == '-' && arg[1]) {
       return cli_usage_error("diff", "unknown option '%s'", arg);
     } else if (path_count == 2) {
@@ -108,7 +86,7 @@ static int run_diff(int argc, char **argv, load_job *base,
                              "traces)");
     } else {
       load_job *side = path_count ? candidate : base;
-      int status = cli_trace_set_resolve(&side->set, "diff", arg);
+      status = cli_trace_set_resolve(&side->set, "diff", arg);
       if (status)
         return status;
       side->label = arg;
@@ -128,8 +106,8 @@ static int run_diff(int argc, char **argv, load_job *base,
     load_side(candidate);
   if (base->rc || candidate->rc) {
     load_job *failed = base->rc ? base : candidate;
-    int status = cli_trace_set_fail(&failed->set, failed->rc, failed->failed,
-                                    failed->error);
+    status = cli_trace_set_fail(&failed->set, failed->rc, failed->failed,
+                                failed->error);
     cli_report_close(&base->in);
     cli_report_close(&candidate->in);
     return status;

@@ -86,15 +86,49 @@ void cli_report_close(cli_report_input *in) {
   memset(in, 0, sizeof *in);
 }
 
-int cli_report_format(const char *arg, unsigned *format) {
-  if (strcmp(arg, "--xml") == 0)
-    *format = MPROF_REPORT_XML;
-  else if (strcmp(arg, "--json") == 0)
-    *format = MPROF_REPORT_JSON;
-  else if (strcmp(arg, "--human") == 0 || strcmp(arg, "--text") == 0)
-    *format = MPROF_REPORT_TEXT;
-  else
+int cli_report_option(const char *command, int argc, char **argv, int *i,
+                      mprof_report_options *ro, const char **color,
+                      unsigned *saw, int *status) {
+  const char *arg = argv[*i];
+  const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
+  unsigned long long v;
+  *status = 0;
+  if (strcmp(arg, "--xml") == 0) {
+    ro->format = MPROF_REPORT_XML;
+  } else if (strcmp(arg, "--json") == 0) {
+    ro->format = MPROF_REPORT_JSON;
+  } else if (strcmp(arg, "--human") == 0 || strcmp(arg, "--text") == 0) {
+    ro->format = MPROF_REPORT_TEXT;
+  } else if (strcmp(arg, "--kernel") == 0 || strcmp(arg, "-k") == 0) {
+    if (!value || !*value)
+      *status = cli_usage_error(command,
+                                "%s needs a kernel name or regular "
+                                "expression",
+                                arg);
+    ro->kernel = value;
+    ++*i;
+  } else if (strcmp(arg, "--top") == 0 || strcmp(arg, "--hot") == 0) {
+    if (!value || cli_parse_u64(value, &v) != 0 || v == 0)
+      *status = cli_usage_error(command, "%s needs a positive number", arg);
+    else if (strcmp(arg, "--top") == 0)
+      ro->max_kernels = (size_t)v;
+    else
+      ro->max_hot = (size_t)v;
+    *saw |= strcmp(arg, "--top") == 0 ? CLI_SAW_TOP : CLI_SAW_HOT;
+    ++*i;
+  } else if (strcmp(arg, "--all") == 0) {
+    ro->max_kernels = (size_t)-1;
+    *saw |= CLI_SAW_ALL;
+  } else if (strcmp(arg, "--full-names") == 0) {
+    ro->flags |= MPROF_REPORT_FULL_NAMES;
+  } else if (strncmp(arg, "--color=", 8) == 0) {
+    *color = arg + 8;
+    if (strcmp(*color, "auto") && strcmp(*color, "always") &&
+        strcmp(*color, "never"))
+      *status = cli_usage_error(command, "--color takes auto, always or never");
+  } else {
     return 0;
+  }
   return 1;
 }
 
@@ -131,44 +165,23 @@ int cmd_summary(int argc, char **argv) {
 static int summary(int argc, char **argv, cli_trace_set *set) {
   mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
   const char *sidecar = NULL, *color = "auto";
-  int no_sidecar = 0, top = 0, all = 0, detail = 0, args = 0;
-  int by_range = 0, hot = 0;
+  int no_sidecar = 0, detail = 0, args = 0, by_range = 0, status;
+  unsigned saw = 0;
   unsigned join_flags = 0;
   const char *label = NULL;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-    unsigned long long v;
-    if (cli_report_format(arg, &ro.format))
+    if (cli_report_option("summary", argc, argv, &i, &ro, &color, &saw,
+                          &status)) {
+      if (status)
+        return status;
       continue;
-    if (strcmp(arg, "--kernel") == 0 || strcmp(arg, "-k") == 0) {
-      if (!value || !*value)
-        return cli_usage_error("summary",
-                               "%s needs a kernel name or regular "
-                               "expression",
-                               arg);
-      ro.kernel = value;
-      i++;
-    } else if (strcmp(arg, "--top") == 0 || strcmp(arg, "--hot") == 0) {
-      if (!value || cli_parse_u64(value, &v) != 0 || v == 0)
-        return cli_usage_error("summary", "%s needs a positive number", arg);
-      if (strcmp(arg, "--top") == 0) {
-        ro.max_kernels = (size_t)v;
-        top = 1;
-      } else {
-        ro.max_hot = (size_t)v;
-        hot = 1;
-      }
-      i++;
-    } else if (strcmp(arg, "--all") == 0) {
-      ro.max_kernels = (size_t)-1;
-      all = 1;
-    } else if (strcmp(arg, "--detail") == 0) {
+    }
+    if (strcmp(arg, "--detail") == 0) {
       detail = 1;
     } else if (strcmp(arg, "--by-range") == 0) {
       by_range = 1;
-    } else if (strcmp(arg, "--full-names") == 0) {
-      ro.flags |= MPROF_REPORT_FULL_NAMES;
     } else if (strcmp(arg, "--sidecar") == 0) {
       if (!value)
         return cli_usage_error("summary", "--sidecar needs a file name");
@@ -184,16 +197,10 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
         return cli_usage_error("summary", "--split takes 'process'");
       join_flags |= MPROF_JOIN_BY_PROCESS;
       i++;
-    } else if (strncmp(arg, "--color=", 8) == 0) {
-      color = arg + 8;
-      if (strcmp(color, "auto") && strcmp(color, "always") &&
-          strcmp(color, "never"))
-        return cli_usage_error("summary",
-                               "--color takes auto, always or never");
     } else if (arg[0] == '-' && arg[1]) {
       return cli_usage_error("summary", "unknown option '%s'", arg);
     } else {
-      int status = cli_trace_set_resolve(set, "summary", arg);
+      status = cli_trace_set_resolve(set, "summary", arg);
       if (status)
         return status;
       label = args++ ? NULL : arg;
@@ -207,24 +214,25 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
     return cli_usage_error("summary",
                            "--sidecar and --no-sidecar contradict each other");
   if (by_range) {
-    if (ro.kernel || detail || hot || sidecar || no_sidecar || join_flags)
+    if (ro.kernel || detail || (saw & CLI_SAW_HOT) || sidecar || no_sidecar ||
+        join_flags)
       return cli_usage_error("summary",
                              "--by-range takes --top N, --all and the output "
                              "format only (it counts every kernel)");
-    if (!top)
-      ro.max_kernels = all ? (size_t)-1 : CLI_RANGES_SHOWN;
+    if (!(saw & CLI_SAW_TOP))
+      ro.max_kernels = saw & CLI_SAW_ALL ? (size_t)-1 : CLI_RANGES_SHOWN;
     return summary_by_range(set, label, &ro, color);
   }
   /* For people: one line per kernel, unless asked for the diagnosis of
    * particular kernels (--kernel, --top N, --detail). */
-  if (ro.format == MPROF_REPORT_TEXT && !ro.kernel && !top && !detail) {
+  if (ro.format == MPROF_REPORT_TEXT && !ro.kernel && !(saw & CLI_SAW_TOP) &&
+      !detail) {
     ro.flags |= MPROF_REPORT_BRIEF;
-    if (!all)
+    if (!(saw & CLI_SAW_ALL))
       ro.max_kernels = CLI_BRIEF_KERNELS;
   }
   cli_report_input in;
-  int status =
-      cli_report_open(&in, set, label, sidecar, no_sidecar, join_flags);
+  status = cli_report_open(&in, set, label, sidecar, no_sidecar, join_flags);
   if (status)
     return status;
   if (ro.format == MPROF_REPORT_TEXT && cli_report_color(color))
