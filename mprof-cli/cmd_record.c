@@ -335,11 +335,11 @@ static int recap(const char *path, const record_options *o) {
   uint64_t writer = mprof_trace_drop_total(t, MPROF_DROP_WRITER_RECORDS);
   FILE *out = stderr;
   if (!o->quiet) {
-    fprintf(out, "mprof: %s: %zu kernels, %zu launches, ", path, kernels,
-            launches);
+    fprintf(out, "mprof: %s: %zu kernel%s, %zu launch%s, ", path, kernels,
+            kernels == 1 ? "" : "s", launches, launches == 1 ? "" : "es");
     print_count(out, (double)samples);
-    fprintf(out, "PC samples, %zu modules, %.1f MB\n", cubins,
-            (double)mprof_trace_file_size(t) / 1e6);
+    fprintf(out, "PC samples, %zu module%s, %.1f MB\n", cubins,
+            cubins == 1 ? "" : "s", (double)mprof_trace_file_size(t) / 1e6);
   }
   const char *pc_error = mprof_trace_meta(t, "pc.error");
   if (pc_error && strcmp(pc_error, "insufficient_privileges") == 0)
