@@ -1,11 +1,11 @@
 // A program written the way Thrust and CUB users write them: sorts,
 // scans, reductions, histograms and segmented reductions through the
 // libraries, whose kernels are templates instantiated in this binary.
-// tests/gpu/libraries.sh records it and checks what mprof says about
+// tests/gpu/programs.sh records it and checks what mprof says about
 // kernels nobody here wrote.
 //
 // Prints one checksum line per step (the same with and without mprof) and,
-// last, "own_launches N": the launches of its own kernel.
+// last, "launches checksum_keys N": the launches of its own kernel.
 //
 // SPDX-License-Identifier: MIT
 #include <cub/cub.cuh>
@@ -175,6 +175,6 @@ int main(int argc, char **argv) {
            hist0, seg0);
   }
   CHECK(cudaDeviceSynchronize());
-  printf("own_launches %d\n", own_launches);
+  printf("launches checksum_keys %d\n", own_launches);
   return 0;
 }
