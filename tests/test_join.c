@@ -274,6 +274,10 @@ static void test_samples_join_by_name(void **state) {
   assert_int_equal(f0->cubin_crc, 0xabc);
   assert_int_equal(f1->samples, 45);
   assert_int_equal(mprof_join_kernel(j, ghost)->launches, 0);
+  /* No KERNELS record names it (a kernel launched by a kernel): the join
+   * demangles its symbol, as record does for launched kernels. */
+  assert_string_equal(mprof_join_kernel(j, ghost)->name, "ghost()");
+  assert_string_equal(mprof_join_kernel(j, ghost)->mangled, "_Z5ghostv");
   assert_int_equal(mprof_join_kernel(j, ghost)->samples, 11);
   assert_int_equal(mprof_join_unmatched_samples(j), 11);
   assert_int_equal(mprof_join_sample_total(j), 471 + 45 + 11);

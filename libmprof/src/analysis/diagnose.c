@@ -685,8 +685,10 @@ static void make_trace_notes(mprof_diagnosis *d) {
        "%llu activity records were dropped: launch counts and times are "
        "incomplete."},
       {"unmatched_samples", mprof_join_unmatched_samples(join),
-       "%llu PC samples belong to functions with no launch in the trace; "
-       "they are shown as kernels without launches."},
+       "%llu PC samples belong to functions with no launch in the trace "
+       "(kernels launched by kernels, which CUPTI does not record, or "
+       "before the capture began); they are shown as kernels without "
+       "launches."},
   };
   for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
     if (lost[i].count)

@@ -16,6 +16,7 @@
 #include "base/map.h"
 #include "internal.h"
 #include "mprof/join.h"
+#include "mprof/sass.h"
 
 #include "join_internal.h"
 
@@ -245,6 +246,25 @@ static int order_kernels(mprof_join *j) {
   return 0;
 }
 
+/* A kernel seen only in PC samples (launched by another kernel, which
+ * CUPTI does not record, or before the capture began) has no KERNELS
+ * record to name it: demangle its symbol here. */
+static int name_unlaunched(mprof_join *j) {
+  for (size_t i = 0; i < j->kernel_count; i++) {
+    mprof_kernel_stats *k = &j->kernels[i];
+    char *demangled;
+    if (k->launches || k->name != k->mangled ||
+        strncmp(k->mangled, "_Z", 2) != 0 ||
+        mprof_sass_demangle(&demangled, k->mangled) != 0)
+      continue;
+    k->name = mprof__arena_strdup(&j->names, demangled);
+    free(demangled);
+    if (!k->name)
+      return MPROF_ENOMEM;
+  }
+  return 0;
+}
+
 int mprof_join_build(mprof_join **out, const mprof_trace *trace,
                      const mprof_join_options *opts) {
   mprof_join_options defaults = MPROF_JOIN_OPTIONS_INIT;
@@ -272,6 +292,8 @@ int mprof_join_build(mprof_join **out, const mprof_trace *trace,
     rc = mprof__join_build_launches(j);
   if (!rc)
     rc = mprof__join_build_samples(j);
+  if (!rc)
+    rc = name_unlaunched(j);
   if (!rc)
     rc = order_kernels(j);
   if (!rc)
@@ -306,6 +328,7 @@ void mprof_join_free(mprof_join *join) {
   free(join->kernel_reasons);
   free(join->reasons);
   mprof__map_free(&join->reason_map);
+  mprof__arena_free(&join->names);
   free(join);
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
 #include "base/map.h"
 #include "mprof/join.h"
 
@@ -59,6 +60,7 @@ struct mprof_join {
   mprof__map reason_map;   /* short name -> reason */
   uint32_t unnamed_reason; /* MPROF_INDEX_NONE until needed */
   uint64_t kernel_time, sample_total, unmatched;
+  mprof__arena names; /* names demangled here (kernels without launches) */
 };
 
 /* The kernel for (@p device, @p mangled), created when @p create
