@@ -18,14 +18,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                 \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 __global__ void memory_pattern(const float *in, float *out, unsigned n) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;

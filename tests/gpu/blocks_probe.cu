@@ -15,14 +15,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                 \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 __global__ void tail_spin(unsigned long long spin_ns, int *out) {
   extern __shared__ int scratch[];
@@ -69,9 +62,8 @@ int main(int argc, char **argv) {
   size_t shared = prop.sharedMemPerMultiprocessor / 2 + 1024;
   if (shared > prop.sharedMemPerBlockOptin)
     shared = prop.sharedMemPerBlockOptin;
-  CHECK(cudaFuncSetAttribute(tail_spin,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)shared));
+  CHECK(cudaFuncSetAttribute(
+      tail_spin, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
   int per_sm = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tail_spin, 256,
                                                       shared));

@@ -19,15 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s:%d: %s (%s)\n", __FILE__, __LINE__,                  \
-              cudaGetErrorString(e_), #call);                                  \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 static int sm_count;
 static cudaEvent_t ev0, ev1;

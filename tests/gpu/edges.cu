@@ -23,14 +23,7 @@
 
 namespace cg = cooperative_groups;
 
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "edges: %s: %s\n", #call, cudaGetErrorString(e_));       \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "cuda_check.h"
 #define CHECK_CU(call)                                                         \
   do {                                                                         \
     CUresult r_ = (call);                                                      \

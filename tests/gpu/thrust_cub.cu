@@ -23,14 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "thrust_cub: %s: %s\n", #call, cudaGetErrorString(e_));  \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 // A hash per element, so the data is not sorted to begin with.
 struct scramble {

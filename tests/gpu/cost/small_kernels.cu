@@ -20,15 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                       \
-              cudaGetErrorString(e_));                                         \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "../cuda_check.h"
 #define CHECK_BLAS(call)                                                       \
   do {                                                                         \
     cublasStatus_t s_ = (call);                                                \
