@@ -460,16 +460,10 @@ int mprof__sass_attach(mprof_sidecar *sc,
   int defer_all = (opts->flags & MPROF_SASS_DEFER) &&
                   !(opts->flags & MPROF_SASS_NO_DISASSEMBLY);
   if (!(opts->flags & MPROF_SASS_NO_DISASSEMBLY) && !defer_all) {
-    if (opts->nvdisasm && access(opts->nvdisasm, X_OK) != 0)
-      return mprof__error_set(MPROF_ENOTFOUND,
-                              "%s: nvdisasm is not there (not an executable "
-                              "file)",
-                              opts->nvdisasm);
-    if (opts->nvdisasm)
-      snprintf(tool, sizeof tool, "%s", opts->nvdisasm);
-    else if (mprof_sass_find_tool(tool, sizeof tool, "nvdisasm") != 0)
-      tool[0] = '\0';
-    have_tool = tool[0] != '\0';
+    int found = mprof__sass_tool(tool, sizeof tool, opts->nvdisasm, "nvdisasm");
+    if (found != 0 && opts->nvdisasm)
+      return found;
+    have_tool = found == 0;
   }
   size_t n = mprof_sidecar_function_count(sc);
   work_item *items = (work_item *)calloc(n ? n : 1, sizeof *items);

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/array.h"
 #include "base/file.h"
@@ -289,15 +288,7 @@ static int after_scan(mprof_sass_binary *b, const fatbin_scan *scan,
   if (!scan->compressed)
     return 0;
   char tool[4096];
-  const char *why = NULL;
-  if (opts->cuobjdump) {
-    snprintf(tool, sizeof tool, "%s", opts->cuobjdump);
-    if (access(tool, X_OK) != 0)
-      why = "not an executable file";
-  } else if (mprof_sass_find_tool(tool, sizeof tool, "cuobjdump") != 0) {
-    tool[0] = '\0';
-  }
-  if (tool[0] && !why) {
+  if (mprof__sass_tool(tool, sizeof tool, opts->cuobjdump, "cuobjdump") == 0) {
     int rc = extract_with_cuobjdump(b, tool);
     if (rc == MPROF_ENOMEM)
       return rc;
@@ -306,11 +297,11 @@ static int after_scan(mprof_sass_binary *b, const fatbin_scan *scan,
            mprof_error_last());
     return 0;
   }
-  if (why)
+  if (opts->cuobjdump)
     note(b,
-         "%zu compressed cubins were skipped: cuobjdump %s is %s (CUDA's "
-         "cuobjdump decompresses them).",
-         scan->compressed, tool, why);
+         "%zu compressed cubins were skipped: cuobjdump %s is not an "
+         "executable file (CUDA's cuobjdump decompresses them).",
+         scan->compressed, opts->cuobjdump);
   else
     note(b,
          "%zu compressed cubins were skipped: they need cuobjdump from the "

@@ -75,6 +75,13 @@ void mprof__sass_options_copy(mprof_sass_options *out,
 int mprof__sass_options_take(mprof_sass_options *out,
                              const mprof_sass_options *in);
 
+/* The tool @p name (nvdisasm, cuobjdump) into @p out: @p given, the path the
+ * caller named, when it is an executable file, or else (@p given NULL) the one
+ * mprof_sass_find_tool() finds. MPROF_ENOTFOUND (message set, @p out empty)
+ * when the named one is not executable or none is found. */
+int mprof__sass_tool(char *out, size_t out_size, const char *given,
+                     const char *name);
+
 /* nvdisasm on raw instructions (`-b SM<arch>`): @p size bytes of code of an
  * sm_<arch> function, printed as one function at offsets from 0. For code
  * whose cubin nvdisasm will not read. */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/array.h"
 #include "base/map.h"
@@ -284,16 +283,10 @@ int mprof_sass_complete(mprof_sidecar *sidecar, const char *trace_path,
   }
   char tool[4096] = "";
   if (pending && !(opts->flags & MPROF_SASS_NO_DISASSEMBLY)) {
-    if (opts->nvdisasm) {
-      if (access(opts->nvdisasm, X_OK) != 0)
-        return mprof__error_set(MPROF_ENOTFOUND,
-                                "%s: nvdisasm is not there (not an "
-                                "executable file)",
-                                opts->nvdisasm);
-      snprintf(tool, sizeof tool, "%s", opts->nvdisasm);
-    } else if (mprof_sass_find_tool(tool, sizeof tool, "nvdisasm") != 0) {
-      tool[0] = '\0'; /* not here: the functions stay deferred */
-    }
+    rc = mprof__sass_tool(tool, sizeof tool, opts->nvdisasm, "nvdisasm");
+    if (rc && opts->nvdisasm)
+      return rc;
+    /* none here (tool is ""): the functions stay deferred */
   }
   if (!*tool) {
     report->disassembler[0] = '\0';

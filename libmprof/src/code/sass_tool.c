@@ -152,6 +152,20 @@ int mprof_sass_find_tool(char *out, size_t out_size, const char *name) {
                           name, var, var);
 }
 
+int mprof__sass_tool(char *out, size_t out_size, const char *given,
+                     const char *name) {
+  if (!given)
+    return mprof_sass_find_tool(out, out_size, name);
+  if (strlen(given) >= out_size || !executable_file(given)) {
+    out[0] = '\0';
+    return mprof__error_set(MPROF_ENOTFOUND,
+                            "%s: %s is not there (not an executable file)",
+                            given, name);
+  }
+  snprintf(out, out_size, "%s", given);
+  return 0;
+}
+
 int mprof__temp_dir(char *out, size_t out_size) {
   const char *tmp = getenv("TMPDIR");
   if (!tmp || !*tmp)
@@ -397,16 +411,8 @@ int mprof_sass_disassemble(mprof_sass_listing **out,
   if (rc)
     return rc;
   char tool[4096];
-  if (o.nvdisasm) {
-    if (!executable_file(o.nvdisasm))
-      return mprof__error_set(MPROF_ENOTFOUND,
-                              "%s: nvdisasm is not there (not an executable "
-                              "file)",
-                              o.nvdisasm);
-    snprintf(tool, sizeof tool, "%s", o.nvdisasm);
-  } else if ((rc = mprof_sass_find_tool(tool, sizeof tool, "nvdisasm"))) {
+  if ((rc = mprof__sass_tool(tool, sizeof tool, o.nvdisasm, "nvdisasm")))
     return rc;
-  }
   char *funs = count ? symbol_list(symbols, count) : NULL;
   if (count && !funs)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
@@ -434,13 +440,10 @@ int mprof__sass_disassemble_raw(mprof_sass_listing **out, const void *code,
                                 const mprof_sass_options *opts) {
   *out = NULL;
   char tool[4096];
-  if (opts && opts->nvdisasm) {
-    snprintf(tool, sizeof tool, "%s", opts->nvdisasm);
-  } else {
-    int rc = mprof_sass_find_tool(tool, sizeof tool, "nvdisasm");
-    if (rc)
-      return rc;
-  }
+  int rc = mprof__sass_tool(tool, sizeof tool, opts ? opts->nvdisasm : NULL,
+                            "nvdisasm");
+  if (rc)
+    return rc;
   if (!code || !size || !arch)
     return mprof__error_set(MPROF_EINVAL, "no code to disassemble");
   char sm[16];
