@@ -97,3 +97,20 @@ int mprof__file_out_close(mprof__file_out *out, int ok) {
   memset(out, 0, sizeof *out);
   return rc;
 }
+
+int mprof__file_scratch_trace(char *out, size_t out_size, const char *what) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir)
+    dir = "/tmp";
+  int n = snprintf(out, out_size, "%s/mprof-%s-XXXXXX.mprof", dir, what);
+  if (n < 0 || (size_t)n >= out_size)
+    return mprof__error_set(MPROF_EINVAL, "TMPDIR is too long");
+  int fd = mkstemps(out, (int)strlen(".mprof"));
+  if (fd < 0)
+    return mprof__error_set(MPROF_EIO,
+                            "cannot create a scratch trace in %s: %s (set "
+                            "TMPDIR to a writable directory)",
+                            dir, strerror(errno));
+  close(fd);
+  return 0;
+}

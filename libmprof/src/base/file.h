@@ -52,4 +52,13 @@ int mprof__file_out_open(mprof__file_out *out, const char *path);
  */
 int mprof__file_out_close(mprof__file_out *out, int ok);
 
+/*
+ * A new empty file $TMPDIR/mprof-WHAT-XXXXXX.mprof (/tmp when TMPDIR is unset
+ * or empty) for a trace written, opened and removed at once: mkstemps makes
+ * it mode 0600 under a name no other process holds. @p out gets its path; the
+ * caller removes it. Errors: MPROF_EINVAL ("TMPDIR is too long"), MPROF_EIO
+ * ("cannot create a scratch trace in DIR: ...").
+ */
+int mprof__file_scratch_trace(char *out, size_t out_size, const char *what);
+
 #endif /* MPROF_BASE_FILE_H */

@@ -11,13 +11,13 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "format/copy.h"
 #include "internal.h"
 #include "mprof/trace.h"
@@ -247,21 +247,11 @@ int mprof_trace_open_merged(mprof_trace **out, const mprof_trace *const *traces,
     return mprof__error_set(MPROF_EINVAL, "mprof_trace_open_merged: nothing "
                                           "to open");
   *out = NULL;
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir)
-    dir = "/tmp";
   char scratch[4096];
-  if (snprintf(scratch, sizeof scratch, "%s/mprof-set-XXXXXX.mprof", dir) >=
-      (int)sizeof scratch)
-    return mprof__error_set(MPROF_EINVAL, "TMPDIR is too long");
-  int fd = mkstemps(scratch, (int)strlen(".mprof"));
-  if (fd < 0)
-    return mprof__error_set(MPROF_EIO,
-                            "cannot create a scratch trace in %s: %s (set "
-                            "TMPDIR to a writable directory)",
-                            dir, strerror(errno));
-  close(fd);
-  int rc = mprof_trace_merge(traces, count, scratch);
+  int rc = mprof__file_scratch_trace(scratch, sizeof scratch, "set");
+  if (rc)
+    return rc;
+  rc = mprof_trace_merge(traces, count, scratch);
   /* Just written from validated traces: its checksums need no second
    * pass (bounds and references are still checked). */
   mprof_open_options opts = MPROF_OPEN_OPTIONS_INIT;

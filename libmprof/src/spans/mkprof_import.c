@@ -4,12 +4,12 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "internal.h"
 #include "mkprof_internal.h"
 #include "mprof/mkprof.h"
@@ -152,22 +152,15 @@ static int starts_like_mkprof(const char *path) {
 
 /* Import @p m into a scratch trace and open that. */
 static int import(mprof_trace **out, const mprof_mkprof *m, const char *path) {
-  const char *dir = getenv("TMPDIR");
   char scratch[4096];
-  if (snprintf(scratch, sizeof scratch, "%s/mprof-mkprof-XXXXXX.mprof",
-               dir && *dir ? dir : "/tmp") >= (int)sizeof scratch)
-    return mprof__error_set(MPROF_EINVAL, "%s: TMPDIR is too long", path);
-  int fd = mkstemps(scratch, (int)strlen(".mprof"));
-  if (fd < 0)
-    return mprof__error_set(MPROF_EIO,
-                            "%s: cannot create a scratch trace in %s: %s", path,
-                            dir && *dir ? dir : "/tmp", strerror(errno));
-  close(fd);
-  int rc = mprof_mkprof_to_trace(m, scratch);
-  if (!rc)
-    rc = mprof_trace_open(out, scratch, NULL);
-  /* The mapping stays valid once the name is gone. */
-  unlink(scratch);
+  int rc = mprof__file_scratch_trace(scratch, sizeof scratch, "mkprof");
+  if (!rc) {
+    rc = mprof_mkprof_to_trace(m, scratch);
+    if (!rc)
+      rc = mprof_trace_open(out, scratch, NULL);
+    /* The mapping stays valid once the name is gone. */
+    unlink(scratch);
+  }
   if (rc) {
     mprof__error_prefix("%s", path);
     return rc;
