@@ -34,6 +34,16 @@ int mprof__error_set(int status, const char *fmt, ...) MPROF__PRINTF(2, 3);
 int mprof__options_init(void *opts, const void *init, size_t size,
                         unsigned version, unsigned current, const char *what);
 
+/**
+ * The options an entry point reads: @p opts, or @p defaults when NULL. NULL,
+ * with MPROF_EVERSION's message "@p what options version ...", when their
+ * version (options structs start with `unsigned version`) is not one from
+ * @p oldest to @p current.
+ */
+const void *mprof__options_or_defaults(const void *opts, const void *defaults,
+                                       unsigned oldest, unsigned current,
+                                       const char *what);
+
 /** mprof__error_set() of "NAME: at byte AT: MESSAGE", for a file @p name
  * whose byte @p at is wrong. */
 int mprof__error_at(int status, const char *name, uint64_t at, const char *fmt,

@@ -748,13 +748,11 @@ int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
   if (!out || !join)
     return mprof__error_set(MPROF_EINVAL, "mprof_diagnose: NULL argument");
   *out = NULL;
+  opts = mprof__options_or_defaults(opts, &defaults,
+                                    MPROF_DIAGNOSE_OPTIONS_VERSION,
+                                    MPROF_DIAGNOSE_OPTIONS_VERSION, "diagnose");
   if (!opts)
-    opts = &defaults;
-  if (opts->version != MPROF_DIAGNOSE_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "diagnose options version %u is not supported "
-                            "(%u)",
-                            opts->version, MPROF_DIAGNOSE_OPTIONS_VERSION);
+    return MPROF_EVERSION;
   mprof_diagnosis *d = (mprof_diagnosis *)calloc(1, sizeof *d);
   if (!d)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");

@@ -461,12 +461,10 @@ int mprof_diff_run(mprof_diff **out, const mprof_diagnosis *base,
   if (!out || !base || !candidate)
     return mprof__error_set(MPROF_EINVAL, "mprof_diff_run: NULL argument");
   *out = NULL;
+  opts = mprof__options_or_defaults(opts, &defaults, MPROF_DIFF_OPTIONS_VERSION,
+                                    MPROF_DIFF_OPTIONS_VERSION, "diff");
   if (!opts)
-    opts = &defaults;
-  if (opts->version != MPROF_DIFF_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "diff options version %u is not supported (%u)",
-                            opts->version, MPROF_DIFF_OPTIONS_VERSION);
+    return MPROF_EVERSION;
   if (!(opts->alpha > 0 && opts->alpha < 1) || !(opts->min_change >= 0))
     return mprof__error_set(MPROF_EINVAL,
                             "diff options: alpha must be in (0, 1) and "

@@ -271,12 +271,10 @@ int mprof_join_build(mprof_join **out, const mprof_trace *trace,
   if (!out || !trace)
     return mprof__error_set(MPROF_EINVAL, "mprof_join_build: NULL argument");
   *out = NULL;
+  opts = mprof__options_or_defaults(opts, &defaults, 1,
+                                    MPROF_JOIN_OPTIONS_VERSION, "join");
   if (!opts)
-    opts = &defaults;
-  if (opts->version < 1 || opts->version > MPROF_JOIN_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "join options version %u is not supported (%u)",
-                            opts->version, MPROF_JOIN_OPTIONS_VERSION);
+    return MPROF_EVERSION;
   unsigned flags = opts->version >= 2 ? opts->flags : 0;
   mprof_join *j = (mprof_join *)calloc(1, sizeof *j);
   if (!j)

@@ -64,14 +64,31 @@ void mprof__error_prefix(const char *fmt, ...) {
   error_message[used + rest] = '\0';
 }
 
+static int version_error(const char *what, unsigned version, unsigned current) {
+  return mprof__error_set(MPROF_EVERSION,
+                          "%s options version %u is not supported (%u)", what,
+                          version, current);
+}
+
 int mprof__options_init(void *opts, const void *init, size_t size,
                         unsigned version, unsigned current, const char *what) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "%s options: NULL", what);
   if (version != current)
-    return mprof__error_set(MPROF_EVERSION,
-                            "%s options version %u is not supported (%u)", what,
-                            version, current);
+    return version_error(what, version, current);
   memcpy(opts, init, size);
   return 0;
+}
+
+const void *mprof__options_or_defaults(const void *opts, const void *defaults,
+                                       unsigned oldest, unsigned current,
+                                       const char *what) {
+  if (!opts)
+    opts = defaults;
+  unsigned version = *(const unsigned *)opts;
+  if (version < oldest || version > current) {
+    version_error(what, version, current);
+    return NULL;
+  }
+  return opts;
 }

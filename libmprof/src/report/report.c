@@ -89,12 +89,12 @@ int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
 
 int mprof__report_options_check(const mprof_report_options **options) {
   static const mprof_report_options defaults = MPROF_REPORT_OPTIONS_INIT;
-  const mprof_report_options *opts = *options ? *options : &defaults;
+  const mprof_report_options *opts = mprof__options_or_defaults(
+      *options, &defaults, MPROF_REPORT_OPTIONS_VERSION,
+      MPROF_REPORT_OPTIONS_VERSION, "report");
+  if (!opts)
+    return MPROF_EVERSION;
   *options = opts;
-  if (opts->version != MPROF_REPORT_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "report options version %u is not supported (%u)",
-                            opts->version, MPROF_REPORT_OPTIONS_VERSION);
   if (opts->format > MPROF_REPORT_TEXT)
     return mprof__error_set(MPROF_EINVAL, "unknown report format %u",
                             opts->format);
