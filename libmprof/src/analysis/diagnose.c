@@ -490,12 +490,8 @@ static void make_hot(kernel_work *w) {
     h->file = "";
     if (pc->instruction) {
       const mprof_sass_instruction *in = pc->instruction;
-      h->sass = mprof__arena_printf(&w->d->arena, "%s%s%s%s%s",
-                                    in->predicate ? in->predicate : "",
-                                    in->predicate && *in->predicate ? " " : "",
-                                    in->opcode ? in->opcode : "",
-                                    in->operands && *in->operands ? " " : "",
-                                    in->operands ? in->operands : "");
+      h->sass = mprof__arena_printf(&w->d->arena, MPROF__SASS_FORMAT,
+                                    MPROF__SASS_ARGS(in));
       if (!h->sass)
         h->sass = "";
       if (in->file && *in->file && in->line) {

@@ -130,11 +130,8 @@ static void put_kernel_frames(FILE *f, size_t *frames,
     const mprof_sass_instruction *lined = with_line(pc);
     char name[512];
     if (ins && ins->opcode && *ins->opcode)
-      snprintf(name, sizeof name, "+0x%04x  %s%s%s%s%s", pc->offset,
-               ins->predicate ? ins->predicate : "",
-               ins->predicate && *ins->predicate ? " " : "", ins->opcode,
-               ins->operands && *ins->operands ? " " : "",
-               ins->operands ? ins->operands : "");
+      snprintf(name, sizeof name, "+0x%04x  " MPROF__SASS_FORMAT, pc->offset,
+               MPROF__SASS_ARGS(ins));
     else
       snprintf(name, sizeof name, "+0x%04x", pc->offset);
     put_frame(f, frames, name, lined ? lined->file : NULL,
