@@ -96,42 +96,40 @@ static uint64_t max_correlation(const mprof_trace *t) {
   const rec_type *r_##accessor = accessor(t, &n_##accessor);                   \
   for (size_t i = 0; i < n_##accessor && !rc; i++)
 
+/* META "process.INDEX.NAME" = @p value, when nothing failed before (@p rc). */
+static int process_meta(int rc, mprof_writer *w, size_t index, const char *name,
+                        const char *value) {
+  char key[256];
+  snprintf(key, sizeof key, "process.%zu.%s", index, name);
+  return rc ? rc : mprof_writer_meta(w, key, value);
+}
+
 static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
                      const mprof__move *b) {
   int rc = 0;
-  char key[256];
   const char *pid = mprof_trace_meta(t, "pid");
   {
     EACH(mprof_meta_record, mprof_trace_meta_records) {
-      snprintf(key, sizeof key, "process.%zu.%s", index,
-               mprof_trace_string(t, r_mprof_trace_meta_records[i].key));
-      rc = mprof_writer_meta(
-          w, key, mprof_trace_string(t, r_mprof_trace_meta_records[i].value));
+      const mprof_meta_record *m = &r_mprof_trace_meta_records[i];
+      rc = process_meta(rc, w, index, mprof_trace_string(t, m->key),
+                        mprof_trace_string(t, m->value));
     }
   }
-  snprintf(key, sizeof key, "process.%zu.path", index);
-  if (!rc)
-    rc = mprof_writer_meta(w, key, mprof_trace_path(t));
-  snprintf(key, sizeof key, "process.%zu.clock_shift_ns", index);
+  rc = process_meta(rc, w, index, "path", mprof_trace_path(t));
   char value[48];
   snprintf(value, sizeof value, "%" PRId64, b->shift);
-  if (!rc)
-    rc = mprof_writer_meta(w, key, value);
+  rc = process_meta(rc, w, index, "clock_shift_ns", value);
   /* Which devices and streams are this process's: the ranges its tables
    * took (mprof_trace_stream_process() reads them). */
   size_t n;
   mprof_trace_devices(t, &n);
-  snprintf(key, sizeof key, "process.%zu.devices", index);
   snprintf(value, sizeof value, "%" PRIu32 " %zu",
            b->base[MPROF_SECTION_DEVICES], n);
-  if (!rc)
-    rc = mprof_writer_meta(w, key, value);
+  rc = process_meta(rc, w, index, "devices", value);
   mprof_trace_streams(t, &n);
-  snprintf(key, sizeof key, "process.%zu.streams", index);
   snprintf(value, sizeof value, "%" PRIu32 " %zu",
            b->base[MPROF_SECTION_STREAMS], n);
-  if (!rc)
-    rc = mprof_writer_meta(w, key, value);
+  rc = process_meta(rc, w, index, "streams", value);
   if (!rc)
     rc = mprof__copy_section(w, t, MPROF_SECTION_DEVICES, b, NULL);
   {
