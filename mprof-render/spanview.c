@@ -360,17 +360,17 @@ int rs_gutter_label(cairo_t *cr, const rs_frame *f, size_t row, double unit,
   return 1;
 }
 
-void rs_sm_gutter(cairo_t *cr, const rs_frame *f, double band, size_t first,
-                  size_t last, const rs_psm *psm, size_t count,
+void rs_sm_gutter(cairo_t *cr, const rs_frame *f, const rs_sm_rows *rows,
                   double max_width) {
+  const rs_psm *psm = rows->psm;
   rs_gutter_begin(cr, f);
-  uint32_t gpus = frame_gpus(f, psm, count);
-  for (size_t s = first; s < last; s++) {
+  uint32_t gpus = frame_gpus(f, psm, rows->count);
+  for (size_t s = rows->first; s < rows->last; s++) {
     uint32_t gpu = f->group ? f->group->sms[s].gpu : psm[s].gpu;
     uint32_t sm = f->group ? f->group->sms[s].sm : psm[s].sm;
     char text[64];
     rs_sm_label(text, sizeof text, gpus, gpu, sm);
-    rs_gutter_label(cr, f, s, band, 1, gpu, text, max_width);
+    rs_gutter_label(cr, f, s, rows->band, 1, gpu, text, max_width);
   }
 }
 
@@ -389,6 +389,22 @@ size_t rs_visible_rows(double scroll_y, double rows_px, double unit,
   *first = (size_t)fmax(0, floor(scroll_y / unit));
   size_t last = (size_t)fmax(0, ceil((scroll_y + rows_px) / unit));
   return last < count ? last : count;
+}
+
+int rs_sm_frame_begin(cairo_t *cr, rs_frame *f, rs_sm_rows *rows,
+                      const mprof_render_model *m,
+                      const mprof_render_view *view, int tab, double width,
+                      double height) {
+  if (!rs_frame_begin(cr, f, m, view, tab, width, height))
+    return 0;
+  rows->px = f->layout.bottom - f->layout.top;
+  rows->psm = rs_frame_psms(f, &rows->count);
+  if (f->projected && rows->count && !rows->psm)
+    return 0;
+  rows->band = mprof_render_row_unit(m, view, tab, rows->px);
+  rows->last = rs_visible_rows(view->scroll_y, rows->px, rows->band,
+                               rows->count, &rows->first);
+  return 1;
 }
 
 int rs_hit_row(const rs_frame *f, double x, double y, size_t count, size_t *row,

@@ -130,20 +130,14 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
                  const mprof_render_view *view, int tab, double width,
                  double height) {
   rs_frame f;
-  if (!rs_frame_begin(cr, &f, m, view, tab, width, height))
+  rs_sm_rows rows;
+  if (!rs_sm_frame_begin(cr, &f, &rows, m, view, tab, width, height))
     return;
   const mprof_render_layout *l = &f.layout;
-  double rows_px = l->bottom - l->top;
-  size_t count;
-  rs_psm *psm = rs_frame_psms(&f, &count);
-  if (f.projected && count && !psm)
-    return;
-  double band = mprof_render_row_unit(m, view, tab, rows_px);
-  size_t first,
-      last = rs_visible_rows(view->scroll_y, rows_px, band, count, &first);
+  const rs_psm *psm = rows.psm;
   rs_canvas c;
-  if (count &&
-      rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
+  if (rows.count &&
+      rs_canvas_init(&c, l->right - l->left, rows.px, RD_BACKGROUND) == 0) {
     int cells = (c.w + CELL_PX - 1) / CELL_PX;
     uint32_t *colors = (uint32_t *)malloc((size_t)c.w * sizeof *colors);
     int64_t *edge = (int64_t *)malloc((size_t)(cells + 1) * sizeof *edge);
@@ -154,7 +148,7 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
       int current = -2;
       rs_projection p;
       memset(&p, 0, sizeof p);
-      for (size_t s = first; s < last; s++) {
+      for (size_t s = rows.first; s < rows.last; s++) {
         if (psm && psm[s].kernel != current) {
           current = psm[s].kernel;
           rs_projection_init(&p, m, current);
@@ -178,9 +172,9 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
           for (int x = b * CELL_PX; x < (b + 1) * CELL_PX && x < c.w; x++)
             colors[x] = rgb;
         }
-        double y = -view->scroll_y + (double)s * band;
-        int y0 = (int)floor(y), y1 = (int)floor(y + band);
-        if (band >= 5)
+        double y = -view->scroll_y + (double)s * rows.band;
+        int y0 = (int)floor(y), y1 = (int)floor(y + rows.band);
+        if (rows.band >= 5)
           y1--; /* a line between SMs */
         rs_canvas_columns(&c, colors, y0, y1 > y0 ? y1 : y0 + 1);
       }
@@ -191,12 +185,12 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
     rs_canvas_paint(cr, &c, l->left, l->top);
     rs_canvas_free(&c);
   }
-  rs_sm_gutter(cr, &f, band, first, last, psm, count, l->left - 20);
+  rs_sm_gutter(cr, &f, &rows, l->left - 20);
   cairo_restore(cr);
   rs_span_header(cr, &f, width);
   legend(cr, &f, width);
   rs_time_axis(cr, &f, width);
-  free(psm);
+  free(rows.psm);
 }
 
 static void hit_test(const mprof_render_model *m, const mprof_render_view *view,

@@ -92,9 +92,10 @@ static const char *row_title(int row, int projected) {
 /* ---- drawing --------------------------------------------------------------
  */
 
-static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
-                          int detailed, size_t first, size_t last) {
+static void draw_measured(rs_canvas *c, const rs_frame *f,
+                          const rs_sm_rows *sms, int detailed) {
   const rs_group *g = f->group;
+  double band = sms->band;
   size_t columns = (size_t)c->w;
   mprof_render_column *cols =
       (mprof_render_column *)malloc(columns * sizeof *cols);
@@ -108,7 +109,7 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
   band_layout_init(&bl, g, band);
   double y_base = -f->view->scroll_y;
   rs_lane_set rows = {g->lane_first, g->row_idx, g->row_start, g->row_end};
-  for (size_t s = first; s < last; s++) {
+  for (size_t s = sms->first; s < sms->last; s++) {
     const rs_sm *sm = &g->sms[s];
     double y = y_base + (double)s * band;
     int y0 = (int)floor(y), y1 = (int)floor(y + band);
@@ -136,10 +137,10 @@ static void draw_measured(rs_canvas *c, const rs_frame *f, double band,
   free(colors);
 }
 
-static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
-                           int detailed, const rs_psm *sms, size_t first,
-                           size_t last) {
+static void draw_projected(rs_canvas *c, const rs_frame *f,
+                           const rs_sm_rows *sms, int detailed) {
   const mprof_render_model *m = f->model;
+  double band = sms->band;
   size_t columns = (size_t)c->w;
   mprof_render_column *cols =
       (mprof_render_column *)malloc(columns * sizeof *cols);
@@ -162,8 +163,8 @@ static void draw_projected(rs_canvas *c, const rs_frame *f, double band,
   int current_kernel = -2;
   rs_projection p;
   memset(&p, 0, sizeof p);
-  for (size_t s = first; s < last; s++) {
-    const rs_psm *sm = &sms[s];
+  for (size_t s = sms->first; s < sms->last; s++) {
+    const rs_psm *sm = &sms->psm[s];
     if (sm->kernel != current_kernel) {
       current_kernel = sm->kernel;
       rs_projection_init(&p, m, sm->kernel);
@@ -248,16 +249,15 @@ out:
 }
 
 /* Labels in the gutter: SMs (and their rows when there is room). */
-static void draw_labels(cairo_t *cr, const rs_frame *f, double band,
-                        int detailed, size_t first, size_t last,
-                        const rs_psm *psm, size_t count) {
+static void draw_labels(cairo_t *cr, const rs_frame *f, const rs_sm_rows *sms,
+                        int detailed) {
   const mprof_render_layout *l = &f->layout;
-  rs_sm_gutter(cr, f, band, first, last, psm, count, 70);
+  rs_sm_gutter(cr, f, sms, 70);
   band_layout bl;
-  band_layout_init(&bl, f->group, band);
+  band_layout_init(&bl, f->group, sms->band);
   /* Tall enough for row titles is tall enough for every SM's label. */
-  for (size_t s = first; detailed && bl.unit >= 9 && s < last; s++) {
-    double y = l->top - f->view->scroll_y + (double)s * band;
+  for (size_t s = sms->first; detailed && bl.unit >= 9 && s < sms->last; s++) {
+    double y = l->top - f->view->scroll_y + (double)s * sms->band;
     rd_rgb(cr, RD_TEXT_DIM);
     rd_font(cr, fmin(10, bl.unit * row_units[RS_CONSUMER] - 2), 0, 0);
     for (size_t r = 0; r < bl.count; r++) {
@@ -305,36 +305,29 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
                  const mprof_render_view *view, int tab, double width,
                  double height) {
   rs_frame f;
-  if (!rs_frame_begin(cr, &f, m, view, tab, width, height))
+  rs_sm_rows sms;
+  if (!rs_sm_frame_begin(cr, &f, &sms, m, view, tab, width, height))
     return;
   const mprof_render_layout *l = &f.layout;
-  double rows_px = l->bottom - l->top;
-  size_t sm_count;
-  rs_psm *psm = rs_frame_psms(&f, &sm_count);
-  if (f.projected && sm_count && !psm)
-    return;
-  if (!sm_count) {
+  if (!sms.count) {
     rs_span_header(cr, &f, width);
     rd_rgb(cr, RD_TEXT_DIM);
     rd_font(cr, 13, 0, 0);
     rd_text_fit(cr, 24, l->top + 40, width - 48,
                 "Nothing to project: this kernel has no launches.");
-    free(psm);
+    free(sms.psm);
     return;
   }
-  double band = mprof_render_row_unit(m, view, tab, rows_px);
   band_layout bl;
-  band_layout_init(&bl, f.group, band);
-  int detailed = mprof_render_mega_detailed(band, bl.units);
-  size_t first,
-      last = rs_visible_rows(view->scroll_y, rows_px, band, sm_count, &first);
+  band_layout_init(&bl, f.group, sms.band);
+  int detailed = mprof_render_mega_detailed(sms.band, bl.units);
   rs_canvas c;
-  if (rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
+  if (rs_canvas_init(&c, l->right - l->left, sms.px, RD_BACKGROUND) == 0) {
     rs_canvas_grid(&c, &f, 0, c.h, 0xe3e5ea);
     if (f.group)
-      draw_measured(&c, &f, band, detailed, first, last);
+      draw_measured(&c, &f, &sms, detailed);
     else
-      draw_projected(&c, &f, band, detailed, psm, first, last);
+      draw_projected(&c, &f, &sms, detailed);
     rs_canvas_paint(cr, &c, l->left, l->top);
     rs_canvas_free(&c);
   }
@@ -346,11 +339,11 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
         fmin(l->right, mprof_render_time_to_x(&f.map, view->sel_end_ns));
     if (x1 > x0) {
       rd_rgba(cr, RD_SELECTION, 0.15);
-      cairo_rectangle(cr, x0, l->top, x1 - x0, rows_px);
+      cairo_rectangle(cr, x0, l->top, x1 - x0, sms.px);
       cairo_fill(cr);
     }
   }
-  draw_labels(cr, &f, band, detailed, first, last, psm, sm_count);
+  draw_labels(cr, &f, &sms, detailed);
   rs_span_header(cr, &f, width);
   draw_legend(cr, &f, width);
   /* How it is drawn, for the reader. */
@@ -360,7 +353,7 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
                 detailed ? "rows per SM (zoom rows out: one bar per SM)"
                          : "one bar per SM (Ctrl+wheel: rows per SM)");
   rs_time_axis(cr, &f, width);
-  free(psm);
+  free(sms.psm);
 }
 
 /* ---- hit-testing -----------------------------------------------------------

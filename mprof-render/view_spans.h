@@ -71,11 +71,23 @@ int rs_gutter_label(cairo_t *cr, const rs_frame *f, size_t row, double unit,
  * caller's to free. *count is rs_frame_sm_count(). */
 struct rs_psm;
 struct rs_psm *rs_frame_psms(const rs_frame *f, size_t *count);
-/* The gutter with the labels of SM rows [first, last), @p band px each
- * (@p psm: rs_frame_psms()'s for a projected frame), clipped to the
+/* The SM rows of Mega and Density in a frame. */
+typedef struct rs_sm_rows {
+  struct rs_psm *psm; /* rs_frame_psms(): the caller's to free */
+  size_t count;       /* SMs */
+  double px;          /* the rows' height */
+  double band;        /* px per SM */
+  size_t first, last; /* the rows that show: [first, last) */
+} rs_sm_rows;
+/* Drawing Mega or Density starts here: rs_frame_begin(), then @p rows;
+ * 0 when there is nothing more to draw (no kernel, or no memory). */
+int rs_sm_frame_begin(cairo_t *cr, rs_frame *f, rs_sm_rows *rows,
+                      const mprof_render_model *m,
+                      const mprof_render_view *view, int tab, double width,
+                      double height);
+/* The gutter with the labels of the rows that show, clipped to the
  * gutter until the caller restores @p cr. */
-void rs_sm_gutter(cairo_t *cr, const rs_frame *f, double band, size_t first,
-                  size_t last, const struct rs_psm *psm, size_t count,
+void rs_sm_gutter(cairo_t *cr, const rs_frame *f, const rs_sm_rows *rows,
                   double max_width);
 /* Of @p count rows @p unit px tall, those [*first, returned) that show in
  * @p rows_px px scrolled by @p scroll_y. */
