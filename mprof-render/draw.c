@@ -74,7 +74,11 @@ void mprof_render_hit_test(const mprof_render_model *model,
   hit->row_key = -1;
   hit->item = -1;
   const rs_tab_view *t = tab_view(tab);
-  if (model && t && t->hit && x >= 0 && y >= 0 && x < width && y < height)
+  if (!model || !t || x < 0 || y < 0 || x >= width || y >= height)
+    return;
+  if (t->row_hit)
+    rs_span_hit(t, model, view, tab, width, height, x, y, hit);
+  else if (t->hit)
     t->hit(model, view, tab, width, height, x, y, hit);
 }
 

@@ -366,7 +366,11 @@ uint32_t rs_launch_device(const mprof_render_model *m, uint32_t launch);
 
 /* What a tab does (draw.c dispatches through these): draw, hit-test
  * (NULL: nothing to hit) and the height of its content at the view's row
- * height (NULL or 0: it fits the view). */
+ * height (NULL or 0: it fits the view). A span view (Mega, Density,
+ * Activity) hit-tests through rs_span_hit() instead: how many rows its
+ * frame has, and the hit on @p row, @p unit px tall, @p inside px below
+ * its top (rs_span_hit() has set hit->time_ns). */
+struct rs_frame;
 typedef struct rs_tab_view {
   void (*draw)(cairo_t *cr, const mprof_render_model *model,
                const mprof_render_view *view, int tab, double width,
@@ -376,7 +380,16 @@ typedef struct rs_tab_view {
               mprof_render_hit *hit);
   double (*content)(const mprof_render_model *model,
                     const mprof_render_view *view, int tab, double width);
+  size_t (*rows)(const struct rs_frame *f);
+  void (*row_hit)(const struct rs_frame *f, size_t row, double unit,
+                  double inside, double x, mprof_render_hit *hit);
 } rs_tab_view;
+
+/* The hit-test of span view @p t: its frame, then the row under (x, y)
+ * (hit->kind RULER over the axis when there are rows). */
+void rs_span_hit(const rs_tab_view *t, const mprof_render_model *model,
+                 const mprof_render_view *view, int tab, double width,
+                 double height, double x, double y, mprof_render_hit *hit);
 
 /* One per view_*.c; Flame and Raster share theirs (view_lanes.c). */
 extern const rs_tab_view rs_trace_tab, rs_summary_tab, rs_hotspots_tab,

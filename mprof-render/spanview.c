@@ -407,22 +407,24 @@ int rs_sm_frame_begin(cairo_t *cr, rs_frame *f, rs_sm_rows *rows,
   return 1;
 }
 
-int rs_hit_row(const rs_frame *f, double x, double y, size_t count, size_t *row,
-               double *unit, double *inside, mprof_render_hit *hit) {
-  const mprof_render_layout *l = &f->layout;
-  hit->time_ns = mprof_render_x_to_time(&f->map, x);
+void rs_span_hit(const rs_tab_view *t, const mprof_render_model *m,
+                 const mprof_render_view *view, int tab, double width,
+                 double height, double x, double y, mprof_render_hit *hit) {
+  rs_frame f;
+  rs_frame_init(&f, m, view, tab, width, height);
+  const mprof_render_layout *l = &f.layout;
+  size_t count = t->rows(&f);
+  hit->time_ns = mprof_render_x_to_time(&f.map, x);
   if (y < l->top || y >= l->bottom) {
     hit->kind = count && y >= l->bottom && x >= l->left ? MPROF_HIT_RULER
                                                         : MPROF_HIT_NONE;
-    return 0;
+    return;
   }
-  *unit = mprof_render_row_unit(f->model, f->view, f->tab, l->bottom - l->top);
-  double content_y = y - l->top + f->view->scroll_y;
-  *row = (size_t)floor(content_y / *unit);
-  if (content_y < 0 || *row >= count)
-    return 0;
-  *inside = content_y - (double)*row * *unit;
-  return 1;
+  double unit = mprof_render_row_unit(m, view, tab, l->bottom - l->top);
+  double content_y = y - l->top + view->scroll_y;
+  size_t row = (size_t)floor(content_y / unit);
+  if (content_y >= 0 && row < count)
+    t->row_hit(&f, row, unit, content_y - (double)row * unit, x, hit);
 }
 
 double mprof_render_row_unit(const mprof_render_model *m,

@@ -155,39 +155,44 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
   rs_time_axis(cr, &f, width);
 }
 
-static void hit_test(const mprof_render_model *m, const mprof_render_view *view,
-                     int tab, double width, double height, double x, double y,
-                     mprof_render_hit *hit) {
-  rs_frame f;
-  rs_frame_init(&f, m, view, tab, width, height);
-  const mprof_render_layout *l = &f.layout;
-  const rs_activity *a = rs_activity_of(&f);
-  const rs_activity_level *lv = a ? &a->level[level_of(&f, a)] : NULL;
-  size_t s;
-  double unit, inside;
-  if (!rs_hit_row(&f, x, y, lv ? lv->row_count : 0, &s, &unit, &inside, hit))
-    return;
+/* The level the frame shows, or NULL (no spans). */
+static const rs_activity_level *shown_level(const rs_frame *f) {
+  const rs_activity *a = rs_activity_of(f);
+  return a ? &a->level[level_of(f, a)] : NULL;
+}
+
+static size_t rows(const rs_frame *f) {
+  const rs_activity_level *lv = shown_level(f);
+  return lv ? lv->row_count : 0;
+}
+
+static void row_hit(const rs_frame *f, size_t s, double unit, double inside,
+                    double x, mprof_render_hit *hit) {
+  const mprof_render_layout *l = &f->layout;
+  const rs_activity_level *lv = shown_level(f);
   const rs_activity_row *r = &lv->rows[s];
   hit->device = r->device;
   hit->sm = r->sm;
-  hit->kernel = view->kernel;
+  hit->kernel = f->view->kernel;
   hit->row_key = (int64_t)s;
   hit->kind = x < l->left ? MPROF_HIT_LABEL : MPROF_HIT_SM;
   if (x < l->left || !r->lanes.lanes)
     return;
-  double y0 = floor(-view->scroll_y + (double)s * unit);
-  double y1 = floor(-view->scroll_y + (double)(s + 1) * unit);
+  double y0 = floor(-f->view->scroll_y + (double)s * unit);
+  double y1 = floor(-f->view->scroll_y + (double)(s + 1) * unit);
   double row_px = y1 - y0 - (unit >= 5 ? 1 : 0);
   uint32_t shown = mprof_render_lanes_shown(r->lanes.lanes, row_px);
   if (shown < r->lanes.lanes) {
     mprof_render_track t = {lv->all_start + r->first,
                             lv->all_max_end + r->first, r->spans};
-    rs_hit_track(&f, &t, lv->all_idx + r->first, x, hit);
+    rs_hit_track(f, &t, lv->all_idx + r->first, x, hit);
     return;
   }
   rs_lane_set lanes = {lv->lane_first, lv->idx, lv->start, lv->end};
-  rs_hit_lanes(&f, &r->lanes, &lanes, row_px, inside, x, hit);
+  rs_hit_lanes(f, &r->lanes, &lanes, row_px, inside, x, hit);
 }
 
-const rs_tab_view rs_activity_tab = {draw, hit_test,
-                                     mprof_render__activity_content};
+const rs_tab_view rs_activity_tab = {.draw = draw,
+                                     .content = mprof_render__activity_content,
+                                     .rows = rows,
+                                     .row_hit = row_hit};

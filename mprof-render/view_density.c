@@ -193,37 +193,35 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
   free(rows.psm);
 }
 
-static void hit_test(const mprof_render_model *m, const mprof_render_view *view,
-                     int tab, double width, double height, double x, double y,
-                     mprof_render_hit *hit) {
-  rs_frame f;
-  rs_frame_init(&f, m, view, tab, width, height);
-  const mprof_render_layout *l = &f.layout;
-  size_t s, count = rs_frame_sm_count(&f);
-  double band, inside;
-  if (!rs_hit_row(&f, x, y, count, &s, &band, &inside, hit))
-    return;
+static void row_hit(const rs_frame *f, size_t s, double band, double inside,
+                    double x, mprof_render_hit *hit) {
+  (void)band;
+  (void)inside;
+  const mprof_render_layout *l = &f->layout;
   int cell = (int)floor((x - l->left) / CELL_PX);
-  hit->t0 = mprof_render_x_to_time(&f.map, l->left + cell * CELL_PX);
-  hit->t1 = mprof_render_x_to_time(&f.map, l->left + (cell + 1) * CELL_PX);
-  hit->kernel = view->kernel;
-  if (f.group) {
-    hit->device = f.group->sms[s].device;
-    hit->sm = f.group->sms[s].sm;
+  hit->t0 = mprof_render_x_to_time(&f->map, l->left + cell * CELL_PX);
+  hit->t1 = mprof_render_x_to_time(&f->map, l->left + (cell + 1) * CELL_PX);
+  hit->kernel = f->view->kernel;
+  if (f->group) {
+    hit->device = f->group->sms[s].device;
+    hit->sm = f->group->sms[s].sm;
     if (x < l->left) {
       hit->kind = MPROF_HIT_LABEL;
       return;
     }
     size_t cursor = 0;
     hit->kind = MPROF_HIT_CELL;
-    hit->value = measured_busy(f.group, s, hit->t0, hit->t1, &cursor);
+    hit->value = measured_busy(f->group, s, hit->t0, hit->t1, &cursor);
     /* Concurrency rides in `spans`, in thousandths. */
     hit->spans = (uint64_t)llround(
-        1000.0 * measured_load(m, f.group, s, hit->t0, hit->t1));
+        1000.0 * measured_load(f->model, f->group, s, hit->t0, hit->t1));
     return;
   }
-  rs_hit_projected(&f, s, x, hit->t0 + (hit->t1 - hit->t0) / 2,
+  rs_hit_projected(f, s, x, hit->t0 + (hit->t1 - hit->t0) / 2,
                    MPROF_HIT_PROJECTED, hit);
 }
 
-const rs_tab_view rs_density_tab = {draw, hit_test, mprof_render__mega_content};
+const rs_tab_view rs_density_tab = {.draw = draw,
+                                    .content = mprof_render__mega_content,
+                                    .rows = rs_frame_sm_count,
+                                    .row_hit = row_hit};

@@ -341,4 +341,5 @@ static void hit_test(const mprof_render_model *model,
   hit->pc = (int)k->hot[(size_t)at];
 }
 
-const rs_tab_view rs_hotspots_tab = {draw, hit_test, content};
+const rs_tab_view rs_hotspots_tab = {
+    .draw = draw, .hit = hit_test, .content = content};

@@ -278,4 +278,4 @@ static void hit_test(const mprof_render_model *model,
 
 /* Flame and Raster share their x layout: instructions in offset order,
  * each as wide as its share of the samples. */
-const rs_tab_view rs_lanes_tab = {draw, hit_test, NULL};
+const rs_tab_view rs_lanes_tab = {.draw = draw, .hit = hit_test};

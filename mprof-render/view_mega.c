@@ -359,18 +359,11 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
 /* ---- hit-testing -----------------------------------------------------------
  */
 
-static void hit_test(const mprof_render_model *m, const mprof_render_view *view,
-                     int tab, double width, double height, double x, double y,
-                     mprof_render_hit *hit) {
-  rs_frame f;
-  rs_frame_init(&f, m, view, tab, width, height);
-  const mprof_render_layout *l = &f.layout;
-  size_t s;
-  double band, in_band;
-  if (!rs_hit_row(&f, x, y, rs_frame_sm_count(&f), &s, &band, &in_band, hit))
-    return;
+static void row_hit(const rs_frame *f, size_t s, double band, double in_band,
+                    double x, mprof_render_hit *hit) {
+  const mprof_render_layout *l = &f->layout;
   band_layout bl;
-  band_layout_init(&bl, f.group, band);
+  band_layout_init(&bl, f->group, band);
   int detailed = mprof_render_mega_detailed(band, bl.units);
   int row = -1;
   double row_y = 0, row_px = band;
@@ -389,28 +382,31 @@ static void hit_test(const mprof_render_model *m, const mprof_render_view *view,
                                      MPROF_ROLE_OTHER};
   hit->role = row < 0 ? -1 : roles[row];
   hit->t0 = hit->t1 = hit->time_ns;
-  if (f.projected) {
-    rs_hit_projected(&f, s, x, hit->time_ns, MPROF_HIT_SM, hit);
+  if (f->projected) {
+    rs_hit_projected(f, s, x, hit->time_ns, MPROF_HIT_SM, hit);
     return;
   }
-  const rs_group *g = f.group;
+  const rs_group *g = f->group;
   const rs_sm *sm = &g->sms[s];
   hit->device = sm->device;
   hit->sm = sm->sm;
-  hit->kernel = view->kernel;
+  hit->kernel = f->view->kernel;
   hit->kind = x < l->left ? MPROF_HIT_LABEL : MPROF_HIT_SM;
   if (x < l->left)
     return;
   if (!detailed) {
     mprof_render_track t = {g->all_start + sm->first,
                             g->all_max_end + sm->first, sm->count};
-    rs_hit_track(&f, &t, g->all_idx + sm->first, x, hit);
+    rs_hit_track(f, &t, g->all_idx + sm->first, x, hit);
     return;
   }
   if (row < 0)
     return;
   rs_lane_set rows = {g->lane_first, g->row_idx, g->row_start, g->row_end};
-  rs_hit_lanes(&f, &sm->rows[row], &rows, row_px - 1, in_band - row_y, x, hit);
+  rs_hit_lanes(f, &sm->rows[row], &rows, row_px - 1, in_band - row_y, x, hit);
 }
 
-const rs_tab_view rs_mega_tab = {draw, hit_test, mprof_render__mega_content};
+const rs_tab_view rs_mega_tab = {.draw = draw,
+                                 .content = mprof_render__mega_content,
+                                 .rows = rs_frame_sm_count,
+                                 .row_hit = row_hit};

@@ -93,11 +93,6 @@ void rs_sm_gutter(cairo_t *cr, const rs_frame *f, const rs_sm_rows *rows,
  * @p rows_px px scrolled by @p scroll_y. */
 size_t rs_visible_rows(double scroll_y, double rows_px, double unit,
                        size_t count, size_t *first);
-/* The row of @p count under (x, y) of a span view: sets hit->time_ns, and
- * hit->kind to RULER over the axis (when there are rows); 1 with *row,
- * *unit (px per row) and *inside (y inside the row) when on a row. */
-int rs_hit_row(const rs_frame *f, double x, double y, size_t count, size_t *row,
-               double *unit, double *inside, mprof_render_hit *hit);
 /* The height of the rows of Mega or Density (@p tab) and of Activity at
  * the view's row height; 0 when they fit the view (no row height set). */
 double mprof_render__mega_content(const mprof_render_model *model,

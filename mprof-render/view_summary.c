@@ -503,4 +503,4 @@ static double content(const mprof_render_model *model,
   return h;
 }
 
-const rs_tab_view rs_summary_tab = {draw, NULL, content};
+const rs_tab_view rs_summary_tab = {.draw = draw, .content = content};

@@ -491,4 +491,5 @@ static void hit_test(const mprof_render_model *model,
   hit->kind = MPROF_HIT_ROW;
 }
 
-const rs_tab_view rs_trace_tab = {draw, hit_test, mprof_render__trace_content};
+const rs_tab_view rs_trace_tab = {
+    .draw = draw, .hit = hit_test, .content = mprof_render__trace_content};
