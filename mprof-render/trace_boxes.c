@@ -311,6 +311,19 @@ const char *mprof_render_memop_label(const mprof_render_model *model,
   return buf;
 }
 
+/* The x span of memop @p i of memop_order: 0 when it starts after the
+ * view. */
+static int memop_x(const mprof_render_model *model,
+                   const mprof_memop_record *mo, size_t i,
+                   const mprof_render_timemap *map, double *x0, double *x1) {
+  const mprof_memop_record *m = &mo[model->memop_order[i]];
+  if ((int64_t)m->start > map->end_ns)
+    return 0;
+  *x0 = mprof_render_time_to_x(map, (int64_t)m->start);
+  *x1 = mprof_render_time_to_x(map, (int64_t)m->end);
+  return 1;
+}
+
 void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
                     uint32_t stream, const mprof_render_timemap *map, double y,
                     double h, double left, double right) {
@@ -333,13 +346,9 @@ void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
   /* Bars first (one path), then the labels of those wide enough. */
   double last_px = -1e9;
   size_t labelled = 0;
+  double x0, x1;
   rd_rgb(cr, MEMOP_COLOR);
-  for (size_t i = a; i < hi; i++) {
-    const mprof_memop_record *m = &mo[model->memop_order[i]];
-    if ((int64_t)m->start > map->end_ns)
-      break;
-    double x0 = mprof_render_time_to_x(map, (int64_t)m->start);
-    double x1 = mprof_render_time_to_x(map, (int64_t)m->end);
+  for (size_t i = a; i < hi && memop_x(model, mo, i, map, &x0, &x1); i++) {
     if (floor(x0) < last_px && x1 - x0 < 1)
       continue; /* another on the same pixel */
     if (!rt_snap(&x0, &x1, left, right))
@@ -354,12 +363,7 @@ void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
   double font_size = fmin(11.0, h - 3);
   rd_font(cr, font_size, 0, 0);
   rd_rgb(cr, 0xffffff);
-  for (size_t i = a; i < hi; i++) {
-    const mprof_memop_record *m = &mo[model->memop_order[i]];
-    if ((int64_t)m->start > map->end_ns)
-      break;
-    double x0 = mprof_render_time_to_x(map, (int64_t)m->start);
-    double x1 = mprof_render_time_to_x(map, (int64_t)m->end);
+  for (size_t i = a; i < hi && memop_x(model, mo, i, map, &x0, &x1); i++) {
     if (x1 - x0 < COPY_LABEL_PX || !rt_snap(&x0, &x1, left, right) ||
         x1 - x0 < COPY_LABEL_PX)
       continue;
