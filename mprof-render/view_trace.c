@@ -262,45 +262,34 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
     rt_draw_selection_panel(cr, model, view, left, right, height);
   cairo_restore(cr);
 
-  /* Row labels over the gutter. */
+  /* Row labels over the gutter (pass 0), then device names across their
+   * bands (pass 1): the gutter is too narrow for them. */
   rd_fill_rect(cr, 0, MPROF_RENDER_RULER, left, height, RD_PANEL);
   rd_vline(cr, left - 1, MPROF_RENDER_RULER, height, RD_RULE);
-  cairo_save(cr);
-  cairo_rectangle(cr, 0, MPROF_RENDER_RULER, left - 1,
-                  height - MPROF_RENDER_RULER);
-  cairo_clip(cr);
-  for (row_walk w = rt_walk_rows(model, view, rows, height);
-       rt_walk_next(&w);) {
-    const mprof_render_row *row = w.row;
-    double h = w.h, top = w.top;
-    if (rt_is_band(row)) {
-      rd_fill_rect(cr, 0, top, left, h, 0xe4e7ee);
-      continue; /* its name is written across the band, below */
+  for (int names = 0; names < 2; names++) {
+    cairo_save(cr);
+    cairo_rectangle(cr, 0, MPROF_RENDER_RULER, names ? width : left - 1,
+                    height - MPROF_RENDER_RULER);
+    cairo_clip(cr);
+    for (row_walk w = rt_walk_rows(model, view, rows, height);
+         rt_walk_next(&w);) {
+      const mprof_render_row *row = w.row;
+      double h = w.h, top = w.top;
+      if (names && rt_is_band(row)) {
+        rd_rgb(cr, RD_TEXT);
+        rd_font(cr, 11, 1, 0);
+        rd_text_fit(cr, 6, top + h / 2 + 4, width - 12, row->label);
+      } else if (!names && rt_is_band(row)) {
+        rd_fill_rect(cr, 0, top, left, h, 0xe4e7ee); /* named in pass 1 */
+      } else if (!names && h >= 9) {
+        rd_rgb(cr, row->kind == MPROF_ROW_STREAM ? RD_TEXT : RD_TEXT_DIM);
+        rd_font(cr, fmin(row->kind == MPROF_ROW_STREAM ? 11.0 : 10.0, h - 2), 0,
+                0);
+        rd_text_fit(cr, 14, top + h / 2 + 4, left - 20, row->label);
+      }
     }
-    if (h < 9)
-      continue;
-    rd_rgb(cr, row->kind == MPROF_ROW_STREAM ? RD_TEXT : RD_TEXT_DIM);
-    rd_font(cr, fmin(row->kind == MPROF_ROW_STREAM ? 11.0 : 10.0, h - 2), 0, 0);
-    rd_text_fit(cr, 14, top + h / 2 + 4, left - 20, row->label);
+    cairo_restore(cr);
   }
-  cairo_restore(cr);
-
-  /* Device names across their bands: the gutter is too narrow for them. */
-  cairo_save(cr);
-  cairo_rectangle(cr, 0, MPROF_RENDER_RULER, width,
-                  height - MPROF_RENDER_RULER);
-  cairo_clip(cr);
-  for (row_walk w = rt_walk_rows(model, view, rows, height);
-       rt_walk_next(&w);) {
-    const mprof_render_row *row = w.row;
-    double h = w.h, top = w.top;
-    if (!rt_is_band(row))
-      continue;
-    rd_rgb(cr, RD_TEXT);
-    rd_font(cr, 11, 1, 0);
-    rd_text_fit(cr, 6, top + h / 2 + 4, width - 12, row->label);
-  }
-  cairo_restore(cr);
 
   draw_ruler(cr, model, &map, width);
   /* The selected range on the ruler, with its length. */
