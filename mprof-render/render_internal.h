@@ -24,6 +24,42 @@
   if (x->f != y->f)                                                            \
   return x->f < y->f ? -1 : 1
 
+/* Set @p out to the first index in [@p lo, @p hi) at which @p before, an
+ * expression of the index @p mid, is false, or to @p hi: the lower bound
+ * of a key in a range sorted by it, `before` saying that item @p mid
+ * sorts before the key. libmprof's MPROF__LOWER_BOUND over a range (the
+ * renderer sees libmprof's public headers only). */
+#define RS_LOWER_BOUND(out, lo, hi, mid, before)                               \
+  do {                                                                         \
+    size_t lo_ = (lo), hi_ = (hi);                                             \
+    while (lo_ < hi_) {                                                        \
+      size_t mid = lo_ + (hi_ - lo_) / 2;                                      \
+      if (before)                                                              \
+        lo_ = mid + 1;                                                         \
+      else                                                                     \
+        hi_ = mid;                                                             \
+    }                                                                          \
+    (out) = lo_;                                                               \
+  } while (0)
+
+/* RS_LOWER_BOUND(), galloping from @p lo (probes 1, 2, 4... items on,
+ * then a search between the last two): for an answer usually near @p lo,
+ * as when the next search starts where the last one ended. */
+#define RS_GALLOP(out, lo, hi, mid, before)                                    \
+  do {                                                                         \
+    size_t at_ = (lo), end_ = (hi), step_ = 1;                                 \
+    while (at_ < end_) {                                                       \
+      size_t mid = at_ + step_ - 1 < end_ ? at_ + step_ - 1 : end_ - 1;        \
+      if (!(before)) {                                                         \
+        end_ = mid;                                                            \
+        break;                                                                 \
+      }                                                                        \
+      at_ = mid + 1;                                                           \
+      step_ *= 2;                                                              \
+    }                                                                          \
+    RS_LOWER_BOUND(out, at_, end_, mid, before);                               \
+  } while (0)
+
 /* ---- activity spans (spans.c) ------------------------------------------ */
 
 /* Mega's rows of an SM band, top to bottom. */

@@ -35,22 +35,9 @@ static const uint32_t region_palette[] = {
  * from lo: the next answer is usually near the last. */
 size_t rs_first_ending_after(const int64_t *max_end, size_t lo, size_t n,
                              int64_t t) {
-  if (lo >= n || max_end[lo] > t)
-    return lo;
-  size_t step = 1, base = lo; /* invariant: max_end[base] <= t */
-  while (base + step < n && max_end[base + step] <= t) {
-    base += step;
-    step *= 2;
-  }
-  size_t a = base + 1, b = base + step < n ? base + step : n;
-  while (a < b) {
-    size_t mid = a + (b - a) / 2;
-    if (max_end[mid] <= t)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
+  size_t at;
+  RS_GALLOP(at, lo, n, i, max_end[i] <= t);
+  return at;
 }
 
 size_t mprof_render_track_cover(const mprof_render_track *track,

@@ -662,14 +662,8 @@ int rs_hit_track(const rs_frame *f, const mprof_render_track *track,
   if (cols[pick].merged) {
     /* Spans that meet the column: starts before its end, minus those
      * whose running end is at or before its start. */
-    size_t a = 0, b = track->count;
-    while (a < b) {
-      size_t mid = a + (b - a) / 2;
-      if (track->start[mid] < hit->t1)
-        a = mid + 1;
-      else
-        b = mid;
-    }
+    size_t a;
+    RS_LOWER_BOUND(a, 0, track->count, i, track->start[i] < hit->t1);
     size_t ended =
         rs_first_ending_after(track->max_end, 0, track->count, hit->t0);
     hit->spans = a > ended ? a - ended : 1;

@@ -95,26 +95,10 @@ size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
  * instead of bisecting the whole stream. */
 static size_t gallop(const mprof_trace *trace, uint32_t stream, size_t from,
                      size_t hi, int64_t t) {
-  if (from >= hi ||
-      (int64_t)mprof_trace_stream_launch(trace, stream, from)->start >= t)
-    return from;
-  size_t lo = from, step = 1; /* invariant: start(lo) < t */
-  while (lo + step < hi &&
-         (int64_t)mprof_trace_stream_launch(trace, stream, lo + step)->start <
-             t) {
-    lo += step;
-    step *= 2;
-  }
-  size_t end = lo + step < hi ? lo + step : hi;
-  lo++;
-  while (lo < end) {
-    size_t mid = lo + (end - lo) / 2;
-    if ((int64_t)mprof_trace_stream_launch(trace, stream, mid)->start < t)
-      lo = mid + 1;
-    else
-      end = mid;
-  }
-  return lo;
+  size_t at;
+  RS_GALLOP(at, from, hi, i,
+            (int64_t)mprof_trace_stream_launch(trace, stream, i)->start < t);
+  return at;
 }
 
 int64_t rs_clamp_ns(uint64_t t) {

@@ -335,14 +335,8 @@ void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
     return;
   int64_t from = map->start_ns - (int64_t)model->memop_longest[stream];
   /* Binary search the first memop that may reach into view. */
-  size_t a = lo, b = hi;
-  while (a < b) {
-    size_t mid = a + (b - a) / 2;
-    if ((int64_t)mo[model->memop_order[mid]].start < from)
-      a = mid + 1;
-    else
-      b = mid;
-  }
+  size_t a;
+  RS_LOWER_BOUND(a, lo, hi, i, (int64_t)mo[model->memop_order[i]].start < from);
   /* Bars first (one path), then the labels of those wide enough. */
   double last_px = -1e9;
   size_t labelled = 0;

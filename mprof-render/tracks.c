@@ -232,14 +232,8 @@ int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
 /* The first position of @p key in @p order by @p keys, or n. */
 static size_t find_key(const uint32_t *order, const uint32_t *keys, size_t n,
                        uint32_t key) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (keys[order[mid]] < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  RS_LOWER_BOUND(lo, 0, n, i, keys[order[i]] < key);
   return lo < n && keys[order[lo]] == key ? lo : n;
 }
 
