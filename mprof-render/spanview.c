@@ -41,9 +41,11 @@ int rs_canvas_init(rs_canvas *c, double width, double height, uint32_t bg) {
   if (c->w <= 0 || c->h <= 0)
     return -1;
   c->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, c->w, c->h);
-  if (cairo_surface_status(c->surface) != CAIRO_STATUS_SUCCESS) {
-    cairo_surface_destroy(c->surface);
-    c->surface = NULL;
+  c->cols = (mprof_render_column *)malloc((size_t)c->w * sizeof *c->cols);
+  c->colors = (uint32_t *)malloc((size_t)c->w * sizeof *c->colors);
+  if (cairo_surface_status(c->surface) != CAIRO_STATUS_SUCCESS || !c->cols ||
+      !c->colors) {
+    rs_canvas_free(c);
     return -1;
   }
   cairo_surface_flush(c->surface);
@@ -120,6 +122,10 @@ void rs_canvas_free(rs_canvas *c) {
   if (c->surface)
     cairo_surface_destroy(c->surface);
   c->surface = NULL;
+  free(c->cols);
+  free(c->colors);
+  c->cols = NULL;
+  c->colors = NULL;
 }
 
 /* ---- the header, banners and axis ---------------------------------------- */
@@ -613,12 +619,12 @@ double rs_projected_occupancy(const rs_projection *p, uint32_t blocks) {
 
 /* ---- tracks ---------------------------------------------------------- */
 
-/* Cover one track into @p colors (RS_NONE where nothing), via @p cols:
- * each span its region's colour, lighter where merged, a darker first
- * column on bars at least 5 px wide. */
-void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
-                     const uint32_t *idx, size_t columns,
-                     mprof_render_column *cols, uint32_t *colors) {
+void rs_canvas_track(rs_canvas *cv, const rs_frame *f,
+                     const mprof_render_track *track, const uint32_t *idx,
+                     int y0, int y1) {
+  size_t columns = (size_t)cv->w;
+  mprof_render_column *cols = cv->cols;
+  uint32_t *colors = cv->colors;
   mprof_render_track_cover(track, &f->map, columns, cols);
   const mprof_span_record *sp = mprof_trace_spans(f->model->trace, NULL);
   size_t c = 0;
@@ -640,6 +646,7 @@ void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
       colors[c] = rd_darken(rgb, 0.3);
     c = e;
   }
+  rs_canvas_columns(cv, colors, y0, y1);
 }
 
 /* The span of @p track (ids through @p idx) under column @p x, with a
@@ -687,8 +694,7 @@ static mprof_render_track lane_track(const rs_lanes *lanes,
 }
 
 void rs_draw_lanes(rs_canvas *c, const rs_frame *f, const rs_lanes *lanes,
-                   const rs_lane_set *set, int y0, double px,
-                   mprof_render_column *cols, uint32_t *colors) {
+                   const rs_lane_set *set, int y0, double px) {
   if (!lanes->lanes)
     return;
   uint32_t shown = mprof_render_lanes_shown(lanes->lanes, px);
@@ -697,12 +703,11 @@ void rs_draw_lanes(rs_canvas *c, const rs_frame *f, const rs_lanes *lanes,
     uint32_t d = l < shown ? l : shown - 1;
     const uint32_t *idx;
     mprof_render_track t = lane_track(lanes, set, l, &idx);
-    rs_track_colors(f, &t, idx, (size_t)c->w, cols, colors);
     int ly0 = y0 + (int)floor(d * lane_h);
     int ly1 = y0 + (int)floor((d + 1) * lane_h);
     if (ly1 - ly0 >= 4)
       ly1--; /* a gap between sub-lanes */
-    rs_canvas_columns(c, colors, ly0, ly1 > ly0 ? ly1 : ly0 + 1);
+    rs_canvas_track(c, f, &t, idx, ly0, ly1 > ly0 ? ly1 : ly0 + 1);
   }
 }
 

@@ -110,12 +110,8 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
                                        lv->row_count, &first);
   rs_canvas c;
   if (rs_canvas_init(&c, l->right - l->left, rows_px, RD_BACKGROUND) == 0) {
-    size_t columns = (size_t)c.w;
-    mprof_render_column *cols =
-        (mprof_render_column *)malloc(columns * sizeof *cols);
-    uint32_t *colors = (uint32_t *)malloc(columns * sizeof *colors);
     rs_lane_set lanes = {lv->lane_first, lv->idx, lv->start, lv->end};
-    for (size_t s = first; cols && colors && s < last; s++) {
+    for (size_t s = first; s < last; s++) {
       const rs_activity_row *r = &lv->rows[s];
       double y = -view->scroll_y + (double)s * unit;
       int y0 = (int)floor(y), y1 = (int)floor(y + unit);
@@ -128,15 +124,12 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
          * pixel, as Mega does for an SM. */
         mprof_render_track t = {lv->all_start + r->first,
                                 lv->all_max_end + r->first, r->spans};
-        rs_track_colors(&f, &t, lv->all_idx + r->first, columns, cols, colors);
-        rs_canvas_columns(&c, colors, y0,
-                          y0 + (int)row_px > y0 ? y0 + (int)row_px : y0 + 1);
+        rs_canvas_track(&c, &f, &t, lv->all_idx + r->first, y0,
+                        y0 + (int)row_px > y0 ? y0 + (int)row_px : y0 + 1);
         continue;
       }
-      rs_draw_lanes(&c, &f, &r->lanes, &lanes, y0, row_px, cols, colors);
+      rs_draw_lanes(&c, &f, &r->lanes, &lanes, y0, row_px);
     }
-    free(cols);
-    free(colors);
     rs_canvas_paint(cr, &c, l->left, l->top);
     rs_canvas_free(&c);
   }

@@ -139,10 +139,9 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
   if (rows.count &&
       rs_canvas_init(&c, l->right - l->left, rows.px, RD_BACKGROUND) == 0) {
     int cells = (c.w + CELL_PX - 1) / CELL_PX;
-    uint32_t *colors = (uint32_t *)malloc((size_t)c.w * sizeof *colors);
     int64_t *edge = (int64_t *)malloc((size_t)(cells + 1) * sizeof *edge);
     int64_t *launch_at = (int64_t *)malloc((size_t)cells * sizeof *launch_at);
-    if (colors && edge && launch_at) {
+    if (edge && launch_at) {
       for (int b = 0; b <= cells; b++)
         edge[b] = mprof_render_x_to_time(&f.map, l->left + b * CELL_PX);
       int current = -2;
@@ -170,16 +169,15 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
           }
           uint32_t rgb = mprof_render_density_color(v);
           for (int x = b * CELL_PX; x < (b + 1) * CELL_PX && x < c.w; x++)
-            colors[x] = rgb;
+            c.colors[x] = rgb;
         }
         double y = -view->scroll_y + (double)s * rows.band;
         int y0 = (int)floor(y), y1 = (int)floor(y + rows.band);
         if (rows.band >= 5)
           y1--; /* a line between SMs */
-        rs_canvas_columns(&c, colors, y0, y1 > y0 ? y1 : y0 + 1);
+        rs_canvas_columns(&c, c.colors, y0, y1 > y0 ? y1 : y0 + 1);
       }
     }
-    free(colors);
     free(edge);
     free(launch_at);
     rs_canvas_paint(cr, &c, l->left, l->top);

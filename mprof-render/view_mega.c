@@ -96,15 +96,6 @@ static void draw_measured(rs_canvas *c, const rs_frame *f,
                           const rs_sm_rows *sms, int detailed) {
   const rs_group *g = f->group;
   double band = sms->band;
-  size_t columns = (size_t)c->w;
-  mprof_render_column *cols =
-      (mprof_render_column *)malloc(columns * sizeof *cols);
-  uint32_t *colors = (uint32_t *)malloc(columns * sizeof *colors);
-  if (!cols || !colors) {
-    free(cols);
-    free(colors);
-    return;
-  }
   band_layout bl;
   band_layout_init(&bl, g, band);
   double y_base = -f->view->scroll_y;
@@ -119,9 +110,9 @@ static void draw_measured(rs_canvas *c, const rs_frame *f,
     if (!detailed) {
       mprof_render_track t = {g->all_start + sm->first,
                               g->all_max_end + sm->first, sm->count};
-      rs_track_colors(f, &t, g->all_idx + sm->first, columns, cols, colors);
       int pad = band >= 4 ? 1 : 0;
-      rs_canvas_columns(c, colors, y0 + pad, y1 - (band >= 6 ? 1 : 0));
+      rs_canvas_track(c, f, &t, g->all_idx + sm->first, y0 + pad,
+                      y1 - (band >= 6 ? 1 : 0));
       continue;
     }
     for (size_t r = 0; r < bl.count; r++) {
@@ -129,12 +120,9 @@ static void draw_measured(rs_canvas *c, const rs_frame *f,
       int ry1 = (int)floor(y + band_row_end(&bl, r));
       if (bl.rows[r] == RS_SEPARATOR)
         rs_canvas_fill(c, 0, c->w, ry0, ry1, rd_darken(tint, 0.12));
-      rs_draw_lanes(c, f, &sm->rows[bl.rows[r]], &rows, ry0, ry1 - ry0 - 1,
-                    cols, colors);
+      rs_draw_lanes(c, f, &sm->rows[bl.rows[r]], &rows, ry0, ry1 - ry0 - 1);
     }
   }
-  free(cols);
-  free(colors);
 }
 
 static void draw_projected(rs_canvas *c, const rs_frame *f,
@@ -142,14 +130,13 @@ static void draw_projected(rs_canvas *c, const rs_frame *f,
   const mprof_render_model *m = f->model;
   double band = sms->band;
   size_t columns = (size_t)c->w;
-  mprof_render_column *cols =
-      (mprof_render_column *)malloc(columns * sizeof *cols);
-  uint32_t *colors = (uint32_t *)malloc(columns * sizeof *colors);
+  mprof_render_column *cols = c->cols;
+  uint32_t *colors = c->colors;
   int64_t *launch_at = (int64_t *)malloc(columns * sizeof *launch_at);
   int64_t *mid = (int64_t *)malloc(columns * sizeof *mid);
   rs_wave_column *waves = (rs_wave_column *)malloc(columns * sizeof *waves);
   uint32_t *bar = (uint32_t *)malloc(columns * sizeof *bar);
-  if (!cols || !colors || !launch_at || !mid || !waves || !bar)
+  if (!launch_at || !mid || !waves || !bar)
     goto out;
   for (size_t x = 0; x < columns; x++)
     mid[x] = mprof_render_x_to_time(&f->map, f->layout.left + x + 0.5);
@@ -240,8 +227,6 @@ static void draw_projected(rs_canvas *c, const rs_frame *f,
     }
   }
 out:
-  free(cols);
-  free(colors);
   free(launch_at);
   free(mid);
   free(waves);

@@ -12,11 +12,14 @@
 
 #define RS_NONE 0xff000000u /* a column colour: draw nothing */
 
-/* A pixel buffer (RGB24) for the rows of a span view. */
+/* A pixel buffer (RGB24) for the rows of a span view, and a row of
+ * scratch: per column, the span found and its colour. */
 typedef struct rs_canvas {
   cairo_surface_t *surface;
   uint32_t *px;
   int w, h, stride;
+  mprof_render_column *cols;
+  uint32_t *colors;
 } rs_canvas;
 
 int rs_canvas_init(rs_canvas *c, double width, double height, uint32_t bg);
@@ -107,9 +110,12 @@ uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm);
 /* "GPU 1 · SM 5" among several GPUs (by rank), else "SM 5". */
 void rs_sm_label(char *buf, size_t size, uint32_t gpu_count, uint32_t gpu,
                  uint32_t sm);
-void rs_track_colors(const rs_frame *f, const mprof_render_track *track,
-                     const uint32_t *idx, size_t columns,
-                     mprof_render_column *cols, uint32_t *colors);
+/* Track @p track (spans @p idx) over canvas rows [y0, y1): each span its
+ * region's colour, lighter where merged, a darker first column on bars
+ * at least 5 px wide. */
+void rs_canvas_track(rs_canvas *c, const rs_frame *f,
+                     const mprof_render_track *track, const uint32_t *idx,
+                     int y0, int y1);
 int rs_hit_track(const rs_frame *f, const mprof_render_track *track,
                  const uint32_t *idx, double x, mprof_render_hit *hit);
 
@@ -123,10 +129,9 @@ typedef struct rs_lane_set {
 
 /* The sub-lanes of @p lanes in a row @p px tall from canvas row @p y0,
  * each its share of the height; those that do not fit drawn into the
- * last one shown. @p cols and @p colors hold a canvas row. */
+ * last one shown. */
 void rs_draw_lanes(rs_canvas *c, const rs_frame *f, const rs_lanes *lanes,
-                   const rs_lane_set *set, int y0, double px,
-                   mprof_render_column *cols, uint32_t *colors);
+                   const rs_lane_set *set, int y0, double px);
 /* The span under @p x in those lanes, @p inside px below the row's top:
  * fills @p hit as rs_hit_track(); 1 if found. */
 int rs_hit_lanes(const rs_frame *f, const rs_lanes *lanes,
