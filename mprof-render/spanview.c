@@ -321,18 +321,6 @@ size_t rs_frame_sm_count(const rs_frame *f) {
   return projected_sms(f->model, f->kernel, NULL, 0);
 }
 
-int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
-                   const mprof_render_view *view, int tab, double width,
-                   double height) {
-  if (view->kernel < 0 && m->none_group < 0) {
-    rd_no_kernel(cr, width, height);
-    return 0;
-  }
-  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
-  rs_frame_init(f, m, view, tab, width, height);
-  return 1;
-}
-
 /* How many GPUs the frame's SMs are on (projected: by GPU, the last one's
  * rank is the highest). */
 static uint32_t frame_gpus(const rs_frame *f, const rs_psm *psm, size_t count) {
@@ -380,7 +368,9 @@ void rs_sm_gutter(cairo_t *cr, const rs_frame *f, const rs_sm_rows *rows,
   }
 }
 
-rs_psm *rs_frame_psms(const rs_frame *f, size_t *count) {
+/* The SMs of a projected frame (NULL when measured, or none): the
+ * caller's to free. *count is rs_frame_sm_count(). */
+static rs_psm *frame_psms(const rs_frame *f, size_t *count) {
   *count = rs_frame_sm_count(f);
   if (!f->projected || !*count)
     return NULL;
@@ -401,10 +391,14 @@ int rs_sm_frame_begin(cairo_t *cr, rs_frame *f, rs_sm_rows *rows,
                       const mprof_render_model *m,
                       const mprof_render_view *view, int tab, double width,
                       double height) {
-  if (!rs_frame_begin(cr, f, m, view, tab, width, height))
+  if (view->kernel < 0 && m->none_group < 0) {
+    rd_no_kernel(cr, width, height);
     return 0;
+  }
+  rd_fill_rect(cr, 0, 0, width, height, RD_BACKGROUND);
+  rs_frame_init(f, m, view, tab, width, height);
   rows->px = f->layout.bottom - f->layout.top;
-  rows->psm = rs_frame_psms(f, &rows->count);
+  rows->psm = frame_psms(f, &rows->count);
   if (f->projected && rows->count && !rows->psm)
     return 0;
   rows->band = mprof_render_row_unit(m, view, tab, rows->px);
@@ -586,7 +580,7 @@ int64_t rs_projected_launch(const rs_projection *p, int64_t t) {
 void rs_hit_projected(const rs_frame *f, size_t s, double x, int64_t t,
                       int kind, mprof_render_hit *hit) {
   size_t count;
-  rs_psm *psm = rs_frame_psms(f, &count);
+  rs_psm *psm = frame_psms(f, &count);
   if (!psm)
     return;
   const rs_psm *sm = &psm[s];

@@ -56,11 +56,6 @@ void rs_frame_init(rs_frame *f, const mprof_render_model *m,
  * axis under it (ticks after the frame's origin). */
 void rs_span_header(cairo_t *cr, const rs_frame *f, double width);
 void rs_time_axis(cairo_t *cr, const rs_frame *f, double width);
-/* Drawing a span view starts here: the "no kernel" page (0), or the
- * background and @p f (1). */
-int rs_frame_begin(cairo_t *cr, rs_frame *f, const mprof_render_model *m,
-                   const mprof_render_view *view, int tab, double width,
-                   double height);
 size_t rs_frame_sm_count(const rs_frame *f);
 /* The row labels on the left of a span view: rs_gutter_begin() paints the
  * gutter and clips to it (the caller restores the context); then per row,
@@ -70,20 +65,17 @@ size_t rs_frame_sm_count(const rs_frame *f);
 void rs_gutter_begin(cairo_t *cr, const rs_frame *f);
 int rs_gutter_label(cairo_t *cr, const rs_frame *f, size_t row, double unit,
                     int chip, uint32_t gpu, const char *text, double max_width);
-/* The SMs of a projected frame (NULL when measured, or none): the
- * caller's to free. *count is rs_frame_sm_count(). */
-struct rs_psm;
-struct rs_psm *rs_frame_psms(const rs_frame *f, size_t *count);
 /* The SM rows of Mega and Density in a frame. */
+struct rs_psm;
 typedef struct rs_sm_rows {
-  struct rs_psm *psm; /* rs_frame_psms(): the caller's to free */
+  struct rs_psm *psm; /* a projected frame's SMs: the caller's to free */
   size_t count;       /* SMs */
   double px;          /* the rows' height */
   double band;        /* px per SM */
   size_t first, last; /* the rows that show: [first, last) */
 } rs_sm_rows;
-/* Drawing Mega or Density starts here: rs_frame_begin(), then @p rows;
- * 0 when there is nothing more to draw (no kernel, or no memory). */
+/* Drawing Mega or Density starts here: the "no kernel" page (0), or the
+ * background, @p f and @p rows (1; 0 out of memory). */
 int rs_sm_frame_begin(cairo_t *cr, rs_frame *f, rs_sm_rows *rows,
                       const mprof_render_model *m,
                       const mprof_render_view *view, int tab, double width,
