@@ -154,7 +154,7 @@ static const rs_activity_level *shown_level(const rs_frame *f) {
   return a ? &a->level[level_of(f, a)] : NULL;
 }
 
-static size_t rows(const rs_frame *f) {
+static size_t row_count(const rs_frame *f) {
   const rs_activity_level *lv = shown_level(f);
   return lv ? lv->row_count : 0;
 }
@@ -187,5 +187,5 @@ static void row_hit(const rs_frame *f, size_t s, double unit, double inside,
 
 const rs_tab_view rs_activity_tab = {.draw = draw,
                                      .content = mprof_render__activity_content,
-                                     .rows = rows,
+                                     .rows = row_count,
                                      .row_hit = row_hit};
