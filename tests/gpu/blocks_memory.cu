@@ -18,7 +18,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
+#include "../../producers/cuda/examples/example_common.h"
 
 __global__ void memory_pattern(const float *in, float *out, unsigned n) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -38,19 +38,19 @@ int main(int argc, char **argv) {
   const unsigned threads = 256;
   unsigned n = blocks * threads;
   float *in, *out;
-  CHECK(cudaMalloc(&in, (size_t)n * sizeof(float)));
-  CHECK(cudaMalloc(&out, (size_t)n * sizeof(float)));
-  CHECK(cudaMemset(in, 0, (size_t)n * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&in, (size_t)n * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&out, (size_t)n * sizeof(float)));
+  CHECK_CUDA(cudaMemset(in, 0, (size_t)n * sizeof(float)));
   cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
+  CHECK_CUDA(cudaStreamCreate(&stream));
   for (int i = 0; i < launches; i++) {
     memory_pattern<<<blocks, threads, 0, stream>>>(in, out, n);
     not_counted<<<blocks, threads>>>(out);
   }
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
   printf("MEMORY_PATTERN %u %u %d\n", blocks, threads, launches);
-  CHECK(cudaFree(in));
-  CHECK(cudaFree(out));
+  CHECK_CUDA(cudaFree(in));
+  CHECK_CUDA(cudaFree(out));
   return 0;
 }

@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
+#include "../../producers/cuda/examples/example_common.h"
 
 __global__ void tail_spin(unsigned long long spin_ns, int *out) {
   extern __shared__ int scratch[];
@@ -43,8 +43,8 @@ __global__ void empty_blocks(int *out) {
 
 static float timed(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
-  CHECK(cudaEventSynchronize(b));
-  CHECK(cudaEventElapsedTime(&ms, a, b));
+  CHECK_CUDA(cudaEventSynchronize(b));
+  CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
   return ms;
 }
 
@@ -52,41 +52,41 @@ int main(int argc, char **argv) {
   int empty = argc > 1 ? atoi(argv[1]) : 1 << 20;
   int repeat = argc > 2 ? atoi(argv[2]) : 3;
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   int *out;
-  CHECK(cudaMalloc(&out, sizeof(int) * (1 << 20)));
+  CHECK_CUDA(cudaMalloc(&out, sizeof(int) * (1 << 20)));
   cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
   /* More than half the SM's shared memory: one block per SM. */
   size_t shared = prop.sharedMemPerMultiprocessor / 2 + 1024;
   if (shared > prop.sharedMemPerBlockOptin)
     shared = prop.sharedMemPerBlockOptin;
-  CHECK(cudaFuncSetAttribute(
+  CHECK_CUDA(cudaFuncSetAttribute(
       tail_spin, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
   int per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tail_spin, 256,
-                                                      shared));
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tail_spin,
+                                                           256, shared));
   int tail_grid = prop.multiProcessorCount * per_sm + 1;
   printf("PROBE sms %d blocks_per_sm %d tail_grid %d shared %zu\n",
          prop.multiProcessorCount, per_sm, tail_grid, shared);
   for (int r = 0; r < repeat; r++) {
-    CHECK(cudaEventRecord(a));
+    CHECK_CUDA(cudaEventRecord(a));
     tail_spin<<<tail_grid, 256, shared>>>(200000ull, out);
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaGetLastError());
+    CHECK_CUDA(cudaEventRecord(b));
+    CHECK_CUDA(cudaGetLastError());
     printf("EVENT_TIMING tail_spin %d %.4f\n", tail_grid, timed(a, b));
-    CHECK(cudaEventRecord(a));
+    CHECK_CUDA(cudaEventRecord(a));
     grid3d<<<dim3(7, 5, 3), 64>>>(out);
-    CHECK(cudaEventRecord(b));
+    CHECK_CUDA(cudaEventRecord(b));
     printf("EVENT_TIMING grid3d %d %.4f\n", 7 * 5 * 3, timed(a, b));
-    CHECK(cudaEventRecord(a));
+    CHECK_CUDA(cudaEventRecord(a));
     empty_blocks<<<empty, 128>>>(out);
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaGetLastError());
+    CHECK_CUDA(cudaEventRecord(b));
+    CHECK_CUDA(cudaGetLastError());
     printf("EVENT_TIMING empty_blocks %d %.4f\n", empty, timed(a, b));
   }
-  CHECK(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaDeviceSynchronize());
   printf("RESULT ok\n");
   return 0;
 }

@@ -19,19 +19,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_check.h"
+#include "../../producers/cuda/examples/example_common.h"
 
 static int sm_count;
 static cudaEvent_t ev0, ev1;
 static float sink_host;
 
-static void begin(void) { CHECK(cudaEventRecord(ev0)); }
+static void begin(void) { CHECK_CUDA(cudaEventRecord(ev0)); }
 static void end(const char *name, int launches) {
-  CHECK(cudaEventRecord(ev1));
-  CHECK(cudaEventSynchronize(ev1));
-  CHECK(cudaGetLastError());
+  CHECK_CUDA(cudaEventRecord(ev1));
+  CHECK_CUDA(cudaEventSynchronize(ev1));
+  CHECK_CUDA(cudaGetLastError());
   float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
+  CHECK_CUDA(cudaEventElapsedTime(&ms, ev0, ev1));
   printf("%-22s %8.3f ms  %d launches\n", name, ms, launches);
 }
 
@@ -224,48 +224,48 @@ static void run_pointer_chase(void) {
     host[j] = t;
   }
   uint32_t *next, *out;
-  CHECK(cudaMalloc(&next, n * sizeof *next));
-  CHECK(cudaMalloc(&out, 4));
-  CHECK(cudaMemcpy(next, host, n * sizeof *next, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMalloc(&next, n * sizeof *next));
+  CHECK_CUDA(cudaMalloc(&out, 4));
+  CHECK_CUDA(cudaMemcpy(next, host, n * sizeof *next, cudaMemcpyHostToDevice));
   free(host);
   begin();
   for (int r = 0; r < 3; r++)
     pointer_chase<<<sm_count, 32>>>(next, 4000, out);
   end("pointer_chase", 3);
-  CHECK(cudaFree(next));
-  CHECK(cudaFree(out));
+  CHECK_CUDA(cudaFree(next));
+  CHECK_CUDA(cudaFree(out));
 }
 
 static void run_dram_stream(void) {
   const size_t n = (size_t)64 << 20; /* 3 x 256 MB */
   float *a, *b, *c;
-  CHECK(cudaMalloc(&a, n * 4));
-  CHECK(cudaMalloc(&b, n * 4));
-  CHECK(cudaMalloc(&c, n * 4));
-  CHECK(cudaMemset(b, 0, n * 4));
-  CHECK(cudaMemset(c, 0, n * 4));
+  CHECK_CUDA(cudaMalloc(&a, n * 4));
+  CHECK_CUDA(cudaMalloc(&b, n * 4));
+  CHECK_CUDA(cudaMalloc(&c, n * 4));
+  CHECK_CUDA(cudaMemset(b, 0, n * 4));
+  CHECK_CUDA(cudaMemset(c, 0, n * 4));
   begin();
   for (int r = 0; r < 40; r++)
     dram_stream<<<sm_count * 8, 256>>>(a, b, c, n, 2.0f);
   end("dram_stream", 40);
-  CHECK(cudaFree(a));
-  CHECK(cudaFree(b));
-  CHECK(cudaFree(c));
+  CHECK_CUDA(cudaFree(a));
+  CHECK_CUDA(cudaFree(b));
+  CHECK_CUDA(cudaFree(c));
 }
 
 static void run_l2_stream(void) {
   const size_t n = (size_t)1 << 20; /* 16 MB of float4: fits in L2 */
   float4 *buf;
   float *out;
-  CHECK(cudaMalloc(&buf, n * sizeof *buf));
-  CHECK(cudaMalloc(&out, 4));
-  CHECK(cudaMemset(buf, 0, n * sizeof *buf));
+  CHECK_CUDA(cudaMalloc(&buf, n * sizeof *buf));
+  CHECK_CUDA(cudaMalloc(&out, 4));
+  CHECK_CUDA(cudaMemset(buf, 0, n * sizeof *buf));
   begin();
   for (int r = 0; r < 10; r++)
     l2_stream<<<sm_count * 8, 256>>>(buf, n, 200, out);
   end("l2_stream", 10);
-  CHECK(cudaFree(buf));
-  CHECK(cudaFree(out));
+  CHECK_CUDA(cudaFree(buf));
+  CHECK_CUDA(cudaFree(out));
 }
 
 static void run_fma_chain(float *out) {
@@ -313,25 +313,25 @@ static void run_icache(float *out) {
 static void run_smem_limited(void) {
   const size_t n = (size_t)16 << 20; /* 64 MB */
   float *in, *out;
-  CHECK(cudaMalloc(&in, n * 4));
-  CHECK(cudaMalloc(&out, 4));
-  CHECK(cudaMemset(in, 0, n * 4));
+  CHECK_CUDA(cudaMalloc(&in, n * 4));
+  CHECK_CUDA(cudaMalloc(&out, 4));
+  CHECK_CUDA(cudaMemset(in, 0, n * 4));
   int smem = 200 * 1024;
-  CHECK(cudaFuncSetAttribute(
+  CHECK_CUDA(cudaFuncSetAttribute(
       smem_limited, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   begin();
   for (int r = 0; r < 5; r++)
     smem_limited<<<sm_count * 4, 64, smem>>>(in, out, n, 4);
   end("smem_limited", 5);
-  CHECK(cudaFree(in));
-  CHECK(cudaFree(out));
+  CHECK_CUDA(cudaFree(in));
+  CHECK_CUDA(cudaFree(out));
 }
 
 static void run_one_block_tail(float *out) {
   /* 1024 threads and 200 KB of shared memory: one block per SM, so a grid
    * of sm_count + 1 blocks runs as a full wave plus one lone block. */
   int smem = 200 * 1024;
-  CHECK(cudaFuncSetAttribute(
+  CHECK_CUDA(cudaFuncSetAttribute(
       one_block_tail, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   begin();
   for (int r = 0; r < 5; r++)
@@ -341,8 +341,8 @@ static void run_one_block_tail(float *out) {
 
 static void run_tiny_launches(void) {
   float *x;
-  CHECK(cudaMalloc(&x, 4096));
-  CHECK(cudaMemset(x, 0, 4096));
+  CHECK_CUDA(cudaMalloc(&x, 4096));
+  CHECK_CUDA(cudaMemset(x, 0, 4096));
   const int launches = 5000;
   begin();
   for (int r = 0; r < launches; r++) {
@@ -354,17 +354,17 @@ static void run_tiny_launches(void) {
     sink_host += h;
   }
   end("tiny_kernel", launches);
-  CHECK(cudaFree(x));
+  CHECK_CUDA(cudaFree(x));
 }
 
 static void run_cublas(void) {
   const int m = 8192, n = 8192, k = 8192;
   __nv_bfloat16 *a, *b, *c;
-  CHECK(cudaMalloc(&a, (size_t)m * k * 2));
-  CHECK(cudaMalloc(&b, (size_t)k * n * 2));
-  CHECK(cudaMalloc(&c, (size_t)m * n * 2));
-  CHECK(cudaMemset(a, 0, (size_t)m * k * 2));
-  CHECK(cudaMemset(b, 0, (size_t)k * n * 2));
+  CHECK_CUDA(cudaMalloc(&a, (size_t)m * k * 2));
+  CHECK_CUDA(cudaMalloc(&b, (size_t)k * n * 2));
+  CHECK_CUDA(cudaMalloc(&c, (size_t)m * n * 2));
+  CHECK_CUDA(cudaMemset(a, 0, (size_t)m * k * 2));
+  CHECK_CUDA(cudaMemset(b, 0, (size_t)k * n * 2));
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
     fprintf(stderr, "cublasCreate failed\n");
@@ -382,18 +382,19 @@ static void run_cublas(void) {
     }
   end("cublas_gemm_bf16", 10);
   cublasDestroy(h);
-  CHECK(cudaFree(a));
-  CHECK(cudaFree(b));
-  CHECK(cudaFree(c));
+  CHECK_CUDA(cudaFree(a));
+  CHECK_CUDA(cudaFree(b));
+  CHECK_CUDA(cudaFree(c));
 }
 
 int main(int argc, char **argv) {
-  CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-  CHECK(cudaEventCreate(&ev0));
-  CHECK(cudaEventCreate(&ev1));
+  CHECK_CUDA(
+      cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  CHECK_CUDA(cudaEventCreate(&ev0));
+  CHECK_CUDA(cudaEventCreate(&ev1));
   float *out;
-  CHECK(cudaMalloc(&out, 64));
-  CHECK(cudaMemset(out, 0, 64));
+  CHECK_CUDA(cudaMalloc(&out, 64));
+  CHECK_CUDA(cudaMemset(out, 0, 64));
   static const char *all[] = {
       "pointer_chase",      "dram_stream",     "l2_stream",
       "fma_chain_one_warp", "fma_independent", "bank_conflicts",
@@ -434,7 +435,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  CHECK(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaDeviceSynchronize());
   printf("RESULT ok\n");
   return 0;
 }

@@ -23,7 +23,7 @@
 
 namespace cg = cooperative_groups;
 
-#include "cuda_check.h"
+#include "../../producers/cuda/examples/example_common.h"
 #define CHECK_CU(call)                                                         \
   do {                                                                         \
     CUresult r_ = (call);                                                      \
@@ -100,14 +100,14 @@ int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 3;
   const int n = 1 << 20;
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   int launched_coop = 0, launched_cluster = 0, launched_parent = 0;
   int launched_managed = 0, launched_async = 0, launched_jit = 0;
 
   float *x, *partial, *sum;
-  CHECK(cudaMalloc(&x, n * sizeof(float)));
-  CHECK(cudaMalloc(&partial, 1024 * sizeof(float)));
-  CHECK(cudaMalloc(&sum, sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&x, n * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&partial, 1024 * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&sum, sizeof(float)));
 
   // NVRTC: compile once, load the cubin, launch it each round.
   nvrtcProgram prog;
@@ -130,44 +130,44 @@ int main(int argc, char **argv) {
   nvrtcDestroyProgram(&prog);
   CUmodule module;
   CUfunction jit_axpy;
-  CHECK(cudaFree(0)); // the runtime's context, for the driver API too
+  CHECK_CUDA(cudaFree(0)); // the runtime's context, for the driver API too
   CHECK_CU(cuModuleLoadData(&module, cubin));
   CHECK_CU(cuModuleGetFunction(&jit_axpy, module, "jit_axpy"));
   free(cubin);
 
   for (int r = 0; r < rounds; r++) {
     cudaStream_t stream;
-    CHECK(cudaStreamCreate(&stream));
+    CHECK_CUDA(cudaStreamCreate(&stream));
 
     // Stream-ordered allocation.
     float *tmp;
-    CHECK(cudaMallocAsync(&tmp, n * sizeof(float), stream));
+    CHECK_CUDA(cudaMallocAsync(&tmp, n * sizeof(float), stream));
     fill_async<<<(n + 255) / 256, 256, 0, stream>>>(tmp, n, (float)r);
     launched_async++;
-    CHECK(cudaMemcpyAsync(x, tmp, n * sizeof(float), cudaMemcpyDeviceToDevice,
-                          stream));
-    CHECK(cudaFreeAsync(tmp, stream));
-    CHECK(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpyAsync(x, tmp, n * sizeof(float),
+                               cudaMemcpyDeviceToDevice, stream));
+    CHECK_CUDA(cudaFreeAsync(tmp, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
 
     // Cooperative launch: as many blocks as fit at once.
     int per_sm = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, coop_sum, 256,
-                                                        0));
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, coop_sum,
+                                                             256, 0));
     int blocks = per_sm * prop.multiProcessorCount;
     if (blocks > 1024)
       blocks = 1024;
-    CHECK(cudaMemset(partial, 0, 1024 * sizeof(float)));
+    CHECK_CUDA(cudaMemset(partial, 0, 1024 * sizeof(float)));
     int nn = n;
     void *args[] = {&x, &nn, &partial, &sum};
-    CHECK(cudaLaunchCooperativeKernel((void *)coop_sum, blocks, 256, args, 0,
-                                      stream));
+    CHECK_CUDA(cudaLaunchCooperativeKernel((void *)coop_sum, blocks, 256, args,
+                                           0, stream));
     launched_coop++;
     float total;
-    CHECK(cudaMemcpy(&total, sum, sizeof total, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(&total, sum, sizeof total, cudaMemcpyDeviceToHost));
 
     // Cluster launch: 32 blocks in clusters of 2.
     int *swapped;
-    CHECK(cudaMalloc(&swapped, 32 * sizeof(int)));
+    CHECK_CUDA(cudaMalloc(&swapped, 32 * sizeof(int)));
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(32);
     config.blockDim = dim3(64);
@@ -179,12 +179,12 @@ int main(int argc, char **argv) {
     attr.val.clusterDim.z = 1;
     config.attrs = &attr;
     config.numAttrs = 1;
-    CHECK(cudaLaunchKernelEx(&config, cluster_swap, swapped));
+    CHECK_CUDA(cudaLaunchKernelEx(&config, cluster_swap, swapped));
     launched_cluster++;
     int host_swapped[32];
-    CHECK(cudaMemcpy(host_swapped, swapped, sizeof host_swapped,
-                     cudaMemcpyDeviceToHost));
-    CHECK(cudaFree(swapped));
+    CHECK_CUDA(cudaMemcpy(host_swapped, swapped, sizeof host_swapped,
+                          cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaFree(swapped));
     int swap_ok = 1;
     for (int b = 0; b < 32; b++)
       swap_ok &= host_swapped[b] == (b ^ 1);
@@ -192,22 +192,22 @@ int main(int argc, char **argv) {
     // Dynamic parallelism: 4 child grids from one parent.
     parent_launch<<<1, 32, 0, stream>>>(x, n, 4);
     launched_parent++;
-    CHECK(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
     float probe;
-    CHECK(cudaMemcpy(&probe, x + 5, sizeof probe, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(&probe, x + 5, sizeof probe, cudaMemcpyDeviceToHost));
 
     // Managed memory: written on the host, then changed on the device.
     int *m;
-    CHECK(cudaMallocManaged(&m, n * sizeof(int)));
+    CHECK_CUDA(cudaMallocManaged(&m, n * sizeof(int)));
     for (int i = 0; i < n; i++)
       m[i] = i & 1023;
     touch_managed<<<264, 256, 0, stream>>>(m, n);
     launched_managed++;
-    CHECK(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
     long long msum = 0;
     for (int i = 0; i < n; i += 4096)
       msum += m[i];
-    CHECK(cudaFree(m));
+    CHECK_CUDA(cudaFree(m));
 
     // The run-time compiled kernel.
     float a = 0.5f;
@@ -215,16 +215,16 @@ int main(int argc, char **argv) {
     CHECK_CU(cuLaunchKernel(jit_axpy, (n + 255) / 256, 1, 1, 256, 1, 1, 0,
                             stream, jargs, NULL));
     launched_jit++;
-    CHECK(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
     float after;
-    CHECK(cudaMemcpy(&after, x + 5, sizeof after, cudaMemcpyDeviceToHost));
-    CHECK(cudaStreamDestroy(stream));
+    CHECK_CUDA(cudaMemcpy(&after, x + 5, sizeof after, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaStreamDestroy(stream));
 
     printf("round %d: coop_total %.1f cluster_swap %s child_probe %.1f "
            "managed_sum %lld jit_probe %.2f\n",
            r, total, swap_ok ? "ok" : "WRONG", probe, msum, after);
   }
-  CHECK(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaDeviceSynchronize());
   CHECK_CU(cuModuleUnload(module));
   printf("launches coop_sum %d\n", launched_coop);
   printf("launches cluster_swap %d\n", launched_cluster);

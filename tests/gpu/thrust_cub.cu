@@ -23,7 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cuda_check.h"
+#include "../../producers/cuda/examples/example_common.h"
 
 // A hash per element, so the data is not sorted to begin with.
 struct scramble {
@@ -65,7 +65,7 @@ static unsigned long long checksum(const thrust::device_vector<uint32_t> &v) {
   thrust::device_vector<unsigned long long> sum(1, 0);
   checksum_keys<<<264, 256>>>(thrust::raw_pointer_cast(v.data()), v.size(),
                               thrust::raw_pointer_cast(sum.data()));
-  CHECK(cudaGetLastError());
+  CHECK_CUDA(cudaGetLastError());
   own_launches++;
   return sum[0];
 }
@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
     thrust::device_vector<uint32_t> cub_keys(n), cub_vals(n);
     void *scratch = NULL;
     size_t scratch_bytes = 0, need = 0;
-    CHECK(cub::DeviceRadixSort::SortPairs(
+    CHECK_CUDA(cub::DeviceRadixSort::SortPairs(
         NULL, need, thrust::raw_pointer_cast(keys.data()),
         thrust::raw_pointer_cast(cub_keys.data()),
         thrust::raw_pointer_cast(vals.data()),
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
     scratch_bytes = need;
     const int bins = 256, segments = 1024;
     thrust::device_vector<int> hist(bins);
-    CHECK(cub::DeviceHistogram::HistogramEven(
+    CHECK_CUDA(cub::DeviceHistogram::HistogramEven(
         NULL, need, thrust::raw_pointer_cast(keys.data()),
         thrust::raw_pointer_cast(hist.data()), bins + 1, 0U, 0xffffffffU,
         (int)n));
@@ -131,33 +131,33 @@ int main(int argc, char **argv) {
     thrust::device_vector<int> offsets(segments + 1);
     thrust::sequence(offsets.begin(), offsets.end(), 0, (int)(n / segments));
     thrust::device_vector<float> seg_sums(segments);
-    CHECK(cub::DeviceSegmentedReduce::Sum(
+    CHECK_CUDA(cub::DeviceSegmentedReduce::Sum(
         NULL, need, thrust::raw_pointer_cast(y.data()),
         thrust::raw_pointer_cast(seg_sums.data()), segments,
         thrust::raw_pointer_cast(offsets.data()),
         thrust::raw_pointer_cast(offsets.data()) + 1));
     if (need > scratch_bytes)
       scratch_bytes = need;
-    CHECK(cudaMalloc(&scratch, scratch_bytes));
+    CHECK_CUDA(cudaMalloc(&scratch, scratch_bytes));
     need = scratch_bytes;
-    CHECK(cub::DeviceRadixSort::SortPairs(
+    CHECK_CUDA(cub::DeviceRadixSort::SortPairs(
         scratch, need, thrust::raw_pointer_cast(keys.data()),
         thrust::raw_pointer_cast(cub_keys.data()),
         thrust::raw_pointer_cast(vals.data()),
         thrust::raw_pointer_cast(cub_vals.data()), (int)n));
     need = scratch_bytes;
-    CHECK(cub::DeviceHistogram::HistogramEven(
+    CHECK_CUDA(cub::DeviceHistogram::HistogramEven(
         scratch, need, thrust::raw_pointer_cast(keys.data()),
         thrust::raw_pointer_cast(hist.data()), bins + 1, 0U, 0xffffffffU,
         (int)n));
     need = scratch_bytes;
-    CHECK(cub::DeviceSegmentedReduce::Sum(
+    CHECK_CUDA(cub::DeviceSegmentedReduce::Sum(
         scratch, need, thrust::raw_pointer_cast(y.data()),
         thrust::raw_pointer_cast(seg_sums.data()), segments,
         thrust::raw_pointer_cast(offsets.data()),
         thrust::raw_pointer_cast(offsets.data()) + 1));
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaFree(scratch));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaFree(scratch));
     unsigned long long cub_sum = checksum(cub_keys);
     int hist0 = hist[0];
     float seg0 = seg_sums[0];
@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
            r, ysum, sorted_sum, perm_sum, last, distinct, small_n, cub_sum,
            hist0, seg0);
   }
-  CHECK(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaDeviceSynchronize());
   printf("launches checksum_keys %d\n", own_launches);
   return 0;
 }

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda_check.h"
+#include "../../../producers/cuda/examples/example_common.h"
 #define CHECK_BLAS(call)                                                       \
   do {                                                                         \
     cublasStatus_t s_ = (call);                                                \
@@ -81,23 +81,25 @@ int main(int argc, char **argv) {
   }
   const int n = 1 << 20, m = 2048;
   float *x, *y, *sums, *a, *b, *c;
-  CHECK(cudaMalloc(&x, n * sizeof *x));
-  CHECK(cudaMalloc(&y, n * sizeof *y));
-  CHECK(cudaMalloc(&sums, 256 * sizeof *sums));
+  CHECK_CUDA(cudaMalloc(&x, n * sizeof *x));
+  CHECK_CUDA(cudaMalloc(&y, n * sizeof *y));
+  CHECK_CUDA(cudaMalloc(&sums, 256 * sizeof *sums));
   size_t big = 4096;
-  CHECK(cudaMalloc(&a, big * big * sizeof *a));
-  CHECK(cudaMalloc(&b, big * big * sizeof *b));
-  CHECK(cudaMalloc(&c, big * big * sizeof *c));
+  CHECK_CUDA(cudaMalloc(&a, big * big * sizeof *a));
+  CHECK_CUDA(cudaMalloc(&b, big * big * sizeof *b));
+  CHECK_CUDA(cudaMalloc(&c, big * big * sizeof *c));
   /* A = 1, B = 2: every element of C = A B is 2 m. */
   float *host = (float *)malloc(big * big * sizeof *host);
   for (size_t i = 0; i < big * big; i++)
     host[i] = 1.0f;
-  CHECK(cudaMemcpy(a, host, big * big * sizeof *a, cudaMemcpyHostToDevice));
+  CHECK_CUDA(
+      cudaMemcpy(a, host, big * big * sizeof *a, cudaMemcpyHostToDevice));
   for (size_t i = 0; i < big * big; i++)
     host[i] = 2.0f;
-  CHECK(cudaMemcpy(b, host, big * big * sizeof *b, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(x, host, n * sizeof *x, cudaMemcpyHostToDevice));
-  CHECK(cudaMemset(y, 0, n * sizeof *y));
+  CHECK_CUDA(
+      cudaMemcpy(b, host, big * big * sizeof *b, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(x, host, n * sizeof *x, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemset(y, 0, n * sizeof *y));
 
   cublasHandle_t handle;
   CHECK_BLAS(cublasCreate(&handle));
@@ -106,17 +108,17 @@ int main(int argc, char **argv) {
                          b, m, &zero, c, m));
   for (int k = 0; k < 200; k++)
     small_kernel(k, x, y, sums, n);
-  CHECK(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaDeviceSynchronize());
   float probe[4];
-  CHECK(cudaMemcpy(probe, c, sizeof probe, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(probe, c, sizeof probe, cudaMemcpyDeviceToHost));
   int good = 1;
   for (int i = 0; i < 4; i++)
     good &= fabsf(probe[i] - 2.0f * m) < 1e-3f * m;
 
   if (steady_ms > 0) {
     cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
+    CHECK_CUDA(cudaEventCreate(&start));
+    CHECK_CUDA(cudaEventCreate(&stop));
     int big_n = (int)big;
     /* Warm-up: module loads and first-call costs stay out of the timing. */
     for (int w = 0; w < 3; w++) {
@@ -125,31 +127,31 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 20; k++)
         small_kernel(k, x, y, sums, n);
     }
-    CHECK(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaDeviceSynchronize());
     /* One iteration's cost, to size the timed loop. */
-    CHECK(cudaEventRecord(start));
+    CHECK_CUDA(cudaEventRecord(start));
     CHECK_BLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, big_n, big_n,
                            big_n, &one, a, big_n, b, big_n, &zero, c, big_n));
     for (int k = 0; k < 20; k++)
       small_kernel(k, x, y, sums, n);
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
     float one_ms = 0;
-    CHECK(cudaEventElapsedTime(&one_ms, start, stop));
+    CHECK_CUDA(cudaEventElapsedTime(&one_ms, start, stop));
     int iterations = one_ms > 0 ? (int)(steady_ms / one_ms) : 100;
     if (iterations < 10)
       iterations = 10;
-    CHECK(cudaEventRecord(start));
+    CHECK_CUDA(cudaEventRecord(start));
     for (int it = 0; it < iterations; it++) {
       CHECK_BLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, big_n, big_n,
                              big_n, &one, a, big_n, b, big_n, &zero, c, big_n));
       for (int k = 0; k < 20; k++)
         small_kernel(k, x, y, sums, n);
     }
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
     float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
     printf("steady_gpu_ms %.3f iterations %d\n", ms, iterations);
   }
   cublasDestroy(handle);
