@@ -24,6 +24,9 @@
 #define TAIL_MINOR 0.90
 #define IDLE_ISSUE 0.50 /* median gap / (median gap + median duration) */
 #define IDLE_MINOR 0.20
+/* A median gap above this is not launch cost (a launch costs a few us):
+ * the stream waits on the host or on other streams ("Starved"). */
+#define STARVED_GAP_NS 50000.0
 #define BALANCE_MINOR 1.15 /* busiest SM's busy time / the mean SM's */
 #define BALANCE_ISSUE 1.50
 #define SM_TAIL_MINOR 0.10 /* (last SM's finish - median SM's) / launch */

@@ -162,12 +162,23 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
     mprof_format_duration(g, sizeof g, (double)o->stats->gap_median_ns);
     mprof_format_duration(m, sizeof m, (double)o->stats->median_ns);
     pct(p, sizeof p, w->dims[MPROF_DIM_LAUNCH].cost);
-    head = mprof__arena_printf(
-        a,
-        "Launch-bound: runs of %s (median) with idle gaps of %s before "
-        "launches leave the stream idle %s of the time; fuse kernels, batch "
-        "work or capture the sequence in a CUDA graph.",
-        m, g, p);
+    if ((double)o->stats->gap_median_ns >= STARVED_GAP_NS)
+      head = mprof__arena_printf(
+          a,
+          "Starved: runs of %s (median) with idle gaps of %s before launches "
+          "leave the stream idle %s of the time; gaps that long are not "
+          "launch cost but the stream waiting on the host or on other "
+          "streams (synchronisation, allocation, copies or host code "
+          "between launches): take those off the path between launches or "
+          "queue more work ahead.",
+          m, g, p);
+    else
+      head = mprof__arena_printf(
+          a,
+          "Launch-bound: runs of %s (median) with idle gaps of %s before "
+          "launches leave the stream idle %s of the time; fuse kernels, "
+          "batch work or capture the sequence in a CUDA graph.",
+          m, g, p);
     break;
   }
   case MPROF_DIM_SM_BALANCE:
