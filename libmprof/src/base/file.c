@@ -98,13 +98,24 @@ int mprof__file_out_close(mprof__file_out *out, int ok) {
   return rc;
 }
 
-int mprof__file_scratch_trace(char *out, size_t out_size, const char *what) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir)
-    dir = "/tmp";
-  int n = snprintf(out, out_size, "%s/mprof-%s-XXXXXX.mprof", dir, what);
+/* $TMPDIR/mprof-@p what-XXXXXX@p suffix in @p out, and in *@p dir the
+ * folder it is in (/tmp when TMPDIR is unset or empty). */
+static int temp_template(char *out, size_t out_size, const char *what,
+                         const char *suffix, const char **dir) {
+  *dir = getenv("TMPDIR");
+  if (!*dir || !**dir)
+    *dir = "/tmp";
+  int n = snprintf(out, out_size, "%s/mprof-%s-XXXXXX%s", *dir, what, suffix);
   if (n < 0 || (size_t)n >= out_size)
     return mprof__error_set(MPROF_EINVAL, "TMPDIR is too long");
+  return 0;
+}
+
+int mprof__file_scratch_trace(char *out, size_t out_size, const char *what) {
+  const char *dir;
+  int rc = temp_template(out, out_size, what, ".mprof", &dir);
+  if (rc)
+    return rc;
   int fd = mkstemps(out, (int)strlen(".mprof"));
   if (fd < 0)
     return mprof__error_set(MPROF_EIO,
@@ -112,5 +123,17 @@ int mprof__file_scratch_trace(char *out, size_t out_size, const char *what) {
                             "TMPDIR to a writable directory)",
                             dir, strerror(errno));
   close(fd);
+  return 0;
+}
+
+int mprof__temp_dir(char *out, size_t out_size) {
+  const char *dir;
+  int rc = temp_template(out, out_size, "sass", "", &dir);
+  if (rc)
+    return rc;
+  if (!mkdtemp(out))
+    return mprof__error_set(MPROF_EIO,
+                            "%s: cannot create a temporary folder: %s", dir,
+                            strerror(errno));
   return 0;
 }

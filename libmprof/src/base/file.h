@@ -61,4 +61,9 @@ int mprof__file_out_close(mprof__file_out *out, int ok);
  */
 int mprof__file_scratch_trace(char *out, size_t out_size, const char *what);
 
+/* A fresh private (0700) folder $TMPDIR/mprof-sass-XXXXXX for a tool's
+ * files; @p out gets its path. Errors as mprof__file_scratch_trace(), the
+ * second "DIR: cannot create a temporary folder: ...". */
+int mprof__temp_dir(char *out, size_t out_size);
+
 #endif /* MPROF_BASE_FILE_H */

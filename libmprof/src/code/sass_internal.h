@@ -96,9 +96,6 @@ int mprof__sass_disassemble_raw(mprof_sass_listing **out, const void *code,
 int mprof__run_tool(char *const argv[], const char *cwd, char **out,
                     size_t *out_size, char *err, size_t err_size);
 
-/* A fresh private temporary folder; @p out gets its path. */
-int mprof__temp_dir(char *out, size_t out_size);
-
 /* Remove folder @p dir and the plain files in it. */
 void mprof__remove_dir(const char *dir);
 

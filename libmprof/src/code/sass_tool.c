@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/file.h"
 #include "internal.h"
 #include "sass_internal.h"
 
@@ -163,23 +164,6 @@ int mprof__sass_tool(char *out, size_t out_size, const char *given,
                             given, name);
   }
   snprintf(out, out_size, "%s", given);
-  return 0;
-}
-
-int mprof__temp_dir(char *out, size_t out_size) {
-  const char *tmp = getenv("TMPDIR");
-  if (!tmp || !*tmp)
-    tmp = "/tmp";
-  int n = snprintf(out, out_size, "%s/mprof-sass-XXXXXX", tmp);
-  if (n < 0 || (size_t)n >= out_size)
-    return mprof__error_set(MPROF_EINVAL, "TMPDIR is too long");
-  if (!mkdtemp(out)) {
-    int err = errno;
-    return mprof__error_set(MPROF_EIO,
-                            "%s: cannot create a temporary folder: "
-                            "%s",
-                            tmp, strerror(err));
-  }
   return 0;
 }
 
