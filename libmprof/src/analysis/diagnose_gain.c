@@ -159,9 +159,6 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
     c->cost = 1.0 - tensor;
     c->state = tensor >= ROOF_BOUND ? MPROF_STATE_MINOR : MPROF_STATE_ISSUE;
     add_metric(c, "tensor_active", tensor, "fraction");
-    dims[MPROF_DIM_OCCUPANCY].cost = 0;
-    if (dims[MPROF_DIM_OCCUPANCY].state > MPROF_STATE_OK)
-      dims[MPROF_DIM_OCCUPANCY].state = MPROF_STATE_OK;
   }
   for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++) {
     mprof_dimension *d = &dims[dim];
