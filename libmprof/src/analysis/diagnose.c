@@ -427,6 +427,25 @@ static void judge_launch(kernel_work *w) {
         g, m, p, (unsigned long long)ks->gap_count);
 }
 
+/* The plain reasons of @p rs (not-issued ones left out), at most @p limit,
+ * each as a share of @p samples: how many were written to @p out. */
+static size_t plain_reasons(const kernel_work *w, mprof_reason_share *out,
+                            const mprof_reason_samples *rs, size_t count,
+                            uint64_t samples, size_t limit) {
+  size_t n = 0;
+  for (size_t i = 0; i < count && n < limit; i++) {
+    const mprof_stall_reason *r = mprof_join_reason(w->join, rs[i].reason);
+    if (r->not_issued)
+      continue;
+    out[n].reason = r->name;
+    out[n].dimension = r->dimension;
+    out[n].samples = rs[i].samples;
+    out[n].share = share_of(rs[i].samples, samples);
+    n++;
+  }
+  return n;
+}
+
 static void make_stalls(kernel_work *w) {
   mprof_kernel_diagnosis *o = w->out;
   const mprof_kernel_stats *ks = o->stats;
@@ -437,28 +456,17 @@ static void make_stalls(kernel_work *w) {
       &w->d->arena, (count ? count : 1) * sizeof *stalls);
   if (!stalls)
     return;
-  size_t n = 0;
-  int has_not_issued = 0;
-  for (size_t i = 0; i < count; i++) {
-    const mprof_stall_reason *r = mprof_join_reason(w->join, rs[i].reason);
-    if (r->not_issued) {
-      has_not_issued = 1;
-      continue;
-    }
-    stalls[n].reason = r->name;
-    stalls[n].dimension = r->dimension;
-    stalls[n].samples = rs[i].samples;
-    stalls[n].share = share_of(rs[i].samples, ks->samples);
-    if (r->dimension < MPROF_DIM_COUNT_)
-      w->dim_share[r->dimension] += stalls[n].share;
+  size_t n = plain_reasons(w, stalls, rs, count, ks->samples, count);
+  for (size_t i = 0; i < n; i++) {
+    if (stalls[i].dimension < MPROF_DIM_COUNT_)
+      w->dim_share[stalls[i].dimension] += stalls[i].share;
     else
-      o->other_share += stalls[n].share;
-    n++;
+      o->other_share += stalls[i].share;
   }
   o->stalls = stalls;
   o->stall_count = n; /* already largest first: the join sorts them */
   o->issue_active = -1.0;
-  if (has_not_issued && ks->samples) {
+  if (n < count && ks->samples) { /* the trace has not-issued reasons */
     o->issue_active = 1.0 - share_of(ks->not_issued, ks->samples);
     if (o->issue_active < 0) /* inconsistent counts: no issue at all */
       o->issue_active = 0;
@@ -503,20 +511,9 @@ static void make_hot(kernel_work *w) {
         (mprof_reason_share *)mprof__arena_alloc(&w->d->arena, 3 * sizeof *top);
     if (!top)
       return;
-    size_t t = 0;
-    for (size_t r = 0; r < pc->reason_count && t < 3; r++) {
-      const mprof_stall_reason *sr =
-          mprof_join_reason(w->join, pc->reasons[r].reason);
-      if (sr->not_issued)
-        continue;
-      top[t].reason = sr->name;
-      top[t].dimension = sr->dimension;
-      top[t].samples = pc->reasons[r].samples;
-      top[t].share = share_of(pc->reasons[r].samples, pc->samples);
-      t++;
-    }
     h->reasons = top;
-    h->reason_count = t;
+    h->reason_count =
+        plain_reasons(w, top, pc->reasons, pc->reason_count, pc->samples, 3);
   }
   o->hot = hot;
   o->hot_count = kept;
