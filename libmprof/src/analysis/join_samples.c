@@ -96,6 +96,13 @@ static int unnamed_reason(mprof_join *j, uint32_t *out) {
   return 0;
 }
 
+/* The reason of CUPTI's name @p full: "unnamed" when it has no short name. */
+static int reason_of(mprof_join *j, uint32_t *out, const char *full) {
+  const char *short_name = mprof_stall_reason_short_name(full);
+  return *short_name ? reason_add(j, out, full, short_name)
+                     : unnamed_reason(j, out);
+}
+
 /* ---- PC samples --------------------------------------------------------- */
 
 typedef struct pc_sort_ctx {
@@ -230,14 +237,9 @@ static int collect_trace_samples(mprof_join *j, pc_builder *b) {
     goto done;
   }
   for (size_t i = 0; i < table_count; i++) {
-    const char *full = mprof_trace_string(t, table[i].name);
-    const char *short_name = mprof_stall_reason_short_name(full);
-    if (!*short_name) {
-      full = "";
-      short_name = "unnamed";
-    }
     keys[i].key = ((uint64_t)table[i].device << 32) | table[i].index;
-    if ((rc = reason_add(j, &keys[i].reason, full, short_name)) != 0)
+    rc = reason_of(j, &keys[i].reason, mprof_trace_string(t, table[i].name));
+    if (rc)
       goto done;
   }
   mprof__qsort(keys, table_count, sizeof *keys, compare_reason_key);
@@ -257,10 +259,7 @@ static int collect_trace_samples(mprof_join *j, pc_builder *b) {
     if (!prev || prev->device != x->device ||
         prev->function_name != x->function_name) {
       const char *name = mprof_trace_string(t, x->function_name);
-      if ((rc = mprof__join_kernel_lookup(j, &kernel, name, x->device, 0)) != 0)
-        goto done;
-      if (kernel == MPROF_INDEX_NONE &&
-          (rc = mprof__join_kernel_lookup(j, &kernel, name, x->device, 1)) != 0)
+      if ((rc = mprof__join_kernel_lookup(j, &kernel, name, x->device, 1)) != 0)
         goto done;
     }
     uint32_t reason =
@@ -291,14 +290,8 @@ static int collect_sidecar_samples(mprof_join *j, pc_builder *b) {
   if (!map)
     return MPROF_ENOMEM;
   int rc = 0;
-  for (size_t i = 0; i < reason_names && !rc; i++) {
-    const char *full = mprof_sidecar_stall_reason(sc, (uint32_t)i);
-    const char *short_name = mprof_stall_reason_short_name(full);
-    if (!*short_name)
-      rc = unnamed_reason(j, &map[i]);
-    else
-      rc = reason_add(j, &map[i], full, short_name);
-  }
+  for (size_t i = 0; i < reason_names && !rc; i++)
+    rc = reason_of(j, &map[i], mprof_sidecar_stall_reason(sc, (uint32_t)i));
   size_t device_count;
   mprof_trace_devices(j->trace, &device_count);
   size_t fn_count = mprof_sidecar_function_count(sc);
