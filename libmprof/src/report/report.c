@@ -135,3 +135,16 @@ void mprof__report_document(mprof__fields *doc, FILE *f, int json,
   mprof__fields_u64(doc, "schema", 1);
   mprof__fields_str(doc, "mprof_version", MPROF_VERSION_STRING);
 }
+
+void mprof__report_records(mprof__fields *parent, const char *element,
+                           const char *name, size_t count,
+                           mprof__record_fn fields, const void *ctx) {
+  mprof__fields list, x;
+  mprof__fields_list(&list, parent, NULL, name);
+  for (size_t i = 0; i < count; i++) {
+    mprof__fields_open(&x, &list, element, NULL);
+    fields(&x, ctx, i);
+    mprof__fields_close(&x);
+  }
+  mprof__fields_close(&list);
+}

@@ -70,7 +70,9 @@ side_throughput(const mprof_diagnosis *d, const mprof_kernel_diagnosis *k) {
 
 /* ---- XML and JSON ------------------------------------------------------- */
 
-static void reason_fields(mprof__fields *o, const mprof_stall_change *s) {
+static void reason_fields(mprof__fields *o, const void *change, size_t i) {
+  const mprof_stall_change *s =
+      &((const mprof_kernel_change *)change)->stall_changes[i];
   mprof__fields_str(o, "name", s->reason);
   mprof__fields_str(o, "dimension",
                     s->dimension < MPROF_DIM_COUNT_
@@ -89,7 +91,9 @@ static void dimension_fields(mprof__fields *o,
   mprof__fields_num(o, "candidate_cost", d->candidate_cost, 4);
 }
 
-static void hot_fields(mprof__fields *o, const mprof_hot_change *h) {
+static void hot_fields(mprof__fields *o, const void *change, size_t i) {
+  const mprof_hot_change *h =
+      &((const mprof_kernel_change *)change)->hot_changes[i];
   mprof__fields_hex(o, "offset", h->offset);
   mprof__fields_str(o, "sass", *h->sass ? h->sass : NULL);
   mprof__fields_str(o, "file", *h->file ? h->file : NULL);
@@ -167,13 +171,7 @@ static void shifts(mprof__fields *o, const diff_view *v,
   if (!s.json) /* JSON's reasons array says how many are shown */
     mprof__fields_u64(&s, "shown", shown);
   mprof__fields_u64(&s, "omitted", c->stall_change_count - shown);
-  mprof__fields_list(&list, &s, NULL, "reasons");
-  for (size_t i = 0; i < shown; i++) {
-    mprof__fields_open(&x, &list, "reason", NULL);
-    reason_fields(&x, &c->stall_changes[i]);
-    mprof__fields_close(&x);
-  }
-  mprof__fields_close(&list);
+  mprof__report_records(&s, "reason", "reasons", shown, reason_fields, c);
   mprof__fields_close(&s);
   for (size_t i = 0; i < c->dimension_change_count; i++)
     moved += (size_t)dimension_moved(&c->dimension_changes[i]);
@@ -197,63 +195,57 @@ static void shifts(mprof__fields *o, const diff_view *v,
   if (!s.json)
     mprof__fields_u64(&s, "shown", hot);
   mprof__fields_u64(&s, "omitted", c->hot_change_count - hot);
-  mprof__fields_list(&list, &s, NULL, "instructions");
-  for (size_t i = 0; i < hot; i++) {
-    mprof__fields_open(&x, &list, "instruction", NULL);
-    hot_fields(&x, &c->hot_changes[i]);
-    mprof__fields_close(&x);
-  }
-  mprof__fields_close(&list);
+  mprof__report_records(&s, "instruction", "instructions", hot, hot_fields, c);
   mprof__fields_close(&s);
 }
 
-static void kernel(mprof__fields *parent, const diff_view *v,
-                   const mprof_kernel_change *c) {
+/* Kernel @p i of the view. */
+static void kernel(mprof__fields *o, const void *view, size_t i) {
+  const diff_view *v = (const diff_view *)view;
+  const mprof_kernel_change *c = mprof_diff_kernel(v->diff, v->selected[i]);
   int both = c->base && c->candidate;
   char short_name[256];
-  mprof__fields o, x;
-  mprof__fields_open(&o, parent, "kernel", NULL);
-  mprof__fields_str(&o, "name", c->name);
-  mprof__fields_str(&o, "short_name",
+  mprof__fields x;
+  mprof__fields_str(o, "name", c->name);
+  mprof__fields_str(o, "short_name",
                     mprof_name_short(short_name, sizeof short_name, c->name));
-  mprof__fields_str(&o, "mangled", c->mangled);
+  mprof__fields_str(o, "mangled", c->mangled);
   mprof__fields_num(
-      &o, "device",
+      o, "device",
       c->device_id != MPROF_INDEX_NONE ? (double)c->device_id : NAN, 0);
-  mprof__fields_str(&o, "change", mprof_change_name(c->change));
-  mprof__fields_raw(&o, "significant", c->significant ? "true" : "false");
-  if (o.json) /* XML: the <summary> element */
-    mprof__fields_str(&o, "summary", c->summary);
-  mprof__fields_num(&o, "mean_change", both ? c->mean_change : NAN, 4);
-  mprof__fields_num(&o, "noise", both && c->noise >= 0 ? c->noise : NAN, 4);
-  mprof__fields_num(&o, "t", both ? c->t : NAN, 2);
+  mprof__fields_str(o, "change", mprof_change_name(c->change));
+  mprof__fields_raw(o, "significant", c->significant ? "true" : "false");
+  if (o->json) /* XML: the <summary> element */
+    mprof__fields_str(o, "summary", c->summary);
+  mprof__fields_num(o, "mean_change", both ? c->mean_change : NAN, 4);
+  mprof__fields_num(o, "noise", both && c->noise >= 0 ? c->noise : NAN, 4);
+  mprof__fields_num(o, "t", both ? c->t : NAN, 2);
   /* Without degrees of freedom (one launch a side): absent, or null. */
-  mprof__fields_num(&o, "dof", both && c->dof > 0 ? c->dof : NAN, 1);
-  mprof__fields_num(&o, "p_value", both ? c->p_value : NAN, 6);
-  fields_i64(&o, "total_delta_ns", (long long)c->total_delta_ns);
-  mprof__fields_num(&o, "total_change", c->total_change, 4);
-  if (!o.json) {
-    mprof__fields_open(&x, &o, "summary", NULL);
+  mprof__fields_num(o, "dof", both && c->dof > 0 ? c->dof : NAN, 1);
+  mprof__fields_num(o, "p_value", both ? c->p_value : NAN, 6);
+  fields_i64(o, "total_delta_ns", (long long)c->total_delta_ns);
+  mprof__fields_num(o, "total_change", c->total_change, 4);
+  if (!o->json) {
+    mprof__fields_open(&x, o, "summary", NULL);
     mprof__fields_text(&x, NULL, c->summary);
     mprof__fields_close(&x);
   }
-  side(&o, "base", v->base, c->base);
-  side(&o, "candidate", v->candidate, c->candidate);
+  side(o, "base", v->base, c->base);
+  side(o, "candidate", v->candidate, c->candidate);
   if (both) {
-    shifts(&o, v, c);
-  } else if (o.json) {
-    mprof__fields_str(&o, "stalls", NULL);
-    mprof__fields_list(&x, &o, NULL, "dimensions");
+    shifts(o, v, c);
+  } else if (o->json) {
+    mprof__fields_str(o, "stalls", NULL);
+    mprof__fields_list(&x, o, NULL, "dimensions");
     mprof__fields_close(&x);
-    mprof__fields_str(&o, "hot", NULL);
+    mprof__fields_str(o, "hot", NULL);
   }
-  mprof__fields_close(&o);
 }
 
 static void diff_fields(FILE *f, const diff_view *v, int json) {
   uint64_t tb, tk;
   mprof_diff_totals(v->diff, &tb, &tk);
-  mprof__fields doc, x, list;
+  mprof__fields doc, x;
   mprof__report_document(&doc, f, json, "mprof-diff", 1);
   trace(&doc, "base", v->base);
   trace(&doc, "candidate", v->candidate);
@@ -288,10 +280,7 @@ static void diff_fields(FILE *f, const diff_view *v, int json) {
   mprof__fields_str(&x, "filter",
                     v->opts->kernel && *v->opts->kernel ? v->opts->kernel
                                                         : NULL);
-  mprof__fields_list(&list, &x, NULL, "items");
-  for (size_t i = 0; i < v->shown; i++)
-    kernel(&list, v, mprof_diff_kernel(v->diff, v->selected[i]));
-  mprof__fields_close(&list);
+  mprof__report_records(&x, "kernel", "items", v->shown, kernel, v);
   mprof__fields_close(&x);
   mprof__fields_close(&doc);
 }

@@ -49,6 +49,15 @@ int mprof__report_options_check(const mprof_report_options **opts);
 void mprof__report_document(mprof__fields *doc, FILE *f, int json,
                             const char *root, int kind);
 
+/* Writes record @p i of a list: its fields, in @p o. */
+typedef void (*mprof__record_fn)(mprof__fields *o, const void *ctx, size_t i);
+
+/* @p count records of @p fields: XML elements @p element in @p parent,
+ * the JSON array @p name. */
+void mprof__report_records(mprof__fields *parent, const char *element,
+                           const char *name, size_t count,
+                           mprof__record_fn fields, const void *ctx);
+
 /* analysis/ranges.c: the path of the trace a mprof_range_times came from. */
 struct mprof_range_times;
 const char *mprof__range_times_path(const struct mprof_range_times *times);

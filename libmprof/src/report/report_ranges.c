@@ -19,9 +19,11 @@ typedef struct ranges_view {
 
 /* ---- XML and JSON ------------------------------------------------------- */
 
-static void range_fields(mprof__fields *o, size_t rank,
-                         const mprof_range_time *r) {
-  mprof__fields_u64(o, "rank", rank);
+/* Range @p i, ranked i + 1. */
+static void range_fields(mprof__fields *o, const void *times, size_t i) {
+  const mprof_range_time *r =
+      mprof_range_times_get((const mprof_range_times *)times, i);
+  mprof__fields_u64(o, "rank", i + 1);
   mprof__fields_str(o, "name", r->name);
   mprof__fields_str(o, "domain", *r->domain ? r->domain : NULL);
   mprof__fields_num(o, "share", r->share, 4);
@@ -36,7 +38,7 @@ static void range_fields(mprof__fields *o, size_t rank,
 static void ranges_fields(FILE *f, const ranges_view *v, int json) {
   const mprof_range_totals *t = v->totals;
   const char *missing = mprof_range_times_missing(v->times);
-  mprof__fields doc, x, items, r;
+  mprof__fields doc, x;
   mprof__report_document(&doc, f, json, "mprof-ranges", 0);
   mprof__fields_open(&x, &doc, "trace", "trace");
   mprof__fields_str(&x, "path", mprof__range_times_path(v->times));
@@ -66,13 +68,7 @@ static void ranges_fields(FILE *f, const ranges_view *v, int json) {
   mprof__fields_u64(&x, "shown", v->shown);
   mprof__fields_u64(&x, "omitted", v->count - v->shown);
   mprof__fields_num(&x, "omitted_share", v->omitted_share, 4);
-  mprof__fields_list(&items, &x, NULL, "items");
-  for (size_t i = 0; i < v->shown; i++) {
-    mprof__fields_open(&r, &items, "range", NULL);
-    range_fields(&r, i + 1, mprof_range_times_get(v->times, i));
-    mprof__fields_close(&r);
-  }
-  mprof__fields_close(&items);
+  mprof__report_records(&x, "range", "items", v->shown, range_fields, v->times);
   mprof__fields_close(&x);
   mprof__fields_close(&doc);
 }

@@ -38,8 +38,8 @@ static void trace_fields(mprof__fields *o, const mprof__summary_view *v) {
                     mprof_join_sidecar(v->join) ? "present" : "absent");
 }
 
-static void device_fields(mprof__fields *o, const mprof__summary_view *v,
-                          size_t i) {
+static void device_fields(mprof__fields *o, const void *view, size_t i) {
+  const mprof__summary_view *v = (const mprof__summary_view *)view;
   size_t devices; /* i < devices: records() asks for those there are */
   const mprof_device_record *dev = mprof_trace_devices(v->trace, &devices);
   char cc[24];
@@ -51,29 +51,13 @@ static void device_fields(mprof__fields *o, const mprof__summary_view *v,
   mprof__fields_u64(o, "sms", dev[i].sm_count);
 }
 
-static void process_fields(mprof__fields *o, const mprof__summary_view *v,
-                           size_t i) {
+static void process_fields(mprof__fields *o, const void *view, size_t i) {
   static const char *const keys[] = {"pid", "ppid", "host", "rank", "path"};
+  const mprof__summary_view *v = (const mprof__summary_view *)view;
   mprof__fields_u64(o, "index", i);
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
     mprof__fields_str(o, keys[k],
                       mprof__summary_process_meta(v, (uint32_t)i, keys[k]));
-}
-
-/* @p count records of @p fields: XML elements @p element in @p parent,
- * the JSON array @p name. */
-static void
-records(mprof__fields *parent, const char *element, const char *name,
-        size_t count, const mprof__summary_view *v,
-        void (*fields)(mprof__fields *, const mprof__summary_view *, size_t)) {
-  mprof__fields list, x;
-  mprof__fields_list(&list, parent, NULL, name);
-  for (size_t i = 0; i < count; i++) {
-    mprof__fields_open(&x, &list, element, NULL);
-    fields(&x, v, i);
-    mprof__fields_close(&x);
-  }
-  mprof__fields_close(&list);
 }
 
 /* ---- speed of light (PM samples) ----------------------------------------- */
@@ -276,9 +260,18 @@ static const char *reason_dimension_key(uint32_t dimension) {
                                       : "other";
 }
 
+static void reason_fields(mprof__fields *o, const void *kernel, size_t i) {
+  const mprof_reason_share *r =
+      &((const mprof_kernel_diagnosis *)kernel)->stalls[i];
+  mprof__fields_str(o, "name", r->reason);
+  mprof__fields_str(o, "dimension", reason_dimension_key(r->dimension));
+  mprof__fields_num(o, "share", r->share, 4);
+  mprof__fields_u64(o, "samples", r->samples);
+}
+
 static void stalls(mprof__fields *parent, const mprof_kernel_diagnosis *k) {
   size_t shown = mprof__summary_stalls_shown(k);
-  mprof__fields o, reasons, x;
+  mprof__fields o;
   mprof__fields_open(&o, parent, "stalls", "stalls");
   mprof__fields_u64(&o, "samples", k->stats->samples);
   mprof__fields_u64(&o, "not_issued", k->stats->not_issued);
@@ -290,21 +283,20 @@ static void stalls(mprof__fields *parent, const mprof_kernel_diagnosis *k) {
     mprof__fields_u64(&o, "shown", shown);
   }
   mprof__fields_u64(&o, "omitted", k->stall_count - shown);
-  mprof__fields_list(&reasons, &o, NULL, "reasons");
-  for (size_t i = 0; i < shown; i++) {
-    const mprof_reason_share *r = &k->stalls[i];
-    mprof__fields_open(&x, &reasons, "reason", NULL);
-    mprof__fields_str(&x, "name", r->reason);
-    mprof__fields_str(&x, "dimension", reason_dimension_key(r->dimension));
-    mprof__fields_num(&x, "share", r->share, 4);
-    mprof__fields_u64(&x, "samples", r->samples);
-    mprof__fields_close(&x);
-  }
-  mprof__fields_close(&reasons);
+  mprof__report_records(&o, "reason", "reasons", shown, reason_fields, k);
   mprof__fields_close(&o);
 }
 
-static void hot_fields(mprof__fields *o, const mprof_hot_instruction *h) {
+static void hot_reason_fields(mprof__fields *o, const void *hot, size_t i) {
+  const mprof_reason_share *r =
+      &((const mprof_hot_instruction *)hot)->reasons[i];
+  mprof__fields_str(o, "name", r->reason);
+  mprof__fields_num(o, "share", r->share, 4);
+}
+
+static void hot_fields(mprof__fields *o, const void *kernel, size_t i) {
+  const mprof_hot_instruction *h =
+      mprof_kernel_diagnosis_hot((const mprof_kernel_diagnosis *)kernel, i);
   char crc[32];
   snprintf(crc, sizeof crc, "0x%llx", (unsigned long long)h->cubin_crc);
   mprof__fields_hex(o, "offset", h->offset);
@@ -314,38 +306,27 @@ static void hot_fields(mprof__fields *o, const mprof_hot_instruction *h) {
   mprof__fields_str(o, "file", *h->file ? h->file : NULL);
   mprof__fields_num(o, "line", *h->file ? (double)h->line : NAN, 0);
   mprof__fields_str(o, "cubin_crc", crc);
+  mprof__report_records(o, "reason", "reasons", h->reason_count,
+                        hot_reason_fields, h);
 }
 
 static void hot(mprof__fields *parent, const mprof__summary_view *v,
                 const mprof_kernel_diagnosis *k) {
   size_t shown =
       k->hot_count < v->opts->max_hot ? k->hot_count : v->opts->max_hot;
-  mprof__fields o, list, x, reasons, r;
+  mprof__fields o;
   mprof__fields_open(&o, parent, "hot-instructions", "hot");
   mprof__fields_u64(&o, "sampled_pcs", k->stats->pc_count);
   if (!o.json)
     mprof__fields_u64(&o, "shown", shown);
   mprof__fields_u64(&o, "omitted", k->stats->pc_count - shown);
-  mprof__fields_list(&list, &o, NULL, "instructions");
-  for (size_t i = 0; i < shown; i++) {
-    const mprof_hot_instruction *h = mprof_kernel_diagnosis_hot(k, i);
-    mprof__fields_open(&x, &list, "instruction", NULL);
-    hot_fields(&x, h);
-    mprof__fields_list(&reasons, &x, NULL, "reasons");
-    for (size_t j = 0; j < h->reason_count; j++) {
-      mprof__fields_open(&r, &reasons, "reason", NULL);
-      mprof__fields_str(&r, "name", h->reasons[j].reason);
-      mprof__fields_num(&r, "share", h->reasons[j].share, 4);
-      mprof__fields_close(&r);
-    }
-    mprof__fields_close(&reasons);
-    mprof__fields_close(&x);
-  }
-  mprof__fields_close(&list);
+  mprof__report_records(&o, "instruction", "instructions", shown, hot_fields,
+                        k);
   mprof__fields_close(&o);
 }
 
-static void access_fields(mprof__fields *o, const mprof_memory_stats *x) {
+static void access_fields(mprof__fields *o, const void *order, size_t i) {
+  const mprof_memory_stats *x = ((const mprof_memory_stats *const *)order)[i];
   mprof__fields_hex(o, "offset", x->offset);
   mprof__fields_str(o, "kind", mprof_memory_kind_name(x->flags));
   mprof__fields_u64(o, "access_size", x->access_size);
@@ -365,7 +346,7 @@ static void memory(mprof__fields *parent, const mprof__summary_view *v,
   mprof__summary_memory mv;
   if (!mprof__summary_memory_view_build(&mv, v, k))
     return;
-  mprof__fields o, list, x;
+  mprof__fields o;
   mprof__fields_open(&o, parent, "memory", "memory");
   mprof__fields_u64(&o, "instructions", mv.count);
   if (!o.json) /* JSON's accesses array says how many are shown */
@@ -376,70 +357,67 @@ static void memory(mprof__fields *parent, const mprof__summary_view *v,
   mprof__fields_u64(&o, "sectors", mv.sectors);
   mprof__fields_num(&o, "efficiency", mv.efficiency, 4);
   mprof__fields_expand(&o);
-  mprof__fields_list(&list, &o, NULL, "accesses");
-  for (size_t i = 0; i < mv.shown; i++) {
-    mprof__fields_open(&x, &list, "access", NULL);
-    access_fields(&x, mv.order[i]);
-    mprof__fields_close(&x);
-  }
-  mprof__fields_close(&list);
+  mprof__report_records(&o, "access", "accesses", mv.shown, access_fields,
+                        mv.order);
   mprof__fields_close(&o);
   free(mv.order);
 }
 
-static void kernel(mprof__fields *parent, const mprof__summary_view *v,
-                   size_t rank, const mprof_kernel_diagnosis *k) {
-  mprof__fields o, x, notes;
-  mprof__fields_open(&o, parent, "kernel", NULL);
-  kernel_fields(&o, v, rank, k);
-  verdict(&o, k);
+/* Kernel @p i of the view, ranked i + 1. */
+static void kernel(mprof__fields *o, const void *view, size_t i) {
+  const mprof__summary_view *v = (const mprof__summary_view *)view;
+  const mprof_kernel_diagnosis *k =
+      mprof_diagnosis_kernel(v->d, v->selected[i]);
+  mprof__fields x, notes;
+  kernel_fields(o, v, i + 1, k);
+  verdict(o, k);
   if (mprof__summary_sol_shown(v)) {
-    mprof__fields_open(&x, &o, "throughput", "throughput");
+    mprof__fields_open(&x, o, "throughput", "throughput");
     mprof__summary_throughput_fields(&x, k->throughput);
     mprof__fields_close(&x);
   }
-  shapes(&o, v, k);
-  dimensions(&o, v, k);
-  stalls(&o, k);
-  hot(&o, v, k);
-  memory(&o, v, k);
+  shapes(o, v, k);
+  dimensions(o, v, k);
+  stalls(o, k);
+  hot(o, v, k);
+  memory(o, v, k);
   /* Strings in JSON, <note> elements in XML. */
-  mprof__fields_list(&notes, &o, NULL, "notes");
-  for (size_t i = 0; i < k->note_count; i++) {
+  mprof__fields_list(&notes, o, NULL, "notes");
+  for (size_t n = 0; n < k->note_count; n++) {
     if (notes.json) {
-      mprof__fields_str(&notes, NULL, k->notes[i]);
+      mprof__fields_str(&notes, NULL, k->notes[n]);
       continue;
     }
     mprof__fields_open(&x, &notes, "note", NULL);
-    mprof__fields_text(&x, NULL, k->notes[i]);
+    mprof__fields_text(&x, NULL, k->notes[n]);
     mprof__fields_close(&x);
   }
   mprof__fields_close(&notes);
-  mprof__fields_close(&o);
 }
 
 /* ---- the report ---------------------------------------------------------- */
 
+static void note_fields(mprof__fields *o, const void *diagnosis, size_t i) {
+  const mprof_note *n =
+      mprof_diagnosis_note((const mprof_diagnosis *)diagnosis, i);
+  mprof__fields_str(o, "key", n->key);
+  mprof__fields_text(o, "text", n->text);
+}
+
 void mprof__summary_fields(FILE *f, const mprof__summary_view *v, int json) {
-  mprof__fields doc, list, x;
+  mprof__fields doc, x;
   mprof__report_document(&doc, f, json, "mprof-summary", 1);
   mprof__fields_open(&x, &doc, "trace", "trace");
   trace_fields(&x, v);
   mprof__fields_close(&x);
   size_t devices, processes = mprof_trace_process_count(v->trace);
   mprof_trace_devices(v->trace, &devices);
-  records(&doc, "device", "devices", devices, v, device_fields);
+  mprof__report_records(&doc, "device", "devices", devices, device_fields, v);
   if (processes > 1)
-    records(&doc, "process", "processes", processes, v, process_fields);
-  mprof__fields_list(&list, &doc, NULL, "notes");
-  for (size_t i = 0; i < mprof_diagnosis_note_count(v->d); i++) {
-    const mprof_note *n = mprof_diagnosis_note(v->d, i);
-    mprof__fields_open(&x, &list, "note", NULL);
-    mprof__fields_str(&x, "key", n->key);
-    mprof__fields_text(&x, "text", n->text);
-    mprof__fields_close(&x);
-  }
-  mprof__fields_close(&list);
+    mprof__report_records(&doc, "process", "processes", processes,
+                          process_fields, v);
+  mprof__report_records(&doc, "note", "notes", mprof_diagnosis_note_count(v->d),
+                        note_fields, v->d);
   if (v->shown) {
     const mprof_kernel_diagnosis *top =
         mprof_diagnosis_kernel(v->d, v->selected[0]);
@@ -459,10 +437,7 @@ void mprof__summary_fields(FILE *f, const mprof__summary_view *v, int json) {
   mprof__fields_str(&x, "filter",
                     v->opts->kernel && *v->opts->kernel ? v->opts->kernel
                                                         : NULL);
-  mprof__fields_list(&list, &x, NULL, "items");
-  for (size_t i = 0; i < v->shown; i++)
-    kernel(&list, v, i + 1, mprof_diagnosis_kernel(v->d, v->selected[i]));
-  mprof__fields_close(&list);
+  mprof__report_records(&x, "kernel", "items", v->shown, kernel, v);
   mprof__fields_close(&x);
   mprof__fields_close(&doc);
 }
