@@ -138,7 +138,7 @@ static void side(mprof__fields *parent, const char *name,
     mprof__fields_str(parent, name, NULL);
     return;
   }
-  mprof__fields o, x;
+  mprof__fields o;
   mprof__fields_open(&o, parent, name, name);
   mprof__fields_u64(&o, "launches", k->stats->launches);
   mprof__fields_num(&o, "mean_ns", k->stats->mean_ns, 0);
@@ -152,11 +152,8 @@ static void side(mprof__fields *parent, const char *name,
                     : o.json ? NULL
                              : "none");
   const mprof_kernel_throughput *t = side_throughput(d, k);
-  if (t) {
-    mprof__fields_open(&x, &o, "throughput", "throughput");
-    mprof__summary_throughput_fields(&x, t);
-    mprof__fields_close(&x);
-  }
+  if (t)
+    mprof__summary_throughput(&o, t);
   mprof__fields_close(&o);
 }
 

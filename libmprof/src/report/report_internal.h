@@ -65,9 +65,10 @@ const char *mprof__range_times_path(const struct mprof_range_times *times);
 /* ---- speed of light ----------------------------------------------------- */
 
 /* A kernel's measured throughput, the same in the JSON and the XML
- * reports (summary and diff; summary_fields.c). */
-void mprof__summary_throughput_fields(mprof__fields *o,
-                                      const mprof_kernel_throughput *t);
+ * reports (summary and diff; summary_fields.c): the record "throughput" in
+ * @p parent. */
+void mprof__summary_throughput(mprof__fields *parent,
+                               const mprof_kernel_throughput *t);
 
 /* The counters the text reports show, with their labels ("DRAM", "SMs");
  * summary_view.c. */

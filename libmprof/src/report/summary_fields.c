@@ -71,29 +71,27 @@ static const uint32_t sol_counters[] = {
     MPROF_COUNTER_FMA,       MPROF_COUNTER_ALU,
     MPROF_COUNTER_CLOCK};
 
-/* Percentages become fractions in XML and JSON, like every share. */
-static double sol_value(const mprof_kernel_throughput *t, uint32_t c) {
-  double x = t->value[c];
-  return strcmp(mprof_counter_unit(c), "percent") == 0 ? x / 100.0 : x;
-}
-
 static const char *sol_status(const mprof_kernel_throughput *t) {
   return t->samples ? "measured" : t->partial ? "too_short" : "not_sampled";
 }
 
-void mprof__summary_throughput_fields(mprof__fields *o,
-                                      const mprof_kernel_throughput *t) {
-  mprof__fields_str(o, "status", sol_status(t));
-  mprof__fields_u64(o, "samples", t->samples);
-  mprof__fields_u64(o, "partial_samples", t->partial);
-  mprof__fields_u64(o, "interval_ns", t->interval_ns);
-  mprof__fields_num(o, "shared", t->samples ? t->shared : NAN, 4);
+void mprof__summary_throughput(mprof__fields *parent,
+                               const mprof_kernel_throughput *t) {
+  mprof__fields o;
+  mprof__fields_open(&o, parent, "throughput", "throughput");
+  mprof__fields_str(&o, "status", sol_status(t));
+  mprof__fields_u64(&o, "samples", t->samples);
+  mprof__fields_u64(&o, "partial_samples", t->partial);
+  mprof__fields_u64(&o, "interval_ns", t->interval_ns);
+  mprof__fields_num(&o, "shared", t->samples ? t->shared : NAN, 4);
   for (size_t i = 0; i < sizeof sol_counters / sizeof sol_counters[0]; i++) {
     uint32_t c = sol_counters[i];
+    /* Percentages become fractions in XML and JSON, like every share. */
     int fraction = strcmp(mprof_counter_unit(c), "percent") == 0;
-    double value = t->samples && !isnan(t->value[c]) ? sol_value(t, c) : NAN;
-    mprof__fields_num(o, mprof_counter_key(c), value, fraction ? 4 : 0);
+    double value = t->samples ? t->value[c] / (fraction ? 100.0 : 1.0) : NAN;
+    mprof__fields_num(&o, mprof_counter_key(c), value, fraction ? 4 : 0);
   }
+  mprof__fields_close(&o);
 }
 
 /* ---- a kernel ------------------------------------------------------------ */
@@ -371,11 +369,8 @@ static void kernel(mprof__fields *o, const void *view, size_t i) {
   mprof__fields x, notes;
   kernel_fields(o, v, i + 1, k);
   verdict(o, k);
-  if (mprof__summary_sol_shown(v)) {
-    mprof__fields_open(&x, o, "throughput", "throughput");
-    mprof__summary_throughput_fields(&x, k->throughput);
-    mprof__fields_close(&x);
-  }
+  if (mprof__summary_sol_shown(v))
+    mprof__summary_throughput(o, k->throughput);
   shapes(o, v, k);
   dimensions(o, v, k);
   stalls(o, k);
