@@ -125,21 +125,18 @@ int mprof_occupancy_compute(mprof_occupancy *out,
     else
       out->limit_shared = (uint32_t)(device->max_shared_per_sm / alloc);
   }
-  /* The smallest limit wins; ties name the resource a user can change. */
-  uint32_t blocks = out->limit_registers;
-  out->limiter = MPROF_LIMIT_REGISTERS;
-  if (out->limit_shared < blocks) {
-    blocks = out->limit_shared;
-    out->limiter = MPROF_LIMIT_SHARED;
-  }
-  if (out->limit_warps < blocks) {
-    blocks = out->limit_warps;
-    out->limiter = MPROF_LIMIT_WARPS;
-  }
-  if (out->limit_blocks < blocks) {
-    blocks = out->limit_blocks;
-    out->limiter = MPROF_LIMIT_BLOCKS;
-  }
+  /* The smallest limit wins; ties name the resource a user can change.
+   * {blocks per SM, limiter}, in that order. */
+  const uint32_t limits[][2] = {{out->limit_registers, MPROF_LIMIT_REGISTERS},
+                                {out->limit_shared, MPROF_LIMIT_SHARED},
+                                {out->limit_warps, MPROF_LIMIT_WARPS},
+                                {out->limit_blocks, MPROF_LIMIT_BLOCKS}};
+  uint32_t blocks = UINT32_MAX;
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+    if (limits[i][0] < blocks) {
+      blocks = limits[i][0];
+      out->limiter = limits[i][1];
+    }
   if (blocks == UINT32_MAX) {
     blocks = max_warps / wpb;
     out->limiter = MPROF_LIMIT_WARPS;
