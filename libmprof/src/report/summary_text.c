@@ -105,9 +105,8 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
   const mprof_kernel_stats *s = k->stats;
   char a[32], b[32], c[32], d[32], e[32], g[32], n[32], p[32], name[256];
   mprof_format_percent(p, sizeof p, s->share);
-  fprintf(f, "%s┌ #%zu %s%s", st->cyan, rank, st->reset, st->bold);
-  fputs(text_name(v, name, sizeof name, s->name), f);
-  fprintf(f, "%s", st->reset);
+  fprintf(f, "%s┌ #%zu %s%s%s%s", st->cyan, rank, st->reset, st->bold,
+          text_name(v, name, sizeof name, s->name), st->reset);
   if (s->device_id != MPROF_INDEX_NONE)
     fprintf(f, "  %s· device %u%s", st->dim, s->device_id, st->reset);
   char process[256];
@@ -160,10 +159,9 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
     const mprof_dimension *dim = mprof_kernel_diagnosis_dimension(k, i);
     if (!mprof__summary_dimension_shown(v, dim))
       continue;
-    char state[16];
-    snprintf(state, sizeof state, "%s", mprof_state_name(dim->state));
-    if (dim->state == MPROF_STATE_ISSUE)
-      snprintf(state, sizeof state, "ISSUE");
+    const char *state = dim->state == MPROF_STATE_ISSUE
+                            ? "ISSUE"
+                            : mprof_state_name(dim->state);
     fprintf(f, "│   %-30s %s%-7s%s %s%s%s\n", mprof_dimension_title(dim->id),
             mprof__state_color(st, dim->state), state, st->reset,
             dim->state == MPROF_STATE_OK || dim->state == MPROF_STATE_UNKNOWN
