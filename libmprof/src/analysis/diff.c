@@ -565,10 +565,8 @@ size_t mprof_diff_gate(const mprof_diff *diff, double percent) {
   return tripped;
 }
 
-const mprof_diagnosis *mprof__diff_base(const mprof_diff *diff) {
-  return diff->base;
-}
-
-const mprof_diagnosis *mprof__diff_candidate(const mprof_diff *diff) {
-  return diff->candidate;
+void mprof__diff_sides(const mprof_diff *diff, const mprof_diagnosis **base,
+                       const mprof_diagnosis **candidate) {
+  *base = diff->base;
+  *candidate = diff->candidate;
 }

@@ -10,7 +10,7 @@
 #include "mprof/diff.h"
 
 /* The two diagnoses a diff compares (borrowed). */
-const mprof_diagnosis *mprof__diff_base(const mprof_diff *diff);
-const mprof_diagnosis *mprof__diff_candidate(const mprof_diff *diff);
+void mprof__diff_sides(const mprof_diff *diff, const mprof_diagnosis **base,
+                       const mprof_diagnosis **candidate);
 
 #endif /* MPROF_ANALYSIS_DIFF_INTERNAL_H */

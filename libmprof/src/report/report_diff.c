@@ -413,8 +413,7 @@ int mprof_diff_write(FILE *out, const mprof_diff *diff,
   v.diff = diff;
   v.opts = opts;
   v.fail_above = fail_above_percent;
-  v.base = mprof__diff_base(diff);
-  v.candidate = mprof__diff_candidate(diff);
+  mprof__diff_sides(diff, &v.base, &v.candidate);
   rc = mprof__select(&v.selected, &v.matched, mprof_diff_kernel_count(diff),
                      change_names, diff, opts->kernel);
   if (rc == MPROF_ENOTFOUND)
