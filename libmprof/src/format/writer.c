@@ -86,46 +86,40 @@ struct mprof_writer {
   uint64_t last_start;
 };
 
+/* Each section type's record size (1 for byte sections; 0, left out, for a
+ * type this version does not know) and whether it spills to disk: the
+ * sections that grow with the length of the run. */
+static const struct {
+  uint32_t record_size;
+  int spills;
+} section_kinds[SECTION_COUNT] = {
+    [MPROF_SECTION_STRINGS] = {1, 0},
+    [MPROF_SECTION_META] = {sizeof(mprof_meta_record), 0},
+    [MPROF_SECTION_DEVICES] = {sizeof(mprof_device_record), 0},
+    [MPROF_SECTION_STREAMS] = {sizeof(mprof_stream_record), 0},
+    [MPROF_SECTION_KERNELS] = {sizeof(mprof_kernel_record), 0},
+    [MPROF_SECTION_SHAPES] = {sizeof(mprof_shape_record), 0},
+    [MPROF_SECTION_LAUNCHES] = {sizeof(mprof_launch_record), 1},
+    [MPROF_SECTION_MEMOPS] = {sizeof(mprof_memop_record), 1},
+    [MPROF_SECTION_RANGES] = {sizeof(mprof_range_record), 1},
+    [MPROF_SECTION_REGIONS] = {sizeof(mprof_region_record), 0},
+    [MPROF_SECTION_SPANS] = {sizeof(mprof_span_record), 1},
+    [MPROF_SECTION_STALL_REASONS] = {sizeof(mprof_stall_reason_record), 0},
+    [MPROF_SECTION_PC_SAMPLES] = {sizeof(mprof_pc_sample_record), 1},
+    [MPROF_SECTION_CUBINS] = {sizeof(mprof_cubin_record), 0},
+    [MPROF_SECTION_BLOBS] = {1, 1},
+    [MPROF_SECTION_DROPS] = {sizeof(mprof_drop_record), 0},
+    [MPROF_SECTION_PM_METRICS] = {sizeof(mprof_pm_metric_record), 0},
+    [MPROF_SECTION_PM_SAMPLES] = {sizeof(mprof_pm_sample_record), 1},
+    [MPROF_SECTION_API_CALLS] = {sizeof(mprof_api_call_record), 1},
+    [MPROF_SECTION_MEMORY_ACCESSES] = {sizeof(mprof_memory_access_record), 0},
+};
+
 uint32_t mprof__record_size(uint32_t type) {
-  switch (type) {
-  case MPROF_SECTION_STRINGS: return 1;
-  case MPROF_SECTION_META: return sizeof(mprof_meta_record);
-  case MPROF_SECTION_DEVICES: return sizeof(mprof_device_record);
-  case MPROF_SECTION_STREAMS: return sizeof(mprof_stream_record);
-  case MPROF_SECTION_KERNELS: return sizeof(mprof_kernel_record);
-  case MPROF_SECTION_SHAPES: return sizeof(mprof_shape_record);
-  case MPROF_SECTION_LAUNCHES: return sizeof(mprof_launch_record);
-  case MPROF_SECTION_MEMOPS: return sizeof(mprof_memop_record);
-  case MPROF_SECTION_RANGES: return sizeof(mprof_range_record);
-  case MPROF_SECTION_REGIONS: return sizeof(mprof_region_record);
-  case MPROF_SECTION_SPANS: return sizeof(mprof_span_record);
-  case MPROF_SECTION_STALL_REASONS: return sizeof(mprof_stall_reason_record);
-  case MPROF_SECTION_PC_SAMPLES: return sizeof(mprof_pc_sample_record);
-  case MPROF_SECTION_CUBINS: return sizeof(mprof_cubin_record);
-  case MPROF_SECTION_BLOBS: return 1;
-  case MPROF_SECTION_DROPS: return sizeof(mprof_drop_record);
-  case MPROF_SECTION_PM_METRICS: return sizeof(mprof_pm_metric_record);
-  case MPROF_SECTION_PM_SAMPLES: return sizeof(mprof_pm_sample_record);
-  case MPROF_SECTION_API_CALLS: return sizeof(mprof_api_call_record);
-  case MPROF_SECTION_MEMORY_ACCESSES: return sizeof(mprof_memory_access_record);
-  default: return 0;
-  }
+  return type < SECTION_COUNT ? section_kinds[type].record_size : 0;
 }
 
-/* Sections that grow with the length of the run spill to disk. */
-static int section_spills(uint32_t type) {
-  switch (type) {
-  case MPROF_SECTION_LAUNCHES:
-  case MPROF_SECTION_MEMOPS:
-  case MPROF_SECTION_RANGES:
-  case MPROF_SECTION_SPANS:
-  case MPROF_SECTION_PC_SAMPLES:
-  case MPROF_SECTION_PM_SAMPLES:
-  case MPROF_SECTION_API_CALLS:
-  case MPROF_SECTION_BLOBS: return 1;
-  default: return 0;
-  }
-}
+static int section_spills(uint32_t type) { return section_kinds[type].spills; }
 
 int mprof_writer_options_init(mprof_writer_options *opts, unsigned version) {
   mprof_writer_options init = MPROF_WRITER_OPTIONS_INIT;
