@@ -79,6 +79,17 @@ static inline uint64_t mprof__hash64(const void *data, size_t size) {
  * reader alike. */
 uint32_t mprof__record_size(uint32_t type);
 
+struct mprof_file_header;
+struct mprof_section_entry;
+
+/** The header of a file with @p flags whose directory, @p count @p entries
+ * at @p directory_offset, ends it (a streamed file's: none, at 0), with its
+ * checksums: format/writer.c, for the writer and the reader alike. */
+void mprof__file_header(struct mprof_file_header *h, uint32_t flags,
+                        uint64_t directory_offset,
+                        const struct mprof_section_entry *entries,
+                        uint32_t count);
+
 struct mprof_trace;
 
 /** Name @p trace after @p path in messages and mprof_trace_path() (a trace

@@ -234,16 +234,8 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
     free(b.data);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
   }
-  memcpy(header.magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
-  header.version_major = MPROF_FORMAT_VERSION_MAJOR;
-  header.version_minor = MPROF_FORMAT_VERSION_MINOR;
-  header.flags = last.file_flags & MPROF_FILE_FLAG_LAUNCHES_SORTED;
-  header.directory_offset = directory_offset;
-  header.section_count = entry_count;
-  header.directory_checksum =
-      mprof_crc32c(0, entries, entry_count * sizeof(mprof_section_entry));
-  header.file_size = b.size;
-  header.header_checksum = mprof_crc32c(0, &header, 40);
+  mprof__file_header(&header, last.file_flags & MPROF_FILE_FLAG_LAUNCHES_SORTED,
+                     directory_offset, entries, entry_count);
   memcpy(b.data, &header, sizeof header);
   free(entries);
   mprof__file_map old = {t->map, t->map_size};

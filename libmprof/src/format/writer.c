@@ -74,7 +74,6 @@ struct mprof_writer {
   uint32_t checkpoints;
   int failed; /* first I/O failure; later appends are counted as drops */
   size_t buffer_size;
-  uint32_t file_flags;
   section_buf sections[SECTION_COUNT];
   mprof__map strings; /* string offsets */
   drop_counter *drops;
@@ -242,13 +241,19 @@ static char *path_with(const char *path, const char *suffix) {
   return joined;
 }
 
-/* The header of a streamed file: valid from the first byte on. */
-static void streamed_header(mprof_file_header *h, uint32_t flags) {
+void mprof__file_header(mprof_file_header *h, uint32_t flags,
+                        uint64_t directory_offset,
+                        const mprof_section_entry *entries, uint32_t count) {
+  size_t dir_size = count * sizeof *entries;
   memset(h, 0, sizeof *h);
   memcpy(h->magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
   h->version_major = MPROF_FORMAT_VERSION_MAJOR;
   h->version_minor = MPROF_FORMAT_VERSION_MINOR;
-  h->flags = flags | MPROF_FILE_FLAG_STREAMED;
+  h->flags = flags;
+  h->directory_offset = directory_offset;
+  h->section_count = count;
+  h->directory_checksum = mprof_crc32c(0, entries, dir_size);
+  h->file_size = directory_offset + dir_size;
   h->header_checksum = mprof_crc32c(0, h, 40);
 }
 
@@ -269,7 +274,6 @@ int mprof_writer_open(mprof_writer **out, const char *path,
   w->fd = -1;
   w->buffer_size =
       opts && opts->buffer_size ? opts->buffer_size : DEFAULT_BUFFER_SIZE;
-  w->file_flags = opts ? opts->file_flags & MPROF_FILE_FLAG_LAUNCHES_SORTED : 0;
   w->launches_sorted = 1;
   pthread_mutex_init(&w->lock, NULL);
   w->path = path_with(path, "");
@@ -290,8 +294,9 @@ int mprof_writer_open(mprof_writer **out, const char *path,
     errno = err;
     return rc;
   }
+  /* The header of a streamed file: valid from the first byte on. */
   mprof_file_header header;
-  streamed_header(&header, 0);
+  mprof__file_header(&header, MPROF_FILE_FLAG_STREAMED, 0, NULL, 0);
   if (write_all(w->fd, &header, sizeof header) != 0) {
     int err = errno;
     mprof_writer_abort(w);
@@ -727,23 +732,11 @@ static int write_final(mprof_writer *w, int out) {
   }
   if (pad_to_8(out, &pos) != 0)
     return -1;
-  size_t dir_size = entry_count * sizeof(mprof_section_entry);
-  if (write_all(out, entries, dir_size) != 0)
+  if (write_all(out, entries, entry_count * sizeof *entries) != 0)
     return -1;
-
-  memcpy(header.magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
-  header.version_major = MPROF_FORMAT_VERSION_MAJOR;
-  header.version_minor = MPROF_FORMAT_VERSION_MINOR;
-  header.flags = w->file_flags;
-  if (w->launches_sorted)
-    header.flags |= MPROF_FILE_FLAG_LAUNCHES_SORTED;
-  else
-    header.flags &= ~MPROF_FILE_FLAG_LAUNCHES_SORTED;
-  header.directory_offset = pos;
-  header.section_count = entry_count;
-  header.directory_checksum = mprof_crc32c(0, entries, dir_size);
-  header.file_size = pos + dir_size;
-  header.header_checksum = mprof_crc32c(0, &header, 40);
+  mprof__file_header(&header,
+                     w->launches_sorted ? MPROF_FILE_FLAG_LAUNCHES_SORTED : 0,
+                     pos, entries, entry_count);
   if (pwrite(out, &header, sizeof header, 0) != (ssize_t)sizeof header)
     return -1;
   return 0;
