@@ -53,12 +53,6 @@ static int has_append(const chunk_ref *chunks, size_t count, uint32_t type) {
   return 0;
 }
 
-/* Reader-made META pairs that say what a streamed file holds. */
-typedef struct partial_note {
-  char key[32];
-  char value[32];
-} partial_note;
-
 /*
  * A streamed file (a capture still running, or cut short): read its chunks
  * up to the last checkpoint and lay them out as a finished trace in memory,
@@ -131,25 +125,16 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   for (size_t i = 0; i < committed; i++)
     if (chunks[i].section > max_type)
       max_type = chunks[i].section;
-  partial_note notes[6];
-  size_t note_count = 0;
-  snprintf(notes[note_count].key, sizeof notes[0].key, "capture.partial");
-  snprintf(notes[note_count++].value, sizeof notes[0].value, "%s",
-           last.final ? "0" : "1");
-  snprintf(notes[note_count].key, sizeof notes[0].key, "capture.checkpoints");
-  snprintf(notes[note_count++].value, sizeof notes[0].value, "%u",
-           last.sequence);
-  snprintf(notes[note_count].key, sizeof notes[0].key, "capture.checkpoint_ns");
-  snprintf(notes[note_count++].value, sizeof notes[0].value, "%llu",
-           (unsigned long long)last.time);
-  snprintf(notes[note_count].key, sizeof notes[0].key, "capture.lost_bytes");
-  snprintf(notes[note_count++].value, sizeof notes[0].value, "%llu",
-           (unsigned long long)(size - committed_end));
-  if (last.signal) {
-    snprintf(notes[note_count].key, sizeof notes[0].key, "capture.signal");
-    snprintf(notes[note_count++].value, sizeof notes[0].value, "%u",
-             last.signal);
-  }
+  /* Reader-made META pairs that say what a streamed file holds. */
+  const struct {
+    const char *key;
+    unsigned long long value;
+  } notes[] = {{"capture.partial", !last.final},
+               {"capture.checkpoints", last.sequence},
+               {"capture.checkpoint_ns", last.time},
+               {"capture.lost_bytes", size - committed_end},
+               {"capture.signal", last.signal}};
+  size_t note_count = last.signal ? 5 : 4;
 
   image_builder b = {NULL, 0, 0};
   mprof_section_entry *entries =
@@ -159,7 +144,7 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   memset(&header, 0, sizeof header);
   int failed = !entries || image_put(&b, &header, sizeof header) != 0;
   uint64_t strings_length = 0;
-  uint32_t note_refs[2 * 6];
+  uint32_t note_refs[2 * 5];
   for (uint32_t type = 1; type <= max_type && !failed; type++) {
     int appended = has_append(chunks, committed, type);
     size_t snapshot = SIZE_MAX;
@@ -206,11 +191,12 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
       if (strings_length == 0)
         failed |= image_put(&b, "", 1) != 0; /* reference 0 */
       for (size_t n = 0; n < note_count && !failed; n++) {
+        char value[24];
+        int length = snprintf(value, sizeof value, "%llu", notes[n].value);
         note_refs[2 * n] = (uint32_t)(b.size - e->offset);
         failed |= image_put(&b, notes[n].key, strlen(notes[n].key) + 1) != 0;
         note_refs[2 * n + 1] = (uint32_t)(b.size - e->offset);
-        failed |=
-            image_put(&b, notes[n].value, strlen(notes[n].value) + 1) != 0;
+        failed |= image_put(&b, value, (size_t)length + 1) != 0;
       }
     }
     if (type == MPROF_SECTION_META) {
