@@ -414,12 +414,10 @@ static void disassemble_groups(attach_work *w) {
   for (unsigned j = w->opts->progress ? 0 : 1; j < jobs; j++)
     if (pthread_create(&threads[started], NULL, attach_worker, w) == 0)
       started++;
-  if (!w->opts->progress) {
+  /* The calling thread reports; it works too when no thread started. */
+  if (!w->opts->progress || !started)
     attach_worker(w);
-  } else {
-    /* The calling thread reports; it works too when no thread started. */
-    if (!started)
-      attach_worker(w);
+  if (w->opts->progress) {
     pthread_mutex_lock(&w->lock);
     size_t total = w->group_count + w->batch_count;
     while (w->done < total) {
