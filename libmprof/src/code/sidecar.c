@@ -27,16 +27,6 @@ const char *const mprof__sidecar_state_names[STATE_COUNT] = {
 /* ---- string pool ---------------------------------------------------------
  */
 
-static void pool_free(string_pool *p) {
-  mprof__arena_free(&p->arena);
-  free((void *)p->strings);
-  mprof__map_free(&p->map);
-  memset(p, 0, sizeof *p);
-}
-
-/* ---- model ---------------------------------------------------------------
- */
-
 int mprof__sidecar_oom(void) {
   return mprof__error_set(MPROF_ENOMEM, "sidecar: out of memory");
 }
@@ -59,6 +49,9 @@ const char *mprof__sidecar_intern(mprof_sidecar *sc, const char *s) {
   return copy;
 }
 
+/* ---- model ---------------------------------------------------------------
+ */
+
 int mprof_sidecar_new(mprof_sidecar **out) {
   if (!out)
     return mprof__error_set(MPROF_EINVAL, "mprof_sidecar_new: NULL");
@@ -79,7 +72,9 @@ void mprof_sidecar_free(mprof_sidecar *sidecar) {
   }
   free(sidecar->fns);
   free(sidecar->reasons);
-  pool_free(&sidecar->strings);
+  mprof__arena_free(&sidecar->strings.arena);
+  free((void *)sidecar->strings.strings);
+  mprof__map_free(&sidecar->strings.map);
   free(sidecar);
 }
 
