@@ -524,22 +524,11 @@ const mprof_render_reason *mprof_render_reason_at(const mprof_render_model *m,
   return m && index < m->reason_count ? &m->reasons[index] : NULL;
 }
 
-uint64_t mprof_render__pc_reason(const mprof_render_pc *pc, size_t reason) {
-  for (size_t r = 0; pc->stats && r < pc->stats->reason_count; r++)
-    if (pc->stats->reasons[r].reason == reason)
-      return pc->stats->reasons[r].samples;
-  return 0;
-}
-
-uint64_t mprof_render__kernel_reason(const mprof_render_model *m,
-                                     const mprof_render_kernel *k,
-                                     size_t reason) {
-  size_t n;
-  const mprof_reason_samples *rs =
-      mprof_join_kernel_reasons(m->join, (size_t)(k - m->kernels), &n);
+uint64_t mprof_render__reason_samples(const mprof_reason_samples *list,
+                                      size_t n, size_t reason) {
   for (size_t r = 0; r < n; r++)
-    if (rs[r].reason == reason)
-      return rs[r].samples;
+    if (list[r].reason == reason)
+      return list[r].samples;
   return 0;
 }
 
@@ -562,9 +551,9 @@ void mprof_render__pc_reasons(const mprof_render_model *m,
                               size_t size) {
   size_t idx[8];
   uint64_t val[8];
-  size_t n = mprof_render__top_reasons(m, pc->stats ? pc->stats->reasons : NULL,
-                                       pc->stats ? pc->stats->reason_count : 0,
-                                       idx, val, max < 8 ? max : 8);
+  size_t n =
+      mprof_render__top_reasons(m, pc->stats->reasons, pc->stats->reason_count,
+                                idx, val, max < 8 ? max : 8);
   buf[0] = '\0';
   for (size_t r = 0; r < n; r++) {
     char part[128], pct[16];

@@ -281,12 +281,10 @@ int rd_no_samples(cairo_t *cr, const mprof_render_kernel *k, double width,
 /* The kernel of a view or a hit (-1: none), or NULL. */
 const mprof_render_kernel *rs_kernel(const mprof_render_model *m, int kernel);
 
-/* The samples of reason @p reason (an index into the model's table) at
- * @p pc, and in all of kernel @p k. */
-uint64_t mprof_render__pc_reason(const mprof_render_pc *pc, size_t reason);
-uint64_t mprof_render__kernel_reason(const mprof_render_model *m,
-                                     const mprof_render_kernel *k,
-                                     size_t reason);
+/* The samples of reason @p reason (an index into the model's table) in
+ * @p list, the join's reasons of an instruction or of a whole kernel. */
+uint64_t mprof_render__reason_samples(const mprof_reason_samples *list,
+                                      size_t n, size_t reason);
 
 /* The first @p max plain reasons of @p list (the join's, largest first):
  * their indices into the model's table in @p idx, samples in @p values.

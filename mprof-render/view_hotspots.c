@@ -233,9 +233,12 @@ static void legend(cairo_t *cr, const mprof_render_model *m,
                    double right) {
   size_t order[256];
   size_t n = reason_order(m, order, 256);
+  size_t count;
+  const mprof_reason_samples *rs =
+      mprof_join_kernel_reasons(m->join, (size_t)(k - m->kernels), &count);
   uint64_t sums[256];
   for (size_t j = 0; j < n; j++)
-    sums[j] = mprof_render__kernel_reason(m, k, order[j]);
+    sums[j] = mprof_render__reason_samples(rs, count, order[j]);
   rd_font(cr, 10.5, 0, 0);
   double lx = x;
   for (size_t j = 0; j < n; j++) {
@@ -300,7 +303,8 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
      * to the hottest one, split by reason. */
     double bx = c.stalls, bw = c.stalls_w * pc->samples / max_samples;
     for (size_t j = 0; j < nr && pc->samples; j++) {
-      uint64_t v = mprof_render__pc_reason(pc, order[j]);
+      uint64_t v = mprof_render__reason_samples(
+          pc->stats->reasons, pc->stats->reason_count, order[j]);
       if (!v)
         continue;
       double w = bw * (double)v / (double)pc->samples;
