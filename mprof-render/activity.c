@@ -75,7 +75,7 @@ int mprof_render__build_nesting(mprof_render_model *m) {
     k[i].warp = sp[i].warp;
     k[i].idx = (uint32_t)i;
     k[i].start = rs_clamp_ns(sp[i].start);
-    k[i].end = rs_clamp_ns(sp[i].end > sp[i].start ? sp[i].end : sp[i].start);
+    k[i].end = rs_clamp_end(sp[i].start, sp[i].end);
     m->span_nest[i] = 3;
   }
   qsort(k, n, sizeof *k, by_recorder);
@@ -171,8 +171,7 @@ static int build_level(const mprof_render_model *m, const rs_group *g, int rows,
       x->warp = rows == MPROF_ACTIVITY_WARP ? sp[idx].warp : 0;
       x->idx = idx;
       x->start = g->all_start[i];
-      x->end = rs_clamp_ns(sp[idx].end > sp[idx].start ? sp[idx].end
-                                                       : sp[idx].start);
+      x->end = rs_clamp_end(sp[idx].start, sp[idx].end);
       durations[at - 1] = x->end - x->start;
     }
   qsort(k, n, sizeof *k, by_activity_row);

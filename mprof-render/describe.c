@@ -159,8 +159,9 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
       break;
     r += hit->item;
     const mprof_render_row *row = mprof_render_row_at(m, (size_t)hit->row);
-    mprof_format_duration(a, sizeof a,
-                          (double)(rs_range_end(r) - rs_clamp_ns(r->start)));
+    mprof_format_duration(
+        a, sizeof a,
+        (double)(rs_clamp_end(r->start, r->end) - rs_clamp_ns(r->start)));
     after(b, sizeof b, rs_clamp_ns(r->start), start);
     const char *domain = mprof_trace_string(trace, r->domain);
     n = snprintf(buf, size,

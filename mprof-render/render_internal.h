@@ -304,6 +304,8 @@ void mprof_render__pc_reasons(const mprof_render_model *m,
 
 /* A record's time (uint64 ns) as int64, INT64_MAX beyond it. */
 int64_t rs_clamp_ns(uint64_t t);
+/* A record's end as rs_clamp_ns(), never before its start. */
+int64_t rs_clamp_end(uint64_t start, uint64_t end);
 /* The first tick at or after the left edge of @p map: a multiple of
  * @p step after @p origin (an offset from it). */
 int64_t mprof_render__first_tick(const mprof_render_timemap *map,
@@ -339,8 +341,6 @@ int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
                             size_t *run_count);
 /* The PM samples by device and start (m->pm_order). */
 int mprof_render__build_counters(mprof_render_model *m);
-/* The end of a range, never before its start. */
-int64_t rs_range_end(const mprof_range_record *r);
 #define RS_TRACK_COUNTERS 8
 #define RS_PM_BUCKET 64
 extern const uint32_t rs_track_counters[RS_TRACK_COUNTERS];

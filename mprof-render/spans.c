@@ -550,8 +550,7 @@ int mprof_render__build_spans(mprof_render_model *m) {
     keys[i].sm = sp[i].sm;
     keys[i].idx = (uint32_t)i;
     keys[i].start = rs_clamp_ns(sp[i].start);
-    keys[i].end =
-        rs_clamp_ns(sp[i].end > sp[i].start ? sp[i].end : sp[i].start);
+    keys[i].end = rs_clamp_end(sp[i].start, sp[i].end);
   }
   qsort(keys, n, sizeof *keys, by_group_sm_start);
   size_t groups = 0;

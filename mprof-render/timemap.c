@@ -105,6 +105,10 @@ int64_t rs_clamp_ns(uint64_t t) {
   return t > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t;
 }
 
+int64_t rs_clamp_end(uint64_t start, uint64_t end) {
+  return rs_clamp_ns(end > start ? end : start);
+}
+
 size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
                               const mprof_render_timemap *map, double min_px,
                               mprof_render_key_fn key, mprof_render_box_fn fn,

@@ -137,7 +137,7 @@ void rt_draw_flow(cairo_t *cr, const mprof_render_model *model,
   double base = MPROF_RENDER_RULER - view->scroll_y;
   double ft = base + mprof_render_row_top(model, view, from_row, &fh);
   double tt = base + mprof_render_row_top(model, view, to_row, &th);
-  int64_t c_end = rs_clamp_ns(c->end > c->start ? c->end : c->start);
+  int64_t c_end = rs_clamp_end(c->start, c->end);
   double xa = mprof_render_time_to_x(
       map, rs_clamp_ns(c->start) + (c_end - rs_clamp_ns(c->start)) / 2);
   double xl = mprof_render_time_to_x(map, rs_clamp_ns(l->start));

@@ -52,10 +52,6 @@ static int by_thread_lane(const void *a, const void *b) {
   return i < j ? -1 : i > j;
 }
 
-int64_t rs_range_end(const mprof_range_record *r) {
-  return rs_clamp_ns(r->end > r->start ? r->end : r->start);
-}
-
 /* Greedy lanes per thread (mprof_render_assign_lanes), outer intervals
  * first, so that properly nested push/pop ranges land at their depth and
  * overlapping ones never share a row. Fills @p order (n indices: by thread,
@@ -143,7 +139,7 @@ static int lay_out_records(const void *records, size_t n, size_t size,
     memcpy(&b, r + end_at, 8);
     memcpy(&thread[i], r + thread_at, 4);
     start[i] = rs_clamp_ns(a);
-    end[i] = rs_clamp_ns(b > a ? b : a);
+    end[i] = rs_clamp_end(a, b);
   }
   host_items items = {start, end, thread, NULL};
   rc = lay_out(items, n, order, runs, run_count);

@@ -136,7 +136,7 @@ static inline void rt_item_span(const row_items *it, size_t i, int64_t *a,
     e = it->pm[idx].end;
   }
   *a = rs_clamp_ns(s);
-  *b = rs_clamp_ns(e > s ? e : s);
+  *b = rs_clamp_end(s, e);
 }
 
 void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
