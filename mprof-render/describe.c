@@ -345,9 +345,8 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     if (!*params)
       snprintf(payload, sizeof payload, "  \u00b7  payload %llu (0x%llx)",
                (unsigned long long)s->payload, (unsigned long long)s->payload);
-    int kernel =
-        s->launch < launches ? mprof_render_launch_kernel(m, s->launch) : -1;
-    const mprof_render_kernel *k = rs_kernel(m, kernel);
+    const mprof_render_kernel *k =
+        rs_kernel(m, mprof_render_launch_kernel(m, s->launch));
     n = snprintf(buf, size, "%s (%s)  \u2014  %s at %s%s  \u00b7  %s%s%s%s%s",
                  region, role_name(rs_region_role(m, s->region)), a, b, into,
                  who, payload, params, k ? "  \u00b7  " : "",

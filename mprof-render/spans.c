@@ -429,20 +429,11 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
     size_t j = i;
     while (j < n && k[j].device == k[i].device && k[j].sm == k[i].sm)
       j++;
-    if (i && k[i].device != k[i - 1].device) {
-      /* Close the previous device with its idle SMs. */
-      uint32_t total = device_sms(dev, devices, k[i - 1].device);
-      for (; next_sm < total; next_sm++)
-        push_empty(g, k[i - 1].device, gpu, next_sm, at);
-      gpu++;
-      next_sm = 0;
-    }
     uint32_t total = device_sms(dev, devices, k[i].device);
     for (; next_sm < k[i].sm && next_sm < total; next_sm++)
       push_empty(g, k[i].device, gpu, next_sm, at);
     next_sm = k[i].sm + 1;
-    rs_sm *sm = &g->sms[g->sm_count];
-    g->sm_count++;
+    rs_sm *sm = &g->sms[g->sm_count++];
     sm->device = k[i].device;
     sm->gpu = gpu;
     sm->sm = k[i].sm;
@@ -478,14 +469,16 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
         return mprof_render__oom();
       at += count;
     }
+    if (j == n || k[j].device != k[i].device) {
+      /* Close the device with its idle SMs. */
+      for (; next_sm < total; next_sm++)
+        push_empty(g, k[i].device, gpu, next_sm, at);
+      gpu++;
+      next_sm = 0;
+    }
     i = j;
   }
-  if (n) {
-    uint32_t total = device_sms(dev, devices, k[n - 1].device);
-    for (; next_sm < total; next_sm++)
-      push_empty(g, k[n - 1].device, gpu, next_sm, at);
-  }
-  g->gpu_count = g->sm_count ? gpu + 1 : 0;
+  g->gpu_count = gpu;
   return 0;
 }
 
@@ -535,18 +528,14 @@ int mprof_render__build_spans(mprof_render_model *m) {
   span_key *keys = (span_key *)malloc(n * sizeof *keys);
   if (!keys)
     return mprof_render__oom();
-  size_t launches;
-  mprof_trace_launches(m->trace, &launches);
   uint32_t none_key = (uint32_t)m->kernel_count; /* sorts after kernels */
-  /* Kernels of one name share the group of the first of them. */
+  /* Kernels of one name share the group of the first of them; a span of
+   * no launch has no kernel and no device (both NONE out of range). */
   for (size_t i = 0; i < n; i++) {
-    uint32_t kernel = sp[i].launch < launches
-                          ? mprof_join_launch_kernel(m->join, sp[i].launch)
-                          : MPROF_INDEX_NONE;
+    uint32_t kernel = mprof_join_launch_kernel(m->join, sp[i].launch);
     keys[i].group =
         kernel != MPROF_INDEX_NONE ? m->name_first[kernel] : none_key;
-    keys[i].device = sp[i].launch < launches ? rs_launch_device(m, sp[i].launch)
-                                             : MPROF_INDEX_NONE;
+    keys[i].device = rs_launch_device(m, sp[i].launch);
     keys[i].sm = sp[i].sm;
     keys[i].idx = (uint32_t)i;
     keys[i].start = rs_clamp_ns(sp[i].start);
@@ -661,9 +650,8 @@ static int by_launch_start(const void *a, const void *b) {
  * needs no sort. */
 static int build_launch_tracks(mprof_render_model *m) {
   size_t n, streams;
-  mprof_trace_launches(m->trace, &n);
+  const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
   mprof_trace_streams(m->trace, &streams);
-  const mprof_launch_record *l = mprof_trace_launches(m->trace, NULL);
   size_t kernels = m->kernel_count;
   m->launch_tracks =
       (rs_launch_track *)calloc(kernels ? kernels : 1, sizeof(rs_launch_track));
