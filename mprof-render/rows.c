@@ -51,31 +51,19 @@ static int by_host_process(const void *a, const void *b) {
 }
 
 /* "  · pid 4100, rank 0 on node1": process @p p of a set, after a band's
- * name; "" for a trace of one process or an unknown process. */
+ * name in @p out ("GPU 0  NVIDIA H200", "Thread 7"); nothing for a trace
+ * of one process or an unknown process. */
 static void process_suffix(char *out, size_t size, const mprof_trace *t,
                            uint32_t p) {
-  if (size)
-    out[0] = '\0';
   if (mprof_trace_process_count(t) < 2 || p == MPROF_INDEX_NONE)
     return;
   const char *pid = mprof_trace_process_meta(t, p, "pid");
   const char *rank = mprof_trace_process_meta(t, p, "rank");
   const char *host = mprof_trace_process_meta(t, p, "host");
-  snprintf(out, size, "  \u00b7 pid %s%s%s%s%s", pid ? pid : "?",
+  size_t n = strlen(out);
+  snprintf(out + n, size - n, "  \u00b7 pid %s%s%s%s%s", pid ? pid : "?",
            rank ? ", rank " : "", rank ? rank : "", host ? " on " : "",
            host ? host : "");
-}
-
-/* "GPU 0  NVIDIA H200": in a set also its process, "· pid 4100, rank 0 on
- * node1". */
-static void device_label(char *out, size_t size, const mprof_trace *t,
-                         const mprof_device_record *dev, uint32_t d) {
-  int n = snprintf(out, size, "GPU %u  %s", dev[d].id,
-                   mprof_trace_string(t, dev[d].name));
-  if (n < 0 || (size_t)n >= size)
-    return;
-  process_suffix(out + n, size - (size_t)n, t,
-                 mprof_trace_device_process(t, d));
 }
 
 /* A host thread's rows: runs [run_first, run_end) of the NVTX rows and
@@ -263,9 +251,8 @@ int mprof_render__build_rows(mprof_render_model *m) {
   }
   for (size_t t = 0; t < thread_count; t++) {
     const host_thread *h = &threads[t];
-    int n = snprintf(label, sizeof label, "Thread %u", h->thread_id);
-    if (n > 0 && (size_t)n < sizeof label)
-      process_suffix(label + n, sizeof label - (size_t)n, m->trace, h->process);
+    snprintf(label, sizeof label, "Thread %u", h->thread_id);
+    process_suffix(label, sizeof label, m->trace, h->process);
     add_row(m, MPROF_ROW_THREAD, MPROF_INDEX_NONE, label)->thread_id =
         h->thread_id;
     for (size_t ri = h->run_first; ri < h->run_end; ri++)
@@ -284,10 +271,14 @@ int mprof_render__build_rows(mprof_render_model *m) {
     const mprof_stream_record *s = &st[order[i]];
     if (s->device != current) {
       current = s->device;
-      if (s->device < devices)
-        device_label(label, sizeof label, m->trace, dev, s->device);
-      else
+      if (s->device < devices) {
+        snprintf(label, sizeof label, "GPU %u  %s", dev[s->device].id,
+                 mprof_trace_string(m->trace, dev[s->device].name));
+        process_suffix(label, sizeof label, m->trace,
+                       mprof_trace_device_process(m->trace, s->device));
+      } else {
         snprintf(label, sizeof label, "Unknown device");
+      }
       add_row(m, MPROF_ROW_DEVICE, s->device, label);
       /* Its counter tracks, when it was PM-sampled. */
       size_t samples = s->device < devices

@@ -89,10 +89,8 @@ void mprof_render_view_zoom(mprof_render_view *view,
 void mprof_render_view_pan(mprof_render_view *view,
                            const mprof_render_limits *limits, double fraction) {
   int64_t span = view->end_ns - view->start_ns;
-  int64_t delta = (int64_t)llround((double)span * fraction);
-  view->start_ns += delta;
-  view->end_ns += delta;
-  mprof_render_view_clamp(view, limits);
+  mprof_render_view_scroll_to(
+      view, limits, view->start_ns + (int64_t)llround((double)span * fraction));
 }
 
 void mprof_render_view_scroll_to(mprof_render_view *view,
