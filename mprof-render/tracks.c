@@ -118,17 +118,20 @@ static int lay_out(host_items items, size_t n, uint32_t *order,
 }
 
 /* The intervals of @p n records of @p size bytes whose start, end and
- * thread are at the given offsets, laid out into @p order, with the end
- * of each (never before its start) in that order in @p order_end. */
+ * thread are at the given offsets, laid out into *order (allocated here,
+ * as is *order_end), with the end of each (never before its start) in
+ * that order in *order_end. */
 static int lay_out_records(const void *records, size_t n, size_t size,
                            size_t start_at, size_t end_at, size_t thread_at,
-                           uint32_t *order, int64_t *order_end,
+                           uint32_t **order, int64_t **order_end,
                            rs_range_run **runs, size_t *run_count) {
+  *order = (uint32_t *)malloc((n ? n : 1) * sizeof **order);
+  *order_end = (int64_t *)malloc((n ? n : 1) * sizeof **order_end);
   int64_t *start = (int64_t *)malloc((n ? n : 1) * sizeof *start);
   int64_t *end = (int64_t *)malloc((n ? n : 1) * sizeof *end);
   uint32_t *thread = (uint32_t *)malloc((n ? n : 1) * sizeof *thread);
   int rc = -1;
-  if (!start || !end || !thread) {
+  if (!*order || !*order_end || !start || !end || !thread) {
     mprof_render__oom();
     goto done;
   }
@@ -142,9 +145,9 @@ static int lay_out_records(const void *records, size_t n, size_t size,
     end[i] = rs_clamp_end(a, b);
   }
   host_items items = {start, end, thread, NULL};
-  rc = lay_out(items, n, order, runs, run_count);
+  rc = lay_out(items, n, *order, runs, run_count);
   for (size_t i = 0; !rc && i < n; i++)
-    order_end[i] = end[order[i]];
+    (*order_end)[i] = end[(*order)[i]];
 done:
   free(start);
   free(end);
@@ -156,14 +159,10 @@ int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
                                size_t *run_count) {
   size_t n;
   const mprof_range_record *r = mprof_trace_ranges(m->trace, &n);
-  m->range_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
-  m->range_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  if (!m->range_order || !m->range_end)
-    return mprof_render__oom();
   return lay_out_records(r, n, sizeof *r, offsetof(mprof_range_record, start),
                          offsetof(mprof_range_record, end),
                          offsetof(mprof_range_record, thread_id),
-                         m->range_order, m->range_end, runs, run_count);
+                         &m->range_order, &m->range_end, runs, run_count);
 }
 
 static const uint32_t *sort_keys;
@@ -200,14 +199,10 @@ int mprof_render__build_api(mprof_render_model *m, rs_range_run **runs,
   size_t n, launches;
   const mprof_api_call_record *c = mprof_trace_api_calls(m->trace, &n);
   const mprof_launch_record *l = mprof_trace_launches(m->trace, &launches);
-  m->api_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
-  m->api_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  if (!m->api_order || !m->api_end)
-    return mprof_render__oom();
   if (lay_out_records(c, n, sizeof *c, offsetof(mprof_api_call_record, start),
                       offsetof(mprof_api_call_record, end),
-                      offsetof(mprof_api_call_record, thread_id), m->api_order,
-                      m->api_end, runs, run_count))
+                      offsetof(mprof_api_call_record, thread_id), &m->api_order,
+                      &m->api_end, runs, run_count))
     return -1;
   m->api_count = n;
   if (!n)
