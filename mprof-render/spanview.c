@@ -447,14 +447,12 @@ double mprof_render_row_unit(const mprof_render_model *m,
 /* ---- projection ------------------------------------------------------------
  */
 
-/* Blocks per SM, warps per block and max warps of a kernel's main shape. */
-static void projection_shape(const mprof_render_model *m, int kernel,
-                             uint32_t *blocks_per_sm, uint32_t *warps_per_block,
-                             uint32_t *max_warps) {
-  *blocks_per_sm = 1;
-  *warps_per_block = 1;
-  *max_warps = 1;
-  const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)kernel);
+/* Blocks per SM, warps per block and max warps of @p k's main shape. */
+static void projection_shape(rs_projection *p, const mprof_render_model *m,
+                             const mprof_render_kernel *k) {
+  p->blocks_per_sm = 1;
+  p->warps_per_block = 1;
+  p->max_warps = 1;
   size_t devices;
   const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
   if (!k || !k->shape)
@@ -465,18 +463,19 @@ static void projection_shape(const mprof_render_model *m, int kernel,
                      (k->shape->block[1] ? k->shape->block[1] : 1) *
                      (k->shape->block[2] ? k->shape->block[2] : 1);
   uint32_t warp = d && d->warp_size ? d->warp_size : 32;
-  *warps_per_block = (uint32_t)((threads + warp - 1) / warp);
-  *max_warps = d && d->max_warps_per_sm     ? d->max_warps_per_sm
-               : d && d->max_threads_per_sm ? d->max_threads_per_sm / warp
-                                            : 64;
+  p->warps_per_block = (uint32_t)((threads + warp - 1) / warp);
+  p->max_warps = d && d->max_warps_per_sm     ? d->max_warps_per_sm
+                 : d && d->max_threads_per_sm ? d->max_threads_per_sm / warp
+                                              : 64;
   mprof_occupancy occ;
   if (d && mprof_occupancy_compute(&occ, d, k->shape) == 0 && occ.known &&
       occ.blocks_per_sm) {
-    *blocks_per_sm = occ.blocks_per_sm;
+    p->blocks_per_sm = occ.blocks_per_sm;
     return;
   }
-  uint32_t by_warps = *max_warps / (*warps_per_block ? *warps_per_block : 1);
-  *blocks_per_sm = by_warps ? by_warps : 1;
+  uint32_t by_warps =
+      p->max_warps / (p->warps_per_block ? p->warps_per_block : 1);
+  p->blocks_per_sm = by_warps ? by_warps : 1;
 }
 
 void rs_projection_init(rs_projection *p, const mprof_render_model *m,
@@ -484,9 +483,8 @@ void rs_projection_init(rs_projection *p, const mprof_render_model *m,
   memset(p, 0, sizeof *p);
   p->kernel = kernel;
   p->track = mprof_render__launch_track(m, kernel);
-  projection_shape(m, kernel, &p->blocks_per_sm, &p->warps_per_block,
-                   &p->max_warps);
-  const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)kernel);
+  const mprof_render_kernel *k = rs_kernel(m, kernel);
+  projection_shape(p, m, k);
   if (k && k->stats->samples) {
     double total = (double)k->stats->samples;
     p->share[0] = (double)(k->family[MPROF_FAM_MEMORY_LATENCY] +
