@@ -120,23 +120,15 @@ row_items rt_items_of(const mprof_render_model *model,
                       const mprof_render_row *row);
 size_t rt_first_reaching(const row_items *it, size_t from, int64_t t);
 
-/* The interval of the @p i-th item. */
+/* The interval of the @p i-th item: its record's start, and its end from
+ * the row's ends (never before the start). */
 static inline void rt_item_span(const row_items *it, size_t i, int64_t *a,
                                 int64_t *b) {
   uint32_t idx = it->order[i];
-  uint64_t s, e;
-  if (it->kind == MPROF_ROW_RANGES) {
-    s = it->ranges[idx].start;
-    e = it->ranges[idx].end;
-  } else if (it->kind == MPROF_ROW_API) {
-    s = it->calls[idx].start;
-    e = it->calls[idx].end;
-  } else {
-    s = it->pm[idx].start;
-    e = it->pm[idx].end;
-  }
-  *a = rs_clamp_ns(s);
-  *b = rs_clamp_end(s, e);
+  *a = rs_clamp_ns(it->kind == MPROF_ROW_RANGES ? it->ranges[idx].start
+                   : it->kind == MPROF_ROW_API  ? it->calls[idx].start
+                                                : it->pm[idx].start);
+  *b = it->end[i];
 }
 
 void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
