@@ -89,10 +89,7 @@ double rd_text(cairo_t *cr, double x, double y, const char *text) {
 }
 
 double rd_text_right(cairo_t *cr, double right, double y, const char *text) {
-  double w = rd_text_width(cr, text);
-  cairo_move_to(cr, right - w, y);
-  cairo_show_text(cr, text);
-  return w;
+  return rd_text(cr, right - rd_text_width(cr, text), y, text);
 }
 
 /* Bytes of the UTF-8 prefix of @p text at most @p n bytes long that ends on

@@ -261,9 +261,7 @@ void rs_time_axis(cairo_t *cr, const rs_frame *f, double width) {
     double x = xs[i];
     if (x < left || x >= right)
       continue;
-    rd_rgb(cr, RD_TEXT_DIM);
-    cairo_rectangle(cr, x, y + 1, 1, 6);
-    cairo_fill(cr);
+    rd_fill_rect(cr, x, y + 1, 1, 6, RD_TEXT_DIM);
     char label[48];
     mprof_format_tick(label, sizeof label, (double)offsets[i], (double)step);
     rd_rgb(cr, RD_TEXT);

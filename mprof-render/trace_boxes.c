@@ -259,9 +259,8 @@ void rt_draw_inset(cairo_t *cr, const mprof_render_kernel *k, double x0,
     double share = (double)pc->samples / (double)k->stats->samples;
     double ly = py + 2 + i * INSET_LINE;
     double w = max_share > 0 ? bar_w * share / max_share : 0;
-    rd_rgb(cr, mprof_render_family_color(dominant_family(pc)));
-    cairo_rectangle(cr, px + 2, ly + 1, fmax(1.0, w), INSET_LINE - 3);
-    cairo_fill(cr);
+    rd_fill_rect(cr, px + 2, ly + 1, fmax(1.0, w), INSET_LINE - 3,
+                 mprof_render_family_color(dominant_family(pc)));
     char text[160], pct[16];
     mprof_format_percent(pct, sizeof pct, share);
     if (pc->insn)

@@ -220,9 +220,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
       continue;
     char text[32];
     snprintf(text, sizeof text, "0x%04x", k->pcs[segs[i].first].offset);
-    rd_rgb(cr, RD_TEXT_DIM);
-    cairo_rectangle(cr, x, l.bottom, 1, 5);
-    cairo_fill(cr);
+    rd_fill_rect(cr, x, l.bottom, 1, 5, RD_TEXT_DIM);
     rd_text(cr, x + 2, l.bottom + 15, text);
     last_label = x;
   }

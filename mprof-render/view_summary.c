@@ -80,9 +80,7 @@ static void pill(cairo_t *cr, double x, double y, uint32_t state) {
   const char *name = mprof_state_name(state);
   rd_font(cr, 10, 1, 0);
   double w = rd_text_width(cr, name) + 12;
-  rd_rgb(cr, colors[state <= MPROF_STATE_ISSUE ? state : 0]);
-  cairo_rectangle(cr, x, y, w, 16);
-  cairo_fill(cr);
+  rd_fill_rect(cr, x, y, w, 16, colors[state <= MPROF_STATE_ISSUE ? state : 0]);
   rd_rgb(cr, 0xffffff);
   rd_text(cr, x + 6, y + 12, name);
 }

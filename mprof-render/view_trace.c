@@ -51,9 +51,7 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
   while (base + 1 < n && offsets[base] < 0)
     base++;
   for (size_t i = 0; i < n; i++) {
-    rd_rgb(cr, RD_TEXT_DIM);
-    cairo_rectangle(cr, xs[i], MPROF_RENDER_RULER - 7, 1, 6);
-    cairo_fill(cr);
+    rd_fill_rect(cr, xs[i], MPROF_RENDER_RULER - 7, 1, 6, RD_TEXT_DIM);
     if (xs[i] + 3 < free_from)
       continue;
     char label[48];
