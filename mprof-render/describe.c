@@ -106,8 +106,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     l += hit->launch;
     const mprof_render_kernel *k =
         mprof_render_kernel_at(m, (size_t)hit->kernel);
-    size_t shapes;
-    const mprof_shape_record *sh = mprof_trace_shapes(trace, &shapes);
+    const mprof_shape_record *sh = mprof_trace_shapes(trace, NULL);
     mprof_format_duration(a, sizeof a, (double)(l->end - l->start));
     after(b, sizeof b, (int64_t)l->start, start);
     const mprof_shape_record *s = &sh[l->shape];

@@ -239,8 +239,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
             mprof_render_api_call_launch(m, m->api_order[calls[c].first + i]);
         if (launch < 0)
           continue;
-        size_t n;
-        const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
+        const mprof_launch_record *l = mprof_trace_launches(m->trace, NULL);
         h->process = mprof_trace_stream_process(m->trace, l[launch].stream);
         break;
       }

@@ -59,11 +59,10 @@ static void collect_box(const mprof_render_box *box, void *data) {
 
 void rt_list_init(box_list *list, const mprof_render_model *model,
                   uint32_t stream) {
-  size_t n;
   list->model = model;
   list->trace = mprof_render_model_trace(model);
   list->stream = stream;
-  list->launches = mprof_trace_launches(list->trace, &n);
+  list->launches = mprof_trace_launches(list->trace, NULL);
   list->count = 0;
 }
 
@@ -326,9 +325,8 @@ static int memop_x(const mprof_render_model *model,
 void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
                     uint32_t stream, const mprof_render_timemap *map, double y,
                     double h, double left, double right) {
-  size_t n;
   const mprof_memop_record *mo =
-      mprof_trace_memops(mprof_render_model_trace(model), &n);
+      mprof_trace_memops(mprof_render_model_trace(model), NULL);
   size_t lo = model->memop_first[stream], hi = model->memop_first[stream + 1];
   if (lo == hi)
     return;

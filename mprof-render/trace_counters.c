@@ -57,9 +57,8 @@ void rt_draw_counter(cairo_t *cr, const mprof_render_model *model,
     return;
   for (int x = 0; x < width; x++)
     top[x] = -1;
-  size_t n;
   const mprof_pm_sample_record *pm =
-      mprof_trace_pm_samples(mprof_render_model_trace(model), &n);
+      mprof_trace_pm_samples(mprof_render_model_trace(model), NULL);
   row_items it = rt_items_of(model, row);
   size_t from = rt_first_reaching(&it, 0, map->start_ns);
   size_t to = rt_first_reaching(&it, from, map->end_ns);

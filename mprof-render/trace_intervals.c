@@ -31,9 +31,8 @@ void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
                        const mprof_render_timemap *map, double y, double h,
                        double left, double right, int64_t selected_call) {
   const mprof_trace *trace = mprof_render_model_trace(model);
-  size_t n;
-  const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
-  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &n);
+  const mprof_range_record *ranges = mprof_trace_ranges(trace, NULL);
+  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, NULL);
   double last_px = -1e9;
   double run_x0 = 0, run_x1 = 0; /* narrow items not yet filled */
   uint32_t run_fill = 0;

@@ -126,12 +126,11 @@ row_items rt_items_of(const mprof_render_model *model,
   row_items it;
   memset(&it, 0, sizeof it);
   const mprof_trace *trace = mprof_render_model_trace(model);
-  size_t n;
   it.kind = row->kind;
   it.count = row->count;
-  it.ranges = mprof_trace_ranges(trace, &n);
-  it.calls = mprof_trace_api_calls(trace, &n);
-  it.pm = mprof_trace_pm_samples(trace, &n);
+  it.ranges = mprof_trace_ranges(trace, NULL);
+  it.calls = mprof_trace_api_calls(trace, NULL);
+  it.pm = mprof_trace_pm_samples(trace, NULL);
   if (row->kind == MPROF_ROW_RANGES) {
     it.order = model->range_order + row->first;
     it.end = model->range_end + row->first;

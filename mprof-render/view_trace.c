@@ -121,9 +121,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
   mprof_render_trace_timemap(&map, view, width);
   double left = MPROF_RENDER_GUTTER, right = width;
   const mprof_trace *trace = mprof_render_model_trace(model);
-  size_t launch_total;
-  const mprof_launch_record *launches =
-      mprof_trace_launches(trace, &launch_total);
+  const mprof_launch_record *launches = mprof_trace_launches(trace, NULL);
   const mprof_render_kernel *selected = rs_kernel(model, view->kernel);
   int64_t selected_call =
       view->launch >= 0
@@ -428,8 +426,7 @@ static void hit_test(const mprof_render_model *model,
   s.x = x;
   mprof_render_lod_visit(trace, row->stream, &map, MERGE_PX, rt_box_key,
                          find_box, &s);
-  size_t n;
-  const mprof_launch_record *launches = mprof_trace_launches(trace, &n);
+  const mprof_launch_record *launches = mprof_trace_launches(trace, NULL);
   if (s.found) {
     const mprof_launch_record *l =
         mprof_trace_stream_launch(trace, row->stream, s.box.first);
@@ -460,8 +457,7 @@ static void hit_test(const mprof_render_model *model,
     return;
   }
   /* A memop under the pointer? */
-  size_t mcount;
-  const mprof_memop_record *mo = mprof_trace_memops(trace, &mcount);
+  const mprof_memop_record *mo = mprof_trace_memops(trace, NULL);
   for (size_t i = model->memop_first[row->stream];
        i < model->memop_first[row->stream + 1]; i++) {
     const mprof_memop_record *m = &mo[model->memop_order[i]];
