@@ -402,11 +402,8 @@ static void hit_test(const mprof_render_model *model,
     if (row->kind == MPROF_ROW_RANGES) {
       hit->kind = MPROF_HIT_RANGE;
     } else if (row->kind == MPROF_ROW_COUNTER) {
-      size_t n;
-      const mprof_pm_sample_record *pm =
-          mprof_trace_pm_samples(mprof_render_model_trace(model), &n);
       hit->kind = MPROF_HIT_COUNTER;
-      hit->value = pm[best].value[row->column];
+      hit->value = it.pm[best].value[row->column];
     } else {
       hit->kind = MPROF_HIT_API;
       hit->launch = mprof_render_api_call_launch(model, (size_t)best);
