@@ -339,9 +339,24 @@ static int write_spans(const span_plan *p, mprof_writer *w, uint32_t launch,
   return rc;
 }
 
-/* Whether the planted regression applies on device @p d. */
-static int slow_device(const mprof_synth_options *opts, uint32_t d) {
-  return !opts->slow_devices || (d < 64 && ((opts->slow_devices >> d) & 1));
+/* Whether the planted regression (a slowdown, a slow scenario) applies to
+ * kernel @p k on device @p d. */
+static int slowed(const mprof_synth_options *opts, uint32_t k, uint32_t d) {
+  uint64_t kernels = opts->slow_kernels ? opts->slow_kernels : 1;
+  return (opts->slowdown > 0.0 || opts->slow_scenario) &&
+         ((kernels >> k) & 1) &&
+         (!opts->slow_devices || ((opts->slow_devices >> d) & 1));
+}
+
+/* How many of the launches stream @p s of @p streams issues. */
+static uint64_t stream_launches(const mprof_synth_options *opts, uint32_t s,
+                                uint32_t streams) {
+  return opts->launches / streams + (s < opts->launches % streams ? 1 : 0);
+}
+
+/* A hot loop: of @p n PCs, those near the middle carry most samples. */
+static double pc_weight(uint32_t p, uint32_t n) {
+  return 1.0 / (1.0 + fabs((double)p - n / 2.0));
 }
 
 #define TRY(expr)                                                              \
@@ -404,9 +419,6 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
                             0x9e3779b97f4a7c15ull +
                         7;
   uint64_t *trng = &timing_rng;
-  uint64_t slow_mask = 0;
-  if (opts->slowdown > 0.0 || opts->slow_scenario)
-    slow_mask = opts->slow_kernels ? opts->slow_kernels : 1;
   char text[64];
   TRY(mprof_writer_meta(w, "tool", "mprof synth"));
   snprintf(text, sizeof text, "%llu", (unsigned long long)opts->seed);
@@ -492,12 +504,7 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   /* Launches, stream by stream so the file comes out sorted. */
   uint64_t base = 1700000000000000000ull;
   uint32_t total_streams = opts->streams * opts->devices;
-  double *kernel_time =
-      (double *)calloc((size_t)opts->kernels * opts->devices, sizeof(double));
-  if (!kernel_time) {
-    mprof_writer_abort(w);
-    return mprof__error_set(MPROF_ENOMEM, "synth: out of memory");
-  }
+  double kernel_time[16][64] = {{0}}; /* ns per device and kernel */
   uint32_t correlation = 1;
   span_plan plan;
   memset(&plan, 0, sizeof plan);
@@ -508,29 +515,20 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     /* The launches of kernel 0 share the spans: count them with a copy of
      * the generator, which picks the same kernels below. */
     uint64_t probe = rng, zero_launches = 0;
-    for (uint32_t s = 0; s < total_streams; s++) {
-      uint64_t count = opts->launches / total_streams +
-                       (s < opts->launches % total_streams ? 1 : 0);
-      for (uint64_t i = 0; i < count; i++)
+    for (uint32_t s = 0; s < total_streams; s++)
+      for (uint64_t i = 0; i < stream_launches(opts, s, total_streams); i++)
         zero_launches += next_random(&probe) % opts->kernels == 0;
-    }
-    rc = span_plan_init(&plan, w, opts, zero_launches);
-    if (rc) {
-      free(kernel_time);
-      mprof_writer_abort(w);
-      return rc;
-    }
+    TRY(span_plan_init(&plan, w, opts, zero_launches));
   }
   for (uint32_t s = 0; s < total_streams; s++) {
     uint32_t d = s / opts->streams;
     mprof_stream_record sr = {device_index[d], 1 + d, 7 + (s % opts->streams),
                               0};
     uint32_t stream_index;
-    rc = mprof_writer_intern(w, &stream_index, MPROF_SECTION_STREAMS, &sr);
-    uint64_t count = opts->launches / total_streams +
-                     (s < opts->launches % total_streams ? 1 : 0);
+    TRY(mprof_writer_intern(w, &stream_index, MPROF_SECTION_STREAMS, &sr));
+    uint64_t count = stream_launches(opts, s, total_streams);
     uint64_t t = base + 1000 * s;
-    if (!rc && s == 0) {
+    if (s == 0) {
       mprof_memop_record mo;
       memset(&mo, 0, sizeof mo);
       mo.start = t;
@@ -542,16 +540,14 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
       mo.copy_kind = MPROF_COPY_HTOD;
       mo.src_device = MPROF_INDEX_NONE;
       mo.dst_device = 0;
-      rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo);
+      TRY(mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo));
       t = mo.end + 2000;
     }
-    for (uint64_t i = 0; !rc && i < count; i++) {
+    for (uint64_t i = 0; i < count; i++) {
       uint32_t k = (uint32_t)(next_random(&rng) % opts->kernels);
       const synth_kernel *sk = &kernels[k];
       double jitter = 0.85 + 0.3 * uniform(trng);
-      double slow = (k < 64 && (slow_mask >> k) & 1) && slow_device(opts, d)
-                        ? 1.0 + opts->slowdown
-                        : 1.0;
+      double slow = slowed(opts, k, d) ? 1.0 + opts->slowdown : 1.0;
       uint64_t duration = (uint64_t)(sk->mean_ns * jitter * slow);
       uint64_t gap = sk->scenario == MPROF_SYNTH_LAUNCH_GAPS
                          ? 20000 + next_random(trng) % 5000
@@ -564,44 +560,34 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
       l.stream = stream_index;
       l.correlation_id = correlation++;
       uint32_t launch_index;
-      rc = mprof_writer_append(w, &launch_index, MPROF_SECTION_LAUNCHES, &l);
-      if (!rc && k == 0 && plan.per_launch)
-        rc = write_spans(&plan, w, launch_index, l.start, l.end, &span_rng);
-      kernel_time[(size_t)d * opts->kernels + k] += (double)duration;
+      TRY(mprof_writer_append(w, &launch_index, MPROF_SECTION_LAUNCHES, &l));
+      if (k == 0 && plan.per_launch)
+        TRY(write_spans(&plan, w, launch_index, l.start, l.end, &span_rng));
+      kernel_time[d][k] += (double)duration;
       t = l.end + gap;
     }
-  }
-  if (rc) {
-    free(kernel_time);
-    mprof_writer_abort(w);
-    return rc;
   }
 
   /* PC samples: one sample per SM every 2^14 cycles at 1.98 GHz. */
   uint64_t total_samples = 0;
-  for (uint32_t d = 0; !rc && d < opts->devices && opts->pcs_per_kernel; d++) {
-    for (uint32_t k = 0; !rc && k < opts->kernels; k++) {
-      double seconds = kernel_time[(size_t)d * opts->kernels + k] * 1e-9;
+  for (uint32_t d = 0; d < opts->devices && opts->pcs_per_kernel; d++) {
+    for (uint32_t k = 0; k < opts->kernels; k++) {
+      double seconds = kernel_time[d][k] * 1e-9;
       double samples = seconds * 132.0 * 1.98e9 / 16384.0;
       double weights[STALL_MAX];
-      int slowed = k < 64 && ((slow_mask >> k) & 1) && opts->slow_scenario &&
-                   slow_device(opts, d);
-      stall_profile(weights,
-                    slowed ? opts->slow_scenario : kernels[k].scenario);
+      stall_profile(weights, opts->slow_scenario && slowed(opts, k, d)
+                                 ? opts->slow_scenario
+                                 : kernels[k].scenario);
       double weight_sum = 0;
       for (size_t r = 0; r < stall_plain(); r++)
         weight_sum += weights[r];
-      /* A hot loop: PCs near the middle carry most samples. */
       double pc_weight_sum = 0;
       for (uint32_t p = 0; p < opts->pcs_per_kernel; p++)
-        pc_weight_sum +=
-            1.0 / (1.0 + fabs((double)p - opts->pcs_per_kernel / 2.0));
+        pc_weight_sum += pc_weight(p, opts->pcs_per_kernel);
       uint32_t name = mprof_writer_string(w, kernels[k].mangled);
-      for (uint32_t p = 0; !rc && p < opts->pcs_per_kernel; p++) {
-        double pc_share =
-            (1.0 / (1.0 + fabs((double)p - opts->pcs_per_kernel / 2.0))) /
-            pc_weight_sum;
-        for (uint32_t r = 0; !rc && r < stall_plain(); r++) {
+      for (uint32_t p = 0; p < opts->pcs_per_kernel; p++) {
+        double pc_share = pc_weight(p, opts->pcs_per_kernel) / pc_weight_sum;
+        for (uint32_t r = 0; r < stall_plain(); r++) {
           double expect = samples * pc_share * weights[r] / weight_sum *
                           (0.8 + 0.4 * uniform(trng));
           uint32_t n = (uint32_t)(expect + 0.5);
@@ -617,26 +603,19 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
           pc.drain = 1;
           pc.stall_reason = 2 * r;
           pc.samples = n;
-          rc = mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc);
+          TRY(mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc));
           total_samples += n;
           /* Most stalled samples issue nothing that cycle. */
           pc.stall_reason = 2 * r + 1;
           pc.samples = r == stall_index("selected") ? 0 : (uint32_t)(n * 0.9);
-          if (!rc && pc.samples)
-            rc = mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc);
+          if (pc.samples)
+            TRY(mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc));
         }
       }
     }
-    if (!rc) {
-      rc = mprof_writer_drop(w, MPROF_DROP_PC_TOTAL_SAMPLES, device_index[d],
-                             total_samples);
-      total_samples = 0;
-    }
-  }
-  free(kernel_time);
-  if (rc) {
-    mprof_writer_abort(w);
-    return rc;
+    TRY(mprof_writer_drop(w, MPROF_DROP_PC_TOTAL_SAMPLES, device_index[d],
+                          total_samples));
+    total_samples = 0;
   }
   TRY(mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, MPROF_INDEX_NONE, 0));
   return mprof_writer_finish(w);
@@ -647,31 +626,49 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
 /* Made-up SASS that fits the stall reason a PC mostly waits on. */
 static void synth_instruction(mprof_sass_instruction *insn,
                               const char *reason) {
+  static const struct {
+    const char *reason, *opcode, *operands;
+  } fits[] = {
+      {"long_scoreboard", "LDG.E.128", "R4, desc[UR6][R2.64]"},
+      {"lg_throttle", "STG.E", "desc[UR6][R6.64], R9"},
+      {"barrier", "BAR.SYNC.DEFER_BLOCKING", "0x0"},
+      {"short_scoreboard", "LDS.128", "R12, [R3+0x100]"},
+      {"mio_throttle", "LDS.128", "R12, [R3+0x100]"},
+      {"math_pipe_throttle", "FFMA", "R8, R4, R5, R8"},
+      {"not_selected", "FFMA", "R8, R4, R5, R8"},
+      {"selected", "FFMA", "R8, R4, R5, R8"},
+      {"wait", "FFMA", "R8, R4, R5, R8"},
+  };
   const char *r = mprof_stall_reason_short_name(reason);
   insn->predicate = "";
-  if (strcmp(r, "long_scoreboard") == 0) {
-    insn->opcode = "LDG.E.128";
-    insn->operands = "R4, desc[UR6][R2.64]";
-  } else if (strcmp(r, "lg_throttle") == 0) {
-    insn->opcode = "STG.E";
-    insn->operands = "desc[UR6][R6.64], R9";
-  } else if (strcmp(r, "barrier") == 0) {
-    insn->opcode = "BAR.SYNC.DEFER_BLOCKING";
-    insn->operands = "0x0";
-  } else if (strcmp(r, "short_scoreboard") == 0 ||
-             strcmp(r, "mio_throttle") == 0) {
-    insn->opcode = "LDS.128";
-    insn->operands = "R12, [R3+0x100]";
-  } else if (strcmp(r, "math_pipe_throttle") == 0 ||
-             strcmp(r, "not_selected") == 0 || strcmp(r, "selected") == 0 ||
-             strcmp(r, "wait") == 0) {
-    insn->opcode = "FFMA";
-    insn->operands = "R8, R4, R5, R8";
-  } else {
-    insn->predicate = "@P0";
-    insn->opcode = "IMAD";
-    insn->operands = "R2, R0, c[0x0][0x0], R3";
-  }
+  for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++)
+    if (strcmp(r, fits[i].reason) == 0) {
+      insn->opcode = fits[i].opcode;
+      insn->operands = fits[i].operands;
+      return;
+    }
+  insn->predicate = "@P0";
+  insn->opcode = "IMAD";
+  insn->operands = "R2, R0, c[0x0][0x0], R3";
+}
+
+/* Whether PC sample @p pc is of kernel @p k's function. */
+static int of_kernel(const mprof_pc_sample_record *pc,
+                     const mprof_kernel_record *k) {
+  return pc->device == k->device && pc->cubin_crc == k->cubin_crc &&
+         pc->function_index == k->function_index;
+}
+
+/* The name of stall reason @p index on device @p device, or "". */
+static const char *reason_name(const mprof_trace *t, uint32_t device,
+                               uint32_t index) {
+  size_t n;
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &n);
+  const char *name = "";
+  for (size_t r = 0; r < n; r++)
+    if (sr[r].device == device && sr[r].index == index)
+      name = mprof_trace_string(t, sr[r].name);
+  return name;
 }
 
 int mprof_synth_write_sidecar(const char *trace_path,
@@ -713,8 +710,7 @@ int mprof_synth_write_sidecar(const char *trace_path,
     uint32_t last = 0;
     int sampled = 0;
     for (size_t i = 0; i < samples; i++)
-      if (pc[i].device == kr[k].device && pc[i].cubin_crc == kr[k].cubin_crc &&
-          pc[i].function_index == kr[k].function_index) {
+      if (of_kernel(&pc[i], &kr[k])) {
         sampled = 1;
         if (pc[i].pc_offset > last)
           last = pc[i].pc_offset;
@@ -738,13 +734,9 @@ int mprof_synth_write_sidecar(const char *trace_path,
       uint32_t best_samples = 0, best_reason = MPROF_INDEX_NONE;
       for (size_t i = 0; i < samples; i++) {
         const mprof_pc_sample_record *x = &pc[i];
-        if (x->device != kr[k].device || x->cubin_crc != kr[k].cubin_crc ||
-            x->function_index != kr[k].function_index || x->pc_offset != off)
+        if (!of_kernel(x, &kr[k]) || x->pc_offset != off)
           continue;
-        const char *rn = "";
-        for (size_t r = 0; r < reasons; r++)
-          if (sr[r].device == x->device && sr[r].index == x->stall_reason)
-            rn = mprof_trace_string(t, sr[r].name);
+        const char *rn = reason_name(t, x->device, x->stall_reason);
         size_t len = strlen(rn);
         int not_issued = len > 11 && strcmp(rn + len - 11, "_not_issued") == 0;
         if (!rc)
@@ -760,10 +752,9 @@ int mprof_synth_write_sidecar(const char *trace_path,
       insn.offset = off;
       insn.file = "synth_kernels.cu";
       insn.line = 100 + 50 * (uint32_t)(k % kernels) + off / 32;
-      const char *rn = "";
-      for (size_t r = 0; best_reason != MPROF_INDEX_NONE && r < reasons; r++)
-        if (sr[r].device == kr[k].device && sr[r].index == best_reason)
-          rn = mprof_trace_string(t, sr[r].name);
+      const char *rn = best_reason == MPROF_INDEX_NONE
+                           ? ""
+                           : reason_name(t, kr[k].device, best_reason);
       if (*rn) {
         synth_instruction(&insn, rn);
       } else {
