@@ -57,8 +57,6 @@ void rt_draw_counter(cairo_t *cr, const mprof_render_model *model,
     return;
   for (int x = 0; x < width; x++)
     top[x] = -1;
-  const mprof_pm_sample_record *pm =
-      mprof_trace_pm_samples(mprof_render_model_trace(model), NULL);
   row_items it = rt_items_of(model, row);
   size_t from = rt_first_reaching(&it, 0, map->start_ns);
   size_t to = rt_first_reaching(&it, from, map->end_ns);
@@ -80,7 +78,7 @@ void rt_draw_counter(cairo_t *cr, const mprof_render_model *model,
     }
   }
   for (size_t i = bucketed ? row->count : from; i < row->count; i++) {
-    const mprof_pm_sample_record *w = &pm[mprof_render_row_item(model, row, i)];
+    const mprof_pm_sample_record *w = &it.pm[it.order[i]];
     if (rs_clamp_ns(w->start) > map->end_ns)
       break;
     raise_columns(top, width, map, left, rs_clamp_ns(w->start),

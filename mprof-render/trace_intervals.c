@@ -31,8 +31,6 @@ void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
                        const mprof_render_timemap *map, double y, double h,
                        double left, double right, int64_t selected_call) {
   const mprof_trace *trace = mprof_render_model_trace(model);
-  const mprof_range_record *ranges = mprof_trace_ranges(trace, NULL);
-  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, NULL);
   double last_px = -1e9;
   double run_x0 = 0, run_x1 = 0; /* narrow items not yet filled */
   uint32_t run_fill = 0;
@@ -65,12 +63,12 @@ void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
     uint32_t fill;
     const char *name;
     if (row->kind == MPROF_ROW_RANGES) {
-      fill = rs_range_color(&ranges[idx]);
-      name = mprof_trace_string(trace, ranges[idx].name);
+      fill = rs_range_color(&it.ranges[idx]);
+      name = mprof_trace_string(trace, it.ranges[idx].name);
     } else {
-      fill = calls[idx].kind == MPROF_API_DRIVER ? API_DRIVER_COLOR
-                                                 : API_RUNTIME_COLOR;
-      name = mprof_trace_string(trace, calls[idx].name);
+      fill = it.calls[idx].kind == MPROF_API_DRIVER ? API_DRIVER_COLOR
+                                                    : API_RUNTIME_COLOR;
+      name = mprof_trace_string(trace, it.calls[idx].name);
     }
     /* Narrow items of one colour that touch merge into one rectangle:
      * one fill per run, not per item. */
