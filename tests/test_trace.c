@@ -488,10 +488,18 @@ static void test_nothing_under_final_name_until_finish(void **state) {
   mprof_writer_abort(w);
   assert_int_equal(stat(path, &st), -1);
   assert_int_equal(stat(partial, &st), -1);
-  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  /* file_flags is ignored: a caller's STREAMED (or unknown) bit must not
+   * reach the finished header, which would make the file unreadable. */
+  mprof_writer_options wo = MPROF_WRITER_OPTIONS_INIT;
+  wo.file_flags = MPROF_FILE_FLAG_STREAMED | 0x80u;
+  assert_int_equal(mprof_writer_open(&w, path, &wo), 0);
   assert_int_equal(mprof_writer_finish(w), 0);
   assert_int_equal(stat(path, &st), 0);
   assert_int_equal(stat(partial, &st), -1);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(mprof_trace_flags(t), MPROF_FILE_FLAG_LAUNCHES_SORTED);
+  mprof_trace_free(t);
   unlink(path);
   /* A folder that does not exist: a clear error naming the path. */
   assert_int_equal(mprof_writer_open(&w, "/nonexistent-dir/x.mprof", NULL),
@@ -511,6 +519,20 @@ static void test_errors_and_version(void **state) {
   mprof_open_options o;
   assert_int_equal(mprof_open_options_init(&o, 99), MPROF_EVERSION);
   assert_int_equal(mprof_error_last_status(), MPROF_EVERSION);
+  assert_string_equal(mprof_error_last(),
+                      "open options version 99 is not supported (this mprof "
+                      "reads version 1; build against its headers and start "
+                      "from the struct's *_INIT macro)");
+  /* Every versioned struct says it in the same words. */
+  mprof_writer_options wo = MPROF_WRITER_OPTIONS_INIT;
+  wo.version = 3;
+  mprof_writer *w = NULL;
+  assert_int_equal(mprof_writer_open(&w, test_path("v.mprof"), &wo),
+                   MPROF_EVERSION);
+  assert_null(w);
+  assert_non_null(strstr(mprof_error_last(),
+                         "writer options version 3 is not supported (this "
+                         "mprof reads versions 1 to 2;"));
   assert_int_equal(mprof_open_options_init(&o, MPROF_OPEN_OPTIONS_VERSION), 0);
   /* CRC-32C check value from the standard ("123456789"). */
   assert_int_equal(mprof_crc32c(0, "123456789", 9), 0xe3069283u);

@@ -38,6 +38,14 @@
 int mprof__error_set(int status, const char *fmt, ...) MPROF__PRINTF(2, 3);
 
 /**
+ * 0 when @p version is one from @p oldest to @p current; else
+ * MPROF_EVERSION with the one message every versioned struct gives:
+ * "@p what version V is not supported (this mprof reads ...)".
+ */
+int mprof__version_check(const char *what, unsigned version, unsigned oldest,
+                         unsigned current);
+
+/**
  * The body of every mprof_*_options_init() of one version: @p opts (of
  * @p size bytes) becomes @p init when @p version is @p current; else
  * MPROF_EINVAL or MPROF_EVERSION with "@p what options version ...".

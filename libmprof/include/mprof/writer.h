@@ -42,9 +42,13 @@ typedef struct mprof_writer mprof_writer;
 #define MPROF_WRITER_EXCLUSIVE 0x1u
 
 typedef struct mprof_writer_options {
-  unsigned version;    /**< MPROF_WRITER_OPTIONS_VERSION (1 is accepted) */
-  size_t buffer_size;  /**< bytes buffered per section; 0 = 64 KiB */
-  unsigned file_flags; /**< MPROF_FILE_FLAG_* to set in the header */
+  unsigned version;   /**< MPROF_WRITER_OPTIONS_VERSION (1 is accepted) */
+  size_t buffer_size; /**< bytes buffered per section; 0 = 64 KiB */
+  /** Ignored; kept so the struct's layout does not change. The writer sets
+   *  every header flag itself: MPROF_FILE_FLAG_LAUNCHES_SORTED when the
+   *  launches arrived in start order, MPROF_FILE_FLAG_STREAMED only on
+   *  "PATH.partial". */
+  unsigned file_flags;
   unsigned open_flags; /**< MPROF_WRITER_*; version 2 */
 } mprof_writer_options;
 

@@ -23,10 +23,10 @@
 int mprof_join_options_init(mprof_join_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_join_options_init: NULL");
-  if (version < 1 || version > MPROF_JOIN_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "join options version %u is not supported (%u)",
-                            version, MPROF_JOIN_OPTIONS_VERSION);
+  int rc = mprof__version_check("join options", version, 1,
+                                MPROF_JOIN_OPTIONS_VERSION);
+  if (rc)
+    return rc;
   mprof_join_options init = MPROF_JOIN_OPTIONS_INIT;
   init.version = version;
   if (version == 1)

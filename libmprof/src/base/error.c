@@ -64,10 +64,27 @@ void mprof__error_prefix(const char *fmt, ...) {
   error_message[used + rest] = '\0';
 }
 
-static int version_error(const char *what, unsigned version, unsigned current) {
+int mprof__version_check(const char *what, unsigned version, unsigned oldest,
+                         unsigned current) {
+  if (version >= oldest && version <= current)
+    return 0;
+  char known[48];
+  if (oldest == current)
+    snprintf(known, sizeof known, "version %u", current);
+  else
+    snprintf(known, sizeof known, "versions %u to %u", oldest, current);
   return mprof__error_set(MPROF_EVERSION,
-                          "%s options version %u is not supported (%u)", what,
-                          version, current);
+                          "%s version %u is not supported (this mprof reads "
+                          "%s; build against its headers and start from the "
+                          "struct's *_INIT macro)",
+                          what, version, known);
+}
+
+static int version_error(const char *what, unsigned version, unsigned oldest,
+                         unsigned current) {
+  char noun[64];
+  snprintf(noun, sizeof noun, "%s options", what);
+  return mprof__version_check(noun, version, oldest, current);
 }
 
 int mprof__options_init(void *opts, const void *init, size_t size,
@@ -75,7 +92,7 @@ int mprof__options_init(void *opts, const void *init, size_t size,
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "%s options: NULL", what);
   if (version != current)
-    return version_error(what, version, current);
+    return version_error(what, version, current, current);
   memcpy(opts, init, size);
   return 0;
 }
@@ -87,7 +104,7 @@ const void *mprof__options_or_defaults(const void *opts, const void *defaults,
     opts = defaults;
   unsigned version = *(const unsigned *)opts;
   if (version < oldest || version > current) {
-    version_error(what, version, current);
+    version_error(what, version, oldest, current);
     return NULL;
   }
   return opts;

@@ -20,12 +20,9 @@
 /* Fails unless @p report (may be NULL) is of a version this library
  * knows; version 1 reports end before `deferred`. */
 static int check_report(mprof_sass_report *report) {
-  if (report && report->version != 1 &&
-      report->version != MPROF_SASS_REPORT_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "sass report version %u is not supported (%u)",
-                            report->version, MPROF_SASS_REPORT_VERSION);
-  return 0;
+  return report ? mprof__version_check("sass report", report->version, 1,
+                                       MPROF_SASS_REPORT_VERSION)
+                : 0;
 }
 
 int mprof__sass_begin(mprof_sass_options *copy, const mprof_sass_options *opts,

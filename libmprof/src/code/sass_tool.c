@@ -30,10 +30,11 @@ extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length,
 /* Standard output beyond this is refused: a runaway tool, not a cubin. */
 #define TOOL_MAX_OUTPUT ((size_t)2 << 30)
 
-/* Whether an options struct of @p version can be read (1 lacks the fields
+/* 0 when an options struct of @p version can be read (1 lacks the fields
  * after `arch`). */
-static int options_known(unsigned version) {
-  return version == 1 || version == MPROF_SASS_OPTIONS_VERSION;
+static int options_check(unsigned version) {
+  return mprof__version_check("sass options", version, 1,
+                              MPROF_SASS_OPTIONS_VERSION);
 }
 
 /* A version-1 struct ends before `jobs`. */
@@ -55,10 +56,9 @@ int mprof__sass_options_take(mprof_sass_options *out,
   mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!in)
     in = &defaults;
-  if (!options_known(in->version))
-    return mprof__error_set(MPROF_EVERSION,
-                            "sass options version %u is not supported",
-                            in->version);
+  int rc = options_check(in->version);
+  if (rc)
+    return rc;
   mprof__sass_options_copy(out, in);
   return 0;
 }
@@ -66,10 +66,9 @@ int mprof__sass_options_take(mprof_sass_options *out,
 int mprof_sass_options_init(mprof_sass_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_sass_options_init: NULL");
-  if (!options_known(version))
-    return mprof__error_set(MPROF_EVERSION,
-                            "sass options version %u is not supported (%u)",
-                            version, MPROF_SASS_OPTIONS_VERSION);
+  int rc = options_check(version);
+  if (rc)
+    return rc;
   mprof_sass_options init = MPROF_SASS_OPTIONS_INIT;
   init.version = version;
   memcpy(opts, &init, options_size(version));

@@ -84,12 +84,12 @@ static int selection_build(mprof__export_selection *s,
 int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
                        size_t count, const mprof_export_options *opts,
                        mprof_export_report *report) {
-  mprof_export_options defaults = MPROF_EXPORT_OPTIONS_INIT;
+  static const mprof_export_options defaults = MPROF_EXPORT_OPTIONS_INIT;
+  opts =
+      mprof__options_or_defaults(opts, &defaults, MPROF_EXPORT_OPTIONS_VERSION,
+                                 MPROF_EXPORT_OPTIONS_VERSION, "export");
   if (!opts)
-    opts = &defaults;
-  if (opts->version != MPROF_EXPORT_OPTIONS_VERSION)
-    return mprof__error_set(
-        MPROF_EVERSION, "export options: unknown version %u", opts->version);
+    return MPROF_EVERSION;
   if (opts->format > MPROF_EXPORT_SPEEDSCOPE)
     return mprof__error_set(MPROF_EINVAL, "export: unknown format %u",
                             opts->format);

@@ -101,16 +101,14 @@ static int index_processes(mprof_trace *t) {
 
 int mprof_trace_open(mprof_trace **out, const char *path,
                      const mprof_open_options *opts) {
-  mprof_open_options defaults = MPROF_OPEN_OPTIONS_INIT;
+  static const mprof_open_options defaults = MPROF_OPEN_OPTIONS_INIT;
   if (!out || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_trace_open: NULL argument");
   *out = NULL;
+  opts = mprof__options_or_defaults(opts, &defaults, MPROF_OPEN_OPTIONS_VERSION,
+                                    MPROF_OPEN_OPTIONS_VERSION, "open");
   if (!opts)
-    opts = &defaults;
-  if (opts->version != MPROF_OPEN_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "%s: open options version %u is not supported",
-                            path, opts->version);
+    return MPROF_EVERSION;
   mprof__file_map file;
   int rc = mprof__file_map_open(&file, path, MPROF__MAP_SEQUENTIAL);
   if (rc)

@@ -125,16 +125,18 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   for (size_t i = 0; i < committed; i++)
     if (chunks[i].section > max_type)
       max_type = chunks[i].section;
-  /* Reader-made META pairs that say what a streamed file holds. */
+  /* Reader-made META pairs that say what a streamed file holds; a note
+   * whose `shown` is 0 is left out. */
   const struct {
     const char *key;
     unsigned long long value;
-  } notes[] = {{"capture.partial", !last.final},
-               {"capture.checkpoints", last.sequence},
-               {"capture.checkpoint_ns", last.time},
-               {"capture.lost_bytes", size - committed_end},
-               {"capture.signal", last.signal}};
-  size_t note_count = last.signal ? 5 : 4;
+    int shown;
+  } notes[] = {{"capture.partial", !last.final, 1},
+               {"capture.checkpoints", last.sequence, 1},
+               {"capture.checkpoint_ns", last.time, 1},
+               {"capture.lost_bytes", size - committed_end, 1},
+               {"capture.signal", last.signal, last.signal != 0}};
+  enum { note_count = sizeof notes / sizeof notes[0] };
 
   image_builder b = {NULL, 0, 0};
   mprof_section_entry *entries =
@@ -144,7 +146,7 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   memset(&header, 0, sizeof header);
   int failed = !entries || image_put(&b, &header, sizeof header) != 0;
   uint64_t strings_length = 0;
-  uint32_t note_refs[2 * 5];
+  uint32_t note_refs[2 * note_count];
   for (uint32_t type = 1; type <= max_type && !failed; type++) {
     int appended = has_append(chunks, committed, type);
     size_t snapshot = SIZE_MAX;
@@ -191,6 +193,8 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
       if (strings_length == 0)
         failed |= image_put(&b, "", 1) != 0; /* reference 0 */
       for (size_t n = 0; n < note_count && !failed; n++) {
+        if (!notes[n].shown)
+          continue;
         char value[24];
         int length = snprintf(value, sizeof value, "%llu", notes[n].value);
         note_refs[2 * n] = (uint32_t)(b.size - e->offset);
@@ -201,6 +205,8 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
     }
     if (type == MPROF_SECTION_META) {
       for (size_t n = 0; n < note_count && !failed; n++) {
+        if (!notes[n].shown)
+          continue;
         mprof_meta_record m = {note_refs[2 * n], note_refs[2 * n + 1]};
         failed |= image_put(&b, &m, sizeof m) != 0;
       }

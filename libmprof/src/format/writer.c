@@ -262,18 +262,17 @@ int mprof_writer_open(mprof_writer **out, const char *path,
   if (!out || !path || !*path)
     return mprof__error_set(MPROF_EINVAL, "mprof_writer_open: no path given");
   *out = NULL;
-  if (opts &&
-      (opts->version < 1 || opts->version > MPROF_WRITER_OPTIONS_VERSION))
-    return mprof__error_set(MPROF_EVERSION,
-                            "%s: writer options version %u is not supported",
-                            path, opts->version);
-  unsigned open_flags = opts && opts->version >= 2 ? opts->open_flags : 0;
+  static const mprof_writer_options defaults = MPROF_WRITER_OPTIONS_INIT;
+  opts = mprof__options_or_defaults(opts, &defaults, 1,
+                                    MPROF_WRITER_OPTIONS_VERSION, "writer");
+  if (!opts)
+    return MPROF_EVERSION;
+  unsigned open_flags = opts->version >= 2 ? opts->open_flags : 0;
   mprof_writer *w = (mprof_writer *)calloc(1, sizeof *w);
   if (!w)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   w->fd = -1;
-  w->buffer_size =
-      opts && opts->buffer_size ? opts->buffer_size : DEFAULT_BUFFER_SIZE;
+  w->buffer_size = opts->buffer_size ? opts->buffer_size : DEFAULT_BUFFER_SIZE;
   w->launches_sorted = 1;
   pthread_mutex_init(&w->lock, NULL);
   w->path = path_with(path, "");

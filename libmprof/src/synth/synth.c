@@ -87,9 +87,10 @@ static size_t options_size(unsigned version) {
 int mprof_synth_options_init(mprof_synth_options *opts, unsigned version) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "mprof_synth_options_init: NULL");
-  if (version < 1 || version > MPROF_SYNTH_OPTIONS_VERSION)
-    return mprof__error_set(
-        MPROF_EVERSION, "synth options version %u is not supported", version);
+  int rc = mprof__version_check("synth options", version, 1,
+                                MPROF_SYNTH_OPTIONS_VERSION);
+  if (rc)
+    return rc;
   mprof_synth_options init = MPROF_SYNTH_OPTIONS_INIT;
   init.version = version;
   memcpy(opts, &init, options_size(version));
@@ -379,10 +380,10 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   }
   if (!opts)
     opts = &defaults;
-  if (opts->version != MPROF_SYNTH_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "synth options version %u is not supported",
-                            opts->version);
+  int rc = mprof__version_check("synth options", opts->version, 1,
+                                MPROF_SYNTH_OPTIONS_VERSION);
+  if (rc)
+    return rc;
   if (!(opts->slowdown >= 0.0 && opts->slowdown <= 100.0) ||
       opts->slow_scenario > MPROF_SYNTH_LAUNCH_GAPS ||
       opts->scenario > MPROF_SYNTH_LAUNCH_GAPS)
@@ -408,7 +409,7 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
                             "warps 0..32, span SMs 0..132 and the imbalance "
                             "0..100");
   mprof_writer *w;
-  int rc = mprof_writer_open(&w, path, NULL);
+  rc = mprof_writer_open(&w, path, NULL);
   if (rc)
     return rc;
   uint64_t rng = opts->seed * 0x2545f4914f6cdd1dull + 1;
