@@ -4,10 +4,12 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <math.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mprof/names.h"
 #include "mprof/version.h"
 #include "report_internal.h"
 
@@ -134,6 +136,17 @@ void mprof__report_document(mprof__fields *doc, FILE *f, int json,
     mprof__fields_str(doc, "kind", root);
   mprof__fields_u64(doc, "schema", 1);
   mprof__fields_str(doc, "mprof_version", MPROF_VERSION_STRING);
+}
+
+void mprof__report_kernel_names(mprof__fields *o, const char *name,
+                                const char *mangled, uint32_t device_id) {
+  char short_name[256];
+  mprof__fields_str(o, "name", name);
+  mprof__fields_str(o, "short_name",
+                    mprof_name_short(short_name, sizeof short_name, name));
+  mprof__fields_str(o, "mangled", mangled);
+  mprof__fields_num(o, "device",
+                    device_id != MPROF_INDEX_NONE ? (double)device_id : NAN, 0);
 }
 
 void mprof__report_records(mprof__fields *parent, const char *element,

@@ -201,15 +201,8 @@ static void kernel(mprof__fields *o, const void *view, size_t i) {
   const diff_view *v = (const diff_view *)view;
   const mprof_kernel_change *c = mprof_diff_kernel(v->diff, v->selected[i]);
   int both = c->base && c->candidate;
-  char short_name[256];
   mprof__fields x;
-  mprof__fields_str(o, "name", c->name);
-  mprof__fields_str(o, "short_name",
-                    mprof_name_short(short_name, sizeof short_name, c->name));
-  mprof__fields_str(o, "mangled", c->mangled);
-  mprof__fields_num(
-      o, "device",
-      c->device_id != MPROF_INDEX_NONE ? (double)c->device_id : NAN, 0);
+  mprof__report_kernel_names(o, c->name, c->mangled, c->device_id);
   mprof__fields_str(o, "change", mprof_change_name(c->change));
   mprof__fields_raw(o, "significant", c->significant ? "true" : "false");
   if (o->json) /* XML: the <summary> element */

@@ -58,6 +58,12 @@ void mprof__report_records(mprof__fields *parent, const char *element,
                            const char *name, size_t count,
                            mprof__record_fn fields, const void *ctx);
 
+/* A kernel's names in @p o, the same in every report: "name",
+ * "short_name" (mprof_name_short), "mangled" and "device" (empty for
+ * MPROF_INDEX_NONE). */
+void mprof__report_kernel_names(mprof__fields *o, const char *name,
+                                const char *mangled, uint32_t device_id);
+
 /* analysis/ranges.c: the path of the trace a mprof_range_times came from. */
 struct mprof_range_times;
 const char *mprof__range_times_path(const struct mprof_range_times *times);

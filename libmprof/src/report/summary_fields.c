@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mprof/names.h"
 #include "report_internal.h"
 #include "summary_internal.h"
 
@@ -99,15 +98,8 @@ void mprof__summary_throughput(mprof__fields *parent,
 static void kernel_fields(mprof__fields *o, const mprof__summary_view *v,
                           size_t rank, const mprof_kernel_diagnosis *k) {
   const mprof_kernel_stats *s = k->stats;
-  char short_name[256];
   mprof__fields_u64(o, "rank", rank);
-  mprof__fields_str(o, "name", s->name);
-  mprof__fields_str(o, "short_name",
-                    mprof_name_short(short_name, sizeof short_name, s->name));
-  mprof__fields_str(o, "mangled", s->mangled);
-  mprof__fields_num(
-      o, "device",
-      s->device_id != MPROF_INDEX_NONE ? (double)s->device_id : NAN, 0);
+  mprof__report_kernel_names(o, s->name, s->mangled, s->device_id);
   if (mprof_trace_process_count(v->trace) > 1) {
     if (s->process_count) /* 0: a set merged before processes were kept */
       mprof__fields_u64(o, "processes", s->process_count);
