@@ -46,12 +46,15 @@ int mprof__version_check(const char *what, unsigned version, unsigned oldest,
                          unsigned current);
 
 /**
- * The body of every mprof_*_options_init() of one version: @p opts (of
- * @p size bytes) becomes @p init when @p version is @p current; else
- * MPROF_EINVAL or MPROF_EVERSION with "@p what options version ...".
+ * The body of every mprof_*_options_init(): when @p version is one from
+ * @p oldest to @p current, the first @p size bytes of @p opts (the size of
+ * a struct of that version) become @p init's, with @p version in the
+ * leading `unsigned version`; else MPROF_EINVAL or MPROF_EVERSION with
+ * "@p what options version ...".
  */
 int mprof__options_init(void *opts, const void *init, size_t size,
-                        unsigned version, unsigned current, const char *what);
+                        unsigned version, unsigned oldest, unsigned current,
+                        const char *what);
 
 /**
  * The options an entry point reads: @p opts, or @p defaults when NULL. NULL,

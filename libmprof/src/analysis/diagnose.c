@@ -159,6 +159,7 @@ int mprof_diagnose_options_init(mprof_diagnose_options *opts,
                                 unsigned version) {
   mprof_diagnose_options init = MPROF_DIAGNOSE_OPTIONS_INIT;
   return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_DIAGNOSE_OPTIONS_VERSION,
                              MPROF_DIAGNOSE_OPTIONS_VERSION, "diagnose");
 }
 

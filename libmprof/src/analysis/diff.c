@@ -38,6 +38,7 @@ const char *mprof_change_name(uint32_t change) {
 int mprof_diff_options_init(mprof_diff_options *opts, unsigned version) {
   mprof_diff_options init = MPROF_DIFF_OPTIONS_INIT;
   return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_DIFF_OPTIONS_VERSION,
                              MPROF_DIFF_OPTIONS_VERSION, "diff");
 }
 

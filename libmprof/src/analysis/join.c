@@ -21,19 +21,12 @@
 #include "join_internal.h"
 
 int mprof_join_options_init(mprof_join_options *opts, unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "mprof_join_options_init: NULL");
-  int rc = mprof__version_check("join options", version, 1,
-                                MPROF_JOIN_OPTIONS_VERSION);
-  if (rc)
-    return rc;
   mprof_join_options init = MPROF_JOIN_OPTIONS_INIT;
-  init.version = version;
-  if (version == 1)
-    memcpy(opts, &init, offsetof(mprof_join_options, flags));
-  else
-    *opts = init;
-  return 0;
+  /* A version-1 struct ends before `flags`. */
+  size_t size =
+      version == 1 ? offsetof(mprof_join_options, flags) : sizeof init;
+  return mprof__options_init(opts, &init, size, version, 1,
+                             MPROF_JOIN_OPTIONS_VERSION, "join");
 }
 
 /* ---- devices ------------------------------------------------------------ */

@@ -88,12 +88,14 @@ static int version_error(const char *what, unsigned version, unsigned oldest,
 }
 
 int mprof__options_init(void *opts, const void *init, size_t size,
-                        unsigned version, unsigned current, const char *what) {
+                        unsigned version, unsigned oldest, unsigned current,
+                        const char *what) {
   if (!opts)
     return mprof__error_set(MPROF_EINVAL, "%s options: NULL", what);
-  if (version != current)
-    return version_error(what, version, current, current);
+  if (version < oldest || version > current)
+    return version_error(what, version, oldest, current);
   memcpy(opts, init, size);
+  *(unsigned *)opts = version; /* options structs start with it */
   return 0;
 }
 

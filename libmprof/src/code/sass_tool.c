@@ -30,13 +30,6 @@ extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length,
 /* Standard output beyond this is refused: a runaway tool, not a cubin. */
 #define TOOL_MAX_OUTPUT ((size_t)2 << 30)
 
-/* 0 when an options struct of @p version can be read (1 lacks the fields
- * after `arch`). */
-static int options_check(unsigned version) {
-  return mprof__version_check("sass options", version, 1,
-                              MPROF_SASS_OPTIONS_VERSION);
-}
-
 /* A version-1 struct ends before `jobs`. */
 static size_t options_size(unsigned version) {
   return version == 1 ? offsetof(mprof_sass_options, jobs)
@@ -56,7 +49,8 @@ int mprof__sass_options_take(mprof_sass_options *out,
   mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
   if (!in)
     in = &defaults;
-  int rc = options_check(in->version);
+  int rc = mprof__version_check("sass options", in->version, 1,
+                                MPROF_SASS_OPTIONS_VERSION);
   if (rc)
     return rc;
   mprof__sass_options_copy(out, in);
@@ -64,15 +58,9 @@ int mprof__sass_options_take(mprof_sass_options *out,
 }
 
 int mprof_sass_options_init(mprof_sass_options *opts, unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "mprof_sass_options_init: NULL");
-  int rc = options_check(version);
-  if (rc)
-    return rc;
   mprof_sass_options init = MPROF_SASS_OPTIONS_INIT;
-  init.version = version;
-  memcpy(opts, &init, options_size(version));
-  return 0;
+  return mprof__options_init(opts, &init, options_size(version), version, 1,
+                             MPROF_SASS_OPTIONS_VERSION, "sass");
 }
 
 int mprof_sass_demangle(char **out, const char *mangled) {

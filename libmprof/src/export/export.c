@@ -21,6 +21,7 @@
 int mprof_export_options_init(mprof_export_options *opts, unsigned version) {
   mprof_export_options init = MPROF_EXPORT_OPTIONS_INIT;
   return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_EXPORT_OPTIONS_VERSION,
                              MPROF_EXPORT_OPTIONS_VERSION, "export");
 }
 

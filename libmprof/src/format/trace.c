@@ -18,6 +18,7 @@
 int mprof_open_options_init(mprof_open_options *opts, unsigned version) {
   mprof_open_options init = MPROF_OPEN_OPTIONS_INIT;
   return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_OPEN_OPTIONS_VERSION,
                              MPROF_OPEN_OPTIONS_VERSION, "open");
 }
 

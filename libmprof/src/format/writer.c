@@ -123,6 +123,7 @@ static int section_spills(uint32_t type) { return section_kinds[type].spills; }
 int mprof_writer_options_init(mprof_writer_options *opts, unsigned version) {
   mprof_writer_options init = MPROF_WRITER_OPTIONS_INIT;
   return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_WRITER_OPTIONS_VERSION,
                              MPROF_WRITER_OPTIONS_VERSION, "writer");
 }
 

@@ -20,6 +20,7 @@
 int mprof_report_options_init(mprof_report_options *opts, unsigned version) {
   mprof_report_options init = MPROF_REPORT_OPTIONS_INIT;
   return mprof__options_init(opts, &init, sizeof init, version,
+                             MPROF_REPORT_OPTIONS_VERSION,
                              MPROF_REPORT_OPTIONS_VERSION, "report");
 }
 

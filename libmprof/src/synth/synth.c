@@ -85,16 +85,9 @@ static size_t options_size(unsigned version) {
 }
 
 int mprof_synth_options_init(mprof_synth_options *opts, unsigned version) {
-  if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "mprof_synth_options_init: NULL");
-  int rc = mprof__version_check("synth options", version, 1,
-                                MPROF_SYNTH_OPTIONS_VERSION);
-  if (rc)
-    return rc;
   mprof_synth_options init = MPROF_SYNTH_OPTIONS_INIT;
-  init.version = version;
-  memcpy(opts, &init, options_size(version));
-  return 0;
+  return mprof__options_init(opts, &init, options_size(version), version, 1,
+                             MPROF_SYNTH_OPTIONS_VERSION, "synth");
 }
 
 /* Blocks of @p k that fit on one synthetic H200 SM (cc 9.0: 64 warps, 32
