@@ -149,39 +149,44 @@ double rd_text_fit(cairo_t *cr, double x, double y, double max_width,
   }
 }
 
+/* Copies the first line of @p p wrapped at spaces to @p max_width into
+ * @p line: the longest run of words that fits, or the first word alone when
+ * even that is too wide (the caller cuts it with an ellipsis). Returns the
+ * bytes of @p p it took, with the spaces after them. @p p is not empty. */
+static size_t wrap_line(cairo_t *cr, const char *p, double max_width,
+                        char *line, size_t size) {
+  size_t best = 0, n = 0;
+  while (p[n] && n < size - 1) {
+    size_t end = n;
+    while (p[end] && p[end] != ' ' && end < size - 1)
+      end++;
+    memcpy(line, p, end);
+    line[end] = '\0';
+    if (best && rd_text_width(cr, line) > max_width)
+      break;
+    best = end;
+    n = end;
+    while (p[n] == ' ')
+      n++;
+    if (rd_text_width(cr, line) > max_width)
+      break;
+  }
+  if (!best)
+    best = n;
+  memcpy(line, p, best);
+  line[best] = '\0';
+  while (p[best] == ' ')
+    best++;
+  return best;
+}
+
 int rd_text_wrap(cairo_t *cr, double x, double y, double max_width,
                  double line_height, const char *text) {
   int lines = 0;
-  const char *p = text ? text : "";
   char line[1024];
-  while (*p) {
-    /* The longest run of words that fits; a word longer than the line is
-     * cut with an ellipsis. */
-    size_t best = 0, n = 0;
-    while (p[n] && n < sizeof line - 1) {
-      size_t end = n;
-      while (p[end] && p[end] != ' ' && end < sizeof line - 1)
-        end++;
-      memcpy(line, p, end);
-      line[end] = '\0';
-      if (best && rd_text_width(cr, line) > max_width)
-        break;
-      best = end;
-      n = end;
-      while (p[n] == ' ')
-        n++;
-      if (rd_text_width(cr, line) > max_width)
-        break;
-    }
-    if (!best)
-      best = n ? n : strlen(p);
-    memcpy(line, p, best);
-    line[best] = '\0';
+  for (const char *p = text ? text : ""; *p; lines++) {
+    p += wrap_line(cr, p, max_width, line, sizeof line);
     rd_text_fit(cr, x, y + lines * line_height, max_width, line);
-    lines++;
-    p += best;
-    while (*p == ' ')
-      p++;
   }
   return lines;
 }
@@ -266,31 +271,13 @@ void mprof_render_draw_message(cairo_t *cr, double width, double height,
   rd_text(cr, fmax(12, (width - tw) / 2), y, title);
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 13, 0, 0);
-  /* Wrap the message at spaces to the width. */
-  const char *p = message ? message : "";
+  /* Wrap the message at spaces to the width, each line centred. */
   double max_w = fmax(40, width - 48);
+  char line[512];
   y += 26;
-  while (*p) {
-    char line[512];
-    size_t best = 0, n = 0;
-    while (p[n] && n < sizeof line - 1) {
-      memcpy(line, p, n + 1);
-      line[n + 1] = '\0';
-      if (rd_text_width(cr, line) > max_w)
-        break;
-      n++;
-      if (p[n] == ' ' || p[n] == '\0')
-        best = n;
-    }
-    if (!best)
-      best = n ? n : 1;
-    memcpy(line, p, best);
-    line[best] = '\0';
-    double lw = rd_text_width(cr, line);
-    rd_text(cr, fmax(12, (width - lw) / 2), y, line);
-    y += 18;
-    p += best;
-    while (*p == ' ')
-      p++;
+  for (const char *p = message ? message : ""; *p; y += 18) {
+    p += wrap_line(cr, p, max_w, line, sizeof line);
+    double lw = fmin(rd_text_width(cr, line), max_w);
+    rd_text_fit(cr, fmax(12, (width - lw) / 2), y, max_w, line);
   }
 }
