@@ -216,15 +216,10 @@ const char *mprof_render_short_name(char *buf, size_t size, const char *name) {
 }
 
 void rd_format_sass(char *buf, size_t size, const mprof_sass_instruction *in) {
-  if (!in) {
+  if (in)
+    mprof_sass_instruction_text(buf, size, in);
+  else
     snprintf(buf, size, "(no SASS)");
-    return;
-  }
-  snprintf(buf, size, "%s%s%s%s%s", in->predicate ? in->predicate : "",
-           in->predicate && *in->predicate ? " " : "",
-           in->opcode ? in->opcode : "",
-           in->operands && *in->operands ? " " : "",
-           in->operands ? in->operands : "");
 }
 
 void rd_format_line(char *buf, size_t size, const mprof_sass_instruction *in) {

@@ -127,6 +127,24 @@ static void check_sidecar(const mprof_sidecar *sc) {
   assert_null(mprof_sidecar_function_at(sc, 2));
 }
 
+/* One spelling of an instruction for every report and view. */
+static void test_instruction_text(void **state) {
+  (void)state;
+  char buf[64];
+  mprof_sass_instruction in = {0x40,          12,    "@!P0", "LDG.E.128",
+                               "R4, [R2.64]", "k.cu"};
+  assert_string_equal(mprof_sass_instruction_text(buf, sizeof buf, &in),
+                      "@!P0 LDG.E.128 R4, [R2.64]");
+  in.predicate = "";
+  in.operands = NULL;
+  in.opcode = "EXIT";
+  assert_string_equal(mprof_sass_instruction_text(buf, sizeof buf, &in),
+                      "EXIT");
+  in.operands = "R1";
+  assert_string_equal(mprof_sass_instruction_text(buf, 5, &in), "EXIT");
+  assert_string_equal(mprof_sass_instruction_text(buf, sizeof buf, NULL), "");
+}
+
 static void test_round_trip(void **state) {
   (void)state;
   const char *path = test_path("round.pc.json");
@@ -533,6 +551,7 @@ static void test_unknown_keys_skipped(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_instruction_text),
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_invalid_utf8_is_replaced),
       cmocka_unit_test(test_empty_sidecar),

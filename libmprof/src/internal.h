@@ -23,17 +23,6 @@
   if (x->f != y->f)                                                            \
   return x->f < y->f ? -1 : 1
 
-/** The printf format and arguments of the text of instruction @p in (an
- * mprof_sass_instruction), "PREDICATE OPCODE OPERANDS": each part, and the
- * space before it, only when it is set. */
-#define MPROF__SASS_FORMAT "%s%s%s%s%s"
-#define MPROF__SASS_ARGS(in)                                                   \
-  (in)->predicate ? (in)->predicate : "",                                      \
-      (in)->predicate && (in)->predicate[0] ? " " : "",                        \
-      (in)->opcode ? (in)->opcode : "",                                        \
-      (in)->operands && (in)->operands[0] ? " " : "",                          \
-      (in)->operands ? (in)->operands : ""
-
 /** Set this thread's error message and return @p status (for `return`). */
 int mprof__error_set(int status, const char *fmt, ...) MPROF__PRINTF(2, 3);
 

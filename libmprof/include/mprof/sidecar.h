@@ -147,6 +147,15 @@ mprof_sidecar_find(const mprof_sidecar *sidecar, const char *name,
 MPROF_API const mprof_sass_instruction *
 mprof_sidecar_instruction(const mprof_sidecar_function *fn, uint32_t offset);
 
+/**
+ * The text of instruction @p in, as every report and view spells it:
+ * "PREDICATE OPCODE OPERANDS", each part and the space before it only when
+ * it is set ("@P0 LDG.E R4, [R2.64]"; "" for NULL). Written to @p buf of
+ * @p size bytes (cut to fit, NUL-terminated); returns @p buf.
+ */
+MPROF_API char *mprof_sass_instruction_text(char *buf, size_t size,
+                                            const mprof_sass_instruction *in);
+
 #ifdef __cplusplus
 }
 #endif

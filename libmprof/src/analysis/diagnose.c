@@ -496,8 +496,10 @@ static void make_hot(kernel_work *w) {
     h->file = "";
     if (pc->instruction) {
       const mprof_sass_instruction *in = pc->instruction;
-      h->sass = mprof__arena_printf(&w->d->arena, MPROF__SASS_FORMAT,
-                                    MPROF__SASS_ARGS(in));
+      char text[512];
+      h->sass = mprof__arena_printf(
+          &w->d->arena, "%s",
+          mprof_sass_instruction_text(text, sizeof text, in));
       if (!h->sass)
         h->sass = "";
       if (in->file && *in->file && in->line) {

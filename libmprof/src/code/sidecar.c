@@ -9,6 +9,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,4 +339,20 @@ mprof_sidecar_instruction(const mprof_sidecar_function *fn, uint32_t offset) {
   if (lo < fn->instruction_count && fn->instructions[lo].offset == offset)
     return &fn->instructions[lo];
   return NULL;
+}
+
+char *mprof_sass_instruction_text(char *buf, size_t size,
+                                  const mprof_sass_instruction *in) {
+  if (!buf || !size)
+    return buf;
+  if (!in) {
+    buf[0] = '\0';
+    return buf;
+  }
+  snprintf(buf, size, "%s%s%s%s%s", in->predicate ? in->predicate : "",
+           in->predicate && *in->predicate ? " " : "",
+           in->opcode ? in->opcode : "",
+           in->operands && *in->operands ? " " : "",
+           in->operands ? in->operands : "");
+  return buf;
 }

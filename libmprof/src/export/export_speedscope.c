@@ -128,10 +128,10 @@ static void put_kernel_frames(FILE *f, size_t *frames,
     const mprof_pc_stats *pc = code->pcs[i].pc;
     const mprof_sass_instruction *ins = pc->instruction;
     const mprof_sass_instruction *lined = with_line(pc);
-    char name[512];
+    char name[512], text[480];
     if (ins && ins->opcode && *ins->opcode)
-      snprintf(name, sizeof name, "+0x%04x  " MPROF__SASS_FORMAT, pc->offset,
-               MPROF__SASS_ARGS(ins));
+      snprintf(name, sizeof name, "+0x%04x  %s", pc->offset,
+               mprof_sass_instruction_text(text, sizeof text, ins));
     else
       snprintf(name, sizeof name, "+0x%04x", pc->offset);
     put_frame(f, frames, name, lined ? lined->file : NULL,
