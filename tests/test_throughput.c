@@ -319,10 +319,13 @@ static void test_bandwidth_against_latency(void **state) {
   const mprof_kernel_diagnosis *c = kernel(&o, K_CHASE);
   assert_int_equal(c->verdict_dimension, MPROF_DIM_MEMORY_LATENCY);
   assert_null(c->roof); /* latency-bound, DRAM 3% busy */
-  /* min(share 100%, 1 - 3%), scaled to its busy share of the stream: a
-   * 1 us gap before its 100 us run. */
-  assert_true(fabs(c->dimensions[MPROF_DIM_MEMORY_LATENCY].cost -
-                   0.97 * 100.0 / 101.0) < 1e-6);
+  /* min(share 100%, 1 - 3%). It runs once: the 1 us gap before its one
+   * launch is not its launch cost, so the gain is not scaled by it and the
+   * launch dimension is unknown, not "Starved". */
+  assert_true(fabs(c->dimensions[MPROF_DIM_MEMORY_LATENCY].cost - 0.97) < 1e-6);
+  assert_int_equal(c->dimensions[MPROF_DIM_LAUNCH].state, MPROF_STATE_UNKNOWN);
+  assert_non_null(strstr(c->dimensions[MPROF_DIM_LAUNCH].detail,
+                         "Launched once, 1 us after the stream's"));
   close_planted(&o);
 }
 

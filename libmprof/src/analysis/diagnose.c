@@ -403,6 +403,12 @@ static void judge_launch(kernel_work *w) {
   double idle = gap + dur > 0 ? gap / (gap + dur) : 0.0;
   d->state = judge(idle, IDLE_MINOR, IDLE_ISSUE);
   d->cost = idle;
+  if (ks->launches < 2) {
+    /* One launch: the gap before it is whatever the program did first
+     * (start-up, a host phase), not a pattern of this kernel's launches. */
+    d->state = MPROF_STATE_UNKNOWN;
+    d->cost = 0;
+  }
   add_metric(d, "idle_fraction", idle, "fraction");
   add_metric(d, "gap_median_ns", gap, "ns");
   add_metric(d, "gap_mean_ns", ks->gap_mean_ns, "ns");
@@ -412,7 +418,13 @@ static void judge_launch(kernel_work *w) {
   mprof_format_duration(g, sizeof g, gap);
   mprof_format_duration(m, sizeof m, dur);
   pct(p, sizeof p, idle);
-  if (d->state == MPROF_STATE_OK)
+  if (d->state == MPROF_STATE_UNKNOWN)
+    d->detail = mprof__arena_printf(
+        &w->d->arena,
+        "Launched once, %s after the stream's previous work: one gap "
+        "(start-up or a host phase) says nothing about its launch cost.",
+        g);
+  else if (d->state == MPROF_STATE_OK)
     d->detail = mprof__arena_printf(
         &w->d->arena, "Median gap %s before launches, median run %s: %s idle.",
         g, m, p);
