@@ -75,6 +75,7 @@ typedef struct export_group {
   uint32_t processor;
   size_t first, count; /* range in the sorted spans */
   uint32_t slot;       /* instruction index on its processor */
+  uint32_t opcode;     /* its kernel's instruction type */
 } export_group;
 
 static int cmp_export_group(const void *a, const void *b) {
@@ -106,23 +107,19 @@ typedef struct export_ctx {
   uint32_t launch;    /* the LAUNCHES index opts->launch picked, or NONE */
 } export_ctx;
 
-/* The kernel of launch @p launch, or MPROF_INDEX_NONE. */
-static uint32_t launch_kernel(const mprof_trace *t, uint32_t launch) {
-  size_t nl, ns;
-  const mprof_launch_record *l = mprof_trace_launches(t, &nl);
-  const mprof_shape_record *s = mprof_trace_shapes(t, &ns);
-  if (launch == MPROF_INDEX_NONE || launch >= nl)
-    return MPROF_INDEX_NONE;
-  return s[l[launch].shape].kernel;
+/* The record of launch @p launch, or NULL when it names none. */
+static const mprof_launch_record *launch_at(const mprof_trace *t,
+                                            uint32_t launch) {
+  size_t n;
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  return launch == MPROF_INDEX_NONE || launch >= n ? NULL : &l[launch];
 }
 
-static uint32_t launch_device_index(const mprof_trace *t, uint32_t launch) {
-  size_t nl, ns;
-  const mprof_launch_record *l = mprof_trace_launches(t, &nl);
-  const mprof_stream_record *s = mprof_trace_streams(t, &ns);
-  if (launch == MPROF_INDEX_NONE || launch >= nl)
-    return MPROF_INDEX_NONE;
-  return s[l[launch].stream].device;
+/* The kernel of launch @p launch, or MPROF_INDEX_NONE. */
+static uint32_t launch_kernel(const mprof_trace *t, uint32_t launch) {
+  size_t n;
+  const mprof_launch_record *l = launch_at(t, launch);
+  return l ? mprof_trace_shapes(t, &n)[l->shape].kernel : MPROF_INDEX_NONE;
 }
 
 static const char *kernel_label(const mprof_trace *t, uint32_t kernel) {
@@ -316,8 +313,9 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
                             "mprof_mkprof_export: report version %u unknown",
                             report->version);
   mprof_mkprof_export_report rep = MPROF_MKPROF_EXPORT_REPORT_INIT;
-  size_t nspans, nkernels, ndevices, nregions;
+  size_t nspans, nkernels, ndevices, nregions, nstreams;
   const mprof_span_record *spans = mprof_trace_spans(t, &nspans);
+  const mprof_stream_record *streams = mprof_trace_streams(t, &nstreams);
   const mprof_device_record *devices = mprof_trace_devices(t, &ndevices);
   const mprof_region_record *regions = mprof_trace_regions(t, &nregions);
   mprof_trace_kernels(t, &nkernels);
@@ -352,8 +350,10 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   for (size_t i = 0; i < nspans; i++) {
     if (!export_keep(&c, &spans[i]))
       continue;
-    uint32_t d = launch_device_index(t, spans[i].launch);
-    if (d == MPROF_INDEX_NONE || d >= dev_slots)
+    /* its launch's device, or the first */
+    const mprof_launch_record *l = launch_at(t, spans[i].launch);
+    uint32_t d = l ? streams[l->stream].device : 0;
+    if (d >= dev_slots)
       d = 0;
     if (spans[i].sm >= dev_width[d])
       dev_width[d] = spans[i].sm + 1;
@@ -440,6 +440,7 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
       opcode_kernel[opcodes] = k;
       opcode_of[slot] = (uint32_t)++opcodes;
     }
+    groups[i].opcode = opcode_of[slot];
   }
   uint64_t slots = (uint64_t)processors * max_instructions;
   uint64_t slot_words = EXPORT_INSTRUCTION_LENGTH + 2 + EXPORT_TIMING_LENGTH;
@@ -467,8 +468,6 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
     uint32_t *w = ins + slot * EXPORT_INSTRUCTION_LENGTH;
     uint32_t *e = events + slot * EXPORT_TIMING_LENGTH;
     const export_span *first_span = &es[gr->first];
-    uint32_t k = launch_kernel(t, first_span->launch);
-    uint32_t opcode = opcode_of[k == MPROF_INDEX_NONE ? nkernels : k];
     uint64_t unit_start[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
     uint64_t unit_end[4] = {0, 0, 0, 0};
     size_t dropped = 0;
@@ -509,9 +508,9 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
         }
       }
     }
-    e[0] = opcode;
+    e[0] = gr->opcode;
     e[1] = gr->processor;
-    w[0] = opcode;
+    w[0] = gr->opcode;
     w[1] = first_span->launch;
     w[2] = first_span->block;
     w[3] = (uint32_t)gr->count;
