@@ -18,36 +18,37 @@
 
 /* ---- MKPROF → trace ----------------------------------------------------- */
 
+/* One GPU of the import: the time its instructions cover, and its launch. */
+typedef struct import_gpu {
+  uint64_t first, last; /* UINT64_MAX, 0 when it ran nothing */
+  uint32_t launch;      /* LAUNCHES index, or MPROF_INDEX_NONE */
+} import_gpu;
+
 int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
   if (!m || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_mkprof_to_trace: NULL");
   const mprof_mkprof_layout *l = &m->layout;
   uint32_t gpus = l->num_gpus;
-  uint64_t *first = (uint64_t *)calloc(gpus, sizeof *first);
-  uint64_t *last = (uint64_t *)calloc(gpus, sizeof *last);
-  uint32_t *launch = (uint32_t *)malloc(gpus * sizeof *launch);
-  if (!first || !last || !launch) {
-    free(first);
-    free(last);
-    free(launch);
+  import_gpu *gpu = (import_gpu *)malloc(gpus * sizeof *gpu);
+  if (!gpu)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-  }
   for (uint32_t g = 0; g < gpus; g++)
-    first[g] = UINT64_MAX;
+    gpu[g] = (import_gpu){UINT64_MAX, 0, MPROF_INDEX_NONE};
   for (uint32_t p = 0; p < l->total_processors; p++)
     for (uint32_t i = 0; i < l->max_instructions; i++) {
       mprof_mkprof_instruction ins;
       mprof_mkprof_instruction_at(m, p, i, &ins);
       if (!ins.valid || ins.gpu >= gpus)
         continue;
-      first[ins.gpu] = ins.start < first[ins.gpu] ? ins.start : first[ins.gpu];
-      last[ins.gpu] = ins.end > last[ins.gpu] ? ins.end : last[ins.gpu];
+      import_gpu *x = &gpu[ins.gpu];
+      x->first = ins.start < x->first ? ins.start : x->first;
+      x->last = ins.end > x->last ? ins.end : x->last;
       for (size_t u = 0; u < m->unit_count; u++) {
         uint32_t a, b;
         if (!mprof_mkprof_unit_activity(m, p, i, u, &a, &b))
           continue;
-        first[ins.gpu] = a < first[ins.gpu] ? a : first[ins.gpu];
-        last[ins.gpu] = b > last[ins.gpu] ? b : last[ins.gpu];
+        x->first = a < x->first ? a : x->first;
+        x->last = b > x->last ? b : x->last;
       }
     }
   mprof_writer *w = NULL;
@@ -65,7 +66,6 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
   uint32_t kernel_name = rc ? 0 : mprof_writer_string(w, "megakernel (MKPROF)");
   /* one device, stream, kernel, shape and launch per GPU */
   for (uint32_t g = 0; g < gpus && !rc; g++) {
-    launch[g] = MPROF_INDEX_NONE;
     char name[64];
     snprintf(name, sizeof name, "MKPROF GPU %u", g);
     mprof_device_record dev;
@@ -91,9 +91,9 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
     shape.grid[1] = shape.grid[2] = 1;
     shape.block[0] = shape.block[1] = shape.block[2] = 1;
     rc = rc ? rc : mprof_writer_append(w, &sh, MPROF_SECTION_SHAPES, &shape);
-    if (!rc && first[g] != UINT64_MAX) {
-      mprof_launch_record lr = {first[g], last[g], sh, s, 0, 0, 0};
-      rc = mprof_writer_append(w, &launch[g], MPROF_SECTION_LAUNCHES, &lr);
+    if (!rc && gpu[g].first != UINT64_MAX) {
+      mprof_launch_record lr = {gpu[g].first, gpu[g].last, sh, s, 0, 0, 0};
+      rc = mprof_writer_append(w, &gpu[g].launch, MPROF_SECTION_LAUNCHES, &lr);
     }
   }
   for (uint32_t p = 0; p < l->total_processors && !rc; p++)
@@ -115,15 +115,13 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
             m->units[u].role, 0};
         uint32_t region;
         rc = mprof_writer_intern(w, &region, MPROF_SECTION_REGIONS, &rg);
-        mprof_span_record sp = {a,      b, launch[ins.gpu],
+        mprof_span_record sp = {a,      b, gpu[ins.gpu].launch,
                                 ins.sm, i, MPROF_INDEX_NONE,
                                 region, 0, (uint64_t)(uint32_t)ins.opcode};
         rc = rc ? rc : mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp);
       }
     }
-  free(first);
-  free(last);
-  free(launch);
+  free(gpu);
   mprof_mkprof_summary sum;
   mprof_mkprof_summarize(m, &sum);
   char text[32];
