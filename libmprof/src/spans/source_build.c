@@ -15,6 +15,7 @@
 #include "mprof/source.h"
 #include "mprof/version.h"
 #include "mprof/writer.h"
+#include "source_internal.h"
 
 typedef struct launch_extent {
   uint64_t start, end; /* UINT64_MAX, 0 when the launch has no spans */
@@ -92,8 +93,7 @@ static int write_memory(mprof_writer *w, const mprof_source_build_options *o,
 static int build(mprof_writer *w, const mprof_source_file *f,
                  const mprof_source_build_options *o) {
   size_t region_count, kernel_count, launch_count, record_count;
-  const mprof_source_file_region *regions =
-      mprof_source_file_regions(f, &region_count);
+  mprof_source_file_regions(f, &region_count);
   const mprof_source_file_kernel *kernels =
       mprof_source_file_kernels(f, &kernel_count);
   const mprof_source_file_launch *launches =
@@ -152,20 +152,9 @@ static int build(mprof_writer *w, const mprof_source_file *f,
   for (size_t i = 0; !rc && o && i < o->meta_count; i++)
     rc = mprof_writer_meta(w, o->meta[2 * i], o->meta[2 * i + 1]);
 
-  /* Regions, kernels (one per device that launched it), shapes, launches. */
-  uint32_t first_region = 0;
-  for (size_t r = 0; !rc && r < region_count; r++) {
-    mprof_region_record rec;
-    memset(&rec, 0, sizeof rec);
-    rec.name =
-        mprof_writer_string(w, mprof_source_file_string(f, regions[r].name));
-    rec.color = regions[r].color;
-    rec.role = regions[r].role;
-    uint32_t at;
-    rc = mprof_writer_append(w, &at, MPROF_SECTION_REGIONS, &rec);
-    if (r == 0)
-      first_region = at;
-  }
+  /* Regions (the trace's first, so region r keeps its index), kernels (one
+   * per device that launched it), shapes, launches. */
+  rc = rc ? rc : mprof__source_write_regions(w, f);
   for (size_t i = 0; !rc && i < launch_count; i++) {
     const mprof_source_file_launch *l = &launches[i];
     uint32_t device, stream, kernel, shape;
@@ -224,18 +213,9 @@ static int build(mprof_writer *w, const mprof_source_file *f,
   }
   for (size_t i = 0; !rc && i < record_count; i++) {
     const mprof_source_file_record *r = &records[i];
-    mprof_span_record sp;
-    memset(&sp, 0, sizeof sp);
-    sp.start = r->start;
-    sp.end = r->end;
-    sp.launch = launch_at[r->launch];
-    sp.sm = r->sm;
-    sp.block = r->block;
-    sp.warp = r->warp;
-    sp.flags = r->warp != MPROF_INDEX_NONE ? MPROF_SPAN_FLAG_WARP : 0;
-    sp.region =
-        r->region < region_count ? first_region + r->region : MPROF_INDEX_NONE;
-    sp.payload = r->payload;
+    mprof_span_record sp = mprof__source_span(
+        r, r->start, r->end, launch_at[r->launch],
+        r->region < region_count ? r->region : MPROF_INDEX_NONE);
     rc = mprof_writer_append(w, NULL, MPROF_SECTION_SPANS, &sp);
   }
   rc = rc ? rc

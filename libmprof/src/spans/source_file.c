@@ -237,3 +237,26 @@ mprof_source_file_launch_exts(const mprof_source_file *f, size_t *count) {
   *count = f->launch_exts ? f->header.launch_count : 0;
   return f->launch_exts;
 }
+
+/* ---- as trace records --------------------------------------------------- */
+
+int mprof__source_write_regions(mprof_writer *w, const mprof_source_file *f) {
+  int rc = 0;
+  for (size_t i = 0; i < f->header.region_count && !rc; i++) {
+    const mprof_source_file_region *fr = &f->regions[i];
+    mprof_region_record r = {
+        mprof_writer_string(w, mprof_source_file_string(f, fr->name)),
+        fr->color, fr->role, 0};
+    rc = mprof_writer_append(w, NULL, MPROF_SECTION_REGIONS, &r);
+  }
+  return rc;
+}
+
+mprof_span_record mprof__source_span(const mprof_source_file_record *r,
+                                     uint64_t start, uint64_t end,
+                                     uint32_t launch, uint32_t region) {
+  uint32_t flags = r->warp != MPROF_INDEX_NONE ? MPROF_SPAN_FLAG_WARP : 0;
+  mprof_span_record sp = {start,   end,    launch, r->sm,     r->block,
+                          r->warp, region, flags,  r->payload};
+  return sp;
+}

@@ -386,16 +386,10 @@ static int write_merged(mprof_writer *w, const merge_state *m,
     return rc;
   size_t existing_regions, region_count, record_count;
   mprof_trace_regions(t, &existing_regions);
-  const mprof_source_file_region *fr =
-      mprof_source_file_regions(f, &region_count);
+  mprof_source_file_regions(f, &region_count);
   const mprof_source_file_record *rec =
       mprof_source_file_records(f, &record_count);
-  for (size_t i = 0; i < region_count && !rc; i++) {
-    mprof_region_record r = {
-        mprof_writer_string(w, mprof_source_file_string(f, fr[i].name)),
-        fr[i].color, fr[i].role, 0};
-    rc = mprof_writer_append(w, NULL, MPROF_SECTION_REGIONS, &r);
-  }
+  rc = mprof__source_write_regions(w, f);
   extra_regions extra;
   extra.count = 0;
   for (size_t i = 0; i < record_count; i++)
@@ -433,21 +427,12 @@ static int write_merged(mprof_writer *w, const merge_state *m,
     const mprof_source_file_record *r = &rec[keys[k].record];
     int64_t start = keys[k].start;
     int64_t end = start + (int64_t)((double)(r->end - r->start) * clock->rate);
-    mprof_span_record sp;
-    memset(&sp, 0, sizeof sp);
-    sp.start = start > 0 ? (uint64_t)start : 0;
-    sp.end = end > 0 ? (uint64_t)end : 0;
-    sp.launch = keys[k].launch;
-    sp.sm = r->sm;
-    sp.block = r->block;
-    sp.warp = r->warp;
-    sp.flags = r->warp != MPROF_INDEX_NONE ? MPROF_SPAN_FLAG_WARP : 0;
-    sp.payload = r->payload;
-    if (r->region < region_count)
-      sp.region = (uint32_t)(existing_regions + r->region);
-    else
-      sp.region = (uint32_t)(existing_regions + region_count +
-                             extra_slot(&extra, r->region));
+    size_t region = r->region < region_count
+                        ? r->region
+                        : region_count + extra_slot(&extra, r->region);
+    mprof_span_record sp = mprof__source_span(
+        r, start > 0 ? (uint64_t)start : 0, end > 0 ? (uint64_t)end : 0,
+        keys[k].launch, (uint32_t)(existing_regions + region));
     if (sp.launch != MPROF_INDEX_NONE) {
       const mprof_launch_record *l = &m->tl[sp.launch];
       if (sp.start + slack < l->start || sp.end > l->end + slack)
