@@ -38,7 +38,8 @@ typedef struct merge_state {
   const mprof_stream_record *streams;
   const mprof_device_record *devices;
   size_t device_count;
-  source_launch *sl;
+  const mprof_source_file_launch *fl; /* the file's launches */
+  source_launch *sl;                  /* what the merge learns of each */
   size_t sl_count;
   uint8_t *used;         /* per trace launch */
   uint8_t *kernel_match; /* [source kernel][trace kernel] */
@@ -108,13 +109,11 @@ static int candidate(const merge_state *m, const mprof_source_file_launch *s,
  * of the same name on the same device when the counts and shapes agree.
  * Groups that do not are left for time matching. */
 static int match_by_order(merge_state *m, size_t *pairs) {
-  size_t kernel_count, launch_count;
+  size_t kernel_count;
   mprof_source_file_kernels(m->file, &kernel_count);
-  const mprof_source_file_launch *sl =
-      mprof_source_file_launches(m->file, &launch_count);
   uint32_t *cand = (uint32_t *)malloc((m->tl_count + 1) * sizeof *cand);
-  uint32_t *mine = (uint32_t *)malloc((launch_count + 1) * sizeof *mine);
-  uint32_t *group = (uint32_t *)malloc((launch_count + 1) * sizeof *group);
+  uint32_t *mine = (uint32_t *)malloc((m->sl_count + 1) * sizeof *mine);
+  uint32_t *group = (uint32_t *)malloc((m->sl_count + 1) * sizeof *group);
   if (!cand || !mine || !group) {
     free(cand);
     free(mine);
@@ -124,18 +123,18 @@ static int match_by_order(merge_state *m, size_t *pairs) {
   *pairs = 0;
   for (size_t k = 0; k < kernel_count; k++) {
     size_t nk = 0;
-    for (size_t j = 0; j < launch_count; j++)
-      if (sl[j].kernel == k)
+    for (size_t j = 0; j < m->sl_count; j++)
+      if (m->fl[j].kernel == k)
         mine[nk++] = (uint32_t)j;
     /* one (kernel, device) group at a time; taken launches get NONE */
     for (size_t first = 0; first < nk; first++) {
       if (mine[first] == MPROF_INDEX_NONE)
         continue;
-      const mprof_source_file_launch *head = &sl[mine[first]];
+      const mprof_source_file_launch *head = &m->fl[mine[first]];
       uint32_t device = head->device;
       size_t nm = 0, nc = 0;
       for (size_t j = first; j < nk; j++)
-        if (mine[j] != MPROF_INDEX_NONE && sl[mine[j]].device == device) {
+        if (mine[j] != MPROF_INDEX_NONE && m->fl[mine[j]].device == device) {
           group[nm++] = mine[j];
           mine[j] = MPROF_INDEX_NONE;
         }
@@ -146,7 +145,7 @@ static int match_by_order(merge_state *m, size_t *pairs) {
         continue;
       int ok = 1;
       for (size_t j = 0; j < nm && ok; j++)
-        ok = same_shape(m, &sl[group[j]], cand[j]);
+        ok = same_shape(m, &m->fl[group[j]], cand[j]);
       if (!ok)
         continue;
       for (size_t j = 0; j < nm; j++) {
@@ -166,9 +165,6 @@ static int match_by_order(merge_state *m, size_t *pairs) {
 /* Undo the order pairs of a kernel group when one of them is far from the
  * run's offset: counts that agreed by accident. */
 static void demote_outliers(merge_state *m, int64_t estimate) {
-  size_t launch_count;
-  const mprof_source_file_launch *sl =
-      mprof_source_file_launches(m->file, &launch_count);
   for (size_t j = 0; j < m->sl_count; j++) {
     source_launch *s = &m->sl[j];
     if (s->how != 1 || !s->spans)
@@ -179,8 +175,8 @@ static void demote_outliers(merge_state *m, int64_t estimate) {
     if (d <= slack && d >= -slack)
       continue;
     for (size_t k = 0; k < m->sl_count; k++) {
-      if (m->sl[k].how == 1 && sl[k].kernel == sl[j].kernel &&
-          sl[k].device == sl[j].device) {
+      if (m->sl[k].how == 1 && m->fl[k].kernel == m->fl[j].kernel &&
+          m->fl[k].device == m->fl[j].device) {
         m->used[m->sl[k].cupti] = 0;
         m->sl[k].cupti = MPROF_INDEX_NONE;
         m->sl[k].how = 0;
@@ -200,9 +196,6 @@ static size_t first_at(const merge_state *m, int64_t t) {
 /* A first offset from the densest 10 µs window of candidate differences
  * within ±50 ms of the anchor's guess. Returns 1 when there are none. */
 static int estimate_by_time(merge_state *m, int64_t *estimate) {
-  size_t launch_count;
-  const mprof_source_file_launch *sl =
-      mprof_source_file_launches(m->file, &launch_count);
   const int64_t window = 50000000;
   size_t cap = 1 << 20, n = 0;
   int64_t *d = (int64_t *)malloc(cap * sizeof *d);
@@ -216,7 +209,7 @@ static int estimate_by_time(merge_state *m, int64_t *estimate) {
          p < m->tl_count && n < cap &&
          (int64_t)m->tl[m->by_start[p]].start <= at + window;
          p++)
-      if (candidate(m, &sl[j], m->by_start[p]))
+      if (candidate(m, &m->fl[j], m->by_start[p]))
         d[n++] = (int64_t)m->tl[m->by_start[p]].start - at;
   }
   if (n == 0) {
@@ -243,9 +236,6 @@ static int estimate_by_time(merge_state *m, int64_t *estimate) {
  * that span falls inside the launch give or take the slack; a launch of
  * the same shape wins over one of another. */
 static void match_by_time(merge_state *m, int64_t estimate) {
-  size_t launch_count;
-  const mprof_source_file_launch *sl =
-      mprof_source_file_launches(m->file, &launch_count);
   for (size_t j = 0; j < m->sl_count; j++) {
     source_launch *s = &m->sl[j];
     if (s->how || !s->spans)
@@ -259,13 +249,13 @@ static void match_by_time(merge_state *m, int64_t estimate) {
       const mprof_launch_record *l = &m->tl[i];
       if ((int64_t)l->start < at - MATCH_SLACK_NS - m->max_duration)
         break;
-      if (m->used[i] || !candidate(m, &sl[j], i) ||
+      if (m->used[i] || !candidate(m, &m->fl[j], i) ||
           at < (int64_t)l->start - MATCH_SLACK_NS ||
           at > (int64_t)l->end + MATCH_SLACK_NS)
         continue;
       int64_t diff = at - (int64_t)l->start;
       uint64_t dist = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
-      dist += same_shape(m, &sl[j], i) ? 0 : 1000000000ull;
+      dist += same_shape(m, &m->fl[j], i) ? 0 : 1000000000ull;
       if (dist < best_dist) {
         best_dist = dist;
         best = i;
@@ -522,7 +512,7 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
       mprof_source_file_kernels(f, &kernel_count);
   const mprof_source_file_record *rec =
       mprof_source_file_records(f, &record_count);
-  mprof_source_file_launches(f, &m.sl_count);
+  m.fl = mprof_source_file_launches(f, &m.sl_count);
   const mprof_kernel_record *tk = mprof_trace_kernels(t, &m.trace_kernels);
   if (record_count > UINT32_MAX || m.tl_count > UINT32_MAX)
     return mprof__error_set(MPROF_EUNSUPPORTED,
