@@ -669,6 +669,16 @@ static int slot_of(const mprof_mkprof *m, uint32_t processor, uint32_t index,
   return 1;
 }
 
+/* The timing words of instruction @p index of @p processor, or NULL when
+ * the file has no events or no such instruction. */
+static const uint32_t *timing_of(const mprof_mkprof *m, uint32_t processor,
+                                 uint32_t index) {
+  uint64_t slot;
+  if (!m->events || !slot_of(m, processor, index, &slot))
+    return NULL;
+  return m->events + slot * m->layout.timing_length;
+}
+
 int mprof_mkprof_instruction_at(const mprof_mkprof *m, uint32_t processor,
                                 uint32_t index, mprof_mkprof_instruction *out) {
   uint64_t slot;
@@ -694,11 +704,9 @@ int mprof_mkprof_instruction_at(const mprof_mkprof *m, uint32_t processor,
 int mprof_mkprof_unit_activity(const mprof_mkprof *m, uint32_t processor,
                                uint32_t index, size_t unit, uint32_t *start,
                                uint32_t *end) {
-  uint64_t slot;
-  if (!m->events || unit >= m->unit_count || !m->units[unit].has_special ||
-      !slot_of(m, processor, index, &slot))
+  const uint32_t *ev = timing_of(m, processor, index);
+  if (!ev || unit >= m->unit_count || !m->units[unit].has_special)
     return 0;
-  const uint32_t *ev = m->events + slot * m->layout.timing_length;
   uint32_t a = ev[m->units[unit].special_start];
   uint32_t b = ev[m->units[unit].special_end];
   if (a == 0 || b <= a)
@@ -717,28 +725,30 @@ uint32_t mprof_mkprof_pack(uint64_t time_ns, uint32_t type) {
   return (uint32_t)(((time_ns / 16) & 0x0fffffffu) << 4) | (type & 0xfu);
 }
 
+/* Timing slot @p s of @p ev, counted in *n and stored while out has room,
+ * when it holds a time. */
+static void take_event(const uint32_t *ev, uint32_t s, mprof_mkprof_event *out,
+                       size_t max, size_t *n) {
+  mprof_mkprof_event e;
+  e.slot = s;
+  mprof_mkprof_decode(ev[s], &e.type, &e.time_ns);
+  if (!e.time_ns)
+    return;
+  if (out && *n < max)
+    out[*n] = e;
+  (*n)++;
+}
+
 size_t mprof_mkprof_unit_events(const mprof_mkprof *m, uint32_t processor,
                                 uint32_t index, size_t unit,
                                 mprof_mkprof_event *out, size_t max) {
-  uint64_t slot;
-  if (!m->events || unit >= m->unit_count ||
-      !slot_of(m, processor, index, &slot))
+  const uint32_t *ev = timing_of(m, processor, index);
+  if (!ev || unit >= m->unit_count)
     return 0;
-  const uint32_t *ev = m->events + slot * m->layout.timing_length;
   size_t n = 0;
-  for (uint32_t s = m->units[unit].event_start; s <= m->units[unit].event_end;
-       s++) {
-    if (!ev[s])
-      break;
-    mprof_mkprof_event e;
-    e.slot = s;
-    mprof_mkprof_decode(ev[s], &e.type, &e.time_ns);
-    if (!e.time_ns)
-      continue;
-    if (out && n < max)
-      out[n] = e;
-    n++;
-  }
+  for (uint32_t s = m->units[unit].event_start;
+       s <= m->units[unit].event_end && ev[s]; s++)
+    take_event(ev, s, out, max, &n);
   return n;
 }
 
@@ -747,22 +757,10 @@ size_t mprof_mkprof_instruction_controller_events(const mprof_mkprof *m,
                                                   uint32_t index,
                                                   mprof_mkprof_event *out,
                                                   size_t max) {
-  uint64_t slot;
-  if (!m->events || !slot_of(m, processor, index, &slot))
-    return 0;
-  const uint32_t *ev = m->events + slot * m->layout.timing_length;
+  const uint32_t *ev = timing_of(m, processor, index);
   size_t n = 0;
-  for (size_t i = 0; i < m->controller_count; i++) {
-    uint32_t s = (uint32_t)m->controllers[i].id;
-    mprof_mkprof_event e;
-    e.slot = s;
-    mprof_mkprof_decode(ev[s], &e.type, &e.time_ns);
-    if (!ev[s] || !e.time_ns)
-      continue;
-    if (out && n < max)
-      out[n] = e;
-    n++;
-  }
+  for (size_t i = 0; ev && i < m->controller_count; i++)
+    take_event(ev, (uint32_t)m->controllers[i].id, out, max, &n);
   return n;
 }
 
