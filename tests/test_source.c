@@ -134,7 +134,7 @@ typedef struct source_spec {
   size_t kernel_count;
   mprof_source_file_launch launches[16];
   size_t launch_count;
-  mprof_source_file_record records[256];
+  mprof_source_file_record records[512];
   size_t record_count;
   uint64_t overflow;
   uint32_t timer_step;
@@ -542,6 +542,51 @@ static void test_merge_by_name_and_order(void **state) {
   assert_non_null(strstr(mprof_error_last(), "already holds"));
 }
 
+/* Spans in regions the file does not name: a "region N" for each of the
+ * first 256 ids, then one region that the rest share. */
+static void test_merge_unnamed_regions(void **state) {
+  (void)state;
+  fake_run run = {2, 1, 0, 1};
+  const char *trace = test_path("unnamed.mprof");
+  const char *source = test_path("unnamed.mprof.source");
+  write_fake_run(&run, trace, source);
+  source_spec *spec = (source_spec *)calloc(1, sizeof *spec);
+  small_spec(spec);
+  spec->record_count = 300;
+  for (uint32_t i = 0; i < 300; i++) {
+    mprof_source_file_record *r = &spec->records[i];
+    memset(r, 0, sizeof *r);
+    r->start = ANCHOR_REAL + 1000 * (uint64_t)i;
+    r->end = r->start + 500;
+    r->warp = MPROF_INDEX_NONE;
+    r->region = 2 + i % 280; /* 280 unnamed ids, the first 20 again */
+  }
+  size_t size;
+  unsigned char *bytes = build_source(spec, &size);
+  assert_int_equal(test_write_file(source, bytes, size), 0);
+  free(bytes);
+  free(spec);
+  const char *out = test_path("unnamed-merged.mprof");
+  mprof_source_merge_report rep = MPROF_SOURCE_MERGE_REPORT_INIT;
+  assert_int_equal(mprof_source_merge(trace, source, out, NULL, &rep), 0);
+  assert_int_equal(rep.regions, 2 + 256 + 1);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, out, NULL), 0);
+  size_t n;
+  const mprof_region_record *rg = mprof_trace_regions(t, &n);
+  assert_int_equal(n, 2 + 256 + 1);
+  assert_string_equal(mprof_trace_string(t, rg[1].name), "fma");
+  assert_string_equal(mprof_trace_string(t, rg[2].name), "region 2");
+  assert_string_equal(mprof_trace_string(t, rg[257].name), "region 257");
+  assert_string_equal(mprof_trace_string(t, rg[258].name),
+                      "other unnamed regions");
+  const mprof_span_record *sp = mprof_trace_spans(t, &n);
+  assert_int_equal(n, 300);
+  for (uint32_t i = 0; i < 300; i++)
+    assert_int_equal(sp[i].region, i % 280 < 256 ? 2 + i % 280 : 258);
+  mprof_trace_free(t);
+}
+
 static void test_merge_by_time(void **state) {
   (void)state;
   /* Two launches of kernel 0 that were not instrumented: the counts differ,
@@ -626,6 +671,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_source_file_round_trip),
       cmocka_unit_test(test_source_file_errors),
       cmocka_unit_test(test_merge_by_name_and_order),
+      cmocka_unit_test(test_merge_unnamed_regions),
       cmocka_unit_test(test_merge_by_time),
       cmocka_unit_test(test_merge_fixed_offset_and_errors),
       cmocka_unit_test(test_clock_from_trace),
