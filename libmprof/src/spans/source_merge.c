@@ -352,6 +352,7 @@ static int meta_fmt(mprof_writer *w, const char *key, const char *fmt, ...) {
 typedef struct extra_regions {
   uint32_t ids[256];
   size_t count;
+  int overflow; /* some found no room: they share region count */
 } extra_regions;
 
 static uint32_t extra_slot(extra_regions *x, uint32_t id) {
@@ -362,6 +363,7 @@ static uint32_t extra_slot(extra_regions *x, uint32_t id) {
     x->ids[x->count] = id;
     return (uint32_t)x->count++;
   }
+  x->overflow = 1;
   return (uint32_t)(sizeof x->ids / sizeof x->ids[0]); /* shared overflow */
 }
 
@@ -382,14 +384,11 @@ static int write_merged(mprof_writer *w, const merge_state *m,
   rc = mprof__source_write_regions(w, f);
   extra_regions extra;
   extra.count = 0;
+  extra.overflow = 0;
   for (size_t i = 0; i < record_count; i++)
     if (rec[i].region >= region_count)
       extra_slot(&extra, rec[i].region);
-  int shared_extra = 0;
-  for (size_t i = 0; i < record_count && !shared_extra; i++)
-    shared_extra = rec[i].region >= region_count &&
-                   extra_slot(&extra, rec[i].region) == extra.count;
-  for (size_t i = 0; i < extra.count + (size_t)shared_extra && !rc; i++) {
+  for (size_t i = 0; i < extra.count + (size_t)extra.overflow && !rc; i++) {
     char name[64];
     if (i < extra.count)
       snprintf(name, sizeof name, "region %u", extra.ids[i]);
@@ -399,7 +398,7 @@ static int write_merged(mprof_writer *w, const merge_state *m,
                              0};
     rc = mprof_writer_append(w, NULL, MPROF_SECTION_REGIONS, &r);
   }
-  rep->regions = region_count + extra.count + (size_t)shared_extra;
+  rep->regions = region_count + extra.count + (size_t)extra.overflow;
   if (rc)
     return rc;
 
@@ -596,6 +595,7 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
   for (size_t j = 0; j < m.sl_count; j++) {
     rep->matched_by_order += m.sl[j].how == 1 && m.sl[j].spans;
     rep->matched_by_time += m.sl[j].how == 2;
+    rep->unmatched += m.sl[j].spans && !m.sl[j].how;
   }
   rc = align_matched(&m, &rep->alignment);
   if (rc < 0)
@@ -612,8 +612,6 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
     rep->alignment.offset_ns = offset = opts->offset_ns;
     snprintf(rep->method, sizeof rep->method, "fixed");
   }
-  for (size_t j = 0; j < m.sl_count; j++)
-    rep->unmatched += m.sl[j].spans && !m.sl[j].how;
   const mprof_source_file_header *h = mprof_source_file_get_header(f);
   rep->overflow = h->overflow_count;
   rep->globaltimer_step_ns = h->timer_step_ns;
