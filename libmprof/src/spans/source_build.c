@@ -19,7 +19,6 @@
 
 typedef struct launch_extent {
   uint64_t start, end; /* UINT64_MAX, 0 when the launch has no spans */
-  uint32_t max_sm;     /* highest %smid of its spans */
 } launch_extent;
 
 static int meta_u64(mprof_writer *w, const char *key, uint64_t value) {
@@ -117,19 +116,14 @@ static int build(mprof_writer *w, const mprof_source_file *f,
   kernel_pair *pairs = NULL;
   size_t pair_count = 0, pair_cap = 0;
   uint32_t max_sm = 0;
-  for (size_t i = 0; i < launch_count; i++) {
-    ext[i].start = UINT64_MAX;
-    ext[i].end = 0;
-    ext[i].max_sm = 0;
-  }
+  for (size_t i = 0; i < launch_count; i++)
+    ext[i] = (launch_extent){UINT64_MAX, 0};
   for (size_t i = 0; i < record_count; i++) {
     launch_extent *e = &ext[records[i].launch];
     if (records[i].start < e->start)
       e->start = records[i].start;
     if (records[i].end > e->end)
       e->end = records[i].end;
-    if (records[i].sm > e->max_sm)
-      e->max_sm = records[i].sm;
     if (records[i].sm > max_sm)
       max_sm = records[i].sm;
   }
