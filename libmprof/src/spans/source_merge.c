@@ -23,7 +23,6 @@
 
 typedef struct source_launch {
   int64_t min_start; /* trace clock before the offset */
-  int64_t max_end;
   size_t spans;
   uint32_t cupti; /* trace launch index, or MPROF_INDEX_NONE */
   int how;        /* 0 none, 1 order, 2 time */
@@ -539,14 +538,11 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
   for (size_t j = 0; j < m.sl_count; j++) {
     m.sl[j].cupti = MPROF_INDEX_NONE;
     m.sl[j].min_start = INT64_MAX;
-    m.sl[j].max_end = INT64_MIN;
   }
   for (size_t i = 0; i < record_count; i++) {
     source_launch *s = &m.sl[rec[i].launch];
     int64_t a = mprof_source_clock_convert(&clock, rec[i].start);
-    int64_t b = mprof_source_clock_convert(&clock, rec[i].end);
     s->min_start = a < s->min_start ? a : s->min_start;
-    s->max_end = b > s->max_end ? b : s->max_end;
     s->spans++;
   }
   rep->launches = m.sl_count;
