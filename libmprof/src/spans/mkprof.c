@@ -192,6 +192,26 @@ static int get_name(const config_ctx *c, const char *where, json_object *entry,
   return 0;
 }
 
+/* Entry @p key of table @p table: its integer key (a timing slot when
+ * @p slots) in *id, its name in *name, and in @p where (96 bytes) how
+ * messages call it. */
+static int read_entry(const config_ctx *c, const char *table, const char *key,
+                      json_object *val, int slots, char where[96], int64_t *id,
+                      const char **name) {
+  snprintf(where, 96, "%s[%.40s]", table, key);
+  int rc = key_integer(c, table, key, id);
+  if (rc)
+    return rc;
+  uint32_t timing = c->m->layout.timing_length;
+  if (slots && (*id < 0 || *id >= timing))
+    return BAD(c->m, c->at,
+               "config: %s: slot %" PRId64 " is outside the %u timing slots",
+               where, *id, timing);
+  if (!json_object_is_type(val, json_type_object))
+    return BAD(c->m, c->at, "config: %s is not an object", where);
+  return get_name(c, where, val, name);
+}
+
 static uint32_t role_of(const char *name) {
   char lower[64];
   size_t n = 0;
@@ -236,15 +256,10 @@ static int read_types(const config_ctx *c, json_object *table) {
   size_t next_param = 0;
   json_object_object_foreach(table, key, val) {
     char where[96];
-    snprintf(where, sizeof where, "instruction_types[%.40s]", key);
     mprof_mkprof_instruction_type *t = &m->types[m->type_count];
-    int rc = key_integer(c, "instruction_types", key, &t->id);
-    if (rc)
-      return rc;
-    if (!json_object_is_type(val, json_type_object))
-      return BAD(m, c->at, "config: %s is not an object", where);
-    if ((rc = get_name(c, where, val, &t->name)) ||
-        (rc = parse_color(c, where, val, &t->color)))
+    int rc = read_entry(c, "instruction_types", key, val, 0, where, &t->id,
+                        &t->name);
+    if (rc || (rc = parse_color(c, where, val, &t->color)))
       return rc;
     json_object *p;
     if ((rc = get_member(c, val, where, "params", 0, json_type_object, &p)) < 0)
@@ -312,14 +327,10 @@ static int read_units(const config_ctx *c, json_object *table) {
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", m->name);
   json_object_object_foreach(table, key, val) {
     char where[96];
-    snprintf(where, sizeof where, "functional_units[%.40s]", key);
     mprof_mkprof_unit *u = &m->units[m->unit_count];
-    int rc = key_integer(c, "functional_units", key, &u->id);
+    int rc =
+        read_entry(c, "functional_units", key, val, 0, where, &u->id, &u->name);
     if (rc)
-      return rc;
-    if (!json_object_is_type(val, json_type_object))
-      return BAD(m, c->at, "config: %s is not an object", where);
-    if ((rc = get_name(c, where, val, &u->name)))
       return rc;
     if ((rc = read_range(c, where, val, "event_range", 1, &u->event_start,
                          &u->event_end)) < 0)
@@ -354,19 +365,9 @@ static int read_event_types(const config_ctx *c, json_object *table,
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", m->name);
   json_object_object_foreach(table, key, val) {
     char where[96];
-    snprintf(where, sizeof where, "%s[%.40s]", what, key);
     mprof_mkprof_event_type *e = &(*out)[*count];
-    int rc = key_integer(c, what, key, &e->id);
-    if (rc)
-      return rc;
-    if (slots && (e->id < 0 || e->id >= m->layout.timing_length))
-      return BAD(m, c->at,
-                 "config: %s: slot %" PRId64 " is outside the %u timing slots",
-                 where, e->id, m->layout.timing_length);
-    if (!json_object_is_type(val, json_type_object))
-      return BAD(m, c->at, "config: %s is not an object", where);
-    if ((rc = get_name(c, where, val, &e->name)) ||
-        (rc = parse_color(c, where, val, &e->color)))
+    int rc = read_entry(c, what, key, val, slots, where, &e->id, &e->name);
+    if (rc || (rc = parse_color(c, where, val, &e->color)))
       return rc;
     e->is_error = contains_error(e->name);
     (*count)++;
