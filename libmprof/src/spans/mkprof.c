@@ -355,10 +355,16 @@ static int read_units(const config_ctx *c, json_object *table) {
   return 0;
 }
 
-static int read_event_types(const config_ctx *c, json_object *table,
+/* The optional table @p what of @p root, whose keys are timing slots when
+ * @p slots. */
+static int read_event_types(const config_ctx *c, json_object *root,
                             const char *what, int slots,
                             mprof_mkprof_event_type **out, size_t *count) {
   mprof_mkprof *m = c->m;
+  json_object *table;
+  int rc = get_member(c, root, "", what, 0, json_type_object, &table);
+  if (rc <= 0)
+    return rc;
   size_t n = (size_t)json_object_object_length(table);
   *out = (mprof_mkprof_event_type *)calloc(n ? n : 1, sizeof **out);
   if (!*out)
@@ -366,8 +372,8 @@ static int read_event_types(const config_ctx *c, json_object *table,
   json_object_object_foreach(table, key, val) {
     char where[96];
     mprof_mkprof_event_type *e = &(*out)[*count];
-    int rc = read_entry(c, what, key, val, slots, where, &e->id, &e->name);
-    if (rc || (rc = parse_color(c, where, val, &e->color)))
+    if ((rc = read_entry(c, what, key, val, slots, where, &e->id, &e->name)) ||
+        (rc = parse_color(c, where, val, &e->color)))
       return rc;
     e->is_error = contains_error(e->name);
     (*count)++;
@@ -378,7 +384,7 @@ static int read_event_types(const config_ctx *c, json_object *table,
 static int read_config(mprof_mkprof *m, json_object *root) {
   config_ctx c = {m, m->layout.config_offset};
   mprof_mkprof_layout *l = &m->layout;
-  json_object *types, *units, *format, *events, *controllers;
+  json_object *types, *units, *format;
   int64_t v;
   int rc;
   if ((rc = get_member(&c, root, "", "instruction_types", 1, json_type_object,
@@ -429,17 +435,10 @@ static int read_config(mprof_mkprof *m, json_object *root) {
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", m->name);
   if ((rc = read_types(&c, types)) || (rc = read_units(&c, units)))
     return rc;
-  if ((rc = get_member(&c, root, "", "event_types", 0, json_type_object,
-                       &events)) < 0 ||
-      (events &&
-       (rc = read_event_types(&c, events, "event_types", 0, &m->event_types,
-                              &m->event_type_count))))
-    return rc;
-  if ((rc = get_member(&c, root, "", "controller_events", 0, json_type_object,
-                       &controllers)) < 0 ||
-      (controllers &&
-       (rc = read_event_types(&c, controllers, "controller_events", 1,
-                              &m->controllers, &m->controller_count))))
+  if ((rc = read_event_types(&c, root, "event_types", 0, &m->event_types,
+                             &m->event_type_count)) ||
+      (rc = read_event_types(&c, root, "controller_events", 1, &m->controllers,
+                             &m->controller_count)))
     return rc;
   l->main_unit = MPROF_INDEX_NONE;
   if ((rc = get_int(&c, root, "", "main_functional_unit", 0, INT64_MIN,
