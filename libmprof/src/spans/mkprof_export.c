@@ -304,14 +304,13 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   mprof_mkprof_export_options defaults = MPROF_MKPROF_EXPORT_OPTIONS_INIT;
   if (!opts)
     opts = &defaults;
-  if (opts->version != MPROF_MKPROF_EXPORT_OPTIONS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "mprof_mkprof_export: options version %u unknown",
-                            opts->version);
-  if (report && report->version != MPROF_MKPROF_EXPORT_REPORT_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "mprof_mkprof_export: report version %u unknown",
-                            report->version);
+  if (mprof__version_check("mkprof export options", opts->version,
+                           MPROF_MKPROF_EXPORT_OPTIONS_VERSION,
+                           MPROF_MKPROF_EXPORT_OPTIONS_VERSION) ||
+      (report && mprof__version_check("mkprof export report", report->version,
+                                      MPROF_MKPROF_EXPORT_REPORT_VERSION,
+                                      MPROF_MKPROF_EXPORT_REPORT_VERSION)))
+    return MPROF_EVERSION;
   mprof_mkprof_export_report rep = MPROF_MKPROF_EXPORT_REPORT_INIT;
   size_t nspans, nkernels, ndevices, nregions, nstreams;
   const mprof_span_record *spans = mprof_trace_spans(t, &nspans);

@@ -226,12 +226,9 @@ int mprof_source_build_trace(const char *source_path, const char *out_path,
                              const mprof_source_build_options *opts) {
   if (!source_path || !out_path)
     return mprof__error_set(MPROF_EINVAL, "mprof_source_build_trace: NULL");
-  if (opts &&
-      (opts->version < 1 || opts->version > MPROF_SOURCE_BUILD_OPTIONS_VERSION))
-    return mprof__error_set(MPROF_EVERSION,
-                            "mprof_source_build_trace: options version %u "
-                            "unknown",
-                            opts->version);
+  if (opts && mprof__version_check("source build options", opts->version, 1,
+                                   MPROF_SOURCE_BUILD_OPTIONS_VERSION))
+    return MPROF_EVERSION;
   mprof_source_file *f;
   int rc = mprof_source_file_open(&f, source_path);
   if (rc)

@@ -636,15 +636,12 @@ int mprof_source_merge(const char *trace_path, const char *source_path,
                        mprof_source_merge_report *report) {
   if (!trace_path || !source_path || !out_path)
     return mprof__error_set(MPROF_EINVAL, "mprof_source_merge: NULL path");
-  if (opts &&
-      (opts->version < 1 || opts->version > MPROF_SOURCE_MERGE_OPTIONS_VERSION))
-    return mprof__error_set(MPROF_EVERSION,
-                            "mprof_source_merge: options version %u unknown",
-                            opts->version);
-  if (report && report->version != MPROF_SOURCE_MERGE_REPORT_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "mprof_source_merge: report version %u unknown",
-                            report->version);
+  if ((opts && mprof__version_check("source merge options", opts->version, 1,
+                                    MPROF_SOURCE_MERGE_OPTIONS_VERSION)) ||
+      (report && mprof__version_check("source merge report", report->version,
+                                      MPROF_SOURCE_MERGE_REPORT_VERSION,
+                                      MPROF_SOURCE_MERGE_REPORT_VERSION)))
+    return MPROF_EVERSION;
   mprof_source_merge_report local = MPROF_SOURCE_MERGE_REPORT_INIT;
   mprof_trace *t;
   int rc = mprof_trace_open(&t, trace_path, NULL);
