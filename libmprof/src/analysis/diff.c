@@ -231,6 +231,18 @@ static void compare_stalls(mprof_diff *diff, mprof_kernel_change *c) {
   c->stall_change_count = n;
 }
 
+/* Whether the instruction at @p offset of cubin @p crc, from @p file:@p line
+ * (file NULL: no source line), is @p h as @p mode matches the sides. */
+static int same_key(uint32_t mode, uint32_t offset, uint64_t crc,
+                    const char *file, uint32_t line,
+                    const mprof_hot_instruction *h) {
+  if (mode == MPROF_HOT_BY_OFFSET)
+    return offset == h->offset && crc == h->cubin_crc;
+  if (mode == MPROF_HOT_BY_LINE)
+    return file && line == h->line && strcmp(file, h->file) == 0;
+  return 0;
+}
+
 /* The share of the instructions of @p side that match @p h; -1 when the
  * sides' instructions cannot be matched. */
 static double side_share(const mprof_join *join,
@@ -242,26 +254,12 @@ static double side_share(const mprof_join *join,
   const mprof_pc_stats *pcs = mprof_join_pcs(join, side->kernel, &count);
   uint64_t samples = 0;
   for (size_t i = 0; i < count; i++) {
-    const mprof_pc_stats *pc = &pcs[i];
-    if (mode == MPROF_HOT_BY_OFFSET) {
-      if (pc->offset == h->offset && pc->cubin_crc == h->cubin_crc)
-        samples += pc->samples;
-    } else if (mode == MPROF_HOT_BY_LINE && pc->instruction &&
-               pc->instruction->line == h->line && pc->instruction->file &&
-               strcmp(pc->instruction->file, h->file) == 0) {
-      samples += pc->samples;
-    }
+    const mprof_sass_instruction *in = pcs[i].instruction;
+    if (same_key(mode, pcs[i].offset, pcs[i].cubin_crc, in ? in->file : NULL,
+                 in ? in->line : 0, h))
+      samples += pcs[i].samples;
   }
   return side->stats->samples ? (double)samples / side->stats->samples : 0;
-}
-
-static int same_key(uint32_t mode, const mprof_hot_instruction *a,
-                    const mprof_hot_instruction *b) {
-  if (mode == MPROF_HOT_BY_OFFSET)
-    return a->offset == b->offset && a->cubin_crc == b->cubin_crc;
-  if (mode == MPROF_HOT_BY_LINE)
-    return a->line == b->line && strcmp(a->file, b->file) == 0;
-  return 0;
 }
 
 static int compare_hot_change(const void *a, const void *b) {
@@ -317,7 +315,8 @@ static void compare_hot(mprof_diff *diff, mprof_kernel_change *c,
     const mprof_hot_instruction *h = &b->hot[i];
     int seen = 0;
     for (size_t j = 0; j < nk && !seen; j++)
-      seen = same_key(mode, h, &k->hot[j]);
+      seen =
+          same_key(mode, h->offset, h->cubin_crc, h->file, h->line, &k->hot[j]);
     if (!seen)
       hot_change(&list[n++], h, 1, side_share(kj, k, mode, h));
   }
