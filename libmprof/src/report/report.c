@@ -129,6 +129,13 @@ const char *mprof__state_color(const mprof__style *style, uint32_t state) {
   }
 }
 
+int mprof__report_flush(FILE *out, const char *what) {
+  if (fflush(out) != 0 || ferror(out))
+    return mprof__error_set(MPROF_EIO, "cannot write the %s: output error",
+                            what);
+  return 0;
+}
+
 void mprof__report_document(mprof__fields *doc, FILE *f, int json,
                             const char *root, int kind) {
   mprof__fields_document(doc, f, json, root);

@@ -423,7 +423,5 @@ int mprof_diff_write(FILE *out, const mprof_diff *diff,
   else
     diff_fields(out, &v, opts->format == MPROF_REPORT_JSON);
   free(v.selected);
-  if (fflush(out) != 0 || ferror(out))
-    return mprof__error_set(MPROF_EIO, "cannot write the diff: output error");
-  return 0;
+  return mprof__report_flush(out, "diff");
 }

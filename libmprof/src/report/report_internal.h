@@ -43,6 +43,10 @@ int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
  * (message set) for options a report writer cannot take; 0 otherwise. */
 int mprof__report_options_check(const mprof_report_options **opts);
 
+/* 0 once @p out, a report's output, is flushed without error; otherwise
+ * MPROF_EIO with "cannot write the @p what: output error". */
+int mprof__report_flush(FILE *out, const char *what);
+
 /* A report's root: XML element or JSON object @p root with schema 1 and
  * the version of mprof that wrote it, after its "kind" (JSON only) when
  * @p kind is set. */

@@ -146,8 +146,5 @@ int mprof_range_times_write(FILE *out, const mprof_range_times *times,
     text_ranges(out, &v, &style);
   else
     ranges_fields(out, &v, opts->format == MPROF_REPORT_JSON);
-  if (fflush(out) != 0 || ferror(out))
-    return mprof__error_set(MPROF_EIO, "cannot write the ranges: %s",
-                            "output error");
-  return 0;
+  return mprof__report_flush(out, "ranges");
 }

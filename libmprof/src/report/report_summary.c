@@ -51,8 +51,5 @@ int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
   else
     mprof__summary_fields(out, &v, opts->format == MPROF_REPORT_JSON);
   free(v.selected);
-  if (fflush(out) != 0 || ferror(out))
-    return mprof__error_set(MPROF_EIO, "cannot write the summary: %s",
-                            "output error");
-  return 0;
+  return mprof__report_flush(out, "summary");
 }
