@@ -279,9 +279,7 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
   char p[32];
   /* Occupancy. */
   double value = o->weighted_occupancy;
-  d->state = value < OCCUPANCY_ISSUE   ? MPROF_STATE_ISSUE
-             : value < OCCUPANCY_MINOR ? MPROF_STATE_MINOR
-                                       : MPROF_STATE_OK;
+  d->state = judge_below(value, OCCUPANCY_MINOR, OCCUPANCY_ISSUE);
   int excused = 0;
   if (d->state == MPROF_STATE_ISSUE && w->sampled &&
       mprof__diagnose_reason_share(w, "selected") +
@@ -342,9 +340,7 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
     t->detail = "Unknown: no block fits on an SM.";
     return;
   }
-  t->state = tail < TAIL_ISSUE   ? MPROF_STATE_ISSUE
-             : tail < TAIL_MINOR ? MPROF_STATE_MINOR
-                                 : MPROF_STATE_OK;
+  t->state = judge_below(tail, TAIL_MINOR, TAIL_ISSUE);
   t->cost = 1.0 - tail;
   uint64_t slots = (uint64_t)top->sm_count * top->blocks_per_sm;
   add_metric(t, "waves", top->waves, "waves");

@@ -107,6 +107,14 @@ static inline mprof_state judge(double value, double minor, double issue) {
                           : MPROF_STATE_OK;
 }
 
+/* judge() for a value where lower is worse (occupancy, tail efficiency). */
+static inline mprof_state judge_below(double value, double minor,
+                                      double issue) {
+  return value < issue   ? MPROF_STATE_ISSUE
+         : value < minor ? MPROF_STATE_MINOR
+                         : MPROF_STATE_OK;
+}
+
 /* diagnose.c */
 /* "long_scoreboard 64%, wait 7.2%": the reasons of @p dimension by share. */
 char *mprof__diagnose_reason_list(kernel_work *w, uint32_t dimension,

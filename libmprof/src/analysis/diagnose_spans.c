@@ -180,9 +180,7 @@ static void measured_tail_effect(kernel_work *w, const span_balance *b) {
   char p[32], idle[32];
   pct(p, sizeof p, busy);
   pct(idle, sizeof idle, 1.0 - busy);
-  uint32_t state = busy < TAIL_ISSUE   ? MPROF_STATE_ISSUE
-                   : busy < TAIL_MINOR ? MPROF_STATE_MINOR
-                                       : MPROF_STATE_OK;
+  uint32_t state = judge_below(busy, TAIL_MINOR, TAIL_ISSUE);
   add_metric(t, "measured_efficiency", busy, "fraction");
   add_metric(t, "measured_launches", (double)b->launches, "count");
   /* A grid smaller than one wave leaves block slots empty while the SMs
