@@ -328,9 +328,7 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
         "per SM, limited by %s%s.",
         p, top->blocks_per_sm, top->blocks_per_sm == 1 ? "" : "s",
         top->warps_per_block, top->active_warps, top->max_warps,
-        top->limiter == MPROF_LIMIT_SHARED
-            ? "shared memory"
-            : mprof_occupancy_limiter_name(top->limiter),
+        limiter_words(top->limiter),
         excused ? " (but the pipes are busy: ready warps issue at high rate)"
                 : "");
   /* Tail effect. */

@@ -115,6 +115,13 @@ static inline mprof_state judge_below(double value, double minor,
                          : MPROF_STATE_OK;
 }
 
+/* What limits occupancy, in a sentence: "shared memory" rather than
+ * mprof_occupancy_limiter_name()'s "shared_memory". */
+static inline const char *limiter_words(uint32_t limiter) {
+  return limiter == MPROF_LIMIT_SHARED ? "shared memory"
+                                       : mprof_occupancy_limiter_name(limiter);
+}
+
 /* diagnose.c */
 /* "long_scoreboard 64%, wait 7.2%": the reasons of @p dimension by share. */
 char *mprof__diagnose_reason_list(kernel_work *w, uint32_t dimension,

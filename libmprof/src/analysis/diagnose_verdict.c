@@ -110,11 +110,7 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
         a,
         "Low occupancy: %s theoretical (%u of %u warps per SM, limited by "
         "%s), too few warps to hide latency; %s.",
-        p, occ->active_warps, occ->max_warps,
-        occ->limiter == MPROF_LIMIT_SHARED
-            ? "shared memory"
-            : mprof_occupancy_limiter_name(occ->limiter),
-        fix);
+        p, occ->active_warps, occ->max_warps, limiter_words(occ->limiter), fix);
     break;
   }
   case MPROF_DIM_TAIL: {
