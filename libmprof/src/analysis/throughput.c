@@ -91,7 +91,9 @@ uint32_t mprof_counter_bandwidth(uint32_t c) {
                                  : MPROF_INDEX_NONE;
 }
 
-uint32_t mprof_counter_from_metric(const char *metric) {
+/* The counter @p metric is read into, with in *rank which of the
+ * counter's names it is (lower wins); MPROF_INDEX_NONE for none. */
+static uint32_t counter_of(const char *metric, int *rank) {
   if (!metric)
     return MPROF_INDEX_NONE;
   /* "TPC.TriageCompute.sm__..." names the same counter as "sm__...". */
@@ -100,9 +102,16 @@ uint32_t mprof_counter_from_metric(const char *metric) {
     metric = triage + strlen("TriageCompute.");
   for (uint32_t c = 0; c < MPROF_COUNTER_COUNT_; c++)
     for (int m = 0; m < 3 && counters[c].metrics[m]; m++)
-      if (strcmp(metric, counters[c].metrics[m]) == 0)
+      if (strcmp(metric, counters[c].metrics[m]) == 0) {
+        *rank = m;
         return c;
+      }
   return MPROF_INDEX_NONE;
+}
+
+uint32_t mprof_counter_from_metric(const char *metric) {
+  int rank;
+  return counter_of(metric, &rank);
 }
 
 /* Per trace device: which column holds each counter. */
@@ -210,19 +219,13 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
     const mprof_pm_metric_record *m = &metrics[i];
     if (m->device >= device_count)
       continue;
-    const char *name = mprof_trace_string(trace, m->name);
-    uint32_t c = mprof_counter_from_metric(name);
+    int rank = 0;
+    uint32_t c = counter_of(mprof_trace_string(trace, m->name), &rank);
     device_map *map = &maps[m->device];
     map->sampled = 1;
     map->interval_ns = m->interval_ns;
     if (c == MPROF_INDEX_NONE)
       continue;
-    const char *bare = strstr(name, "TriageCompute.");
-    bare = bare ? bare + strlen("TriageCompute.") : name;
-    int rank = 0;
-    while (rank < 3 && counters[c].metrics[rank] &&
-           strcmp(counters[c].metrics[rank], bare) != 0)
-      rank++;
     if (map->column[c] < 0 || rank < map->rank[c]) {
       map->column[c] = (int)m->column;
       map->rank[c] = rank;
