@@ -145,6 +145,12 @@ void mprof__report_document(mprof__fields *doc, FILE *f, int json,
   mprof__fields_str(doc, "mprof_version", MPROF_VERSION_STRING);
 }
 
+void mprof__report_shown(mprof__fields *o, size_t shown, size_t count) {
+  if (!o->json)
+    mprof__fields_u64(o, "shown", shown);
+  mprof__fields_u64(o, "omitted", count - shown);
+}
+
 void mprof__report_kernel_names(mprof__fields *o, const char *name,
                                 const char *mangled, uint32_t device_id) {
   char short_name[256];

@@ -165,9 +165,7 @@ static void shifts(mprof__fields *o, const diff_view *v,
   mprof__fields s, list, x;
   mprof__fields_open(&s, o, "stalls", "stalls");
   mprof__fields_raw(&s, "compared", c->stalls_compared ? "true" : "false");
-  if (!s.json) /* JSON's reasons array says how many are shown */
-    mprof__fields_u64(&s, "shown", shown);
-  mprof__fields_u64(&s, "omitted", c->stall_change_count - shown);
+  mprof__report_shown(&s, shown, c->stall_change_count);
   mprof__report_records(&s, "reason", "reasons", shown, reason_fields, c);
   mprof__fields_close(&s);
   for (size_t i = 0; i < c->dimension_change_count; i++)
@@ -189,9 +187,7 @@ static void shifts(mprof__fields *o, const diff_view *v,
   }
   mprof__fields_open(&s, o, "hot-instructions", "hot");
   mprof__fields_str(&s, "match", hot_match_name(c->hot_match));
-  if (!s.json)
-    mprof__fields_u64(&s, "shown", hot);
-  mprof__fields_u64(&s, "omitted", c->hot_change_count - hot);
+  mprof__report_shown(&s, hot, c->hot_change_count);
   mprof__report_records(&s, "instruction", "instructions", hot, hot_fields, c);
   mprof__fields_close(&s);
 }

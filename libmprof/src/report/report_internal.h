@@ -62,6 +62,10 @@ void mprof__report_records(mprof__fields *parent, const char *element,
                            const char *name, size_t count,
                            mprof__record_fn fields, const void *ctx);
 
+/* The counts of a list that shows @p shown of its @p count items: "shown"
+ * (XML only: the JSON array says how many are shown) and "omitted". */
+void mprof__report_shown(mprof__fields *o, size_t shown, size_t count);
+
 /* A kernel's names in @p o, the same in every report: "name",
  * "short_name" (mprof_name_short), "mangled" and "device" (empty for
  * MPROF_INDEX_NONE). */

@@ -194,9 +194,7 @@ static void shapes(mprof__fields *parent, const mprof__summary_view *v,
   mprof__fields o, items, x;
   mprof__fields_open(&o, parent, "shapes", "shapes");
   mprof__fields_u64(&o, "count", count);
-  if (!o.json) /* JSON's items array says how many are shown */
-    mprof__fields_u64(&o, "shown", shown);
-  mprof__fields_u64(&o, "omitted", count - shown);
+  mprof__report_shown(&o, shown, count);
   mprof__fields_expand(&o);
   mprof__fields_list(&items, &o, NULL, "items");
   for (size_t i = 0; i < shown; i++) {
@@ -268,11 +266,9 @@ static void stalls(mprof__fields *parent, const mprof_kernel_diagnosis *k) {
   mprof__fields_num(&o, "issue_active",
                     k->issue_active >= 0 ? k->issue_active : NAN, 4);
   mprof__fields_num(&o, "other_share", k->other_share, 4);
-  if (!o.json) { /* JSON's reasons array says how many are shown */
+  if (!o.json) /* JSON's reasons array says how many are shown */
     mprof__fields_u64(&o, "reasons", k->stall_count);
-    mprof__fields_u64(&o, "shown", shown);
-  }
-  mprof__fields_u64(&o, "omitted", k->stall_count - shown);
+  mprof__report_shown(&o, shown, k->stall_count);
   mprof__report_records(&o, "reason", "reasons", shown, reason_fields, k);
   mprof__fields_close(&o);
 }
@@ -307,9 +303,7 @@ static void hot(mprof__fields *parent, const mprof__summary_view *v,
   mprof__fields o;
   mprof__fields_open(&o, parent, "hot-instructions", "hot");
   mprof__fields_u64(&o, "sampled_pcs", k->stats->pc_count);
-  if (!o.json)
-    mprof__fields_u64(&o, "shown", shown);
-  mprof__fields_u64(&o, "omitted", k->stats->pc_count - shown);
+  mprof__report_shown(&o, shown, k->stats->pc_count);
   mprof__report_records(&o, "instruction", "instructions", shown, hot_fields,
                         k);
   mprof__fields_close(&o);
@@ -339,9 +333,7 @@ static void memory(mprof__fields *parent, const mprof__summary_view *v,
   mprof__fields o;
   mprof__fields_open(&o, parent, "memory", "memory");
   mprof__fields_u64(&o, "instructions", mv.count);
-  if (!o.json) /* JSON's accesses array says how many are shown */
-    mprof__fields_u64(&o, "shown", mv.shown);
-  mprof__fields_u64(&o, "omitted", mv.count - mv.shown);
+  mprof__report_shown(&o, mv.shown, mv.count);
   mprof__fields_u64(&o, "warp_accesses", mv.warps);
   mprof__fields_u64(&o, "bytes", mv.bytes);
   mprof__fields_u64(&o, "sectors", mv.sectors);
