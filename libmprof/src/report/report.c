@@ -151,6 +151,11 @@ void mprof__report_shown(mprof__fields *o, size_t shown, size_t count) {
   mprof__fields_u64(o, "omitted", count - shown);
 }
 
+const char *mprof__report_reason_dimension(uint32_t dimension) {
+  return dimension < MPROF_DIM_COUNT_ ? mprof_dimension_key(dimension)
+                                      : "other";
+}
+
 void mprof__report_kernel_names(mprof__fields *o, const char *name,
                                 const char *mangled, uint32_t device_id) {
   char short_name[256];

@@ -75,9 +75,7 @@ static void reason_fields(mprof__fields *o, const void *change, size_t i) {
       &((const mprof_kernel_change *)change)->stall_changes[i];
   mprof__fields_str(o, "name", s->reason);
   mprof__fields_str(o, "dimension",
-                    s->dimension < MPROF_DIM_COUNT_
-                        ? mprof_dimension_key(s->dimension)
-                        : "other");
+                    mprof__report_reason_dimension(s->dimension));
   mprof__fields_num(o, "base_share", s->base_share, 4);
   mprof__fields_num(o, "candidate_share", s->candidate_share, 4);
 }

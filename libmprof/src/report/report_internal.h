@@ -66,6 +66,9 @@ void mprof__report_records(mprof__fields *parent, const char *element,
  * (XML only: the JSON array says how many are shown) and "omitted". */
 void mprof__report_shown(mprof__fields *o, size_t shown, size_t count);
 
+/* The dimension key of a stall reason: "other" for one outside them. */
+const char *mprof__report_reason_dimension(uint32_t dimension);
+
 /* A kernel's names in @p o, the same in every report: "name",
  * "short_name" (mprof_name_short), "mangled" and "device" (empty for
  * MPROF_INDEX_NONE). */

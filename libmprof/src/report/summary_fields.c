@@ -243,16 +243,12 @@ static void dimensions(mprof__fields *parent, const mprof__summary_view *v,
   mprof__fields_close(&o);
 }
 
-static const char *reason_dimension_key(uint32_t dimension) {
-  return dimension < MPROF_DIM_COUNT_ ? mprof_dimension_key(dimension)
-                                      : "other";
-}
-
 static void reason_fields(mprof__fields *o, const void *kernel, size_t i) {
   const mprof_reason_share *r =
       &((const mprof_kernel_diagnosis *)kernel)->stalls[i];
   mprof__fields_str(o, "name", r->reason);
-  mprof__fields_str(o, "dimension", reason_dimension_key(r->dimension));
+  mprof__fields_str(o, "dimension",
+                    mprof__report_reason_dimension(r->dimension));
   mprof__fields_num(o, "share", r->share, 4);
   mprof__fields_u64(o, "samples", r->samples);
 }
