@@ -203,13 +203,12 @@ static int order_kernels(mprof_join *j) {
     e[r] = j->extra[order[r]];
     /* Shapes of this kernel, largest total first. */
     size_t first = shape_fill;
-    for (size_t s = 0; s < e[r].shape_count; s++)
+    for (size_t s = 0; s < k[r].shape_count; s++)
       shapes[shape_fill++] = j->shapes[e[r].shape_first + s];
-    if (e[r].shape_count > 1)
-      qsort(shapes + first, e[r].shape_count, sizeof *shapes,
+    if (k[r].shape_count > 1)
+      qsort(shapes + first, k[r].shape_count, sizeof *shapes,
             compare_shape_total);
     e[r].shape_first = first;
-    k[r].shape_count = e[r].shape_count;
   }
   for (size_t i = 0; i < j->shape_record_count; i++)
     j->shape_kernel[i] = rank[j->shape_kernel[i]];
@@ -385,8 +384,9 @@ uint32_t mprof_join_find_kernel(const mprof_join *join, const char *name,
 
 const mprof_shape_stats *mprof_join_shapes(const mprof_join *join,
                                            size_t kernel, size_t *count) {
-  size_t n =
-      join && kernel < join->kernel_count ? join->extra[kernel].shape_count : 0;
+  size_t n = join && kernel < join->kernel_count
+                 ? join->kernels[kernel].shape_count
+                 : 0;
   if (count)
     *count = n;
   return n ? join->shapes + join->extra[kernel].shape_first : NULL;
@@ -395,7 +395,7 @@ const mprof_shape_stats *mprof_join_shapes(const mprof_join *join,
 const mprof_pc_stats *mprof_join_pcs(const mprof_join *join, size_t kernel,
                                      size_t *count) {
   size_t n =
-      join && kernel < join->kernel_count ? join->extra[kernel].pc_count : 0;
+      join && kernel < join->kernel_count ? join->kernels[kernel].pc_count : 0;
   if (count)
     *count = n;
   return n ? join->pcs + join->extra[kernel].pc_first : NULL;

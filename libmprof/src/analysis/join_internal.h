@@ -16,10 +16,10 @@
 
 /* Private per-kernel bookkeeping, parallel to the public stats. */
 typedef struct kernel_extra {
-  size_t shape_first, shape_count;
-  size_t pc_first, pc_count;
+  /* Where the kernel's shapes, PCs and memory instructions start: their
+   * counts are in the public stats. */
+  size_t shape_first, pc_first, memory_first;
   size_t reason_first, reason_count;
-  size_t memory_first; /* count in the public stats */
   /* while building: */
   uint64_t first_duration;
   double shifted_sum, shifted_sq;

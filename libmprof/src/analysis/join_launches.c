@@ -153,10 +153,10 @@ int mprof__join_build_kernels(mprof_join *j) {
       g->local_per_thread = k->local_per_thread;
       g->launch_type = s->launch_type;
       g->min_ns = UINT64_MAX;
-      kernel_extra *e = &j->extra[sorted[i].kernel];
-      if (!e->shape_count)
-        e->shape_first = j->shape_count - 1;
-      e->shape_count++;
+      uint32_t kernel = sorted[i].kernel;
+      if (!j->kernels[kernel].shape_count)
+        j->extra[kernel].shape_first = j->shape_count - 1;
+      j->kernels[kernel].shape_count++;
     }
     j->shape_group[sorted[i].shape] = (uint32_t)(j->shape_count - 1);
   }

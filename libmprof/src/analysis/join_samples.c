@@ -420,8 +420,7 @@ int mprof__join_build_samples(mprof_join *j) {
       if (f < fn_count)
         fn_samples[f] += p->pub.samples;
     }
-    e->pc_count = i - start;
-    ks->pc_count = e->pc_count;
+    ks->pc_count = i - start;
     ks->function_count = fn_count;
     uint64_t best = 0;
     for (size_t f = 0; f < fn_count; f++)
@@ -456,7 +455,7 @@ void mprof__join_attach_sidecar(mprof_join *j) {
     ks->function = sidecar_function(j, ks->mangled, ks->cubin_crc);
     const mprof_sidecar_function *fn = ks->function;
     uint64_t fn_crc = fn ? fn->cubin_crc : 0;
-    for (size_t p = e->pc_first; p < e->pc_first + e->pc_count; p++) {
+    for (size_t p = e->pc_first; p < e->pc_first + ks->pc_count; p++) {
       mprof_pc_stats *pc = &j->pcs[p];
       if (!fn || (pc->cubin_crc && fn_crc && pc->cubin_crc != fn_crc)) {
         fn = sidecar_function(j, ks->mangled, pc->cubin_crc);
