@@ -14,23 +14,19 @@
 
 /* ---- the trace, its devices and processes -------------------------------- */
 
-static uint64_t trace_span(const mprof_trace *t) {
-  uint64_t a, b;
-  mprof_trace_time_bounds(t, &a, &b);
-  return b - a;
-}
-
 static void trace_fields(mprof__fields *o, const mprof__summary_view *v) {
   const mprof_trace *t = v->trace;
   size_t launches;
+  uint64_t first, last;
   mprof_trace_launches(t, &launches);
+  mprof_trace_time_bounds(t, &first, &last);
   const char *pc_mode = mprof_trace_meta(t, "pc.mode");
   mprof__fields_str(o, "path", mprof_trace_path(t));
   mprof__fields_u64(o, "bytes", mprof_trace_file_size(t));
   mprof__fields_u64(o, "launches", launches);
   mprof__fields_u64(o, "kernels", mprof_join_kernel_count(v->join));
   mprof__fields_u64(o, "kernel_time_ns", mprof_join_kernel_time(v->join));
-  mprof__fields_u64(o, "span_ns", trace_span(t));
+  mprof__fields_u64(o, "span_ns", last - first);
   mprof__fields_u64(o, "samples", mprof_join_sample_total(v->join));
   mprof__fields_str(o, "pc_mode", pc_mode ? pc_mode : "unknown");
   mprof__fields_str(o, "sidecar",
