@@ -22,6 +22,10 @@
 #define MPROF__ORDER_BY(f)                                                     \
   if (x->f != y->f)                                                            \
   return x->f < y->f ? -1 : 1
+/** The same, largest first. */
+#define MPROF__ORDER_BY_DESC(f)                                                \
+  if (x->f != y->f)                                                            \
+  return x->f > y->f ? -1 : 1
 
 /** Set this thread's error message and return @p status (for `return`). */
 int mprof__error_set(int status, const char *fmt, ...) MPROF__PRINTF(2, 3);

@@ -151,10 +151,8 @@ static int compare_kernel_rank(const void *a, const void *b, void *ctx) {
   const mprof_kernel_stats *k = (const mprof_kernel_stats *)ctx;
   const mprof_kernel_stats *x = &k[*(const uint32_t *)a];
   const mprof_kernel_stats *y = &k[*(const uint32_t *)b];
-  if (x->total_ns != y->total_ns)
-    return x->total_ns > y->total_ns ? -1 : 1;
-  if (x->samples != y->samples)
-    return x->samples > y->samples ? -1 : 1;
+  MPROF__ORDER_BY_DESC(total_ns);
+  MPROF__ORDER_BY_DESC(samples);
   int c = strcmp(x->name, y->name);
   if (c)
     return c;
@@ -165,8 +163,7 @@ static int compare_kernel_rank(const void *a, const void *b, void *ctx) {
 static int compare_shape_total(const void *a, const void *b) {
   const mprof_shape_stats *x = (const mprof_shape_stats *)a;
   const mprof_shape_stats *y = (const mprof_shape_stats *)b;
-  if (x->total_ns != y->total_ns)
-    return x->total_ns > y->total_ns ? -1 : 1;
+  MPROF__ORDER_BY_DESC(total_ns);
   return x->shape_record < y->shape_record ? -1
                                            : x->shape_record > y->shape_record;
 }

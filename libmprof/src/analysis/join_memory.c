@@ -124,8 +124,7 @@ mprof_join_memory_find(const mprof_join *join, size_t kernel, uint32_t offset) {
 static int compare_busiest(const void *a, const void *b) {
   const mprof_memory_stats *x = *(const mprof_memory_stats *const *)a;
   const mprof_memory_stats *y = *(const mprof_memory_stats *const *)b;
-  if (x->warp_accesses != y->warp_accesses)
-    return x->warp_accesses > y->warp_accesses ? -1 : 1;
+  MPROF__ORDER_BY_DESC(warp_accesses);
   return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 

@@ -153,8 +153,7 @@ static void builder_count(pc_builder *b, uint32_t reason, uint64_t samples) {
 static int compare_reason_samples(const void *a, const void *b) {
   const mprof_reason_samples *x = (const mprof_reason_samples *)a;
   const mprof_reason_samples *y = (const mprof_reason_samples *)b;
-  if (x->samples != y->samples)
-    return x->samples > y->samples ? -1 : 1;
+  MPROF__ORDER_BY_DESC(samples);
   return x->reason < y->reason ? -1 : x->reason > y->reason;
 }
 
@@ -340,8 +339,7 @@ static int collect_sidecar_samples(mprof_join *j, pc_builder *b) {
 static int compare_pc_build(const void *a, const void *b) {
   const pc_build *x = (const pc_build *)a, *y = (const pc_build *)b;
   MPROF__ORDER_BY(kernel);
-  if (x->pub.samples != y->pub.samples)
-    return x->pub.samples > y->pub.samples ? -1 : 1;
+  MPROF__ORDER_BY_DESC(pub.samples);
   MPROF__ORDER_BY(pub.cubin_crc);
   MPROF__ORDER_BY(pub.function_index);
   return x->pub.offset < y->pub.offset ? -1 : x->pub.offset > y->pub.offset;

@@ -24,10 +24,8 @@ static uint64_t clipped(uint64_t a, uint64_t b, uint64_t start, uint64_t end) {
 static int by_time(const void *a, const void *b) {
   const mprof_window_kernel *x = (const mprof_window_kernel *)a;
   const mprof_window_kernel *y = (const mprof_window_kernel *)b;
-  if (x->gpu_ns != y->gpu_ns)
-    return x->gpu_ns > y->gpu_ns ? -1 : 1;
-  if (x->launches != y->launches)
-    return x->launches > y->launches ? -1 : 1;
+  MPROF__ORDER_BY_DESC(gpu_ns);
+  MPROF__ORDER_BY_DESC(launches);
   return x->kernel < y->kernel ? -1 : x->kernel > y->kernel;
 }
 

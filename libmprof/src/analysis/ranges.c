@@ -43,10 +43,8 @@ static int by_thread_start(const void *a, const void *b) {
 static int by_time(const void *a, const void *b) {
   const mprof_range_time *x = (const mprof_range_time *)a;
   const mprof_range_time *y = (const mprof_range_time *)b;
-  if (x->kernel_ns != y->kernel_ns)
-    return x->kernel_ns > y->kernel_ns ? -1 : 1;
-  if (x->copy_ns != y->copy_ns)
-    return x->copy_ns > y->copy_ns ? -1 : 1;
+  MPROF__ORDER_BY_DESC(kernel_ns);
+  MPROF__ORDER_BY_DESC(copy_ns);
   int c = strcmp(x->name, y->name);
   return c ? c : strcmp(x->domain, y->domain);
 }
