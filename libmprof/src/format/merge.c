@@ -19,6 +19,7 @@
 
 #include "base/file.h"
 #include "format/copy.h"
+#include "format/trace_internal.h"
 #include "internal.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
@@ -72,22 +73,22 @@ static int64_t clock_shift(const mprof_trace *first, const mprof_trace *t) {
   return (r1 - t1) - (r0 - t0);
 }
 
-/* The largest correlation id of @p t (launches, copies, calls, samples). */
+/* The largest correlation id of @p t: of every field the record table
+ * (mprof__section_fields()) names one, the fields copying moves (launches,
+ * copies, calls, samples). */
 static uint64_t max_correlation(const mprof_trace *t) {
   uint64_t top = 0;
-  size_t n;
-  const mprof_launch_record *l = mprof_trace_launches(t, &n);
-  for (size_t i = 0; i < n; i++)
-    top = l[i].correlation_id > top ? l[i].correlation_id : top;
-  const mprof_memop_record *m = mprof_trace_memops(t, &n);
-  for (size_t i = 0; i < n; i++)
-    top = m[i].correlation_id > top ? m[i].correlation_id : top;
-  const mprof_api_call_record *c = mprof_trace_api_calls(t, &n);
-  for (size_t i = 0; i < n; i++)
-    top = c[i].correlation_id > top ? c[i].correlation_id : top;
-  const mprof_pc_sample_record *p = mprof_trace_pc_samples(t, &n);
-  for (size_t i = 0; i < n; i++)
-    top = p[i].correlation_id > top ? p[i].correlation_id : top;
+  for (uint32_t s = 1; s < SECTION_COUNT; s++) {
+    size_t count, n;
+    const record_field *f = mprof__section_fields(s, &count);
+    const uint8_t *recs = (const uint8_t *)mprof_trace_section(t, s, &n);
+    for (size_t c = 0; c < count; c++)
+      for (size_t i = 0; f[c].kind == FIELD_CORRELATION && i < n; i++) {
+        uint32_t v;
+        memcpy(&v, recs + i * mprof__record_size(s) + f[c].offset, sizeof v);
+        top = v > top ? v : top;
+      }
+  }
   return top;
 }
 
