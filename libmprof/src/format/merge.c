@@ -92,11 +92,6 @@ static uint64_t max_correlation(const mprof_trace *t) {
   return top;
 }
 
-#define EACH(rec_type, accessor)                                               \
-  size_t n_##accessor;                                                         \
-  const rec_type *r_##accessor = accessor(t, &n_##accessor);                   \
-  for (size_t i = 0; i < n_##accessor && !rc; i++)
-
 /* META "process.INDEX.NAME" = @p value, when nothing failed before (@p rc). */
 static int process_meta(int rc, mprof_writer *w, size_t index, const char *name,
                         const char *value) {
@@ -109,45 +104,39 @@ static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
                      const mprof__move *b) {
   int rc = 0;
   const char *pid = mprof_trace_meta(t, "pid");
-  {
-    EACH(mprof_meta_record, mprof_trace_meta_records) {
-      const mprof_meta_record *m = &r_mprof_trace_meta_records[i];
-      rc = process_meta(rc, w, index, mprof_trace_string(t, m->key),
-                        mprof_trace_string(t, m->value));
-    }
-  }
+  size_t n;
+  const mprof_meta_record *meta = mprof_trace_meta_records(t, &n);
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = process_meta(rc, w, index, mprof_trace_string(t, meta[i].key),
+                      mprof_trace_string(t, meta[i].value));
   rc = process_meta(rc, w, index, "path", mprof_trace_path(t));
   char value[48];
   snprintf(value, sizeof value, "%" PRId64, b->shift);
   rc = process_meta(rc, w, index, "clock_shift_ns", value);
   /* Which devices and streams are this process's: the ranges its tables
    * took (mprof_trace_stream_process() reads them). */
-  size_t n;
   mprof_trace_devices(t, &n);
   snprintf(value, sizeof value, "%" PRIu32 " %zu",
            b->base[MPROF_SECTION_DEVICES], n);
   rc = process_meta(rc, w, index, "devices", value);
-  mprof_trace_streams(t, &n);
+  const mprof_stream_record *streams = mprof_trace_streams(t, &n);
   snprintf(value, sizeof value, "%" PRIu32 " %zu",
            b->base[MPROF_SECTION_STREAMS], n);
   rc = process_meta(rc, w, index, "streams", value);
   if (!rc)
     rc = mprof__copy_section(w, t, MPROF_SECTION_DEVICES, b, NULL);
-  {
-    EACH(mprof_stream_record, mprof_trace_streams) {
-      mprof_stream_record rec = r_mprof_trace_streams[i];
-      const char *name = mprof_trace_string(t, rec.name);
-      char named[512];
-      if (*name)
-        snprintf(named, sizeof named, "pid %s \u00b7 %s", pid ? pid : "?",
-                 name);
-      else
-        snprintf(named, sizeof named, "pid %s \u00b7 stream %u",
-                 pid ? pid : "?", rec.stream_id);
-      rec.name = mprof_writer_string(w, named);
-      rec.device = mprof__moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
-      rc = mprof_writer_append(w, NULL, MPROF_SECTION_STREAMS, &rec);
-    }
+  for (size_t i = 0; i < n && !rc; i++) {
+    mprof_stream_record rec = streams[i];
+    const char *name = mprof_trace_string(t, rec.name);
+    char named[512];
+    if (*name)
+      snprintf(named, sizeof named, "pid %s \u00b7 %s", pid ? pid : "?", name);
+    else
+      snprintf(named, sizeof named, "pid %s \u00b7 stream %u", pid ? pid : "?",
+               rec.stream_id);
+    rec.name = mprof_writer_string(w, named);
+    rec.device = mprof__moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
+    rc = mprof_writer_append(w, NULL, MPROF_SECTION_STREAMS, &rec);
   }
   if (!rc)
     rc = mprof__copy_section(w, t, MPROF_SECTION_KERNELS, b, NULL);

@@ -16,8 +16,6 @@
 #include "mprof/trace.h"
 #include "mprof/writer.h"
 
-#define STR(ref) mprof_writer_string(w, mprof_trace_string(trace, (ref)))
-
 int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
                         unsigned flags) {
   if (!trace || !path)
@@ -54,7 +52,8 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
         mprof_sass_demangle(&demangled, mangled) == 0)
       rec.demangled_name = mprof_writer_string(w, demangled);
     else
-      rec.demangled_name = STR(rec.demangled_name);
+      rec.demangled_name =
+          mprof_writer_string(w, mprof_trace_string(trace, rec.demangled_name));
     free(demangled);
     rc = mprof_writer_append(w, NULL, MPROF_SECTION_KERNELS, &rec);
   }
