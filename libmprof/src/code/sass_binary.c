@@ -50,8 +50,7 @@ typedef struct fatbin_scan {
   size_t elf;        /* ELF entries seen */
   size_t compressed; /* ... of which compressed */
   size_t damaged;    /* ... that did not parse */
-  size_t ptx;
-  int truncated; /* the container itself was cut short */
+  int truncated;     /* the container itself was cut short */
 } fatbin_scan;
 
 static uint32_t rd32(const unsigned char *p) {
@@ -169,9 +168,7 @@ static int scan_fatbins(mprof_sass_binary *b, const unsigned char *data,
       }
       uint32_t arch = rd32(e + 28);
       uint64_t flags = rd64(e + 40);
-      if (kind == FATBIN_KIND_PTX) {
-        scan->ptx++;
-      } else if (kind == FATBIN_KIND_ELF) {
+      if (kind == FATBIN_KIND_ELF) { /* FATBIN_KIND_PTX entries are skipped */
         scan->elf++;
         if (flags & FATBIN_COMPRESSED) {
           scan->compressed++;
