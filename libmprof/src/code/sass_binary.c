@@ -53,13 +53,8 @@ typedef struct fatbin_scan {
   int truncated;     /* the container itself was cut short */
 } fatbin_scan;
 
-static uint32_t rd32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-
 static uint64_t rd64(const unsigned char *p) {
-  return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+  return (uint64_t)mprof__rd32(p) | (uint64_t)mprof__rd32(p + 4) << 32;
 }
 
 static void note(mprof_sass_binary *b, const char *fmt, ...)
@@ -142,7 +137,7 @@ static int scan_fatbins(mprof_sass_binary *b, const unsigned char *data,
                         size_t size, fatbin_scan *scan) {
   size_t pos = 0;
   while (size - pos >= 16) {
-    if (rd32(data + pos) != FATBIN_MAGIC) {
+    if (mprof__rd32(data + pos) != FATBIN_MAGIC) {
       pos += 8; /* padding between fatbins */
       continue;
     }
@@ -159,14 +154,14 @@ static int scan_fatbins(mprof_sass_binary *b, const unsigned char *data,
     while (end - p >= FATBIN_ENTRY_MIN) {
       const unsigned char *e = data + p;
       unsigned kind = (unsigned)e[0] | (unsigned)e[1] << 8;
-      uint32_t entry_header = rd32(e + 4);
+      uint32_t entry_header = mprof__rd32(e + 4);
       uint64_t payload = rd64(e + 8);
       if (entry_header < FATBIN_ENTRY_MIN || entry_header > end - p ||
           payload > end - p - entry_header) {
         scan->truncated = 1;
         break;
       }
-      uint32_t arch = rd32(e + 28);
+      uint32_t arch = mprof__rd32(e + 28);
       uint64_t flags = rd64(e + 40);
       if (kind == FATBIN_KIND_ELF) { /* FATBIN_KIND_PTX entries are skipped */
         scan->elf++;
@@ -432,7 +427,7 @@ int mprof_sass_binary_open(mprof_sass_binary **out, const char *path,
     } else {
       rc = read_host_elf(b, data, size, opts);
     }
-  } else if (!rc && rd32(head) == FATBIN_MAGIC) {
+  } else if (!rc && mprof__rd32(head) == FATBIN_MAGIC) {
     fatbin_scan scan;
     memset(&scan, 0, sizeof scan);
     rc = scan_fatbins(b, data, size, &scan);

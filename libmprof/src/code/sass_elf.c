@@ -118,11 +118,6 @@ static const char *keep_file(mprof_sass_cubin *c, const char *s, size_t n) {
   return copy;
 }
 
-static uint32_t rd32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-
 /* A section's bytes, or NULL (NOBITS, compressed, or out of bounds). */
 static const unsigned char *section_bytes(Elf_Scn *scn, size_t *size) {
   *size = 0;
@@ -581,8 +576,8 @@ static void read_nv_info(mprof_sass_cubin *c, const unsigned char *p,
     if (field > size - at)
       break; /* truncated record: stop, keep what was read */
     if (field >= 8 && (attr == EIATTR_REGCOUNT || attr == EIATTR_FRAME_SIZE)) {
-      mprof_sass_function *fn = by_symbol(c, rd32(p + at));
-      uint32_t v = rd32(p + at + 4);
+      mprof_sass_function *fn = by_symbol(c, mprof__rd32(p + at));
+      uint32_t v = mprof__rd32(p + at + 4);
       if (fn && attr == EIATTR_REGCOUNT)
         fn->registers = v;
       else if (fn)

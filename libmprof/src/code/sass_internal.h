@@ -17,6 +17,12 @@
 /* Highest stall reason index a sidecar accepts (CUPTI reports 40 on H200). */
 #define MPROF__SIDECAR_MAX_REASON 1023u
 
+/* The little-endian 32-bit number at @p p (ELF notes, fat binary headers). */
+static inline uint32_t mprof__rd32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
 /* ---- sidecar.c ---------------------------------------------------------- */
 
 /* Drop every instruction of function @p fn (to replace line-only entries). */
