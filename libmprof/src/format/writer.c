@@ -198,10 +198,6 @@ static int spill_bytes(mprof_writer *w, uint32_t type, const void *data,
   return 0;
 }
 
-static int buf_reserve(section_buf *s, size_t extra) {
-  return MPROF__GROW(s->data, s->capacity, s->used + extra);
-}
-
 /* Move a spilling section's buffer into the streamed file. */
 static int section_spill(mprof_writer *w, uint32_t type, int may_allocate) {
   section_buf *s = &w->sections[type];
@@ -224,7 +220,7 @@ static int section_put(mprof_writer *w, uint32_t type, const void *data,
     if (size > w->buffer_size) /* large blobs bypass the buffer */
       return spill_bytes(w, type, data, size, 1);
   }
-  if (buf_reserve(s, size) != 0)
+  if (MPROF__GROW(s->data, s->capacity, s->used + size) != 0)
     return -1;
   memcpy(s->data + s->used, data, size);
   s->used += size;
