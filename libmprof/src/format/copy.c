@@ -12,8 +12,7 @@
 
 /* Move the time at @p at by @p shift ns; 0 stays unknown. */
 static void shift_time(uint8_t *at, int64_t shift) {
-  uint64_t time;
-  memcpy(&time, at, sizeof time);
+  uint64_t time = mprof__u64_at(at);
   int64_t moved = (int64_t)time + shift;
   time = time && moved > 0 ? (uint64_t)moved : 0;
   memcpy(at, &time, sizeof time);
@@ -48,8 +47,7 @@ int mprof__copy_section(mprof_writer *w, const mprof_trace *t,
         }
         continue;
       }
-      uint32_t v;
-      memcpy(&v, at, sizeof v);
+      uint32_t v = mprof__u32_at(at);
       if (f->kind == FIELD_STRING)
         v = mprof_writer_string(w, mprof_trace_string(t, v));
       else if (f->kind == FIELD_CORRELATION)

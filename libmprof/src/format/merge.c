@@ -84,8 +84,8 @@ static uint64_t max_correlation(const mprof_trace *t) {
     const uint8_t *recs = (const uint8_t *)mprof_trace_section(t, s, &n);
     for (size_t c = 0; c < count; c++)
       for (size_t i = 0; f[c].kind == FIELD_CORRELATION && i < n; i++) {
-        uint32_t v;
-        memcpy(&v, recs + i * mprof__record_size(s) + f[c].offset, sizeof v);
+        uint32_t v =
+            mprof__u32_at(recs + i * mprof__record_size(s) + f[c].offset);
         top = v > top ? v : top;
       }
   }

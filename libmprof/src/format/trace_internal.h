@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 #include "mprof/trace.h"
@@ -78,6 +79,20 @@ typedef struct record_field {
 
 /* The fields of @p section's records; *count of them. */
 const record_field *mprof__section_fields(uint32_t section, size_t *count);
+
+/* The u32 field (a string ref, an index, a correlation id) and the u64
+ * field (a time) at @p p in a record, which need not be aligned. */
+static inline uint32_t mprof__u32_at(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline uint64_t mprof__u64_at(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
 
 /* trace_validate.c: each step of checking a file once at open. */
 int mprof__trace_validate_header(mprof_trace *t,

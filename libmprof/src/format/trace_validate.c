@@ -159,18 +159,6 @@ int mprof__trace_validate_directory(mprof_trace *t,
   return 0;
 }
 
-static uint32_t u32_at(const uint8_t *p) {
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-static uint64_t u64_at(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
 /* Every record of section @p section against its checked fields. */
 static int check_section(const mprof_trace *t, uint32_t section) {
   size_t count;
@@ -184,14 +172,16 @@ static int check_section(const mprof_trace *t, uint32_t section) {
       if (!f->checked)
         continue;
       if (f->kind == FIELD_STRING)
-        CHECK(check_string(t, section, i, f->what, u32_at(rec + f->offset)));
+        CHECK(check_string(t, section, i, f->what,
+                           mprof__u32_at(rec + f->offset)));
       else if (f->kind == FIELD_TIMES) {
-        if (u64_at(rec + f->aux) < u64_at(rec + f->offset))
+        if (mprof__u64_at(rec + f->aux) < mprof__u64_at(rec + f->offset))
           return BAD(t, section, record_offset(t, section, i),
                      "record %zu ends before it starts", i);
       } else
-        CHECK(check_index(t, section, i, f->what, u32_at(rec + f->offset),
-                          f->aux, f->kind == FIELD_INDEX_OR_NONE));
+        CHECK(check_index(t, section, i, f->what,
+                          mprof__u32_at(rec + f->offset), f->aux,
+                          f->kind == FIELD_INDEX_OR_NONE));
     }
   }
   return 0;
