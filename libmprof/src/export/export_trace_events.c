@@ -275,8 +275,7 @@ static int range_order(const void *a, const void *b) {
   const range_key *x = (const range_key *)a, *y = (const range_key *)b;
   MPROF__ORDER_BY(thread);
   MPROF__ORDER_BY(start);
-  if (x->end != y->end)
-    return x->end > y->end ? -1 : 1; /* the outer range first */
+  MPROF__ORDER_BY_DESC(end); /* the outer range first */
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -469,8 +468,7 @@ static int span_key_order(const void *a, const void *b) {
   MPROF__ORDER_BY(device);
   MPROF__ORDER_BY(sm);
   MPROF__ORDER_BY(start);
-  if (x->end != y->end)
-    return x->end > y->end ? -1 : 1;
+  MPROF__ORDER_BY_DESC(end);
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
