@@ -503,9 +503,8 @@ static void make_hot(kernel_work *w) {
     if (pc->instruction) {
       const mprof_sass_instruction *in = pc->instruction;
       char text[512];
-      h->sass = mprof__arena_printf(
-          &w->d->arena, "%s",
-          mprof_sass_instruction_text(text, sizeof text, in));
+      h->sass = mprof__arena_strdup(
+          &w->d->arena, mprof_sass_instruction_text(text, sizeof text, in));
       if (!h->sass)
         h->sass = "";
       if (in->file && *in->file && in->line) {

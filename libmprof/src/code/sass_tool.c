@@ -46,13 +46,11 @@ void mprof__sass_options_copy(mprof_sass_options *out,
 
 int mprof__sass_options_take(mprof_sass_options *out,
                              const mprof_sass_options *in) {
-  mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
+  static const mprof_sass_options defaults = MPROF_SASS_OPTIONS_INIT;
+  in = mprof__options_or_defaults(in, &defaults, 1, MPROF_SASS_OPTIONS_VERSION,
+                                  "sass");
   if (!in)
-    in = &defaults;
-  int rc = mprof__version_check("sass options", in->version, 1,
-                                MPROF_SASS_OPTIONS_VERSION);
-  if (rc)
-    return rc;
+    return MPROF_EVERSION;
   mprof__sass_options_copy(out, in);
   return 0;
 }

@@ -82,12 +82,15 @@ static uint64_t max_correlation(const mprof_trace *t) {
     size_t count, n;
     const record_field *f = mprof__section_fields(s, &count);
     const uint8_t *recs = (const uint8_t *)mprof_trace_section(t, s, &n);
-    for (size_t c = 0; c < count; c++)
-      for (size_t i = 0; f[c].kind == FIELD_CORRELATION && i < n; i++) {
+    for (size_t c = 0; c < count; c++) {
+      if (f[c].kind != FIELD_CORRELATION)
+        continue;
+      for (size_t i = 0; i < n; i++) {
         uint32_t v =
             mprof__u32_at(recs + i * mprof__record_size(s) + f[c].offset);
         top = v > top ? v : top;
       }
+    }
   }
   return top;
 }

@@ -301,12 +301,12 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
                         mprof_mkprof_export_report *report) {
   if (!t || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_mkprof_export: NULL");
-  mprof_mkprof_export_options defaults = MPROF_MKPROF_EXPORT_OPTIONS_INIT;
-  if (!opts)
-    opts = &defaults;
-  if (mprof__version_check("mkprof export options", opts->version,
-                           MPROF_MKPROF_EXPORT_OPTIONS_VERSION,
-                           MPROF_MKPROF_EXPORT_OPTIONS_VERSION) ||
+  static const mprof_mkprof_export_options defaults =
+      MPROF_MKPROF_EXPORT_OPTIONS_INIT;
+  opts = mprof__options_or_defaults(
+      opts, &defaults, MPROF_MKPROF_EXPORT_OPTIONS_VERSION,
+      MPROF_MKPROF_EXPORT_OPTIONS_VERSION, "mkprof export");
+  if (!opts ||
       (report && mprof__version_check("mkprof export report", report->version,
                                       MPROF_MKPROF_EXPORT_REPORT_VERSION,
                                       MPROF_MKPROF_EXPORT_REPORT_VERSION)))
