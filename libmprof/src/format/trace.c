@@ -156,6 +156,8 @@ void mprof_trace_free(mprof_trace *trace) {
     mprof__file_map file = {trace->map, trace->map_size};
     mprof__file_map_close(&file);
   }
+  for (size_t i = 0; i < SECTION_COUNT; i++)
+    free(trace->sections[i].owned);
   free(trace->stream_first);
   free(trace->stream_max_duration);
   free(trace->order);

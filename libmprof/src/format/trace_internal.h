@@ -18,11 +18,16 @@
 
 #define SECTION_COUNT (MPROF_SECTION_TYPE_MAX_ + 1)
 
+/* A section as the reader hands it out: records in this reader's layout
+ * (format.h), in place in the file, or in `owned` when the file's records
+ * are longer or shorter (a newer or older writer's layout). */
 typedef struct section_view {
   const unsigned char *data;
   uint64_t offset; /* in the file, for messages */
-  uint64_t length;
+  uint64_t length; /* of `data`: count * the reader's record size */
   size_t count;
+  uint32_t record_size; /* in the file, for messages */
+  unsigned char *owned; /* NULL when `data` is in the file */
 } section_view;
 
 #define PROCESS_FIELDS 5 /* pid, ppid, host, rank, path */
@@ -93,6 +98,43 @@ static inline uint64_t mprof__u64_at(const uint8_t *p) {
   memcpy(&v, p, sizeof v);
   return v;
 }
+
+/* Records longer than this are not a layout of this format, from any
+ * writer: the bound keeps a damaged size from meaning anything. */
+#define MPROF__RECORD_SIZE_MAX 65536u
+
+/* The layout version of @p type's records this reader knows (1 for every
+ * section today); @p type must be a known section. */
+uint32_t mprof__layout_version(uint32_t type);
+
+/* Whether this reader reads @p type's records when the file stores them in
+ * @p stored bytes at layout @p version (0: the file does not say, as in a
+ * streamed chunk): NULL if it does, else what is wrong, in @p why, as words
+ * that follow "section NAME has ", e.g. "records of 32 bytes, shorter than
+ * the 40 bytes this mprof reads". @p type must be a known section. */
+const char *mprof__layout_problem(uint32_t type, uint32_t version,
+                                  uint32_t stored, char *why, size_t size);
+
+/* @p count records of @p stored bytes at @p src, into @p dst in records of
+ * @p want bytes: the bytes both layouts have are copied, fields a newer
+ * writer appended are left behind, fields an older one lacked are zero. */
+void mprof__records_resize(unsigned char *dst, uint32_t want,
+                           const unsigned char *src, uint32_t stored,
+                           size_t count);
+
+/* Whether to verify checksums: as @p opts say, and never in a fuzzing
+ * build (cmake -DMPROF_FUZZING=ON), where no checksum at all is verified
+ * (header, directory, sections, chunk headers and payloads) so that mutated
+ * inputs reach the parsers instead of stopping at a CRC. Such a build is
+ * for fuzzing only, never for reading real traces. */
+#ifdef MPROF_FUZZING_NO_CHECKSUMS
+#define MPROF__VERIFY_CHECKSUMS(opts) ((void)(opts), 0)
+#define MPROF__VERIFY_CHUNK_HEADERS 0
+#else
+#define MPROF__VERIFY_CHECKSUMS(opts)                                          \
+  (!((opts)->flags & MPROF_OPEN_NO_CHECKSUMS))
+#define MPROF__VERIFY_CHUNK_HEADERS 1
+#endif
 
 /* trace_validate.c: each step of checking a file once at open. */
 int mprof__trace_validate_header(mprof_trace *t,

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "format/trace_internal.h"
 #include "internal.h"
@@ -21,6 +22,81 @@ static const char *const section_names[SECTION_COUNT] = {
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
+}
+
+/* Each section's records as this reader knows them: the newest layout
+ * version (its records are mprof__record_size() bytes, format.h's struct)
+ * and the shortest record it reads, its missing tail read as zero. A field
+ * appended to a record (docs/FORMAT.md, "Compatibility") raises `version`;
+ * `shortest` stays where zero is a right value of the new field in older
+ * files, else it rises to the new size and older files are refused. No
+ * field has been appended yet: every section reads its version 1 records,
+ * whole. STRINGS and BLOBS hold bytes, records of 1 byte at any version. */
+static const struct section_layout {
+  uint16_t version;
+  uint16_t shortest;
+} layouts[SECTION_COUNT] = {
+    [MPROF_SECTION_STRINGS] = {1, 1},
+    [MPROF_SECTION_META] = {1, 8},
+    [MPROF_SECTION_DEVICES] = {1, 96},
+    [MPROF_SECTION_STREAMS] = {1, 16},
+    [MPROF_SECTION_KERNELS] = {1, 40},
+    [MPROF_SECTION_SHAPES] = {1, 48},
+    [MPROF_SECTION_LAUNCHES] = {1, 40},
+    [MPROF_SECTION_MEMOPS] = {1, 48},
+    [MPROF_SECTION_RANGES] = {1, 40},
+    [MPROF_SECTION_REGIONS] = {1, 16},
+    [MPROF_SECTION_SPANS] = {1, 48},
+    [MPROF_SECTION_STALL_REASONS] = {1, 16},
+    [MPROF_SECTION_PC_SAMPLES] = {1, 40},
+    [MPROF_SECTION_CUBINS] = {1, 40},
+    [MPROF_SECTION_BLOBS] = {1, 1},
+    [MPROF_SECTION_DROPS] = {1, 16},
+    [MPROF_SECTION_PM_METRICS] = {1, 32},
+    [MPROF_SECTION_PM_SAMPLES] = {1, 72},
+    [MPROF_SECTION_API_CALLS] = {1, 32},
+    [MPROF_SECTION_MEMORY_ACCESSES] = {1, 48},
+};
+
+uint32_t mprof__layout_version(uint32_t type) {
+  return type < SECTION_COUNT ? layouts[type].version : 0;
+}
+
+const char *mprof__layout_problem(uint32_t type, uint32_t version,
+                                  uint32_t stored, char *why, size_t size) {
+  uint32_t want = mprof__record_size(type);
+  const struct section_layout *l = &layouts[type];
+  /* A layout as new as ours or newer has at least our fields; an older one
+   * (or one the file does not name) at least the shortest we read. */
+  uint32_t least = version >= l->version ? want : l->shortest;
+  if (want == 1 && stored != 1)
+    snprintf(why, size, "records of %u bytes (its records are single bytes)",
+             stored);
+  else if (stored < least)
+    snprintf(why, size,
+             "records of %u bytes, shorter than the %u bytes this mprof reads",
+             stored, least);
+  else if (version && version <= l->version && stored > want)
+    snprintf(why, size,
+             "layout version %u with records of %u bytes, longer than "
+             "version %u's %u bytes",
+             version, stored, l->version, want);
+  else if (stored > MPROF__RECORD_SIZE_MAX)
+    snprintf(why, size, "records of %u bytes, longer than any layout's (%u)",
+             stored, MPROF__RECORD_SIZE_MAX);
+  else
+    return NULL;
+  return why;
+}
+
+void mprof__records_resize(unsigned char *dst, uint32_t want,
+                           const unsigned char *src, uint32_t stored,
+                           size_t count) {
+  uint32_t kept = stored < want ? stored : want;
+  for (size_t i = 0; i < count; i++) {
+    memcpy(dst + i * want, src + i * stored, kept);
+    memset(dst + i * want + kept, 0, want - kept);
+  }
 }
 
 #define STRING(sec, type, field, what)                                         \

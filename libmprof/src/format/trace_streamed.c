@@ -45,6 +45,20 @@ static int image_pad(image_builder *b) {
   return image_put(b, zeros, (8 - (b->size & 7)) & 7);
 }
 
+/* Append @p length bytes of records of @p stored bytes each in records of
+ * @p want bytes, this reader's layout. */
+static int image_put_records(image_builder *b, const unsigned char *records,
+                             uint64_t length, uint32_t stored, uint32_t want) {
+  if (stored == want)
+    return image_put(b, records, (size_t)length);
+  size_t count = (size_t)(length / stored);
+  if (MPROF__GROW(b->data, b->capacity, b->size + count * want))
+    return -1;
+  mprof__records_resize(b->data + b->size, want, records, stored, count);
+  b->size += count * want;
+  return 0;
+}
+
 /* Does the committed part of @p chunks have an APPEND for @p type? */
 static int has_append(const chunk_ref *chunks, size_t count, uint32_t type) {
   for (size_t i = 0; i < count; i++)
@@ -53,24 +67,15 @@ static int has_append(const chunk_ref *chunks, size_t count, uint32_t type) {
   return 0;
 }
 
-/*
- * A streamed file (a capture still running, or cut short): read its chunks
- * up to the last checkpoint and lay them out as a finished trace in memory,
- * with META `capture.partial` and friends saying what was found; then the
- * usual validation runs on that image.
- */
-int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
+/* Read the chunks of the streamed file in @p t: every APPEND and SNAPSHOT
+ * chunk of a section this reader knows into *@p out (*@p count of them, the
+ * first *@p committed before the last checkpoint), the last checkpoint into
+ * @p last and where its chunk ends into @p committed_end. */
+static int read_chunks(mprof_trace *t, int check, chunk_ref **out,
+                       size_t *count, size_t *committed,
+                       uint64_t *committed_end, mprof_checkpoint_record *last) {
   const unsigned char *file = t->map;
-  size_t size = t->map_size;
-  int check = !(opts->flags & MPROF_OPEN_NO_CHECKSUMS);
-  if (check && mprof_crc32c(0, file, 40) !=
-                   ((const mprof_file_header *)file)->header_checksum)
-    return BAD(t, 0, 40, "header checksum mismatch");
-  chunk_ref *chunks = NULL;
-  size_t count = 0, capacity = 0, committed = 0;
-  uint64_t committed_end = sizeof(mprof_file_header);
-  mprof_checkpoint_record last;
-  memset(&last, 0, sizeof last);
+  size_t size = t->map_size, capacity = 0;
   uint64_t pos = sizeof(mprof_file_header);
   /* The first chunk that is cut or damaged ends the file: what follows the
    * last checkpoint before it was never committed. */
@@ -78,7 +83,8 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
     mprof_chunk_header h;
     memcpy(&h, file + pos, sizeof h);
     if (h.magic != MPROF_CHUNK_MAGIC ||
-        mprof_crc32c(0, &h, 28) != h.header_checksum)
+        (MPROF__VERIFY_CHUNK_HEADERS &&
+         mprof_crc32c(0, &h, 28) != h.header_checksum))
       break;
     uint64_t payload = pos + sizeof h;
     if (h.length > size - payload)
@@ -88,43 +94,71 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
         mprof_crc32c(0, file + payload, (size_t)h.length) != h.checksum)
       break;
     if (h.kind == MPROF_CHUNK_CHECKPOINT) {
-      if (h.length != sizeof last)
+      /* A newer writer may append fields: read the ones we know. */
+      if (h.length < sizeof *last)
         break;
-      memcpy(&last, file + payload, sizeof last);
-      committed = count;
-      committed_end = payload + padded < size ? payload + padded : size;
+      memcpy(last, file + payload, sizeof *last);
+      *committed = *count;
+      *committed_end = payload + padded < size ? payload + padded : size;
     } else if (h.kind == MPROF_CHUNK_APPEND || h.kind == MPROF_CHUNK_SNAPSHOT) {
       if (h.section == 0 || h.record_size == 0 || h.length % h.record_size)
         break;
-      if (MPROF__GROW(chunks, capacity, count + 1)) {
-        free(chunks);
-        return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+      /* A section this reader does not know (from a newer writer, or any
+       * number at all): skipped, never kept or sized by its type. */
+      if (mprof__record_size(h.section)) {
+        if (MPROF__GROW(*out, capacity, *count + 1))
+          return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+        chunk_ref *c = &(*out)[(*count)++];
+        c->kind = h.kind;
+        c->section = h.section;
+        c->record_size = h.record_size;
+        c->offset = payload;
+        c->length = h.length;
       }
-      chunk_ref *c = &chunks[count++];
-      c->kind = h.kind;
-      c->section = h.section;
-      c->record_size = h.record_size;
-      c->offset = payload;
-      c->length = h.length;
     } else {
       break; /* a chunk kind from a newer writer: stop at what we know */
     }
     pos = payload + padded;
   }
-  if (last.sequence == 0) {
-    free(chunks);
+  if (last->sequence == 0)
     return mprof__error_set(MPROF_EFORMAT,
                             "%s: the capture ended before its first "
                             "checkpoint, so it holds nothing (a capture "
                             "writes one every second)",
                             t->path);
+  return 0;
+}
+
+/*
+ * A streamed file (a capture still running, or cut short): read its chunks
+ * up to the last checkpoint and lay them out as a finished trace in memory,
+ * records in this reader's layout, with META `capture.partial` and friends
+ * saying what was found; then the usual validation runs on that image.
+ */
+int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
+  const unsigned char *file = t->map;
+  size_t size = t->map_size;
+  const mprof_file_header *fh = (const mprof_file_header *)file;
+  if (MPROF__VERIFY_CHECKSUMS(opts) &&
+      mprof_crc32c(0, file, 40) != fh->header_checksum)
+    return BAD(t, 0, 40, "header checksum mismatch");
+  if (fh->flags & ~MPROF_FILE_FLAGS_KNOWN)
+    return mprof__error_set(MPROF_EVERSION,
+                            "%s: header at byte 12: unknown flags 0x%x "
+                            "(written by a newer mprof; upgrade mprof)",
+                            t->path, fh->flags & ~MPROF_FILE_FLAGS_KNOWN);
+  chunk_ref *chunks = NULL;
+  size_t count = 0, committed = 0;
+  uint64_t committed_end = sizeof(mprof_file_header);
+  mprof_checkpoint_record last;
+  memset(&last, 0, sizeof last);
+  int rc = read_chunks(t, MPROF__VERIFY_CHECKSUMS(opts), &chunks, &count,
+                       &committed, &committed_end, &last);
+  if (rc) {
+    free(chunks);
+    return rc;
   }
 
-  /* Sections in type order, as a finished file has them. */
-  uint32_t max_type = MPROF_SECTION_STRINGS;
-  for (size_t i = 0; i < committed; i++)
-    if (chunks[i].section > max_type)
-      max_type = chunks[i].section;
   /* Reader-made META pairs that say what a streamed file holds; a note
    * whose `shown` is 0 is left out. */
   const struct {
@@ -138,59 +172,61 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
                {"capture.signal", last.signal, last.signal != 0}};
   enum { note_count = sizeof notes / sizeof notes[0] };
 
+  /* Sections in type order, as a finished file has them. */
   image_builder b = {NULL, 0, 0};
-  mprof_section_entry *entries =
-      (mprof_section_entry *)calloc(max_type + 1, sizeof *entries);
+  mprof_section_entry entries[SECTION_COUNT];
   uint32_t entry_count = 0;
   mprof_file_header header;
   memset(&header, 0, sizeof header);
-  int failed = !entries || image_put(&b, &header, sizeof header) != 0;
-  uint64_t strings_length = 0;
+  int failed = image_put(&b, &header, sizeof header) != 0;
   uint32_t note_refs[2 * note_count];
-  for (uint32_t type = 1; type <= max_type && !failed; type++) {
+  for (uint32_t type = 1; type < SECTION_COUNT && !failed; type++) {
     int appended = has_append(chunks, committed, type);
-    size_t snapshot = SIZE_MAX;
+    size_t snapshot = SIZE_MAX, first = SIZE_MAX;
     uint32_t record_size = 0;
     for (size_t i = 0; i < committed; i++) {
       if (chunks[i].section != type)
         continue;
       if (record_size && chunks[i].record_size != record_size) {
-        uint64_t offset = chunks[i].offset;
-        uint32_t other = chunks[i].record_size;
-        free(chunks);
-        free(entries);
-        free(b.data);
-        return BAD(t, type, offset,
-                   "chunks of section %s disagree on the record size (%u, %u)",
-                   mprof_section_name(type), record_size, other);
+        rc = BAD(t, type, chunks[i].offset - sizeof(mprof_chunk_header),
+                 "chunks of section %s disagree on the record size (%u, %u)",
+                 mprof_section_name(type), record_size, chunks[i].record_size);
+        goto out;
       }
       record_size = chunks[i].record_size;
+      if (first == SIZE_MAX)
+        first = i;
       if (chunks[i].kind == MPROF_CHUNK_SNAPSHOT)
         snapshot = i;
+    }
+    uint32_t want = mprof__record_size(type);
+    char why[160];
+    if (record_size &&
+        mprof__layout_problem(type, 0, record_size, why, sizeof why)) {
+      rc = BAD(t, type, chunks[first].offset - sizeof(mprof_chunk_header),
+               "the chunk's section %s has %s", mprof_section_name(type), why);
+      goto out;
     }
     int extra = type == MPROF_SECTION_STRINGS || type == MPROF_SECTION_META;
     if (!record_size && !extra)
       continue;
-    if (!record_size)
-      record_size =
-          type == MPROF_SECTION_STRINGS ? 1 : sizeof(mprof_meta_record);
     failed |= image_pad(&b) != 0;
     mprof_section_entry *e = &entries[entry_count++];
+    memset(e, 0, sizeof *e);
     e->type = type;
-    e->version = 1;
+    e->version = mprof__layout_version(type);
     e->offset = b.size;
-    e->record_size = record_size;
+    e->record_size = want;
     for (size_t i = 0; i < committed && !failed; i++) {
       if (chunks[i].section != type)
         continue;
       if (appended ? chunks[i].kind == MPROF_CHUNK_APPEND : i == snapshot)
-        failed |= image_put(&b, file + chunks[i].offset,
-                            (size_t)chunks[i].length) != 0;
+        failed |= image_put_records(&b, file + chunks[i].offset,
+                                    chunks[i].length, record_size, want) != 0;
     }
     if (type == MPROF_SECTION_STRINGS) {
       /* The notes' strings go at the end of the table. */
-      strings_length = b.size - e->offset;
-      if (strings_length == 0)
+      if (b.size == e->offset)
         failed |= image_put(&b, "", 1) != 0; /* reference 0 */
       for (size_t n = 0; n < note_count && !failed; n++) {
         if (!notes[n].shown)
@@ -220,20 +256,21 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   if (!failed)
     failed |=
         image_put(&b, entries, entry_count * sizeof(mprof_section_entry)) != 0;
-  free(chunks);
   if (failed) {
-    free(entries);
-    free(b.data);
-    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+    rc = mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+    goto out;
   }
   mprof__file_header(&header, last.file_flags & MPROF_FILE_FLAG_LAUNCHES_SORTED,
                      directory_offset, entries, entry_count);
   memcpy(b.data, &header, sizeof header);
-  free(entries);
   mprof__file_map old = {t->map, t->map_size};
   mprof__file_map_close(&old);
   t->image = b.data;
   t->map = b.data;
   t->map_size = b.size;
-  return 0;
+  b.data = NULL;
+out:
+  free(chunks);
+  free(b.data);
+  return rc;
 }

@@ -16,7 +16,8 @@
 /* Byte offset in the file of record @p index of section @p type. */
 static uint64_t record_offset(const mprof_trace *t, uint32_t type,
                               size_t index) {
-  return t->sections[type].offset + (uint64_t)index * mprof__record_size(type);
+  return t->sections[type].offset +
+         (uint64_t)index * t->sections[type].record_size;
 }
 
 static int check_string(const mprof_trace *t, uint32_t type, size_t index,
@@ -68,7 +69,7 @@ int mprof__trace_validate_header(mprof_trace *t,
                             "mprof)",
                             t->path, h->version_major, h->version_minor,
                             MPROF_FORMAT_VERSION_MAJOR);
-  if (!(opts->flags & MPROF_OPEN_NO_CHECKSUMS) &&
+  if (MPROF__VERIFY_CHECKSUMS(opts) &&
       mprof_crc32c(0, h, 40) != h->header_checksum)
     return BAD(t, 0, 40, "header checksum mismatch");
   if (h->flags & ~MPROF_FILE_FLAGS_KNOWN)
@@ -100,7 +101,7 @@ int mprof__trace_validate_directory(mprof_trace *t,
   const mprof_section_entry *dir =
       (const mprof_section_entry *)(t->map + h->directory_offset);
   size_t dir_size = (size_t)h->section_count * sizeof *dir;
-  if (!(opts->flags & MPROF_OPEN_NO_CHECKSUMS) &&
+  if (MPROF__VERIFY_CHECKSUMS(opts) &&
       mprof_crc32c(0, dir, dir_size) != h->directory_checksum)
     return mprof__error_set(MPROF_EFORMAT,
                             "%s: directory at byte %llu: checksum mismatch "
@@ -121,20 +122,32 @@ int mprof__trace_validate_directory(mprof_trace *t,
     uint32_t want = mprof__record_size(e->type);
     if (!want)
       continue; /* an unknown section from a newer writer: skip it */
-    if (e->version != 1)
-      return mprof__error_set(MPROF_EVERSION,
+    /* A newer layout only appends fields (docs/FORMAT.md,
+     * "Compatibility"): records are stepped through by the stored size and
+     * read as far as this reader's layout goes. */
+    char why[160];
+    if (e->version == 0)
+      return mprof__error_set(MPROF_EFORMAT,
                               "%s: directory at byte %llu: section %s has "
-                              "layout version %u (this mprof reads 1; "
-                              "upgrade mprof)",
+                              "layout version 0 (versions start at 1; the "
+                              "file is corrupt; record it again)",
                               t->path, (unsigned long long)at,
-                              mprof_section_name(e->type), e->version);
-    if (e->record_size != want || e->length % want)
+                              mprof_section_name(e->type));
+    if (mprof__layout_problem(e->type, e->version, e->record_size, why,
+                              sizeof why))
+      return mprof__error_set(MPROF_EFORMAT,
+                              "%s: directory at byte %llu: section %s has %s "
+                              "(the file is corrupt; record it again)",
+                              t->path, (unsigned long long)at,
+                              mprof_section_name(e->type), why);
+    if (e->length % e->record_size)
       return mprof__error_set(
           MPROF_EFORMAT,
-          "%s: directory at byte %llu: section %s has record size %u and "
-          "length %llu (expected records of %u bytes)",
+          "%s: directory at byte %llu: section %s has length %llu, not a "
+          "whole number of %u-byte records (the file is corrupt; record it "
+          "again)",
           t->path, (unsigned long long)at, mprof_section_name(e->type),
-          e->record_size, (unsigned long long)e->length, want);
+          (unsigned long long)e->length, e->record_size);
     section_view *v = &t->sections[e->type];
     if (v->data)
       return mprof__error_set(MPROF_EFORMAT,
@@ -142,14 +155,25 @@ int mprof__trace_validate_directory(mprof_trace *t,
                               "twice",
                               t->path, (unsigned long long)at,
                               mprof_section_name(e->type));
-    v->data = t->map + e->offset;
-    v->offset = e->offset;
-    v->length = e->length;
-    v->count = (size_t)(e->length / want);
-    if (!(opts->flags & MPROF_OPEN_NO_CHECKSUMS) &&
-        mprof_crc32c(0, v->data, (size_t)v->length) != e->checksum)
+    const unsigned char *stored = t->map + e->offset;
+    if (MPROF__VERIFY_CHECKSUMS(opts) &&
+        mprof_crc32c(0, stored, (size_t)e->length) != e->checksum)
       return BAD(t, e->type, e->offset, "checksum mismatch over %llu bytes",
                  (unsigned long long)e->length);
+    v->offset = e->offset;
+    v->record_size = e->record_size;
+    v->count = (size_t)(e->length / e->record_size);
+    v->length = (uint64_t)v->count * want;
+    v->data = stored;
+    if (e->record_size != want) {
+      /* Another writer's layout: this reader's copy, so that every accessor
+       * still hands out an array of format.h's records. */
+      v->owned = (unsigned char *)malloc(v->count ? v->count * want : 1);
+      if (!v->owned)
+        return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
+      mprof__records_resize(v->owned, want, stored, e->record_size, v->count);
+      v->data = v->owned;
+    }
   }
   const section_view *s = &t->sections[MPROF_SECTION_STRINGS];
   if (!s->data || s->length == 0 || s->data[0] != 0 ||
