@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "future_trace.h"
 #include "test_util.h"
 
 #include "mprof/mprof.h"
@@ -721,6 +722,248 @@ static void test_api_call_ending_before_start(void **state) {
   unlink(path);
 }
 
+/* ---- traces from a newer mprof (docs/FORMAT.md, "Compatibility") ------- */
+
+/* Rewrite the finished trace at @p from to @p to as @p o says. */
+static void write_future(const char *from, const char *to,
+                         const future_options *o) {
+  size_t size = 0, out_size = 0;
+  unsigned char *data = test_read_file(from, &size);
+  assert_non_null(data);
+  unsigned char *out = future_trace(data, size, o, &out_size);
+  assert_non_null(out);
+  assert_int_equal(test_write_file(to, out, out_size), 0);
+  free(out);
+  free(data);
+}
+
+/* Every record of every section of @p today (a finished file at
+ * @p today_path, whose directory gives each section's record size) is the
+ * same in @p later, which may only have more META pairs and strings after
+ * them. */
+static void assert_same_records(const char *today_path,
+                                const mprof_trace *today,
+                                const mprof_trace *later) {
+  size_t size = 0;
+  unsigned char *file = test_read_file(today_path, &size);
+  assert_non_null(file);
+  const mprof_file_header *h = (const mprof_file_header *)file;
+  const mprof_section_entry *dir =
+      (const mprof_section_entry *)(file + h->directory_offset);
+  assert_int_equal(h->section_count, MPROF_SECTION_TYPE_MAX_);
+  for (uint32_t i = 0; i < h->section_count; i++) {
+    uint32_t type = dir[i].type;
+    size_t n_today, n_later;
+    const void *a = mprof_trace_section(today, type, &n_today);
+    const void *b = mprof_trace_section(later, type, &n_later);
+    int grows = type == MPROF_SECTION_META || type == MPROF_SECTION_STRINGS;
+    if (grows ? n_later < n_today : n_later != n_today)
+      fail_msg("%s: %zu records, %zu today", mprof_section_name(type), n_later,
+               n_today);
+    if (memcmp(a, b, n_today * dir[i].record_size) != 0)
+      fail_msg("%s: records differ", mprof_section_name(type));
+  }
+  free(file);
+}
+
+/* A trace with every record longer, at a newer layout version and format
+ * minor, with sections and META keys no mprof knows, finished or streamed,
+ * reads as the trace it was made from: every record, byte for byte. */
+static void test_newer_layouts_read_as_today(void **state) {
+  (void)state;
+  const char *path = test_path("today.mprof");
+  const char *later = test_path("later.mprof");
+  write_every_record(path);
+  mprof_trace *today = NULL;
+  assert_int_equal(mprof_trace_open(&today, path, NULL), 0);
+  future_options all = future_options_all(), odd = all, same = all,
+                 streamed = all, streamed_today, short_tail = all;
+  odd.extra = 5; /* records no longer aligned */
+  odd.layout_version = 3;
+  same.extra = 0; /* a newer version that appended nothing yet */
+  streamed.streamed = 1;
+  memset(&streamed_today, 0, sizeof streamed_today);
+  streamed_today.streamed = 1;
+  /* Shorter than the newer layout, as long as today's: still read. */
+  short_tail.short_section = MPROF_SECTION_LAUNCHES;
+  short_tail.short_by = short_tail.extra;
+  const future_options *variants[] = {
+      &all, &odd, &same, &streamed, &streamed_today, &short_tail};
+  for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+    write_future(path, later, variants[v]);
+    mprof_trace *t = NULL;
+    if (mprof_trace_open(&t, later, NULL) != 0)
+      fail_msg("variant %zu: %s", v, mprof_error_last());
+    assert_same_records(path, today, t);
+    const char *note = mprof_trace_meta(t, "future.note");
+    if (variants[v]->unknown_meta)
+      assert_string_equal(note, "written by a newer mprof");
+    else
+      assert_null(note);
+    assert_string_equal(mprof_trace_meta(t, "host"), "box-7");
+    size_t n;
+    const mprof_launch_record *l = mprof_trace_launches(t, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(l[2].graph_node_id, 99);
+    assert_int_equal(mprof_trace_stream_launch(t, 0, 1)->correlation_id, 11);
+    mprof_trace_free(t);
+  }
+  mprof_trace_free(today);
+  unlink(path);
+  unlink(later);
+}
+
+/* Set the layout version and record size of section @p type's directory
+ * entry, checksums mended. */
+static void patch_entry(unsigned char *data, uint32_t type, uint32_t version,
+                        uint32_t record_size) {
+  mprof_file_header *h = (mprof_file_header *)data;
+  mprof_section_entry *dir =
+      (mprof_section_entry *)(data + h->directory_offset);
+  for (uint32_t i = 0; i < h->section_count; i++)
+    if (dir[i].type == type) {
+      dir[i].version = version;
+      dir[i].record_size = record_size;
+    }
+  h->directory_checksum = mprof_crc32c(0, dir, h->section_count * sizeof *dir);
+  h->header_checksum = mprof_crc32c(0, h, 40);
+}
+
+/* Records shorter than a reader reads, longer than their version has, a
+ * layout version 0, sizes that cannot be: each refused in one line that
+ * names the file, the directory entry and the fix. */
+static void test_impossible_layouts_refused(void **state) {
+  (void)state;
+  const char *path = test_path("layout-src.mprof");
+  const char *bad = test_path("layout.mprof");
+  write_every_record(path);
+  future_options short_future = future_options_all();
+  short_future.short_section = MPROF_SECTION_LAUNCHES;
+  short_future.short_by = 16; /* 52 - 16: 36 bytes */
+  future_options short_today;
+  memset(&short_today, 0, sizeof short_today);
+  short_today.short_section = MPROF_SECTION_LAUNCHES;
+  short_today.short_by = 8;
+  future_options long_today;
+  memset(&long_today, 0, sizeof long_today);
+  long_today.extra = 8; /* at version 1 */
+  future_options short_streamed = short_future;
+  short_streamed.streamed = 1;
+  struct {
+    const future_options *o;
+    uint32_t type, version, record_size; /* a patch when record_size */
+    const char *says;
+    const char *fix;
+  } cases[] = {
+      {&short_future, MPROF_SECTION_LAUNCHES, 0, 0,
+       "section LAUNCHES has records of 36 bytes, shorter than the 40 bytes "
+       "this mprof reads",
+       NULL},
+      {&short_today, MPROF_SECTION_LAUNCHES, 0, 0,
+       "section LAUNCHES has records of 32 bytes, shorter than the 40 bytes "
+       "this mprof reads",
+       NULL},
+      {&long_today, MPROF_SECTION_META, 0, 0,
+       "section META has layout version 1 with records of 16 bytes, longer "
+       "than version 1's 8 bytes",
+       NULL},
+      {NULL, MPROF_SECTION_LAUNCHES, 0, 40,
+       "section LAUNCHES has layout version 0 (versions start at 1; the file "
+       "is corrupt; record it again)",
+       ""},
+      {NULL, MPROF_SECTION_STRINGS, 1, 2,
+       "section STRINGS has records of 2 bytes, not single bytes", NULL},
+      {NULL, MPROF_SECTION_LAUNCHES, 2, 70000,
+       "section LAUNCHES has records of 70000 bytes, longer than the 65536 "
+       "bytes any layout may have",
+       NULL},
+      {NULL, MPROF_SECTION_LAUNCHES, 2, 41,
+       "section LAUNCHES has length 120, not a whole number of 41-byte "
+       "records",
+       NULL},
+      {&short_streamed, MPROF_SECTION_LAUNCHES, 0, 0,
+       "a chunk has records of 36 bytes, shorter than the 40 bytes this "
+       "mprof reads",
+       " (the file is corrupt or truncated; record it again)"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    if (cases[c].o) {
+      write_future(path, bad, cases[c].o);
+    } else {
+      size_t size = 0;
+      unsigned char *data = test_read_file(path, &size);
+      patch_entry(data, cases[c].type, cases[c].version, cases[c].record_size);
+      assert_int_equal(test_write_file(bad, data, size), 0);
+      free(data);
+    }
+    size_t size = 0;
+    unsigned char *data = test_read_file(bad, &size);
+    size_t at = future_section_at(data, size, cases[c].type);
+    free(data);
+    char want[512];
+    if (cases[c].o && cases[c].o->streamed)
+      snprintf(want, sizeof want, "%s: %s at byte %zu: %s%s", bad,
+               mprof_section_name(cases[c].type), at, cases[c].says,
+               cases[c].fix);
+    else
+      snprintf(want, sizeof want, "%s: directory at byte %zu: %s%s", bad, at,
+               cases[c].says,
+               cases[c].fix ? cases[c].fix
+                            : " (the file is corrupt; record it again)");
+    mprof_trace *t = NULL;
+    assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EFORMAT);
+    assert_null(t);
+    assert_string_equal(mprof_error_last(), want);
+  }
+  unlink(path);
+  unlink(bad);
+}
+
+/* The copier works from the reader's layout: a newer trace rewrites to the
+ * very bytes its original does, and merges with it. */
+static void test_rewrite_and_merge_of_newer_trace(void **state) {
+  (void)state;
+  const char *path = test_path("rw-today.mprof");
+  const char *later = test_path("rw-later.mprof");
+  const char *out_today = test_path("rw-today-out.mprof");
+  const char *out_later = test_path("rw-later-out.mprof");
+  write_every_record(path);
+  future_options o = future_options_all();
+  o.unknown_meta = 0; /* they would be copied, as any META */
+  write_future(path, later, &o);
+  mprof_trace *today = NULL, *t = NULL;
+  assert_int_equal(mprof_trace_open(&today, path, NULL), 0);
+  assert_int_equal(mprof_trace_open(&t, later, NULL), 0);
+  assert_int_equal(mprof_trace_rewrite(today, out_today, 0), 0);
+  assert_int_equal(mprof_trace_rewrite(t, out_later, 0), 0);
+  size_t a_size = 0, b_size = 0;
+  unsigned char *a = test_read_file(out_today, &a_size);
+  unsigned char *b = test_read_file(out_later, &b_size);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_int_equal(a_size, b_size);
+  assert_memory_equal(a, b, a_size);
+  free(a);
+  free(b);
+  const mprof_trace *set[2] = {today, t};
+  mprof_trace *merged = NULL;
+  if (mprof_trace_open_merged(&merged, set, 2, NULL) != 0)
+    fail_msg("%s", mprof_error_last());
+  size_t n;
+  const mprof_launch_record *l = mprof_trace_launches(merged, &n);
+  assert_int_equal(n, 6);
+  assert_int_equal(l[5].graph_node_id, 99);
+  mprof_trace_memory_accesses(merged, &n);
+  assert_int_equal(n, 2);
+  mprof_trace_free(merged);
+  mprof_trace_free(t);
+  mprof_trace_free(today);
+  unlink(path);
+  unlink(later);
+  unlink(out_today);
+  unlink(out_later);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip_every_record),
@@ -736,6 +979,9 @@ int main(void) {
       cmocka_unit_test(test_memory_accesses_checked),
       cmocka_unit_test(test_rewrite_sorts_and_drops_code),
       cmocka_unit_test(test_api_call_ending_before_start),
+      cmocka_unit_test(test_newer_layouts_read_as_today),
+      cmocka_unit_test(test_impossible_layouts_refused),
+      cmocka_unit_test(test_rewrite_and_merge_of_newer_trace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

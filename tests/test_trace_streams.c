@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -523,6 +524,204 @@ static void test_merge_aligns_by_clock_anchors(void **state) {
   unlink(out);
 }
 
+/* ---- streamed files whose chunks are all intact but say odd things ---- */
+
+/* A streamed file put together chunk by chunk, every checksum right. */
+typedef struct crafted {
+  unsigned char data[160 * 1024];
+  size_t size;
+} crafted;
+
+static void craft_put(crafted *c, const void *data, size_t size) {
+  assert_true(c->size + size <= sizeof c->data);
+  memcpy(c->data + c->size, data, size);
+  c->size += size;
+}
+
+static void craft_header(crafted *c, uint32_t flags) {
+  mprof_file_header h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, MPROF_FORMAT_MAGIC, MPROF_FORMAT_MAGIC_SIZE);
+  h.version_major = MPROF_FORMAT_VERSION_MAJOR;
+  h.version_minor = MPROF_FORMAT_VERSION_MINOR;
+  h.flags = MPROF_FILE_FLAG_STREAMED | flags;
+  h.header_checksum = mprof_crc32c(0, &h, 40);
+  c->size = 0;
+  craft_put(c, &h, sizeof h);
+}
+
+/* A chunk whose header says @p length bytes, with @p stored of them here;
+ * its offset. */
+static size_t craft_chunk(crafted *c, uint32_t kind, uint32_t section,
+                          uint32_t record_size, const void *payload,
+                          uint64_t length, size_t stored) {
+  static const unsigned char zeros[8];
+  size_t at = c->size;
+  mprof_chunk_header h;
+  memset(&h, 0, sizeof h);
+  h.magic = MPROF_CHUNK_MAGIC;
+  h.kind = kind;
+  h.section = section;
+  h.record_size = record_size;
+  h.length = length;
+  h.checksum = mprof_crc32c(0, payload, stored);
+  h.header_checksum = mprof_crc32c(0, &h, 28);
+  craft_put(c, &h, sizeof h);
+  craft_put(c, payload, stored);
+  craft_put(c, zeros, (8 - (stored & 7)) & 7);
+  return at;
+}
+
+static size_t craft_append(crafted *c, uint32_t section, uint32_t record_size,
+                           const void *payload, size_t length) {
+  return craft_chunk(c, MPROF_CHUNK_APPEND, section, record_size, payload,
+                     length, length);
+}
+
+/* A checkpoint of @p length bytes (32 today; more from a newer writer). */
+static void craft_checkpoint(crafted *c, uint32_t sequence, size_t length) {
+  unsigned char payload[64];
+  memset(payload, 0x5a, sizeof payload);
+  mprof_checkpoint_record cp;
+  memset(&cp, 0, sizeof cp);
+  cp.sequence = sequence;
+  cp.time = 777;
+  memcpy(payload, &cp, sizeof cp);
+  craft_chunk(c, MPROF_CHUNK_CHECKPOINT, 0, 0, payload, length, length);
+}
+
+/* Open @p c's file; its status, *@p seconds how long it took. */
+static int open_crafted(const crafted *c, mprof_trace **t, double *seconds) {
+  const char *path = test_path("crafted.mprof");
+  assert_int_equal(test_write_file(path, c->data, c->size), 0);
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  int rc = mprof_trace_open(t, path, NULL);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  *seconds =
+      (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+  return rc;
+}
+
+/* The error of opening @p c's file, which must fail with @p status. */
+static const char *crafted_error(const crafted *c, int status) {
+  mprof_trace *t = NULL;
+  double seconds;
+  assert_int_equal(open_crafted(c, &t, &seconds), status);
+  assert_null(t);
+  return mprof_error_last();
+}
+
+/* Chunks of sections no mprof knows, whatever their number (0xFFFFFFFF
+ * overflowed the heap; 0x08000000 took seconds for a few KB), are skipped
+ * without costing anything; the sections beside them still read. */
+static void test_chunks_of_unknown_sections_skipped(void **state) {
+  (void)state;
+  static crafted c;
+  unsigned char bytes[48];
+  memset(bytes, 0xa7, sizeof bytes);
+  /* The 208-byte file: one chunk of section 0xFFFFFFFF, a checkpoint. */
+  craft_header(&c, 0);
+  craft_append(&c, 0xffffffffu, 1, bytes, sizeof bytes);
+  craft_checkpoint(&c, 1, sizeof(mprof_checkpoint_record));
+  assert_int_equal(c.size, 208);
+  mprof_trace *t = NULL;
+  double seconds;
+  if (open_crafted(&c, &t, &seconds) != 0)
+    fail_msg("%s", mprof_error_last());
+  assert_string_equal(mprof_trace_meta(t, "capture.checkpoints"), "1");
+  assert_true(seconds < 0.5);
+  mprof_trace_free(t);
+  /* 6 KB of chunks of section 0x08000000 and others, around strings. */
+  craft_header(&c, 0);
+  static const char strings[] = "\0hello";
+  craft_append(&c, MPROF_SECTION_STRINGS, 1, strings, sizeof strings);
+  for (uint32_t i = 0; i < 110; i++)
+    craft_chunk(&c, i % 2 ? MPROF_CHUNK_SNAPSHOT : MPROF_CHUNK_APPEND,
+                i % 3 ? 0x08000000u : 0xfffffffeu - i, 8, bytes, 24, 24);
+  /* A newer writer's checkpoint: longer, its new fields not zero. */
+  craft_checkpoint(&c, 3, 48);
+  assert_true(c.size > 6000);
+  if (open_crafted(&c, &t, &seconds) != 0)
+    fail_msg("%s", mprof_error_last());
+  assert_true(seconds < 0.5);
+  assert_string_equal(mprof_trace_string(t, 1), "hello");
+  assert_string_equal(mprof_trace_meta(t, "capture.checkpoints"), "3");
+  assert_string_equal(mprof_trace_meta(t, "capture.checkpoint_ns"), "777");
+  assert_string_equal(mprof_trace_meta(t, "capture.lost_bytes"), "0");
+  mprof_trace_free(t);
+  unlink(test_path("crafted.mprof"));
+}
+
+/* Counts, sizes and lengths a chunk gives are bounded before use: a file
+ * either opens with what was committed or is refused in one line. */
+static void test_chunk_sizes_bounded(void **state) {
+  (void)state;
+  static crafted c;
+  static unsigned char zeros[70000];
+  const char *path = test_path("crafted.mprof");
+  char want[512];
+  /* Records longer than any layout. */
+  craft_header(&c, 0);
+  craft_append(&c, MPROF_SECTION_LAUNCHES, 70000, zeros, sizeof zeros);
+  craft_checkpoint(&c, 1, sizeof(mprof_checkpoint_record));
+  snprintf(want, sizeof want,
+           "%s: LAUNCHES at byte 64: a chunk has records of 70000 bytes, "
+           "longer than the 65536 bytes any layout may have (the file is "
+           "corrupt or truncated; record it again)",
+           path);
+  assert_string_equal(crafted_error(&c, MPROF_EFORMAT), want);
+  /* Chunks of one section that disagree on its record size. */
+  craft_header(&c, 0);
+  craft_append(&c, MPROF_SECTION_STREAMS, 16, zeros, 16);
+  size_t second = craft_append(&c, MPROF_SECTION_STREAMS, 24, zeros, 48);
+  craft_checkpoint(&c, 1, sizeof(mprof_checkpoint_record));
+  snprintf(want, sizeof want,
+           "%s: STREAMS at byte %zu: chunks of section STREAMS disagree on "
+           "the record size (16, 24) (the file is corrupt or truncated; "
+           "record it again)",
+           path, second);
+  assert_string_equal(crafted_error(&c, MPROF_EFORMAT), want);
+  /* A chunk that says it is longer than the file ends it; what the
+   * checkpoint before it committed is read. */
+  craft_header(&c, 0);
+  static const char strings[] = "\0kept";
+  craft_append(&c, MPROF_SECTION_STRINGS, 1, strings, sizeof strings);
+  craft_checkpoint(&c, 1, sizeof(mprof_checkpoint_record));
+  size_t committed = c.size;
+  craft_chunk(&c, MPROF_CHUNK_APPEND, MPROF_SECTION_STRINGS, 1, zeros,
+              UINT64_MAX - 7, 40);
+  mprof_trace *t = NULL;
+  double seconds;
+  if (open_crafted(&c, &t, &seconds) != 0)
+    fail_msg("%s", mprof_error_last());
+  assert_string_equal(mprof_trace_string(t, 1), "kept");
+  snprintf(want, sizeof want, "%zu", c.size - committed);
+  assert_string_equal(mprof_trace_meta(t, "capture.lost_bytes"), want);
+  mprof_trace_free(t);
+  /* Records of 0 bytes, section 0, a checkpoint shorter than today's: the
+   * file ends there, before its checkpoint. */
+  for (int bad = 0; bad < 3; bad++) {
+    craft_header(&c, 0);
+    if (bad == 0)
+      craft_append(&c, MPROF_SECTION_LAUNCHES, 0, zeros, 0);
+    else if (bad == 1)
+      craft_append(&c, 0, 8, zeros, 8);
+    craft_checkpoint(&c, 1, bad == 2 ? 16 : sizeof(mprof_checkpoint_record));
+    assert_non_null(strstr(crafted_error(&c, MPROF_EFORMAT),
+                           "ended before its first checkpoint"));
+  }
+  /* Header flags no mprof knows are refused, as in a finished file. */
+  craft_header(&c, 0x100);
+  craft_checkpoint(&c, 1, sizeof(mprof_checkpoint_record));
+  snprintf(want, sizeof want,
+           "%s: header at byte 12: unknown flags 0x100 (written by a newer "
+           "mprof; upgrade mprof)",
+           path);
+  assert_string_equal(crafted_error(&c, MPROF_EVERSION), want);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_appends),
@@ -530,6 +729,8 @@ int main(void) {
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),
       cmocka_unit_test(test_process_keys_that_lie),
+      cmocka_unit_test(test_chunks_of_unknown_sections_skipped),
+      cmocka_unit_test(test_chunk_sizes_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

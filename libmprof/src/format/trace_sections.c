@@ -70,8 +70,7 @@ const char *mprof__layout_problem(uint32_t type, uint32_t version,
    * (or one the file does not name) at least the shortest we read. */
   uint32_t least = version >= l->version ? want : l->shortest;
   if (want == 1 && stored != 1)
-    snprintf(why, size, "records of %u bytes (its records are single bytes)",
-             stored);
+    snprintf(why, size, "records of %u bytes, not single bytes", stored);
   else if (stored < least)
     snprintf(why, size,
              "records of %u bytes, shorter than the %u bytes this mprof reads",
@@ -82,7 +81,9 @@ const char *mprof__layout_problem(uint32_t type, uint32_t version,
              "version %u's %u bytes",
              version, stored, l->version, want);
   else if (stored > MPROF__RECORD_SIZE_MAX)
-    snprintf(why, size, "records of %u bytes, longer than any layout's (%u)",
+    snprintf(why, size,
+             "records of %u bytes, longer than the %u bytes any layout may "
+             "have",
              stored, MPROF__RECORD_SIZE_MAX);
   else
     return NULL;

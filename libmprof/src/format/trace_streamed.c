@@ -204,7 +204,7 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
     if (record_size &&
         mprof__layout_problem(type, 0, record_size, why, sizeof why)) {
       rc = BAD(t, type, chunks[first].offset - sizeof(mprof_chunk_header),
-               "the chunk's section %s has %s", mprof_section_name(type), why);
+               "a chunk has %s", why);
       goto out;
     }
     int extra = type == MPROF_SECTION_STRINGS || type == MPROF_SECTION_META;
