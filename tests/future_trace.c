@@ -227,21 +227,49 @@ static void put_checkpoint(buffer *b, uint32_t sequence, uint32_t flags,
   free(payload.data);
 }
 
-/* A section's chunk of the first or second round: APPEND chunks split its
- * records (or bytes) in two; DEVICES and DROPS come as SNAPSHOTs, the
- * first holding one record and replaced by the whole. */
+/* A section's chunks of the first or second round, laid out as a producer
+ * would, so that a file cut after either checkpoint is a whole trace:
+ * tables whole in the first round (STRINGS and BLOBS in two APPEND chunks),
+ * records nothing refers to split over both rounds, SPANS (which refer to
+ * LAUNCHES) in the second; DEVICES and DROPS come as SNAPSHOTs in both
+ * rounds, the first DROPS one holding one record. */
 static void put_section_chunk(buffer *b, const section *s, int round) {
   size_t count = s->bytes.size / s->record_size;
-  if (s->type == MPROF_SECTION_DEVICES || s->type == MPROF_SECTION_DROPS) {
-    size_t n = round == 0 ? (count ? 1 : 0) : count;
-    if (n)
+  size_t half = count / 2 * s->record_size, from = 0, to = s->bytes.size;
+  switch (s->type) {
+  case MPROF_SECTION_DEVICES:
+  case MPROF_SECTION_DROPS:
+    if (round == 0 && s->type == MPROF_SECTION_DROPS && count)
+      to = s->record_size;
+    if (to)
       put_chunk(b, MPROF_CHUNK_SNAPSHOT, s->type, s->record_size, s->bytes.data,
-                n * s->record_size);
+                to);
     return;
+  case MPROF_SECTION_LAUNCHES:
+  case MPROF_SECTION_MEMOPS:
+  case MPROF_SECTION_RANGES:
+  case MPROF_SECTION_PC_SAMPLES:
+  case MPROF_SECTION_PM_SAMPLES:
+  case MPROF_SECTION_API_CALLS:
+  case MPROF_SECTION_MEMORY_ACCESSES:
+    from = round == 0 ? 0 : half;
+    to = round == 0 ? half : s->bytes.size;
+    break;
+  case MPROF_SECTION_SPANS:
+    if (round == 0)
+      return;
+    break;
+  case MPROF_SECTION_STRINGS:
+  case MPROF_SECTION_BLOBS:
+    if (round == 1)
+      return;
+    put_chunk(b, MPROF_CHUNK_APPEND, s->type, 1, s->bytes.data, half);
+    from = half;
+    break;
+  default:
+    if (round == 1)
+      return;
   }
-  size_t half = count / 2 * s->record_size;
-  size_t from = round == 0 ? 0 : half;
-  size_t to = round == 0 ? half : s->bytes.size;
   if (to > from)
     put_chunk(b, MPROF_CHUNK_APPEND, s->type, s->record_size,
               s->bytes.data + from, to - from);

@@ -29,9 +29,10 @@ typedef struct future_options {
    * the input's (after `extra`): a file no reader may read. */
   uint32_t short_section;
   uint32_t short_by;
-  /* Write a streamed capture (docs/FORMAT.md, "Streamed files"): each
-   * section in two APPEND chunks (DEVICES and DROPS as SNAPSHOTs, an early
-   * one replaced by a later), two checkpoints, the second final. */
+  /* Write a streamed capture (docs/FORMAT.md, "Streamed files") in two
+   * rounds of chunks, each ending in a checkpoint, the second final: APPEND
+   * chunks, DEVICES and DROPS as SNAPSHOTs (an early one replaced by a
+   * later); cut after either checkpoint, it is a whole trace. */
   int streamed;
 } future_options;
 

@@ -23,9 +23,10 @@ for target in $targets; do
   source) corpus=corpus_source; max_len=4096 ;;
   *) echo "fuzz: unknown target '$target' (trace, sidecar, mkprof, source)" >&2; exit 2 ;;
   esac
-  # libmprof demangles through libstdc++ (-lstdc++).
+  # libmprof demangles through libstdc++ (-lstdc++). The reader checks no
+  # checksum (as cmake -DMPROF_FUZZING=ON), so mutations reach its parsers.
   # shellcheck disable=SC2046
-  clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+  clang -g -O1 -std=c11 -D_GNU_SOURCE -DMPROF_FUZZING_NO_CHECKSUMS -fsanitize=fuzzer,address,undefined \
     -I"$root/libmprof/include" -I"$out/libmprof/include" -I"$root/libmprof/src" \
     $(pkg-config --cflags json-c libelf) \
     "$root/tests/fuzz/fuzz_$target.c" "$root"/libmprof/src/*/*.c \
