@@ -1,8 +1,8 @@
 /*
  * mprof — the reader's own view of a trace (struct mprof_trace) and what its
  * files share: trace.c opens and answers, trace_sections.c names sections
- * and words parse errors, trace_validate.c checks a file once,
- * trace_streamed.c puts a streamed file together. Internal to format/.
+ * and their layouts and words parse errors, trace_validate.c checks a file
+ * once, trace_streamed.c puts a streamed file together. Internal to format/.
  *
  * SPDX-License-Identifier: MIT
  */

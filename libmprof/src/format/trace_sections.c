@@ -1,6 +1,6 @@
 /*
- * mprof — section names, the fields of their records and the words of a
- * parse error.
+ * mprof — section names, the layouts of their records this reader reads,
+ * the fields of their records and the words of a parse error.
  *
  * SPDX-License-Identifier: MIT
  */
