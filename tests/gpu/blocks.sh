@@ -2,7 +2,7 @@
 # The block producer on a real GPU: how it loads (and whether it can sit
 # beside the CUPTI producer), that every launch of the examples, a probe with a deliberate tail and a
 # PyTorch/Triton training loop gets exactly one span per block inside its
-# CUPTI interval, and what it costs. Skips (exit 0) without a GPU.
+# CUPTI interval, and what it costs. Skips (exit 77) without a GPU.
 #
 # Usage: tests/gpu/blocks.sh OUTDIR [BUILD_DIR]
 #   BUILD_DIR  a CMake build of mprof with the CUPTI producer, the CUDA
@@ -27,7 +27,7 @@ say() { echo "$*" | tee -a "$log"; }
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "blocks: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
-  exit 0
+  exit 77
 fi
 mprof="$build/bin/mprof"
 for need in "$mprof" "$build/bin/check_blocks" "$build/lib/libmprof-cupti.so"; do

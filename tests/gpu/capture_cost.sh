@@ -32,7 +32,7 @@
 # cuBLAS SGEMM + 200 small kernels; --steady for the kernel slowdown),
 # empty_kernels.cu (20,000 empty launches), floor.c (the floor: a CUPTI
 # subscriber with mprof's activity kinds and PC-sampling settings that keeps
-# nothing). Skips (exit 0) without a GPU.
+# nothing). Skips (exit 77) without a GPU.
 set -uo pipefail
 out=${1:?usage: capture_cost.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
@@ -46,7 +46,7 @@ say() { echo "$*" | tee -a "$report"; }
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "capture_cost: no GPU here (nvidia-smi -L failed); skipping"
-  exit 0
+  exit 77
 fi
 mprof="$build/bin/mprof"
 # A build tree keeps the producer in lib/, an install tree in lib/mprof/.

@@ -5,7 +5,7 @@
 # written (one per process), whether it opens, whether it is marked partial,
 # and its launch count against what the program printed. Writes
 # OUTDIR/faults.md (a table) and keeps traces and logs in OUTDIR. Skips
-# (exit 0) without a GPU.
+# (exit 77) without a GPU.
 #
 # Usage: tests/gpu/faults.sh OUTDIR [BUILD_DIR]
 #   FAULTS_CASES="sync abort ..." runs only the cases named.
@@ -21,7 +21,7 @@ build=$(cd "$build" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${FAULTS_NO_GPU_CHECK:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
   echo "faults: no GPU here (nvidia-smi -L failed); skipping"
-  exit 0
+  exit 77
 fi
 mprof=$build/bin/mprof
 faults=$build/bin/faults

@@ -6,7 +6,7 @@
 # kernels' samples and throughput printed), and the PyTorch training loop
 # of tests/gpu/cost/train_step.py is recorded (wall time and median step
 # against a plain run). The producer's own account (samples, overflows,
-# decode and set-up time) comes from the trace's META. Skips (exit 0)
+# decode and set-up time) comes from the trace's META. Skips (exit 77)
 # without a GPU.
 #
 # Usage: tests/gpu/pm_sweep.sh OUTDIR [BUILD_DIR]

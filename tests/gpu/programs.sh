@@ -8,7 +8,7 @@
 # and exit status both ways, and tests/gpu/check_program.py on the trace
 # (launch counts and cluster shapes as the program states them, demangled
 # names, SASS behind every hot kernel, no register advice on library
-# kernels). Skips (exit 0) without a GPU; exit 1 when a check fails.
+# kernels). Skips (exit 77) without a GPU; exit 1 when a check fails.
 #
 # Usage: tests/gpu/programs.sh OUTDIR [BUILD_DIR]
 #   BUILD_DIR  a CMake build of mprof with the CUPTI producer (default: build)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # mprof on a real GPU: record every example, check the traces against the
 # programs' own CUDA-event timings, measure capture overhead, and keep the
-# traces and logs in OUTDIR. Skips (exit 0) when there is no GPU.
+# traces and logs in OUTDIR. Skips (exit 77) when there is no GPU.
 #
 # Usage: tests/gpu/validate.sh OUTDIR [BUILD_DIR]
 #   BUILD_DIR  a CMake build of mprof with the CUPTI producer and the CUDA
@@ -25,7 +25,7 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "validate: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
-  exit 0
+  exit 77
 fi
 
 mprof="$build/bin/mprof"

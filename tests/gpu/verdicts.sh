@@ -3,7 +3,7 @@
 # record it, and score every kernel's headline verdict against the expected
 # one (tests/gpu/score_verdicts.py holds the table); when PyTorch is there,
 # also record a bf16 training step and check that its library kernels get no
-# register advice. Skips (exit 0) without a GPU. Exit 1 on a wrong verdict.
+# register advice. Skips (exit 77) without a GPU. Exit 1 on a wrong verdict.
 #
 # Usage: tests/gpu/verdicts.sh OUTDIR [BUILD_DIR] [-- RECORD_OPTIONS...]
 #   BUILD_DIR       a CMake build of mprof with the CUPTI producer
