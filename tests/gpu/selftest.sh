@@ -1,0 +1,96 @@
+#!/bin/bash
+# Self-tests of the GPU checks, without a GPU: each GPU script is run as its
+# owner runs it (tests/gpu/X.sh OUTDIR BUILD_DIR) on a stand-in build whose
+# recorder, producer and programs are stand-ins (tests/gpu/selftest/): once
+# on a working stand-in, where it must pass, and once per broken result
+# (a recorder that writes nothing or crashes, a producer that drops
+# launches, ...), where it must fail and say why. A GPU check that passes
+# on a broken capture proves nothing.
+#
+# Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
+#   CHECK      faults, verdicts, programs, blocks, capture_cost or compare_ncu
+#   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
+set -uo pipefail
+check=${1:?usage: selftest.sh CHECK BUILD_DIR TMPDIR}
+real_build=$(cd "${2:?}" && pwd) || exit 2
+tmp=${3:?}/gpu-selftest-$check
+gpu=$(cd "$(dirname "$0")" && pwd)
+standins=$gpu/selftest
+src=$(cd "$gpu/../.." && pwd)
+rm -rf "$tmp" && mkdir -p "$tmp" || exit 2
+tmp=$(cd "$tmp" && pwd)
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# The stand-in build: the stand-in recorder as bin/mprof, stand-in
+# programs, a producer library that is only a file (the block producer's
+# stand-in is libc: `record blocks` preloads it), the real check_blocks.
+fake=$tmp/build
+mkdir -p "$fake/bin" "$fake/lib" "$tmp/path" "$tmp/cuda/bin" "$tmp/traces"
+ln -s "$standins/standin-mprof" "$fake/bin/mprof"
+for p in faults demo gemm transformer_forward; do
+  printf '#!/bin/sh\nexec "%s/standin-program" %s "$@"\n' "$standins" "$p" >"$fake/bin/$p"
+  chmod +x "$fake/bin/$p"
+done
+ln -s "$real_build/bin/check_blocks" "$fake/bin/check_blocks"
+: >"$fake/lib/libmprof-cupti.so"
+libc=$(ldd "$(command -v sh)" | awk '/libc\.so/ { print $3 }')
+ln -s "${libc:-/lib/x86_64-linux-gnu/libc.so.6}" "$fake/lib/libmprof-blocks.so"
+ln -s "$standins/nvidia-smi" "$tmp/path/nvidia-smi"
+ln -s "$standins/nvcc" "$tmp/path/nvcc"
+ln -s "$standins/nvcc" "$tmp/cuda/bin/nvcc"
+export PATH="$tmp/path:$PATH" CUDA_HOME="$tmp/cuda" NVCC="$standins/nvcc"
+export STANDIN_MPROF="$real_build/bin/mprof" STANDIN_TRACES="$tmp/traces" \
+  STANDIN_SAMPLES="$src/samples"
+mprof=$real_build/bin/mprof
+
+# run MODE WANT PATTERN SCRIPT ARGS...: run a GPU script with the stand-ins
+# in MODE; WANT pass: exit 0; WANT fail: exit 1 and PATTERN (grep -E) in
+# its output. Output in $tmp/MODE.N.log.
+runs=0
+run() {
+  local mode=$1 want=$2 pattern=$3 script=$4 status log
+  shift 4
+  runs=$((runs + 1))
+  log=$tmp/$mode.$runs.log
+  STANDIN_MODE=$mode timeout 120 bash "$gpu/$script" "$@" >"$log" 2>&1
+  status=$?
+  if [ "$want" = pass ]; then
+    [ "$status" -eq 0 ] || fail "$script on a working stand-in exited $status, not 0: $(tail -n 15 "$log")"
+  else
+    [ "$status" -eq 1 ] ||
+      fail "$script on a broken capture ($mode) exited $status, not 1: $(tail -n 15 "$log")"
+    grep -Eq -- "$pattern" "$log" ||
+      fail "$script on a broken capture ($mode) does not say '$pattern': $(tail -n 15 "$log")"
+  fi
+  echo "$script, $mode: exit $status (want $want)"
+}
+
+case $check in
+faults)
+  # One folder for every run: a run must not be scored on what an earlier
+  # one left.
+  o=$tmp/out
+  export FAULTS_KILL_DELAY=0.4
+  FAULTS_CASES="sync fork_first abort sigkill" run good pass "" faults.sh "$o" "$fake"
+  FAULTS_CASES="sync" run nothing fail "FAIL  sync: no trace" faults.sh "$o" "$fake"
+  FAULTS_CASES="sync" run garbage fail "FAIL  sync: trace.mprof does not open" faults.sh "$o" "$fake"
+  FAULTS_CASES="sync sigkill" run drop fail \
+    "FAIL  sync: 50 launches in the trace, 200 launched" faults.sh "$o" "$fake"
+  grep -Eq "FAIL  sigkill: [0-9]+ launches in the trace, [0-9]+ launched \(killed" "$tmp/drop.$runs.log" ||
+    fail "faults.sh accepts a killed run that kept a quarter of its launches"
+  FAULTS_CASES="sync" run crash fail "FAIL  sync: exit status 139 under mprof, 0 alone" faults.sh "$o" "$fake"
+  FAULTS_CASES="sigkill" run stale fail "FAIL  sigkill: [0-9.]+ s lost between" faults.sh "$o" "$fake"
+  ;;
+*)
+  echo "selftest: no check '$check'" >&2
+  exit 2
+  ;;
+esac
+
+if [ "$failures" -ne 0 ]; then
+  echo "selftest $check: $failures failure(s); logs in $tmp" >&2
+  exit 1
+fi
+[ -n "${SELFTEST_KEEP:-}" ] || rm -rf "$tmp"
+echo "selftest $check: every broken capture failed the check, the working one passed ($runs runs)"
