@@ -18,5 +18,7 @@ cd "$out" || exit 2
   -- ./bottlenecks || exit 1
 "$mprof" summary --json --all bottlenecks.mprof >pc.json &&
   "$mprof" summary --json --all bottlenecks.mprof bottlenecks.pm.mprof >set.json || exit 1
-python3 "$src/tests/gpu/score_verdicts.py" pc.json
-python3 "$src/tests/gpu/score_verdicts.py" set.json
+status=0
+python3 "$src/tests/gpu/score_verdicts.py" pc.json || status=1
+python3 "$src/tests/gpu/score_verdicts.py" --pm set.json || status=1
+exit "$status"

@@ -79,7 +79,7 @@ for iv in ${PM_INTERVALS:-10us 20us 50us 100us}; do
   grep -E "overflowed|PM samples" "$out/pm_$iv.record.txt" | tee -a "$report"
   "$mprof" summary --json --all "$out/pc.mprof" "$tr" >"$out/set_$iv.json" 2>"$out/set_$iv.err"
   stream_row "$out/set_$iv.json" | tee -a "$report"
-  python3 "$src/tests/gpu/score_verdicts.py" "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1
+  python3 "$src/tests/gpu/score_verdicts.py" --pm "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1
   tail -n 1 "$out/set_$iv.score" | tee -a "$report"
   grep -E "dram_stream|l2_stream" "$out/set_$iv.score" | tee -a "$report"
   if [ "$torch" = 1 ]; then

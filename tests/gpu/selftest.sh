@@ -57,6 +57,9 @@ run() {
   status=$?
   if [ "$want" = pass ]; then
     [ "$status" -eq 0 ] || fail "$script on a working stand-in exited $status, not 0: $(tail -n 15 "$log")"
+  elif [ "$want" = skip ]; then
+    [ "$status" -eq 77 ] && grep -Eq -- "$pattern" "$log" ||
+      fail "$script with a part that cannot run exited $status, not 77 with '$pattern': $(tail -n 15 "$log")"
   else
     [ "$status" -eq 1 ] ||
       fail "$script on a broken capture ($mode) exited $status, not 1: $(tail -n 15 "$log")"
@@ -81,6 +84,24 @@ faults)
     fail "faults.sh accepts a killed run that kept a quarter of its launches"
   FAULTS_CASES="sync" run crash fail "FAIL  sync: exit status 139 under mprof, 0 alone" faults.sh "$o" "$fake"
   FAULTS_CASES="sigkill" run stale fail "FAIL  sigkill: [0-9.]+ s lost between" faults.sh "$o" "$fake"
+  ;;
+verdicts)
+  o=$tmp/out
+  VERDICTS_TORCH=0 run good pass "" verdicts.sh "$o" "$fake"
+  # --library on a trace without library kernels checks nothing: a failure
+  python3 "$gpu/score_verdicts.py" --library "$o/bottlenecks.summary.json" >"$tmp/library.log" 2>&1
+  status=$?
+  [ "$status" -eq 1 ] && grep -q "FAILED: no library kernel in the trace" "$tmp/library.log" ||
+    fail "score_verdicts.py --library without library kernels exited $status: $(cat "$tmp/library.log")"
+  VERDICTS_TORCH=0 run nocounters fail "FAILED: the PC \+ PM set has no counters" verdicts.sh "$o" "$fake"
+  grep -Eq "dram_stream .* NO COUNTERS" "$tmp/nocounters.$runs.log" ||
+    fail "verdicts.sh does not name dram_stream's missing counters"
+  VERDICTS_TORCH=0 run nothing fail "FAIL  mprof summary of bottlenecks failed" verdicts.sh "$o" "$fake"
+  VERDICTS_TORCH=0 run crash fail "FAIL  mprof record of bottlenecks exited 139" verdicts.sh "$o" "$fake"
+  # without PyTorch the library check cannot run: skipped, not passed
+  if ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    run good skip "SKIP the library check" verdicts.sh "$o" "$fake"
+  fi
   ;;
 *)
   echo "selftest: no check '$check'" >&2
