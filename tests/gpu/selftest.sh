@@ -103,6 +103,30 @@ verdicts)
     run good skip "SKIP the library check" verdicts.sh "$o" "$fake"
   fi
   ;;
+programs)
+  # The program's stand-in states the launches of a synthetic trace (with
+  # made-up SASS); drop and nosamples are that trace recorded badly.
+  t=$STANDIN_TRACES
+  "$mprof" synth -o "$t/programs.good.mprof" --launches 300 --kernels 3 --seed 4 --sidecar >/dev/null &&
+    "$mprof" synth -o "$t/programs.drop.mprof" --launches 75 --kernels 3 --seed 4 --sidecar >/dev/null &&
+    "$mprof" synth -o "$t/programs.nosamples.mprof" --launches 300 --kernels 3 --seed 4 --sidecar --pcs 0 >/dev/null &&
+    "$mprof" summary --json --all "$t/programs.good.mprof" >"$t/programs.json" || exit 2
+  python3 -c '
+import json, sys
+for k in json.load(open(sys.argv[1]))["kernels"]["items"]:
+    if " " not in k["short_name"]:
+        print("launches", k["short_name"], k["launches"])' "$t/programs.json" >"$t/programs.claims" || exit 2
+  o=$tmp/out
+  export PROGRAMS=edges
+  run good pass "" programs.sh "$o" "$fake"
+  run drop fail "FAILED: layernorm_fwd: [0-9]+ launches in the trace, 116 made" programs.sh "$o" "$fake"
+  run nosamples fail "FAILED: no PC samples in the trace" programs.sh "$o" "$fake"
+  run nothing fail "FAIL  programs: mprof summary of edges failed" programs.sh "$o" "$fake"
+  run crash fail "FAIL  programs: edges exited 0 alone, 139 under mprof" programs.sh "$o" "$fake"
+  # a program that states nothing is not a pass
+  : >"$t/programs.claims"
+  run good fail "FAILED: the program states no launch count" programs.sh "$o" "$fake"
+  ;;
 *)
   echo "selftest: no check '$check'" >&2
   exit 2
