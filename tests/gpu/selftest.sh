@@ -127,6 +127,45 @@ for k in json.load(open(sys.argv[1]))["kernels"]["items"]:
   : >"$t/programs.claims"
   run good fail "FAILED: the program states no launch count" programs.sh "$o" "$fake"
   ;;
+blocks)
+  # The block producer's stand-in writes tests/test_blocks.c's fixture:
+  # 3 launches of tail_spin, every block (good); launch 1 short of a block
+  # and a fourth launch without any (drop), as a full buffer leaves them.
+  t=$STANDIN_TRACES
+  "$real_build/bin/test_blocks" --write-source-complete "$t/blocks.good.source" &&
+    "$real_build/bin/test_blocks" --write-source "$t/blocks.drop.source" || exit 2
+  device='blocks.producer compute-sanitizer
+blocks.device.0.name NVIDIA H200
+blocks.device.0.sm_count 132
+blocks.device.0.warp_size 32'
+  printf '%s\nblocks.blocks 399\n' "$device" >"$t/blocks.good.source.meta"
+  printf '%s\nblocks.blocks 398\nblocks.overflow 133\n' "$device" >"$t/blocks.drop.source.meta"
+  o=$tmp/out
+  export BLOCKS_PARTS="producer probe examples"
+  run good pass "" blocks.sh "$o" "$fake"
+  cp "$o/probe.mprof" "$tmp/probe.mprof" || fail "blocks.sh wrote no probe.mprof"
+  run nothing fail "FAIL  record: exit 1" blocks.sh "$o" "$fake"
+  grep -q "FAIL  preload: the producer's .* does not open" "$tmp/nothing.$runs.log" ||
+    fail "blocks.sh accepts a preloaded producer that wrote nothing"
+  run drop fail "FAIL  probe: TOTAL launches 3, failing [1-9]" blocks.sh "$o" "$fake"
+  grep -q "FAIL  inject: the producer counted 398 blocks, the probe launched 399" "$tmp/drop.$runs.log" ||
+    fail "blocks.sh accepts an injected producer that lost a block"
+  run garbage fail "FAIL  demo: exit" blocks.sh "$o" "$fake"
+  run crash fail "FAIL  record: exit 139" blocks.sh "$o" "$fake"
+  # check_blocks itself: a trace without launches, a kernel that is not
+  # there, a launch count that differs, an unknown option
+  "$real_build/bin/check_blocks" "$tmp/probe.mprof" --shared no_such_kernel 0 >"$tmp/cb.log" 2>&1
+  [ $? -eq 1 ] && grep -q "SHARED: no kernel named no_such_kernel" "$tmp/cb.log" ||
+    fail "check_blocks --shared passes when no kernel matches: $(cat "$tmp/cb.log")"
+  "$real_build/bin/check_blocks" "$tmp/probe.mprof" --tail no_such_kernel >"$tmp/cb.log" 2>&1
+  [ $? -eq 1 ] && grep -q "TAIL: no kernel named no_such_kernel" "$tmp/cb.log" ||
+    fail "check_blocks --tail passes when no kernel matches: $(cat "$tmp/cb.log")"
+  "$real_build/bin/check_blocks" "$tmp/probe.mprof" --launches 4 >"$tmp/cb.log" 2>&1
+  [ $? -eq 1 ] && grep -q "LAUNCHES: 3 in the trace, 4 launched" "$tmp/cb.log" ||
+    fail "check_blocks --launches passes on a trace short of a launch: $(cat "$tmp/cb.log")"
+  "$real_build/bin/check_blocks" "$tmp/probe.mprof" --step 32 >"$tmp/cb.log" 2>&1
+  [ $? -eq 2 ] || fail "check_blocks accepts an unknown option: $(cat "$tmp/cb.log")"
+  ;;
 *)
   echo "selftest: no check '$check'" >&2
   exit 2
