@@ -166,6 +166,41 @@ blocks.device.0.warp_size 32'
   "$real_build/bin/check_blocks" "$tmp/probe.mprof" --step 32 >"$tmp/cb.log" 2>&1
   [ $? -eq 2 ] || fail "check_blocks accepts an unknown option: $(cat "$tmp/cb.log")"
   ;;
+capture_cost)
+  # The stand-in programs report a per-launch cost of 0.5 us and a 0.5%
+  # slowdown under the recorder, and sleep 0.4 s under the floor and the
+  # recorder alike; slow makes them 3 us and 5.5%.
+  t=$STANDIN_TRACES
+  "$mprof" synth -o "$t/small_kernels.good.mprof" --launches 200 --kernels 3 --sidecar >/dev/null &&
+    "$mprof" synth -o "$t/empty_kernels.good.mprof" --launches 200 --kernels 1 >/dev/null || exit 2
+  bin=$tmp/costbin
+  mkdir -p "$bin" && : >"$bin/libfloor.so" || exit 2
+  for p in small_kernels empty_kernels; do
+    "$standins/nvcc" -o "$bin/$p" "$p.cu" || exit 2
+  done
+  o=$tmp/out
+  export COST_BIN=$bin COST_RUNS=1 COST_EMPTY_RUNS=1 COST_SKIP_NCU=1 COST_SKIP_TORCH=1
+  run good pass "" capture_cost.sh "$o" "$fake"
+  grep -q "ok     per launch <= 1 us .*record adds 0.500 us" "$o/cost.txt" ||
+    fail "capture_cost.sh did not hold the per-launch cost to its target"
+  run slow fail "MISSED per launch <= 1 us .*record adds 3.000 us, the floor 0.500 us" capture_cost.sh "$o" "$fake"
+  grep -q "MISSED kernel slowdown <= 1% .*record +5.50%" "$tmp/slow.$runs.log" ||
+    fail "capture_cost.sh accepts a 5.5% kernel slowdown"
+  COST_SKIP_EMPTY=1 COST_SKIP_STEADY=1 run crash fail "FAIL  sk_record_1 exited 139" capture_cost.sh "$o" "$fake"
+  COST_SKIP_EMPTY=1 COST_SKIP_STEADY=1 run nothing fail "FAIL  sk_record_1 left no trace" capture_cost.sh "$o" "$fake"
+  grep -q "MISSED wall: no figure sk_sass_missing" "$tmp/nothing.$runs.log" ||
+    fail "capture_cost.sh does not miss the SASS figure of a run without a trace"
+  # check_cost.py alone: a part that ran but left no figure is a miss
+  printf 'per_launch_record_us 0.5
+skipped wall
+skipped ncu
+skipped steady
+skipped torch
+' >"$tmp/part.figures"
+  python3 "$gpu/check_cost.py" "$tmp/part.figures" >"$tmp/check_cost.log" 2>&1
+  [ $? -eq 1 ] && grep -q "MISSED per_launch: no figure per_launch_floor_us" "$tmp/check_cost.log" ||
+    fail "check_cost.py passes a part without its figures: $(cat "$tmp/check_cost.log")"
+  ;;
 *)
   echo "selftest: no check '$check'" >&2
   exit 2
