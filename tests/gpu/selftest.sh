@@ -201,6 +201,62 @@ skipped torch
   [ $? -eq 1 ] && grep -q "MISSED per_launch: no figure per_launch_floor_us" "$tmp/check_cost.log" ||
     fail "check_cost.py passes a part without its figures: $(cat "$tmp/check_cost.log")"
   ;;
+compare_ncu)
+  # ncu's Source page as CSV for the second kernel of a synthetic trace
+  # (not the summary's first: the one ncu profiled is found by name), its
+  # warp-stall samples in mprof's order; then with another order, with no
+  # samples, and a kernel name the summary does not have.
+  "$mprof" synth -o "$tmp/t.mprof" --launches 300 --kernels 3 --seed 4 --sidecar >/dev/null &&
+    "$mprof" summary --json --all --hot 6 "$tmp/t.mprof" >"$tmp/t.json" || exit 2
+  python3 - "$tmp/t.json" "$tmp" <<'PY' || exit 2
+import json, sys
+doc = json.load(open(sys.argv[1]))
+items = doc["kernels"]["items"]
+# synth gives every kernel the same hot offsets: the first kernel's move
+# on by 0x1000, as another kernel's would be elsewhere
+for h in items[0]["hot"]["instructions"]:
+    h["offset"] = hex(int(str(h["offset"]), 0) + 0x1000)
+json.dump(doc, open(sys.argv[1], "w"))
+k = items[1]
+hot = sorted(k["hot"]["instructions"], key=lambda h: -h["share"])
+offsets = [int(str(h["offset"]), 0) for h in hot]
+base = 0x7F0000001000
+def write(name, samples, last=1):
+    # every instruction from the function's first (offset 0) to its EXIT
+    with open(f"{sys.argv[2]}/{name}.csv", "w") as f:
+        f.write('==PROF== Connected to process 1\n')
+        f.write('"Address","Source","Warp Stall Sampling (All Samples)"\n')
+        f.write(f'"{base:#x}","MOV R1, c[0x0][0x28]","0"\n')
+        for off, n in samples:
+            f.write(f'"{base + off:#x}","INSTR","{n}"\n')
+        f.write(f'"{base + 0x4000:#x}","EXIT","{last}"\n')
+write("good", [(o, 1000 - 10 * i) for i, o in enumerate(offsets)])
+# the coldest of mprof's six ranked first by ncu, with three of its own
+write("differ", [(offsets[-1], 5000)] + [(0x3000 + 16 * i, 4000) for i in range(3)]
+      + [(o, 100) for o in offsets[:-1]])
+write("nosamples", [(o, 0) for o in offsets], last=0)
+open(f"{sys.argv[2]}/kernel", "w").write(k["short_name"])
+open(f"{sys.argv[2]}/first", "w").write(items[0]["short_name"])
+PY
+  name=$(cat "$tmp/kernel")
+  # cmp_ncu WANT PATTERN CSV [NAME]: compare_ncu.py's status and words
+  cmp_ncu() {
+    local log=$tmp/$3.${4:-$name}.log
+    python3 "$gpu/compare_ncu.py" --kernel "${4:-$name}" "$tmp/$3.csv" "$tmp/t.json" 5 >"$log" 2>&1
+    local status=$?
+    [ "$status" -eq "$1" ] && grep -Eq -- "$2" "$log" ||
+      fail "compare_ncu.py on $3 (kernel ${4:-$name}) exited $status, not $1 with '$2': $(cat "$log")"
+    runs=$((runs + 1))
+  }
+  cmp_ncu 0 "the 5 hottest instructions agree" good
+  cmp_ncu 1 "the 5 hottest instructions DIFFER" differ
+  cmp_ncu 1 "FAILED: ncu sampled no warp stalls" nosamples
+  cmp_ncu 1 "FAILED: 0 kernels in .* are named no_such_kernel" good no_such_kernel
+  # the summary's first kernel is not the one ncu profiled
+  cmp_ncu 1 "the 5 hottest instructions DIFFER" good "$(cat "$tmp/first")"
+  python3 "$gpu/compare_ncu.py" "$tmp/good.csv" "$tmp/t.json" 5 >/dev/null 2>&1
+  [ $? -eq 2 ] || fail "compare_ncu.py without --kernel does not refuse to guess the kernel"
+  ;;
 *)
   echo "selftest: no check '$check'" >&2
   exit 2
