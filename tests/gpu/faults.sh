@@ -5,7 +5,8 @@
 # written (one per process), whether it opens, whether it is marked partial,
 # and its launch count against what the program printed. Writes
 # OUTDIR/faults.md (a table) and keeps traces and logs in OUTDIR. Skips
-# (exit 77) without a GPU; exit 1 when a check fails.
+# (exit 77) without a GPU, and ends with 77 when the PyTorch cases could
+# not run (no PyTorch with CUDA); exit 1 when a check fails.
 #
 # What must hold, per case (a "failed check" otherwise):
 # - the exit status under mprof is the status alone;
@@ -273,16 +274,20 @@ elif python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; th
   run_case torch_dataloader no steps 120 python3 "$here/faults_torch.py" dataloader
   kill_case torch_sigkill KILL 12 program steps python3 "$here/faults_torch.py" loop 30
 else
-  # Asked for by name, they must run; else they are left out, and said so.
+  # Asked for by name, they must run; else they are skipped, and said so.
   for c in $torch_cases; do
     if [ -n "${FAULTS_CASES:-}" ] && want "$c"; then
       case_name=$c note=""
       failed "asked for, but there is no PyTorch with CUDA here"
     fi
   done
-  echo "faults: no PyTorch with CUDA; the PyTorch cases are left out" | tee -a "$log"
+  echo "faults: SKIP the PyTorch cases: no PyTorch with CUDA here (FAULTS_CASES can leave them out)" | tee -a "$log"
+  torch_skipped=1
 fi
 echo "== table" | tee -a "$log"
 cat "$table" | tee -a "$log"
 echo "faults: $failures failed checks" | tee -a "$log"
-[ "$failures" -eq 0 ]
+[ "$failures" -eq 0 ] || exit 1
+# Cases that could not run make the run skipped (77), not passed.
+[ "${torch_skipped:-0}" = 0 ] || exit 77
+exit 0

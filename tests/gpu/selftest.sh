@@ -40,6 +40,7 @@ ln -s "$standins/nvidia-smi" "$tmp/path/nvidia-smi"
 ln -s "$standins/nvcc" "$tmp/path/nvcc"
 ln -s "$standins/nvcc" "$tmp/cuda/bin/nvcc"
 export PATH="$tmp/path:$PATH" CUDA_HOME="$tmp/cuda" NVCC="$standins/nvcc"
+export PYTHONDONTWRITEBYTECODE=1
 export STANDIN_MPROF="$real_build/bin/mprof" STANDIN_TRACES="$tmp/traces" \
   STANDIN_SAMPLES="$src/samples"
 mprof=$real_build/bin/mprof
