@@ -10,12 +10,17 @@
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost or compare_ncu
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
+# SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
+# pass too. The check's GPU script is found beside this one; SELFTEST_GPU
+# names another folder of them (to run an older version against the
+# stand-ins).
 set -uo pipefail
 check=${1:?usage: selftest.sh CHECK BUILD_DIR TMPDIR}
 real_build=$(cd "${2:?}" && pwd) || exit 2
 tmp=${3:?}/gpu-selftest-$check
 gpu=$(cd "$(dirname "$0")" && pwd)
 standins=$gpu/selftest
+[ -z "${SELFTEST_GPU:-}" ] || gpu=$(cd "$SELFTEST_GPU" && pwd) || exit 2
 src=$(cd "$gpu/../.." && pwd)
 rm -rf "$tmp" && mkdir -p "$tmp" || exit 2
 tmp=$(cd "$tmp" && pwd)
@@ -46,8 +51,8 @@ export STANDIN_MPROF="$real_build/bin/mprof" STANDIN_TRACES="$tmp/traces" \
 mprof=$real_build/bin/mprof
 
 # run MODE WANT PATTERN SCRIPT ARGS...: run a GPU script with the stand-ins
-# in MODE; WANT pass: exit 0; WANT fail: exit 1 and PATTERN (grep -E) in
-# its output. Output in $tmp/MODE.N.log.
+# in MODE; WANT pass: exit 0; WANT skip: exit 77 and PATTERN (grep -E) in
+# its output; WANT fail: exit 1 and PATTERN. Output in $tmp/MODE.N.log.
 runs=0
 run() {
   local mode=$1 want=$2 pattern=$3 script=$4 status log
