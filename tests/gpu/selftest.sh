@@ -80,7 +80,7 @@ faults)
   # One folder for every run: a run must not be scored on what an earlier
   # one left.
   o=$tmp/out
-  export FAULTS_KILL_DELAY=0.4
+  export FAULTS_KILL_DELAY=0.8
   FAULTS_CASES="sync fork_first abort sigkill" run good pass "" faults.sh "$o" "$fake"
   FAULTS_CASES="sync" run nothing fail "FAIL  sync: no trace" faults.sh "$o" "$fake"
   FAULTS_CASES="sync" run garbage fail "FAIL  sync: trace.mprof does not open" faults.sh "$o" "$fake"
