@@ -118,7 +118,8 @@ static void write_trace(const char *path) { write_trace_of(path, NULL); }
  * the launch start, the last block on SM 7 after block 7. In launch 1,
  * block 5 never ran (missing) and block 9 moved SM between entry and
  * exit. */
-static void fill_tail(mprof_blocks_slot *slots, int launch) {
+/* One tail launch's blocks, every one recorded. */
+static void fill_tail_complete(mprof_blocks_slot *slots, int launch) {
   memset(slots, 0, GRID * sizeof *slots);
   uint64_t t0 = gt(cupti_start(launch)) + 1000;
   for (int b = 0; b < GRID; b++) {
@@ -128,6 +129,11 @@ static void fill_tail(mprof_blocks_slot *slots, int launch) {
     x->end = start + BLOCK_NS;
     x->sm_enter = x->sm_exit = b < SMS ? (uint32_t)b : 7;
   }
+}
+
+/* The same, but launch 1 lost block 5 and block 9 changed SMs. */
+static void fill_tail(mprof_blocks_slot *slots, int launch) {
+  fill_tail_complete(slots, launch);
   if (launch == 1) {
     memset(&slots[5], 0, sizeof slots[5]);
     slots[9].sm_exit = 10;
@@ -521,23 +527,29 @@ static void test_write_fails_cleanly(void **state) {
 
 /* For tests/cli/test_record_blocks.sh: a .source file as the block producer
  * writes it (3 tail launches, one more that overflowed). */
-static int write_fixture(const char *path) {
+/* LAUNCHES launches of tail_spin; unless @p complete, launch 1 lost a block
+ * and one more launch lost all of its blocks (the buffer was full). */
+static int write_fixture(const char *path, int complete) {
   static mprof_blocks_slot tail[LAUNCHES][GRID];
   mprof_blocks_launch launches[LAUNCHES + 1];
+  int count = complete ? LAUNCHES : LAUNCHES + 1;
   memset(launches, 0, sizeof launches);
-  for (int i = 0; i <= LAUNCHES; i++) {
+  for (int i = 0; i < count; i++) {
     launches[i].grid[0] = GRID;
     launches[i].grid[1] = launches[i].grid[2] = 1;
     launches[i].block[0] = 256;
     launches[i].block[1] = launches[i].block[2] = 1;
     launches[i].host_ns = gt(cupti_start(i)) - 7000;
     if (i < LAUNCHES) {
-      fill_tail(tail[i], i);
+      if (complete)
+        fill_tail_complete(tail[i], i);
+      else
+        fill_tail(tail[i], i);
       launches[i].slots = tail[i];
     }
   }
   return mprof_blocks_write_source(path, kernel_names, 1, launches,
-                                   LAUNCHES + 1, GRID, 1u << 20, NULL);
+                                   (size_t)count, GRID, 1u << 20, NULL);
 }
 
 /* A run recorded twice, as issue 15 has it: `mprof record blocks` (block
@@ -548,7 +560,7 @@ static int write_pair(const char *dir) {
   snprintf(source, sizeof source, "%s/blocks.mprof.source", dir);
   snprintf(blocks, sizeof blocks, "%s/blocks.mprof", dir);
   snprintf(trace, sizeof trace, "%s/trace.mprof", dir);
-  if (write_fixture(source))
+  if (write_fixture(source, 0))
     return -1;
   mprof_device_record d;
   memset(&d, 0, sizeof d);
@@ -673,7 +685,10 @@ static void test_blocks_and_cupti_as_a_set(void **state) {
 
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-source") == 0)
-    return write_fixture(argv[2]) ? 1 : 0;
+    return write_fixture(argv[2], 0) ? 1 : 0;
+  /* tests/gpu/selftest.sh: what a working block producer writes. */
+  if (argc == 3 && strcmp(argv[1], "--write-source-complete") == 0)
+    return write_fixture(argv[2], 1) ? 1 : 0;
   if (argc == 3 && strcmp(argv[1], "--write-pair") == 0)
     return write_pair(argv[2]) ? 1 : 0;
   const struct CMUnitTest tests[] = {

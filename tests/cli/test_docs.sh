@@ -11,6 +11,12 @@ src=$3
 tmp=${4:-/tmp}/docs.$$
 . "$(dirname "$0")/common.sh"
 
+need groff groff-base
+need col bsdextrautils
+need zsh zsh
+need desktop-file-validate desktop-file-utils
+need update-mime-database shared-mime-info
+
 commands=$("$mprof" help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
 [ -n "$commands" ] || fail "no commands in 'mprof help'"
 [ -f "$gen/man1/mprof.1" ] || fail "no mprof.1"
@@ -18,14 +24,13 @@ for c in $commands; do
   page=$gen/man1/mprof-$c.1
   [ -f "$page" ] || { fail "no man page for $c"; continue; }
   grep -q "^\.TH MPROF-$(echo "$c" | tr '[:lower:]' '[:upper:]') 1" "$page" || fail "$page: no .TH"
-  if command -v groff >/dev/null; then
-    # Every option --help names shows in the rendered page.
-    groff -man -Tutf8 -ww "$page" 2>"$tmp/warn" | col -b 2>/dev/null >"$tmp/page" || fail "groff $page"
-    [ -s "$tmp/warn" ] && fail "groff warns on $page: $(cat "$tmp/warn")"
-    for opt in $("$mprof" help "$c" | grep -o -- ' --[a-z][a-z-]*' | sort -u); do
-      grep -q -- "$opt" "$tmp/page" || fail "man page of $c lacks $opt"
-    done
-  fi
+  # Every option --help names shows in the rendered page.
+  groff -man -Tutf8 -ww "$page" 2>"$tmp/warn" >"$tmp/page.raw" || fail "groff $page exited $?"
+  col -b <"$tmp/page.raw" >"$tmp/page" || fail "col -b on $page exited $?"
+  [ -s "$tmp/warn" ] && fail "groff warns on $page: $(cat "$tmp/warn")"
+  for opt in $("$mprof" help "$c" | grep -o -- ' --[a-z][a-z-]*' | sort -u); do
+    grep -q -- "$opt" "$tmp/page" || fail "man page of $c lacks $opt"
+  done
   grep -q "^    $c) opts=" "$gen/completion/mprof.bash" || fail "bash completion lacks $c"
   grep -q "^    '$c:" "$gen/completion/_mprof" || fail "zsh completion lacks $c"
 done
@@ -35,21 +40,15 @@ bash -c ". '$gen/completion/mprof.bash'
   COMP_WORDS=(mprof diff --allow); COMP_CWORD=2; _mprof; [ \"\${COMPREPLY[*]}\" = --allow-disjoint ] || exit 2
   COMP_WORDS=(mprof view x.mprof --tab me); COMP_CWORD=4; _mprof; [ \"\${COMPREPLY[*]}\" = mega ] || exit 3" ||
   fail "bash completion (step $?)"
-if command -v zsh >/dev/null; then
-  zsh -n "$gen/completion/_mprof" || fail "_mprof does not parse"
-fi
+zsh -n "$gen/completion/_mprof" || fail "_mprof does not parse"
 
-if command -v desktop-file-validate >/dev/null; then
-  desktop-file-validate "$src/data/mprof.desktop" || fail "mprof.desktop is not valid"
-fi
-if command -v update-mime-database >/dev/null; then
-  mkdir -p "$tmp/mime/packages"
-  cp "$src/data/mprof-mime.xml" "$tmp/mime/packages/mprof.xml"
-  XDG_DATA_DIRS=$tmp update-mime-database "$tmp/mime" 2>"$tmp/mime.err" || fail "update-mime-database: $(cat "$tmp/mime.err")"
-  [ -s "$tmp/mime.err" ] && fail "update-mime-database warns: $(cat "$tmp/mime.err")"
-  grep -q "application/x-mprof" "$tmp/mime/globs2" || fail "no glob for .mprof"
-  grep -q "application/x-mkprof" "$tmp/mime/globs2" || fail "no glob for .mkprof"
-fi
+desktop-file-validate "$src/data/mprof.desktop" || fail "mprof.desktop is not valid"
+mkdir -p "$tmp/mime/packages"
+cp "$src/data/mprof-mime.xml" "$tmp/mime/packages/mprof.xml"
+XDG_DATA_DIRS=$tmp update-mime-database "$tmp/mime" 2>"$tmp/mime.err" || fail "update-mime-database: $(cat "$tmp/mime.err")"
+[ -s "$tmp/mime.err" ] && fail "update-mime-database warns: $(cat "$tmp/mime.err")"
+grep -q "application/x-mprof" "$tmp/mime/globs2" || fail "no glob for .mprof"
+grep -q "application/x-mkprof" "$tmp/mime/globs2" || fail "no glob for .mkprof"
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "man pages, completion and desktop files: all checks passed"

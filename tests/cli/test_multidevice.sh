@@ -38,15 +38,14 @@ grep -q '^device 1 ' "$tmp/info.txt" || fail "info lacks device 1"
   fail "info: $softmax_name on device 1 is not one line"
 [ "$(lines '^counter    PC samples in total (device [01]): [1-9]' "$tmp/info.txt")" -eq 2 ] ||
   fail "info: the PC sample totals do not name their devices: $(grep counter "$tmp/info.txt")"
-"$mprof" synth -o "$tmp/one.mprof" --launches 100 >/dev/null
-"$mprof" info "$tmp/one.mprof" >"$tmp/one.txt"
+"$mprof" synth -o "$tmp/one.mprof" --launches 100 >/dev/null || fail "synth of one GPU exited $?"
+"$mprof" info "$tmp/one.mprof" >"$tmp/one.txt" || fail "info on one GPU exited $?"
 grep -q '(device' "$tmp/one.txt" && fail "info names devices on a one-GPU trace"
 
 # --- summary: one row per kernel and device ------------------------------
 "$mprof" summary --all "$tmp/base.mprof" >"$tmp/s.xml" || fail "summary --all"
-if command -v xmllint >/dev/null; then
-  xmllint --noout "$tmp/s.xml" || fail "summary XML is not well-formed"
-fi
+need xmllint libxml2-utils
+xmllint --noout "$tmp/s.xml" || fail "summary XML is not well-formed"
 grep -q '<device index="1" id="1"' "$tmp/s.xml" || fail "summary lists no device 1"
 [ "$(lines '<kernel rank=' "$tmp/s.xml")" -eq 8 ] || fail "summary has not 8 kernel rows"
 for d in 0 1; do
@@ -64,14 +63,14 @@ expect 0 'matched="2"' "$mprof" summary "$tmp/base.mprof" --kernel "$softmax"
 
 # --- diff: per (name, device); the gate trips on device 1 only -------------
 expect 3 "1 kernel slowed by more than 10%" "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --fail-above 10
-"$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --top 20 >"$tmp/d.xml"
+"$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --top 20 >"$tmp/d.xml" || fail "diff --top 20 exited $?"
 [ "$(lines 'change="slower"' "$tmp/d.xml")" -eq 1 ] || fail "diff: not exactly one kernel slower"
 grep -q "mangled=\"$softmax\" device=\"1\" change=\"slower\"" "$tmp/d.xml" ||
   fail "diff: $softmax is not slower on device 1"
 grep -q "mangled=\"$softmax\" device=\"0\" change=\"noise\"" "$tmp/d.xml" ||
   fail "diff: $softmax on device 0 is not unchanged"
 grep -q '<kernels matched="8"' "$tmp/d.xml" || fail "diff did not match 8 (name, device) pairs"
-"$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --json --top 20 >"$tmp/d.json"
+"$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --json --top 20 >"$tmp/d.json" || fail "diff --json --top 20 exited $?"
 json diff.schema.json "$tmp/d.json"
 grep -q "\"mangled\":\"$softmax\",\"device\":1,\"change\":\"slower\"" "$tmp/d.json" ||
   fail "diff JSON: $softmax is not slower on device 1"
@@ -85,7 +84,7 @@ expect 2 "needs a device index" "$mprof" synth -o "$tmp/bad.mprof" --slow-device
 "$mprof" view "$tmp/base.mprof" --render "$tmp/t.png" >"$tmp/view.txt" 2>&1
 status=$?
 if grep -q "unavailable in this build" "$tmp/view.txt"; then
-  echo "mprof view --render is not built here; skipping its check"
+  skipped "mprof view --render is not built here"
 elif [ "$status" -ne 0 ]; then
   fail "view --render exited $status: $(cat "$tmp/view.txt")"
 else
@@ -136,5 +135,4 @@ status=$?
 grep -q "the PC-sampled run ended with status 3; the PM-sampled run (--pm both) was not started" \
   "$tmp/both3.txt" || fail "record --pm both does not say why it stopped: $(cat "$tmp/both3.txt")"
 
-[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "multidevice CLI: all checks passed"
+finish "multidevice CLI"

@@ -74,13 +74,17 @@ echo "$xml" | grep -q '<access offset="0x90" kind="load" access_size="4" warp_ac
 # tests/gpu/blocks.sh's checker finds the known pattern: two loads (100%,
 # 12.5%) and a store (100%), each once per warp of every launch.
 check_blocks=$(dirname "$test_blocks")/check_blocks
-if [ -x "$check_blocks" ]; then
-  "$check_blocks" "$tmp/memrun.mprof" --memory tail_spin >"$tmp/check.txt" 2>&1
-  grep -q "MEMORY tail_spin(unsigned long long, int\*): 3 instructions; loads at 100%: 1, at 12.5%: 1; stores at 100%: 1" "$tmp/check.txt" ||
-    fail "check_blocks --memory: $(cat "$tmp/check.txt")"
-fi
+# The fixture's last launch lost 133 blocks to the full buffer: the checker
+# must say so and exit 1.
+"$check_blocks" "$tmp/memrun.mprof" --memory tail_spin >"$tmp/check.txt" 2>&1
+status=$?
+[ "$status" -eq 1 ] && grep -q "complete 2, short 1" "$tmp/check.txt" ||
+  fail "check_blocks on a launch short of blocks exited $status: $(cat "$tmp/check.txt")"
+grep -q "MEMORY tail_spin(unsigned long long, int\*): 3 instructions; loads at 100%: 1, at 12.5%: 1; stores at 100%: 1" "$tmp/check.txt" ||
+  fail "check_blocks --memory: $(cat "$tmp/check.txt")"
 if [ -n "$schema_check" ]; then
-  "$mprof" summary --json --kernel tail_spin "$tmp/memrun.mprof" >"$tmp/mem.json" 2>/dev/null
+  "$mprof" summary --json --kernel tail_spin "$tmp/memrun.mprof" >"$tmp/mem.json" 2>"$tmp/mem.err" ||
+    fail "summary --json with memory counts exited $?: $(cat "$tmp/mem.err")"
   "$schema_check" "$docs/summary.schema.json" "$tmp/mem.json" ||
     fail "summary --json with memory counts does not match the schema"
   grep -q '"memory":{"instructions":3,' "$tmp/mem.json" || fail "no memory in the JSON"

@@ -9,11 +9,11 @@ schema_check=$3
 docs=$4
 . "$(dirname "$0")/common.sh"
 
-# xml FILE: well formed (when xmllint is installed) with the expected root.
+need xmllint libxml2-utils
+need script bsdutils
+# xml FILE: well formed.
 xml() {
-  if command -v xmllint >/dev/null; then
-    xmllint --noout "$1" 2>"$tmp/xmlerr" || fail "$1 is not well-formed XML: $(head -3 "$tmp/xmlerr")"
-  fi
+  xmllint --noout "$1" 2>"$tmp/xmlerr" || fail "$1 is not well-formed XML: $(head -3 "$tmp/xmlerr")"
 }
 
 json() { # json SCHEMA FILE
@@ -34,7 +34,7 @@ for pair in memory-latency:memory_latency compute:compute barrier:synchronisatio
 done
 
 # --- XML (default): bounded, documented root, notes ----------------------
-"$mprof" synth -o "$tmp/t.mprof" --kernels 20 --launches 20000 --seed 9 >/dev/null
+"$mprof" synth -o "$tmp/t.mprof" --kernels 20 --launches 20000 --seed 9 >/dev/null || fail "synth exited $?"
 expect 0 "<mprof-summary schema=\"1\"" "$mprof" summary "$tmp/t.mprof"
 cp "$tmp/out" "$tmp/t.xml"
 xml "$tmp/t.xml"
@@ -80,24 +80,25 @@ expect 0 'void gemm_tiled<64, 64, 8>(float const\*' "$mprof" summary "$tmp/t.mpr
 expect 0 '▶' "$mprof" summary "$tmp/t.mprof" --human --kernel saxpy_fwd
 expect 0 '▶' "$mprof" summary "$tmp/t.mprof" --human --detail
 expect 0 'short_name="gemm_tiled&lt;64, 64, 8&gt;"' "$mprof" summary "$tmp/t.mprof" --all
-"$mprof" summary "$tmp/t.mprof" --human --color=always >"$tmp/c.txt"
+"$mprof" summary "$tmp/t.mprof" --human --color=always >"$tmp/c.txt" || fail "summary --color=always exited $?"
 grep -q "$esc" "$tmp/c.txt" || fail "--color=always has no colour"
-if command -v script >/dev/null; then
-  NO_COLOR=1 script -qec "$mprof summary $tmp/t.mprof --human" /dev/null >"$tmp/nc.txt" 2>&1
-  grep -q "$esc\[1;31m\|$esc\[32m" "$tmp/nc.txt" && fail "NO_COLOR on a terminal still colours"
-  script -qec "$mprof summary $tmp/t.mprof --human" /dev/null >"$tmp/tty.txt" 2>&1
-  grep -q "$esc" "$tmp/tty.txt" || fail "--human on a terminal has no colour"
-fi
+NO_COLOR=1 script -qec "$mprof summary $tmp/t.mprof --human" /dev/null >"$tmp/nc.txt" 2>&1 ||
+  fail "summary --human on a terminal with NO_COLOR exited $?: $(cat "$tmp/nc.txt")"
+grep -q "$esc\[1;31m\|$esc\[32m" "$tmp/nc.txt" && fail "NO_COLOR on a terminal still colours"
+script -qec "$mprof summary $tmp/t.mprof --human" /dev/null >"$tmp/tty.txt" 2>&1 ||
+  fail "summary --human on a terminal exited $?: $(cat "$tmp/tty.txt")"
+grep -q "$esc" "$tmp/tty.txt" || fail "--human on a terminal has no colour"
 
 # --- with a sidecar: SASS and lines; a broken sidecar is bad input --------
-"$mprof" synth -o "$tmp/sc.mprof" --sidecar --scenario barrier --launches 3000 >/dev/null
+"$mprof" synth -o "$tmp/sc.mprof" --sidecar --scenario barrier --launches 3000 >/dev/null || fail "synth --sidecar exited $?"
 [ -f "$tmp/sc.mprof.pc.json" ] || fail "synth --sidecar wrote no sidecar"
 expect 0 'sass="BAR.SYNC' "$mprof" summary "$tmp/sc.mprof"
 grep -q 'file="synth_kernels.cu"' "$tmp/out" || fail "no source lines from the sidecar"
 grep -q 'no_sidecar' "$tmp/out" && fail "no_sidecar note with a sidecar"
 cp "$tmp/out" "$tmp/sc.xml"
 xml "$tmp/sc.xml"
-"$mprof" summary "$tmp/sc.mprof" --json >"$tmp/sc.json" && json summary.schema.json "$tmp/sc.json"
+"$mprof" summary "$tmp/sc.mprof" --json >"$tmp/sc.json" || fail "summary --json with a sidecar exited $?"
+json summary.schema.json "$tmp/sc.json"
 cp "$tmp/sc.mprof.pc.json" "$tmp/keep.pc.json"
 echo '{"broken": ' >"$tmp/sc.mprof.pc.json"
 expect_one_line 2 "sc.mprof.pc.json" "$mprof" summary "$tmp/sc.mprof"
@@ -121,7 +122,8 @@ expect_one_line 2 "$tmp/nope.pc.json" "$mprof" summary "$tmp/t.mprof" --sidecar 
 expect_one_line 2 "--by-range takes --top N, --all" "$mprof" summary "$tmp/t.mprof" --by-range --kernel x
 # --by-range on a trace without ranges: one line saying why, well-formed XML.
 expect 0 '<note key="ranges">the trace has no NVTX ranges' "$mprof" summary "$tmp/t.mprof" --by-range
-"$mprof" summary "$tmp/t.mprof" --by-range >"$tmp/ranges.xml" && xml "$tmp/ranges.xml"
+"$mprof" summary "$tmp/t.mprof" --by-range >"$tmp/ranges.xml" || fail "summary --by-range exited $?"
+xml "$tmp/ranges.xml"
 expect 0 '^! the trace has no NVTX ranges' "$mprof" summary "$tmp/t.mprof" --by-range --human
 expect 0 '"note":"the trace has no NVTX ranges' "$mprof" summary "$tmp/t.mprof" --by-range --json
 expect 0 "by-range" "$mprof" summary --help
@@ -129,9 +131,9 @@ expect 0 "usage: mprof summary TRACE" "$mprof" summary --help
 expect 0 "usage: mprof diff BASE CAND" "$mprof" help diff
 
 # --- diff -------------------------------------------------------------------
-"$mprof" synth -o "$tmp/base.mprof" --seed 3 >/dev/null
-"$mprof" synth -o "$tmp/slow.mprof" --seed 3 --slowdown 20 --slow-kernel 2 >/dev/null
-"$mprof" synth -o "$tmp/rerun.mprof" --seed 3 --timing-seed 8 >/dev/null
+"$mprof" synth -o "$tmp/base.mprof" --seed 3 >/dev/null || fail "synth base exited $?"
+"$mprof" synth -o "$tmp/slow.mprof" --seed 3 --slowdown 20 --slow-kernel 2 >/dev/null || fail "synth slow exited $?"
+"$mprof" synth -o "$tmp/rerun.mprof" --seed 3 --timing-seed 8 >/dev/null || fail "synth rerun exited $?"
 # A planted 20% slowdown is reported and trips --fail-above 10 (exit 3).
 expect 3 'change="slower"' "$mprof" diff "$tmp/base.mprof" "$tmp/slow.mprof" --fail-above 10
 grep -q 'tripped="true" kernels="1"' "$tmp/out" || fail "gate not reported as tripped"

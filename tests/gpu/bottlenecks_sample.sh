@@ -4,7 +4,7 @@
 # `mprof record --pm both`, the suite's twelve kernels only (--kernel; the
 # cuBLAS GEMM's SASS would make the sidecars megabytes), code dropped once
 # its SASS is in the sidecars. Prints the scores of the PC run alone and of
-# the pair as a set. Skips (exit 0) without a GPU.
+# the pair as a set. Skips (exit 77) without a GPU.
 #
 # Usage: tests/gpu/bottlenecks_sample.sh OUTDIR [BUILD_DIR]
 set -uo pipefail
@@ -18,5 +18,7 @@ cd "$out" || exit 2
   -- ./bottlenecks || exit 1
 "$mprof" summary --json --all bottlenecks.mprof >pc.json &&
   "$mprof" summary --json --all bottlenecks.mprof bottlenecks.pm.mprof >set.json || exit 1
-python3 "$src/tests/gpu/score_verdicts.py" pc.json
-python3 "$src/tests/gpu/score_verdicts.py" set.json
+status=0
+python3 "$src/tests/gpu/score_verdicts.py" pc.json || status=1
+python3 "$src/tests/gpu/score_verdicts.py" --pm set.json || status=1
+exit "$status"

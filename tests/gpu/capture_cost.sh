@@ -22,6 +22,19 @@
 #   COST_SKIP_EMPTY, COST_SKIP_STEADY  1: skip the per-launch or the kernel
 #                  slowdown measurement
 #
+# The targets are enforced, not only printed: every figure goes to
+# OUTDIR/cost.figures and tests/gpu/check_cost.py holds it to its target
+# (per launch <= 1 us, kernel slowdown <= 1%, record <= 1.2x the floor on
+# the cuBLAS program, ncu >= 200x record, PyTorch <= 10% or <= 2 s and
+# <= 20 MB, SASS for every sampled function; where CUPTI alone is above a
+# target, within 1.2x of the floor measured in the same run). Exit 1 names
+# the figure that missed; a run that exits non-zero (a recorder that
+# crashes early looks cheap) or leaves no trace is a failure too. Parts
+# are left out only when asked (COST_SKIP_*): ncu missing without
+# COST_SKIP_NCU=1 is a failure. tests/gpu/selftest.sh capture_cost runs
+# this on stand-ins that crash, write nothing or are slow, and expects it
+# to fail.
+#
 # `mprof record` leaves the disassembly of sampled functions to the first
 # `mprof summary` (docs/SIDECAR.md): each workload's first summary is timed
 # on its own line, sizes and SASS coverage are taken after it, and the
@@ -32,21 +45,34 @@
 # cuBLAS SGEMM + 200 small kernels; --steady for the kernel slowdown),
 # empty_kernels.cu (20,000 empty launches), floor.c (the floor: a CUPTI
 # subscriber with mprof's activity kinds and PC-sampling settings that keeps
-# nothing). Skips (exit 0) without a GPU.
+# nothing). Skips (exit 77) without a GPU.
 set -uo pipefail
 out=${1:?usage: capture_cost.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-mkdir -p "$out"
+mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd)
+build=$(cd "$build" 2>/dev/null && pwd) || { echo "capture_cost: no build folder ${2:-build}" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 report="$out/cost.txt"
+figures="$out/cost.figures"
+# What an earlier run left: its report, figures, logs, traces and timings.
+rm -f "$out"/*.log "$out"/*.mprof "$out"/*.mprof.pc.json "$out"/sk_*.s "$out"/torch.info.txt "$out/missing" ||
+  exit 2
 : >"$report"
+: >"$figures"
 say() { echo "$*" | tee -a "$report"; }
+failures=0
+# failed WHY: a run or an output that is not there (never call it in $(...)).
+failed() {
+  say "FAIL  $*"
+  failures=$((failures + 1))
+}
+# figure NAME VALUE: one number for check_cost.py
+figure() { echo "$1 $2" >>"$figures"; }
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "capture_cost: no GPU here (nvidia-smi -L failed); skipping"
-  exit 0
+  exit 77
 fi
 mprof="$build/bin/mprof"
 # A build tree keeps the producer in lib/, an install tree in lib/mprof/.
@@ -79,11 +105,14 @@ fi
 floor="$bin/libfloor.so"
 
 now() { date +%s.%N; }
-# coverage SIDECAR...: sampled functions and how many have SASS
+# coverage FIGURE SIDECAR...: sampled functions and how many have SASS;
+# the first sidecar's count of sampled functions without SASS is the
+# figure FIGURE (none when that sidecar is missing: check_cost.py fails)
 coverage() {
-  python3 - "$@" <<'PY'
+  python3 - "$figures" "$@" <<'PY'
 import json, os, sys
-for path in sys.argv[1:]:
+figures, figure, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+for n, path in enumerate(paths):
     if not os.path.exists(path):
         continue
     fns = json.load(open(path))["functions"]
@@ -95,9 +124,13 @@ for path in sys.argv[1:]:
     print(f"{os.path.basename(path)}: {len(fns)} functions {states}, {len(sampled)} sampled, "
           f"{len(with_sass)} of them with SASS; no SASS: "
           + ", ".join(f["name"][:60] + " (" + f["sass_state"] + ")" for f in sampled if f not in with_sass))
+    if n == 0:
+        with open(figures, "a") as out:
+            out.write(f"{figure} {len(sampled) - len(with_sass)}\n")
 PY
 }
-# timed NAME CMD...: run, keep stdout+stderr in NAME.log, print seconds
+# timed NAME CMD...: run, keep stdout+stderr in NAME.log; the seconds in
+# $T. A run that exits non-zero is a failure: its time means nothing.
 timed() {
   local name=$1 t0 t1
   shift
@@ -106,12 +139,22 @@ timed() {
   timeout -k 5 "${COST_TIMEOUT:-150}" "$@" >"$out/$name.log" 2>&1
   local rc=$?
   t1=$(now)
-  [ $rc -eq 0 ] || echo "capture_cost: $name exited $rc (see $out/$name.log)" >&2
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+  [ $rc -eq 0 ] || failed "$name exited $rc (see $out/$name.log): $(tail -n 2 "$out/$name.log" | tr '\n' ' ')"
+  T=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }')
 }
+# trace NAME PATH: a recording must have left its trace
+trace() { [ -s "$2" ] || failed "$1 left no trace at $2"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
-field() { grep -o "$2 [0-9.]*" "$out/$1.log" | head -n 1 | awk '{ print $2 }'; }
+# field LOG KEY: the number after KEY in LOG.log. It runs in $(...) and
+# pipelines, so a missing one is written down in OUTDIR/missing, which the
+# end of the script reads: a counter would be lost there.
+field() {
+  local v
+  v=$(grep -o "$2 [0-9.]*" "$out/$1.log" 2>/dev/null | head -n 1 | awk '{ print $2 }')
+  [ -n "$v" ] || echo "$1.log has no '$2'" >>"$out/missing"
+  echo "${v:-0}"
+}
 read -r -a extra <<<"${COST_RECORD_FLAGS:-}"
 # The floor samples what the recordings sample: PM counters instead of PC
 # samples when they are recorded with --pm on.
@@ -136,11 +179,12 @@ say "== empty_kernels: 20,000 launches (loop time inside the program)"
 nruns=${COST_EMPTY_RUNS:-5}
 runs=$(seq 1 "$nruns")
 for i in $runs; do
-  timed empty_plain_$i "$bin/empty_kernels" >/dev/null
-  timed empty_floor_$i env "${floor_env[@]}" "$bin/empty_kernels" >/dev/null
+  timed "empty_plain_$i" "$bin/empty_kernels"
+  timed "empty_floor_$i" env "${floor_env[@]}" "$bin/empty_kernels"
   [ "$floor_kind" = "PM sampling" ] &&
-    timed empty_floor_eval_$i env "${floor_env[@]}" MPROF_PM_EVALUATE=1 "$bin/empty_kernels" >/dev/null
-  timed empty_record_$i "$mprof" record "${extra[@]}" -o "$out/empty_$i.mprof" -- "$bin/empty_kernels" >/dev/null
+    timed "empty_floor_eval_$i" env "${floor_env[@]}" MPROF_PM_EVALUATE=1 "$bin/empty_kernels"
+  timed "empty_record_$i" "$mprof" record "${extra[@]}" -o "$out/empty_$i.mprof" -- "$bin/empty_kernels"
+  trace "empty_record_$i" "$out/empty_$i.mprof"
 done
 loop() { for i in $runs; do field "$1_$i" loop_us; done | median; }
 each() { for i in $runs; do field "$1_$i" loop_us; done | tr '\n' ' '; }
@@ -149,95 +193,141 @@ lf=$(loop empty_floor)
 lr=$(loop empty_record)
 say "loop us (medians of $nruns): plain $lp, floor $lf, record $lr"
 say "each run: plain $(each empty_plain)| floor $(each empty_floor)| record $(each empty_record)"
-say "per launch added: floor $(calc '%.3f' "($lf - $lp) / 20000") us, record $(calc '%.3f' "($lr - $lp) / 20000") us (target <= 1 us)"
+floor_us=$(calc '%.3f' "($lf - $lp) / 20000")
+record_us=$(calc '%.3f' "($lr - $lp) / 20000")
+say "per launch added: floor $floor_us us, record $record_us us (target <= 1 us)"
+figure per_launch_floor_us "$floor_us"
+figure per_launch_record_us "$record_us"
 if [ "$floor_kind" = "PM sampling" ]; then
   le=$(loop empty_floor_eval)
   say "floor evaluating every PM sample: loop $le us, per launch added $(calc '%.3f' "($le - $lp) / 20000") us; each run: $(each empty_floor_eval)"
 fi
+else
+  figure skipped per_launch
 fi
 
 # ---- cuBLAS program: wall time, floor, record, ncu --------------------------
 say "== small_kernels: one cuBLAS SGEMM + 200 small kernels (wall seconds)"
 for i in $(seq 1 "${COST_RUNS:-5}"); do
-  echo "$(timed sk_plain_$i "$bin/small_kernels")" >>"$out/sk_plain.s"
-  echo "$(timed sk_floor_$i env "${floor_env[@]}" "$bin/small_kernels")" >>"$out/sk_floor.s"
-  echo "$(timed sk_record_$i env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" -o "$out/sk_$i.mprof" -- "$bin/small_kernels")" >>"$out/sk_record.s"
+  timed "sk_plain_$i" "$bin/small_kernels"
+  echo "$T" >>"$out/sk_plain.s"
+  timed "sk_floor_$i" env "${floor_env[@]}" "$bin/small_kernels"
+  echo "$T" >>"$out/sk_floor.s"
+  timed "sk_record_$i" env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" -o "$out/sk_$i.mprof" -- "$bin/small_kernels"
+  echo "$T" >>"$out/sk_record.s"
+  trace "sk_record_$i" "$out/sk_$i.mprof"
 done
 sp=$(median <"$out/sk_plain.s")
 sf=$(median <"$out/sk_floor.s")
 sr=$(median <"$out/sk_record.s")
-soff=$(timed sk_record_off "$mprof" record "${extra[@]}" --pc-mode off -o "$out/sk_off.mprof" -- "$bin/small_kernels")
+timed sk_record_off "$mprof" record "${extra[@]}" --pc-mode off -o "$out/sk_off.mprof" -- "$bin/small_kernels"
+soff=$T
+trace sk_record_off "$out/sk_off.mprof"
 say "plain $sp s, floor $sf s (+$(calc '%.3f' "$sf - $sp")), record $sr s (+$(calc '%.3f' "$sr - $sp")), record --pc-mode off $soff s"
 if [ -n "$before" ]; then
-  sb=$(timed sk_before env MPROF_VERBOSE=1 "$before/bin/mprof" record "${extra[@]}" -o "$out/sk_before.mprof" -- "$bin/small_kernels")
-  say "before: record $sb s (+$(calc '%.3f' "$sb - $sp"))"
+  timed sk_before env MPROF_VERBOSE=1 "$before/bin/mprof" record "${extra[@]}" -o "$out/sk_before.mprof" -- "$bin/small_kernels"
+  say "before: record $T s (+$(calc '%.3f' "$T - $sp"))"
 fi
-snow=$(timed sk_record_now env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" --sass-now -o "$out/sk_now.mprof" -- "$bin/small_kernels")
+timed sk_record_now env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" --sass-now -o "$out/sk_now.mprof" -- "$bin/small_kernels"
+snow=$T
+trace sk_record_now "$out/sk_now.mprof"
 say "record --sass-now (disassembly before record returns): $snow s (+$(calc '%.3f' "$snow - $sp"))"
 say "each run (s): plain $(tr '\n' ' ' <"$out/sk_plain.s")| floor $(tr '\n' ' ' <"$out/sk_floor.s")| record $(tr '\n' ' ' <"$out/sk_record.s")"
+added_rec=$(calc '%.3f' "$sr - $sp")
+added_floor=$(calc '%.3f' "$sf - $sp")
 say "record added / floor added = $(calc '%.2f' "($sr - $sp) / (($sf - $sp) > 0 ? ($sf - $sp) : 0.001)") (target <= 1.2)"
+figure sk_record_added_s "$added_rec"
+figure sk_floor_added_s "$added_floor"
 say "record phases (run 1):"
 grep -E 'time:' "$out/sk_record_1.log" | tee -a "$report"
 say "record --sass-now phases:"
 grep -E 'time:' "$out/sk_record_now.log" | tee -a "$report"
-s1=$(timed sk_summary_1 env MPROF_VERBOSE=1 "$mprof" summary "$out/sk_1.mprof")
-s2=$(timed sk_summary_2 env MPROF_VERBOSE=1 "$mprof" summary "$out/sk_1.mprof")
+timed sk_summary_1 env MPROF_VERBOSE=1 "$mprof" summary "$out/sk_1.mprof"
+s1=$T
+timed sk_summary_2 env MPROF_VERBOSE=1 "$mprof" summary "$out/sk_1.mprof"
+s2=$T
 say "first summary (disassembles what record left): $s1 s; second: $s2 s"
 say "record + the first summary's extra: +$(calc '%.3f' "$sr - $sp + $s1 - $s2") s (what a user waits before the SASS is there; --sass-now above is the same in one step)"
 grep -E 'time:' "$out/sk_summary_1.log" | tee -a "$report"
-say "sizes (after the first summary): trace $(stat -c %s "$out/sk_1.mprof") B, sidecar $(stat -c %s "$out/sk_1.mprof.pc.json") B"
-coverage "$out/sk_1.mprof.pc.json" "$out/sk_now.mprof.pc.json" "$out/sk_before.mprof.pc.json" | tee -a "$report"
-if [ "${COST_SKIP_NCU:-0}" != 1 ] && command -v ncu >/dev/null; then
-  sn=$(COST_TIMEOUT=300 timed sk_ncu ncu --section SourceCounters --section WarpStateStats "$bin/small_kernels")
+say "sizes (after the first summary): trace $(stat -c %s "$out/sk_1.mprof" 2>&1) B, sidecar $(stat -c %s "$out/sk_1.mprof.pc.json" 2>&1) B"
+coverage sk_sass_missing "$out/sk_1.mprof.pc.json" "$out/sk_now.mprof.pc.json" "$out/sk_before.mprof.pc.json" | tee -a "$report"
+if [ "${COST_SKIP_NCU:-0}" = 1 ]; then
+  say "ncu: left out (COST_SKIP_NCU=1)"
+  figure skipped ncu
+elif ! command -v ncu >/dev/null; then
+  failed "ncu is not on PATH (\$CUDA_HOME/bin): the ncu target cannot be checked; COST_SKIP_NCU=1 leaves it out"
+else
+  COST_TIMEOUT=300 timed sk_ncu ncu --section SourceCounters --section WarpStateStats "$bin/small_kernels"
+  sn=$T
   added_ncu=$(calc '%.3f' "$sn - $sp")
-  added_rec=$(calc '%.3f' "$sr - $sp")
-  added_floor=$(calc '%.3f' "$sf - $sp")
   say "ncu --section SourceCounters --section WarpStateStats: $sn s (+$added_ncu)"
-  say "ncu added / record added = $(calc '%.1f' "$added_ncu / $added_rec")x (target >= 200x); ncu added / floor added = $(calc '%.1f' "$added_ncu / ($added_floor > 0 ? $added_floor : 0.001)")x; record added / floor added = $(calc '%.2f' "$added_rec / ($added_floor > 0 ? $added_floor : 0.001)")"
+  say "ncu added / record added = $(calc '%.1f' "$added_ncu / ($added_rec > 0 ? $added_rec : 0.001)")x (target >= 200x); ncu added / floor added = $(calc '%.1f' "$added_ncu / ($added_floor > 0 ? $added_floor : 0.001)")x; record added / floor added = $(calc '%.2f' "$added_rec / ($added_floor > 0 ? $added_floor : 0.001)")"
+  figure ncu_added_s "$added_ncu"
 fi
 
 # ---- kernel slowdown under PC sampling --------------------------------------
 if [ "${COST_SKIP_STEADY:-0}" != 1 ]; then
 say "== kernel slowdown: SGEMM 4096^3 + 20 small kernels, ~1.5 s of GPU time (CUDA events)"
-timed steady_plain "$bin/small_kernels" --steady 1500 >/dev/null
-timed steady_floor env "${floor_env[@]}" "$bin/small_kernels" --steady 1500 >/dev/null
-timed steady_record "$mprof" record "${extra[@]}" -o "$out/steady.mprof" -- "$bin/small_kernels" --steady 1500 >/dev/null
+timed steady_plain "$bin/small_kernels" --steady 1500
+timed steady_floor env "${floor_env[@]}" "$bin/small_kernels" --steady 1500
+timed steady_record "$mprof" record "${extra[@]}" -o "$out/steady.mprof" -- "$bin/small_kernels" --steady 1500
+trace steady_record "$out/steady.mprof"
 gp=$(field steady_plain steady_gpu_ms)
 gf=$(field steady_floor steady_gpu_ms)
 gr=$(field steady_record steady_gpu_ms)
-say "GPU ms: plain $gp, floor $gf ($(calc '%+.2f' "100 * ($gf / $gp - 1)")%), record $gr ($(calc '%+.2f' "100 * ($gr / $gp - 1)")%) (target <= 1%)"
+floor_pct=$(calc '%+.2f' "100 * ($gf / ($gp > 0 ? $gp : 1) - 1)")
+record_pct=$(calc '%+.2f' "100 * ($gr / ($gp > 0 ? $gp : 1) - 1)")
+say "GPU ms: plain $gp, floor $gf ($floor_pct%), record $gr ($record_pct%) (target <= 1%)"
+figure steady_floor_pct "$floor_pct"
+figure steady_record_pct "$record_pct"
+else
+  figure skipped steady
 fi
 
 # ---- PyTorch training -------------------------------------------------------
 if [ "${COST_SKIP_TORCH:-0}" != 1 ]; then
   say "== PyTorch: 20 bf16 training steps (cuBLAS, cuDNN, flash attention, Triton)"
   export TRITON_CACHE_DIR="$out/triton-cache"
-  tw=$(timed torch_warm python3 "$here/cost/train_step.py")
-  tp=$(timed torch_plain python3 "$here/cost/train_step.py")
-  tf=$(timed torch_floor env "${floor_env[@]}" python3 "$here/cost/train_step.py")
-  tr=$(timed torch_record env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" -o "$out/torch.mprof" -- python3 "$here/cost/train_step.py")
+  timed torch_warm python3 "$here/cost/train_step.py"
+  tw=$T
+  timed torch_plain python3 "$here/cost/train_step.py"
+  tp=$T
+  timed torch_floor env "${floor_env[@]}" python3 "$here/cost/train_step.py"
+  tf=$T
+  timed torch_record env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" -o "$out/torch.mprof" -- python3 "$here/cost/train_step.py"
+  tr=$T
+  trace torch_record "$out/torch.mprof"
   say "warm-up (Triton compiles) $tw s; plain $tp s; floor $tf s (+$(calc '%.2f' "$tf - $tp")); record $tr s (+$(calc '%.2f' "$tr - $tp"), $(calc '%.1f' "100 * ($tr / $tp - 1)")%) (target <= 10% or <= 2 s)"
+  figure torch_plain_s "$tp"
+  figure torch_record_s "$tr"
   grep -E 'RESULT|median_step' "$out/torch_plain.log" | tee -a "$report"
   grep -E 'RESULT|median_step' "$out/torch_record.log" | tee -a "$report"
   if [ -n "$before" ]; then
-    tb=$(timed torch_before env MPROF_VERBOSE=1 "$before/bin/mprof" record "${extra[@]}" -o "$out/torch_before.mprof" -- python3 "$here/cost/train_step.py")
-    say "before: record $tb s (+$(calc '%.2f' "$tb - $tp")); trace $(stat -c %s "$out/torch_before.mprof") B, sidecar $(stat -c %s "$out/torch_before.mprof.pc.json") B"
+    timed torch_before env MPROF_VERBOSE=1 "$before/bin/mprof" record "${extra[@]}" -o "$out/torch_before.mprof" -- python3 "$here/cost/train_step.py"
+    say "before: record $T s (+$(calc '%.2f' "$T - $tp")); trace $(stat -c %s "$out/torch_before.mprof") B, sidecar $(stat -c %s "$out/torch_before.mprof.pc.json") B"
   fi
   say "record phases:"
   grep -E 'time:|wrote|mprof: .*functions|kernels,' "$out/torch_record.log" | tee -a "$report"
-  ts0=$(stat -c %s "$out/torch.mprof")
-  tj0=$(stat -c %s "$out/torch.mprof.pc.json")
-  t1=$(timed torch_summary_1 env MPROF_VERBOSE=1 "$mprof" summary "$out/torch.mprof")
-  t2=$(timed torch_summary_2 env MPROF_VERBOSE=1 "$mprof" summary "$out/torch.mprof")
+  ts0=$(stat -c %s "$out/torch.mprof" 2>/dev/null || echo 0)
+  tj0=$(stat -c %s "$out/torch.mprof.pc.json" 2>/dev/null || echo 0)
+  timed torch_summary_1 env MPROF_VERBOSE=1 "$mprof" summary "$out/torch.mprof"
+  t1=$T
+  timed torch_summary_2 env MPROF_VERBOSE=1 "$mprof" summary "$out/torch.mprof"
+  t2=$T
   say "first summary (disassembles what record left): $t1 s; second: $t2 s"
   grep -E 'time:' "$out/torch_summary_1.log" | tee -a "$report"
-  ts=$(stat -c %s "$out/torch.mprof")
-  tj=$(stat -c %s "$out/torch.mprof.pc.json")
+  ts=$(stat -c %s "$out/torch.mprof" 2>/dev/null || echo 0)
+  tj=$(stat -c %s "$out/torch.mprof.pc.json" 2>/dev/null || echo 0)
+  [ "$tj" -gt 0 ] || failed "torch_record left no sidecar at $out/torch.mprof.pc.json"
   say "sizes right after record: trace $ts0 B + sidecar $tj0 B"
-  say "sizes after the first summary: trace $ts B + sidecar $tj B = $(calc '%.2f' "($ts + $tj) / 1e6") MB (target <= 20 MB)"
-  "$mprof" info "$out/torch.mprof" >"$out/torch.info.txt" 2>&1
+  torch_mb=$(calc '%.2f' "($ts + $tj) / 1e6")
+  say "sizes after the first summary: trace $ts B + sidecar $tj B = $torch_mb MB (target <= 20 MB)"
+  figure torch_size_mb "$torch_mb"
+  "$mprof" info "$out/torch.mprof" >"$out/torch.info.txt" 2>&1 || failed "mprof info of torch.mprof exited $?"
   grep -E 'cubins|sass' "$out/torch.info.txt" | head -n 12 | tee -a "$report"
-  coverage "$out/torch.mprof.pc.json" "$out/torch_before.mprof.pc.json" | tee -a "$report"
+  coverage torch_sass_missing "$out/torch.mprof.pc.json" "$out/torch_before.mprof.pc.json" | tee -a "$report"
+else
+  figure skipped torch
 fi
 # ---- post-processing phases on the traces just recorded ---------------------
 if [ -x "$build/bin/bench_postprocess" ]; then
@@ -246,4 +336,13 @@ if [ -x "$build/bin/bench_postprocess" ]; then
   [ -e "$out/torch.mprof" ] && traces+=("$out/torch.mprof")
   "$build/bin/bench_postprocess" "${traces[@]}" 2>&1 | tee -a "$report"
 fi
-say "== done"
+
+# ---- the targets ------------------------------------------------------------
+if [ -s "$out/missing" ]; then
+  while read -r line; do failed "$line"; done < <(sort -u "$out/missing")
+fi
+say "== targets (tests/gpu/check_cost.py $figures)"
+python3 "$here/check_cost.py" "$figures" 2>&1 | tee -a "$report"
+[ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
+say "== done: $failures failure(s)"
+[ "$failures" -eq 0 ]

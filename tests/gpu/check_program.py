@@ -2,6 +2,7 @@
 """Check what mprof says about a program against what the program says.
 
 Usage: check_program.py SUMMARY.json PROGRAM_OUTPUT [--thrust-cub N]
+                        [--max-unsampled SHARE]
 
 SUMMARY.json is `mprof summary --json --all` of a recording; PROGRAM_OUTPUT
 is what the program printed under mprof. The program states what it did in
@@ -11,11 +12,16 @@ lines of its output:
   device_launches NAME N   other kernels launched NAME N times (reported:
                            whether a trace holds these is CUPTI's choice)
 Prints one row per kernel and exits 1 when:
+- the program states no launch count (then nothing would be compared);
 - a kernel's launches in the trace differ from the program's count, or a
   cluster shape is not in the trace;
 - a kernel is named by its mangled symbol (not demangled);
-- a kernel with 1% or more of the GPU time and PC samples has no SASS
-  behind its hot instructions;
+- the trace has no PC samples, or the kernels without samples hold more
+  than SHARE (default 0.05) of the GPU time: PC sampling missed kernels
+  long enough to be sampled (a kernel's chance of a sample grows with its
+  time; only short ones may have none);
+- a sampled kernel with 1% or more of the GPU time has no SASS behind its
+  hot instructions;
 - a library kernel is told to use fewer registers (its caller cannot);
 - with --thrust-cub N: fewer than N distinct Thrust/CUB kernels.
 
@@ -45,11 +51,19 @@ def claims(text, word):
 def main(argv):
     args = argv[1:]
     want_library = 0
-    if "--thrust-cub" in args:
-        at = args.index("--thrust-cub")
-        want_library = int(args[at + 1])
-        del args[at:at + 2]
-    if len(args) != 2:
+    max_unsampled = 0.05
+    try:
+        if "--thrust-cub" in args:
+            at = args.index("--thrust-cub")
+            want_library = int(args[at + 1])
+            del args[at:at + 2]
+        if "--max-unsampled" in args:
+            at = args.index("--max-unsampled")
+            max_unsampled = float(args[at + 1])
+            del args[at:at + 2]
+    except (IndexError, ValueError):
+        args = []
+    if len(args) != 2 or any(a.startswith("--") for a in args):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     try:
@@ -65,6 +79,8 @@ def main(argv):
     print(f"{'share':>6} {'launches':>8} {'samples':>9} {'sass':>4}  "
           f"{'verdict':<18} kernel")
     library = 0
+    samples = sum(k["samples"] for k in items)
+    unsampled = sum(k["share"] for k in items if not k["samples"])
     for k in items:
         hot = (k.get("hot") or {}).get("instructions") or []
         has_sass = any(i.get("sass") for i in hot)
@@ -81,10 +97,22 @@ def main(argv):
                 REGISTER_ADVICE.search(k["verdict"]["text"])):
             bad.append(f"register advice on a library kernel: {name[:80]}")
 
+    print(f"{samples} PC samples; kernels without samples hold "
+          f"{unsampled:.1%} of the GPU time")
+    if not samples:
+        bad.append("no PC samples in the trace")
+    elif unsampled > max_unsampled:
+        bad.append(f"kernels without PC samples hold {unsampled:.1%} of the "
+                   f"GPU time (at most {max_unsampled:.0%})")
+
     def of(name):
         return [k for k in items if k["short_name"] == name]
 
-    for name, n in claims(said, "launches").items():
+    launches = claims(said, "launches")
+    if not launches:
+        bad.append("the program states no launch count (no 'launches NAME N' "
+                   "line): nothing to compare")
+    for name, n in launches.items():
         got = sum(k["launches"] for k in of(name))
         print(f"{name}: {got} launches in the trace, {n} by the program")
         if got != n:

@@ -2,7 +2,7 @@
 # (verdicts.sh, pm_sweep.sh, bottlenecks_sample.sh).
 #
 # gpu_setup NAME OUTDIR BUILD_DIR: makes OUTDIR; sets $out, $build (both
-# absolute), $src (the checkout) and $mprof; exits 0 with a line when there
+# absolute), $src (the checkout) and $mprof; exits 77 (skipped) with a line when there
 # is no GPU, 2 when BUILD_DIR lacks mprof or its CUPTI producer.
 gpu_setup() {
   mkdir -p "$2" || exit 2
@@ -11,7 +11,7 @@ gpu_setup() {
   src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "$1: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
-    exit 0
+    exit 77
   fi
   mprof="$build/bin/mprof"
   if [ ! -x "$mprof" ] || [ ! -e "$build/lib/libmprof-cupti.so" ]; then

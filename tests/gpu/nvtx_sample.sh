@@ -15,7 +15,7 @@
 #   NVTX_STEPS (training steps, default 4), NVTX_SKIP_COST=1 (no cost runs).
 #
 # Writes OUTDIR/nvtx_step.mprof (+ .pc.json): the sample; OUTDIR/report.txt:
-# every check and number; logs beside them. Skips (exit 0) without a GPU or
+# every check and number; logs beside them. Skips (exit 77) without a GPU or
 # without PyTorch. Exit 1 when a check fails, 2 when something is missing.
 set -uo pipefail
 out=${1:?usage: nvtx_sample.sh OUTDIR [BUILD_DIR]}
@@ -37,12 +37,12 @@ check() { # check CONDITION-TEXT RESULT(0 ok)
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "nvtx_sample: no GPU here (nvidia-smi -L failed); skipping"
-  exit 0
+  exit 77
 fi
 python=${PYTHON:-python3}
 if ! "$python" -c 'import torch' >/dev/null 2>&1; then
   echo "nvtx_sample: $python has no PyTorch; skipping"
-  exit 0
+  exit 77
 fi
 mprof="$build/bin/mprof"
 if [ ! -x "$mprof" ] || [ ! -e "$build/lib/libmprof-cupti.so" ]; then

@@ -6,7 +6,7 @@
 # kernels' samples and throughput printed), and the PyTorch training loop
 # of tests/gpu/cost/train_step.py is recorded (wall time and median step
 # against a plain run). The producer's own account (samples, overflows,
-# decode and set-up time) comes from the trace's META. Skips (exit 0)
+# decode and set-up time) comes from the trace's META. Skips (exit 77)
 # without a GPU.
 #
 # Usage: tests/gpu/pm_sweep.sh OUTDIR [BUILD_DIR]
@@ -79,7 +79,7 @@ for iv in ${PM_INTERVALS:-10us 20us 50us 100us}; do
   grep -E "overflowed|PM samples" "$out/pm_$iv.record.txt" | tee -a "$report"
   "$mprof" summary --json --all "$out/pc.mprof" "$tr" >"$out/set_$iv.json" 2>"$out/set_$iv.err"
   stream_row "$out/set_$iv.json" | tee -a "$report"
-  python3 "$src/tests/gpu/score_verdicts.py" "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1
+  python3 "$src/tests/gpu/score_verdicts.py" --pm "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1
   tail -n 1 "$out/set_$iv.score" | tee -a "$report"
   grep -E "dram_stream|l2_stream" "$out/set_$iv.score" | tee -a "$report"
   if [ "$torch" = 1 ]; then

@@ -8,7 +8,14 @@
 # and exit status both ways, and tests/gpu/check_program.py on the trace
 # (launch counts and cluster shapes as the program states them, demangled
 # names, SASS behind every hot kernel, no register advice on library
-# kernels). Skips (exit 0) without a GPU; exit 1 when a check fails.
+# kernels). Skips (exit 77) without a GPU; exit 1 when a check fails.
+#
+# Every step's exit status counts (build, the program alone, record,
+# summary, the check), and the trace, its sidecar and the summaries are
+# removed before recording, so a recorder that writes nothing is never
+# checked on an earlier run's trace. tests/gpu/selftest.sh programs runs
+# this on stand-ins that write nothing, drop launches, lose the PC samples
+# or crash, and expects it to fail.
 #
 # Usage: tests/gpu/programs.sh OUTDIR [BUILD_DIR]
 #   BUILD_DIR  a CMake build of mprof with the CUPTI producer (default: build)
@@ -35,9 +42,11 @@ check() {
   local bin="$dir/$name"
   if [ ! -x "$bin" ]; then
     "$nvcc" "${arch[@]}" "$src/tests/gpu/$name.cu" "$@" -o "$bin" ||
-      { echo "programs: building $name.cu failed" >&2; failures=$((failures + 1)); return; }
+      { echo "FAIL  programs: building $name.cu failed" >&2; failures=$((failures + 1)); return; }
   fi
   echo "== $name"
+  rm -f "$dir/$name.mprof" "$dir/$name.mprof.pc.json" "$dir"/summary.* "$dir/check.txt" ||
+    { failures=$((failures + 1)); return; }
   s=$(date +%s%N)
   "$bin" >"$dir/plain.txt" 2>&1
   local plain_rc=$?
@@ -51,11 +60,11 @@ check() {
     "$name" $(((e - s) / 1000000)) "$plain_rc" $(((f - e) / 1000000)) \
     "$rec_rc" | tee "$dir/times.txt"
   if [ "$plain_rc" -ne 0 ] || [ "$rec_rc" -ne 0 ]; then
-    echo "programs: $name exited $plain_rc alone, $rec_rc under mprof" >&2
+    echo "FAIL  programs: $name exited $plain_rc alone, $rec_rc under mprof" >&2
     failures=$((failures + 1))
   fi
   if ! diff "$dir/plain.txt" "$dir/recorded.txt" >"$dir/output.diff"; then
-    echo "programs: $name printed other results under mprof:" >&2
+    echo "FAIL  programs: $name printed other results under mprof:" >&2
     cat "$dir/output.diff" >&2
     failures=$((failures + 1))
   fi
@@ -65,7 +74,7 @@ check() {
       "$dir/recorded.txt" "${opts[@]}" | tee "$dir/check.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
   else
-    echo "programs: mprof summary of $name failed" >&2
+    echo "FAIL  programs: mprof summary of $name failed" >&2
     failures=$((failures + 1))
   fi
 }

@@ -3,12 +3,20 @@
 
 Usage: score_verdicts.py SUMMARY.json            (mprof summary --json --all
                                                   of a bottlenecks trace)
+       score_verdicts.py --pm SUMMARY.json       (the same of the PC-sampled
+                                                  and PM-sampled runs of
+                                                  `record --pm both`, as a set)
        score_verdicts.py --library SUMMARY.json  (any trace: library kernels
                                                   must get no register advice)
 
 Prints one row per kernel (expected, got, result) and exits 1 when a verdict
-is wrong. Kernels whose verdict needs hardware counters are reported as
-"needs counters" (not failed) when the trace has none.
+is wrong or a kernel is missing. Of a PC-sampled run alone, kernels whose
+verdict needs hardware counters are reported as "needs counters" (not
+failed) when the trace has none. With --pm the set must have counters: no
+"no_counters" note, and measured throughput for every kernel whose verdict
+needs them; a PM-sampled run that produced no counters fails. With
+--library at least one library kernel must be in the trace: a trace with
+none checks nothing.
 
 SPDX-License-Identifier: MIT
 """
@@ -51,19 +59,28 @@ def has_counters(doc):
     return not any(n.get("key") == "no_counters" for n in doc.get("notes", []))
 
 
+def measured(k):
+    return (k.get("throughput") or {}).get("status") == "measured"
+
+
 def score_library(doc):
-    bad = 0
+    bad, seen = 0, 0
     for k in kernels(doc):
         if not LIBRARY.search(k["name"]):
             continue
+        seen += 1
         text = k["verdict"]["text"]
         ok = not REGISTER_ADVICE.search(text)
         bad += not ok
         print(f"{'ok ' if ok else 'BAD'}  {k['name'][:70]}: {text[:100]}")
+    print(f"{seen - bad} of {seen} library kernels without register advice")
+    if not seen:
+        print("FAILED: no library kernel in the trace (nothing was checked)")
+        bad += 1
     return bad
 
 
-def score_suite(doc):
+def score_suite(doc, pm=False):
     counters = has_counters(doc)
     rows, wrong, unmeasured = [], 0, 0
     for prefix, accepted, needs in EXPECTED:
@@ -75,9 +92,12 @@ def score_suite(doc):
             wrong += 1
             continue
         got = k["verdict"]["dimension"] or "none"
-        if got in accepted:
+        if pm and needs and not measured(k):
+            result = "NO COUNTERS"
+            wrong += 1
+        elif got in accepted:
             result = "ok"
-        elif needs and not counters:
+        elif needs and not counters and not pm:
             result = "needs counters"
             unmeasured += 1
         else:
@@ -97,13 +117,20 @@ def score_suite(doc):
     right = len(rows) - wrong - unmeasured
     print(f"{right} of {len(rows)} right, {wrong} wrong, {unmeasured} need "
           f"counters (trace {'has' if counters else 'has no'} PM samples)")
+    if pm and not counters:
+        print("FAILED: the PC + PM set has no counters (a 'no_counters' "
+              "note): the PM-sampled run measured nothing")
+        wrong += 1
     return wrong
 
 
 def main(argv):
     library = "--library" in argv
+    pm = "--pm" in argv
+    unknown = [a for a in argv[1:] if a.startswith("--")
+               and a not in ("--library", "--pm")]
     paths = [a for a in argv[1:] if not a.startswith("--")]
-    if len(paths) != 1:
+    if len(paths) != 1 or unknown or (library and pm):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     try:
@@ -112,7 +139,7 @@ def main(argv):
     except (OSError, ValueError) as e:
         print(f"score_verdicts: cannot read {paths[0]}: {e}", file=sys.stderr)
         return 2
-    bad = score_library(doc) if library else score_suite(doc)
+    bad = score_library(doc) if library else score_suite(doc, pm)
     return 1 if bad else 0
 
 

@@ -7,7 +7,7 @@
 # itself is all noise, and view --render draws its Trace tab. For the pair:
 # one gemm row with PC samples (from the CUPTI run) and a measured SM tail
 # (from the blocks), Mega drawn as measured. Writes OUTDIR/sets.md and keeps
-# every trace, summary and PNG in OUTDIR. Skips (exit 0) without a GPU.
+# every trace, summary and PNG in OUTDIR. Skips (exit 77) without a GPU.
 #
 # Usage: tests/gpu/sets.sh OUTDIR [BUILD_DIR]
 #   BUILD_DIR  a CMake build with the CUPTI producer and the CUDA examples
@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 if [ -z "${SETS_NO_GPU_CHECK:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
   echo "sets: no GPU here (nvidia-smi -L failed); skipping the GPU checks"
-  exit 0
+  exit 77
 fi
 mprof=$build/bin/mprof
 [ -x "$mprof" ] || { echo "sets: $mprof is missing" >&2; exit 2; }

@@ -14,7 +14,7 @@
 #   elsewhere (the NVTX PyTorch sample of tests/gpu/nvtx_sample.sh, say).
 #
 # Writes OUTDIR/samples/*.mprof (the recordings), OUTDIR/*.png and
-# OUTDIR/report.txt. Skips (exit 0) without a GPU. Exit 1 when a check
+# OUTDIR/report.txt. Skips (exit 77) without a GPU. Exit 1 when a check
 # fails, 2 when something is missing. Each recording is bounded (120 s).
 set -uo pipefail
 out=${1:?usage: trace_tab.sh OUTDIR [BUILD_DIR]}
@@ -35,7 +35,7 @@ check() { # check TEXT RESULT(0 ok)
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "trace_tab: no GPU here (nvidia-smi -L failed); skipping"
-  exit 0
+  exit 77
 fi
 mprof="$build/bin/mprof"
 checks="$build/bin/test_render_trace"

@@ -3,7 +3,7 @@
 # that the trace holds each kernel with the launch count and (roughly) the
 # duration the program timed with CUDA events, and that every device got PC
 # samples; write the verdicts to OUTDIR/results.txt. Works with one GPU
-# (it says how many devices it saw) and skips (exit 0) without nvidia-smi.
+# (it says how many devices it saw) and skips (exit 77) without nvidia-smi.
 #
 # Usage: tests/gpu/validate_multi.sh OUTDIR [BUILD_DIR]
 #   BUILD_DIR  a CMake build of mprof with the CUPTI producer and the CUDA
@@ -29,7 +29,7 @@ say() { echo "$*" | tee -a "$results"; }
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "validate_multi: no GPU here (nvidia-smi -L failed); skipping the GPU checks" |
     tee -a "$results"
-  exit 0
+  exit 77
 fi
 build=$(cd "$build" && pwd)
 mprof="$build/bin/mprof"

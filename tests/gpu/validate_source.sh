@@ -4,7 +4,7 @@
 # accounted for (kept or counted as overflow), measure the %globaltimer step,
 # report the alignment of the spans on the CUPTI timeline and the cost of
 # the markers (CUDA-event kernel times with and without them), and write
-# OUTDIR/results.txt. Skips (exit 0) when there is no GPU.
+# OUTDIR/results.txt. Skips (exit 77) when there is no GPU.
 #
 # Usage: tests/gpu/validate_source.sh OUTDIR [BUILD_DIR]
 #   BUILD_DIR  a CMake build of mprof with the CUPTI producer and the CUDA
@@ -16,7 +16,7 @@ build=${2:-build}
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "validate_source: no GPU here (nvidia-smi missing or failing); skipping the GPU checks"
-  exit 0
+  exit 77
 fi
 
 mkdir -p "$out"

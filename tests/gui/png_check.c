@@ -4,6 +4,10 @@
  * of its pixels unlike its most common colour (the background). Prints
  * what it found in one line either way.
  *
+ * png_check --blank FILE WIDTH HEIGHT writes a PNG of that size in one
+ * colour (the renderer's background), the negative control that the check
+ * must refuse.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <stdint.h>
@@ -21,9 +25,27 @@ static int by_value(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static int write_blank(const char *path, int w, int h) {
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+  cairo_t *cr = cairo_create(s);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  cairo_destroy(cr);
+  cairo_status_t st = cairo_surface_write_to_png(s, path);
+  cairo_surface_destroy(s);
+  if (st != CAIRO_STATUS_SUCCESS) {
+    fprintf(stderr, "png_check: %s: %s\n", path, cairo_status_to_string(st));
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "--blank") == 0)
+    return write_blank(argv[2], atoi(argv[3]), atoi(argv[4]));
   if (argc != 4) {
-    fprintf(stderr, "usage: png_check FILE WIDTH HEIGHT\n");
+    fprintf(stderr, "usage: png_check FILE WIDTH HEIGHT\n"
+                    "       png_check --blank FILE WIDTH HEIGHT\n");
     return 2;
   }
   cairo_surface_t *s = cairo_image_surface_create_from_png(argv[1]);

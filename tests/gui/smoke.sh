@@ -9,21 +9,23 @@ mprof=$2
 tmp=${3:-/tmp}/gui.$$
 if [ -z "${DISPLAY:-}" ]; then
   echo "skipping the GUI smoke test: DISPLAY is unset (tools/test.sh starts Xvfb)"
-  exit 0
+  exit 77
 fi
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# ImageMagick counts the colours and x11-apps' xwd takes the screen
+# (tools/install-deps.sh installs both): without them nothing here could
+# tell a blank window from a drawn one, so the test fails.
+for tool in convert:imagemagick xwd:x11-apps; do
+  command -v "${tool%%:*}" >/dev/null ||
+    { echo "FAIL: ${tool%%:*} is missing: install ${tool#*:} (tools/install-deps.sh does)" >&2; exit 1; }
+done
 
-# colours FILE: distinct colours in a PNG (ImageMagick), or its size in
-# bytes / 100 when ImageMagick is missing; either way ~0 means blank.
+# colours FILE: distinct colours in a PNG; ~0 means blank.
 colours() {
-  if command -v convert >/dev/null; then
-    convert "$1" -format "%k" info: 2>/dev/null || echo 0
-  else
-    echo $(( $(wc -c <"$1") / 100 ))
-  fi
+  convert "$1" -format "%k" info: 2>/dev/null || echo 0
 }
 
 not_blank() {
@@ -41,9 +43,9 @@ export GSK_RENDERER=${GSK_RENDERER:-cairo}
 pid=$!
 # While it runs, the whole screen as X has it.
 sleep 3
-if command -v xwd >/dev/null && command -v convert >/dev/null; then
-  xwd -root -silent | convert xwd:- "$tmp/screen.png" && not_blank "$tmp/screen.png"
-fi
+xwd -root -silent >"$tmp/screen.xwd" || fail "xwd -root exited $?"
+convert "xwd:$tmp/screen.xwd" "$tmp/screen.png" || fail "convert of the screenshot exited $?"
+not_blank "$tmp/screen.png"
 wait $pid
 status=$?
 cat "$tmp/log"

@@ -14,7 +14,10 @@ out=$("$mprof" view "$samples/transformer_forward.mprof" --render "$tmp/summary.
 echo "$out" | grep -q "^wrote $tmp/summary.png: Summary, 800x600, kernel " ||
   fail "view --render said: $out"
 "$check" "$tmp/summary.png" 800 600 || fail "the Summary PNG is blank or the wrong size"
-# The same check must fail on a blank PNG, or it proves nothing.
+# The same check must fail on a blank PNG of the asked size, or it proves
+# nothing; and on a drawn PNG of another size.
+"$check" --blank "$tmp/blank.png" 800 600 || fail "png_check --blank wrote no PNG"
+"$check" "$tmp/blank.png" 800 600 >/dev/null && fail "png_check passed a blank 800x600 PNG"
 out=$("$mprof" view "$samples/transformer_forward.mprof" --render "$tmp/t.png" --size 64x16 --tab trace 2>&1) ||
   fail "view --render (trace) failed: $out"
 "$check" "$tmp/t.png" 800 600 >/dev/null && fail "png_check passed a PNG of the wrong size"

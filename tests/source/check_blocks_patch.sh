@@ -7,7 +7,7 @@ src=$2
 tmp=$3
 if [ -z "$nvcc" ] || ! command -v "$nvcc" >/dev/null 2>&1; then
   echo "nvcc not found; skipping"
-  exit 0
+  exit 77
 fi
 mkdir -p "$tmp"
 set -e

@@ -11,7 +11,7 @@ tmp=$4
 mprof=$5
 if [ -z "$nvcc" ] || ! command -v "$nvcc" >/dev/null 2>&1; then
   echo "nvcc not found: skipping the mprof_source.cuh host writer check"
-  exit 0
+  exit 77
 fi
 mkdir -p "$tmp"
 cat >"$tmp/fake.map" <<'MAP'

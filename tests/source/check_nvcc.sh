@@ -8,7 +8,7 @@ build_include=$3
 tmp=$4
 if [ -z "$nvcc" ] || ! command -v "$nvcc" >/dev/null 2>&1; then
   echo "nvcc not found: skipping the mprof_source.cuh compile check"
-  exit 0
+  exit 77
 fi
 mkdir -p "$tmp"
 for mode in on off; do

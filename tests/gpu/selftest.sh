@@ -1,0 +1,277 @@
+#!/bin/bash
+# Self-tests of the GPU checks, without a GPU: each GPU script is run as its
+# owner runs it (tests/gpu/X.sh OUTDIR BUILD_DIR) on a stand-in build whose
+# recorder, producer and programs are stand-ins (tests/gpu/selftest/): once
+# on a working stand-in, where it must pass, and once per broken result
+# (a recorder that writes nothing or crashes, a producer that drops
+# launches, ...), where it must fail and say why. A GPU check that passes
+# on a broken capture proves nothing.
+#
+# Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
+#   CHECK      faults, verdicts, programs, blocks, capture_cost or compare_ncu
+#   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
+# SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
+# pass too. The check's GPU script is found beside this one; SELFTEST_GPU
+# names another folder of them (to run an older version against the
+# stand-ins).
+set -uo pipefail
+check=${1:?usage: selftest.sh CHECK BUILD_DIR TMPDIR}
+real_build=$(cd "${2:?}" && pwd) || exit 2
+tmp=${3:?}/gpu-selftest-$check
+gpu=$(cd "$(dirname "$0")" && pwd)
+standins=$gpu/selftest
+[ -z "${SELFTEST_GPU:-}" ] || gpu=$(cd "$SELFTEST_GPU" && pwd) || exit 2
+src=$(cd "$gpu/../.." && pwd)
+rm -rf "$tmp" && mkdir -p "$tmp" || exit 2
+tmp=$(cd "$tmp" && pwd)
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# The stand-in build: the stand-in recorder as bin/mprof, stand-in
+# programs, a producer library that is only a file (the block producer's
+# stand-in is libc: `record blocks` preloads it), the real check_blocks.
+fake=$tmp/build
+mkdir -p "$fake/bin" "$fake/lib" "$tmp/path" "$tmp/cuda/bin" "$tmp/traces"
+ln -s "$standins/standin-mprof" "$fake/bin/mprof"
+for p in faults demo gemm transformer_forward; do
+  printf '#!/bin/sh\nexec "%s/standin-program" %s "$@"\n' "$standins" "$p" >"$fake/bin/$p"
+  chmod +x "$fake/bin/$p"
+done
+ln -s "$real_build/bin/check_blocks" "$fake/bin/check_blocks"
+: >"$fake/lib/libmprof-cupti.so"
+libc=$(ldd "$(command -v sh)" | awk '/libc\.so/ { print $3 }')
+ln -s "${libc:-/lib/x86_64-linux-gnu/libc.so.6}" "$fake/lib/libmprof-blocks.so"
+ln -s "$standins/nvidia-smi" "$tmp/path/nvidia-smi"
+ln -s "$standins/nvcc" "$tmp/path/nvcc"
+ln -s "$standins/nvcc" "$tmp/cuda/bin/nvcc"
+export PATH="$tmp/path:$PATH" CUDA_HOME="$tmp/cuda" NVCC="$standins/nvcc"
+export PYTHONDONTWRITEBYTECODE=1
+export STANDIN_MPROF="$real_build/bin/mprof" STANDIN_TRACES="$tmp/traces" \
+  STANDIN_SAMPLES="$src/samples"
+mprof=$real_build/bin/mprof
+
+# run MODE WANT PATTERN SCRIPT ARGS...: run a GPU script with the stand-ins
+# in MODE; WANT pass: exit 0; WANT skip: exit 77 and PATTERN (grep -E) in
+# its output; WANT fail: exit 1 and PATTERN. Output in $tmp/MODE.N.log.
+runs=0
+run() {
+  local mode=$1 want=$2 pattern=$3 script=$4 status log
+  shift 4
+  runs=$((runs + 1))
+  log=$tmp/$mode.$runs.log
+  STANDIN_MODE=$mode timeout 120 bash "$gpu/$script" "$@" >"$log" 2>&1
+  status=$?
+  if [ "$want" = pass ]; then
+    [ "$status" -eq 0 ] || fail "$script on a working stand-in exited $status, not 0: $(tail -n 15 "$log")"
+  elif [ "$want" = skip ]; then
+    [ "$status" -eq 77 ] && grep -Eq -- "$pattern" "$log" ||
+      fail "$script with a part that cannot run exited $status, not 77 with '$pattern': $(tail -n 15 "$log")"
+  else
+    [ "$status" -eq 1 ] ||
+      fail "$script on a broken capture ($mode) exited $status, not 1: $(tail -n 15 "$log")"
+    grep -Eq -- "$pattern" "$log" ||
+      fail "$script on a broken capture ($mode) does not say '$pattern': $(tail -n 15 "$log")"
+  fi
+  echo "$script, $mode: exit $status (want $want)"
+}
+
+case $check in
+faults)
+  # One folder for every run: a run must not be scored on what an earlier
+  # one left.
+  o=$tmp/out
+  export FAULTS_KILL_DELAY=0.8
+  FAULTS_CASES="sync fork_first abort sigkill" run good pass "" faults.sh "$o" "$fake"
+  FAULTS_CASES="sync" run nothing fail "FAIL  sync: no trace" faults.sh "$o" "$fake"
+  FAULTS_CASES="sync" run garbage fail "FAIL  sync: trace.mprof does not open" faults.sh "$o" "$fake"
+  FAULTS_CASES="sync sigkill" run drop fail \
+    "FAIL  sync: 50 launches in the trace, 200 launched" faults.sh "$o" "$fake"
+  grep -Eq "FAIL  sigkill: [0-9]+ launches in the trace, [0-9]+ launched \(killed" "$tmp/drop.$runs.log" ||
+    fail "faults.sh accepts a killed run that kept a quarter of its launches"
+  FAULTS_CASES="sync" run crash fail "FAIL  sync: exit status 139 under mprof, 0 alone" faults.sh "$o" "$fake"
+  FAULTS_CASES="sigkill" run stale fail "FAIL  sigkill: [0-9.]+ s lost between" faults.sh "$o" "$fake"
+  ;;
+verdicts)
+  o=$tmp/out
+  VERDICTS_TORCH=0 run good pass "" verdicts.sh "$o" "$fake"
+  # --library on a trace without library kernels checks nothing: a failure
+  python3 "$gpu/score_verdicts.py" --library "$o/bottlenecks.summary.json" >"$tmp/library.log" 2>&1
+  status=$?
+  [ "$status" -eq 1 ] && grep -q "FAILED: no library kernel in the trace" "$tmp/library.log" ||
+    fail "score_verdicts.py --library without library kernels exited $status: $(cat "$tmp/library.log")"
+  VERDICTS_TORCH=0 run nocounters fail "FAILED: the PC \+ PM set has no counters" verdicts.sh "$o" "$fake"
+  grep -Eq "dram_stream .* NO COUNTERS" "$tmp/nocounters.$runs.log" ||
+    fail "verdicts.sh does not name dram_stream's missing counters"
+  VERDICTS_TORCH=0 run nothing fail "FAIL  mprof summary of bottlenecks failed" verdicts.sh "$o" "$fake"
+  VERDICTS_TORCH=0 run crash fail "FAIL  mprof record of bottlenecks exited 139" verdicts.sh "$o" "$fake"
+  # without PyTorch the library check cannot run: skipped, not passed
+  if ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    run good skip "SKIP the library check" verdicts.sh "$o" "$fake"
+  fi
+  ;;
+programs)
+  # The program's stand-in states the launches of a synthetic trace (with
+  # made-up SASS); drop and nosamples are that trace recorded badly.
+  t=$STANDIN_TRACES
+  "$mprof" synth -o "$t/programs.good.mprof" --launches 300 --kernels 3 --seed 4 --sidecar >/dev/null &&
+    "$mprof" synth -o "$t/programs.drop.mprof" --launches 75 --kernels 3 --seed 4 --sidecar >/dev/null &&
+    "$mprof" synth -o "$t/programs.nosamples.mprof" --launches 300 --kernels 3 --seed 4 --sidecar --pcs 0 >/dev/null &&
+    "$mprof" summary --json --all "$t/programs.good.mprof" >"$t/programs.json" || exit 2
+  python3 -c '
+import json, sys
+for k in json.load(open(sys.argv[1]))["kernels"]["items"]:
+    if " " not in k["short_name"]:
+        print("launches", k["short_name"], k["launches"])' "$t/programs.json" >"$t/programs.claims" || exit 2
+  o=$tmp/out
+  export PROGRAMS=edges
+  run good pass "" programs.sh "$o" "$fake"
+  run drop fail "FAILED: layernorm_fwd: [0-9]+ launches in the trace, 116 made" programs.sh "$o" "$fake"
+  run nosamples fail "FAILED: no PC samples in the trace" programs.sh "$o" "$fake"
+  run nothing fail "FAIL  programs: mprof summary of edges failed" programs.sh "$o" "$fake"
+  run crash fail "FAIL  programs: edges exited 0 alone, 139 under mprof" programs.sh "$o" "$fake"
+  # a program that states nothing is not a pass
+  : >"$t/programs.claims"
+  run good fail "FAILED: the program states no launch count" programs.sh "$o" "$fake"
+  ;;
+blocks)
+  # The block producer's stand-in writes tests/test_blocks.c's fixture:
+  # 3 launches of tail_spin, every block (good); launch 1 short of a block
+  # and a fourth launch without any (drop), as a full buffer leaves them.
+  t=$STANDIN_TRACES
+  "$real_build/bin/test_blocks" --write-source-complete "$t/blocks.good.source" &&
+    "$real_build/bin/test_blocks" --write-source "$t/blocks.drop.source" || exit 2
+  device='blocks.producer compute-sanitizer
+blocks.device.0.name NVIDIA H200
+blocks.device.0.sm_count 132
+blocks.device.0.warp_size 32'
+  printf '%s\nblocks.blocks 399\n' "$device" >"$t/blocks.good.source.meta"
+  printf '%s\nblocks.blocks 398\nblocks.overflow 133\n' "$device" >"$t/blocks.drop.source.meta"
+  o=$tmp/out
+  export BLOCKS_PARTS="producer probe examples"
+  run good pass "" blocks.sh "$o" "$fake"
+  cp "$o/probe.mprof" "$tmp/probe.mprof" || fail "blocks.sh wrote no probe.mprof"
+  run nothing fail "FAIL  record: exit 1" blocks.sh "$o" "$fake"
+  grep -q "FAIL  preload: the producer's .* does not open" "$tmp/nothing.$runs.log" ||
+    fail "blocks.sh accepts a preloaded producer that wrote nothing"
+  run drop fail "FAIL  probe: TOTAL launches 3, failing [1-9]" blocks.sh "$o" "$fake"
+  grep -q "FAIL  inject: the producer counted 398 blocks, the probe launched 399" "$tmp/drop.$runs.log" ||
+    fail "blocks.sh accepts an injected producer that lost a block"
+  run garbage fail "FAIL  demo: exit" blocks.sh "$o" "$fake"
+  run crash fail "FAIL  record: exit 139" blocks.sh "$o" "$fake"
+  # check_blocks itself: a trace without launches, a kernel that is not
+  # there, a launch count that differs, an unknown option
+  "$real_build/bin/check_blocks" "$tmp/probe.mprof" --shared no_such_kernel 0 >"$tmp/cb.log" 2>&1
+  [ $? -eq 1 ] && grep -q "SHARED: no kernel named no_such_kernel" "$tmp/cb.log" ||
+    fail "check_blocks --shared passes when no kernel matches: $(cat "$tmp/cb.log")"
+  "$real_build/bin/check_blocks" "$tmp/probe.mprof" --tail no_such_kernel >"$tmp/cb.log" 2>&1
+  [ $? -eq 1 ] && grep -q "TAIL: no kernel named no_such_kernel" "$tmp/cb.log" ||
+    fail "check_blocks --tail passes when no kernel matches: $(cat "$tmp/cb.log")"
+  "$real_build/bin/check_blocks" "$tmp/probe.mprof" --launches 4 >"$tmp/cb.log" 2>&1
+  [ $? -eq 1 ] && grep -q "LAUNCHES: 3 in the trace, 4 launched" "$tmp/cb.log" ||
+    fail "check_blocks --launches passes on a trace short of a launch: $(cat "$tmp/cb.log")"
+  "$real_build/bin/check_blocks" "$tmp/probe.mprof" --step 32 >"$tmp/cb.log" 2>&1
+  [ $? -eq 2 ] || fail "check_blocks accepts an unknown option: $(cat "$tmp/cb.log")"
+  ;;
+capture_cost)
+  # The stand-in programs report a per-launch cost of 0.5 us and a 0.5%
+  # slowdown under the recorder, and sleep 0.4 s under the floor and the
+  # recorder alike; slow makes them 3 us and 5.5%.
+  t=$STANDIN_TRACES
+  "$mprof" synth -o "$t/small_kernels.good.mprof" --launches 200 --kernels 3 --sidecar >/dev/null &&
+    "$mprof" synth -o "$t/empty_kernels.good.mprof" --launches 200 --kernels 1 >/dev/null || exit 2
+  bin=$tmp/costbin
+  mkdir -p "$bin" && : >"$bin/libfloor.so" || exit 2
+  for p in small_kernels empty_kernels; do
+    "$standins/nvcc" -o "$bin/$p" "$p.cu" || exit 2
+  done
+  o=$tmp/out
+  export COST_BIN=$bin COST_RUNS=1 COST_EMPTY_RUNS=1 COST_SKIP_NCU=1 COST_SKIP_TORCH=1
+  run good pass "" capture_cost.sh "$o" "$fake"
+  grep -q "ok     per launch <= 1 us .*record adds 0.500 us" "$o/cost.txt" ||
+    fail "capture_cost.sh did not hold the per-launch cost to its target"
+  run slow fail "MISSED per launch <= 1 us .*record adds 3.000 us, the floor 0.500 us" capture_cost.sh "$o" "$fake"
+  grep -q "MISSED kernel slowdown <= 1% .*record +5.50%" "$tmp/slow.$runs.log" ||
+    fail "capture_cost.sh accepts a 5.5% kernel slowdown"
+  COST_SKIP_EMPTY=1 COST_SKIP_STEADY=1 run crash fail "FAIL  sk_record_1 exited 139" capture_cost.sh "$o" "$fake"
+  COST_SKIP_EMPTY=1 COST_SKIP_STEADY=1 run nothing fail "FAIL  sk_record_1 left no trace" capture_cost.sh "$o" "$fake"
+  grep -q "MISSED wall: no figure sk_sass_missing" "$tmp/nothing.$runs.log" ||
+    fail "capture_cost.sh does not miss the SASS figure of a run without a trace"
+  # check_cost.py alone: a part that ran but left no figure is a miss
+  printf 'per_launch_record_us 0.5
+skipped wall
+skipped ncu
+skipped steady
+skipped torch
+' >"$tmp/part.figures"
+  python3 "$gpu/check_cost.py" "$tmp/part.figures" >"$tmp/check_cost.log" 2>&1
+  [ $? -eq 1 ] && grep -q "MISSED per_launch: no figure per_launch_floor_us" "$tmp/check_cost.log" ||
+    fail "check_cost.py passes a part without its figures: $(cat "$tmp/check_cost.log")"
+  ;;
+compare_ncu)
+  # ncu's Source page as CSV for the second kernel of a synthetic trace
+  # (not the summary's first: the one ncu profiled is found by name), its
+  # warp-stall samples in mprof's order; then with another order, with no
+  # samples, and a kernel name the summary does not have.
+  "$mprof" synth -o "$tmp/t.mprof" --launches 300 --kernels 3 --seed 4 --sidecar >/dev/null &&
+    "$mprof" summary --json --all --hot 6 "$tmp/t.mprof" >"$tmp/t.json" || exit 2
+  python3 - "$tmp/t.json" "$tmp" <<'PY' || exit 2
+import json, sys
+doc = json.load(open(sys.argv[1]))
+items = doc["kernels"]["items"]
+# synth gives every kernel the same hot offsets: the first kernel's move
+# on by 0x1000, as another kernel's would be elsewhere
+for h in items[0]["hot"]["instructions"]:
+    h["offset"] = hex(int(str(h["offset"]), 0) + 0x1000)
+json.dump(doc, open(sys.argv[1], "w"))
+k = items[1]
+hot = sorted(k["hot"]["instructions"], key=lambda h: -h["share"])
+offsets = [int(str(h["offset"]), 0) for h in hot]
+base = 0x7F0000001000
+def write(name, samples, last=1):
+    # every instruction from the function's first (offset 0) to its EXIT
+    with open(f"{sys.argv[2]}/{name}.csv", "w") as f:
+        f.write('==PROF== Connected to process 1\n')
+        f.write('"Address","Source","Warp Stall Sampling (All Samples)"\n')
+        f.write(f'"{base:#x}","MOV R1, c[0x0][0x28]","0"\n')
+        for off, n in samples:
+            f.write(f'"{base + off:#x}","INSTR","{n}"\n')
+        f.write(f'"{base + 0x4000:#x}","EXIT","{last}"\n')
+write("good", [(o, 1000 - 10 * i) for i, o in enumerate(offsets)])
+# the coldest of mprof's six ranked first by ncu, with three of its own
+write("differ", [(offsets[-1], 5000)] + [(0x3000 + 16 * i, 4000) for i in range(3)]
+      + [(o, 100) for o in offsets[:-1]])
+write("nosamples", [(o, 0) for o in offsets], last=0)
+open(f"{sys.argv[2]}/kernel", "w").write(k["short_name"])
+open(f"{sys.argv[2]}/first", "w").write(items[0]["short_name"])
+PY
+  name=$(cat "$tmp/kernel")
+  # cmp_ncu WANT PATTERN CSV [NAME]: compare_ncu.py's status and words
+  cmp_ncu() {
+    local log=$tmp/$3.${4:-$name}.log
+    python3 "$gpu/compare_ncu.py" --kernel "${4:-$name}" "$tmp/$3.csv" "$tmp/t.json" 5 >"$log" 2>&1
+    local status=$?
+    [ "$status" -eq "$1" ] && grep -Eq -- "$2" "$log" ||
+      fail "compare_ncu.py on $3 (kernel ${4:-$name}) exited $status, not $1 with '$2': $(cat "$log")"
+    runs=$((runs + 1))
+  }
+  cmp_ncu 0 "the 5 hottest instructions agree" good
+  cmp_ncu 1 "the 5 hottest instructions DIFFER" differ
+  cmp_ncu 1 "FAILED: ncu sampled no warp stalls" nosamples
+  cmp_ncu 1 "FAILED: 0 kernels in .* are named no_such_kernel" good no_such_kernel
+  # the summary's first kernel is not the one ncu profiled
+  cmp_ncu 1 "the 5 hottest instructions DIFFER" good "$(cat "$tmp/first")"
+  python3 "$gpu/compare_ncu.py" "$tmp/good.csv" "$tmp/t.json" 5 >/dev/null 2>&1
+  [ $? -eq 2 ] || fail "compare_ncu.py without --kernel does not refuse to guess the kernel"
+  ;;
+*)
+  echo "selftest: no check '$check'" >&2
+  exit 2
+  ;;
+esac
+
+if [ "$failures" -ne 0 ]; then
+  echo "selftest $check: $failures failure(s); logs in $tmp" >&2
+  exit 1
+fi
+[ -n "${SELFTEST_KEEP:-}" ] || rm -rf "$tmp"
+echo "selftest $check: every broken capture failed the check, the working one passed ($runs runs)"
