@@ -13,11 +13,11 @@
 #include "mprof/trace.h"
 
 static const char *const section_names[SECTION_COUNT] = {
-    "UNKNOWN",        "STRINGS", "META",          "DEVICES",    "STREAMS",
-    "KERNELS",        "SHAPES",  "LAUNCHES",      "MEMOPS",     "RANGES",
-    "REGIONS",        "SPANS",   "STALL_REASONS", "PC_SAMPLES", "CUBINS",
-    "BLOBS",          "DROPS",   "PM_METRICS",    "PM_SAMPLES", "API_CALLS",
-    "MEMORY_ACCESSES"};
+    "UNKNOWN",         "STRINGS",  "META",          "DEVICES",    "STREAMS",
+    "KERNELS",         "SHAPES",   "LAUNCHES",      "MEMOPS",     "RANGES",
+    "REGIONS",         "SPANS",    "STALL_REASONS", "PC_SAMPLES", "CUBINS",
+    "BLOBS",           "DROPS",    "PM_METRICS",    "PM_SAMPLES", "API_CALLS",
+    "MEMORY_ACCESSES", "PROCESSES"};
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
@@ -34,6 +34,11 @@ const char *mprof_section_name(uint32_t type) {
   {                                                                            \
     MPROF_SECTION_##sec, FIELD_CORRELATION, 0, offsetof(type, correlation_id), \
         0, NULL                                                                \
+  }
+#define RANGE(sec, type, first, target, what)                                  \
+  {                                                                            \
+    MPROF_SECTION_##sec, FIELD_RANGE, 1, offsetof(type, first),                \
+        MPROF_SECTION_##target, what                                           \
   }
 #define TIMES(sec, type, checked)                                              \
   {                                                                            \
@@ -83,10 +88,17 @@ static const record_field record_fields[] = {
     STRING(PM_METRICS, mprof_pm_metric_record, unit, "unit"),
     INDEX(PM_SAMPLES, mprof_pm_sample_record, device, DEVICES, 0, 1),
     TIMES(PM_SAMPLES, mprof_pm_sample_record, 1),
+    STRING(PROCESSES, mprof_process_record, host, "host"),
+    STRING(PROCESSES, mprof_process_record, cmdline, "command line"),
+    STRING(PROCESSES, mprof_process_record, path, "path"),
+    RANGE(PROCESSES, mprof_process_record, first_stream, STREAMS, "streams"),
+    RANGE(PROCESSES, mprof_process_record, first_device, DEVICES, "devices"),
+    TIMES(PROCESSES, mprof_process_record, 0), /* end 0: still running */
 };
 #undef STRING
 #undef INDEX
 #undef CORR
+#undef RANGE
 #undef TIMES
 #define FIELD_COUNT (sizeof record_fields / sizeof record_fields[0])
 
