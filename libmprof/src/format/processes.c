@@ -296,15 +296,16 @@ const char *mprof_trace_process_meta(const mprof_trace *trace, size_t process,
           trace->process_text + (process * TEXT_FIELDS + f) * TEXT_SIZE;
       return *text ? text : NULL;
     }
-  uint32_t ref = strcmp(key, "host") == 0      ? p->host
-                 : strcmp(key, "cmdline") == 0 ? p->cmdline
-                 : strcmp(key, "path") == 0    ? p->path
-                                               : MPROF_INDEX_NONE;
-  if (ref == MPROF_STR_NONE && strcmp(key, "path") == 0 &&
-      trace->process_count == 1)
+  const uint32_t *ref = strcmp(key, "host") == 0      ? &p->host
+                        : strcmp(key, "cmdline") == 0 ? &p->cmdline
+                        : strcmp(key, "path") == 0    ? &p->path
+                                                      : NULL;
+  if (ref && *ref)
+    return mprof_trace_string(trace, *ref);
+  if (ref == &p->path && trace->process_count == 1)
     return trace->path; /* its own file, as renamed */
-  if (ref != MPROF_INDEX_NONE)
-    return ref ? mprof_trace_string(trace, ref) : NULL;
+  if (ref)
+    return NULL;
   if (trace->process_count == 1)
     return mprof_trace_meta(trace, key);
   char name[256];

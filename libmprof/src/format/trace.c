@@ -1,7 +1,7 @@
 /*
  * mprof — .mprof reader: mmap, validate everything once, then hand out
  * records in place. Validation: trace_validate.c; streamed files:
- * trace_streamed.c.
+ * trace_streamed.c; the processes (PROCESSES): processes.c.
  *
  * SPDX-License-Identifier: MIT
  */
