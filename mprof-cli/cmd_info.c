@@ -36,6 +36,53 @@ static const char *drop_name(uint32_t kind) {
   }
 }
 
+/* "streams 3-5", "stream 3", "no streams". */
+static void print_range(const char *what, uint32_t first, uint32_t count) {
+  if (count == 0)
+    printf("no %ss", what);
+  else if (count == 1)
+    printf("%s %u", what, first);
+  else
+    printf("%ss %u-%u", what, first, first + count - 1);
+}
+
+/* Two lines per process: who it was, then how long it was recorded, how
+ * it ended and which streams and devices are its. */
+static void print_process(const mprof_trace *t, size_t i,
+                          const mprof_process_record *p) {
+  const char *pid = mprof_trace_process_meta(t, i, "pid");
+  const char *host = mprof_trace_process_meta(t, i, "host");
+  const char *ppid = mprof_trace_process_meta(t, i, "ppid");
+  const char *rank = mprof_trace_process_meta(t, i, "rank");
+  const char *local = mprof_trace_process_meta(t, i, "local_rank");
+  const char *cmdline = mprof_trace_process_meta(t, i, "cmdline");
+  printf("process %-2zu pid %s on %s", i, pid ? pid : "?", host ? host : "?");
+  if (ppid)
+    printf(", parent %s", ppid);
+  if (rank)
+    printf(", rank %s", rank);
+  if (local)
+    printf(", local rank %s", local);
+  if (cmdline)
+    printf(": %s", cmdline);
+  printf("\n           ");
+  if (p->start && p->end)
+    printf("recorded %.3f s, ", (double)(p->end - p->start) / 1e9);
+  if (p->exit_kind == MPROF_EXIT_STATUS)
+    printf("exited with status %u", p->exit_value);
+  else if (p->exit_kind == MPROF_EXIT_SIGNAL)
+    printf("killed by signal %u", p->exit_value);
+  else if (p->end)
+    printf("exit status not recorded");
+  else
+    printf("no end recorded (killed, or cut short)");
+  printf("; ");
+  print_range("stream", p->first_stream, p->stream_count);
+  printf(", ");
+  print_range("device", p->first_device, p->device_count);
+  printf("\n");
+}
+
 static int info_one(const char *path) {
   mprof_trace *t;
   mprof_mkprof *mkprof;
@@ -70,6 +117,9 @@ static int info_one(const char *path) {
   }
 
   size_t n;
+  const mprof_process_record *processes = mprof_trace_processes(t, &n);
+  for (size_t i = 0; i < n; i++)
+    print_process(t, i, &processes[i]);
   const mprof_meta_record *meta = mprof_trace_meta_records(t, &n);
   for (size_t i = 0; i < n; i++)
     printf("meta       %s = %s\n", mprof_trace_string(t, meta[i].key),
@@ -146,9 +196,9 @@ static void set_line(const char *path) {
     return;
   size_t launches;
   mprof_trace_launches(t, &launches);
-  const char *pid = mprof_trace_meta(t, "pid");
-  const char *host = mprof_trace_meta(t, "host");
-  const char *rank = mprof_trace_meta(t, "rank");
+  const char *pid = mprof_trace_process_meta(t, 0, "pid");
+  const char *host = mprof_trace_process_meta(t, 0, "host");
+  const char *rank = mprof_trace_process_meta(t, 0, "rank");
   printf("process    %s: pid %s%s%s on %s, %zu launches%s\n", path,
          pid ? pid : "?", rank ? ", rank " : "", rank ? rank : "",
          host ? host : "?", launches,

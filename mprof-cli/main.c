@@ -105,7 +105,9 @@ static const cli_command commands[] = {
     {"info", "print what a trace holds",
      "usage: mprof info TRACE...\n"
      "\n"
-     "Validate TRACE and print its metadata, devices, section sizes,\n"
+     "Validate TRACE and print its processes (pid, host, rank, command,\n"
+     "how long each was recorded, how it ended, its streams and devices),\n"
+     "metadata, devices, section sizes,\n"
      "kernels (by launch count) and drop counters. TRACE may be a .mprof\n"
      "or a MKPROF file (.mkprof), read as `mprof mkprof import` reads it.\n"
      "Several traces, a directory (its .mprof files: the processes of\n"
@@ -201,8 +203,10 @@ static const cli_command commands[] = {
      "and streams (named after their process: \"pid N\", then the\n"
      "stream); times move onto the first trace's clock through the clock\n"
      "anchors each trace stores (traces of one host\n"
-     "share their clock and do not move); each trace's metadata is kept as\n"
-     "process.I.KEY. FILE is partial when any trace is.\n",
+     "share their clock and do not move); each process is one record of\n"
+     "FILE's PROCESSES (a trace that is itself a set brings each of its\n"
+     "processes), its metadata kept as process.I.KEY. FILE is partial\n"
+     "when any trace is.\n",
      cmd_merge},
     {"export", "write traces for Perfetto, chrome://tracing or speedscope",
      "usage: mprof export TRACE... -o FILE [--format "

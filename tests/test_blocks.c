@@ -617,6 +617,17 @@ static void test_blocks_and_cupti_as_a_set(void **state) {
   assert_string_equal(mprof_trace_process_meta(set, 1, "pid"), "4200");
   assert_string_equal(mprof_trace_process_meta(set, 1, "path"), trace);
   assert_null(mprof_trace_process_meta(set, 2, "pid"));
+  /* The block trace names its process in PROCESSES, from its producer's
+   * pairs, and owns its streams. */
+  size_t np, nst;
+  const mprof_process_record *bp =
+      (const mprof_process_record *)mprof_trace_section(
+          in[0], MPROF_SECTION_PROCESSES, &np);
+  mprof_trace_streams(in[0], &nst);
+  assert_int_equal(np, 1);
+  assert_int_equal(bp->pid, 4100);
+  assert_string_equal(mprof_trace_string(in[0], bp->host), "gpu1");
+  assert_int_equal(bp->stream_count, nst);
 
   /* Launch i of each run: the blocks' first entry is 1 us after the CUPTI
    * start on the GPU, whose %globaltimer runs GT_OFFSET after realtime. */

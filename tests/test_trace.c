@@ -147,6 +147,24 @@ static void write_every_record(const char *path) {
   assert_int_equal(
       mprof_writer_drop(w, MPROF_DROP_ACTIVITY_RECORDS, MPROF_INDEX_NONE, 1),
       0);
+  mprof_process_record pr;
+  memset(&pr, 0, sizeof pr);
+  pr.start = 800;
+  pr.end = 1300;
+  pr.pid = 4242;
+  pr.ppid = 1;
+  pr.rank = 3;
+  pr.local_rank = MPROF_INDEX_NONE;
+  pr.host = mprof_writer_string(w, "box-7");
+  pr.cmdline = mprof_writer_string(w, "./gemm --size 4096");
+  pr.exit_kind = MPROF_EXIT_STATUS;
+  pr.exit_value = 2;
+  pr.first_stream = s;
+  pr.stream_count = 1;
+  pr.first_device = d;
+  pr.device_count = 1;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PROCESSES, &pr),
+                   0);
   assert_int_equal(mprof_writer_finish(w), 0);
 }
 
@@ -249,6 +267,21 @@ static void test_round_trip_every_record(void **state) {
   assert_int_equal(n, 2);
   assert_int_equal(ps[1].start, 1010);
   assert_true(ps[1].value[0] == 88.5f);
+  const mprof_process_record *pr = mprof_trace_processes(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(pr->start, 800);
+  assert_int_equal(pr->end, 1300);
+  assert_int_equal(pr->exit_kind, MPROF_EXIT_STATUS);
+  assert_int_equal(pr->exit_value, 2);
+  assert_string_equal(mprof_trace_string(t, pr->cmdline), "./gemm --size 4096");
+  assert_string_equal(mprof_section_name(MPROF_SECTION_PROCESSES), "PROCESSES");
+  /* The process accessors read the record, not META. */
+  assert_string_equal(mprof_trace_process_meta(t, 0, "pid"), "4242");
+  assert_string_equal(mprof_trace_process_meta(t, 0, "rank"), "3");
+  assert_null(mprof_trace_process_meta(t, 0, "local_rank"));
+  assert_string_equal(mprof_trace_process_meta(t, 0, "path"), path);
+  assert_int_equal(mprof_trace_stream_process(t, 0), 0);
+  assert_int_equal(mprof_trace_device_process(t, 0), 0);
   uint64_t t0, t1;
   mprof_trace_time_bounds(t, &t0, &t1);
   assert_int_equal(t0, 900);

@@ -223,7 +223,12 @@ void at_exit(void) {
   }
   if (g.config_direct_reads)
     meta_u64("pc.config_buffer_direct_reads", g.config_direct_reads);
-  write_anchor("clock.end");
+  uint64_t end = write_anchor("clock.end");
+  if (g.exit_status >= 0)
+    mprof_cupti_translate_process_end(g.tr, end, MPROF_EXIT_STATUS,
+                                      (uint32_t)(g.exit_status & 0xff));
+  else
+    mprof_cupti_translate_process_end(g.tr, end, MPROF_EXIT_UNKNOWN, 0);
   /* From here on every callback returns at once. */
   atomic_store(&g.state, STATE_FINISHED);
   uint64_t write_started = cost_now();
@@ -246,4 +251,12 @@ void at_exit(void) {
          (unsigned long long)stats.modules, (unsigned long long)stats.errors);
   /* The translator stays allocated: a late CUPTI callback finds it finished
    * and does nothing. */
+}
+
+void at_exit_status(int status, void *unused) {
+  (void)unused;
+  /* The parent sees the low 8 bits, as wait() reports them. */
+  if (getpid() == g.pid && !atomic_load(&g.forked))
+    g.exit_status = status;
+  at_exit();
 }

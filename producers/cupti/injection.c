@@ -63,12 +63,14 @@ static const char *real_getenv(void *userdata, const char *name) {
   return getenv(name);
 }
 
-static void write_cmdline(void) {
+/* The command line, arguments joined by spaces, into @p buffer ("" when
+ * unreadable); META cmdline when read. */
+static void write_cmdline(char *buffer, size_t size) {
+  buffer[0] = '\0';
   FILE *f = fopen("/proc/self/cmdline", "rb");
   if (!f)
     return;
-  char buffer[8192];
-  size_t n = fread(buffer, 1, sizeof buffer - 1, f);
+  size_t n = fread(buffer, 1, size - 1, f);
   fclose(f);
   while (n > 0 && buffer[n - 1] == '\0')
     n--;
@@ -118,7 +120,14 @@ static void write_start_meta(const char *host) {
     meta("local_rank", local_rank);
   const char *pattern = getenv("MPROF_OUTPUT");
   meta("output.pattern", pattern && *pattern ? pattern : "trace.mprof");
-  write_cmdline();
+  char cmdline[8192];
+  write_cmdline(cmdline, sizeof cmdline);
+  /* The same facts as the trace's PROCESSES record (the META above stays
+   * for readers older than it). */
+  mprof_process_record process;
+  mprof_cupti_process_identity(&process, real_getenv, NULL, (long)g.pid,
+                               (long)getppid());
+  mprof_cupti_translate_process(g.tr, &process, host, cmdline);
   meta("pc.mode", mprof_cupti_pc_mode_name(g.cfg.pc_mode));
   if (g.cfg.pc_mode != MPROF_CUPTI_PC_OFF) {
     meta_u64("pc.period", g.cfg.pc_period);
@@ -237,9 +246,14 @@ static int start(const char *by) {
   if (pm_took_pc)
     meta("pc.note", "PC sampling off: PM sampling (--pm on) runs alone, as "
                     "the two failed together on the H200 with CUPTI 13.0");
-  /* Registered before anything can fail, so the trace always gets written:
-   * even a disabled run explains itself in META. */
+    /* Registered before anything can fail, so the trace always gets written:
+     * even a disabled run explains itself in META. on_exit() also hands over
+     * the status the program exits with. */
+#ifdef __GLIBC__
+  on_exit(at_exit_status, NULL);
+#else
   atexit(at_exit);
+#endif
   pthread_atfork(NULL, NULL, after_fork_in_child);
   /* A first checkpoint at once: a process that dies in its first second
    * still leaves a trace that says what it was. */
@@ -269,7 +283,7 @@ static int start(const char *by) {
   }
   setup_activity();
   setup_callbacks();
-  write_anchor("clock.anchor");
+  mprof_cupti_translate_process_start(g.tr, write_anchor("clock.anchor"));
   atomic_store(&g.state, STATE_RUNNING);
   start_drain_thread();
   cost_add(COST_STARTUP, started, 0);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -58,4 +59,24 @@ void mprof_cupti_rank(mprof_cupti_env_fn env, void *userdata, const char **rank,
   *source = NULL;
   *rank = first_set(env, userdata, ranks, source);
   *local_rank = first_set(env, userdata, locals, NULL);
+}
+
+/* A rank's value as a number; MPROF_INDEX_NONE when it is not one. */
+static uint32_t rank_number(const char *text) {
+  if (!text || !*text || strspn(text, "0123456789") != strlen(text) ||
+      strlen(text) > 9)
+    return MPROF_INDEX_NONE;
+  return (uint32_t)strtoul(text, NULL, 10);
+}
+
+void mprof_cupti_process_identity(mprof_process_record *out,
+                                  mprof_cupti_env_fn env, void *userdata,
+                                  long pid, long ppid) {
+  const char *rank, *source, *local_rank;
+  mprof_cupti_rank(env, userdata, &rank, &source, &local_rank);
+  memset(out, 0, sizeof *out);
+  out->pid = pid > 0 ? (uint32_t)pid : 0;
+  out->ppid = ppid >= 0 ? (uint32_t)ppid : MPROF_INDEX_NONE;
+  out->rank = rank_number(rank);
+  out->local_rank = rank_number(local_rank);
 }

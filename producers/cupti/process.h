@@ -39,4 +39,13 @@ int mprof_cupti_open_output(mprof_writer **out, char *path, size_t size,
 void mprof_cupti_rank(mprof_cupti_env_fn env, void *userdata, const char **rank,
                       const char **source, const char **local_rank);
 
+/**
+ * This process as its PROCESSES record says it: @p pid, @p ppid, and the
+ * rank and local rank mprof_cupti_rank() finds (MPROF_INDEX_NONE when
+ * unset or not a number). Everything else in *out is zero.
+ */
+void mprof_cupti_process_identity(mprof_process_record *out,
+                                  mprof_cupti_env_fn env, void *userdata,
+                                  long pid, long ppid);
+
 #endif /* MPROF_CUPTI_PROCESS_H */

@@ -96,6 +96,7 @@ typedef struct producer_state {
   atomic_int exiting;
   atomic_int forked; /* this copy of the state is a forked child's */
   pid_t pid;
+  int exit_status; /* what the program passed to exit(); -1 unknown */
   mprof_cupti_config cfg;
   mprof_cupti_translate *tr;
   CUpti_SubscriberHandle subscriber;
@@ -172,8 +173,9 @@ void cost_add(cost_phase phase, uint64_t since, uint64_t bytes);
 void cost_print(const mprof_cupti_translate_stats *stats);
 
 uint64_t CUPTIAPI monotonic_raw_ns(void);
-/* Pair the trace clock with wall-clock time so a viewer can print dates. */
-void write_anchor(const char *prefix);
+/* Pair the trace clock with wall-clock time so a viewer can print dates;
+ * returns the trace-clock time it wrote. */
+uint64_t write_anchor(const char *prefix);
 
 /* ---- device.c ------------------------------------------------------------ */
 
@@ -213,5 +215,7 @@ void manifest_event(const char *word, long value);
 void install_signal_handlers(void);
 void after_fork_in_child(void);
 void at_exit(void);
+/* at_exit() with the status the program exits with (on_exit()). */
+void at_exit_status(int status, void *unused);
 
 #endif

@@ -15,6 +15,7 @@ producer_state g = {
     .pc_lock = PTHREAD_MUTEX_INITIALIZER,
     .context_lock = PTHREAD_MUTEX_INITIALIZER,
     .wake_pipe = {-1, -1},
+    .exit_status = -1,
 };
 
 /* ---- logging and errors ------------------------------------------------- */
@@ -138,7 +139,7 @@ uint64_t CUPTIAPI monotonic_raw_ns(void) {
 }
 
 /* Pair the trace clock with wall-clock time so a viewer can print dates. */
-void write_anchor(const char *prefix) {
+uint64_t write_anchor(const char *prefix) {
   uint64_t trace_ns = 0;
   struct timespec real;
   if (cuptiGetTimestamp(&trace_ns) != CUPTI_SUCCESS)
@@ -149,4 +150,5 @@ void write_anchor(const char *prefix) {
   meta_u64(key, trace_ns);
   snprintf(key, sizeof key, "%s.realtime_ns", prefix);
   meta_u64(key, (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec);
+  return trace_ns;
 }

@@ -268,6 +268,52 @@ void mprof_cupti_translate_device_info(mprof_cupti_translate *t,
   pthread_mutex_unlock(&t->lock);
 }
 
+void mprof_cupti_translate_process(mprof_cupti_translate *t,
+                                   const mprof_process_record *rec,
+                                   const char *host, const char *cmdline) {
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished) {
+    uint64_t start = t->process.start;
+    memset(&t->process, 0, sizeof t->process);
+    t->process.start = start;
+    t->process.pid = rec->pid;
+    t->process.ppid = rec->ppid;
+    t->process.rank = rec->rank;
+    t->process.local_rank = rec->local_rank;
+    t->process.host = mprof_writer_string(t->w, host);
+    t->process.cmdline = mprof_writer_string(t->w, cmdline);
+    t->have_process = 1;
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
+void mprof_cupti_translate_process_start(mprof_cupti_translate *t,
+                                         uint64_t start) {
+  pthread_mutex_lock(&t->lock);
+  t->process.start = start;
+  pthread_mutex_unlock(&t->lock);
+}
+
+void mprof_cupti_translate_process_end(mprof_cupti_translate *t, uint64_t end,
+                                       uint32_t exit_kind,
+                                       uint32_t exit_value) {
+  pthread_mutex_lock(&t->lock);
+  t->process.end = end >= t->process.start ? end : 0;
+  t->process.exit_kind = exit_kind;
+  t->process.exit_value = exit_value;
+  pthread_mutex_unlock(&t->lock);
+}
+
+/* The process record as of now: every stream and @p devices devices. */
+static mprof_process_record process_record(const mprof_cupti_translate *t,
+                                           uint64_t devices) {
+  mprof_process_record p = t->process;
+  p.first_stream = p.first_device = 0;
+  p.stream_count = (uint32_t)mprof_writer_count(t->w, MPROF_SECTION_STREAMS);
+  p.device_count = (uint32_t)devices;
+  return p;
+}
+
 void mprof_cupti_translate_device_activity(mprof_cupti_translate *t,
                                            const CUpti_ActivityDevice5 *d) {
   mprof_device_record rec;
@@ -333,6 +379,11 @@ int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
   for (size_t i = 0; i < count; i++)
     device_record(t, i, &recs[i]);
   int rc = mprof_writer_snapshot(t->w, MPROF_SECTION_DEVICES, recs, count);
+  /* So does the process record, owning what the trace holds so far: a
+   * process killed before finish still says who it was. */
+  mprof_process_record process = process_record(t, count);
+  if (rc == 0 && t->have_process)
+    rc = mprof_writer_snapshot(t->w, MPROF_SECTION_PROCESSES, &process, 1);
   if (rc == 0)
     rc = mprof_writer_checkpoint(t->w, time_ns);
   pthread_mutex_unlock(&t->lock);
@@ -390,6 +441,11 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   }
   if (t->errors_suppressed)
     meta_u64(t, "errors.suppressed", t->errors_suppressed);
+  if (t->have_process) {
+    mprof_process_record process =
+        process_record(t, mprof_writer_count(t->w, MPROF_SECTION_DEVICES));
+    mprof_writer_append(t->w, NULL, MPROF_SECTION_PROCESSES, &process);
+  }
 
   t->finished = 1;
   int rc = mprof_writer_finish(t->w);

@@ -132,6 +132,27 @@ void mprof_cupti_translate_device_info(mprof_cupti_translate *t,
                                        const mprof_device_record *info,
                                        const char *name);
 
+/**
+ * Who this process is: its PROCESSES record (pid, ppid, rank, local rank;
+ * the strings, times, exit and ranges of @p rec are ignored), with @p host
+ * and @p cmdline as text. From the next checkpoint on the trace holds the
+ * record, owning every stream and device written so far, with no end (a
+ * process killed after it leaves it so); mprof_cupti_translate_finish()
+ * writes it with its end and exit.
+ */
+void mprof_cupti_translate_process(mprof_cupti_translate *t,
+                                   const mprof_process_record *rec,
+                                   const char *host, const char *cmdline);
+
+/** When the capture began (trace clock), for the process record. */
+void mprof_cupti_translate_process_start(mprof_cupti_translate *t,
+                                         uint64_t start);
+
+/** When the capture ended (trace clock) and how the process ended
+ *  (mprof_exit_kind and its status or signal), for the process record. */
+void mprof_cupti_translate_process_end(mprof_cupti_translate *t, uint64_t end,
+                                       uint32_t exit_kind, uint32_t exit_value);
+
 /** Describe a device from CUPTI_ACTIVITY_KIND_DEVICE. */
 void mprof_cupti_translate_device_activity(mprof_cupti_translate *t,
                                            const CUpti_ActivityDevice5 *d);

@@ -99,6 +99,11 @@ struct mprof_cupti_translate {
   device_slot *devices;
   size_t device_count;
 
+  /* This process's PROCESSES record (mprof_cupti_translate_process()):
+   * snapshotted at checkpoints, appended at finish. */
+  mprof_process_record process;
+  int have_process;
+
   name_map names;
 
   module *modules;

@@ -282,6 +282,34 @@ static void test_parse_bytes(void **state) {
                    -1);
 }
 
+/* The process's record as the producer knows it: pid, parent and the
+ * launcher's rank and local rank as numbers, unknown when not numbers. */
+static void test_process_identity(void **state) {
+  (void)state;
+  env_pair env[] = {{"OMPI_COMM_WORLD_RANK", "12"},
+                    {"OMPI_COMM_WORLD_LOCAL_RANK", "4"},
+                    {NULL, NULL}};
+  mprof_process_record p;
+  memset(&p, 0xff, sizeof p);
+  mprof_cupti_process_identity(&p, fake_env, env, 4242, 4241);
+  assert_int_equal(p.pid, 4242);
+  assert_int_equal(p.ppid, 4241);
+  assert_int_equal(p.rank, 12);
+  assert_int_equal(p.local_rank, 4);
+  assert_int_equal(p.host, 0);
+  assert_int_equal(p.start, 0);
+  assert_int_equal(p.exit_kind, MPROF_EXIT_UNKNOWN);
+  assert_int_equal(p.reserved[2], 0);
+  env_pair words[] = {
+      {"RANK", "first"}, {"LOCAL_RANK", "99999999999"}, {NULL, NULL}};
+  mprof_cupti_process_identity(&p, fake_env, words, 7, 1);
+  assert_int_equal(p.rank, MPROF_INDEX_NONE);
+  assert_int_equal(p.local_rank, MPROF_INDEX_NONE);
+  env_pair none[] = {{NULL, NULL}};
+  mprof_cupti_process_identity(&p, fake_env, none, 7, 1);
+  assert_int_equal(p.rank, MPROF_INDEX_NONE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_config_defaults),
@@ -291,6 +319,7 @@ int main(void) {
       cmocka_unit_test(test_output_naming),
       cmocka_unit_test(test_output_claim),
       cmocka_unit_test(test_parse_bytes),
+      cmocka_unit_test(test_process_identity),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

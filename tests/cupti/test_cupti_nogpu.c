@@ -2,7 +2,8 @@
  * The injection library on a machine without a GPU or driver: a process
  * that loads it and calls InitializeInjection() must exit normally, with
  * its own output untouched, and leave a trace whose META says who wrote it
- * and why nothing was captured.
+ * and why nothing was captured, and whose PROCESSES record says who the
+ * process was and the status it exited with.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -43,6 +44,10 @@ static void initialize_without_driver(int nvtx_first) {
   if (child == 0) {
     alarm(30); /* a hang fails the test instead of stalling it */
     setenv("MPROF_OUTPUT", path, 1);
+    setenv("RANK", "5", 1); /* as a launcher would */
+    unsetenv("LOCAL_RANK");
+    unsetenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    unsetenv("SLURM_LOCALID");
     void *lib = dlopen(MPROF_CUPTI_LIBRARY, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       fprintf(stderr, "dlopen: %s\n", dlerror());
@@ -65,12 +70,13 @@ static void initialize_without_driver(int nvtx_first) {
     /* A second call (a second cuInit) must be harmless. */
     if (init() != 1)
       _exit(6);
-    exit(0); /* runs the library's exit handler, which writes the trace */
+    /* Runs the library's exit handler, which writes the trace. */
+    exit(nvtx_first ? 3 : 0);
   }
   int status = 0;
   assert_int_equal(waitpid(child, &status, 0), child);
   assert_true(WIFEXITED(status));
-  assert_int_equal(WEXITSTATUS(status), 0);
+  assert_int_equal(WEXITSTATUS(status), nvtx_first ? 3 : 0);
 
   mprof_trace *trace = NULL;
   int rc = mprof_trace_open(&trace, path, NULL);
@@ -96,6 +102,28 @@ static void initialize_without_driver(int nvtx_first) {
   size_t n = 0;
   mprof_trace_launches(trace, &n);
   assert_int_equal(n, 0);
+  /* The process's record, written by the producer itself. */
+  const mprof_process_record *p =
+      (const mprof_process_record *)mprof_trace_section(
+          trace, MPROF_SECTION_PROCESSES, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(p->pid, (uint32_t)child);
+  assert_int_equal(p->ppid, (uint32_t)getpid());
+  assert_int_equal(p->rank, 5);
+  assert_int_equal(p->local_rank, MPROF_INDEX_NONE);
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  assert_string_equal(mprof_trace_string(trace, p->host), host);
+  assert_non_null(
+      strstr(mprof_trace_string(trace, p->cmdline), "test_cupti_nogpu"));
+  assert_int_equal(p->exit_kind, MPROF_EXIT_STATUS);
+  assert_int_equal(p->exit_value, nvtx_first ? 3 : 0);
+  /* Its end is the trace clock's at exit (the start only once CUPTI
+   * took the subscription, which it may refuse without a driver). */
+  assert_int_equal(
+      p->end,
+      strtoull(mprof_trace_meta(trace, "clock.end.trace_ns"), NULL, 10));
+  assert_true(p->start == 0 || p->start <= p->end);
   mprof_trace_free(trace);
   unlink(path);
 }

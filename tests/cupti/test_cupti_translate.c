@@ -943,6 +943,69 @@ static void test_errors_and_finish_once(void **state) {
   close_fixture(&f);
 }
 
+/* The process's PROCESSES record: a trace cut after a checkpoint holds it
+ * without an end, owning what was written by then; the finished trace
+ * holds its end and exit status and owns every stream and device. */
+static void test_process_record(void **state) {
+  (void)state;
+  fixture f;
+  open_fixture(&f, "process", NULL);
+  mprof_process_record who;
+  memset(&who, 0, sizeof who);
+  who.pid = 77;
+  who.ppid = 7;
+  who.rank = 2;
+  who.local_rank = MPROF_INDEX_NONE;
+  who.end = 12345; /* not the producer's to say here: ignored */
+  mprof_cupti_translate_process(f.t, &who, "node9", "./app -x");
+  mprof_cupti_translate_process_start(f.t, 1000);
+  CUpti_ActivityKernel10 k0 = kernel("_Z4gemmv", 0, 7, 1100, 1500, 1);
+  assert_int_equal(mprof_cupti_translate_kernel(f.t, &k0), 0);
+  assert_int_equal(mprof_cupti_translate_checkpoint(f.t, 1600), 0);
+
+  /* Killed here: the streamed file opens with the record as of then. */
+  char partial[4200];
+  snprintf(partial, sizeof partial, "%s.partial", f.path);
+  mprof_trace *cut;
+  int rc = mprof_trace_open(&cut, partial, NULL);
+  if (rc)
+    fail_msg("mprof_trace_open: %s", mprof_error_last());
+  size_t n;
+  const mprof_process_record *p = mprof_trace_processes(cut, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(p->pid, 77);
+  assert_int_equal(p->start, 1000);
+  assert_int_equal(p->end, 0);
+  assert_int_equal(p->exit_kind, MPROF_EXIT_UNKNOWN);
+  assert_int_equal(p->stream_count, 1);
+  assert_int_equal(p->device_count, 1);
+  assert_string_equal(str(cut, p->host), "node9");
+  assert_int_equal(mprof_trace_stream_process(cut, 0), 0);
+  mprof_trace_free(cut);
+
+  /* A second GPU and stream after the checkpoint, then a normal exit. */
+  CUpti_ActivityKernel10 k1 = kernel("_Z4gemmv", 1, 9, 2000, 2500, 2);
+  assert_int_equal(mprof_cupti_translate_kernel(f.t, &k1), 0);
+  mprof_cupti_translate_process_end(f.t, 5000, MPROF_EXIT_STATUS, 3);
+  finish_fixture(&f);
+  p = (const mprof_process_record *)mprof_trace_section(
+      f.trace, MPROF_SECTION_PROCESSES, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(p->start, 1000);
+  assert_int_equal(p->end, 5000);
+  assert_int_equal(p->exit_kind, MPROF_EXIT_STATUS);
+  assert_int_equal(p->exit_value, 3);
+  assert_int_equal(p->stream_count, 2);
+  assert_int_equal(p->device_count, 2);
+  assert_string_equal(str(f.trace, p->cmdline), "./app -x");
+  assert_string_equal(mprof_trace_process_meta(f.trace, 0, "ppid"), "7");
+  assert_string_equal(mprof_trace_process_meta(f.trace, 0, "rank"), "2");
+  assert_null(mprof_trace_process_meta(f.trace, 0, "local_rank"));
+  assert_int_equal(mprof_trace_stream_process(f.trace, 1), 0);
+  assert_int_equal(mprof_trace_device_process(f.trace, 1), 0);
+  close_fixture(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernels),
@@ -956,6 +1019,7 @@ int main(void) {
       cmocka_unit_test(test_two_devices),
       cmocka_unit_test(test_errors_and_finish_once),
       cmocka_unit_test(test_pc_samples_summed_per_checkpoint),
+      cmocka_unit_test(test_process_record),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

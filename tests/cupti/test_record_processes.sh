@@ -34,6 +34,12 @@ child=$(meta "$1" pid)
 [ "$(meta "$1" ppid)" = "$parent" ] || fail "two: the second trace's ppid is not the first's pid"
 [ "$1" = "$tmp/two/trace.$child.mprof" ] || fail "two: second trace is $1, not trace.$child.mprof"
 ls "$tmp/two" | grep -q partial && fail "two: a .partial file was left: $(ls "$tmp/two")"
+# Each trace's process record: who it was and how it ended.
+"$mprof" info "$1" >"$tmp/child.info" 2>&1 || fail "two: info on the second trace fails"
+grep -q "^process 0  pid $child on .*, parent $parent: .*process_app" "$tmp/child.info" ||
+  fail "two: info does not show the process: $(grep '^process' "$tmp/child.info")"
+grep -q "^           .*exited with status 0; " "$tmp/child.info" ||
+  fail "two: info does not show the exit: $(grep -A1 '^process' "$tmp/child.info")"
 # The run as a set: info lists both processes; merge joins them.
 "$mprof" info "$tmp/two" >"$tmp/set.out" 2>&1 || fail "set: info on the directory fails"
 grep -q "^set        2 traces" "$tmp/set.out" || fail "set: info does not list 2 traces: $(head -c 300 "$tmp/set.out")"
@@ -50,6 +56,13 @@ mkdir "$tmp/fork"
 run fork 0 "$mprof" record -o "$tmp/fork/trace.mprof" -- "$app" init fork sleep 200 exit 0
 [ "$(ls "$tmp/fork" | grep -c '\.mprof$')" -eq 1 ] || fail "fork: expected one trace: $(ls "$tmp/fork")"
 "$mprof" info "$tmp/fork/trace.mprof" >/dev/null 2>&1 || fail "fork: the trace does not open"
+
+# The status the program exits with is in its record, as record passes it on.
+mkdir "$tmp/status"
+run status 3 "$mprof" record -o "$tmp/status/trace.mprof" -- "$app" init exit 3
+"$mprof" info "$tmp/status/trace.mprof" >"$tmp/status.info" 2>&1 || fail "status: info fails"
+grep -q "^           .*exited with status 3; " "$tmp/status.info" ||
+  fail "status: info does not show exit status 3: $(grep -A1 '^process' "$tmp/status.info")"
 
 # Naming: %q{VAR} and %p.
 mkdir "$tmp/names"
@@ -70,6 +83,9 @@ for case in abort:134:6 segv:139:11 kill:137:9 term:143:15; do
   [ -f "$tmp/$step/trace.mprof" ] || fail "$step: no trace: $(ls "$tmp/$step")"
   "$mprof" info "$tmp/$step/trace.mprof" >"$tmp/$step.info" 2>&1 || fail "$step: info fails: $(head -c 300 "$tmp/$step.info")"
   grep -q "partial" "$tmp/$step.info" || fail "$step: info does not say partial"
+  # Its process record is there, without an end.
+  grep -q "^process 0  pid [0-9]* on " "$tmp/$step.info" || fail "$step: info shows no process"
+  grep -q "no end recorded" "$tmp/$step.info" || fail "$step: the killed process has an end: $(grep -A1 '^process' "$tmp/$step.info")"
 done
 # The producer saw the signals it can catch.
 [ "$(meta "$tmp/abort/trace.mprof" capture.signal)" = 6 ] || fail "abort: capture.signal is not 6"

@@ -34,7 +34,7 @@ extern "C" {
 #define MPROF_FORMAT_MAGIC "MPROF\x00\r\n"
 #define MPROF_FORMAT_MAGIC_SIZE 8
 #define MPROF_FORMAT_VERSION_MAJOR 1
-#define MPROF_FORMAT_VERSION_MINOR 3
+#define MPROF_FORMAT_VERSION_MINOR 4
 
 /** String reference 0 is always the empty string. */
 #define MPROF_STR_NONE 0u
@@ -86,7 +86,8 @@ typedef enum mprof_section_type {
   MPROF_SECTION_PM_SAMPLES = 18, /**< mprof_pm_sample_record */
   MPROF_SECTION_API_CALLS = 19,  /**< mprof_api_call_record */
   MPROF_SECTION_MEMORY_ACCESSES = 20, /**< mprof_memory_access_record */
-  MPROF_SECTION_TYPE_MAX_ = 20
+  MPROF_SECTION_PROCESSES = 21,       /**< mprof_process_record */
+  MPROF_SECTION_TYPE_MAX_ = 21
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */
@@ -269,6 +270,40 @@ typedef struct mprof_memory_access_record {
 } mprof_memory_access_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_memory_access_record) == 48,
                     "memory access is 48 bytes");
+
+/** How a process ended (mprof_process_record.exit_kind). */
+typedef enum mprof_exit_kind {
+  MPROF_EXIT_UNKNOWN = 0, /**< still running when the trace was cut, or not
+                               knowable */
+  MPROF_EXIT_STATUS = 1,  /**< exited; exit_value is its status (0..255) */
+  MPROF_EXIT_SIGNAL = 2   /**< killed; exit_value is the signal number */
+} mprof_exit_kind;
+
+/** PROCESSES: one per process whose records the trace holds (one for a
+ *  producer's trace, one per process of a merged set). A process owns the
+ *  contiguous STREAMS records [first_stream, first_stream + stream_count)
+ *  and DEVICES records [first_device, first_device + device_count). */
+typedef struct mprof_process_record {
+  uint64_t start;        /**< ns, trace clock: the capture began; 0 unknown */
+  uint64_t end;          /**< ns, trace clock: the capture ended; 0 unknown */
+  int64_t clock_shift;   /**< ns a merge moved its times by; 0 */
+  uint32_t pid;          /**< 0 unknown */
+  uint32_t ppid;         /**< MPROF_INDEX_NONE unknown */
+  uint32_t rank;         /**< MPROF_INDEX_NONE: not launched as a rank */
+  uint32_t local_rank;   /**< MPROF_INDEX_NONE unknown */
+  uint32_t host;         /**< string ref; empty unknown */
+  uint32_t cmdline;      /**< string ref: arguments joined by spaces */
+  uint32_t path;         /**< string ref: the trace a merge took it from;
+                              empty: this file */
+  uint32_t exit_kind;    /**< mprof_exit_kind */
+  uint32_t exit_value;   /**< exit status or signal number; 0 unknown */
+  uint32_t first_stream; /**< index into STREAMS */
+  uint32_t stream_count;
+  uint32_t first_device; /**< index into DEVICES */
+  uint32_t device_count;
+  uint32_t reserved[3]; /**< zero */
+} mprof_process_record;
+MPROF_STATIC_ASSERT(sizeof(mprof_process_record) == 88, "process is 88 bytes");
 
 /** Region roles, after the Megakernels rows. */
 typedef enum mprof_region_role {

@@ -120,6 +120,14 @@ mprof_trace_api_calls(const mprof_trace *trace, size_t *count);
  *  trace without them. */
 MPROF_API const mprof_memory_access_record *
 mprof_trace_memory_accesses(const mprof_trace *trace, size_t *count);
+/** PROCESSES (format 1.4): the processes the trace holds, *count >= 1 of
+ *  them (mprof_trace_process_count()): one for a producer's trace, one per
+ *  process of a merged set. A trace written before the section existed
+ *  gets the table its META describes (pid, host, ... of its one process;
+ *  a merged set's process.I.* keys; start and end from its clock anchors,
+ *  exit unknown). Owned by @p trace; NULL and 0 only for a NULL trace. */
+MPROF_API const mprof_process_record *
+mprof_trace_processes(const mprof_trace *trace, size_t *count);
 
 /** The value of META key @p key (the last one written), or NULL. */
 MPROF_API const char *mprof_trace_meta(const mprof_trace *trace,
@@ -190,10 +198,12 @@ MPROF_API int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
  * trace: every device, stream and kernel of each process stays its own
  * (streams are named "pid N · NAME" or "pid N · stream S"), times move onto
  * the first trace's clock through each trace's clock anchors (traces of one
- * host share their monotonic clock and do not move), and each trace's META is
- * kept under "process.I." (I its place in @p traces), with
- * "process.I.clock_shift_ns". The result is partial (META capture.partial) when
- * any input is.
+ * host share their monotonic clock and do not move), each process is one
+ * PROCESSES record (with the file it came from and how far its times
+ * moved; a trace that is itself a set brings each of its processes), and
+ * each process's META is kept under "process.I." (I its place among the
+ * processes). The result is partial (META capture.partial) when any input
+ * is.
  */
 MPROF_API int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
                                 const char *path);
@@ -210,25 +220,29 @@ MPROF_API int mprof_trace_open_merged(mprof_trace **out,
                                       size_t count, const char *name);
 
 /**
- * The processes a trace holds: 1 for the trace of one process, N for a
- * merged set of N (META merge.processes). Process i is the i-th trace of
- * the set.
+ * The processes a trace holds (mprof_trace_processes()): 1 for the trace of
+ * one process, N for a merged set of N. Process i of a set is its i-th
+ * PROCESSES record: the i-th trace merged, when each was of one process.
  */
 MPROF_API size_t mprof_trace_process_count(const mprof_trace *trace);
 
 /**
- * META @p key ("pid", "ppid", "host", "rank", "path", "clock_shift_ns"...)
- * of process @p process: the trace's own META for a trace of one process
- * ("path" is then mprof_trace_path()), "process.I.KEY" in a merged set.
- * NULL when absent or out of range. Owned by @p trace.
+ * @p key of process @p process as text. "pid", "ppid", "host", "cmdline",
+ * "rank", "local_rank", "path" and "clock_shift_ns" come from its
+ * PROCESSES record (mprof_trace_processes(); "path" is mprof_trace_path()
+ * for a trace of one process that was not merged from another file); any
+ * other key is the trace's own META for a trace of one process,
+ * "process.I.KEY" in a merged set. NULL when unknown, absent or out of
+ * range. Owned by @p trace.
  */
 MPROF_API const char *mprof_trace_process_meta(const mprof_trace *trace,
                                                size_t process, const char *key);
 
 /**
  * The process (0 .. mprof_trace_process_count() - 1) that stream @p stream
- * (an index into STREAMS) or device @p device (into DEVICES) belongs to;
- * MPROF_INDEX_NONE out of range, or in a set merged before processes were
+ * (an index into STREAMS) or device @p device (into DEVICES) belongs to, by
+ * the ranges of the PROCESSES records; MPROF_INDEX_NONE out of range, when
+ * no process claims it, or in a set merged before processes were
  * recorded. In a merged set every process has devices of its own: the
  * same GPU seen by two processes is two DEVICES records.
  */

@@ -112,8 +112,10 @@ static uint32_t device_ordinal(const mprof_trace *trace, uint32_t device) {
 
 static uint32_t host_pid(const mprof_trace *trace, size_t t,
                          const uint32_t *earlier) {
-  const char *text = mprof_trace_meta(trace, "pid");
-  unsigned long long pid = text ? strtoull(text, NULL, 10) : 0;
+  /* A trace of one process shows under its pid; a set under a made-up one. */
+  size_t processes;
+  const mprof_process_record *p = mprof_trace_processes(trace, &processes);
+  uint64_t pid = processes == 1 ? p->pid : 0;
   if (pid == 0 || pid >= GPU_PID_BASE)
     pid = 0x20000000u + t;
   for (size_t i = 0; i < t; i++)
@@ -148,7 +150,9 @@ static uint64_t set_origin(const mprof_diagnosis *const *traces, size_t count) {
 static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
                              uint32_t pid, int multi) {
   char name[512];
-  const char *cmd = mprof_trace_meta(trace, "cmdline");
+  const char *cmd = mprof_trace_process_count(trace) == 1
+                        ? mprof_trace_process_meta(trace, 0, "cmdline")
+                        : NULL;
   snprintf(name, sizeof name, "%s%s%s",
            mprof__export_base_name(mprof_trace_path(trace)),
            cmd && *cmd ? ": " : "", cmd ? cmd : "");

@@ -41,6 +41,22 @@ int mprof__copy_section(mprof_writer *w, const mprof_trace *trace,
                         mprof_section_type type, const mprof__move *move,
                         const uint32_t *launch_map);
 
+/* Re-intern the strings of @p record (of section @p type, from @p trace)
+ * in @p w, and move it as mprof__copy_section() moves each record. */
+void mprof__copy_record(mprof_writer *w, const mprof_trace *trace,
+                        mprof_section_type type, void *record,
+                        const mprof__move *move, const uint32_t *launch_map);
+
+/*
+ * Append the processes of @p trace (mprof_trace_processes(): its PROCESSES
+ * records, or those its META describes in a trace written before them) to
+ * @p w. With @p move, their streams, devices and times move and its shift
+ * adds to their clock_shift; @p path, when not NULL, names the file of a
+ * process that has no path of its own. 0 or the writer's error.
+ */
+int mprof__copy_processes(mprof_writer *w, const mprof_trace *trace,
+                          const mprof__move *move, const char *path);
+
 /* Append the drop counters of @p trace to @p w, their devices moved by
  * @p move when not NULL. */
 int mprof__copy_drops(mprof_writer *w, const mprof_trace *trace,

@@ -6,8 +6,9 @@
  * traces before i) + k. Times move onto the first trace's clock through the
  * clock anchors each trace stores (the same instant on its trace clock and
  * on CLOCK_REALTIME); traces of one host share CLOCK_MONOTONIC_RAW and are
- * not moved. Each trace's META comes over under "process.N." (N its place
- * in the merge), and its streams are named after its process.
+ * not moved. Each process is a PROCESSES record (a trace that is itself a
+ * set brings all of its processes), its META comes over under "process.N."
+ * (N its place among the processes), and its streams are named after it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -58,8 +59,8 @@ static int anchor_of(const mprof_trace *t, int64_t *trace_ns,
 
 /* How far trace @p t's clock sits from the first trace's. */
 static int64_t clock_shift(const mprof_trace *first, const mprof_trace *t) {
-  const char *host0 = mprof_trace_meta(first, "host");
-  const char *host = mprof_trace_meta(t, "host");
+  const char *host0 = mprof_trace_process_meta(first, 0, "host");
+  const char *host = mprof_trace_process_meta(t, 0, "host");
   const char *clock0 = mprof_trace_meta(first, "clock");
   const char *clock = mprof_trace_meta(t, "clock");
   if (host0 && host && *host0 && strcmp(host0, host) == 0 && clock0 && clock &&
@@ -103,36 +104,69 @@ static int process_meta(int rc, mprof_writer *w, size_t index, const char *name,
   return rc ? rc : mprof_writer_meta(w, key, value);
 }
 
-static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
-                     const mprof__move *b) {
-  int rc = 0;
-  const char *pid = mprof_trace_meta(t, "pid");
+/* The META of process @p index, moved to @p at of the merged trace: all of
+ * a trace of one process; of a set, its own process.I.* keys. The keys a
+ * merge writes itself are left out. */
+static int copy_process_meta(mprof_writer *w, const mprof_trace *t,
+                             size_t index, size_t at) {
+  static const char *const merge_keys[] = {"path", "clock_shift_ns", "devices",
+                                           "streams"};
+  char prefix[48];
+  int prefix_len = snprintf(prefix, sizeof prefix, "process.%zu.", index);
+  int set = mprof_trace_process_count(t) > 1;
   size_t n;
   const mprof_meta_record *meta = mprof_trace_meta_records(t, &n);
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = process_meta(rc, w, index, mprof_trace_string(t, meta[i].key),
-                      mprof_trace_string(t, meta[i].value));
-  rc = process_meta(rc, w, index, "path", mprof_trace_path(t));
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    const char *key = mprof_trace_string(t, meta[i].key);
+    if (set) {
+      if (strncmp(key, prefix, (size_t)prefix_len) != 0)
+        continue;
+      key += prefix_len;
+      int ours = 0;
+      for (size_t k = 0; k < sizeof merge_keys / sizeof merge_keys[0]; k++)
+        ours |= strcmp(key, merge_keys[k]) == 0;
+      if (ours)
+        continue;
+    }
+    rc = process_meta(rc, w, at, key, mprof_trace_string(t, meta[i].value));
+  }
+  return rc;
+}
+
+/* For readers older than PROCESSES (format 1.3): the process.I.* keys that
+ * said where process I came from and which devices and streams are its. */
+static int legacy_process_meta(mprof_writer *w, size_t at,
+                               const mprof_process_record *p,
+                               const char *path) {
   char value[48];
-  snprintf(value, sizeof value, "%" PRId64, b->shift);
-  rc = process_meta(rc, w, index, "clock_shift_ns", value);
-  /* Which devices and streams are this process's: the ranges its tables
-   * took (mprof_trace_stream_process() reads them). */
-  mprof_trace_devices(t, &n);
-  snprintf(value, sizeof value, "%" PRIu32 " %zu",
-           b->base[MPROF_SECTION_DEVICES], n);
-  rc = process_meta(rc, w, index, "devices", value);
+  int rc = process_meta(0, w, at, "path", path);
+  snprintf(value, sizeof value, "%" PRId64, p->clock_shift);
+  rc = process_meta(rc, w, at, "clock_shift_ns", value);
+  snprintf(value, sizeof value, "%" PRIu32 " %" PRIu32, p->first_device,
+           p->device_count);
+  rc = process_meta(rc, w, at, "devices", value);
+  snprintf(value, sizeof value, "%" PRIu32 " %" PRIu32, p->first_stream,
+           p->stream_count);
+  return process_meta(rc, w, at, "streams", value);
+}
+
+/* Trace @p t's devices, streams (named after their process), kernels,
+ * shapes and processes (from process @p b->base[PROCESSES] on). */
+static int merge_one(mprof_writer *w, const mprof_trace *t,
+                     const mprof__move *b) {
+  int rc = mprof__copy_section(w, t, MPROF_SECTION_DEVICES, b, NULL);
+  size_t n;
   const mprof_stream_record *streams = mprof_trace_streams(t, &n);
-  snprintf(value, sizeof value, "%" PRIu32 " %zu",
-           b->base[MPROF_SECTION_STREAMS], n);
-  rc = process_meta(rc, w, index, "streams", value);
-  if (!rc)
-    rc = mprof__copy_section(w, t, MPROF_SECTION_DEVICES, b, NULL);
   for (size_t i = 0; i < n && !rc; i++) {
     mprof_stream_record rec = streams[i];
     const char *name = mprof_trace_string(t, rec.name);
+    const char *pid = mprof_trace_process_meta(
+        t, mprof_trace_stream_process(t, (uint32_t)i), "pid");
     char named[512];
-    if (*name)
+    if (mprof_trace_process_count(t) > 1)
+      snprintf(named, sizeof named, "%s", name); /* named when it was merged */
+    else if (*name)
       snprintf(named, sizeof named, "pid %s \u00b7 %s", pid ? pid : "?", name);
     else
       snprintf(named, sizeof named, "pid %s \u00b7 stream %u", pid ? pid : "?",
@@ -145,6 +179,21 @@ static int merge_one(mprof_writer *w, const mprof_trace *t, size_t index,
     rc = mprof__copy_section(w, t, MPROF_SECTION_KERNELS, b, NULL);
   if (!rc)
     rc = mprof__copy_section(w, t, MPROF_SECTION_SHAPES, b, NULL);
+  if (!rc)
+    rc = mprof__copy_processes(w, t, b, mprof_trace_path(t));
+  const mprof_process_record *p = mprof_trace_processes(t, &n);
+  for (size_t i = 0; i < n && !rc; i++) {
+    size_t at = b->base[MPROF_SECTION_PROCESSES] + i;
+    rc = copy_process_meta(w, t, i, at);
+    mprof_process_record moved = p[i];
+    moved.first_device += b->base[MPROF_SECTION_DEVICES];
+    moved.first_stream += b->base[MPROF_SECTION_STREAMS];
+    moved.clock_shift += b->shift;
+    const char *path = mprof_trace_string(t, p[i].path);
+    if (!rc)
+      rc = legacy_process_meta(w, at, &moved,
+                               *path ? path : mprof_trace_path(t));
+  }
   return rc;
 }
 
@@ -179,6 +228,9 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
   for (size_t i = 0; i < count; i++) {
     size_t n;
     bases[i] = next;
+    /* The shim's table too: a trace written before PROCESSES is a process. */
+    next.base[MPROF_SECTION_PROCESSES] +=
+        (uint32_t)mprof_trace_process_count(traces[i]);
     bases[i].shift = clock_shift(traces[0], traces[i]);
     for (size_t s = 0; s < sizeof indexed_sections / sizeof indexed_sections[0];
          s++) {
@@ -210,14 +262,15 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
     if (value)
       rc = mprof_writer_meta(w, own[i], value);
   }
+  /* For readers older than PROCESSES: how many process.I.* there are. */
   char value[32];
-  snprintf(value, sizeof value, "%zu", count);
+  snprintf(value, sizeof value, "%" PRIu32, next.base[MPROF_SECTION_PROCESSES]);
   if (!rc)
     rc = mprof_writer_meta(w, "merge.processes", value);
   int partial = 0;
   for (size_t i = 0; i < count && !rc; i++) {
     partial |= mprof_trace_partial(traces[i], NULL);
-    rc = merge_one(w, traces[i], i, &bases[i]);
+    rc = merge_one(w, traces[i], &bases[i]);
     if (!rc)
       rc = merge_events(w, traces[i], &bases[i]);
   }

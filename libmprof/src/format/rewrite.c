@@ -91,6 +91,9 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
   }
   if (!rc)
     rc = mprof__copy_drops(w, trace, NULL);
+  /* A trace written before PROCESSES gets the records its META describes. */
+  if (!rc)
+    rc = mprof__copy_processes(w, trace, NULL, NULL);
   free(new_index);
   if (rc) {
     mprof_writer_abort(w);

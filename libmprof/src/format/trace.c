@@ -1,11 +1,10 @@
 /*
  * mprof — .mprof reader: mmap, validate everything once, then hand out
  * records in place. Validation: trace_validate.c; streamed files:
- * trace_streamed.c.
+ * trace_streamed.c; the processes (PROCESSES): processes.c.
  *
  * SPDX-License-Identifier: MIT
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,84 +19,6 @@ int mprof_open_options_init(mprof_open_options *opts, unsigned version) {
   return mprof__options_init(opts, &init, sizeof init, version,
                              MPROF_OPEN_OPTIONS_VERSION,
                              MPROF_OPEN_OPTIONS_VERSION, "open");
-}
-
-/* The META keys every process has a slot for (mprof_trace_process_meta()
- * answers them without a search). */
-static const char *const process_fields[PROCESS_FIELDS] = {
-    "pid", "ppid", "host", "rank", "path"};
-
-static int process_field(const char *name) {
-  for (int f = 0; f < PROCESS_FIELDS; f++)
-    if (strcmp(name, process_fields[f]) == 0)
-      return f;
-  return -1;
-}
-
-/* "FIRST COUNT" within [0, @p limit): every index of it is @p process's. */
-static void process_range(uint32_t *owner, size_t limit, const char *value,
-                          uint32_t process) {
-  unsigned long long a, n;
-  if (sscanf(value, "%llu %llu", &a, &n) != 2 || a > limit || n > limit - a)
-    return;
-  for (size_t i = (size_t)a; i < (size_t)(a + n); i++)
-    owner[i] = process;
-}
-
-/* Each stream's and device's process, and each process's pid, ppid, host,
- * rank and path: all process 0's in a trace of one process; in a merged
- * set (META merge.processes) what its process.I.* keys say, read in one
- * pass (a set merged without process.I.streams leaves its streams without
- * a process). A set has at most one process per META record. */
-static int index_processes(mprof_trace *t) {
-  size_t streams, devices, meta_count;
-  mprof_trace_streams(t, &streams);
-  mprof_trace_devices(t, &devices);
-  const mprof_meta_record *meta = mprof_trace_meta_records(t, &meta_count);
-  t->process_count = 1;
-  const char *merged = mprof_trace_meta(t, "merge.processes");
-  unsigned long long count = merged ? strtoull(merged, NULL, 10) : 0;
-  if (count > 1 && count <= meta_count && count <= UINT32_MAX)
-    t->process_count = (size_t)count;
-  t->stream_process =
-      (uint32_t *)malloc((streams ? streams : 1) * sizeof *t->stream_process);
-  t->device_process =
-      (uint32_t *)malloc((devices ? devices : 1) * sizeof *t->device_process);
-  t->process_meta = (const char **)calloc(t->process_count * PROCESS_FIELDS,
-                                          sizeof *t->process_meta);
-  if (!t->stream_process || !t->device_process || !t->process_meta)
-    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
-  uint32_t fill = t->process_count == 1 ? 0 : MPROF_INDEX_NONE;
-  for (size_t i = 0; i < streams; i++)
-    t->stream_process[i] = fill;
-  for (size_t i = 0; i < devices; i++)
-    t->device_process[i] = fill;
-  if (t->process_count == 1) {
-    for (int f = 0; f < PROCESS_FIELDS; f++)
-      t->process_meta[f] = f == PROCESS_FIELDS - 1
-                               ? NULL /* path: the trace's own, as renamed */
-                               : mprof_trace_meta(t, process_fields[f]);
-    return 0;
-  }
-  for (size_t i = 0; i < meta_count; i++) {
-    const char *key = mprof_trace_string(t, meta[i].key);
-    if (strncmp(key, "process.", 8) != 0 || key[8] < '0' || key[8] > '9')
-      continue;
-    char *dot;
-    unsigned long long p = strtoull(key + 8, &dot, 10);
-    if (*dot != '.' || p >= t->process_count)
-      continue;
-    const char *field = dot + 1;
-    const char *value = mprof_trace_string(t, meta[i].value);
-    int f = process_field(field);
-    if (f >= 0)
-      t->process_meta[p * PROCESS_FIELDS + (size_t)f] = value;
-    else if (strcmp(field, "streams") == 0)
-      process_range(t->stream_process, streams, value, (uint32_t)p);
-    else if (strcmp(field, "devices") == 0)
-      process_range(t->device_process, devices, value, (uint32_t)p);
-  }
-  return 0;
 }
 
 int mprof_trace_open(mprof_trace **out, const char *path,
@@ -138,7 +59,7 @@ int mprof_trace_open(mprof_trace **out, const char *path,
   if (!rc)
     rc = mprof__trace_validate_launches(t);
   if (!rc)
-    rc = index_processes(t);
+    rc = mprof__trace_index_processes(t);
   if (rc) {
     mprof_trace_free(t);
     return rc;
@@ -161,9 +82,7 @@ void mprof_trace_free(mprof_trace *trace) {
   free(trace->stream_first);
   free(trace->stream_max_duration);
   free(trace->order);
-  free(trace->stream_process);
-  free(trace->device_process);
-  free(trace->process_meta);
+  mprof__trace_free_processes(trace);
   free(trace->path);
   free(trace);
 }
@@ -175,38 +94,6 @@ int mprof__trace_set_path(mprof_trace *trace, const char *path) {
   free(trace->path);
   trace->path = copy;
   return 0;
-}
-
-size_t mprof_trace_process_count(const mprof_trace *trace) {
-  return trace ? trace->process_count : 0;
-}
-
-const char *mprof_trace_process_meta(const mprof_trace *trace, size_t process,
-                                     const char *key) {
-  if (!trace || !key || process >= trace->process_count)
-    return NULL;
-  int f = process_field(key);
-  if (trace->process_count == 1 && f == PROCESS_FIELDS - 1)
-    return trace->path;
-  if (f >= 0)
-    return trace->process_meta[process * PROCESS_FIELDS + (size_t)f];
-  if (trace->process_count == 1)
-    return mprof_trace_meta(trace, key);
-  char name[256];
-  snprintf(name, sizeof name, "process.%zu.%s", process, key);
-  return mprof_trace_meta(trace, name);
-}
-
-uint32_t mprof_trace_stream_process(const mprof_trace *trace, uint32_t stream) {
-  size_t n;
-  mprof_trace_streams(trace, &n);
-  return trace && stream < n ? trace->stream_process[stream] : MPROF_INDEX_NONE;
-}
-
-uint32_t mprof_trace_device_process(const mprof_trace *trace, uint32_t device) {
-  size_t n;
-  mprof_trace_devices(trace, &n);
-  return trace && device < n ? trace->device_process[device] : MPROF_INDEX_NONE;
 }
 
 const char *mprof_trace_path(const mprof_trace *trace) {

@@ -30,8 +30,6 @@ typedef struct section_view {
   unsigned char *owned; /* NULL when `data` is in the file */
 } section_view;
 
-#define PROCESS_FIELDS 5 /* pid, ppid, host, rank, path */
-
 struct mprof_trace {
   char *path;
   const unsigned char *map;
@@ -46,12 +44,15 @@ struct mprof_trace {
   uint32_t *order;
   uint64_t *stream_max_duration;
   uint64_t time_start, time_end;
-  /* The processes of a merged set (META process.N.*): how many, and each
-   * stream's and device's process. */
+  /* The processes (processes.c): the PROCESSES records, or the table a
+   * trace written before them gets from its META (processes_made, owned);
+   * each stream's and device's process; the text of their numbers. */
+  const mprof_process_record *processes;
   size_t process_count;
+  mprof_process_record *processes_made;
   uint32_t *stream_process;
   uint32_t *device_process;
-  const char **process_meta; /* PROCESS_FIELDS per process; NULL unknown */
+  char *process_text;
 };
 
 /* A parse error: "PATH: SECTION at byte N: what". */
@@ -62,7 +63,8 @@ int mprof__trace_bad_at(const mprof_trace *t, uint32_t type, uint64_t offset,
 
 /* The fields of records that refer elsewhere or hold times (a string ref,
  * an index into another section, with MPROF_INDEX_NONE allowed or not, a
- * correlation id, a start and end pair), in trace_sections.c: the reader
+ * correlation id, a start and end pair, a range of records of another
+ * section: a first index, then a u32 count), in trace_sections.c: the reader
  * checks the `checked` ones at open (trace_validate.c), the copier
  * re-interns and moves them all (copy.c). */
 enum {
@@ -70,14 +72,16 @@ enum {
   FIELD_INDEX,
   FIELD_INDEX_OR_NONE,
   FIELD_CORRELATION,
-  FIELD_TIMES
+  FIELD_TIMES,
+  FIELD_RANGE
 };
 
 typedef struct record_field {
   uint32_t section;
   uint8_t kind;
   uint8_t checked;
-  uint16_t offset; /* of the u32 field; of `start` for FIELD_TIMES */
+  uint16_t offset; /* of the u32 field; of `start` for FIELD_TIMES; of the
+                      first index for FIELD_RANGE (its count follows) */
   uint16_t aux;    /* the section indexed; of `end` for FIELD_TIMES */
   const char *what;
 } record_field;
@@ -143,6 +147,11 @@ int mprof__trace_validate_directory(mprof_trace *t,
                                     const mprof_open_options *opts);
 int mprof__trace_validate_tables(mprof_trace *t);
 int mprof__trace_validate_launches(mprof_trace *t);
+
+/* processes.c: check the PROCESSES records and index who owns each stream
+ * and device (or build the table from META for an older trace); free it. */
+int mprof__trace_index_processes(mprof_trace *t);
+void mprof__trace_free_processes(mprof_trace *t);
 
 /* trace_streamed.c: a streamed file's chunks put together as one image. */
 int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts);

@@ -14,11 +14,11 @@
 #include "mprof/trace.h"
 
 static const char *const section_names[SECTION_COUNT] = {
-    "UNKNOWN",        "STRINGS", "META",          "DEVICES",    "STREAMS",
-    "KERNELS",        "SHAPES",  "LAUNCHES",      "MEMOPS",     "RANGES",
-    "REGIONS",        "SPANS",   "STALL_REASONS", "PC_SAMPLES", "CUBINS",
-    "BLOBS",          "DROPS",   "PM_METRICS",    "PM_SAMPLES", "API_CALLS",
-    "MEMORY_ACCESSES"};
+    "UNKNOWN",         "STRINGS",  "META",          "DEVICES",    "STREAMS",
+    "KERNELS",         "SHAPES",   "LAUNCHES",      "MEMOPS",     "RANGES",
+    "REGIONS",         "SPANS",    "STALL_REASONS", "PC_SAMPLES", "CUBINS",
+    "BLOBS",           "DROPS",    "PM_METRICS",    "PM_SAMPLES", "API_CALLS",
+    "MEMORY_ACCESSES", "PROCESSES"};
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
@@ -56,6 +56,7 @@ static const struct section_layout {
     [MPROF_SECTION_PM_SAMPLES] = {1, 72},
     [MPROF_SECTION_API_CALLS] = {1, 32},
     [MPROF_SECTION_MEMORY_ACCESSES] = {1, 48},
+    [MPROF_SECTION_PROCESSES] = {1, 88},
 };
 
 uint32_t mprof__layout_version(uint32_t type) {
@@ -112,6 +113,11 @@ void mprof__records_resize(unsigned char *dst, uint32_t want,
     MPROF_SECTION_##sec, FIELD_CORRELATION, 0, offsetof(type, correlation_id), \
         0, NULL                                                                \
   }
+#define RANGE(sec, type, first, target, what)                                  \
+  {                                                                            \
+    MPROF_SECTION_##sec, FIELD_RANGE, 1, offsetof(type, first),                \
+        MPROF_SECTION_##target, what                                           \
+  }
 #define TIMES(sec, type, checked)                                              \
   {                                                                            \
     MPROF_SECTION_##sec, FIELD_TIMES, checked, offsetof(type, start),          \
@@ -160,10 +166,17 @@ static const record_field record_fields[] = {
     STRING(PM_METRICS, mprof_pm_metric_record, unit, "unit"),
     INDEX(PM_SAMPLES, mprof_pm_sample_record, device, DEVICES, 0, 1),
     TIMES(PM_SAMPLES, mprof_pm_sample_record, 1),
+    STRING(PROCESSES, mprof_process_record, host, "host"),
+    STRING(PROCESSES, mprof_process_record, cmdline, "command line"),
+    STRING(PROCESSES, mprof_process_record, path, "path"),
+    RANGE(PROCESSES, mprof_process_record, first_stream, STREAMS, "streams"),
+    RANGE(PROCESSES, mprof_process_record, first_device, DEVICES, "devices"),
+    TIMES(PROCESSES, mprof_process_record, 0), /* end 0: still running */
 };
 #undef STRING
 #undef INDEX
 #undef CORR
+#undef RANGE
 #undef TIMES
 #define FIELD_COUNT (sizeof record_fields / sizeof record_fields[0])
 

@@ -43,6 +43,18 @@ static int check_index(const mprof_trace *t, uint32_t type, size_t index,
              field, ref, mprof_section_name(target), t->sections[target].count);
 }
 
+/* @p count records of @p target from @p first on, all of them inside it. */
+static int check_range(const mprof_trace *t, uint32_t type, size_t index,
+                       const char *field, uint32_t first, uint32_t count,
+                       uint32_t target) {
+  size_t have = t->sections[target].count;
+  if (first <= have && count <= have - first)
+    return 0;
+  return BAD(t, type, record_offset(t, type, index),
+             "record %zu: its %u %s from %u on lie past %s (%zu records)",
+             index, count, field, first, mprof_section_name(target), have);
+}
+
 #define CHECK(expr)                                                            \
   do {                                                                         \
     int rc_ = (expr);                                                          \
@@ -202,7 +214,11 @@ static int check_section(const mprof_trace *t, uint32_t section) {
         if (mprof__u64_at(rec + f->aux) < mprof__u64_at(rec + f->offset))
           return BAD(t, section, record_offset(t, section, i),
                      "record %zu ends before it starts", i);
-      } else
+      } else if (f->kind == FIELD_RANGE)
+        CHECK(check_range(t, section, i, f->what,
+                          mprof__u32_at(rec + f->offset),
+                          mprof__u32_at(rec + f->offset + 4), f->aux));
+      else
         CHECK(check_index(t, section, i, f->what,
                           mprof__u32_at(rec + f->offset), f->aux,
                           f->kind == FIELD_INDEX_OR_NONE));

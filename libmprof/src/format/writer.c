@@ -112,6 +112,7 @@ static const struct {
     [MPROF_SECTION_PM_SAMPLES] = {sizeof(mprof_pm_sample_record), 1},
     [MPROF_SECTION_API_CALLS] = {sizeof(mprof_api_call_record), 1},
     [MPROF_SECTION_MEMORY_ACCESSES] = {sizeof(mprof_memory_access_record), 0},
+    [MPROF_SECTION_PROCESSES] = {sizeof(mprof_process_record), 0},
 };
 
 uint32_t mprof__record_size(uint32_t type) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "format/processes.h"
 #include "internal.h"
 #include "mkprof_internal.h"
 #include "mprof/mkprof.h"
@@ -131,6 +132,9 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
   snprintf(text, sizeof text, "%zu", sum.instructions);
   if (!rc)
     rc = mprof_writer_meta(w, "mkprof.instructions", text);
+  /* One process that MKPROF says nothing about, owning every GPU. */
+  if (!rc)
+    rc = mprof__write_processes_from_meta(w, NULL, 0);
   if (!rc)
     return mprof_writer_finish(w);
   mprof_writer_abort(w); /* NULL when it did not open */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "format/processes.h"
 #include "internal.h"
 #include "mprof/source.h"
 #include "mprof/version.h"
@@ -216,6 +217,10 @@ static int build(mprof_writer *w, const mprof_source_file *f,
           : mprof_writer_drop(w, MPROF_DROP_SPAN_OVERFLOW, MPROF_INDEX_NONE,
                               h->overflow_count);
   rc = rc ? rc : write_memory(w, o, pairs, pair_count);
+  /* The process, as the pairs the producer left say it (pid, ppid, host). */
+  rc = rc ? rc
+          : mprof__write_processes_from_meta(w, o ? o->meta : NULL,
+                                             o ? o->meta_count : 0);
   free(pairs);
   free(ext);
   free(launch_at);

@@ -332,6 +332,8 @@ static int copy_trace_end(mprof_writer *w, const mprof_trace *t) {
     const void *blob = mprof_trace_cubin_blob(t, &cubins[i], &size);
     rc = mprof_writer_cubin(w, &cubins[i], blob, size);
   }
+  if (!rc)
+    rc = mprof__copy_processes(w, t, NULL, NULL);
   return rc ? rc : mprof__copy_drops(w, t, NULL);
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/processes.h"
 #include "internal.h"
 #include "mprof/sidecar.h"
 #include "mprof/sass.h"
@@ -612,6 +613,10 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     total_samples = 0;
   }
   TRY(mprof_writer_drop(w, MPROF_DROP_PC_DROPPED_SAMPLES, MPROF_INDEX_NONE, 0));
+  /* Its process is what --meta says (pid, host, ...; unknown without). */
+  TRY(mprof__write_processes_from_meta(
+      w, opts->version >= 5 ? opts->meta : NULL,
+      opts->version >= 5 ? opts->meta_count : 0));
   return mprof_writer_finish(w);
 }
 
