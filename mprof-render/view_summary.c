@@ -362,7 +362,7 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
 
   /* The numbers. */
   const mprof_kernel_diagnosis *diag = k->diagnosis;
-  const mprof_occupancy *occ = &diag->occupancy;
+  const mprof_occupancy *occ = diag->occupancy;
   card items[12];
   size_t n = 0;
   items[n].label = "Launches";

@@ -108,9 +108,18 @@ typedef enum mprof_occupancy_limiter {
 /** "unknown", "warps", "blocks", "registers", "shared_memory". */
 MPROF_API const char *mprof_occupancy_limiter_name(uint32_t limiter);
 
-/** Theoretical occupancy and waves of one launch shape on one device. */
+#define MPROF_OCCUPANCY_VERSION 1
+
+/**
+ * Theoretical occupancy and waves of one launch shape on one device. It
+ * grows at a minor version (fields are only appended): one the diagnosis
+ * owns is reached through a pointer, one in your memory starts as
+ * MPROF_OCCUPANCY_INIT, whose version tells mprof_occupancy_compute() how
+ * many fields it has.
+ */
 typedef struct mprof_occupancy {
-  uint32_t known; /**< 0 when device limits or the block size are missing */
+  unsigned version; /**< MPROF_OCCUPANCY_VERSION */
+  uint32_t known;   /**< 0 when device limits or the block size are missing */
   uint32_t warps_per_block;
   uint32_t blocks_per_sm; /**< 0: the block does not fit at all */
   uint32_t active_warps;  /**< per SM */
@@ -125,14 +134,21 @@ typedef struct mprof_occupancy {
   uint32_t sm_count;
   double waves;           /**< grid_blocks / (sm_count x blocks_per_sm) */
   double tail_efficiency; /**< waves / ceil(waves): busy share of slots */
+  MPROF_GROWABLE_TAIL
 } mprof_occupancy;
+
+#define MPROF_OCCUPANCY_INIT                                                   \
+  { MPROF_OCCUPANCY_VERSION }
 
 /**
  * Compute the occupancy of @p shape on @p device following CUDA's
  * occupancy calculator (cuda_occupancy.h): registers per warp rounded up to
  * 256 and allocated per SM sub-partition, shared memory rounded up to 128
  * bytes plus the 1 KiB the driver reserves per block on compute capability
- * 8.0 and later. *out is filled even when the result is unknown.
+ * 8.0 and later. @p out is the caller's, set up with MPROF_OCCUPANCY_INIT:
+ * the fields of its version are filled, even when the result is unknown,
+ * and nothing after them. MPROF_EVERSION (nothing written) for a version
+ * this library does not know.
  */
 MPROF_API int mprof_occupancy_compute(mprof_occupancy *out,
                                       const mprof_device_record *device,
@@ -155,7 +171,9 @@ typedef struct mprof_kernel_diagnosis {
   double issue_active;
   size_t hot_count;
   const mprof_hot_instruction *hot;
-  mprof_occupancy occupancy;     /**< of the shape with the most time */
+  /** Of the shape with the most time (unknown without launches); never
+   * NULL. Owned by the diagnosis. */
+  const mprof_occupancy *occupancy;
   double weighted_occupancy;     /**< over shapes, by time */
   double weighted_tail;          /**< tail efficiency over shapes, by time */
   size_t shape_count;            /**< as mprof_join_shapes() */

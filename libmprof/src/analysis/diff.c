@@ -35,11 +35,12 @@ const char *mprof_change_name(uint32_t change) {
   return change < 5 ? names[change] : "";
 }
 
+MPROF__VERSIONS(diff_options, "diff options",
+                MPROF__END_OF(mprof_diff_options, hot_count));
+
 int mprof_diff_options_init(mprof_diff_options *opts, unsigned version) {
   mprof_diff_options init = MPROF_DIFF_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, sizeof init, version,
-                             MPROF_DIFF_OPTIONS_VERSION,
-                             MPROF_DIFF_OPTIONS_VERSION, "diff");
+  return mprof__options_init(opts, &init, version, &diff_options);
 }
 
 /* ---- Student's t ---------------------------------------------------------

@@ -18,11 +18,12 @@
 #include "report/report_internal.h"
 #include "export/export_internal.h"
 
+MPROF__VERSIONS(export_options, "export options",
+                MPROF__END_OF(mprof_export_options, kernel));
+
 int mprof_export_options_init(mprof_export_options *opts, unsigned version) {
   mprof_export_options init = MPROF_EXPORT_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, sizeof init, version,
-                             MPROF_EXPORT_OPTIONS_VERSION,
-                             MPROF_EXPORT_OPTIONS_VERSION, "export");
+  return mprof__options_init(opts, &init, version, &export_options);
 }
 
 /* ---- kernel selection over a set of traces ------------------------------ */
