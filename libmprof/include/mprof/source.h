@@ -167,6 +167,8 @@ mprof_source_file_launch_exts(const mprof_source_file *file, size_t *count);
 /**
  * How %globaltimer (CLOCK_REALTIME-like ns) maps to a trace's clock:
  * trace = anchor_trace_ns + (globaltimer - anchor_realtime_ns) * rate.
+ * A value passed in and out of the library, fixed (docs/ABI.md): it never
+ * grows; another clock model would be another struct.
  */
 typedef struct mprof_source_clock {
   int64_t anchor_trace_ns;    /**< trace time at the anchor */
@@ -236,6 +238,7 @@ typedef struct mprof_source_merge_options {
    * caller. */
   const char *const *meta;
   size_t meta_count; /**< pairs in @p meta */
+  MPROF_GROWABLE_TAIL
 } mprof_source_merge_options;
 
 #define MPROF_SOURCE_MERGE_OPTIONS_INIT                                        \
@@ -316,6 +319,7 @@ typedef struct mprof_source_build_options {
   const mprof_memory_access_record *memory;
   const uint32_t *memory_devices;
   size_t memory_count;
+  MPROF_GROWABLE_TAIL
 } mprof_source_build_options;
 
 #define MPROF_SOURCE_BUILD_OPTIONS_INIT                                        \

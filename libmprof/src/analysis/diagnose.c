@@ -869,3 +869,15 @@ mprof_kernel_diagnosis_shape(const mprof_kernel_diagnosis *kernel,
                              size_t index) {
   return kernel && index < kernel->shape_count ? &kernel->shapes[index] : NULL;
 }
+
+const mprof_metric *mprof_dimension_metric(const mprof_dimension *dimension,
+                                           size_t index) {
+  return dimension && index < dimension->metric_count
+             ? &dimension->metrics[index]
+             : NULL;
+}
+
+const mprof_reason_share *
+mprof_hot_instruction_reason(const mprof_hot_instruction *hot, size_t index) {
+  return hot && index < hot->reason_count ? &hot->reasons[index] : NULL;
+}

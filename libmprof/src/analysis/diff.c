@@ -545,6 +545,27 @@ const mprof_kernel_change *mprof_diff_kernel(const mprof_diff *diff,
   return diff && index < diff->kernel_count ? &diff->kernels[index] : NULL;
 }
 
+const mprof_stall_change *
+mprof_kernel_change_stall(const mprof_kernel_change *kernel, size_t index) {
+  return kernel && index < kernel->stall_change_count
+             ? &kernel->stall_changes[index]
+             : NULL;
+}
+
+const mprof_dimension_change *
+mprof_kernel_change_dimension(const mprof_kernel_change *kernel, size_t index) {
+  return kernel && index < kernel->dimension_change_count
+             ? &kernel->dimension_changes[index]
+             : NULL;
+}
+
+const mprof_hot_change *
+mprof_kernel_change_hot(const mprof_kernel_change *kernel, size_t index) {
+  return kernel && index < kernel->hot_change_count
+             ? &kernel->hot_changes[index]
+             : NULL;
+}
+
 void mprof_diff_totals(const mprof_diff *diff, uint64_t *base_ns,
                        uint64_t *candidate_ns) {
   if (base_ns)

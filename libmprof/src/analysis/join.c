@@ -439,3 +439,8 @@ mprof_join_kernel_reason(const mprof_join *join, size_t kernel, size_t index) {
       mprof_join_kernel_reasons(join, kernel, &count);
   return index < count ? &all[index] : NULL;
 }
+
+const mprof_reason_samples *mprof_pc_stats_reason(const mprof_pc_stats *pc,
+                                                  size_t index) {
+  return pc && index < pc->reason_count ? &pc->reasons[index] : NULL;
+}
