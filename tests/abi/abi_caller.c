@@ -611,6 +611,23 @@ static void sass_values(const opened *o) {
             GUARDED(mprof_sass_options, so), &box.s)) == 0);
   CANARY_OK(box);
   put_sass_report("sass.build", &box.s);
+  BOX_INIT(box, init);
+  CHECK(CALL(mprof_sass_complete(o->sidecar, sample("gemm.mprof"), NULL,
+                                 GUARDED(mprof_sass_options, so), &box.s)) ==
+        0);
+  CANARY_OK(box);
+  put_sass_report("sass.complete", &box.s);
+  BOX_INIT(box, init);
+  int rc = CALL(mprof_sass_attach(o->sidecar, NULL, 0,
+                                  GUARDED(mprof_sass_options, so), &box.s));
+  CANARY_OK(box);
+  put("sass.attach.rc", "%d", rc);
+  put_sass_report("sass.attach", &box.s);
+  init.version = 99;
+  BOX_INIT(box, init);
+  CHECK(CALL(mprof_sass_report_count(&box.s, o->sidecar)) == MPROF_EVERSION);
+  CANARY_OK(box);
+  CHECK(memcmp(&box.s, &init, sizeof init) == 0);
   for (size_t i = 0; i < mprof_stall_reason_info_count(); i++) {
     const mprof_stall_reason_info *info = mprof_stall_reason_info_at(i);
     put(key("reason_info.%zu", i), "%s %u %u", info->short_name,
