@@ -796,6 +796,20 @@ static void source_values(void) {
       r->alignment_offset_ns, r->alignment_error_max_ns,
       r->alignment_error_median_ns, r->alignment_drift_ppm,
       r->alignment_launches, r->anchor_offset_ns);
+  /* A trace from the .source file alone, with build options read. */
+  mprof_source_build_options bo = MPROF_SOURCE_BUILD_OPTIONS_INIT;
+  bo.meta = meta;
+  bo.meta_count = 1;
+  CHECK(CALL(mprof_source_build_trace(
+            source_path, scratch("built.mprof"),
+            GUARDED(mprof_source_build_options, bo))) == 0);
+  mprof_trace *built;
+  CHECK(CALL(mprof_trace_open(&built, scratch("built.mprof"), NULL)) == 0);
+  size_t launches;
+  mprof_trace_launches(built, &launches);
+  put("built", "%zu launches, abi.test=%s", launches,
+      mprof_trace_meta(built, "abi.test"));
+  mprof_trace_free(built);
   rinit.version = 99;
   BOX_INIT(rbox, rinit);
   CHECK(CALL(mprof_source_merge(trace_path, source_path,
