@@ -106,7 +106,7 @@ int cmd_export(int argc, char **argv) {
     diagnoses[loaded] = inputs[loaded].diagnosis;
   }
   if (!status) {
-    mprof_export_report rep;
+    mprof_export_report rep = MPROF_EXPORT_REPORT_INIT;
     int rc = mprof_export_file(output, diagnoses, path_count, &eo, &rep);
     if (rc)
       status = cli_fail(rc);

@@ -140,7 +140,7 @@ static int mkprof_info(int argc, char **argv) {
   ev = mprof_mkprof_controller_events(m, &n);
   for (size_t i = 0; i < n; i++)
     printf("controller slot %-3" PRId64 " %s\n", ev[i].id, ev[i].name);
-  mprof_mkprof_summary s;
+  mprof_mkprof_summary s = MPROF_MKPROF_SUMMARY_INIT;
   mprof_mkprof_summarize(m, &s);
   printf("holds      %zu instructions, %zu unit bars, %zu events (%zu "
          "errors), %zu controller events, %.3f..%.3f us\n",

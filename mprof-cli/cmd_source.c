@@ -29,12 +29,12 @@ static void print_report(const char *trace,
           trace, r->spans, r->launches_with_spans,
           r->matched_by_order + r->matched_by_time, r->matched_by_order,
           r->matched_by_time, r->unmatched, r->method);
-  if (r->alignment.launches)
+  if (r->alignment_launches)
     fprintf(stderr,
             ", offset %" PRId64 " ns, error max %" PRIu64
             " ns / median %" PRIu64 " ns",
-            r->alignment.offset_ns, r->alignment.error_max_ns,
-            r->alignment.error_median_ns);
+            r->alignment_offset_ns, r->alignment_error_max_ns,
+            r->alignment_error_median_ns);
   if (r->globaltimer_step_ns)
     fprintf(stderr, ", globaltimer step %u ns", r->globaltimer_step_ns);
   fprintf(stderr, "\n");

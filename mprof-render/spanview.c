@@ -465,7 +465,7 @@ static void projection_shape(rs_projection *p, const mprof_render_model *m,
   p->max_warps = d && d->max_warps_per_sm     ? d->max_warps_per_sm
                  : d && d->max_threads_per_sm ? d->max_threads_per_sm / warp
                                               : 64;
-  mprof_occupancy occ;
+  mprof_occupancy occ = MPROF_OCCUPANCY_INIT;
   if (d && mprof_occupancy_compute(&occ, d, k->shape) == 0 && occ.known &&
       occ.blocks_per_sm) {
     p->blocks_per_sm = occ.blocks_per_sm;

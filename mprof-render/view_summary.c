@@ -362,7 +362,7 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
 
   /* The numbers. */
   const mprof_kernel_diagnosis *diag = k->diagnosis;
-  const mprof_occupancy *occ = &diag->occupancy;
+  const mprof_occupancy *occ = diag->occupancy;
   card items[12];
   size_t n = 0;
   items[n].label = "Launches";
@@ -424,7 +424,7 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
                            diag->verdict ? diag->verdict : "");
   p.y += 10 + 18 * lines;
   for (size_t i = 0; i < diag->dimension_count; i++) {
-    const mprof_dimension *d = &diag->dimensions[i];
+    const mprof_dimension *d = mprof_kernel_diagnosis_dimension(diag, i);
     /* The span dimensions only for a trace with spans, as the reports. */
     if (d->id >= MPROF_DIM_FIRST_SPAN && !mprof_render_model_has_spans(model))
       continue;

@@ -225,7 +225,7 @@ static void test_write_merge_and_judge(void **state) {
   assert_int_equal(r.spans_outside_launch, 0);
   /* Every first block starts 1 us after its launch: the offset takes it
    * out exactly, so the error is what the clocks disagree by (0 here). */
-  assert_int_equal(r.alignment.error_max_ns, 0);
+  assert_int_equal(r.alignment_error_max_ns, 0);
 
   mprof_trace *t;
   assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);

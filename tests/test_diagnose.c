@@ -54,12 +54,12 @@ static void check_scenario(uint32_t scenario, uint32_t planted) {
     assert_true(strlen(kd->verdict) > 20);
     assert_true(kd->hot_count > 0);
     if (planted == MPROF_DIM_OCCUPANCY) {
-      assert_true(fabs(kd->occupancy.theoretical - 0.125) < 1e-12);
-      assert_int_equal(kd->occupancy.blocks_per_sm, 1);
-      assert_int_equal(kd->occupancy.limiter, MPROF_LIMIT_REGISTERS);
+      assert_true(fabs(kd->occupancy->theoretical - 0.125) < 1e-12);
+      assert_int_equal(kd->occupancy->blocks_per_sm, 1);
+      assert_int_equal(kd->occupancy->limiter, MPROF_LIMIT_REGISTERS);
       assert_non_null(strstr(kd->verdict, "registers"));
     } else if (planted == MPROF_DIM_TAIL) {
-      assert_true(fabs(kd->occupancy.waves - 133.0 / 132.0) < 1e-12);
+      assert_true(fabs(kd->occupancy->waves - 133.0 / 132.0) < 1e-12);
       assert_true(fabs(kd->weighted_tail - 133.0 / 264.0) < 1e-12);
       assert_true(fabs(metric(dim(kd, planted), "grid_blocks") - 133) < 1e-9);
     } else if (planted == MPROF_DIM_LAUNCH) {
@@ -67,7 +67,7 @@ static void check_scenario(uint32_t scenario, uint32_t planted) {
     } else {
       /* Stall scenarios: the share is the planted profile's. */
       assert_true(dim(kd, planted)->cost > 0.5);
-      assert_true(kd->occupancy.theoretical >= 0.5);
+      assert_true(kd->occupancy->theoretical >= 0.5);
       assert_true(kd->weighted_tail > 0.999);
     }
   }
@@ -147,7 +147,7 @@ static mprof_occupancy occupancy(uint32_t grid, uint32_t block,
   s.block[1] = s.block[2] = 1;
   s.registers = registers;
   s.dynamic_shared = shared;
-  mprof_occupancy o;
+  mprof_occupancy o = MPROF_OCCUPANCY_INIT;
   assert_int_equal(mprof_occupancy_compute(&o, &d, &s), 0);
   return o;
 }
@@ -201,6 +201,14 @@ static void test_occupancy_calculator(void **state) {
   assert_int_equal(mprof_occupancy_compute(&o, NULL, &s), 0);
   assert_int_equal(o.known, 0);
   assert_int_equal(mprof_occupancy_compute(NULL, NULL, &s), MPROF_EINVAL);
+  /* A struct of a version this library does not know is left alone. */
+  o.version = 99;
+  o.known = 7;
+  assert_int_equal(mprof_occupancy_compute(&o, NULL, &s), MPROF_EVERSION);
+  assert_int_equal(o.known, 7);
+  assert_non_null(strstr(mprof_error_last(),
+                         "occupancy version 99 is not supported (this mprof "
+                         "reads version 1;"));
   assert_string_equal(mprof_occupancy_limiter_name(MPROF_LIMIT_SHARED),
                       "shared_memory");
 }
@@ -287,7 +295,7 @@ static void test_healthy_kernel(void **state) {
       assert_int_equal(k->stalls[i].dimension, MPROF_DIM_NONE);
     }
   assert_true(seen);
-  assert_true(fabs(k->occupancy.theoretical - 1.0) < 1e-12);
+  assert_true(fabs(k->occupancy->theoretical - 1.0) < 1e-12);
   assert_true(fabs(k->weighted_tail - 1.0) < 1e-12);
   assert_true(k->issue_active < 0); /* no _not_issued reasons */
   tt_release(&a);
@@ -342,7 +350,7 @@ static void test_occupancy_with_busy_pipes(void **state) {
   tt_analysis a;
   tt_analyse(&a, path, NULL);
   const mprof_kernel_diagnosis *k = mprof_diagnosis_kernel(a.diagnosis, 0);
-  assert_true(fabs(k->occupancy.theoretical - 0.125) < 1e-12);
+  assert_true(fabs(k->occupancy->theoretical - 0.125) < 1e-12);
   assert_int_equal(dim(k, MPROF_DIM_OCCUPANCY)->state, MPROF_STATE_MINOR);
   assert_int_equal(k->verdict_dimension, MPROF_DIM_COMPUTE);
   assert_non_null(strstr(k->verdict, "Issue bound"));

@@ -358,6 +358,16 @@ static void test_stall_profile_moves(void **state) {
   assert_int_equal(d->candidate_state, MPROF_STATE_OK);
   assert_int_equal(c->dimension_changes[MPROF_DIM_COMPUTE].candidate_state,
                    MPROF_STATE_ISSUE);
+  /* The accessors reach the same elements, and NULL past the end. */
+  assert_ptr_equal(mprof_kernel_change_stall(c, 1), &c->stall_changes[1]);
+  assert_null(mprof_kernel_change_stall(c, c->stall_change_count));
+  assert_ptr_equal(mprof_kernel_change_dimension(c, MPROF_DIM_COMPUTE),
+                   &c->dimension_changes[MPROF_DIM_COMPUTE]);
+  assert_null(mprof_kernel_change_dimension(c, c->dimension_change_count));
+  assert_true(c->hot_change_count > 0);
+  assert_ptr_equal(mprof_kernel_change_hot(c, 0), &c->hot_changes[0]);
+  assert_null(mprof_kernel_change_hot(c, c->hot_change_count));
+  assert_null(mprof_kernel_change_hot(NULL, 0));
   assert_non_null(strstr(c->summary, "memory latency -> compute pipes"));
   assert_non_null(strstr(c->summary, "long_scoreboard"));
   check_reports(p.diff, 10);

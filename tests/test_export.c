@@ -199,7 +199,7 @@ static void test_trace_events_on_samples(void **state) {
     load_sample(&in, names[s]);
     const mprof_diagnosis *set[1] = {in.diagnosis};
     int rc;
-    mprof_export_report rep;
+    mprof_export_report rep = MPROF_EXPORT_REPORT_INIT;
     json_object *doc =
         export_json(set, 1, MPROF_EXPORT_TRACE_EVENTS, NULL, &rc, &rep);
     assert_int_equal(rc, 0);
@@ -579,7 +579,7 @@ static void test_speedscope_on_samples(void **state) {
   load_sample(&in, "transformer_forward.mprof");
   const mprof_diagnosis *set[1] = {in.diagnosis};
   int rc;
-  mprof_export_report rep;
+  mprof_export_report rep = MPROF_EXPORT_REPORT_INIT;
   json_object *doc =
       export_json(set, 1, MPROF_EXPORT_SPEEDSCOPE, NULL, &rc, &rep);
   assert_int_equal(rc, 0);

@@ -206,13 +206,18 @@ static void test_read_megakernels_layout(void **state) {
   assert_int_equal(ev[0].slot, 5);
   assert_int_equal(ev[0].time_ns, 1088);
 
-  mprof_mkprof_summary s;
-  mprof_mkprof_summarize(m, &s);
+  mprof_mkprof_summary s = MPROF_MKPROF_SUMMARY_INIT;
+  assert_int_equal(mprof_mkprof_summarize(m, &s), 0);
   assert_int_equal(s.instructions, 2);
   assert_int_equal(s.unit_activities, 3);
   assert_int_equal(s.events, 6);
   assert_int_equal(s.error_events, 1);
   assert_int_equal(s.controller_events, 2);
+  /* A struct of a version this library does not know is left alone. */
+  mprof_mkprof_summary later = MPROF_MKPROF_SUMMARY_INIT;
+  later.version = 99;
+  assert_int_equal(mprof_mkprof_summarize(m, &later), MPROF_EVERSION);
+  assert_int_equal(later.instructions, 0);
   assert_int_equal(s.min_time, 1000);
   assert_int_equal(s.max_time, 9000);
 
@@ -414,7 +419,7 @@ static void test_export_and_read_back(void **state) {
   assert_int_equal(ins.opcode, 2);
   assert_int_equal(mprof_mkprof_instruction_at(m, 4, 2, &ins), 0);
   assert_false(ins.valid);
-  mprof_mkprof_summary sum;
+  mprof_mkprof_summary sum = MPROF_MKPROF_SUMMARY_INIT;
   mprof_mkprof_summarize(m, &sum);
   assert_int_equal(sum.instructions, 18);
   assert_int_equal(sum.unit_activities, 18 * 4);
@@ -647,7 +652,7 @@ static void test_random_corruption(void **state) {
     }
     mprof_mkprof *m = NULL;
     if (mprof_mkprof_parse(&m, bad, size, "fuzz.mkprof") == 0) {
-      mprof_mkprof_summary s;
+      mprof_mkprof_summary s = MPROF_MKPROF_SUMMARY_INIT;
       mprof_mkprof_summarize(m, &s);
       mprof_mkprof_free(m);
     } else {

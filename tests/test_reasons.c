@@ -171,6 +171,17 @@ static void test_join_and_diagnosis_read_the_table(void **state) {
   assert_ptr_equal(mprof_join_kernel_reason(join, 0, 0),
                    mprof_join_kernel_reasons(join, 0, &kreasons));
   assert_null(mprof_join_kernel_reason(join, 1, 0));
+  const mprof_pc_stats *pc = mprof_join_pc(join, 0, 0);
+  assert_ptr_equal(mprof_pc_stats_reason(pc, 0), &pc->reasons[0]);
+  assert_null(mprof_pc_stats_reason(pc, pc->reason_count));
+  const mprof_dimension *compute =
+      mprof_kernel_diagnosis_dimension(kd, MPROF_DIM_COMPUTE);
+  assert_ptr_equal(mprof_dimension_metric(compute, 0), &compute->metrics[0]);
+  assert_null(mprof_dimension_metric(compute, compute->metric_count));
+  const mprof_hot_instruction *hot = mprof_kernel_diagnosis_hot(kd, 0);
+  assert_ptr_equal(mprof_hot_instruction_reason(hot, 0), &hot->reasons[0]);
+  assert_null(mprof_hot_instruction_reason(hot, hot->reason_count));
+  assert_null(mprof_hot_instruction_reason(NULL, 0));
   mprof_diagnosis_free(diagnosis);
   mprof_join_free(join);
   mprof_trace_free(trace);

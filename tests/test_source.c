@@ -48,7 +48,7 @@ static void test_align_recovers_offset(void **state) {
     uint64_t a = (uint64_t)(d < 0 ? -d : d);
     worst = a > worst ? a : worst;
   }
-  mprof_source_alignment a;
+  mprof_source_alignment a = MPROF_SOURCE_ALIGNMENT_INIT;
   assert_int_equal(mprof_source_align(&a, reference, measured, N), 0);
   assert_int_equal(a.launches, N);
   assert_true(a.offset_ns == truth + median_noise);
@@ -69,7 +69,7 @@ static void test_align_ignores_outliers_in_offset(void **state) {
     measured[i] = 5000000 + i * 200000;
     reference[i] = measured[i] + 230000 + (i == 4 ? 50000 : 0);
   }
-  mprof_source_alignment a;
+  mprof_source_alignment a = MPROF_SOURCE_ALIGNMENT_INIT;
   assert_int_equal(mprof_source_align(&a, reference, measured, 10), 0);
   assert_true(a.offset_ns == 230000);
   assert_true(a.error_max_ns == 50000);
@@ -84,16 +84,23 @@ static void test_align_measures_drift(void **state) {
     measured[i] = (int64_t)i * 20000000;                       /* 20 ms apart */
     reference[i] = measured[i] + 100000 + measured[i] / 50000; /* 20 ppm */
   }
-  mprof_source_alignment a;
+  mprof_source_alignment a = MPROF_SOURCE_ALIGNMENT_INIT;
   assert_int_equal(mprof_source_align(&a, reference, measured, 50), 0);
   assert_true(a.drift_ppm > 19.5 && a.drift_ppm < 20.5);
 }
 
 static void test_align_rejects_empty(void **state) {
   (void)state;
-  mprof_source_alignment a;
+  mprof_source_alignment a = MPROF_SOURCE_ALIGNMENT_INIT;
   int64_t x = 0;
   assert_int_equal(mprof_source_align(&a, &x, &x, 0), MPROF_EINVAL);
+  /* A struct of a version this library does not know is left alone. */
+  a.version = 99;
+  a.launches = 7;
+  assert_int_equal(mprof_source_align(&a, &x, &x, 1), MPROF_EVERSION);
+  assert_int_equal(a.launches, 7);
+  assert_non_null(strstr(mprof_error_last(),
+                         "source alignment version 99 is not supported"));
 }
 
 static void test_kernel_basename(void **state) {

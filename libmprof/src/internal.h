@@ -39,15 +39,64 @@ int mprof__version_check(const char *what, unsigned version, unsigned oldest,
                          unsigned current);
 
 /**
- * The body of every mprof_*_options_init(): when @p version is one from
- * @p oldest to @p current, the first @p size bytes of @p opts (the size of
- * a struct of that version) become @p init's, with @p version in the
- * leading `unsigned version`; else MPROF_EINVAL or MPROF_EVERSION with
- * "@p what options version ...".
+ * Bytes from the start of @p type to the end of @p field: the size of a
+ * versioned struct (one that starts with `unsigned version`, docs/ABI.md)
+ * whose version ends with @p field. A caller's struct of that version has
+ * exactly these fields; sizeof would count fields a later version appended
+ * and overrun the struct of a caller built against older headers.
  */
-int mprof__options_init(void *opts, const void *init, size_t size,
-                        unsigned version, unsigned oldest, unsigned current,
-                        const char *what);
+#define MPROF__END_OF(type, field)                                             \
+  (offsetof(type, field) + sizeof(((type *)0)->field))
+
+/** The versions of a versioned struct: its name in messages ("diagnose
+ * options", "occupancy") and where each version ends, ends[v - 1] for
+ * version v (MPROF__END_OF its last field; 0 for a version no longer
+ * read). The last is the current version. */
+typedef struct mprof__versions {
+  const char *what;
+  const size_t *ends;
+  unsigned count;
+} mprof__versions;
+
+/** Declare the mprof__versions @p name of struct @p what, versions ending at
+ * the size_t values that follow (MPROF__END_OF(type, last field) each). */
+#define MPROF__VERSIONS(name, what, ...)                                       \
+  static const size_t name##_ends[] = {__VA_ARGS__};                           \
+  static const mprof__versions name = {                                        \
+      what, name##_ends, sizeof name##_ends / sizeof name##_ends[0]}
+
+/**
+ * The size of version @p version of @p v's struct; 0, with MPROF_EVERSION's
+ * message "WHAT version V is not supported (this mprof reads ...)", for a
+ * version it does not know.
+ */
+size_t mprof__version_size(const mprof__versions *v, unsigned version);
+
+/**
+ * The body of every mprof_*_options_init(): when @p version is one @p v
+ * knows, the fields of that version in @p opts (and nothing after them)
+ * become @p init's, with @p version in the leading `unsigned version`;
+ * else MPROF_EINVAL or MPROF_EVERSION with "WHAT version ...".
+ */
+int mprof__options_init(void *opts, const void *init, unsigned version,
+                        const mprof__versions *v);
+
+/**
+ * 0 when @p out (may be NULL: nothing to fill) is a struct in the caller's
+ * memory of a version @p v knows (its leading `unsigned version`); else
+ * MPROF_EVERSION with the standard message. For a result struct, before the
+ * work that fills it.
+ */
+int mprof__result_check(const void *out, const mprof__versions *v);
+
+/**
+ * Copy @p full, the library's own struct (of the current version, filled
+ * in), into the caller's @p out (checked by mprof__result_check()): only
+ * the fields of the caller's version, keeping that version. Every function
+ * that fills a versioned struct in the caller's memory ends with this,
+ * never with a struct assignment or a memset of sizeof.
+ */
+void mprof__result_store(void *out, const void *full, const mprof__versions *v);
 
 /**
  * The options an entry point reads: @p opts, or @p defaults when NULL. NULL,

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mprof_mkprof *m = NULL;
   if (mprof_mkprof_parse(&m, data, size, "fuzz.mkprof") != 0)
     return 0;
-  mprof_mkprof_summary s;
+  mprof_mkprof_summary s = MPROF_MKPROF_SUMMARY_INIT;
   mprof_mkprof_summarize(m, &s);
   const mprof_mkprof_layout *l = mprof_mkprof_get_layout(m);
   size_t units;

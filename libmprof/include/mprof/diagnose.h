@@ -58,6 +58,7 @@ typedef struct mprof_metric {
   double value;
   const char *unit; /**< "fraction", "ratio", "ns", "count", "blocks", "warps",
                          "bytes", "registers", "waves" */
+  MPROF_GROWABLE_TAIL
 } mprof_metric;
 
 /** One judged dimension. Owned by the diagnosis. */
@@ -72,6 +73,7 @@ typedef struct mprof_dimension {
   const char *detail; /**< one sentence with the numbers */
   size_t metric_count;
   const mprof_metric *metrics;
+  MPROF_GROWABLE_TAIL
 } mprof_dimension;
 
 /** The share of one stall reason in a kernel or at an instruction. */
@@ -80,6 +82,7 @@ typedef struct mprof_reason_share {
   uint32_t dimension; /**< mprof_dimension_id or MPROF_DIM_NONE ("other") */
   uint64_t samples;
   double share; /**< of the plain-reason samples */
+  MPROF_GROWABLE_TAIL
 } mprof_reason_share;
 
 /** One of the most-sampled instructions of a kernel. */
@@ -94,6 +97,7 @@ typedef struct mprof_hot_instruction {
   uint32_t line;    /**< 0 unknown */
   size_t reason_count;
   const mprof_reason_share *reasons; /**< top three, of this instruction */
+  MPROF_GROWABLE_TAIL
 } mprof_hot_instruction;
 
 /** What limits the blocks per SM. */
@@ -108,9 +112,18 @@ typedef enum mprof_occupancy_limiter {
 /** "unknown", "warps", "blocks", "registers", "shared_memory". */
 MPROF_API const char *mprof_occupancy_limiter_name(uint32_t limiter);
 
-/** Theoretical occupancy and waves of one launch shape on one device. */
+#define MPROF_OCCUPANCY_VERSION 1
+
+/**
+ * Theoretical occupancy and waves of one launch shape on one device. It
+ * grows at a minor version (fields are only appended): one the diagnosis
+ * owns is reached through a pointer, one in your memory starts as
+ * MPROF_OCCUPANCY_INIT, whose version tells mprof_occupancy_compute() how
+ * many fields it has.
+ */
 typedef struct mprof_occupancy {
-  uint32_t known; /**< 0 when device limits or the block size are missing */
+  unsigned version; /**< MPROF_OCCUPANCY_VERSION */
+  uint32_t known;   /**< 0 when device limits or the block size are missing */
   uint32_t warps_per_block;
   uint32_t blocks_per_sm; /**< 0: the block does not fit at all */
   uint32_t active_warps;  /**< per SM */
@@ -125,14 +138,23 @@ typedef struct mprof_occupancy {
   uint32_t sm_count;
   double waves;           /**< grid_blocks / (sm_count x blocks_per_sm) */
   double tail_efficiency; /**< waves / ceil(waves): busy share of slots */
+  MPROF_GROWABLE_TAIL
 } mprof_occupancy;
+
+#define MPROF_OCCUPANCY_INIT                                                   \
+  { MPROF_OCCUPANCY_VERSION }
 
 /**
  * Compute the occupancy of @p shape on @p device following CUDA's
  * occupancy calculator (cuda_occupancy.h): registers per warp rounded up to
  * 256 and allocated per SM sub-partition, shared memory rounded up to 128
  * bytes plus the 1 KiB the driver reserves per block on compute capability
- * 8.0 and later. *out is filled even when the result is unknown.
+ * 8.0 and later. @p out is the caller's, set up with MPROF_OCCUPANCY_INIT:
+ * the fields of its version are filled, even when the result is unknown,
+ * and nothing after them. MPROF_EVERSION (nothing written) for a version
+ * this library does not know. Of @p shape only grid, block, registers,
+ * static_shared and dynamic_shared are read, fields every version has, so
+ * a struct you fill yourself works with any later library.
  */
 MPROF_API int mprof_occupancy_compute(mprof_occupancy *out,
                                       const mprof_device_record *device,
@@ -155,7 +177,9 @@ typedef struct mprof_kernel_diagnosis {
   double issue_active;
   size_t hot_count;
   const mprof_hot_instruction *hot;
-  mprof_occupancy occupancy;     /**< of the shape with the most time */
+  /** Of the shape with the most time (unknown without launches); never
+   * NULL. Owned by the diagnosis. */
+  const mprof_occupancy *occupancy;
   double weighted_occupancy;     /**< over shapes, by time */
   double weighted_tail;          /**< tail efficiency over shapes, by time */
   size_t shape_count;            /**< as mprof_join_shapes() */
@@ -172,12 +196,14 @@ typedef struct mprof_kernel_diagnosis {
    * "tensor": the resource at 60% of its peak or more, where the gain is in
    * doing less work rather than in a stall); NULL for any other verdict. */
   const char *roof;
+  MPROF_GROWABLE_TAIL
 } mprof_kernel_diagnosis;
 
 /** Something missing or doubtful in the whole trace. */
 typedef struct mprof_note {
   const char *key;  /**< "no_samples", "no_sidecar", "pc_buffer_full", ... */
   const char *text; /**< one sentence, with how to fix it */
+  MPROF_GROWABLE_TAIL
 } mprof_note;
 
 #define MPROF_DIAGNOSE_OPTIONS_VERSION 1
@@ -186,6 +212,7 @@ typedef struct mprof_diagnose_options {
   unsigned version;     /**< MPROF_DIAGNOSE_OPTIONS_VERSION */
   size_t hot_count;     /**< hot instructions kept per kernel */
   uint64_t min_samples; /**< fewer samples leave stall dimensions unknown */
+  MPROF_GROWABLE_TAIL
 } mprof_diagnose_options;
 
 #define MPROF_DIAGNOSE_OPTIONS_INIT                                            \
@@ -247,6 +274,12 @@ mprof_kernel_diagnosis_hot(const mprof_kernel_diagnosis *kernel, size_t index);
 MPROF_API const mprof_occupancy *
 mprof_kernel_diagnosis_shape(const mprof_kernel_diagnosis *kernel,
                              size_t index);
+/** Element @p index of a dimension's metrics and of a hot instruction's
+ * reasons (NULL out of range), likewise. */
+MPROF_API const mprof_metric *
+mprof_dimension_metric(const mprof_dimension *dimension, size_t index);
+MPROF_API const mprof_reason_share *
+mprof_hot_instruction_reason(const mprof_hot_instruction *hot, size_t index);
 
 /** Trace-wide notes: what is missing and how to get it. */
 MPROF_API size_t mprof_diagnosis_note_count(const mprof_diagnosis *diagnosis);
@@ -283,6 +316,7 @@ typedef struct mprof_report_options {
   /** Only kernels whose mangled or display name equals this, or else
    * matches it as a POSIX extended regular expression; NULL for all. */
   const char *kernel;
+  MPROF_GROWABLE_TAIL
 } mprof_report_options;
 
 #define MPROF_REPORT_OPTIONS_INIT                                              \

@@ -47,6 +47,7 @@ typedef struct mprof_stall_change {
   uint32_t dimension; /**< mprof_dimension_id or MPROF_DIM_NONE */
   double base_share;  /**< of the base kernel's plain-reason samples */
   double candidate_share;
+  MPROF_GROWABLE_TAIL
 } mprof_stall_change;
 
 /** A dimension judged on both sides. */
@@ -54,6 +55,7 @@ typedef struct mprof_dimension_change {
   uint32_t dimension;                   /**< mprof_dimension_id */
   uint32_t base_state, candidate_state; /**< mprof_state */
   double base_cost, candidate_cost;
+  MPROF_GROWABLE_TAIL
 } mprof_dimension_change;
 
 /** How instructions were matched across the two sides. */
@@ -71,6 +73,7 @@ typedef struct mprof_hot_change {
   uint32_t line;
   double base_share;      /**< negative when absent from the base */
   double candidate_share; /**< negative when absent from the candidate */
+  MPROF_GROWABLE_TAIL
 } mprof_hot_change;
 
 /** One kernel of the diff. Everything is owned by the diff. */
@@ -104,6 +107,7 @@ typedef struct mprof_kernel_change {
   uint32_t hot_match;                              /**< mprof_hot_match */
   size_t hot_change_count;
   const mprof_hot_change *hot_changes; /**< by largest share first */
+  MPROF_GROWABLE_TAIL
 } mprof_kernel_change;
 
 #define MPROF_DIFF_OPTIONS_VERSION 1
@@ -113,6 +117,7 @@ typedef struct mprof_diff_options {
   double alpha;      /**< two-sided significance level of the t-test */
   double min_change; /**< relative change below which all is noise */
   size_t hot_count;  /**< hot instructions compared per side */
+  MPROF_GROWABLE_TAIL
 } mprof_diff_options;
 
 #define MPROF_DIFF_OPTIONS_INIT                                                \
@@ -141,6 +146,20 @@ MPROF_API size_t mprof_diff_kernel_count(const mprof_diff *diff);
 /** Kernel @p index, or NULL. Owned by @p diff. */
 MPROF_API const mprof_kernel_change *mprof_diff_kernel(const mprof_diff *diff,
                                                        size_t index);
+
+/**
+ * Element @p index of a kernel change's arrays (NULL out of range): stall
+ * changes, dimension changes (by mprof_dimension_id) and hot instructions.
+ * Use these, not the array fields, in code that may run against a newer
+ * libmprof: the element structs may grow at a minor version (fields are
+ * only appended), which changes the arrays' stride but not these calls.
+ */
+MPROF_API const mprof_stall_change *
+mprof_kernel_change_stall(const mprof_kernel_change *kernel, size_t index);
+MPROF_API const mprof_dimension_change *
+mprof_kernel_change_dimension(const mprof_kernel_change *kernel, size_t index);
+MPROF_API const mprof_hot_change *
+mprof_kernel_change_hot(const mprof_kernel_change *kernel, size_t index);
 
 /** Summed kernel time of each side, in ns. */
 MPROF_API void mprof_diff_totals(const mprof_diff *diff, uint64_t *base_ns,

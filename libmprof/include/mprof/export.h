@@ -47,6 +47,7 @@ typedef struct mprof_export_options {
   /** Only kernels whose mangled or display name equals this, or else
    * matches it as a POSIX extended regular expression; NULL for all. */
   const char *kernel;
+  MPROF_GROWABLE_TAIL
 } mprof_export_options;
 
 #define MPROF_EXPORT_OPTIONS_INIT                                              \
@@ -57,17 +58,28 @@ typedef struct mprof_export_options {
 MPROF_API int mprof_export_options_init(mprof_export_options *opts,
                                         unsigned version);
 
-/** What an export wrote, for a recap. */
+#define MPROF_EXPORT_REPORT_VERSION 1
+
+/** What an export wrote, for a recap; in the caller's memory, set up with
+ * MPROF_EXPORT_REPORT_INIT. It grows at a minor version (fields are only
+ * appended); the export fills the fields of its version. */
 typedef struct mprof_export_report {
-  size_t events;   /**< trace events, or speedscope samples */
-  size_t profiles; /**< speedscope profiles (kernels with samples) */
-  size_t frames;   /**< speedscope frames */
+  unsigned version; /**< MPROF_EXPORT_REPORT_VERSION */
+  size_t events;    /**< trace events, or speedscope samples */
+  size_t profiles;  /**< speedscope profiles (kernels with samples) */
+  size_t frames;    /**< speedscope frames */
+  MPROF_GROWABLE_TAIL
 } mprof_export_report;
+
+#define MPROF_EXPORT_REPORT_INIT                                               \
+  { MPROF_EXPORT_REPORT_VERSION }
 
 /**
  * Write the @p count diagnosed traces of @p traces to @p out in
  * opts->format. The diagnoses are borrowed. @p report may be NULL.
- * Returns MPROF_ENOTFOUND (having written nothing) when opts->kernel
+ * Returns MPROF_EVERSION (having written nothing) for a report or options
+ * version this library does not know, MPROF_ENOTFOUND (having written
+ * nothing) when opts->kernel
  * matches no kernel, or for speedscope when no kernel has PC samples;
  * MPROF_EINVAL for a bad option or regular expression; MPROF_EIO when
  * writing fails.

@@ -54,6 +54,7 @@ typedef struct mprof_join_options {
   const mprof_sidecar *sidecar;
   /* Version 2: */
   unsigned flags; /**< MPROF_JOIN_* */
+  MPROF_GROWABLE_TAIL
 } mprof_join_options;
 
 #define MPROF_JOIN_OPTIONS_INIT                                                \
@@ -77,12 +78,14 @@ typedef struct mprof_stall_reason {
                               MPROF_INDEX_NONE; for X: its own index */
   uint32_t dimension;    /**< mprof_dimension_id, or
                               MPROF_REASON_NO_DIMENSION ("other") */
+  MPROF_GROWABLE_TAIL
 } mprof_stall_reason;
 
 /** Samples of one stall reason (an index into the join's reason table). */
 typedef struct mprof_reason_samples {
   uint32_t reason;
   uint64_t samples;
+  MPROF_GROWABLE_TAIL
 } mprof_reason_samples;
 
 /** One launch configuration of a kernel and the launches that used it. */
@@ -102,6 +105,7 @@ typedef struct mprof_shape_stats {
   uint64_t min_ns;
   uint64_t max_ns;
   double mean_ns;
+  MPROF_GROWABLE_TAIL
 } mprof_shape_stats;
 
 /** The samples at one instruction of a kernel. */
@@ -115,6 +119,7 @@ typedef struct mprof_pc_stats {
   const mprof_reason_samples *reasons; /**< by samples, largest first */
   /** The SASS instruction from the sidecar, or NULL without one. */
   const mprof_sass_instruction *instruction;
+  MPROF_GROWABLE_TAIL
 } mprof_pc_stats;
 
 /** A kernel: all launches and samples of one mangled name on one device. */
@@ -157,6 +162,7 @@ typedef struct mprof_kernel_stats {
   /** Instructions with counted global-memory accesses (MEMORY_ACCESSES,
    * `record blocks --memory`); 0 when none were counted. */
   size_t memory_count;
+  MPROF_GROWABLE_TAIL
 } mprof_kernel_stats;
 
 /** The global-memory accesses of one instruction of a kernel, counted on
@@ -175,6 +181,7 @@ typedef struct mprof_memory_stats {
   double efficiency;
   /** The SASS instruction from the sidecar, or NULL without one. */
   const mprof_sass_instruction *instruction;
+  MPROF_GROWABLE_TAIL
 } mprof_memory_stats;
 
 /**
@@ -260,6 +267,9 @@ MPROF_API const mprof_pc_stats *mprof_join_pc(const mprof_join *join,
                                               size_t kernel, size_t index);
 MPROF_API const mprof_reason_samples *
 mprof_join_kernel_reason(const mprof_join *join, size_t kernel, size_t index);
+/** Reason @p index of @p pc's `reasons` (NULL out of range), likewise. */
+MPROF_API const mprof_reason_samples *
+mprof_pc_stats_reason(const mprof_pc_stats *pc, size_t index);
 
 /** The instructions of kernel @p kernel with counted global-memory
  * accesses, by offset. Owned by @p join; NULL and 0 when there are none. */
@@ -309,6 +319,7 @@ typedef struct mprof_window_kernel {
   uint32_t reserved;
   uint64_t launches; /**< its launches that overlap the window */
   uint64_t gpu_ns;   /**< their time inside the window (clipped to it) */
+  MPROF_GROWABLE_TAIL
 } mprof_window_kernel;
 
 /** What ran in a time window, over every stream and device. */
@@ -320,6 +331,7 @@ typedef struct mprof_window_totals {
   uint64_t copies;     /**< memcpy and memset operations that overlap it */
   uint64_t copy_bytes; /**< their bytes */
   uint64_t copy_ns;    /**< their time inside it */
+  MPROF_GROWABLE_TAIL
 } mprof_window_totals;
 
 typedef struct mprof_window mprof_window;

@@ -38,6 +38,11 @@ extern "C" {
 
 typedef struct mprof_mkprof mprof_mkprof;
 
+/* The structs up to mprof_mkprof_param_value decode MKPROF1.2, a format of
+ * its own that does not change, and some are filled in the caller's memory
+ * (arrays of events and parameters), so they are fixed (docs/ABI.md): they
+ * never grow. */
+
 /** The numbers of the config. */
 typedef struct mprof_mkprof_layout {
   uint32_t num_gpus;
@@ -204,18 +209,30 @@ MPROF_API void mprof_mkprof_decode(uint32_t raw, uint32_t *type,
 /** Pack @p time_ns (rounded down to 16 ns, kept modulo 2^32) and @p type. */
 MPROF_API uint32_t mprof_mkprof_pack(uint64_t time_ns, uint32_t type);
 
-/** Totals over the whole file. */
+#define MPROF_MKPROF_SUMMARY_VERSION 1
+
+/** Totals over the whole file, in the caller's memory: start from
+ * MPROF_MKPROF_SUMMARY_INIT. It grows at a minor version (fields are only
+ * appended). */
 typedef struct mprof_mkprof_summary {
+  unsigned version;       /**< MPROF_MKPROF_SUMMARY_VERSION */
   size_t instructions;    /**< valid instruction slots */
   size_t unit_activities; /**< unit bars */
   size_t events;          /**< unit events */
   size_t error_events;    /**< of those, of an "error" type */
   size_t controller_events;
   uint32_t min_time, max_time; /**< over valid instructions, ns */
+  MPROF_GROWABLE_TAIL
 } mprof_mkprof_summary;
 
-MPROF_API void mprof_mkprof_summarize(const mprof_mkprof *m,
-                                      mprof_mkprof_summary *out);
+#define MPROF_MKPROF_SUMMARY_INIT                                              \
+  { MPROF_MKPROF_SUMMARY_VERSION }
+
+/** Fill the fields of @p out's version (and nothing after them) with the
+ * totals of @p m. MPROF_EINVAL for NULL, MPROF_EVERSION (nothing written)
+ * for a version this library does not know. */
+MPROF_API int mprof_mkprof_summarize(const mprof_mkprof *m,
+                                     mprof_mkprof_summary *out);
 
 /**
  * Write @p m as a .mprof trace at @p path: one DEVICES record per GPU, one
@@ -246,6 +263,7 @@ typedef struct mprof_mkprof_export_options {
   /** Only the N-th (from 0, in time order) of the launches with spans
    * that pass kernel_regex; MPROF_INDEX_NONE = all. */
   uint32_t launch;
+  MPROF_GROWABLE_TAIL
 } mprof_mkprof_export_options;
 
 #define MPROF_MKPROF_EXPORT_OPTIONS_INIT                                       \
@@ -263,6 +281,7 @@ typedef struct mprof_mkprof_export_report {
   size_t events_dropped;   /**< events that did not fit a unit's range */
   uint64_t base_ns;        /**< trace time of mkprof time 0 */
   uint64_t extent_ns;      /**< last end - base */
+  MPROF_GROWABLE_TAIL
 } mprof_mkprof_export_report;
 
 #define MPROF_MKPROF_EXPORT_REPORT_INIT                                        \

@@ -36,6 +36,7 @@ typedef struct mprof_range_time {
   uint64_t copies;    /**< copies and memsets issued while it was innermost */
   uint64_t copy_ns;   /**< their summed GPU time */
   double share;       /**< kernel_ns / all kernel time of the trace */
+  MPROF_GROWABLE_TAIL
 } mprof_range_time;
 
 /** The whole trace: where its GPU time was issued. */
@@ -50,6 +51,7 @@ typedef struct mprof_range_totals {
   uint64_t outside_ns;
   uint64_t unmatched_launches; /**< no API call with their correlation id */
   uint64_t unmatched_ns;
+  MPROF_GROWABLE_TAIL
 } mprof_range_totals;
 
 typedef struct mprof_range_times mprof_range_times;

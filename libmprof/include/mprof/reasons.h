@@ -79,6 +79,7 @@ typedef struct mprof_stall_reason_info {
   const char *not_issued;
   uint32_t dimension; /**< mprof_dimension_id, one of the first seven */
   uint32_t family;    /**< mprof_stall_family */
+  MPROF_GROWABLE_TAIL
 } mprof_stall_reason_info;
 
 /** Number of rows in the table. */

@@ -69,6 +69,7 @@ typedef struct mprof_sass_options {
    */
   void (*progress)(void *userdata, const char *what, size_t done, size_t total);
   void *progress_userdata; /**< passed to @p progress */
+  MPROF_GROWABLE_TAIL
 } mprof_sass_options;
 
 #define MPROF_SASS_OPTIONS_INIT                                                \
@@ -96,6 +97,7 @@ typedef struct mprof_sass_report {
   /* version 2 */
   size_t deferred;         /**< MPROF_SASS_DEFERRED */
   size_t deferred_sampled; /**< ... of them with PC samples */
+  MPROF_GROWABLE_TAIL
 } mprof_sass_report;
 
 #define MPROF_SASS_REPORT_INIT                                                 \
@@ -142,9 +144,11 @@ typedef struct mprof_sass_function {
   uint32_t static_shared;    /**< bytes, without the driver's reserve */
   uint32_t local_per_thread; /**< bytes (EIATTR_FRAME_SIZE) */
   uint32_t flags;            /**< MPROF_SASS_FUNCTION_* */
+  MPROF_GROWABLE_TAIL
 } mprof_sass_function;
 
-/** A row of a function's line table: code from @p offset on is @p line. */
+/** A row of a function's line table: code from @p offset on is @p line.
+ * Fixed (docs/ABI.md): it never grows. */
 typedef struct mprof_sass_line {
   uint32_t offset;  /**< byte offset inside the function */
   uint32_t line;    /**< 0: no source line for this code */
@@ -216,6 +220,7 @@ typedef struct mprof_sass_listing_function {
   const char *name; /**< mangled; "" when the listing did not say */
   size_t instruction_count;
   const mprof_sass_instruction *instructions; /**< ascending offsets */
+  MPROF_GROWABLE_TAIL
 } mprof_sass_listing_function;
 
 /**

@@ -25,6 +25,11 @@ extern "C" {
 
 typedef struct mprof_sidecar mprof_sidecar;
 
+/* The three structs below are the sidecar's records (docs/SIDECAR.md) and
+ * also what mprof_sidecar_add_*() read from the caller, so they are fixed
+ * (docs/ABI.md): they never grow; new data comes with a struct and an
+ * accessor of its own. */
+
 /** One SASS instruction. Strings are owned by the sidecar. */
 typedef struct mprof_sass_instruction {
   uint32_t offset;       /**< byte offset inside the function */

@@ -167,6 +167,8 @@ mprof_source_file_launch_exts(const mprof_source_file *file, size_t *count);
 /**
  * How %globaltimer (CLOCK_REALTIME-like ns) maps to a trace's clock:
  * trace = anchor_trace_ns + (globaltimer - anchor_realtime_ns) * rate.
+ * A value passed in and out of the library, fixed (docs/ABI.md): it never
+ * grows; another clock model would be another struct.
  */
 typedef struct mprof_source_clock {
   int64_t anchor_trace_ns;    /**< trace time at the anchor */
@@ -188,22 +190,33 @@ MPROF_API void mprof_source_clock_from_trace(mprof_source_clock *out,
 MPROF_API int64_t mprof_source_clock_convert(const mprof_source_clock *clock,
                                              uint64_t globaltimer_ns);
 
-/** Result of mprof_source_align(). */
+#define MPROF_SOURCE_ALIGNMENT_VERSION 1
+
+/** Result of mprof_source_align(), in the caller's memory. It grows at a
+ * minor version (fields are only appended): start from
+ * MPROF_SOURCE_ALIGNMENT_INIT, whose version says how many fields it has. */
 typedef struct mprof_source_alignment {
+  unsigned version;         /**< MPROF_SOURCE_ALIGNMENT_VERSION */
   int64_t offset_ns;        /**< median of (reference - measured) */
   uint64_t error_max_ns;    /**< max |difference - offset| */
   uint64_t error_median_ns; /**< median |difference - offset| */
   double drift_ppm; /**< least-squares slope of the difference over time */
   size_t launches;  /**< pairs used */
+  MPROF_GROWABLE_TAIL
 } mprof_source_alignment;
+
+#define MPROF_SOURCE_ALIGNMENT_INIT                                            \
+  { MPROF_SOURCE_ALIGNMENT_VERSION }
 
 /**
  * The per-run offset from @p count pairs: @p reference_ns[i] is a launch's
  * CUPTI start, @p measured_ns[i] its earliest span start already on the
  * trace clock (mprof_source_clock_convert). offset = median of
  * (reference - measured); the errors are the max and median absolute
- * deviation from it; drift_ppm is informational. MPROF_EINVAL when
- * @p count is 0.
+ * deviation from it; drift_ppm is informational. Fills the fields of
+ * @p out's version and nothing after them. MPROF_EINVAL when @p count is 0,
+ * MPROF_EVERSION (nothing written) for a version this library does not
+ * know.
  */
 MPROF_API int mprof_source_align(mprof_source_alignment *out,
                                  const int64_t *reference_ns,
@@ -225,6 +238,7 @@ typedef struct mprof_source_merge_options {
    * caller. */
   const char *const *meta;
   size_t meta_count; /**< pairs in @p meta */
+  MPROF_GROWABLE_TAIL
 } mprof_source_merge_options;
 
 #define MPROF_SOURCE_MERGE_OPTIONS_INIT                                        \
@@ -232,31 +246,35 @@ typedef struct mprof_source_merge_options {
 
 #define MPROF_SOURCE_MERGE_REPORT_VERSION 1
 
-/** What a merge did (also written to META as `source.*`). */
+/** What a merge did (also written to META as `source.*`), in the caller's
+ * memory: start from MPROF_SOURCE_MERGE_REPORT_INIT. It grows at a minor
+ * version, with its version number. */
 typedef struct mprof_source_merge_report {
-  unsigned version;                 /**< MPROF_SOURCE_MERGE_REPORT_VERSION */
-  size_t launches;                  /**< instrumented launches in the file */
-  size_t launches_with_spans;       /**< of those, launches with spans */
-  size_t matched_by_order;          /**< matched by kernel name and order */
-  size_t matched_by_time;           /**< matched by time */
-  size_t unmatched;                 /**< with spans but no CUPTI launch */
-  size_t spans;                     /**< spans written */
-  size_t spans_outside_launch;      /**< spans not inside their launch */
-  size_t regions;                   /**< regions written */
-  uint64_t overflow;                /**< spans lost to a full buffer */
-  uint32_t globaltimer_step_ns;     /**< from the file's probe; 0 unknown */
-  mprof_source_alignment alignment; /**< offset and errors */
-  int64_t anchor_offset_ns;         /**< trace - realtime at the anchor */
+  unsigned version;             /**< MPROF_SOURCE_MERGE_REPORT_VERSION */
+  size_t launches;              /**< instrumented launches in the file */
+  size_t launches_with_spans;   /**< of those, launches with spans */
+  size_t matched_by_order;      /**< matched by kernel name and order */
+  size_t matched_by_time;       /**< matched by time */
+  size_t unmatched;             /**< with spans but no CUPTI launch */
+  size_t spans;                 /**< spans written */
+  size_t spans_outside_launch;  /**< spans not inside their launch */
+  size_t regions;               /**< regions written */
+  uint64_t overflow;            /**< spans lost to a full buffer */
+  uint32_t globaltimer_step_ns; /**< from the file's probe; 0 unknown */
+  /* The alignment: mprof_source_align()'s fields, copied (a growable struct
+   * is never embedded in another). */
+  int64_t alignment_offset_ns;        /**< the offset applied */
+  uint64_t alignment_error_max_ns;    /**< max |difference - offset| */
+  uint64_t alignment_error_median_ns; /**< median |difference - offset| */
+  double alignment_drift_ppm;         /**< informational */
+  size_t alignment_launches;          /**< launches measured; 0 none */
+  int64_t anchor_offset_ns;           /**< trace - realtime at the anchor */
   char method[32]; /**< "name+order", "time", "mixed", "anchor", "fixed" */
+  MPROF_GROWABLE_TAIL
 } mprof_source_merge_report;
 
 #define MPROF_SOURCE_MERGE_REPORT_INIT                                         \
-  {                                                                            \
-    MPROF_SOURCE_MERGE_REPORT_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,           \
-        {0, 0, 0, 0.0, 0}, 0, {                                                \
-      0                                                                        \
-    }                                                                          \
-  }
+  { MPROF_SOURCE_MERGE_REPORT_VERSION }
 
 /**
  * Write @p out_path: the trace at @p trace_path plus the spans of the
@@ -301,6 +319,7 @@ typedef struct mprof_source_build_options {
   const mprof_memory_access_record *memory;
   const uint32_t *memory_devices;
   size_t memory_count;
+  MPROF_GROWABLE_TAIL
 } mprof_source_build_options;
 
 #define MPROF_SOURCE_BUILD_OPTIONS_INIT                                        \

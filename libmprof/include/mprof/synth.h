@@ -71,6 +71,7 @@ typedef struct mprof_synth_options {
    * anchors), written after the generator's own keys so they win. */
   const char *const *meta; /**< meta_count key, value pairs; borrowed */
   size_t meta_count;
+  MPROF_GROWABLE_TAIL
 } mprof_synth_options;
 
 #define MPROF_SYNTH_OPTIONS_INIT                                               \

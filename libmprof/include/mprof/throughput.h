@@ -69,8 +69,13 @@ typedef struct mprof_kernel_throughput {
   /** Share of the counted windows' time in which a launch of another
    * kernel ran on the device too: the counters are then shared. */
   double shared;
-  /** Mean over the counted windows, by mprof_counter_id; NaN unknown. */
-  double value[MPROF_COUNTER_COUNT_];
+  /** Mean over the counted windows, by mprof_counter_id; NaN unknown.
+   * MPROF_COUNTER_COUNT_ entries of the library that made it, at least as
+   * many as in the headers you built with (counters may be added at a minor
+   * version: a pointer, so that fields after it never move). Owned by the
+   * throughput. */
+  const double *value;
+  MPROF_GROWABLE_TAIL
 } mprof_kernel_throughput;
 
 typedef struct mprof_throughput mprof_throughput;

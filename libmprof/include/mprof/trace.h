@@ -31,6 +31,7 @@ typedef struct mprof_trace mprof_trace;
 typedef struct mprof_open_options {
   unsigned version; /**< MPROF_OPEN_OPTIONS_VERSION */
   unsigned flags;   /**< MPROF_OPEN_* */
+  MPROF_GROWABLE_TAIL
 } mprof_open_options;
 
 #define MPROF_OPEN_OPTIONS_INIT                                                \

@@ -50,6 +50,7 @@ typedef struct mprof_writer_options {
    *  "PATH.partial". */
   unsigned file_flags;
   unsigned open_flags; /**< MPROF_WRITER_*; version 2 */
+  MPROF_GROWABLE_TAIL
 } mprof_writer_options;
 
 #define MPROF_WRITER_OPTIONS_INIT                                              \

@@ -64,16 +64,18 @@ static uint32_t round_up(uint32_t value, uint32_t unit) {
   return (value + unit - 1) / unit * unit;
 }
 
-int mprof_occupancy_compute(mprof_occupancy *out,
-                            const mprof_device_record *device,
-                            const mprof_shape_stats *shape) {
-  if (!out)
-    return mprof__error_set(MPROF_EINVAL, "mprof_occupancy_compute: NULL");
+/* The occupancy of @p shape on @p device into @p out, the library's own
+ * struct (all of it; the caller's gets its version's part through
+ * mprof_occupancy_compute()). */
+static void occupancy_of(mprof_occupancy *out,
+                         const mprof_device_record *device,
+                         const mprof_shape_stats *shape) {
   memset(out, 0, sizeof *out);
+  out->version = MPROF_OCCUPANCY_VERSION;
   out->limit_warps = out->limit_blocks = out->limit_registers =
       out->limit_shared = UINT32_MAX;
   if (!shape)
-    return 0;
+    return;
   uint64_t grid = (uint64_t)(shape->grid[0] ? shape->grid[0] : 1) *
                   (shape->grid[1] ? shape->grid[1] : 1) *
                   (shape->grid[2] ? shape->grid[2] : 1);
@@ -83,13 +85,13 @@ int mprof_occupancy_compute(mprof_occupancy *out,
   out->grid_blocks = grid;
   if (!device || !threads || !device->warp_size || !device->sm_count ||
       threads > 0xffffffffu)
-    return 0;
+    return;
   uint32_t warp = device->warp_size;
   uint32_t max_warps = device->max_warps_per_sm
                            ? device->max_warps_per_sm
                            : device->max_threads_per_sm / warp;
   if (!max_warps)
-    return 0;
+    return;
   out->known = 1;
   out->sm_count = device->sm_count;
   out->max_warps = max_warps;
@@ -150,17 +152,34 @@ int mprof_occupancy_compute(mprof_occupancy *out,
     out->waves = (double)grid / slots;
     out->tail_efficiency = out->waves / ceil(out->waves);
   }
+}
+
+MPROF__VERSIONS(occupancy_versions, "occupancy",
+                MPROF__END_OF(mprof_occupancy, tail_efficiency));
+
+int mprof_occupancy_compute(mprof_occupancy *out,
+                            const mprof_device_record *device,
+                            const mprof_shape_stats *shape) {
+  if (!out)
+    return mprof__error_set(MPROF_EINVAL, "mprof_occupancy_compute: NULL");
+  int rc = mprof__result_check(out, &occupancy_versions);
+  if (rc)
+    return rc;
+  mprof_occupancy full;
+  occupancy_of(&full, device, shape);
+  mprof__result_store(out, &full, &occupancy_versions);
   return 0;
 }
 
 /* ---- the diagnosis ------------------------------------------------------ */
 
+MPROF__VERSIONS(diagnose_options, "diagnose options",
+                MPROF__END_OF(mprof_diagnose_options, min_samples));
+
 int mprof_diagnose_options_init(mprof_diagnose_options *opts,
                                 unsigned version) {
   mprof_diagnose_options init = MPROF_DIAGNOSE_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, sizeof init, version,
-                             MPROF_DIAGNOSE_OPTIONS_VERSION,
-                             MPROF_DIAGNOSE_OPTIONS_VERSION, "diagnose");
+  return mprof__options_init(opts, &init, version, &diagnose_options);
 }
 
 /* "long_scoreboard 64%, wait 7.2%": the reasons of @p dimension by share. */
@@ -241,16 +260,28 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
   size_t shape_count;
   const mprof_shape_stats *shapes =
       mprof_join_shapes(w->join, o->kernel, &shape_count);
+  /* occ[0] is also the kernel's occupancy: an unknown one without shapes. */
   mprof_occupancy *occ = (mprof_occupancy *)mprof__arena_alloc(
       &w->d->arena, (shape_count ? shape_count : 1) * sizeof *occ);
-  if (!occ)
+  if (!occ) {
+    /* Out of memory: the diagnosis fails, but what runs until then reads
+     * o->occupancy. */
+    static const mprof_occupancy unknown = {.version = MPROF_OCCUPANCY_VERSION,
+                                            .limit_warps = UINT32_MAX,
+                                            .limit_blocks = UINT32_MAX,
+                                            .limit_registers = UINT32_MAX,
+                                            .limit_shared = UINT32_MAX};
+    o->occupancy = &unknown;
     return;
+  }
+  occupancy_of(&occ[0], NULL, NULL);
   o->shapes = occ;
   o->shape_count = shape_count;
+  o->occupancy = &occ[0];
   double weight_sum = 0, occ_sum = 0, tail_sum = 0;
   uint64_t kernel_total = o->stats->total_ns;
   for (size_t s = 0; s < shape_count; s++) {
-    mprof_occupancy_compute(&occ[s], device, &shapes[s]);
+    occupancy_of(&occ[s], device, &shapes[s]);
     if (!occ[s].known || !shapes[s].launches)
       continue;
     double weight =
@@ -259,10 +290,6 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
     occ_sum += weight * occ[s].theoretical;
     tail_sum += weight * occ[s].tail_efficiency;
   }
-  if (shape_count)
-    o->occupancy = occ[0];
-  else
-    mprof_occupancy_compute(&o->occupancy, NULL, NULL);
   if (weight_sum <= 0) {
     o->weighted_occupancy = o->weighted_tail = -1;
     d->state = t->state = MPROF_STATE_UNKNOWN;
@@ -274,7 +301,7 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
   }
   o->weighted_occupancy = occ_sum / weight_sum;
   o->weighted_tail = tail_sum / weight_sum;
-  const mprof_occupancy *top = &o->occupancy;
+  const mprof_occupancy *top = o->occupancy;
   const mprof_shape_stats *shape = &shapes[0];
   char p[32];
   /* Occupancy. */
@@ -841,4 +868,16 @@ const mprof_occupancy *
 mprof_kernel_diagnosis_shape(const mprof_kernel_diagnosis *kernel,
                              size_t index) {
   return kernel && index < kernel->shape_count ? &kernel->shapes[index] : NULL;
+}
+
+const mprof_metric *mprof_dimension_metric(const mprof_dimension *dimension,
+                                           size_t index) {
+  return dimension && index < dimension->metric_count
+             ? &dimension->metrics[index]
+             : NULL;
+}
+
+const mprof_reason_share *
+mprof_hot_instruction_reason(const mprof_hot_instruction *hot, size_t index) {
+  return hot && index < hot->reason_count ? &hot->reasons[index] : NULL;
 }

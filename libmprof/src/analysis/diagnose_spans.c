@@ -173,7 +173,7 @@ done:
  * than projected from the grid; the projection stays as metrics. */
 static void measured_tail_effect(kernel_work *w, const span_balance *b) {
   mprof_dimension *t = &w->dims[MPROF_DIM_TAIL];
-  const mprof_occupancy *occ = &w->out->occupancy;
+  const mprof_occupancy *occ = w->out->occupancy;
   double busy = b->busy_share;
   if (busy > 1.0)
     busy = 1.0;

@@ -92,7 +92,7 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
     break;
   }
   case MPROF_DIM_OCCUPANCY: {
-    const mprof_occupancy *occ = &o->occupancy;
+    const mprof_occupancy *occ = o->occupancy;
     pct(p, sizeof p, occ->theoretical);
     const char *fix =
         o->library
@@ -114,7 +114,7 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
     break;
   }
   case MPROF_DIM_TAIL: {
-    const mprof_occupancy *occ = &o->occupancy;
+    const mprof_occupancy *occ = o->occupancy;
     uint64_t slots = (uint64_t)occ->sm_count * occ->blocks_per_sm;
     pct(p, sizeof p, o->weighted_tail);
     if (w->tail_measured && !occ->blocks_per_sm) {

@@ -35,11 +35,12 @@ const char *mprof_change_name(uint32_t change) {
   return change < 5 ? names[change] : "";
 }
 
+MPROF__VERSIONS(diff_options, "diff options",
+                MPROF__END_OF(mprof_diff_options, hot_count));
+
 int mprof_diff_options_init(mprof_diff_options *opts, unsigned version) {
   mprof_diff_options init = MPROF_DIFF_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, sizeof init, version,
-                             MPROF_DIFF_OPTIONS_VERSION,
-                             MPROF_DIFF_OPTIONS_VERSION, "diff");
+  return mprof__options_init(opts, &init, version, &diff_options);
 }
 
 /* ---- Student's t ---------------------------------------------------------
@@ -542,6 +543,27 @@ size_t mprof_diff_kernel_count(const mprof_diff *diff) {
 const mprof_kernel_change *mprof_diff_kernel(const mprof_diff *diff,
                                              size_t index) {
   return diff && index < diff->kernel_count ? &diff->kernels[index] : NULL;
+}
+
+const mprof_stall_change *
+mprof_kernel_change_stall(const mprof_kernel_change *kernel, size_t index) {
+  return kernel && index < kernel->stall_change_count
+             ? &kernel->stall_changes[index]
+             : NULL;
+}
+
+const mprof_dimension_change *
+mprof_kernel_change_dimension(const mprof_kernel_change *kernel, size_t index) {
+  return kernel && index < kernel->dimension_change_count
+             ? &kernel->dimension_changes[index]
+             : NULL;
+}
+
+const mprof_hot_change *
+mprof_kernel_change_hot(const mprof_kernel_change *kernel, size_t index) {
+  return kernel && index < kernel->hot_change_count
+             ? &kernel->hot_changes[index]
+             : NULL;
 }
 
 void mprof_diff_totals(const mprof_diff *diff, uint64_t *base_ns,

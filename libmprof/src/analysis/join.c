@@ -20,13 +20,13 @@
 
 #include "join_internal.h"
 
+MPROF__VERSIONS(join_options, "join options",
+                MPROF__END_OF(mprof_join_options, sidecar),
+                MPROF__END_OF(mprof_join_options, flags));
+
 int mprof_join_options_init(mprof_join_options *opts, unsigned version) {
   mprof_join_options init = MPROF_JOIN_OPTIONS_INIT;
-  /* A version-1 struct ends before `flags`. */
-  size_t size =
-      version == 1 ? offsetof(mprof_join_options, flags) : sizeof init;
-  return mprof__options_init(opts, &init, size, version, 1,
-                             MPROF_JOIN_OPTIONS_VERSION, "join");
+  return mprof__options_init(opts, &init, version, &join_options);
 }
 
 /* ---- devices ------------------------------------------------------------ */
@@ -438,4 +438,9 @@ mprof_join_kernel_reason(const mprof_join *join, size_t kernel, size_t index) {
   const mprof_reason_samples *all =
       mprof_join_kernel_reasons(join, kernel, &count);
   return index < count ? &all[index] : NULL;
+}
+
+const mprof_reason_samples *mprof_pc_stats_reason(const mprof_pc_stats *pc,
+                                                  size_t index) {
+  return pc && index < pc->reason_count ? &pc->reasons[index] : NULL;
 }

@@ -131,6 +131,9 @@ struct mprof_throughput {
   const mprof_join *join;
   size_t kernel_count;
   mprof_kernel_throughput *kernels;
+  /* MPROF_COUNTER_COUNT_ per kernel: what each kernel's `value` points at
+   * (an array, not a field, so that counters can be added). */
+  double *values;
   int available;
   uint64_t interval_ns;
   char missing[256];
@@ -182,6 +185,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   t->kernel_count = mprof_join_kernel_count(join);
   t->kernels = (mprof_kernel_throughput *)calloc(
       t->kernel_count ? t->kernel_count : 1, sizeof *t->kernels);
+  t->values = (double *)malloc((t->kernel_count ? t->kernel_count : 1) *
+                               MPROF_COUNTER_COUNT_ * sizeof *t->values);
   size_t device_count = 0, metric_count = 0, sample_count = 0;
   size_t launch_count = 0, stream_count = 0;
   mprof_trace_devices(trace, &device_count);
@@ -201,7 +206,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   size_t room = sample_count && launch_count ? launch_count : 1;
   launch_ref *refs = (launch_ref *)malloc(room * sizeof *refs);
   uint64_t *max_end = (uint64_t *)malloc(room * sizeof *max_end);
-  if (!t->kernels || !maps || !acc || !refs || !max_end) {
+  if (!t->kernels || !t->values || !maps || !acc || !refs || !max_end) {
     free(maps);
     free(acc);
     free(refs);
@@ -209,9 +214,11 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
     mprof_throughput_free(t);
     return mprof__error_set(MPROF_ENOMEM, "throughput: out of memory");
   }
-  for (size_t k = 0; k < t->kernel_count; k++)
+  for (size_t k = 0; k < t->kernel_count; k++) {
+    t->kernels[k].value = &t->values[k * MPROF_COUNTER_COUNT_];
     for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
-      t->kernels[k].value[c] = NAN;
+      t->values[k * MPROF_COUNTER_COUNT_ + c] = NAN;
+  }
   for (size_t d = 0; d < device_count; d++)
     for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
       maps[d].column[c] = -1;
@@ -318,7 +325,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       kt->shared = acc[k].shared / acc[k].weight;
     for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
       if (acc[k].weight_of[c] > 0)
-        kt->value[c] = acc[k].sum[c] / acc[k].weight_of[c];
+        t->values[k * MPROF_COUNTER_COUNT_ + c] =
+            acc[k].sum[c] / acc[k].weight_of[c];
   }
   free(acc);
   t->maps = maps;
@@ -331,6 +339,7 @@ void mprof_throughput_free(mprof_throughput *t) {
   if (!t)
     return;
   free(t->kernels);
+  free(t->values);
   free(t->maps);
   free(t);
 }

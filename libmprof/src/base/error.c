@@ -87,16 +87,38 @@ static int version_error(const char *what, unsigned version, unsigned oldest,
   return mprof__version_check(noun, version, oldest, current);
 }
 
-int mprof__options_init(void *opts, const void *init, size_t size,
-                        unsigned version, unsigned oldest, unsigned current,
-                        const char *what) {
+size_t mprof__version_size(const mprof__versions *v, unsigned version) {
+  unsigned oldest = 1;
+  while (oldest < v->count && !v->ends[oldest - 1])
+    oldest++;
+  if (mprof__version_check(v->what, version, oldest, v->count))
+    return 0;
+  return v->ends[version - 1];
+}
+
+int mprof__options_init(void *opts, const void *init, unsigned version,
+                        const mprof__versions *v) {
   if (!opts)
-    return mprof__error_set(MPROF_EINVAL, "%s options: NULL", what);
-  if (version < oldest || version > current)
-    return version_error(what, version, oldest, current);
+    return mprof__error_set(MPROF_EINVAL, "%s: NULL", v->what);
+  size_t size = mprof__version_size(v, version);
+  if (!size)
+    return MPROF_EVERSION;
   memcpy(opts, init, size);
-  *(unsigned *)opts = version; /* options structs start with it */
+  *(unsigned *)opts = version; /* versioned structs start with it */
   return 0;
+}
+
+int mprof__result_check(const void *out, const mprof__versions *v) {
+  if (!out)
+    return 0;
+  return mprof__version_size(v, *(const unsigned *)out) ? 0 : MPROF_EVERSION;
+}
+
+void mprof__result_store(void *out, const void *full,
+                         const mprof__versions *v) {
+  unsigned version = *(const unsigned *)out;
+  memcpy(out, full, mprof__version_size(v, version));
+  *(unsigned *)out = version;
 }
 
 const void *mprof__options_or_defaults(const void *opts, const void *defaults,

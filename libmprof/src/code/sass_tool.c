@@ -30,17 +30,15 @@ extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length,
 /* Standard output beyond this is refused: a runaway tool, not a cubin. */
 #define TOOL_MAX_OUTPUT ((size_t)2 << 30)
 
-/* A version-1 struct ends before `jobs`. */
-static size_t options_size(unsigned version) {
-  return version == 1 ? offsetof(mprof_sass_options, jobs)
-                      : sizeof(mprof_sass_options);
-}
+MPROF__VERSIONS(sass_options, "sass options",
+                MPROF__END_OF(mprof_sass_options, arch),
+                MPROF__END_OF(mprof_sass_options, progress_userdata));
 
 void mprof__sass_options_copy(mprof_sass_options *out,
                               const mprof_sass_options *in) {
   mprof_sass_options init = MPROF_SASS_OPTIONS_INIT;
   *out = init;
-  memcpy(out, in, options_size(in->version));
+  memcpy(out, in, mprof__version_size(&sass_options, in->version));
   out->version = MPROF_SASS_OPTIONS_VERSION;
 }
 
@@ -57,8 +55,7 @@ int mprof__sass_options_take(mprof_sass_options *out,
 
 int mprof_sass_options_init(mprof_sass_options *opts, unsigned version) {
   mprof_sass_options init = MPROF_SASS_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, options_size(version), version, 1,
-                             MPROF_SASS_OPTIONS_VERSION, "sass");
+  return mprof__options_init(opts, &init, version, &sass_options);
 }
 
 int mprof_sass_demangle(char **out, const char *mangled) {

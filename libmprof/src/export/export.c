@@ -18,11 +18,12 @@
 #include "report/report_internal.h"
 #include "export/export_internal.h"
 
+MPROF__VERSIONS(export_options, "export options",
+                MPROF__END_OF(mprof_export_options, kernel));
+
 int mprof_export_options_init(mprof_export_options *opts, unsigned version) {
   mprof_export_options init = MPROF_EXPORT_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, sizeof init, version,
-                             MPROF_EXPORT_OPTIONS_VERSION,
-                             MPROF_EXPORT_OPTIONS_VERSION, "export");
+  return mprof__options_init(opts, &init, version, &export_options);
 }
 
 /* ---- kernel selection over a set of traces ------------------------------ */
@@ -82,6 +83,9 @@ static int selection_build(mprof__export_selection *s,
 
 /* ---- entry points -------------------------------------------------------- */
 
+MPROF__VERSIONS(report_versions, "export report",
+                MPROF__END_OF(mprof_export_report, frames));
+
 int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
                        size_t count, const mprof_export_options *opts,
                        mprof_export_report *report) {
@@ -89,7 +93,7 @@ int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
   opts =
       mprof__options_or_defaults(opts, &defaults, MPROF_EXPORT_OPTIONS_VERSION,
                                  MPROF_EXPORT_OPTIONS_VERSION, "export");
-  if (!opts)
+  if (!opts || mprof__result_check(report, &report_versions))
     return MPROF_EVERSION;
   if (opts->format > MPROF_EXPORT_SPEEDSCOPE)
     return mprof__error_set(MPROF_EINVAL, "export: unknown format %u",
@@ -103,7 +107,7 @@ int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
   int rc = selection_build(&sel, traces, count, opts->kernel);
   if (rc)
     return rc;
-  mprof_export_report rep = {0, 0, 0};
+  mprof_export_report rep = MPROF_EXPORT_REPORT_INIT;
   if (opts->format == MPROF_EXPORT_SPEEDSCOPE)
     rc = mprof__export_speedscope(out, traces, count, &sel,
                                   opts->kernel != NULL, &rep);
@@ -114,7 +118,7 @@ int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
     rc = mprof__error_set(MPROF_EIO, "export: writing failed: %s",
                           strerror(errno));
   if (!rc && report)
-    *report = rep;
+    mprof__result_store(report, &rep, &report_versions);
   return rc;
 }
 

@@ -228,7 +228,8 @@ static void te_launches(te_writer *w, const mprof_diagnosis *diag, size_t t,
                           : mprof_dimension_key(kd->verdict_dimension));
     mprof__fields_num(&a, "kernel_share", kd->stats->share, 4);
     mprof__fields_num(&a, "theoretical_occupancy",
-                      kd->occupancy.known ? kd->occupancy.theoretical : NAN, 4);
+                      kd->occupancy->known ? kd->occupancy->theoretical : NAN,
+                      4);
     fputs("}}", w->f);
   }
 }

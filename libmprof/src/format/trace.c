@@ -14,11 +14,12 @@
 #include "mprof/trace.h"
 #include "format/trace_internal.h"
 
+MPROF__VERSIONS(open_options, "open options",
+                MPROF__END_OF(mprof_open_options, flags));
+
 int mprof_open_options_init(mprof_open_options *opts, unsigned version) {
   mprof_open_options init = MPROF_OPEN_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, sizeof init, version,
-                             MPROF_OPEN_OPTIONS_VERSION,
-                             MPROF_OPEN_OPTIONS_VERSION, "open");
+  return mprof__options_init(opts, &init, version, &open_options);
 }
 
 int mprof_trace_open(mprof_trace **out, const char *path,

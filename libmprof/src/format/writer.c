@@ -121,11 +121,13 @@ uint32_t mprof__record_size(uint32_t type) {
 
 static int section_spills(uint32_t type) { return section_kinds[type].spills; }
 
+MPROF__VERSIONS(writer_options, "writer options",
+                MPROF__END_OF(mprof_writer_options, file_flags),
+                MPROF__END_OF(mprof_writer_options, open_flags));
+
 int mprof_writer_options_init(mprof_writer_options *opts, unsigned version) {
   mprof_writer_options init = MPROF_WRITER_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, sizeof init, version,
-                             MPROF_WRITER_OPTIONS_VERSION,
-                             MPROF_WRITER_OPTIONS_VERSION, "writer");
+  return mprof__options_init(opts, &init, version, &writer_options);
 }
 
 static int write_all(int fd, const void *data, size_t size) {

@@ -17,11 +17,12 @@
 #include "report_internal.h"
 #include "summary_internal.h"
 
+MPROF__VERSIONS(report_options, "report options",
+                MPROF__END_OF(mprof_report_options, kernel));
+
 int mprof_report_options_init(mprof_report_options *opts, unsigned version) {
   mprof_report_options init = MPROF_REPORT_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, sizeof init, version,
-                             MPROF_REPORT_OPTIONS_VERSION,
-                             MPROF_REPORT_OPTIONS_VERSION, "report");
+  return mprof__options_init(opts, &init, version, &report_options);
 }
 
 int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,

@@ -782,8 +782,18 @@ size_t mprof_mkprof_params(const mprof_mkprof *m, uint32_t processor,
   return t->param_count;
 }
 
-void mprof_mkprof_summarize(const mprof_mkprof *m, mprof_mkprof_summary *out) {
-  memset(out, 0, sizeof *out);
+MPROF__VERSIONS(summary_versions, "mkprof summary",
+                MPROF__END_OF(mprof_mkprof_summary, max_time));
+
+int mprof_mkprof_summarize(const mprof_mkprof *m,
+                           mprof_mkprof_summary *caller) {
+  if (!m || !caller)
+    return mprof__error_set(MPROF_EINVAL, "mprof_mkprof_summarize: NULL");
+  int rc = mprof__result_check(caller, &summary_versions);
+  if (rc)
+    return rc;
+  /* Counted here, then the caller's version of it copied out. */
+  mprof_mkprof_summary full = MPROF_MKPROF_SUMMARY_INIT, *out = &full;
   const mprof_mkprof_layout *l = &m->layout;
   out->min_time = UINT32_MAX;
   for (uint32_t p = 0; p < l->total_processors; p++)
@@ -813,4 +823,6 @@ void mprof_mkprof_summarize(const mprof_mkprof *m, mprof_mkprof_summary *out) {
     }
   if (!out->instructions)
     out->min_time = 0;
+  mprof__result_store(caller, &full, &summary_versions);
+  return 0;
 }

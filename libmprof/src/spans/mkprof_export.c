@@ -296,6 +296,9 @@ static int write_all(FILE *f, const void *data, size_t size) {
   return size == 0 || fwrite(data, 1, size, f) == size;
 }
 
+MPROF__VERSIONS(report_versions, "mkprof export report",
+                MPROF__END_OF(mprof_mkprof_export_report, extent_ns));
+
 int mprof_mkprof_export(const mprof_trace *t, const char *path,
                         const mprof_mkprof_export_options *opts,
                         mprof_mkprof_export_report *report) {
@@ -306,10 +309,7 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   opts = mprof__options_or_defaults(
       opts, &defaults, MPROF_MKPROF_EXPORT_OPTIONS_VERSION,
       MPROF_MKPROF_EXPORT_OPTIONS_VERSION, "mkprof export");
-  if (!opts ||
-      (report && mprof__version_check("mkprof export report", report->version,
-                                      MPROF_MKPROF_EXPORT_REPORT_VERSION,
-                                      MPROF_MKPROF_EXPORT_REPORT_VERSION)))
+  if (!opts || mprof__result_check(report, &report_versions))
     return MPROF_EVERSION;
   mprof_mkprof_export_report rep = MPROF_MKPROF_EXPORT_REPORT_INIT;
   size_t nspans, nkernels, ndevices, nregions, nstreams;
@@ -544,7 +544,7 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   if (rc)
     goto done;
   if (report)
-    *report = rep;
+    mprof__result_store(report, &rep, &report_versions);
 done:
   if (fo.f)
     mprof__file_out_close(&fo, 0);

@@ -123,7 +123,7 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
       }
     }
   free(gpu);
-  mprof_mkprof_summary sum;
+  mprof_mkprof_summary sum = MPROF_MKPROF_SUMMARY_INIT;
   mprof_mkprof_summarize(m, &sum);
   char text[32];
   snprintf(text, sizeof text, "%zu", sum.events);

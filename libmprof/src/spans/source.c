@@ -74,12 +74,19 @@ static int64_t median_i64(int64_t *v, size_t n) {
   return v[(n - 1) / 2];
 }
 
-int mprof_source_align(mprof_source_alignment *out, const int64_t *reference,
+MPROF__VERSIONS(alignment_versions, "source alignment",
+                MPROF__END_OF(mprof_source_alignment, launches));
+
+int mprof_source_align(mprof_source_alignment *caller, const int64_t *reference,
                        const int64_t *measured, size_t count) {
-  if (!out || !reference || !measured || count == 0)
+  if (!caller || !reference || !measured || count == 0)
     return mprof__error_set(MPROF_EINVAL,
                             "mprof_source_align: no launches to align");
-  memset(out, 0, sizeof *out);
+  int rc = mprof__result_check(caller, &alignment_versions);
+  if (rc)
+    return rc;
+  /* Filled here, then the caller's version of it copied out. */
+  mprof_source_alignment full = MPROF_SOURCE_ALIGNMENT_INIT, *out = &full;
   int64_t *d = (int64_t *)malloc(count * sizeof *d);
   if (!d)
     return mprof__error_set(MPROF_ENOMEM, "alignment: out of memory");
@@ -118,6 +125,7 @@ int mprof_source_align(mprof_source_alignment *out, const int64_t *reference,
       out->drift_ppm = sxy / sxx * 1e6;
   }
   free(d);
+  mprof__result_store(caller, &full, &alignment_versions);
   return 0;
 }
 

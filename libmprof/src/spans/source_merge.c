@@ -436,7 +436,6 @@ static int write_merged(mprof_writer *w, const merge_state *m,
     return rc;
 
   const mprof_source_file_header *h = mprof_source_file_get_header(f);
-  const mprof_source_alignment *a = &rep->alignment;
   const char *base = strrchr(mprof__source_file_path(f), '/');
   rc = mprof_writer_meta(w, "source.file",
                          base ? base + 1 : mprof__source_file_path(f));
@@ -449,17 +448,21 @@ static int write_merged(mprof_writer *w, const merge_state *m,
       rc ? rc : meta_fmt(w, "source.launches_unmatched", "%zu", rep->unmatched);
   rc = rc ? rc : mprof_writer_meta(w, "source.alignment_method", rep->method);
   rc = rc ? rc
-          : meta_fmt(w, "source.alignment_offset_ns", "%" PRId64, a->offset_ns);
-  if (a->launches) {
+          : meta_fmt(w, "source.alignment_offset_ns", "%" PRId64,
+                     rep->alignment_offset_ns);
+  if (rep->alignment_launches) {
     rc = rc ? rc
             : meta_fmt(w, "source.alignment_error_ns", "%" PRIu64,
-                       a->error_max_ns);
+                       rep->alignment_error_max_ns);
     rc = rc ? rc
             : meta_fmt(w, "source.alignment_error_median_ns", "%" PRIu64,
-                       a->error_median_ns);
-    rc = rc ? rc : meta_fmt(w, "source.alignment_launches", "%zu", a->launches);
+                       rep->alignment_error_median_ns);
     rc = rc ? rc
-            : meta_fmt(w, "source.alignment_drift_ppm", "%.3f", a->drift_ppm);
+            : meta_fmt(w, "source.alignment_launches", "%zu",
+                       rep->alignment_launches);
+    rc = rc ? rc
+            : meta_fmt(w, "source.alignment_drift_ppm", "%.3f",
+                       rep->alignment_drift_ppm);
   }
   rc = rc ? rc
           : meta_fmt(w, "source.anchor_offset_ns", "%" PRId64,
@@ -571,7 +574,7 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
   int64_t estimate = 0;
   int have_estimate = 0;
   if (pairs) {
-    mprof_source_alignment first;
+    mprof_source_alignment first = MPROF_SOURCE_ALIGNMENT_INIT;
     rc = align_matched(&m, &first);
     if (rc < 0)
       goto done;
@@ -595,11 +598,17 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
     rep->matched_by_time += m.sl[j].how == 2;
     rep->unmatched += m.sl[j].spans && !m.sl[j].how;
   }
-  rc = align_matched(&m, &rep->alignment);
+  mprof_source_alignment a = MPROF_SOURCE_ALIGNMENT_INIT;
+  rc = align_matched(&m, &a); /* 1: no matched launch, a stays zero */
   if (rc < 0)
     goto done;
-  int64_t offset = rc == 0 ? rep->alignment.offset_ns : 0;
   rc = 0;
+  int64_t offset = a.offset_ns;
+  rep->alignment_offset_ns = a.offset_ns;
+  rep->alignment_error_max_ns = a.error_max_ns;
+  rep->alignment_error_median_ns = a.error_median_ns;
+  rep->alignment_drift_ppm = a.drift_ppm;
+  rep->alignment_launches = a.launches;
   snprintf(rep->method, sizeof rep->method, "%s",
            !rep->matched_by_order && !rep->matched_by_time ? "anchor"
            : !rep->matched_by_time                         ? "name+order"
@@ -607,7 +616,7 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
                                                            : "mixed");
   if (opts && (opts->flags & MPROF_SOURCE_MERGE_FIXED_OFFSET)) {
     /* The errors stay those of the calibrated offset, measured from it. */
-    rep->alignment.offset_ns = offset = opts->offset_ns;
+    rep->alignment_offset_ns = offset = opts->offset_ns;
     snprintf(rep->method, sizeof rep->method, "fixed");
   }
   const mprof_source_file_header *h = mprof_source_file_get_header(f);
@@ -619,7 +628,7 @@ static int merge(const mprof_trace *t, const mprof_source_file *f,
   if (rc)
     goto done;
   rc = write_merged(w, &m, &clock, offset,
-                    rep->alignment.error_max_ns + h->timer_step_ns, opts, rep);
+                    rep->alignment_error_max_ns + h->timer_step_ns, opts, rep);
   if (rc)
     mprof_writer_abort(w);
   else
@@ -632,6 +641,9 @@ done:
   return rc;
 }
 
+MPROF__VERSIONS(merge_report_versions, "source merge report",
+                MPROF__END_OF(mprof_source_merge_report, method));
+
 int mprof_source_merge(const char *trace_path, const char *source_path,
                        const char *out_path,
                        const mprof_source_merge_options *opts,
@@ -640,9 +652,7 @@ int mprof_source_merge(const char *trace_path, const char *source_path,
     return mprof__error_set(MPROF_EINVAL, "mprof_source_merge: NULL path");
   if ((opts && mprof__version_check("source merge options", opts->version, 1,
                                     MPROF_SOURCE_MERGE_OPTIONS_VERSION)) ||
-      (report && mprof__version_check("source merge report", report->version,
-                                      MPROF_SOURCE_MERGE_REPORT_VERSION,
-                                      MPROF_SOURCE_MERGE_REPORT_VERSION)))
+      mprof__result_check(report, &merge_report_versions))
     return MPROF_EVERSION;
   mprof_source_merge_report local = MPROF_SOURCE_MERGE_REPORT_INIT;
   mprof_trace *t;
@@ -664,6 +674,6 @@ int mprof_source_merge(const char *trace_path, const char *source_path,
   }
   mprof_trace_free(t);
   if (!rc && report)
-    *report = local;
+    mprof__result_store(report, &local, &merge_report_versions);
   return rc;
 }

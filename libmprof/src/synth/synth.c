@@ -75,20 +75,16 @@ static double uniform(uint64_t *state) {
   return (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* How much of the struct a caller of @p version has: version 1 ends after
- * `scenario`, version 2 after `timing_seed`, version 3 after `span_nested`. */
-static size_t options_size(unsigned version) {
-  return version == 1   ? offsetof(mprof_synth_options, slowdown)
-         : version == 2 ? offsetof(mprof_synth_options, spans)
-         : version == 3 ? offsetof(mprof_synth_options, slow_devices)
-         : version == 4 ? offsetof(mprof_synth_options, meta)
-                        : sizeof(mprof_synth_options);
-}
+MPROF__VERSIONS(synth_options, "synth options",
+                MPROF__END_OF(mprof_synth_options, scenario),
+                MPROF__END_OF(mprof_synth_options, timing_seed),
+                MPROF__END_OF(mprof_synth_options, span_nested),
+                MPROF__END_OF(mprof_synth_options, slow_devices),
+                MPROF__END_OF(mprof_synth_options, meta_count));
 
 int mprof_synth_options_init(mprof_synth_options *opts, unsigned version) {
   mprof_synth_options init = MPROF_SYNTH_OPTIONS_INIT;
-  return mprof__options_init(opts, &init, options_size(version), version, 1,
-                             MPROF_SYNTH_OPTIONS_VERSION, "synth");
+  return mprof__options_init(opts, &init, version, &synth_options);
 }
 
 /* Blocks of @p k that fit on one synthetic H200 SM (cc 9.0: 64 warps, 32
@@ -365,19 +361,15 @@ static double pc_weight(uint32_t p, uint32_t n) {
 
 int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
   mprof_synth_options defaults = MPROF_SYNTH_OPTIONS_INIT;
-  if (opts && opts->version >= 1 &&
-      opts->version < MPROF_SYNTH_OPTIONS_VERSION) {
+  if (opts) {
     /* An older struct is shorter: copy only that much. */
-    memcpy(&defaults, opts, options_size(opts->version));
+    size_t size = mprof__version_size(&synth_options, opts->version);
+    if (!size)
+      return MPROF_EVERSION;
+    memcpy(&defaults, opts, size);
     defaults.version = MPROF_SYNTH_OPTIONS_VERSION;
-    opts = &defaults;
   }
-  if (!opts)
-    opts = &defaults;
-  int rc = mprof__version_check("synth options", opts->version, 1,
-                                MPROF_SYNTH_OPTIONS_VERSION);
-  if (rc)
-    return rc;
+  opts = &defaults;
   if (!(opts->slowdown >= 0.0 && opts->slowdown <= 100.0) ||
       opts->slow_scenario > MPROF_SYNTH_LAUNCH_GAPS ||
       opts->scenario > MPROF_SYNTH_LAUNCH_GAPS)
@@ -403,7 +395,7 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
                             "warps 0..32, span SMs 0..132 and the imbalance "
                             "0..100");
   mprof_writer *w;
-  rc = mprof_writer_open(&w, path, NULL);
+  int rc = mprof_writer_open(&w, path, NULL);
   if (rc)
     return rc;
   uint64_t rng = opts->seed * 0x2545f4914f6cdd1dull + 1;
