@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -523,9 +525,152 @@ static void test_merge_aligns_by_clock_anchors(void **state) {
   unlink(out);
 }
 
+/* ---- a full disk never takes committed checkpoints away ------------------ */
+
+#define FULL_CHECKPOINTS 26
+#define FULL_PER_CHECKPOINT 2000
+
+/* A capture of FULL_CHECKPOINTS checkpoints of FULL_PER_CHECKPOINT launches
+ * each, then launches no checkpoint committed. */
+static mprof_writer *capture_checkpoints(const char *path) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_kernel_record k;
+  memset(&k, 0, sizeof k);
+  k.mangled_name = mprof_writer_string(w, "_Z4stepv");
+  k.device = MPROF_INDEX_NONE;
+  uint32_t ki, shi, si;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = ki;
+  assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh), 0);
+  mprof_stream_record st = {MPROF_INDEX_NONE, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &si, MPROF_SECTION_STREAMS, &st), 0);
+  uint64_t t0 = 1000;
+  for (uint32_t c = 0; c <= FULL_CHECKPOINTS; c++) {
+    for (uint32_t i = 0; i < FULL_PER_CHECKPOINT; i++, t0 += 100) {
+      mprof_launch_record l = {t0, t0 + 50, shi, si, c * 10000 + i, 0, 0};
+      assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                       0);
+    }
+    if (c < FULL_CHECKPOINTS)
+      assert_int_equal(mprof_writer_checkpoint(w, t0), 0);
+  }
+  return w;
+}
+
+/* No file may grow past @p bytes, as on a disk that filled up: writes past
+ * it fail with EFBIG (SIGXFSZ ignored). Returns the limit to restore. */
+static struct rlimit limit_file_size(uint64_t bytes) {
+  struct rlimit old, limit;
+  assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+  limit = old;
+  limit.rlim_cur = (rlim_t)bytes;
+  signal(SIGXFSZ, SIG_IGN);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  return old;
+}
+
+static void restore_file_size(struct rlimit old) {
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+  signal(SIGXFSZ, SIG_DFL);
+}
+
+static uint64_t size_of(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return (uint64_t)st.st_size;
+}
+
+/* The disk fills after 26 checkpoints: finish fails, says what is kept, and
+ * the streamed file opens with every committed launch. */
+static void test_full_disk_keeps_checkpoints(void **state) {
+  (void)state;
+  const char *path = test_path("full.mprof");
+  char partial[1100], finishing[1100], want[3000];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(finishing, sizeof finishing, "%s.finishing", path);
+  mprof_writer *w = capture_checkpoints(path);
+  struct rlimit old = limit_file_size(size_of(partial));
+  int rc = mprof_writer_finish(w);
+  int err = errno;
+  restore_file_size(old);
+  assert_int_equal(rc, MPROF_EIO);
+  assert_int_equal(err, EFBIG);
+  snprintf(want, sizeof want,
+           "%s: cannot write the trace: File too large; the "
+           "capture up to checkpoint 26 is kept in %s (open it with mprof)",
+           path, partial);
+  assert_string_equal(mprof_error_last(), want);
+  struct stat st;
+  assert_int_equal(stat(path, &st), -1);
+  assert_int_equal(stat(finishing, &st), -1);
+  mprof_trace *t;
+  rc = mprof_trace_open(&t, partial, NULL);
+  if (rc)
+    fail_msg("%s", mprof_error_last());
+  size_t n;
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, FULL_CHECKPOINTS * FULL_PER_CHECKPOINT); /* 52,000 */
+  assert_int_equal(mprof_trace_partial(t, NULL), 1);
+  assert_string_equal(mprof_trace_meta(t, "capture.checkpoints"), "26");
+  mprof_trace_free(t);
+  unlink(partial);
+
+  /* Full before the first checkpoint: nothing to keep, and it says so. */
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_writer_meta(w, "k", "v");
+  old = limit_file_size(size_of(partial));
+  rc = mprof_writer_finish(w);
+  restore_file_size(old);
+  assert_int_equal(rc, MPROF_EIO);
+  assert_non_null(strstr(mprof_error_last(),
+                         "File too large; no checkpoint had been committed, "
+                         "so nothing is kept"));
+  assert_int_equal(stat(partial, &st), -1);
+}
+
+/* The final checkpoint fits but the finished copy does not (PATH.finishing
+ * leads to /dev/full: every write fails with ENOSPC): the streamed file
+ * holds the whole capture, final checkpoint included. */
+static void test_full_disk_at_the_finished_copy(void **state) {
+  (void)state;
+  const char *path = test_path("full-copy.mprof");
+  char partial[1100], finishing[1100];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(finishing, sizeof finishing, "%s.finishing", path);
+  unlink(finishing);
+  assert_int_equal(symlink("/dev/full", finishing), 0);
+  mprof_writer *w = capture_checkpoints(path);
+  int rc = mprof_writer_finish(w);
+  assert_int_equal(errno, ENOSPC);
+  assert_int_equal(rc, MPROF_EIO);
+  char want[3000];
+  snprintf(want, sizeof want,
+           "%s: cannot write the trace: No space left on device; the whole "
+           "capture (up to its final checkpoint, 27) is kept in %s (open it "
+           "with mprof)",
+           path, partial);
+  assert_string_equal(mprof_error_last(), want);
+  struct stat st;
+  assert_int_equal(lstat(finishing, &st), -1);
+  assert_int_equal(stat(path, &st), -1);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, partial, NULL), 0);
+  size_t n;
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, (FULL_CHECKPOINTS + 1) * FULL_PER_CHECKPOINT);
+  assert_int_equal(mprof_trace_partial(t, NULL), 0);
+  mprof_trace_free(t);
+  unlink(partial);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_appends),
+      cmocka_unit_test(test_full_disk_keeps_checkpoints),
+      cmocka_unit_test(test_full_disk_at_the_finished_copy),
       cmocka_unit_test(test_cut_at_every_flush_opens_partial),
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),

@@ -141,8 +141,13 @@ MPROF_API int mprof_writer_checkpoint_signal(mprof_writer *w, int signo,
 MPROF_API uint64_t mprof_writer_count(mprof_writer *w, mprof_section_type type);
 
 /**
- * Write the directory and header, flush, and rename "PATH.partial" to PATH.
- * Frees @p w whatever the outcome; on failure nothing is left under PATH.
+ * Commit a final checkpoint to "PATH.partial", write the finished file
+ * ("PATH.finishing", renamed to PATH) and remove "PATH.partial". Frees
+ * @p w whatever the outcome. On failure (MPROF_EIO, errno set to the
+ * failed call's error) nothing is left under PATH, and "PATH.partial"
+ * stays with every checkpoint committed before the failure, so it opens
+ * as a trace (the message says up to which checkpoint); it is removed
+ * only when no checkpoint had been committed.
  */
 MPROF_API int mprof_writer_finish(mprof_writer *w);
 

@@ -69,9 +69,10 @@ struct mprof_writer {
   char *path;
   char *partial_path;
   char *final_path;
-  int fd;              /* the streamed file */
-  uint64_t stream_pos; /* where the next chunk goes */
-  uint32_t checkpoints;
+  int fd;               /* the streamed file */
+  uint64_t stream_pos;  /* where the next chunk goes */
+  uint32_t checkpoints; /* committed: their chunks are all written */
+  int final_committed;  /* the last of them is the final one */
   int failed; /* first I/O failure; later appends are counted as drops */
   size_t buffer_size;
   section_buf sections[SECTION_COUNT];
@@ -591,13 +592,17 @@ static int checkpoint_locked(mprof_writer *w, uint64_t time_ns, int signo,
   }
   mprof_checkpoint_record cp;
   memset(&cp, 0, sizeof cp);
-  cp.sequence = ++w->checkpoints;
+  cp.sequence = w->checkpoints + 1;
   cp.file_flags = w->launches_sorted ? MPROF_FILE_FLAG_LAUNCHES_SORTED : 0;
   cp.time = time_ns;
   cp.signal = signo > 0 ? (uint32_t)signo : 0;
   cp.final = final ? 1 : 0;
-  return put_chunk(w, MPROF_CHUNK_CHECKPOINT, 0, sizeof cp, &cp, sizeof cp,
-                   NULL, 0, NULL);
+  if (put_chunk(w, MPROF_CHUNK_CHECKPOINT, 0, sizeof cp, &cp, sizeof cp, NULL,
+                0, NULL) != 0)
+    return -1;
+  w->checkpoints = cp.sequence;
+  w->final_committed = final;
+  return 0;
 }
 
 int mprof_writer_checkpoint(mprof_writer *w, uint64_t time_ns) {
@@ -785,11 +790,34 @@ int mprof_writer_finish(mprof_writer *w) {
 
 io_error : {
   int err = w->failed ? w->failed : errno;
-  int rc = mprof__error_set(MPROF_EIO, "%s: cannot write the trace: %s",
-                            w->path, strerror(err ? err : EIO));
-  unlink(w->partial_path);
+  if (!err)
+    err = EIO;
+  int rc;
+  /* Committed checkpoints are the capture: a failed final copy never takes
+   * them away. */
+  if (w->checkpoints && w->final_committed)
+    rc = mprof__error_set(MPROF_EIO,
+                          "%s: cannot write the trace: %s; the whole capture "
+                          "(up to its final checkpoint, %u) is kept in %s "
+                          "(open it with mprof)",
+                          w->path, strerror(err), w->checkpoints,
+                          w->partial_path);
+  else if (w->checkpoints)
+    rc = mprof__error_set(MPROF_EIO,
+                          "%s: cannot write the trace: %s; the capture up to "
+                          "checkpoint %u is kept in %s (open it with mprof)",
+                          w->path, strerror(err), w->checkpoints,
+                          w->partial_path);
+  else {
+    unlink(w->partial_path);
+    rc = mprof__error_set(MPROF_EIO,
+                          "%s: cannot write the trace: %s; no checkpoint had "
+                          "been committed, so nothing is kept",
+                          w->path, strerror(err));
+  }
   pthread_mutex_unlock(&w->lock);
   writer_free(w);
+  errno = err;
   return rc;
 }
 }
