@@ -666,11 +666,126 @@ static void test_full_disk_at_the_finished_copy(void **state) {
   unlink(partial);
 }
 
+/* ---- NVTX ranges open at the cut ----------------------------------------- */
+
+static mprof_range_record range(mprof_writer *w, const char *name,
+                                uint64_t start, uint64_t end, uint32_t depth) {
+  mprof_range_record r;
+  memset(&r, 0, sizeof r);
+  r.start = start;
+  r.end = end;
+  r.name = mprof_writer_string(w, name);
+  r.thread_id = 42;
+  r.depth = depth;
+  return r;
+}
+
+/* What a cut capture holds of its ranges: @p want names, in RANGES order,
+ * and whether each is open (end = the cut). */
+static void expect_ranges(const char *path, size_t count,
+                          const char *const *names, const uint64_t *ends,
+                          const uint32_t *flags) {
+  mprof_trace *t;
+  int rc = mprof_trace_open(&t, path, NULL);
+  if (rc)
+    fail_msg("%s", mprof_error_last());
+  size_t n;
+  const mprof_range_record *r = mprof_trace_ranges(t, &n);
+  assert_int_equal(n, count);
+  for (size_t i = 0; i < n; i++) {
+    assert_string_equal(mprof_trace_string(t, r[i].name), names[i]);
+    assert_int_equal(r[i].end, ends[i]);
+    assert_int_equal(r[i].flags, flags[i]);
+  }
+  mprof_trace_free(t);
+}
+
+static void test_open_ranges_at_the_cut(void **state) {
+  (void)state;
+  const char *path = test_path("open-ranges.mprof");
+  const char *cut = test_path("open-ranges-cut.mprof");
+  char partial[1100];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  /* step 1 closed; train and step 2 open at the first checkpoint. */
+  mprof_range_record closed = range(w, "step 1", 100, 200, 1);
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &closed),
+                   0);
+  mprof_range_record open[2] = {range(w, "train", 50, 50, 0),
+                                range(w, "step 2", 300, 300, 1)};
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_OPEN_RANGES, open, 2),
+                   0);
+  /* OPEN_RANGES is no section of a finished file. */
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_OPEN_RANGES, &open[0]),
+      MPROF_EINVAL);
+  assert_int_equal(mprof_writer_checkpoint(w, 1000), 0);
+  size_t size = 0;
+  unsigned char *data = test_read_file(partial, &size);
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  free(data);
+  {
+    const char *names[] = {"step 1", "train", "step 2"};
+    const uint64_t ends[] = {200, 1000, 1000};
+    const uint32_t flags[] = {0, MPROF_RANGE_FLAG_OPEN, MPROF_RANGE_FLAG_OPEN};
+    expect_ranges(cut, 3, names, ends, flags);
+  }
+  /* step 2 closes at 1500; a checkpoint written from a signal handler
+   * commits it before a new snapshot says it closed: it is not also open. */
+  mprof_range_record step2 = open[1];
+  step2.end = 1500;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &step2),
+                   0);
+  assert_int_equal(mprof_writer_checkpoint_signal(w, SIGTERM, 2000), 0);
+  data = test_read_file(partial, &size);
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  free(data);
+  {
+    const char *names[] = {"step 1", "step 2", "train"};
+    const uint64_t ends[] = {200, 1500, 2000};
+    const uint32_t flags[] = {0, 0, MPROF_RANGE_FLAG_OPEN};
+    expect_ranges(cut, 3, names, ends, flags);
+  }
+  /* Nothing open any more: an empty snapshot replaces the last one. */
+  mprof_range_record train = open[0];
+  train.end = 2500;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &train),
+                   0);
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_OPEN_RANGES, NULL, 0),
+                   0);
+  assert_int_equal(mprof_writer_checkpoint(w, 3000), 0);
+  data = test_read_file(partial, &size);
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  free(data);
+  {
+    const char *names[] = {"step 1", "step 2", "train"};
+    const uint64_t ends[] = {200, 1500, 2500};
+    const uint32_t flags[] = {0, 0, 0};
+    expect_ranges(cut, 3, names, ends, flags);
+  }
+  /* The finished file has the RANGES records and no OPEN_RANGES. */
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_OPEN_RANGES, open, 1),
+                   0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  size_t n;
+  mprof_trace_ranges(t, &n);
+  assert_int_equal(n, 3);
+  mprof_trace_section(t, MPROF_SECTION_OPEN_RANGES, &n);
+  assert_int_equal(n, 0);
+  mprof_trace_free(t);
+  unlink(path);
+  unlink(cut);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_appends),
       cmocka_unit_test(test_full_disk_keeps_checkpoints),
       cmocka_unit_test(test_full_disk_at_the_finished_copy),
+      cmocka_unit_test(test_open_ranges_at_the_cut),
       cmocka_unit_test(test_cut_at_every_flush_opens_partial),
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),

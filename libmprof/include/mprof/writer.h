@@ -116,7 +116,9 @@ MPROF_API int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind,
  * Records that stand for section @p type at checkpoints while the section
  * itself has none (a producer that writes a table only at the end, such as
  * DEVICES, gives its current state here). @p records (@p count records of
- * the section's size) are copied; a later call replaces them.
+ * the section's size) are copied; a later call replaces them (a count of 0
+ * empties the section at the next checkpoint). MPROF_SECTION_OPEN_RANGES
+ * takes snapshots only: the ranges open as of the next checkpoint.
  */
 MPROF_API int mprof_writer_snapshot(mprof_writer *w, mprof_section_type type,
                                     const void *records, size_t count);

@@ -20,7 +20,10 @@ static const char *const section_names[SECTION_COUNT] = {
     "MEMORY_ACCESSES"};
 
 const char *mprof_section_name(uint32_t type) {
-  return type < SECTION_COUNT ? section_names[type] : "UNKNOWN";
+  if (type == MPROF_SECTION_OPEN_RANGES)
+    return "OPEN_RANGES"; /* streamed files only */
+  return type < SECTION_COUNT && section_names[type] ? section_names[type]
+                                                     : "UNKNOWN";
 }
 
 #define STRING(sec, type, field, what)                                         \

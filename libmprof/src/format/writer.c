@@ -113,6 +113,8 @@ static const struct {
     [MPROF_SECTION_PM_SAMPLES] = {sizeof(mprof_pm_sample_record), 1},
     [MPROF_SECTION_API_CALLS] = {sizeof(mprof_api_call_record), 1},
     [MPROF_SECTION_MEMORY_ACCESSES] = {sizeof(mprof_memory_access_record), 0},
+    /* Only ever a snapshot: records no checkpoint will still hold. */
+    [MPROF_SECTION_OPEN_RANGES] = {sizeof(mprof_range_record), 0},
 };
 
 uint32_t mprof__record_size(uint32_t type) {
@@ -379,19 +381,29 @@ static int append_locked(mprof_writer *w, uint32_t *out_index, uint32_t type,
 
 static int check_record_type(const mprof_writer *w, uint32_t type) {
   if (type == 0 || type > MPROF_SECTION_TYPE_MAX_ ||
-      type == MPROF_SECTION_STRINGS || type == MPROF_SECTION_BLOBS ||
-      type == MPROF_SECTION_DROPS)
+      !mprof__record_size(type) || type == MPROF_SECTION_STRINGS ||
+      type == MPROF_SECTION_BLOBS || type == MPROF_SECTION_DROPS)
     return mprof__error_set(MPROF_EINVAL,
                             "%s: section type %u cannot take records here",
                             w->path, type);
   return 0;
 }
 
+/* Records that a finished file keeps (OPEN_RANGES is snapshots only). */
+static int check_append_type(const mprof_writer *w, uint32_t type) {
+  if (type == MPROF_SECTION_OPEN_RANGES)
+    return mprof__error_set(MPROF_EINVAL,
+                            "%s: OPEN_RANGES takes snapshots only "
+                            "(mprof_writer_snapshot)",
+                            w->path);
+  return check_record_type(w, type);
+}
+
 int mprof_writer_append(mprof_writer *w, uint32_t *out_index,
                         mprof_section_type type, const void *record) {
   if (!w || !record)
     return mprof__error_set(MPROF_EINVAL, "mprof_writer_append: NULL");
-  int rc = check_record_type(w, type);
+  int rc = check_append_type(w, type);
   if (rc)
     return rc;
   pthread_mutex_lock(&w->lock);
@@ -404,7 +416,7 @@ int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
                         mprof_section_type type, const void *record) {
   if (!w || !record)
     return mprof__error_set(MPROF_EINVAL, "mprof_writer_intern: NULL");
-  int rc = check_record_type(w, type);
+  int rc = check_append_type(w, type);
   if (rc)
     return rc;
   if (section_spills(type))
