@@ -780,12 +780,98 @@ static void test_open_ranges_at_the_cut(void **state) {
   unlink(cut);
 }
 
+/* ---- a cubin streamed whole, replaced by a smaller form at the end ------- */
+
+static void test_cubin_replaced_at_finish(void **state) {
+  (void)state;
+  const char *path = test_path("cubins.mprof");
+  const char *cut = test_path("cubins-cut.mprof");
+  char partial[1100];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  static unsigned char whole[5000], small[1001], other[333];
+  for (size_t i = 0; i < sizeof whole; i++)
+    whole[i] = (unsigned char)(i * 7);
+  memset(small, 0x11, sizeof small);
+  memset(other, 0x22, sizeof other);
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_DEVICES, &dev, 1),
+                   0);
+  mprof_cubin_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.crc = 0xaaaa;
+  rec.module_size = sizeof whole;
+  rec.device = 0;
+  rec.flags = MPROF_CUBIN_KEPT_WHOLE;
+  assert_int_equal(mprof_writer_cubin(w, &rec, whole, sizeof whole), 0);
+  mprof_cubin_record unused = rec;
+  unused.crc = 0xbbbb;
+  assert_int_equal(mprof_writer_cubin(w, &unused, NULL, 0), 0);
+  assert_int_equal(mprof_writer_checkpoint(w, 10), 0);
+  mprof_cubin_record later = rec;
+  later.crc = 0xcccc;
+  later.module_size = sizeof other;
+  assert_int_equal(mprof_writer_cubin(w, &later, other, sizeof other), 0);
+  /* The smaller form, now tied to no device. */
+  mprof_cubin_record cut_rec = rec;
+  cut_rec.device = MPROF_INDEX_NONE;
+  cut_rec.flags = MPROF_CUBIN_TRIMMED;
+  assert_int_equal(
+      mprof_writer_cubin_replace(w, 0, &cut_rec, small, sizeof small), 0);
+  assert_int_equal(mprof_writer_checkpoint(w, 20), 0);
+  size_t size = 0;
+  unsigned char *data = test_read_file(partial, &size);
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  free(data);
+  /* The streamed file keeps what it had: the whole module. */
+  mprof_trace *t;
+  if (mprof_trace_open(&t, cut, NULL) != 0)
+    fail_msg("%s", mprof_error_last());
+  size_t n, blob_size;
+  const mprof_cubin_record *c = mprof_trace_cubins(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(c[0].flags, MPROF_CUBIN_KEPT_WHOLE);
+  const void *blob = mprof_trace_cubin_blob(t, &c[0], &blob_size);
+  assert_int_equal(blob_size, sizeof whole);
+  assert_memory_equal(blob, whole, sizeof whole);
+  mprof_trace_free(t);
+  /* The finished file: the smaller form, the other blob intact, and the
+   * whole module's bytes gone from it. */
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_DEVICES, &dev),
+                   0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  c = mprof_trace_cubins(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(c[0].crc, 0xaaaa);
+  assert_int_equal(c[0].flags, MPROF_CUBIN_TRIMMED);
+  assert_int_equal(c[0].device, MPROF_INDEX_NONE);
+  blob = mprof_trace_cubin_blob(t, &c[0], &blob_size);
+  assert_int_equal(blob_size, sizeof small);
+  assert_memory_equal(blob, small, sizeof small);
+  assert_int_equal(c[1].flags, MPROF_CUBIN_OMITTED);
+  assert_int_equal(c[2].crc, 0xcccc);
+  assert_int_equal(c[2].blob_offset % 8, 0);
+  blob = mprof_trace_cubin_blob(t, &c[2], &blob_size);
+  assert_int_equal(blob_size, sizeof other);
+  assert_memory_equal(blob, other, sizeof other);
+  size_t blobs;
+  mprof_trace_section(t, MPROF_SECTION_BLOBS, &blobs);
+  assert_int_equal(blobs, 1008 + sizeof other);
+  mprof_trace_free(t);
+  unlink(path);
+  unlink(cut);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_appends),
       cmocka_unit_test(test_full_disk_keeps_checkpoints),
       cmocka_unit_test(test_full_disk_at_the_finished_copy),
       cmocka_unit_test(test_open_ranges_at_the_cut),
+      cmocka_unit_test(test_cubin_replaced_at_finish),
       cmocka_unit_test(test_cut_at_every_flush_opens_partial),
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),

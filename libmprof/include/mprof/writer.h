@@ -108,6 +108,20 @@ MPROF_API int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
 MPROF_API int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
                                  const void *blob, size_t blob_size);
 
+/**
+ * Replace the cubin stored for (@p rec->crc, @p old_device) by @p rec and
+ * @p blob, stored as mprof_writer_cubin() stores them (@p rec->device may
+ * differ from @p old_device). A producer that streams a module's whole
+ * code early, so that a capture cut short has it, replaces it at the end
+ * with what the finished file should keep: the streamed file keeps the
+ * earlier record and blob, the finished file holds only the new ones (the
+ * earlier blob's bytes are left out of it). With no such cubin stored this
+ * is mprof_writer_cubin() without its deduplication.
+ */
+MPROF_API int mprof_writer_cubin_replace(mprof_writer *w, uint32_t old_device,
+                                         const mprof_cubin_record *rec,
+                                         const void *blob, size_t blob_size);
+
 /** Add @p count to the drop counter (@p kind, @p device). */
 MPROF_API int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind,
                                 uint32_t device, uint64_t count);
