@@ -590,6 +590,22 @@ static void test_killed_capture_keeps_code_and_open_ranges(void **state) {
     assert_int_equal(r[i].flags, flags[i]);
   }
   mprof_trace_free(trace);
+  /* `mprof info` names them. */
+  const char *mprof = getenv("MPROF_BIN"); /* set by ctest */
+  assert_non_null(mprof);
+  {
+    char command[9000], line[1024];
+    snprintf(command, sizeof command, "'%s' info '%s'", mprof, partial);
+    FILE *info = popen(command, "r");
+    assert_non_null(info);
+    int found = 0;
+    while (fgets(line, sizeof line, info))
+      found |= strcmp(line, "open       2 NVTX ranges still open at the cut, "
+                            "shown ending there: train (thread 77), step 1 "
+                            "(thread 77)\n") == 0;
+    assert_int_equal(pclose(info), 0);
+    assert_true(found);
+  }
   unlink(partial);
   free(image);
 }
