@@ -65,6 +65,7 @@ typedef struct mprof_cupti_translate_stats {
   uint64_t used_bytes;          /**< those modules' sizes as loaded */
   uint64_t streamed_modules; /**< used modules streamed whole at a checkpoint */
   uint64_t streamed_bytes;   /**< their bytes (in the streamed file only) */
+  uint64_t streamed_ns;      /**< time spent reading and writing them */
   uint64_t cubins_ns;        /**< time spent writing CUBINS and BLOBS */
   uint64_t errors;           /**< error.N keys written */
 } mprof_cupti_translate_stats;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mprof/status.h"
 
@@ -152,6 +153,9 @@ static uint32_t cubin_device(const module *m) {
  * replaces it with the trimmed form. Modules nothing used are never
  * streamed (a framework loads hundreds of MB of them). */
 void tr_stream_cubins_locked(mprof_cupti_translate *t) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint64_t before = t->stats.streamed_modules;
   for (size_t i = 0; i < t->module_count; i++) {
     module *m = &t->modules[i];
     if (!m->used || !m->spilled || m->streamed)
@@ -173,6 +177,11 @@ void tr_stream_cubins_locked(mprof_cupti_translate *t) {
     }
     free(blob);
   }
+  if (t->stats.streamed_modules == before)
+    return;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  t->stats.streamed_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll +
+                                     (t1.tv_nsec - t0.tv_nsec));
 }
 
 /* ---- finish ------------------------------------------------------------- */
