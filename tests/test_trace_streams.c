@@ -797,8 +797,7 @@ static void test_cubin_replaced_at_finish(void **state) {
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   mprof_device_record dev;
   memset(&dev, 0, sizeof dev);
-  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_DEVICES, &dev, 1),
-                   0);
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_DEVICES, &dev, 1), 0);
   mprof_cubin_record rec;
   memset(&rec, 0, sizeof rec);
   rec.crc = 0xaaaa;
