@@ -184,7 +184,7 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   for (size_t i = 0; i < committed; i++)
     if (chunks[i].section == MPROF_SECTION_OPEN_RANGES &&
         chunks[i].kind == MPROF_CHUNK_SNAPSHOT)
-      open_ranges = i;
+      open_ranges = chunks[i].length ? i : SIZE_MAX; /* the last one */
   if (open_ranges != SIZE_MAX &&
       chunks[open_ranges].record_size != sizeof(mprof_range_record)) {
     uint64_t offset = chunks[open_ranges].offset;
