@@ -83,6 +83,30 @@ static void print_process(const mprof_trace *t, size_t i,
   printf("\n");
 }
 
+/* NVTX ranges still open when the capture was cut (or ended): they end
+ * there, so their length is a lower bound. The first few by name. */
+static void print_open_ranges(const mprof_trace *t, int partial) {
+  size_t n, open = 0;
+  const mprof_range_record *r = mprof_trace_ranges(t, &n);
+  for (size_t i = 0; i < n; i++)
+    open += (r[i].flags & MPROF_RANGE_FLAG_OPEN) != 0;
+  if (!open)
+    return;
+  printf("open       %zu NVTX range%s %s, shown ending there:", open,
+         open == 1 ? "" : "s",
+         partial ? "still open at the cut" : "never closed before the exit");
+  size_t shown = 0;
+  for (size_t i = 0; i < n && shown < 5; i++) {
+    if (!(r[i].flags & MPROF_RANGE_FLAG_OPEN))
+      continue;
+    const char *name = mprof_trace_string(t, r[i].name);
+    printf("%s %s (thread %u)", shown ? "," : "", *name ? name : "(unnamed)",
+           r[i].thread_id);
+    shown++;
+  }
+  printf("%s\n", open > shown ? ", ..." : "");
+}
+
 static int info_one(const char *path) {
   mprof_trace *t;
   mprof_mkprof *mkprof;
@@ -115,6 +139,8 @@ static int info_one(const char *path) {
              (double)(t1 - start) / 1e9);
     printf("\n");
   }
+
+  print_open_ranges(t, mprof_trace_partial(t, NULL));
 
   size_t n;
   const mprof_process_record *processes = mprof_trace_processes(t, &n);

@@ -437,13 +437,15 @@ typedef struct process_entry {
   long pid;
   long ppid;
   char path[PATH_MAX];
-  int ended;  /* the producer finished its trace */
-  int failed; /* ... but could not write it */
-  int signal; /* the producer saw this fatal signal (0 none) */
+  int ended;       /* the producer finished its trace */
+  int failed;      /* ... but could not write it */
+  int write_errno; /* why ("error PID ERRNO PATH"; 0 unknown) */
+  int signal;      /* the producer saw this fatal signal (0 none) */
 } process_entry;
 
 /* Read the manifest the producers appended to ("start PID PPID PATH",
- * "end PID STATUS PATH", "signal PID SIGNO PATH"). */
+ * "end PID STATUS PATH", "signal PID SIGNO PATH", and before an end whose
+ * write failed "error PID ERRNO PATH"). */
 static size_t read_manifest(const char *manifest, process_entry **out) {
   *out = NULL;
   FILE *f = fopen(manifest, "r");
@@ -480,6 +482,8 @@ static size_t read_manifest(const char *manifest, process_entry **out) {
       e->failed = value != 0;
     } else if (strcmp(word, "signal") == 0)
       e->signal = (int)value;
+    else if (strcmp(word, "error") == 0)
+      e->write_errno = (int)value;
   }
   fclose(f);
   *out = list;
@@ -528,6 +532,49 @@ static unsigned post_flags(const record_options *o) {
          (o->sass_now ? CLI_POST_SASS_NOW : 0);
 }
 
+/* " (No space left on device)" for a failed write, "" when unknown. */
+static void write_error_text(char *out, size_t size, const process_entry *e) {
+  if (e->write_errno > 0)
+    snprintf(out, size, " (%s)", strerror(e->write_errno));
+  else
+    out[0] = '\0';
+}
+
+/* The producer could not write its finished trace (a full disk): in one
+ * line, what happened and what its streamed file, now under the trace's
+ * name, holds. */
+static void report_write_failure(const process_entry *e, const char *how) {
+  char why[160];
+  write_error_text(why, sizeof why, e);
+  mprof_trace *t = NULL;
+  if (mprof_trace_open(&t, e->path, NULL) != 0) {
+    fprintf(stderr,
+            "mprof record: pid %ld %s but could not write its trace%s, and "
+            "what it streamed does not open: %s\n",
+            e->pid, how, why, mprof_error_last());
+    return;
+  }
+  size_t launches = 0;
+  mprof_trace_launches(t, &launches);
+  char count[32];
+  mprof_format_count(count, sizeof count, launches);
+  uint64_t covered = 0;
+  const char *checkpoints = mprof_trace_meta(t, "capture.checkpoints");
+  if (mprof_trace_partial(t, &covered))
+    fprintf(stderr,
+            "mprof record: pid %ld %s but could not write its trace%s; %s "
+            "holds the capture up to checkpoint %s (the first %.1f s): %s "
+            "launch%s\n",
+            e->pid, how, why, e->path, checkpoints ? checkpoints : "?",
+            (double)covered / 1e9, count, launches == 1 ? "" : "es");
+  else
+    fprintf(stderr,
+            "mprof record: pid %ld %s but could not write its trace%s; %s "
+            "holds the whole capture from its streamed file: %s launch%s\n",
+            e->pid, how, why, e->path, count, launches == 1 ? "" : "es");
+  mprof_trace_free(t);
+}
+
 /* Post-process one process's trace and say what it holds. */
 static int collect(const process_entry *e, const record_options *o, pid_t child,
                    int status, size_t process_count) {
@@ -548,10 +595,16 @@ static int collect(const process_entry *e, const record_options *o, pid_t child,
   char how[128];
   describe_end(how, sizeof how, e, child, status);
   if (stat(e->path, &st) != 0) {
-    fprintf(stderr, "mprof record: pid %ld %s and left no trace at %s\n",
-            e->pid, how, e->path);
+    char why[160];
+    write_error_text(why, sizeof why, e);
+    fprintf(stderr, "mprof record: pid %ld %s and left no trace at %s%s%s\n",
+            e->pid, how, e->path, e->failed ? ": it could not write it" : "",
+            e->failed ? why : "");
     return CLI_EXIT_FAILED;
   }
+  /* A failed write kept what was streamed: say so once, and fail. */
+  if (e->failed)
+    report_write_failure(e, how);
   double started = cli_seconds();
   int post = cli_postprocess(e->path, post_flags(o));
   if (post == 0 && o->source)
@@ -566,7 +619,9 @@ static int collect(const process_entry *e, const record_options *o, pid_t child,
     uint64_t covered = 0;
     if (mprof_trace_partial(t, &covered))
       was_partial = 1;
-    if (was_partial)
+    if (e->failed)
+      ; /* report_write_failure() said what it holds */
+    else if (was_partial)
       fprintf(stderr,
               "mprof record: pid %ld %s; %s is partial: it holds the first "
               "%.1f s, up to its last flush\n",
@@ -577,7 +632,7 @@ static int collect(const process_entry *e, const record_options *o, pid_t child,
               e->path);
     mprof_trace_free(t);
   }
-  return post;
+  return post ? post : e->failed ? CLI_EXIT_FAILED : 0;
 }
 
 /* `record blocks`: each process that reported turns its NAME.source into

@@ -164,10 +164,13 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     after(b, sizeof b, rs_clamp_ns(r->start), start);
     const char *domain = mprof_trace_string(trace, r->domain);
     n = snprintf(buf, size,
-                 "%s  \u2014  %s at %s  \u00b7  thread %u, level %u%s%s",
+                 "%s  \u2014  %s at %s  \u00b7  thread %u, level %u%s%s%s",
                  mprof_trace_string(trace, r->name), a, b, r->thread_id,
                  row ? row->depth + 1 : r->depth + 1,
-                 *domain ? "  \u00b7  domain " : "", domain);
+                 *domain ? "  \u00b7  domain " : "", domain,
+                 (r->flags & MPROF_RANGE_FLAG_OPEN)
+                     ? "  \u00b7  still open at the cut (ends there)"
+                     : "");
     break;
   }
   case MPROF_HIT_API: {

@@ -31,6 +31,7 @@ typedef struct range_spec {
   uint32_t thread;
   uint64_t start, end;
   uint32_t depth;
+  uint32_t flags;
 } range_spec;
 
 typedef struct call_spec {
@@ -41,13 +42,13 @@ typedef struct call_spec {
 
 static const range_spec ranges[] = {
     {"load", "io", 100, 0, 900, 0}, /* opened before the first CUDA call */
-    {"step", "", 100, 1000, 10000, 0},
+    {"step", "", 100, 1000, 10000, 0, MPROF_RANGE_FLAG_OPEN}, /* at a cut */
     {"forward", "", 100, 1100, 5000, 1},
     {"attn", "", 100, 1200, 2000, 2},
     {"mark", "", 100, 3000, 3000, 2}, /* instantaneous: holds nothing */
     {"backward", "", 100, 5000, 9000, 1},
     {"", "", 100, 6000, 7000, 2}, /* unnamed: its parent counts */
-    {"forward", "", 200, 1000, 3000, 0},
+    {"forward", "", 200, 1000, 3000, 0, MPROF_RANGE_FLAG_OPEN},
 };
 
 static const call_spec calls[] = {
@@ -116,6 +117,7 @@ static void write_trace(const char *path, int with_ranges, int with_calls) {
     r.domain = mprof_writer_string(w, ranges[i].domain);
     r.thread_id = ranges[i].thread;
     r.depth = ranges[i].depth;
+    r.flags = ranges[i].flags;
     assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
   }
   /* Calls in an order other than time: the join must not depend on it. */
@@ -172,6 +174,9 @@ static void test_innermost_range_gets_the_time(void **state) {
   assert_int_equal(f->copies, 1);
   assert_int_equal(f->copy_ns, 80);
   assert_int_equal(f->instances, 2);
+  assert_int_equal(f->open_instances, 1);
+  assert_int_equal(row(times, "step")->open_instances, 1);
+  assert_int_equal(row(times, "backward")->open_instances, 0);
   assert_int_equal(f->host_ns, 3900 + 2000);
   assert_string_equal(f->domain, "");
   assert_true(f->share > 1100.0 / 2860 - 1e-9 &&
@@ -209,7 +214,8 @@ static void test_innermost_range_gets_the_time(void **state) {
   assert_non_null(strstr(text, "<range rank=\"1\" name=\"forward\" "
                                "share=\"0.3846\" kernel_ns=\"1100\" "
                                "launches=\"3\" copy_ns=\"80\" copies=\"1\" "
-                               "instances=\"2\" host_ns=\"5900\"/>"));
+                               "instances=\"2\" host_ns=\"5900\" "
+                               "open_at_cut=\"1\"/>"));
   assert_non_null(strstr(text, "matched=\"6\" shown=\"2\" omitted=\"4\""));
   assert_non_null(strstr(text, "outside_ns=\"600\""));
   assert_null(strstr(text, "name=\"backward\""));
@@ -230,6 +236,10 @@ static void test_innermost_range_gets_the_time(void **state) {
   assert_non_null(strstr(text, "38.5%"));
   assert_non_null(strstr(text, "forward"));
   assert_non_null(strstr(text, "load (io)"));
+  /* Ranges still open at a cut say so. */
+  assert_non_null(strstr(text, "forward · 1 open at the cut\n"));
+  assert_non_null(strstr(text, "step · open at the cut\n"));
+  assert_null(strstr(text, "backward ·"));
   free(text);
   mprof_range_times_free(times);
   unlink(path);

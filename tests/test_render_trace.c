@@ -389,6 +389,7 @@ static void write_host_trace(const char *path, int with_pm, int with_api) {
     r.thread_id = planted[i].thread + thread_shift;
     r.depth = planted[i].depth;
     r.color = planted[i].color;
+    r.flags = i == 5 ? MPROF_RANGE_FLAG_OPEN : 0; /* F: open at a cut */
     assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
   }
   if (with_pm) {
@@ -518,13 +519,16 @@ static void test_nvtx_rows_per_thread_nested(void **state) {
   assert_true(mprof_render_hit_describe(m, &hit, text, sizeof text) > 0);
   assert_non_null(strstr(text, "C  \u2014  10 us at"));
   assert_non_null(strstr(text, "thread 100, level 3"));
-  /* F says its domain. */
+  assert_null(strstr(text, "open at the cut"));
+  /* F says its domain, and that it was still open when the capture was
+   * cut. */
   top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, 6, &h);
   int fx = (int)mprof_render_time_to_x(&map, FIX_T0 + 100 * US);
   mprof_render_hit_test(m, &v, MPROF_RENDER_TRACE, W, H, fx, top + h / 2, &hit);
   assert_int_equal(hit.kind, MPROF_HIT_RANGE);
   mprof_render_hit_describe(m, &hit, text, sizeof text);
   assert_non_null(strstr(text, "domain io"));
+  assert_non_null(strstr(text, "still open at the cut (ends there)"));
   mprof_render_model_free(m);
 }
 

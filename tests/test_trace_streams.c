@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -722,9 +724,352 @@ static void test_chunk_sizes_bounded(void **state) {
   unlink(path);
 }
 
+/* ---- a full disk never takes committed checkpoints away ------------------ */
+
+#define FULL_CHECKPOINTS 26
+#define FULL_PER_CHECKPOINT 2000
+
+/* A capture of FULL_CHECKPOINTS checkpoints of FULL_PER_CHECKPOINT launches
+ * each, then launches no checkpoint committed. */
+static mprof_writer *capture_checkpoints(const char *path) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_kernel_record k;
+  memset(&k, 0, sizeof k);
+  k.mangled_name = mprof_writer_string(w, "_Z4stepv");
+  k.device = MPROF_INDEX_NONE;
+  uint32_t ki, shi, si;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &k), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = ki;
+  assert_int_equal(mprof_writer_intern(w, &shi, MPROF_SECTION_SHAPES, &sh), 0);
+  mprof_stream_record st = {MPROF_INDEX_NONE, 1, 7, 0};
+  assert_int_equal(mprof_writer_intern(w, &si, MPROF_SECTION_STREAMS, &st), 0);
+  uint64_t t0 = 1000;
+  for (uint32_t c = 0; c <= FULL_CHECKPOINTS; c++) {
+    for (uint32_t i = 0; i < FULL_PER_CHECKPOINT; i++, t0 += 100) {
+      mprof_launch_record l = {t0, t0 + 50, shi, si, c * 10000 + i, 0, 0};
+      assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                       0);
+    }
+    if (c < FULL_CHECKPOINTS)
+      assert_int_equal(mprof_writer_checkpoint(w, t0), 0);
+  }
+  return w;
+}
+
+/* No file may grow past @p bytes, as on a disk that filled up: writes past
+ * it fail with EFBIG (SIGXFSZ ignored). Returns the limit to restore. */
+static struct rlimit limit_file_size(uint64_t bytes) {
+  struct rlimit old, limit;
+  assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+  limit = old;
+  limit.rlim_cur = (rlim_t)bytes;
+  signal(SIGXFSZ, SIG_IGN);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  return old;
+}
+
+static void restore_file_size(struct rlimit old) {
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+  signal(SIGXFSZ, SIG_DFL);
+}
+
+static uint64_t size_of(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return (uint64_t)st.st_size;
+}
+
+/* The disk fills after 26 checkpoints: finish fails, says what is kept, and
+ * the streamed file opens with every committed launch. */
+static void test_full_disk_keeps_checkpoints(void **state) {
+  (void)state;
+  const char *path = test_path("full.mprof");
+  char partial[1100], finishing[1100], want[3000];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(finishing, sizeof finishing, "%s.finishing", path);
+  mprof_writer *w = capture_checkpoints(path);
+  struct rlimit old = limit_file_size(size_of(partial));
+  int rc = mprof_writer_finish(w);
+  int err = errno;
+  restore_file_size(old);
+  assert_int_equal(rc, MPROF_EIO);
+  assert_int_equal(err, EFBIG);
+  snprintf(want, sizeof want,
+           "%s: cannot write the trace: File too large; the "
+           "capture up to checkpoint 26 is kept in %s (open it with mprof)",
+           path, partial);
+  assert_string_equal(mprof_error_last(), want);
+  struct stat st;
+  assert_int_equal(stat(path, &st), -1);
+  assert_int_equal(stat(finishing, &st), -1);
+  mprof_trace *t;
+  rc = mprof_trace_open(&t, partial, NULL);
+  if (rc)
+    fail_msg("%s", mprof_error_last());
+  size_t n;
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, FULL_CHECKPOINTS * FULL_PER_CHECKPOINT); /* 52,000 */
+  assert_int_equal(mprof_trace_partial(t, NULL), 1);
+  assert_string_equal(mprof_trace_meta(t, "capture.checkpoints"), "26");
+  mprof_trace_free(t);
+  unlink(partial);
+
+  /* Full before the first checkpoint: nothing to keep, and it says so. */
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_writer_meta(w, "k", "v");
+  old = limit_file_size(size_of(partial));
+  rc = mprof_writer_finish(w);
+  restore_file_size(old);
+  assert_int_equal(rc, MPROF_EIO);
+  assert_non_null(strstr(mprof_error_last(),
+                         "File too large; no checkpoint had been committed, "
+                         "so nothing is kept"));
+  assert_int_equal(stat(partial, &st), -1);
+}
+
+/* The final checkpoint fits but the finished copy does not (PATH.finishing
+ * leads to /dev/full: every write fails with ENOSPC): the streamed file
+ * holds the whole capture, final checkpoint included. */
+static void test_full_disk_at_the_finished_copy(void **state) {
+  (void)state;
+  const char *path = test_path("full-copy.mprof");
+  char partial[1100], finishing[1100];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(finishing, sizeof finishing, "%s.finishing", path);
+  unlink(finishing);
+  assert_int_equal(symlink("/dev/full", finishing), 0);
+  mprof_writer *w = capture_checkpoints(path);
+  int rc = mprof_writer_finish(w);
+  assert_int_equal(errno, ENOSPC);
+  assert_int_equal(rc, MPROF_EIO);
+  char want[3000];
+  snprintf(want, sizeof want,
+           "%s: cannot write the trace: No space left on device; the whole "
+           "capture (up to its final checkpoint, 27) is kept in %s (open it "
+           "with mprof)",
+           path, partial);
+  assert_string_equal(mprof_error_last(), want);
+  struct stat st;
+  assert_int_equal(lstat(finishing, &st), -1);
+  assert_int_equal(stat(path, &st), -1);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, partial, NULL), 0);
+  size_t n;
+  mprof_trace_launches(t, &n);
+  assert_int_equal(n, (FULL_CHECKPOINTS + 1) * FULL_PER_CHECKPOINT);
+  assert_int_equal(mprof_trace_partial(t, NULL), 0);
+  mprof_trace_free(t);
+  unlink(partial);
+}
+
+/* ---- NVTX ranges open at the cut ----------------------------------------- */
+
+static mprof_range_record range(mprof_writer *w, const char *name,
+                                uint64_t start, uint64_t end, uint32_t depth) {
+  mprof_range_record r;
+  memset(&r, 0, sizeof r);
+  r.start = start;
+  r.end = end;
+  r.name = mprof_writer_string(w, name);
+  r.thread_id = 42;
+  r.depth = depth;
+  return r;
+}
+
+/* What a cut capture holds of its ranges: @p want names, in RANGES order,
+ * and whether each is open (end = the cut). */
+static void expect_ranges(const char *path, size_t count,
+                          const char *const *names, const uint64_t *ends,
+                          const uint32_t *flags) {
+  mprof_trace *t;
+  int rc = mprof_trace_open(&t, path, NULL);
+  if (rc)
+    fail_msg("%s", mprof_error_last());
+  size_t n;
+  const mprof_range_record *r = mprof_trace_ranges(t, &n);
+  assert_int_equal(n, count);
+  for (size_t i = 0; i < n; i++) {
+    assert_string_equal(mprof_trace_string(t, r[i].name), names[i]);
+    assert_int_equal(r[i].end, ends[i]);
+    assert_int_equal(r[i].flags, flags[i]);
+  }
+  mprof_trace_free(t);
+}
+
+static void test_open_ranges_at_the_cut(void **state) {
+  (void)state;
+  const char *path = test_path("open-ranges.mprof");
+  const char *cut = test_path("open-ranges-cut.mprof");
+  char partial[1100];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  /* step 1 closed; train and step 2 open at the first checkpoint. */
+  mprof_range_record closed = range(w, "step 1", 100, 200, 1);
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &closed),
+                   0);
+  mprof_range_record open[2] = {range(w, "train", 50, 50, 0),
+                                range(w, "step 2", 300, 300, 1)};
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_OPEN_RANGES, open, 2),
+                   0);
+  /* OPEN_RANGES is no section of a finished file. */
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_OPEN_RANGES, &open[0]),
+      MPROF_EINVAL);
+  assert_int_equal(mprof_writer_checkpoint(w, 1000), 0);
+  size_t size = 0;
+  unsigned char *data = test_read_file(partial, &size);
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  free(data);
+  {
+    const char *names[] = {"step 1", "train", "step 2"};
+    const uint64_t ends[] = {200, 1000, 1000};
+    const uint32_t flags[] = {0, MPROF_RANGE_FLAG_OPEN, MPROF_RANGE_FLAG_OPEN};
+    expect_ranges(cut, 3, names, ends, flags);
+  }
+  /* step 2 closes at 1500; a checkpoint written from a signal handler
+   * commits it before a new snapshot says it closed: it is not also open. */
+  mprof_range_record step2 = open[1];
+  step2.end = 1500;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &step2),
+                   0);
+  assert_int_equal(mprof_writer_checkpoint_signal(w, SIGTERM, 2000), 0);
+  data = test_read_file(partial, &size);
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  free(data);
+  {
+    const char *names[] = {"step 1", "step 2", "train"};
+    const uint64_t ends[] = {200, 1500, 2000};
+    const uint32_t flags[] = {0, 0, MPROF_RANGE_FLAG_OPEN};
+    expect_ranges(cut, 3, names, ends, flags);
+  }
+  /* Nothing open any more: an empty snapshot replaces the last one. */
+  mprof_range_record train = open[0];
+  train.end = 2500;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &train),
+                   0);
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_OPEN_RANGES, NULL, 0),
+                   0);
+  assert_int_equal(mprof_writer_checkpoint(w, 3000), 0);
+  data = test_read_file(partial, &size);
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  free(data);
+  {
+    const char *names[] = {"step 1", "step 2", "train"};
+    const uint64_t ends[] = {200, 1500, 2500};
+    const uint32_t flags[] = {0, 0, 0};
+    expect_ranges(cut, 3, names, ends, flags);
+  }
+  /* The finished file has the RANGES records and no OPEN_RANGES. */
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_OPEN_RANGES, open, 1),
+                   0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  size_t n;
+  mprof_trace_ranges(t, &n);
+  assert_int_equal(n, 3);
+  mprof_trace_section(t, MPROF_SECTION_OPEN_RANGES, &n);
+  assert_int_equal(n, 0);
+  mprof_trace_free(t);
+  unlink(path);
+  unlink(cut);
+}
+
+/* ---- a cubin streamed whole, replaced by a smaller form at the end ------- */
+
+static void test_cubin_replaced_at_finish(void **state) {
+  (void)state;
+  const char *path = test_path("cubins.mprof");
+  const char *cut = test_path("cubins-cut.mprof");
+  char partial[1100];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  static unsigned char whole[5000], small[1001], other[333];
+  for (size_t i = 0; i < sizeof whole; i++)
+    whole[i] = (unsigned char)(i * 7);
+  memset(small, 0x11, sizeof small);
+  memset(other, 0x22, sizeof other);
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  mprof_device_record dev;
+  memset(&dev, 0, sizeof dev);
+  assert_int_equal(mprof_writer_snapshot(w, MPROF_SECTION_DEVICES, &dev, 1), 0);
+  mprof_cubin_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.crc = 0xaaaa;
+  rec.module_size = sizeof whole;
+  rec.device = 0;
+  rec.flags = MPROF_CUBIN_KEPT_WHOLE;
+  assert_int_equal(mprof_writer_cubin(w, &rec, whole, sizeof whole), 0);
+  mprof_cubin_record unused = rec;
+  unused.crc = 0xbbbb;
+  assert_int_equal(mprof_writer_cubin(w, &unused, NULL, 0), 0);
+  assert_int_equal(mprof_writer_checkpoint(w, 10), 0);
+  mprof_cubin_record later = rec;
+  later.crc = 0xcccc;
+  later.module_size = sizeof other;
+  assert_int_equal(mprof_writer_cubin(w, &later, other, sizeof other), 0);
+  /* The smaller form, now tied to no device. */
+  mprof_cubin_record cut_rec = rec;
+  cut_rec.device = MPROF_INDEX_NONE;
+  cut_rec.flags = MPROF_CUBIN_TRIMMED;
+  assert_int_equal(
+      mprof_writer_cubin_replace(w, 0, &cut_rec, small, sizeof small), 0);
+  assert_int_equal(mprof_writer_checkpoint(w, 20), 0);
+  size_t size = 0;
+  unsigned char *data = test_read_file(partial, &size);
+  assert_int_equal(test_write_file(cut, data, size), 0);
+  free(data);
+  /* The streamed file keeps what it had: the whole module. */
+  mprof_trace *t;
+  if (mprof_trace_open(&t, cut, NULL) != 0)
+    fail_msg("%s", mprof_error_last());
+  size_t n, blob_size;
+  const mprof_cubin_record *c = mprof_trace_cubins(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(c[0].flags, MPROF_CUBIN_KEPT_WHOLE);
+  const void *blob = mprof_trace_cubin_blob(t, &c[0], &blob_size);
+  assert_int_equal(blob_size, sizeof whole);
+  assert_memory_equal(blob, whole, sizeof whole);
+  mprof_trace_free(t);
+  /* The finished file: the smaller form, the other blob intact, and the
+   * whole module's bytes gone from it. */
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_DEVICES, &dev),
+                   0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  c = mprof_trace_cubins(t, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(c[0].crc, 0xaaaa);
+  assert_int_equal(c[0].flags, MPROF_CUBIN_TRIMMED);
+  assert_int_equal(c[0].device, MPROF_INDEX_NONE);
+  blob = mprof_trace_cubin_blob(t, &c[0], &blob_size);
+  assert_int_equal(blob_size, sizeof small);
+  assert_memory_equal(blob, small, sizeof small);
+  assert_int_equal(c[1].flags, MPROF_CUBIN_OMITTED);
+  assert_int_equal(c[2].crc, 0xcccc);
+  assert_int_equal(c[2].blob_offset % 8, 0);
+  blob = mprof_trace_cubin_blob(t, &c[2], &blob_size);
+  assert_int_equal(blob_size, sizeof other);
+  assert_memory_equal(blob, other, sizeof other);
+  size_t blobs;
+  mprof_trace_section(t, MPROF_SECTION_BLOBS, &blobs);
+  assert_int_equal(blobs, 1008 + sizeof other);
+  mprof_trace_free(t);
+  unlink(path);
+  unlink(cut);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_appends),
+      cmocka_unit_test(test_full_disk_keeps_checkpoints),
+      cmocka_unit_test(test_full_disk_at_the_finished_copy),
+      cmocka_unit_test(test_open_ranges_at_the_cut),
+      cmocka_unit_test(test_cubin_replaced_at_finish),
       cmocka_unit_test(test_cut_at_every_flush_opens_partial),
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),

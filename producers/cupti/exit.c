@@ -233,12 +233,18 @@ void at_exit(void) {
   atomic_store(&g.state, STATE_FINISHED);
   uint64_t write_started = cost_now();
   int rc = mprof_cupti_translate_finish(g.tr);
+  int write_errno = errno;
   cost_add(COST_EXIT_WRITE, write_started, 0);
   mprof_cupti_translate_stats stats;
   mprof_cupti_translate_get_stats(g.tr, &stats);
   cost_print(&stats);
-  manifest_event("end", rc == 0 ? 0 : 1);
+  /* A failed write keeps the streamed file; `mprof record` says why in its
+   * own line ("error PID ERRNO PATH"), so the warning is for runs without
+   * it. */
   if (rc != 0)
+    manifest_event("error", write_errno > 0 ? write_errno : EIO);
+  manifest_event("end", rc == 0 ? 0 : 1);
+  if (rc != 0 && !g.cfg.manifest[0])
     warn("could not write %s: %s", g.cfg.output, mprof_error_last());
   else
     note("wrote %s: %llu launches, %llu memops, %llu ranges, %llu API calls, "

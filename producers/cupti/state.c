@@ -120,6 +120,11 @@ void cost_print(const mprof_cupti_translate_stats *stats) {
        (unsigned long long)stats->launches,
        stats->launches ? cost_ms(COST_BUFFERS) * 1e3 / (double)stats->launches
                        : 0.0);
+  note("time: code streamed at checkpoints %.1f ms on the drain thread (%llu "
+       "used modules whole, %.1f MB)",
+       (double)stats->streamed_ns / 1e6,
+       (unsigned long long)stats->streamed_modules,
+       (double)stats->streamed_bytes / 1e6);
   note("time: exit %.1f ms: flush %.1f, PC %.1f, writing %.1f (code %.1f ms: "
        "%llu modules, %.1f MB kept of %.1f MB)",
        cost_ms(COST_EXIT_FLUSH) + cost_ms(COST_EXIT_PC) +

@@ -5,6 +5,7 @@
  */
 #include "translate_internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
@@ -385,6 +386,9 @@ int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
   if (rc == 0 && t->have_process)
     rc = mprof_writer_snapshot(t->w, MPROF_SECTION_PROCESSES, &process, 1);
   if (rc == 0)
+    rc = tr_open_ranges_snapshot_locked(t, 0);
+  tr_stream_cubins_locked(t);
+  if (rc == 0)
     rc = mprof_writer_checkpoint(t->w, time_ns);
   pthread_mutex_unlock(&t->lock);
   return rc;
@@ -406,10 +410,12 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   }
   tr_api_flush_locked(t);
   tr_pc_flush_locked(t);
-  /* Ranges still open when the program ended run to the last time seen. */
+  /* Ranges still open when the program ended run to the last time seen,
+   * marked as never closed. */
   for (size_t i = 0; i < t->open_count; i++)
-    tr_range_append(t, &t->open[i], t->last_timestamp);
+    tr_range_append(t, &t->open[i], t->last_timestamp, MPROF_RANGE_FLAG_OPEN);
   t->open_count = 0;
+  tr_open_ranges_snapshot_locked(t, 1);
 
   for (size_t i = 0; i < t->device_count; i++) {
     mprof_device_record rec;
@@ -433,6 +439,8 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   meta_u64(t, "cubins.loaded_bytes", t->stats.loaded_bytes);
   meta_u64(t, "cubins.kept_bytes", t->stats.kept_bytes);
   meta_u64(t, "cubins.used_bytes", t->stats.used_bytes);
+  meta_u64(t, "cubins.streamed", t->stats.streamed_modules);
+  meta_u64(t, "cubins.streamed_bytes", t->stats.streamed_bytes);
   meta_u64(t, "pc.drains", t->stats.pc_drains);
   if (t->have_regex) {
     meta_u64(t, "kernel_regex.filtered_launches", t->stats.filtered_launches);
@@ -449,8 +457,10 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
 
   t->finished = 1;
   int rc = mprof_writer_finish(t->w);
+  int err = errno;
   t->w = NULL;
   pthread_mutex_unlock(&t->lock);
+  errno = err;
   return rc;
 }
 

@@ -63,8 +63,11 @@ typedef struct mprof_cupti_translate_stats {
   uint64_t loaded_bytes;        /**< sum of distinct cubin sizes */
   uint64_t kept_bytes;          /**< bytes of cubin blobs written */
   uint64_t used_bytes;          /**< those modules' sizes as loaded */
-  uint64_t cubins_ns;           /**< time spent writing CUBINS and BLOBS */
-  uint64_t errors;              /**< error.N keys written */
+  uint64_t streamed_modules; /**< used modules streamed whole at a checkpoint */
+  uint64_t streamed_bytes;   /**< their bytes (in the streamed file only) */
+  uint64_t streamed_ns;      /**< time spent reading and writing them */
+  uint64_t cubins_ns;        /**< time spent writing CUBINS and BLOBS */
+  uint64_t errors;           /**< error.N keys written */
 } mprof_cupti_translate_stats;
 
 /**
@@ -77,16 +80,22 @@ int mprof_cupti_translate_new(mprof_cupti_translate **out, mprof_writer *w,
                               const mprof_cupti_translate_options *opts);
 
 /**
- * Write what is still pending (ranges never closed, DEVICES, CUBINS and
- * their blobs, summary META) and call mprof_writer_finish() — exactly once;
- * later calls return MPROF_EINVAL. Returns mprof_writer_finish()'s result.
+ * Write what is still pending (ranges never closed, flagged
+ * MPROF_RANGE_FLAG_OPEN; DEVICES, CUBINS and their blobs, summary META) and
+ * call mprof_writer_finish() — exactly once; later calls return
+ * MPROF_EINVAL. Returns mprof_writer_finish()'s result, with errno as it
+ * left it.
  */
 int mprof_cupti_translate_finish(mprof_cupti_translate *t);
 
 /**
  * Commit what was translated so far to the streamed file (the writer's
- * checkpoint), with the devices known so far standing for DEVICES. Called
- * about once a second; @p time_ns is the trace-clock time.
+ * checkpoint), with the devices known so far standing for DEVICES, the
+ * NVTX ranges open now as OPEN_RANGES, and the whole code of every module
+ * that held a launched or sampled function since the last checkpoint (so
+ * that a capture cut short has the SASS of the kernels it ran; finish
+ * keeps the trimmed form in the finished file). Called about once a
+ * second; @p time_ns is the trace-clock time.
  */
 int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
                                      uint64_t time_ns);

@@ -240,8 +240,8 @@ static uint32_t open_on_thread(const mprof_cupti_translate *t,
   return depth;
 }
 
-int tr_range_append(mprof_cupti_translate *t, const open_range *r,
-                    uint64_t end) {
+static mprof_range_record range_record(const open_range *r, uint64_t end,
+                                       uint32_t flags) {
   mprof_range_record rec;
   memset(&rec, 0, sizeof rec);
   rec.start = r->start;
@@ -251,6 +251,13 @@ int tr_range_append(mprof_cupti_translate *t, const open_range *r,
   rec.thread_id = r->thread_id;
   rec.depth = r->depth;
   rec.color = r->color;
+  rec.flags = flags;
+  return rec;
+}
+
+int tr_range_append(mprof_cupti_translate *t, const open_range *r, uint64_t end,
+                    uint32_t flags) {
+  mprof_range_record rec = range_record(r, end, flags);
   int rc = mprof_writer_append(t->w, NULL, MPROF_SECTION_RANGES, &rec);
   if (rc == 0)
     t->stats.ranges++;
@@ -285,7 +292,7 @@ int mprof_cupti_translate_marker(mprof_cupti_translate *t,
       memmove(&t->open[i], &t->open[i + 1],
               (t->open_count - i - 1) * sizeof *t->open);
       t->open_count--;
-      rc = tr_range_append(t, &r, m->timestamp);
+      rc = tr_range_append(t, &r, m->timestamp, 0);
       break;
     }
     /* An END whose START predates the capture has nothing to close. */
@@ -300,7 +307,7 @@ int mprof_cupti_translate_marker(mprof_cupti_translate *t,
   r.thread_id = thread_id;
   r.depth = open_on_thread(t, thread_id);
   if (instant) {
-    rc = tr_range_append(t, &r, m->timestamp);
+    rc = tr_range_append(t, &r, m->timestamp, 0);
     goto out;
   }
   if (t->open_count == t->open_capacity) {
@@ -333,6 +340,28 @@ int mprof_cupti_translate_marker_data(mprof_cupti_translate *t,
   }
   pthread_mutex_unlock(&t->lock);
   return 0;
+}
+
+/* ---- NVTX ranges open at a checkpoint ------------------------------------ */
+
+int tr_open_ranges_snapshot_locked(mprof_cupti_translate *t, int finishing) {
+  /* At finish the open ranges are RANGES records; nothing is open then. */
+  size_t count = finishing ? 0 : t->open_count;
+  if (!count && !t->open_snapshot_count)
+    return 0; /* the last snapshot already says so */
+  mprof_range_record *recs =
+      count ? (mprof_range_record *)malloc(count * sizeof *recs) : NULL;
+  if (count && !recs)
+    return MPROF_ENOMEM;
+  /* `end` is the reader's: the time of the checkpoint that commits them. */
+  for (size_t i = 0; i < count; i++)
+    recs[i] =
+        range_record(&t->open[i], t->open[i].start, MPROF_RANGE_FLAG_OPEN);
+  int rc = mprof_writer_snapshot(t->w, MPROF_SECTION_OPEN_RANGES, recs, count);
+  if (rc == 0)
+    t->open_snapshot_count = count;
+  free(recs);
+  return rc;
 }
 
 /* ---- API calls ---------------------------------------------------------- */

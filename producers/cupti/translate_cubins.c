@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mprof/status.h"
 
@@ -122,6 +123,67 @@ out:
   return rc;
 }
 
+/* ---- streamed as soon as used ---------------------------------------------
+ */
+
+/* The image of @p m from the spill file (malloc'ed), or NULL, with the
+ * failure in META. */
+static void *spilled_image(mprof_cupti_translate *t, const module *m) {
+  void *blob = m->size <= SIZE_MAX ? malloc((size_t)m->size) : NULL;
+  if (blob && mprof_cupti_spill_load(&t->spill, m->spill_offset, blob,
+                                     (size_t)m->size) == 0)
+    return blob;
+  free(blob);
+  char message[256];
+  snprintf(message, sizeof message,
+           "cubin %016llx: cannot read it back from the spill file",
+           (unsigned long long)m->crc);
+  tr_error_locked(t, message);
+  return NULL;
+}
+
+/* One CUBINS record per CRC: a module loaded on several devices is the same
+ * code, so it is stored once and tied to no device. */
+static uint32_t cubin_device(const module *m) {
+  return m->multi_device ? MPROF_INDEX_NONE : m->device;
+}
+
+/* A module whose kernel ran is in the trace from the next checkpoint on,
+ * whole: what else it will need is known only at the end, when finish
+ * replaces it with the trimmed form. Modules nothing used are never
+ * streamed (a framework loads hundreds of MB of them). */
+void tr_stream_cubins_locked(mprof_cupti_translate *t) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint64_t before = t->stats.streamed_modules;
+  for (size_t i = 0; i < t->module_count; i++) {
+    module *m = &t->modules[i];
+    if (!m->used || !m->spilled || m->streamed)
+      continue;
+    void *blob = spilled_image(t, m);
+    if (!blob)
+      continue;
+    mprof_cubin_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.crc = m->crc;
+    rec.module_size = m->size;
+    rec.device = cubin_device(m);
+    rec.flags = MPROF_CUBIN_KEPT_WHOLE;
+    if (mprof_writer_cubin(t->w, &rec, blob, (size_t)m->size) == 0) {
+      m->streamed = 1;
+      m->streamed_device = rec.device;
+      t->stats.streamed_modules++;
+      t->stats.streamed_bytes += m->size;
+    }
+    free(blob);
+  }
+  if (t->stats.streamed_modules == before)
+    return;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  t->stats.streamed_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll +
+                                     (t1.tv_nsec - t0.tv_nsec));
+}
+
 /* ---- finish ------------------------------------------------------------- */
 
 /* The symbols of @p image a trimmed copy keeps: launched kernels (by name)
@@ -181,24 +243,11 @@ void tr_write_cubins_locked(mprof_cupti_translate *t) {
     memset(&rec, 0, sizeof rec);
     rec.crc = m->crc;
     rec.module_size = m->size;
-    /* One record per CRC: a module loaded on several devices is the same
-     * code, so it is stored once and tied to no device. */
-    rec.device = m->multi_device ? MPROF_INDEX_NONE : m->device;
+    rec.device = cubin_device(m);
     void *blob = NULL;
     size_t blob_size = 0;
-    if (m->used && m->spilled && m->size <= SIZE_MAX) {
-      blob = malloc((size_t)m->size);
-      if (blob && mprof_cupti_spill_load(&t->spill, m->spill_offset, blob,
-                                         (size_t)m->size) == 0) {
-        blob_size = (size_t)m->size;
-      } else {
-        char message[256];
-        snprintf(message, sizeof message,
-                 "cubin %016llx: cannot read it back from the spill file",
-                 (unsigned long long)m->crc);
-        tr_error_locked(t, message);
-      }
-    }
+    if (m->used && m->spilled && (blob = spilled_image(t, m)) != NULL)
+      blob_size = (size_t)m->size;
     rec.flags = blob_size ? MPROF_CUBIN_KEPT_WHOLE : MPROF_CUBIN_OMITTED;
     if (blob_size && !t->whole_modules) {
       size_t cut_size = 0;
@@ -212,9 +261,17 @@ void tr_write_cubins_locked(mprof_cupti_translate *t) {
         free(cut);
       }
     }
-    if (mprof_writer_cubin(t->w, &rec, blob_size ? blob : NULL, blob_size) ==
-            0 &&
-        blob_size) {
+    int rc = 0;
+    if (m->streamed && (!blob_size || (rec.flags == MPROF_CUBIN_KEPT_WHOLE &&
+                                       rec.device == m->streamed_device))) {
+      blob_size = (size_t)m->size; /* the streamed whole image stands */
+    } else if (m->streamed) {
+      rc = mprof_writer_cubin_replace(t->w, m->streamed_device, &rec, blob,
+                                      blob_size);
+    } else {
+      rc = mprof_writer_cubin(t->w, &rec, blob_size ? blob : NULL, blob_size);
+    }
+    if (rc == 0 && blob_size) {
       t->stats.modules_kept++;
       t->stats.kept_bytes += blob_size;
       t->stats.used_bytes += m->size;

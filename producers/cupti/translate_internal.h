@@ -67,8 +67,10 @@ typedef struct module {
   uint32_t device; /* DEVICES index of the first load */
   uint8_t spilled; /* the image is in the spill file */
   uint8_t multi_device;
-  uint8_t used;      /* holds a launched or sampled function */
-  uint32_t *sampled; /* .symtab indices named by PC records */
+  uint8_t used;             /* holds a launched or sampled function */
+  uint8_t streamed;         /* its whole image is in the streamed file */
+  uint32_t streamed_device; /* the CUBINS device it was streamed under */
+  uint32_t *sampled;        /* .symtab indices named by PC records */
   size_t sampled_count;
   size_t sampled_capacity;
 } module;
@@ -116,7 +118,8 @@ struct mprof_cupti_translate {
   open_range *open;
   size_t open_count;
   size_t open_capacity;
-  uint64_t last_timestamp; /* latest time seen; ends ranges never closed */
+  uint64_t last_timestamp;    /* latest time seen; ends ranges never closed */
+  size_t open_snapshot_count; /* ranges in the last OPEN_RANGES snapshot */
 
   char *errors[MAX_ERRORS];
   size_t error_count;
@@ -158,9 +161,14 @@ name_entry *tr_name_get(mprof_cupti_translate *t, const char *name);
 uint32_t tr_name_string(mprof_cupti_translate *t, name_entry *e);
 int tr_name_matches(mprof_cupti_translate *t, name_entry *e);
 
-/* translate_activity.c: append one finished NVTX range. */
-int tr_range_append(mprof_cupti_translate *t, const open_range *r,
-                    uint64_t end);
+/* translate_activity.c: append one finished NVTX range; @p flags are
+ * MPROF_RANGE_FLAG_* (OPEN for a range never closed). */
+int tr_range_append(mprof_cupti_translate *t, const open_range *r, uint64_t end,
+                    uint32_t flags);
+
+/* translate_activity.c: the ranges open now as the OPEN_RANGES snapshot
+ * the next checkpoint commits (checkpoint); an empty one at finish. */
+int tr_open_ranges_snapshot_locked(mprof_cupti_translate *t, int finishing);
 
 /* translate_activity.c: write the driver calls still held back (finish). */
 void tr_api_flush_locked(mprof_cupti_translate *t);
@@ -170,6 +178,8 @@ void tr_pc_flush_locked(mprof_cupti_translate *t);
 
 /* translate_cubins.c */
 int tr_crc_find(const mprof_cupti_translate *t, uint64_t crc, uint32_t *index);
+/* Each used module not yet streamed, whole, into the writer (checkpoint). */
+void tr_stream_cubins_locked(mprof_cupti_translate *t);
 void tr_write_cubins_locked(mprof_cupti_translate *t);
 
 #endif

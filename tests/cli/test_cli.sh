@@ -40,6 +40,15 @@ mkdir -p "$tmp/empty-run"
 expect_one_line 2 "holds no .mprof files" "$mprof" info "$tmp/empty-run"
 # Writing where we may not: exit 1 or 2 with one line naming the path.
 expect_one_line 1 "/nonexistent-dir/x.mprof: cannot create" "$mprof" synth -o /nonexistent-dir/x.mprof
+# A full disk when the finished copy is written (x.mprof.finishing leads to
+# /dev/full: write(2) fails with ENOSPC): one line says what is kept, and
+# the streamed file opens with every launch.
+mkdir -p "$tmp/full"
+ln -s /dev/full "$tmp/full/x.mprof.finishing"
+expect_one_line 1 "$tmp/full/x.mprof: cannot write the trace: No space left on device; the whole capture (up to its final checkpoint, 1) is kept in $tmp/full/x.mprof.partial (open it with mprof)" "$mprof" synth -o "$tmp/full/x.mprof" --launches 3000
+[ -e "$tmp/full/x.mprof" ] && fail "synth into a full disk left $tmp/full/x.mprof"
+[ -e "$tmp/full/x.mprof.finishing" ] && fail "synth into a full disk left the failed copy"
+expect 0 "LAUNCHES=3000" "$mprof" info "$tmp/full/x.mprof.partial"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures CLI checks failed" >&2

@@ -107,6 +107,21 @@ CUpti_ActivityKernel10 kernel(const char *name, uint32_t device,
   return k;
 }
 
+CUpti_ActivityMarker2 marker(uint32_t flags, uint32_t id, uint64_t ts,
+                             const char *name, uint32_t thread) {
+  CUpti_ActivityMarker2 m;
+  memset(&m, 0, sizeof m);
+  m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+  m.flags = (CUpti_ActivityFlag)flags;
+  m.timestamp = ts;
+  m.id = id;
+  m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+  m.objectId.pt.processId = 1;
+  m.objectId.pt.threadId = thread;
+  m.name = name;
+  return m;
+}
+
 /* A minimal ELF64 cubin stand-in: .shstrtab, .strtab and a .symtab holding
  * one STT_FUNC symbol per name (symbol index = position + 1) plus one
  * STT_OBJECT symbol that must not count as a function. */

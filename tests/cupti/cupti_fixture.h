@@ -44,6 +44,10 @@ const char *str(const mprof_trace *trace, uint32_t ref);
 CUpti_ActivityKernel10 kernel(const char *name, uint32_t device,
                               uint32_t stream, uint64_t start, uint64_t end,
                               uint32_t correlation);
+/* An NVTX marker record (CUPTI_ACTIVITY_FLAG_MARKER_START, _END or
+ * _INSTANTANEOUS in @p flags) of thread @p thread at @p ts. */
+CUpti_ActivityMarker2 marker(uint32_t flags, uint32_t id, uint64_t ts,
+                             const char *name, uint32_t thread);
 /* A minimal ELF64 cubin stand-in: .shstrtab, .strtab and a .symtab holding
  * one STT_FUNC symbol per name (symbol index = position + 1) plus one
  * STT_OBJECT symbol that must not count as a function. */

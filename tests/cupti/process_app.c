@@ -13,6 +13,9 @@
  *   abort | segv | term | kill   die by SIGABRT, a host segfault, SIGTERM
  *                 or SIGKILL
  *   exit N        exit(N), running the exit handlers
+ *   fsize-of PATH no file of this process may grow past PATH's size now
+ *                 (RLIMIT_FSIZE, SIGXFSZ ignored: writes past it fail with
+ *                 EFBIG, as on a full disk)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -21,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +76,16 @@ int main(int argc, char **argv) {
       raise(SIGTERM);
     } else if (strcmp(a, "kill") == 0) {
       raise(SIGKILL);
+    } else if (strcmp(a, "fsize-of") == 0 && i + 1 < argc) {
+      struct stat st;
+      if (stat(argv[++i], &st) != 0)
+        return 6;
+      struct rlimit limit;
+      getrlimit(RLIMIT_FSIZE, &limit);
+      limit.rlim_cur = (rlim_t)st.st_size;
+      signal(SIGXFSZ, SIG_IGN);
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+        return 6;
     } else if (strcmp(a, "exit") == 0 && i + 1 < argc) {
       exit(atoi(argv[++i]));
     } else {

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -196,9 +198,11 @@ enum { MODULES = 64 };
 
 /* A program that loaded the fixture cubin as MODULES modules, launched one
  * kernel (in every module) and had one function sampled in the even
- * modules. */
+ * modules. With @p partial_size, a checkpoint follows, and *partial_size
+ * gets the streamed file's size then. */
 static void record_many_modules(fixture *f, const char *name,
-                                const unsigned char *image, size_t size) {
+                                const unsigned char *image, size_t size,
+                                uint64_t *partial_size) {
   open_fixture(f, name, NULL);
   for (uint64_t m = 0; m < MODULES; m++)
     assert_int_equal(
@@ -217,6 +221,14 @@ static void record_many_modules(fixture *f, const char *name,
     pc.stallReason = reasons;
     translate_pcs(f, &pc, 1);
   }
+  if (partial_size) {
+    assert_int_equal(mprof_cupti_translate_checkpoint(f->t, 1000), 0);
+    char partial[4200];
+    snprintf(partial, sizeof partial, "%s.partial", f->path);
+    struct stat st;
+    assert_int_equal(stat(partial, &st), 0);
+    *partial_size = (uint64_t)st.st_size;
+  }
   finish_fixture(f);
 }
 
@@ -225,7 +237,7 @@ static void test_many_modules_keep_used_code(void **state) {
   size_t size;
   unsigned char *image = fixture_cubin(&size);
   fixture f;
-  record_many_modules(&f, "many", image, size);
+  record_many_modules(&f, "many", image, size, NULL);
 
   /* Trace size: every module is kept, none whole; the code of the three
    * functions nobody used is gone from each. */
@@ -372,7 +384,7 @@ static void test_many_modules_cost(void **state) {
   size_t size;
   unsigned char *image = fixture_cubin(&size);
   fixture f;
-  record_many_modules(&f, "cost", image, size);
+  record_many_modules(&f, "cost", image, size, NULL);
   char side[4200];
   snprintf(side, sizeof side, "%s.pc.json", f.path);
   const char *nvdisasm = raw_only_nvdisasm();
@@ -441,6 +453,161 @@ static void test_many_modules_cost(void **state) {
   unlink(nvdisasm);
   free(image);
   close_fixture(&f);
+}
+
+/* ---- code and open ranges of a capture cut short ------------------------- */
+
+/* Streaming the used modules as soon as a checkpoint sees them costs the
+ * streamed file their whole code while the program runs, and the finished
+ * trace nothing: it keeps the same trimmed code as before. */
+static void test_streamed_code_cost(void **state) {
+  (void)state;
+  size_t size;
+  unsigned char *image = fixture_cubin(&size);
+  fixture plain, streamed;
+  record_many_modules(&plain, "plain", image, size, NULL);
+  uint64_t partial = 0;
+  record_many_modules(&streamed, "streamed", image, size, &partial);
+  /* While it ran: the 64 used modules whole (1,006,080 bytes), and little
+   * else. */
+  uint64_t loaded = (uint64_t)MODULES * size;
+  assert_true(partial >= loaded && partial < loaded + 64 * 1024);
+  assert_string_equal(mprof_trace_meta(streamed.trace, "cubins.streamed"),
+                      "64");
+  assert_string_equal(mprof_trace_meta(streamed.trace, "cubins.streamed_bytes"),
+                      "1006080");
+  assert_string_equal(mprof_trace_meta(plain.trace, "cubins.streamed"), "0");
+  /* Finished: the code is the trimmed code of a capture that never
+   * checkpointed, byte for byte, and the file no larger (but for the few
+   * bytes of META that count what was streamed). */
+  size_t n, m;
+  const mprof_cubin_record *a = mprof_trace_cubins(plain.trace, &n);
+  const mprof_cubin_record *b = mprof_trace_cubins(streamed.trace, &m);
+  assert_int_equal(n, MODULES);
+  assert_int_equal(m, MODULES);
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(b[i].flags, MPROF_CUBIN_TRIMMED);
+    assert_int_equal(b[i].device, 0);
+    size_t a_size, b_size;
+    const void *a_blob = mprof_trace_cubin_blob(plain.trace, &a[i], &a_size);
+    const void *b_blob = mprof_trace_cubin_blob(streamed.trace, &b[i], &b_size);
+    assert_int_equal(a_size, b_size);
+    assert_memory_equal(a_blob, b_blob, a_size);
+  }
+  uint64_t plain_bytes = file_size(plain.path);
+  uint64_t streamed_bytes = file_size(streamed.path);
+  assert_true(streamed_bytes <= plain_bytes + 64);
+  assert_true(streamed_bytes * 10 <=
+              loaded * 4); /* as test_many_modules_cost */
+  free(image);
+  close_fixture(&plain);
+  close_fixture(&streamed);
+}
+
+/* A program killed (SIGKILL) after a module load, a launch and NVTX ranges
+ * still open, one checkpoint after them: the partial trace has the
+ * kernel's code and the ranges, open up to the checkpoint. */
+static void test_killed_capture_keeps_code_and_open_ranges(void **state) {
+  (void)state;
+  size_t size;
+  unsigned char *image = fixture_cubin(&size);
+  static unsigned char unused[4096];
+  const char *unused_fns[] = {"_Z3barv"};
+  size_t unused_size = build_elf(unused, sizeof unused, unused_fns, 1);
+  char path[4096], partial[4200];
+  temp_path(path, sizeof path, "killed");
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  unlink(partial);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    mprof_writer *w;
+    mprof_cupti_translate *t;
+    if (mprof_writer_open(&w, path, NULL) != 0 ||
+        mprof_cupti_translate_new(&t, w, NULL) != 0)
+      _exit(2);
+    int rc = mprof_cupti_translate_module(t, 0x5150, 0, image, size);
+    rc |= mprof_cupti_translate_module(t, 0x5151, 0, unused, unused_size);
+    CUpti_ActivityMarker2 markers[] = {
+        marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 1000, "train", 77),
+        marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 2000, "step 0", 77),
+        marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 3000, NULL, 77),
+        marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 3, 4000, "step 1", 77),
+    };
+    for (size_t i = 0; i < 4; i++)
+      rc |= mprof_cupti_translate_marker(t, &markers[i]);
+    CUpti_ActivityKernel10 k = kernel("_Z5callkPf", 0, 7, 4100, 4200, 1);
+    rc |= mprof_cupti_translate_kernel(t, &k);
+    rc |= mprof_cupti_translate_checkpoint(t, 5000);
+    if (rc)
+      _exit(3);
+    /* What comes after the checkpoint is not committed. */
+    CUpti_ActivityMarker2 late =
+        marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 3, 6000, NULL, 77);
+    mprof_cupti_translate_marker(t, &late);
+    raise(SIGKILL);
+    _exit(4);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+  mprof_trace *trace;
+  if (mprof_trace_open(&trace, partial, NULL) != 0)
+    fail_msg("%s", mprof_error_last());
+  assert_int_equal(mprof_trace_partial(trace, NULL), 1);
+  size_t n;
+  mprof_trace_launches(trace, &n);
+  assert_int_equal(n, 1);
+  /* The launched kernel's module, whole, with its SASS; not the module
+   * nothing used. */
+  const mprof_cubin_record *c = mprof_trace_cubins(trace, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(c[0].crc, 0x5150);
+  assert_int_equal(c[0].flags, MPROF_CUBIN_KEPT_WHOLE);
+  size_t blob_size = 0;
+  const void *blob = mprof_trace_cubin_blob(trace, &c[0], &blob_size);
+  assert_int_equal(blob_size, size);
+  assert_memory_equal(blob, image, size);
+  mprof_sass_cubin *cubin;
+  assert_int_equal(mprof_sass_cubin_open(&cubin, blob, blob_size, "t"), 0);
+  assert_non_null(mprof_sass_cubin_find(cubin, "_Z5callkPf"));
+  mprof_sass_cubin_free(cubin);
+  /* The closed step as it was; train and step 1 open up to the
+   * checkpoint, and flagged so. */
+  const mprof_range_record *r = mprof_trace_ranges(trace, &n);
+  assert_int_equal(n, 3);
+  const char *names[] = {"step 0", "train", "step 1"};
+  const uint64_t starts[] = {2000, 1000, 4000}, ends[] = {3000, 5000, 5000};
+  const uint32_t depths[] = {1, 0, 1};
+  const uint32_t flags[] = {0, MPROF_RANGE_FLAG_OPEN, MPROF_RANGE_FLAG_OPEN};
+  for (size_t i = 0; i < 3; i++) {
+    assert_string_equal(str(trace, r[i].name), names[i]);
+    assert_int_equal(r[i].start, starts[i]);
+    assert_int_equal(r[i].end, ends[i]);
+    assert_int_equal(r[i].depth, depths[i]);
+    assert_int_equal(r[i].thread_id, 77);
+    assert_int_equal(r[i].flags, flags[i]);
+  }
+  mprof_trace_free(trace);
+  /* `mprof info` names them. */
+  const char *mprof = getenv("MPROF_BIN"); /* set by ctest */
+  assert_non_null(mprof);
+  {
+    char command[9000], line[1024];
+    snprintf(command, sizeof command, "'%s' info '%s'", mprof, partial);
+    FILE *info = popen(command, "r");
+    assert_non_null(info);
+    int found = 0;
+    while (fgets(line, sizeof line, info))
+      found |= strcmp(line, "open       2 NVTX ranges still open at the cut, "
+                            "shown ending there: train (thread 77), step 1 "
+                            "(thread 77)\n") == 0;
+    assert_int_equal(pclose(info), 0);
+    assert_true(found);
+  }
+  unlink(partial);
+  free(image);
 }
 
 static void test_modules_without_sass(void **state) {
@@ -532,6 +699,8 @@ int main(void) {
       cmocka_unit_test(test_elf_walker_rejects_damage),
       cmocka_unit_test(test_many_modules_keep_used_code),
       cmocka_unit_test(test_many_modules_cost),
+      cmocka_unit_test(test_streamed_code_cost),
+      cmocka_unit_test(test_killed_capture_keeps_code_and_open_ranges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

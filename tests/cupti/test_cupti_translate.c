@@ -234,21 +234,6 @@ static void test_memops(void **state) {
 
 /* ---- NVTX markers ------------------------------------------------------- */
 
-static CUpti_ActivityMarker2 marker(uint32_t flags, uint32_t id, uint64_t ts,
-                                    const char *name, uint32_t thread) {
-  CUpti_ActivityMarker2 m;
-  memset(&m, 0, sizeof m);
-  m.kind = CUPTI_ACTIVITY_KIND_MARKER;
-  m.flags = (CUpti_ActivityFlag)flags;
-  m.timestamp = ts;
-  m.id = id;
-  m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-  m.objectId.pt.processId = 1;
-  m.objectId.pt.threadId = thread;
-  m.name = name;
-  return m;
-}
-
 static void test_markers(void **state) {
   (void)state;
   fixture f;
@@ -311,6 +296,10 @@ static void test_markers(void **state) {
   assert_int_equal(r[3].start, 400);
   assert_int_equal(r[3].end, 500);
   assert_int_equal(r[3].thread_id, 6);
+  /* ... and marks it as such; the others closed. */
+  assert_int_equal(r[3].flags, MPROF_RANGE_FLAG_OPEN);
+  for (size_t i = 0; i < 3; i++)
+    assert_int_equal(r[i].flags, 0);
   close_fixture(&f);
 }
 

@@ -102,5 +102,30 @@ got=$?
 has sigterm "killed by signal 15"
 "$mprof" info "$tmp/sigterm/trace.mprof" >/dev/null 2>&1 || fail "sigterm: the trace does not open"
 
+# A full disk: the finished copy cannot be written (NAME.finishing leads to
+# /dev/full, so write(2) fails with ENOSPC), and the capture is not lost:
+# the streamed file becomes the trace, one line says so, status 1.
+mkdir "$tmp/full"
+ln -s /dev/full "$tmp/full/trace.mprof.finishing"
+run full 1 "$mprof" record -o "$tmp/full/trace.mprof" -- "$app" init exit 0
+has full "pid [0-9]* exited with status 0 but could not write its trace (No space left on device); $tmp/full/trace.mprof holds the whole capture from its streamed file: 0 launches"
+[ "$(grep -c "could not write" "$tmp/full.out")" -eq 1 ] || fail "full: the failure is not said in exactly one line: $(cat "$tmp/full.out")"
+"$mprof" info "$tmp/full/trace.mprof" >"$tmp/full.info" 2>&1 || fail "full: the kept trace does not open: $(head -c 300 "$tmp/full.info")"
+[ -e "$tmp/full/trace.mprof.partial" ] && fail "full: the streamed file was left beside the trace"
+[ -e "$tmp/full/trace.mprof.finishing" ] && fail "full: the failed copy was left"
+# The disk fills while the program runs (RLIMIT_FSIZE: writes past the
+# streamed file's size fail with EFBIG): the final checkpoint cannot be
+# written either, and the trace holds the checkpoints before.
+mkdir "$tmp/fsize"
+run fsize 1 "$mprof" record -o "$tmp/fsize/trace.mprof" -- "$app" init fsize-of "$tmp/fsize/trace.mprof.partial" exit 0
+has fsize "exited with status 0 but could not write its trace (File too large); $tmp/fsize/trace.mprof holds the capture up to checkpoint 1 (the first"
+"$mprof" info "$tmp/fsize/trace.mprof" >"$tmp/fsize.info" 2>&1 || fail "fsize: the kept trace does not open: $(head -c 300 "$tmp/fsize.info")"
+grep -q "partial" "$tmp/fsize.info" || fail "fsize: info does not say partial"
+# The program's own status still comes first.
+mkdir "$tmp/full3"
+ln -s /dev/full "$tmp/full3/trace.mprof.finishing"
+run full3 3 "$mprof" record -o "$tmp/full3/trace.mprof" -- "$app" init exit 3
+has full3 "exited with status 3 but could not write its trace (No space left on device)"
+
 [ "$failures" -eq 0 ] && echo "record processes: all checks passed"
 exit "$failures"

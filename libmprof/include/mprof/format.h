@@ -87,7 +87,11 @@ typedef enum mprof_section_type {
   MPROF_SECTION_API_CALLS = 19,  /**< mprof_api_call_record */
   MPROF_SECTION_MEMORY_ACCESSES = 20, /**< mprof_memory_access_record */
   MPROF_SECTION_PROCESSES = 21,       /**< mprof_process_record */
-  MPROF_SECTION_TYPE_MAX_ = 21
+  /** mprof_range_record: the NVTX ranges open at a checkpoint. Streamed
+   *  files only, as SNAPSHOT chunks; a reader turns the last one into
+   *  RANGES records flagged MPROF_RANGE_FLAG_OPEN. */
+  MPROF_SECTION_OPEN_RANGES = 22,
+  MPROF_SECTION_TYPE_MAX_ = 22
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */
@@ -212,6 +216,12 @@ typedef struct mprof_memop_record {
 } mprof_memop_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_memop_record) == 48, "memop is 48 bytes");
 
+/** Range flags. */
+/** Still open when the capture was cut (or ended): `end` is the time of the
+ *  cut (the last checkpoint, or the last timestamp seen at exit), not the
+ *  range's own end. Format 1.4; older files have 0 here. */
+#define MPROF_RANGE_FLAG_OPEN 0x1u
+
 /** RANGES: NVTX push/pop or start/end ranges on a host thread. */
 typedef struct mprof_range_record {
   uint64_t start;
@@ -221,7 +231,7 @@ typedef struct mprof_range_record {
   uint32_t thread_id; /**< host thread id */
   uint32_t depth;     /**< nesting depth at push, 0 for start/end ranges */
   uint32_t color;     /**< 0xAARRGGBB; 0 when none was given */
-  uint32_t reserved;
+  uint32_t flags;     /**< MPROF_RANGE_FLAG_*; reserved (0) before 1.4 */
 } mprof_range_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_range_record) == 40, "range is 40 bytes");
 

@@ -36,6 +36,9 @@ typedef struct mprof_range_time {
   uint64_t copies;    /**< copies and memsets issued while it was innermost */
   uint64_t copy_ns;   /**< their summed GPU time */
   double share;       /**< kernel_ns / all kernel time of the trace */
+  /** Of the instances, those still open when the capture was cut (or
+   *  ended): MPROF_RANGE_FLAG_OPEN, their length runs to the cut. */
+  uint64_t open_instances;
   MPROF_GROWABLE_TAIL
 } mprof_range_time;
 

@@ -109,6 +109,20 @@ MPROF_API int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
 MPROF_API int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
                                  const void *blob, size_t blob_size);
 
+/**
+ * Replace the cubin stored for (@p rec->crc, @p old_device) by @p rec and
+ * @p blob, stored as mprof_writer_cubin() stores them (@p rec->device may
+ * differ from @p old_device). A producer that streams a module's whole
+ * code early, so that a capture cut short has it, replaces it at the end
+ * with what the finished file should keep: the streamed file keeps the
+ * earlier record and blob, the finished file holds only the new ones (the
+ * earlier blob's bytes are left out of it). With no such cubin stored this
+ * is mprof_writer_cubin() without its deduplication.
+ */
+MPROF_API int mprof_writer_cubin_replace(mprof_writer *w, uint32_t old_device,
+                                         const mprof_cubin_record *rec,
+                                         const void *blob, size_t blob_size);
+
 /** Add @p count to the drop counter (@p kind, @p device). */
 MPROF_API int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind,
                                 uint32_t device, uint64_t count);
@@ -117,7 +131,9 @@ MPROF_API int mprof_writer_drop(mprof_writer *w, mprof_drop_kind kind,
  * Records that stand for section @p type at checkpoints while the section
  * itself has none (a producer that writes a table only at the end, such as
  * DEVICES, gives its current state here). @p records (@p count records of
- * the section's size) are copied; a later call replaces them.
+ * the section's size) are copied; a later call replaces them (a count of 0
+ * empties the section at the next checkpoint). MPROF_SECTION_OPEN_RANGES
+ * takes snapshots only: the ranges open as of the next checkpoint.
  */
 MPROF_API int mprof_writer_snapshot(mprof_writer *w, mprof_section_type type,
                                     const void *records, size_t count);
@@ -142,8 +158,13 @@ MPROF_API int mprof_writer_checkpoint_signal(mprof_writer *w, int signo,
 MPROF_API uint64_t mprof_writer_count(mprof_writer *w, mprof_section_type type);
 
 /**
- * Write the directory and header, flush, and rename "PATH.partial" to PATH.
- * Frees @p w whatever the outcome; on failure nothing is left under PATH.
+ * Commit a final checkpoint to "PATH.partial", write the finished file
+ * ("PATH.finishing", renamed to PATH) and remove "PATH.partial". Frees
+ * @p w whatever the outcome. On failure (MPROF_EIO, errno set to the
+ * failed call's error) nothing is left under PATH, and "PATH.partial"
+ * stays with every checkpoint committed before the failure, so it opens
+ * as a trace (the message says up to which checkpoint); it is removed
+ * only when no checkpoint had been committed.
  */
 MPROF_API int mprof_writer_finish(mprof_writer *w);
 

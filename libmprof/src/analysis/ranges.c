@@ -199,6 +199,8 @@ static int build(mprof_range_times *out, const mprof_trace *trace) {
     range_group[i] = group;
     g.rows[group].instances++;
     g.rows[group].host_ns += ranges[i].end - ranges[i].start;
+    if (ranges[i].flags & MPROF_RANGE_FLAG_OPEN)
+      g.rows[group].open_instances++;
   }
   if (!rc)
     rc = innermost_ranges(call_group, trace, range_group);

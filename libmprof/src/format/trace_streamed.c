@@ -67,6 +67,68 @@ static int has_append(const chunk_ref *chunks, size_t count, uint32_t type) {
   return 0;
 }
 
+static int compare_range_start(const void *a, const void *b) {
+  uint64_t sa = ((const mprof_range_record *)a)->start;
+  uint64_t sb = ((const mprof_range_record *)b)->start;
+  return sa < sb ? -1 : sa > sb;
+}
+
+/*
+ * The NVTX ranges still open at the cut: the last OPEN_RANGES snapshot
+ * (@p snap, its records checked to be ranges) appended to the RANGES section
+ * that starts at @p section in the image, each ending at the last
+ * checkpoint's time @p cut_ns and flagged MPROF_RANGE_FLAG_OPEN. A range the
+ * section already holds (it closed after the snapshot, and a checkpoint
+ * written by a signal handler committed it without a new snapshot) is left
+ * out. Returns 0, or -1 without memory.
+ */
+static int append_open_ranges(image_builder *b, size_t section,
+                              const unsigned char *file, const chunk_ref *snap,
+                              uint64_t cut_ns) {
+  size_t count = (size_t)(snap->length / snap->record_size);
+  if (!count)
+    return 0;
+  mprof_range_record *open = (mprof_range_record *)calloc(count, sizeof *open);
+  unsigned char *closed = (unsigned char *)calloc(count, 1);
+  if (!open || !closed) {
+    free(open);
+    free(closed);
+    return -1;
+  }
+  /* A newer writer's longer records: the fields this reader knows. */
+  for (size_t i = 0; i < count; i++)
+    memcpy(&open[i], file + snap->offset + i * snap->record_size,
+           sizeof open[i]);
+  qsort(open, count, sizeof *open, compare_range_start);
+  for (size_t at = section; at + sizeof *open <= b->size; at += sizeof *open) {
+    mprof_range_record r;
+    memcpy(&r, b->data + at, sizeof r);
+    size_t lo = 0, hi = count; /* the first open range starting at r.start */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (open[mid].start < r.start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    for (; lo < count && open[lo].start == r.start; lo++)
+      if (open[lo].thread_id == r.thread_id && open[lo].name == r.name &&
+          open[lo].domain == r.domain && open[lo].depth == r.depth)
+        closed[lo] = 1;
+  }
+  int rc = 0;
+  for (size_t i = 0; i < count && !rc; i++) {
+    if (closed[i])
+      continue;
+    open[i].end = cut_ns > open[i].start ? cut_ns : open[i].start;
+    open[i].flags |= MPROF_RANGE_FLAG_OPEN;
+    rc = image_put(b, &open[i], sizeof open[i]);
+  }
+  free(open);
+  free(closed);
+  return rc;
+}
+
 /* Read the chunks of the streamed file in @p t: every APPEND and SNAPSHOT
  * chunk of a section this reader knows into *@p out (*@p count of them, the
  * first *@p committed before the last checkpoint), the last checkpoint into
@@ -159,6 +221,22 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
     return rc;
   }
 
+  /* The ranges open at the last checkpoint become RANGES records. */
+  size_t open_ranges = SIZE_MAX;
+  for (size_t i = 0; i < committed; i++)
+    if (chunks[i].section == MPROF_SECTION_OPEN_RANGES &&
+        chunks[i].kind == MPROF_CHUNK_SNAPSHOT)
+      open_ranges = chunks[i].length ? i : SIZE_MAX; /* the last one */
+  if (open_ranges != SIZE_MAX &&
+      chunks[open_ranges].record_size < sizeof(mprof_range_record)) {
+    uint64_t offset = chunks[open_ranges].offset;
+    uint32_t record_size = chunks[open_ranges].record_size;
+    free(chunks);
+    return BAD(t, MPROF_SECTION_OPEN_RANGES, offset,
+               "records of %u bytes, shorter than the %zu of a range", record_size,
+               sizeof(mprof_range_record));
+  }
+
   /* Reader-made META pairs that say what a streamed file holds; a note
    * whose `shown` is 0 is left out. */
   const struct {
@@ -181,6 +259,8 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   int failed = image_put(&b, &header, sizeof header) != 0;
   uint32_t note_refs[2 * note_count];
   for (uint32_t type = 1; type < SECTION_COUNT && !failed; type++) {
+    if (type == MPROF_SECTION_OPEN_RANGES)
+      continue; /* in RANGES */
     int appended = has_append(chunks, committed, type);
     size_t snapshot = SIZE_MAX, first = SIZE_MAX;
     uint32_t record_size = 0;
@@ -207,7 +287,8 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
                "a chunk has %s", why);
       goto out;
     }
-    int extra = type == MPROF_SECTION_STRINGS || type == MPROF_SECTION_META;
+    int extra = type == MPROF_SECTION_STRINGS || type == MPROF_SECTION_META ||
+                (type == MPROF_SECTION_RANGES && open_ranges != SIZE_MAX);
     if (!record_size && !extra)
       continue;
     failed |= image_pad(&b) != 0;
@@ -224,6 +305,9 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
         failed |= image_put_records(&b, file + chunks[i].offset,
                                     chunks[i].length, record_size, want) != 0;
     }
+    if (type == MPROF_SECTION_RANGES && open_ranges != SIZE_MAX && !failed)
+      failed |= append_open_ranges(&b, (size_t)e->offset, file,
+                                   &chunks[open_ranges], last.time) != 0;
     if (type == MPROF_SECTION_STRINGS) {
       /* The notes' strings go at the end of the table. */
       if (b.size == e->offset)

@@ -69,10 +69,14 @@ struct mprof_writer {
   char *path;
   char *partial_path;
   char *final_path;
-  int fd;              /* the streamed file */
-  uint64_t stream_pos; /* where the next chunk goes */
-  uint32_t checkpoints;
+  int fd;               /* the streamed file */
+  uint64_t stream_pos;  /* where the next chunk goes */
+  uint32_t checkpoints; /* committed: their chunks are all written */
+  int final_committed;  /* the last of them is the final one */
   int failed; /* first I/O failure; later appends are counted as drops */
+  /* A cubin was replaced (mprof_writer_cubin_replace): the finished file
+   * leaves out the blobs no record refers to any more. */
+  int cubins_replaced;
   size_t buffer_size;
   section_buf sections[SECTION_COUNT];
   mprof__map strings; /* string offsets */
@@ -113,6 +117,8 @@ static const struct {
     [MPROF_SECTION_API_CALLS] = {sizeof(mprof_api_call_record), 1},
     [MPROF_SECTION_MEMORY_ACCESSES] = {sizeof(mprof_memory_access_record), 0},
     [MPROF_SECTION_PROCESSES] = {sizeof(mprof_process_record), 0},
+    /* Only ever a snapshot: records no checkpoint will still hold. */
+    [MPROF_SECTION_OPEN_RANGES] = {sizeof(mprof_range_record), 0},
 };
 
 uint32_t mprof__record_size(uint32_t type) {
@@ -381,19 +387,29 @@ static int append_locked(mprof_writer *w, uint32_t *out_index, uint32_t type,
 
 static int check_record_type(const mprof_writer *w, uint32_t type) {
   if (type == 0 || type > MPROF_SECTION_TYPE_MAX_ ||
-      type == MPROF_SECTION_STRINGS || type == MPROF_SECTION_BLOBS ||
-      type == MPROF_SECTION_DROPS)
+      !mprof__record_size(type) || type == MPROF_SECTION_STRINGS ||
+      type == MPROF_SECTION_BLOBS || type == MPROF_SECTION_DROPS)
     return mprof__error_set(MPROF_EINVAL,
                             "%s: section type %u cannot take records here",
                             w->path, type);
   return 0;
 }
 
+/* Records that a finished file keeps (OPEN_RANGES is snapshots only). */
+static int check_append_type(const mprof_writer *w, uint32_t type) {
+  if (type == MPROF_SECTION_OPEN_RANGES)
+    return mprof__error_set(MPROF_EINVAL,
+                            "%s: OPEN_RANGES takes snapshots only "
+                            "(mprof_writer_snapshot)",
+                            w->path);
+  return check_record_type(w, type);
+}
+
 int mprof_writer_append(mprof_writer *w, uint32_t *out_index,
                         mprof_section_type type, const void *record) {
   if (!w || !record)
     return mprof__error_set(MPROF_EINVAL, "mprof_writer_append: NULL");
-  int rc = check_record_type(w, type);
+  int rc = check_append_type(w, type);
   if (rc)
     return rc;
   pthread_mutex_lock(&w->lock);
@@ -406,7 +422,7 @@ int mprof_writer_intern(mprof_writer *w, uint32_t *out_index,
                         mprof_section_type type, const void *record) {
   if (!w || !record)
     return mprof__error_set(MPROF_EINVAL, "mprof_writer_intern: NULL");
-  int rc = check_record_type(w, type);
+  int rc = check_append_type(w, type);
   if (rc)
     return rc;
   if (section_spills(type))
@@ -454,19 +470,22 @@ int mprof_writer_meta(mprof_writer *w, const char *key, const char *value) {
   return rc;
 }
 
-int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
-                       const void *blob, size_t blob_size) {
-  if (!w || !rec || (!blob && blob_size))
-    return mprof__error_set(MPROF_EINVAL, "mprof_writer_cubin: bad arguments");
-  pthread_mutex_lock(&w->lock);
-  section_buf *cubins = &w->sections[MPROF_SECTION_CUBINS];
+/* The index of the cubin stored for (@p crc, @p device); count if none. */
+static uint64_t cubin_find(const mprof_writer *w, uint64_t crc,
+                           uint32_t device) {
+  const section_buf *cubins = &w->sections[MPROF_SECTION_CUBINS];
   const mprof_cubin_record *seen = (const mprof_cubin_record *)cubins->data;
-  for (uint64_t i = 0; i < cubins->count; i++) {
-    if (seen[i].crc == rec->crc && seen[i].device == rec->device) {
-      pthread_mutex_unlock(&w->lock);
-      return 0;
-    }
-  }
+  for (uint64_t i = 0; i < cubins->count; i++)
+    if (seen[i].crc == crc && seen[i].device == device)
+      return i;
+  return cubins->count;
+}
+
+/* Put @p blob in BLOBS and @p rec, its blob fields filled in, in CUBINS: as
+ * record @p at when that one exists (a replacement), else appended. */
+static int cubin_store_locked(mprof_writer *w, const mprof_cubin_record *rec,
+                              const void *blob, size_t blob_size, uint64_t at) {
+  section_buf *cubins = &w->sections[MPROF_SECTION_CUBINS];
   section_buf *blobs = &w->sections[MPROF_SECTION_BLOBS];
   mprof_cubin_record copy = *rec;
   copy.blob_offset = blobs->spilled + blobs->used;
@@ -475,7 +494,6 @@ int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
     copy.flags =
         (copy.flags & ~(MPROF_CUBIN_KEPT_WHOLE | MPROF_CUBIN_TRIMMED)) |
         MPROF_CUBIN_OMITTED;
-  int rc = 0;
   if (blob_size) {
     /* Keep blobs 8-byte aligned so a reader could map ELF headers in place. */
     static const unsigned char zeros[8];
@@ -485,12 +503,41 @@ int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
         section_put(w, MPROF_SECTION_BLOBS, blob, blob_size) != 0) {
       w->failed = errno ? errno : EIO;
       w->writer_drops++;
-      rc = mprof__error_set(MPROF_EIO, "%s: cannot store a cubin: %s", w->path,
-                            strerror(w->failed));
+      return mprof__error_set(MPROF_EIO, "%s: cannot store a cubin: %s",
+                              w->path, strerror(w->failed));
     }
   }
-  if (rc == 0)
-    rc = append_locked(w, NULL, MPROF_SECTION_CUBINS, &copy);
+  if (at >= cubins->count)
+    return append_locked(w, NULL, MPROF_SECTION_CUBINS, &copy);
+  /* In memory only: the streamed file keeps the record it already has
+   * (and its blob), the finished file gets this one. */
+  memcpy(cubins->data + at * sizeof copy, &copy, sizeof copy);
+  w->cubins_replaced = 1;
+  return 0;
+}
+
+int mprof_writer_cubin(mprof_writer *w, const mprof_cubin_record *rec,
+                       const void *blob, size_t blob_size) {
+  if (!w || !rec || (!blob && blob_size))
+    return mprof__error_set(MPROF_EINVAL, "mprof_writer_cubin: bad arguments");
+  pthread_mutex_lock(&w->lock);
+  section_buf *cubins = &w->sections[MPROF_SECTION_CUBINS];
+  int rc = 0;
+  if (cubin_find(w, rec->crc, rec->device) == cubins->count)
+    rc = cubin_store_locked(w, rec, blob, blob_size, cubins->count);
+  pthread_mutex_unlock(&w->lock);
+  return rc;
+}
+
+int mprof_writer_cubin_replace(mprof_writer *w, uint32_t old_device,
+                               const mprof_cubin_record *rec, const void *blob,
+                               size_t blob_size) {
+  if (!w || !rec || (!blob && blob_size))
+    return mprof__error_set(MPROF_EINVAL,
+                            "mprof_writer_cubin_replace: bad arguments");
+  pthread_mutex_lock(&w->lock);
+  int rc = cubin_store_locked(w, rec, blob, blob_size,
+                              cubin_find(w, rec->crc, old_device));
   pthread_mutex_unlock(&w->lock);
   return rc;
 }
@@ -594,13 +641,17 @@ static int checkpoint_locked(mprof_writer *w, uint64_t time_ns, int signo,
   }
   mprof_checkpoint_record cp;
   memset(&cp, 0, sizeof cp);
-  cp.sequence = ++w->checkpoints;
+  cp.sequence = w->checkpoints + 1;
   cp.file_flags = w->launches_sorted ? MPROF_FILE_FLAG_LAUNCHES_SORTED : 0;
   cp.time = time_ns;
   cp.signal = signo > 0 ? (uint32_t)signo : 0;
   cp.final = final ? 1 : 0;
-  return put_chunk(w, MPROF_CHUNK_CHECKPOINT, 0, sizeof cp, &cp, sizeof cp,
-                   NULL, 0, NULL);
+  if (put_chunk(w, MPROF_CHUNK_CHECKPOINT, 0, sizeof cp, &cp, sizeof cp, NULL,
+                0, NULL) != 0)
+    return -1;
+  w->checkpoints = cp.sequence;
+  w->final_committed = final;
+  return 0;
 }
 
 int mprof_writer_checkpoint(mprof_writer *w, uint64_t time_ns) {
@@ -655,21 +706,25 @@ void mprof_writer_abort(mprof_writer *w) {
   writer_free(w);
 }
 
-/* Copy a section to @p out at the current position, computing its CRC. */
-static int emit_section(mprof_writer *w, uint32_t type, int out, uint64_t *pos,
-                        uint32_t *crc) {
-  section_buf *s = &w->sections[type];
-  *crc = 0;
-  if (section_spills(type)) {
-    unsigned char chunk[1 << 16];
-    for (size_t e = 0; e < s->extent_count; e++) {
-      uint64_t off = 0, length = s->extents[e].length;
-      while (off < length) {
-        size_t want = sizeof chunk;
-        if (length - off < want)
-          want = (size_t)(length - off);
-        ssize_t n =
-            pread(w->fd, chunk, want, (off_t)(s->extents[e].offset + off));
+/* Copy bytes [@p offset, @p offset + @p length) of section @p type, from
+ * the streamed file and the buffer, to @p out, adding them to *crc. */
+static int copy_range(mprof_writer *w, uint32_t type, uint64_t offset,
+                      uint64_t length, int out, uint32_t *crc) {
+  const section_buf *s = &w->sections[type];
+  uint64_t extent_start = 0;
+  for (size_t e = 0; section_spills(type) && e < s->extent_count && length;
+       e++) {
+    uint64_t extent_length = s->extents[e].length;
+    if (offset < extent_start + extent_length) {
+      unsigned char chunk[1 << 16];
+      uint64_t from = offset - extent_start;
+      uint64_t take =
+          extent_length - from < length ? extent_length - from : length;
+      for (uint64_t done = 0; done < take;) {
+        size_t want =
+            take - done < sizeof chunk ? (size_t)(take - done) : sizeof chunk;
+        ssize_t n = pread(w->fd, chunk, want,
+                          (off_t)(s->extents[e].offset + from + done));
         if (n < 0 && errno == EINTR)
           continue;
         if (n <= 0)
@@ -677,25 +732,31 @@ static int emit_section(mprof_writer *w, uint32_t type, int out, uint64_t *pos,
         *crc = mprof_crc32c(*crc, chunk, (size_t)n);
         if (write_all(out, chunk, (size_t)n) != 0)
           return -1;
-        off += (uint64_t)n;
+        done += (uint64_t)n;
       }
+      offset += take;
+      length -= take;
     }
-    *pos += s->spilled;
+    extent_start += extent_length;
   }
-  if (s->used) {
-    *crc = mprof_crc32c(*crc, s->data, s->used);
-    if (write_all(out, s->data, s->used) != 0)
-      return -1;
-    *pos += s->used;
-  }
-  return 0;
+  if (!length)
+    return 0;
+  /* The rest lies in the buffer, which follows the spilled bytes. */
+  uint64_t buffered = section_spills(type) ? s->spilled : 0;
+  if (offset < buffered || offset - buffered > s->used ||
+      length > s->used - (offset - buffered))
+    return -1;
+  *crc = mprof_crc32c(*crc, s->data + (offset - buffered), (size_t)length);
+  return write_all(out, s->data + (offset - buffered), (size_t)length);
 }
 
-static int pad_to_8(int out, uint64_t *pos) {
+static int pad_to_8(int out, uint64_t *pos, uint32_t *crc) {
   static const unsigned char zeros[8];
   size_t pad = (size_t)((8 - (*pos & 7)) & 7);
   if (pad && write_all(out, zeros, pad) != 0)
     return -1;
+  if (crc)
+    *crc = mprof_crc32c(*crc, zeros, pad);
   *pos += pad;
   return 0;
 }
@@ -703,6 +764,51 @@ static int pad_to_8(int out, uint64_t *pos) {
 static uint64_t section_length(const mprof_writer *w, uint32_t type) {
   const section_buf *s = &w->sections[type];
   return section_spills(type) ? s->spilled + s->used : s->used;
+}
+
+/* After a cubin was replaced: the CUBINS records with their blobs moved
+ * together, in record order, leaving out the blobs nothing refers to; NULL
+ * without memory. *blobs_length receives the length BLOBS then has. */
+static mprof_cubin_record *compact_cubins(const mprof_writer *w,
+                                          uint64_t *blobs_length) {
+  const section_buf *s = &w->sections[MPROF_SECTION_CUBINS];
+  size_t count = (size_t)s->count;
+  mprof_cubin_record *recs =
+      (mprof_cubin_record *)malloc((count ? count : 1) * sizeof *recs);
+  if (!recs)
+    return NULL;
+  if (count)
+    memcpy(recs, s->data, count * sizeof *recs);
+  uint64_t at = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (recs[i].blob_size)
+      at = (at + 7) & ~(uint64_t)7;
+    recs[i].blob_offset = at;
+    at += recs[i].blob_size;
+  }
+  *blobs_length = at;
+  return recs;
+}
+
+/* BLOBS as compact_cubins() laid it out: each record's blob, copied from
+ * where it was first written. */
+static int emit_compacted_blobs(mprof_writer *w, const mprof_cubin_record *recs,
+                                int out, uint64_t *pos, uint32_t *crc) {
+  const mprof_cubin_record *old =
+      (const mprof_cubin_record *)w->sections[MPROF_SECTION_CUBINS].data;
+  size_t count = (size_t)w->sections[MPROF_SECTION_CUBINS].count;
+  uint64_t start = *pos;
+  for (size_t i = 0; i < count; i++) {
+    if (!recs[i].blob_size)
+      continue;
+    /* Sections start 8-byte aligned: aligning the file aligns the blob. */
+    if (pad_to_8(out, pos, crc) != 0 || *pos - start != recs[i].blob_offset ||
+        copy_range(w, MPROF_SECTION_BLOBS, old[i].blob_offset, old[i].blob_size,
+                   out, crc) != 0)
+      return -1;
+    *pos += recs[i].blob_size;
+  }
+  return 0;
 }
 
 /* Write the finished layout to @p out. */
@@ -714,22 +820,43 @@ static int write_final(mprof_writer *w, int out) {
   memset(&header, 0, sizeof header);
   if (write_all(out, &header, sizeof header) != 0)
     return -1;
-  for (uint32_t type = 1; type < SECTION_COUNT; type++) {
-    if (!section_length(w, type))
+  uint64_t blobs_length = 0;
+  mprof_cubin_record *compacted = NULL;
+  if (w->cubins_replaced && !(compacted = compact_cubins(w, &blobs_length)))
+    return -1;
+  int rc = 0;
+  for (uint32_t type = 1; type < SECTION_COUNT && !rc; type++) {
+    uint64_t length = compacted && type == MPROF_SECTION_BLOBS
+                          ? blobs_length
+                          : section_length(w, type);
+    if (!length)
       continue;
-    if (pad_to_8(out, &pos) != 0)
-      return -1;
+    if (pad_to_8(out, &pos, NULL) != 0) {
+      rc = -1;
+      break;
+    }
     mprof_section_entry *e = &entries[entry_count++];
     memset(e, 0, sizeof *e);
     e->type = type;
     e->version = 1;
     e->offset = pos;
-    e->length = section_length(w, type);
+    e->length = length;
     e->record_size = mprof__record_size(type);
-    if (emit_section(w, type, out, &pos, &e->checksum) != 0)
-      return -1;
+    if (compacted && type == MPROF_SECTION_CUBINS) {
+      e->checksum = mprof_crc32c(0, compacted, (size_t)length);
+      rc = write_all(out, compacted, (size_t)length);
+      pos += length;
+    } else if (compacted && type == MPROF_SECTION_BLOBS) {
+      rc = emit_compacted_blobs(w, compacted, out, &pos, &e->checksum);
+    } else {
+      rc = copy_range(w, type, 0, length, out, &e->checksum);
+      pos += length;
+    }
+    if (!rc && pos != e->offset + length)
+      rc = -1;
   }
-  if (pad_to_8(out, &pos) != 0)
+  free(compacted);
+  if (rc || pad_to_8(out, &pos, NULL) != 0)
     return -1;
   if (write_all(out, entries, entry_count * sizeof *entries) != 0)
     return -1;
@@ -788,11 +915,34 @@ int mprof_writer_finish(mprof_writer *w) {
 
 io_error : {
   int err = w->failed ? w->failed : errno;
-  int rc = mprof__error_set(MPROF_EIO, "%s: cannot write the trace: %s",
-                            w->path, strerror(err ? err : EIO));
-  unlink(w->partial_path);
+  if (!err)
+    err = EIO;
+  int rc;
+  /* Committed checkpoints are the capture: a failed final copy never takes
+   * them away. */
+  if (w->checkpoints && w->final_committed)
+    rc = mprof__error_set(MPROF_EIO,
+                          "%s: cannot write the trace: %s; the whole capture "
+                          "(up to its final checkpoint, %u) is kept in %s "
+                          "(open it with mprof)",
+                          w->path, strerror(err), w->checkpoints,
+                          w->partial_path);
+  else if (w->checkpoints)
+    rc = mprof__error_set(MPROF_EIO,
+                          "%s: cannot write the trace: %s; the capture up to "
+                          "checkpoint %u is kept in %s (open it with mprof)",
+                          w->path, strerror(err), w->checkpoints,
+                          w->partial_path);
+  else {
+    unlink(w->partial_path);
+    rc = mprof__error_set(MPROF_EIO,
+                          "%s: cannot write the trace: %s; no checkpoint had "
+                          "been committed, so nothing is kept",
+                          w->path, strerror(err));
+  }
   pthread_mutex_unlock(&w->lock);
   writer_free(w);
+  errno = err;
   return rc;
 }
 }

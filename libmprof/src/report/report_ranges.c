@@ -33,6 +33,7 @@ static void range_fields(mprof__fields *o, const void *times, size_t i) {
   mprof__fields_u64(o, "copies", r->copies);
   mprof__fields_u64(o, "instances", r->instances);
   mprof__fields_u64(o, "host_ns", r->host_ns);
+  mprof__fields_u64(o, "open_at_cut", r->open_instances);
 }
 
 static void ranges_fields(FILE *f, const ranges_view *v, int json) {
@@ -105,6 +106,13 @@ static void text_ranges(FILE *f, const ranges_view *v, const mprof__style *st) {
             r->name, st->reset);
     if (*r->domain)
       fprintf(f, " %s(%s)%s", st->dim, r->domain, st->reset);
+    /* A capture cut short: ranges still open end at the cut. */
+    if (r->open_instances && r->open_instances == r->instances) {
+      fprintf(f, " %s· open at the cut%s", st->yellow, st->reset);
+    } else if (r->open_instances) {
+      mprof_format_count(in, sizeof in, r->open_instances);
+      fprintf(f, " %s· %s open at the cut%s", st->yellow, in, st->reset);
+    }
     fputc('\n', f);
   }
   if (v->count > v->shown) {
