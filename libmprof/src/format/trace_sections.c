@@ -14,10 +14,10 @@
 #include "mprof/trace.h"
 
 static const char *const section_names[SECTION_COUNT] = {
-    "UNKNOWN",         "STRINGS",  "META",          "DEVICES",    "STREAMS",
-    "KERNELS",         "SHAPES",   "LAUNCHES",      "MEMOPS",     "RANGES",
-    "REGIONS",         "SPANS",    "STALL_REASONS", "PC_SAMPLES", "CUBINS",
-    "BLOBS",           "DROPS",    "PM_METRICS",    "PM_SAMPLES", "API_CALLS",
+    "UNKNOWN",         "STRINGS",   "META",          "DEVICES",    "STREAMS",
+    "KERNELS",         "SHAPES",    "LAUNCHES",      "MEMOPS",     "RANGES",
+    "REGIONS",         "SPANS",     "STALL_REASONS", "PC_SAMPLES", "CUBINS",
+    "BLOBS",           "DROPS",     "PM_METRICS",    "PM_SAMPLES", "API_CALLS",
     "MEMORY_ACCESSES", "PROCESSES", "OPEN_RANGES"};
 
 const char *mprof_section_name(uint32_t type) {

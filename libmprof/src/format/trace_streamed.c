@@ -233,8 +233,8 @@ int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
     uint32_t record_size = chunks[open_ranges].record_size;
     free(chunks);
     return BAD(t, MPROF_SECTION_OPEN_RANGES, offset,
-               "records of %u bytes, shorter than the %zu of a range", record_size,
-               sizeof(mprof_range_record));
+               "records of %u bytes, shorter than the %zu of a range",
+               record_size, sizeof(mprof_range_record));
   }
 
   /* Reader-made META pairs that say what a streamed file holds; a note
