@@ -8,8 +8,8 @@
 # file's largest size, META cubins.streamed_bytes, the finished size).
 # Writes OUTDIR/kill_loop.md (a table: one row per kill, counts, the
 # fraction passing) and keeps every trace and log in OUTDIR; exits 1 when
-# any check failed, 0 when all passed, and 0 with a line when there is no
-# GPU or no PyTorch with CUDA.
+# any check failed, 0 when all passed, and 77 (skipped) with a line when
+# there is no GPU or no PyTorch with CUDA.
 #
 # Needs only python3 with torch and the built tree (bin/mprof,
 # lib/libmprof-cupti.so; build/rtlibs, when there, goes on LD_LIBRARY_PATH).
@@ -51,11 +51,11 @@ export PATH="$cuda/bin:$PATH"
 if [ -z "$dry" ]; then
   if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "kill_loop: no GPU here (nvidia-smi -L failed); skipping the GPU checks (KILL_LOOP_DRY_RUN=1 checks the script)"
-    exit 0
+    exit 77
   fi
   if ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     echo "kill_loop: no PyTorch with CUDA; skipping"
-    exit 0
+    exit 77
   fi
   for need in "$mprof" "$build/lib/libmprof-cupti.so"; do
     [ -e "$need" ] || { echo "kill_loop: $need is missing; build mprof with the CUDA toolkit present" >&2; exit 2; }
