@@ -382,7 +382,7 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
   if (anchor && *anchor) {
     char *stop;
     unsigned long long t = strtoull(anchor, &stop, 10);
-    if (!*stop && t > 0 && t <= (unsigned long long)INT64_MAX)
+    if (!*stop && t > 0 && t <= (unsigned long long)RS_TIME_MAX)
       m->process_start_ns = (int64_t)t;
   }
   if (build(m) || mprof_render__build_spans(m) ||

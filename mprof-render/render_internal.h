@@ -173,7 +173,7 @@ struct mprof_render_model {
    * memop_order[memop_first[s] .. memop_first[s + 1]). */
   size_t *memop_first;
   uint32_t *memop_order;
-  uint64_t *memop_longest; /* per stream, ns */
+  int64_t *memop_longest; /* per stream, ns (of rs_clamp_ns times) */
 
   /* Host and counter tracks (tracks.c). */
   int64_t process_start_ns; /* the clock anchor; 0 unknown */
@@ -302,10 +302,27 @@ void mprof_render__pc_reasons(const mprof_render_model *m,
 
 #define MPROF_RENDER_TICK_PX 110.0 /* the least room between two ticks */
 
-/* A record's time (uint64 ns) as int64, INT64_MAX beyond it. */
+/* The latest time the renderer takes from a record: a later one (a
+ * corrupt end near 2^64, say) is drawn there. 2^62 ns is 146 years after
+ * the UNIX epoch, which every trace clock counts from or after; below it,
+ * a sum or difference of two record times, or of one and a view's margin,
+ * never overflows. */
+#define RS_TIME_MAX ((int64_t)1 << 62)
+/* A record's time (uint64 ns) as int64, RS_TIME_MAX beyond it. */
 int64_t rs_clamp_ns(uint64_t t);
 /* A record's end as rs_clamp_ns(), never before its start. */
 int64_t rs_clamp_end(uint64_t start, uint64_t end);
+/* @p a - @p b and @p a + @p b, held at INT64_MIN / INT64_MAX instead of
+ * overflowing: for times of a view, which a caller may set anywhere. */
+int64_t rs_sub_ns(int64_t a, int64_t b);
+int64_t rs_add_ns(int64_t a, int64_t b);
+/* Halfway from @p a to @p b, without overflow. */
+int64_t rs_mid_ns(int64_t a, int64_t b);
+/* @p ns (a double) as int64, held inside the int64 range (0 for NaN). */
+int64_t rs_ns_of(double ns);
+/* @p x as an int pixel, held to [-2^30, 2^30] (far off any surface): a
+ * time far outside the view maps to a huge x. */
+int rs_px(double x);
 /* The first tick at or after the left edge of @p map: a multiple of
  * @p step after @p origin (an offset from it). */
 int64_t mprof_render__first_tick(const mprof_render_timemap *map,

@@ -133,13 +133,12 @@ int mprof_render__build_rows(mprof_render_model *m) {
 
   m->memop_first = (size_t *)calloc(streams + 1, sizeof(size_t));
   m->memop_order = (uint32_t *)malloc((memops ? memops : 1) * sizeof(uint32_t));
-  m->memop_longest =
-      (uint64_t *)calloc(streams ? streams : 1, sizeof(uint64_t));
+  m->memop_longest = (int64_t *)calloc(streams ? streams : 1, sizeof(int64_t));
   if (!m->memop_first || !m->memop_order || !m->memop_longest)
     return mprof_render__oom();
   for (size_t i = 0; i < memops; i++) {
     m->memop_first[mo[i].stream + 1]++;
-    uint64_t d = mo[i].end - mo[i].start;
+    int64_t d = rs_clamp_end(mo[i].start, mo[i].end) - rs_clamp_ns(mo[i].start);
     if (d > m->memop_longest[mo[i].stream])
       m->memop_longest[mo[i].stream] = d;
   }

@@ -53,8 +53,9 @@ size_t mprof_render_track_cover(const mprof_render_track *track,
   const double px_per_ns = 1.0 / ns_per_px;
   /* Column c spans [t(c), t(c + 1)): t(c) rounded down so that a boundary
    * exactly on a pixel edge belongs to the column it starts. */
-#define COL_T(c) (map->start_ns + (int64_t)floor((double)(c)*ns_per_px))
-#define T_COL(t) ((double)((t)-map->start_ns) * px_per_ns)
+#define COL_T(c)                                                               \
+  rs_add_ns(map->start_ns, rs_ns_of(floor((double)(c)*ns_per_px)))
+#define T_COL(t) ((double)rs_sub_ns((t), map->start_ns) * px_per_ns)
   size_t searches = 0, at = 0, n = track->count;
   size_t c = 0;
   while (c < columns) {

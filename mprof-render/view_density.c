@@ -54,11 +54,11 @@ static double measured_busy(const rs_group *g, size_t s, int64_t t0, int64_t t1,
                             size_t *cursor) {
   if (t1 <= t0 || t1 <= g->start_ns || t0 >= g->end_ns)
     return 0;
-  double span = (double)(t1 - t0);
+  double span = (double)rs_sub_ns(t1, t0);
   if (g->buckets && span >= g->bucket_ns) {
     /* From the fine buckets, weighted by overlap. */
-    double fa = (double)(t0 - g->start_ns) / g->bucket_ns;
-    double fb = (double)(t1 - g->start_ns) / g->bucket_ns;
+    double fa = (double)rs_sub_ns(t0, g->start_ns) / g->bucket_ns;
+    double fb = (double)rs_sub_ns(t1, g->start_ns) / g->bucket_ns;
     double lo = fmax(0, fa), hi = fmin((double)g->buckets, fb);
     const float *row = g->busy + s * g->buckets;
     double sum = 0;
@@ -107,12 +107,13 @@ static double measured_load(const mprof_render_model *m, const rs_group *g,
   double sum = 0;
   for (; i < sm->count && g->all_start[sm->first + i] < t1; i++) {
     const mprof_span_record *r = &sp[g->all_idx[sm->first + i]];
-    int64_t a = (int64_t)r->start > t0 ? (int64_t)r->start : t0;
-    int64_t e = (int64_t)r->end < t1 ? (int64_t)r->end : t1;
+    int64_t rs = rs_clamp_ns(r->start), re = rs_clamp_end(r->start, r->end);
+    int64_t a = rs > t0 ? rs : t0;
+    int64_t e = re < t1 ? re : t1;
     if (e > a)
       sum += (double)(e - a);
   }
-  return t1 > t0 ? sum / (double)(t1 - t0) : 0;
+  return t1 > t0 ? sum / (double)rs_sub_ns(t1, t0) : 0;
 }
 
 static void legend(cairo_t *cr, const rs_frame *f, double width) {
@@ -153,7 +154,7 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
           rs_projection_init(&p, m, current);
           for (int b = 0; b < cells; b++)
             launch_at[b] =
-                rs_projected_launch(&p, edge[b] + (edge[b + 1] - edge[b]) / 2);
+                rs_projected_launch(&p, rs_mid_ns(edge[b], edge[b + 1]));
         }
         size_t cursor = 0;
         for (int b = 0; b < cells; b++) {
@@ -161,7 +162,7 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
           if (f.group) {
             v = measured_busy(f.group, s, edge[b], edge[b + 1], &cursor);
           } else if (launch_at[b] >= 0) {
-            int64_t t = edge[b] + (edge[b + 1] - edge[b]) / 2;
+            int64_t t = rs_mid_ns(edge[b], edge[b + 1]);
             uint32_t blocks =
                 rs_projected_blocks(&p, m, (uint32_t)launch_at[b], psm[s].sm,
                                     psm[s].sm_count, t, NULL, NULL);
@@ -215,8 +216,8 @@ static void row_hit(const rs_frame *f, size_t s, double band, double inside,
         1000.0 * measured_load(f->model, f->group, s, hit->t0, hit->t1));
     return;
   }
-  rs_hit_projected(f, s, x, hit->t0 + (hit->t1 - hit->t0) / 2,
-                   MPROF_HIT_PROJECTED, hit);
+  rs_hit_projected(f, s, x, rs_mid_ns(hit->t0, hit->t1), MPROF_HIT_PROJECTED,
+                   hit);
 }
 
 const rs_tab_view rs_density_tab = {.draw = draw,
