@@ -76,7 +76,15 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     const mprof_render_row *row = mprof_render_row_at(m, (size_t)hit->row);
     if (!row)
       break;
-    if (row->kind == MPROF_ROW_STREAM) {
+    if (row->kind == MPROF_ROW_STREAM && row->stream == MPROF_INDEX_NONE) {
+      size_t first, last;
+      rs_stream_memops(m, row->stream, &first, &last);
+      mprof_format_count(a, sizeof a, last - first);
+      n = snprintf(buf, size,
+                   "No stream: %s copies and memsets recorded without a "
+                   "stream",
+                   a);
+    } else if (row->kind == MPROF_ROW_STREAM) {
       mprof_format_count(a, sizeof a,
                          mprof_trace_stream_launch_count(trace, row->stream));
       n = snprintf(buf, size, "%s: %s launches", row->label, a);

@@ -170,10 +170,12 @@ struct mprof_render_model {
   char **row_labels;
 
   /* Memops per stream, by start: stream s owns
-   * memop_order[memop_first[s] .. memop_first[s + 1]). */
+   * memop_order[memop_first[s] .. memop_first[s + 1]); the copies of no
+   * stream (MEMOPS stream NONE) are slot `streams`, after the last. */
+  size_t memop_slots; /* streams + 1 */
   size_t *memop_first;
   uint32_t *memop_order;
-  int64_t *memop_longest; /* per stream, ns (of rs_clamp_ns times) */
+  int64_t *memop_longest; /* per slot, ns (of rs_clamp_ns times) */
 
   /* Host and counter tracks (tracks.c). */
   int64_t process_start_ns; /* the clock anchor; 0 unknown */
@@ -339,6 +341,10 @@ size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
 /* ---- Trace rows (rows.c) ---------------------------------------------- */
 
 int mprof_render__build_rows(mprof_render_model *m);
+/* The copies of stream @p stream (MPROF_INDEX_NONE: of no stream), by
+ * start: memop_order[*first, *last); returns the longest one's ns. */
+int64_t rs_stream_memops(const mprof_render_model *m, uint32_t stream,
+                         size_t *first, size_t *last);
 
 /* ---- host and counter tracks (tracks.c) ------------------------------- */
 

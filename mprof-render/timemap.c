@@ -168,7 +168,9 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
                               mprof_render_key_fn key, mprof_render_box_fn fn,
                               void *data) {
   size_t first, last;
-  if (mprof_trace_stream_find(trace, &first, &last, stream,
+  /* The row of copies of no stream has no launches. */
+  if (!mprof_trace_stream_launch_count(trace, stream) ||
+      mprof_trace_stream_find(trace, &first, &last, stream,
                               (uint64_t)(map->start_ns > 0 ? map->start_ns : 0),
                               (uint64_t)(map->end_ns > 0 ? map->end_ns : 0)))
     return 0;

@@ -327,10 +327,11 @@ void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
                     double h, double left, double right) {
   const mprof_memop_record *mo =
       mprof_trace_memops(mprof_render_model_trace(model), NULL);
-  size_t lo = model->memop_first[stream], hi = model->memop_first[stream + 1];
+  size_t lo, hi;
+  int64_t longest = rs_stream_memops(model, stream, &lo, &hi);
   if (lo == hi)
     return;
-  int64_t from = rs_sub_ns(map->start_ns, model->memop_longest[stream]);
+  int64_t from = rs_sub_ns(map->start_ns, longest);
   /* Binary search the first memop that may reach into view. */
   size_t a;
   RS_LOWER_BOUND(a, lo, hi, i,

@@ -460,8 +460,9 @@ static void hit_test(const mprof_render_model *model,
   }
   /* A memop under the pointer? */
   const mprof_memop_record *mo = mprof_trace_memops(trace, NULL);
-  for (size_t i = model->memop_first[row->stream];
-       i < model->memop_first[row->stream + 1]; i++) {
+  size_t first, last;
+  rs_stream_memops(model, row->stream, &first, &last);
+  for (size_t i = first; i < last; i++) {
     const mprof_memop_record *m = &mo[model->memop_order[i]];
     double x0 = mprof_render_time_to_x(&map, rs_clamp_ns(m->start));
     double x1 = mprof_render_time_to_x(&map, rs_clamp_end(m->start, m->end));
