@@ -62,6 +62,17 @@
 
 /* ---- activity spans (spans.c) ------------------------------------------ */
 
+/* The most SMs a device is believed to have (today's largest GPUs have
+ * under 200): a DEVICES sm_count above it is a corrupt record, and the
+ * span views draw at most this many rows for the device. */
+#define RS_SM_MAX 1024u
+/* The most SM rows the span views add beyond the SMs that spans name: the
+ * idle SMs of every group at open, the SMs of one projected frame (64 GPUs
+ * of RS_SM_MAX SMs). Past it, groups show only the SMs their spans name
+ * (the least of the kernels come last), so that a small file of many
+ * kernels on many devices never builds millions of rows. */
+#define RS_SM_ROWS_MAX (64u * RS_SM_MAX)
+
 /* Mega's rows of an SM band, top to bottom. */
 enum { RS_SEPARATOR, RS_LOADER, RS_CONSUMER, RS_STORER, RS_OTHER, RS_ROWS };
 
@@ -103,12 +114,18 @@ typedef struct rs_group {
   uint32_t *row_idx;
   int64_t *row_start, *row_end;
   size_t *lane_first;
-  /* Density: per SM, `buckets` fine buckets over [start_ns, end_ns):
-   * the share of each covered by the SM's spans. */
-  size_t buckets;
+} rs_group;
+
+/* Density's fine buckets of one group: per SM, `buckets` over the group's
+ * [start_ns, end_ns), the share of each its spans cover. Built for the
+ * group on screen when first drawn (the model keeps the last one), so
+ * that a trace of many kernels never holds them all. */
+typedef struct rs_density {
+  int group;      /* -1: none built */
+  size_t buckets; /* 0: none (no extent, or out of memory) */
   double bucket_ns;
   float *busy; /* sm_count x buckets */
-} rs_group;
+} rs_density;
 
 /* Activity rows of one group at one depth. */
 typedef struct rs_activity_row {
@@ -212,10 +229,12 @@ struct mprof_render_model {
   size_t region_count;
   size_t group_count;
   rs_group *groups;
+  size_t idle_sm_budget;    /* of RS_SM_ROWS_MAX, what groups have not used */
   int32_t *kernel_group;    /* kernel -> group, -1 */
   int32_t none_group;       /* the group of spans of no launch, -1 */
   unsigned char *span_nest; /* per span: 1 outermost, 2 innermost */
   struct rs_activity_cache *activity_cache; /* Activity rows (activity.c) */
+  rs_density *density; /* Density's buckets of the last group drawn */
   rs_launch_track *launch_tracks; /* per kernel, into the arrays below */
   uint32_t *launch_idx;           /* launches by kernel, then start */
   int64_t *launch_start, *launch_max_end;
@@ -392,6 +411,10 @@ int lb_place(lane_builder *lb, size_t n, rs_lanes *out, size_t at,
              uint32_t *dst_idx, int64_t *dst_start, int64_t *dst_end);
 void lb_free(lane_builder *lb);
 
+/* Fill @p d (zeroed) with the Density buckets of group @p group. */
+int mprof_render__build_density(const mprof_render_model *m, int group,
+                                rs_density *d);
+
 /* ---- Activity rows (activity.c) ----------------------------------------- */
 
 /* The cache behind mprof_render__activity(): the last rows built. */
@@ -411,6 +434,9 @@ int64_t rs_span_origin(const mprof_render_model *m, int kernel);
 /* The launches of @p kernel by start; NULL when it has none. */
 const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
                                                   int kernel);
+/* The Density buckets of group @p group: built on first use, kept until
+ * another group's are asked for; NULL out of memory. */
+const rs_density *mprof_render__density(const mprof_render_model *m, int group);
 /* The Activity rows of @p group by @p rows (mprof_render_activity_rows). */
 const rs_activity *mprof_render__activity(const mprof_render_model *m,
                                           int group, int rows);

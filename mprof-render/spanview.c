@@ -279,7 +279,9 @@ void rs_time_axis(cairo_t *cr, const rs_frame *f, double width) {
  */
 
 /* The SMs a projection covers: every SM of each device the kernel's name
- * ran on. */
+ * ran on, at most RS_SM_MAX of a device (a larger sm_count is a corrupt
+ * record: the waves are spread over RS_SM_MAX) and RS_SM_ROWS_MAX in all
+ * (later devices are left out). */
 static size_t projected_sms(const mprof_render_model *m, int kernel,
                             rs_psm *out, size_t max) {
   const mprof_render_kernel *k = rs_kernel(m, kernel);
@@ -298,6 +300,10 @@ static size_t projected_sms(const mprof_render_model *m, int kernel,
     if (kd < 0 || !m->kernels[kd].stats->launches)
       continue;
     uint32_t sms = dev[d].sm_count ? dev[d].sm_count : 1;
+    if (sms > RS_SM_MAX)
+      sms = RS_SM_MAX;
+    if (n + sms > RS_SM_ROWS_MAX)
+      break;
     for (uint32_t s = 0; s < sms; s++) {
       if (out && n < max) {
         out[n].device = (uint32_t)d;
