@@ -52,9 +52,22 @@ static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
   return n < 0 ? 0 : ((size_t)n < size ? (size_t)n : size - 1);
 }
 
+static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
+                       char *buf, size_t size);
+
+/* The line is valid UTF-8 (a GTK label refuses anything else): a trace's
+ * names in it may not be, and a cut may split a character. */
 size_t mprof_render_hit_describe(const mprof_render_model *m,
                                  const mprof_render_hit *hit, char *buf,
                                  size_t size) {
+  size_t n = describe(m, hit, buf, size);
+  if (size)
+    rd_utf8_repair(buf);
+  return n;
+}
+
+static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
+                       char *buf, size_t size) {
   if (!size)
     return 0;
   buf[0] = '\0';

@@ -127,6 +127,16 @@ static const char *drawable(const char *text, char *buf, size_t size) {
   return buf;
 }
 
+void rd_utf8_repair(char *text) {
+  unsigned char *s = (unsigned char *)text;
+  while (*s) {
+    size_t n = utf8_char(s);
+    if (!n)
+      *s = '?', n = 1;
+    s += n;
+  }
+}
+
 double rd_text_width(cairo_t *cr, const char *text) {
   char buf[1024];
   cairo_text_extents_t e;

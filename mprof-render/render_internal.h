@@ -269,6 +269,10 @@ uint32_t rd_lighten(uint32_t rgb, double amount);
 uint32_t rd_darken(uint32_t rgb, double amount);
 void rd_font(cairo_t *cr, double size, int bold, int mono);
 double rd_text_width(cairo_t *cr, const char *text);
+/* Text that is not valid UTF-8 (a trace's strings are what its writer made
+ * them) is drawn with U+FFFD for each bad byte; rd_utf8_repair() puts '?'
+ * there in place, for text handed to others (tooltips). */
+void rd_utf8_repair(char *text);
 /* Draw @p text with its baseline at @p y; returns its width. */
 double rd_text(cairo_t *cr, double x, double y, const char *text);
 /* Draw @p text cut with an ellipsis to fit @p max_width; returns the width
