@@ -83,9 +83,9 @@ void mprof_render_view_zoom(mprof_render_view *view,
   int64_t max_span = rs_sub_ns(limits->max_ns, limits->min_ns);
   if (wanted < (double)limits->min_span_ns)
     wanted = (double)limits->min_span_ns;
-  if (wanted > (double)max_span)
-    wanted = (double)max_span;
-  int64_t new_span = rs_ns_of(round(wanted));
+  /* All of it exactly: a double holds a span of 2^62 to 512 ns. */
+  int64_t new_span =
+      wanted >= (double)max_span ? max_span : rs_ns_of(round(wanted));
   view->start_ns =
       rs_sub_ns(pivot, rs_ns_of(round((double)new_span * fraction)));
   view->end_ns = rs_add_ns(view->start_ns, new_span);
