@@ -532,8 +532,9 @@ static void wave_at(const rs_projection *p, const mprof_render_model *m,
   *waves = (grid + slots - 1) / slots;
   if (!*waves)
     *waves = 1;
-  *wave =
-      (uint64_t)((double)(t - start) / (double)(end - start) * (double)*waves);
+  /* Compared as a double first: *waves near 2^64 rounds up to it. */
+  double at = (double)(t - start) / (double)(end - start) * (double)*waves;
+  *wave = at < (double)*waves ? (uint64_t)at : *waves - 1;
   if (*wave >= *waves)
     *wave = *waves - 1;
   c->valid = 1;
