@@ -355,9 +355,14 @@ static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
         mprof_trace_stream_launch(t, hit.stream, hit.first);
     const mprof_launch_record *b =
         mprof_trace_stream_launch(t, hit.stream, hit.last - 1);
-    gint64 pad = (gint64)(b->end - a->start) / 20 + 1;
-    mprof_gtk_view_state_set_range(self->state, (gint64)a->start - pad,
-                                   (gint64)b->end + pad);
+    if (a && b) {
+      /* Times past 2^62 ns (a corrupt end) are drawn there: held there,
+       * the run's span and its margins stay inside a gint64. */
+      gint64 from = (gint64)MIN(a->start, (guint64)1 << 62);
+      gint64 to = (gint64)MIN(MAX(b->end, a->start), (guint64)1 << 62);
+      gint64 pad = (to - from) / 20 + 1;
+      mprof_gtk_view_state_set_range(self->state, from - pad, to + pad);
+    }
   } else if (self->tab == MPROF_RENDER_MEGA && n_press == 2 &&
              (hit.kind == MPROF_HIT_SM || hit.kind == MPROF_HIT_SPAN ||
               hit.kind == MPROF_HIT_SPANS || hit.kind == MPROF_HIT_LABEL ||

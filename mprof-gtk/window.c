@@ -138,7 +138,10 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
                k->stats->device_id);
     else
       snprintf(line, sizeof line, "%s  \u2014  %s", name, pct);
-    gtk_string_list_append(names, line);
+    /* A trace's names are what its writer made them: GTK takes UTF-8. */
+    char *valid = g_utf8_make_valid(line, -1);
+    gtk_string_list_append(names, valid);
+    g_free(valid);
   }
   GtkWidget *picker = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new();

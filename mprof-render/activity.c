@@ -5,8 +5,9 @@
  * (instructions) in greedy sub-lanes.
  *
  * Nesting is found once at open; the rows of the group and choice on
- * screen are built when first drawn and kept in the model's cache, the
- * one thing of the model that changes after open (single-threaded, as the
+ * screen are built when first drawn and kept in the model's cache, with
+ * Density's buckets of the group on screen (spans.c builds them): the
+ * things of the model that change after open (single-threaded, as the
  * whole renderer is).
  *
  * SPDX-License-Identifier: MIT
@@ -56,8 +57,10 @@ static int by_recorder(const void *a, const void *b) {
  * nest. */
 int mprof_render__build_nesting(mprof_render_model *m) {
   m->activity_cache = (rs_activity_cache *)calloc(1, sizeof *m->activity_cache);
-  if (!m->activity_cache)
+  m->density = (rs_density *)calloc(1, sizeof *m->density);
+  if (!m->activity_cache || !m->density)
     return mprof_render__oom();
+  m->density->group = -1;
   size_t n;
   const mprof_span_record *sp = mprof_trace_spans(m->trace, &n);
   m->span_nest = (unsigned char *)malloc(n ? n : 1);
@@ -271,7 +274,26 @@ const rs_activity *mprof_render__activity(const mprof_render_model *m,
   return a;
 }
 
+const rs_density *mprof_render__density(const mprof_render_model *m,
+                                        int group) {
+  if (!m || !m->density || group < 0 || (size_t)group >= m->group_count)
+    return NULL;
+  rs_density *d = m->density;
+  if (d->group == group)
+    return d->buckets ? d : NULL;
+  free(d->busy);
+  memset(d, 0, sizeof *d);
+  if (mprof_render__build_density(m, group, d)) {
+    d->group = -1;
+    return NULL;
+  }
+  return d->buckets ? d : NULL;
+}
+
 void mprof_render__free_activity(mprof_render_model *m) {
+  if (m->density)
+    free(m->density->busy);
+  free(m->density);
   free(m->span_nest);
   if (m->activity_cache)
     free_activity(m->activity_cache->last);

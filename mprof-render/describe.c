@@ -12,7 +12,7 @@
 /* "+1.234 µs" after @p origin. */
 static void after(char *buf, size_t size, int64_t t, int64_t origin) {
   char d[48];
-  mprof_format_duration(d, sizeof d, (double)(t - origin));
+  mprof_format_duration(d, sizeof d, (double)rs_sub_ns(t, origin));
   snprintf(buf, size, "%s%s", t >= origin ? "+" : "", d);
 }
 
@@ -52,9 +52,22 @@ static size_t describe_pc(const mprof_render_model *m, int kernel, int pc,
   return n < 0 ? 0 : ((size_t)n < size ? (size_t)n : size - 1);
 }
 
+static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
+                       char *buf, size_t size);
+
+/* The line is valid UTF-8 (a GTK label refuses anything else): a trace's
+ * names in it may not be, and a cut may split a character. */
 size_t mprof_render_hit_describe(const mprof_render_model *m,
                                  const mprof_render_hit *hit, char *buf,
                                  size_t size) {
+  size_t n = describe(m, hit, buf, size);
+  if (size)
+    rd_utf8_repair(buf);
+  return n;
+}
+
+static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
+                       char *buf, size_t size) {
   if (!size)
     return 0;
   buf[0] = '\0';
@@ -76,7 +89,15 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     const mprof_render_row *row = mprof_render_row_at(m, (size_t)hit->row);
     if (!row)
       break;
-    if (row->kind == MPROF_ROW_STREAM) {
+    if (row->kind == MPROF_ROW_STREAM && row->stream == MPROF_INDEX_NONE) {
+      size_t first, last;
+      rs_stream_memops(m, row->stream, &first, &last);
+      mprof_format_count(a, sizeof a, last - first);
+      n = snprintf(buf, size,
+                   "No stream: %s copies and memsets recorded without a "
+                   "stream",
+                   a);
+    } else if (row->kind == MPROF_ROW_STREAM) {
       mprof_format_count(a, sizeof a,
                          mprof_trace_stream_launch_count(trace, row->stream));
       n = snprintf(buf, size, "%s: %s launches", row->label, a);
@@ -108,7 +129,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
         mprof_render_kernel_at(m, (size_t)hit->kernel);
     const mprof_shape_record *sh = mprof_trace_shapes(trace, NULL);
     mprof_format_duration(a, sizeof a, (double)(l->end - l->start));
-    after(b, sizeof b, (int64_t)l->start, start);
+    after(b, sizeof b, rs_clamp_ns(l->start), start);
     const mprof_shape_record *s = &sh[l->shape];
     const char *shown =
         k ? mprof_render_short_name(name, sizeof name, k->name) : "?";
@@ -130,8 +151,8 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
     if (!first || !last)
       break;
     mprof_format_count(a, sizeof a, hit->last - hit->first);
-    after(b, sizeof b, (int64_t)first->start, start);
-    after(c, sizeof c, (int64_t)last->end, start);
+    after(b, sizeof b, rs_clamp_ns(first->start), start);
+    after(c, sizeof c, rs_clamp_ns(last->end), start);
     n = snprintf(buf, size,
                  "%s launches from %s to %s, each narrower than a pixel: "
                  "zoom in",
@@ -145,7 +166,7 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
       break;
     mo += hit->memop;
     mprof_format_duration(a, sizeof a, (double)(mo->end - mo->start));
-    after(b, sizeof b, (int64_t)mo->start, start);
+    after(b, sizeof b, rs_clamp_ns(mo->start), start);
     mprof_render_memop_label(m, (size_t)hit->memop, NULL, 0, name, sizeof name);
     n = snprintf(buf, size, "%s%s  \u2014  %s at %s",
                  mo->kind == MPROF_MEMOP_MEMCPY ? "memcpy " : "", name, a, b);
@@ -324,14 +345,14 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     else
       snprintf(region, sizeof region, "region %u", s->region);
     mprof_format_duration(a, sizeof a, (double)(s->end - s->start));
-    after(b, sizeof b, (int64_t)s->start, origin);
+    after(b, sizeof b, rs_clamp_ns(s->start), origin);
     size_t launches;
     const mprof_launch_record *l = mprof_trace_launches(trace, &launches);
     char into[96] = "", who[96], payload[96] = "", params[1024];
     if (s->launch < launches) {
       mprof_format_duration(
           c, sizeof c,
-          (double)((int64_t)s->start - (int64_t)l[s->launch].start));
+          (double)(rs_clamp_ns(s->start) - rs_clamp_ns(l[s->launch].start)));
       snprintf(into, sizeof into, " (%s into launch %u)", c, s->launch);
     }
     mprof_render_hit at = *hit; /* the span's own SM */

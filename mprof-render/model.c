@@ -45,6 +45,8 @@ static int build_reasons(mprof_render_model *m) {
     r->name = sr->name;
     r->not_issued = sr->not_issued;
     r->family = mprof_stall_reason_family(sr->name);
+    if (r->family >= MPROF_FAM_COUNT)
+      r->family = MPROF_FAM_SCHEDULING;
     uint32_t base = mprof_render_family_color((int)r->family);
     if (r->not_issued) {
       r->color = rd_lighten(base, 0.6);
@@ -58,13 +60,18 @@ static int build_reasons(mprof_render_model *m) {
   return 0;
 }
 
-/* Add the samples of the plain reasons of @p list to their Raster families. */
+/* Add the samples of the plain reasons of @p list to their Raster families
+ * (a reason outside the table counts for none). */
 static void add_families(const mprof_render_model *m,
                          const mprof_reason_samples *list, size_t n,
                          uint64_t *family) {
-  for (size_t r = 0; r < n; r++)
-    if (!m->reasons[list[r].reason].not_issued)
-      family[m->reasons[list[r].reason].family] += list[r].samples;
+  for (size_t r = 0; r < n; r++) {
+    if (list[r].reason >= m->reason_count)
+      continue;
+    const mprof_render_reason *reason = &m->reasons[list[r].reason];
+    if (!reason->not_issued && reason->family < MPROF_FAM_COUNT)
+      family[reason->family] += list[r].samples;
+  }
 }
 
 /* Sort context for the instructions by offset (qsort has no user pointer in
@@ -382,7 +389,7 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
   if (anchor && *anchor) {
     char *stop;
     unsigned long long t = strtoull(anchor, &stop, 10);
-    if (!*stop && t > 0 && t <= (unsigned long long)INT64_MAX)
+    if (!*stop && t > 0 && t <= (unsigned long long)RS_TIME_MAX)
       m->process_start_ns = (int64_t)t;
   }
   if (build(m) || mprof_render__build_spans(m) ||

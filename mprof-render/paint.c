@@ -76,13 +76,77 @@ void rd_font(cairo_t *cr, double size, int bold, int mono) {
   cairo_set_font_size(cr, size);
 }
 
+/* Bytes of the UTF-8 character at @p s (1 to 4) when Cairo takes it:
+ * shortest form, no surrogate, at most U+10FFFF; 0 otherwise. */
+static size_t utf8_char(const unsigned char *s) {
+  if (s[0] < 0x80)
+    return 1;
+  size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+  if (!n || s[0] >= 0xf8)
+    return 0;
+  uint32_t c = s[0] & (0x7fu >> n);
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0; /* also stops at the NUL */
+    c = c << 6 | (s[i] & 0x3fu);
+  }
+  static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (c < least[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+    return 0;
+  return n;
+}
+
+/* @p text, or when it is not valid UTF-8 (a trace's strings are what its
+ * writer made them), a copy in @p buf with U+FFFD for each byte that
+ * starts no character: Cairo refuses such text and stops drawing. */
+static const char *drawable(const char *text, char *buf, size_t size) {
+  const unsigned char *s = (const unsigned char *)text;
+  size_t at = 0;
+  while (s[at]) {
+    size_t n = utf8_char(s + at);
+    if (!n)
+      break;
+    at += n;
+  }
+  if (!s[at])
+    return text;
+  size_t out = 0;
+  for (at = 0; s[at] && out + 4 < size;) {
+    size_t n = utf8_char(s + at);
+    if (n) {
+      memcpy(buf + out, s + at, n);
+      out += n;
+      at += n;
+    } else {
+      memcpy(buf + out, "\xef\xbf\xbd", 3);
+      out += 3;
+      at++;
+    }
+  }
+  buf[out] = '\0';
+  return buf;
+}
+
+void rd_utf8_repair(char *text) {
+  unsigned char *s = (unsigned char *)text;
+  while (*s) {
+    size_t n = utf8_char(s);
+    if (!n)
+      *s = '?', n = 1;
+    s += n;
+  }
+}
+
 double rd_text_width(cairo_t *cr, const char *text) {
+  char buf[1024];
   cairo_text_extents_t e;
-  cairo_text_extents(cr, text, &e);
+  cairo_text_extents(cr, drawable(text, buf, sizeof buf), &e);
   return e.x_advance;
 }
 
 double rd_text(cairo_t *cr, double x, double y, const char *text) {
+  char buf[1024];
+  text = drawable(text, buf, sizeof buf);
   cairo_move_to(cr, x, y);
   cairo_show_text(cr, text);
   return rd_text_width(cr, text);

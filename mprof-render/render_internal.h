@@ -62,6 +62,17 @@
 
 /* ---- activity spans (spans.c) ------------------------------------------ */
 
+/* The most SMs a device is believed to have (today's largest GPUs have
+ * under 200): a DEVICES sm_count above it is a corrupt record, and the
+ * span views draw at most this many rows for the device. */
+#define RS_SM_MAX 1024u
+/* The most SM rows the span views add beyond the SMs that spans name: the
+ * idle SMs of every group at open, the SMs of one projected frame (64 GPUs
+ * of RS_SM_MAX SMs). Past it, groups show only the SMs their spans name
+ * (the least of the kernels come last), so that a small file of many
+ * kernels on many devices never builds millions of rows. */
+#define RS_SM_ROWS_MAX (64u * RS_SM_MAX)
+
 /* Mega's rows of an SM band, top to bottom. */
 enum { RS_SEPARATOR, RS_LOADER, RS_CONSUMER, RS_STORER, RS_OTHER, RS_ROWS };
 
@@ -103,12 +114,18 @@ typedef struct rs_group {
   uint32_t *row_idx;
   int64_t *row_start, *row_end;
   size_t *lane_first;
-  /* Density: per SM, `buckets` fine buckets over [start_ns, end_ns):
-   * the share of each covered by the SM's spans. */
-  size_t buckets;
+} rs_group;
+
+/* Density's fine buckets of one group: per SM, `buckets` over the group's
+ * [start_ns, end_ns), the share of each its spans cover. Built for the
+ * group on screen when first drawn (the model keeps the last one), so
+ * that a trace of many kernels never holds them all. */
+typedef struct rs_density {
+  int group;      /* -1: none built */
+  size_t buckets; /* 0: none (no extent, or out of memory) */
   double bucket_ns;
   float *busy; /* sm_count x buckets */
-} rs_group;
+} rs_density;
 
 /* Activity rows of one group at one depth. */
 typedef struct rs_activity_row {
@@ -170,10 +187,12 @@ struct mprof_render_model {
   char **row_labels;
 
   /* Memops per stream, by start: stream s owns
-   * memop_order[memop_first[s] .. memop_first[s + 1]). */
+   * memop_order[memop_first[s] .. memop_first[s + 1]); the copies of no
+   * stream (MEMOPS stream NONE) are slot `streams`, after the last. */
+  size_t memop_slots; /* streams + 1 */
   size_t *memop_first;
   uint32_t *memop_order;
-  uint64_t *memop_longest; /* per stream, ns */
+  int64_t *memop_longest; /* per slot, ns (of rs_clamp_ns times) */
 
   /* Host and counter tracks (tracks.c). */
   int64_t process_start_ns; /* the clock anchor; 0 unknown */
@@ -210,10 +229,12 @@ struct mprof_render_model {
   size_t region_count;
   size_t group_count;
   rs_group *groups;
+  size_t idle_sm_budget;    /* of RS_SM_ROWS_MAX, what groups have not used */
   int32_t *kernel_group;    /* kernel -> group, -1 */
   int32_t none_group;       /* the group of spans of no launch, -1 */
   unsigned char *span_nest; /* per span: 1 outermost, 2 innermost */
   struct rs_activity_cache *activity_cache; /* Activity rows (activity.c) */
+  rs_density *density; /* Density's buckets of the last group drawn */
   rs_launch_track *launch_tracks; /* per kernel, into the arrays below */
   uint32_t *launch_idx;           /* launches by kernel, then start */
   int64_t *launch_start, *launch_max_end;
@@ -248,6 +269,10 @@ uint32_t rd_lighten(uint32_t rgb, double amount);
 uint32_t rd_darken(uint32_t rgb, double amount);
 void rd_font(cairo_t *cr, double size, int bold, int mono);
 double rd_text_width(cairo_t *cr, const char *text);
+/* Text that is not valid UTF-8 (a trace's strings are what its writer made
+ * them) is drawn with U+FFFD for each bad byte; rd_utf8_repair() puts '?'
+ * there in place, for text handed to others (tooltips). */
+void rd_utf8_repair(char *text);
 /* Draw @p text with its baseline at @p y; returns its width. */
 double rd_text(cairo_t *cr, double x, double y, const char *text);
 /* Draw @p text cut with an ellipsis to fit @p max_width; returns the width
@@ -302,10 +327,27 @@ void mprof_render__pc_reasons(const mprof_render_model *m,
 
 #define MPROF_RENDER_TICK_PX 110.0 /* the least room between two ticks */
 
-/* A record's time (uint64 ns) as int64, INT64_MAX beyond it. */
+/* The latest time the renderer takes from a record: a later one (a
+ * corrupt end near 2^64, say) is drawn there. 2^62 ns is 146 years after
+ * the UNIX epoch, which every trace clock counts from or after; below it,
+ * a sum or difference of two record times, or of one and a view's margin,
+ * never overflows. */
+#define RS_TIME_MAX ((int64_t)1 << 62)
+/* A record's time (uint64 ns) as int64, RS_TIME_MAX beyond it. */
 int64_t rs_clamp_ns(uint64_t t);
 /* A record's end as rs_clamp_ns(), never before its start. */
 int64_t rs_clamp_end(uint64_t start, uint64_t end);
+/* @p a - @p b and @p a + @p b, held at INT64_MIN / INT64_MAX instead of
+ * overflowing: for times of a view, which a caller may set anywhere. */
+int64_t rs_sub_ns(int64_t a, int64_t b);
+int64_t rs_add_ns(int64_t a, int64_t b);
+/* Halfway from @p a to @p b, without overflow. */
+int64_t rs_mid_ns(int64_t a, int64_t b);
+/* @p ns (a double) as int64, held inside the int64 range (0 for NaN). */
+int64_t rs_ns_of(double ns);
+/* @p x as an int pixel, held to [-2^30, 2^30] (far off any surface): a
+ * time far outside the view maps to a huge x. */
+int rs_px(double x);
 /* The first tick at or after the left edge of @p map: a multiple of
  * @p step after @p origin (an offset from it). */
 int64_t mprof_render__first_tick(const mprof_render_timemap *map,
@@ -322,6 +364,10 @@ size_t mprof_render__tick_xs(const mprof_render_timemap *map, int64_t origin,
 /* ---- Trace rows (rows.c) ---------------------------------------------- */
 
 int mprof_render__build_rows(mprof_render_model *m);
+/* The copies of stream @p stream (MPROF_INDEX_NONE: of no stream), by
+ * start: memop_order[*first, *last); returns the longest one's ns. */
+int64_t rs_stream_memops(const mprof_render_model *m, uint32_t stream,
+                         size_t *first, size_t *last);
 
 /* ---- host and counter tracks (tracks.c) ------------------------------- */
 
@@ -369,6 +415,10 @@ int lb_place(lane_builder *lb, size_t n, rs_lanes *out, size_t at,
              uint32_t *dst_idx, int64_t *dst_start, int64_t *dst_end);
 void lb_free(lane_builder *lb);
 
+/* Fill @p d (zeroed) with the Density buckets of group @p group. */
+int mprof_render__build_density(const mprof_render_model *m, int group,
+                                rs_density *d);
+
 /* ---- Activity rows (activity.c) ----------------------------------------- */
 
 /* The cache behind mprof_render__activity(): the last rows built. */
@@ -388,6 +438,9 @@ int64_t rs_span_origin(const mprof_render_model *m, int kernel);
 /* The launches of @p kernel by start; NULL when it has none. */
 const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
                                                   int kernel);
+/* The Density buckets of group @p group: built on first use, kept until
+ * another group's are asked for; NULL out of memory. */
+const rs_density *mprof_render__density(const mprof_render_model *m, int group);
 /* The Activity rows of @p group by @p rows (mprof_render_activity_rows). */
 const rs_activity *mprof_render__activity(const mprof_render_model *m,
                                           int group, int rows);

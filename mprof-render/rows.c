@@ -4,7 +4,11 @@
  * counter tracks and its streams (those with launches or memory
  * operations), and each stream's memcpy/memset operations by start. In a
  * set of processes every process has its own devices: their bands go by
- * host, then process, and name the process. Built once at open.
+ * host, then process, and name the process. Copies the trace gives no
+ * stream (MEMOPS stream NONE: `info` and `summary` count them) are drawn
+ * too, on a row of their own in a last band, "No stream": a copy that
+ * happened belongs on the timeline, and no GPU's band can claim it. Built
+ * once at open.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -131,29 +135,33 @@ int mprof_render__build_rows(mprof_render_model *m) {
   const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
   const mprof_memop_record *mo = mprof_trace_memops(m->trace, &memops);
 
-  m->memop_first = (size_t *)calloc(streams + 1, sizeof(size_t));
+  /* Slot `streams` holds the copies of no stream. */
+  size_t slots = streams + 1;
+  m->memop_slots = slots;
+  m->memop_first = (size_t *)calloc(slots + 1, sizeof(size_t));
   m->memop_order = (uint32_t *)malloc((memops ? memops : 1) * sizeof(uint32_t));
-  m->memop_longest =
-      (uint64_t *)calloc(streams ? streams : 1, sizeof(uint64_t));
+  m->memop_longest = (int64_t *)calloc(slots, sizeof(int64_t));
   if (!m->memop_first || !m->memop_order || !m->memop_longest)
     return mprof_render__oom();
   for (size_t i = 0; i < memops; i++) {
-    m->memop_first[mo[i].stream + 1]++;
-    uint64_t d = mo[i].end - mo[i].start;
-    if (d > m->memop_longest[mo[i].stream])
-      m->memop_longest[mo[i].stream] = d;
+    size_t s = mo[i].stream < streams ? mo[i].stream : streams;
+    m->memop_first[s + 1]++;
+    int64_t d = rs_clamp_end(mo[i].start, mo[i].end) - rs_clamp_ns(mo[i].start);
+    if (d > m->memop_longest[s])
+      m->memop_longest[s] = d;
   }
-  for (size_t s = 0; s < streams; s++)
+  for (size_t s = 0; s < slots; s++)
     m->memop_first[s + 1] += m->memop_first[s];
-  size_t *fill = (size_t *)malloc((streams + 1) * sizeof(size_t));
+  size_t *fill = (size_t *)malloc((slots + 1) * sizeof(size_t));
   if (!fill)
     return mprof_render__oom();
-  memcpy(fill, m->memop_first, (streams + 1) * sizeof(size_t));
+  memcpy(fill, m->memop_first, (slots + 1) * sizeof(size_t));
   for (size_t i = 0; i < memops; i++)
-    m->memop_order[fill[mo[i].stream]++] = (uint32_t)i;
+    m->memop_order[fill[mo[i].stream < streams ? mo[i].stream : streams]++] =
+        (uint32_t)i;
   free(fill);
   sort_memops = mo;
-  for (size_t s = 0; s < streams; s++)
+  for (size_t s = 0; s < slots; s++)
     qsort(m->memop_order + m->memop_first[s],
           m->memop_first[s + 1] - m->memop_first[s], sizeof(uint32_t),
           by_memop_start);
@@ -203,7 +211,7 @@ int mprof_render__build_rows(mprof_render_model *m) {
       mprof_render__build_counters(m))
     goto done;
   size_t cap = 2 * used + 2 * (run_count + call_count) +
-               devices * (RS_TRACK_COUNTERS + 1) + 1;
+               devices * (RS_TRACK_COUNTERS + 1) + 3;
   m->rows = (mprof_render_row *)calloc(cap, sizeof *m->rows);
   m->row_labels = (char **)calloc(cap, sizeof(char *));
   if (!m->rows || !m->row_labels)
@@ -316,6 +324,12 @@ int mprof_render__build_rows(mprof_render_model *m) {
     m->stream_row[order[i]] = (uint32_t)m->row_count;
     add_row(m, MPROF_ROW_STREAM, s->device, label)->stream = order[i];
   }
+  /* The copies of no stream, last: a band and their row. */
+  if (m->memop_first[streams + 1] > m->memop_first[streams]) {
+    add_row(m, MPROF_ROW_DEVICE, MPROF_INDEX_NONE, "No stream");
+    add_row(m, MPROF_ROW_STREAM, MPROF_INDEX_NONE, "copies")->stream =
+        MPROF_INDEX_NONE;
+  }
   for (size_t i = 0; i < m->row_count; i++)
     if (!m->row_labels[i])
       goto oom;
@@ -331,6 +345,14 @@ done:
   free(calls);
   free(threads);
   return rc;
+}
+
+int64_t rs_stream_memops(const mprof_render_model *m, uint32_t stream,
+                         size_t *first, size_t *last) {
+  size_t s = stream < m->memop_slots - 1 ? stream : m->memop_slots - 1;
+  *first = m->memop_first[s];
+  *last = m->memop_first[s + 1];
+  return m->memop_longest[s];
 }
 
 uint32_t mprof_render_row_item(const mprof_render_model *m,

@@ -53,8 +53,9 @@ size_t mprof_render_track_cover(const mprof_render_track *track,
   const double px_per_ns = 1.0 / ns_per_px;
   /* Column c spans [t(c), t(c + 1)): t(c) rounded down so that a boundary
    * exactly on a pixel edge belongs to the column it starts. */
-#define COL_T(c) (map->start_ns + (int64_t)floor((double)(c)*ns_per_px))
-#define T_COL(t) ((double)((t)-map->start_ns) * px_per_ns)
+#define COL_T(c)                                                               \
+  rs_add_ns(map->start_ns, rs_ns_of(floor((double)(c)*ns_per_px)))
+#define T_COL(t) ((double)rs_sub_ns((t), map->start_ns) * px_per_ns)
   size_t searches = 0, at = 0, n = track->count;
   size_t c = 0;
   while (c < columns) {
@@ -307,64 +308,78 @@ static void add_interval(double *arr, size_t buckets, int64_t origin,
   arr[ib] += (fb - (double)ib) * bucket_ns;
 }
 
-static int build_density(rs_group *g) {
+/* The union of SM @p sm's spans, stretch by stretch (with the running
+ * maximum as the end, a span that starts after it opens a new stretch),
+ * added to the @p buckets fine buckets of @p busy (NULL: none); returns
+ * the ns it covers. */
+static uint64_t sm_union(const rs_group *g, const rs_sm *sm, double *busy,
+                         size_t buckets, double bucket_ns) {
+  int64_t cs = 0, ce = 0;
+  int open = 0;
+  uint64_t covered = 0;
+  for (size_t i = sm->first; i <= sm->first + sm->count; i++) {
+    int last = i == sm->first + sm->count;
+    int64_t a = last ? 0 : g->all_start[i], e = last ? 0 : g->all_max_end[i];
+    if (!last && open && a <= ce) {
+      ce = e > ce ? e : ce;
+      continue;
+    }
+    if (open) {
+      if (busy)
+        add_interval(busy, buckets, g->start_ns, bucket_ns, cs, ce);
+      covered += (uint64_t)(ce - cs);
+    }
+    cs = a;
+    ce = e;
+    open = 1;
+  }
+  return covered;
+}
+
+int mprof_render__build_density(const mprof_render_model *m, int group,
+                                rs_density *d) {
+  const rs_group *g = &m->groups[group];
+  d->group = group;
   if (!g->sm_count || g->end_ns <= g->start_ns)
     return 0;
-  /* At most ~4M cells, 256..4096 per SM. */
+  /* At most ~4M cells, 256..4096 per SM up to 16384 SMs (fewer beyond:
+   * a row is then far below a pixel). */
   size_t buckets = (4u << 20) / g->sm_count;
   if (buckets > 4096)
     buckets = 4096;
-  if (buckets < 256)
-    buckets = 256;
-  g->buckets = buckets;
-  g->bucket_ns = (double)(g->end_ns - g->start_ns) / (double)buckets;
-  g->busy = (float *)calloc(g->sm_count * buckets, sizeof(float));
+  if (buckets < 16)
+    buckets = 16;
+  d->bucket_ns = (double)(g->end_ns - g->start_ns) / (double)buckets;
+  d->busy = (float *)calloc(g->sm_count * buckets, sizeof(float));
   double *busy = (double *)malloc(buckets * sizeof(double));
-  if (!g->busy || !busy) {
+  if (!d->busy || !busy) {
+    free(d->busy);
+    d->busy = NULL;
     free(busy);
-    return -1;
+    return mprof_render__oom();
   }
+  d->buckets = buckets;
   for (size_t s = 0; s < g->sm_count; s++) {
-    rs_sm *sm = &g->sms[s];
     memset(busy, 0, buckets * sizeof(double));
-    /* The union of the SM's spans: with the running maximum as the end, a
-     * span that starts after it opens a new stretch. */
-    int64_t cs = 0, ce = 0;
-    int open = 0;
-    uint64_t covered = 0;
-    for (size_t i = sm->first; i < sm->first + sm->count; i++) {
-      int64_t a = g->all_start[i], e = g->all_max_end[i];
-      if (open && a <= ce) {
-        ce = e > ce ? e : ce;
-        continue;
-      }
-      if (open) {
-        add_interval(busy, buckets, g->start_ns, g->bucket_ns, cs, ce);
-        covered += (uint64_t)(ce - cs);
-      }
-      cs = a;
-      ce = e;
-      open = 1;
-    }
-    if (open) {
-      add_interval(busy, buckets, g->start_ns, g->bucket_ns, cs, ce);
-      covered += (uint64_t)(ce - cs);
-    }
-    sm->busy_ns = covered;
+    sm_union(g, &g->sms[s], busy, buckets, d->bucket_ns);
     for (size_t b = 0; b < buckets; b++)
-      g->busy[s * buckets + b] = (float)(busy[b] / g->bucket_ns);
+      d->busy[s * buckets + b] = (float)(busy[b] / d->bucket_ns);
   }
   free(busy);
   return 0;
 }
 
-/* SMs of a device (capped: a corrupt count must not make millions of
- * bands); 0 for spans of no device. */
+/* The SMs of @p device that a group shows, idle ones too: its sm_count
+ * while the model's budget of idle rows lasts (taken from *budget); 0 for
+ * spans of no device, a device of an unknown or unbelievable count (more
+ * than RS_SM_MAX: only the SMs its spans name show), or past the budget. */
 static uint32_t device_sms(const mprof_device_record *dev, size_t devices,
-                           uint32_t device) {
-  if (device >= devices)
+                           uint32_t device, size_t *budget) {
+  if (device >= devices || dev[device].sm_count > RS_SM_MAX ||
+      dev[device].sm_count > *budget)
     return 0;
-  return dev[device].sm_count < 4096 ? dev[device].sm_count : 4096;
+  *budget -= dev[device].sm_count;
+  return dev[device].sm_count;
 }
 
 /* An SM band without spans. */
@@ -410,11 +425,11 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
    * idle SM is what load balance is about), in (device, SM) order. */
   size_t devices;
   const mprof_device_record *dev = mprof_trace_devices(m->trace, &devices);
-  size_t sms = 0;
+  size_t sms = 0, budget = m->idle_sm_budget;
   for (size_t i = 0; i < n; i++) {
     int new_device = i == 0 || k[i].device != k[i - 1].device;
     if (new_device)
-      sms += device_sms(dev, devices, k[i].device);
+      sms += device_sms(dev, devices, k[i].device, &budget);
     if (new_device || k[i].sm != k[i - 1].sm)
       sms++;
   }
@@ -424,15 +439,17 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
   g->sm_count = 0;
   uint32_t gpu = 0;
   size_t at = 0;        /* next free place in the row arrays */
-  uint32_t next_sm = 0; /* the next SM id of the device to place */
+  uint64_t next_sm = 0; /* the next SM id of the device to place */
+  uint32_t total = 0;   /* SMs of the device shown, idle ones too */
   for (size_t i = 0; i < n;) {
     size_t j = i;
     while (j < n && k[j].device == k[i].device && k[j].sm == k[i].sm)
       j++;
-    uint32_t total = device_sms(dev, devices, k[i].device);
+    if (i == 0 || k[i].device != k[i - 1].device)
+      total = device_sms(dev, devices, k[i].device, &m->idle_sm_budget);
     for (; next_sm < k[i].sm && next_sm < total; next_sm++)
-      push_empty(g, k[i].device, gpu, next_sm, at);
-    next_sm = k[i].sm + 1;
+      push_empty(g, k[i].device, gpu, (uint32_t)next_sm, at);
+    next_sm = (uint64_t)k[i].sm + 1;
     rs_sm *sm = &g->sms[g->sm_count++];
     sm->device = k[i].device;
     sm->gpu = gpu;
@@ -472,7 +489,7 @@ static int build_group_rows(mprof_render_model *m, rs_group *g,
     if (j == n || k[j].device != k[i].device) {
       /* Close the device with its idle SMs. */
       for (; next_sm < total; next_sm++)
-        push_empty(g, k[i].device, gpu, next_sm, at);
+        push_empty(g, k[i].device, gpu, (uint32_t)next_sm, at);
       gpu++;
       next_sm = 0;
     }
@@ -490,8 +507,8 @@ static int build_group(mprof_render_model *m, rs_group *g, const span_key *k,
   g->lane_first = builder.pool; /* the group's from now on */
   builder.pool = NULL;
   lb_free(&builder);
-  if (!rc && build_density(g))
-    rc = mprof_render__oom();
+  for (size_t s = 0; !rc && s < g->sm_count; s++)
+    g->sms[s].busy_ns = sm_union(g, &g->sms[s], NULL, 0, 0);
   return rc;
 }
 
@@ -501,6 +518,7 @@ int mprof_render__build_spans(mprof_render_model *m) {
   const mprof_region_record *rg = mprof_trace_regions(m->trace, &regions);
   m->span_total = n;
   m->none_group = -1;
+  m->idle_sm_budget = RS_SM_ROWS_MAX;
   m->region_count = regions;
   m->region_color =
       (uint32_t *)malloc((regions ? regions : 1) * sizeof(uint32_t));
@@ -581,7 +599,6 @@ void mprof_render__free_spans(mprof_render_model *m) {
     free(g->row_start);
     free(g->row_end);
     free(g->lane_first);
-    free(g->busy);
   }
   free(m->groups);
   free(m->launch_tracks);

@@ -36,10 +36,10 @@ uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm) {
 
 int rs_canvas_init(rs_canvas *c, double width, double height, uint32_t bg) {
   memset(c, 0, sizeof *c);
+  if (!(width >= 1 && width <= 65536 && height >= 1 && height <= 65536))
+    return -1;
   c->w = (int)ceil(width);
   c->h = (int)ceil(height);
-  if (c->w <= 0 || c->h <= 0)
-    return -1;
   c->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, c->w, c->h);
   c->cols = (mprof_render_column *)malloc((size_t)c->w * sizeof *c->cols);
   c->colors = (uint32_t *)malloc((size_t)c->w * sizeof *c->colors);
@@ -269,7 +269,7 @@ void rs_time_axis(cairo_t *cr, const rs_frame *f, double width) {
   }
   char span[48], text[96];
   mprof_format_duration(span, sizeof span,
-                        (double)(map->end_ns - map->start_ns));
+                        (double)rs_sub_ns(map->end_ns, map->start_ns));
   snprintf(text, sizeof text, "%s visible", span);
   rd_rgb(cr, RD_TEXT_DIM);
   rd_text_fit(cr, 6, y + 18, left - 10, text);
@@ -279,7 +279,9 @@ void rs_time_axis(cairo_t *cr, const rs_frame *f, double width) {
  */
 
 /* The SMs a projection covers: every SM of each device the kernel's name
- * ran on. */
+ * ran on, at most RS_SM_MAX of a device (a larger sm_count is a corrupt
+ * record: the waves are spread over RS_SM_MAX) and RS_SM_ROWS_MAX in all
+ * (later devices are left out). */
 static size_t projected_sms(const mprof_render_model *m, int kernel,
                             rs_psm *out, size_t max) {
   const mprof_render_kernel *k = rs_kernel(m, kernel);
@@ -298,6 +300,10 @@ static size_t projected_sms(const mprof_render_model *m, int kernel,
     if (kd < 0 || !m->kernels[kd].stats->launches)
       continue;
     uint32_t sms = dev[d].sm_count ? dev[d].sm_count : 1;
+    if (sms > RS_SM_MAX)
+      sms = RS_SM_MAX;
+    if (n + sms > RS_SM_ROWS_MAX)
+      break;
     for (uint32_t s = 0; s < sms; s++) {
       if (out && n < max) {
         out[n].device = (uint32_t)d;
@@ -380,9 +386,11 @@ static rs_psm *frame_psms(const rs_frame *f, size_t *count) {
 
 size_t rs_visible_rows(double scroll_y, double rows_px, double unit,
                        size_t count, size_t *first) {
-  *first = (size_t)fmax(0, floor(scroll_y / unit));
-  size_t last = (size_t)fmax(0, ceil((scroll_y + rows_px) / unit));
-  return last < count ? last : count;
+  /* In doubles until inside [0, count]: a huge scroll is past the end. */
+  double n = (double)count;
+  *first = (size_t)fmin(n, fmax(0, floor(scroll_y / unit)));
+  size_t last = (size_t)fmin(n, fmax(0, ceil((scroll_y + rows_px) / unit)));
+  return last;
 }
 
 int rs_sm_frame_begin(cairo_t *cr, rs_frame *f, rs_sm_rows *rows,
@@ -513,7 +521,7 @@ static void wave_at(const rs_projection *p, const mprof_render_model *m,
   if (launch < 0 || (size_t)launch >= launches)
     return;
   l += launch;
-  int64_t start = (int64_t)l->start, end = (int64_t)l->end;
+  int64_t start = rs_clamp_ns(l->start), end = rs_clamp_end(l->start, l->end);
   if (t < start || t >= end || end <= start)
     return;
   const mprof_shape_record *s = &sh[l->shape];
@@ -524,8 +532,9 @@ static void wave_at(const rs_projection *p, const mprof_render_model *m,
   *waves = (grid + slots - 1) / slots;
   if (!*waves)
     *waves = 1;
-  *wave =
-      (uint64_t)((double)(t - start) / (double)(end - start) * (double)*waves);
+  /* Compared as a double first: *waves near 2^64 rounds up to it. */
+  double at = (double)(t - start) / (double)(end - start) * (double)*waves;
+  *wave = at < (double)*waves ? (uint64_t)at : *waves - 1;
   if (*wave >= *waves)
     *wave = *waves - 1;
   c->valid = 1;

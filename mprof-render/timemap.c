@@ -15,29 +15,74 @@
 
 #include "render_internal.h"
 
+int64_t rs_sub_ns(int64_t a, int64_t b) {
+  if (b > 0 ? a < INT64_MIN + b : a > INT64_MAX + b)
+    return b > 0 ? INT64_MIN : INT64_MAX;
+  return a - b;
+}
+
+int64_t rs_add_ns(int64_t a, int64_t b) {
+  if (b > 0 ? a > INT64_MAX - b : a < INT64_MIN - b)
+    return b > 0 ? INT64_MAX : INT64_MIN;
+  return a + b;
+}
+
+int64_t rs_mid_ns(int64_t a, int64_t b) {
+  int64_t d = rs_sub_ns(b, a);
+  if (d != INT64_MAX && d != INT64_MIN)
+    return a + d / 2; /* between a and b: it fits */
+  return a / 2 + b / 2;
+}
+
+int64_t rs_ns_of(double ns) {
+  if (isnan(ns))
+    return 0;
+  /* 2^63 is not an int64; the largest double below it is. */
+  if (ns >= 9223372036854774784.0)
+    return INT64_MAX;
+  if (ns <= -9223372036854775808.0)
+    return INT64_MIN;
+  return (int64_t)ns;
+}
+
+int rs_px(double x) {
+  if (isnan(x))
+    return 0;
+  return (int)fmax(-1073741824.0, fmin(1073741824.0, x));
+}
+
 void mprof_render_timemap_init(mprof_render_timemap *map, int64_t start_ns,
                                int64_t end_ns, double x, double width) {
+  if (end_ns <= start_ns) {
+    end_ns = rs_add_ns(start_ns, 1);
+    start_ns = end_ns - 1; /* start_ns was INT64_MAX */
+  }
   map->start_ns = start_ns;
-  map->end_ns = end_ns > start_ns ? end_ns : start_ns + 1;
-  map->x = x;
-  map->width = width > 1e-9 ? width : 1e-9;
+  map->end_ns = end_ns;
+  map->x = isfinite(x) ? x : 0;
+  map->width = width > 1e-9 && isfinite(width) ? width : 1e-9;
+}
+
+/* The map's span in ns, exact below 2^63 (beyond, the times are far apart
+ * enough for a double's spacing not to matter). */
+static double map_span(const mprof_render_timemap *map) {
+  int64_t d = rs_sub_ns(map->end_ns, map->start_ns);
+  return d < INT64_MAX ? (double)d
+                       : (double)map->end_ns - (double)map->start_ns;
 }
 
 double mprof_render_ns_per_px(const mprof_render_timemap *map) {
-  return (double)(map->end_ns - map->start_ns) / map->width;
+  return map_span(map) / map->width;
 }
 
 double mprof_render_time_to_x(const mprof_render_timemap *map, int64_t t) {
-  return map->x + (double)(t - map->start_ns) / mprof_render_ns_per_px(map);
+  return map->x +
+         (double)rs_sub_ns(t, map->start_ns) / mprof_render_ns_per_px(map);
 }
 
 int64_t mprof_render_x_to_time(const mprof_render_timemap *map, double x) {
   double offset = (x - map->x) * mprof_render_ns_per_px(map);
-  if (offset > 9.0e18)
-    offset = 9.0e18;
-  if (offset < -9.0e18)
-    offset = -9.0e18;
-  return map->start_ns + (int64_t)llround(offset);
+  return rs_add_ns(map->start_ns, rs_ns_of(round(offset)));
 }
 
 int64_t mprof_render_tick_step(const mprof_render_timemap *map, double min_px) {
@@ -58,23 +103,31 @@ int64_t mprof_render_tick_step(const mprof_render_timemap *map, double min_px) {
 
 int64_t mprof_render__first_tick(const mprof_render_timemap *map,
                                  int64_t origin, int64_t step) {
-  int64_t rel = map->start_ns - origin;
+  int64_t rel = rs_sub_ns(map->start_ns, origin);
   int64_t first = rel / step * step;
-  return first < rel ? first + step : first;
+  return first < rel ? rs_add_ns(first, step) : first;
 }
 
 size_t mprof_render__ticks(const mprof_render_timemap *map, int64_t origin,
                            int64_t step, int64_t *offsets, int *xs,
                            size_t max) {
   size_t n = 0;
+  /* A tick left of the map (the first, rounded) is skipped: a few at
+   * most, however far the times lie from the origin. */
+  size_t skipped = 0;
   for (int64_t t = mprof_render__first_tick(map, origin, step);
-       origin + t <= map->end_ns && n < max; t += step) {
-    double x = floor(mprof_render_time_to_x(map, origin + t));
-    if (x < map->x)
+       n < max && skipped < 4; t = rs_add_ns(t, step)) {
+    int64_t at = rs_add_ns(origin, t);
+    if (at > map->end_ns || t == INT64_MAX)
+      break;
+    double x = floor(mprof_render_time_to_x(map, at));
+    if (x < map->x) {
+      skipped++;
       continue;
+    }
     if (offsets)
       offsets[n] = t;
-    xs[n++] = (int)x;
+    xs[n++] = rs_px(x);
   }
   return n;
 }
@@ -97,12 +150,13 @@ static size_t gallop(const mprof_trace *trace, uint32_t stream, size_t from,
                      size_t hi, int64_t t) {
   size_t at;
   RS_GALLOP(at, from, hi, i,
-            (int64_t)mprof_trace_stream_launch(trace, stream, i)->start < t);
+            rs_clamp_ns(mprof_trace_stream_launch(trace, stream, i)->start) <
+                t);
   return at;
 }
 
 int64_t rs_clamp_ns(uint64_t t) {
-  return t > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t;
+  return t > (uint64_t)RS_TIME_MAX ? RS_TIME_MAX : (int64_t)t;
 }
 
 int64_t rs_clamp_end(uint64_t start, uint64_t end) {
@@ -114,7 +168,9 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
                               mprof_render_key_fn key, mprof_render_box_fn fn,
                               void *data) {
   size_t first, last;
-  if (mprof_trace_stream_find(trace, &first, &last, stream,
+  /* The row of copies of no stream has no launches. */
+  if (!mprof_trace_stream_launch_count(trace, stream) ||
+      mprof_trace_stream_find(trace, &first, &last, stream,
                               (uint64_t)(map->start_ns > 0 ? map->start_ns : 0),
                               (uint64_t)(map->end_ns > 0 ? map->end_ns : 0)))
     return 0;
@@ -124,11 +180,12 @@ size_t mprof_render_lod_visit(const mprof_trace *trace, uint32_t stream,
    * it. */
   const double gap = 1.0;
   /* The mapping, inlined: this loop runs once per box. */
-  const double px_per_ns = map->width / (double)(map->end_ns - map->start_ns);
-  const double ns_per_px = (double)(map->end_ns - map->start_ns) / map->width;
-#define TO_X(t) (map->x + (double)(rs_clamp_ns(t) - map->start_ns) * px_per_ns)
+  const double px_per_ns = map->width / map_span(map);
+  const double ns_per_px = map_span(map) / map->width;
+#define TO_X(t)                                                                \
+  (map->x + (double)rs_sub_ns(rs_clamp_ns(t), map->start_ns) * px_per_ns)
 #define TO_T(px)                                                               \
-  (map->start_ns + (int64_t)floor(((px)-map->x) * ns_per_px + 0.5))
+  rs_add_ns(map->start_ns, rs_ns_of(floor(((px)-map->x) * ns_per_px + 0.5)))
   size_t boxes = 0;
   size_t i = first;
   while (i < last) {

@@ -315,10 +315,10 @@ static int memop_x(const mprof_render_model *model,
                    const mprof_memop_record *mo, size_t i,
                    const mprof_render_timemap *map, double *x0, double *x1) {
   const mprof_memop_record *m = &mo[model->memop_order[i]];
-  if ((int64_t)m->start > map->end_ns)
+  if (rs_clamp_ns(m->start) > map->end_ns)
     return 0;
-  *x0 = mprof_render_time_to_x(map, (int64_t)m->start);
-  *x1 = mprof_render_time_to_x(map, (int64_t)m->end);
+  *x0 = mprof_render_time_to_x(map, rs_clamp_ns(m->start));
+  *x1 = mprof_render_time_to_x(map, rs_clamp_end(m->start, m->end));
   return 1;
 }
 
@@ -327,13 +327,15 @@ void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
                     double h, double left, double right) {
   const mprof_memop_record *mo =
       mprof_trace_memops(mprof_render_model_trace(model), NULL);
-  size_t lo = model->memop_first[stream], hi = model->memop_first[stream + 1];
+  size_t lo, hi;
+  int64_t longest = rs_stream_memops(model, stream, &lo, &hi);
   if (lo == hi)
     return;
-  int64_t from = map->start_ns - (int64_t)model->memop_longest[stream];
+  int64_t from = rs_sub_ns(map->start_ns, longest);
   /* Binary search the first memop that may reach into view. */
   size_t a;
-  RS_LOWER_BOUND(a, lo, hi, i, (int64_t)mo[model->memop_order[i]].start < from);
+  RS_LOWER_BOUND(a, lo, hi, i,
+                 rs_clamp_ns(mo[model->memop_order[i]].start) < from);
   /* Bars first (one path), then the labels of those wide enough. */
   double last_px = -1e9;
   size_t labelled = 0;

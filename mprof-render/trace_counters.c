@@ -32,9 +32,11 @@ static void raise_columns(float *top, int width,
   if (isnan(v))
     return;
   v = v < 0 ? 0 : (v > 100 ? 100 : v);
-  double x0 = mprof_render_time_to_x(map, start) - left;
-  double x1 = mprof_render_time_to_x(map, end) - left;
-  int a = (int)floor(fmax(x0, 0)), e = (int)ceil(fmin(x1, width));
+  /* Held inside the strip before they become ints: a window far off the
+   * view maps far off it. */
+  double x0 = fmin(fmax(mprof_render_time_to_x(map, start) - left, 0), width);
+  double x1 = fmax(fmin(mprof_render_time_to_x(map, end) - left, width), 0);
+  int a = (int)floor(x0), e = (int)ceil(x1);
   if (e <= a)
     e = a + 1;
   for (int x = a; x < e && x < width; x++)

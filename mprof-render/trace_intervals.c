@@ -134,10 +134,14 @@ void rt_draw_flow(cairo_t *cr, const mprof_render_model *model,
   double base = MPROF_RENDER_RULER - view->scroll_y;
   double ft = base + mprof_render_row_top(model, view, from_row, &fh);
   double tt = base + mprof_render_row_top(model, view, to_row, &th);
-  int64_t c_end = rs_clamp_end(c->start, c->end);
+  /* Ends far off the view stay a little outside it: Cairo's coordinates
+   * are 24.8 fixed point. */
+  double far = map->x + map->width + 1e5;
   double xa = mprof_render_time_to_x(
-      map, rs_clamp_ns(c->start) + (c_end - rs_clamp_ns(c->start)) / 2);
+      map, rs_mid_ns(rs_clamp_ns(c->start), rs_clamp_end(c->start, c->end)));
   double xl = mprof_render_time_to_x(map, rs_clamp_ns(l->start));
+  xa = fmax(-1e5, fmin(far, xa));
+  xl = fmax(-1e5, fmin(far, xl));
   double ya = from_row < to_row ? ft + fh - 2 : ft + 2;
   double yl = from_row < to_row ? tt + 2 : tt + th - 2;
   double ym = (ya + yl) / 2;

@@ -24,9 +24,10 @@ void rt_draw_selection_panel(cairo_t *cr, const mprof_render_model *model,
                              const mprof_render_view *view, double left,
                              double right, double height) {
   mprof_window *w = NULL;
-  if (mprof_window_build(&w, mprof_render_model_join(model),
-                         (uint64_t)view->sel_start_ns,
-                         (uint64_t)view->sel_end_ns)) {
+  if (mprof_window_build(
+          &w, mprof_render_model_join(model),
+          (uint64_t)(view->sel_start_ns > 0 ? view->sel_start_ns : 0),
+          (uint64_t)(view->sel_end_ns > 0 ? view->sel_end_ns : 0))) {
     mprof_error_clear();
     return;
   }
@@ -49,8 +50,9 @@ void rt_draw_selection_panel(cairo_t *cr, const mprof_render_model *model,
   cairo_rectangle(cr, px + 0.5, py + 0.5, pw - 1, ph - 1);
   cairo_stroke(cr);
   char span[32], count[32], gpu[32], text[256];
-  mprof_format_duration(span, sizeof span,
-                        (double)(view->sel_end_ns - view->sel_start_ns));
+  mprof_format_duration(
+      span, sizeof span,
+      (double)rs_sub_ns(view->sel_end_ns, view->sel_start_ns));
   mprof_format_count(count, sizeof count, t->launches);
   mprof_format_duration(gpu, sizeof gpu, (double)t->gpu_ns);
   int used = snprintf(text, sizeof text,

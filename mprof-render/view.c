@@ -16,9 +16,11 @@
 
 void mprof_render_model_limits(const mprof_render_model *model,
                                mprof_render_limits *limits) {
+  /* The bounds are record times, at most RS_TIME_MAX: the margins below
+   * stay far inside the int64 range. */
   int64_t start, end;
   mprof_render_model_bounds(model, &start, &end);
-  int64_t span = end - start;
+  int64_t span = end > start ? end - start : 0;
   if (span < 1000)
     span = 1000;
   /* A little room on both sides so the first and last launches are not
@@ -42,25 +44,27 @@ void mprof_render_view_init(mprof_render_view *view,
   view->hover_launch = -1;
 }
 
+/* A view's times come from its caller (a drag, a zoom, --range): every
+ * step below holds at the int64 range instead of overflowing. */
 void mprof_render_view_clamp(mprof_render_view *view,
                              const mprof_render_limits *limits) {
-  int64_t max_span = limits->max_ns - limits->min_ns;
+  int64_t max_span = rs_sub_ns(limits->max_ns, limits->min_ns);
   int64_t min_span = limits->min_span_ns > 0 ? limits->min_span_ns : 1;
   if (max_span < min_span)
     max_span = min_span;
-  int64_t span = view->end_ns - view->start_ns;
+  int64_t span = rs_sub_ns(view->end_ns, view->start_ns);
   if (span < min_span) {
-    int64_t mid = view->start_ns + span / 2;
+    int64_t mid = rs_add_ns(view->start_ns, span / 2);
     span = min_span;
-    view->start_ns = mid - span / 2;
+    view->start_ns = rs_sub_ns(mid, span / 2);
   }
   if (span > max_span)
     span = max_span;
   if (view->start_ns < limits->min_ns)
     view->start_ns = limits->min_ns;
-  if (view->start_ns + span > limits->max_ns)
-    view->start_ns = limits->max_ns - span;
-  view->end_ns = view->start_ns + span;
+  if (rs_add_ns(view->start_ns, span) > limits->max_ns)
+    view->start_ns = rs_sub_ns(limits->max_ns, span);
+  view->end_ns = rs_add_ns(view->start_ns, span);
 }
 
 void mprof_render_view_zoom(mprof_render_view *view,
@@ -68,37 +72,42 @@ void mprof_render_view_zoom(mprof_render_view *view,
                             double factor) {
   if (!(factor > 0))
     return;
-  if (fraction < 0)
+  if (!(fraction >= 0))
     fraction = 0;
   if (fraction > 1)
     fraction = 1;
-  int64_t span = view->end_ns - view->start_ns;
-  int64_t pivot = view->start_ns + (int64_t)llround((double)span * fraction);
+  int64_t span = rs_sub_ns(view->end_ns, view->start_ns);
+  int64_t pivot =
+      rs_add_ns(view->start_ns, rs_ns_of(round((double)span * fraction)));
   double wanted = (double)span / factor;
-  int64_t max_span = limits->max_ns - limits->min_ns;
+  int64_t max_span = rs_sub_ns(limits->max_ns, limits->min_ns);
   if (wanted < (double)limits->min_span_ns)
     wanted = (double)limits->min_span_ns;
-  if (wanted > (double)max_span)
-    wanted = (double)max_span;
-  int64_t new_span = (int64_t)llround(wanted);
-  view->start_ns = pivot - (int64_t)llround((double)new_span * fraction);
-  view->end_ns = view->start_ns + new_span;
+  /* All of it exactly: a double holds a span of 2^62 to 512 ns. */
+  int64_t new_span =
+      wanted >= (double)max_span ? max_span : rs_ns_of(round(wanted));
+  view->start_ns =
+      rs_sub_ns(pivot, rs_ns_of(round((double)new_span * fraction)));
+  view->end_ns = rs_add_ns(view->start_ns, new_span);
   mprof_render_view_clamp(view, limits);
 }
 
 void mprof_render_view_pan(mprof_render_view *view,
                            const mprof_render_limits *limits, double fraction) {
-  int64_t span = view->end_ns - view->start_ns;
+  int64_t span = rs_sub_ns(view->end_ns, view->start_ns);
+  if (isnan(fraction))
+    fraction = 0;
   mprof_render_view_scroll_to(
-      view, limits, view->start_ns + (int64_t)llround((double)span * fraction));
+      view, limits,
+      rs_add_ns(view->start_ns, rs_ns_of(round((double)span * fraction))));
 }
 
 void mprof_render_view_scroll_to(mprof_render_view *view,
                                  const mprof_render_limits *limits,
                                  int64_t start_ns) {
-  int64_t span = view->end_ns - view->start_ns;
+  int64_t span = rs_sub_ns(view->end_ns, view->start_ns);
   view->start_ns = start_ns;
-  view->end_ns = start_ns + span;
+  view->end_ns = rs_add_ns(start_ns, span);
   mprof_render_view_clamp(view, limits);
 }
 
@@ -154,18 +163,20 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
   int64_t la = 0, lb = 0;
   for (size_t i = 0; t && i < t->count; i++) {
     const mprof_launch_record *x = &l[t->idx[i]];
-    busy += x->end - x->start;
-    if (x->end - x->start > longest || i == 0) {
-      longest = x->end - x->start;
-      la = (int64_t)x->start;
-      lb = (int64_t)x->end;
+    int64_t xa = rs_clamp_ns(x->start), xb = rs_clamp_end(x->start, x->end);
+    uint64_t d = (uint64_t)(xb - xa);
+    busy = busy + d < busy ? UINT64_MAX : busy + d;
+    if (d > longest || i == 0) {
+      longest = d;
+      la = xa;
+      lb = xb;
     }
   }
   if (selected >= 0) {
-    a = (int64_t)l[selected].start;
-    b = (int64_t)l[selected].end;
-  } else if (g &&
-             !(lb > la && busy * 2 < (uint64_t)(g->end_ns - g->start_ns))) {
+    a = rs_clamp_ns(l[selected].start);
+    b = rs_clamp_end(l[selected].start, l[selected].end);
+  } else if (g && !(lb > la &&
+                    busy < ((uint64_t)(g->end_ns - g->start_ns) + 1) / 2)) {
     a = g->start_ns;
     b = g->end_ns;
   } else {

@@ -5,9 +5,10 @@
  * projected from each launch's waves of blocks as the share of the SM's
  * warp slots in use, under a banner that says so.
  *
- * Cells wider than the group's fine buckets (spans.c: up to 4096 per SM)
- * are read from them; narrower cells (deep zoom) from the spans, which are
- * few there. The frame costs cells, not spans.
+ * Cells wider than the group's fine buckets (spans.c: up to 4096 per SM,
+ * built for the group on screen) are read from them; narrower cells (deep
+ * zoom) from the spans, which are few there. The frame costs cells, not
+ * spans.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -49,18 +50,19 @@ uint32_t mprof_render_density_color(double value) {
   return scale[4].rgb;
 }
 
-/* Busy share of SM @p s of @p g over [t0, t1). */
-static double measured_busy(const rs_group *g, size_t s, int64_t t0, int64_t t1,
-                            size_t *cursor) {
+/* Busy share of SM @p s of @p g over [t0, t1), from its Density buckets
+ * @p d when the cell is wider than one (NULL: none). */
+static double measured_busy(const rs_group *g, const rs_density *d, size_t s,
+                            int64_t t0, int64_t t1, size_t *cursor) {
   if (t1 <= t0 || t1 <= g->start_ns || t0 >= g->end_ns)
     return 0;
-  double span = (double)(t1 - t0);
-  if (g->buckets && span >= g->bucket_ns) {
+  double span = (double)rs_sub_ns(t1, t0);
+  if (d && span >= d->bucket_ns) {
     /* From the fine buckets, weighted by overlap. */
-    double fa = (double)(t0 - g->start_ns) / g->bucket_ns;
-    double fb = (double)(t1 - g->start_ns) / g->bucket_ns;
-    double lo = fmax(0, fa), hi = fmin((double)g->buckets, fb);
-    const float *row = g->busy + s * g->buckets;
+    double fa = (double)rs_sub_ns(t0, g->start_ns) / d->bucket_ns;
+    double fb = (double)rs_sub_ns(t1, g->start_ns) / d->bucket_ns;
+    double lo = fmax(0, fa), hi = fmin((double)d->buckets, fb);
+    const float *row = d->busy + s * d->buckets;
     double sum = 0;
     for (size_t b = (size_t)lo; (double)b < hi; b++) {
       double a = fmax(lo, (double)b), e = fmin(hi, (double)b + 1);
@@ -107,12 +109,13 @@ static double measured_load(const mprof_render_model *m, const rs_group *g,
   double sum = 0;
   for (; i < sm->count && g->all_start[sm->first + i] < t1; i++) {
     const mprof_span_record *r = &sp[g->all_idx[sm->first + i]];
-    int64_t a = (int64_t)r->start > t0 ? (int64_t)r->start : t0;
-    int64_t e = (int64_t)r->end < t1 ? (int64_t)r->end : t1;
+    int64_t rs = rs_clamp_ns(r->start), re = rs_clamp_end(r->start, r->end);
+    int64_t a = rs > t0 ? rs : t0;
+    int64_t e = re < t1 ? re : t1;
     if (e > a)
       sum += (double)(e - a);
   }
-  return t1 > t0 ? sum / (double)(t1 - t0) : 0;
+  return t1 > t0 ? sum / (double)rs_sub_ns(t1, t0) : 0;
 }
 
 static void legend(cairo_t *cr, const rs_frame *f, double width) {
@@ -135,6 +138,8 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
     return;
   const mprof_render_layout *l = &f.layout;
   const rs_psm *psm = rows.psm;
+  const rs_density *density =
+      f.group ? mprof_render__density(m, (int)(f.group - m->groups)) : NULL;
   rs_canvas c;
   if (rows.count &&
       rs_canvas_init(&c, l->right - l->left, rows.px, RD_BACKGROUND) == 0) {
@@ -153,15 +158,16 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
           rs_projection_init(&p, m, current);
           for (int b = 0; b < cells; b++)
             launch_at[b] =
-                rs_projected_launch(&p, edge[b] + (edge[b + 1] - edge[b]) / 2);
+                rs_projected_launch(&p, rs_mid_ns(edge[b], edge[b + 1]));
         }
         size_t cursor = 0;
         for (int b = 0; b < cells; b++) {
           double v = 0;
           if (f.group) {
-            v = measured_busy(f.group, s, edge[b], edge[b + 1], &cursor);
+            v = measured_busy(f.group, density, s, edge[b], edge[b + 1],
+                              &cursor);
           } else if (launch_at[b] >= 0) {
-            int64_t t = edge[b] + (edge[b + 1] - edge[b]) / 2;
+            int64_t t = rs_mid_ns(edge[b], edge[b + 1]);
             uint32_t blocks =
                 rs_projected_blocks(&p, m, (uint32_t)launch_at[b], psm[s].sm,
                                     psm[s].sm_count, t, NULL, NULL);
@@ -209,14 +215,17 @@ static void row_hit(const rs_frame *f, size_t s, double band, double inside,
     }
     size_t cursor = 0;
     hit->kind = MPROF_HIT_CELL;
-    hit->value = measured_busy(f->group, s, hit->t0, hit->t1, &cursor);
+    const mprof_render_model *m = f->model;
+    hit->value = measured_busy(
+        f->group, mprof_render__density(m, (int)(f->group - m->groups)), s,
+        hit->t0, hit->t1, &cursor);
     /* Concurrency rides in `spans`, in thousandths. */
     hit->spans = (uint64_t)llround(
         1000.0 * measured_load(f->model, f->group, s, hit->t0, hit->t1));
     return;
   }
-  rs_hit_projected(f, s, x, hit->t0 + (hit->t1 - hit->t0) / 2,
-                   MPROF_HIT_PROJECTED, hit);
+  rs_hit_projected(f, s, x, rs_mid_ns(hit->t0, hit->t1), MPROF_HIT_PROJECTED,
+                   hit);
 }
 
 const rs_tab_view rs_density_tab = {.draw = draw,

@@ -176,13 +176,15 @@ static void draw_memory_only(cairo_t *cr, const mprof_render_model *model,
     else
       snprintf(text, sizeof text, "%s, %u B per thread",
                mprof_memory_kind_name(x->flags), x->access_size);
-    row_cells(cr, &c, width, i, y, 46 * (double)x->warp_accesses / max_warps,
-              0x5b7db8, (double)x->warp_accesses / (double)total,
+    /* The reader lets every count be 0: no share or mean is then NaN. */
+    double warps = (double)(x->warp_accesses ? x->warp_accesses : 1);
+    row_cells(cr, &c, width, i, y,
+              max_warps > 0 ? 46 * (double)x->warp_accesses / max_warps : 0,
+              0x5b7db8, total ? (double)x->warp_accesses / (double)total : 0,
               x->warp_accesses, x->offset, text, x->instruction);
     sectors_cell(cr, c.sectors, y, x);
     snprintf(text, sizeof text, "%.0f B asked, %.1f sectors per warp",
-             (double)x->bytes / (double)x->warp_accesses,
-             (double)x->sectors / (double)x->warp_accesses);
+             (double)x->bytes / warps, (double)x->sectors / warps);
     rd_rgb(cr, RD_TEXT_DIM);
     rd_text_fit(cr, c.stalls, y + 15, c.stalls_w, text);
   }

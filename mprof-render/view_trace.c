@@ -63,7 +63,8 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
       rd_font(cr, 10.5, 1, 0);
     } else {
       mprof_format_tick(label, sizeof label,
-                        (double)(offsets[i] - offsets[base]), (double)step);
+                        (double)rs_sub_ns(offsets[i], offsets[base]),
+                        (double)step);
       rd_font(cr, 10.5, 0, 0);
     }
     rd_rgb(cr, RD_TEXT);
@@ -73,8 +74,11 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
   int64_t sub = step / 5;
   if (sub > 0) {
     rd_rgb(cr, RD_TEXT_DIM);
-    for (int64_t t = first - step; origin + t <= map->end_ns; t += sub) {
-      double x = floor(mprof_render_time_to_x(map, origin + t));
+    /* Five per tick, and a tick is at least MPROF_RENDER_TICK_PX wide. */
+    int64_t t = rs_sub_ns(first, step);
+    for (int i = 0; i < 5 * 66 && rs_add_ns(origin, t) <= map->end_ns;
+         i++, t = rs_add_ns(t, sub)) {
+      double x = floor(mprof_render_time_to_x(map, rs_add_ns(origin, t)));
       if (x < map->x)
         continue;
       cairo_rectangle(cr, x, MPROF_RENDER_RULER - 4, 1, 3);
@@ -294,8 +298,9 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
     cairo_rectangle(cr, sel_x0, MPROF_RENDER_RULER - 6, sel_x1 - sel_x0, 5);
     cairo_fill(cr);
     char span[48];
-    mprof_format_duration(span, sizeof span,
-                          (double)(view->sel_end_ns - view->sel_start_ns));
+    mprof_format_duration(
+        span, sizeof span,
+        (double)rs_sub_ns(view->sel_end_ns, view->sel_start_ns));
     /* Centred on the selection, below the tick labels. */
     rd_font(cr, 9, 1, 0);
     double w = rd_text_width(cr, span);
@@ -309,7 +314,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
   rd_hline(cr, 0, left, MPROF_RENDER_RULER - 1, RD_RULE);
   char span[48];
   mprof_format_duration(span, sizeof span,
-                        (double)(view->end_ns - view->start_ns));
+                        (double)rs_sub_ns(view->end_ns, view->start_ns));
   rd_rgb(cr, RD_TEXT_DIM);
   char text[96];
   snprintf(text, sizeof text, "%s visible", span);
@@ -455,11 +460,12 @@ static void hit_test(const mprof_render_model *model,
   }
   /* A memop under the pointer? */
   const mprof_memop_record *mo = mprof_trace_memops(trace, NULL);
-  for (size_t i = model->memop_first[row->stream];
-       i < model->memop_first[row->stream + 1]; i++) {
+  size_t first, last;
+  rs_stream_memops(model, row->stream, &first, &last);
+  for (size_t i = first; i < last; i++) {
     const mprof_memop_record *m = &mo[model->memop_order[i]];
-    double x0 = mprof_render_time_to_x(&map, (int64_t)m->start);
-    double x1 = mprof_render_time_to_x(&map, (int64_t)m->end);
+    double x0 = mprof_render_time_to_x(&map, rs_clamp_ns(m->start));
+    double x1 = mprof_render_time_to_x(&map, rs_clamp_end(m->start, m->end));
     if (x >= floor(x0) - 1 && x <= ceil(x1) + 1) {
       hit->kind = MPROF_HIT_MEMOP;
       hit->memop = (int64_t)model->memop_order[i];

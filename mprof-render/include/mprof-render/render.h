@@ -149,8 +149,9 @@ typedef struct mprof_render_reason {
 
 /** Trace rows, top to bottom: a band per host thread with its NVTX
  * ranges (a row per nesting level) and its CUDA API calls, then a band per
- * device with its counter tracks (PM samples) and its streams. Owned by
- * the model. */
+ * device with its counter tracks (PM samples) and its streams, and last,
+ * when the trace has copies of no stream (MEMOPS stream NONE), a band
+ * "No stream" with their row. Owned by the model. */
 typedef enum mprof_render_row_kind {
   MPROF_ROW_DEVICE = 0,  /**< a GPU's band */
   MPROF_ROW_STREAM = 1,  /**< launches and copies of one stream */
@@ -163,7 +164,8 @@ typedef enum mprof_render_row_kind {
 typedef struct mprof_render_row {
   uint32_t kind;   /**< mprof_render_row_kind */
   uint32_t device; /**< index into DEVICES, or MPROF_INDEX_NONE */
-  uint32_t stream; /**< index into STREAMS (stream rows) */
+  uint32_t stream; /**< index into STREAMS (stream rows); MPROF_INDEX_NONE
+                        on the row of copies of no stream */
   const char *label;
   uint32_t thread_id; /**< host thread (THREAD, RANGES and API rows) */
   uint32_t depth;     /**< RANGES: nesting level, 0 outermost */
@@ -610,7 +612,8 @@ typedef struct mprof_render_hit {
   int kind;        /**< mprof_render_hit_kind */
   int tab;         /**< the view it was found in */
   int row;         /**< Trace row, or -1 */
-  uint32_t stream; /**< index into STREAMS (row hits) */
+  uint32_t stream; /**< the row's stream (row hits): index into STREAMS,
+                        or MPROF_INDEX_NONE (copies of no stream) */
   size_t first;    /**< stream positions [first, last) */
   size_t last;
   int64_t launch;  /**< index into LAUNCHES of the (first) launch, or -1 */
