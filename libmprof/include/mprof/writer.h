@@ -6,9 +6,11 @@
  *
  * Memory is bounded: each section buffers at most `buffer_size` bytes and
  * moves the rest into "PATH.partial", a streamed file (docs/FORMAT.md,
- * "Streamed files"); cubin blobs go straight there. Only the string table
- * and the deduplication tables of streams, kernels and shapes stay in
- * memory, and they grow with distinct names and configurations, not with
+ * "Streamed files"); cubin blobs go straight there. Strings are
+ * deduplicated through a table of at most 262,144 strings (about 10 MiB),
+ * which starts afresh when full (mprof_writer_get_string_stats()). Only the
+ * deduplication tables of devices, streams, kernels and shapes stay in
+ * memory whole, and they grow with distinct configurations, not with
  * launches. mprof_writer_checkpoint() commits what was appended so far: a
  * process killed after it leaves a "PATH.partial" that mprof_trace_open()
  * reads as a partial trace.
@@ -76,8 +78,30 @@ MPROF_API int mprof_writer_open(mprof_writer **out, const char *path,
  * Intern @p str (NUL-terminated UTF-8) into the string table and return its
  * reference. NULL and "" give MPROF_STR_NONE. When memory runs out the
  * string is counted as a dropped record and MPROF_STR_NONE is returned.
+ * The same string gives the same reference while the writer remembers it:
+ * it remembers 262,144 distinct strings at a time, then forgets them all
+ * and starts again, so a string may be stored more than once.
  */
 MPROF_API uint32_t mprof_writer_string(mprof_writer *w, const char *str);
+
+#define MPROF_WRITER_STRING_STATS_VERSION 1
+
+/** The writer's account of its strings (mprof_writer_get_string_stats()). */
+typedef struct mprof_writer_string_stats {
+  unsigned version; /**< MPROF_WRITER_STRING_STATS_VERSION, set by the caller */
+  uint64_t stored;  /**< strings put in STRINGS, each copy counted */
+  uint64_t bytes;   /**< bytes of STRINGS, the empty string's NUL included */
+  uint64_t found;   /**< requests answered with a string already stored */
+  uint64_t tracked; /**< distinct strings remembered now */
+  uint64_t unique_cap;   /**< the most remembered before starting afresh */
+  uint64_t generations;  /**< times the table was full and started afresh */
+  uint64_t memory_bytes; /**< memory held for strings: table and buffer */
+} mprof_writer_string_stats;
+
+/** Fill @p out (its version set by the caller). MPROF_EVERSION for a
+ *  version this writer does not know, MPROF_EINVAL for NULL. */
+MPROF_API int mprof_writer_get_string_stats(mprof_writer *w,
+                                            mprof_writer_string_stats *out);
 
 /** Append a key/value pair to META (see docs/FORMAT.md for the keys). */
 MPROF_API int mprof_writer_meta(mprof_writer *w, const char *key,
@@ -149,7 +173,10 @@ MPROF_API int mprof_writer_checkpoint(mprof_writer *w, uint64_t time_ns);
  * mprof_writer_checkpoint() for a signal handler: calls only write(2) and
  * never allocates or waits. When another thread (or the interrupted code)
  * holds the writer it does nothing and returns MPROF_EIO; the last
- * checkpoint stands. @p signo is recorded in the checkpoint.
+ * checkpoint stands. @p signo is recorded in the checkpoint. The caller
+ * makes sure @p w is not finished or aborted on another thread while this
+ * runs (the CUPTI producer takes its writer away from its handlers and
+ * waits for them before it finishes).
  */
 MPROF_API int mprof_writer_checkpoint_signal(mprof_writer *w, int signo,
                                              uint64_t time_ns);
