@@ -116,7 +116,7 @@ typedef struct producer_state {
    * handler can wake it (write(2) is async-signal-safe). */
   int wake_pipe[2];
   pthread_t thread;
-  int thread_started;
+  atomic_int thread_started; /* read by signal handlers */
   atomic_int thread_stop;
   atomic_int flush_request; /* 1 periodic-style flush, 2 forced */
   atomic_uint flush_done;   /* bumped after each requested flush */

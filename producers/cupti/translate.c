@@ -192,6 +192,8 @@ int mprof_cupti_translate_new(mprof_cupti_translate **out, mprof_writer *w,
     return MPROF_ENOMEM;
   pthread_mutex_init(&t->lock, NULL);
   t->w = w;
+  atomic_init(&t->signal_writer, w);
+  atomic_init(&t->signal_users, 0);
   t->keep_sass = opts ? opts->keep_sass : 1;
   t->whole_modules = opts ? opts->whole_modules : 0;
   mprof_cupti_spill_init(&t->spill, opts ? opts->spill_dir : NULL);
@@ -396,10 +398,38 @@ int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
 
 int mprof_cupti_translate_checkpoint_signal(mprof_cupti_translate *t, int signo,
                                             uint64_t time_ns) {
+  if (!t)
+    return MPROF_EINVAL;
   /* No translator lock: the interrupted thread may hold it. The writer
-   * only takes its own lock if it is free. */
-  mprof_writer *w = t ? t->w : NULL;
-  return w ? mprof_writer_checkpoint_signal(w, signo, time_ns) : MPROF_EINVAL;
+   * only takes its own lock if it is free. Counting ourselves in before
+   * looking at the pointer pairs with withdraw_signal_writer(): if we see
+   * the writer, finish sees us and waits (both sequentially consistent). */
+  atomic_fetch_add(&t->signal_users, 1);
+  mprof_writer *w = atomic_load(&t->signal_writer);
+  int rc = w ? mprof_writer_checkpoint_signal(w, signo, time_ns) : MPROF_EINVAL;
+  atomic_fetch_sub(&t->signal_users, 1);
+  return rc;
+}
+
+/* How long finish waits for a handler still writing a checkpoint; one
+ * writes at most a buffer per section, so this is never reached unless the
+ * disk stalls. */
+#define SIGNAL_WAIT_NS (2ull * 1000000000ull)
+
+/* Take the writer away from signal handlers. 0 once none uses it any more
+ * (it may then be freed); -1 if one still does after SIGNAL_WAIT_NS (it
+ * must then stay allocated). Never called from a handler: a handler that
+ * interrupts this thread returns before it resumes. */
+static int withdraw_signal_writer(mprof_cupti_translate *t) {
+  atomic_store(&t->signal_writer, NULL);
+  struct timespec pause = {0, 100000}; /* 0.1 ms */
+  for (uint64_t waited = 0; atomic_load(&t->signal_users) != 0;
+       waited += (uint64_t)pause.tv_nsec) {
+    if (waited >= SIGNAL_WAIT_NS)
+      return -1;
+    nanosleep(&pause, NULL);
+  }
+  return 0;
 }
 
 int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
@@ -456,8 +486,15 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   }
 
   t->finished = 1;
-  int rc = mprof_writer_finish(t->w);
-  int err = errno;
+  /* The final checkpoint is mprof_writer_finish()'s first step: a signal
+   * from here on loses nothing the exit had not yet committed. A handler
+   * that kept writing leaves the writer allocated, and PATH.partial with
+   * its last checkpoint. */
+  int rc = MPROF_EIO, err = EBUSY;
+  if (withdraw_signal_writer(t) == 0) {
+    rc = mprof_writer_finish(t->w);
+    err = errno;
+  }
   t->w = NULL;
   pthread_mutex_unlock(&t->lock);
   errno = err;
@@ -467,7 +504,7 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
 void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   if (!t)
     return;
-  if (!t->finished && t->w)
+  if (!t->finished && t->w && withdraw_signal_writer(t) == 0)
     mprof_writer_abort(t->w);
   if (t->have_regex)
     regfree(&t->regex);

@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <regex.h>
+#include <stdatomic.h>
 
 #include "base/map.h"
 #include "cubin.h"
@@ -92,6 +93,10 @@ struct mprof_cupti_translate {
   pthread_mutex_t lock;
   mprof_writer *w;
   int finished;
+  /* The writer as signal handlers see it, without the lock: finish takes
+   * it away and waits until no handler still uses it before it frees it. */
+  _Atomic(mprof_writer *) signal_writer;
+  atomic_int signal_users;
 
   int have_regex;
   regex_t regex;

@@ -6,7 +6,11 @@
  * SPDX-License-Identifier: MIT
  */
 #include <elf.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -995,6 +999,71 @@ static void test_process_record(void **state) {
   close_fixture(&f);
 }
 
+/* ---- a signal while the trace is finished --------------------------------
+ * A fatal signal on another thread calls the handler's checkpoint while the
+ * exit handler finishes the trace: the handler must never touch the writer
+ * finish frees, and the finished trace must be whole. The thread below
+ * calls the handler's entry point without pause, as a signal could at any
+ * moment; under ASan or TSan the old code (reading the writer pointer that
+ * finish freed) fails here. */
+
+typedef struct signal_loop {
+  mprof_cupti_translate *t;
+  atomic_int stop;
+  atomic_uint committed; /* checkpoints the "handler" wrote */
+  atomic_uint refused;   /* EIO (writer busy) or EINVAL (writer gone) */
+} signal_loop;
+
+static void *call_handler_checkpoints(void *arg) {
+  signal_loop *loop = (signal_loop *)arg;
+  while (!atomic_load(&loop->stop)) {
+    if (mprof_cupti_translate_checkpoint_signal(loop->t, SIGTERM, 1) == 0)
+      atomic_fetch_add(&loop->committed, 1);
+    else
+      atomic_fetch_add(&loop->refused, 1);
+  }
+  return NULL;
+}
+
+static void test_signal_checkpoints_while_finishing(void **state) {
+  (void)state;
+  unsigned committed = 0;
+  for (int round = 0; round < 20; round++) {
+    fixture f;
+    open_fixture(&f, "signal-finish", NULL);
+    for (uint32_t i = 0; i < 2000; i++) {
+      CUpti_ActivityKernel10 k =
+          kernel("_Z4stepv", 0, 7, 1000 + 10 * i, 1005 + 10 * i, i + 1);
+      assert_int_equal(mprof_cupti_translate_kernel(f.t, &k), 0);
+    }
+    signal_loop loop;
+    memset(&loop, 0, sizeof loop);
+    loop.t = f.t;
+    atomic_init(&loop.stop, 0);
+    atomic_init(&loop.committed, 0);
+    atomic_init(&loop.refused, 0);
+    pthread_t thread;
+    assert_int_equal(
+        pthread_create(&thread, NULL, call_handler_checkpoints, &loop), 0);
+    /* Let the "handler" commit a few times before finish starts. */
+    while (atomic_load(&loop.committed) + atomic_load(&loop.refused) < 3)
+      sched_yield();
+    finish_fixture(&f);
+    atomic_store(&loop.stop, 1);
+    pthread_join(thread, NULL);
+    committed += atomic_load(&loop.committed);
+    size_t n = 0;
+    mprof_trace_launches(f.trace, &n);
+    assert_int_equal(n, 2000);
+    assert_int_equal(mprof_trace_partial(f.trace, NULL), 0);
+    /* Once finished, the handler's checkpoint finds no writer. */
+    assert_int_equal(mprof_cupti_translate_checkpoint_signal(f.t, SIGINT, 2),
+                     MPROF_EINVAL);
+    close_fixture(&f);
+  }
+  assert_true(committed > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernels),
@@ -1009,6 +1078,7 @@ int main(void) {
       cmocka_unit_test(test_errors_and_finish_once),
       cmocka_unit_test(test_pc_samples_summed_per_checkpoint),
       cmocka_unit_test(test_process_record),
+      cmocka_unit_test(test_signal_checkpoints_while_finishing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
