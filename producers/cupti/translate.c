@@ -355,6 +355,37 @@ static void meta_u64(mprof_cupti_translate *t, const char *key,
   mprof_writer_meta(t->w, key, text);
 }
 
+/* How often checkpoints repeat the writer's account of its strings: META
+ * keeps every pair, so once a second would be 21,600 pairs an hour. */
+#define STRINGS_META_EVERY_NS (600ull * 1000000000ull)
+
+/* The writer's account of its strings (docs/FORMAT.md, META `writer.*`):
+ * at the end, and at a checkpoint @p time_ns when ten minutes passed since
+ * the last or the table started afresh, so a partial trace says it too.
+ * @p time_ns is 0 at the end. */
+static void strings_meta_locked(mprof_cupti_translate *t, uint64_t time_ns) {
+  mprof_writer_string_stats s;
+  memset(&s, 0, sizeof s);
+  s.version = MPROF_WRITER_STRING_STATS_VERSION;
+  if (mprof_writer_get_string_stats(t->w, &s) != 0)
+    return;
+  if (time_ns) {
+    if (!t->strings_meta_ns)
+      t->strings_meta_ns = time_ns; /* the first checkpoint starts the clock */
+    if (s.generations == t->strings_meta_generations &&
+        time_ns - t->strings_meta_ns < STRINGS_META_EVERY_NS)
+      return;
+    t->strings_meta_ns = time_ns;
+  }
+  t->strings_meta_generations = s.generations;
+  meta_u64(t, "writer.strings", s.stored);
+  meta_u64(t, "writer.string_bytes", s.bytes);
+  meta_u64(t, "writer.strings_tracked", s.tracked);
+  meta_u64(t, "writer.strings_unique_cap", s.unique_cap);
+  meta_u64(t, "writer.string_generations", s.generations);
+  meta_u64(t, "writer.string_memory_bytes", s.memory_bytes);
+}
+
 /* The DEVICES record of device slot @p i as known so far. */
 static void device_record(const mprof_cupti_translate *t, size_t i,
                           mprof_device_record *rec) {
@@ -390,6 +421,7 @@ int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
   if (rc == 0)
     rc = tr_open_ranges_snapshot_locked(t, 0);
   tr_stream_cubins_locked(t);
+  strings_meta_locked(t, time_ns ? time_ns : 1);
   if (rc == 0)
     rc = mprof_writer_checkpoint(t->w, time_ns);
   pthread_mutex_unlock(&t->lock);
@@ -442,9 +474,7 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   tr_pc_flush_locked(t);
   /* Ranges still open when the program ended run to the last time seen,
    * marked as never closed. */
-  for (size_t i = 0; i < t->open_count; i++)
-    tr_range_append(t, &t->open[i], t->last_timestamp, MPROF_RANGE_FLAG_OPEN);
-  t->open_count = 0;
+  tr_ranges_close_all(t, t->last_timestamp);
   tr_open_ranges_snapshot_locked(t, 1);
 
   for (size_t i = 0; i < t->device_count; i++) {
@@ -484,6 +514,7 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
         process_record(t, mprof_writer_count(t->w, MPROF_SECTION_DEVICES));
     mprof_writer_append(t->w, NULL, MPROF_SECTION_PROCESSES, &process);
   }
+  strings_meta_locked(t, 0);
 
   t->finished = 1;
   /* The final checkpoint is mprof_writer_finish()'s first step: a signal
@@ -514,7 +545,7 @@ void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   free(t->modules);
   mprof__map_free(&t->crcs);
   free(t->devices);
-  free(t->open);
+  tr_ranges_free(t);
   free(t->api_names[0]);
   free(t->api_names[1]);
   free(t->pending);
