@@ -1187,6 +1187,46 @@ static void test_strings_beyond_the_table(void **state) {
   unlink(path);
 }
 
+/* The table's size is the writer's option: a small one starts afresh
+ * sooner; MPROF_WRITER_STRINGS_ALL never forgets (the rewrite and the merge
+ * of finished traces use it, so a copied string keeps one reference). */
+static void test_strings_unique_cap_option(void **state) {
+  (void)state;
+  const char *path = test_path("strings-cap.mprof");
+  size_t caps[] = {100, MPROF_WRITER_STRINGS_ALL};
+  for (size_t c = 0; c < 2; c++) {
+    mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+    opts.strings_unique_cap = caps[c];
+    mprof_writer *w;
+    assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+    uint32_t hot = mprof_writer_string(w, "hot");
+    int moved = 0;
+    char name[32];
+    for (uint32_t i = 0; i < 250; i++) {
+      snprintf(name, sizeof name, "name %u", i);
+      assert_int_not_equal(mprof_writer_string(w, name), MPROF_STR_NONE);
+      moved |= mprof_writer_string(w, "hot") != hot;
+    }
+    mprof_writer_string_stats stats;
+    memset(&stats, 0, sizeof stats);
+    stats.version = MPROF_WRITER_STRING_STATS_VERSION;
+    assert_int_equal(mprof_writer_get_string_stats(w, &stats), 0);
+    if (c == 0) {
+      assert_int_equal(stats.unique_cap, 100);
+      assert_int_equal(stats.generations, 2);
+      assert_true(stats.tracked <= 100);
+      assert_true(moved); /* stored again after a fresh start */
+    } else {
+      assert_int_equal(stats.unique_cap, 0); /* no limit */
+      assert_int_equal(stats.generations, 0);
+      assert_int_equal(stats.tracked, 251);
+      assert_false(moved);
+    }
+    assert_int_equal(stats.stored, 251 + (c == 0 ? 2 : 0));
+    mprof_writer_abort(w);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_appends),
@@ -1196,6 +1236,7 @@ int main(void) {
       cmocka_unit_test(test_cubin_replaced_at_finish),
       cmocka_unit_test(test_signal_checkpoint_commits_unspilled_records),
       cmocka_unit_test(test_strings_beyond_the_table),
+      cmocka_unit_test(test_strings_unique_cap_option),
       cmocka_unit_test(test_cut_at_every_flush_opens_partial),
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),

@@ -364,9 +364,7 @@ static void meta_u64(mprof_cupti_translate *t, const char *key,
  * the last or the table started afresh, so a partial trace says it too.
  * @p time_ns is 0 at the end. */
 static void strings_meta_locked(mprof_cupti_translate *t, uint64_t time_ns) {
-  mprof_writer_string_stats s;
-  memset(&s, 0, sizeof s);
-  s.version = MPROF_WRITER_STRING_STATS_VERSION;
+  mprof_writer_string_stats s = MPROF_WRITER_STRING_STATS_INIT;
   if (mprof_writer_get_string_stats(t->w, &s) != 0)
     return;
   if (time_ns) {

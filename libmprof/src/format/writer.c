@@ -12,8 +12,9 @@
  * that opens with the data up to its last checkpoint.
  *
  * Strings are deduplicated through a table of at most STRING_TABLE_CAP
- * fingerprints (their bytes are on disk); when it is full it starts afresh,
- * so memory stays bounded however many distinct names a run makes.
+ * fingerprints by default (their bytes are on disk); when it is full it
+ * starts afresh, so memory stays bounded however many distinct names a run
+ * makes.
  *
  * On finish: a final checkpoint, then the usual layout is written to
  * "PATH.finishing" (header, every non-empty section in type order, each
@@ -37,8 +38,8 @@
 
 #define SECTION_COUNT (MPROF_SECTION_TYPE_MAX_ + 1)
 #define DEFAULT_BUFFER_SIZE (64u * 1024u)
-/* Distinct strings the deduplication table remembers at a time: at most
- * about 10 MiB of table (40 bytes a string with the map's slots). */
+/* Distinct strings the deduplication table remembers at a time by default:
+ * at most about 10 MiB of table (40 bytes a string with the map's slots). */
 #define STRING_TABLE_CAP (1u << 18)
 
 /* A remembered string: its reference, its length and a second hash of its
@@ -102,6 +103,7 @@ struct mprof_writer {
   uint64_t strings_stored;     /* strings put in STRINGS, repeats included */
   uint64_t strings_found;      /* requests answered from the table */
   uint64_t string_generations; /* times the full table started afresh */
+  size_t string_cap;           /* entries before the table starts afresh */
   drop_counter *drops;
   size_t drop_count, drop_capacity;
   uint64_t writer_drops;
@@ -151,7 +153,10 @@ static int section_spills(uint32_t type) { return section_kinds[type].spills; }
 
 MPROF__VERSIONS(writer_options, "writer options",
                 MPROF__END_OF(mprof_writer_options, file_flags),
-                MPROF__END_OF(mprof_writer_options, open_flags));
+                MPROF__END_OF(mprof_writer_options, open_flags),
+                MPROF__END_OF(mprof_writer_options, strings_unique_cap));
+MPROF__VERSIONS(string_stats, "writer string stats",
+                MPROF__END_OF(mprof_writer_string_stats, memory_bytes));
 
 int mprof_writer_options_init(mprof_writer_options *opts, unsigned version) {
   mprof_writer_options init = MPROF_WRITER_OPTIONS_INIT;
@@ -300,12 +305,14 @@ int mprof_writer_open(mprof_writer **out, const char *path,
   if (!opts)
     return MPROF_EVERSION;
   unsigned open_flags = opts->version >= 2 ? opts->open_flags : 0;
+  size_t string_cap = opts->version >= 3 ? opts->strings_unique_cap : 0;
   mprof_writer *w = (mprof_writer *)calloc(1, sizeof *w);
   if (!w)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   w->fd = -1;
   w->buffer_size = opts->buffer_size ? opts->buffer_size : DEFAULT_BUFFER_SIZE;
   w->launches_sorted = 1;
+  w->string_cap = string_cap ? string_cap : STRING_TABLE_CAP;
   pthread_mutex_init(&w->lock, NULL);
   w->path = path_with(path, "");
   w->partial_path = path_with(path, ".partial");
@@ -389,7 +396,7 @@ static uint32_t string_locked(mprof_writer *w, const char *str) {
   uint64_t offset = s->spilled + s->used;
   if (offset + len + 1 > UINT32_MAX)
     goto drop;
-  if (w->string_entry_count >= STRING_TABLE_CAP) {
+  if (w->string_entry_count >= w->string_cap) {
     /* Full: start afresh. A string seen again is stored once more. */
     mprof__map_clear(&w->strings);
     w->string_entry_count = 0;
@@ -428,24 +435,25 @@ int mprof_writer_get_string_stats(mprof_writer *w,
   if (!w || !out)
     return mprof__error_set(MPROF_EINVAL,
                             "mprof_writer_get_string_stats: NULL");
-  if (out->version < 1 || out->version > MPROF_WRITER_STRING_STATS_VERSION)
-    return mprof__error_set(MPROF_EVERSION,
-                            "mprof_writer_get_string_stats: version %u is not "
-                            "known (1..%u)",
-                            out->version, MPROF_WRITER_STRING_STATS_VERSION);
+  int rc = mprof__result_check(out, &string_stats);
+  if (rc)
+    return rc;
+  mprof_writer_string_stats full = MPROF_WRITER_STRING_STATS_INIT;
   pthread_mutex_lock(&w->lock);
   const section_buf *s = &w->sections[MPROF_SECTION_STRINGS];
-  out->stored = w->strings_stored;
-  out->bytes = s->spilled + s->used;
-  out->found = w->strings_found;
-  out->tracked = w->string_entry_count;
-  out->unique_cap = STRING_TABLE_CAP;
-  out->generations = w->string_generations;
-  out->memory_bytes = w->strings.capacity * (sizeof *w->strings.indices +
+  full.stored = w->strings_stored;
+  full.bytes = s->spilled + s->used;
+  full.found = w->strings_found;
+  full.tracked = w->string_entry_count;
+  full.unique_cap =
+      w->string_cap == MPROF_WRITER_STRINGS_ALL ? 0 : w->string_cap;
+  full.generations = w->string_generations;
+  full.memory_bytes = w->strings.capacity * (sizeof *w->strings.indices +
                                              sizeof *w->strings.hashes) +
                       w->string_entry_capacity * sizeof *w->string_entries +
                       s->capacity + s->extent_capacity * sizeof *s->extents;
   pthread_mutex_unlock(&w->lock);
+  mprof__result_store(out, &full, &string_stats);
   return 0;
 }
 
