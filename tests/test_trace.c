@@ -561,14 +561,14 @@ static void test_errors_and_version(void **state) {
                       "from the struct's *_INIT macro)");
   /* Every versioned struct says it in the same words. */
   mprof_writer_options wo = MPROF_WRITER_OPTIONS_INIT;
-  wo.version = 3;
+  wo.version = 4;
   mprof_writer *w = NULL;
   assert_int_equal(mprof_writer_open(&w, test_path("v.mprof"), &wo),
                    MPROF_EVERSION);
   assert_null(w);
   assert_non_null(strstr(mprof_error_last(),
-                         "writer options version 3 is not supported (this "
-                         "mprof reads versions 1 to 2;"));
+                         "writer options version 4 is not supported (this "
+                         "mprof reads versions 1 to 3;"));
   assert_int_equal(mprof_open_options_init(&o, MPROF_OPEN_OPTIONS_VERSION), 0);
   /* CRC-32C check value from the standard ("123456789"). */
   assert_int_equal(mprof_crc32c(0, "123456789", 9), 0xe3069283u);

@@ -1063,6 +1063,170 @@ static void test_cubin_replaced_at_finish(void **state) {
   unlink(cut);
 }
 
+/* A signal's checkpoint may not allocate: it must still commit records
+ * that arrived after the last checkpoint and never filled a buffer (the
+ * common case in a program's first second). */
+static void test_signal_checkpoint_commits_unspilled_records(void **state) {
+  (void)state;
+  const char *path = test_path("signal-early.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  assert_int_equal(mprof_writer_checkpoint(w, 1), 0); /* the start one */
+  assert_int_equal(mprof_writer_meta(w, "tool", "test"), 0);
+  mprof_range_record r;
+  memset(&r, 0, sizeof r);
+  r.name = mprof_writer_string(w, "first range");
+  for (uint32_t i = 0; i < 10; i++) {
+    r.start = 100 * i;
+    r.end = r.start + 50;
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
+  }
+  assert_int_equal(mprof_writer_checkpoint_signal(w, SIGTERM, 77), 0);
+  char partial[4096];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  size_t size = 0;
+  unsigned char *data = test_read_file(partial, &size);
+  assert_non_null(data);
+  mprof_writer_abort(w);
+  const char *copy = test_path("signal-early-copy.mprof");
+  assert_int_equal(test_write_file(copy, data, size), 0);
+  free(data);
+  mprof_trace *t = NULL;
+  if (mprof_trace_open(&t, copy, NULL) != 0)
+    fail_msg("%s", mprof_error_last());
+  size_t n = 0;
+  const mprof_range_record *ranges = mprof_trace_ranges(t, &n);
+  assert_int_equal(n, 10);
+  assert_string_equal(mprof_trace_string(t, ranges[9].name), "first range");
+  assert_string_equal(mprof_trace_meta(t, "capture.signal"), "15");
+  assert_string_equal(mprof_trace_meta(t, "tool"), "test");
+  mprof_trace_free(t);
+  unlink(copy);
+}
+
+/* More distinct strings than the writer remembers (one new NVTX name per
+ * iteration of a long run): STRINGS goes to disk like any growing section,
+ * the table starts afresh when full, and every reference still names its
+ * own text, in the streamed file at a checkpoint and in the finished one. */
+#define NAMES 300000u
+static void test_strings_beyond_the_table(void **state) {
+  (void)state;
+  const char *path = test_path("strings.mprof");
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.buffer_size = 4096;
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+  mprof_writer_string_stats stats;
+  memset(&stats, 0, sizeof stats);
+  assert_int_equal(mprof_writer_get_string_stats(w, &stats), MPROF_EVERSION);
+  stats.version = MPROF_WRITER_STRING_STATS_VERSION;
+  char name[64];
+  uint32_t repeated = mprof_writer_string(w, "step");
+  mprof_range_record r;
+  memset(&r, 0, sizeof r);
+  size_t ranges = 0;
+  for (uint32_t i = 0; i < NAMES; i++) {
+    snprintf(name, sizeof name, "iteration %u", i);
+    r.start = i;
+    r.end = i + 1;
+    r.name = mprof_writer_string(w, name);
+    assert_int_not_equal(r.name, MPROF_STR_NONE);
+    /* A name used every iteration keeps one reference while remembered. */
+    r.domain = mprof_writer_string(w, "step");
+    if (i < 1000)
+      assert_int_equal(r.domain, repeated);
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r), 0);
+    ranges++;
+    if (i == NAMES / 2)
+      assert_int_equal(mprof_writer_checkpoint(w, 1), 0);
+  }
+  assert_int_equal(mprof_writer_get_string_stats(w, &stats), 0);
+  /* One start afresh: "step" stored a second time, and only once more. */
+  assert_int_equal(stats.generations, 1);
+  assert_int_equal(stats.stored, NAMES + 2);
+  assert_int_equal(stats.found, NAMES - 1);
+  assert_int_equal(stats.unique_cap, 262144);
+  assert_true(stats.tracked <= stats.unique_cap);
+  assert_int_equal(stats.tracked, NAMES + 2 - stats.unique_cap);
+  /* Memory held for strings: the table, not the 4.5 MB of names. */
+  assert_true(stats.memory_bytes < 11u * 1024 * 1024);
+  assert_true(stats.bytes > 4u * 1000 * 1000);
+  /* Cut at the checkpoint: the first half resolves. */
+  char partial[4096];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  size_t size = 0;
+  unsigned char *data = test_read_file(partial, &size);
+  assert_non_null(data);
+  const char *copy = test_path("strings-cut.mprof");
+  assert_int_equal(test_write_file(copy, data, size), 0);
+  free(data);
+  mprof_trace *t = NULL;
+  if (mprof_trace_open(&t, copy, NULL) != 0)
+    fail_msg("%s", mprof_error_last());
+  size_t n = 0;
+  const mprof_range_record *got = mprof_trace_ranges(t, &n);
+  assert_int_equal(n, NAMES / 2 + 1);
+  for (size_t i = 0; i < n; i += 997) {
+    snprintf(name, sizeof name, "iteration %zu", (size_t)got[i].start);
+    assert_string_equal(mprof_trace_string(t, got[i].name), name);
+    assert_string_equal(mprof_trace_string(t, got[i].domain), "step");
+  }
+  mprof_trace_free(t);
+  unlink(copy);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  if (mprof_trace_open(&t, path, NULL) != 0)
+    fail_msg("%s", mprof_error_last());
+  got = mprof_trace_ranges(t, &n);
+  assert_int_equal(n, ranges);
+  for (size_t i = 0; i < n; i++) {
+    snprintf(name, sizeof name, "iteration %zu", (size_t)got[i].start);
+    assert_string_equal(mprof_trace_string(t, got[i].name), name);
+    assert_string_equal(mprof_trace_string(t, got[i].domain), "step");
+  }
+  mprof_trace_free(t);
+  unlink(path);
+}
+
+/* The table's size is the writer's option: a small one starts afresh
+ * sooner; MPROF_WRITER_STRINGS_ALL never forgets (the rewrite and the merge
+ * of finished traces use it, so a copied string keeps one reference). */
+static void test_strings_unique_cap_option(void **state) {
+  (void)state;
+  const char *path = test_path("strings-cap.mprof");
+  size_t caps[] = {100, MPROF_WRITER_STRINGS_ALL};
+  for (size_t c = 0; c < 2; c++) {
+    mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+    opts.strings_unique_cap = caps[c];
+    mprof_writer *w;
+    assert_int_equal(mprof_writer_open(&w, path, &opts), 0);
+    uint32_t hot = mprof_writer_string(w, "hot");
+    int moved = 0;
+    char name[32];
+    for (uint32_t i = 0; i < 250; i++) {
+      snprintf(name, sizeof name, "name %u", i);
+      assert_int_not_equal(mprof_writer_string(w, name), MPROF_STR_NONE);
+      moved |= mprof_writer_string(w, "hot") != hot;
+    }
+    mprof_writer_string_stats stats;
+    memset(&stats, 0, sizeof stats);
+    stats.version = MPROF_WRITER_STRING_STATS_VERSION;
+    assert_int_equal(mprof_writer_get_string_stats(w, &stats), 0);
+    if (c == 0) {
+      assert_int_equal(stats.unique_cap, 100);
+      assert_int_equal(stats.generations, 2);
+      assert_true(stats.tracked <= 100);
+      assert_true(moved); /* stored again after a fresh start */
+    } else {
+      assert_int_equal(stats.unique_cap, 0); /* no limit */
+      assert_int_equal(stats.generations, 0);
+      assert_int_equal(stats.tracked, 251);
+      assert_false(moved);
+    }
+    assert_int_equal(stats.stored, 251 + (c == 0 ? 2 : 0));
+    mprof_writer_abort(w);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_appends),
@@ -1070,6 +1234,9 @@ int main(void) {
       cmocka_unit_test(test_full_disk_at_the_finished_copy),
       cmocka_unit_test(test_open_ranges_at_the_cut),
       cmocka_unit_test(test_cubin_replaced_at_finish),
+      cmocka_unit_test(test_signal_checkpoint_commits_unspilled_records),
+      cmocka_unit_test(test_strings_beyond_the_table),
+      cmocka_unit_test(test_strings_unique_cap_option),
       cmocka_unit_test(test_cut_at_every_flush_opens_partial),
       cmocka_unit_test(test_exclusive_writers_in_two_processes),
       cmocka_unit_test(test_merge_aligns_by_clock_anchors),

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build mprof and run the whole test suite: the normal build, the same suite
-# under AddressSanitizer + UndefinedBehaviorSanitizer, and the fuzz target
-# (libFuzzer, when clang is present) over its seed corpus.
+# under AddressSanitizer + UndefinedBehaviorSanitizer, the threaded tests
+# under ThreadSanitizer, and the fuzz target (libFuzzer, when clang is
+# present) over its seed corpus.
 # GPU-only checks skip with a message when no GPU is present; GUI checks run
 # under Xvfb, which this script starts when there is no display.
 set -euo pipefail
@@ -29,6 +30,12 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMPROF_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE no-asan
+
+echo "== the threaded tests under ThreadSanitizer (label tsan)"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPROF_TSAN=ON \
+  -DMPROF_WITH_GTK=OFF -DMPROF_WITH_RENDER=OFF >/dev/null
+cmake --build build-tsan -j"$jobs" --target tsan_tests
+ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L tsan
 
 if command -v clang >/dev/null; then
   echo "== fuzz the trace reader (libFuzzer)"

@@ -37,9 +37,9 @@ static void on_module_loaded(const CUpti_ResourceData *rd) {
     }
     cost_add(COST_MODULES, started, mod->cubinSize);
   }
-  /* A module load ends a PC-sampling range: CUPTI parks its records in the
-   * configured buffer, and GetData must collect them. */
-  pc_drain_context(rd->context);
+  /* A module load ends a PC-sampling range: CUPTI parked its records in
+   * the configured buffer on this thread, before this callback. */
+  pc_drain_context(rd->context, PC_AFTER_RANGE_END);
 }
 
 /* Keep the list of live contexts the exit handler waits for. */
@@ -82,7 +82,8 @@ void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
       return;
     case CUPTI_CBID_RESOURCE_MODULE_LOADED: on_module_loaded(rd); return;
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
-      pc_drain_context(rd->context);
+      /* The range ends at the next load, not here. */
+      pc_drain_context(rd->context, PC_PERIODIC);
       return;
     default: return;
     }
@@ -92,7 +93,7 @@ void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
      * the configured buffer has to hold more than one kernel's records. */
     const CUpti_CallbackData *cd = (const CUpti_CallbackData *)cbdata;
     if (cd->callbackSite == CUPTI_API_EXIT)
-      pc_drain_context(cd->context);
+      pc_drain_context(cd->context, PC_AFTER_RANGE_END);
   }
 }
 

@@ -58,13 +58,18 @@ static void on_signal(int signo, siginfo_t *info, void *context) {
   if (getpid() == g.pid && !atomic_load(&g.forked) &&
       (state == STATE_RUNNING || state == STATE_DISABLED) && g.tr) {
     /* The drain thread flushes CUPTI for us (it is not the interrupted
-     * thread); if it cannot within the bound, commit what the writer has. */
+     * thread); if it cannot within the bound, commit what the writer has.
+     * Once the exit handler runs, the drain thread is stopping or gone:
+     * commit at once. */
     int flushed = 0;
-    if (g.thread_started && state == STATE_RUNNING) {
+    if (atomic_load(&g.thread_started) && state == STATE_RUNNING &&
+        !atomic_load(&g.exiting)) {
       unsigned before = atomic_load(&g.flush_done);
       atomic_store(&g.flush_request, dies ? 2 : 1);
       wake_drain_thread();
-      for (unsigned waited = 0; waited < FATAL_FLUSH_WAIT_MS; waited += 5) {
+      for (unsigned waited = 0;
+           waited < FATAL_FLUSH_WAIT_MS && !atomic_load(&g.thread_stop);
+           waited += 5) {
         if (atomic_load(&g.flush_done) != before) {
           flushed = 1;
           break;

@@ -74,11 +74,23 @@ static void pc_hardware_full(pc_context *c) {
          c->ordinal);
 }
 
-/* cuptiPCSamplingGetData until CUPTI has nothing decoded left, including the
- * records a range end parked in the configured buffer. pc_lock held. */
-static void pc_drain_locked(pc_context *c) {
+/* Forget what the configured buffer held, once it has been read: CUPTI
+ * writes a range's records and counters there, and a Disable that flushes
+ * nothing must not find the last range's counters again. */
+static void pc_config_clear(pc_context *c) {
+  CUpti_PCSamplingData *config = &c->config.data;
+  config->totalNumPcs = 0;
+  config->totalSamples = 0;
+  config->droppedSamples = 0;
+  config->nonUsrKernelsTotalSamples = 0;
+  config->hardwareBufferFull = 0;
+}
+
+/* cuptiPCSamplingGetData until CUPTI has nothing decoded left (and, after
+ * a range end, nothing parked in the configured buffer). pc_lock held. */
+static void pc_get_data_locked(pc_context *c, int after_range_end) {
   if (c->hardware_full)
-    return;
+    return; /* GetData fails for good after an overflow */
   CUpti_PCSamplingGetDataParams params;
   memset(&params, 0, sizeof params);
   params.size = CUpti_PCSamplingGetDataParamsSize;
@@ -104,44 +116,56 @@ static void pc_drain_locked(pc_context *c) {
       return;
     }
     pc_translate(c, d);
-    if (d->remainingNumPcs == 0 && c->config.data.totalNumPcs == 0)
+    if (d->remainingNumPcs == 0 &&
+        (!after_range_end || c->config.data.totalNumPcs == 0))
       return;
     /* CUPTI said more is pending but hands out nothing: do not spin. */
     if (d->totalNumPcs == 0 && ++idle_calls >= 3)
-      break;
+      return;
   }
+}
+
+/* Hand what CUPTI holds for @p c to the translator. pc_lock held.
+ *
+ * The configured buffer belongs to CUPTI while sampling runs: CUPTI parks a
+ * range's records there when the range ends, on the thread whose call
+ * ended it (a module load after an unload; a kernel's end in serialized
+ * mode), outside pc_lock, and Disable flushes into it. So only
+ * PC_AFTER_RANGE_END, passed by the callback that follows a range end on
+ * that same thread (as NVIDIA's pc_sampling_continuous sample reads it) and
+ * by the last drain before Disable, looks at it: GetData until it is empty,
+ * then anything still parked is read directly. The drain thread passes
+ * PC_PERIODIC and never touches it: a range end on a program's thread may
+ * be writing it at that moment. */
+static void pc_drain_locked(pc_context *c, pc_drain_kind kind) {
+  int after_range_end = kind == PC_AFTER_RANGE_END;
+  pc_get_data_locked(c, after_range_end);
+  if (!after_range_end)
+    return;
   /* NVIDIA's sample expects GetData to empty the configured buffer after a
    * range end. Should a CUPTI leave records there anyway, read them before
    * the next range end overwrites them. */
   CUpti_PCSamplingData *config = &c->config.data;
   if (config->totalNumPcs > 0) {
     pc_translate(c, config);
-    config->totalNumPcs = 0;
-    config->totalSamples = 0;
-    config->droppedSamples = 0;
-    config->nonUsrKernelsTotalSamples = 0;
-    config->hardwareBufferFull = 0;
     g.config_direct_reads++;
   }
+  pc_config_clear(c);
 }
 
 /* The drain order GPU.md found to lose nothing: GetData until empty, then
- * Disable, then read what Disable flushed into the configured buffer. */
+ * Disable, then read what Disable flushed into the configured buffer (from
+ * then on ours: Disable has joined CUPTI's threads). Runs when the context
+ * is destroyed or the program exits, when no range of the program's is
+ * left to end, so it may look at the configured buffer before Disable. */
 static void pc_finish_locked(pc_context *c) {
-  pc_drain_locked(c);
-  CUpti_PCSamplingData *config = &c->config.data;
-  /* Counters already reported through GetData must not be counted twice;
-   * Disable fills in what it flushes. */
-  config->totalSamples = 0;
-  config->droppedSamples = 0;
-  config->nonUsrKernelsTotalSamples = 0;
-  config->hardwareBufferFull = 0;
+  pc_drain_locked(c, PC_AFTER_RANGE_END);
   CUpti_PCSamplingDisableParams params;
   memset(&params, 0, sizeof params);
   params.size = CUpti_PCSamplingDisableParamsSize;
   params.ctx = c->ctx;
   if (ok(cuptiPCSamplingDisable(&params), "cuptiPCSamplingDisable"))
-    pc_translate(c, config);
+    pc_translate(c, &c->config.data);
 }
 
 static pc_context *pc_find_locked(CUcontext ctx) {
@@ -151,12 +175,12 @@ static pc_context *pc_find_locked(CUcontext ctx) {
   return NULL;
 }
 
-void pc_drain_context(CUcontext ctx) {
+void pc_drain_context(CUcontext ctx, pc_drain_kind kind) {
   uint64_t started = cost_now();
   pthread_mutex_lock(&g.pc_lock);
   pc_context *c = pc_find_locked(ctx);
   if (c)
-    pc_drain_locked(c);
+    pc_drain_locked(c, kind);
   pthread_mutex_unlock(&g.pc_lock);
   cost_add(COST_DRAIN_APP, started, 0);
 }
@@ -474,7 +498,7 @@ void pc_teardown(CUcontext ctx) {
 void drain_all_pc(void) {
   pthread_mutex_lock(&g.pc_lock);
   for (pc_context *c = g.pcs; c; c = c->next)
-    pc_drain_locked(c);
+    pc_drain_locked(c, PC_PERIODIC);
   pthread_mutex_unlock(&g.pc_lock);
 }
 

@@ -72,7 +72,7 @@ typedef struct pc_context {
   int hardware_full; /* GetData fails for good after an overflow */
   size_t reason_count;
   uint32_t *reason_index;
-  pc_buffer config; /* CUPTI writes here on range ends and at Disable */
+  pc_buffer config; /* CUPTI's until Disable: pcsampling.c says who reads */
   pc_buffer drain;  /* cuptiPCSamplingGetData target */
 } pc_context;
 
@@ -116,7 +116,7 @@ typedef struct producer_state {
    * handler can wake it (write(2) is async-signal-safe). */
   int wake_pipe[2];
   pthread_t thread;
-  int thread_started;
+  atomic_int thread_started; /* read by signal handlers */
   atomic_int thread_stop;
   atomic_int flush_request; /* 1 periodic-style flush, 2 forced */
   atomic_uint flush_done;   /* bumped after each requested flush */
@@ -190,9 +190,17 @@ void setup_activity(void);
 
 /* ---- pcsampling.c -------------------------------------------------------- */
 
+/* Who drains, which says whether the configured buffer (CUPTI's while
+ * sampling runs) may be read: pcsampling.c, pc_drain_locked(). */
+typedef enum pc_drain_kind {
+  PC_PERIODIC,       /* the drain thread, or a callback no range ended in */
+  PC_AFTER_RANGE_END /* the thread whose call just ended a range */
+} pc_drain_kind;
+
 void pc_setup(CUcontext ctx, uint32_t ordinal);
 void pc_teardown(CUcontext ctx);
-void pc_drain_context(CUcontext ctx);
+void pc_drain_context(CUcontext ctx, pc_drain_kind kind);
+/* Every sampled context, PC_PERIODIC (the drain thread). */
 void drain_all_pc(void);
 /* Final drain and Disable of every sampled context (exit). */
 void pc_finish_all(void);

@@ -192,6 +192,8 @@ int mprof_cupti_translate_new(mprof_cupti_translate **out, mprof_writer *w,
     return MPROF_ENOMEM;
   pthread_mutex_init(&t->lock, NULL);
   t->w = w;
+  atomic_init(&t->signal_writer, w);
+  atomic_init(&t->signal_users, 0);
   t->keep_sass = opts ? opts->keep_sass : 1;
   t->whole_modules = opts ? opts->whole_modules : 0;
   mprof_cupti_spill_init(&t->spill, opts ? opts->spill_dir : NULL);
@@ -353,6 +355,35 @@ static void meta_u64(mprof_cupti_translate *t, const char *key,
   mprof_writer_meta(t->w, key, text);
 }
 
+/* How often checkpoints repeat the writer's account of its strings: META
+ * keeps every pair, so once a second would be 21,600 pairs an hour. */
+#define STRINGS_META_EVERY_NS (600ull * 1000000000ull)
+
+/* The writer's account of its strings (docs/FORMAT.md, META `writer.*`):
+ * at the end, and at a checkpoint @p time_ns when ten minutes passed since
+ * the last or the table started afresh, so a partial trace says it too.
+ * @p time_ns is 0 at the end. */
+static void strings_meta_locked(mprof_cupti_translate *t, uint64_t time_ns) {
+  mprof_writer_string_stats s = MPROF_WRITER_STRING_STATS_INIT;
+  if (mprof_writer_get_string_stats(t->w, &s) != 0)
+    return;
+  if (time_ns) {
+    if (!t->strings_meta_ns)
+      t->strings_meta_ns = time_ns; /* the first checkpoint starts the clock */
+    if (s.generations == t->strings_meta_generations &&
+        time_ns - t->strings_meta_ns < STRINGS_META_EVERY_NS)
+      return;
+    t->strings_meta_ns = time_ns;
+  }
+  t->strings_meta_generations = s.generations;
+  meta_u64(t, "writer.strings", s.stored);
+  meta_u64(t, "writer.string_bytes", s.bytes);
+  meta_u64(t, "writer.strings_tracked", s.tracked);
+  meta_u64(t, "writer.strings_unique_cap", s.unique_cap);
+  meta_u64(t, "writer.string_generations", s.generations);
+  meta_u64(t, "writer.string_memory_bytes", s.memory_bytes);
+}
+
 /* The DEVICES record of device slot @p i as known so far. */
 static void device_record(const mprof_cupti_translate *t, size_t i,
                           mprof_device_record *rec) {
@@ -388,6 +419,7 @@ int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
   if (rc == 0)
     rc = tr_open_ranges_snapshot_locked(t, 0);
   tr_stream_cubins_locked(t);
+  strings_meta_locked(t, time_ns ? time_ns : 1);
   if (rc == 0)
     rc = mprof_writer_checkpoint(t->w, time_ns);
   pthread_mutex_unlock(&t->lock);
@@ -396,10 +428,38 @@ int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
 
 int mprof_cupti_translate_checkpoint_signal(mprof_cupti_translate *t, int signo,
                                             uint64_t time_ns) {
+  if (!t)
+    return MPROF_EINVAL;
   /* No translator lock: the interrupted thread may hold it. The writer
-   * only takes its own lock if it is free. */
-  mprof_writer *w = t ? t->w : NULL;
-  return w ? mprof_writer_checkpoint_signal(w, signo, time_ns) : MPROF_EINVAL;
+   * only takes its own lock if it is free. Counting ourselves in before
+   * looking at the pointer pairs with withdraw_signal_writer(): if we see
+   * the writer, finish sees us and waits (both sequentially consistent). */
+  atomic_fetch_add(&t->signal_users, 1);
+  mprof_writer *w = atomic_load(&t->signal_writer);
+  int rc = w ? mprof_writer_checkpoint_signal(w, signo, time_ns) : MPROF_EINVAL;
+  atomic_fetch_sub(&t->signal_users, 1);
+  return rc;
+}
+
+/* How long finish waits for a handler still writing a checkpoint; one
+ * writes at most a buffer per section, so this is never reached unless the
+ * disk stalls. */
+#define SIGNAL_WAIT_NS (2ull * 1000000000ull)
+
+/* Take the writer away from signal handlers. 0 once none uses it any more
+ * (it may then be freed); -1 if one still does after SIGNAL_WAIT_NS (it
+ * must then stay allocated). Never called from a handler: a handler that
+ * interrupts this thread returns before it resumes. */
+static int withdraw_signal_writer(mprof_cupti_translate *t) {
+  atomic_store(&t->signal_writer, NULL);
+  struct timespec pause = {0, 100000}; /* 0.1 ms */
+  for (uint64_t waited = 0; atomic_load(&t->signal_users) != 0;
+       waited += (uint64_t)pause.tv_nsec) {
+    if (waited >= SIGNAL_WAIT_NS)
+      return -1;
+    nanosleep(&pause, NULL);
+  }
+  return 0;
 }
 
 int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
@@ -412,9 +472,7 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
   tr_pc_flush_locked(t);
   /* Ranges still open when the program ended run to the last time seen,
    * marked as never closed. */
-  for (size_t i = 0; i < t->open_count; i++)
-    tr_range_append(t, &t->open[i], t->last_timestamp, MPROF_RANGE_FLAG_OPEN);
-  t->open_count = 0;
+  tr_ranges_close_all(t, t->last_timestamp);
   tr_open_ranges_snapshot_locked(t, 1);
 
   for (size_t i = 0; i < t->device_count; i++) {
@@ -454,10 +512,18 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
         process_record(t, mprof_writer_count(t->w, MPROF_SECTION_DEVICES));
     mprof_writer_append(t->w, NULL, MPROF_SECTION_PROCESSES, &process);
   }
+  strings_meta_locked(t, 0);
 
   t->finished = 1;
-  int rc = mprof_writer_finish(t->w);
-  int err = errno;
+  /* The final checkpoint is mprof_writer_finish()'s first step: a signal
+   * from here on loses nothing the exit had not yet committed. A handler
+   * that kept writing leaves the writer allocated, and PATH.partial with
+   * its last checkpoint. */
+  int rc = MPROF_EIO, err = EBUSY;
+  if (withdraw_signal_writer(t) == 0) {
+    rc = mprof_writer_finish(t->w);
+    err = errno;
+  }
   t->w = NULL;
   pthread_mutex_unlock(&t->lock);
   errno = err;
@@ -467,7 +533,7 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
 void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   if (!t)
     return;
-  if (!t->finished && t->w)
+  if (!t->finished && t->w && withdraw_signal_writer(t) == 0)
     mprof_writer_abort(t->w);
   if (t->have_regex)
     regfree(&t->regex);
@@ -477,7 +543,7 @@ void mprof_cupti_translate_free(mprof_cupti_translate *t) {
   free(t->modules);
   mprof__map_free(&t->crcs);
   free(t->devices);
-  free(t->open);
+  tr_ranges_free(t);
   free(t->api_names[0]);
   free(t->api_names[1]);
   free(t->pending);

@@ -231,13 +231,106 @@ static uint32_t marker_thread(const CUpti_ActivityMarker2 *m) {
   return 0;
 }
 
-static uint32_t open_on_thread(const mprof_cupti_translate *t,
-                               uint32_t thread_id) {
-  uint32_t depth = 0;
+/* ---- ranges waiting for their END: found by id, counted per thread ------ */
+
+static uint64_t id_hash(uint32_t id) { return tr_mix64(id); }
+
+static uint64_t thread_hash(uint32_t thread_id) {
+  return tr_mix64(0x9e3779b97f4a7c15ull ^ thread_id);
+}
+
+/* The open-range count of @p thread_id, created at 0; NULL without memory. */
+static thread_depth *thread_depth_get(mprof_cupti_translate *t,
+                                      uint32_t thread_id) {
+  uint64_t hash = thread_hash(thread_id);
+  size_t cursor = 0;
+  uint32_t i;
+  while ((i = mprof__map_next(&t->depth_ids, hash, &cursor)) != MPROF__MAP_NONE)
+    if (t->depths[i].thread_id == thread_id)
+      return &t->depths[i];
+  if (t->depth_count >= UINT32_MAX - 1 ||
+      mprof__map_reserve(&t->depth_ids, t->depth_count + 1) != 0)
+    return NULL;
+  if (t->depth_count == t->depth_capacity) {
+    size_t capacity = t->depth_capacity ? t->depth_capacity * 2 : 16;
+    thread_depth *grown =
+        (thread_depth *)realloc(t->depths, capacity * sizeof *grown);
+    if (!grown)
+      return NULL;
+    t->depths = grown;
+    t->depth_capacity = capacity;
+  }
+  thread_depth *d = &t->depths[t->depth_count];
+  d->thread_id = thread_id;
+  d->open = 0;
+  mprof__map_add(&t->depth_ids, hash, (uint32_t)t->depth_count++);
+  return d;
+}
+
+/* The index in open[] of the range with marker id @p id, or SIZE_MAX. */
+static size_t open_find(const mprof_cupti_translate *t, uint32_t id) {
+  size_t cursor = 0;
+  uint32_t i;
+  while ((i = mprof__map_next(&t->open_ids, id_hash(id), &cursor)) !=
+         MPROF__MAP_NONE)
+    if (t->open[i].id == id)
+      return i;
+  return SIZE_MAX;
+}
+
+static int open_add(mprof_cupti_translate *t, const open_range *r) {
+  if (t->open_count >= UINT32_MAX - 1 ||
+      mprof__map_reserve(&t->open_ids, t->open_count + 1) != 0)
+    return MPROF_ENOMEM;
+  if (t->open_count == t->open_capacity) {
+    size_t capacity = t->open_capacity ? t->open_capacity * 2 : 16;
+    open_range *grown =
+        (open_range *)realloc(t->open, capacity * sizeof *t->open);
+    if (!grown)
+      return MPROF_ENOMEM;
+    t->open = grown;
+    t->open_capacity = capacity;
+  }
+  t->open[t->open_count] = *r;
+  mprof__map_add(&t->open_ids, id_hash(r->id), (uint32_t)t->open_count++);
+  return 0;
+}
+
+/* Take open[@p i] out; the last range moves into its place. */
+static void open_remove(mprof_cupti_translate *t, size_t i) {
+  mprof__map_remove(&t->open_ids, id_hash(t->open[i].id), (uint32_t)i);
+  size_t last = --t->open_count;
+  if (i == last)
+    return;
+  mprof__map_remove(&t->open_ids, id_hash(t->open[last].id), (uint32_t)last);
+  t->open[i] = t->open[last];
+  /* two entries out, one in: no room needed */
+  mprof__map_add(&t->open_ids, id_hash(t->open[i].id), (uint32_t)i);
+}
+
+static int by_start(const void *a, const void *b) {
+  const open_range *x = (const open_range *)a, *y = (const open_range *)b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void tr_ranges_close_all(mprof_cupti_translate *t, uint64_t end) {
+  if (t->open_count > 1)
+    qsort(t->open, t->open_count, sizeof *t->open, by_start);
   for (size_t i = 0; i < t->open_count; i++)
-    if (t->open[i].thread_id == thread_id)
-      depth++;
-  return depth;
+    tr_range_append(t, &t->open[i], end, MPROF_RANGE_FLAG_OPEN);
+  t->open_count = 0;
+  mprof__map_clear(&t->open_ids);
+  for (size_t i = 0; i < t->depth_count; i++)
+    t->depths[i].open = 0;
+}
+
+void tr_ranges_free(mprof_cupti_translate *t) {
+  free(t->open);
+  mprof__map_free(&t->open_ids);
+  free(t->depths);
+  mprof__map_free(&t->depth_ids);
 }
 
 static mprof_range_record range_record(const open_range *r, uint64_t end,
@@ -285,17 +378,21 @@ int mprof_cupti_translate_marker(mprof_cupti_translate *t,
   tr_note_time(t, m->timestamp);
   uint32_t thread_id = marker_thread(m);
   if (end) {
-    for (size_t i = t->open_count; i-- > 0;) {
-      if (t->open[i].id != m->id)
-        continue;
-      open_range r = t->open[i];
-      memmove(&t->open[i], &t->open[i + 1],
-              (t->open_count - i - 1) * sizeof *t->open);
-      t->open_count--;
-      rc = tr_range_append(t, &r, m->timestamp, 0);
-      break;
-    }
+    size_t i = open_find(t, m->id);
     /* An END whose START predates the capture has nothing to close. */
+    if (i == SIZE_MAX)
+      goto out;
+    open_range r = t->open[i];
+    open_remove(t, i);
+    thread_depth *d = thread_depth_get(t, r.thread_id);
+    if (d && d->open)
+      d->open--;
+    rc = tr_range_append(t, &r, m->timestamp, 0);
+    goto out;
+  }
+  thread_depth *d = thread_depth_get(t, thread_id);
+  if (!d) {
+    rc = MPROF_ENOMEM;
     goto out;
   }
   open_range r;
@@ -305,23 +402,14 @@ int mprof_cupti_translate_marker(mprof_cupti_translate *t,
   r.name = mprof_writer_string(t->w, m->name);
   r.domain = mprof_writer_string(t->w, m->domain);
   r.thread_id = thread_id;
-  r.depth = open_on_thread(t, thread_id);
+  r.depth = d->open;
   if (instant) {
     rc = tr_range_append(t, &r, m->timestamp, 0);
     goto out;
   }
-  if (t->open_count == t->open_capacity) {
-    size_t capacity = t->open_capacity ? t->open_capacity * 2 : 16;
-    open_range *grown =
-        (open_range *)realloc(t->open, capacity * sizeof *t->open);
-    if (!grown) {
-      rc = MPROF_ENOMEM;
-      goto out;
-    }
-    t->open = grown;
-    t->open_capacity = capacity;
-  }
-  t->open[t->open_count++] = r;
+  rc = open_add(t, &r);
+  if (rc == 0)
+    d->open++;
 out:
   pthread_mutex_unlock(&t->lock);
   return rc;
@@ -331,18 +419,25 @@ int mprof_cupti_translate_marker_data(mprof_cupti_translate *t,
                                       const CUpti_ActivityMarkerData2 *m) {
   pthread_mutex_lock(&t->lock);
   if (!t->finished && (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB)) {
-    for (size_t i = t->open_count; i-- > 0;) {
-      if (t->open[i].id == m->id) {
-        t->open[i].color = m->color;
-        break;
-      }
-    }
+    size_t i = open_find(t, m->id);
+    if (i != SIZE_MAX)
+      t->open[i].color = m->color;
   }
   pthread_mutex_unlock(&t->lock);
   return 0;
 }
 
 /* ---- NVTX ranges open at a checkpoint ------------------------------------ */
+
+static int record_by_start(const void *a, const void *b) {
+  const mprof_range_record *x = (const mprof_range_record *)a;
+  const mprof_range_record *y = (const mprof_range_record *)b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->thread_id != y->thread_id)
+    return x->thread_id < y->thread_id ? -1 : 1;
+  return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
 
 int tr_open_ranges_snapshot_locked(mprof_cupti_translate *t, int finishing) {
   /* At finish the open ranges are RANGES records; nothing is open then. */
@@ -353,10 +448,13 @@ int tr_open_ranges_snapshot_locked(mprof_cupti_translate *t, int finishing) {
       count ? (mprof_range_record *)malloc(count * sizeof *recs) : NULL;
   if (count && !recs)
     return MPROF_ENOMEM;
-  /* `end` is the reader's: the time of the checkpoint that commits them. */
+  /* `end` is the reader's: the time of the checkpoint that commits them.
+   * open[] is in no order: the snapshot lists them as they started. */
   for (size_t i = 0; i < count; i++)
     recs[i] =
         range_record(&t->open[i], t->open[i].start, MPROF_RANGE_FLAG_OPEN);
+  if (count > 1)
+    qsort(recs, count, sizeof *recs, record_by_start);
   int rc = mprof_writer_snapshot(t->w, MPROF_SECTION_OPEN_RANGES, recs, count);
   if (rc == 0)
     t->open_snapshot_count = count;

@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <regex.h>
+#include <stdatomic.h>
 
 #include "base/map.h"
 #include "cubin.h"
@@ -78,6 +79,12 @@ typedef struct module {
 /* ---- NVTX ranges still waiting for their END ------------------------------
  */
 
+/* How many ranges a thread has open: the depth of its next one. */
+typedef struct thread_depth {
+  uint32_t thread_id;
+  uint32_t open;
+} thread_depth;
+
 typedef struct open_range {
   uint32_t id;
   uint64_t start;
@@ -92,6 +99,10 @@ struct mprof_cupti_translate {
   pthread_mutex_t lock;
   mprof_writer *w;
   int finished;
+  /* The writer as signal handlers see it, without the lock: finish takes
+   * it away and waits until no handler still uses it before it frees it. */
+  _Atomic(mprof_writer *) signal_writer;
+  atomic_int signal_users;
 
   int have_regex;
   regex_t regex;
@@ -115,9 +126,17 @@ struct mprof_cupti_translate {
   mprof_cupti_spill spill;
   int spill_failed;
 
+  /* Ranges waiting for their END, in no particular order (an END takes
+   * its range's place with the last one); found by id through open_ids,
+   * so a long run with many ranges open at once costs O(1) a marker. */
   open_range *open;
   size_t open_count;
   size_t open_capacity;
+  mprof__map open_ids;  /* marker id -> open[] */
+  thread_depth *depths; /* one per thread that opened a range */
+  size_t depth_count;
+  size_t depth_capacity;
+  mprof__map depth_ids;       /* thread id -> depths[] */
   uint64_t last_timestamp;    /* latest time seen; ends ranges never closed */
   size_t open_snapshot_count; /* ranges in the last OPEN_RANGES snapshot */
 
@@ -145,6 +164,8 @@ struct mprof_cupti_translate {
 
   uint32_t drain_seq;
   mprof_cupti_translate_stats stats;
+  uint64_t strings_meta_ns;          /* checkpoint that last wrote writer.* */
+  uint64_t strings_meta_generations; /* writer.string_generations then */
 };
 
 /* ---- shared helpers (translate.c unless said otherwise) ------------------ */
@@ -169,6 +190,13 @@ int tr_range_append(mprof_cupti_translate *t, const open_range *r, uint64_t end,
 /* translate_activity.c: the ranges open now as the OPEN_RANGES snapshot
  * the next checkpoint commits (checkpoint); an empty one at finish. */
 int tr_open_ranges_snapshot_locked(mprof_cupti_translate *t, int finishing);
+
+/* translate_activity.c: end every range still open at @p end, in the order
+ * they started (finish). */
+void tr_ranges_close_all(mprof_cupti_translate *t, uint64_t end);
+
+/* translate_activity.c: free the open-range tables. */
+void tr_ranges_free(mprof_cupti_translate *t);
 
 /* translate_activity.c: write the driver calls still held back (finish). */
 void tr_api_flush_locked(mprof_cupti_translate *t);

@@ -713,6 +713,16 @@ static void write_run(const char *trace_path, const char *source_path) {
     mprof_launch_record l = {start, start + 300000, sh, s, i + 1, 0, 0};
     CHECK(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l) == 0);
   }
+  /* The writer's account of its strings, into a struct it writes. */
+  BOX(mprof_writer_string_stats) sbox;
+  mprof_writer_string_stats sinit = MPROF_WRITER_STRING_STATS_INIT;
+  BOX_INIT(sbox, sinit);
+  CHECK(CALL(mprof_writer_get_string_stats(w, &sbox.s)) == 0);
+  CANARY_OK(sbox);
+  CHECK(sbox.s.version == MPROF_WRITER_STRING_STATS_VERSION);
+  put_u("writer.strings", sbox.s.stored);
+  put_u("writer.string_bytes", sbox.s.bytes);
+  put_u("writer.strings_unique_cap", sbox.s.unique_cap);
   CHECK(mprof_writer_finish(w) == 0);
 
   /* The .source file, laid out as producers/source/README.md says. */

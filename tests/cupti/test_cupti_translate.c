@@ -6,7 +6,11 @@
  * SPDX-License-Identifier: MIT
  */
 #include <elf.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -300,6 +304,105 @@ static void test_markers(void **state) {
   assert_int_equal(r[3].flags, MPROF_RANGE_FLAG_OPEN);
   for (size_t i = 0; i < 3; i++)
     assert_int_equal(r[i].flags, 0);
+  close_fixture(&f);
+}
+
+/* Thousands of ranges open at once on three threads (start/end ranges of
+ * requests in flight), ended in a shuffled order, colours given to some
+ * after others ended: each END finds its own range, and each range's depth
+ * is what its thread had open when it started. */
+#define MANY_OPEN 6000u
+static void test_many_open_ranges(void **state) {
+  (void)state;
+  fixture f;
+  open_fixture(&f, "many-open", NULL);
+  static char names[MANY_OPEN][16];
+  for (uint32_t k = 0; k < MANY_OPEN; k++) {
+    snprintf(names[k], sizeof names[k], "r%u", k);
+    CUpti_ActivityMarker2 m = marker(CUPTI_ACTIVITY_FLAG_MARKER_START, k + 1,
+                                     1000 + 10 * (uint64_t)k, names[k], k % 3);
+    assert_int_equal(mprof_cupti_translate_marker(f.t, &m), 0);
+  }
+  static uint32_t order[MANY_OPEN];
+  for (uint32_t k = 0; k < MANY_OPEN; k++)
+    order[k] = k;
+  uint32_t lcg = 29;
+  for (uint32_t k = MANY_OPEN - 1; k > 0; k--) {
+    lcg = lcg * 1664525u + 1013904223u;
+    uint32_t j = lcg % (k + 1);
+    uint32_t tmp = order[k];
+    order[k] = order[j];
+    order[j] = tmp;
+  }
+  uint64_t now = 1000000;
+  uint32_t still_open[3] = {MANY_OPEN / 3, MANY_OPEN / 3, MANY_OPEN / 3};
+  uint64_t mark_time[MANY_OPEN / 1000];
+  uint32_t mark_depth[MANY_OPEN / 1000];
+  for (uint32_t n = 0; n < MANY_OPEN; n++) {
+    uint32_t k = order[n];
+    if (n == MANY_OPEN / 2) {
+      /* Colours for ranges that moved while others ended. */
+      for (uint32_t c = n; c < MANY_OPEN; c += 7) {
+        CUpti_ActivityMarkerData2 data;
+        memset(&data, 0, sizeof data);
+        data.kind = CUPTI_ACTIVITY_KIND_MARKER_DATA;
+        data.flags = CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB;
+        data.id = order[c] + 1;
+        data.color = 0xff000000u | order[c];
+        assert_int_equal(mprof_cupti_translate_marker_data(f.t, &data), 0);
+      }
+    }
+    CUpti_ActivityMarker2 m =
+        marker(CUPTI_ACTIVITY_FLAG_MARKER_END, k + 1, now++, NULL, k % 3);
+    assert_int_equal(mprof_cupti_translate_marker(f.t, &m), 0);
+    still_open[k % 3]--;
+    if (n % 1000 == 0) {
+      /* A marker's depth: what its thread has open now. */
+      mark_time[n / 1000] = now;
+      mark_depth[n / 1000] = still_open[k % 3];
+      CUpti_ActivityMarker2 mark =
+          marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 100000 + n, now++,
+                 "mark", k % 3);
+      assert_int_equal(mprof_cupti_translate_marker(f.t, &mark), 0);
+    }
+  }
+  finish_fixture(&f);
+  size_t n = 0;
+  const mprof_range_record *r = mprof_trace_ranges(f.trace, &n);
+  assert_int_equal(n, MANY_OPEN + MANY_OPEN / 1000);
+  uint32_t marks = 0, colored = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *name = str(f.trace, r[i].name);
+    if (strcmp(name, "mark") == 0) {
+      /* Marks are written as they come, in time order. */
+      uint32_t m = marks++;
+      assert_true(m < MANY_OPEN / 1000);
+      assert_int_equal(r[i].start, mark_time[m]);
+      assert_int_equal(r[i].depth, mark_depth[m]);
+      continue;
+    }
+    uint32_t k = (uint32_t)strtoul(name + 1, NULL, 10);
+    assert_int_equal(r[i].start, 1000 + 10 * (uint64_t)k);
+    assert_int_equal(r[i].thread_id, k % 3);
+    assert_int_equal(r[i].depth, k / 3);
+    assert_true(r[i].end >= 1000000);
+    if (r[i].color) {
+      assert_int_equal(r[i].color, 0xff000000u | k);
+      colored++;
+    }
+  }
+  assert_int_equal(marks, MANY_OPEN / 1000);
+  assert_int_equal(colored, (MANY_OPEN / 2 + 6) / 7);
+  /* The writer accounts for its strings: every range's name was stored. */
+  assert_string_equal(mprof_trace_meta(f.trace, "writer.strings_unique_cap"),
+                      "262144");
+  assert_true(strtoull(mprof_trace_meta(f.trace, "writer.strings"), NULL, 10) >
+              MANY_OPEN);
+  assert_true(strtoull(mprof_trace_meta(f.trace, "writer.string_bytes"), NULL,
+                       10) > 4 * MANY_OPEN);
+  assert_string_equal(mprof_trace_meta(f.trace, "writer.string_generations"),
+                      "0");
+  assert_non_null(mprof_trace_meta(f.trace, "writer.string_memory_bytes"));
   close_fixture(&f);
 }
 
@@ -995,11 +1098,77 @@ static void test_process_record(void **state) {
   close_fixture(&f);
 }
 
+/* ---- a signal while the trace is finished --------------------------------
+ * A fatal signal on another thread calls the handler's checkpoint while the
+ * exit handler finishes the trace: the handler must never touch the writer
+ * finish frees, and the finished trace must be whole. The thread below
+ * calls the handler's entry point without pause, as a signal could at any
+ * moment; under ASan or TSan the old code (reading the writer pointer that
+ * finish freed) fails here. */
+
+typedef struct signal_loop {
+  mprof_cupti_translate *t;
+  atomic_int stop;
+  atomic_uint committed; /* checkpoints the "handler" wrote */
+  atomic_uint refused;   /* EIO (writer busy) or EINVAL (writer gone) */
+} signal_loop;
+
+static void *call_handler_checkpoints(void *arg) {
+  signal_loop *loop = (signal_loop *)arg;
+  while (!atomic_load(&loop->stop)) {
+    if (mprof_cupti_translate_checkpoint_signal(loop->t, SIGTERM, 1) == 0)
+      atomic_fetch_add(&loop->committed, 1);
+    else
+      atomic_fetch_add(&loop->refused, 1);
+  }
+  return NULL;
+}
+
+static void test_signal_checkpoints_while_finishing(void **state) {
+  (void)state;
+  unsigned committed = 0;
+  for (int round = 0; round < 20; round++) {
+    fixture f;
+    open_fixture(&f, "signal-finish", NULL);
+    for (uint32_t i = 0; i < 2000; i++) {
+      CUpti_ActivityKernel10 k =
+          kernel("_Z4stepv", 0, 7, 1000 + 10 * i, 1005 + 10 * i, i + 1);
+      assert_int_equal(mprof_cupti_translate_kernel(f.t, &k), 0);
+    }
+    signal_loop loop;
+    memset(&loop, 0, sizeof loop);
+    loop.t = f.t;
+    atomic_init(&loop.stop, 0);
+    atomic_init(&loop.committed, 0);
+    atomic_init(&loop.refused, 0);
+    pthread_t thread;
+    assert_int_equal(
+        pthread_create(&thread, NULL, call_handler_checkpoints, &loop), 0);
+    /* Let the "handler" commit a few times before finish starts. */
+    while (atomic_load(&loop.committed) + atomic_load(&loop.refused) < 3)
+      sched_yield();
+    finish_fixture(&f);
+    atomic_store(&loop.stop, 1);
+    pthread_join(thread, NULL);
+    committed += atomic_load(&loop.committed);
+    size_t n = 0;
+    mprof_trace_launches(f.trace, &n);
+    assert_int_equal(n, 2000);
+    assert_int_equal(mprof_trace_partial(f.trace, NULL), 0);
+    /* Once finished, the handler's checkpoint finds no writer. */
+    assert_int_equal(mprof_cupti_translate_checkpoint_signal(f.t, SIGINT, 2),
+                     MPROF_EINVAL);
+    close_fixture(&f);
+  }
+  assert_true(committed > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernels),
       cmocka_unit_test(test_memops),
       cmocka_unit_test(test_markers),
+      cmocka_unit_test(test_many_open_ranges),
       cmocka_unit_test(test_api_calls),
       cmocka_unit_test(test_pc_samples),
       cmocka_unit_test(test_kernel_regex),
@@ -1009,6 +1178,7 @@ int main(void) {
       cmocka_unit_test(test_errors_and_finish_once),
       cmocka_unit_test(test_pc_samples_summed_per_checkpoint),
       cmocka_unit_test(test_process_record),
+      cmocka_unit_test(test_signal_checkpoints_while_finishing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,9 +6,11 @@
  *
  * Memory is bounded: each section buffers at most `buffer_size` bytes and
  * moves the rest into "PATH.partial", a streamed file (docs/FORMAT.md,
- * "Streamed files"); cubin blobs go straight there. Only the string table
- * and the deduplication tables of streams, kernels and shapes stay in
- * memory, and they grow with distinct names and configurations, not with
+ * "Streamed files"); cubin blobs go straight there. Strings are
+ * deduplicated through a table of at most 262,144 strings (about 10 MiB),
+ * which starts afresh when full (mprof_writer_get_string_stats()). Only the
+ * deduplication tables of devices, streams, kernels and shapes stay in
+ * memory whole, and they grow with distinct configurations, not with
  * launches. mprof_writer_checkpoint() commits what was appended so far: a
  * process killed after it leaves a "PATH.partial" that mprof_trace_open()
  * reads as a partial trace.
@@ -35,11 +37,16 @@ extern "C" {
 
 typedef struct mprof_writer mprof_writer;
 
-#define MPROF_WRITER_OPTIONS_VERSION 2
+#define MPROF_WRITER_OPTIONS_VERSION 3
 
 /** mprof_writer_options.open_flags: fail (errno EEXIST) when "PATH.partial"
  *  already exists, so that two processes never share one output. */
 #define MPROF_WRITER_EXCLUSIVE 0x1u
+
+/** mprof_writer_options.strings_unique_cap: remember every string, so that
+ *  a string always has one reference (memory grows with distinct strings:
+ *  for tools that copy a finished trace, not for a producer in a process). */
+#define MPROF_WRITER_STRINGS_ALL ((size_t)-1)
 
 typedef struct mprof_writer_options {
   unsigned version;   /**< MPROF_WRITER_OPTIONS_VERSION (1 is accepted) */
@@ -50,11 +57,14 @@ typedef struct mprof_writer_options {
    *  "PATH.partial". */
   unsigned file_flags;
   unsigned open_flags; /**< MPROF_WRITER_*; version 2 */
+  /** Distinct strings remembered for deduplication before the table
+   *  starts afresh: 0 = 262,144, or MPROF_WRITER_STRINGS_ALL; version 3 */
+  size_t strings_unique_cap;
   MPROF_GROWABLE_TAIL
 } mprof_writer_options;
 
 #define MPROF_WRITER_OPTIONS_INIT                                              \
-  { MPROF_WRITER_OPTIONS_VERSION, 0, 0, 0 }
+  { MPROF_WRITER_OPTIONS_VERSION, 0, 0, 0, 0 }
 
 /** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
  */
@@ -76,8 +86,39 @@ MPROF_API int mprof_writer_open(mprof_writer **out, const char *path,
  * Intern @p str (NUL-terminated UTF-8) into the string table and return its
  * reference. NULL and "" give MPROF_STR_NONE. When memory runs out the
  * string is counted as a dropped record and MPROF_STR_NONE is returned.
+ * The same string gives the same reference while the writer remembers it:
+ * it remembers 262,144 distinct strings at a time (strings_unique_cap),
+ * then forgets them all and starts again, so a string may be stored more
+ * than once.
  */
 MPROF_API uint32_t mprof_writer_string(mprof_writer *w, const char *str);
+
+#define MPROF_WRITER_STRING_STATS_VERSION 1
+
+/** The writer's account of its strings (mprof_writer_get_string_stats()):
+ *  a struct that grows (docs/ABI.md), set up with
+ *  MPROF_WRITER_STRING_STATS_INIT. */
+typedef struct mprof_writer_string_stats {
+  unsigned version; /**< MPROF_WRITER_STRING_STATS_VERSION, set by the caller */
+  uint64_t stored;  /**< strings put in STRINGS, each copy counted */
+  uint64_t bytes;   /**< bytes of STRINGS, the empty string's NUL included */
+  uint64_t found;   /**< requests answered with a string already stored */
+  uint64_t tracked; /**< distinct strings remembered now */
+  uint64_t unique_cap;   /**< the most remembered before starting afresh
+                              (0: MPROF_WRITER_STRINGS_ALL, no limit) */
+  uint64_t generations;  /**< times the table was full and started afresh */
+  uint64_t memory_bytes; /**< memory held for strings: table and buffer */
+  MPROF_GROWABLE_TAIL
+} mprof_writer_string_stats;
+
+#define MPROF_WRITER_STRING_STATS_INIT                                         \
+  { MPROF_WRITER_STRING_STATS_VERSION, 0, 0, 0, 0, 0, 0, 0 }
+
+/** Fill @p out, the fields of its version (set by the caller, e.g. with
+ *  MPROF_WRITER_STRING_STATS_INIT). MPROF_EVERSION for a version this
+ *  writer does not know, MPROF_EINVAL for NULL. */
+MPROF_API int mprof_writer_get_string_stats(mprof_writer *w,
+                                            mprof_writer_string_stats *out);
 
 /** Append a key/value pair to META (see docs/FORMAT.md for the keys). */
 MPROF_API int mprof_writer_meta(mprof_writer *w, const char *key,
@@ -149,7 +190,10 @@ MPROF_API int mprof_writer_checkpoint(mprof_writer *w, uint64_t time_ns);
  * mprof_writer_checkpoint() for a signal handler: calls only write(2) and
  * never allocates or waits. When another thread (or the interrupted code)
  * holds the writer it does nothing and returns MPROF_EIO; the last
- * checkpoint stands. @p signo is recorded in the checkpoint.
+ * checkpoint stands. @p signo is recorded in the checkpoint. The caller
+ * makes sure @p w is not finished or aborted on another thread while this
+ * runs (the CUPTI producer takes its writer away from its handlers and
+ * waits for them before it finishes).
  */
 MPROF_API int mprof_writer_checkpoint_signal(mprof_writer *w, int signo,
                                              uint64_t time_ns);

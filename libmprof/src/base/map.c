@@ -65,6 +65,41 @@ int mprof__map_add(mprof__map *map, uint64_t hash, uint32_t index) {
   return 0;
 }
 
+int mprof__map_remove(mprof__map *map, uint64_t hash, uint32_t index) {
+  if (!map->capacity)
+    return 0;
+  size_t mask = map->capacity - 1, at = (size_t)hash & mask;
+  while (map->indices[at] != MPROF__MAP_NONE &&
+         (map->hashes[at] != hash || map->indices[at] != index))
+    at = (at + 1) & mask;
+  if (map->indices[at] == MPROF__MAP_NONE)
+    return 0;
+  /* Backward-shift deletion: move up every later entry of the run that
+   * its home slot allows, so that lookups never meet a gap before it. */
+  size_t hole = at;
+  for (size_t next = (hole + 1) & mask; map->indices[next] != MPROF__MAP_NONE;
+       next = (next + 1) & mask) {
+    size_t home = (size_t)map->hashes[next] & mask;
+    /* The entry may fill the hole when its home is not in (hole, next]. */
+    int stays = hole <= next ? (hole < home && home <= next)
+                             : (hole < home || home <= next);
+    if (stays)
+      continue;
+    map->indices[hole] = map->indices[next];
+    map->hashes[hole] = map->hashes[next];
+    hole = next;
+  }
+  map->indices[hole] = MPROF__MAP_NONE;
+  map->count--;
+  return 1;
+}
+
+void mprof__map_clear(mprof__map *map) {
+  if (map->capacity)
+    memset(map->indices, 0xff, map->capacity * sizeof *map->indices);
+  map->count = 0;
+}
+
 void mprof__map_free(mprof__map *map) {
   free(map->indices);
   free(map->hashes);

@@ -39,6 +39,13 @@ int mprof__map_add(mprof__map *map, uint64_t hash, uint32_t index);
 /* Room for @p count entries without growing. 0 or MPROF_ENOMEM. */
 int mprof__map_reserve(mprof__map *map, size_t count);
 
+/* Take out the entry (@p hash, @p index); 1 when it was there, else 0.
+ * Entries after it move up, so a cursor taken before does not carry over. */
+int mprof__map_remove(mprof__map *map, uint64_t hash, uint32_t index);
+
+/* Empty the map but keep its slots for reuse. */
+void mprof__map_clear(mprof__map *map);
+
 /* Frees the slots; the map is empty and usable again. */
 void mprof__map_free(mprof__map *map);
 

@@ -246,7 +246,11 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
       next.correlations = (uint32_t)top;
   }
   mprof_writer *w;
-  int rc = mprof_writer_open(&w, path, NULL);
+  /* Every string keeps one reference, as in the traces copied: this runs
+   * after the capture, where memory is not the program's. */
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.strings_unique_cap = MPROF_WRITER_STRINGS_ALL;
+  int rc = mprof_writer_open(&w, path, &opts);
   if (rc) {
     free(bases);
     return rc;

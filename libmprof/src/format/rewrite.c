@@ -32,7 +32,11 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
       return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   }
   mprof_writer *w;
-  int rc = mprof_writer_open(&w, path, NULL);
+  /* Every string keeps one reference, as in the traces copied: this runs
+   * after the capture, where memory is not the program's. */
+  mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
+  opts.strings_unique_cap = MPROF_WRITER_STRINGS_ALL;
+  int rc = mprof_writer_open(&w, path, &opts);
   if (rc) {
     free(new_index);
     return rc;

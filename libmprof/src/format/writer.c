@@ -3,13 +3,18 @@
  *
  * While a capture runs, "PATH.partial" is a streamed file (docs/FORMAT.md,
  * "Streamed files"): a header, then chunks. Sections that grow with the run
- * (launches, memops, ranges, spans, PC samples, cubin blobs) buffer
- * `buffer_size` bytes and move them into an APPEND chunk when full; small
- * tables (strings, devices, streams, kernels, shapes, ...) stay in memory
- * because they are deduplicated, and each checkpoint appends what they
- * gained since the last one. A checkpoint chunk commits everything before
- * it, so a process killed at any moment leaves a file that opens with the
- * data up to its last checkpoint.
+ * (strings, META, launches, memops, ranges, spans, PC samples, cubin blobs)
+ * buffer `buffer_size` bytes and move them into an APPEND chunk when full;
+ * small tables (devices, streams, kernels, shapes, ...) stay in memory
+ * because they are deduplicated by their bytes, and each checkpoint appends
+ * what they gained since the last one. A checkpoint chunk commits
+ * everything before it, so a process killed at any moment leaves a file
+ * that opens with the data up to its last checkpoint.
+ *
+ * Strings are deduplicated through a table of at most STRING_TABLE_CAP
+ * fingerprints by default (their bytes are on disk); when it is full it
+ * starts afresh, so memory stays bounded however many distinct names a run
+ * makes.
  *
  * On finish: a final checkpoint, then the usual layout is written to
  * "PATH.finishing" (header, every non-empty section in type order, each
@@ -33,6 +38,19 @@
 
 #define SECTION_COUNT (MPROF_SECTION_TYPE_MAX_ + 1)
 #define DEFAULT_BUFFER_SIZE (64u * 1024u)
+/* Distinct strings the deduplication table remembers at a time by default:
+ * at most about 10 MiB of table (40 bytes a string with the map's slots). */
+#define STRING_TABLE_CAP (1u << 18)
+
+/* A remembered string: its reference, its length and a second hash of its
+ * bytes, independent of the map's (FNV-1a): two different strings would
+ * have to agree on both 64-bit hashes and the length to be taken for one
+ * another. */
+typedef struct string_entry {
+  uint64_t check;
+  uint32_t offset;
+  uint32_t length;
+} string_entry;
 
 /* Where a spilling section's bytes lie in the streamed file. */
 typedef struct extent {
@@ -79,7 +97,13 @@ struct mprof_writer {
   int cubins_replaced;
   size_t buffer_size;
   section_buf sections[SECTION_COUNT];
-  mprof__map strings; /* string offsets */
+  mprof__map strings; /* FNV-1a of the bytes -> string_entries[] */
+  string_entry *string_entries;
+  size_t string_entry_count, string_entry_capacity;
+  uint64_t strings_stored;     /* strings put in STRINGS, repeats included */
+  uint64_t strings_found;      /* requests answered from the table */
+  uint64_t string_generations; /* times the full table started afresh */
+  size_t string_cap;           /* entries before the table starts afresh */
   drop_counter *drops;
   size_t drop_count, drop_capacity;
   uint64_t writer_drops;
@@ -96,8 +120,8 @@ static const struct {
   uint32_t record_size;
   int spills;
 } section_kinds[SECTION_COUNT] = {
-    [MPROF_SECTION_STRINGS] = {1, 0},
-    [MPROF_SECTION_META] = {sizeof(mprof_meta_record), 0},
+    [MPROF_SECTION_STRINGS] = {1, 1},
+    [MPROF_SECTION_META] = {sizeof(mprof_meta_record), 1},
     [MPROF_SECTION_DEVICES] = {sizeof(mprof_device_record), 0},
     [MPROF_SECTION_STREAMS] = {sizeof(mprof_stream_record), 0},
     [MPROF_SECTION_KERNELS] = {sizeof(mprof_kernel_record), 0},
@@ -129,7 +153,10 @@ static int section_spills(uint32_t type) { return section_kinds[type].spills; }
 
 MPROF__VERSIONS(writer_options, "writer options",
                 MPROF__END_OF(mprof_writer_options, file_flags),
-                MPROF__END_OF(mprof_writer_options, open_flags));
+                MPROF__END_OF(mprof_writer_options, open_flags),
+                MPROF__END_OF(mprof_writer_options, strings_unique_cap));
+MPROF__VERSIONS(string_stats, "writer string stats",
+                MPROF__END_OF(mprof_writer_string_stats, memory_bytes));
 
 int mprof_writer_options_init(mprof_writer_options *opts, unsigned version) {
   mprof_writer_options init = MPROF_WRITER_OPTIONS_INIT;
@@ -228,6 +255,10 @@ static int section_put(mprof_writer *w, uint32_t type, const void *data,
       return -1;
     if (size > w->buffer_size) /* large blobs bypass the buffer */
       return spill_bytes(w, type, data, size, 1);
+    /* A signal's checkpoint spills without allocating: the slot it needs
+     * for these bytes must exist before they do. */
+    if (s->extent_capacity <= s->extent_count && reserve_extent(s) != 0)
+      return -1;
   }
   if (MPROF__GROW(s->data, s->capacity, s->used + size) != 0)
     return -1;
@@ -274,12 +305,14 @@ int mprof_writer_open(mprof_writer **out, const char *path,
   if (!opts)
     return MPROF_EVERSION;
   unsigned open_flags = opts->version >= 2 ? opts->open_flags : 0;
+  size_t string_cap = opts->version >= 3 ? opts->strings_unique_cap : 0;
   mprof_writer *w = (mprof_writer *)calloc(1, sizeof *w);
   if (!w)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   w->fd = -1;
   w->buffer_size = opts->buffer_size ? opts->buffer_size : DEFAULT_BUFFER_SIZE;
   w->launches_sorted = 1;
+  w->string_cap = string_cap ? string_cap : STRING_TABLE_CAP;
   pthread_mutex_init(&w->lock, NULL);
   w->path = path_with(path, "");
   w->partial_path = path_with(path, ".partial");
@@ -318,25 +351,71 @@ int mprof_writer_open(mprof_writer **out, const char *path,
   return 0;
 }
 
+static uint64_t rotate_left(uint64_t v, unsigned bits) {
+  return (v << bits) | (v >> (64 - bits));
+}
+
+/* The second hash of a string entry: 8 bytes at a time, multiply and
+ * rotate, then a final mix (nothing like FNV-1a's byte-wise xor-multiply). */
+static uint64_t string_check(const char *str, size_t len) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)len;
+  for (;;) {
+    uint64_t word = 0;
+    size_t take = len < 8 ? len : 8;
+    memcpy(&word, str, take);
+    h = rotate_left(h ^ (word * 0xbf58476d1ce4e5b9ull), 27) *
+        0x94d049bb133111ebull;
+    if (len <= 8)
+      break;
+    str += 8;
+    len -= 8;
+  }
+  h ^= h >> 31;
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
 static uint32_t string_locked(mprof_writer *w, const char *str) {
   if (!str || !*str)
     return MPROF_STR_NONE;
   size_t len = strlen(str);
   section_buf *s = &w->sections[MPROF_SECTION_STRINGS];
   uint64_t hash = mprof__hash64(str, len);
-  mprof__map *t = &w->strings;
+  uint64_t check = string_check(str, len);
   size_t cursor = 0;
   uint32_t found;
-  while ((found = mprof__map_next(t, hash, &cursor)) != MPROF__MAP_NONE)
-    if (strncmp((const char *)s->data + found, str, len + 1) == 0)
-      return found;
-  if (s->used + len + 1 > UINT32_MAX || mprof__map_reserve(t, t->count + 1))
+  while ((found = mprof__map_next(&w->strings, hash, &cursor)) !=
+         MPROF__MAP_NONE) {
+    const string_entry *e = &w->string_entries[found];
+    if (e->check == check && e->length == len) {
+      w->strings_found++;
+      return e->offset;
+    }
+  }
+  /* References are u32 byte offsets into the whole section. */
+  uint64_t offset = s->spilled + s->used;
+  if (offset + len + 1 > UINT32_MAX)
     goto drop;
-  uint32_t offset = (uint32_t)s->used;
+  if (w->string_entry_count >= w->string_cap) {
+    /* Full: start afresh. A string seen again is stored once more. */
+    mprof__map_clear(&w->strings);
+    w->string_entry_count = 0;
+    w->string_generations++;
+  }
+  if (MPROF__GROW(w->string_entries, w->string_entry_capacity,
+                  w->string_entry_count + 1) != 0 ||
+      mprof__map_reserve(&w->strings, w->string_entry_count + 1) != 0)
+    goto drop;
   if (section_put(w, MPROF_SECTION_STRINGS, str, len + 1) != 0)
     goto drop;
-  mprof__map_add(t, hash, offset); /* reserved above: cannot fail */
-  return offset;
+  string_entry *e = &w->string_entries[w->string_entry_count];
+  e->check = check;
+  e->offset = (uint32_t)offset;
+  e->length = (uint32_t)len;
+  /* reserved above: cannot fail */
+  mprof__map_add(&w->strings, hash, (uint32_t)w->string_entry_count++);
+  w->strings_stored++;
+  return (uint32_t)offset;
 drop:
   w->writer_drops++;
   return MPROF_STR_NONE;
@@ -349,6 +428,33 @@ uint32_t mprof_writer_string(mprof_writer *w, const char *str) {
   uint32_t ref = string_locked(w, str);
   pthread_mutex_unlock(&w->lock);
   return ref;
+}
+
+int mprof_writer_get_string_stats(mprof_writer *w,
+                                  mprof_writer_string_stats *out) {
+  if (!w || !out)
+    return mprof__error_set(MPROF_EINVAL,
+                            "mprof_writer_get_string_stats: NULL");
+  int rc = mprof__result_check(out, &string_stats);
+  if (rc)
+    return rc;
+  mprof_writer_string_stats full = MPROF_WRITER_STRING_STATS_INIT;
+  pthread_mutex_lock(&w->lock);
+  const section_buf *s = &w->sections[MPROF_SECTION_STRINGS];
+  full.stored = w->strings_stored;
+  full.bytes = s->spilled + s->used;
+  full.found = w->strings_found;
+  full.tracked = w->string_entry_count;
+  full.unique_cap =
+      w->string_cap == MPROF_WRITER_STRINGS_ALL ? 0 : w->string_cap;
+  full.generations = w->string_generations;
+  full.memory_bytes = w->strings.capacity * (sizeof *w->strings.indices +
+                                             sizeof *w->strings.hashes) +
+                      w->string_entry_capacity * sizeof *w->string_entries +
+                      s->capacity + s->extent_capacity * sizeof *s->extents;
+  pthread_mutex_unlock(&w->lock);
+  mprof__result_store(out, &full, &string_stats);
+  return 0;
 }
 
 static void track_launch_order(mprof_writer *w, const void *record) {
@@ -688,6 +794,7 @@ static void writer_free(mprof_writer *w) {
     free(w->sections[i].snapshot);
   }
   mprof__map_free(&w->strings);
+  free(w->string_entries);
   free(w->drops);
   if (w->fd >= 0)
     close(w->fd);
