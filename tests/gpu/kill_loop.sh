@@ -20,6 +20,7 @@
 #   KILL_LOOP_MIN_DELAY=1.5 the loop's first step (MIN: past the producer's
 #                           first checkpoint after that step)
 #   KILL_LOOP_SEED=1        the random moments
+#   KILL_LOOP_COMPLETE=0    leave out the complete run (loops run side by side)
 #   KILL_LOOP_DRY_RUN=1     no GPU: kill_loop_standin.py, which streams a
 #                           capture through libmprof's writer as the
 #                           producer does, stands in for `mprof record`
@@ -111,7 +112,7 @@ wait_first_step() {
 }
 
 # ---- one complete run: what streaming the used modules costs --------------
-if [ -z "$dry" ]; then
+if [ -z "$dry" ] && [ "${KILL_LOOP_COMPLETE:-1}" != 0 ]; then
   dir=$out/complete
   mkdir -p "$dir"
   t0=$(date +%s.%N)
