@@ -282,9 +282,17 @@ int lb_place(lane_builder *lb, size_t n, rs_lanes *out, size_t at,
   return 0;
 }
 
-/* Add [a, b) to fine buckets @p arr (ns overlap per bucket). */
-static void add_interval(double *arr, size_t buckets, int64_t origin,
+/* Fine buckets being filled: the ns of overlap per bucket in `arr`, and
+ * the buckets [lo, hi] touched so far (lo > hi: none). */
+typedef struct bucket_fill {
+  double *arr;
+  size_t lo, hi;
+} bucket_fill;
+
+/* Add [a, b) to fine buckets @p fill. */
+static void add_interval(bucket_fill *fill, size_t buckets, int64_t origin,
                          double bucket_ns, int64_t a, int64_t b) {
+  double *arr = fill->arr;
   if (b <= a)
     return;
   double fa = (double)(a - origin) / bucket_ns;
@@ -298,6 +306,10 @@ static void add_interval(double *arr, size_t buckets, int64_t origin,
   size_t ia = (size_t)fa, ib = (size_t)fb;
   if (ib >= buckets)
     ib = buckets - 1;
+  if (ia < fill->lo)
+    fill->lo = ia;
+  if (ib > fill->hi || fill->hi == SIZE_MAX)
+    fill->hi = ib;
   if (ia == ib) {
     arr[ia] += (fb - fa) * bucket_ns;
     return;
@@ -312,8 +324,8 @@ static void add_interval(double *arr, size_t buckets, int64_t origin,
  * maximum as the end, a span that starts after it opens a new stretch),
  * added to the @p buckets fine buckets of @p busy (NULL: none); returns
  * the ns it covers. */
-static uint64_t sm_union(const rs_group *g, const rs_sm *sm, double *busy,
-                         size_t buckets, double bucket_ns) {
+static uint64_t sm_union(const rs_group *g, const rs_sm *sm,
+                         bucket_fill *busy, size_t buckets, double bucket_ns) {
   int64_t cs = 0, ce = 0;
   int open = 0;
   uint64_t covered = 0;
@@ -359,11 +371,20 @@ int mprof_render__build_density(const mprof_render_model *m, int group,
     return mprof_render__oom();
   }
   d->buckets = buckets;
+  memset(busy, 0, buckets * sizeof(double));
   for (size_t s = 0; s < g->sm_count; s++) {
-    memset(busy, 0, buckets * sizeof(double));
-    sm_union(g, &g->sms[s], busy, buckets, d->bucket_ns);
-    for (size_t b = 0; b < buckets; b++)
+    if (!g->sms[s].count)
+      continue; /* idle: its cells stay 0 */
+    /* Only the buckets this SM's spans touched are converted and cleared,
+     * so a row costs its spans, not the 4096 buckets of a row. */
+    bucket_fill fill = {busy, SIZE_MAX, SIZE_MAX};
+    sm_union(g, &g->sms[s], &fill, buckets, d->bucket_ns);
+    if (fill.hi == SIZE_MAX)
+      continue;
+    for (size_t b = fill.lo; b <= fill.hi; b++) {
       d->busy[s * buckets + b] = (float)(busy[b] / d->bucket_ns);
+      busy[b] = 0;
+    }
   }
   free(busy);
   return 0;
