@@ -2,7 +2,8 @@
  * mprof tests — every documented diagnosis threshold at its boundary: a
  * value at the threshold, just below and just above it gives the state
  * docs/DIAGNOSIS.md says ("minor from 20%": 20% is minor, 19.9% is not;
- * "issue below 25%": 25% is not). The stall thresholds are read from the
+ * "issue below 25%": 25% is not), and the diff's. The stall thresholds are
+ * read from the
  * table in docs/DIAGNOSIS.md; the others are written here as the page
  * states them, each with its section. Each case first checks that the
  * planted value came out exactly (the premise), then the state.
@@ -42,12 +43,14 @@ typedef struct planted {
   uint64_t duration, gap;
   const char *reason;
   uint32_t samples, filler;
+  const char *reason2; /* a second reason, or NULL */
+  uint32_t samples2;
 } planted;
 
 /* A kernel that no threshold catches: 8 blocks of 256 threads per SM
  * (100% occupancy) in 8 full waves, ten runs back to back. */
 static planted healthy(void) {
-  planted p = {256, 32, 0, 132 * 8 * 8, 10, 1000, 0, NULL, 0, 0};
+  planted p = {256, 32, 0, 132 * 8 * 8, 10, 1000, 0, NULL, 0, 0, NULL, 0};
   return p;
 }
 
@@ -81,6 +84,9 @@ static void write_planted(const char *path, const planted *p, size_t count) {
     if (p[k].filler)
       tt_sample(w, d, name, 0x10 + k, 0x110, reason_index("future_reason"),
                 p[k].filler);
+    if (p[k].samples2)
+      tt_sample(w, d, name, 0x10 + k, 0x120, reason_index(p[k].reason2),
+                p[k].samples2);
   }
   assert_int_equal(mprof_writer_finish(w), 0);
 }
@@ -304,6 +310,8 @@ static void test_busy_pipes_and_latency_bound(void **state) {
       {"long_scoreboard", 499, MPROF_STATE_ISSUE, 0.499},
       {"long_scoreboard", 500, MPROF_STATE_ISSUE, 0.75},
       {"long_scoreboard", 501, MPROF_STATE_ISSUE, 0.75},
+      /* Both: excused and halved, and not held to the latency stalls. */
+      {"selected", 500, MPROF_STATE_MINOR, 0.375},
   };
   enum { N = sizeof cases / sizeof cases[0] };
   planted p[N];
@@ -314,6 +322,11 @@ static void test_busy_pipes_and_latency_bound(void **state) {
     p[i].reason = cases[i].reason;
     p[i].samples = cases[i].samples;
     p[i].filler = 1000 - cases[i].samples;
+    if (cases[i].cost == 0.375) {
+      p[i].filler = 0;
+      p[i].reason2 = "long_scoreboard";
+      p[i].samples2 = 500;
+    }
   }
   const char *path = test_path("busy-pipes.mprof");
   write_planted(path, p, N);
@@ -657,6 +670,78 @@ static void test_tensor_threshold(void **state) {
   unlink(path);
 }
 
+/* ---- diff -----------------------------------------------------------------
+ */
+
+/* docs/DIAGNOSIS.md §5: a change counts when p < 0.001 "and the mean moved
+ * by at least min_change = 1%"; "with a single launch on either side ...
+ * the change counts from 5 x min_change = 5%"; the gate trips on a kernel
+ * "up by more than PCT percent". Runs of 1000 ns in the base, without
+ * spread (so p is 0 for any change), in the candidate: */
+static void test_diff_thresholds(void **state) {
+  (void)state;
+  static const struct {
+    uint32_t launches;
+    uint64_t candidate_ns;
+    uint32_t change;
+  } cases[] = {
+      {1, 1049, MPROF_CHANGE_NOISE},   {1, 1050, MPROF_CHANGE_SLOWER},
+      {1, 1051, MPROF_CHANGE_SLOWER},  {10, 1009, MPROF_CHANGE_NOISE},
+      {10, 1010, MPROF_CHANGE_SLOWER}, {10, 1011, MPROF_CHANGE_SLOWER},
+      {10, 1100, MPROF_CHANGE_SLOWER}, {10, 990, MPROF_CHANGE_FASTER},
+  };
+  enum { N = sizeof cases / sizeof cases[0] };
+  planted base[N], candidate[N];
+  for (size_t i = 0; i < N; i++) {
+    base[i] = healthy();
+    base[i].launches = cases[i].launches;
+    candidate[i] = base[i];
+    candidate[i].duration = cases[i].candidate_ns;
+  }
+  const char *base_path = test_path("diff-base.mprof");
+  char candidate_path[1024];
+  snprintf(candidate_path, sizeof candidate_path, "%s",
+           test_path("diff-candidate.mprof"));
+  write_planted(base_path, base, N);
+  write_planted(candidate_path, candidate, N);
+  tt_analysis a, b;
+  tt_analyse(&a, base_path, NULL);
+  tt_analyse(&b, candidate_path, NULL);
+  mprof_diff *diff;
+  assert_int_equal(mprof_diff_run(&diff, a.diagnosis, b.diagnosis, NULL), 0);
+  assert_int_equal(mprof_diff_kernel_count(diff), N);
+  for (size_t k = 0; k < N; k++) {
+    char name[64];
+    kernel_name(name, sizeof name, k);
+    const mprof_kernel_change *c = NULL;
+    for (size_t i = 0; i < N; i++)
+      if (strcmp(mprof_diff_kernel(diff, i)->mangled, name) == 0)
+        c = mprof_diff_kernel(diff, i);
+    assert_non_null(c);
+    double change = ((double)cases[k].candidate_ns - 1000.0) / 1000.0;
+    if (c->mean_change != change)
+      fail_msg("%s: mean change %.17g, planted %.17g", name, c->mean_change,
+               change);
+    if (c->change != cases[k].change)
+      fail_msg("%u launches of 1000 -> %llu ns: change %u, expected %u",
+               cases[k].launches, (unsigned long long)cases[k].candidate_ns,
+               c->change, cases[k].change);
+  }
+  /* The gate counts the slower kernels up by more than PCT: +10% is not
+   * more than 10%, nor +5% than 5%, nor +1% than 1%. */
+  assert_int_equal(mprof_diff_gate(diff, 10.0), 0);
+  assert_int_equal(mprof_diff_gate(diff, 9.9), 1);
+  assert_int_equal(mprof_diff_gate(diff, 5.0), 2);
+  assert_int_equal(mprof_diff_gate(diff, 4.9), 3);
+  assert_int_equal(mprof_diff_gate(diff, 1.0), 4);
+  assert_int_equal(mprof_diff_gate(diff, 0.9), 5);
+  mprof_diff_free(diff);
+  tt_release(&b);
+  tt_release(&a);
+  unlink(base_path);
+  unlink(candidate_path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stall_thresholds),
@@ -668,6 +753,7 @@ int main(void) {
       cmocka_unit_test(test_span_thresholds),
       cmocka_unit_test(test_roof_thresholds),
       cmocka_unit_test(test_tensor_threshold),
+      cmocka_unit_test(test_diff_thresholds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,8 @@
  * reader's own field table (mprof__section_fields(), trace_sections.c,
  * which the validator walks), so a field added there is tested here without
  * a line of this file changing. The checks outside the table (a launch's
- * shape and stream, a cubin's blob, a PM column, record times) follow.
+ * shape and stream, a cubin's blob, a PM column, record times, a memory
+ * access's counts) follow.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -450,6 +451,58 @@ static void test_pm_column_bound(void **state) {
   release(&fx);
 }
 
+/* A memory access record's counts must go together (docs/FORMAT.md):
+ * thread accesses >= warp accesses, warp accesses <= sectors <= 2 x thread
+ * accesses, each at its bound and one past it; and no unknown flag. */
+static void test_memory_access_bounds(void **state) {
+  (void)state;
+  fixture fx;
+  load(&fx);
+  uint64_t at;
+  size_t record = last_record(fx.file, MPROF_SECTION_MEMORY_ACCESSES, &at);
+  size_t warps = offsetof(mprof_memory_access_record, warp_accesses);
+  size_t threads = offsetof(mprof_memory_access_record, thread_accesses);
+  size_t sectors = offsetof(mprof_memory_access_record, sectors);
+  assert_int_equal(threads, warps + 8);
+  assert_int_equal(sectors, warps + 24);
+  const struct {
+    uint64_t warps, threads, sectors;
+    int read;
+  } cases[] = {
+      {4, 4, 4, 1}, {4, 3, 4, 0},  {4, 4, 3, 0}, {4, 4, 8, 1},
+      {4, 4, 9, 0}, {4, 5, 10, 1}, {0, 0, 0, 1},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    /* warp_accesses, thread_accesses, bytes (as written), sectors */
+    uint64_t value[4] = {cases[c].warps, cases[c].threads, 128,
+                         cases[c].sectors};
+    char want[512];
+    snprintf(want, sizeof want,
+             "MEMORY_ACCESSES at byte %llu: record %zu: %llu warp accesses, "
+             "%llu thread accesses and %llu sectors cannot go together",
+             (unsigned long long)at, record, (unsigned long long)value[0],
+             (unsigned long long)value[1], (unsigned long long)value[3]);
+    if (cases[c].read)
+      expect_read(&fx, MPROF_SECTION_MEMORY_ACCESSES, at + warps, value,
+                  sizeof value, want);
+    else
+      expect_refused(&fx, MPROF_SECTION_MEMORY_ACCESSES, at + warps, value,
+                     sizeof value, want);
+  }
+  size_t field = offsetof(mprof_memory_access_record, flags);
+  uint32_t flags = MPROF_MEMORY_FLAGS_KNOWN;
+  expect_read(&fx, MPROF_SECTION_MEMORY_ACCESSES, at + field, &flags,
+              sizeof flags, "every known flag");
+  flags = MPROF_MEMORY_FLAGS_KNOWN + 1;
+  char want[512];
+  snprintf(want, sizeof want,
+           "MEMORY_ACCESSES at byte %llu: record %zu: unknown flags 0x%x",
+           (unsigned long long)at, record, flags);
+  expect_refused(&fx, MPROF_SECTION_MEMORY_ACCESSES, at + field, &flags,
+                 sizeof flags, want);
+  release(&fx);
+}
+
 /* The string table's own bounds: it begins and ends with a NUL, so that
  * every reference below its length reads a terminated string. */
 static void test_string_table_terminated(void **state) {
@@ -475,6 +528,7 @@ int main(void) {
       cmocka_unit_test(test_every_time_pair_at_its_bound),
       cmocka_unit_test(test_cubin_blob_bounds),
       cmocka_unit_test(test_pm_column_bound),
+      cmocka_unit_test(test_memory_access_bounds),
       cmocka_unit_test(test_string_table_terminated),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
