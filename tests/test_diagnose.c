@@ -218,6 +218,8 @@ static void test_occupancy_calculator(void **state) {
   assert_int_equal(o.blocks_per_sm, 16);
   assert_true(fabs(o.theoretical - 1.0) < 1e-12);
   assert_int_equal(o.limit_warps, 16);
+  o = occupancy(132, 256, 33, 0); /* 1056 registers a warp, 1280 allocated */
+  assert_int_equal(o.limit_registers, 6); /* 12 warps per sub, 8 a block */
   o = occupancy(132, 96, 72, 0); /* 2304 registers per warp: 7 per sub */
   assert_int_equal(o.limit_registers, 9); /* 28 warps / 3 per block */
   assert_int_equal(o.blocks_per_sm, 9);

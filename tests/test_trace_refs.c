@@ -503,6 +503,31 @@ static void test_memory_access_bounds(void **state) {
   release(&fx);
 }
 
+/* The header's file size is the file's: a byte more (a copy with junk after
+ * it) is refused as a byte less (a truncated one) is. */
+static void test_file_size_is_exact(void **state) {
+  (void)state;
+  fixture fx;
+  load(&fx);
+  for (int extra = -1; extra <= 8; extra += 9) {
+    size_t size = fx.size + (size_t)extra;
+    unsigned char *copy = (unsigned char *)calloc(1, fx.size + 8);
+    assert_non_null(copy);
+    memcpy(copy, fx.file, extra < 0 ? size : fx.size);
+    assert_int_equal(test_write_file(fx.patched, copy, size), 0);
+    free(copy);
+    mprof_trace *t = NULL;
+    assert_int_equal(mprof_trace_open(&t, fx.patched, NULL), MPROF_EFORMAT);
+    char want[1200];
+    snprintf(want, sizeof want,
+             "%s: header at byte 32: header says %zu bytes but the file has "
+             "%zu" SUFFIX,
+             fx.patched, fx.size, size);
+    assert_string_equal(mprof_error_last(), want);
+  }
+  release(&fx);
+}
+
 /* The string table's own bounds: it begins and ends with a NUL, so that
  * every reference below its length reads a terminated string. */
 static void test_string_table_terminated(void **state) {
@@ -529,6 +554,7 @@ int main(void) {
       cmocka_unit_test(test_cubin_blob_bounds),
       cmocka_unit_test(test_pm_column_bound),
       cmocka_unit_test(test_memory_access_bounds),
+      cmocka_unit_test(test_file_size_is_exact),
       cmocka_unit_test(test_string_table_terminated),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
