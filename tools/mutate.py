@@ -92,6 +92,10 @@ def parse_list(path):
     return mutants
 
 
+class CannotMutate(Exception):
+    """This build has nothing to mutate (exit 77, skipped)."""
+
+
 class Library:
     """libmprof's objects in a build, and how to compile and link them."""
 
@@ -99,7 +103,7 @@ class Library:
         self.build = build
         path = os.path.join(build, "compile_commands.json")
         if not os.path.exists(path):
-            raise SystemExit(SKIP)
+            raise CannotMutate(f"no {path}")
         with open(path, encoding="utf-8") as f:
             commands = json.load(f)
         self.src = os.path.realpath(os.path.join(ROOT, "libmprof", "src"))
@@ -113,16 +117,14 @@ class Library:
             if not source.startswith(self.src + os.sep):
                 continue
             if any(a.startswith("-fsanitize") for a in args):
-                print("mutate: a sanitizer build; mutate the plain build",
-                      file=sys.stderr)
-                raise SystemExit(SKIP)
+                raise CannotMutate("a sanitizer build: mutate the plain one")
             rel = os.path.relpath(source, self.src)
             self.entries[rel] = {
                 "directory": e["directory"], "args": args,
                 "object": os.path.join(e["directory"], out),
             }
         if not self.entries:
-            raise SystemExit(SKIP)
+            raise CannotMutate(f"no libmprof objects in {path}")
 
     def compile(self, rel, scratch_src, out):
         """Compile libmprof/src/@rel from @scratch_src to @out."""
@@ -311,11 +313,9 @@ def main():
                 sys.exit(f"mutate: CI mutant {m['id']} names no `kill:` tests")
     try:
         lib = Library(build)
-    except SystemExit as e:
-        if e.code == SKIP:
-            print("mutate: no compile_commands.json with libmprof's objects "
-                  f"in {build}: nothing to mutate")
-        raise
+    except CannotMutate as e:
+        print(f"mutate: {e}: nothing to mutate here")
+        return SKIP
     tests = Tests(build, args.jobs, args.timeout)
 
     scratch = os.path.join(build, "mutate")
