@@ -188,8 +188,16 @@ class Tests:
     """The build's tests, run by this script (not ctest, which would share
     the build's Testing/ logs with a ctest that may be running this)."""
 
-    def __init__(self, build, jobs, timeout):
-        out = subprocess.run(["ctest", "--test-dir", build,
+    def __init__(self, build, jobs, timeout, scratch):
+        # ctest writes Testing/Temporary/LastTest.log even to list tests: it
+        # lists them from a folder of its own that includes the build's, so
+        # that a ctest running in the build keeps its log.
+        listing = os.path.join(scratch, "ctest")
+        os.makedirs(listing, exist_ok=True)
+        with open(os.path.join(listing, "CTestTestfile.cmake"), "w",
+                  encoding="utf-8") as f:
+            f.write('subdirs("%s")\n' % build.replace("\\", "/"))
+        out = subprocess.run(["ctest", "--test-dir", listing,
                               "--show-only=json-v1"],
                              capture_output=True, text=True)
         if out.returncode:
@@ -316,12 +324,11 @@ def main():
     except CannotMutate as e:
         print(f"mutate: {e}: nothing to mutate here")
         return SKIP
-    tests = Tests(build, args.jobs, args.timeout)
-
     scratch = os.path.join(build, "mutate")
     os.makedirs(scratch, exist_ok=True)
     lock = open(os.path.join(scratch, ".lock"), "w")
     fcntl.flock(lock, fcntl.LOCK_EX)  # one run per build at a time
+    tests = Tests(build, args.jobs, args.timeout, scratch)
     scratch_src = os.path.join(scratch, "src", "libmprof", "src")
     objdir = os.path.join(scratch, "obj")
     libdir = os.path.join(scratch, "lib")
