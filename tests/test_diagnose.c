@@ -100,19 +100,73 @@ static void test_planted_launch_gaps(void **state) {
   check_scenario(MPROF_SYNTH_LAUNCH_GAPS, MPROF_DIM_LAUNCH);
 }
 
+/* The reason that holds most of @p function's plain samples in the trace
+ * itself (PC_SAMPLES named through STALL_REASONS), read without the join. */
+static const char *planted_reason(const mprof_trace *t, const char *function) {
+  size_t n, rn;
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &n);
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &rn);
+  static char best[128];
+  uint64_t best_samples = 0;
+  for (size_t r = 0; r < rn; r++) {
+    const char *name = mprof_trace_string(t, sr[r].name);
+    if (strstr(name, "_not_issued"))
+      continue;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+      if (pc[i].device == sr[r].device && pc[i].stall_reason == sr[r].index &&
+          strcmp(mprof_trace_string(t, pc[i].function_name), function) == 0)
+        sum += pc[i].samples;
+    if (sum > best_samples) {
+      best_samples = sum;
+      snprintf(best, sizeof best, "%s",
+               name + strlen(MPROF_STALL_REASON_PREFIX));
+    }
+  }
+  return best_samples ? best : "";
+}
+
+/* Each kernel of the mixed scenario is planted with one of three stall
+ * profiles (mostly long_scoreboard, math_pipe_throttle or barrier): its
+ * verdict is that profile's dimension, and no other. */
 static void test_mixed_scenario(void **state) {
   (void)state;
+  static const struct {
+    const char *reason;
+    uint32_t verdict;
+  } planted[] = {
+      {"long_scoreboard", MPROF_DIM_MEMORY_LATENCY},
+      {"math_pipe_throttle", MPROF_DIM_COMPUTE},
+      {"barrier", MPROF_DIM_SYNC},
+  };
   const char *path = test_path("mixed.mprof");
   mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
   opts.kernels = 12;
   assert_int_equal(mprof_synth_write(path, &opts), 0);
   tt_analysis a;
   tt_analyse(&a, path, NULL);
-  for (size_t k = 0; k < mprof_diagnosis_kernel_count(a.diagnosis); k++) {
-    uint32_t v = mprof_diagnosis_kernel(a.diagnosis, k)->verdict_dimension;
-    assert_true(v == MPROF_DIM_MEMORY_LATENCY || v == MPROF_DIM_COMPUTE ||
-                v == MPROF_DIM_SYNC);
+  size_t count = mprof_diagnosis_kernel_count(a.diagnosis);
+  assert_int_equal(count, 12);
+  size_t seen[3] = {0, 0, 0};
+  for (size_t k = 0; k < count; k++) {
+    const mprof_kernel_diagnosis *kd = mprof_diagnosis_kernel(a.diagnosis, k);
+    const char *reason = planted_reason(a.trace, kd->stats->mangled);
+    size_t p = 0;
+    while (p < 3 && strcmp(planted[p].reason, reason) != 0)
+      p++;
+    if (p == 3)
+      fail_msg("kernel %s: planted with %s, not one of the three profiles",
+               kd->stats->name, reason);
+    seen[p]++;
+    if (kd->verdict_dimension != planted[p].verdict)
+      fail_msg("kernel %s (mostly %s): verdict %s, expected %s: %s",
+               kd->stats->name, reason,
+               mprof_dimension_key(kd->verdict_dimension),
+               mprof_dimension_key(planted[p].verdict), kd->verdict);
+    assert_int_equal(kd->verdict_state, MPROF_STATE_ISSUE);
   }
+  /* The seed plants all three. */
+  assert_true(seen[0] && seen[1] && seen[2]);
   tt_release(&a);
   unlink(path);
 }
@@ -164,6 +218,8 @@ static void test_occupancy_calculator(void **state) {
   assert_int_equal(o.blocks_per_sm, 16);
   assert_true(fabs(o.theoretical - 1.0) < 1e-12);
   assert_int_equal(o.limit_warps, 16);
+  o = occupancy(132, 256, 33, 0); /* 1056 registers a warp, 1280 allocated */
+  assert_int_equal(o.limit_registers, 6); /* 12 warps per sub, 8 a block */
   o = occupancy(132, 96, 72, 0); /* 2304 registers per warp: 7 per sub */
   assert_int_equal(o.limit_registers, 9); /* 28 warps / 3 per block */
   assert_int_equal(o.blocks_per_sm, 9);
@@ -572,9 +628,10 @@ static void test_escaping(void **state) {
   json_object *doc = json_tokener_parse(json);
   assert_non_null(doc);
   json_object *kernels, *items, *name;
-  json_object_object_get_ex(doc, "kernels", &kernels);
-  json_object_object_get_ex(kernels, "items", &items);
-  json_object_object_get_ex(json_object_array_get_idx(items, 0), "name", &name);
+  assert_true(json_object_object_get_ex(doc, "kernels", &kernels));
+  assert_true(json_object_object_get_ex(kernels, "items", &items));
+  assert_true(json_object_object_get_ex(json_object_array_get_idx(items, 0),
+                                        "name", &name));
   const char *back = json_object_get_string(name);
   assert_non_null(strstr(back, "operator<<<float, 2>&(a \"b\" 'c')\x01 "));
   assert_non_null(strstr(back, "\xef\xbf\xbd")); /* U+FFFD for \xff */

@@ -126,8 +126,17 @@ static void test_planted_slowdown(void **state) {
   /* Same code on both sides: hot instructions matched by offset. */
   assert_int_equal(c->hot_match, MPROF_HOT_BY_OFFSET);
   assert_true(c->hot_change_count >= 5);
-  assert_true(c->hot_changes[0].base_share >= 0 &&
-              c->hot_changes[0].candidate_share >= 0);
+  /* Matched by offset: every hot instruction is on both sides (a share is
+   * negative on a side it is absent from), and the slowdown changed time,
+   * not where the warps stall, so each keeps its share. */
+  for (size_t i = 0; i < c->hot_change_count; i++) {
+    const mprof_hot_change *h = &c->hot_changes[i];
+    if (!(h->base_share > 0.001 && h->candidate_share > 0.001 &&
+          fabs(h->base_share - h->candidate_share) < 0.02))
+      fail_msg("hot instruction 0x%x: share %.4f in the base, %.4f in the "
+               "candidate",
+               h->offset, h->base_share, h->candidate_share);
+  }
   check_reports(p.diff, 10);
   char *xml = diff_report(p.diff, MPROF_REPORT_XML, 10);
   assert_non_null(strstr(xml, "<gate fail_above_percent=\"10.00\" "

@@ -1,7 +1,9 @@
 /*
- * mprof tests — the stall-reason table, and that every consumer reads it:
- * the join and the diagnosis on a real H200 trace, the synthetic generator.
- * (The viewer's families are checked against the table in test_render.)
+ * mprof tests — the stall-reason table against the map docs/DIAGNOSIS.md
+ * publishes ("Stall reasons"), read from the page: each reason's dimension
+ * and Raster family, the join and the diagnosis on a real H200 trace, the
+ * synthetic generator. (The viewer's lanes are checked against the table in
+ * test_render.)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -9,6 +11,107 @@
 
 #include <math.h>
 #include "mprof/synth.h"
+
+/* ---- the page's map --------------------------------------------------------
+ * "| reason | dimension | why |" rows after "The map, from NVIDIA's
+ * description of each reason:", dimensions named as the page names them. */
+
+static const struct {
+  const char *title;
+  uint32_t dim;
+} page_dimensions[] = {
+    {"memory latency", MPROF_DIM_MEMORY_LATENCY},
+    {"memory throughput", MPROF_DIM_MEMORY_THROUGHPUT},
+    {"shared memory / MIO", MPROF_DIM_SHARED_MIO},
+    {"compute pipes", MPROF_DIM_COMPUTE},
+    {"synchronisation", MPROF_DIM_SYNC},
+    {"instruction fetch / branching", MPROF_DIM_FETCH_BRANCH},
+    {"scheduling", MPROF_DIM_SCHEDULING},
+};
+
+typedef struct page_row {
+  char reason[64];
+  uint32_t dim;
+} page_row;
+
+static page_row page_map[64];
+static size_t page_rows;
+
+static void read_page_map(void) {
+  if (page_rows)
+    return;
+  size_t size = 0;
+  char *page = (char *)test_read_file(tt_doc("DIAGNOSIS.md"), &size);
+  assert_non_null(page);
+  page = (char *)realloc(page, size + 1);
+  page[size] = 0;
+  const char *at = strstr(page, "The map, from NVIDIA's description");
+  assert_non_null(at);
+  at = strstr(at, "|---|---|---|\n");
+  assert_non_null(at);
+  at += strlen("|---|---|---|\n");
+  while (*at == '|') {
+    char reason[64], title[64];
+    if (sscanf(at, "| %63[^ |] | %63[^|]|", reason, title) != 2)
+      fail_msg("docs/DIAGNOSIS.md: a map row that is not \"| reason | "
+               "dimension | why |\": %.60s",
+               at);
+    size_t n = strlen(title);
+    while (n && title[n - 1] == ' ')
+      title[--n] = 0;
+    uint32_t dim = MPROF_DIM_NONE;
+    for (size_t d = 0; d < sizeof page_dimensions / sizeof page_dimensions[0];
+         d++)
+      if (strcmp(page_dimensions[d].title, title) == 0)
+        dim = page_dimensions[d].dim;
+    if (dim == MPROF_DIM_NONE)
+      fail_msg("docs/DIAGNOSIS.md maps %s to \"%s\", not a stall dimension",
+               reason, title);
+    assert_true(page_rows < sizeof page_map / sizeof page_map[0]);
+    snprintf(page_map[page_rows].reason, sizeof page_map[0].reason, "%s",
+             reason);
+    page_map[page_rows++].dim = dim;
+    at = strchr(at, '\n');
+    assert_non_null(at);
+    at++;
+  }
+  free(page);
+  assert_int_equal(page_rows, 19); /* what CUPTI reports on the H200 */
+}
+
+/* The page's dimension of @p reason (a short name), MPROF_DIM_NONE when the
+ * page does not list it. */
+static uint32_t page_dimension(const char *reason) {
+  read_page_map();
+  for (size_t i = 0; i < page_rows; i++)
+    if (strcmp(page_map[i].reason, reason) == 0)
+      return page_map[i].dim;
+  return MPROF_DIM_NONE;
+}
+
+/* The library's table holds the page's map, no more and no less: every
+ * reason in the dimension the page gives it, by each spelling. */
+static void test_table_is_the_page(void **state) {
+  (void)state;
+  read_page_map();
+  assert_int_equal(mprof_stall_reason_info_count(), page_rows);
+  for (size_t i = 0; i < page_rows; i++) {
+    const char *reason = page_map[i].reason;
+    const mprof_stall_reason_info *row = mprof_stall_reason_info_find(reason);
+    if (!row)
+      fail_msg("docs/DIAGNOSIS.md maps %s; the table lacks it", reason);
+    char spelled[160];
+    snprintf(spelled, sizeof spelled, "%s%.63s%s", MPROF_STALL_REASON_PREFIX,
+             reason, MPROF_STALL_NOT_ISSUED_SUFFIX);
+    uint32_t got[3] = {mprof_stall_reason_dimension(reason), row->dimension,
+                       mprof_stall_reason_dimension(spelled)};
+    for (int s = 0; s < 3; s++)
+      if (got[s] != page_map[i].dim)
+        fail_msg("%s: dimension %s, docs/DIAGNOSIS.md says %s", reason,
+                 mprof_dimension_key(got[s]),
+                 mprof_dimension_key(page_map[i].dim));
+  }
+}
 
 /* Rows are well formed: the three spellings of a name agree, the dimension
  * is a stall dimension, and names are unique. */
@@ -34,28 +137,28 @@ static void test_table_rows(void **state) {
   }
 }
 
-/* The Summary's dimension and the Raster's family of a reason name the same
- * thing: the families are the seven stall dimensions, with the issuing warp
- * drawn apart from the rest of compute. */
-static void test_family_matches_dimension(void **state) {
+/* The Raster's family of a reason is the page's dimension, with the
+ * issuing warp (selected) drawn apart from the rest of compute ("The
+ * viewer's Raster and Flame lanes are the seven stall dimensions with
+ * `selected` drawn apart as *Issued*"). */
+static void test_family_is_the_page(void **state) {
   (void)state;
-  for (size_t i = 0; i < mprof_stall_reason_info_count(); i++) {
-    const mprof_stall_reason_info *row = mprof_stall_reason_info_at(i);
-    uint32_t want = row->family == MPROF_STALL_FAMILY_ISSUED
-                        ? (uint32_t)MPROF_DIM_COMPUTE
-                        : row->family;
-    if (row->dimension != want)
-      fail_msg("%s: dimension %s but family %u", row->short_name,
-               mprof_dimension_key(row->dimension), row->family);
+  read_page_map();
+  for (size_t i = 0; i < page_rows; i++) {
+    const char *reason = page_map[i].reason;
+    uint32_t want = strcmp(reason, "selected") == 0
+                        ? (uint32_t)MPROF_STALL_FAMILY_ISSUED
+                        : page_map[i].dim;
+    uint32_t got = mprof_stall_reason_family(reason);
+    if (got != want)
+      fail_msg("%s: family %u, the page's dimension gives %u", reason, got,
+               want);
   }
   /* The reason the two used to disagree on: a ready warp another warp beat
    * to the scheduler is issue bound (docs/DIAGNOSIS.md). */
-  assert_int_equal(mprof_stall_reason_dimension("not_selected"),
-                   MPROF_DIM_COMPUTE);
+  assert_int_equal(page_dimension("not_selected"), MPROF_DIM_COMPUTE);
   assert_int_equal(mprof_stall_reason_family("not_selected"),
                    MPROF_STALL_FAMILY_COMPUTE);
-  assert_int_equal(mprof_stall_reason_family("selected"),
-                   MPROF_STALL_FAMILY_ISSUED);
 }
 
 /* Every spelling finds its row; unknown names are "other" to the diagnosis
@@ -115,7 +218,10 @@ static void test_join_and_diagnosis_read_the_table(void **state) {
         mprof_stall_reason_info_find(sr->full_name);
     if (!row)
       fail_msg("the H200 reports %s, which the table lacks", sr->full_name);
-    assert_int_equal(sr->dimension, row->dimension);
+    uint32_t want = page_dimension(mprof_stall_reason_short_name(row->name));
+    if (sr->dimension != want)
+      fail_msg("the join puts %s in %s; docs/DIAGNOSIS.md in %s", sr->name,
+               mprof_dimension_key(sr->dimension), mprof_dimension_key(want));
     assert_int_equal(sr->not_issued,
                      (uint32_t)mprof_stall_reason_is_not_issued(sr->name));
     assert_true(sr->plain < reasons);
@@ -131,8 +237,7 @@ static void test_join_and_diagnosis_read_the_table(void **state) {
   double by_dimension[MPROF_DIM_SCHEDULING + 1] = {0};
   for (size_t s = 0; s < kd->stall_count; s++) {
     const mprof_reason_share *share = &kd->stalls[s];
-    assert_int_equal(share->dimension,
-                     mprof_stall_reason_dimension(share->reason));
+    assert_int_equal(share->dimension, page_dimension(share->reason));
     assert_true(share->dimension <= MPROF_DIM_SCHEDULING);
     by_dimension[share->dimension] += share->share;
   }
@@ -211,7 +316,8 @@ static void test_synth_writes_the_table(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table_rows),
-      cmocka_unit_test(test_family_matches_dimension),
+      cmocka_unit_test(test_table_is_the_page),
+      cmocka_unit_test(test_family_is_the_page),
       cmocka_unit_test(test_lookup),
       cmocka_unit_test(test_join_and_diagnosis_read_the_table),
       cmocka_unit_test(test_synth_writes_the_table),

@@ -477,7 +477,13 @@ static void test_diff_shows_throughput(void **state) {
   json = diff_text(d, MPROF_REPORT_JSON);
   const char *side = strstr(json, "\"base\":{\"launches\"");
   assert_non_null(side);
-  assert_true(strstr(side, "\"throughput\"") > strstr(side, "\"candidate\""));
+  /* The base's object ends where the candidate's begins; only the latter
+   * holds throughput. */
+  const char *candidate = strstr(side, "\"candidate\":{\"launches\"");
+  assert_non_null(candidate);
+  const char *throughput = strstr(side, "\"throughput\"");
+  assert_non_null(throughput);
+  assert_true(throughput > candidate);
   tt_check_schema(json, "diff.schema.json");
   free(json);
   mprof_diff_free(d);

@@ -31,6 +31,19 @@ static void test_percent_and_count(void **state) {
   assert_string_equal(buf, "12.3%");
   mprof_format_percent(buf, sizeof buf, 1.0);
   assert_string_equal(buf, "100%");
+  mprof_format_percent(buf, sizeof buf, 0.0);
+  assert_string_equal(buf, "0%");
+  /* Something, however little, is not 0.0%; not all is not 100.0%. */
+  mprof_format_percent(buf, sizeof buf, 1.0 / 4224);
+  assert_string_equal(buf, "<0.1%");
+  mprof_format_percent(buf, sizeof buf, 0.0006);
+  assert_string_equal(buf, "0.1%");
+  mprof_format_percent(buf, sizeof buf, 0.9999);
+  assert_string_equal(buf, ">99.9%");
+  mprof_format_percent(buf, sizeof buf, 0.999);
+  assert_string_equal(buf, "99.9%");
+  mprof_format_percent(buf, sizeof buf, -0.25);
+  assert_string_equal(buf, "-25.0%");
   mprof_format_count(buf, sizeof buf, 1234567);
   assert_string_equal(buf, "1,234,567");
   mprof_format_count(buf, sizeof buf, 999);

@@ -149,4 +149,9 @@ struct mprof_trace;
  * opened from a scratch copy, e.g. an imported MKPROF). */
 int mprof__trace_set_path(struct mprof_trace *trace, const char *path);
 
+/** "s" after a count of @p n things unless it is one: "%llu block%s". */
+static inline const char *mprof__plural(uint64_t n) {
+  return n == 1 ? "" : "s";
+}
+
 #endif /* MPROF_INTERNAL_H */

@@ -1,29 +1,60 @@
 #!/bin/sh
-# summary and diff of the recorded samples, compared byte for byte with
-# tests/golden/. A change in what users read shows here as a diff; when the
-# change is meant, regenerate with MPROF_GOLDEN_UPDATE=1 and commit the
-# files with the reason.
+# summary and diff of the recorded samples, compared with tests/golden/, and
+# what must hold in any summary, checked on every sample.
 #
-# usage: test_golden.sh MPROF_BIN SOURCE_DIR
+# The snapshots: the text and XML outputs byte for byte; the JSON outputs
+# pretty-printed (json_pretty: one member per line, numbers as written), so
+# that a change reads as a diff of the fields that moved. A change in what
+# users read shows here; when the change is meant, regenerate with
+# MPROF_GOLDEN_UPDATE=1 and commit the files with the reason.
+#
+# The facts: `summary --json --all` of each sample through summary_check
+# (min <= median <= max per kernel, shares adding up to 100%, the kernel and
+# launch counts of `mprof info`, ...): a snapshot only says that nothing
+# changed, these say that it is right.
+#
+# usage: test_golden.sh MPROF_BIN SOURCE_DIR JSON_PRETTY SUMMARY_CHECK
 set -u
 mprof=$1
 cd "$2" || exit 1
+json_pretty=$3
+summary_check=$4
 golden=tests/golden
 status=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+compare() { # NAME FILE: FILE must equal golden/NAME (or becomes it)
+  if [ "${MPROF_GOLDEN_UPDATE:-}" = 1 ]; then
+    cp "$2" "$golden/$1"
+  elif ! diff -u "$golden/$1" "$2" >"$tmp/diff"; then
+    echo "FAIL: $1 differs from $golden/$1:" >&2
+    head -40 "$tmp/diff" >&2
+    status=1
+  fi
+}
 
 check() { # NAME ARGS...: the output of `mprof ARGS` must equal golden/NAME
   name=$1
   shift
-  out=$("$mprof" "$@" 2>&1)
-  if [ "${MPROF_GOLDEN_UPDATE:-}" = 1 ]; then
-    printf '%s\n' "$out" >"$golden/$name"
+  "$mprof" "$@" >"$tmp/out" 2>&1
+  compare "$name" "$tmp/out"
+}
+
+check_json() { # NAME ARGS...: `mprof ARGS`, pretty-printed, as golden/NAME
+  name=$1
+  shift
+  if ! "$mprof" "$@" >"$tmp/raw.json"; then
+    echo "FAIL: mprof $* exited with $?" >&2
+    status=1
     return
   fi
-  if ! printf '%s\n' "$out" | diff -u "$golden/$name" - >/dev/null; then
-    echo "FAIL: mprof $* differs from $golden/$name:" >&2
-    printf '%s\n' "$out" | diff -u "$golden/$name" - | head -40 >&2
+  if ! "$json_pretty" <"$tmp/raw.json" >"$tmp/out"; then
+    echo "FAIL: mprof $* wrote no valid JSON" >&2
     status=1
+    return
   fi
+  compare "$name" "$tmp/out"
 }
 
 for s in demo gemm gemm_source multi_gpu transformer_forward; do
@@ -33,11 +64,33 @@ check transformer_forward.brief.txt summary --human --color=never \
   samples/transformer_forward.mprof
 check multi_gpu.brief.txt summary --human --color=never samples/multi_gpu.mprof
 check gemm.summary.xml summary "samples/gemm.mprof"
-check demo.summary.json summary --json "samples/demo.mprof"
+check_json demo.summary.json summary --json "samples/demo.mprof"
 check gemm_pm.summary.xml summary "samples/gemm_pm.mprof"
-check gemm_pm.summary.json summary --json "samples/gemm_pm.mprof"
+check_json gemm_pm.summary.json summary --json "samples/gemm_pm.mprof"
 check gemm-gemm_source.diff.txt diff --human --color=never --allow-disjoint \
   samples/gemm.mprof samples/gemm_source.mprof
 check demo-multi_gpu.diff.xml diff samples/demo.mprof samples/multi_gpu.mprof
-[ $status -eq 0 ] && echo "golden: summary and diff output unchanged"
+
+# The facts, on every sample: the summary against `mprof info`'s counts.
+for s in demo gemm gemm_source multi_gpu transformer_forward gemm_pm \
+  bottlenecks bottlenecks.pm nvtx_step; do
+  counts=$("$mprof" info "samples/$s.mprof" |
+    sed -n 's/^kernels  *\([0-9]*\) kernels*, \([0-9]*\) launch.*/\1 \2/p')
+  if [ -z "$counts" ]; then
+    echo "FAIL: mprof info samples/$s.mprof gives no kernel and launch counts" >&2
+    status=1
+    continue
+  fi
+  if ! "$mprof" summary --json --all "samples/$s.mprof" >"$tmp/$s.json"; then
+    echo "FAIL: mprof summary --json --all samples/$s.mprof failed" >&2
+    status=1
+    continue
+  fi
+  # shellcheck disable=SC2086
+  if ! "$summary_check" "$tmp/$s.json" $counts; then
+    echo "FAIL: the summary of samples/$s.mprof does not hold up (above)" >&2
+    status=1
+  fi
+done
+[ $status -eq 0 ] && echo "golden: summary and diff output unchanged, and sound"
 exit $status

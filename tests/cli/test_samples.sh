@@ -42,7 +42,7 @@ has "$x" 'sidecar="present"'
 # demo: the pointer chase dominates; a one-block grid and memory latency.
 x="$tmp/demo.xml"
 has "$x" 'kernel rank="1" name="pointer_chase(unsigned int const\*, unsigned int\*, int)"'
-has "$x" '<verdict dimension="tail_effect" state="issue">Grid too small: 1 blocks'
+has "$x" '<verdict dimension="tail_effect" state="issue">Grid too small: 1 block fills &lt;0.1% of one wave'
 has "$x" 'name="saxpy(float, float const\*, float\*, int)"'
 has "$x" 'Memory-latency bound'
 

@@ -22,7 +22,8 @@ extern "C" {
  * @p size bytes into @p buf, always terminated (16 bytes suffice). */
 MPROF_API void mprof_format_duration(char *buf, size_t size, double ns);
 
-/** "12.3%" for 0.123; "0%" and "100%" without decimals. */
+/** "12.3%" for 0.123; "0%" and "100%" without decimals; "<0.1%" and
+ * ">99.9%" for what would read 0.0% or 100.0% but is not nothing or all. */
 MPROF_API void mprof_format_percent(char *buf, size_t size, double fraction);
 
 /** "1,234,567". */

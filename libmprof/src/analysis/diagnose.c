@@ -344,18 +344,19 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
   if (!top->blocks_per_sm)
     d->detail = mprof__arena_printf(
         &w->d->arena,
-        "The block (%u warps, %u registers/thread, %llu bytes of shared "
+        "The block (%u warp%s, %u registers/thread, %llu bytes of shared "
         "memory) does not fit on an SM per the trace's device limits.",
-        top->warps_per_block, shape->registers,
+        top->warps_per_block, mprof__plural(top->warps_per_block),
+        shape->registers,
         (unsigned long long)shape->static_shared + shape->dynamic_shared);
   else
     d->detail = mprof__arena_printf(
         &w->d->arena,
-        "%s theoretical occupancy: %u block%s of %u warps = %u of %u warps "
+        "%s theoretical occupancy: %u block%s of %u warp%s = %u of %u warps "
         "per SM, limited by %s%s.",
-        p, top->blocks_per_sm, top->blocks_per_sm == 1 ? "" : "s",
-        top->warps_per_block, top->active_warps, top->max_warps,
-        limiter_words(top->limiter),
+        p, top->blocks_per_sm, mprof__plural(top->blocks_per_sm),
+        top->warps_per_block, mprof__plural(top->warps_per_block),
+        top->active_warps, top->max_warps, limiter_words(top->limiter),
         excused ? " (but the pipes are busy: ready warps issue at high rate)"
                 : "");
   /* Tail effect. */
@@ -377,30 +378,34 @@ static void judge_occupancy(kernel_work *w, const mprof_device_record *device) {
   if (top->waves < 1.0)
     t->detail = mprof__arena_printf(
         &w->d->arena,
-        "%llu blocks fill %s of one wave of %llu block slots (%u SMs x %u "
-        "block%s): the grid is too small for the GPU.",
-        (unsigned long long)top->grid_blocks, p, (unsigned long long)slots,
-        top->sm_count, top->blocks_per_sm, top->blocks_per_sm == 1 ? "" : "s");
+        "%llu block%s fill%s %s of one wave of %llu block slot%s (%u SM%s x "
+        "%u block%s): the grid is too small for the GPU.",
+        (unsigned long long)top->grid_blocks, mprof__plural(top->grid_blocks),
+        top->grid_blocks == 1 ? "s" : "", p, (unsigned long long)slots,
+        mprof__plural(slots), top->sm_count, mprof__plural(top->sm_count),
+        top->blocks_per_sm, mprof__plural(top->blocks_per_sm));
   else if (t->state == MPROF_STATE_OK)
     t->detail = mprof__arena_printf(
         &w->d->arena,
-        "%llu blocks make %.2f waves of %llu slots (%u SMs x %u block%s): "
-        "%s of slots busy.",
-        (unsigned long long)top->grid_blocks, top->waves,
-        (unsigned long long)slots, top->sm_count, top->blocks_per_sm,
-        top->blocks_per_sm == 1 ? "" : "s", p);
+        "%llu block%s make%s %.2f waves of %llu slot%s (%u SM%s x %u "
+        "block%s): %s of slots busy.",
+        (unsigned long long)top->grid_blocks, mprof__plural(top->grid_blocks),
+        top->grid_blocks == 1 ? "s" : "", top->waves, (unsigned long long)slots,
+        mprof__plural(slots), top->sm_count, mprof__plural(top->sm_count),
+        top->blocks_per_sm, mprof__plural(top->blocks_per_sm), p);
   else {
     double last = top->waves - floor(top->waves);
     char lp[32];
     pct(lp, sizeof lp, last > 0 ? last : 1.0);
     t->detail = mprof__arena_printf(
         &w->d->arena,
-        "%llu blocks make %.2f waves of %llu slots (%u SMs x %u block%s); "
-        "the last wave is %s full, so only %s of slots are busy over the "
-        "kernel.",
-        (unsigned long long)top->grid_blocks, top->waves,
-        (unsigned long long)slots, top->sm_count, top->blocks_per_sm,
-        top->blocks_per_sm == 1 ? "" : "s", lp, p);
+        "%llu block%s make%s %.2f waves of %llu slot%s (%u SM%s x %u "
+        "block%s); the last wave is %s full, so only %s of slots are busy "
+        "over the kernel.",
+        (unsigned long long)top->grid_blocks, mprof__plural(top->grid_blocks),
+        top->grid_blocks == 1 ? "s" : "", top->waves, (unsigned long long)slots,
+        mprof__plural(slots), top->sm_count, mprof__plural(top->sm_count),
+        top->blocks_per_sm, mprof__plural(top->blocks_per_sm), lp, p);
   }
 }
 
@@ -454,8 +459,9 @@ static void judge_launch(kernel_work *w) {
         &w->d->arena,
         "The median idle gap before a launch on its stream is %s against a "
         "median run of %s: the stream idles %s of the time around this "
-        "kernel (%llu gaps).",
-        g, m, p, (unsigned long long)ks->gap_count);
+        "kernel (%llu gap%s).",
+        g, m, p, (unsigned long long)ks->gap_count,
+        mprof__plural(ks->gap_count));
 }
 
 /* The plain reasons of @p rs (not-issued ones left out), at most @p limit,
@@ -697,19 +703,29 @@ static void make_trace_notes(mprof_diagnosis *d) {
   const struct {
     const char *key;
     uint64_t count;
-    const char *text; /* a printf format with one %llu */
+    /* printf formats with one %llu: of one thing, of several */
+    const char *one, *many;
   } lost[] = {
       {"pc_buffer_full",
        mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL),
+       "The PC sampling hardware buffer overflowed in %llu drain: samples "
+       "are incomplete; record with a longer sampling period.",
        "The PC sampling hardware buffer overflowed in %llu drains: samples "
        "are incomplete; record with a longer sampling period."},
       {"pc_dropped", mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES),
+       "%llu PC sample was dropped: stall shares may be skewed.",
        "%llu PC samples were dropped: stall shares may be skewed."},
       {"activity_dropped",
        mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS),
+       "%llu activity record was dropped: launch counts and times are "
+       "incomplete.",
        "%llu activity records were dropped: launch counts and times are "
        "incomplete."},
       {"unmatched_samples", mprof_join_unmatched_samples(join),
+       "%llu PC sample belongs to a function with no launch in the trace "
+       "(a kernel launched by a kernel, which CUPTI does not record, or "
+       "before the capture began); it is shown as a kernel without "
+       "launches.",
        "%llu PC samples belong to functions with no launch in the trace "
        "(kernels launched by kernels, which CUPTI does not record, or "
        "before the capture began); they are shown as kernels without "
@@ -718,8 +734,9 @@ static void make_trace_notes(mprof_diagnosis *d) {
   for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
     if (lost[i].count)
       add_note(d, lost[i].key,
-               mprof__arena_printf(a, lost[i].text,
-                                   (unsigned long long)lost[i].count));
+               mprof__arena_printf(
+                   a, lost[i].count == 1 ? lost[i].one : lost[i].many,
+                   (unsigned long long)lost[i].count));
 }
 
 static void diagnose_kernel(mprof_diagnosis *d, size_t k,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "diagnose_internal.h"
+#include "internal.h"
 #include "mprof/sidecar.h"
 
 /* The resources a kernel can saturate, from PM counters. */
@@ -235,10 +236,11 @@ const char *mprof__diagnose_roof_text(kernel_work *w) {
     return mprof__arena_printf(
         a,
         "%s-bandwidth bound: measured %s throughput is %s of peak%s%s over "
-        "%llu PM samples; the kernel runs at the %s roof, so %s.",
+        "%llu PM sample%s; the kernel runs at the %s roof, so %s.",
         dram ? "DRAM" : "L2", dram ? "DRAM" : "L2", p, g,
         dram ? "" : " (the L2 sustains about 60% of its peak)",
-        (unsigned long long)t->samples, dram ? "memory" : "L2",
+        (unsigned long long)t->samples, mprof__plural(t->samples),
+        dram ? "memory" : "L2",
         advice ? advice
                : (dram ? "the gain is in moving fewer bytes (fusion, reuse "
                          "through shared memory or L2, narrower types)"
@@ -249,16 +251,16 @@ const char *mprof__diagnose_roof_text(kernel_work *w) {
     return mprof__arena_printf(
         a,
         "Tensor-core bound: the tensor pipe is busy %s of the time the SMs "
-        "are active (%llu PM samples); %s.",
-        p, (unsigned long long)t->samples,
+        "are active (%llu PM sample%s); %s.",
+        p, (unsigned long long)t->samples, mprof__plural(t->samples),
         advice ? advice
                : "the gain is in less arithmetic or a lower precision");
   case ROOF_FMA:
     return mprof__arena_printf(
         a,
         "FMA-pipe bound: the FMA pipe runs at %s of its peak while the SMs "
-        "are active (%llu PM samples); %s.",
-        p, (unsigned long long)t->samples,
+        "are active (%llu PM sample%s); %s.",
+        p, (unsigned long long)t->samples, mprof__plural(t->samples),
         advice ? advice
                : "the gain is in less arithmetic, tensor cores or packed "
                  "half-precision math");
@@ -267,8 +269,8 @@ const char *mprof__diagnose_roof_text(kernel_work *w) {
     return mprof__arena_printf(
         a,
         "Issue bound: the schedulers issue at %s of their peak while the SMs "
-        "are active (%llu PM samples); %s.",
-        p, (unsigned long long)t->samples,
+        "are active (%llu PM sample%s); %s.",
+        p, (unsigned long long)t->samples, mprof__plural(t->samples),
         advice ? advice : "execute fewer instructions");
   }
 }

@@ -245,16 +245,17 @@ void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
     bal->detail = mprof__arena_printf(
         &w->d->arena,
         "Busy time per SM from spans: the busiest (SM %u, %s) works %.2fx "
-        "the mean of %u SMs (%s).",
-        b->busiest_sm, mb, b->imbalance, b->sms, mean);
+        "the mean of %u SM%s (%s).",
+        b->busiest_sm, mb, b->imbalance, b->sms, mprof__plural(b->sms), mean);
   else
     bal->detail = mprof__arena_printf(
         &w->d->arena,
         "Uneven work across SMs: the busiest (SM %u) is busy %s against a "
-        "mean of %s over %u SMs (%.2fx), so %s of the SM time waits on it; "
-        "spread the work more evenly (smaller or dynamically scheduled "
+        "mean of %s over %u SM%s (%.2fx), so %s of the SM time waits on "
+        "it; spread the work more evenly (smaller or dynamically scheduled "
         "tiles).",
-        b->busiest_sm, mb, mean, b->sms, b->imbalance, p);
+        b->busiest_sm, mb, mean, b->sms, mprof__plural(b->sms), b->imbalance,
+        p);
   measured_tail_effect(w, b);
   tail->state = judge(b->tail, SM_TAIL_MINOR, SM_TAIL_ISSUE);
   tail->cost = b->tail * 0.5;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "internal.h"
 #include "mprof/diagnose.h"
 #include "mprof/units.h"
 
@@ -131,26 +132,32 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
       head = mprof__arena_printf(
           a,
           "Tail effect (measured from block spans): SMs are busy only %s of "
-          "the kernel's time; %llu blocks make %.2f waves of %llu slots, so "
-          "the last wave leaves SMs idle: size the grid to a multiple of "
-          "%llu blocks or use a grid-stride loop.",
-          p, (unsigned long long)occ->grid_blocks, occ->waves,
-          (unsigned long long)slots, (unsigned long long)slots);
+          "the kernel's time; %llu block%s make%s %.2f waves of %llu slot%s, "
+          "so the last wave leaves SMs idle: size the grid to a multiple of "
+          "%llu block%s or use a grid-stride loop.",
+          p, (unsigned long long)occ->grid_blocks,
+          mprof__plural(occ->grid_blocks), occ->grid_blocks == 1 ? "s" : "",
+          occ->waves, (unsigned long long)slots, mprof__plural(slots),
+          (unsigned long long)slots, mprof__plural(slots));
     } else if (occ->waves < 1.0)
       head = mprof__arena_printf(
           a,
-          "Grid too small: %llu blocks fill %s of one wave of %llu block "
-          "slots; launch more, smaller blocks or run several such kernels "
+          "Grid too small: %llu block%s fill%s %s of one wave of %llu block "
+          "slot%s; launch more, smaller blocks or run several such kernels "
           "concurrently.",
-          (unsigned long long)occ->grid_blocks, p, (unsigned long long)slots);
+          (unsigned long long)occ->grid_blocks, mprof__plural(occ->grid_blocks),
+          occ->grid_blocks == 1 ? "s" : "", p, (unsigned long long)slots,
+          mprof__plural(slots));
     else
       head = mprof__arena_printf(
           a,
-          "Tail effect: %llu blocks make %.2f waves of %llu slots, so only "
-          "%s of block slots are busy over the kernel; size the grid to a "
-          "multiple of %llu blocks or use a grid-stride loop.",
-          (unsigned long long)occ->grid_blocks, occ->waves,
-          (unsigned long long)slots, p, (unsigned long long)slots);
+          "Tail effect: %llu block%s make%s %.2f waves of %llu slot%s, so "
+          "only %s of block slots are busy over the kernel; size the grid to "
+          "a multiple of %llu block%s or use a grid-stride loop.",
+          (unsigned long long)occ->grid_blocks, mprof__plural(occ->grid_blocks),
+          occ->grid_blocks == 1 ? "s" : "", occ->waves,
+          (unsigned long long)slots, mprof__plural(slots), p,
+          (unsigned long long)slots, mprof__plural(slots));
     break;
   }
   case MPROF_DIM_LAUNCH: {

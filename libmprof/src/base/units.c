@@ -26,6 +26,10 @@ void mprof_format_percent(char *buf, size_t size, double fraction) {
   double pct = fraction * 100.0;
   if (pct == 0.0 || pct == 100.0)
     snprintf(buf, size, "%.0f%%", pct);
+  else if (pct > 0.0 && pct < 0.05) /* not "0.0%" for something */
+    snprintf(buf, size, "<0.1%%");
+  else if (pct > 99.95 && pct < 100.0) /* nor "100.0%" for not all */
+    snprintf(buf, size, ">99.9%%");
   else
     snprintf(buf, size, "%.1f%%", pct);
 }

@@ -79,10 +79,10 @@ int mprof__select_kernels(size_t **out, size_t *count, const mprof_join *join,
   const mprof_kernel_stats *top = mprof_join_kernel(join, 0);
   if (top)
     return mprof__error_set(MPROF_ENOTFOUND,
-                            "%s: no kernel matches '%s' (%zu kernels; the "
+                            "%s: no kernel matches '%s' (%zu kernel%s; the "
                             "dominant one is '%s')",
                             mprof_trace_path(mprof_join_trace(join)), pattern,
-                            n, top->name);
+                            n, mprof__plural(n), top->name);
   return mprof__error_set(MPROF_ENOTFOUND,
                           "%s: no kernel matches '%s' (the trace has no "
                           "kernels)",

@@ -376,8 +376,9 @@ static void text_diff(FILE *f, const diff_view *v, const mprof__style *st) {
     }
   }
   if (v->matched > v->shown)
-    fprintf(f, "%s(%zu more kernels; --top N shows more)%s\n", st->dim,
-            v->matched - v->shown, st->reset);
+    fprintf(f, "%s(%zu more kernel%s; --top N shows more)%s\n", st->dim,
+            v->matched - v->shown, mprof__plural(v->matched - v->shown),
+            st->reset);
 }
 
 static void change_names(const void *diff, size_t i, const char **name,

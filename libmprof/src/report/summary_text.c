@@ -47,7 +47,8 @@ static void text_throughput(FILE *f, const mprof_kernel_diagnosis *k,
   }
   char n[32];
   mprof_format_count(n, sizeof n, t->samples);
-  fprintf(f, " %s· %s samples of %s%s%s\n", st->dim, n, iv,
+  fprintf(f, " %s· %s sample%s of %s%s%s\n", st->dim, n,
+          mprof__plural(t->samples), iv,
           t->shared > 0.05 ? ", shared with other kernels" : "", st->reset);
 }
 
@@ -94,8 +95,9 @@ static void text_memory(FILE *f, const mprof__summary_view *v,
             sectors_per_warp, n);
   }
   if (mv.count > mv.shown)
-    fprintf(f, "│     %s(%zu more instructions with memory accesses)%s\n",
-            st->dim, mv.count - mv.shown, st->reset);
+    fprintf(f, "│     %s(%zu more instruction%s with memory accesses)%s\n",
+            st->dim, mv.count - mv.shown, mprof__plural(mv.count - mv.shown),
+            st->reset);
   free(mv.order);
 }
 
@@ -188,8 +190,9 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
       fputc('\n', f);
     }
     if (s->pc_count > hot_shown)
-      fprintf(f, "│     %s(%zu more sampled instructions)%s\n", st->dim,
-              s->pc_count - hot_shown, st->reset);
+      fprintf(f, "│     %s(%zu more sampled instruction%s)%s\n", st->dim,
+              s->pc_count - hot_shown, mprof__plural(s->pc_count - hot_shown),
+              st->reset);
   }
   text_memory(f, v, k, st);
   for (size_t i = 0; i < k->note_count; i++)
@@ -270,10 +273,11 @@ void mprof__summary_text(FILE *f, const mprof__summary_view *v,
   mprof_format_duration(a, sizeof a, (double)mprof_join_kernel_time(v->join));
   mprof_format_count(b, sizeof b, mprof_join_sample_total(v->join));
   fprintf(f,
-          "%smprof summary%s %s · %zu device%s · %s launches · %s kernel "
-          "time · %s PC samples",
+          "%smprof summary%s %s · %zu device%s · %s launch%s · %s kernel "
+          "time · %s PC sample%s",
           st->bold, st->reset, mprof_trace_path(t), devices,
-          devices == 1 ? "" : "s", n, a, b);
+          mprof__plural(devices), n, launches == 1 ? "" : "es", a, b,
+          mprof__plural(mprof_join_sample_total(v->join)));
   size_t processes = mprof_trace_process_count(t);
   if (processes > 1)
     fprintf(f, " · %zu processes", processes);
@@ -291,8 +295,8 @@ void mprof__summary_text(FILE *f, const mprof__summary_view *v,
   }
   if (v->matched > v->shown) {
     mprof_format_percent(a, sizeof a, v->omitted_share);
-    fprintf(f, "%s(%zu more kernels, %s of GPU time; %s)%s\n", st->dim,
-            v->matched - v->shown, a,
+    fprintf(f, "%s(%zu more kernel%s, %s of GPU time; %s)%s\n", st->dim,
+            v->matched - v->shown, mprof__plural(v->matched - v->shown), a,
             brief ? "--all lists them" : "--top N shows more", st->reset);
   }
   if (brief && v->shown)
