@@ -324,8 +324,8 @@ static void add_interval(bucket_fill *fill, size_t buckets, int64_t origin,
  * maximum as the end, a span that starts after it opens a new stretch),
  * added to the @p buckets fine buckets of @p busy (NULL: none); returns
  * the ns it covers. */
-static uint64_t sm_union(const rs_group *g, const rs_sm *sm,
-                         bucket_fill *busy, size_t buckets, double bucket_ns) {
+static uint64_t sm_union(const rs_group *g, const rs_sm *sm, bucket_fill *busy,
+                         size_t buckets, double bucket_ns) {
   int64_t cs = 0, ce = 0;
   int open = 0;
   uint64_t covered = 0;
