@@ -20,7 +20,10 @@
 #   KILL_LOOP_MIN_DELAY=1.5 the loop's first step (MIN: past the producer's
 #                           first checkpoint after that step)
 #   KILL_LOOP_SEED=1        the random moments
-#   KILL_LOOP_COMPLETE=0    leave out the complete run (loops run side by side)
+#   KILL_LOOP_COMPLETE=0    leave out the complete run (for a second batch).
+#                           Never run two loops side by side on one GPU: PC
+#                           sampling is one process at a time, and a loop
+#                           without samples fails
 #   KILL_LOOP_DRY_RUN=1     no GPU: kill_loop_standin.py, which streams a
 #                           capture through libmprof's writer as the
 #                           producer does, stands in for `mprof record`

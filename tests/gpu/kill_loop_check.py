@@ -82,6 +82,11 @@ def check(mprof, trace, sass, outer):
     r["sampled"] = str(len(sampled))
     r["sampled_with_code"] = str(len(with_code))
     r["sampled_with_sass"] = str(len(with_sass))
+    # No samples would make the code checks pass on nothing: PC sampling is
+    # one process per GPU at a time, so a loop run beside another process
+    # that holds it gets none (seen on an H100), and so does a broken one.
+    if not sampled:
+        why.append("no PC-sampled functions, so the code checks check nothing")
     if len(with_code) < len(sampled):
         missing = [f["name"] for f in sampled if f not in with_code]
         why.append(f"{len(missing)} sampled functions without code "

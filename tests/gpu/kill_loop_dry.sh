@@ -22,5 +22,7 @@ KILL_LOOP_BREAK=code loop code 1 && fail "a capture without the module's code pa
 grep -q 'sampled functions without code' "$out/code/kill_loop.md" || fail "without code: $(tail -n 3 "$out/code/kill_loop.md")"
 KILL_LOOP_BREAK=ranges loop ranges 1 && fail "a capture without open ranges passed"
 grep -q '"train" is not there once, open' "$out/ranges/kill_loop.md" || fail "without ranges: $(tail -n 3 "$out/ranges/kill_loop.md")"
+KILL_LOOP_BREAK=samples loop samples 1 && fail "a capture without PC samples passed"
+grep -q 'no PC-sampled functions' "$out/samples/kill_loop.md" || fail "without samples: $(tail -n 3 "$out/samples/kill_loop.md")"
 [ "$failures" -eq 0 ] && echo "kill_loop dry run: all checks passed" && rm -rf "$out" "$out".*.log
 exit "$failures"

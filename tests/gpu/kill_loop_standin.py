@@ -15,8 +15,9 @@ public writer (ctypes), and runs until it is killed.
 
 Prints "step N" (flushed) per step, like the real loop.
 
-KILL_LOOP_BREAK=code leaves the module out, =ranges the open ranges: what
-a producer without those would write, so that the checks are seen to fail.
+KILL_LOOP_BREAK=code leaves the module out, =ranges the open ranges,
+=samples the PC samples: what a producer without those would write, so
+that the checks are seen to fail.
 
 usage: kill_loop_standin.py LIBMPROF CUBIN OUTPUT
 
@@ -139,9 +140,10 @@ def main():
             if now() - last_checkpoint >= 200_000_000:
                 # What a checkpoint of the producer commits: the samples of
                 # the last interval, the module now used, the ranges open.
-                w.add("PC_SAMPLES", struct.pack("<QIIIIIIII", CRC, sampled,
-                                                21, 0x40, 0, samples, 0, 0,
-                                                step))
+                if broken != "samples":
+                    w.add("PC_SAMPLES", struct.pack(
+                        "<QIIIIIIII", CRC, sampled, 21, 0x40, 0, samples, 0,
+                        0, step))
                 samples = 0
                 if not streamed and broken != "code":
                     w.cubin(CRC, cubin)
