@@ -141,6 +141,10 @@ void mprof__records_resize(unsigned char *dst, uint32_t want,
 #endif
 
 /* trace_validate.c: each step of checking a file once at open. */
+/* The header's checksum (bytes 0..39) and flags, for finished and streamed
+ * files alike. */
+int mprof__trace_check_header_words(const mprof_trace *t,
+                                    const mprof_open_options *opts);
 int mprof__trace_validate_header(mprof_trace *t,
                                  const mprof_open_options *opts);
 int mprof__trace_validate_directory(mprof_trace *t,

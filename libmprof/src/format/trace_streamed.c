@@ -200,22 +200,16 @@ static int read_chunks(mprof_trace *t, int check, chunk_ref **out,
 int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts) {
   const unsigned char *file = t->map;
   size_t size = t->map_size;
-  const mprof_file_header *fh = (const mprof_file_header *)file;
-  if (MPROF__VERIFY_CHECKSUMS(opts) &&
-      mprof_crc32c(0, file, 40) != fh->header_checksum)
-    return BAD(t, 0, 40, "header checksum mismatch");
-  if (fh->flags & ~MPROF_FILE_FLAGS_KNOWN)
-    return mprof__error_set(MPROF_EVERSION,
-                            "%s: header at byte 12: unknown flags 0x%x "
-                            "(written by a newer mprof; upgrade mprof)",
-                            t->path, fh->flags & ~MPROF_FILE_FLAGS_KNOWN);
+  int rc = mprof__trace_check_header_words(t, opts);
+  if (rc)
+    return rc;
   chunk_ref *chunks = NULL;
   size_t count = 0, committed = 0;
   uint64_t committed_end = sizeof(mprof_file_header);
   mprof_checkpoint_record last;
   memset(&last, 0, sizeof last);
-  int rc = read_chunks(t, MPROF__VERIFY_CHECKSUMS(opts), &chunks, &count,
-                       &committed, &committed_end, &last);
+  rc = read_chunks(t, MPROF__VERIFY_CHECKSUMS(opts), &chunks, &count,
+                   &committed, &committed_end, &last);
   if (rc) {
     free(chunks);
     return rc;

@@ -62,6 +62,20 @@ static int check_range(const mprof_trace *t, uint32_t type, size_t index,
       return rc_;                                                              \
   } while (0)
 
+int mprof__trace_check_header_words(const mprof_trace *t,
+                                    const mprof_open_options *opts) {
+  const mprof_file_header *h = (const mprof_file_header *)t->map;
+  if (MPROF__VERIFY_CHECKSUMS(opts) &&
+      mprof_crc32c(0, h, 40) != h->header_checksum)
+    return BAD(t, 0, 40, "header checksum mismatch");
+  if (h->flags & ~MPROF_FILE_FLAGS_KNOWN)
+    return mprof__error_set(MPROF_EVERSION,
+                            "%s: header at byte 12: unknown flags 0x%x "
+                            "(written by a newer mprof; upgrade mprof)",
+                            t->path, h->flags & ~MPROF_FILE_FLAGS_KNOWN);
+  return 0;
+}
+
 int mprof__trace_validate_header(mprof_trace *t,
                                  const mprof_open_options *opts) {
   const mprof_file_header *h = (const mprof_file_header *)t->map;
@@ -81,14 +95,7 @@ int mprof__trace_validate_header(mprof_trace *t,
                             "mprof)",
                             t->path, h->version_major, h->version_minor,
                             MPROF_FORMAT_VERSION_MAJOR);
-  if (MPROF__VERIFY_CHECKSUMS(opts) &&
-      mprof_crc32c(0, h, 40) != h->header_checksum)
-    return BAD(t, 0, 40, "header checksum mismatch");
-  if (h->flags & ~MPROF_FILE_FLAGS_KNOWN)
-    return mprof__error_set(MPROF_EVERSION,
-                            "%s: header at byte 12: unknown flags 0x%x "
-                            "(written by a newer mprof; upgrade mprof)",
-                            t->path, h->flags & ~MPROF_FILE_FLAGS_KNOWN);
+  CHECK(mprof__trace_check_header_words(t, opts));
   for (size_t i = 0; i < sizeof h->reserved; i++)
     if (h->reserved[i])
       return BAD(t, 0, 44 + i, "reserved byte is not zero");
