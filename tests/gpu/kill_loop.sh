@@ -166,7 +166,14 @@ for ((run = 1; run <= n; run++)); do
   fi
   sleep "$delay"
   victim_pid=$(victim)
-  kill -KILL "$victim_pid"
+  # A program gone before its kill ended on its own (a crash): a failure
+  # of its own, whatever its trace holds.
+  died=
+  if [ -n "$victim_pid" ]; then
+    kill -KILL "$victim_pid"
+  else
+    died=yes
+  fi
   # `mprof record` post-processes the partial trace; 2 minutes at most.
   for ((i = 0; i < 1200; i++)); do
     kill -0 "$pid" 2>/dev/null || break
@@ -182,6 +189,11 @@ for ((run = 1; run <= n; run++)); do
   verdict=$?
   IFS=$'\t' read -r opens partial launches sampled with_code with_sass open_ranges open_names outer_open twice bytes cubins ok why <<<"$row"
   [ "$why" = - ] && why=
+  if [ -n "$died" ]; then
+    verdict=1
+    ok=no
+    why="the program ended before the kill (status $status under mprof record)${why:+; $why}"
+  fi
   if [ "$verdict" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
   printf '| %d | %s | %s | %s | %s | %s | %s / %s / %s | %s (%s) | %s | %s | %s | %s | %s | %s |\n' \
     "$run" "$delay" "$status" "$opens" "$partial" "$launches" "$with_code" "$with_sass" "$sampled" \

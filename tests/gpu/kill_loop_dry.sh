@@ -24,5 +24,7 @@ KILL_LOOP_BREAK=ranges loop ranges 1 && fail "a capture without open ranges pass
 grep -q '"train" is not there once, open' "$out/ranges/kill_loop.md" || fail "without ranges: $(tail -n 3 "$out/ranges/kill_loop.md")"
 KILL_LOOP_BREAK=samples loop samples 1 && fail "a capture without PC samples passed"
 grep -q 'no PC-sampled functions' "$out/samples/kill_loop.md" || fail "without samples: $(tail -n 3 "$out/samples/kill_loop.md")"
+KILL_LOOP_BREAK=crash loop crash 1 && fail "a program that crashed before its kill passed"
+grep -q 'the program ended before the kill' "$out/crash/kill_loop.md" || fail "crash: $(tail -n 3 "$out/crash/kill_loop.md")"
 [ "$failures" -eq 0 ] && echo "kill_loop dry run: all checks passed" && rm -rf "$out" "$out".*.log
 exit "$failures"

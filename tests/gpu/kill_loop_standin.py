@@ -16,8 +16,9 @@ public writer (ctypes), and runs until it is killed.
 Prints "step N" (flushed) per step, like the real loop.
 
 KILL_LOOP_BREAK=code leaves the module out, =ranges the open ranges,
-=samples the PC samples: what a producer without those would write, so
-that the checks are seen to fail.
+=samples the PC samples: what a producer without those would write;
+=crash dies of SIGSEGV at its third step, before the kill: so that the
+checks are seen to fail.
 
 usage: kill_loop_standin.py LIBMPROF CUBIN OUTPUT
 
@@ -25,6 +26,7 @@ SPDX-License-Identifier: MIT
 """
 import ctypes
 import os
+import signal
 import struct
 import sys
 import time
@@ -123,6 +125,8 @@ def main():
     step = corr = 0
     while True:
         step += 1
+        if broken == "crash" and step == 3:
+            os.kill(os.getpid(), signal.SIGSEGV)  # dies before its kill
         step_start = now()
         open_ranges.append((f"step {step}", step_start, 1))
         for phase in ("forward", "backward", "optimizer"):
