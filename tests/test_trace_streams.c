@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "future_trace.h"
 #include "test_util.h"
 
 #include "mprof/mprof.h"
@@ -559,15 +560,8 @@ static size_t craft_chunk(crafted *c, uint32_t kind, uint32_t section,
                           uint64_t length, size_t stored) {
   static const unsigned char zeros[8];
   size_t at = c->size;
-  mprof_chunk_header h;
-  memset(&h, 0, sizeof h);
-  h.magic = MPROF_CHUNK_MAGIC;
-  h.kind = kind;
-  h.section = section;
-  h.record_size = record_size;
-  h.length = length;
-  h.checksum = mprof_crc32c(0, payload, stored);
-  h.header_checksum = mprof_crc32c(0, &h, 28);
+  mprof_chunk_header h =
+      future_chunk_header(kind, section, record_size, payload, length, stored);
   craft_put(c, &h, sizeof h);
   craft_put(c, payload, stored);
   craft_put(c, zeros, (8 - (stored & 7)) & 7);
