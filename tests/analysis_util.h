@@ -13,6 +13,18 @@
 
 #define REASON(x) MPROF_STALL_REASON_PREFIX x
 
+/* The clock META a capture writes: CLOCK_MONOTONIC_RAW, its time
+ * @p trace_ns at the moment CLOCK_REALTIME read @p realtime_ns. */
+static inline void tt_clock_meta(mprof_writer *w, uint64_t trace_ns,
+                                 uint64_t realtime_ns) {
+  char text[32];
+  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
+  snprintf(text, sizeof text, "%llu", (unsigned long long)trace_ns);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
+  snprintf(text, sizeof text, "%llu", (unsigned long long)realtime_ns);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+}
+
 /* A device with the H200's limits and @p sm_count SMs: CUDA ordinal @p id,
  * @p uuid_lo the first bytes of its UUID. Returns its index. */
 static inline uint32_t tt_h200(mprof_writer *w, uint32_t id, uint32_t sm_count,

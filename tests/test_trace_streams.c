@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "future_trace.h"
+#include "analysis_util.h"
 #include "test_util.h"
 
 #include "mprof/mprof.h"
@@ -316,14 +317,9 @@ static void write_process(const char *path, const char *host, const char *pid,
                           uint64_t t0, uint32_t launches, const char *kernel) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  char text[32];
   assert_int_equal(mprof_writer_meta(w, "host", host), 0);
   assert_int_equal(mprof_writer_meta(w, "pid", pid), 0);
-  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
-  snprintf(text, sizeof text, "%llu", (unsigned long long)anchor_trace);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
-  snprintf(text, sizeof text, "%llu", (unsigned long long)anchor_real);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+  tt_clock_meta(w, anchor_trace, anchor_real);
   mprof_device_record dev;
   memset(&dev, 0, sizeof dev);
   dev.name = mprof_writer_string(w, "NVIDIA H200");
