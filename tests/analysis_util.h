@@ -13,14 +13,28 @@
 
 #define REASON(x) MPROF_STALL_REASON_PREFIX x
 
-/* A device with the H200's limits. */
-static inline uint32_t tt_device(mprof_writer *w, uint32_t id) {
+/* The clock META a capture writes: CLOCK_MONOTONIC_RAW, its time
+ * @p trace_ns at the moment CLOCK_REALTIME read @p realtime_ns. */
+static inline void tt_clock_meta(mprof_writer *w, uint64_t trace_ns,
+                                 uint64_t realtime_ns) {
+  char text[32];
+  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
+  snprintf(text, sizeof text, "%llu", (unsigned long long)trace_ns);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
+  snprintf(text, sizeof text, "%llu", (unsigned long long)realtime_ns);
+  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+}
+
+/* A device with the H200's limits and @p sm_count SMs: CUDA ordinal @p id,
+ * @p uuid_lo the first bytes of its UUID. Returns its index. */
+static inline uint32_t tt_h200(mprof_writer *w, uint32_t id, uint32_t sm_count,
+                               uint32_t uuid_lo) {
   mprof_device_record dev;
   memset(&dev, 0, sizeof dev);
   dev.id = id;
   dev.name = mprof_writer_string(w, "NVIDIA H200");
   dev.cc_major = 9;
-  dev.sm_count = 132;
+  dev.sm_count = sm_count;
   dev.warp_size = 32;
   dev.max_threads_per_block = 1024;
   dev.max_threads_per_sm = 2048;
@@ -30,11 +44,16 @@ static inline uint32_t tt_device(mprof_writer *w, uint32_t id) {
   dev.max_regs_per_sm = 65536;
   dev.max_shared_per_block = 232448;
   dev.max_shared_per_sm = 233472;
-  dev.uuid_lo = id + 100;
+  dev.uuid_lo = uuid_lo;
   uint32_t index;
   assert_int_equal(mprof_writer_intern(w, &index, MPROF_SECTION_DEVICES, &dev),
                    0);
   return index;
+}
+
+/* A device with the H200's limits. */
+static inline uint32_t tt_device(mprof_writer *w, uint32_t id) {
+  return tt_h200(w, id, 132, id + 100);
 }
 
 /* PM metric @p column of device @p d: @p metric in @p unit, sampled every

@@ -195,9 +195,10 @@ static unsigned char *write_finished(section *sections, size_t count,
   return b.data;
 }
 
-static void put_chunk(buffer *b, uint32_t kind, uint32_t type,
-                      uint32_t record_size, const void *payload,
-                      size_t length) {
+mprof_chunk_header future_chunk_header(uint32_t kind, uint32_t type,
+                                       uint32_t record_size,
+                                       const void *payload, uint64_t length,
+                                       size_t stored) {
   mprof_chunk_header c;
   memset(&c, 0, sizeof c);
   c.magic = MPROF_CHUNK_MAGIC;
@@ -205,8 +206,16 @@ static void put_chunk(buffer *b, uint32_t kind, uint32_t type,
   c.section = type;
   c.record_size = record_size;
   c.length = length;
-  c.checksum = mprof_crc32c(0, payload, length);
+  c.checksum = mprof_crc32c(0, payload, stored);
   c.header_checksum = mprof_crc32c(0, &c, 28);
+  return c;
+}
+
+static void put_chunk(buffer *b, uint32_t kind, uint32_t type,
+                      uint32_t record_size, const void *payload,
+                      size_t length) {
+  mprof_chunk_header c =
+      future_chunk_header(kind, type, record_size, payload, length, length);
   put(b, &c, sizeof c);
   put(b, payload, length);
   pad8(b);

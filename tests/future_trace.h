@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mprof/format.h"
+
 typedef struct future_options {
   /* Bytes appended to every record of every section that has records
    * (not STRINGS, BLOBS), none of them zero: fields a newer writer
@@ -50,5 +52,14 @@ unsigned char *future_trace(const unsigned char *in, size_t size,
  * finished file), or of its first chunk header (a streamed one); 0 when
  * it has none. */
 size_t future_section_at(const unsigned char *file, size_t size, uint32_t type);
+
+/* A streamed chunk's header (docs/FORMAT.md, "Streamed files"): @p kind of
+ * section @p type, @p record_size, a payload it says is @p length bytes,
+ * checksummed over the first @p stored of them at @p payload (@p length for
+ * a whole chunk); its own checksum last. */
+mprof_chunk_header future_chunk_header(uint32_t kind, uint32_t type,
+                                       uint32_t record_size,
+                                       const void *payload, uint64_t length,
+                                       size_t stored);
 
 #endif

@@ -45,16 +45,11 @@ static uint64_t gt(uint64_t trace_ns) {
 static void write_trace_of(const char *path, const char *pid) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  char text[32];
   if (pid) {
     assert_int_equal(mprof_writer_meta(w, "pid", pid), 0);
     assert_int_equal(mprof_writer_meta(w, "host", "gpu1"), 0);
   }
-  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
-  snprintf(text, sizeof text, "%lld", ANCHOR_TRACE);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
-  snprintf(text, sizeof text, "%lld", ANCHOR_REAL);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+  tt_clock_meta(w, ANCHOR_TRACE, ANCHOR_REAL);
   mprof_device_record dev;
   memset(&dev, 0, sizeof dev);
   dev.name = mprof_writer_string(w, "NVIDIA H200");

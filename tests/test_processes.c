@@ -9,6 +9,7 @@
  */
 #include <sys/stat.h>
 
+#include "analysis_util.h"
 #include "test_util.h"
 
 #include "mprof/mprof.h"
@@ -39,12 +40,7 @@ typedef struct process_spec {
 static void write_process(const char *path, const process_spec *p) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  char text[32];
-  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
-  snprintf(text, sizeof text, "%llu", (unsigned long long)p->anchor_trace);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
-  snprintf(text, sizeof text, "%llu", (unsigned long long)p->anchor_real);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+  tt_clock_meta(w, p->anchor_trace, p->anchor_real);
   for (uint32_t d = 0; d < p->devices; d++) {
     mprof_device_record dev;
     memset(&dev, 0, sizeof dev);

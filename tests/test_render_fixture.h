@@ -21,6 +21,7 @@
 
 #include <dirent.h>
 
+#include "analysis_util.h"
 #include "test_util.h"
 
 #include "mprof/mprof.h"
@@ -99,39 +100,19 @@ static void fix_sample(mprof_writer *w, const char *kernel, uint32_t offset,
                    0);
 }
 
-/* Write the fixture trace; with @p samples 0 it keeps no PC samples (the
- * sidecar then carries them). */
-static void fix_write_trace(const char *path, int samples) {
-  mprof_writer *w;
-  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  mprof_device_record dev;
-  memset(&dev, 0, sizeof dev);
-  dev.name = mprof_writer_string(w, "NVIDIA H200");
-  dev.cc_major = 9;
-  dev.sm_count = 132;
-  dev.warp_size = 32;
-  dev.max_threads_per_block = 1024;
-  dev.max_threads_per_sm = 2048;
-  dev.max_blocks_per_sm = 32;
-  dev.max_warps_per_sm = 64;
-  dev.max_regs_per_block = 65536;
-  dev.max_regs_per_sm = 65536;
-  dev.max_shared_per_block = 232448;
-  dev.max_shared_per_sm = 233472;
-  uint32_t d;
-  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
-  mprof_stream_record sa = {d, 1, 7, 0}, sb = {d, 1, 8, 0};
-  uint32_t a, b;
-  assert_int_equal(mprof_writer_intern(w, &a, MPROF_SECTION_STREAMS, &sa), 0);
-  assert_int_equal(mprof_writer_intern(w, &b, MPROF_SECTION_STREAMS, &sb), 0);
-  uint32_t shape[2];
-  const char *names[2] = {FIX_K0, FIX_K1};
-  for (int k = 0; k < 2; k++) {
+/* Kernels @p k0 and @p k1 of cubin @p crc (functions 1 and 2) on device
+ * @p d, 32 registers each, each with one shape <<<264, 256>>>: @p shape gets
+ * the two shapes' indices. */
+static inline void fix_kernels(mprof_writer *w, uint32_t d, const char *k0,
+                               const char *k1, uint64_t crc,
+                               uint32_t shape[2]) {
+  const char *names[2] = {k0, k1};
+  for (uint32_t k = 0; k < 2; k++) {
     mprof_kernel_record kr;
     memset(&kr, 0, sizeof kr);
     kr.mangled_name = mprof_writer_string(w, names[k]);
-    kr.cubin_crc = FIX_CRC;
-    kr.function_index = (uint32_t)k + 1;
+    kr.cubin_crc = crc;
+    kr.function_index = k + 1;
     kr.device = d;
     kr.registers = 32;
     uint32_t ki;
@@ -147,6 +128,20 @@ static void fix_write_trace(const char *path, int samples) {
     assert_int_equal(
         mprof_writer_intern(w, &shape[k], MPROF_SECTION_SHAPES, &sh), 0);
   }
+}
+
+/* Write the fixture trace; with @p samples 0 it keeps no PC samples (the
+ * sidecar then carries them). */
+static void fix_write_trace(const char *path, int samples) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  uint32_t d = tt_h200(w, 0, 132, 0);
+  mprof_stream_record sa = {d, 1, 7, 0}, sb = {d, 1, 8, 0};
+  uint32_t a, b;
+  assert_int_equal(mprof_writer_intern(w, &a, MPROF_SECTION_STREAMS, &sa), 0);
+  assert_int_equal(mprof_writer_intern(w, &b, MPROF_SECTION_STREAMS, &sb), 0);
+  uint32_t shape[2];
+  fix_kernels(w, d, FIX_K0, FIX_K1, FIX_CRC, shape);
   fix_launch(w, a, shape[0], 1000, 2000);
   fix_launch(w, a, shape[0], 5000, 9000);
   fix_launch(w, a, shape[1], 10000, 30000);

@@ -114,48 +114,12 @@ static void write_trace(const char *path, const hostile *h) {
   mprof_writer *w;
   if (mprof_writer_open(&w, path, NULL))
     fail_msg("%s", mprof_error_last());
-  mprof_device_record dev;
-  memset(&dev, 0, sizeof dev);
-  dev.name = string(w, "NVIDIA H200");
-  dev.cc_major = 9;
-  dev.sm_count = h->sm_count ? h->sm_count : 132;
-  dev.warp_size = 32;
-  dev.max_threads_per_block = 1024;
-  dev.max_threads_per_sm = 2048;
-  dev.max_blocks_per_sm = 32;
-  dev.max_warps_per_sm = 64;
-  dev.max_regs_per_block = 65536;
-  dev.max_regs_per_sm = 65536;
-  dev.max_shared_per_block = 232448;
-  dev.max_shared_per_sm = 233472;
-  uint32_t d;
-  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  uint32_t d = tt_h200(w, 0, h->sm_count ? h->sm_count : 132, 0);
   mprof_stream_record st = {d, 1, 7, 0};
   uint32_t s;
   assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
   uint32_t shape[2];
-  const char *names[2] = {K0, K1};
-  for (uint32_t k = 0; k < 2; k++) {
-    mprof_kernel_record kr;
-    memset(&kr, 0, sizeof kr);
-    kr.mangled_name = string(w, names[k]);
-    kr.cubin_crc = CRC;
-    kr.function_index = k + 1;
-    kr.device = d;
-    kr.registers = 32;
-    uint32_t ki;
-    assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &kr),
-                     0);
-    mprof_shape_record sh;
-    memset(&sh, 0, sizeof sh);
-    sh.kernel = ki;
-    sh.grid[0] = 264;
-    sh.grid[1] = sh.grid[2] = 1;
-    sh.block[0] = 256;
-    sh.block[1] = sh.block[2] = 1;
-    assert_int_equal(
-        mprof_writer_intern(w, &shape[k], MPROF_SECTION_SHAPES, &sh), 0);
-  }
+  fix_kernels(w, d, K0, K1, CRC, shape);
   launch(w, s, shape[0], T0 + 1000, T0 + 9000, 1);
   launch(w, s, shape[1], T0 + 10000, T0 + 30000, 2);
   launch(w, s, shape[0], T0 + 31000, T0 + 39000, 3);

@@ -315,20 +315,7 @@ static void write_host_trace(const char *path, int with_pm, int with_api) {
   mprof_meta_record meta = {mprof_writer_string(w, "capture.mode"),
                             mprof_writer_string(w, "synthetic")};
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_META, &meta), 0);
-  mprof_device_record dev;
-  memset(&dev, 0, sizeof dev);
-  dev.name = mprof_writer_string(w, "NVIDIA H200");
-  dev.cc_major = 9;
-  dev.sm_count = 132;
-  dev.warp_size = 32;
-  dev.max_threads_per_block = 1024;
-  dev.max_threads_per_sm = 2048;
-  dev.max_blocks_per_sm = 32;
-  dev.max_warps_per_sm = 64;
-  dev.max_regs_per_block = 65536;
-  dev.max_regs_per_sm = 65536;
-  uint32_t d;
-  assert_int_equal(mprof_writer_intern(w, &d, MPROF_SECTION_DEVICES, &dev), 0);
+  uint32_t d = tt_h200(w, 0, 132, 0);
   mprof_stream_record st = {d, 1, 7, 0};
   uint32_t s;
   assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "analysis_util.h"
 #include "test_util.h"
 
 #include "mprof/mprof.h"
@@ -351,12 +352,7 @@ static void write_fake_run(const fake_run *run, const char *trace_path,
                            const char *source_path) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, trace_path, NULL), 0);
-  char text[32];
-  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
-  snprintf(text, sizeof text, "%lld", ANCHOR_TRACE);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
-  snprintf(text, sizeof text, "%lld", ANCHOR_REAL);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+  tt_clock_meta(w, ANCHOR_TRACE, ANCHOR_REAL);
   mprof_device_record dev;
   memset(&dev, 0, sizeof dev);
   dev.id = 0;

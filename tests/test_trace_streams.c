@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "future_trace.h"
+#include "analysis_util.h"
 #include "test_util.h"
 
 #include "mprof/mprof.h"
@@ -315,14 +317,9 @@ static void write_process(const char *path, const char *host, const char *pid,
                           uint64_t t0, uint32_t launches, const char *kernel) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-  char text[32];
   assert_int_equal(mprof_writer_meta(w, "host", host), 0);
   assert_int_equal(mprof_writer_meta(w, "pid", pid), 0);
-  assert_int_equal(mprof_writer_meta(w, "clock", "CLOCK_MONOTONIC_RAW"), 0);
-  snprintf(text, sizeof text, "%llu", (unsigned long long)anchor_trace);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.trace_ns", text), 0);
-  snprintf(text, sizeof text, "%llu", (unsigned long long)anchor_real);
-  assert_int_equal(mprof_writer_meta(w, "clock.anchor.realtime_ns", text), 0);
+  tt_clock_meta(w, anchor_trace, anchor_real);
   mprof_device_record dev;
   memset(&dev, 0, sizeof dev);
   dev.name = mprof_writer_string(w, "NVIDIA H200");
@@ -559,15 +556,8 @@ static size_t craft_chunk(crafted *c, uint32_t kind, uint32_t section,
                           uint64_t length, size_t stored) {
   static const unsigned char zeros[8];
   size_t at = c->size;
-  mprof_chunk_header h;
-  memset(&h, 0, sizeof h);
-  h.magic = MPROF_CHUNK_MAGIC;
-  h.kind = kind;
-  h.section = section;
-  h.record_size = record_size;
-  h.length = length;
-  h.checksum = mprof_crc32c(0, payload, stored);
-  h.header_checksum = mprof_crc32c(0, &h, 28);
+  mprof_chunk_header h =
+      future_chunk_header(kind, section, record_size, payload, length, stored);
   craft_put(c, &h, sizeof h);
   craft_put(c, payload, stored);
   craft_put(c, zeros, (8 - (stored & 7)) & 7);

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "mprof-render/render.h"
 
 #define WIDTH 160
@@ -60,15 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int registered;
   if (!registered && atexit(mprof_render_shutdown) == 0)
     registered = 1;
-  int fd = memfd_create("mprof-fuzz-render", MFD_CLOEXEC);
+  char path[64];
+  int fd = fuzz_file("mprof-fuzz-render", data, size, path);
   if (fd < 0)
     return 0;
-  if (size && write(fd, data, size) != (ssize_t)size) {
-    close(fd);
-    return 0;
-  }
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   mprof_render_model *model = NULL;
   if (mprof_render_model_open(&model, path, NULL) == 0) {
     cairo_surface_t *surface =

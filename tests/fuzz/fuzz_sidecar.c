@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "mprof/mprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -45,15 +46,10 @@ static uint64_t touch(const mprof_sidecar *sc, size_t *functions) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  int fd = memfd_create("mprof-fuzz-sidecar", MFD_CLOEXEC);
+  char path[64];
+  int fd = fuzz_file("mprof-fuzz-sidecar", data, size, path);
   if (fd < 0)
     return 0;
-  if (size && write(fd, data, size) != (ssize_t)size) {
-    close(fd);
-    return 0;
-  }
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   mprof_sidecar *sc = NULL;
   if (mprof_sidecar_load(&sc, path) == 0) {
     size_t functions, again_functions;

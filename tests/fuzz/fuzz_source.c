@@ -12,20 +12,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "mprof/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  int fd = memfd_create("mprof-fuzz-source", MFD_CLOEXEC);
+  char path[64];
+  int fd = fuzz_file("mprof-fuzz-source", data, size, path);
   if (fd < 0)
     return 0;
-  if (size && write(fd, data, size) != (ssize_t)size) {
-    close(fd);
-    return 0;
-  }
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   mprof_source_file *f = NULL;
   if (mprof_source_file_open(&f, path) == 0) {
     size_t n;
