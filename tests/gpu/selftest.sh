@@ -8,7 +8,8 @@
 # on a broken capture proves nothing.
 #
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
-#   CHECK      faults, verdicts, programs, blocks, capture_cost or compare_ncu
+#   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
+#              or trace_tab
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -262,6 +263,22 @@ PY
   cmp_ncu 1 "the 5 hottest instructions DIFFER" good "$(cat "$tmp/first")"
   python3 "$gpu/compare_ncu.py" "$tmp/good.csv" "$tmp/t.json" 5 >/dev/null 2>&1
   [ $? -eq 2 ] || fail "compare_ncu.py without --kernel does not refuse to guess the kernel"
+  ;;
+trace_tab)
+  # The recordings are the committed samples (gemm_pm: 40 launches with PM
+  # samples); drop is gemm recorded short of 30 launches, without PM.
+  t=$STANDIN_TRACES
+  cp "$src/samples/gemm_pm.mprof" "$t/gemm.good.mprof" &&
+    cp "$src/samples/demo.mprof" "$t/demo.good.mprof" &&
+    "$mprof" synth -o "$t/gemm.drop.mprof" --launches 10 --kernels 1 >/dev/null || exit 2
+  ln -s "$real_build/bin/test_render_trace" "$fake/bin/test_render_trace"
+  o=$tmp/out
+  export TRACE_TAB_EXTRA="$src/samples/nvtx_step.mprof"
+  run good pass "" trace_tab.sh "$o" "$fake"
+  run drop fail "FAIL  gemm_pm.mprof: 10 launches in the trace, 40 made" trace_tab.sh "$o" "$fake"
+  run nothing fail "FAIL  record gemm_pm left a trace that opens" trace_tab.sh "$o" "$fake"
+  run garbage fail "FAIL  record demo left a trace that opens" trace_tab.sh "$o" "$fake"
+  run crash fail "FAIL  record gemm_pm: exit 139" trace_tab.sh "$o" "$fake"
   ;;
 *)
   echo "selftest: no check '$check'" >&2

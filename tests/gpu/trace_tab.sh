@@ -19,11 +19,11 @@
 set -uo pipefail
 out=${1:?usage: trace_tab.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-mkdir -p "$out/samples"
+mkdir -p "$out/samples" || exit 2
 out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd)
+build=$(cd "$build" && pwd) || exit 2
 report="$out/report.txt"
-: >"$report"
+: >"$report" || exit 2
 say() { echo "$*" | tee -a "$report"; }
 failures=0
 check() { # check TEXT RESULT(0 ok)
@@ -51,18 +51,33 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$repo
 say "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 
 say "== recordings"
-timeout 120 "$mprof" record -o "$out/samples/gemm_pm.mprof" --pc-mode off \
-  --pm on -- "$build/bin/gemm" >"$out/record-gemm.log" 2>&1
-check "record gemm with --pm on (log: record-gemm.log)" $?
-timeout 120 "$mprof" record -o "$out/samples/demo.mprof" -- \
-  "$build/bin/demo" >"$out/record-demo.log" 2>&1
-check "record demo (log: record-demo.log)" $?
+# Nothing an earlier run left may be checked as this run's.
+rm -rf "$out/samples" "$out"/*.png "$out"/*.info "$out"/record-*.log "$out/checks.log" &&
+  mkdir -p "$out/samples" || exit 2
+# record NAME LOG ARGS...: `mprof record ARGS`; it must exit 0 and leave a
+# trace that opens.
+record() {
+  local name=$1 log=$2 status
+  shift 2
+  timeout 120 "$mprof" record -o "$out/samples/$name.mprof" "$@" >"$out/$log" 2>&1
+  status=$?
+  check "record $name: exit $status (log: $log)" "$status"
+  "$mprof" info "$out/samples/$name.mprof" >"$out/$name.info" 2>&1
+  status=$?
+  check "record $name left a trace that opens (mprof info: exit $status)" "$status"
+}
+record gemm_pm record-gemm.log --pc-mode off --pm on -- "$build/bin/gemm"
+record demo record-demo.log -- "$build/bin/demo"
 for extra in ${TRACE_TAB_EXTRA:-}; do
-  cp "$extra" "$out/samples/"
-  if [ -e "$extra.pc.json" ]; then cp "$extra.pc.json" "$out/samples/"; fi
+  cp "$extra" "$out/samples/" || exit 2
+  if [ -e "$extra.pc.json" ]; then cp "$extra.pc.json" "$out/samples/" || exit 2; fi
 done
-pm=$("$mprof" info "$out/samples/gemm_pm.mprof" 2>&1 |
-  sed -n 's/.*PM_SAMPLES=\([0-9]*\).*/\1/p')
+# gemm says how many launches it made; the trace must hold them all.
+made=$(sed -n 's/^gemm: \([0-9]*\) launches in .*/\1/p' "$out/record-gemm.log")
+kept=$(sed -n 's/^kernels .* \([0-9]*\) launches.*/\1/p' "$out/gemm_pm.info")
+[ -n "$made" ] && [ "$made" = "${kept:-}" ]
+check "gemm_pm.mprof: ${kept:-no} launches in the trace, ${made:-an unstated number} made" $?
+pm=$(sed -n 's/.*PM_SAMPLES=\([0-9]*\).*/\1/p' "$out/gemm_pm.info")
 say "gemm_pm.mprof: ${pm:-0} PM samples"
 [ "${pm:-0}" -gt 0 ]
 check "the PM recording holds PM samples (else see pm.error in mprof info)" $?
@@ -72,6 +87,8 @@ MPROF_SOURCE_DIR="$out" MPROF_TEST_TMP="$out" "$checks" \
   >"$out/checks.log" 2>&1
 check "test_render_trace over OUTDIR/samples (log: checks.log)" $?
 grep -E '^\[ +(OK|SKIPPED|FAILED) +\]' "$out/checks.log" | tee -a "$report"
+grep -Eq '^\[ +OK +\]' "$out/checks.log"
+check "test_render_trace ran its checks (an OK line in checks.log)" $?
 
 say "== pictures"
 for t in "$out"/samples/*.mprof; do
