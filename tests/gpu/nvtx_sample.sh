@@ -20,12 +20,12 @@
 set -uo pipefail
 out=${1:?usage: nvtx_sample.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-mkdir -p "$out"
+mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd)
+build=$(cd "$build" && pwd) || exit 2
 here=$(cd "$(dirname "$0")" && pwd)
 report="$out/report.txt"
-: >"$report"
+: >"$report" || exit 2
 say() { echo "$*" | tee -a "$report"; }
 failures=0
 check() { # check CONDITION-TEXT RESULT(0 ok)
@@ -67,10 +67,13 @@ fi
 
 # ---- the sample ---------------------------------------------------------------
 trace="$out/nvtx_step.mprof"
-rm -f "$trace" "$trace.pc.json"
-say "== record: mprof record --drop-code -o nvtx_step.mprof -- $python nvtx_step.py --steps ${NVTX_STEPS:-4}"
+steps=${NVTX_STEPS:-4}
+# Nothing an earlier run left may be checked as this run's.
+rm -f "$trace" "$trace.pc.json" "$out"/record.log "$out"/info.txt "$out"/by_range.* \
+  "$out"/nvtx_step.perfetto.json "$out"/export.log
+say "== record: mprof record --drop-code -o nvtx_step.mprof -- $python nvtx_step.py --steps $steps"
 timeout 300 "$mprof" record --drop-code -o "$trace" -- \
-  "$python" "$here/nvtx_step.py" --steps "${NVTX_STEPS:-4}" ${helper:+--helper "$helper"} \
+  "$python" "$here/nvtx_step.py" --steps "$steps" ${helper:+--helper "$helper"} \
   >"$out/record.log" 2>&1
 rc=$?
 tail -n 5 "$out/record.log" | tee -a "$report"
@@ -109,7 +112,7 @@ cat "$out/by_range.txt" | tee -a "$report"
 check "summary --by-range --json exits 0" $?
 "$mprof" summary --by-range "$trace" >"$out/by_range.xml" 2>&1
 check "summary --by-range (XML) exits 0" $?
-"$python" - "$out/by_range.json" <<'EOF' | tee -a "$report"
+"$python" - "$out/by_range.json" "$steps" <<'EOF' | tee -a "$report"
 import json, sys
 d = json.load(open(sys.argv[1]))
 t = d["trace"]
@@ -134,12 +137,18 @@ s = rows.get(("setup", None))
 ok(f"range 'setup' (opened before the first CUDA call) kept: "
    f"{s['instances'] if s else 0} instance(s), {s['copies'] if s else 0} copies, "
    f"{s['launches'] if s else 0} launches", bool(s and s["instances"] == 1))
+# one "step N" range per step the loop ran: a trace short of one lost it
+steps = [r for (name, domain), r in rows.items() if name.startswith("step ") and domain is None]
+ran = int(sys.argv[2])
+ok(f"'step N' ranges: {sum(r['instances'] for r in steps)} in the trace, {ran} steps run",
+   sum(r["instances"] for r in steps) == ran)
 b = rows.get(("batch", "data"))
 ok(f"range 'batch' in domain 'data': {b['launches'] if b else 0} launches",
    bool(b and b["launches"] > 0))
 EOF
-fails=$(grep -c '^FAIL' "$report")
-failures=$fails
+status=${PIPESTATUS[0]}
+check "the --by-range checks ran (python exit $status)" "$status"
+failures=$(grep -c '^FAIL' "$report")
 
 # ---- export: API rows and flows ----------------------------------------------
 "$mprof" export "$trace" --format perfetto -q -o "$out/nvtx_step.perfetto.json" >"$out/export.log" 2>&1
@@ -161,6 +170,8 @@ ok("export: 'batch' carries domain 'data' and colour #ff8000",
 names = sorted({e["name"] for e in api})
 print("API functions: " + ", ".join(names[:12]))
 EOF
+status=${PIPESTATUS[0]}
+check "the export checks ran (python exit $status)" "$status"
 failures=$(grep -c '^FAIL' "$report")
 
 # ---- what API_CALLS costs per launch ---------------------------------------------

@@ -9,7 +9,7 @@
 #
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
-#              or trace_tab
+#              trace_tab or nvtx_sample
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -279,6 +279,24 @@ trace_tab)
   run nothing fail "FAIL  record gemm_pm left a trace that opens" trace_tab.sh "$o" "$fake"
   run garbage fail "FAIL  record demo left a trace that opens" trace_tab.sh "$o" "$fake"
   run crash fail "FAIL  record gemm_pm: exit 139" trace_tab.sh "$o" "$fake"
+  ;;
+nvtx_sample)
+  # The stand-in python has PyTorch and plays nvtx_step.py: the committed
+  # sample (4 steps). A stand-in cc builds the NVTX helper (an empty file).
+  printf '#!/bin/sh\nwhile [ $# -gt 1 ]; do [ "$1" = -o ] && : >"$2"; shift; done\n' >"$tmp/path/cc" &&
+    chmod +x "$tmp/path/cc" || exit 2
+  o=$tmp/out
+  export PYTHON=$standins/python NVTX_SKIP_COST=1
+  run good pass "" nvtx_sample.sh "$o" "$fake"
+  # a trace short of a step: the loop ran 5
+  NVTX_STEPS=5 run drop fail "FAIL  'step N' ranges: 4 in the trace, 5 steps run" nvtx_sample.sh "$o" "$fake"
+  run nothing fail "FAIL  no trace written" nvtx_sample.sh "$o" "$fake"
+  run garbage fail "FAIL  mprof info exits 0" nvtx_sample.sh "$o" "$fake"
+  run crash fail "FAIL  record exited 0 \(got 139\)" nvtx_sample.sh "$o" "$fake"
+  # without PyTorch: skipped, not passed
+  if ! python3 -c 'import torch' 2>/dev/null; then
+    PYTHON=python3 run good skip "has no PyTorch; skipping" nvtx_sample.sh "$o" "$fake"
+  fi
   ;;
 *)
   echo "selftest: no check '$check'" >&2
