@@ -9,7 +9,7 @@
 #
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
-#              trace_tab or nvtx_sample
+#              trace_tab, nvtx_sample or validate_multi
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -34,7 +34,7 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 fake=$tmp/build
 mkdir -p "$fake/bin" "$fake/lib" "$tmp/path" "$tmp/cuda/bin" "$tmp/traces"
 ln -s "$standins/standin-mprof" "$fake/bin/mprof"
-for p in faults demo gemm transformer_forward; do
+for p in faults demo gemm transformer_forward multi_gpu; do
   printf '#!/bin/sh\nexec "%s/standin-program" %s "$@"\n' "$standins" "$p" >"$fake/bin/$p"
   chmod +x "$fake/bin/$p"
 done
@@ -297,6 +297,16 @@ nvtx_sample)
   if ! python3 -c 'import torch' 2>/dev/null; then
     PYTHON=python3 run good skip "has no PyTorch; skipping" nvtx_sample.sh "$o" "$fake"
   fi
+  ;;
+validate_multi)
+  # The stand-in multi_gpu writes the committed sample (one GPU, 160
+  # launches) and states the launches and event means of that run.
+  o=$tmp/out
+  run good pass "" validate_multi.sh "$o" "$fake"
+  run drop fail "FAIL  saxpy on device 0: 40 launches in the trace, 80 timed" validate_multi.sh "$o" "$fake"
+  run nothing fail "FAIL  all: trace is valid" validate_multi.sh "$o" "$fake"
+  run garbage fail "FAIL  all: summary --json exit" validate_multi.sh "$o" "$fake"
+  run crash fail "FAIL  all: record exits 0" validate_multi.sh "$o" "$fake"
   ;;
 *)
   echo "selftest: no check '$check'" >&2

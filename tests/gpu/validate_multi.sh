@@ -18,11 +18,12 @@
 set -uo pipefail
 out=${1:?usage: validate_multi.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-mkdir -p "$out"
+mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 results="$out/results.txt"
-: >"$results"
+: >"$results" || exit 2
+: >"$out/checks.log" || exit 2
 
 say() { echo "$*" | tee -a "$results"; }
 
@@ -31,7 +32,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
     tee -a "$results"
   exit 77
 fi
-build=$(cd "$build" && pwd)
+build=$(cd "$build" && pwd) || exit 2
 mprof="$build/bin/mprof"
 program="$build/bin/multi_gpu"
 for need in "$mprof" "$program" "$build/lib/libmprof-cupti.so"; do
@@ -58,9 +59,11 @@ grep -E 'RmProfilingAdminOnly' /proc/driver/nvidia/params 2>/dev/null | tee -a "
 # run_case NAME TOLERANCE ARGS...: plain, then under mprof record, then the
 # checks (TOLERANCE: see compare_multi.py).
 run_case() {
-  local name=$1 tolerance=$2
+  local name=$1 tolerance=$2 st
   shift 2
   say "== $name: multi_gpu $*"
+  # Nothing an earlier run left may be checked as this run's.
+  rm -f "$out/$name".*
   "$program" "$@" >"$out/$name.plain.txt" 2>&1
   local plain_rc=$?
   check "$name: plain run exits 0" test "$plain_rc" -eq 0
@@ -73,11 +76,16 @@ run_case() {
   cat "$out/$name.record.err" >>"$results"
   check "$name: record exits 0" test "$rc" -eq 0
   check "$name: program output unchanged (RESULT ok)" grep -q "^RESULT ok" "$out/$name.record.txt"
-  check "$name: trace is valid" "$mprof" info "$out/$name.mprof"
-  check "$name: sidecar written" test -s "$out/$name.mprof.pc.json"
   "$mprof" info "$out/$name.mprof" >"$out/$name.info.txt" 2>&1
+  st=$?
+  check "$name: trace is valid (mprof info exit $st)" test "$st" -eq 0
+  check "$name: sidecar written" test -s "$out/$name.mprof.pc.json"
   "$mprof" summary --json --all "$out/$name.mprof" >"$out/$name.summary.json" 2>"$out/$name.summary.err"
+  st=$?
+  check "$name: summary --json exit $st" test "$st" -eq 0
   "$mprof" summary --human --all "$out/$name.mprof" >"$out/$name.summary.txt" 2>&1
+  st=$?
+  check "$name: summary --human exit $st" test "$st" -eq 0
 
   local devices
   devices=$(sed -n 's/^MULTI_GPU devices=\([0-9]*\).*/\1/p' "$out/$name.record.txt")
