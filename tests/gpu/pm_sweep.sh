@@ -9,6 +9,13 @@
 # decode and set-up time) comes from the trace's META. Skips (exit 77)
 # without a GPU.
 #
+# What fails (exit 1): a step that exits non-zero (record, summary,
+# score_verdicts.py --pm), a PM-sampled run without PM samples, an exit run
+# that hit the producer's exit timeout (META pm.error = exit_timeout). The
+# traces are removed before they are recorded, so a recorder that writes
+# nothing is never read for an earlier run's. tests/gpu/selftest.sh pm_sweep
+# runs this on stand-ins and expects that.
+#
 # Usage: tests/gpu/pm_sweep.sh OUTDIR [BUILD_DIR]
 # Environment: PM_INTERVALS (default "10us 20us 50us 100us"); PM_TORCH=0
 #   skips the PyTorch loop. Last, the suite is recorded four times with
@@ -22,8 +29,10 @@ out=${1:?usage: pm_sweep.sh OUTDIR [BUILD_DIR]}
 gpu_setup pm_sweep "$out" "${2:-build}"
 build_bottlenecks pm_sweep
 report="$out/pm_sweep.txt"
-: >"$report"
+: >"$report" || exit 2
 say() { echo "$*" | tee -a "$report"; }
+failures=0
+bad() { say "FAIL  $*"; failures=$((failures + 1)); }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 meta() { "$mprof" info "$1" 2>/dev/null | awk -v k="$2" '$1 == "meta" && $2 == k { sub(/^[^=]*= /, ""); print }'; }
@@ -49,8 +58,11 @@ say "== machine"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$report"
 say "date: $(date -u '+%Y-%m-%d %H:%M UTC'), cpus: $(nproc)"
 
+rm -f "$out"/*.mprof "$out"/*.pc.json "$out"/set_*.json "$out"/set_*.score || exit 2
 "$mprof" record --drop-code -o "$out/pc.mprof" -- "$bin" >"$out/pc.record.txt" 2>&1 ||
-  { echo "pm_sweep: the PC-sampled run failed ($out/pc.record.txt)" >&2; exit 1; }
+  { echo "FAIL  pm_sweep: the PC-sampled run exited $? ($out/pc.record.txt)" >&2; exit 1; }
+"$mprof" info "$out/pc.mprof" >/dev/null 2>&1 ||
+  { echo "FAIL  pm_sweep: the PC-sampled run left no trace that opens" >&2; exit 1; }
 
 torch=0
 if [ "${PM_TORCH:-1}" != 0 ] &&
@@ -70,16 +82,22 @@ for iv in ${PM_INTERVALS:-10us 20us 50us 100us}; do
   t0=$(now)
   timeout -k 5 120 "$mprof" record --drop-code --pm on --pm-interval "$iv" -o "$tr" -- "$bin" \
     >"$out/pm_$iv.record.txt" 2>&1
-  say "bottlenecks: exit $?, $(since "$t0") s"
+  rc=$?
+  say "bottlenecks: exit $rc, $(since "$t0") s"
+  [ "$rc" -eq 0 ] || bad "$iv: mprof record --pm on exited $rc"
+  n=$(meta "$tr" pm.device.0.samples)
+  [ "${n:-0}" -gt 0 ] 2>/dev/null || bad "$iv: no PM samples in pm_$iv.mprof (pm.device.0.samples '${n:-}')"
   for k in samples decodes decode_us decode_data_us evaluate_us reset_us restarts \
     setup_us setup_host_us setup_enable_us setup_image_us counter_data_bytes; do
     printf '%s=%s ' "$k" "$(meta "$tr" "pm.device.0.$k")"
   done | tee -a "$report"
   echo | tee -a "$report"
   grep -E "overflowed|PM samples" "$out/pm_$iv.record.txt" | tee -a "$report"
-  "$mprof" summary --json --all "$out/pc.mprof" "$tr" >"$out/set_$iv.json" 2>"$out/set_$iv.err"
+  "$mprof" summary --json --all "$out/pc.mprof" "$tr" >"$out/set_$iv.json" 2>"$out/set_$iv.err" ||
+    bad "$iv: mprof summary of the PC + PM set exited $? ($(head -c 300 "$out/set_$iv.err"))"
   stream_row "$out/set_$iv.json" | tee -a "$report"
-  python3 "$src/tests/gpu/score_verdicts.py" --pm "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1
+  python3 "$src/tests/gpu/score_verdicts.py" --pm "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1 ||
+    bad "$iv: score_verdicts.py --pm of the set exited $?"
   tail -n 1 "$out/set_$iv.score" | tee -a "$report"
   grep -E "dram_stream|l2_stream" "$out/set_$iv.score" | tee -a "$report"
   if [ "$torch" = 1 ]; then
@@ -87,7 +105,9 @@ for iv in ${PM_INTERVALS:-10us 20us 50us 100us}; do
     timeout -k 5 120 "$mprof" record --drop-code --pm on --pm-interval "$iv" \
       -o "$out/torch_$iv.mprof" -- python3 "$src/tests/gpu/cost/train_step.py" \
       >"$out/torch_$iv.txt" 2>&1
-    say "PyTorch: exit $?, $(since "$t0") s, $(grep -o 'median_step_ms [0-9.]*' "$out/torch_$iv.txt"), samples $(meta "$out/torch_$iv.mprof" pm.device.0.samples), decode_us $(meta "$out/torch_$iv.mprof" pm.device.0.decode_us), setup_us $(meta "$out/torch_$iv.mprof" pm.device.0.setup_us)"
+    rc=$?
+    [ "$rc" -eq 0 ] || bad "$iv: mprof record --pm on of the PyTorch loop exited $rc"
+    say "PyTorch: exit $rc, $(since "$t0") s, $(grep -o 'median_step_ms [0-9.]*' "$out/torch_$iv.txt"), samples $(meta "$out/torch_$iv.mprof" pm.device.0.samples), decode_us $(meta "$out/torch_$iv.mprof" pm.device.0.decode_us), setup_us $(meta "$out/torch_$iv.mprof" pm.device.0.setup_us)"
     grep -E "overflowed" "$out/torch_$iv.txt" | tee -a "$report"
   fi
 done
@@ -97,11 +117,17 @@ done
 say "== exit (--pm on, twice each way)"
 for how in "" "--pc-mode off" "" "--pc-mode off"; do
   t0=$(now)
+  rm -f "$out/exit.mprof" "$out/exit.mprof.pc.json"
   # shellcheck disable=SC2086
   timeout -k 5 60 "$mprof" record --drop-code --pm on $how -o "$out/exit.mprof" -- "$bin" \
     >"$out/exit.record.txt" 2>&1
   rc=$?
   err=$(meta "$out/exit.mprof" pm.error)
-  say "${how:-default}: exit $rc, $(since "$t0") s, samples $(meta "$out/exit.mprof" pm.device.0.samples), pm.error ${err:-none}${err:+ in $(meta "$out/exit.mprof" pm.exit_phase) after $(meta "$out/exit.mprof" pm.exit_wait_ms) ms}"
+  n=$(meta "$out/exit.mprof" pm.device.0.samples)
+  say "${how:-default}: exit $rc, $(since "$t0") s, samples ${n:-none}, pm.error ${err:-none}${err:+ in $(meta "$out/exit.mprof" pm.exit_phase) after $(meta "$out/exit.mprof" pm.exit_wait_ms) ms}"
+  [ "$rc" -eq 0 ] || bad "exit ${how:-default}: mprof record --pm on exited $rc"
+  [ "${n:-0}" -gt 0 ] 2>/dev/null || bad "exit ${how:-default}: no PM samples"
+  [ "$err" != exit_timeout ] || bad "exit ${how:-default}: the producer hit its exit timeout"
 done
-say "== done"
+say "== done: $failures failure(s)"
+[ "$failures" -eq 0 ]

@@ -9,7 +9,7 @@
 #
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
-#              trace_tab, nvtx_sample or validate_multi
+#              trace_tab, nvtx_sample, validate_multi or pm_sweep
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -307,6 +307,18 @@ validate_multi)
   run nothing fail "FAIL  all: trace is valid" validate_multi.sh "$o" "$fake"
   run garbage fail "FAIL  all: summary --json exit" validate_multi.sh "$o" "$fake"
   run crash fail "FAIL  all: record exits 0" validate_multi.sh "$o" "$fake"
+  ;;
+pm_sweep)
+  # bottlenecks as in verdicts: the committed suite's PC and PM runs;
+  # nocounters is a PM-sampled run without counters
+  o=$tmp/out
+  export PM_INTERVALS=20us PM_TORCH=0
+  run good pass "" pm_sweep.sh "$o" "$fake"
+  run nocounters fail "FAIL  20us: no PM samples in pm_20us.mprof" pm_sweep.sh "$o" "$fake"
+  grep -q "FAIL  exit default: no PM samples" "$tmp/nocounters.$runs.log" ||
+    fail "pm_sweep.sh accepts an exit run without PM samples"
+  run nothing fail "FAIL  pm_sweep: the PC-sampled run left no trace that opens" pm_sweep.sh "$o" "$fake"
+  run crash fail "FAIL  pm_sweep: the PC-sampled run exited 139" pm_sweep.sh "$o" "$fake"
   ;;
 *)
   echo "selftest: no check '$check'" >&2
