@@ -9,7 +9,7 @@
 #
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
-#              trace_tab, nvtx_sample, validate_multi or pm_sweep
+#              trace_tab, nvtx_sample, validate_multi, pm_sweep or sets
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -319,6 +319,22 @@ pm_sweep)
     fail "pm_sweep.sh accepts an exit run without PM samples"
   run nothing fail "FAIL  pm_sweep: the PC-sampled run left no trace that opens" pm_sweep.sh "$o" "$fake"
   run crash fail "FAIL  pm_sweep: the PC-sampled run exited 139" pm_sweep.sh "$o" "$fake"
+  ;;
+sets)
+  # faults.sh's fork cases on the stand-ins (fork_first: two traces, a set);
+  # the block/CUPTI pair needs gemm under both producers: left out
+  o=$tmp/out
+  export SETS_CASES="fork fork_first" SETS_PAIR=0
+  run good pass "" sets.sh "$o" "$fake"
+  grep -q "| fork_first | 2 | 200 / 200 |" "$o/sets.md" ||
+    fail "sets.sh does not count fork_first's 200 launches in its 2 traces: $(cat "$o/sets.md")"
+  run drop fail "FAIL: faults.sh \(fork fork_first\) exited 1" sets.sh "$o" "$fake"
+  run nothing fail "FAIL: fork_first: no trace in" sets.sh "$o" "$fake"
+  run crash fail "FAIL: fork: no trace in" sets.sh "$o" "$fake"
+  # without PyTorch, the default cases cannot all run: skipped, not passed
+  if ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    SETS_CASES= run good skip "SKIP torch_two_ranks and torch_dataloader" sets.sh "$o" "$fake"
+  fi
   ;;
 *)
   echo "selftest: no check '$check'" >&2

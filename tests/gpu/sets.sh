@@ -14,13 +14,22 @@
 #              (default: build)
 # Environment: SETS_FAULTS=DIR uses the traces of an earlier
 #   `tests/gpu/faults.sh DIR` instead of recording them again;
-#   SETS_NO_GPU_CHECK=1 runs the set checks on such traces without a GPU.
+#   SETS_NO_GPU_CHECK=1 runs the set checks on such traces without a GPU;
+#   SETS_PAIR=0 leaves the block/CUPTI pair out; SETS_CASES="fork ..."
+#   runs only the set cases named (default: fork fork_first torch_two_ranks
+#   torch_dataloader).
+# What fails (exit 1): faults.sh failing, a set case with no trace, fork_first
+# or torch_two_ranks without two traces (fork and torch_dataloader leave
+# one: their children use no CUDA), a step that exits non-zero, counts of
+# the set that differ from its traces'. Without PyTorch with CUDA the torch
+# cases cannot run: the script then ends with exit 77 (skipped) if nothing
+# failed. tests/gpu/selftest.sh sets runs this on stand-ins.
 set -uo pipefail
 out=${1:?usage: sets.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-mkdir -p "$out"
+mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd)
+build=$(cd "$build" && pwd) || exit 2
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 if [ -z "${SETS_NO_GPU_CHECK:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
@@ -31,16 +40,32 @@ mprof=$build/bin/mprof
 [ -x "$mprof" ] || { echo "sets: $mprof is missing" >&2; exit 2; }
 table=$out/sets.md
 log=$out/sets.log
-: >"$log"
+: >"$log" || exit 2
 failures=0
 say() { echo "$*" | tee -a "$log"; }
 bad() { say "FAIL: $*"; failures=$((failures + 1)); }
 
 # The multi-process traces: faults.sh's fork, torch ranks and DataLoader.
+# Nothing an earlier run left may be checked as this run's.
+rm -rf "$out/pair" "$out"/*.json "$out"/*.txt "$out"/*.png "$out"/*.info "$out"/*.view "$table" || exit 2
+cases=${SETS_CASES:-fork fork_first torch_two_ranks torch_dataloader}
+torch_skipped=0
+if [[ " $cases " == *" torch_"* ]] && [ -z "${SETS_FAULTS:-}" ] &&
+  ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  if [ -n "${SETS_CASES:-}" ]; then
+    bad "the torch cases were asked for, but there is no PyTorch with CUDA here"
+  else
+    say "sets: SKIP torch_two_ranks and torch_dataloader: no PyTorch with CUDA here"
+    torch_skipped=1
+  fi
+  cases=$(echo "$cases" | tr ' ' '\n' | grep -v '^torch_' | tr '\n' ' ')
+fi
 faults=${SETS_FAULTS:-$out/faults}
 if [ -z "${SETS_FAULTS:-}" ]; then
-  FAULTS_CASES="fork fork_first torch_two_ranks torch_dataloader" \
-    bash "$here/faults.sh" "$faults" "$build" >>"$log" 2>&1
+  rm -rf "$faults" || exit 2
+  FAULTS_CASES=$cases bash "$here/faults.sh" "$faults" "$build" >>"$log" 2>&1
+  status=$?
+  [ "$status" -eq 0 ] || bad "faults.sh ($cases) exited $status (its output: sets.log)"
 fi
 
 # json_get FILE EXPR: a value of the summary JSON, by a Python expression on s.
@@ -49,25 +74,34 @@ json_get() {
 }
 
 printf '| set | traces | launches (set / sum of traces) | kernels (set / by process) | top kernel launches (set / sum by process) | diff vs itself | Trace PNG |\n|---|---|---|---|---|---|---|\n' >"$table"
-for case in fork fork_first torch_two_ranks torch_dataloader; do
+for case in $cases; do
   dir=$faults/$case
   n=$(ls "$dir"/*.mprof 2>/dev/null | wc -l)
+  if [ "$n" -eq 0 ]; then
+    bad "$case: no trace in $dir"
+    continue
+  fi
   if [ "$n" -lt 2 ]; then
-    say "== $case: $n traces in $dir; not a set, skipped"
+    case $case in
+    fork_first | torch_two_ranks) bad "$case: $n trace in $dir, not a set of one per process" ;;
+    *) say "== $case: $n trace in $dir (its children use no CUDA); not a set" ;;
+    esac
     continue
   fi
   say "== $case: $n traces"
   "$mprof" info "$dir" >"$out/$case.info" 2>&1 || bad "$case: info of the set failed"
   sum=0
   for t in "$dir"/*.mprof; do
-    l=$("$mprof" info "$t" 2>/dev/null | sed -n 's/^kernels .* \([0-9]*\) launches.*/\1/p')
+    "$mprof" info "$t" >"$out/$case.one.info" 2>&1 || bad "$case: info of $(basename "$t") exited $?"
+    l=$(sed -n 's/^kernels .* \([0-9]*\) launches.*/\1/p' "$out/$case.one.info")
     sum=$((sum + ${l:-0}))
   done
   "$mprof" summary --json --all "$dir" >"$out/$case.json" 2>>"$log" || bad "$case: summary of the set failed"
   "$mprof" summary --json --all --by-process "$dir" >"$out/$case.split.json" 2>>"$log" ||
     bad "$case: summary --by-process failed"
-  "$mprof" summary --human --all "$dir" >"$out/$case.txt" 2>&1
-  "$mprof" summary --human --all --by-process "$dir" >"$out/$case.split.txt" 2>&1
+  "$mprof" summary --human --all "$dir" >"$out/$case.txt" 2>&1 || bad "$case: summary --human exited $?"
+  "$mprof" summary --human --all --by-process "$dir" >"$out/$case.split.txt" 2>&1 ||
+    bad "$case: summary --human --by-process exited $?"
   launches=$(json_get "$out/$case.json" 's["trace"]["launches"]')
   kernels=$(json_get "$out/$case.json" 's["trace"]["kernels"]')
   split=$(json_get "$out/$case.split.json" 's["trace"]["kernels"]')
@@ -90,8 +124,8 @@ done
 
 # A block trace and a CUPTI trace of two runs of one command.
 gemm=$build/bin/gemm
-if [ -n "${SETS_NO_GPU_CHECK:-}" ]; then
-  say "sets: no GPU check asked; the block/CUPTI pair is skipped"
+if [ -n "${SETS_NO_GPU_CHECK:-}" ] || [ "${SETS_PAIR:-1}" = 0 ]; then
+  say "sets: no GPU check or SETS_PAIR=0 asked; the block/CUPTI pair is left out"
 elif [ -x "$gemm" ]; then
   lib=$build/lib/libmprof-blocks.so
   if [ ! -e "$lib" ]; then
@@ -124,4 +158,7 @@ fi
 
 cat "$table" | tee -a "$log"
 say "sets: $failures failed checks"
-exit $((failures > 0))
+[ "$failures" -eq 0 ] || exit 1
+# Cases that could not run make the run skipped (77), not passed.
+[ "$torch_skipped" = 0 ] || exit 77
+exit 0
