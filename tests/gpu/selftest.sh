@@ -9,7 +9,8 @@
 #
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
-#              trace_tab, nvtx_sample, validate_multi, pm_sweep or sets
+#              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets or
+#              validate
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -335,6 +336,44 @@ sets)
   if ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     SETS_CASES= run good skip "SKIP torch_two_ranks and torch_dataloader" sets.sh "$o" "$fake"
   fi
+  ;;
+validate)
+  # The examples' stand-ins write the committed samples and state the
+  # launches and means of their kernels there (as EVENT_TIMING lines); the
+  # ncu part has its own self-test (compare_ncu).
+  t=$STANDIN_TRACES
+  for p in demo gemm transformer_forward; do
+    cp "$src/samples/$p.mprof" "$t/$p.good.mprof" &&
+      cp "$src/samples/$p.mprof.pc.json" "$t/$p.good.mprof.pc.json" &&
+      "$mprof" summary --json --all "$t/$p.good.mprof" >"$t/$p.json" || exit 2
+    python3 -c '
+import json, re, sys
+# transformer_forward 1 10: 10 timed passes after an untimed one
+passes, timed = map(int, sys.argv[2].split())
+for k in json.load(open(sys.argv[1]))["kernels"]["items"]:
+    # the examples own kernels (cuBLAS kernels they time as cublas:NAME)
+    name = k["name"].split("(")[0]
+    if "(" in k["name"] and re.fullmatch(r"[A-Za-z_]\w*", name):
+        print("EVENT_TIMING kernel=%s launches=%d mean_us=%.3f" % (name, k["launches"] * timed // passes, k["mean_ns"] / 1000))
+if passes != timed:
+    print("warmup: %d untimed forward pass (0 kernel launches + 0 cuBLAS calls) before the timed ones" % (passes - timed))
+    print("transformer_forward: %d timed passes, 1.000 ms per pass (wall)" % timed)' \
+      "$t/$p.json" "$([ $p = transformer_forward ] && echo 11 10 || echo 1 1)" >"$t/$p.events" || exit 2
+  done
+  o=$tmp/out
+  export VALIDATE_NCU=0
+  run good pass "" validate.sh "$o" "$fake"
+  run drop fail "FAIL  demo: every kernel the program timed is in the trace with its launch count" validate.sh "$o" "$fake"
+  grep -Eq "FAILED: saxpy: 10 launches in the trace, 20 timed" "$tmp/drop.$runs.log" ||
+    fail "validate.sh does not say which kernel lost launches"
+  run nothing fail "FAIL  demo: trace is valid" validate.sh "$o" "$fake"
+  run garbage fail "FAIL  gemm: summary --json exit" validate.sh "$o" "$fake"
+  run crash fail "FAIL  demo: record exits 0" validate.sh "$o" "$fake"
+  # compare_events.py alone: a program that timed nothing is no match
+  : >"$tmp/none.txt"
+  python3 "$gpu/compare_events.py" "$t/demo.json" "$tmp/none.txt" >"$tmp/events.log" 2>&1
+  [ $? -eq 1 ] && grep -q "FAILED: the program printed no EVENT_TIMING line" "$tmp/events.log" ||
+    fail "compare_events.py passes a program that timed nothing: $(cat "$tmp/events.log")"
   ;;
 *)
   echo "selftest: no check '$check'" >&2

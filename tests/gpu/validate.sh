@@ -15,12 +15,12 @@
 set -uo pipefail
 out=${1:?usage: validate.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-mkdir -p "$out"
+mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd)
+build=$(cd "$build" && pwd) || exit 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 log="$out/validate.log"
-: >"$log"
+: >"$log" || exit 2
 
 say() { echo "$*" | tee -a "$log"; }
 now() { date +%s.%N; }
@@ -61,10 +61,14 @@ record_example() {
   local flags=()
   while [ "$1" != "--" ]; do flags+=("$1"); shift; done
   shift
-  local t0 t1 t2
+  local t0 t1 t2 st
+  # Nothing an earlier run left may be checked as this run's.
+  rm -f "$out/$name".*
   t0=$(now)
   "$bin/$name" "$@" >"$out/$name.plain.txt" 2>&1
+  st=$?
   t1=$(now)
+  check "$name: plain run exits 0 (got $st)" test "$st" -eq 0
   say "command: mprof record ${flags[*]} -o $name.mprof -- $name $*"
   "$mprof" record "${flags[@]}" -o "$out/$name.mprof" -- "$bin/$name" "$@" \
     >"$out/$name.record.txt" 2>"$out/$name.record.err"
@@ -74,15 +78,25 @@ record_example() {
   cat "$out/$name.record.err" | tee -a "$log"
   check "$name: record exits 0" test "$rc" -eq 0
   check "$name: program output unchanged (RESULT ok)" grep -q "RESULT ok" "$out/$name.record.txt"
-  check "$name: trace is valid" "$mprof" info "$out/$name.mprof"
-  check "$name: sidecar written" test -s "$out/$name.mprof.pc.json"
   "$mprof" info "$out/$name.mprof" >"$out/$name.info.txt" 2>&1
+  st=$?
+  check "$name: trace is valid (mprof info exit $st)" test "$st" -eq 0
+  check "$name: sidecar written" test -s "$out/$name.mprof.pc.json"
   "$mprof" summary "$out/$name.mprof" >"$out/$name.summary.xml" 2>&1
+  st=$?
+  check "$name: summary (XML) exit $st" test "$st" -eq 0
   "$mprof" summary --human "$out/$name.mprof" >"$out/$name.summary.txt" 2>&1
+  st=$?
+  check "$name: summary --human exit $st" test "$st" -eq 0
   "$mprof" summary --json --all "$out/$name.mprof" >"$out/$name.summary.json" 2>&1
+  st=$?
+  check "$name: summary --json exit $st" test "$st" -eq 0
   say "$name: kernel durations, mprof (CUPTI) against the program's CUDA events"
   python3 "$src/tests/gpu/compare_events.py" "$out/$name.summary.json" \
-    "$out/$name.record.txt" | tee -a "$log"
+    "$out/$name.record.txt" >"$out/$name.events.txt" 2>&1
+  st=$?
+  tee -a "$log" <"$out/$name.events.txt"
+  check "$name: every kernel the program timed is in the trace with its launch count" test "$st" -eq 0
 }
 
 say "== record the examples (continuous PC sampling, default period)"
@@ -92,8 +106,11 @@ record_example gemm -- 2048 20
 record_example transformer_forward --drop-code -- 1 10
 
 say "== serialized PC sampling (per-launch attribution) on demo"
+rm -f "$out"/demo_serialized.*
 "$mprof" record --pc-mode serialized -o "$out/demo_serialized.mprof" -- "$bin/demo" \
   >"$out/demo_serialized.record.txt" 2>&1
+st=$?
+check "demo serialized: record exits 0 (got $st)" test "$st" -eq 0
 check "demo serialized: trace is valid" "$mprof" info "$out/demo_serialized.mprof"
 
 say "== capture overhead on a workload of at least one second (gemm --seconds 2)"
@@ -105,7 +122,9 @@ for mode in plain off continuous; do
     "$mprof" record -q --pc-mode "$mode" -o "$out/overhead.$mode.mprof" -- \
       "$bin/gemm" 2048 20 --seconds 2 >"$out/overhead.$mode.txt" 2>&1
   fi
+  st=$?
   t1=$(now)
+  check "overhead $mode: exit $st" test "$st" -eq 0
   launches=$(grep -o 'kernel=sgemm_tiled launches=[0-9]*' "$out/overhead.$mode.txt" | head -n 1)
   say "overhead $mode: wall $(elapsed "$t0" "$t1") s ($launches)"
 done
@@ -113,8 +132,11 @@ rm -f "$out"/overhead.*.mprof "$out"/overhead.*.pc.json
 
 say "== period sweep on transformer_forward: samples and drops"
 for period in 10 12 14 16; do
+  rm -f "$out/tf_p$period".*
   "$mprof" record -q --pc-period "$period" -o "$out/tf_p$period.mprof" -- \
     "$bin/transformer_forward" 1 10 >/dev/null 2>"$out/tf_p$period.err"
+  st=$?
+  check "period $period: record exits 0 (got $st)" test "$st" -eq 0
   "$mprof" info "$out/tf_p$period.mprof" 2>&1 | grep -E '^counter' | sed "s/^/period $period: /" | tee -a "$log"
   cat "$out/tf_p$period.err" >>"$log"
 done
