@@ -310,7 +310,7 @@ int cli_blocks_finish_file(const char *source, unsigned flags) {
       mprof_trace_spans(t, &spans);
       if (!(flags & CLI_POST_QUIET))
         fprintf(stderr,
-                "mprof: %s: %zu kernels, %zu launches, %zu block spans, "
+                "mprof: %s: %zu kernel%s, %zu launch%s, %zu block span%s, "
                 "%.1f MB; launch times are the blocks' own (first entry to "
                 "last exit), each block slowed by the instrumentation (about "
                 "5 ns of GPU time per block on an H200, so kernels of many "
@@ -318,7 +318,8 @@ int cli_blocks_finish_file(const char *source, unsigned flags) {
                 "timeline, memcpy, NVTX, PC samples or SASS: the CUPTI "
                 "producer cannot share a process with the Compute Sanitizer, "
                 "record the same command with `mprof record` for those\n",
-                trace, kernels, launches, spans,
+                trace, kernels, kernels == 1 ? "" : "s", launches,
+                launches == 1 ? "" : "es", spans, spans == 1 ? "" : "s",
                 (double)mprof_trace_file_size(t) / 1e6);
       mprof_trace_free(t);
     }

@@ -187,8 +187,9 @@ static int info_one(const char *path) {
     busy += launches[i].end - launches[i].start;
   }
   qsort(tally, kernel_count, sizeof *tally, by_total_desc);
-  printf("kernels    %zu kernels, %zu launches, %.3f ms of kernel time\n",
-         kernel_count, launch_count, (double)busy / 1e6);
+  printf("kernels    %zu kernel%s, %zu launch%s, %.3f ms of kernel time\n",
+         kernel_count, kernel_count == 1 ? "" : "s", launch_count,
+         launch_count == 1 ? "" : "es", (double)busy / 1e6);
   for (size_t i = 0; i < kernel_count && i < 20; i++) {
     const mprof_kernel_record *k = &kernels[tally[i].kernel];
     const char *name = mprof_trace_string(t, k->demangled_name);

@@ -32,7 +32,7 @@ expect 2 "the block producer (libmprof-blocks.so) was not found at \$MPROF_BLOCK
   env MPROF_BLOCKS_LIB="$tmp/none.so" "$mprof" record blocks -- true
 expect 1 "no block file was written to $tmp/none.mprof.source" \
   env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks -o "$tmp/none.mprof" -- true
-expect 0 "$tmp/run.mprof: 1 kernels, 3 launches, 398 block spans" \
+expect 0 "$tmp/run.mprof: 1 kernel, 3 launches, 398 block spans" \
   env MPROF_BLOCKS_LIB="$stand_in" "$mprof" record blocks -o "$tmp/run.mprof" \
   -- sh -c "cp '$tmp/fixture.source' '$tmp/run.mprof.source' && cp '$tmp/fixture.source.meta' '$tmp/run.mprof.source.meta'"
 expect 0 "133 blocks were not recorded because the device buffer of 1048576 slots was full" \

@@ -86,7 +86,7 @@ traces_of() {
       continue
     fi
     grep -q '^partial' "$t.info" && n_partial=$((n_partial + 1))
-    count=$(sed -n 's/^kernels .* \([0-9][0-9]*\) launches.*/\1/p' "$t.info")
+    count=$(sed -n 's/^kernels .* \([0-9][0-9]*\) launch.*/\1/p' "$t.info")
     count=${count:-0}
     launches_each+="$count "
     launches_total=$((launches_total + count))

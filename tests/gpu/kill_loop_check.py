@@ -51,7 +51,7 @@ def check(mprof, trace, sass, outer):
     r["partial"] = "yes" if re.search(r"^partial ", info, re.M) else "no"
     if r["partial"] != "yes":
         why.append("not marked partial")
-    m = re.search(r"^kernels +\d+ kernels, (\d+) launches", info, re.M)
+    m = re.search(r"^kernels +\d+ kernels?, (\d+) launch", info, re.M)
     launches = int(m.group(1)) if m else 0
     r["launches"] = str(launches)
     if not launches:

@@ -93,7 +93,7 @@ for case in $cases; do
   sum=0
   for t in "$dir"/*.mprof; do
     "$mprof" info "$t" >"$out/$case.one.info" 2>&1 || bad "$case: info of $(basename "$t") exited $?"
-    l=$(sed -n 's/^kernels .* \([0-9]*\) launches.*/\1/p' "$out/$case.one.info")
+    l=$(sed -n 's/^kernels .* \([0-9]*\) launch.*/\1/p' "$out/$case.one.info")
     sum=$((sum + ${l:-0}))
   done
   "$mprof" summary --json --all "$dir" >"$out/$case.json" 2>>"$log" || bad "$case: summary of the set failed"

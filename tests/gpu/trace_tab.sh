@@ -74,7 +74,7 @@ for extra in ${TRACE_TAB_EXTRA:-}; do
 done
 # gemm says how many launches it made; the trace must hold them all.
 made=$(sed -n 's/^gemm: \([0-9]*\) launches in .*/\1/p' "$out/record-gemm.log")
-kept=$(sed -n 's/^kernels .* \([0-9]*\) launches.*/\1/p' "$out/gemm_pm.info")
+kept=$(sed -n 's/^kernels .* \([0-9]*\) launch.*/\1/p' "$out/gemm_pm.info")
 [ -n "$made" ] && [ "$made" = "${kept:-}" ]
 check "gemm_pm.mprof: ${kept:-no} launches in the trace, ${made:-an unstated number} made" $?
 pm=$(sed -n 's/.*PM_SAMPLES=\([0-9]*\).*/\1/p' "$out/gemm_pm.info")
