@@ -176,7 +176,7 @@ blocks.device.0.warp_size 32'
   ;;
 capture_cost)
   # The stand-in programs report a per-launch cost of 0.5 us and a 0.5%
-  # slowdown under the recorder, and sleep 0.4 s under the floor and the
+  # slowdown under the recorder, and sleep 1 s under the floor and the
   # recorder alike; slow makes them 3 us and 5.5%.
   t=$STANDIN_TRACES
   "$mprof" synth -o "$t/small_kernels.good.mprof" --launches 200 --kernels 3 --sidecar >/dev/null &&
