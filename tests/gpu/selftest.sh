@@ -9,8 +9,8 @@
 #
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
-#              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets or
-#              validate
+#              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets,
+#              validate or validate_source
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -35,7 +35,7 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 fake=$tmp/build
 mkdir -p "$fake/bin" "$fake/lib" "$tmp/path" "$tmp/cuda/bin" "$tmp/traces"
 ln -s "$standins/standin-mprof" "$fake/bin/mprof"
-for p in faults demo gemm transformer_forward multi_gpu; do
+for p in faults demo gemm transformer_forward multi_gpu gemm_source transformer_source; do
   printf '#!/bin/sh\nexec "%s/standin-program" %s "$@"\n' "$standins" "$p" >"$fake/bin/$p"
   chmod +x "$fake/bin/$p"
 done
@@ -49,7 +49,7 @@ ln -s "$standins/nvcc" "$tmp/cuda/bin/nvcc"
 export PATH="$tmp/path:$PATH" CUDA_HOME="$tmp/cuda" NVCC="$standins/nvcc"
 export PYTHONDONTWRITEBYTECODE=1
 export STANDIN_MPROF="$real_build/bin/mprof" STANDIN_TRACES="$tmp/traces" \
-  STANDIN_SAMPLES="$src/samples"
+  STANDIN_SAMPLES="$src/samples" STANDIN_TEST_SOURCE="$real_build/bin/test_source"
 mprof=$real_build/bin/mprof
 
 # run MODE WANT PATTERN SCRIPT ARGS...: run a GPU script with the stand-ins
@@ -374,6 +374,19 @@ if passes != timed:
   python3 "$gpu/compare_events.py" "$t/demo.json" "$tmp/none.txt" >"$tmp/events.log" 2>&1
   [ $? -eq 1 ] && grep -q "FAILED: the program printed no EVENT_TIMING line" "$tmp/events.log" ||
     fail "compare_events.py passes a program that timed nothing: $(cat "$tmp/events.log")"
+  ;;
+validate_source)
+  # The instrumented programs' stand-ins write test_source's run (a trace
+  # and its .source file, 17 spans overflowed) and state the spans they
+  # made; the stand-in recorder merges them as record source does.
+  o=$tmp/out
+  run good pass "" validate_source.sh "$o" "$fake"
+  grep -q "ok    overflow: the program warned on stderr" "$tmp/good.$runs.log" ||
+    fail "validate_source.sh did not see the overflow warning"
+  run nothing fail "FAIL  gemm_source: trace is valid" validate_source.sh "$o" "$fake"
+  grep -q "FAIL  gemm_source: .source file written" "$tmp/nothing.$runs.log" ||
+    fail "validate_source.sh accepts a run without its .source file"
+  run crash fail "FAIL  gemm_source: record source exits 0 \(exit 139\)" validate_source.sh "$o" "$fake"
   ;;
 *)
   echo "selftest: no check '$check'" >&2

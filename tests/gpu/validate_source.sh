@@ -24,6 +24,10 @@ out=$(cd "$out" && pwd)
 build=$(cd "$build" && pwd)
 log="$out/validate_source.log"
 results="$out/results.txt"
+# Clear what an earlier run left: a trace, a cached `mprof info` or an
+# appended probe file from before must not be scored as this run's.
+rm -rf "$out"/*.mprof "$out"/*.mprof.source "$out"/*.info.txt "$out"/*.txt "$out"/*.json \
+  "$out"/*.mkprof "$out"/*.err "$out"/cost.* "$out/samples"
 : >"$log"
 : >"$results"
 mprof="$build/bin/mprof"
@@ -50,6 +54,14 @@ meta() {
 }
 # timing FILE KERNEL: mean_us of an EVENT_TIMING line
 timing() { sed -n "s/^EVENT_TIMING kernel=$2 launches=[0-9]* mean_us=\([0-9.]*\).*/\1/p" "$1" | head -n 1; }
+# stated FILE DEFAULT: the spans the program says it made (a line
+# SOURCE_SPANS expected=N, as the self-test's stand-ins print), else DEFAULT
+# (the count the shape of the run gives)
+stated() {
+  local n
+  n=$(sed -n 's/^SOURCE_SPANS expected=\([0-9]*\).*/\1/p' "$1" 2>/dev/null | tail -n 1)
+  echo "${n:-$2}"
+}
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b != "") printf "%+.2f%%", (b / a - 1) * 100; else printf "n/a" }'; }
 
 say "== machine"
@@ -58,8 +70,10 @@ result "machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,nohea
 
 # ---------------------------------------------------------------------------
 say "== %globaltimer resolution (gemm_source --timer-probe, 5 runs)"
-for _ in 1 2 3 4 5; do
-  "$bin/gemm_source" --timer-probe 2>&1 | grep '^TIMER_PROBE' | tee -a "$out/timer_probe.txt" >>"$log"
+for run in 1 2 3 4 5; do
+  "$bin/gemm_source" --timer-probe >"$out/timer_probe.$run.txt" 2>&1
+  check "timer probe $run exits 0 (exit $?)" test "$?" -eq 0
+  grep '^TIMER_PROBE' "$out/timer_probe.$run.txt" | tee -a "$out/timer_probe.txt" >>"$log"
 done
 steps=$(sed -n 's/.*min_step_ns=\([0-9]*\).*/\1/p' "$out/timer_probe.txt" | sort -n | uniq | tr '\n' ' ')
 max_steps=$(sed -n 's/.*max_step_ns=\([0-9]*\).*/\1/p' "$out/timer_probe.txt" | sort -n | uniq | tr '\n' ' ')
@@ -84,13 +98,16 @@ record_source() {
     "$bin/$name" "$@" >"$out/$name.record.txt" 2>"$out/$name.record.err"
   local rc=$?
   tee -a "$log" <"$out/$name.record.err"
-  check "$name: record source exits 0" test "$rc" -eq 0
+  expected=$(stated "$out/$name.record.txt" "$expected")
+  check "$name: record source exits 0 (exit $rc)" test "$rc" -eq 0
   check "$name: program output unchanged (RESULT ok)" grep -q "RESULT ok" "$out/$name.record.txt"
   check "$name: trace is valid" "$mprof" info "$out/$name.mprof"
   check "$name: .source file written" test -s "$out/$name.mprof.source"
   "$mprof" info "$out/$name.mprof" >"$out/$name.mprof.info.txt" 2>&1
+  check "$name: mprof source info exits 0" "$mprof" source info "$out/$name.mprof.source"
   "$mprof" source info "$out/$name.mprof.source" >"$out/$name.source-info.txt" 2>&1
   timeout 300 "$mprof" summary --human "$out/$name.mprof" >"$out/$name.summary.txt" 2>&1
+  check "$name: summary --human exits 0 (exit $?)" test "$?" -eq 0
   local events overflow
   events=$(meta "$out/$name.mprof" source.events)
   overflow=$(meta "$out/$name.mprof" source.overflow)
@@ -122,11 +139,14 @@ record_source transformer_source $((tf_per_pass * 11)) 16M --drop-code -- 1 10
 say "== overflow is counted, not lost (gemm_source, 100000-record buffer)"
 MPROF_SOURCE_CAPACITY=100000 "$mprof" record source -q --pc-mode off -o "$out/overflow.mprof" -- \
   "$bin/gemm_source" 2048 2 >"$out/overflow.record.txt" 2>"$out/overflow.record.err"
+ov_rc=$?
+ov_expected=$(stated "$out/overflow.record.txt" $((1024 * 257 * 2)))
+check "overflow: record source exits 0 (exit $ov_rc)" test "$ov_rc" -eq 0
 tee -a "$log" <"$out/overflow.record.err"
 ov_events=$(meta "$out/overflow.mprof" source.events)
 ov_overflow=$(meta "$out/overflow.mprof" source.overflow)
-result "overflow run: kept $ov_events, overflowed $ov_overflow, expected $((1024 * 257 * 2))"
-check "overflow: kept + overflowed = all spans" test "$((${ov_events:-0} + ${ov_overflow:-0}))" -eq $((1024 * 257 * 2))
+result "overflow run: kept $ov_events, overflowed $ov_overflow, expected $ov_expected"
+check "overflow: kept + overflowed = all spans" test "$((${ov_events:-0} + ${ov_overflow:-0}))" -eq "$ov_expected"
 check "overflow: counted in DROPS" grep -q "activity spans overflowed" "$out/overflow.mprof.info.txt"
 check "overflow: the program warned on stderr" grep -q "did not fit the buffer" "$out/overflow.record.err"
 
@@ -146,15 +166,20 @@ best_timing() { # best_timing KERNEL FILES...
   done
   echo "$best"
 }
+cost_run() { # cost_run OUTPUT COMMAND...: one timed run, its exit checked
+  "${@:2}" >"$1" 2>&1
+  local rc=$?
+  check "cost run $(basename "$1" .txt) exits 0 (exit $rc)" test "$rc" -eq 0
+}
 for run in 1 2 3; do
-  "$bin/gemm" 2048 20 >"$out/cost.gemm.plain.$run.txt" 2>&1
-  "$bin/gemm_source" 2048 20 >"$out/cost.gemm.off.$run.txt" 2>&1
-  MPROF_SOURCE_OUTPUT="$out/cost.gemm.source" MPROF_SOURCE_CAPACITY=16M \
-    "$bin/gemm_source" 2048 20 >"$out/cost.gemm.on.$run.txt" 2>&1
-  "$bin/transformer_forward" 1 10 >"$out/cost.tf.plain.$run.txt" 2>&1
-  "$bin/transformer_source" 1 10 >"$out/cost.tf.off.$run.txt" 2>&1
-  MPROF_SOURCE_OUTPUT="$out/cost.tf.source" MPROF_SOURCE_CAPACITY=16M \
-    "$bin/transformer_source" 1 10 >"$out/cost.tf.on.$run.txt" 2>&1
+  cost_run "$out/cost.gemm.plain.$run.txt" "$bin/gemm" 2048 20
+  cost_run "$out/cost.gemm.off.$run.txt" "$bin/gemm_source" 2048 20
+  cost_run "$out/cost.gemm.on.$run.txt" env MPROF_SOURCE_OUTPUT="$out/cost.gemm.source" \
+    MPROF_SOURCE_CAPACITY=16M "$bin/gemm_source" 2048 20
+  cost_run "$out/cost.tf.plain.$run.txt" "$bin/transformer_forward" 1 10
+  cost_run "$out/cost.tf.off.$run.txt" "$bin/transformer_source" 1 10
+  cost_run "$out/cost.tf.on.$run.txt" env MPROF_SOURCE_OUTPUT="$out/cost.tf.source" \
+    MPROF_SOURCE_CAPACITY=16M "$bin/transformer_source" 1 10
 done
 check "cost runs: gemm_source recording gives RESULT ok" grep -q "RESULT ok" "$out/cost.gemm.on.1.txt"
 check "cost runs: transformer_source recording gives RESULT ok" grep -q "RESULT ok" "$out/cost.tf.on.1.txt"
@@ -173,8 +198,10 @@ rm -f "$out"/cost.*.source
 
 # Under record source the same kernels again, from CUPTI's durations.
 say "== kernel durations under mprof record source (CUPTI), for reference"
-timeout 300 "$mprof" summary --json --all "$out/gemm_source.mprof" >"$out/gemm_source.summary.json" 2>&1
-timeout 300 "$mprof" summary --json --all "$out/transformer_source.mprof" >"$out/transformer_source.summary.json" 2>&1
+for name in gemm_source transformer_source; do
+  timeout 300 "$mprof" summary --json --all "$out/$name.mprof" >"$out/$name.summary.json" 2>&1
+  check "$name: summary --json exits 0 (exit $?)" test "$?" -eq 0
+done
 
 # ---------------------------------------------------------------------------
 say "== MKPROF export of one gemm launch (the Megakernels viewer's format)"
@@ -189,18 +216,24 @@ else
   tee -a "$log" <"$out/mkprof.export.txt"
   failures=$((failures + 1))
 fi
-"$mprof" mkprof export "$out/transformer_source.mprof" --kernel attention_scores_softmax --launch 3 \
-  -o "$out/attention.mkprof" >>"$log" 2>&1
+check "mkprof export of attention_scores_softmax" "$mprof" mkprof export \
+  "$out/transformer_source.mprof" --kernel attention_scores_softmax --launch 3 -o "$out/attention.mkprof"
 
 say "== a recording for samples/ (gemm_source 1024: 256 blocks x 129 spans per launch)"
 mkdir -p "$out/samples"
 say "command: mprof record source -o samples/gemm_source.mprof -- gemm_source 1024 2"
 "$mprof" record source -q -o "$out/samples/gemm_source.mprof" -- "$bin/gemm_source" 1024 2 \
   >"$out/samples/gemm_source.record.txt" 2>&1
-check "sample: trace with spans" test "$(meta "$out/samples/gemm_source.mprof" source.events)" = $((256 * 129 * 2))
+sample_rc=$?
+check "sample: record source exits 0 (exit $sample_rc)" test "$sample_rc" -eq 0
+sample_expected=$(stated "$out/samples/gemm_source.record.txt" $((256 * 129 * 2)))
+sample_events=$(meta "$out/samples/gemm_source.mprof" source.events)
+sample_overflow=$(meta "$out/samples/gemm_source.mprof" source.overflow)
+check "sample: trace with spans (kept $sample_events + overflowed $sample_overflow = $sample_expected)" \
+  test "$((${sample_events:-0} + ${sample_overflow:-0}))" -eq "$sample_expected"
 say "command: mprof mkprof export samples/gemm_source.mprof --launch 1 -o samples/gemm_source.mkprof"
-"$mprof" mkprof export "$out/samples/gemm_source.mprof" --launch 1 -o "$out/samples/gemm_source.mkprof" \
-  >>"$log" 2>&1
+check "sample: mkprof export" "$mprof" mkprof export "$out/samples/gemm_source.mprof" --launch 1 \
+  -o "$out/samples/gemm_source.mkprof"
 check "sample: mkprof export reads back" "$mprof" mkprof info "$out/samples/gemm_source.mkprof"
 rm -f "$out/samples/gemm_source.mprof.source"
 result "sample: gemm_source.mprof $(stat -c %s "$out/samples/gemm_source.mprof") bytes, .mkprof $(stat -c %s "$out/samples/gemm_source.mkprof" 2>/dev/null) bytes"
