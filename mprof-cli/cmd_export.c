@@ -1,6 +1,7 @@
 /*
  * mprof export — write traces for Perfetto / chrome://tracing (Trace Event
- * Format JSON) or speedscope.
+ * Format JSON), speedscope, or an SQLite database with Nsight Systems'
+ * table names.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -17,9 +18,26 @@ static int parse_format(const char *name, unsigned *format) {
     *format = MPROF_EXPORT_TRACE_EVENTS;
   else if (strcmp(name, "speedscope") == 0)
     *format = MPROF_EXPORT_SPEEDSCOPE;
+  else if (strcmp(name, "sqlite") == 0)
+    *format = MPROF_EXPORT_SQLITE;
   else
     return -1;
   return 0;
+}
+
+/* Progress of a long export on a terminal: the table being written. */
+static void export_progress(void *userdata, const char *what, size_t done,
+                            size_t total) {
+  cli_progress *p = (cli_progress *)userdata;
+  double now = cli_seconds();
+  if (!p->tty || now - p->started < 0.5)
+    return;
+  if (total)
+    fprintf(stderr, "\r\033[Kmprof export: %s: %zu of %zu", what, done, total);
+  else
+    fprintf(stderr, "\r\033[Kmprof export: %s", what);
+  fflush(stderr);
+  p->shown = 1;
 }
 
 int cmd_export(int argc, char **argv) {
@@ -36,8 +54,8 @@ int cmd_export(int argc, char **argv) {
         strncmp(arg, "--format=", 9) == 0) {
       const char *name = arg[1] == 'f' ? value : arg[8] ? arg + 9 : value;
       if (!name || parse_format(name, &eo.format) != 0)
-        status = cli_usage_error("export", "--format takes perfetto, chrome or "
-                                           "speedscope");
+        status = cli_usage_error("export", "--format takes perfetto, chrome, "
+                                           "speedscope or sqlite");
       else
         format_name = name;
       if (name == value)
@@ -107,9 +125,21 @@ int cmd_export(int argc, char **argv) {
   }
   if (!status) {
     mprof_export_report rep = MPROF_EXPORT_REPORT_INIT;
+    cli_progress progress;
+    cli_progress_start(&progress, quiet);
+    eo.progress = export_progress;
+    eo.progress_userdata = &progress;
     int rc = mprof_export_file(output, diagnoses, path_count, &eo, &rep);
-    if (rc)
+    cli_progress_clear(&progress);
+    if (rc == MPROF_EUNSUPPORTED) {
+      cli_fail(rc);
+      status = CLI_EXIT_USAGE; /* a missing library, like a missing tool */
+    } else if (rc)
       status = cli_fail(rc);
+    else if (!quiet && eo.format == MPROF_EXPORT_SQLITE)
+      printf("mprof export: wrote %s: %zu rows (query it with sqlite3; "
+             "docs/EXPORT.md lists the tables)\n",
+             output, rep.rows);
     else if (!quiet && eo.format == MPROF_EXPORT_SPEEDSCOPE)
       printf("mprof export: wrote %s: %zu kernel profile%s, %zu sampled "
              "instructions (open it at https://www.speedscope.app)\n",

@@ -210,9 +210,11 @@ static const cli_command commands[] = {
      "processes), its metadata kept as process.I.KEY. FILE is partial\n"
      "when any trace is.\n",
      cmd_merge},
-    {"export", "write traces for Perfetto, chrome://tracing or speedscope",
+    {"export",
+     "write traces for Perfetto, chrome://tracing, speedscope or "
+     "SQLite",
      "usage: mprof export TRACE... -o FILE [--format "
-     "perfetto|chrome|speedscope]\n"
+     "perfetto|chrome|speedscope|sqlite]\n"
      "                    [--kernel NAME|REGEX] [--sidecar FILE|--no-sidecar]\n"
      "                    [-q]\n"
      "\n"
@@ -231,15 +233,22 @@ static const cli_command commands[] = {
      "kernel, source line and SASS instruction as a stack, weighted by\n"
      "samples; open it at https://www.speedscope.app.\n"
      "\n"
-     "  -o FILE         output (written whole, then renamed into place)\n"
-     "  --format F      perfetto, chrome or speedscope\n"
+     "sqlite writes an SQLite database whose tables for what Nsight Systems\n"
+     "also records carry its names (CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY,\n"
+     "_MEMSET, _RUNTIME, NVTX_EVENTS, StringIds, TARGET_INFO_GPU, ...), so\n"
+     "queries written for 'nsys export --type sqlite' run on it; PC samples,\n"
+     "SASS, PM samples, spans and the diagnosis go in MPROF_* tables.\n"
+     "\n"
+     "  -o FILE         output (written whole, then renamed into place; an\n"
+     "                  existing FILE is replaced)\n"
+     "  --format F      perfetto, chrome, speedscope or sqlite\n"
      "  --kernel PAT    only kernels whose name is PAT, else matches the\n"
      "                  extended regular expression PAT\n"
      "  --sidecar F     SASS and source lines from F (one trace only);\n"
      "                  --no-sidecar ignores TRACE.pc.json\n"
-     "  -q, --quiet     no recap\n"
+     "  -q, --quiet     no recap and no progress\n"
      "\n"
-     "The file layout is described in docs/EXPORT.md.\n"
+     "The file layouts and the SQLite tables are described in docs/EXPORT.md.\n"
      "Exit status: 0 ok, 1 failed, 2 bad usage or bad input.\n",
      cmd_export},
     {"synth", "write a deterministic synthetic trace",
