@@ -1,7 +1,7 @@
 /*
- * mprof export — write traces for Perfetto / chrome://tracing (Trace Event
- * Format JSON), speedscope, or an SQLite database with Nsight Systems'
- * table names.
+ * mprof export — write traces for Perfetto (its protobuf format),
+ * chrome://tracing (Trace Event Format JSON), speedscope, or an SQLite database
+ * with Nsight Systems' table names.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,7 +14,9 @@
 #include "mprof/mprof.h"
 
 static int parse_format(const char *name, unsigned *format) {
-  if (strcmp(name, "perfetto") == 0 || strcmp(name, "chrome") == 0)
+  if (strcmp(name, "perfetto") == 0)
+    *format = MPROF_EXPORT_PERFETTO;
+  else if (strcmp(name, "chrome") == 0)
     *format = MPROF_EXPORT_TRACE_EVENTS;
   else if (strcmp(name, "speedscope") == 0)
     *format = MPROF_EXPORT_SPEEDSCOPE;
@@ -42,7 +44,8 @@ static void export_progress(void *userdata, const char *what, size_t done,
 
 int cmd_export(int argc, char **argv) {
   mprof_export_options eo = MPROF_EXPORT_OPTIONS_INIT;
-  const char *output = NULL, *sidecar = NULL, *format_name = "perfetto";
+  eo.format = MPROF_EXPORT_PERFETTO;
+  const char *output = NULL, *sidecar = NULL;
   int no_sidecar = 0, quiet = 0;
   cli_trace_set set = {NULL, 0};
   size_t path_count = 0;
@@ -56,8 +59,6 @@ int cmd_export(int argc, char **argv) {
       if (!name || parse_format(name, &eo.format) != 0)
         status = cli_usage_error("export", "--format takes perfetto, chrome, "
                                            "speedscope or sqlite");
-      else
-        format_name = name;
       if (name == value)
         i++;
     } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
@@ -144,11 +145,14 @@ int cmd_export(int argc, char **argv) {
       printf("mprof export: wrote %s: %zu kernel profile%s, %zu sampled "
              "instructions (open it at https://www.speedscope.app)\n",
              output, rep.profiles, rep.profiles == 1 ? "" : "s", rep.events);
+    else if (!quiet && eo.format == MPROF_EXPORT_PERFETTO)
+      printf("mprof export: wrote %s: %zu track events (open it at "
+             "https://ui.perfetto.dev)\n",
+             output, rep.events);
     else if (!quiet)
       printf("mprof export: wrote %s: %zu trace events (open it at "
-             "https://ui.perfetto.dev%s)\n",
-             output, rep.events,
-             strcmp(format_name, "chrome") == 0 ? " or chrome://tracing" : "");
+             "chrome://tracing or https://ui.perfetto.dev)\n",
+             output, rep.events);
   }
   for (size_t i = 0; i < loaded; i++)
     cli_report_close(&inputs[i]);

@@ -2,6 +2,9 @@
  * mprof — exporting traces to the viewers people already share traces in.
  *
  * The formats:
+ *  - Perfetto's native protobuf trace: process and thread tracks, a track
+ *    per GPU stream, NVTX slices, flows from API call to kernel, PM
+ *    counter tracks, SM span tracks, with strings interned;
  *  - the Trace Event Format (JSON) that chrome://tracing, Perfetto's UI and
  *    most trace tools open: one track per GPU stream with kernels and
  *    copies, NVTX ranges per host thread, measured activity spans per SM,
@@ -36,8 +39,8 @@ extern "C" {
 
 /** Export formats. Values are pinned. */
 typedef enum mprof_export_format {
-  /** Trace Event Format JSON (docs/EXPORT.md); opens in Perfetto and
-   * chrome://tracing alike. */
+  /** Trace Event Format JSON (docs/EXPORT.md), the legacy format that
+   * chrome://tracing and Perfetto both open. */
   MPROF_EXPORT_TRACE_EVENTS = 0,
   /** speedscope's JSON file format (https://www.speedscope.app). */
   MPROF_EXPORT_SPEEDSCOPE = 1,
@@ -45,7 +48,11 @@ typedef enum mprof_export_format {
    * carry its table and column names (docs/EXPORT.md). Needs a file
    * (mprof_export_file()) and a libmprof built with libsqlite3: else
    * MPROF_EUNSUPPORTED. */
-  MPROF_EXPORT_SQLITE = 2
+  MPROF_EXPORT_SQLITE = 2,
+  /** Perfetto's native protobuf trace (TracePackets with TrackDescriptors
+   * and TrackEvents, interned strings; docs/EXPORT.md), which
+   * ui.perfetto.dev and Perfetto's trace processor open. */
+  MPROF_EXPORT_PERFETTO = 3
 } mprof_export_format;
 
 /* Version 2 appended progress and progress_userdata. */
@@ -81,7 +88,8 @@ MPROF_API int mprof_export_options_init(mprof_export_options *opts,
  * appended); the export fills the fields of its version. */
 typedef struct mprof_export_report {
   unsigned version; /**< MPROF_EXPORT_REPORT_VERSION */
-  size_t events;    /**< trace events, or speedscope samples */
+  size_t events;    /**< trace events (Perfetto: track events), or
+                         speedscope samples */
   size_t profiles;  /**< speedscope profiles (kernels with samples) */
   size_t frames;    /**< speedscope frames */
   /* Version 2: */

@@ -32,6 +32,12 @@ int mprof__export_trace_events(FILE *f, const mprof_diagnosis *const *traces,
                                size_t count, const mprof__export_selection *sel,
                                size_t *events);
 
+/* Perfetto's protobuf trace, export_perfetto.c; @p events receives the
+ * number of track events written. */
+int mprof__export_perfetto(FILE *f, const mprof_diagnosis *const *traces,
+                           size_t count, const mprof__export_selection *sel,
+                           size_t *events);
+
 /* speedscope, export_speedscope.c. */
 int mprof__export_speedscope(FILE *f, const mprof_diagnosis *const *traces,
                              size_t count, const mprof__export_selection *sel,
