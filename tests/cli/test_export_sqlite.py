@@ -179,6 +179,35 @@ else:
                             "AS s ON s.id = k.shortName").fetchall()
     if not names_left or any("gemm" not in n for n, in names_left):
         fail("export -k gemm kept %r" % names_left)
+# A run of several traces is one database: a process and a trace row
+# each, kernels and launches of both, one row per GPU ordinal.
+demo = os.path.join(samples, "demo.mprof")
+both = os.path.join(tmp, "both.sqlite")
+r = run("export", "--format", "sqlite", "-q", "-o", both, demo, gemm)
+if r.returncode != 0:
+    fail("export of a set exited %d: %s" % (r.returncode, r.stderr))
+else:
+    db = sqlite3.connect(both)
+    want = [json.loads(run("summary", "--json", p).stdout)["trace"]
+            for p in (demo, gemm)]
+    got = db.execute("SELECT (SELECT COUNT(*) FROM MPROF_TRACES), "
+                     "(SELECT COUNT(DISTINCT globalPid) FROM PROCESSES), "
+                     "(SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL), "
+                     "(SELECT COUNT(*) FROM MPROF_KERNELS), "
+                     "(SELECT COUNT(*) - COUNT(DISTINCT id) FROM "
+                     "TARGET_INFO_GPU)").fetchone()
+    expected = (2, 2, sum(w["launches"] for w in want),
+                sum(w["kernels"] for w in want), 0)
+    if got != expected:
+        fail("the set's database holds %r, expected %r" % (got, expected))
+    per_trace = db.execute(
+        "SELECT t.path, COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+        "JOIN MPROF_KERNELS AS m ON m.id = k.mprofKernelId "
+        "JOIN MPROF_TRACES AS t ON t.id = m.traceId GROUP BY t.id "
+        "ORDER BY t.id").fetchall()
+    if [n for _, n in per_trace] != [w["launches"] for w in want]:
+        fail("launches per trace %r" % per_trace)
+
 # Exporting again replaces the file with a complete one.
 r = run("export", "--format", "sqlite", "-q", "-o", one, gemm)
 if r.returncode != 0 or r.stdout:

@@ -40,7 +40,7 @@ static const char schema[] =
     "CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER PRIMARY KEY, "
     "name TEXT NOT NULL, label TEXT NOT NULL);\n"
     "CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);\n"
-    "CREATE TABLE TARGET_INFO_GPU (id INTEGER NOT NULL, name TEXT, "
+    "CREATE TABLE TARGET_INFO_GPU (id INTEGER PRIMARY KEY, name TEXT, "
     "l2CacheSize INTEGER, totalMemory INTEGER, memoryBandwidth INTEGER, "
     "clockRate INTEGER, smCount INTEGER, computeMajor INTEGER, "
     "computeMinor INTEGER, maxThreadsPerBlock INTEGER, "
