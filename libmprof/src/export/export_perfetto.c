@@ -337,15 +337,17 @@ static uint64_t pf_track_begin(pf_writer *w, const pf_track *t) {
   w->sequence++;
   intern_reset(w);
   pb_buf *p = &w->packet, *d = &w->event, *in = &w->inner;
-  /* The first packet of the sequence: its state starts afresh; its clock
-   * is incremental, starting at the set's origin, which is 0 on the
-   * trace's clock (BOOTTIME as far as Perfetto knows); its events go on
-   * this track, timed on that clock. */
+  /* The first packet of the sequence: its state starts afresh, and its
+   * events go on this track, timed on the sequence's own clock. */
   pb_uint(p, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
   pb_uint(in, TED_TRACK_UUID, uuid);
   pb_message(d, DEFAULTS_TRACK_EVENT, in);
   pb_uint(d, DEFAULTS_CLOCK_ID, INCREMENTAL_CLOCK);
   pb_message(p, PKT_DEFAULTS, d);
+  pf_flush_packet(w, 0, 0);
+  /* The second defines that clock: incremental, starting at the set's
+   * origin, which is 0 on the trace's clock (BOOTTIME as far as Perfetto
+   * knows). */
   pb_uint(in, CLOCK_ID, INCREMENTAL_CLOCK);
   pb_uint(in, CLOCK_TIMESTAMP, 0);
   pb_uint(in, CLOCK_IS_INCREMENTAL, 1);
@@ -357,8 +359,8 @@ static uint64_t pf_track_begin(pf_writer *w, const pf_track *t) {
   pb_message(p, PKT_CLOCK_SNAPSHOT, d);
   pf_flush_packet(w, 0, 0);
   w->last_ts = 0;
-  /* The second: the track (a packet carries one of a snapshot, a
-   * descriptor or an event). */
+  /* The third describes the track (a packet carries one payload: a
+   * snapshot, a descriptor or an event). */
   pb_uint(d, TD_UUID, uuid);
   if (t->parent)
     pb_uint(d, TD_PARENT_UUID, t->parent);
