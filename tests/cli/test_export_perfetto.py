@@ -376,6 +376,20 @@ def check_sample(name):
         if "SMs" not in ancestors(tracks, s["track"])[-1]:
             fail("%s: an SM track outside its GPU's SMs" % name)
             break
+    # Times: every kernel starts where the Trace Event export puts it
+    # (relative to the first kernel; that export's ts are exact us.ns).
+    chrome = os.path.join(tmp, name + ".json")
+    if run("export", trace, "--format", "chrome", "-q", "-o",
+           chrome).returncode == 0:
+        with open(chrome, encoding="utf-8") as f:
+            doc = json.load(f, parse_float=str)
+        want = sorted(int(str(e["ts"]).replace(".", ""))
+                      for e in doc["traceEvents"] if e.get("cat") == "kernel")
+        got = sorted(s["ts"] for s in kernels)
+        if want and got and [w - want[0] for w in want] != \
+                [g - got[0] for g in got]:
+            fail("%s: kernel start times differ from the chrome export" %
+                 name)
     processes = [t for t in tracks.values() if t["kind"] == "process"]
     if not any(t["name"] == name for t in processes):
         fail("%s: no host process track named after the trace" % name)
@@ -399,6 +413,18 @@ else:
             fail("the decoder accepted a broken file")
         except DecodeError:
             pass
+# --kernel keeps the matching kernels' launches; copies stay.
+kpath = os.path.join(tmp, "k.pftrace")
+if run("export", gemm, "-k", "gemm", "-q", "-o", kpath).returncode:
+    fail("export -k gemm failed")
+else:
+    with open(kpath, "rb") as f:
+        tracks, events = decode(f.read())
+    kept = {s["args"]["kernel"] for s in slices(tracks, events)
+            if "kernel" in s["args"]}
+    if not kept or any("gemm" not in n for n in kept):
+        fail("export -k gemm kept %r" % kept)
+
 # A run of several traces is one file: each trace's GPUs say which trace.
 set_path = os.path.join(tmp, "set.pftrace")
 demo = os.path.join(samples, "demo.mprof")
