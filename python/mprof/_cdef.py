@@ -141,4 +141,87 @@ uint32_t mprof_join_launch_kernel(const mprof_join *join, size_t launch);
 size_t mprof_join_reason_count(const mprof_join *join);
 const mprof_stall_reason *mprof_join_reason(const mprof_join *join,
                                             size_t index);
+
+/* join.h: the sampled instructions as columns */
+size_t mprof_join_pc_rows(const mprof_join *join);
+size_t mprof_join_pc_reason_rows(const mprof_join *join);
+int mprof_join_pc_column(void *out, size_t count, const mprof_join *join,
+                         unsigned column);
+int mprof_join_pc_reason_column(void *out, size_t count,
+                                const mprof_join *join, unsigned column);
+
+/* sidecar.h: fixed */
+typedef struct {
+  uint32_t offset; uint32_t line; const char *predicate; const char *opcode;
+  const char *operands; const char *file;
+} mprof_sass_instruction;
+char *mprof_sass_instruction_text(char *buf, size_t size,
+                                  const mprof_sass_instruction *in);
+
+/* diagnose.h, throughput.h: growable, in the library's memory */
+typedef struct {
+  const char *name; double value; const char *unit;
+} mprof_metric;
+typedef struct {
+  uint32_t id; uint32_t state; double cost; const char *detail;
+  size_t metric_count; const mprof_metric *metrics;
+} mprof_dimension;
+typedef struct {
+  unsigned version; uint32_t known; uint32_t warps_per_block;
+  uint32_t blocks_per_sm; uint32_t active_warps; uint32_t max_warps;
+  double theoretical; uint32_t limit_warps; uint32_t limit_blocks;
+  uint32_t limit_registers; uint32_t limit_shared; uint32_t limiter;
+  uint64_t grid_blocks; uint32_t sm_count; double waves;
+  double tail_efficiency;
+} mprof_occupancy;
+typedef struct {
+  uint64_t samples; uint64_t partial; uint64_t interval_ns;
+  uint64_t covered_ns; double shared; const double *value;
+} mprof_kernel_throughput;
+typedef struct {
+  size_t kernel; const mprof_kernel_stats *stats; const char *verdict;
+  uint32_t verdict_dimension; uint32_t verdict_state;
+  size_t dimension_count; const mprof_dimension *dimensions;
+  size_t stall_count; const void *stalls; double other_share;
+  double issue_active; size_t hot_count; const void *hot;
+  const mprof_occupancy *occupancy; double weighted_occupancy;
+  double weighted_tail; size_t shape_count; const mprof_occupancy *shapes;
+  size_t note_count; const char *const *notes;
+  const mprof_kernel_throughput *throughput; uint32_t tensor_core;
+  uint32_t library; const char *roof;
+} mprof_kernel_diagnosis;
+typedef struct { const char *key; const char *text; } mprof_note;
+
+int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
+                   const void *opts);
+void mprof_diagnosis_free(mprof_diagnosis *diagnosis);
+size_t mprof_diagnosis_kernel_count(const mprof_diagnosis *diagnosis);
+const mprof_kernel_diagnosis *
+mprof_diagnosis_kernel(const mprof_diagnosis *diagnosis, size_t index);
+const mprof_dimension *
+mprof_kernel_diagnosis_dimension(const mprof_kernel_diagnosis *kernel,
+                                 size_t index);
+const mprof_metric *mprof_dimension_metric(const mprof_dimension *dimension,
+                                           size_t index);
+size_t mprof_diagnosis_note_count(const mprof_diagnosis *diagnosis);
+const mprof_note *mprof_diagnosis_note(const mprof_diagnosis *diagnosis,
+                                       size_t index);
+const char *mprof_dimension_key(uint32_t dimension);
+const char *mprof_dimension_title(uint32_t dimension);
+const char *mprof_state_name(uint32_t state);
+const char *mprof_occupancy_limiter_name(uint32_t limiter);
+const char *mprof_counter_key(uint32_t counter);
+
+/* ranges.h */
+typedef struct {
+  const char *name; const char *domain; uint64_t instances; uint64_t host_ns;
+  uint64_t launches; uint64_t kernel_ns; uint64_t copies; uint64_t copy_ns;
+  double share; uint64_t open_instances;
+} mprof_range_time;
+int mprof_range_times_build(mprof_range_times **out,
+                            const mprof_trace *trace);
+void mprof_range_times_free(mprof_range_times *times);
+size_t mprof_range_times_count(const mprof_range_times *times);
+const mprof_range_time *mprof_range_times_get(const mprof_range_times *times,
+                                              size_t index);
 """

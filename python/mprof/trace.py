@@ -336,6 +336,320 @@ class Trace:
         ``bytes``, where it ran, ``correlation_id`` and the ``value``."""
         return self._memops(_MEMSET)
 
+    # ---- host side: NVTX ranges and API calls -----------------------------
+
+    def ranges(self) -> pd.DataFrame:
+        """One row per NVTX range (RANGES): ``name``, ``domain`` ("" for
+        the default domain), ``start``, ``end``, ``duration_ns`` (host
+        clock), ``thread_id``, ``depth``, ``color`` (0xAARRGGBB, 0 none)
+        and ``open`` (still open when the capture ended; its end is the
+        cut)."""
+        r = self._section("RANGES")
+        start, end = col.column(r, "start"), col.column(r, "end")
+        return pd.DataFrame({
+            "name": self._strings(col.column(r, "name")),
+            "domain": self._strings(col.column(r, "domain")),
+            "start": start, "end": end, "duration_ns": end - start,
+            "thread_id": col.column(r, "thread_id"),
+            "depth": col.column(r, "depth"),
+            "color": col.column(r, "color"),
+            "open": (col.column(r, "flags") & 1) != 0,
+        }).rename_axis("range")
+
+    def api_calls(self) -> pd.DataFrame:
+        """One row per host API call that issued work (API_CALLS):
+        ``name`` ("cudaLaunchKernel"), ``api`` ("runtime" or "driver"),
+        ``start``, ``end``, ``duration_ns``, ``thread_id`` (as in
+        :meth:`ranges`) and ``correlation_id`` (as in :meth:`launches`
+        and :meth:`copies`). Empty for a trace recorded before API calls
+        were."""
+        a = self._section("API_CALLS")
+        start, end = col.column(a, "start"), col.column(a, "end")
+        kind = col.column(a, "kind")
+        api = np.where(kind == 1, "runtime",
+                       np.where(kind == 2, "driver", "")).astype(object)
+        return pd.DataFrame({
+            "name": self._strings(col.column(a, "name")),
+            "api": api, "start": start, "end": end,
+            "duration_ns": end - start,
+            "thread_id": col.column(a, "thread_id"),
+            "correlation_id": col.column(a, "correlation_id"),
+        }).rename_axis("call")
+
+    def range_times(self) -> pd.DataFrame:
+        """GPU time per innermost named NVTX range, as ``mprof summary
+        --by-range``: one row per (name, domain), by kernel time, with
+        ``instances``, ``host_ns``, ``launches``, ``kernel_ns``,
+        ``copies``, ``copy_ns``, ``share`` of all kernel time and
+        ``open_instances``."""
+        out = ffi.new("mprof_range_times **")
+        check(lib.mprof_range_times_build(out, self._handle()))
+        times = out[0]
+        try:
+            fields = ["instances", "host_ns", "launches", "kernel_ns",
+                      "copies", "copy_ns", "share", "open_instances"]
+            rows: Dict[str, List[Any]] = {k: [] for k in
+                                          ["name", "domain"] + fields}
+            # One row per distinct range name: tens, not per record.
+            for i in range(int(lib.mprof_range_times_count(times))):
+                r = lib.mprof_range_times_get(times, i)
+                rows["name"].append(text(r.name))
+                rows["domain"].append(text(r.domain))
+                for f in fields:
+                    rows[f].append(getattr(r, f))
+        finally:
+            lib.mprof_range_times_free(times)
+        df = pd.DataFrame(rows)
+        for f in fields:
+            if f != "share":
+                df[f] = df[f].astype(np.uint64)
+        return df
+
+    # ---- inside kernels: PC samples, PM samples, spans ---------------------
+
+    def _pc_column(self, column: int, dtype: Any) -> np.ndarray:
+        join = self._join_handle()
+        n = int(lib.mprof_join_pc_rows(join))
+        out = np.zeros(n, dtype=dtype)
+        if n:
+            check(lib.mprof_join_pc_column(ffi.from_buffer(out), n, join,
+                                           column))
+        return out
+
+    def _pc_reason_column(self, column: int, dtype: Any) -> np.ndarray:
+        join = self._join_handle()
+        n = int(lib.mprof_join_pc_reason_rows(join))
+        out = np.zeros(n, dtype=dtype)
+        if n:
+            check(lib.mprof_join_pc_reason_column(ffi.from_buffer(out), n,
+                                                  join, column))
+        return out
+
+    def stall_reasons(self) -> pd.DataFrame:
+        """The join's stall-reason table: ``name`` (prefix stripped),
+        ``full_name``, ``not_issued`` (an X_not_issued twin, never added
+        into shares) and its ``dimension`` key ("" for "other")."""
+        join = self._join_handle()
+        rows = []
+        for i in range(int(lib.mprof_join_reason_count(join))):
+            r = lib.mprof_join_reason(join, i)
+            rows.append((text(r.name), text(r.full_name), bool(r.not_issued),
+                         text(lib.mprof_dimension_key(r.dimension))))
+        return pd.DataFrame(rows, columns=["name", "full_name", "not_issued",
+                                           "dimension"]).rename_axis("reason")
+
+    def pc_samples(self, stalls: bool = True) -> pd.DataFrame:
+        """The sampled instructions of every kernel, kernel by kernel
+        (dominant first), each kernel's most-sampled first: ``kernel``,
+        ``name``, ``cubin_crc``, ``function_index``, ``offset``,
+        ``samples`` (plain reasons), ``not_issued``, and from the sidecar
+        ``sass`` ("@P0 LDG.E R4, [R2.64]"), ``file`` and ``line`` ("" and 0
+        unknown). With @p stalls, one more column per stall reason
+        (``stall_long_scoreboard``, ...) with its samples there."""
+        kernel = self._pc_column(0, np.uint32).astype(np.int64)
+        df = pd.DataFrame({
+            "kernel": kernel,
+            "name": self._kernel_names()[kernel] if kernel.size else
+            np.empty(0, dtype=object),
+            "cubin_crc": self._pc_column(1, np.uint64),
+            "function_index": self._pc_column(2, np.uint32),
+            "offset": self._pc_column(3, np.uint32),
+            "samples": self._pc_column(4, np.uint64),
+            "not_issued": self._pc_column(5, np.uint64),
+        })
+        insn = self._pc_column(7, np.uintp)
+        buf = ffi.new("char[]", 512)
+
+        def sass(p: int) -> str:
+            if not p:
+                return ""
+            ins = ffi.cast("const mprof_sass_instruction *", p)
+            return text(lib.mprof_sass_instruction_text(buf, 512, ins))
+
+        def file(p: int) -> str:
+            return text(ffi.cast("const mprof_sass_instruction *", p).file) \
+                if p else ""
+
+        df["sass"] = col.lookup(insn, sass)
+        df["file"] = col.lookup(insn, file)
+        df["line"] = self._pc_column(6, np.uint32)
+        if stalls:
+            reasons = self.stall_reasons()
+            row = self._pc_reason_column(0, np.uint64).astype(np.int64)
+            reason = self._pc_reason_column(1, np.uint32).astype(np.int64)
+            count = self._pc_reason_column(2, np.uint64)
+            matrix = np.zeros((len(df), len(reasons)), dtype=np.uint64)
+            matrix[row, reason] = count  # one (row, reason) pair each
+            for r in np.unique(reason).tolist():
+                df["stall_" + reasons["name"].iat[r]] = matrix[:, r]
+        return df.rename_axis("pc")
+
+    def pm_samples(self) -> pd.DataFrame:
+        """Hardware-counter samples (PM_SAMPLES): ``device_id``,
+        ``start``, ``end``, and one float column per counter the device
+        was sampled with, named as CUPTI names it (PM_METRICS); NaN where
+        a device did not measure it."""
+        s = self._section("PM_SAMPLES")
+        metrics = self._section("PM_METRICS")
+        devices = self._section("DEVICES")
+        dev = col.column(s, "device").astype(np.int64)
+        values = col.column(s, "value")
+        start, end = col.column(s, "start"), col.column(s, "end")
+        df = pd.DataFrame({
+            "device_id": col.column(devices, "id")[dev] if len(s) else
+            np.empty(0, np.uint32),
+            "start": start, "end": end, "duration_ns": end - start,
+        })
+        names = self._strings(col.column(metrics, "name"))
+        mdev = col.column(metrics, "device")
+        mcol = col.column(metrics, "column")
+        for name in dict.fromkeys(names.tolist()):
+            out = np.full(len(s), np.nan, dtype=np.float32)
+            for d, c in zip(mdev[names == name].tolist(),
+                            mcol[names == name].tolist()):
+                rows = dev == d
+                out[rows] = values[rows, c]
+            df[name] = out
+        return df.rename_axis("sample")
+
+    def spans(self) -> pd.DataFrame:
+        """Activity measured inside kernels (SPANS: per block or per warp,
+        from source markers, the block producer or a .mkprof):
+        ``launch`` (row of :meth:`launches`, NA none), ``kernel``,
+        ``sm``, ``block``, ``warp`` (NA for a block span), ``region``
+        name, ``start``, ``end``, ``duration_ns``, ``open`` (its end was
+        never recorded) and ``payload``."""
+        s = self._section("SPANS")
+        regions = self._section("REGIONS")
+        region_names = np.append(
+            self._strings(col.column(regions, "name")), "")
+        launch = col.column(s, "launch")
+        none = launch == col.INDEX_NONE
+        kernel_of_launch = self._launch_kernels()
+        kernel = np.where(none, -1, kernel_of_launch[
+            np.where(none, 0, launch).astype(np.int64)]) if len(s) and \
+            len(kernel_of_launch) else np.full(len(s), -1, np.int64)
+        region = col.column(s, "region").astype(np.int64)
+        region = np.where(region >= len(regions), len(regions), region)
+        start, end = col.column(s, "start"), col.column(s, "end")
+        flags = col.column(s, "flags")
+        return pd.DataFrame({
+            "launch": col.index_or_nan(launch),
+            "kernel": kernel,
+            "sm": col.column(s, "sm"),
+            "block": col.column(s, "block"),
+            "warp": col.index_or_nan(col.column(s, "warp")),
+            "region": region_names[region] if len(s) else
+            np.empty(0, dtype=object),
+            "start": start, "end": end, "duration_ns": end - start,
+            "open": (flags & 2) != 0,
+            "payload": col.column(s, "payload"),
+        }).rename_axis("span")
+
+    def _launch_kernels(self) -> np.ndarray:
+        lv = self._section("LAUNCHES")
+        if not len(lv):
+            return np.empty(0, np.int64)
+        return self._shape_kernels()[col.column(lv, "shape").astype(np.int64)]
+
+    # ---- the diagnosis --------------------------------------------------
+
+    def _diagnosis_handle(self) -> Any:
+        if self._diagnosis is None:
+            self._diagnosis = _Diagnosis(self._join_handle())
+        return self._diagnosis.handle
+
+    def diagnosis(self) -> pd.DataFrame:
+        """The verdict of each kernel, as ``mprof summary``: ``verdict``
+        (one sentence), the ``dimension`` it names and that dimension's
+        ``state`` and ``gain`` (the share of the kernel's time a fix could
+        recover), ``issue_active``, the theoretical ``occupancy`` and
+        its ``limiter``, ``waves``, ``tensor_core``, ``library``, the
+        measured ``roof`` and the speed of light from PM samples
+        (``sol_dram``, ``sol_l2``, ... in percent; NaN unmeasured)."""
+        d = self._diagnosis_handle()
+        rows = []
+        for i in range(int(lib.mprof_diagnosis_kernel_count(d))):
+            k = lib.mprof_diagnosis_kernel(d, i)
+            dim = k.verdict_dimension
+            gain = lib.mprof_kernel_diagnosis_dimension(k, dim).cost \
+                if dim != col.INDEX_NONE else 0.0
+            occ = k.occupancy
+            row = {
+                "name": text(k.stats.name),
+                "verdict": text(k.verdict),
+                "dimension": text(lib.mprof_dimension_key(dim)),
+                "state": text(lib.mprof_state_name(k.verdict_state)),
+                "gain": gain,
+                "issue_active": k.issue_active if k.issue_active >= 0
+                else np.nan,
+                "occupancy": occ.theoretical if occ.known else np.nan,
+                "limiter": text(lib.mprof_occupancy_limiter_name(
+                    occ.limiter)),
+                "waves": occ.waves if occ.known else np.nan,
+                "weighted_occupancy": k.weighted_occupancy,
+                "tensor_core": bool(k.tensor_core),
+                "library": bool(k.library),
+                "roof": None if k.roof == ffi.NULL else text(k.roof),
+                "notes": [text(k.notes[j]) for j in range(k.note_count)],
+                "pm_samples": int(k.throughput.samples),
+            }
+            for c in range(11):  # MPROF_COUNTER_COUNT_ of these headers
+                row["sol_" + text(lib.mprof_counter_key(c))] = \
+                    k.throughput.value[c]
+            rows.append(row)
+        return pd.DataFrame(rows, index=pd.RangeIndex(len(rows),
+                                                      name="kernel"))
+
+    def dimensions(self) -> pd.DataFrame:
+        """Every judged dimension of every kernel, one row each:
+        ``kernel``, ``dimension`` (key: "memory_latency", ...),
+        ``title``, ``state`` ("unknown", "ok", "minor", "issue"),
+        ``gain`` (estimated share of the kernel's time a fix recovers),
+        ``detail`` (the sentence with its numbers) and ``metrics`` (a
+        dict of the numbers behind it)."""
+        d = self._diagnosis_handle()
+        rows = []
+        for i in range(int(lib.mprof_diagnosis_kernel_count(d))):
+            k = lib.mprof_diagnosis_kernel(d, i)
+            for j in range(k.dimension_count):
+                dm = lib.mprof_kernel_diagnosis_dimension(k, j)
+                metrics = {}
+                for m in range(dm.metric_count):
+                    mt = lib.mprof_dimension_metric(dm, m)
+                    metrics[text(mt.name)] = mt.value
+                rows.append((i, text(lib.mprof_dimension_key(dm.id)),
+                             text(lib.mprof_dimension_title(dm.id)),
+                             text(lib.mprof_state_name(dm.state)), dm.cost,
+                             text(dm.detail), metrics))
+        return pd.DataFrame(rows, columns=["kernel", "dimension", "title",
+                                           "state", "gain", "detail",
+                                           "metrics"])
+
+    def notes(self) -> pd.DataFrame:
+        """What is missing in the whole trace and how to get it: ``key``
+        ("no_sidecar", ...) and ``text``."""
+        d = self._diagnosis_handle()
+        rows = []
+        for i in range(int(lib.mprof_diagnosis_note_count(d))):
+            n = lib.mprof_diagnosis_note(d, i)
+            rows.append((text(n.key), text(n.text)))
+        return pd.DataFrame(rows, columns=["key", "text"])
+
+
+class _Diagnosis:
+    """Owns a mprof_diagnosis (freed before the join it borrows)."""
+
+    def __init__(self, join: Any) -> None:
+        out = ffi.new("mprof_diagnosis **")
+        check(lib.mprof_diagnose(out, join, ffi.NULL))
+        self.handle = out[0]
+
+    def close(self) -> None:
+        if self.handle != ffi.NULL:
+            lib.mprof_diagnosis_free(self.handle)
+            self.handle = ffi.NULL
+
 
 def open(*paths: PathLike,  # noqa: A001 - mirrors builtins.open on purpose
          sidecar: Union[None, bool, PathLike] = None) -> Trace:
