@@ -11,7 +11,7 @@ to pandas. ::
 """
 
 from ._lib import LibraryNotFoundError, MprofError, version
-from .trace import Trace, open
+from .trace import Kernel, Trace, open
 
-__all__ = ["open", "Trace", "MprofError", "LibraryNotFoundError", "version"]
+__all__ = ["open", "Trace", "Kernel", "MprofError", "LibraryNotFoundError", "version"]
 __version__ = "0.1.0"

@@ -57,11 +57,18 @@ def _candidates() -> List[str]:
     return found
 
 
+#: The path libmprof was loaded from (a file name for the loader's path).
+loaded_from = ""
+
+
 def _load() -> Any:
+    global loaded_from
     errors = []
     for path in _candidates():
         try:
-            return ffi.dlopen(path)
+            handle = ffi.dlopen(path)
+            loaded_from = path
+            return handle
         except OSError as e:
             errors.append(f"{path}: {e}")
     hint = ("set MPROF_LIBRARY to the path of libmprof.so.0 (e.g. "
@@ -103,3 +110,52 @@ def path_bytes(path: "os.PathLike[str] | str") -> bytes:
 
 def optional_text(ptr: Any) -> Optional[str]:
     return None if ptr == ffi.NULL else text(ptr)
+
+
+# ---- the renderer's PNG library (optional) --------------------------------
+
+render_ffi = cffi.FFI()
+render_ffi.cdef("""
+int mprof_render_png(unsigned char **out, size_t *size,
+                     const char *const *paths, size_t count,
+                     const char *sidecar, const char *tab, int kernel,
+                     int width, int height);
+void mprof_render_png_free(unsigned char *png);
+const char *mprof_render_png_error(void);
+""")
+
+RENDER_SONAME = "libmprof-render-png.so.0"
+_render: Any = None
+_render_error = ""
+
+
+def render_library() -> Any:
+    """libmprof-render-png.so.0, or None when it is not installed: from
+    MPROF_RENDER_LIBRARY, else beside the libmprof that was loaded, else
+    the loader's path."""
+    global _render, _render_error
+    if _render is not None or _render_error:
+        return _render
+    env = os.environ.get("MPROF_RENDER_LIBRARY")
+    if env:
+        candidates = [env]
+    else:
+        candidates = []
+        if os.sep in loaded_from:
+            candidates.append(os.path.join(os.path.dirname(loaded_from),
+                                           RENDER_SONAME))
+        candidates.append(RENDER_SONAME)
+    errors = []
+    for path in candidates:
+        try:
+            _render = render_ffi.dlopen(path)
+            return _render
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+    _render_error = "; ".join(errors)
+    return None
+
+
+def render_library_error() -> str:
+    """Why render_library() found nothing ("" when it did)."""
+    return _render_error

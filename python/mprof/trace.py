@@ -53,6 +53,7 @@ class Trace:
         self._join: Any = ffi.NULL
         self._join_opts: Any = None
         self._diagnosis: Any = None
+        self._sidecar_path: Optional[bytes] = None
         self.paths: List[str] = [os.fspath(p) for p in paths]
         self._open(sidecar)
 
@@ -98,6 +99,7 @@ class Trace:
             spath = path_bytes(sidecar)
         out = ffi.new("mprof_sidecar **")
         check(lib.mprof_sidecar_load(out, spath))
+        self._sidecar_path = spath
         self._sidecar = out[0]
         # SASS that `mprof record` left for the first reader, as the CLI
         # does: from the code kept in the trace whose sidecar this is.
@@ -635,6 +637,104 @@ class Trace:
             n = lib.mprof_diagnosis_note(d, i)
             rows.append((text(n.key), text(n.text)))
         return pd.DataFrame(rows, columns=["key", "text"])
+
+
+    # ---- one kernel, and its picture ------------------------------------
+
+    def kernel(self, key: Union[int, str] = 0) -> "Kernel":
+        """Kernel @p key: its index in :meth:`kernels` (0, the dominant
+        one, by default), or its name, short name or mangled name (the
+        first match in that order). In Jupyter it shows as its rendered
+        Summary."""
+        k = self.kernels()
+        if isinstance(key, str):
+            hits = [i for c in ("name", "short_name", "mangled")
+                    for i in np.flatnonzero(k[c].values == key).tolist()]
+            if not hits:
+                raise KeyError(f"{self.path}: no kernel named {key!r}")
+            key = hits[0]
+        if not 0 <= int(key) < len(k):
+            raise IndexError(f"{self.path}: kernel {key} is out of range "
+                             f"(the trace has {len(k)})")
+        return Kernel(self, int(key), k.loc[int(key)])
+
+    def render_png(self, kernel: int = -1, tab: str = "summary",
+                   width: int = 1600, height: int = 1000) -> bytes:
+        """Tab @p tab ("summary", "hotspots", "flame", "raster", "mega",
+        "density", "activity", "trace") of kernel @p kernel (index into
+        :meth:`kernels`; -1 the dominant one) drawn by mprof's renderer, as
+        PNG bytes: what ``mprof view --render OUT.png --tab TAB`` writes.
+        Needs libmprof-render-png.so.0 (built with Cairo; found through
+        MPROF_RENDER_LIBRARY, beside libmprof, or the loader's path):
+        :class:`mprof.LibraryNotFoundError` without it."""
+        from ._lib import (LibraryNotFoundError, render_ffi, render_library,
+                           render_library_error)
+        rl = render_library()
+        if rl is None:
+            raise LibraryNotFoundError(
+                "mprof: cannot load libmprof-render-png.so.0 ("
+                f"{render_library_error()}); build mprof with Cairo or set "
+                "MPROF_RENDER_LIBRARY")
+        self._handle()
+        keep = [render_ffi.new("char[]", path_bytes(p)) for p in self.paths]
+        paths = render_ffi.new("const char *[]", keep)
+        out = render_ffi.new("unsigned char **")
+        size = render_ffi.new("size_t *")
+        sidecar = render_ffi.NULL if self._sidecar_path is None else \
+            self._sidecar_path
+        rc = rl.mprof_render_png(out, size, paths, len(keep), sidecar,
+                                 tab.encode(), kernel, width, height)
+        if rc != 0:
+            raise MprofError(text(rl.mprof_render_png_error()), rc, "ERENDER")
+        try:
+            return bytes(render_ffi.buffer(out[0], size[0]))
+        finally:
+            rl.mprof_render_png_free(out[0])
+
+
+class Kernel:
+    """One kernel of a trace: its row of :meth:`Trace.kernels`, its
+    diagnosis and sampled instructions, and in Jupyter its rendered
+    Summary (``_repr_png_``) when mprof's renderer library is present."""
+
+    def __init__(self, trace: Trace, index: int, stats: pd.Series) -> None:
+        self.trace = trace
+        self.index = index
+        self.stats = stats
+        self.name: str = stats["name"]
+
+    def __repr__(self) -> str:
+        s = self.stats
+        return (f"<mprof.Kernel {self.index} {s['short_name']}: "
+                f"{s['launches']} launches, {s['total_ns']} ns, "
+                f"{s['share']:.1%} of kernel time>")
+
+    def diagnosis(self) -> pd.Series:
+        """Its row of :meth:`Trace.diagnosis`."""
+        return self.trace.diagnosis().loc[self.index]
+
+    def dimensions(self) -> pd.DataFrame:
+        """Its rows of :meth:`Trace.dimensions`."""
+        d = self.trace.dimensions()
+        return d[d["kernel"] == self.index].reset_index(drop=True)
+
+    def pc_samples(self) -> pd.DataFrame:
+        """Its rows of :meth:`Trace.pc_samples`, most-sampled first."""
+        p = self.trace.pc_samples()
+        return p[p["kernel"] == self.index]
+
+    def png(self, tab: str = "summary", width: int = 1600,
+            height: int = 1000) -> bytes:
+        """Its @p tab as PNG bytes (:meth:`Trace.render_png`)."""
+        return self.trace.render_png(self.index, tab, width, height)
+
+    def _repr_png_(self) -> Optional[bytes]:
+        """Jupyter's rich display: the rendered Summary, or None (the
+        text repr) when the renderer library is not installed."""
+        from ._lib import render_library
+        if render_library() is None:
+            return None
+        return self.png()
 
 
 class _Diagnosis:

@@ -168,9 +168,10 @@ def test_not_a_trace(tmp_path: Path) -> None:
 
 
 def test_library_not_found_names_the_fix(tmp_path: Path) -> None:
-    env = dict(os.environ, MPROF_LIBRARY=str(tmp_path / "libmprof.so.0"))
+    env = dict(os.environ, MPROF_LIBRARY=str(tmp_path / "libmprof.so.0"),
+               PYTHONPATH=str(Path(mprof.__file__).resolve().parents[1]))
     r = subprocess.run([sys.executable, "-c", "import mprof"], env=env,
-                       capture_output=True, text=True, cwd=ROOT / "python")
+                       capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode != 0
     assert "LibraryNotFoundError" in r.stderr
     assert "MPROF_LIBRARY must name a loadable libmprof.so.0" in r.stderr
