@@ -10,7 +10,7 @@ runs per record.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable
+from typing import Any, Callable, Dict
 
 import numpy as np
 
@@ -88,7 +88,3 @@ def index_or_nan(values: np.ndarray) -> np.ndarray:
     arr[values == INDEX_NONE] = pd.NA
     return arr
 
-
-def stack(arrays: Iterable[np.ndarray], dtype: Any) -> np.ndarray:
-    parts = list(arrays)
-    return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)

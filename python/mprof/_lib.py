@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from typing import Any, List, Optional
+from typing import Any, List
 
 import cffi
 
@@ -106,10 +106,6 @@ def version() -> str:
 
 def path_bytes(path: "os.PathLike[str] | str") -> bytes:
     return os.fsencode(os.fspath(path))
-
-
-def optional_text(ptr: Any) -> Optional[str]:
-    return None if ptr == ffi.NULL else text(ptr)
 
 
 # ---- the renderer's PNG library (optional) --------------------------------

@@ -14,7 +14,7 @@ import pytest
 import mprof
 from mprof import _lib
 
-from conftest import ROOT, SAMPLES, run_cli
+from conftest import SAMPLES, run_cli
 
 needs_renderer = pytest.mark.skipif(
     _lib.render_library() is None and not os.environ.get(

@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import mprof
 
-from conftest import (ROOT, SAMPLES, chrome_events, info_sections, run_cli,
+from conftest import (SAMPLES, chrome_events, info_sections, run_cli,
                       summary_json)
 
 TRACES = ["demo.mprof", "gemm.mprof", "transformer_forward.mprof",
@@ -184,3 +183,27 @@ def test_package_under_test() -> None:
     if want:
         assert Path(mprof.__file__).resolve().is_relative_to(
             Path(want).resolve())
+
+
+def test_hostile_sidecar_raises_library_message(tmp_path: Path) -> None:
+    """A sidecar that is not what it claims: the library's one line, as
+    `mprof summary --sidecar` prints it."""
+    bad = tmp_path / "bad.pc.json"
+    bad.write_text('{"version": 1, "functions": [{"name": 7}]}')
+    r = run_cli("summary", "--sidecar", str(bad), str(SAMPLES / "demo.mprof"),
+                check=False)
+    assert r.returncode == 2
+    with pytest.raises(mprof.MprofError) as e:
+        mprof.open(SAMPLES / "demo.mprof", sidecar=bad)
+    assert str(e.value) == r.stderr.strip().removeprefix("mprof: ")
+    assert str(bad) in str(e.value) and e.value.code == "EFORMAT"
+
+
+def test_sidecar_required_but_missing(tmp_path: Path) -> None:
+    lone = tmp_path / "lone.mprof"
+    lone.write_bytes((SAMPLES / "demo.mprof").read_bytes())
+    with pytest.raises(mprof.MprofError, match="no sidecar") as e:
+        mprof.open(lone, sidecar=True)
+    assert e.value.code == "ENOTFOUND"
+    with mprof.open(lone) as t:
+        assert not t.has_sidecar and len(t.kernels()) == 4
