@@ -113,5 +113,11 @@ int main(void) {
       cmocka_unit_test(test_png_bytes_equal_the_file),
       cmocka_unit_test(test_png_errors),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  /* Cairo's and fontconfig's caches are process-wide: one shutdown lets go
+   * of what both copies of the renderer (the library's and this test's)
+   * drew with. */
+  mprof_render_shutdown();
+  fix_cleanup();
+  return failed;
 }
