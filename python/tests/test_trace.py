@@ -207,3 +207,27 @@ def test_sidecar_required_but_missing(tmp_path: Path) -> None:
     assert e.value.code == "ENOTFOUND"
     with mprof.open(lone) as t:
         assert not t.has_sidecar and len(t.kernels()) == 4
+
+
+def test_library_found_through_pkg_config(tmp_path: Path) -> None:
+    """Without MPROF_LIBRARY, pkg-config's libdir for mprof is where the
+    package looks (an install with --prefix: set PKG_CONFIG_PATH)."""
+    import shutil
+    from mprof import _lib
+    if not shutil.which("pkg-config") or os.sep not in _lib.loaded_from:
+        pytest.skip("no pkg-config, or libmprof came from the loader's path")
+    libdir = tmp_path / "lib"
+    libdir.mkdir()
+    (libdir / "libmprof.so.0").symlink_to(os.path.abspath(_lib.loaded_from))
+    (tmp_path / "mprof.pc").write_text(
+        f"libdir={libdir}\nName: mprof\nDescription: x\nVersion: 0.1.0\n"
+        "Libs: -L${libdir} -lmprof\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MPROF_LIBRARY", "LD_LIBRARY_PATH")}
+    env.update(PKG_CONFIG_PATH=str(tmp_path),
+               PYTHONPATH=str(Path(mprof.__file__).resolve().parents[1]))
+    r = subprocess.run([sys.executable, "-c",
+                        "import mprof._lib as l; print(l.loaded_from)"],
+                       env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(libdir / "libmprof.so.0")
