@@ -84,7 +84,6 @@ def lookup(keys: np.ndarray, resolve: Callable[[int], Any],
 def index_or_nan(values: np.ndarray) -> np.ndarray:
     """uint32 indices with MPROF_INDEX_NONE as a pandas nullable Int64."""
     import pandas as pd
-    arr = pd.array(values.astype(np.int64), dtype="Int64")
-    arr[values == INDEX_NONE] = pd.NA
-    return arr
+    return pd.arrays.IntegerArray(values.astype(np.int64),
+                                  values == INDEX_NONE)
 
