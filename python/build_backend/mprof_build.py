@@ -43,7 +43,7 @@ def _digest(data):
 def _files():
     pkg = os.path.join(HERE, NAME)
     for name in sorted(os.listdir(pkg)):
-        if name.endswith(".py"):
+        if name.endswith(".py") or name == "py.typed":
             with open(os.path.join(pkg, name), "rb") as f:
                 yield f"{NAME}/{name}", f.read()
 

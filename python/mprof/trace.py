@@ -205,6 +205,26 @@ class Trace:
 
     # ---- DataFrames ------------------------------------------------------
 
+    def devices(self) -> pd.DataFrame:
+        """One row per GPU (DEVICES): ``id`` (CUDA ordinal), ``name``,
+        ``cc`` ("9.0"), ``sm_count``, clocks in kHz, memory and the
+        per-SM and per-block limits the occupancy is computed from."""
+        d = self._section("DEVICES")
+        cc = [f"{a}.{b}" for a, b in zip(col.column(d, "cc_major").tolist(),
+                                         col.column(d, "cc_minor").tolist())]
+        df = pd.DataFrame({"id": col.column(d, "id"),
+                           "name": self._strings(col.column(d, "name")),
+                           "cc": np.array(cc, dtype=object)})
+        for f in ["sm_count", "warp_size", "core_clock_khz",
+                  "memory_clock_khz", "memory_bus_width", "l2_size",
+                  "global_memory", "max_threads_per_block",
+                  "max_threads_per_sm", "max_blocks_per_sm",
+                  "max_warps_per_sm", "max_regs_per_block",
+                  "max_regs_per_sm", "max_shared_per_block",
+                  "max_shared_per_sm"]:
+            df[f] = col.column(d, f)
+        return df.rename_axis("device")
+
     def kernels(self) -> pd.DataFrame:
         """One row per kernel (a mangled name on one GPU), dominant first,
         with the launch statistics of ``mprof summary``: ``launches``,

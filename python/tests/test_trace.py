@@ -231,3 +231,18 @@ def test_library_found_through_pkg_config(tmp_path: Path) -> None:
                        env=env, capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(libdir / "libmprof.so.0")
+
+
+@pytest.mark.parametrize("name", ["demo.mprof", "multi_gpu.mprof"])
+def test_devices_equal_info(name: str) -> None:
+    """`mprof info`'s device line: name, compute capability, SMs, clock."""
+    lines = [ln for ln in run_cli("info", str(SAMPLES / name)).stdout
+             .splitlines() if ln.startswith("device ")]
+    with mprof.open(SAMPLES / name) as t:
+        dev = t.devices()
+    assert len(dev) == len(lines)
+    for (_, d), line in zip(dev.iterrows(), lines):
+        ghz = d["core_clock_khz"] / 1e6
+        cc = d["cc"].replace(".", "")
+        assert line.split(None, 2)[2] == \
+            f"{d['name']} (sm_{cc}, {d['sm_count']} SMs, {ghz:.2f} GHz)"
