@@ -266,9 +266,20 @@ class Trace:
         join = self._join_handle()
         launches = self._section("LAUNCHES")
         shapes = self._section("SHAPES")
-        out = np.full(len(shapes), -1, dtype=np.int64)
-        if len(launches) == 0:
-            return out
+        if len(launches) == 0 or len(shapes) == 0:
+            return np.full(len(shapes), -1, dtype=np.int64)
+        shape_record = col.column(shapes, "kernel").astype(np.int64)
+        record_of_launch = shape_record[col.column(launches, "shape")]
+        # A KERNELS record (one function on one device) is one kernel of
+        # the join, so the first launch of each record places all of
+        # them: one call per kernel function, not per launch or shape.
+        records, first = np.unique(record_of_launch, return_index=True)
+        kernel_of_record = np.full(int(shape_record.max()) + 1, -1,
+                                   dtype=np.int64)
+        for r, li in zip(records.tolist(), first.tolist()):
+            k = lib.mprof_join_launch_kernel(join, li)
+            kernel_of_record[r] = -1 if k == col.INDEX_NONE else k
+        return kernel_of_record[shape_record]
         shape_of = col.column(launches, "shape")
         # The first launch of each shape stands for all of them: a shape
         # belongs to one KERNELS record, which is one kernel of the join.
