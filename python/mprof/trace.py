@@ -697,7 +697,10 @@ class Trace:
         PNG bytes: what ``mprof view --render OUT.png --tab TAB`` writes.
         Needs libmprof-render-png.so.0 (built with Cairo; found through
         MPROF_RENDER_LIBRARY, beside libmprof, or the loader's path):
-        :class:`mprof.LibraryNotFoundError` without it."""
+        :class:`mprof.LibraryNotFoundError` without it. The renderer opens
+        the trace's files itself, with the sidecar this trace loaded (or,
+        for one opened with ``sidecar=False``, ``TRACE.pc.json`` when it
+        exists)."""
         from ._lib import (LibraryNotFoundError, render_ffi, render_library,
                            render_library_error)
         rl = render_library()
@@ -733,6 +736,7 @@ class Kernel:
         self.index = index
         self.stats = stats
         self.name: str = stats["name"]
+        self._summary_png: Optional[bytes] = None
 
     def __repr__(self) -> str:
         s = self.stats
@@ -765,7 +769,9 @@ class Kernel:
         from ._lib import render_library
         if render_library() is None:
             return None
-        return self.png()
+        if self._summary_png is None:  # a notebook asks on every display
+            self._summary_png = self.png()
+        return self._summary_png
 
 
 class _Diagnosis:
