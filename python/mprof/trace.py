@@ -513,7 +513,13 @@ class Trace:
             count = self._pc_reason_column(2, np.uint64)
             matrix = np.zeros((len(df), len(reasons)), dtype=np.uint64)
             matrix[row, reason] = count  # one (row, reason) pair each
-            for r in np.unique(reason).tolist():
+            # Columns in order of samples, largest first, as the summary
+            # lists its stall mix.
+            totals = matrix.sum(axis=0)
+            present = np.unique(reason)
+            order = present[np.argsort(-totals[present].astype(np.float64),
+                                       kind="stable")]
+            for r in order.tolist():
                 df["stall_" + reasons["name"].iat[r]] = matrix[:, r]
         return df.rename_axis("pc")
 

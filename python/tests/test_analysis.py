@@ -169,3 +169,15 @@ def test_trace_without_api_calls_gives_empty_frames() -> None:
         assert len(t.api_calls()) == 0 and len(t.ranges()) == 0
         assert len(t.spans()) == 0 and len(t.pm_samples()) == 0
         assert list(t.api_calls().columns)[:2] == ["name", "api"]
+
+
+def test_stall_columns_in_the_summary_order() -> None:
+    """One kernel: the plain reasons' columns come in the order of the
+    summary's stall mix, largest first."""
+    want = summary_json(SAMPLES / "gemm.mprof")["kernels"]["items"][0]
+    with mprof.open(SAMPLES / "gemm.mprof") as t:
+        pcs, reasons = t.pc_samples(), t.stall_reasons()
+    plain = set(reasons["name"][~reasons["not_issued"]])
+    cols = [c[6:] for c in pcs if c.startswith("stall_") and c[6:] in plain]
+    shown = [r["name"] for r in want["stalls"]["reasons"]]
+    assert cols[:len(shown)] == shown
