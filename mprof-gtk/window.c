@@ -131,7 +131,8 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
   for (size_t i = 0; i < mprof_render_kernel_count(self->model); i++) {
     const mprof_render_kernel *k = mprof_render_kernel_at(self->model, i);
     char line[768], name[512], pct[32];
-    mprof_render_short_name(name, sizeof name, k->name);
+    /* Cut in the middle, never through what tells it apart. */
+    mprof_name_set_fit(k->short_names, k->index, name, sizeof name, 96);
     mprof_format_percent(pct, sizeof pct, k->stats->share);
     if (devices > 1) /* the CUDA ordinal, as the Summary and Trace name it */
       snprintf(line, sizeof line, "%s  \u2014  %s (GPU %u)", name, pct,
@@ -143,7 +144,11 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
     gtk_string_list_append(names, valid);
     g_free(valid);
   }
-  GtkWidget *picker = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
+  /* Type to search: the popup filters on the kernel's line. */
+  GtkWidget *picker = gtk_drop_down_new(
+      G_LIST_MODEL(names),
+      gtk_property_expression_new(GTK_TYPE_STRING_OBJECT, NULL, "string"));
+  gtk_drop_down_set_enable_search(GTK_DROP_DOWN(picker), TRUE);
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
   g_signal_connect(factory, "setup", G_CALLBACK(picker_setup), NULL);
   g_signal_connect(factory, "bind", G_CALLBACK(picker_bind), NULL);

@@ -131,8 +131,7 @@ static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
     mprof_format_duration(a, sizeof a, (double)(l->end - l->start));
     after(b, sizeof b, rs_clamp_ns(l->start), start);
     const mprof_shape_record *s = &sh[l->shape];
-    const char *shown =
-        k ? mprof_render_short_name(name, sizeof name, k->name) : "?";
+    const char *shown = k ? k->short_name : "?";
     /* The full name last, when the label shortened it. */
     int full = k && strcmp(shown, k->name) != 0;
     n = snprintf(buf, size,
@@ -206,8 +205,7 @@ static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
     const mprof_render_kernel *k = rs_kernel(m, hit->kernel);
     char issued[600];
     if (k)
-      snprintf(issued, sizeof issued, "launched %s",
-               mprof_render_short_name(name, sizeof name, k->name));
+      snprintf(issued, sizeof issued, "launched %s", k->short_name);
     else
       snprintf(issued, sizeof issued, "no launch");
     n = snprintf(buf, size,
@@ -326,7 +324,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
                                    size_t size) {
   const mprof_trace *trace = mprof_render_model_trace(m);
   int64_t origin = rs_span_origin(m, hit->kernel);
-  char a[64], b[64], c[64], name[512], smn[48];
+  char a[64], b[64], c[64], smn[48];
   int n = 0;
   sm_name(m, hit, smn, sizeof smn);
   size_t spans;
@@ -373,7 +371,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     n = snprintf(buf, size, "%s (%s)  \u2014  %s at %s%s  \u00b7  %s%s%s%s%s",
                  region, role_name(rs_region_role(m, s->region)), a, b, into,
                  who, payload, params, k ? "  \u00b7  " : "",
-                 k ? mprof_render_short_name(name, sizeof name, k->name) : "");
+                 k ? k->short_name : "");
     break;
   }
   case MPROF_HIT_SPANS:

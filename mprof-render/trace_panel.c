@@ -78,11 +78,9 @@ void rt_draw_selection_panel(cairo_t *cr, const mprof_render_model *model,
     const mprof_render_kernel *rk = mprof_render_kernel_at(model, k->kernel);
     y += PANEL_LINE;
     rd_fill_rect(cr, px + 8, y - 9, 10, 10, rk ? rk->color : 0x999999u);
-    char name[512], pct[16];
+    char pct[16];
     rd_rgb(cr, RD_TEXT);
-    rd_text_fit(cr, px + 24, y, col_count - 90 - (px + 24),
-                rk ? mprof_render_short_name(name, sizeof name, rk->name)
-                   : "?");
+    rd_kernel_fit(cr, px + 24, y, col_count - 90 - (px + 24), rk);
     mprof_format_count(count, sizeof count, k->launches);
     snprintf(text, sizeof text, "%s \u00d7", count);
     rd_text_right(cr, col_count, y, text);

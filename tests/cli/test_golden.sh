@@ -63,6 +63,10 @@ done
 check transformer_forward.brief.txt summary --human --color=never \
   samples/transformer_forward.mprof
 check multi_gpu.brief.txt summary --human --color=never samples/multi_gpu.mprof
+# Every kernel's short name, told apart from the others' (the foreach and
+# elementwise kernels differ only in their template arguments).
+check nvtx_step.all.txt summary --human --all --color=never \
+  samples/nvtx_step.mprof
 check gemm.summary.xml summary "samples/gemm.mprof"
 check_json demo.summary.json summary --json "samples/demo.mprof"
 check gemm_pm.summary.xml summary "samples/gemm_pm.mprof"

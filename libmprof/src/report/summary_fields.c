@@ -95,7 +95,9 @@ static void kernel_fields(mprof__fields *o, const mprof__summary_view *v,
                           size_t rank, const mprof_kernel_diagnosis *k) {
   const mprof_kernel_stats *s = k->stats;
   mprof__fields_u64(o, "rank", rank);
-  mprof__report_kernel_names(o, s->name, s->mangled, s->device_id);
+  mprof__report_kernel_names(o, s->name,
+                             mprof_join_kernel_short(v->join, k->kernel),
+                             s->mangled, s->device_id);
   if (mprof_trace_process_count(v->trace) > 1) {
     if (s->process_count) /* 0: a set merged before processes were kept */
       mprof__fields_u64(o, "processes", s->process_count);

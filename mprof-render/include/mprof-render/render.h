@@ -137,6 +137,13 @@ typedef struct mprof_render_kernel {
   size_t pc_count;
   const mprof_render_pc *pcs; /**< by offset */
   const uint32_t *hot;        /**< indices into pcs, most samples first */
+  /** Its short name, unique within the trace (the join's); owned by the
+   * model. */
+  const char *short_name;
+  /** The join's short names and this kernel's index among them, for
+   * mprof_name_set_fit(). */
+  const mprof_name_set *short_names;
+  size_t index;
 } mprof_render_kernel;
 
 /** A stall reason of the model's table: the join's, index for index. */
