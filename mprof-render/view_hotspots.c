@@ -138,7 +138,7 @@ static void row_cells(cairo_t *cr, const columns *c, double width, size_t i,
   rd_text_fit(cr, c->sass, base, c->line - c->sass - 10, sass);
   rd_format_line(text, sizeof text, insn);
   rd_rgb(cr, RD_TEXT_DIM);
-  rd_text_fit(cr, c->line, base, c->sectors - c->line - 10, *text ? text : "-");
+  rd_name_fit(cr, c->line, base, c->sectors - c->line - 10, *text ? text : "-");
 }
 
 /* A kernel with counted memory accesses and no PC samples (`record blocks

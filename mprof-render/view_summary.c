@@ -210,7 +210,7 @@ static void hot_table(page *p, const mprof_render_model *m,
       rd_text_fit(p->cr, p->x + col_sass, p->y + 13, col_line - col_sass - 10,
                   text);
       rd_format_line(text, sizeof text, pc->insn);
-      rd_text_fit(p->cr, p->x + col_line, p->y + 13, col_stalls - col_line - 10,
+      rd_name_fit(p->cr, p->x + col_line, p->y + 13, col_stalls - col_line - 10,
                   *text ? text : "-");
       mprof_render__pc_reasons(m, pc, 2, text, sizeof text);
       rd_font(p->cr, 11, 0, 0);
