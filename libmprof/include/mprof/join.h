@@ -219,6 +219,16 @@ MPROF_API uint64_t mprof_join_unmatched_samples(const mprof_join *join);
  */
 MPROF_API size_t mprof_join_gpu_count(const mprof_join *join);
 
+/**
+ * The DEVICES index that device @p device counts as: in a merged set, the
+ * first device of the set that is the same GPU (itself with
+ * MPROF_JOIN_BY_PROCESS, or in a trace of one process); MPROF_INDEX_NONE
+ * when out of range. The devices that count as themselves are the
+ * mprof_join_gpu_count() GPUs.
+ */
+MPROF_API uint32_t mprof_join_device_as(const mprof_join *join,
+                                        uint32_t device);
+
 /** Number of kernels. They are ordered by total time, then samples, then
  * name, then device: index 0 is the dominant kernel. */
 MPROF_API size_t mprof_join_kernel_count(const mprof_join *join);

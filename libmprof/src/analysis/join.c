@@ -357,6 +357,11 @@ const mprof_trace *mprof_join_trace(const mprof_join *join) {
   return join ? join->trace : NULL;
 }
 
+uint32_t mprof_join_device_as(const mprof_join *join, uint32_t device) {
+  return join && device < join->device_count ? join->device_as[device]
+                                             : MPROF_INDEX_NONE;
+}
+
 const mprof_name_set *mprof_join_kernel_names(const mprof_join *join) {
   return join ? join->short_names : NULL;
 }
