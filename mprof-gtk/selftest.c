@@ -278,8 +278,37 @@ static gboolean tick(gpointer data) {
       }
     }
     break;
-  case 2:
+  case 2: {
     SHOT(t, "trace-zoomed");
+    /* F zooms to the range Shift+drag selected, Esc clears it and the
+     * selected launch; with nothing selected Esc is left to the window;
+     * Enter zooms to a selected launch. */
+    MprofGtkTimeline *tl =
+        MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
+    gint64 a = v->sel_start_ns, b = v->sel_end_ns;
+    check(t,
+          b > a && mprof_gtk_timeline_key(tl, GDK_KEY_f, 0) &&
+              v->start_ns == a && v->end_ns == b,
+          "F zooms to the selected range");
+    check(t,
+          mprof_gtk_timeline_key(tl, GDK_KEY_Escape, 0) &&
+              v->sel_end_ns <= v->sel_start_ns && v->launch == -1,
+          "Esc clears the selection");
+    check(t, !mprof_gtk_timeline_key(tl, GDK_KEY_Escape, 0),
+          "Esc with nothing selected is left to the window");
+    mprof_gtk_view_state_select_launch(state, 0);
+    {
+      size_t n;
+      const mprof_launch_record *l0 = mprof_trace_launches(
+          mprof_render_model_trace(mprof_gtk_view_state_get_model(state)), &n);
+      check(t,
+            n && mprof_gtk_timeline_key(tl, GDK_KEY_Return, 0) &&
+                v->start_ns < (gint64)l0->start &&
+                v->end_ns > (gint64)l0->end &&
+                v->end_ns - v->start_ns <
+                    2 * (gint64)(l0->end - l0->start) + 1000,
+            "Enter zooms to the selected launch");
+    }
     act(t, "win.zoom-reset");
     {
       const mprof_render_limits *l = mprof_gtk_view_state_get_limits(state);
@@ -288,6 +317,7 @@ static gboolean tick(gpointer data) {
     }
     show(t, MPROF_RENDER_HOTSPOTS);
     break;
+  }
   case 3:
     SHOT(t, "hotspots");
     show(t, MPROF_RENDER_FLAME);
