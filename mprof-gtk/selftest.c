@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actions.h"
 #include "open.h"
 #include "selftest.h"
 #include "timeline.h"
@@ -173,6 +174,25 @@ static gboolean tick(gpointer data) {
               has_accel(t, "win.pan-left", "a") &&
               has_accel(t, "win.pan-right", "d"),
           "keys +/-/0 and W/A/S/D are bound");
+    /* F1 and ? list the keys, the timeline's too, in text that can be
+     * selected. */
+    check(t,
+          has_accel(t, "win.keys", "F1") &&
+              has_accel(t, "win.keys", "question"),
+          "F1 and ? are bound");
+    act(t, "win.keys");
+    {
+      GtkWidget *keys = mprof_gtk_actions_keys_window(t->window);
+      GtkWidget *label = keys ? gtk_window_get_child(GTK_WINDOW(keys)) : NULL;
+      const char *text = label ? gtk_label_get_text(GTK_LABEL(label)) : "";
+      check(t,
+            keys && gtk_widget_get_visible(keys) && strstr(text, "Alt+1") &&
+                strstr(text, "Esc") && strstr(text, "F, Enter") &&
+                gtk_label_get_selectable(GTK_LABEL(label)),
+            "the keys window lists the keys");
+      if (keys)
+        gtk_window_close(GTK_WINDOW(keys));
+    }
     {
       const mprof_render_kernel *k = mprof_render_kernel_at(
           mprof_gtk_view_state_get_model(state), (size_t)v->kernel);

@@ -431,6 +431,13 @@ static void mprof_gtk_timeline_class_init(MprofGtkTimelineClass *klass) {
                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
+/* What mprof_gtk_timeline_key() below does, for the keys window. */
+const MprofGtkKeyHelp mprof_gtk_timeline_keys[] = {
+    {"F, Enter", "zoom to the selected range, else the selected launch"},
+    {"Esc", "clear the selected range and launch"},
+    {NULL, NULL},
+};
+
 gboolean mprof_gtk_timeline_key(MprofGtkTimeline *self, guint keyval,
                                 GdkModifierType state) {
   if (self->page || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
