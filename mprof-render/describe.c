@@ -132,14 +132,47 @@ static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
     after(b, sizeof b, rs_clamp_ns(l->start), start);
     const mprof_shape_record *s = &sh[l->shape];
     const char *shown = k ? k->short_name : "?";
+    after(c, sizeof c, rs_clamp_end(l->start, l->end), start);
+    /* Registers and theoretical occupancy on its GPU, as the Summary
+     * computes them for the kernel's shapes. */
+    char occupancy[128] = "";
+    size_t kernel_count, stream_count, device_count;
+    const mprof_kernel_record *kr = mprof_trace_kernels(trace, &kernel_count);
+    const mprof_stream_record *st = mprof_trace_streams(trace, &stream_count);
+    const mprof_device_record *dev = mprof_trace_devices(trace, &device_count);
+    if (s->kernel < kernel_count) {
+      mprof_shape_stats shape;
+      memset(&shape, 0, sizeof shape);
+      memcpy(shape.grid, s->grid, sizeof shape.grid);
+      memcpy(shape.block, s->block, sizeof shape.block);
+      shape.dynamic_shared = s->dynamic_shared;
+      shape.static_shared = kr[s->kernel].static_shared;
+      shape.registers = kr[s->kernel].registers;
+      mprof_occupancy occ = MPROF_OCCUPANCY_INIT;
+      uint32_t d =
+          l->stream < stream_count ? st[l->stream].device : MPROF_INDEX_NONE;
+      if (d < device_count &&
+          mprof_occupancy_compute(&occ, &dev[d], &shape) == 0 && occ.known) {
+        char pct[16];
+        mprof_format_percent(pct, sizeof pct, occ.theoretical);
+        snprintf(occupancy, sizeof occupancy,
+                 "  \u00b7  %u registers, occupancy %s (%s)", shape.registers,
+                 pct, mprof_occupancy_limiter_name(occ.limiter));
+      } else {
+        snprintf(occupancy, sizeof occupancy, "  \u00b7  %u registers",
+                 shape.registers);
+      }
+    }
     /* The full name last, when the label shortened it. */
     int full = k && strcmp(shown, k->name) != 0;
     n = snprintf(buf, size,
-                 "%s  \u2014  %s at %s  \u00b7  grid %u\u00d7%u\u00d7%u "
-                 "block %u\u00d7%u\u00d7%u  \u00b7  correlation %u%s%s",
-                 shown, a, b, s->grid[0], s->grid[1], s->grid[2], s->block[0],
-                 s->block[1], s->block[2], l->correlation_id,
-                 full ? "  \u00b7  " : "", full ? k->name : "");
+                 "%s  \u2014  %s from %s to %s  \u00b7  grid "
+                 "%u\u00d7%u\u00d7%u block %u\u00d7%u\u00d7%u%s  \u00b7  "
+                 "correlation %u%s%s",
+                 shown, a, b, c, s->grid[0], s->grid[1], s->grid[2],
+                 s->block[0], s->block[1], s->block[2], occupancy,
+                 l->correlation_id, full ? "  \u00b7  " : "",
+                 full ? k->name : "");
     break;
   }
   case MPROF_HIT_MERGED: {
