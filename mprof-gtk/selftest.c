@@ -262,6 +262,17 @@ static gboolean tick(gpointer data) {
                       2 * ns_per_px + 1,
               "Shift+drag selects the time range under it");
         check(t, v->start_ns == (gint64)a->start, "Shift+drag does not pan");
+        {
+          /* Under the Trace, every kernel of the range, as text to copy. */
+          GtkWidget *list = mprof_gtk_window_get_selection_list(t->window);
+          const char *text = list ? gtk_label_get_text(GTK_LABEL(list)) : "";
+          check(t,
+                list && gtk_label_get_selectable(GTK_LABEL(list)) &&
+                    gtk_widget_get_visible(
+                        gtk_widget_get_parent(gtk_widget_get_parent(list))) &&
+                    strstr(text, " selected: "),
+                "the selected range's kernels are listed as text");
+        }
         mprof_window *w = NULL;
         if (mprof_window_build(
                 &w,
@@ -269,6 +280,15 @@ static gboolean tick(gpointer data) {
                 (uint64_t)v->sel_start_ns, (uint64_t)v->sel_end_ns) == 0) {
           check(t, mprof_window_totals_of(w)->launches > 0,
                 "the selected range holds launches");
+          /* The list under the Trace has a line for every one of them. */
+          GtkWidget *list = mprof_gtk_window_get_selection_list(t->window);
+          const char *text = list ? gtk_label_get_text(GTK_LABEL(list)) : "";
+          size_t lines = 0;
+          for (const char *p = strstr(text, " \u00d7 "); p;
+               p = strstr(p + 1, " \u00d7 "))
+            lines++;
+          check(t, lines == mprof_window_kernel_count(w),
+                "every kernel of the range is listed");
           mprof_window_free(w);
         }
         /* Hovering the selected launch's neighbour makes it the hovered
@@ -314,6 +334,13 @@ static gboolean tick(gpointer data) {
           mprof_gtk_timeline_key(tl, GDK_KEY_Escape, 0) &&
               v->sel_end_ns <= v->sel_start_ns && v->launch == -1,
           "Esc clears the selection");
+    {
+      GtkWidget *list = mprof_gtk_window_get_selection_list(t->window);
+      check(t,
+            list && !gtk_widget_get_visible(
+                        gtk_widget_get_parent(gtk_widget_get_parent(list))),
+            "without a selection the list is hidden");
+    }
     check(t, !mprof_gtk_timeline_key(tl, GDK_KEY_Escape, 0),
           "Esc with nothing selected is left to the window");
     mprof_gtk_view_state_select_launch(state, 0);

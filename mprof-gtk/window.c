@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "actions.h"
@@ -17,6 +18,9 @@ struct _MprofGtkWindow {
   MprofGtkViewState *state;
   gulong changed_handler;
   GtkWidget *stack, *switcher, *picker, *status, *timeline;
+  /* Under the Trace: every kernel of the selected range, as text that can
+   * be selected and copied, in a scrolled box shown while there is one. */
+  GtkWidget *selection, *selection_box;
   GtkWidget *timelines[MPROF_RENDER_TAB_COUNT]; /* per timeline tab */
   GtkWidget *rows_switch, *depth_switch;        /* Activity */
   char *default_status;
@@ -78,9 +82,25 @@ static void fit_span_tab(MprofGtkWindow *self, int tab) {
     mprof_gtk_view_state_fit_spans(self->state);
 }
 
+static void update_selection(MprofGtkWindow *self) {
+  if (!self->selection)
+    return;
+  char *text =
+      mprof_render_selection_text(mprof_gtk_view_state_get_model(self->state),
+                                  mprof_gtk_view_state_get_view(self->state));
+  /* A trace's names are what its writer made them: GTK takes UTF-8. */
+  char *valid = text ? g_utf8_make_valid(text, -1) : NULL;
+  gtk_label_set_text(GTK_LABEL(self->selection), valid ? valid : "");
+  gtk_widget_set_visible(self->selection_box, text != NULL);
+  g_free(valid);
+  free(text);
+}
+
 static void on_state_changed(MprofGtkViewState *state, guint what,
                              gpointer data) {
   MprofGtkWindow *self = data;
+  if (what & MPROF_GTK_CHANGED_SELECTION)
+    update_selection(self);
   if (!(what & MPROF_GTK_CHANGED_KERNEL))
     return;
   fit_span_tab(self, mprof_gtk_window_get_tab(self));
@@ -175,10 +195,26 @@ static GtkWidget *tab_page(MprofGtkWindow *self, int tab) {
                                       mprof_gtk_timeline_get_hadjustment(t)),
                     0, 1, 1, 1);
   }
-  if (tab == MPROF_RENDER_TRACE)
-    self->timeline = timeline;
   g_signal_connect(timeline, "hover", G_CALLBACK(on_hover), self);
   g_signal_connect(timeline, "open-kernel", G_CALLBACK(on_open_kernel), self);
+  if (tab == MPROF_RENDER_TRACE) {
+    self->timeline = timeline;
+    gtk_widget_set_vexpand(timeline, TRUE);
+    gtk_widget_set_hexpand(timeline, TRUE);
+    self->selection = gtk_label_new(NULL);
+    gtk_label_set_selectable(GTK_LABEL(self->selection), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(self->selection), 0);
+    gtk_label_set_yalign(GTK_LABEL(self->selection), 0);
+    gtk_widget_add_css_class(self->selection, "monospace");
+    gtk_widget_set_margin_start(self->selection, 8);
+    gtk_widget_set_margin_top(self->selection, 4);
+    self->selection_box = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->selection_box),
+                                  self->selection);
+    gtk_widget_set_size_request(self->selection_box, -1, 140);
+    gtk_widget_set_visible(self->selection_box, FALSE);
+    gtk_grid_attach(GTK_GRID(grid), self->selection_box, 0, 2, 2, 1);
+  }
   return grid;
 }
 
@@ -394,6 +430,10 @@ gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self) {
 
 MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self) {
   return self->state;
+}
+
+GtkWidget *mprof_gtk_window_get_selection_list(MprofGtkWindow *self) {
+  return self->selection;
 }
 
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self) {

@@ -316,6 +316,13 @@ typedef struct mprof_render_view {
   int64_t hover_launch;
 } mprof_render_view;
 
+/** The selected time range of @p view as text for people: its totals, then
+ * every kernel that ran in it by GPU time (launches, time, share, short
+ * name), a line each; NULL without a selection. The caller frees it. The
+ * Trace's painted panel shows the first few; this is all of them. */
+char *mprof_render_selection_text(const mprof_render_model *model,
+                                  const mprof_render_view *view);
+
 /** Activity rows: one per SM, per block or per warp. */
 typedef enum mprof_render_activity_rows {
   MPROF_ACTIVITY_SM = 0,
