@@ -169,6 +169,12 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
       G_LIST_MODEL(names),
       gtk_property_expression_new(GTK_TYPE_STRING_OBJECT, NULL, "string"));
   gtk_drop_down_set_enable_search(GTK_DROP_DOWN(picker), TRUE);
+#if GTK_CHECK_VERSION(4, 12, 0)
+  /* "FillFunctor" finds vectorized_elementwise_kernel<4, FillFunctor...>;
+   * before 4.12 the search matches the start of the line. */
+  gtk_drop_down_set_search_match_mode(GTK_DROP_DOWN(picker),
+                                      GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+#endif
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
   g_signal_connect(factory, "setup", G_CALLBACK(picker_setup), NULL);
   g_signal_connect(factory, "bind", G_CALLBACK(picker_bind), NULL);
