@@ -269,6 +269,26 @@ static void test_set_edges(void **state) {
   mprof_name_set_free(set);
   mprof_name_set_free(NULL);
 
+  /* Many kernels of one name told apart by a template argument (a
+   * machine-made trace): numbered, quickly, every one its own. */
+  enum { MANY = 3000 };
+  char **many = calloc(MANY, sizeof *many);
+  assert_non_null(many);
+  for (int i = 0; i < MANY; i++) {
+    many[i] = malloc(96);
+    assert_non_null(many[i]);
+    snprintf(many[i], 96, "void k<f(int)::{lambda(int)#%d}>(int)", i);
+  }
+  assert_int_equal(mprof_name_set_build(&set, (const char *const *)many, MANY),
+                   0);
+  assert_string_equal(mprof_name_set_short(set, 0), "k<" MPROF_NAME_ELIDED ">");
+  assert_string_equal(mprof_name_set_short(set, MANY - 1),
+                      "k<" MPROF_NAME_ELIDED "> #3000");
+  mprof_name_set_free(set);
+  for (int i = 0; i < MANY; i++)
+    free(many[i]);
+  free(many);
+
   /* The middle goes, the ends stay; characters, not bytes. */
   char buf[64];
   assert_string_equal(

@@ -316,6 +316,9 @@ static size_t readings(name_parts *const *group, size_t size,
   return distinct;
 }
 
+#define GROUP_SEARCH_MAX 256
+#define ARGS_SEARCH_MAX 32
+
 /* The short names of a group sharing one mprof_name_short(): the fewest
  * argument forms that tell them apart, picked greedily. */
 static int group_names(mprof_name_set *set, const size_t *members, size_t size,
@@ -345,6 +348,11 @@ static int group_names(mprof_name_set *set, const size_t *members, size_t size,
     return MPROF_ENOMEM;
   }
   size_t count = 0, have = 1;
+  /* The search compares every pair of members per candidate: past a few
+   * hundred members or a few dozen arguments (machine-made names) the
+   * names are numbered instead. */
+  if (size > GROUP_SEARCH_MAX || max_args > ARGS_SEARCH_MAX)
+    have = wanted;
   while (have < wanted && group[0]->function) {
     name_choice best = {0, 0};
     size_t best_have = have;
