@@ -134,8 +134,8 @@ int cli_report_option(const char *command, int argc, char **argv, int *i,
 
 static int summary(int argc, char **argv, cli_trace_set *set);
 
-/* --by-range: GPU time per innermost NVTX range (libmprof's ranges.h); no
- * join or diagnosis needed. */
+/* --by-range: GPU time per NVTX range (libmprof's ranges.h), with --kernel
+ * each range's kernels; no join or diagnosis needed. */
 static int summary_by_range(const cli_trace_set *set, const char *label,
                             mprof_report_options *ro, const char *color) {
   mprof_trace *trace = NULL;
@@ -214,11 +214,10 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
     return cli_usage_error("summary",
                            "--sidecar and --no-sidecar contradict each other");
   if (by_range) {
-    if (ro.kernel || detail || (saw & CLI_SAW_HOT) || sidecar || no_sidecar ||
-        join_flags)
+    if (detail || (saw & CLI_SAW_HOT) || sidecar || no_sidecar || join_flags)
       return cli_usage_error("summary",
-                             "--by-range takes --top N, --all and the output "
-                             "format only (it counts every kernel)");
+                             "--by-range takes --top N, --all, --kernel and "
+                             "the output format only");
     if (!(saw & CLI_SAW_TOP))
       ro.max_kernels = saw & CLI_SAW_ALL ? (size_t)-1 : CLI_RANGES_SHOWN;
     return summary_by_range(set, label, &ro, color);

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "actions.h"
+#include "timeline.h"
 
 #define ZOOM_STEP 1.5
 #define PAN_STEP 0.15
@@ -86,6 +87,8 @@ static void close_window(GSimpleAction *a, GVariant *p, gpointer window) {
   gtk_window_close(GTK_WINDOW(window));
 }
 
+static void show_keys(GSimpleAction *a, GVariant *p, gpointer window);
+
 static const GActionEntry entries[] = {
     {"zoom-in", zoom_in, NULL, NULL, NULL, {0}},
     {"zoom-out", zoom_out, NULL, NULL, NULL, {0}},
@@ -96,6 +99,7 @@ static const GActionEntry entries[] = {
     {"rows-shorter", rows_shorter, NULL, NULL, NULL, {0}},
     {"tab", show_tab, "s", NULL, NULL, {0}},
     {"close", close_window, NULL, NULL, NULL, {0}},
+    {"keys", show_keys, NULL, NULL, NULL, {0}},
 };
 
 void mprof_gtk_actions_install(MprofGtkWindow *window) {
@@ -103,30 +107,97 @@ void mprof_gtk_actions_install(MprofGtkWindow *window) {
                                   G_N_ELEMENTS(entries), window);
 }
 
+/* Every window action's keys and what they do: the accelerators and the
+ * keys window (F1, ?) are both made from this table. */
+static const struct {
+  const char *action;
+  const char *keys[6];
+  const char *what;
+} bindings[] = {
+    {"win.zoom-in",
+     {"plus", "equal", "KP_Add", "w", "<Shift>plus", NULL},
+     "zoom time in"},
+    {"win.zoom-out", {"minus", "KP_Subtract", "s", NULL}, "zoom time out"},
+    {"win.zoom-reset",
+     {"0", "KP_0", NULL},
+     "the whole trace (Mega, Density, Activity: the kernel's spans)"},
+    {"win.pan-left", {"a", "Left", NULL}, "earlier"},
+    {"win.pan-right", {"d", "Right", NULL}, "later"},
+    {"win.rows-taller", {"<Shift>Up", NULL}, "taller rows"},
+    {"win.rows-shorter", {"<Shift>Down", NULL}, "shorter rows"},
+    {"win.tab('trace')", {"<Alt>1", NULL}, "Trace"},
+    {"win.tab('summary')", {"<Alt>2", NULL}, "Summary"},
+    {"win.tab('hotspots')", {"<Alt>3", NULL}, "Hotspots"},
+    {"win.tab('flame')", {"<Alt>4", NULL}, "Flame"},
+    {"win.tab('raster')", {"<Alt>5", NULL}, "Raster"},
+    {"win.tab('mega')", {"<Alt>6", NULL}, "Mega"},
+    {"win.tab('density')", {"<Alt>7", NULL}, "Density"},
+    {"win.tab('activity')", {"<Alt>8", NULL}, "Activity"},
+    {"win.open", {"<Control>o", NULL}, "open a trace"},
+    {"win.close", {"<Control>w", "<Control>q", NULL}, "close the window"},
+    {"win.keys", {"F1", "question", NULL}, "this list of keys"},
+};
+
 void mprof_gtk_actions_set_accels(GtkApplication *app) {
-  static const struct {
-    const char *action;
-    const char *keys[6];
-  } accels[] = {
-      {"win.zoom-in", {"plus", "equal", "KP_Add", "w", "<Shift>plus", NULL}},
-      {"win.zoom-out", {"minus", "KP_Subtract", "s", NULL}},
-      {"win.zoom-reset", {"0", "KP_0", NULL}},
-      {"win.pan-left", {"a", "Left", NULL}},
-      {"win.pan-right", {"d", "Right", NULL}},
-      {"win.rows-taller", {"<Shift>Up", NULL}},
-      {"win.rows-shorter", {"<Shift>Down", NULL}},
-      {"win.tab('trace')", {"<Alt>1", NULL}},
-      {"win.tab('summary')", {"<Alt>2", NULL}},
-      {"win.tab('hotspots')", {"<Alt>3", NULL}},
-      {"win.tab('flame')", {"<Alt>4", NULL}},
-      {"win.tab('raster')", {"<Alt>5", NULL}},
-      {"win.tab('mega')", {"<Alt>6", NULL}},
-      {"win.tab('density')", {"<Alt>7", NULL}},
-      {"win.tab('activity')", {"<Alt>8", NULL}},
-      {"win.close", {"<Control>w", "<Control>q", NULL}},
-      {"win.open", {"<Control>o", NULL}},
-  };
-  for (size_t i = 0; i < G_N_ELEMENTS(accels); i++)
-    gtk_application_set_accels_for_action(app, accels[i].action,
-                                          accels[i].keys);
+  for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++)
+    gtk_application_set_accels_for_action(app, bindings[i].action,
+                                          bindings[i].keys);
+}
+
+/* The keys as people read them ("Alt+1", "+"), from the table above and
+ * the timeline's own, then the mouse. */
+static char *keys_text(void) {
+  GString *text = g_string_new("");
+  for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++) {
+    GString *keys = g_string_new("");
+    for (size_t k = 0; bindings[i].keys[k]; k++) {
+      guint key;
+      GdkModifierType mods;
+      if (!gtk_accelerator_parse(bindings[i].keys[k], &key, &mods))
+        continue;
+      char *label = gtk_accelerator_get_label(key, mods);
+      g_string_append_printf(keys, "%s%s", keys->len ? ", " : "", label);
+      g_free(label);
+    }
+    g_string_append_printf(text, "%-22s %s\n", keys->str, bindings[i].what);
+    g_string_free(keys, TRUE);
+  }
+  for (size_t i = 0; mprof_gtk_timeline_keys[i].keys; i++)
+    g_string_append_printf(text, "%-22s %s\n", mprof_gtk_timeline_keys[i].keys,
+                           mprof_gtk_timeline_keys[i].what);
+  g_string_append(text,
+                  "\nMouse: the wheel zooms time around the pointer, dragging "
+                  "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
+                  "the rows,\nShift+drag selects a time range, a double-click "
+                  "on a launch\nopens its kernel.");
+  return g_string_free(text, FALSE);
+}
+
+GtkWidget *mprof_gtk_actions_keys_window(MprofGtkWindow *window) {
+  return g_object_get_data(G_OBJECT(window), "mprof-keys-window");
+}
+
+static void show_keys(GSimpleAction *a, GVariant *p, gpointer window) {
+  (void)a;
+  (void)p;
+  GtkWidget *keys = mprof_gtk_actions_keys_window(window);
+  if (!keys) {
+    keys = gtk_window_new();
+    gtk_window_set_title(GTK_WINDOW(keys), "Keys");
+    gtk_window_set_transient_for(GTK_WINDOW(keys), GTK_WINDOW(window));
+    gtk_window_set_destroy_with_parent(GTK_WINDOW(keys), TRUE);
+    gtk_window_set_hide_on_close(GTK_WINDOW(keys), TRUE);
+    char *text = keys_text();
+    GtkWidget *label = gtk_label_new(text);
+    g_free(text);
+    gtk_label_set_selectable(GTK_LABEL(label), TRUE);
+    gtk_widget_add_css_class(label, "monospace");
+    gtk_widget_set_margin_top(label, 12);
+    gtk_widget_set_margin_bottom(label, 12);
+    gtk_widget_set_margin_start(label, 12);
+    gtk_widget_set_margin_end(label, 12);
+    gtk_window_set_child(GTK_WINDOW(keys), label);
+    g_object_set_data(G_OBJECT(window), "mprof-keys-window", keys);
+  }
+  gtk_window_present(GTK_WINDOW(keys));
 }

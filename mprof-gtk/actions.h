@@ -11,6 +11,8 @@
  *   win.tab('summary')       Alt+1 .. Alt+8
  *   win.close                Ctrl+W, Ctrl+Q
  *   win.open                 Ctrl+O (open.c: the dialog)
+ *   win.keys                 F1, ?: a window listing the keys (from the
+ *                            table in actions.c and the timeline's own)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -27,6 +29,8 @@ G_BEGIN_DECLS
 void mprof_gtk_actions_install(MprofGtkWindow *window);
 /* Bind their keys on @p app. */
 void mprof_gtk_actions_set_accels(GtkApplication *app);
+/* The window win.keys (F1, ?) shows, NULL until it was asked for. */
+GtkWidget *mprof_gtk_actions_keys_window(MprofGtkWindow *window);
 
 G_END_DECLS
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actions.h"
 #include "open.h"
 #include "selftest.h"
 #include "timeline.h"
@@ -173,6 +174,25 @@ static gboolean tick(gpointer data) {
               has_accel(t, "win.pan-left", "a") &&
               has_accel(t, "win.pan-right", "d"),
           "keys +/-/0 and W/A/S/D are bound");
+    /* F1 and ? list the keys, the timeline's too, in text that can be
+     * selected. */
+    check(t,
+          has_accel(t, "win.keys", "F1") &&
+              has_accel(t, "win.keys", "question"),
+          "F1 and ? are bound");
+    act(t, "win.keys");
+    {
+      GtkWidget *keys = mprof_gtk_actions_keys_window(t->window);
+      GtkWidget *label = keys ? gtk_window_get_child(GTK_WINDOW(keys)) : NULL;
+      const char *text = label ? gtk_label_get_text(GTK_LABEL(label)) : "";
+      check(t,
+            keys && gtk_widget_get_visible(keys) && strstr(text, "Alt+1") &&
+                strstr(text, "Esc") && strstr(text, "F, Enter") &&
+                gtk_label_get_selectable(GTK_LABEL(label)),
+            "the keys window lists the keys");
+      if (keys)
+        gtk_window_close(GTK_WINDOW(keys));
+    }
     {
       const mprof_render_kernel *k = mprof_render_kernel_at(
           mprof_gtk_view_state_get_model(state), (size_t)v->kernel);
@@ -242,6 +262,17 @@ static gboolean tick(gpointer data) {
                       2 * ns_per_px + 1,
               "Shift+drag selects the time range under it");
         check(t, v->start_ns == (gint64)a->start, "Shift+drag does not pan");
+        {
+          /* Under the Trace, every kernel of the range, as text to copy. */
+          GtkWidget *list = mprof_gtk_window_get_selection_list(t->window);
+          const char *text = list ? gtk_label_get_text(GTK_LABEL(list)) : "";
+          check(t,
+                list && gtk_label_get_selectable(GTK_LABEL(list)) &&
+                    gtk_widget_get_visible(
+                        gtk_widget_get_parent(gtk_widget_get_parent(list))) &&
+                    strstr(text, " selected: "),
+                "the selected range's kernels are listed as text");
+        }
         mprof_window *w = NULL;
         if (mprof_window_build(
                 &w,
@@ -249,6 +280,15 @@ static gboolean tick(gpointer data) {
                 (uint64_t)v->sel_start_ns, (uint64_t)v->sel_end_ns) == 0) {
           check(t, mprof_window_totals_of(w)->launches > 0,
                 "the selected range holds launches");
+          /* The list under the Trace has a line for every one of them. */
+          GtkWidget *list = mprof_gtk_window_get_selection_list(t->window);
+          const char *text = list ? gtk_label_get_text(GTK_LABEL(list)) : "";
+          size_t lines = 0;
+          for (const char *p = strstr(text, " \u00d7 "); p;
+               p = strstr(p + 1, " \u00d7 "))
+            lines++;
+          check(t, lines == mprof_window_kernel_count(w),
+                "every kernel of the range is listed");
           mprof_window_free(w);
         }
         /* Hovering the selected launch's neighbour makes it the hovered
@@ -278,8 +318,44 @@ static gboolean tick(gpointer data) {
       }
     }
     break;
-  case 2:
+  case 2: {
     SHOT(t, "trace-zoomed");
+    /* F zooms to the range Shift+drag selected, Esc clears it and the
+     * selected launch; with nothing selected Esc is left to the window;
+     * Enter zooms to a selected launch. */
+    MprofGtkTimeline *tl =
+        MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
+    gint64 a = v->sel_start_ns, b = v->sel_end_ns;
+    check(t,
+          b > a && mprof_gtk_timeline_key(tl, GDK_KEY_f, 0) &&
+              v->start_ns == a && v->end_ns == b,
+          "F zooms to the selected range");
+    check(t,
+          mprof_gtk_timeline_key(tl, GDK_KEY_Escape, 0) &&
+              v->sel_end_ns <= v->sel_start_ns && v->launch == -1,
+          "Esc clears the selection");
+    {
+      GtkWidget *list = mprof_gtk_window_get_selection_list(t->window);
+      check(t,
+            list && !gtk_widget_get_visible(
+                        gtk_widget_get_parent(gtk_widget_get_parent(list))),
+            "without a selection the list is hidden");
+    }
+    check(t, !mprof_gtk_timeline_key(tl, GDK_KEY_Escape, 0),
+          "Esc with nothing selected is left to the window");
+    mprof_gtk_view_state_select_launch(state, 0);
+    {
+      size_t n;
+      const mprof_launch_record *l0 = mprof_trace_launches(
+          mprof_render_model_trace(mprof_gtk_view_state_get_model(state)), &n);
+      check(t,
+            n && mprof_gtk_timeline_key(tl, GDK_KEY_Return, 0) &&
+                v->start_ns < (gint64)l0->start &&
+                v->end_ns > (gint64)l0->end &&
+                v->end_ns - v->start_ns <
+                    2 * (gint64)(l0->end - l0->start) + 1000,
+            "Enter zooms to the selected launch");
+    }
     act(t, "win.zoom-reset");
     {
       const mprof_render_limits *l = mprof_gtk_view_state_get_limits(state);
@@ -288,6 +364,7 @@ static gboolean tick(gpointer data) {
     }
     show(t, MPROF_RENDER_HOTSPOTS);
     break;
+  }
   case 3:
     SHOT(t, "hotspots");
     show(t, MPROF_RENDER_FLAME);

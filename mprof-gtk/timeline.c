@@ -431,6 +431,58 @@ static void mprof_gtk_timeline_class_init(MprofGtkTimelineClass *klass) {
                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
+/* What mprof_gtk_timeline_key() below does, for the keys window. */
+const MprofGtkKeyHelp mprof_gtk_timeline_keys[] = {
+    {"F, Enter", "zoom to the selected range, else the selected launch"},
+    {"Esc", "clear the selected range and launch"},
+    {NULL, NULL},
+};
+
+gboolean mprof_gtk_timeline_key(MprofGtkTimeline *self, guint keyval,
+                                GdkModifierType state) {
+  if (self->page || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
+    return FALSE;
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
+  switch (keyval) {
+  case GDK_KEY_f:
+  case GDK_KEY_F:
+  case GDK_KEY_Return:
+  case GDK_KEY_KP_Enter: {
+    gint64 a = v->sel_start_ns, b = v->sel_end_ns;
+    if (b <= a && v->launch >= 0) {
+      size_t n;
+      const mprof_launch_record *l = mprof_trace_launches(
+          mprof_render_model_trace(mprof_gtk_view_state_get_model(self->state)),
+          &n);
+      if ((size_t)v->launch >= n)
+        return FALSE;
+      /* The launch with a tenth of its length on each side. */
+      gint64 room = (gint64)(l[v->launch].end - l[v->launch].start) / 10 + 1;
+      a = (gint64)l[v->launch].start - room;
+      b = (gint64)l[v->launch].end + room;
+    }
+    if (b <= a)
+      return FALSE;
+    mprof_gtk_view_state_set_range(self->state, a, b);
+    return TRUE;
+  }
+  case GDK_KEY_Escape:
+    if (v->sel_end_ns <= v->sel_start_ns && v->launch < 0)
+      return FALSE;
+    mprof_gtk_view_state_set_selection(self->state, 0, 0);
+    mprof_gtk_view_state_select_launch(self->state, -1);
+    return TRUE;
+  default: return FALSE;
+  }
+}
+
+static gboolean on_key(GtkEventControllerKey *key, guint keyval, guint keycode,
+                       GdkModifierType state, gpointer data) {
+  (void)key;
+  (void)keycode;
+  return mprof_gtk_timeline_key(MPROF_GTK_TIMELINE(data), keyval, state);
+}
+
 static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
   GtkWidget *widget = GTK_WIDGET(self);
   gtk_widget_set_hexpand(widget, TRUE);
@@ -464,6 +516,11 @@ static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
   GtkGesture *click = gtk_gesture_click_new();
   g_signal_connect(click, "pressed", G_CALLBACK(on_click), self);
   gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(click));
+
+  /* Keys while the timeline has the focus (a click gives it). */
+  GtkEventController *keys = gtk_event_controller_key_new();
+  g_signal_connect(keys, "key-pressed", G_CALLBACK(on_key), self);
+  gtk_widget_add_controller(widget, keys);
 }
 
 GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state, int tab) {

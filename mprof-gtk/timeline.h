@@ -48,6 +48,19 @@ void mprof_gtk_timeline_scroll(MprofGtkTimeline *self, double x, double y,
  * the mouse does it: Shift selects a time range, else it pans. */
 void mprof_gtk_timeline_drag(MprofGtkTimeline *self, double x, double y,
                              double dx, double dy, GdkModifierType state);
+/* The keys a timeline takes itself, for the keys window; ends with
+ * {NULL, NULL}. */
+typedef struct MprofGtkKeyHelp {
+  const char *keys, *what;
+} MprofGtkKeyHelp;
+extern const MprofGtkKeyHelp mprof_gtk_timeline_keys[];
+
+/* A key on a timeline with the focus, callable from tests: F or Enter
+ * zooms to the selected time range (else to the selected launch, with a
+ * little room around it), Esc clears the selected range and launch.
+ * TRUE when it did something; FALSE leaves the key to the window. */
+gboolean mprof_gtk_timeline_key(MprofGtkTimeline *self, guint keyval,
+                                GdkModifierType state);
 /* The pointer moving to (@p x, @p y), as the mouse does it. */
 void mprof_gtk_timeline_hover(MprofGtkTimeline *self, double x, double y);
 

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "actions.h"
@@ -17,6 +18,9 @@ struct _MprofGtkWindow {
   MprofGtkViewState *state;
   gulong changed_handler;
   GtkWidget *stack, *switcher, *picker, *status, *timeline;
+  /* Under the Trace: every kernel of the selected range, as text that can
+   * be selected and copied, in a scrolled box shown while there is one. */
+  GtkWidget *selection, *selection_box;
   GtkWidget *timelines[MPROF_RENDER_TAB_COUNT]; /* per timeline tab */
   GtkWidget *rows_switch, *depth_switch;        /* Activity */
   char *default_status;
@@ -78,9 +82,25 @@ static void fit_span_tab(MprofGtkWindow *self, int tab) {
     mprof_gtk_view_state_fit_spans(self->state);
 }
 
+static void update_selection(MprofGtkWindow *self) {
+  if (!self->selection)
+    return;
+  char *text =
+      mprof_render_selection_text(mprof_gtk_view_state_get_model(self->state),
+                                  mprof_gtk_view_state_get_view(self->state));
+  /* A trace's names are what its writer made them: GTK takes UTF-8. */
+  char *valid = text ? g_utf8_make_valid(text, -1) : NULL;
+  gtk_label_set_text(GTK_LABEL(self->selection), valid ? valid : "");
+  gtk_widget_set_visible(self->selection_box, text != NULL);
+  g_free(valid);
+  free(text);
+}
+
 static void on_state_changed(MprofGtkViewState *state, guint what,
                              gpointer data) {
   MprofGtkWindow *self = data;
+  if (what & MPROF_GTK_CHANGED_SELECTION)
+    update_selection(self);
   if (!(what & MPROF_GTK_CHANGED_KERNEL))
     return;
   fit_span_tab(self, mprof_gtk_window_get_tab(self));
@@ -131,7 +151,8 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
   for (size_t i = 0; i < mprof_render_kernel_count(self->model); i++) {
     const mprof_render_kernel *k = mprof_render_kernel_at(self->model, i);
     char line[768], name[512], pct[32];
-    mprof_render_short_name(name, sizeof name, k->name);
+    /* Cut in the middle, never through what tells it apart. */
+    mprof_name_set_fit(k->short_names, k->index, name, sizeof name, 96);
     mprof_format_percent(pct, sizeof pct, k->stats->share);
     if (devices > 1) /* the CUDA ordinal, as the Summary and Trace name it */
       snprintf(line, sizeof line, "%s  \u2014  %s (GPU %u)", name, pct,
@@ -143,7 +164,17 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
     gtk_string_list_append(names, valid);
     g_free(valid);
   }
-  GtkWidget *picker = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
+  /* Type to search: the popup filters on the kernel's line. */
+  GtkWidget *picker = gtk_drop_down_new(
+      G_LIST_MODEL(names),
+      gtk_property_expression_new(GTK_TYPE_STRING_OBJECT, NULL, "string"));
+  gtk_drop_down_set_enable_search(GTK_DROP_DOWN(picker), TRUE);
+#if GTK_CHECK_VERSION(4, 12, 0)
+  /* "FillFunctor" finds vectorized_elementwise_kernel<4, FillFunctor...>;
+   * before 4.12 the search matches the start of the line. */
+  gtk_drop_down_set_search_match_mode(GTK_DROP_DOWN(picker),
+                                      GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+#endif
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
   g_signal_connect(factory, "setup", G_CALLBACK(picker_setup), NULL);
   g_signal_connect(factory, "bind", G_CALLBACK(picker_bind), NULL);
@@ -170,10 +201,26 @@ static GtkWidget *tab_page(MprofGtkWindow *self, int tab) {
                                       mprof_gtk_timeline_get_hadjustment(t)),
                     0, 1, 1, 1);
   }
-  if (tab == MPROF_RENDER_TRACE)
-    self->timeline = timeline;
   g_signal_connect(timeline, "hover", G_CALLBACK(on_hover), self);
   g_signal_connect(timeline, "open-kernel", G_CALLBACK(on_open_kernel), self);
+  if (tab == MPROF_RENDER_TRACE) {
+    self->timeline = timeline;
+    gtk_widget_set_vexpand(timeline, TRUE);
+    gtk_widget_set_hexpand(timeline, TRUE);
+    self->selection = gtk_label_new(NULL);
+    gtk_label_set_selectable(GTK_LABEL(self->selection), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(self->selection), 0);
+    gtk_label_set_yalign(GTK_LABEL(self->selection), 0);
+    gtk_widget_add_css_class(self->selection, "monospace");
+    gtk_widget_set_margin_start(self->selection, 8);
+    gtk_widget_set_margin_top(self->selection, 4);
+    self->selection_box = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->selection_box),
+                                  self->selection);
+    gtk_widget_set_size_request(self->selection_box, -1, 140);
+    gtk_widget_set_visible(self->selection_box, FALSE);
+    gtk_grid_attach(GTK_GRID(grid), self->selection_box, 0, 2, 2, 1);
+  }
   return grid;
 }
 
@@ -389,6 +436,10 @@ gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self) {
 
 MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self) {
   return self->state;
+}
+
+GtkWidget *mprof_gtk_window_get_selection_list(MprofGtkWindow *self) {
+  return self->selection;
 }
 
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self) {

@@ -34,6 +34,9 @@ gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self);
 MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self);
 /* The timeline widget (MprofGtkTimeline), or NULL. */
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self);
+/* Under the Trace, the selected range's kernels, every one, as selectable
+ * text (a GtkLabel in a scrolled box, hidden without a selection). */
+GtkWidget *mprof_gtk_window_get_selection_list(MprofGtkWindow *self);
 
 /* The timeline widget of a timeline tab, or NULL. */
 GtkWidget *mprof_gtk_window_get_tab_widget(MprofGtkWindow *self, int tab);

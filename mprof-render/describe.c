@@ -131,16 +131,48 @@ static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
     mprof_format_duration(a, sizeof a, (double)(l->end - l->start));
     after(b, sizeof b, rs_clamp_ns(l->start), start);
     const mprof_shape_record *s = &sh[l->shape];
-    const char *shown =
-        k ? mprof_render_short_name(name, sizeof name, k->name) : "?";
+    const char *shown = k ? k->short_name : "?";
+    after(c, sizeof c, rs_clamp_end(l->start, l->end), start);
+    /* Registers and theoretical occupancy on its GPU, as the Summary
+     * computes them for the kernel's shapes. */
+    char occupancy[128] = "";
+    size_t kernel_count, stream_count, device_count;
+    const mprof_kernel_record *kr = mprof_trace_kernels(trace, &kernel_count);
+    const mprof_stream_record *st = mprof_trace_streams(trace, &stream_count);
+    const mprof_device_record *dev = mprof_trace_devices(trace, &device_count);
+    if (s->kernel < kernel_count) {
+      mprof_shape_stats shape;
+      memset(&shape, 0, sizeof shape);
+      memcpy(shape.grid, s->grid, sizeof shape.grid);
+      memcpy(shape.block, s->block, sizeof shape.block);
+      shape.dynamic_shared = s->dynamic_shared;
+      shape.static_shared = kr[s->kernel].static_shared;
+      shape.registers = kr[s->kernel].registers;
+      mprof_occupancy occ = MPROF_OCCUPANCY_INIT;
+      uint32_t d =
+          l->stream < stream_count ? st[l->stream].device : MPROF_INDEX_NONE;
+      if (d < device_count &&
+          mprof_occupancy_compute(&occ, &dev[d], &shape) == 0 && occ.known) {
+        char pct[16];
+        mprof_format_percent(pct, sizeof pct, occ.theoretical);
+        snprintf(occupancy, sizeof occupancy,
+                 "  \u00b7  %u registers, occupancy %s (%s)", shape.registers,
+                 pct, mprof_occupancy_limiter_name(occ.limiter));
+      } else {
+        snprintf(occupancy, sizeof occupancy, "  \u00b7  %u registers",
+                 shape.registers);
+      }
+    }
     /* The full name last, when the label shortened it. */
     int full = k && strcmp(shown, k->name) != 0;
     n = snprintf(buf, size,
-                 "%s  \u2014  %s at %s  \u00b7  grid %u\u00d7%u\u00d7%u "
-                 "block %u\u00d7%u\u00d7%u  \u00b7  correlation %u%s%s",
-                 shown, a, b, s->grid[0], s->grid[1], s->grid[2], s->block[0],
-                 s->block[1], s->block[2], l->correlation_id,
-                 full ? "  \u00b7  " : "", full ? k->name : "");
+                 "%s  \u2014  %s from %s to %s  \u00b7  grid "
+                 "%u\u00d7%u\u00d7%u block %u\u00d7%u\u00d7%u%s  \u00b7  "
+                 "correlation %u%s%s",
+                 shown, a, b, c, s->grid[0], s->grid[1], s->grid[2],
+                 s->block[0], s->block[1], s->block[2], occupancy,
+                 l->correlation_id, full ? "  \u00b7  " : "",
+                 full ? k->name : "");
     break;
   }
   case MPROF_HIT_MERGED: {
@@ -206,8 +238,7 @@ static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
     const mprof_render_kernel *k = rs_kernel(m, hit->kernel);
     char issued[600];
     if (k)
-      snprintf(issued, sizeof issued, "launched %s",
-               mprof_render_short_name(name, sizeof name, k->name));
+      snprintf(issued, sizeof issued, "launched %s", k->short_name);
     else
       snprintf(issued, sizeof issued, "no launch");
     n = snprintf(buf, size,
@@ -326,7 +357,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
                                    size_t size) {
   const mprof_trace *trace = mprof_render_model_trace(m);
   int64_t origin = rs_span_origin(m, hit->kernel);
-  char a[64], b[64], c[64], name[512], smn[48];
+  char a[64], b[64], c[64], smn[48];
   int n = 0;
   sm_name(m, hit, smn, sizeof smn);
   size_t spans;
@@ -373,7 +404,7 @@ size_t mprof_render__span_describe(const mprof_render_model *m,
     n = snprintf(buf, size, "%s (%s)  \u2014  %s at %s%s  \u00b7  %s%s%s%s%s",
                  region, role_name(rs_region_role(m, s->region)), a, b, into,
                  who, payload, params, k ? "  \u00b7  " : "",
-                 k ? mprof_render_short_name(name, sizeof name, k->name) : "");
+                 k ? k->short_name : "");
     break;
   }
   case MPROF_HIT_SPANS:

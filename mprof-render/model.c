@@ -168,6 +168,9 @@ static int build_kernels(mprof_render_model *m) {
     k->stats = s;
     k->diagnosis = mprof_diagnosis_kernel(m->diagnosis, i);
     k->name = display_name(m, s, i);
+    k->short_names = mprof_join_kernel_names(m->join);
+    k->short_name = mprof_join_kernel_short(m->join, i);
+    k->index = i;
     size_t shapes;
     k->shape = mprof_join_shapes(m->join, i, &shapes);
     if (!shapes)
@@ -505,7 +508,8 @@ int mprof_render_kernel_find(const mprof_render_model *m, const char *name) {
       return (int)i;
   char buf[1024];
   for (size_t i = 0; i < m->kernel_count; i++)
-    if (strcmp(mprof_render_short_name(buf, sizeof buf, m->kernels[i].name),
+    if (strcmp(m->kernels[i].short_name, name) == 0 ||
+        strcmp(mprof_render_short_name(buf, sizeof buf, m->kernels[i].name),
                name) == 0)
       return (int)i;
   /* "gemm_tiled" finds "gemm_tiled<64, 64, 8>(...)". */

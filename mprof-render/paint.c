@@ -275,6 +275,49 @@ const char *rd_copy_kind_name(const mprof_memop_record *mo) {
   return mo->kind == MPROF_MEMOP_MEMSET ? "memset" : *kind ? kind : "memcpy";
 }
 
+/* @p text (or short name @p index of @p set) drawn cut in the middle to
+ * the most characters that fit @p max_width: a bisection over the
+ * character budget, each step one libmprof cut and one measurement. */
+static double name_fit(cairo_t *cr, double x, double y, double max_width,
+                       const char *text, const mprof_name_set *set,
+                       size_t index) {
+  if (max_width <= 0 || !text)
+    return 0;
+  if (rd_text_width(cr, text) <= max_width)
+    return rd_text(cr, x, y, text);
+  char buf[1024], best[1024];
+  size_t lo = 0, hi = 0; /* lo fits (0 always does), hi does not */
+  for (const char *p = text; *p; p++)
+    hi += ((unsigned char)*p & 0xc0) != 0x80;
+  best[0] = '\0';
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (set)
+      mprof_name_set_fit(set, index, buf, sizeof buf, mid);
+    else
+      mprof_name_middle(buf, sizeof buf, text, mid);
+    if (rd_text_width(cr, buf) <= max_width) {
+      lo = mid;
+      memcpy(best, buf, strlen(buf) + 1);
+    } else {
+      hi = mid;
+    }
+  }
+  return *best ? rd_text(cr, x, y, best) : 0;
+}
+
+double rd_kernel_fit(cairo_t *cr, double x, double y, double max_width,
+                     const mprof_render_kernel *k) {
+  if (!k)
+    return name_fit(cr, x, y, max_width, "?", NULL, 0);
+  return name_fit(cr, x, y, max_width, k->short_name, k->short_names, k->index);
+}
+
+double rd_name_fit(cairo_t *cr, double x, double y, double max_width,
+                   const char *text) {
+  return name_fit(cr, x, y, max_width, text, NULL, 0);
+}
+
 const char *mprof_render_short_name(char *buf, size_t size, const char *name) {
   return mprof_name_short(buf, size, name);
 }
@@ -311,11 +354,11 @@ int rd_no_samples(cairo_t *cr, const mprof_render_kernel *k, double width,
   }
   if (k->stats->samples)
     return 0;
-  char buf[512], text[640];
+  char text[1280];
   snprintf(text, sizeof text,
            "%s has no PC samples. Record with --pc-mode continuous (the "
            "default) or serialized.",
-           mprof_render_short_name(buf, sizeof buf, k->name));
+           k->short_name);
   mprof_render_draw_message(cr, width, height, "No PC samples", text);
   return 1;
 }

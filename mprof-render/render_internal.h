@@ -275,6 +275,15 @@ double rd_text_width(cairo_t *cr, const char *text);
 void rd_utf8_repair(char *text);
 /* Draw @p text with its baseline at @p y; returns its width. */
 double rd_text(cairo_t *cr, double x, double y, const char *text);
+/* Draw kernel @p k's short name cut in the middle to fit @p max_width,
+ * never through the part that tells it from the trace's other kernels
+ * (mprof_name_set_fit); returns the width drawn. */
+double rd_kernel_fit(cairo_t *cr, double x, double y, double max_width,
+                     const mprof_render_kernel *k);
+/* Draw a name (a source location, a range) cut in the middle to fit
+ * @p max_width (mprof_name_middle), so its end (":line") stays. */
+double rd_name_fit(cairo_t *cr, double x, double y, double max_width,
+                   const char *text);
 /* Draw @p text cut with an ellipsis to fit @p max_width; returns the width
  * drawn (0 when nothing fits). */
 double rd_text_fit(cairo_t *cr, double x, double y, double max_width,

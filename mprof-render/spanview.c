@@ -186,10 +186,9 @@ void rs_span_header(cairo_t *cr, const rs_frame *f, double width) {
   rd_fill_rect(cr, 0, 0, width, HEADER, RD_PANEL);
   rd_hline(cr, 0, width, HEADER - 1, RD_RULE);
   const mprof_render_kernel *k = rs_kernel(m, view->kernel);
-  char name[512], title[768], count[32], info[512];
+  char title[768], count[32], info[512];
   snprintf(title, sizeof title, "%s \u2014 %s", mprof_render_tab_title(f->tab),
-           k ? mprof_render_short_name(name, sizeof name, k->name)
-             : (f->group ? "spans of no launch" : "no kernel"));
+           k ? k->short_name : (f->group ? "spans of no launch" : "no kernel"));
   rd_rgb(cr, RD_TEXT);
   rd_font(cr, 14, 1, 0);
   rd_text_fit(cr, 12, 19, width - 24, title);

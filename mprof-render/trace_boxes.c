@@ -202,9 +202,8 @@ void rt_label_fit(cairo_t *cr, label_cache *c, const mprof_render_model *model,
   if (kernel < 0 || (size_t)kernel >= n)
     return;
   if (c->width[kernel] < 0) {
-    char buf[512];
-    c->text[kernel] = strdup(mprof_render_short_name(
-        buf, sizeof buf, mprof_render_kernel_at(model, (size_t)kernel)->name));
+    c->text[kernel] =
+        strdup(mprof_render_kernel_at(model, (size_t)kernel)->short_name);
     c->width[kernel] = c->text[kernel] ? rd_text_width(cr, c->text[kernel]) : 0;
   }
   if (!c->text[kernel])
@@ -212,7 +211,8 @@ void rt_label_fit(cairo_t *cr, label_cache *c, const mprof_render_model *model,
   if (c->width[kernel] <= max_width)
     rd_text(cr, x, y, c->text[kernel]);
   else
-    rd_text_fit(cr, x, y, max_width, c->text[kernel]);
+    rd_kernel_fit(cr, x, y, max_width,
+                  mprof_render_kernel_at(model, (size_t)kernel));
 }
 
 /* ---- the inset ----------------------------------------------------------

@@ -17,6 +17,52 @@
 #define PANEL_LINE 15.0
 #define PANEL_KERNELS 6
 
+char *mprof_render_selection_text(const mprof_render_model *model,
+                                  const mprof_render_view *view) {
+  if (!model || !view || view->sel_end_ns <= view->sel_start_ns)
+    return NULL;
+  mprof_window *w = NULL;
+  if (mprof_window_build(
+          &w, mprof_render_model_join(model),
+          (uint64_t)(view->sel_start_ns > 0 ? view->sel_start_ns : 0),
+          (uint64_t)(view->sel_end_ns > 0 ? view->sel_end_ns : 0))) {
+    mprof_error_clear();
+    return NULL;
+  }
+  const mprof_window_totals *t = mprof_window_totals_of(w);
+  size_t kernels = mprof_window_kernel_count(w);
+  size_t size = 256 + kernels * 1200, used = 0;
+  char *text = (char *)malloc(size);
+  if (!text) {
+    mprof_window_free(w);
+    return NULL;
+  }
+  char span[32], count[32], gpu[32], pct[16];
+  mprof_format_duration(
+      span, sizeof span,
+      (double)rs_sub_ns(view->sel_end_ns, view->sel_start_ns));
+  mprof_format_count(count, sizeof count, t->launches);
+  mprof_format_duration(gpu, sizeof gpu, (double)t->gpu_ns);
+  used += (size_t)snprintf(text, size,
+                           "%s selected: %s launches of %zu kernel%s, %s of "
+                           "GPU time\n",
+                           span, count, kernels, kernels == 1 ? "" : "s", gpu);
+  for (size_t i = 0; i < kernels && used < size; i++) {
+    const mprof_window_kernel *k = mprof_window_kernel_at(w, i);
+    const mprof_render_kernel *rk = mprof_render_kernel_at(model, k->kernel);
+    mprof_format_count(count, sizeof count, k->launches);
+    mprof_format_duration(gpu, sizeof gpu, (double)k->gpu_ns);
+    mprof_format_percent(pct, sizeof pct,
+                         t->gpu_ns ? (double)k->gpu_ns / (double)t->gpu_ns
+                                   : 0.0);
+    used +=
+        (size_t)snprintf(text + used, size - used, "%9s \u00d7 %10s %6s  %s\n",
+                         count, gpu, pct, rk ? rk->short_name : "?");
+  }
+  mprof_window_free(w);
+  return text;
+}
+
 /* What the selected range holds, from libmprof's window over the join:
  * totals, then its kernels by time with launches, GPU time and share,
  * in a panel at the bottom right of the time area. */
@@ -78,11 +124,9 @@ void rt_draw_selection_panel(cairo_t *cr, const mprof_render_model *model,
     const mprof_render_kernel *rk = mprof_render_kernel_at(model, k->kernel);
     y += PANEL_LINE;
     rd_fill_rect(cr, px + 8, y - 9, 10, 10, rk ? rk->color : 0x999999u);
-    char name[512], pct[16];
+    char pct[16];
     rd_rgb(cr, RD_TEXT);
-    rd_text_fit(cr, px + 24, y, col_count - 90 - (px + 24),
-                rk ? mprof_render_short_name(name, sizeof name, rk->name)
-                   : "?");
+    rd_kernel_fit(cr, px + 24, y, col_count - 90 - (px + 24), rk);
     mprof_format_count(count, sizeof count, k->launches);
     snprintf(text, sizeof text, "%s \u00d7", count);
     rd_text_right(cr, col_count, y, text);

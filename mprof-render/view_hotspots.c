@@ -82,13 +82,11 @@ static void sectors_cell(cairo_t *cr, double x, double y,
  * line below is the caller's. */
 static void header(cairo_t *cr, const mprof_render_kernel *k, double width,
                    const char *totals) {
-  char buf[1024];
   rd_fill_rect(cr, 0, 0, width, HEADER, RD_BACKGROUND);
   rd_fill_rect(cr, PAD, 12, 6, 18, k->color);
   rd_rgb(cr, RD_TEXT);
   rd_font(cr, 15, 1, 0);
-  double w = rd_text_fit(cr, PAD + 12, 27, width * 0.55,
-                         mprof_render_short_name(buf, sizeof buf, k->name));
+  double w = rd_kernel_fit(cr, PAD + 12, 27, width * 0.55, k);
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 11.5, 0, 0);
   rd_text_fit(cr, PAD + 24 + w, 27, width - (PAD + 24 + w) - PAD, totals);
@@ -140,7 +138,7 @@ static void row_cells(cairo_t *cr, const columns *c, double width, size_t i,
   rd_text_fit(cr, c->sass, base, c->line - c->sass - 10, sass);
   rd_format_line(text, sizeof text, insn);
   rd_rgb(cr, RD_TEXT_DIM);
-  rd_text_fit(cr, c->line, base, c->sectors - c->line - 10, *text ? text : "-");
+  rd_name_fit(cr, c->line, base, c->sectors - c->line - 10, *text ? text : "-");
 }
 
 /* A kernel with counted memory accesses and no PC samples (`record blocks

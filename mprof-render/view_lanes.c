@@ -98,13 +98,12 @@ static size_t build_segments(const mprof_render_kernel *k, double left,
 
 static void header(cairo_t *cr, const mprof_render_kernel *k, int tab,
                    double width) {
-  char buf[512], text[512], samples[32];
+  char text[512], samples[32];
   rd_fill_rect(cr, PAD, 12, 6, 18, k->color);
   rd_rgb(cr, RD_TEXT);
   rd_font(cr, 15, 1, 0);
   snprintf(text, sizeof text, "%s \u2014 %s",
-           tab == MPROF_RENDER_FLAME ? "Flame" : "Raster",
-           mprof_render_short_name(buf, sizeof buf, k->name));
+           tab == MPROF_RENDER_FLAME ? "Flame" : "Raster", k->short_name);
   rd_text_fit(cr, PAD + 12, 27, width - 2 * PAD - 12, text);
   mprof_format_count(samples, sizeof samples, k->stats->samples);
   snprintf(text, sizeof text,

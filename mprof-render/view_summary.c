@@ -210,7 +210,7 @@ static void hot_table(page *p, const mprof_render_model *m,
       rd_text_fit(p->cr, p->x + col_sass, p->y + 13, col_line - col_sass - 10,
                   text);
       rd_format_line(text, sizeof text, pc->insn);
-      rd_text_fit(p->cr, p->x + col_line, p->y + 13, col_stalls - col_line - 10,
+      rd_name_fit(p->cr, p->x + col_line, p->y + 13, col_stalls - col_line - 10,
                   *text ? text : "-");
       mprof_render__pc_reasons(m, pc, 2, text, sizeof text);
       rd_font(p->cr, 11, 0, 0);
@@ -229,11 +229,10 @@ static void other_kernels(page *p, const mprof_render_model *m, int current) {
       if ((int)i == current)
         rd_fill_rect(p->cr, p->x - 4, p->y, p->width + 8, 18, 0xe3ebfb);
       rd_fill_rect(p->cr, p->x, p->y + 4, 10, 10, k->color);
-      char name[256], total[48], pct[16], count[32], text[128];
+      char total[48], pct[16], count[32], text[128];
       rd_rgb(p->cr, RD_TEXT);
       rd_font(p->cr, 11.5, (int)i == current, 0);
-      rd_text_fit(p->cr, p->x + 16, p->y + 13, p->width - 330,
-                  mprof_render_short_name(name, sizeof name, k->name));
+      rd_kernel_fit(p->cr, p->x + 16, p->y + 13, p->width - 330, k);
       mprof_format_duration(total, sizeof total, (double)k->stats->total_ns);
       mprof_format_percent(pct, sizeof pct, k->stats->share);
       mprof_format_count(count, sizeof count, k->stats->launches);
@@ -327,8 +326,7 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
   rd_fill_rect(cr, p.x, p.y + 2, 6, 22, k->color);
   rd_rgb(cr, RD_TEXT);
   rd_font(cr, 19, 1, 0);
-  rd_text_fit(cr, p.x + 14, p.y + 20, p.width - 14,
-              mprof_render_short_name(buf, sizeof buf, k->name));
+  rd_kernel_fit(cr, p.x + 14, p.y + 20, p.width - 14, k);
   p.y += 30;
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 10.5, 0, 1);

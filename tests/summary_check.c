@@ -169,6 +169,18 @@ int main(int argc, char **argv) {
       device_kernels[device]++;
     }
   }
+  /* Two kernels of different names never share a short name: a person
+   * could not tell their rows apart. */
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < i; j++) {
+      json_object *a = json_object_array_get_idx(items, i);
+      json_object *b = json_object_array_get_idx(items, j);
+      kernel_name = str(a, "name");
+      if (strcmp(str(a, "name"), str(b, "name")) != 0 &&
+          strcmp(str(a, "short_name"), str(b, "short_name")) == 0)
+        fail("its short name \"%s\" is also that of %s", str(a, "short_name"),
+             str(b, "name"));
+    }
   kernel_name = "";
   if (launches != num(trace, "launches"))
     fail("the kernels hold %.0f launches of the trace's %.0f", launches,

@@ -277,10 +277,8 @@ static void test_trace_events_carry_the_verdict(void **state) {
     json_object *e = json_object_array_get_idx(events, i), *c;
     if (json_object_object_get_ex(e, "cat", &c) &&
         strcmp(json_object_get_string(c), "kernel") == 0) {
-      char short_name[256];
-      assert_string_equal(
-          get_str(e, "name"),
-          mprof_name_short(short_name, sizeof short_name, kd->stats->name));
+      assert_string_equal(get_str(e, "name"),
+                          mprof_join_kernel_short(in.join, 0));
       assert_string_equal(get_str(get(e, "args"), "kernel"), kd->stats->name);
       assert_string_equal(get_str(get(e, "args"), "verdict"), kd->verdict);
     }
@@ -601,8 +599,7 @@ static void test_speedscope_on_samples(void **state) {
       continue;
     json_object *prof = json_object_array_get_idx(profiles, p++);
     assert_string_equal(get_str(prof, "type"), "sampled");
-    char short_name[256];
-    mprof_name_short(short_name, sizeof short_name, ks->name);
+    const char *short_name = mprof_join_kernel_short(in.join, k);
     assert_non_null(strstr(get_str(prof, "name"), short_name));
     json_object *samples = get(prof, "samples"),
                 *weights = get(prof, "weights");

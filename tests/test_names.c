@@ -159,12 +159,158 @@ static void test_samples(void **state) {
   mprof_trace_free(t);
 }
 
+/* The join's short names of sample @p file: the kernels of one trace. */
+static mprof_join *join_sample(mprof_trace **trace, const char *file) {
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/samples/%s", root ? root : ".", file);
+  if (mprof_trace_open(trace, path, NULL) != 0)
+    fail_msg("cannot open the sample %s: %s", path, mprof_error_last());
+  mprof_join *j = NULL;
+  assert_int_equal(mprof_join_build(&j, *trace, NULL), 0);
+  return j;
+}
+
+/* The number of the join's kernels whose short name starts with @p prefix,
+ * each checked unique among the kernels of other names. */
+static size_t unique_with_prefix(const mprof_join *j, const char *prefix) {
+  size_t found = 0, n = mprof_join_kernel_count(j);
+  for (size_t i = 0; i < n; i++) {
+    const char *a = mprof_join_kernel_short(j, i);
+    for (size_t k = 0; k < i; k++)
+      if (strcmp(mprof_join_kernel(j, i)->name, mprof_join_kernel(j, k)->name))
+        if (strcmp(a, mprof_join_kernel_short(j, k)) == 0)
+          fail_msg("kernels %zu and %zu both read \"%s\"", k, i, a);
+    found += strncmp(a, prefix, strlen(prefix)) == 0;
+  }
+  return found;
+}
+
+static int has_short(const mprof_join *j, const char *name) {
+  for (size_t i = 0; i < mprof_join_kernel_count(j); i++)
+    if (strcmp(mprof_join_kernel_short(j, i), name) == 0)
+      return 1;
+  return 0;
+}
+
+/* nvtx_step's 7 foreach kernels and 6 elementwise kernels once all read
+ * "multi_tensor_apply_kernel<…>" and "vectorized_elementwise_kernel<…>":
+ * now the functor (and what it computes) tells them apart. */
+static void test_unique_in_trace(void **state) {
+  (void)state;
+  mprof_trace *t = NULL;
+  mprof_join *j = join_sample(&t, "nvtx_step.mprof");
+  assert_int_equal(unique_with_prefix(j, "multi_tensor_apply_kernel<"), 7);
+  assert_true(unique_with_prefix(j, "vectorized_elementwise_kernel<") >= 6);
+  assert_true(has_short(
+      j, "multi_tensor_apply_kernel<" MPROF_NAME_ELIDED
+         ", BinaryOpScalarFunctor, multiplies, " MPROF_NAME_ELIDED ">"));
+  assert_true(has_short(j, "multi_tensor_apply_kernel<" MPROF_NAME_ELIDED
+                           ", BinaryOpScalarFunctor, plus, " MPROF_NAME_ELIDED
+                           ">"));
+  assert_true(has_short(
+      j, "vectorized_elementwise_kernel<" MPROF_NAME_ELIDED
+         ", bfloat16_copy_kernel_cuda::lambda, " MPROF_NAME_ELIDED ">"));
+  assert_false(
+      has_short(j, "multi_tensor_apply_kernel<" MPROF_NAME_ELIDED ">"));
+  mprof_join_free(j);
+  mprof_trace_free(t);
+
+  /* cuBLAS's names differ in the middle (the tile) and near the end:
+   * cut to 40 characters, all three still read differently. */
+  j = join_sample(&t, "transformer_forward.mprof");
+  const mprof_name_set *set = mprof_join_kernel_names(j);
+  assert_int_equal(mprof_name_set_count(set), mprof_join_kernel_count(j));
+  char cut[3][128];
+  size_t gemms = 0;
+  for (size_t i = 0; i < mprof_name_set_count(set); i++) {
+    if (strncmp(mprof_name_set_short(set, i), "sm80_xmma_gemm_", 15) != 0)
+      continue;
+    assert_true(gemms < 3);
+    mprof_name_set_fit(set, i, cut[gemms], sizeof cut[gemms], 40);
+    char whole[1024];
+    mprof_name_middle(whole, sizeof whole, mprof_name_set_short(set, i), 4096);
+    assert_string_equal(whole, mprof_name_set_short(set, i));
+    for (size_t k = 0; k < gemms; k++)
+      assert_string_not_equal(cut[gemms], cut[k]);
+    gemms++;
+  }
+  assert_int_equal(gemms, 3);
+  mprof_join_free(j);
+  mprof_trace_free(t);
+}
+
+/* A set made by hand: repeats numbered, one full name kept as one. */
+static void test_set_edges(void **state) {
+  (void)state;
+  const char *names[] = {"void ns1::k<int>(int)",
+                         "void ns2::k<int>(int)",
+                         "void ns1::k<int>(int)",
+                         NULL,
+                         "void f<Fill<float>, g(int)::{lambda(int)#1}>(int)",
+                         "void f<Fill<double>, g(int)::{lambda(int)#1}>(int)"};
+  mprof_name_set *set = NULL;
+  assert_int_equal(mprof_name_set_build(&set, names, 6), 0);
+  assert_string_equal(mprof_name_set_short(set, 0), "k<int>");
+  assert_string_equal(mprof_name_set_short(set, 1), "k<int> #2");
+  assert_string_equal(mprof_name_set_short(set, 2), "k<int>");
+  assert_string_equal(mprof_name_set_short(set, 3), "");
+  assert_string_equal(mprof_name_set_short(set, 4),
+                      "f<Fill<float>, " MPROF_NAME_ELIDED ">");
+  assert_string_equal(mprof_name_set_short(set, 5),
+                      "f<Fill<double>, " MPROF_NAME_ELIDED ">");
+  assert_string_equal(mprof_name_set_short(set, 6), "");
+  assert_string_equal(mprof_name_set_short(NULL, 0), "");
+  mprof_name_set_free(set);
+  assert_int_equal(mprof_name_set_build(NULL, names, 1), MPROF_EINVAL);
+  assert_int_equal(mprof_name_set_build(&set, NULL, 1), MPROF_EINVAL);
+  assert_int_equal(mprof_name_set_build(&set, NULL, 0), 0);
+  assert_int_equal(mprof_name_set_count(set), 0);
+  mprof_name_set_free(set);
+  mprof_name_set_free(NULL);
+
+  /* Many kernels of one name told apart by a template argument (a
+   * machine-made trace): numbered, quickly, every one its own. */
+  enum { MANY = 3000 };
+  char **many = calloc(MANY, sizeof *many);
+  assert_non_null(many);
+  for (int i = 0; i < MANY; i++) {
+    many[i] = malloc(96);
+    assert_non_null(many[i]);
+    snprintf(many[i], 96, "void k<f(int)::{lambda(int)#%d}>(int)", i);
+  }
+  assert_int_equal(mprof_name_set_build(&set, (const char *const *)many, MANY),
+                   0);
+  assert_string_equal(mprof_name_set_short(set, 0), "k<" MPROF_NAME_ELIDED ">");
+  assert_string_equal(mprof_name_set_short(set, MANY - 1),
+                      "k<" MPROF_NAME_ELIDED "> #3000");
+  mprof_name_set_free(set);
+  for (int i = 0; i < MANY; i++)
+    free(many[i]);
+  free(many);
+
+  /* The middle goes, the ends stay; characters, not bytes. */
+  char buf[64];
+  assert_string_equal(
+      mprof_name_middle(buf, sizeof buf, "transformer_forward.cu:118", 13),
+      "transf" MPROF_NAME_ELIDED "cu:118");
+  assert_string_equal(
+      mprof_name_middle(buf, sizeof buf, "\xc3\xa9t\xc3\xa9", 2),
+      "\xc3\xa9" MPROF_NAME_ELIDED);
+  assert_string_equal(mprof_name_middle(buf, sizeof buf, "short", 5), "short");
+  assert_string_equal(mprof_name_middle(buf, sizeof buf, "short", 0), "");
+  assert_string_equal(mprof_name_middle(buf, sizeof buf, NULL, 5), "");
+  assert_string_equal(mprof_name_middle(buf, 4, "abcdefghij", 9), "abc");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pytorch),
       cmocka_unit_test(test_cutlass_cub_cublas),
       cmocka_unit_test(test_edges),
       cmocka_unit_test(test_samples),
+      cmocka_unit_test(test_unique_in_trace),
+      cmocka_unit_test(test_set_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

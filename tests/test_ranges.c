@@ -61,6 +61,9 @@ static const call_spec calls[] = {
     {100, 12000, 7}, /* outside every range */
     {200, 1500, 8},  /* forward, on the other thread */
     {200, 1600, 9},  /* the copy, in forward */
+    /* A thread with no range of its own (PyTorch's autograd thread): the
+     * innermost range open on any thread then, attn on 100. */
+    {300, 1300, 10},
 };
 
 /* Launch of correlation i + 1 lasts durations[i]; correlation 99 has no
@@ -96,6 +99,10 @@ static void write_trace(const char *path, int with_ranges, int with_calls) {
   mprof_launch_record orphan = {t, t + 50, sh, s, 99, 0, 0};
   assert_int_equal(
       mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &orphan), 0);
+  t += 1000;
+  mprof_launch_record borrowed = {t, t + 800, sh, s, 10, 0, 0};
+  assert_int_equal(
+      mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &borrowed), 0);
   mprof_memop_record mo;
   memset(&mo, 0, sizeof mo);
   mo.start = 30000;
@@ -161,12 +168,45 @@ static void test_innermost_range_gets_the_time(void **state) {
   mprof_trace_free(trace);
   assert_null(mprof_range_times_missing(times));
   assert_int_equal(mprof_range_times_count(times), 6);
-  /* By kernel time: forward, step, backward, attn, load, mark. */
-  static const char *order[] = {"forward", "step", "backward",
-                                "attn",    "load", "mark"};
-  for (size_t i = 0; i < 6; i++)
-    assert_string_equal(mprof_range_times_get(times, i)->name, order[i]);
+  /* A tree, parent first, by inclusive time: step holds backward; forward
+   * is in step on thread 100 and at the top on 200, so it is not step's
+   * child; attn is always in forward; load and mark stand alone. */
+  static const char *order[] = {"step", "backward", "forward",
+                                "attn", "load",     "mark"};
+  static const char *parents[] = {NULL, "step", NULL, "forward", NULL, NULL};
+  static const uint32_t depths[] = {0, 1, 0, 1, 0, 0};
+  for (size_t i = 0; i < 6; i++) {
+    const mprof_range_time *r = mprof_range_times_get(times, i);
+    assert_string_equal(r->name, order[i]);
+    if (parents[i])
+      assert_string_equal(r->parent, parents[i]);
+    else
+      assert_null(r->parent);
+    assert_int_equal(r->depth, depths[i]);
+  }
   assert_null(mprof_range_times_get(times, 6));
+  /* Inclusive: nested ranges' time too, each launch once per name. */
+  assert_int_equal(row(times, "step")->inclusive_ns,
+                   100 + 200 + 300 + 800 + 400 + 500);
+  assert_int_equal(row(times, "step")->inclusive_launches, 6);
+  assert_int_equal(row(times, "forward")->inclusive_ns,
+                   100 + 200 + 300 + 700 + 800);
+  assert_int_equal(row(times, "forward")->inclusive_copies, 1);
+  assert_int_equal(row(times, "attn")->inclusive_ns, 1000);
+  /* The launch of thread 300, which had no range open: attn's, borrowed. */
+  assert_int_equal(row(times, "attn")->kernel_ns, 200 + 800);
+  assert_int_equal(row(times, "attn")->launches, 2);
+  assert_int_equal(row(times, "attn")->borrowed_launches, 1);
+  assert_int_equal(row(times, "forward")->borrowed_launches, 0);
+  /* Each range's kernels: the one kernel, its launches. */
+  assert_int_equal(mprof_range_times_kernel_count(times, 3), 1);
+  assert_string_equal(mprof_range_times_kernel(times, 3, 0)->mangled,
+                      "_Z6kernelv");
+  assert_int_equal(mprof_range_times_kernel(times, 3, 0)->launches, 2);
+  assert_int_equal(mprof_range_times_kernel(times, 3, 0)->kernel_ns, 1000);
+  assert_null(mprof_range_times_kernel(times, 3, 1));
+  assert_int_equal(mprof_range_times_kernel_count(times, 5), 0);
+  assert_null(mprof_range_times_kernel(times, 6, 0));
 
   const mprof_range_time *f = row(times, "forward");
   assert_int_equal(f->launches, 3);
@@ -179,12 +219,11 @@ static void test_innermost_range_gets_the_time(void **state) {
   assert_int_equal(row(times, "backward")->open_instances, 0);
   assert_int_equal(f->host_ns, 3900 + 2000);
   assert_string_equal(f->domain, "");
-  assert_true(f->share > 1100.0 / 2860 - 1e-9 &&
-              f->share < 1100.0 / 2860 + 1e-9);
+  assert_true(f->share > 1100.0 / 3660 - 1e-9 &&
+              f->share < 1100.0 / 3660 + 1e-9);
   assert_int_equal(row(times, "backward")->kernel_ns, 400);
   assert_int_equal(row(times, "backward")->launches, 1);
   assert_int_equal(row(times, "step")->kernel_ns, 500);
-  assert_int_equal(row(times, "attn")->kernel_ns, 200);
   const mprof_range_time *load = row(times, "load");
   assert_int_equal(load->kernel_ns, 10);
   assert_string_equal(load->domain, "io");
@@ -193,11 +232,13 @@ static void test_innermost_range_gets_the_time(void **state) {
 
   const mprof_range_totals *t = mprof_range_times_totals(times);
   assert_int_equal(t->range_records, 8);
-  assert_int_equal(t->api_calls, 9);
-  assert_int_equal(t->launches, 9);
-  assert_int_equal(t->kernel_ns, 2860);
-  assert_int_equal(t->in_ranges_launches, 7);
-  assert_int_equal(t->in_ranges_ns, 2210);
+  assert_int_equal(t->api_calls, 10);
+  assert_int_equal(t->launches, 10);
+  assert_int_equal(t->kernel_ns, 3660);
+  assert_int_equal(t->in_ranges_launches, 8);
+  assert_int_equal(t->in_ranges_ns, 3010);
+  assert_int_equal(t->borrowed_launches, 1);
+  assert_int_equal(t->borrowed_ns, 800);
   assert_int_equal(t->outside_launches, 1);
   assert_int_equal(t->outside_ns, 600);
   assert_int_equal(t->unmatched_launches, 1);
@@ -211,14 +252,21 @@ static void test_innermost_range_gets_the_time(void **state) {
   ro.max_kernels = 2;
   assert_int_equal(mprof_range_times_write(out, times, &ro), 0);
   fclose(out);
-  assert_non_null(strstr(text, "<range rank=\"1\" name=\"forward\" "
-                               "share=\"0.3846\" kernel_ns=\"1100\" "
-                               "launches=\"3\" copy_ns=\"80\" copies=\"1\" "
-                               "instances=\"2\" host_ns=\"5900\" "
-                               "open_at_cut=\"1\"/>"));
+  assert_non_null(strstr(text, "<range rank=\"1\" name=\"step\" "
+                               "share=\"0.1366\" kernel_ns=\"500\""));
+  assert_non_null(strstr(text, "<range rank=\"2\" name=\"backward\" "
+                               "share=\"0.1093\" kernel_ns=\"400\" "
+                               "launches=\"1\" copy_ns=\"0\" copies=\"0\" "
+                               "instances=\"1\" host_ns=\"4000\" "
+                               "open_at_cut=\"0\" inclusive_share=\"0.1093\" "
+                               "inclusive_ns=\"400\" inclusive_launches=\"1\" "
+                               "inclusive_copy_ns=\"0\" inclusive_copies=\"0\" "
+                               "borrowed_launches=\"0\" depth=\"1\" "
+                               "parent=\"step\"/>"));
   assert_non_null(strstr(text, "matched=\"6\" shown=\"2\" omitted=\"4\""));
   assert_non_null(strstr(text, "outside_ns=\"600\""));
-  assert_null(strstr(text, "name=\"backward\""));
+  assert_non_null(strstr(text, "borrowed_ns=\"800\""));
+  assert_null(strstr(text, "name=\"forward\""));
   free(text);
   out = open_memstream(&text, &size);
   ro.format = MPROF_REPORT_JSON;
@@ -226,21 +274,47 @@ static void test_innermost_range_gets_the_time(void **state) {
   assert_int_equal(mprof_range_times_write(out, times, &ro), 0);
   fclose(out);
   assert_non_null(strstr(text, "{\"rank\":5,\"name\":\"load\",\"domain\":"
-                               "\"io\",\"share\":0.0035,\"kernel_ns\":10"));
+                               "\"io\",\"share\":0.0027,\"kernel_ns\":10"));
   assert_non_null(strstr(text, "\"note\":null"));
   free(text);
   out = open_memstream(&text, &size);
   ro.format = MPROF_REPORT_TEXT;
   assert_int_equal(mprof_range_times_write(out, times, &ro), 0);
   fclose(out);
-  assert_non_null(strstr(text, "38.5%"));
-  assert_non_null(strstr(text, "forward"));
+  /* forward: 57.4% inclusive (2.1 us of 3.66 us), 1.1 us exclusive; attn
+   * indented under it. */
+  assert_non_null(strstr(text, " 57.4%     2.1 us     1.1 us         3       1 "
+                               "      2  forward · 1 open at the cut\n"
+                               " 27.3%       1 us       1 us         2       0 "
+                               "      1    attn\n"));
+  assert_non_null(strstr(text, "launched by a thread with no range open, in "
+                               "a range open on another thread of its "
+                               "process: 21.9%"));
   assert_non_null(strstr(text, "load (io)"));
   /* Ranges still open at a cut say so. */
   assert_non_null(strstr(text, "forward · 1 open at the cut\n"));
   assert_non_null(strstr(text, "step · open at the cut\n"));
   assert_null(strstr(text, "backward ·"));
   free(text);
+  /* --kernel: each range lists its kernels that match; none matching is
+   * an error that names the pattern. */
+  out = open_memstream(&text, &size);
+  ro.kernel = "kernel";
+  assert_int_equal(mprof_range_times_write(out, times, &ro), 0);
+  fclose(out);
+  assert_non_null(strstr(text, "      1    attn\n"
+                               "                        1 us         2"
+                               "                      · kernel\n"));
+  assert_null(strstr(text, "mark")); /* no kernel: left out */
+  free(text);
+  out = open_memstream(&text, &size);
+  ro.kernel = "^nothing$";
+  assert_int_equal(mprof_range_times_write(out, times, &ro), MPROF_ENOTFOUND);
+  fclose(out);
+  free(text);
+  assert_non_null(
+      strstr(mprof_error_last(),
+             "no kernel issued inside a range matches '^nothing$'"));
   mprof_range_times_free(times);
   unlink(path);
 }
@@ -259,11 +333,11 @@ static void test_missing_ranges_or_calls(void **state) {
     assert_null(strchr(why, '\n'));
     const mprof_range_totals *t = mprof_range_times_totals(times);
     assert_int_equal(t->in_ranges_launches, 0);
-    assert_int_equal(t->launches, 9);
+    assert_int_equal(t->launches, 10);
     /* Without calls no launch has one; with calls but no ranges all but
      * the orphan were issued outside every range. */
-    assert_int_equal(t->unmatched_launches, with_ranges ? 9 : 1);
-    assert_int_equal(t->outside_launches, with_ranges ? 0 : 8);
+    assert_int_equal(t->unmatched_launches, with_ranges ? 10 : 1);
+    assert_int_equal(t->outside_launches, with_ranges ? 0 : 9);
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);

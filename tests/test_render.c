@@ -495,8 +495,11 @@ static void test_hit_trace(void **state) {
   char text[1024];
   assert_true(mprof_render_hit_describe(m, &hit, text, sizeof text) > 0);
   assert_non_null(strstr(text, "membound"));
-  /* Its duration, spelled as `mprof summary` spells durations. */
-  assert_non_null(strstr(text, "4 us"));
+  /* Its duration, spelled as `mprof summary` spells durations, its start
+   * and end, registers and theoretical occupancy on its GPU. */
+  assert_non_null(strstr(text, "4 us from +"));
+  assert_non_null(strstr(text, " to +"));
+  assert_non_null(strstr(text, "32 registers, occupancy 100% (registers)"));
   /* The stream-8 launch at 3000..8000: x 60..160 on row 2. */
   mprof_render_hit_test(m, &v, MPROF_RENDER_TRACE, W, H,
                         MPROF_RENDER_GUTTER + 61, row_middle(m, &v, 2), &hit);

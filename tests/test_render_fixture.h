@@ -187,6 +187,11 @@ static void fix_write_trace(const char *path, int samples) {
   assert_int_equal(mprof_writer_finish(w), 0);
 }
 
+/* The source file of K0's lines and what is added to each line: a test
+ * may change them before fix_open(). */
+static const char *fix_source_file = "k.cu";
+static uint32_t fix_line_base = 0;
+
 /* The sidecar: K0's SASS with source lines; with @p samples, K0's
  * samples too (for a trace that keeps none). */
 static void fix_write_sidecar(const char *path, int samples) {
@@ -217,8 +222,12 @@ static void fix_write_sidecar(const char *path, int samples) {
               {0x40, "HMMA.16816.F32", "R12, R16, R20, R12", 15},
               {0x50, "EXIT", "", 16}};
   for (size_t i = 0; i < sizeof code / sizeof code[0]; i++) {
-    mprof_sass_instruction in = {code[i].offset, code[i].line,     "",
-                                 code[i].opcode, code[i].operands, "k.cu"};
+    mprof_sass_instruction in = {code[i].offset,
+                                 code[i].line + fix_line_base,
+                                 "",
+                                 code[i].opcode,
+                                 code[i].operands,
+                                 fix_source_file};
     assert_int_equal(mprof_sidecar_add_instruction(sc, fn, &in), 0);
   }
   if (samples) {

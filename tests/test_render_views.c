@@ -308,6 +308,39 @@ static void test_hotspots_rank_instructions(void **state) {
   mprof_render_model_free(m);
 }
 
+/* A source column too narrow for its file's name cuts the name in the
+ * middle: the ":line" at its end stays, so two traces whose lines differ
+ * draw differently (cut at the end, both read "a_long_…"). */
+static void test_source_keeps_its_line(void **state) {
+  (void)state;
+  static const int tabs[2] = {MPROF_RENDER_HOTSPOTS, MPROF_RENDER_SUMMARY};
+  fix_source_file = "/home/someone/projects/a_rather_long_folder_name/"
+                    "and_a_source_file_with_a_name_longer_than_any_column_"
+                    "of_the_viewer_would_hold_transformer_forward.cu";
+  for (int t = 0; t < 2; t++) {
+    fix_image img[2];
+    for (int i = 0; i < 2; i++) {
+      fix_line_base = i ? 100 : 0; /* :12 against :112 */
+      mprof_render_model *m = fix_open("views-source-line.mprof", 1);
+      mprof_render_view v;
+      mprof_render_view_init(&v, m);
+      img[i] = fix_draw(m, &v, tabs[t], W, 4 * H); /* Summary's lines: low */
+      mprof_render_model_free(m);
+    }
+    fix_save(&img[1],
+             t ? "source-line-summary.png" : "source-line-hotspots.png");
+    size_t differ = 0;
+    for (int y = 0; y < 4 * H; y++)
+      for (int x = 0; x < W; x++)
+        differ += fix_pixel(&img[0], x, y) != fix_pixel(&img[1], x, y);
+    assert_true(differ > 0);
+    fix_free(&img[0]);
+    fix_free(&img[1]);
+  }
+  fix_source_file = "k.cu";
+  fix_line_base = 0;
+}
+
 /* A kernel whose memory accesses were counted (`record blocks --memory`)
  * and that has no PC samples: Hotspots lists its memory instructions,
  * busiest first, with their share of the accesses and sector efficiency. */
@@ -571,6 +604,7 @@ int main(void) {
       cmocka_unit_test(test_summary_shows_the_kernel),
       cmocka_unit_test(test_hotspots_rank_instructions),
       cmocka_unit_test(test_hotspots_memory_only),
+      cmocka_unit_test(test_source_keeps_its_line),
       cmocka_unit_test(test_flame_and_raster_lanes),
       cmocka_unit_test(test_files_png_and_svg),
       cmocka_unit_test(test_summary_speed_of_light_and_notes),

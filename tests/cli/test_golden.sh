@@ -63,6 +63,16 @@ done
 check transformer_forward.brief.txt summary --human --color=never \
   samples/transformer_forward.mprof
 check multi_gpu.brief.txt summary --human --color=never samples/multi_gpu.mprof
+# Every kernel's short name, told apart from the others' (the foreach and
+# elementwise kernels differ only in their template arguments).
+check nvtx_step.all.txt summary --human --all --color=never \
+  samples/nvtx_step.mprof
+# GPU time per NVTX range, inclusive and exclusive, as a tree; with
+# --kernel, each range's kernels.
+check nvtx_step.ranges.txt summary --by-range --human --all --color=never \
+  samples/nvtx_step.mprof
+check nvtx_step.ranges-kernels.txt summary --by-range --human --all \
+  --color=never --kernel 'multi_tensor|layer_norm' samples/nvtx_step.mprof
 check gemm.summary.xml summary "samples/gemm.mprof"
 check_json demo.summary.json summary --json "samples/demo.mprof"
 check gemm_pm.summary.xml summary "samples/gemm_pm.mprof"

@@ -51,6 +51,35 @@ for k in layernorm_fwd attention_softmax; do
 done
 grep -q '"processes":2' "$tmp/set.json" || fail "the set's kernels do not say they ran in 2 processes"
 
+# --- two runs 5 s apart (a --pm both pair): gaps stay within a process ----
+# On GPU 0 each run launches gemm_tiled once, 2.3 us after layernorm_fwd on
+# the same stream; the 5 s between the runs is no idle gap of the kernel's,
+# so it is not "Starved". Two GPUs each, the same two: the set lists 2
+# devices, --by-process each process's.
+mkdir -p "$tmp/pair"
+for p in 101:1700000000000000000 202:1700000005000000000; do
+  "$mprof" synth -o "$tmp/pair/trace.${p%%:*}.mprof" --launches 4 --kernels 2 \
+    --streams 1 --devices 2 --seed 4 --meta pid="${p%%:*}" --meta host=node1 \
+    --meta clock=CLOCK_REALTIME --meta clock.anchor.trace_ns=1000000 \
+    --meta clock.anchor.realtime_ns="${p#*:}" >/dev/null || fail "synth of the pair"
+done
+"$mprof" summary --json --all "$tmp/pair" >"$tmp/pair-gaps.json" || fail "summary of the pair exited $?"
+gap=$(tr '{' '\n' <"$tmp/pair-gaps.json" |
+  grep -o '"short_name":"[^"]*"\|"device":[0-9]*\|"gap_median_ns":[0-9]*\|"gaps":[0-9]*' |
+  awk -F: '/short_name/ { k = $2 } /"device"/ { d = $2 }
+    /gap_median_ns/ && k == "\"gemm_tiled<64, 64, 8>\"" && d == 0 { g = $2 }
+    /"gaps"/ && k == "\"gemm_tiled<64, 64, 8>\"" && d == 0 { print g, $2 }')
+[ "$gap" = "2305 2" ] ||
+  fail "the pair's gemm_tiled on GPU 0 has gaps '$gap' (want '2305 2': one per run, none between the runs)"
+if "$mprof" summary --human --all "$tmp/pair" | grep -q Starved; then
+  fail "a kernel of the pair is judged Starved"
+fi
+n=$("$mprof" summary "$tmp/pair" | grep -c '<device ')
+[ "$n" = 2 ] || fail "the pair's summary lists $n devices, not its 2 GPUs once each"
+expect 0 " · 2 devices · " "$mprof" summary --human "$tmp/pair"
+n=$("$mprof" summary --by-process "$tmp/pair" | grep -c '<device ')
+[ "$n" = 4 ] || fail "--by-process lists $n devices, not each process's 2"
+
 # --- summary --by-process: one row per kernel and process -----------------
 "$mprof" summary --json --all --by-process "$tmp/run" >"$tmp/split.json" || fail "summary --by-process failed"
 "$schema_check" "$docs/summary.schema.json" "$tmp/split.json" || fail "--by-process does not match the schema"
@@ -127,7 +156,7 @@ mkdir -p "$tmp/pair"
 "$test_blocks" --write-pair "$tmp/pair" || fail "writing the block/CUPTI pair"
 expect 0 "2 processes" "$mprof" summary --human "$tmp/pair"
 "$mprof" summary --json --all "$tmp/pair" >"$tmp/pair.json" || fail "summary of the pair failed"
-n=$(launches "$tmp/pair.json" _Z9tail_spinyPi)
+n=$(launches "$tmp/pair.json" tail_spin)
 [ "$n" = 7 ] || fail "the pair's tail_spin has '$n' launches, not 3 measured + 4 traced"
 grep -q '"sm_tail":{"state":"issue","cost":[0-9.]*,"detail":"A tail: the last SM (7)' "$tmp/pair.json" ||
   fail "the pair's tail is not judged from the blocks: $(grep -o '"sm_tail":{[^}]*' "$tmp/pair.json" | head -1)"

@@ -119,7 +119,7 @@ expect_one_line 2 "$tmp/text.mprof" "$mprof" summary "$tmp/text.mprof"
 expect_one_line 2 "cut.mprof: header at byte 32.*; leave it out of the set" "$mprof" summary "$tmp"
 expect_one_line 2 "contradict" "$mprof" summary "$tmp/t.mprof" --no-sidecar --sidecar x
 expect_one_line 2 "$tmp/nope.pc.json" "$mprof" summary "$tmp/t.mprof" --sidecar "$tmp/nope.pc.json"
-expect_one_line 2 "--by-range takes --top N, --all" "$mprof" summary "$tmp/t.mprof" --by-range --kernel x
+expect_one_line 2 "--by-range takes --top N, --all, --kernel" "$mprof" summary "$tmp/t.mprof" --by-range --detail
 # --by-range on a trace without ranges: one line saying why, well-formed XML.
 expect 0 '<note key="ranges">the trace has no NVTX ranges' "$mprof" summary "$tmp/t.mprof" --by-range
 "$mprof" summary "$tmp/t.mprof" --by-range >"$tmp/ranges.xml" || fail "summary --by-range exited $?"

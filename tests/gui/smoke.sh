@@ -51,6 +51,11 @@ status=$?
 cat "$tmp/log"
 [ "$status" -eq 0 ] || fail "mprof-gtk --smoke-test exited $status: $(cat "$tmp/err")"
 grep -q "selftest: 0 failure(s)" "$tmp/log" || fail "the self-test reported failures"
+for what in "F zooms to the selected range" "Esc clears the selection" \
+  "Enter zooms to the selected launch" "the keys window lists the keys" \
+  "every kernel of the range is listed"; do
+  grep -q "selftest: ok: $what" "$tmp/log" || fail "not checked: $what"
+done
 ! grep -q "CRITICAL" "$tmp/err" || fail "GTK complained: $(grep CRITICAL "$tmp/err" | head -3)"
 for tab in summary trace trace-zoomed hotspots flame raster mega mega-rows density summary-second-kernel; do
   not_blank "$tmp/shots/$tab.png"

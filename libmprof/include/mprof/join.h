@@ -30,6 +30,7 @@
 
 #include "api.h"
 #include "format.h"
+#include "names.h"
 #include "reasons.h"
 #include "sidecar.h"
 #include "trace.h"
@@ -218,9 +219,29 @@ MPROF_API uint64_t mprof_join_unmatched_samples(const mprof_join *join);
  */
 MPROF_API size_t mprof_join_gpu_count(const mprof_join *join);
 
+/**
+ * The DEVICES index that device @p device counts as: in a merged set, the
+ * first device of the set that is the same GPU (itself with
+ * MPROF_JOIN_BY_PROCESS, or in a trace of one process); MPROF_INDEX_NONE
+ * when out of range. The devices that count as themselves are the
+ * mprof_join_gpu_count() GPUs.
+ */
+MPROF_API uint32_t mprof_join_device_as(const mprof_join *join,
+                                        uint32_t device);
+
 /** Number of kernels. They are ordered by total time, then samples, then
  * name, then device: index 0 is the dominant kernel. */
 MPROF_API size_t mprof_join_kernel_count(const mprof_join *join);
+
+/** The kernels' short names, unique within the trace, by kernel index
+ * (mprof_name_set_build() over the kernels' names): the one set the
+ * reports, the CLI and the viewer show. Owned by @p join. */
+MPROF_API const mprof_name_set *mprof_join_kernel_names(const mprof_join *join);
+
+/** Kernel @p index's short name from mprof_join_kernel_names(); "" when
+ * out of range. Owned by @p join. */
+MPROF_API const char *mprof_join_kernel_short(const mprof_join *join,
+                                              size_t index);
 
 /** Kernel @p index, or NULL when out of range. Owned by @p join. */
 MPROF_API const mprof_kernel_stats *mprof_join_kernel(const mprof_join *join,

@@ -47,6 +47,67 @@ extern "C" {
 MPROF_API const char *mprof_name_short(char *buf, size_t size,
                                        const char *name);
 
+/** A set of kernels' short names, unique within the set: owned by whoever
+ * built it, freed with mprof_name_set_free(). */
+typedef struct mprof_name_set mprof_name_set;
+
+/**
+ * Short names for @p count kernel names (@p names[i] demangled or not;
+ * NULL reads as ""), unique within the set. Each starts as
+ * mprof_name_short()'s; kernels that would share one are told apart by
+ * the template arguments that differ among them, each written as its
+ * own name without namespaces (`FillFunctor`, a lambda as the function
+ * it is in, `bfloat16_copy_kernel_cuda::lambda`), or whole
+ * (`FillFunctor<float>`) when its name alone does not tell; arguments
+ * that tell nothing become one MPROF_NAME_ELIDED:
+ *
+ *   multi_tensor_apply_kernel<…, BinaryOpScalarFunctor, multiplies, …>
+ *   multi_tensor_apply_kernel<…, BinaryOpScalarFunctor, plus, …>
+ *
+ * Names that still agree get " #2", " #3"... in order of index. The same
+ * full name (one kernel on two GPUs) keeps one short name.
+ *
+ * Returns 0, or MPROF_EINVAL (NULL @p out, or NULL @p names with a
+ * nonzero @p count) or MPROF_ENOMEM.
+ */
+MPROF_API int mprof_name_set_build(mprof_name_set **out,
+                                   const char *const *names, size_t count);
+
+/** Frees @p set; NULL is a no-op. */
+MPROF_API void mprof_name_set_free(mprof_name_set *set);
+
+/** The number of names in @p set (0 for NULL). */
+MPROF_API size_t mprof_name_set_count(const mprof_name_set *set);
+
+/** Short name @p index of @p set, owned by @p set; "" when out of range. */
+MPROF_API const char *mprof_name_set_short(const mprof_name_set *set,
+                                           size_t index);
+
+/**
+ * Short name @p index of @p set in at most @p max_chars characters, into
+ * @p buf of @p size bytes: cut in the middle with MPROF_NAME_ELIDED, and
+ * never through the part that tells it from the set's other names (where
+ * it first differs from the one it is most like), which stays visible
+ * between the head and the tail:
+ *
+ *   sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x8_stage3_...
+ *     -> sm80_xmma_g…tilesize64x128x8_st…_5x_cublas
+ *
+ * Returns @p buf.
+ */
+MPROF_API const char *mprof_name_set_fit(const mprof_name_set *set,
+                                         size_t index, char *buf, size_t size,
+                                         size_t max_chars);
+
+/**
+ * @p text in at most @p max_chars characters (UTF-8) into @p buf of
+ * @p size bytes: whole when it fits, else its head and its tail with
+ * MPROF_NAME_ELIDED between them, so the end of a name, a path or a
+ * `file:line` stays. Returns @p buf ("" for a NULL @p text).
+ */
+MPROF_API const char *mprof_name_middle(char *buf, size_t size,
+                                        const char *text, size_t max_chars);
+
 /**
  * A copy's direction as the viewer and the exports spell it: "HtoD",
  * "DtoH", "DtoD", "HtoH" or "PtoP" for an mprof_copy_kind (mprof/format.h);

@@ -16,6 +16,7 @@
 #include "base/map.h"
 #include "internal.h"
 #include "mprof/join.h"
+#include "mprof/error.h"
 #include "mprof/sass.h"
 
 #include "join_internal.h"
@@ -254,6 +255,36 @@ static int name_unlaunched(mprof_join *j) {
   return 0;
 }
 
+/* The kernels' short names, unique within the trace, in kernel order: of
+ * the demangled name, demangled here when the trace kept only the mangled
+ * one (as the viewer shows it). */
+static int build_short_names(mprof_join *j) {
+  const char **names = (const char **)malloc(
+      (j->kernel_count ? j->kernel_count : 1) * sizeof *names);
+  if (!names)
+    return MPROF_ENOMEM;
+  for (size_t i = 0; i < j->kernel_count; i++) {
+    const mprof_kernel_stats *k = &j->kernels[i];
+    char *demangled = NULL;
+    names[i] = k->name;
+    if (strcmp(k->name, k->mangled) != 0 || strncmp(k->mangled, "_Z", 2) != 0)
+      continue;
+    if (mprof_sass_demangle(&demangled, k->mangled) != 0 || !demangled) {
+      mprof_error_clear();
+      continue;
+    }
+    names[i] = mprof__arena_strdup(&j->names, demangled);
+    free(demangled);
+    if (!names[i]) {
+      free(names);
+      return MPROF_ENOMEM;
+    }
+  }
+  int rc = mprof_name_set_build(&j->short_names, names, j->kernel_count);
+  free(names);
+  return rc;
+}
+
 int mprof_join_build(mprof_join **out, const mprof_trace *trace,
                      const mprof_join_options *opts) {
   mprof_join_options defaults = MPROF_JOIN_OPTIONS_INIT;
@@ -287,6 +318,8 @@ int mprof_join_build(mprof_join **out, const mprof_trace *trace,
     mprof__join_attach_sidecar(j);
   if (!rc)
     rc = mprof__join_build_memory(j);
+  if (!rc)
+    rc = build_short_names(j);
   if (rc) {
     mprof_join_free(j);
     if (rc == MPROF_ENOMEM)
@@ -316,11 +349,25 @@ void mprof_join_free(mprof_join *join) {
   free(join->reasons);
   mprof__map_free(&join->reason_map);
   mprof__arena_free(&join->names);
+  mprof_name_set_free(join->short_names);
   free(join);
 }
 
 const mprof_trace *mprof_join_trace(const mprof_join *join) {
   return join ? join->trace : NULL;
+}
+
+uint32_t mprof_join_device_as(const mprof_join *join, uint32_t device) {
+  return join && device < join->device_count ? join->device_as[device]
+                                             : MPROF_INDEX_NONE;
+}
+
+const mprof_name_set *mprof_join_kernel_names(const mprof_join *join) {
+  return join ? join->short_names : NULL;
+}
+
+const char *mprof_join_kernel_short(const mprof_join *join, size_t index) {
+  return mprof_name_set_short(join ? join->short_names : NULL, index);
 }
 
 const mprof_sidecar *mprof_join_sidecar(const mprof_join *join) {

@@ -61,6 +61,7 @@ struct mprof_join {
   uint32_t unnamed_reason; /* MPROF_INDEX_NONE until needed */
   uint64_t kernel_time, sample_total, unmatched;
   mprof__arena names; /* names demangled here (kernels without launches) */
+  mprof_name_set *short_names; /* by kernel: unique within the trace */
 };
 
 /* The kernel for (@p device, @p mangled), created when @p create

@@ -111,12 +111,9 @@ static void put_frame(FILE *f, size_t *frames, const char *name,
 
 /* The frames of one kernel: the kernel, its source lines, its sampled
  * instructions. */
-static void put_kernel_frames(FILE *f, size_t *frames,
-                              const mprof_kernel_stats *ks,
+static void put_kernel_frames(FILE *f, size_t *frames, const char *short_name,
                               const kernel_code *code) {
-  char short_name[256];
-  put_frame(f, frames,
-            mprof_name_short(short_name, sizeof short_name, ks->name), NULL, 0);
+  put_frame(f, frames, short_name, NULL, 0);
   for (size_t j = 0; j < code->line_count; j++) {
     const mprof_sass_instruction *ins = with_line(code->lines[j]->pc);
     char name[512];
@@ -214,15 +211,15 @@ int mprof__export_speedscope(FILE *f, const mprof_diagnosis *const *traces,
         if (rc)
           break;
         if (pass == 0) {
-          put_kernel_frames(f, &frames, ks, &code);
+          put_kernel_frames(f, &frames, mprof_join_kernel_short(join, k),
+                            &code);
         } else {
           char title[1024], dev[32] = "";
           if (ks->device_id != MPROF_INDEX_NONE)
             snprintf(dev, sizeof dev, " (GPU %u)", ks->device_id);
-          char short_name[256];
           snprintf(title, sizeof title, "%s%s%s%s",
-                   mprof_name_short(short_name, sizeof short_name, ks->name),
-                   dev, count > 1 ? " — " : "",
+                   mprof_join_kernel_short(join, k), dev,
+                   count > 1 ? " — " : "",
                    count > 1 ? mprof__export_base_name(mprof_trace_path(trace))
                              : "");
           put_kernel_profile(f, ks, title, &code, base, profiles == 0);

@@ -203,10 +203,11 @@ static void te_launches(te_writer *w, const mprof_diagnosis *diag, size_t t,
     const mprof_shape_record *shape = &shapes[l->shape];
     const mprof_kernel_record *kr = &kernels[shape->kernel];
     const mprof_stream_record *st = &streams[l->stream];
-    char short_name[256]; /* the event's name; args.kernel is the full one */
-    mprof__fields a = te_complete(
-        w, mprof_name_short(short_name, sizeof short_name, kd->stats->name),
-        "kernel", gpu_pid(t, st->device, 0), st->stream_id, l->start, l->end);
+    /* The event's name: the short one, unique in the trace; args.kernel is
+     * the full one. */
+    mprof__fields a =
+        te_complete(w, mprof_join_kernel_short(join, k), "kernel",
+                    gpu_pid(t, st->device, 0), st->stream_id, l->start, l->end);
     mprof__fields_str(&a, "kernel", kd->stats->name);
     mprof__fields_str(&a, "mangled", kd->stats->mangled);
     mprof__fields_u64(&a, "device", device_ordinal(trace, st->device));

@@ -157,11 +157,13 @@ const char *mprof__report_reason_dimension(uint32_t dimension) {
 }
 
 void mprof__report_kernel_names(mprof__fields *o, const char *name,
-                                const char *mangled, uint32_t device_id) {
-  char short_name[256];
+                                const char *short_name, const char *mangled,
+                                uint32_t device_id) {
+  char buf[256];
   mprof__fields_str(o, "name", name);
   mprof__fields_str(o, "short_name",
-                    mprof_name_short(short_name, sizeof short_name, name));
+                    short_name ? short_name
+                               : mprof_name_short(buf, sizeof buf, name));
   mprof__fields_str(o, "mangled", mangled);
   mprof__fields_num(o, "device",
                     device_id != MPROF_INDEX_NONE ? (double)device_id : NAN, 0);

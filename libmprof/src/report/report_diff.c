@@ -196,7 +196,7 @@ static void kernel(mprof__fields *o, const void *view, size_t i) {
   const mprof_kernel_change *c = mprof_diff_kernel(v->diff, v->selected[i]);
   int both = c->base && c->candidate;
   mprof__fields x;
-  mprof__report_kernel_names(o, c->name, c->mangled, c->device_id);
+  mprof__report_kernel_names(o, c->name, NULL, c->mangled, c->device_id);
   mprof__fields_str(o, "change", mprof_change_name(c->change));
   mprof__fields_raw(o, "significant", c->significant ? "true" : "false");
   if (o->json) /* XML: the <summary> element */

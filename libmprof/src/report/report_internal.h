@@ -70,10 +70,11 @@ void mprof__report_shown(mprof__fields *o, size_t shown, size_t count);
 const char *mprof__report_reason_dimension(uint32_t dimension);
 
 /* A kernel's names in @p o, the same in every report: "name",
- * "short_name" (mprof_name_short), "mangled" and "device" (empty for
- * MPROF_INDEX_NONE). */
+ * "short_name" (@p short_name, the join's unique one; NULL: mprof_name_short
+ * of @p name), "mangled" and "device" (empty for MPROF_INDEX_NONE). */
 void mprof__report_kernel_names(mprof__fields *o, const char *name,
-                                const char *mangled, uint32_t device_id);
+                                const char *short_name, const char *mangled,
+                                uint32_t device_id);
 
 /* analysis/ranges.c: the path of the trace a mprof_range_times came from. */
 struct mprof_range_times;

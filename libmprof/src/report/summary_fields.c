@@ -33,9 +33,20 @@ static void trace_fields(mprof__fields *o, const mprof__summary_view *v) {
                     mprof_join_sidecar(v->join) ? "present" : "absent");
 }
 
-static void device_fields(mprof__fields *o, const void *view, size_t i) {
+/* The DEVICES index of GPU @p gpu: the devices of a set's processes that
+ * are one GPU are listed once, as the first of them. */
+static size_t gpu_device(const mprof__summary_view *v, size_t gpu) {
+  size_t devices;
+  mprof_trace_devices(v->trace, &devices);
+  for (size_t d = 0; d < devices; d++)
+    if (mprof_join_device_as(v->join, (uint32_t)d) == d && gpu-- == 0)
+      return d;
+  return 0; /* not reached: records() asks for the GPUs there are */
+}
+
+static void device_fields(mprof__fields *o, const void *view, size_t gpu) {
   const mprof__summary_view *v = (const mprof__summary_view *)view;
-  size_t devices; /* i < devices: records() asks for those there are */
+  size_t devices, i = gpu_device(v, gpu);
   const mprof_device_record *dev = mprof_trace_devices(v->trace, &devices);
   char cc[24];
   snprintf(cc, sizeof cc, "%u.%u", dev[i].cc_major, dev[i].cc_minor);
@@ -95,7 +106,9 @@ static void kernel_fields(mprof__fields *o, const mprof__summary_view *v,
                           size_t rank, const mprof_kernel_diagnosis *k) {
   const mprof_kernel_stats *s = k->stats;
   mprof__fields_u64(o, "rank", rank);
-  mprof__report_kernel_names(o, s->name, s->mangled, s->device_id);
+  mprof__report_kernel_names(o, s->name,
+                             mprof_join_kernel_short(v->join, k->kernel),
+                             s->mangled, s->device_id);
   if (mprof_trace_process_count(v->trace) > 1) {
     if (s->process_count) /* 0: a set merged before processes were kept */
       mprof__fields_u64(o, "processes", s->process_count);
@@ -381,9 +394,9 @@ void mprof__summary_fields(FILE *f, const mprof__summary_view *v, int json) {
   mprof__fields_open(&x, &doc, "trace", "trace");
   trace_fields(&x, v);
   mprof__fields_close(&x);
-  size_t devices, processes = mprof_trace_process_count(v->trace);
-  mprof_trace_devices(v->trace, &devices);
-  mprof__report_records(&doc, "device", "devices", devices, device_fields, v);
+  size_t processes = mprof_trace_process_count(v->trace);
+  mprof__report_records(&doc, "device", "devices",
+                        mprof_join_gpu_count(v->join), device_fields, v);
   if (processes > 1)
     mprof__report_records(&doc, "process", "processes", processes,
                           process_fields, v);

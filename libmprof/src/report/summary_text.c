@@ -54,12 +54,13 @@ static void text_throughput(FILE *f, const mprof_kernel_diagnosis *k,
 
 /* ---- text panel --------------------------------------------------------- */
 
-/* The name people read: mprof_name_short()'s unless MPROF_REPORT_FULL_NAMES. */
-static const char *text_name(const mprof__summary_view *v, char *buf,
-                             size_t size, const char *name) {
+/* The name people read: the join's short name, unique within the trace,
+ * unless MPROF_REPORT_FULL_NAMES. */
+static const char *text_name(const mprof__summary_view *v,
+                             const mprof_kernel_diagnosis *k) {
   if (v->opts->flags & MPROF_REPORT_FULL_NAMES)
-    return name;
-  return mprof_name_short(buf, size, name);
+    return k->stats->name;
+  return mprof_join_kernel_short(v->join, k->kernel);
 }
 
 /* The kernel's global-memory accesses per instruction (`record blocks
@@ -105,10 +106,10 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
                         const mprof_kernel_diagnosis *k,
                         const mprof__style *st) {
   const mprof_kernel_stats *s = k->stats;
-  char a[32], b[32], c[32], d[32], e[32], g[32], n[32], p[32], name[256];
+  char a[32], b[32], c[32], d[32], e[32], g[32], n[32], p[32];
   mprof_format_percent(p, sizeof p, s->share);
   fprintf(f, "%s┌ #%zu %s%s%s%s", st->cyan, rank, st->reset, st->bold,
-          text_name(v, name, sizeof name, s->name), st->reset);
+          text_name(v, k), st->reset);
   if (s->device_id != MPROF_INDEX_NONE)
     fprintf(f, "  %s· device %u%s", st->dim, s->device_id, st->reset);
   char process[256];
@@ -219,7 +220,7 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
     const mprof_kernel_diagnosis *k =
         mprof_diagnosis_kernel(v->d, v->selected[i]);
     const mprof_kernel_stats *s = k->stats;
-    char p[32], n[32], m[32], name[256];
+    char p[32], n[32], m[32];
     mprof_format_percent(p, sizeof p, s->share);
     mprof_format_count(n, sizeof n, s->launches);
     mprof_format_duration(m, sizeof m, s->mean_ns);
@@ -250,8 +251,7 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
         mprof_format_percent(gain, sizeof gain, k->dimensions[d].cost);
     fprintf(f, "%6s %9s %10s  %s%-28.*s%s %6s  %s%s%s", p, n, m,
             mprof__state_color(st, k->verdict_state), head < 28 ? head : 28,
-            verdict, st->reset, gain, st->bold,
-            text_name(v, name, sizeof name, s->name), st->reset);
+            verdict, st->reset, gain, st->bold, text_name(v, k), st->reset);
     char process[256];
     mprof__summary_process_label(process, sizeof process, v, s);
     if (devices > 1 && s->device_id != MPROF_INDEX_NONE)

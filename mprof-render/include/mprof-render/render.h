@@ -137,6 +137,13 @@ typedef struct mprof_render_kernel {
   size_t pc_count;
   const mprof_render_pc *pcs; /**< by offset */
   const uint32_t *hot;        /**< indices into pcs, most samples first */
+  /** Its short name, unique within the trace (the join's); owned by the
+   * model. */
+  const char *short_name;
+  /** The join's short names and this kernel's index among them, for
+   * mprof_name_set_fit(). */
+  const mprof_name_set *short_names;
+  size_t index;
 } mprof_render_kernel;
 
 /** A stall reason of the model's table: the join's, index for index. */
@@ -308,6 +315,13 @@ typedef struct mprof_render_view {
    * like the selected launch, it shows the flow arrow from its API call. */
   int64_t hover_launch;
 } mprof_render_view;
+
+/** The selected time range of @p view as text for people: its totals, then
+ * every kernel that ran in it by GPU time (launches, time, share, short
+ * name), a line each; NULL without a selection. The caller frees it. The
+ * Trace's painted panel shows the first few; this is all of them. */
+char *mprof_render_selection_text(const mprof_render_model *model,
+                                  const mprof_render_view *view);
 
 /** Activity rows: one per SM, per block or per warp. */
 typedef enum mprof_render_activity_rows {
