@@ -104,6 +104,7 @@ const char *mprof_trace_process_meta(const mprof_trace *trace, size_t process,
 uint32_t mprof_trace_stream_process(const mprof_trace *trace, uint32_t stream);
 const char *mprof_copy_kind_name(unsigned copy_kind);
 const char *mprof_name_short(char *buf, size_t size, const char *name);
+const char *mprof_join_kernel_short(const mprof_join *join, size_t index);
 
 int mprof_sidecar_load(mprof_sidecar **out, const char *path);
 int mprof_sidecar_path_of(const mprof_trace *trace, char *out, size_t size);
@@ -217,6 +218,10 @@ typedef struct {
   const char *name; const char *domain; uint64_t instances; uint64_t host_ns;
   uint64_t launches; uint64_t kernel_ns; uint64_t copies; uint64_t copy_ns;
   double share; uint64_t open_instances;
+  uint64_t inclusive_launches; uint64_t inclusive_ns;
+  uint64_t inclusive_copies; uint64_t inclusive_copy_ns;
+  double inclusive_share; uint64_t borrowed_launches;
+  const char *parent; const char *parent_domain; uint32_t depth;
 } mprof_range_time;
 int mprof_range_times_build(mprof_range_times **out,
                             const mprof_trace *trace);

@@ -241,13 +241,13 @@ class Trace:
         rows: Dict[str, List[Any]] = {k: [] for k in
                                       ["name", "short_name", "mangled",
                                        "device_id"] + fields}
-        buf = ffi.new("char[]", 512)
         # One row per kernel: a trace has few kernels (tens to hundreds).
         for i in range(n):
             k = lib.mprof_join_kernel(join, i)
             rows["name"].append(text(k.name))
-            rows["short_name"].append(text(lib.mprof_name_short(buf, 512,
-                                                                k.name)))
+            # Unique within the trace, as summary and the viewer show it.
+            rows["short_name"].append(text(lib.mprof_join_kernel_short(join,
+                                                                       i)))
             rows["mangled"].append(text(k.mangled))
             rows["device_id"].append(
                 pd.NA if k.device_id == col.INDEX_NONE else int(k.device_id))
@@ -410,31 +410,42 @@ class Trace:
         }).rename_axis("call")
 
     def range_times(self) -> pd.DataFrame:
-        """GPU time per innermost named NVTX range, as ``mprof summary
-        --by-range``: one row per (name, domain), by kernel time, with
-        ``instances``, ``host_ns``, ``launches``, ``kernel_ns``,
-        ``copies``, ``copy_ns``, ``share`` of all kernel time and
-        ``open_instances``."""
+        """GPU time per named NVTX range, as ``mprof summary --by-range``:
+        one row per (name, domain), parent first, with ``instances``,
+        ``host_ns``, exclusive ``launches``, ``kernel_ns``, ``copies``,
+        ``copy_ns``, ``share`` of all kernel time, ``open_instances``,
+        the inclusive ``inclusive_launches``, ``inclusive_ns``,
+        ``inclusive_copies``, ``inclusive_copy_ns``, ``inclusive_share``,
+        ``borrowed_launches`` (issued by a thread with no range open and
+        charged here through another thread's range), and the hierarchy:
+        ``parent``, ``parent_domain`` (None at the top) and ``depth``."""
         out = ffi.new("mprof_range_times **")
         check(lib.mprof_range_times_build(out, self._handle()))
         times = out[0]
         try:
             fields = ["instances", "host_ns", "launches", "kernel_ns",
-                      "copies", "copy_ns", "share", "open_instances"]
+                      "copies", "copy_ns", "share", "open_instances",
+                      "inclusive_launches", "inclusive_ns",
+                      "inclusive_copies", "inclusive_copy_ns",
+                      "inclusive_share", "borrowed_launches", "depth"]
             rows: Dict[str, List[Any]] = {k: [] for k in
-                                          ["name", "domain"] + fields}
+                                          ["name", "domain", "parent",
+                                           "parent_domain"] + fields}
             # One row per distinct range name: tens, not per record.
             for i in range(int(lib.mprof_range_times_count(times))):
                 r = lib.mprof_range_times_get(times, i)
                 rows["name"].append(text(r.name))
                 rows["domain"].append(text(r.domain))
+                rows["parent"].append(text(r.parent) if r.parent else None)
+                rows["parent_domain"].append(
+                    text(r.parent_domain) if r.parent_domain else None)
                 for f in fields:
                     rows[f].append(getattr(r, f))
         finally:
             lib.mprof_range_times_free(times)
         df = pd.DataFrame(rows)
         for f in fields:
-            if f != "share":
+            if f not in ("share", "inclusive_share"):
                 df[f] = df[f].astype(np.uint64)
         return df
 

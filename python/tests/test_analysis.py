@@ -154,8 +154,12 @@ def test_pytorch_notebook_totals_equal_summary() -> None:
         assert row["name"] == w["name"]
         assert row["domain"] == (w["domain"] or "")
         for f in ["kernel_ns", "launches", "copies", "copy_ns", "instances",
-                  "host_ns"]:
+                  "host_ns", "inclusive_ns", "inclusive_launches",
+                  "inclusive_copies", "inclusive_copy_ns",
+                  "borrowed_launches", "depth"]:
             assert row[f] == w[f], (w["name"], f)
+        assert row["open_instances"] == w["open_at_cut"]
+        assert row["parent"] == w["parent"]
     data = ranges[ranges["domain"] == "data"]
     assert len(data) == 4 and (data["color"] != 0).all()
     # instances per name, from the records, as the report counts them

@@ -843,8 +843,8 @@ static int pf_shapes(pf_trace *t) {
   if (!t->short_names)
     return pf_oom();
   for (size_t k = 0; k < kernel_count; k++) {
-    char name[256];
-    mprof_name_short(name, sizeof name, mprof_join_kernel(t->join, k)->name);
+    /* The trace's own short names: unique within it (names.h). */
+    const char *name = mprof_join_kernel_short(t->join, k);
     size_t len = strlen(name) + 1;
     if (!(t->short_names[k] = (char *)malloc(len)))
       return pf_oom();

@@ -467,12 +467,9 @@ static int sq_kernels(sq_writer *w, const sq_trace *t) {
       continue;
     const mprof_kernel_diagnosis *kd = mprof_diagnosis_kernel(t->diag, k);
     const mprof_kernel_stats *ks = kd->stats;
-    char short_name[256];
     int64_t name_id, short_id, mangled_id;
     if ((rc = sq_string(w, ks->name, &name_id)) ||
-        (rc = sq_string(
-             w, mprof_name_short(short_name, sizeof short_name, ks->name),
-             &short_id)) ||
+        (rc = sq_string(w, mprof_join_kernel_short(t->join, k), &short_id)) ||
         (rc = sq_string(w, ks->mangled, &mangled_id)))
       break;
     int64_t id = t->kernel_base + (int64_t)k + 1;
@@ -547,11 +544,8 @@ static int sq_launches(sq_writer *w, const sq_trace *t) {
     if (!t->selected[k])
       continue;
     const mprof_kernel_stats *ks = mprof_join_kernel(t->join, k);
-    char short_name[256];
     if (!(rc = sq_string(w, ks->name, &ids[3 * k])))
-      rc = sq_string(w,
-                     mprof_name_short(short_name, sizeof short_name, ks->name),
-                     &ids[3 * k + 1]);
+      rc = sq_string(w, mprof_join_kernel_short(t->join, k), &ids[3 * k + 1]);
     if (!rc)
       rc = sq_string(w, ks->mangled, &ids[3 * k + 2]);
   }
