@@ -145,8 +145,8 @@ static int check_window(const record_options *o) {
       {"--kernel-count", offsetof(record_options, kernel_count), 1},
   };
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-    const char *value = *(const char *const *)((const char *)o +
-                                               counts[i].offset);
+    const char *value =
+        *(const char *const *)((const char *)o + counts[i].offset);
     unsigned long long n;
     if (value && (cli_parse_u64(value, &n) != 0 || n > 0x7fffffffffffffffull ||
                   (counts[i].positive && n == 0)))

@@ -120,7 +120,8 @@ static const cli_command commands[] = {
      "\n"
      "PyTorch: wrap the steps to record in torch.cuda.profiler.start() and\n"
      "stop() and pass --capture-range cudaProfilerApi; or mark every step\n"
-     "with 'with torch.cuda.nvtx.range(\"step\"):' and record steps 1001-1004:\n"
+     "with 'with torch.cuda.nvtx.range(\"step\"):' and record steps\n"
+     "1001-1004:\n"
      "  mprof record --capture-range nvtx:step --range-skip 1000 \\\n"
      "               --range-count 4 -- python train.py\n",
      cmd_record},

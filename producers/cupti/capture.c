@@ -64,8 +64,9 @@ int mprof_cupti_capture_parse_range(mprof_cupti_capture_settings *s,
       return -1;
     }
     if (close[1] != '\0' && close[1] != '@') {
-      snprintf(why, why_size, "has '%s' after its /REGEX/ (only @DOMAIN may "
-                              "follow)",
+      snprintf(why, why_size,
+               "has '%s' after its /REGEX/ (only @DOMAIN may "
+               "follow)",
                close + 1);
       return -1;
     }
@@ -82,8 +83,9 @@ int mprof_cupti_capture_parse_range(mprof_cupti_capture_settings *s,
     return -1;
   }
   if (at && at[1] == '\0') {
-    snprintf(why, why_size, "names no domain after '@' (use @* for any "
-                            "domain)");
+    snprintf(why, why_size,
+             "names no domain after '@' (use @* for any "
+             "domain)");
     return -1;
   }
   if (name_len >= sizeof s->nvtx_name ||
@@ -114,9 +116,9 @@ int mprof_cupti_capture_parse_range(mprof_cupti_capture_settings *s,
 }
 
 int mprof_cupti_capture_wanted(const mprof_cupti_capture_settings *s) {
-  return s->trigger != MPROF_CAPTURE_WHOLE || s->range_skip ||
-         s->range_count || s->kernel_skip || s->kernel_count || s->delay_ns ||
-         s->duration_ns || s->max_bytes;
+  return s->trigger != MPROF_CAPTURE_WHOLE || s->range_skip || s->range_count ||
+         s->kernel_skip || s->kernel_count || s->delay_ns || s->duration_ns ||
+         s->max_bytes;
 }
 
 int mprof_cupti_capture_init(mprof_cupti_capture *c,
@@ -137,8 +139,7 @@ int mprof_cupti_capture_init(mprof_cupti_capture *c,
     }
     c->have_nvtx_re = 1;
   }
-  if (c->s.trigger == MPROF_CAPTURE_KERNELS && kernel_regex &&
-      *kernel_regex) {
+  if (c->s.trigger == MPROF_CAPTURE_KERNELS && kernel_regex && *kernel_regex) {
     if (regcomp(&c->kernel_re, kernel_regex, REG_EXTENDED | REG_NOSUB) != 0) {
       snprintf(why, why_size, "the kernel regex '%.200s' does not compile",
                kernel_regex);
@@ -305,11 +306,9 @@ static capture_thread *thread_slot(mprof_cupti_capture *c, uint64_t thread,
   return t;
 }
 
-mprof_cupti_capture_change mprof_cupti_capture_push(mprof_cupti_capture *c,
-                                                    uint64_t thread,
-                                                    const char *name,
-                                                    const char *domain,
-                                                    uint64_t now) {
+mprof_cupti_capture_change
+mprof_cupti_capture_push(mprof_cupti_capture *c, uint64_t thread,
+                         const char *name, const char *domain, uint64_t now) {
   mprof_cupti_capture_change change = check_time(c, now);
   if (c->s.trigger != MPROF_CAPTURE_NVTX || c->done)
     return change;
@@ -325,9 +324,8 @@ mprof_cupti_capture_change mprof_cupti_capture_push(mprof_cupti_capture *c,
   return range_begins(c, now);
 }
 
-mprof_cupti_capture_change mprof_cupti_capture_pop(mprof_cupti_capture *c,
-                                                   uint64_t thread,
-                                                   uint64_t now) {
+mprof_cupti_capture_change
+mprof_cupti_capture_pop(mprof_cupti_capture *c, uint64_t thread, uint64_t now) {
   mprof_cupti_capture_change change = check_time(c, now);
   if (c->s.trigger != MPROF_CAPTURE_NVTX || c->done)
     return change;
@@ -341,9 +339,10 @@ mprof_cupti_capture_change mprof_cupti_capture_pop(mprof_cupti_capture *c,
   return change;
 }
 
-mprof_cupti_capture_change mprof_cupti_capture_start_range(
-    mprof_cupti_capture *c, uint64_t id, const char *name, const char *domain,
-    uint64_t now) {
+mprof_cupti_capture_change
+mprof_cupti_capture_start_range(mprof_cupti_capture *c, uint64_t id,
+                                const char *name, const char *domain,
+                                uint64_t now) {
   mprof_cupti_capture_change change = check_time(c, now);
   if (c->s.trigger != MPROF_CAPTURE_NVTX || c->range_open || !armed(c, now) ||
       !nvtx_matches(c, name, domain))
@@ -353,12 +352,12 @@ mprof_cupti_capture_change mprof_cupti_capture_start_range(
   return range_begins(c, now);
 }
 
-mprof_cupti_capture_change
-mprof_cupti_capture_end_range(mprof_cupti_capture *c, uint64_t id,
-                              uint64_t now) {
+mprof_cupti_capture_change mprof_cupti_capture_end_range(mprof_cupti_capture *c,
+                                                         uint64_t id,
+                                                         uint64_t now) {
   mprof_cupti_capture_change change = check_time(c, now);
-  if (c->s.trigger != MPROF_CAPTURE_NVTX || !c->range_open ||
-      !c->range_by_id || c->open_id != id)
+  if (c->s.trigger != MPROF_CAPTURE_NVTX || !c->range_open || !c->range_by_id ||
+      c->open_id != id)
     return change;
   return range_ends(c, now);
 }
@@ -413,17 +412,4 @@ void mprof_cupti_capture_record(const mprof_cupti_capture *c,
   out->trigger = (uint32_t)c->s.trigger;
   out->end_reason = (uint32_t)c->end;
   out->pieces = c->pieces > UINT32_MAX ? UINT32_MAX : (uint32_t)c->pieces;
-}
-
-const char *mprof_cupti_capture_end_name(mprof_capture_end end) {
-  switch (end) {
-  case MPROF_CAPTURE_END_OPEN: return "open";
-  case MPROF_CAPTURE_END_EXIT: return "exit";
-  case MPROF_CAPTURE_END_RANGE_COUNT: return "range_count";
-  case MPROF_CAPTURE_END_KERNEL_COUNT: return "kernel_count";
-  case MPROF_CAPTURE_END_DURATION: return "duration";
-  case MPROF_CAPTURE_END_MAX_SIZE: return "max_size";
-  case MPROF_CAPTURE_END_NEVER_OPENED: return "never_opened";
-  }
-  return "unknown";
 }

@@ -79,9 +79,9 @@ typedef struct mprof_cupti_capture {
   int done;
   mprof_capture_end end;
 
-  uint64_t pieces;           /* times recording turned on */
+  uint64_t pieces;             /* times recording turned on */
   uint64_t first_on, last_off; /* ns; 0 never */
-  uint64_t ranges_seen;      /* matching ranges after the delay */
+  uint64_t ranges_seen;        /* matching ranges after the delay */
   uint64_t ranges_recorded;
   uint64_t kernels_seen;     /* matching launches after the delay */
   uint64_t kernels_recorded; /* matching launches inside the window */
@@ -119,30 +119,27 @@ mprof_cupti_capture_change mprof_cupti_capture_begin(mprof_cupti_capture *c,
 mprof_cupti_capture_change mprof_cupti_capture_tick(mprof_cupti_capture *c,
                                                     uint64_t now);
 /** The trace file holds @p bytes now. */
-mprof_cupti_capture_change mprof_cupti_capture_bytes(mprof_cupti_capture *c,
-                                                     uint64_t bytes,
-                                                     uint64_t now);
+mprof_cupti_capture_change
+mprof_cupti_capture_bytes(mprof_cupti_capture *c, uint64_t bytes, uint64_t now);
 mprof_cupti_capture_change
 mprof_cupti_capture_profiler_start(mprof_cupti_capture *c, uint64_t now);
 mprof_cupti_capture_change
 mprof_cupti_capture_profiler_stop(mprof_cupti_capture *c, uint64_t now);
 /** nvtxRangePush* / nvtxDomainRangePushEx on @p thread; @p domain NULL or
  *  "" for the default domain. */
-mprof_cupti_capture_change mprof_cupti_capture_push(mprof_cupti_capture *c,
-                                                    uint64_t thread,
-                                                    const char *name,
-                                                    const char *domain,
-                                                    uint64_t now);
-mprof_cupti_capture_change mprof_cupti_capture_pop(mprof_cupti_capture *c,
-                                                   uint64_t thread,
-                                                   uint64_t now);
-/** nvtxRangeStart* returning @p id; nvtxRangeEnd(@p id). */
-mprof_cupti_capture_change mprof_cupti_capture_start_range(
-    mprof_cupti_capture *c, uint64_t id, const char *name, const char *domain,
-    uint64_t now);
 mprof_cupti_capture_change
-mprof_cupti_capture_end_range(mprof_cupti_capture *c, uint64_t id,
-                              uint64_t now);
+mprof_cupti_capture_push(mprof_cupti_capture *c, uint64_t thread,
+                         const char *name, const char *domain, uint64_t now);
+mprof_cupti_capture_change
+mprof_cupti_capture_pop(mprof_cupti_capture *c, uint64_t thread, uint64_t now);
+/** nvtxRangeStart* returning @p id; nvtxRangeEnd(@p id). */
+mprof_cupti_capture_change
+mprof_cupti_capture_start_range(mprof_cupti_capture *c, uint64_t id,
+                                const char *name, const char *domain,
+                                uint64_t now);
+mprof_cupti_capture_change mprof_cupti_capture_end_range(mprof_cupti_capture *c,
+                                                         uint64_t id,
+                                                         uint64_t now);
 /** A kernel named @p name is about to be launched. */
 mprof_cupti_capture_change mprof_cupti_capture_kernel(mprof_cupti_capture *c,
                                                       const char *name,
@@ -159,8 +156,5 @@ int mprof_cupti_capture_settled(const mprof_cupti_capture *c);
  *  given to the events). */
 void mprof_cupti_capture_record(const mprof_cupti_capture *c,
                                 mprof_capture_record *out);
-
-/** The end reason as a META word: "range_count", "max_size", ... */
-const char *mprof_cupti_capture_end_name(mprof_capture_end end);
 
 #endif /* MPROF_CUPTI_CAPTURE_H */

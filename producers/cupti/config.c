@@ -325,8 +325,9 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   value = env(userdata, "MPROF_CAPTURE_RANGE");
   if (value && *value) {
     if (strlen(value) >= sizeof cfg->capture_range)
-      problem(cfg, "MPROF_CAPTURE_RANGE: longer than %zu bytes; recording "
-                   "the whole run",
+      problem(cfg,
+              "MPROF_CAPTURE_RANGE: longer than %zu bytes; recording "
+              "the whole run",
               sizeof cfg->capture_range - 1);
     else
       snprintf(cfg->capture_range, sizeof cfg->capture_range, "%s", value);
@@ -342,7 +343,8 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   };
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     integer_value(cfg, counts[i].name, env(userdata, counts[i].name), 0,
-                  INT64_MAX, "a count", (uint64_t *)((char *)cfg + counts[i].offset));
+                  INT64_MAX, "a count",
+                  (uint64_t *)((char *)cfg + counts[i].offset));
   duration_value(cfg, "MPROF_DELAY", env(userdata, "MPROF_DELAY"), 0,
                  UINT64_MAX, "0s on", &cfg->delay_ns);
   duration_value(cfg, "MPROF_DURATION", env(userdata, "MPROF_DURATION"), 1,
@@ -351,8 +353,9 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   if (value && *value) {
     uint64_t bytes = 0;
     if (mprof_cupti_parse_bytes(value, &bytes) != 0 || bytes == 0)
-      problem(cfg, "MPROF_MAX_SIZE: '%.64s' is not a size (e.g. 500M); "
-                   "recording without a size limit",
+      problem(cfg,
+              "MPROF_MAX_SIZE: '%.64s' is not a size (e.g. 500M); "
+              "recording without a size limit",
               value);
     else
       cfg->max_bytes = bytes;

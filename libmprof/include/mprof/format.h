@@ -34,7 +34,7 @@ extern "C" {
 #define MPROF_FORMAT_MAGIC "MPROF\x00\r\n"
 #define MPROF_FORMAT_MAGIC_SIZE 8
 #define MPROF_FORMAT_VERSION_MAJOR 1
-#define MPROF_FORMAT_VERSION_MINOR 4
+#define MPROF_FORMAT_VERSION_MINOR 5
 
 /** String reference 0 is always the empty string. */
 #define MPROF_STR_NONE 0u
@@ -91,7 +91,8 @@ typedef enum mprof_section_type {
    *  files only, as SNAPSHOT chunks; a reader turns the last one into
    *  RANGES records flagged MPROF_RANGE_FLAG_OPEN. */
   MPROF_SECTION_OPEN_RANGES = 22,
-  MPROF_SECTION_TYPE_MAX_ = 22
+  MPROF_SECTION_CAPTURE = 23, /**< mprof_capture_record */
+  MPROF_SECTION_TYPE_MAX_ = 23
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */
