@@ -536,6 +536,15 @@ static int recap(const char *path, const record_options *o) {
     fprintf(out, "PC samples, %zu module%s, %.1f MB\n", cubins,
             cubins == 1 ? "" : "s", (double)mprof_trace_file_size(t) / 1e6);
   }
+  /* The window it holds, and why it ended (always: a window that never
+   * opened or a --max-size stop is what the user must hear). */
+  size_t window_count = 0;
+  const mprof_capture_record *windows = mprof_trace_captures(t, &window_count);
+  for (size_t i = 0; i < window_count; i++) {
+    char line[1024];
+    cli_describe_capture(line, sizeof line, t, &windows[i]);
+    fprintf(out, "mprof: window: %s\n", line);
+  }
   const char *pc_error = mprof_trace_meta(t, "pc.error");
   if (pc_error && strcmp(pc_error, "insufficient_privileges") == 0)
     fprintf(
