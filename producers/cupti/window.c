@@ -332,3 +332,37 @@ void window_exit(void) {
   atomic_store(&g.window_settled, 1);
   pthread_mutex_unlock(&g.capture_lock);
 }
+
+/* mprof/control.h's entry point: the program's own steps and start/stop,
+ * fed to the state machine as NVTX push/pop in the default domain and
+ * cudaProfilerStart/Stop are. Returns 1 recording, 0 not, -1 an unknown
+ * version or operation. */
+__attribute__((visibility("default"))) int mprof_control(int version, int op,
+                                                         const char *name);
+
+int mprof_control(int version, int op, const char *name) {
+  if (version != 1 || op < 1 || op > 4)
+    return -1;
+  if (!g.windowed || !running())
+    return 0;
+  if (atomic_load(&g.window_settled))
+    return atomic_load(&g.window_on);
+  uint64_t now = monotonic_raw_ns();
+  pthread_mutex_lock(&g.capture_lock);
+  mprof_cupti_capture_change change = MPROF_CUPTI_CAPTURE_SAME;
+  switch (op) {
+  case 1: change = mprof_cupti_capture_profiler_start(&g.capture, now); break;
+  case 2: change = mprof_cupti_capture_profiler_stop(&g.capture, now); break;
+  case 3:
+    change =
+        mprof_cupti_capture_push(&g.capture, stack_key(NULL), name, NULL, now);
+    break;
+  default:
+    change = mprof_cupti_capture_pop(&g.capture, stack_key(NULL), now);
+    break;
+  }
+  apply_locked(change);
+  int on = atomic_load(&g.window_on);
+  pthread_mutex_unlock(&g.capture_lock);
+  return on;
+}
