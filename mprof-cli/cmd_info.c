@@ -103,6 +103,7 @@ void cli_describe_capture(char *out, size_t size, const mprof_trace *t,
   int ranges = c->trigger == MPROF_CAPTURE_PROFILER_API ||
                c->trigger == MPROF_CAPTURE_NVTX;
   const char *unit = kernels ? "launch" : "range";
+  const char *units = kernels ? "launches" : "ranges";
   out[0] = '\0';
   if (ranges)
     append(out, size, "%s: ", spec && *spec ? spec : "ranges");
@@ -112,7 +113,7 @@ void cli_describe_capture(char *out, size_t size, const mprof_trace *t,
   else
     append(out, size, "the run: ");
   if ((ranges || kernels) && c->recorded)
-    append(out, size, "%ss %llu-%llu recorded", unit,
+    append(out, size, "%s %llu-%llu recorded", units,
            (unsigned long long)c->skip + 1,
            (unsigned long long)(c->skip + c->recorded));
   else if (ranges || kernels)
@@ -159,8 +160,8 @@ void cli_describe_capture(char *out, size_t size, const mprof_trace *t,
   case MPROF_CAPTURE_END_NEVER_OPENED:
     append(out, size,
            "; the window never opened: the program ended after %llu "
-           "matching %s%s",
-           (unsigned long long)c->seen, unit, c->seen == 1 ? "" : "s");
+           "matching %s",
+           (unsigned long long)c->seen, c->seen == 1 ? unit : units);
     if ((ranges || kernels) && c->seen <= c->skip)
       append(out, size, ", not more than the %llu to skip",
              (unsigned long long)c->skip);
