@@ -89,7 +89,7 @@ static const struct {
 
 /* The API functions whose calls are recorded (enable_api_calls()), so a
  * window can turn them off and on again. */
-#define MAX_API_FUNCTIONS 256
+#define MAX_API_FUNCTIONS 1024
 static struct {
   uint32_t kind; /* MPROF_API_RUNTIME or MPROF_API_DRIVER */
   CUpti_CallbackId cbid;
@@ -161,8 +161,7 @@ static void enable_api_calls(void) {
       const char *name = NULL;
       if (cuptiGetCallbackName(domains[d].domain, cbid, &name) !=
               CUPTI_SUCCESS ||
-          !name || !issues_gpu_work(name, domains[d].prefixes) ||
-          api_function_count >= MAX_API_FUNCTIONS)
+          !name || !issues_gpu_work(name, domains[d].prefixes))
         continue;
       /* A capture window turns them on when it opens (window.c). */
       if (!g.windowed) {
@@ -174,9 +173,13 @@ static void enable_api_calls(void) {
                          : "cuptiActivityEnableDriverApi"))
           continue;
       }
-      api_functions[api_function_count].kind = domains[d].kind;
-      api_functions[api_function_count].cbid = cbid;
-      api_function_count++;
+      if (api_function_count < MAX_API_FUNCTIONS) {
+        api_functions[api_function_count].kind = domains[d].kind;
+        api_functions[api_function_count].cbid = cbid;
+        api_function_count++;
+      } else if (g.windowed) {
+        continue; /* no room to turn it on when the window opens */
+      }
       mprof_cupti_translate_api_name(g.tr, domains[d].kind, cbid, name);
       enabled++;
     }

@@ -183,7 +183,9 @@ static const char *attrib_message(const nvtxEventAttributes_t *a) {
 
 /* Pushes and pops nest per thread and domain. */
 static uint64_t stack_key(const void *domain) {
-  uint64_t tid = (uint64_t)syscall(SYS_gettid);
+  static __thread uint64_t tid; /* one system call per thread */
+  if (!tid)
+    tid = (uint64_t)syscall(SYS_gettid);
   return tid ^ ((uint64_t)(uintptr_t)domain * 0x9e3779b97f4a7c15ull);
 }
 
