@@ -326,8 +326,8 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   if (value && *value) {
     if (strlen(value) >= sizeof cfg->capture_range)
       problem(cfg,
-              "MPROF_CAPTURE_RANGE: longer than %zu bytes; recording "
-              "the whole run",
+              "MPROF_CAPTURE_RANGE: longer than %zu bytes; no range opens "
+              "the window",
               sizeof cfg->capture_range - 1);
     else
       snprintf(cfg->capture_range, sizeof cfg->capture_range, "%s", value);

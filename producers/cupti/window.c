@@ -128,7 +128,7 @@ int window_setup(void) {
                                       sizeof why) != 0) {
     char message[512];
     snprintf(message, sizeof message,
-             "MPROF_CAPTURE_RANGE: '%.200s' %s; recording the whole run",
+             "MPROF_CAPTURE_RANGE: '%.200s' %s; no range opens the window",
              g.cfg.capture_range, why);
     warn("%s", message);
     mprof_cupti_translate_error(g.tr, message);

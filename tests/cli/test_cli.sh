@@ -36,6 +36,20 @@ expect_one_line 2 "--duration takes seconds above 0 .e.g. 30 or 0.5., not '0'" "
 expect_one_line 2 "--max-size takes a size .e.g. 500M, 2G., not '5X'" "$mprof" record --max-size 5X -- true
 expect_one_line 2 "the capture window options work with the CUPTI producer only; 'record blocks' records the whole run" "$mprof" record blocks --delay 5 -- true
 expect 0 "--capture-range nvtx:step --range-skip 1000" "$mprof" help record
+# ... and reach the producer as the MPROF_* variables it reads (config.c).
+"$mprof" record -o "$tmp/env.mprof" --capture-range 'nvtx:/st.p/@*' --range-skip 3 \
+  --range-count 2 --delay 2.5 --duration 0.5 --max-size 5M -- sh -c 'env | grep "^MPROF_"' \
+  >"$tmp/env.txt" 2>/dev/null
+for want in 'MPROF_CAPTURE_RANGE=nvtx:/st.p/@\*' MPROF_RANGE_SKIP=3 MPROF_RANGE_COUNT=2 \
+  MPROF_DELAY=2.5s MPROF_DURATION=0.5s MPROF_MAX_SIZE=5M; do
+  grep -qx "$want" "$tmp/env.txt" || fail "record does not pass $want: $(cat "$tmp/env.txt")"
+done
+"$mprof" record -o "$tmp/env.mprof" --kernel gemm --kernel-skip 7 --kernel-count 2 \
+  -- sh -c 'env | grep "^MPROF_"' >"$tmp/env.txt" 2>/dev/null
+for want in MPROF_KERNEL_REGEX=gemm MPROF_KERNEL_SKIP=7 MPROF_KERNEL_COUNT=2; do
+  grep -qx "$want" "$tmp/env.txt" || fail "record does not pass $want: $(cat "$tmp/env.txt")"
+done
+! grep -q "^MPROF_CAPTURE_RANGE\|^MPROF_DELAY" "$tmp/env.txt" || fail "record passes window options it was not given"
 expect_one_line 2 "$tmp/missing.mprof: cannot open: No such file" "$mprof" info "$tmp/missing.mprof"
 
 expect 0 "wrote $tmp/s.mprof: 3000 launches, 5 kernels" "$mprof" synth -o "$tmp/s.mprof" --launches 3000 --kernels 5 --seed 9
