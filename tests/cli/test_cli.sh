@@ -37,14 +37,16 @@ expect_one_line 2 "--max-size takes a size .e.g. 500M, 2G., not '5X'" "$mprof" r
 expect_one_line 2 "the capture window options work with the CUPTI producer only; 'record blocks' records the whole run" "$mprof" record blocks --delay 5 -- true
 expect 0 "--capture-range nvtx:step --range-skip 1000" "$mprof" help record
 # ... and reach the producer as the MPROF_* variables it reads (config.c).
-"$mprof" record -o "$tmp/env.mprof" --capture-range 'nvtx:/st.p/@*' --range-skip 3 \
+# MPROF_CUPTI_LIB: any readable file stands for the producer (a build
+# without CUDA has none; `sh` never loads it).
+MPROF_CUPTI_LIB=$mprof "$mprof" record -o "$tmp/env.mprof" --capture-range 'nvtx:/st.p/@*' --range-skip 3 \
   --range-count 2 --delay 2.5 --duration 0.5 --max-size 5M -- sh -c 'env | grep "^MPROF_"' \
   >"$tmp/env.txt" 2>/dev/null
 for want in 'MPROF_CAPTURE_RANGE=nvtx:/st.p/@\*' MPROF_RANGE_SKIP=3 MPROF_RANGE_COUNT=2 \
   MPROF_DELAY=2.5s MPROF_DURATION=0.5s MPROF_MAX_SIZE=5M; do
   grep -qx "$want" "$tmp/env.txt" || fail "record does not pass $want: $(cat "$tmp/env.txt")"
 done
-"$mprof" record -o "$tmp/env.mprof" --kernel gemm --kernel-skip 7 --kernel-count 2 \
+MPROF_CUPTI_LIB=$mprof "$mprof" record -o "$tmp/env.mprof" --kernel gemm --kernel-skip 7 --kernel-count 2 \
   -- sh -c 'env | grep "^MPROF_"' >"$tmp/env.txt" 2>/dev/null
 for want in MPROF_KERNEL_REGEX=gemm MPROF_KERNEL_SKIP=7 MPROF_KERNEL_COUNT=2; do
   grep -qx "$want" "$tmp/env.txt" || fail "record does not pass $want: $(cat "$tmp/env.txt")"
