@@ -3,9 +3,11 @@
 tests/gpu/capture_window.sh (`mprof record --capture-range ...`).
 
 Every step is the same work: a small MLP's forward, backward and SGD
-update, all inside `torch.cuda.nvtx.range("step")`, with nothing launched
-between steps, so that a window of K steps holds exactly K times the
-launches of one step. The first --warmup steps are ranges named "warmup"
+update, written out by hand on the calling thread (autograd's backward
+thread would launch outside the range), all inside
+`torch.cuda.nvtx.range("step")`, with nothing launched between steps, so
+that a window of K steps holds exactly K times the launches of one step.
+The first --warmup steps are ranges named "warmup"
 (cuBLAS set-up and first-time allocations happen there, not in a "step").
 
 usage: capture_loop.py [--steps N] [--warmup W] [--seconds S]
@@ -50,20 +52,30 @@ def main():
 
     torch.manual_seed(0)
     dev = torch.device("cuda")
-    width = 512
-    model = torch.nn.Sequential(
-        torch.nn.Linear(width, width), torch.nn.GELU(),
-        torch.nn.Linear(width, width), torch.nn.GELU(),
-        torch.nn.Linear(width, 16)).to(dev)
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3, foreach=False)
-    x = torch.randn(256, width, device=dev)
-    y = torch.randn(256, 16, device=dev)
+    width, batch, lr = 512, 256, 1e-3
+    # A two-layer MLP trained by hand (forward, backward, SGD) under
+    # no_grad: autograd would run the backward pass on its own thread,
+    # outside the step's NVTX range, and every launch of a step must be
+    # issued inside it.
+    w1 = torch.randn(width, width, device=dev) * width ** -0.5
+    w2 = torch.randn(width, 16, device=dev) * width ** -0.5
+    x = torch.randn(batch, width, device=dev)
+    y = torch.randn(batch, 16, device=dev)
 
+    @torch.no_grad()
     def work():
-        opt.zero_grad(set_to_none=False)
-        loss = torch.nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
+        h = x @ w1
+        act = torch.relu(h)
+        out = act @ w2
+        diff = out - y
+        loss = (diff * diff).mean()
+        g_out = diff * (2.0 / diff.numel())
+        g_w2 = act.t() @ g_out
+        g_a = g_out @ w2.t()
+        g_h = g_a * (h > 0)
+        g_w1 = x.t() @ g_h
+        w1.sub_(lr * g_w1)
+        w2.sub_(lr * g_w2)
         return loss
 
     for _ in range(a.warmup):
