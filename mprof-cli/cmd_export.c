@@ -1,6 +1,7 @@
 /*
- * mprof export — write traces for Perfetto / chrome://tracing (Trace Event
- * Format JSON) or speedscope.
+ * mprof export — write traces for Perfetto (its protobuf format),
+ * chrome://tracing (Trace Event Format JSON), speedscope, or an SQLite database
+ * with Nsight Systems' table names.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,18 +14,38 @@
 #include "mprof/mprof.h"
 
 static int parse_format(const char *name, unsigned *format) {
-  if (strcmp(name, "perfetto") == 0 || strcmp(name, "chrome") == 0)
+  if (strcmp(name, "perfetto") == 0)
+    *format = MPROF_EXPORT_PERFETTO;
+  else if (strcmp(name, "chrome") == 0)
     *format = MPROF_EXPORT_TRACE_EVENTS;
   else if (strcmp(name, "speedscope") == 0)
     *format = MPROF_EXPORT_SPEEDSCOPE;
+  else if (strcmp(name, "sqlite") == 0)
+    *format = MPROF_EXPORT_SQLITE;
   else
     return -1;
   return 0;
 }
 
+/* Progress of a long export on a terminal: the table being written. */
+static void export_progress(void *userdata, const char *what, size_t done,
+                            size_t total) {
+  cli_progress *p = (cli_progress *)userdata;
+  double now = cli_seconds();
+  if (!p->tty || now - p->started < 0.5)
+    return;
+  if (total)
+    fprintf(stderr, "\r\033[Kmprof export: %s: %zu of %zu", what, done, total);
+  else
+    fprintf(stderr, "\r\033[Kmprof export: %s", what);
+  fflush(stderr);
+  p->shown = 1;
+}
+
 int cmd_export(int argc, char **argv) {
   mprof_export_options eo = MPROF_EXPORT_OPTIONS_INIT;
-  const char *output = NULL, *sidecar = NULL, *format_name = "perfetto";
+  eo.format = MPROF_EXPORT_PERFETTO;
+  const char *output = NULL, *sidecar = NULL;
   int no_sidecar = 0, quiet = 0;
   cli_trace_set set = {NULL, 0};
   size_t path_count = 0;
@@ -36,10 +57,8 @@ int cmd_export(int argc, char **argv) {
         strncmp(arg, "--format=", 9) == 0) {
       const char *name = arg[1] == 'f' ? value : arg[8] ? arg + 9 : value;
       if (!name || parse_format(name, &eo.format) != 0)
-        status = cli_usage_error("export", "--format takes perfetto, chrome or "
-                                           "speedscope");
-      else
-        format_name = name;
+        status = cli_usage_error("export", "--format takes perfetto, chrome, "
+                                           "speedscope or sqlite");
       if (name == value)
         i++;
     } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
@@ -107,18 +126,33 @@ int cmd_export(int argc, char **argv) {
   }
   if (!status) {
     mprof_export_report rep = MPROF_EXPORT_REPORT_INIT;
+    cli_progress progress;
+    cli_progress_start(&progress, quiet);
+    eo.progress = export_progress;
+    eo.progress_userdata = &progress;
     int rc = mprof_export_file(output, diagnoses, path_count, &eo, &rep);
-    if (rc)
+    cli_progress_clear(&progress);
+    if (rc == MPROF_EUNSUPPORTED) {
+      cli_fail(rc);
+      status = CLI_EXIT_USAGE; /* a missing library, like a missing tool */
+    } else if (rc)
       status = cli_fail(rc);
+    else if (!quiet && eo.format == MPROF_EXPORT_SQLITE)
+      printf("mprof export: wrote %s: %zu rows (query it with sqlite3; "
+             "docs/EXPORT.md lists the tables)\n",
+             output, rep.rows);
     else if (!quiet && eo.format == MPROF_EXPORT_SPEEDSCOPE)
       printf("mprof export: wrote %s: %zu kernel profile%s, %zu sampled "
              "instructions (open it at https://www.speedscope.app)\n",
              output, rep.profiles, rep.profiles == 1 ? "" : "s", rep.events);
+    else if (!quiet && eo.format == MPROF_EXPORT_PERFETTO)
+      printf("mprof export: wrote %s: %zu track events (open it at "
+             "https://ui.perfetto.dev)\n",
+             output, rep.events);
     else if (!quiet)
       printf("mprof export: wrote %s: %zu trace events (open it at "
-             "https://ui.perfetto.dev%s)\n",
-             output, rep.events,
-             strcmp(format_name, "chrome") == 0 ? " or chrome://tracing" : "");
+             "chrome://tracing or https://ui.perfetto.dev)\n",
+             output, rep.events);
   }
   for (size_t i = 0; i < loaded; i++)
     cli_report_close(&inputs[i]);

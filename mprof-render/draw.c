@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -90,6 +91,76 @@ static int has_suffix(const char *path, const char *suffix) {
   return n >= s && strcasecmp(path + n - s, suffix) == 0;
 }
 
+/* Draw @p tab on a new image surface; NULL with the error set. */
+static cairo_surface_t *draw_image(const mprof_render_model *model,
+                                   const mprof_render_view *view, int tab,
+                                   int width, int height) {
+  cairo_surface_t *surface =
+      cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+  cairo_status_t status = cairo_surface_status(surface);
+  if (status == CAIRO_STATUS_SUCCESS) {
+    cairo_t *cr = cairo_create(surface);
+    mprof_render_draw(cr, model, view, tab, width, height);
+    status = cairo_status(cr);
+    cairo_destroy(cr);
+  }
+  if (status != CAIRO_STATUS_SUCCESS) {
+    mprof_render__fail("drawing: %s", cairo_status_to_string(status));
+    cairo_surface_destroy(surface);
+    return NULL;
+  }
+  return surface;
+}
+
+typedef struct png_buffer {
+  unsigned char *data;
+  size_t size, cap;
+} png_buffer;
+
+static cairo_status_t png_append(void *closure, const unsigned char *data,
+                                 unsigned int length) {
+  png_buffer *b = (png_buffer *)closure;
+  if (b->size + length > b->cap) {
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap < b->size + length)
+      cap *= 2;
+    unsigned char *grown = (unsigned char *)realloc(b->data, cap);
+    if (!grown)
+      return CAIRO_STATUS_NO_MEMORY;
+    b->data = grown;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->size, data, length);
+  b->size += length;
+  return CAIRO_STATUS_SUCCESS;
+}
+
+int mprof_render_write_png(const mprof_render_model *model,
+                           const mprof_render_view *view, int tab, int width,
+                           int height, unsigned char **out, size_t *size) {
+  if (!model || !view || !out || !size)
+    return mprof_render__fail("mprof_render_write_png: NULL argument");
+  *out = NULL;
+  *size = 0;
+  if (width < 16 || height < 16 || width > 16384 || height > 16384)
+    return mprof_render__fail("size %dx%d is out of range (16..16384)", width,
+                              height);
+  cairo_surface_t *surface = draw_image(model, view, tab, width, height);
+  if (!surface)
+    return -1;
+  png_buffer b = {NULL, 0, 0};
+  cairo_status_t status =
+      cairo_surface_write_to_png_stream(surface, png_append, &b);
+  cairo_surface_destroy(surface);
+  if (status != CAIRO_STATUS_SUCCESS) {
+    free(b.data);
+    return mprof_render__fail("PNG: %s", cairo_status_to_string(status));
+  }
+  *out = b.data;
+  *size = b.size;
+  return 0;
+}
+
 int mprof_render_write(const mprof_render_model *model,
                        const mprof_render_view *view, int tab, int width,
                        int height, const char *path) {
@@ -108,9 +179,20 @@ int mprof_render_write(const mprof_render_model *model,
   if (!probe)
     return mprof_render__fail("%s: cannot write: %s", path, strerror(errno));
   fclose(probe);
-  cairo_surface_t *surface =
-      svg ? cairo_svg_surface_create(path, width, height)
-          : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+  if (!svg) {
+    cairo_surface_t *image = draw_image(model, view, tab, width, height);
+    if (!image) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", mprof_render_error());
+      return mprof_render__fail("%s: %s", path, why);
+    }
+    cairo_status_t status = cairo_surface_write_to_png(image, path);
+    cairo_surface_destroy(image);
+    if (status != CAIRO_STATUS_SUCCESS)
+      return mprof_render__fail("%s: %s", path, cairo_status_to_string(status));
+    return 0;
+  }
+  cairo_surface_t *surface = cairo_svg_surface_create(path, width, height);
   if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
     int rc = mprof_render__fail(
         "%s: %s", path, cairo_status_to_string(cairo_surface_status(surface)));
@@ -122,12 +204,8 @@ int mprof_render_write(const mprof_render_model *model,
   cairo_status_t status = cairo_status(cr);
   cairo_destroy(cr);
   if (status == CAIRO_STATUS_SUCCESS) {
-    if (svg) {
-      cairo_surface_finish(surface);
-      status = cairo_surface_status(surface);
-    } else {
-      status = cairo_surface_write_to_png(surface, path);
-    }
+    cairo_surface_finish(surface);
+    status = cairo_surface_status(surface);
   }
   cairo_surface_destroy(surface);
   if (status != CAIRO_STATUS_SUCCESS)

@@ -657,6 +657,19 @@ static void test_errors(void **state) {
   assert_int_equal(rc, MPROF_EINVAL);
   assert_null(export_json(set, 1, 7, NULL, &rc, NULL));
   assert_int_equal(rc, MPROF_EINVAL);
+  /* A database goes to a file, never to a stream. */
+  assert_null(export_json(set, 1, MPROF_EXPORT_SQLITE, NULL, &rc, NULL));
+  assert_int_equal(rc, MPROF_EINVAL);
+  assert_non_null(strstr(mprof_error_last(), "written to a file"));
+  /* Options of version 1 (before progress) are still read. */
+  mprof_export_options v1 = MPROF_EXPORT_OPTIONS_INIT;
+  v1.version = 1;
+  const char *v1_out = test_path("v1.json");
+  assert_int_equal(mprof_export_file(v1_out, set, 1, &v1, NULL), 0);
+  assert_int_equal(access(v1_out, F_OK), 0);
+  v1.version = 3;
+  assert_int_equal(mprof_export_file(v1_out, set, 1, &v1, NULL),
+                   MPROF_EVERSION);
   release(&in);
 
   /* No PC samples: no speedscope profile, and the message says why. */

@@ -349,6 +349,24 @@ static void test_sidecar_gives_sass_and_lines(void **state) {
   assert_string_equal(pcs[1].instruction->opcode, "LDG.E.128");
   assert_string_equal(pcs[1].instruction->predicate, "@P0");
   assert_string_equal(pcs[1].instruction->file, "foo.cu");
+  /* The same instructions as columns: the sidecar's instruction and line
+   * of each row, in the rows of kernel k0. */
+  size_t rows = mprof_join_pc_rows(j), first = 0;
+  for (uint32_t k = 0; k < k0; k++)
+    first += mprof_join_kernel(j, k)->pc_count;
+  const mprof_sass_instruction **insn = calloc(rows, sizeof *insn);
+  uint32_t *line = calloc(rows, sizeof *line);
+  assert_int_equal(
+      mprof_join_pc_column((void *)insn, rows, j, MPROF_PC_COLUMN_INSTRUCTION),
+      0);
+  assert_int_equal(mprof_join_pc_column(line, rows, j, MPROF_PC_COLUMN_LINE),
+                   0);
+  assert_ptr_equal(insn[first], pcs[0].instruction);
+  assert_ptr_equal(insn[first + 1], pcs[1].instruction);
+  assert_int_equal(line[first], 12);
+  assert_int_equal(line[first + 1], 11);
+  free(insn);
+  free(line);
   /* The ghost has no entry in the sidecar. */
   uint32_t ghost = mprof_join_find_kernel(j, "_Z5ghostv", 0);
   assert_null(mprof_join_kernel(j, ghost)->function);
@@ -537,6 +555,113 @@ static void test_synthetic_totals(void **state) {
   unlink(path);
 }
 
+/* The sampled instructions as columns equal the element accessors, row
+ * for row, and a wrong array or column is refused with a message. */
+static void test_pc_columns(void **state) {
+  (void)state;
+  const char *path = test_path("synth-columns.mprof");
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.launches = 2000;
+  opts.kernels = 5;
+  opts.devices = 2;
+  assert_int_equal(mprof_synth_write(path, &opts), 0);
+  mprof_trace *t;
+  mprof_join *j;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(mprof_join_build(&j, t, NULL), 0);
+  size_t rows = mprof_join_pc_rows(j),
+         reason_rows = mprof_join_pc_reason_rows(j);
+  assert_true(rows > 10 && reason_rows >= rows);
+  uint32_t *kernel = calloc(rows, 4), *offset = calloc(rows, 4),
+           *fn = calloc(rows, 4), *line = calloc(rows, 4);
+  uint64_t *samples = calloc(rows, 8), *not_issued = calloc(rows, 8),
+           *crc = calloc(rows, 8);
+  const mprof_sass_instruction **insn = calloc(rows, sizeof *insn);
+  assert_int_equal(
+      mprof_join_pc_column(kernel, rows, j, MPROF_PC_COLUMN_KERNEL), 0);
+  assert_int_equal(
+      mprof_join_pc_column(offset, rows, j, MPROF_PC_COLUMN_OFFSET), 0);
+  assert_int_equal(
+      mprof_join_pc_column(fn, rows, j, MPROF_PC_COLUMN_FUNCTION_INDEX), 0);
+  assert_int_equal(mprof_join_pc_column(line, rows, j, MPROF_PC_COLUMN_LINE),
+                   0);
+  assert_int_equal(
+      mprof_join_pc_column(samples, rows, j, MPROF_PC_COLUMN_SAMPLES), 0);
+  assert_int_equal(
+      mprof_join_pc_column(not_issued, rows, j, MPROF_PC_COLUMN_NOT_ISSUED), 0);
+  assert_int_equal(
+      mprof_join_pc_column(crc, rows, j, MPROF_PC_COLUMN_CUBIN_CRC), 0);
+  assert_int_equal(
+      mprof_join_pc_column((void *)insn, rows, j, MPROF_PC_COLUMN_INSTRUCTION),
+      0);
+  uint64_t *r_row = calloc(reason_rows, 8), *r_samples = calloc(reason_rows, 8);
+  uint32_t *r_reason = calloc(reason_rows, 4);
+  assert_int_equal(mprof_join_pc_reason_column(r_row, reason_rows, j,
+                                               MPROF_PC_REASON_COLUMN_ROW),
+                   0);
+  assert_int_equal(mprof_join_pc_reason_column(r_reason, reason_rows, j,
+                                               MPROF_PC_REASON_COLUMN_REASON),
+                   0);
+  assert_int_equal(mprof_join_pc_reason_column(r_samples, reason_rows, j,
+                                               MPROF_PC_REASON_COLUMN_SAMPLES),
+                   0);
+  size_t row = 0, rrow = 0;
+  uint64_t total = 0;
+  for (size_t k = 0; k < mprof_join_kernel_count(j); k++) {
+    const mprof_kernel_stats *ks = mprof_join_kernel(j, k);
+    for (size_t i = 0; i < ks->pc_count; i++, row++) {
+      const mprof_pc_stats *pc = mprof_join_pc(j, k, i);
+      assert_int_equal(kernel[row], k);
+      assert_int_equal(offset[row], pc->offset);
+      assert_int_equal(fn[row], pc->function_index);
+      assert_int_equal(samples[row], pc->samples);
+      assert_int_equal(not_issued[row], pc->not_issued);
+      assert_int_equal(crc[row], pc->cubin_crc);
+      assert_null(insn[row]); /* no sidecar */
+      assert_int_equal(line[row], 0);
+      total += samples[row];
+      for (size_t r = 0; r < pc->reason_count; r++, rrow++) {
+        assert_int_equal(r_row[rrow], row);
+        assert_int_equal(r_reason[rrow], mprof_pc_stats_reason(pc, r)->reason);
+        assert_int_equal(r_samples[rrow],
+                         mprof_pc_stats_reason(pc, r)->samples);
+      }
+    }
+  }
+  assert_int_equal(row, rows);
+  assert_int_equal(rrow, reason_rows);
+  assert_int_equal(total, mprof_join_sample_total(j));
+
+  /* Refused, with nothing written: a wrong count, an unknown column. */
+  kernel[0] = 12345;
+  assert_int_equal(
+      mprof_join_pc_column(kernel, rows - 1, j, MPROF_PC_COLUMN_KERNEL),
+      MPROF_EINVAL);
+  char want[128];
+  snprintf(want, sizeof want,
+           "pc column: the array has %zu elements, the join %zu rows", rows - 1,
+           rows);
+  assert_string_equal(mprof_error_last(), want);
+  assert_int_equal(kernel[0], 12345);
+  assert_int_equal(
+      mprof_join_pc_column(kernel, rows, j, MPROF_PC_COLUMN_COUNT_),
+      MPROF_EINVAL);
+  assert_string_equal(
+      mprof_error_last(),
+      "pc column 8 is not known (this mprof has columns 0 to 7)");
+  assert_int_equal(mprof_join_pc_reason_column(r_row, reason_rows, j, 3),
+                   MPROF_EINVAL);
+  assert_int_equal(mprof_join_pc_column(NULL, rows, j, 0), MPROF_EINVAL);
+  assert_int_equal(mprof_join_pc_column(kernel, rows, NULL, 0), MPROF_EINVAL);
+  assert_int_equal(mprof_join_pc_rows(NULL), 0);
+  free(kernel), free(offset), free(fn), free(line), free(samples);
+  free(not_issued), free(crc), free(insn), free(r_row), free(r_samples);
+  free(r_reason);
+  mprof_join_free(j);
+  mprof_trace_free(t);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_statistics_per_device),
@@ -547,6 +672,7 @@ int main(void) {
       cmocka_unit_test(test_percentiles_match_sorting),
       cmocka_unit_test(test_empty_trace_and_bad_arguments),
       cmocka_unit_test(test_synthetic_totals),
+      cmocka_unit_test(test_pc_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,6 +143,9 @@ static void write_planted_at(const char *path, int with_pm, float dram) {
                                in_lib ? 10.0f : 1.0f};
       tt_pm_sample(w, d, t, t + 10 * US, 5, values);
     }
+    /* 2: the decode fell behind three times. */
+    if (with_pm == 2)
+      assert_int_equal(mprof_writer_drop(w, MPROF_DROP_PM_OVERFLOW, d, 3), 0);
   }
   assert_int_equal(mprof_writer_finish(w), 0);
 }
@@ -158,7 +161,9 @@ typedef struct opened {
 } opened;
 
 static void open_planted(opened *o, int with_pm) {
-  const char *path = test_path(with_pm ? "pm.mprof" : "nopm.mprof");
+  const char *path = test_path(with_pm == 2 ? "pm-lost.mprof"
+                               : with_pm    ? "pm.mprof"
+                                            : "nopm.mprof");
   write_planted(path, with_pm);
   assert_int_equal(mprof_trace_open(&o->trace, path, NULL), 0);
   assert_int_equal(mprof_join_build(&o->join, o->trace, NULL), 0);
@@ -383,6 +388,31 @@ static void test_without_counters(void **state) {
   close_planted(&o);
 }
 
+/* The note of a key, or NULL. */
+static const mprof_note *note(const opened *o, const char *key) {
+  for (size_t i = 0; i < mprof_diagnosis_note_count(o->diagnosis); i++)
+    if (strcmp(mprof_diagnosis_note(o->diagnosis, i)->key, key) == 0)
+      return mprof_diagnosis_note(o->diagnosis, i);
+  return NULL;
+}
+
+/* PM samples lost to a full buffer: one note counts them and says how to
+ * keep them; a run that lost none has no such note. */
+static void test_pm_overflow_noted(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 1);
+  assert_null(note(&o, "pm_overflow"));
+  close_planted(&o);
+  open_planted(&o, 2);
+  const mprof_note *n = note(&o, "pm_overflow");
+  assert_non_null(n);
+  assert_non_null(strstr(n->text, "overflowed 3 times"));
+  assert_non_null(strstr(n->text, "--pm-interval"));
+  assert_null(note(&o, "no_counters"));
+  close_planted(&o);
+}
+
 /* The reports carry the speed of light, and stay valid. */
 static void test_reports(void **state) {
   (void)state;
@@ -503,6 +533,7 @@ int main(void) {
       cmocka_unit_test(test_launch_gaps_outrank_in_kernel_gains),
       cmocka_unit_test(test_library_advice),
       cmocka_unit_test(test_without_counters),
+      cmocka_unit_test(test_pm_overflow_noted),
       cmocka_unit_test(test_reports),
       cmocka_unit_test(test_diff_shows_throughput),
   };

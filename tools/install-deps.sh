@@ -6,7 +6,9 @@ packages="build-essential cmake pkg-config git libjson-c-dev libelf-dev
 libcmocka-dev libgtk-4-dev libcairo2-dev clang libclang-rt-14-dev
 clang-format libxml2-utils xvfb xauth x11-apps imagemagick dbus-x11
 chromium desktop-file-utils shared-mime-info zsh man-db groff-base
-bsdextrautils python3 procps"
+bsdextrautils python3 procps libsqlite3-dev sqlite3
+protobuf-compiler
+python3-cffi python3-numpy python3-pandas python3-pytest python3-pip"
 # node and npm run the browser checks of the exports; a node that is
 # already installed (e.g. from another repository) is kept.
 command -v node >/dev/null 2>&1 || packages="$packages nodejs"

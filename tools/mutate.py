@@ -148,10 +148,15 @@ class Library:
         objs = [objects.get(rel, e["object"])
                 for rel, e in sorted(self.entries.items())]
         compiler = next(iter(self.entries.values()))["args"][0]
-        libs = subprocess.run(["pkg-config", "--libs", "json-c", "libelf"],
+        modules = ["json-c", "libelf"]
+        # The SQLite export, where the build has it.
+        if any("-DMPROF_HAVE_SQLITE" in e["args"]
+               for e in self.entries.values()):
+            modules.append("sqlite3")
+        libs = subprocess.run(["pkg-config", "--libs"] + modules,
                               capture_output=True, text=True)
         if libs.returncode:
-            sys.exit("mutate: pkg-config --libs json-c libelf failed")
+            sys.exit("mutate: pkg-config --libs %s failed" % " ".join(modules))
         args = ([compiler, "-shared", "-fPIC", "-Wl,-soname,libmprof.so.0",
                  "-Wl,--no-undefined", "-o", out] + objs +
                 shlex.split(libs.stdout) + ["-lpthread", "-lm", "-lstdc++"])

@@ -56,6 +56,14 @@ if [ -x /usr/bin/mprof-gtk ]; then
   grep -q "^Exec=mprof-gtk" /usr/share/applications/mprof.desktop || fail "no desktop entry"
 fi
 /usr/bin/mprof export "$src/samples/gemm.mprof" -q -o "$tmp/gemm.json" || fail "installed mprof export"
+# The Python package finds the installed libmprof through the loader.
+if /usr/bin/python3 -c 'import cffi, numpy, pandas' 2>/dev/null; then
+  PYTHONPATH="$src/python" MPROF_LIBRARY= /usr/bin/python3 -c "
+import mprof
+k = mprof.open('$src/samples/gemm.mprof').kernel()
+assert k.stats['launches'] == 20 and k._repr_png_()[:4] == b'\x89PNG'
+" >"$tmp/python.txt" 2>&1 || fail "python package on the installed library: $(tail -1 "$tmp/python.txt")"
+fi
 # The man pages and completion come from the same help text as --help.
 for page in mprof mprof-summary mprof-export; do
   [ -f "/usr/share/man/man1/$page.1" ] || fail "no man page $page.1"

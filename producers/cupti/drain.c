@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "mprof/error.h"
+#include "crash.h"
 #include "producer.h"
 
 /* ---- drain thread ------------------------------------------------------- */
@@ -74,11 +75,8 @@ void start_drain_thread(void) {
     return;
   }
   /* The thread takes no signals: they belong to the program. */
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&g.thread, NULL, drain_thread, NULL);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  int rc = mprof_cupti_thread_start(&g.thread, drain_thread, NULL,
+                                    "the drain thread");
   if (rc == 0) {
     g.thread_started = 1;
   } else {

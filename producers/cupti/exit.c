@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "producer.h"
 #include "mprof/error.h"
 #include "pmsampling.h"
@@ -54,6 +55,11 @@ static void on_signal(int signo, siginfo_t *info, void *context) {
   if (slot >= 0)
     old = g.old_actions[slot];
   int dies = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
+  /* A program may handle its own faults (a JVM does): a report only when
+   * the fault ends it, or when it is the producer's. */
+  if ((signo == SIGSEGV || signo == SIGBUS || signo == SIGABRT) &&
+      (dies || mprof_cupti_thread_role()))
+    mprof_cupti_crash_report(signo, info);
   int state = atomic_load(&g.state);
   if (getpid() == g.pid && !atomic_load(&g.forked) &&
       (state == STATE_RUNNING || state == STATE_DISABLED) && g.tr) {
@@ -62,8 +68,9 @@ static void on_signal(int signo, siginfo_t *info, void *context) {
      * Once the exit handler runs, the drain thread is stopping or gone:
      * commit at once. */
     int flushed = 0;
+    /* The drain thread cannot flush for itself. */
     if (atomic_load(&g.thread_started) && state == STATE_RUNNING &&
-        !atomic_load(&g.exiting)) {
+        !atomic_load(&g.exiting) && !mprof_cupti_thread_role()) {
       unsigned before = atomic_load(&g.flush_done);
       atomic_store(&g.flush_request, dies ? 2 : 1);
       wake_drain_thread();
@@ -101,6 +108,7 @@ static void on_signal(int signo, siginfo_t *info, void *context) {
 }
 
 void install_signal_handlers(void) {
+  mprof_cupti_crash_report_prepare();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_signal;
@@ -169,11 +177,8 @@ static void wait_for_contexts(void) {
                            0, 0};
   uint64_t started = monotonic_raw_ns();
   pthread_t helper;
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&helper, NULL, synchronize_contexts, &wait);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  int rc = mprof_cupti_thread_start(&helper, synchronize_contexts, &wait,
+                                    "the exit helper thread");
   if (rc != 0)
     return;
   struct timespec until;

@@ -11,6 +11,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "pmsampling.h"
+#include "crash.h"
 
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_host.h>
@@ -542,12 +543,9 @@ void *decode_thread(void *) {
 void start_thread_locked() {
   if (g.thread_started)
     return;
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  g.thread_started =
-      pthread_create(&g.thread, nullptr, decode_thread, nullptr) == 0;
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  g.thread_started = mprof_cupti_thread_start(&g.thread, decode_thread,
+                                              nullptr,
+                                              "the PM decode thread") == 0;
 }
 
 bool profiler_initialize_locked() {

@@ -220,7 +220,7 @@ for (const trace of traces) {
   // profile per thread that has events (each stream, each SM lane, each
   // NVTX thread).
   const te = path.join(outDir, `${name}.perfetto.json`);
-  run('export', tracePath, '--format', 'perfetto', '-q', '-o', te);
+  run('export', tracePath, '--format', 'chrome', '-q', '-o', te);
   const info = run('info', tracePath);
   const streams = +(info.match(/STREAMS=(\d+)/) || [0, 0])[1];
   const hasSpans = /SPANS=\d+/.test(info);

@@ -27,24 +27,26 @@ expect 0 "usage: mprof export TRACE" "$mprof" export --help
 expect 0 "export .*speedscope" "$mprof" help
 expect 2 "no trace given" "$mprof" export -o "$tmp/x.json"
 expect 2 "no output file given" "$mprof" export "$samples/gemm.mprof"
-expect 2 "--format takes perfetto, chrome or speedscope" "$mprof" export "$samples/gemm.mprof" --format pprof -o "$tmp/x.json"
+expect 2 "--format takes perfetto, chrome, speedscope or sqlite" "$mprof" export "$samples/gemm.mprof" --format pprof -o "$tmp/x.json"
 expect 2 "unknown option '--frob'" "$mprof" export "$samples/gemm.mprof" --frob
 expect 2 "no kernel matches 'nothing_like_this'" "$mprof" export "$samples/gemm.mprof" -k nothing_like_this -o "$tmp/x.json"
 expect 2 "cannot open" "$mprof" export "$tmp/missing.mprof" -o "$tmp/x.json"
 expect 2 "names the sidecar of one trace" "$mprof" export "$samples/gemm.mprof" "$samples/demo.mprof" --sidecar "$samples/gemm.mprof.pc.json" -o "$tmp/x.json"
 [ -e "$tmp/x.json" ] && fail "a failed export left $tmp/x.json"
 
-# The default format is perfetto; chrome writes the same file.
-expect 0 "wrote $tmp/gemm.json: 34 trace events" "$mprof" export "$samples/gemm.mprof" -o "$tmp/gemm.json"
-expect 0 "chrome://tracing" "$mprof" export "$samples/gemm.mprof" --format chrome -o "$tmp/gemm-chrome.json"
-cmp -s "$tmp/gemm.json" "$tmp/gemm-chrome.json" || fail "perfetto and chrome exports differ"
+# The default format is perfetto, the protobuf trace (cli_export_perfetto
+# decodes it); chrome writes the Trace Event JSON.
+expect 0 "wrote $tmp/gemm.pftrace: .* track events (open it at https://ui.perfetto.dev)" "$mprof" export "$samples/gemm.mprof" -o "$tmp/gemm.pftrace"
+expect 0 "wrote $tmp/gemm.json: 34 trace events (open it at chrome://tracing" "$mprof" export "$samples/gemm.mprof" --format chrome -o "$tmp/gemm.json"
+head -c 1 "$tmp/gemm.pftrace" | od -An -tx1 | grep -q 0a || fail "gemm.pftrace does not start with a Trace packet (field 1, bytes)"
+cmp -s "$tmp/gemm.json" "$tmp/gemm.pftrace" && fail "perfetto and chrome exports are the same file"
 "$schema_check" "$docs/trace-event.schema.json" "$tmp/gemm.json" || fail "gemm.json does not match the Trace Event schema"
 grep -q '"grid":"32x32x1","block":"16x16x1","registers":63,' "$tmp/gemm.json" || fail "gemm.json lacks the launch shape: $(head -c 600 "$tmp/gemm.json")"
 
 # speedscope: the recap counts the profiles; a set of traces is one file.
 expect 0 "wrote $tmp/t.speedscope.json: 11 kernel profiles" "$mprof" export "$samples/transformer_forward.mprof" --format=speedscope -o "$tmp/t.speedscope.json"
 grep -q '"\$schema":"https://www.speedscope.app/file-format-schema.json"' "$tmp/t.speedscope.json" || fail "no speedscope schema"
-"$mprof" export "$samples/demo.mprof" "$samples/gemm.mprof" -q -o "$tmp/set.json" >"$tmp/out" 2>&1 || fail "export of a set exited $?"
+"$mprof" export "$samples/demo.mprof" "$samples/gemm.mprof" --format chrome -q -o "$tmp/set.json" >"$tmp/out" 2>&1 || fail "export of a set exited $?"
 [ -s "$tmp/out" ] && fail "-q still printed: $(cat "$tmp/out")"
 "$schema_check" "$docs/trace-event.schema.json" "$tmp/set.json" || fail "set.json does not match the Trace Event schema"
 

@@ -151,8 +151,8 @@ check "the --by-range checks ran (python exit $status)" "$status"
 failures=$(grep -c '^FAIL' "$report")
 
 # ---- export: API rows and flows ----------------------------------------------
-"$mprof" export "$trace" --format perfetto -q -o "$out/nvtx_step.perfetto.json" >"$out/export.log" 2>&1
-check "mprof export --format perfetto exits 0" $?
+"$mprof" export "$trace" --format chrome -q -o "$out/nvtx_step.perfetto.json" >"$out/export.log" 2>&1
+check "mprof export --format chrome exits 0" $?
 "$python" - "$out/nvtx_step.perfetto.json" <<'EOF' | tee -a "$report"
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]

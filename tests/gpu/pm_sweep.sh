@@ -10,7 +10,9 @@
 # without a GPU.
 #
 # What fails (exit 1): a step that exits non-zero (record, summary,
-# score_verdicts.py --pm), a PM-sampled run without PM samples, an exit run
+# score_verdicts.py --pm: strict at the default 100us; at shorter intervals
+# a kernel may go unmeasured only when the summary notes the PM buffer's
+# overflow), a PM-sampled run without PM samples, an exit run
 # that hit the producer's exit timeout (META pm.error = exit_timeout). The
 # traces are removed before they are recorded, so a recorder that writes
 # nothing is never read for an earlier run's. tests/gpu/selftest.sh pm_sweep
@@ -96,8 +98,14 @@ for iv in ${PM_INTERVALS:-10us 20us 50us 100us}; do
   "$mprof" summary --json --all "$out/pc.mprof" "$tr" >"$out/set_$iv.json" 2>"$out/set_$iv.err" ||
     bad "$iv: mprof summary of the PC + PM set exited $? ($(head -c 300 "$out/set_$iv.err"))"
   stream_row "$out/set_$iv.json" | tee -a "$report"
-  python3 "$src/tests/gpu/score_verdicts.py" --pm "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1 ||
-    bad "$iv: score_verdicts.py --pm of the set exited $?"
+  # At the default interval every verdict must be right; a shorter one may
+  # lose samples when the decode falls behind, as long as the summary says
+  # so (its pm_overflow note): a kernel left unmeasured without that note,
+  # or a wrong verdict, still fails.
+  lost=--allow-lost
+  [ "$iv" = 100us ] && lost=
+  python3 "$src/tests/gpu/score_verdicts.py" --pm $lost "$out/set_$iv.json" >"$out/set_$iv.score" 2>&1 ||
+    bad "$iv: score_verdicts.py --pm $lost of the set exited $?"
   tail -n 1 "$out/set_$iv.score" | tee -a "$report"
   grep -E "dram_stream|l2_stream" "$out/set_$iv.score" | tee -a "$report"
   if [ "$torch" = 1 ]; then

@@ -10,7 +10,7 @@
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
 #              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets,
-#              validate, validate_source or capture_window
+#              validate, validate_source, suite or capture_window
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -387,6 +387,29 @@ validate_source)
   grep -q "FAIL  gemm_source: .source file written" "$tmp/nothing.$runs.log" ||
     fail "validate_source.sh accepts a run without its .source file"
   run crash fail "FAIL  gemm_source: record source exits 0 \(exit 139\)" validate_source.sh "$o" "$fake"
+  ;;
+suite)
+  # Stand-in checks: one passes, one fails (a FAIL line), one skips, one
+  # outlives its limit. The table must say so and the suite fail; a suite
+  # of skips alone is a skip; a budget spent lists the rest as not run.
+  d=$tmp/checks
+  mkdir -p "$d" || exit 2
+  printf '#!/bin/bash\necho "ok    fine"\n' >"$d/good.sh"
+  printf '#!/bin/bash\necho "FAIL  launches: 3 of 200"\nexit 1\n' >"$d/bad.sh"
+  printf '#!/bin/bash\necho "no GPU here; skipping"\nexit 77\n' >"$d/none.sh"
+  printf '#!/bin/bash\nsleep 30\n' >"$d/hang.sh"
+  o=$tmp/out
+  export GPU_SUITE_DIR=$d
+  GPU_SUITE_LIMIT=2 run good fail "\| bad \| failed \(1\) \| [0-9]+ \| FAIL  launches: 3 of 200" suite.sh "$o" "$fake" good bad none hang
+  for row in "| good | passed |" "| none | skipped |" "| hang | timed out |" "passed 1, failed 2, skipped 1 of 4"; do
+    grep -qF "$row" "$o/suite.md" || fail "suite.sh's table lacks '$row': $(cat "$o/suite.md")"
+  done
+  run good skip "passed 0, failed 0, skipped 1 of 1" suite.sh "$o" "$fake" none
+  run good pass "" suite.sh "$o" "$fake" good
+  GPU_SUITE_BUDGET=1 GPU_SUITE_MIN=5 run good fail "\| good \| not run \| 0 \| the budget of 1 s was spent" suite.sh "$o" "$fake" good
+  bash "$gpu/suite.sh" "$o" "$fake" no_such_check >/dev/null 2>&1
+  [ $? -eq 2 ] || fail "suite.sh runs a check that does not exist"
+  unset GPU_SUITE_DIR
   ;;
 capture_window)
   # Its own stand-in recorder (capture_mprof) writes the trace of each

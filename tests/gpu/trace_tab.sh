@@ -11,7 +11,8 @@
 # Usage: tests/gpu/trace_tab.sh OUTDIR [BUILD_DIR]
 #   BUILD_DIR  a CMake build of mprof with the CUPTI producer (default: build)
 # Environment: TRACE_TAB_EXTRA="a.mprof b.mprof" adds traces recorded
-#   elsewhere (the NVTX PyTorch sample of tests/gpu/nvtx_sample.sh, say).
+#   elsewhere. The PyTorch NVTX sample (nvtx_step.mprof) is recorded here
+#   with tests/gpu/nvtx_sample.sh unless one is named there.
 #
 # Writes OUTDIR/samples/*.mprof (the recordings), OUTDIR/*.png and
 # OUTDIR/report.txt. Skips (exit 77) without a GPU. Exit 1 when a check
@@ -68,7 +69,20 @@ record() {
 }
 record gemm_pm record-gemm.log --pc-mode off --pm on -- "$build/bin/gemm"
 record demo record-demo.log -- "$build/bin/demo"
-for extra in ${TRACE_TAB_EXTRA:-}; do
+# The PyTorch NVTX check reads samples/nvtx_step.mprof: without one in
+# TRACE_TAB_EXTRA it is recorded here by nvtx_sample.sh (PyTorch needed).
+extras=${TRACE_TAB_EXTRA:-}
+case " $extras " in
+*/nvtx_step.mprof\ *) ;;
+*)
+  NVTX_SKIP_COST=1 timeout 300 bash "$(dirname "$0")/nvtx_sample.sh" "$out/nvtx" "$build" \
+    >"$out/record-nvtx.log" 2>&1
+  status=$?
+  check "record nvtx_step with nvtx_sample.sh: exit $status (log: record-nvtx.log)" "$status"
+  extras="$extras $out/nvtx/nvtx_step.mprof"
+  ;;
+esac
+for extra in $extras; do
   cp "$extra" "$out/samples/" || exit 2
   if [ -e "$extra.pc.json" ]; then cp "$extra.pc.json" "$out/samples/" || exit 2; fi
 done

@@ -271,6 +271,62 @@ mprof_join_kernel_reason(const mprof_join *join, size_t kernel, size_t index);
 MPROF_API const mprof_reason_samples *
 mprof_pc_stats_reason(const mprof_pc_stats *pc, size_t index);
 
+/* ---- the sampled instructions of every kernel, as columns ------------ */
+
+/** The columns mprof_join_pc_column() fills, each with its C type. The rows
+ * are the sampled instructions of every kernel, kernel by kernel in the
+ * join's order, each kernel's as mprof_join_pcs() orders them. Values are
+ * pinned; columns are only added. */
+typedef enum mprof_pc_column {
+  MPROF_PC_COLUMN_KERNEL = 0,         /**< uint32_t: index of its kernel */
+  MPROF_PC_COLUMN_CUBIN_CRC = 1,      /**< uint64_t */
+  MPROF_PC_COLUMN_FUNCTION_INDEX = 2, /**< uint32_t */
+  MPROF_PC_COLUMN_OFFSET = 3,         /**< uint32_t: bytes into the function */
+  MPROF_PC_COLUMN_SAMPLES = 4,        /**< uint64_t: plain-reason samples */
+  MPROF_PC_COLUMN_NOT_ISSUED = 5,     /**< uint64_t: X_not_issued samples */
+  MPROF_PC_COLUMN_LINE = 6,           /**< uint32_t: source line, 0 unknown */
+  /** const mprof_sass_instruction *: the sidecar's instruction (owned by
+   * the sidecar), NULL without one. */
+  MPROF_PC_COLUMN_INSTRUCTION = 7,
+  MPROF_PC_COLUMN_COUNT_ = 8
+} mprof_pc_column;
+
+/** The columns mprof_join_pc_reason_column() fills: one row per (sampled
+ * instruction, stall reason with samples there), instruction by
+ * instruction in the rows of mprof_pc_column, each instruction's reasons
+ * largest first (plain and not-issued alike). Values are pinned. */
+typedef enum mprof_pc_reason_column {
+  MPROF_PC_REASON_COLUMN_ROW = 0,     /**< uint64_t: its row of
+                                           mprof_join_pc_column() */
+  MPROF_PC_REASON_COLUMN_REASON = 1,  /**< uint32_t: mprof_join_reason() */
+  MPROF_PC_REASON_COLUMN_SAMPLES = 2, /**< uint64_t */
+  MPROF_PC_REASON_COLUMN_COUNT_ = 3
+} mprof_pc_reason_column;
+
+/** Rows of mprof_join_pc_column(): the sampled instructions of all
+ * kernels (the sum of mprof_kernel_stats.pc_count). */
+MPROF_API size_t mprof_join_pc_rows(const mprof_join *join);
+
+/** Rows of mprof_join_pc_reason_column(). */
+MPROF_API size_t mprof_join_pc_reason_rows(const mprof_join *join);
+
+/**
+ * Fill @p out, an array of @p count elements of the C type of column
+ * @p column (mprof_pc_column), with that column of every sampled
+ * instruction: what a data frame or a numpy array reads in one call,
+ * without a call per instruction. @p count must equal
+ * mprof_join_pc_rows(); MPROF_EINVAL (nothing written) for another count,
+ * an unknown column or a NULL argument.
+ */
+MPROF_API int mprof_join_pc_column(void *out, size_t count,
+                                   const mprof_join *join, unsigned column);
+
+/** The same for mprof_pc_reason_column; @p count must equal
+ * mprof_join_pc_reason_rows(). */
+MPROF_API int mprof_join_pc_reason_column(void *out, size_t count,
+                                          const mprof_join *join,
+                                          unsigned column);
+
 /** The instructions of kernel @p kernel with counted global-memory
  * accesses, by offset. Owned by @p join; NULL and 0 when there are none. */
 MPROF_API const mprof_memory_stats *

@@ -715,6 +715,13 @@ static void make_trace_notes(mprof_diagnosis *d) {
       {"pc_dropped", mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES),
        "%llu PC sample was dropped: stall shares may be skewed.",
        "%llu PC samples were dropped: stall shares may be skewed."},
+      {"pm_overflow", mprof_trace_drop_total(t, MPROF_DROP_PM_OVERFLOW),
+       "The PM sampling buffer overflowed %llu time and its samples were "
+       "lost: a kernel that ran then has no measured throughput; record "
+       "again with a longer --pm-interval.",
+       "The PM sampling buffer overflowed %llu times and their samples were "
+       "lost: kernels that ran then have no measured throughput; record "
+       "again with a longer --pm-interval."},
       {"activity_dropped",
        mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS),
        "%llu activity record was dropped: launch counts and times are "

@@ -444,3 +444,103 @@ const mprof_reason_samples *mprof_pc_stats_reason(const mprof_pc_stats *pc,
                                                   size_t index) {
   return pc && index < pc->reason_count ? &pc->reasons[index] : NULL;
 }
+
+/* ---- the sampled instructions as columns ------------------------------- */
+
+size_t mprof_join_pc_rows(const mprof_join *join) {
+  size_t rows = 0;
+  for (size_t k = 0; join && k < join->kernel_count; k++)
+    rows += join->kernels[k].pc_count;
+  return rows;
+}
+
+size_t mprof_join_pc_reason_rows(const mprof_join *join) {
+  size_t rows = 0;
+  for (size_t k = 0; join && k < join->kernel_count; k++) {
+    size_t n;
+    const mprof_pc_stats *pcs = mprof_join_pcs(join, k, &n);
+    for (size_t i = 0; i < n; i++)
+      rows += pcs[i].reason_count;
+  }
+  return rows;
+}
+
+static int column_args(const void *out, size_t count, size_t rows,
+                       const char *what, unsigned column, unsigned columns) {
+  if (!out && count)
+    return mprof__error_set(MPROF_EINVAL, "%s column: no array", what);
+  if (column >= columns)
+    return mprof__error_set(MPROF_EINVAL,
+                            "%s column %u is not known (this mprof has "
+                            "columns 0 to %u)",
+                            what, column, columns - 1);
+  if (count != rows)
+    return mprof__error_set(MPROF_EINVAL,
+                            "%s column: the array has %zu elements, the "
+                            "join %zu rows",
+                            what, count, rows);
+  return 0;
+}
+
+int mprof_join_pc_column(void *out, size_t count, const mprof_join *join,
+                         unsigned column) {
+  if (!join)
+    return mprof__error_set(MPROF_EINVAL, "pc column: no join");
+  int rc = column_args(out, count, mprof_join_pc_rows(join), "pc", column,
+                       MPROF_PC_COLUMN_COUNT_);
+  if (rc)
+    return rc;
+  uint32_t *u32 = (uint32_t *)out;
+  uint64_t *u64 = (uint64_t *)out;
+  const mprof_sass_instruction **insn = (const mprof_sass_instruction **)out;
+  size_t row = 0;
+  for (size_t k = 0; k < join->kernel_count; k++) {
+    size_t n;
+    const mprof_pc_stats *pcs = mprof_join_pcs(join, k, &n);
+    for (size_t i = 0; i < n; i++, row++) {
+      const mprof_pc_stats *pc = &pcs[i];
+      switch ((mprof_pc_column)column) {
+      case MPROF_PC_COLUMN_KERNEL: u32[row] = (uint32_t)k; break;
+      case MPROF_PC_COLUMN_CUBIN_CRC: u64[row] = pc->cubin_crc; break;
+      case MPROF_PC_COLUMN_FUNCTION_INDEX: u32[row] = pc->function_index; break;
+      case MPROF_PC_COLUMN_OFFSET: u32[row] = pc->offset; break;
+      case MPROF_PC_COLUMN_SAMPLES: u64[row] = pc->samples; break;
+      case MPROF_PC_COLUMN_NOT_ISSUED: u64[row] = pc->not_issued; break;
+      case MPROF_PC_COLUMN_LINE:
+        u32[row] = pc->instruction ? pc->instruction->line : 0;
+        break;
+      case MPROF_PC_COLUMN_INSTRUCTION: insn[row] = pc->instruction; break;
+      case MPROF_PC_COLUMN_COUNT_: break;
+      }
+    }
+  }
+  return 0;
+}
+
+int mprof_join_pc_reason_column(void *out, size_t count, const mprof_join *join,
+                                unsigned column) {
+  if (!join)
+    return mprof__error_set(MPROF_EINVAL, "pc reason column: no join");
+  int rc = column_args(out, count, mprof_join_pc_reason_rows(join), "pc reason",
+                       column, MPROF_PC_REASON_COLUMN_COUNT_);
+  if (rc)
+    return rc;
+  uint32_t *u32 = (uint32_t *)out;
+  uint64_t *u64 = (uint64_t *)out;
+  size_t row = 0, pc_row = 0;
+  for (size_t k = 0; k < join->kernel_count; k++) {
+    size_t n;
+    const mprof_pc_stats *pcs = mprof_join_pcs(join, k, &n);
+    for (size_t i = 0; i < n; i++, pc_row++)
+      for (size_t r = 0; r < pcs[i].reason_count; r++, row++) {
+        const mprof_reason_samples *rs = &pcs[i].reasons[r];
+        if (column == MPROF_PC_REASON_COLUMN_ROW)
+          u64[row] = pc_row;
+        else if (column == MPROF_PC_REASON_COLUMN_REASON)
+          u32[row] = rs->reason;
+        else
+          u64[row] = rs->samples;
+      }
+  }
+  return 0;
+}

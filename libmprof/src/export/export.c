@@ -1,7 +1,8 @@
 /*
- * mprof — Trace Event Format (Chrome, Perfetto) and speedscope exports:
- * the entry points and the kernel selection. The writers are in
- * export_trace_events.c and export_speedscope.c.
+ * mprof — the exports: the entry points and the kernel selection. The
+ * writers are in export_trace_events.c (Trace Event JSON),
+ * export_perfetto.c (Perfetto protobuf), export_speedscope.c and
+ * export_sqlite.c.
  *
  * The layout of both files, and why, is in docs/EXPORT.md.
  *
@@ -19,7 +20,8 @@
 #include "export/export_internal.h"
 
 MPROF__VERSIONS(export_options, "export options",
-                MPROF__END_OF(mprof_export_options, kernel));
+                MPROF__END_OF(mprof_export_options, kernel),
+                MPROF__END_OF(mprof_export_options, progress_userdata));
 
 int mprof_export_options_init(mprof_export_options *opts, unsigned version) {
   mprof_export_options init = MPROF_EXPORT_OPTIONS_INIT;
@@ -84,33 +86,64 @@ static int selection_build(mprof__export_selection *s,
 /* ---- entry points -------------------------------------------------------- */
 
 MPROF__VERSIONS(report_versions, "export report",
-                MPROF__END_OF(mprof_export_report, frames));
+                MPROF__END_OF(mprof_export_report, frames),
+                MPROF__END_OF(mprof_export_report, rows));
 
-int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
-                       size_t count, const mprof_export_options *opts,
-                       mprof_export_report *report) {
+/* The options as the current version, from @p opts of any version it
+ * reads (NULL: the defaults). Returns MPROF_EVERSION, MPROF_EINVAL. */
+static int options_read(mprof_export_options *out,
+                        const mprof_export_options *opts) {
   static const mprof_export_options defaults = MPROF_EXPORT_OPTIONS_INIT;
-  opts =
-      mprof__options_or_defaults(opts, &defaults, MPROF_EXPORT_OPTIONS_VERSION,
-                                 MPROF_EXPORT_OPTIONS_VERSION, "export");
-  if (!opts || mprof__result_check(report, &report_versions))
+  opts = mprof__options_or_defaults(opts, &defaults, 1,
+                                    MPROF_EXPORT_OPTIONS_VERSION, "export");
+  if (!opts)
     return MPROF_EVERSION;
-  if (opts->format > MPROF_EXPORT_SPEEDSCOPE)
+  *out = defaults;
+  memcpy(out, opts, mprof__version_size(&export_options, opts->version));
+  out->version = MPROF_EXPORT_OPTIONS_VERSION;
+  if (out->format > MPROF_EXPORT_PERFETTO)
     return mprof__error_set(MPROF_EINVAL, "export: unknown format %u",
-                            opts->format);
-  if (!out || !traces || !count)
+                            out->format);
+  return MPROF_OK;
+}
+
+static int traces_check(const mprof_diagnosis *const *traces, size_t count) {
+  if (!traces || !count)
     return mprof__error_set(MPROF_EINVAL, "export: no trace to export");
   for (size_t t = 0; t < count; t++)
     if (!traces[t])
       return mprof__error_set(MPROF_EINVAL, "export: trace %zu is NULL", t);
+  return MPROF_OK;
+}
+
+int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
+                       size_t count, const mprof_export_options *options,
+                       mprof_export_report *report) {
+  mprof_export_options o;
+  const mprof_export_options *opts = &o;
+  int rc = options_read(&o, options);
+  if (rc)
+    return rc;
+  if (mprof__result_check(report, &report_versions))
+    return MPROF_EVERSION;
+  if (opts->format == MPROF_EXPORT_SQLITE)
+    return mprof__error_set(MPROF_EINVAL,
+                            "export: an SQLite database is written to a file "
+                            "(mprof_export_file), not to a stream");
+  if (!out)
+    return mprof__error_set(MPROF_EINVAL, "export: no trace to export");
+  if ((rc = traces_check(traces, count)))
+    return rc;
   mprof__export_selection sel;
-  int rc = selection_build(&sel, traces, count, opts->kernel);
+  rc = selection_build(&sel, traces, count, opts->kernel);
   if (rc)
     return rc;
   mprof_export_report rep = MPROF_EXPORT_REPORT_INIT;
   if (opts->format == MPROF_EXPORT_SPEEDSCOPE)
     rc = mprof__export_speedscope(out, traces, count, &sel,
                                   opts->kernel != NULL, &rep);
+  else if (opts->format == MPROF_EXPORT_PERFETTO)
+    rc = mprof__export_perfetto(out, traces, count, &sel, &rep.events);
   else
     rc = mprof__export_trace_events(out, traces, count, &sel, &rep.events);
   selection_free(&sel);
@@ -127,8 +160,42 @@ int mprof_export_file(const char *path, const mprof_diagnosis *const *traces,
                       mprof_export_report *report) {
   if (!path || !*path)
     return mprof__error_set(MPROF_EINVAL, "export: no output file");
+  mprof_export_options o;
+  int rc = options_read(&o, opts);
+  if (!rc && mprof__result_check(report, &report_versions))
+    rc = MPROF_EVERSION;
+  if (!rc)
+    rc = traces_check(traces, count);
+  if (rc)
+    return rc;
+  if (o.format == MPROF_EXPORT_SQLITE) {
+#ifndef MPROF_HAVE_SQLITE
+    return mprof__error_set(MPROF_EUNSUPPORTED,
+                            "export: this mprof was built without SQLite: "
+                            "install libsqlite3-dev and rebuild it for "
+                            "--format sqlite");
+#else
+    mprof__export_selection sel;
+    if ((rc = selection_build(&sel, traces, count, o.kernel)))
+      return rc;
+    mprof__file_out fo;
+    if ((rc = mprof__file_out_open(&fo, path))) {
+      selection_free(&sel);
+      return rc;
+    }
+    mprof_export_report rep = MPROF_EXPORT_REPORT_INIT;
+    /* SQLite writes the partial file through its own descriptor; closing
+     * ours syncs and renames it once the database is complete. */
+    rc = mprof__export_sqlite(fo.partial, traces, count, &sel, &o, &rep);
+    selection_free(&sel);
+    int close_rc = mprof__file_out_close(&fo, !rc);
+    if (!rc && !close_rc && report)
+      mprof__result_store(report, &rep, &report_versions);
+    return rc ? rc : close_rc;
+#endif
+  }
   mprof__file_out fo;
-  int rc = mprof__file_out_open(&fo, path);
+  rc = mprof__file_out_open(&fo, path);
   if (rc)
     return rc;
   rc = mprof_export_write(fo.f, traces, count, opts, report);

@@ -1,6 +1,6 @@
 /*
  * mprof — what the exports share: the kernels a set of traces selects, a
- * file name, and the two writers (docs/EXPORT.md). Internal to
+ * file name, and the writers (docs/EXPORT.md). Internal to
  * export/.
  *
  * SPDX-License-Identifier: MIT
@@ -32,9 +32,22 @@ int mprof__export_trace_events(FILE *f, const mprof_diagnosis *const *traces,
                                size_t count, const mprof__export_selection *sel,
                                size_t *events);
 
+/* Perfetto's protobuf trace, export_perfetto.c; @p events receives the
+ * number of track events written. */
+int mprof__export_perfetto(FILE *f, const mprof_diagnosis *const *traces,
+                           size_t count, const mprof__export_selection *sel,
+                           size_t *events);
+
 /* speedscope, export_speedscope.c. */
 int mprof__export_speedscope(FILE *f, const mprof_diagnosis *const *traces,
                              size_t count, const mprof__export_selection *sel,
                              int filtered, mprof_export_report *rep);
+
+/* SQLite (export_sqlite.c, built with libsqlite3): the database at
+ * @p path, a new empty file the caller renames when this succeeds. */
+int mprof__export_sqlite(const char *path, const mprof_diagnosis *const *traces,
+                         size_t count, const mprof__export_selection *sel,
+                         const mprof_export_options *opts,
+                         mprof_export_report *rep);
 
 #endif

@@ -586,6 +586,15 @@ int mprof_render_write(const mprof_render_model *model,
                        const mprof_render_view *view, int tab, int width,
                        int height, const char *path);
 
+/**
+ * Render @p tab as a PNG in memory: *out (the caller's; free() it) holds
+ * *size bytes, the bytes mprof_render_write() writes to a .png file for
+ * the same view. 0; -1 with mprof_render_error() set (nothing to free).
+ */
+int mprof_render_write_png(const mprof_render_model *model,
+                           const mprof_render_view *view, int tab, int width,
+                           int height, unsigned char **out, size_t *size);
+
 /* ---- hit-testing -------------------------------------------------------- */
 
 typedef enum mprof_render_hit_kind {
