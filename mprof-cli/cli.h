@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "mprof/sidecar.h"
+#include "mprof/trace.h"
 
 /* Exit statuses: the documented contract of every subcommand. */
 #define CLI_EXIT_OK 0
@@ -45,6 +46,12 @@ int cli_parse_u64(const char *text, unsigned long long *out);
 
 /** 1 when @p text is a PM sampling interval record accepts (1us..1s). */
 int cli_valid_pm_interval(const char *text);
+
+/* The capture window @p c of @p t in one line, without a newline: what
+ * was recorded, when, and why it ended (cmd_info.c; `info` and `record`'s
+ * recap print it). */
+void cli_describe_capture(char *out, size_t size, const mprof_trace *t,
+                          const mprof_capture_record *c);
 
 /* The commands, for `mprof help`. */
 const cli_command *cli_commands(size_t *count);

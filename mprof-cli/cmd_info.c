@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,95 @@ static void print_process(const mprof_trace *t, size_t i,
   printf("\n");
 }
 
+static void append(char *out, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void append(char *out, size_t size, const char *fmt, ...) {
+  size_t used = strlen(out);
+  if (used + 1 >= size)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out + used, size - used, fmt, ap);
+  va_end(ap);
+}
+
+void cli_describe_capture(char *out, size_t size, const mprof_trace *t,
+                          const mprof_capture_record *c) {
+  const char *spec = mprof_trace_string(t, c->spec);
+  int kernels = c->trigger == MPROF_CAPTURE_KERNELS;
+  int ranges = c->trigger == MPROF_CAPTURE_PROFILER_API ||
+               c->trigger == MPROF_CAPTURE_NVTX;
+  const char *unit = kernels ? "launch" : "range";
+  const char *units = kernels ? "launches" : "ranges";
+  out[0] = '\0';
+  if (ranges)
+    append(out, size, "%s: ", spec && *spec ? spec : "ranges");
+  else if (kernels)
+    append(out, size, "launches of %s%s%s: ", spec && *spec ? "'" : "",
+           spec && *spec ? spec : "every kernel", spec && *spec ? "'" : "");
+  else
+    append(out, size, "the run: ");
+  if ((ranges || kernels) && c->recorded)
+    append(out, size, "%s %llu-%llu recorded", units,
+           (unsigned long long)c->skip + 1,
+           (unsigned long long)(c->skip + c->recorded));
+  else if (ranges || kernels)
+    append(out, size, "no %s recorded", unit);
+  else
+    append(out, size, "%s", c->pieces ? "recorded" : "nothing recorded");
+  if (c->delay)
+    append(out, size, " after a %.3g s delay", (double)c->delay / 1e9);
+  const mprof_process_record *p = NULL;
+  size_t n = 0;
+  const mprof_process_record *processes = mprof_trace_processes(t, &n);
+  if (c->process < n)
+    p = &processes[c->process];
+  if (c->start && p && p->start && c->start >= p->start) {
+    append(out, size, ", from %.3f s", (double)(c->start - p->start) / 1e9);
+    if (c->end >= c->start)
+      append(out, size, " to %.3f s", (double)(c->end - p->start) / 1e9);
+    append(out, size, " of the process");
+  }
+  if (c->pieces > 1)
+    append(out, size, " in %u pieces", c->pieces);
+  char bytes[32];
+  mprof_format_bytes(bytes, sizeof bytes, (double)c->max_bytes);
+  switch (c->end_reason) {
+  case MPROF_CAPTURE_END_RANGE_COUNT:
+    append(out, size, "; ended after --range-count %llu",
+           (unsigned long long)c->count);
+    break;
+  case MPROF_CAPTURE_END_KERNEL_COUNT:
+    append(out, size, "; ended after --kernel-count %llu",
+           (unsigned long long)c->count);
+    break;
+  case MPROF_CAPTURE_END_DURATION:
+    append(out, size, "; ended when its --duration of %.3g s was up",
+           (double)c->duration / 1e9);
+    break;
+  case MPROF_CAPTURE_END_MAX_SIZE:
+    append(out, size, "; stopped by --max-size %s: the trace reached it",
+           bytes);
+    break;
+  case MPROF_CAPTURE_END_EXIT:
+    append(out, size, "; ended with the program");
+    break;
+  case MPROF_CAPTURE_END_NEVER_OPENED:
+    append(out, size,
+           "; the window never opened: the program ended after %llu "
+           "matching %s",
+           (unsigned long long)c->seen, c->seen == 1 ? unit : units);
+    if ((ranges || kernels) && c->seen <= c->skip)
+      append(out, size, ", not more than the %llu to skip",
+             (unsigned long long)c->skip);
+    break;
+  case MPROF_CAPTURE_END_OPEN:
+    append(out, size, "; still open when the trace was cut");
+    break;
+  default: append(out, size, "; ended (reason %u unknown)", c->end_reason);
+  }
+}
+
 /* NVTX ranges still open when the capture was cut (or ended): they end
  * there, so their length is a lower bound. The first few by name. */
 static void print_open_ranges(const mprof_trace *t, int partial) {
@@ -146,6 +236,12 @@ static int info_one(const char *path) {
   const mprof_process_record *processes = mprof_trace_processes(t, &n);
   for (size_t i = 0; i < n; i++)
     print_process(t, i, &processes[i]);
+  const mprof_capture_record *captures = mprof_trace_captures(t, &n);
+  for (size_t i = 0; i < n; i++) {
+    char line[1024];
+    cli_describe_capture(line, sizeof line, t, &captures[i]);
+    printf("window %-3u %s\n", captures[i].process, line);
+  }
   const mprof_meta_record *meta = mprof_trace_meta_records(t, &n);
   for (size_t i = 0; i < n; i++)
     printf("meta       %s = %s\n", mprof_trace_string(t, meta[i].key),

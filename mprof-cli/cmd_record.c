@@ -8,7 +8,10 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <math.h>
+#include <regex.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,12 @@ typedef struct record_options {
   const char *kernel_regex;
   const char *pm;          /* "on", "off" or "both" (two runs) */
   const char *pm_interval; /* a duration, e.g. 10us */
+  /* The capture window (producers/cupti/capture.h); NULL: not given. */
+  const char *capture_range;
+  const char *range_skip, *range_count;
+  const char *kernel_skip, *kernel_count;
+  const char *delay, *duration; /* seconds */
+  const char *max_size;
   int no_sass;
   int sass_now; /* disassemble before returning, not on first use */
   int drop_code;
@@ -39,7 +48,157 @@ typedef struct record_options {
   char **command;
 } record_options;
 
+/* Seconds as the window options take them: a decimal number >= 0. */
+static int parse_seconds(const char *text, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double value = strtod(text, &end);
+  if (errno || end == text || *end || !isfinite(value) || value < 0 ||
+      value > 1e9)
+    return -1;
+  *out = value;
+  return 0;
+}
+
+/* A size: digits with an optional K, M, G or T (binary) and B, as the
+ * producer's MPROF_MAX_SIZE reads it. */
+static int parse_size(const char *text, unsigned long long *out) {
+  char *end = NULL;
+  if (!text || *text < '0' || *text > '9')
+    return -1;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 10);
+  unsigned shift = 0;
+  if (*end && strchr("kK", *end))
+    shift = 10;
+  else if (*end && strchr("mM", *end))
+    shift = 20;
+  else if (*end && strchr("gG", *end))
+    shift = 30;
+  else if (*end && strchr("tT", *end))
+    shift = 40;
+  if (shift) {
+    end++;
+    if (*end == 'i')
+      end++;
+  }
+  if (*end == 'B' || *end == 'b')
+    end++;
+  if (errno || *end || (shift && value > (~0ull >> shift)))
+    return -1;
+  *out = value << shift;
+  return 0;
+}
+
+/* --capture-range's syntax (the producer's capture.c is the authority; this
+ * catches typos before CMD runs). */
+static int check_capture_range(const char *text) {
+  if (strcmp(text, "none") == 0 || strcmp(text, "cudaProfilerApi") == 0)
+    return 0;
+  if (strncmp(text, "nvtx:", 5) != 0)
+    return cli_usage_error("record",
+                           "--capture-range takes none, cudaProfilerApi, "
+                           "nvtx:NAME[@DOMAIN] or nvtx:/REGEX/[@DOMAIN], not "
+                           "'%s'",
+                           text);
+  const char *name = text + 5;
+  if (name[0] == '/') {
+    const char *close = strrchr(name + 1, '/');
+    if (!close || (close[1] && close[1] != '@') ||
+        (close[1] == '@' && !close[2]) || close == name + 1)
+      return cli_usage_error("record",
+                             "--capture-range %s: write a regex as "
+                             "nvtx:/REGEX/ or nvtx:/REGEX/@DOMAIN",
+                             text);
+    char pattern[800];
+    snprintf(pattern, sizeof pattern, "%.*s", (int)(close - name - 1),
+             name + 1);
+    regex_t re;
+    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+      return cli_usage_error("record",
+                             "--capture-range %s: '%s' is not a POSIX "
+                             "extended regex",
+                             text, pattern);
+    regfree(&re);
+    return 0;
+  }
+  const char *at = strrchr(name, '@');
+  if (at == name || !*name || (at && !at[1]))
+    return cli_usage_error("record",
+                           "--capture-range %s: name the range and, after "
+                           "'@', its domain (nvtx:step, nvtx:step@MyDomain, "
+                           "nvtx:step@* for any domain)",
+                           text);
+  return 0;
+}
+
+/* The window options: values, and which go together. */
+static int check_window(const record_options *o) {
+  static const struct {
+    const char *name;
+    size_t offset;
+    int positive;
+  } counts[] = {
+      {"--range-skip", offsetof(record_options, range_skip), 0},
+      {"--range-count", offsetof(record_options, range_count), 1},
+      {"--kernel-skip", offsetof(record_options, kernel_skip), 0},
+      {"--kernel-count", offsetof(record_options, kernel_count), 1},
+  };
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    const char *value =
+        *(const char *const *)((const char *)o + counts[i].offset);
+    unsigned long long n;
+    if (value && (cli_parse_u64(value, &n) != 0 || n > 0x7fffffffffffffffull ||
+                  (counts[i].positive && n == 0)))
+      return cli_usage_error("record", "%s takes a whole number%s, not '%s'",
+                             counts[i].name, counts[i].positive ? " >= 1" : "",
+                             value);
+  }
+  double seconds;
+  if (o->delay && parse_seconds(o->delay, &seconds) != 0)
+    return cli_usage_error("record",
+                           "--delay takes seconds (e.g. 600 or 2.5), not '%s'",
+                           o->delay);
+  if (o->duration &&
+      (parse_seconds(o->duration, &seconds) != 0 || seconds < 1e-9))
+    return cli_usage_error("record",
+                           "--duration takes seconds above 0 (e.g. 30 or "
+                           "0.5), not '%s'",
+                           o->duration);
+  unsigned long long bytes;
+  if (o->max_size && (parse_size(o->max_size, &bytes) != 0 || bytes == 0))
+    return cli_usage_error("record",
+                           "--max-size takes a size (e.g. 500M, 2G), not '%s'",
+                           o->max_size);
+  int ranges = o->capture_range && strcmp(o->capture_range, "none") != 0;
+  if (o->capture_range) {
+    int rc = check_capture_range(o->capture_range);
+    if (rc)
+      return rc;
+  }
+  if ((o->range_skip || o->range_count) && !ranges)
+    return cli_usage_error("record",
+                           "%s counts ranges: add --capture-range "
+                           "cudaProfilerApi or --capture-range nvtx:NAME",
+                           o->range_skip ? "--range-skip" : "--range-count");
+  if ((o->kernel_skip || o->kernel_count) && ranges)
+    return cli_usage_error("record",
+                           "%s counts launches from the start: drop "
+                           "--capture-range, or use --range-skip/--range-count",
+                           o->kernel_skip ? "--kernel-skip" : "--kernel-count");
+  int window = o->capture_range || o->range_skip || o->range_count ||
+               o->kernel_skip || o->kernel_count || o->delay || o->duration ||
+               o->max_size;
+  if (window && (o->blocks || o->source))
+    return cli_usage_error("record",
+                           "the capture window options work with the CUPTI "
+                           "producer only; 'record %s' records the whole run",
+                           o->blocks ? "blocks" : "source");
+  return 0;
+}
+
 static int parse_options(record_options *o, int argc, char **argv) {
+  int rc;
   memset(o, 0, sizeof *o);
   o->output = "trace.mprof";
   o->pc_mode = "continuous";
@@ -76,6 +235,22 @@ static int parse_options(record_options *o, int argc, char **argv) {
       slot = &o->pm;
     else if (strcmp(arg, "--pm-interval") == 0)
       slot = &o->pm_interval;
+    else if (strcmp(arg, "--capture-range") == 0)
+      slot = &o->capture_range;
+    else if (strcmp(arg, "--range-skip") == 0)
+      slot = &o->range_skip;
+    else if (strcmp(arg, "--range-count") == 0)
+      slot = &o->range_count;
+    else if (strcmp(arg, "--kernel-skip") == 0)
+      slot = &o->kernel_skip;
+    else if (strcmp(arg, "--kernel-count") == 0)
+      slot = &o->kernel_count;
+    else if (strcmp(arg, "--delay") == 0)
+      slot = &o->delay;
+    else if (strcmp(arg, "--duration") == 0)
+      slot = &o->duration;
+    else if (strcmp(arg, "--max-size") == 0)
+      slot = &o->max_size;
     else if (strcmp(arg, "--no-sass") == 0) {
       o->no_sass = 1;
       continue;
@@ -136,6 +311,9 @@ static int parse_options(record_options *o, int argc, char **argv) {
                            "--pm-interval takes a duration from 1us to 1s "
                            "(e.g. 10us, 250us, 1ms), not '%s'",
                            o->pm_interval);
+  rc = check_window(o);
+  if (rc)
+    return rc;
   if (o->pc_period) {
     unsigned long long n;
     if (cli_parse_u64(o->pc_period, &n) != 0 || n < 5 || n > 31)
@@ -188,6 +366,15 @@ static int output_pattern(char *out, size_t size, const char *output) {
 static void set_env(const char *name, const char *value) {
   if (value)
     setenv(name, value, 1);
+}
+
+/* Seconds as the producer's duration ("2.5" -> "2.5s"). */
+static void set_seconds(const char *name, const char *seconds) {
+  if (!seconds)
+    return;
+  char value[64];
+  snprintf(value, sizeof value, "%ss", seconds);
+  setenv(name, value, 1);
 }
 
 /* Make sure the producer can load libcupti even without an rpath. */
@@ -265,6 +452,14 @@ static int run_command(const record_options *o, const char *producer,
     set_env("MPROF_KERNEL_REGEX", o->kernel_regex);
     setenv("MPROF_PM", o->pm, 1);
     set_env("MPROF_PM_INTERVAL", o->pm_interval);
+    set_env("MPROF_CAPTURE_RANGE", o->capture_range);
+    set_env("MPROF_RANGE_SKIP", o->range_skip);
+    set_env("MPROF_RANGE_COUNT", o->range_count);
+    set_env("MPROF_KERNEL_SKIP", o->kernel_skip);
+    set_env("MPROF_KERNEL_COUNT", o->kernel_count);
+    set_env("MPROF_MAX_SIZE", o->max_size);
+    set_seconds("MPROF_DELAY", o->delay);
+    set_seconds("MPROF_DURATION", o->duration);
     if (o->no_sass)
       setenv("MPROF_NO_SASS", "1", 1);
     if (o->source)
@@ -340,6 +535,15 @@ static int recap(const char *path, const record_options *o) {
     print_count(out, (double)samples);
     fprintf(out, "PC samples, %zu module%s, %.1f MB\n", cubins,
             cubins == 1 ? "" : "s", (double)mprof_trace_file_size(t) / 1e6);
+  }
+  /* The window it holds, and why it ended (always: a window that never
+   * opened or a --max-size stop is what the user must hear). */
+  size_t window_count = 0;
+  const mprof_capture_record *windows = mprof_trace_captures(t, &window_count);
+  for (size_t i = 0; i < window_count; i++) {
+    char line[1024];
+    cli_describe_capture(line, sizeof line, t, &windows[i]);
+    fprintf(out, "mprof: window: %s\n", line);
   }
   const char *pc_error = mprof_trace_meta(t, "pc.error");
   if (pc_error && strcmp(pc_error, "insufficient_privileges") == 0)

@@ -27,6 +27,9 @@ static void draw_grid(cairo_t *cr, const int *xs, size_t n, double top,
 }
 
 #define PROCESS_COLOR 0x8a4fc7u
+/* The capture window (CAPTURE): a band along the ruler's top edge. */
+#define WINDOW_COLOR 0x2e9e5bu
+#define WINDOW_BAND 4
 
 /* Ticks at round multiples of the step after the start of the GPU
  * activity; the first in view is labelled with its time since that start,
@@ -91,6 +94,28 @@ static void draw_ruler(cairo_t *cr, const mprof_render_model *model,
     rd_font(cr, 10, 1, 0);
     rd_rgb(cr, PROCESS_COLOR);
     rd_text(cr, x + 4, 22, "process start");
+  }
+}
+
+/* Where each process was recorded with a capture window (`record
+ * --capture-range`, ...): a band along the top of the ruler from the
+ * window's start to its end (the end of the view while still open), so
+ * that idle lead-in and gaps between its pieces read as outside it. */
+static void draw_capture_windows(cairo_t *cr, const mprof_render_model *model,
+                                 const mprof_render_timemap *map) {
+  size_t n = 0;
+  const mprof_capture_record *c =
+      mprof_trace_captures(mprof_render_model_trace(model), &n);
+  for (size_t i = 0; i < n; i++) {
+    if (!c[i].start)
+      continue; /* never opened */
+    int64_t start = (int64_t)c[i].start;
+    int64_t end = c[i].end ? (int64_t)c[i].end : map->end_ns;
+    if (end < map->start_ns || start > map->end_ns)
+      continue;
+    double x0 = fmax(map->x, floor(mprof_render_time_to_x(map, start)));
+    double x1 = ceil(mprof_render_time_to_x(map, end));
+    rd_fill_rect(cr, x0, 0, fmax(2, x1 - x0), WINDOW_BAND, WINDOW_COLOR);
   }
 }
 
@@ -292,6 +317,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
   }
 
   draw_ruler(cr, model, &map, width);
+  draw_capture_windows(cr, model, &map);
   /* The selected range on the ruler, with its length. */
   if (sel_shown) {
     rd_rgba(cr, RD_SELECTION, 0.35);

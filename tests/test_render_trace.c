@@ -2,8 +2,9 @@
  * mprof tests — the Trace tab as a GPU engineer reads it: the whole-trace
  * view fits the GPU activity and marks where the process started, copies
  * carry kind, size and bandwidth, a selected range lists its kernels with
- * totals, NVTX ranges are rows per host thread nested by depth, and PM
- * counters are tracks under their GPU.
+ * totals, NVTX ranges are rows per host thread nested by depth, PM
+ * counters are tracks under their GPU, and the capture window a trace was
+ * recorded in is marked on the ruler.
  *
  * The NVTX and counter traces here are SYNTHETIC, written with the
  * project's writer (mprof_writer_*), so that every number is planted. The
@@ -911,6 +912,94 @@ static void test_sample_counter_tracks(void **state) {
     fail_msg("no sample with PM counters in samples/");
 }
 
+/* ---- the capture window ------------------------------------------------ */
+
+/* Ten launches 1 ms apart; the trace was recorded in a window from 3.5 ms
+ * to 6.5 ms after the first (@p open: still open when cut). */
+static void write_window_trace(const char *path, int open) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  uint32_t d = tt_h200(w, 0, 132, 0);
+  mprof_stream_record st = {d, 1, 7, 0};
+  uint32_t s, k, shape;
+  assert_int_equal(mprof_writer_intern(w, &s, MPROF_SECTION_STREAMS, &st), 0);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, FIX_K0);
+  kr.function_index = MPROF_INDEX_NONE;
+  kr.device = d;
+  assert_int_equal(mprof_writer_intern(w, &k, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = k;
+  sh.grid[0] = sh.grid[1] = sh.grid[2] = 1;
+  sh.block[0] = 128;
+  sh.block[1] = sh.block[2] = 1;
+  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
+                   0);
+  for (int i = 0; i < 10; i++) {
+    mprof_launch_record l;
+    memset(&l, 0, sizeof l);
+    l.start = (uint64_t)(FIX_T0 + i * 1000 * US);
+    l.end = l.start + 200 * US;
+    l.shape = shape;
+    l.stream = s;
+    l.correlation_id = (uint32_t)i + 1;
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
+                     0);
+  }
+  mprof_process_record p;
+  memset(&p, 0, sizeof p);
+  p.pid = 7;
+  p.rank = p.local_rank = MPROF_INDEX_NONE;
+  p.stream_count = p.device_count = 1;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PROCESSES, &p),
+                   0);
+  mprof_capture_record c;
+  memset(&c, 0, sizeof c);
+  c.start = (uint64_t)(FIX_T0 + 3500 * US);
+  c.end = open ? 0 : (uint64_t)(FIX_T0 + 6500 * US);
+  c.trigger = MPROF_CAPTURE_NVTX;
+  c.recorded = 3;
+  c.pieces = 3;
+  c.end_reason = open ? MPROF_CAPTURE_END_OPEN : MPROF_CAPTURE_END_RANGE_COUNT;
+  c.spec = mprof_writer_string(w, "nvtx:step");
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_CAPTURE, &c), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+static int is_window_green(uint32_t c) { return near(c, 0x2e9e5b, 30); }
+
+/* The window the trace was recorded in is a green band along the top of
+ * the ruler, over its time only (to the view's end while still open). */
+static void test_capture_window_on_the_ruler(void **state) {
+  (void)state;
+  for (int open = 0; open < 2; open++) {
+    char path[4096];
+    snprintf(
+        path, sizeof path, "%s",
+        test_path(open ? "trace-window-open.mprof" : "trace-window.mprof"));
+    write_window_trace(path, open);
+    mprof_render_model *m = open_model(path);
+    mprof_render_view v;
+    mprof_render_view_init(&v, m);
+    mprof_render_timemap map;
+    mprof_render_trace_timemap(&map, &v, W);
+    fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+    int inside = (int)mprof_render_time_to_x(&map, FIX_T0 + 5000 * US);
+    int before = (int)mprof_render_time_to_x(&map, FIX_T0 + 3000 * US);
+    int after = (int)mprof_render_time_to_x(&map, FIX_T0 + 7500 * US);
+    assert_true(is_window_green(fix_pixel(&img, inside, 1)));
+    assert_false(is_window_green(fix_pixel(&img, before, 1)));
+    assert_int_equal(is_window_green(fix_pixel(&img, after, 1)), open);
+    /* Only the band: the rows keep their colours. */
+    assert_false(is_window_green(fix_pixel(&img, inside, 8)));
+    fix_free(&img);
+    mprof_render_model_free(m);
+    unlink(path);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_samples_open_on_their_gpu_activity),
@@ -926,6 +1015,7 @@ int main(void) {
       cmocka_unit_test(test_counter_spike_survives_zoom_out),
       cmocka_unit_test(test_api_rows_link_calls_to_launches),
       cmocka_unit_test(test_set_keeps_calls_with_their_launches),
+      cmocka_unit_test(test_capture_window_on_the_ruler),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   mprof_render_shutdown();

@@ -165,6 +165,21 @@ static void write_every_record(const char *path) {
   pr.device_count = 1;
   assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_PROCESSES, &pr),
                    0);
+  mprof_capture_record cap;
+  memset(&cap, 0, sizeof cap);
+  cap.start = 900;
+  cap.end = 1200;
+  cap.skip = 1000;
+  cap.count = 4;
+  cap.recorded = 4;
+  cap.seen = 1004;
+  cap.process = 0;
+  cap.trigger = MPROF_CAPTURE_NVTX;
+  cap.end_reason = MPROF_CAPTURE_END_RANGE_COUNT;
+  cap.pieces = 4;
+  cap.spec = mprof_writer_string(w, "nvtx:step");
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_CAPTURE, &cap),
+                   0);
   assert_int_equal(mprof_writer_finish(w), 0);
 }
 
@@ -275,6 +290,17 @@ static void test_round_trip_every_record(void **state) {
   assert_int_equal(pr->exit_value, 2);
   assert_string_equal(mprof_trace_string(t, pr->cmdline), "./gemm --size 4096");
   assert_string_equal(mprof_section_name(MPROF_SECTION_PROCESSES), "PROCESSES");
+  const mprof_capture_record *cap = mprof_trace_captures(t, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(cap->start, 900);
+  assert_int_equal(cap->end, 1200);
+  assert_int_equal(cap->skip, 1000);
+  assert_int_equal(cap->recorded, 4);
+  assert_int_equal(cap->trigger, MPROF_CAPTURE_NVTX);
+  assert_string_equal(mprof_trace_string(t, cap->spec), "nvtx:step");
+  assert_string_equal(mprof_capture_end_name(cap->end_reason), "range_count");
+  assert_string_equal(mprof_capture_end_name(77), "unknown");
+  assert_string_equal(mprof_section_name(MPROF_SECTION_CAPTURE), "CAPTURE");
   /* The process accessors read the record, not META. */
   assert_string_equal(mprof_trace_process_meta(t, 0, "pid"), "4242");
   assert_string_equal(mprof_trace_process_meta(t, 0, "rank"), "3");
@@ -991,6 +1017,13 @@ static void test_rewrite_and_merge_of_newer_trace(void **state) {
   assert_int_equal(l[5].graph_node_id, 99);
   mprof_trace_memory_accesses(merged, &n);
   assert_int_equal(n, 2);
+  /* Each process keeps its window, under its own index in the set. */
+  const mprof_capture_record *cap = mprof_trace_captures(merged, &n);
+  assert_int_equal(n, 2);
+  assert_int_equal(cap[0].process, 0);
+  assert_int_equal(cap[1].process, 1);
+  assert_string_equal(mprof_trace_string(merged, cap[1].spec), "nvtx:step");
+  assert_int_equal(cap[1].recorded, 4);
   mprof_trace_free(merged);
   mprof_trace_free(t);
   mprof_trace_free(today);

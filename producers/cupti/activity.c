@@ -72,10 +72,52 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
   cost_add(COST_BUFFERS, started, valid_size);
 }
 
-static void enable_activity(CUpti_ActivityKind kind, const char *name) {
-  char what[96];
-  snprintf(what, sizeof what, "cuptiActivityEnable(%s)", name);
-  ok(cuptiActivityEnable(kind), what);
+/* The kinds a capture window turns on and off (never DEVICE). */
+static const struct {
+  CUpti_ActivityKind kind;
+  const char *name;
+} recorded_kinds[] = {
+    /* Never CUPTI_ACTIVITY_KIND_KERNEL: it serialises every kernel. */
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+    {CUPTI_ACTIVITY_KIND_MARKER, "MARKER"},
+    {CUPTI_ACTIVITY_KIND_MARKER_DATA, "MARKER_DATA"},
+};
+#define RECORDED_KIND_COUNT (sizeof recorded_kinds / sizeof recorded_kinds[0])
+
+/* The API functions whose calls are recorded (enable_api_calls()), so a
+ * window can turn them off and on again. */
+#define MAX_API_FUNCTIONS 1024
+static struct {
+  uint32_t kind; /* MPROF_API_RUNTIME or MPROF_API_DRIVER */
+  CUpti_CallbackId cbid;
+} api_functions[MAX_API_FUNCTIONS];
+static size_t api_function_count;
+
+static void set_api_function(size_t i, int on) {
+  CUptiResult res =
+      api_functions[i].kind == MPROF_API_RUNTIME
+          ? cuptiActivityEnableRuntimeApi(api_functions[i].cbid, on)
+          : cuptiActivityEnableDriverApi(api_functions[i].cbid, on);
+  ok(res, api_functions[i].kind == MPROF_API_RUNTIME
+              ? "cuptiActivityEnableRuntimeApi"
+              : "cuptiActivityEnableDriverApi");
+}
+
+void activity_record(int on) {
+  for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
+    char what[96];
+    snprintf(what, sizeof what, "%s(%s)",
+             on ? "cuptiActivityEnable" : "cuptiActivityDisable",
+             recorded_kinds[i].name);
+    ok(on ? cuptiActivityEnable(recorded_kinds[i].kind)
+          : cuptiActivityDisable(recorded_kinds[i].kind),
+       what);
+  }
+  for (size_t i = 0; i < api_function_count; i++)
+    set_api_function(i, on);
 }
 
 /* The API functions whose calls API_CALLS keeps: those that issue work a
@@ -121,13 +163,23 @@ static void enable_api_calls(void) {
               CUPTI_SUCCESS ||
           !name || !issues_gpu_work(name, domains[d].prefixes))
         continue;
-      CUptiResult res = domains[d].kind == MPROF_API_RUNTIME
-                            ? cuptiActivityEnableRuntimeApi(cbid, 1)
-                            : cuptiActivityEnableDriverApi(cbid, 1);
-      if (!ok(res, domains[d].kind == MPROF_API_RUNTIME
-                       ? "cuptiActivityEnableRuntimeApi"
-                       : "cuptiActivityEnableDriverApi"))
-        continue;
+      /* A capture window turns them on when it opens (window.c). */
+      if (!g.windowed) {
+        CUptiResult res = domains[d].kind == MPROF_API_RUNTIME
+                              ? cuptiActivityEnableRuntimeApi(cbid, 1)
+                              : cuptiActivityEnableDriverApi(cbid, 1);
+        if (!ok(res, domains[d].kind == MPROF_API_RUNTIME
+                         ? "cuptiActivityEnableRuntimeApi"
+                         : "cuptiActivityEnableDriverApi"))
+          continue;
+      }
+      if (api_function_count < MAX_API_FUNCTIONS) {
+        api_functions[api_function_count].kind = domains[d].kind;
+        api_functions[api_function_count].cbid = cbid;
+        api_function_count++;
+      } else if (g.windowed) {
+        continue; /* no room to turn it on when the window opens */
+      }
       mprof_cupti_translate_api_name(g.tr, domains[d].kind, cbid, name);
       enabled++;
     }
@@ -157,13 +209,14 @@ void setup_activity(void) {
     warn("cannot receive CUPTI activity buffers; the trace has no timeline");
     return;
   }
-  /* Never CUPTI_ACTIVITY_KIND_KERNEL: it serialises every kernel. */
-  enable_activity(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL");
-  enable_activity(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
-  enable_activity(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2");
-  enable_activity(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
-  enable_activity(CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
-  enable_activity(CUPTI_ACTIVITY_KIND_MARKER_DATA, "MARKER_DATA");
+  /* With a capture window they stay off until it opens (window.c). */
+  if (!g.windowed)
+    for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
+      char what[96];
+      snprintf(what, sizeof what, "cuptiActivityEnable(%s)",
+               recorded_kinds[i].name);
+      ok(cuptiActivityEnable(recorded_kinds[i].kind), what);
+    }
   /* Device records are emitted at driver initialisation; EnableAndDump
    * also returns those of devices CUPTI already knows. */
   ok(cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE),

@@ -88,7 +88,11 @@ void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
     default: return;
     }
   }
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+  /* NVTX ranges, cudaProfilerStart/Stop and launches a capture window
+   * listens to (window.c). */
+  window_callback(domain, cbid, cbdata);
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+      g.cfg.pc_mode == MPROF_CUPTI_PC_SERIALIZED) {
     /* Serialized mode: each launch is its own range; collect it now, before
      * the configured buffer has to hold more than one kernel's records. */
     const CUpti_CallbackData *cd = (const CUpti_CallbackData *)cbdata;

@@ -196,6 +196,8 @@ int mprof_cupti_parse_duration(const char *text, uint64_t *out_ns) {
   double value = strtod(text, &end);
   if (errno || end == text || !(value >= 0) || value > 1e12)
     return -1;
+  if (strcmp(end, "s") == 0 && value > 1e9) /* 31 years: not a window */
+    return -1;
   double scale = 1;
   if (*end == '\0' || strcmp(end, "ns") == 0)
     scale = 1;
@@ -203,6 +205,8 @@ int mprof_cupti_parse_duration(const char *text, uint64_t *out_ns) {
     scale = 1e3;
   else if (strcmp(end, "ms") == 0)
     scale = 1e6;
+  else if (strcmp(end, "s") == 0)
+    scale = 1e9;
   else
     return -1;
   *out_ns = (uint64_t)(value * scale + 0.5);
@@ -318,6 +322,44 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
     snprintf(cfg->manifest, sizeof cfg->manifest, "%s", value);
   value = env(userdata, "MPROF_OUTPUT");
   cfg->output_has_pid = value && strstr(value, "%p") != NULL;
+  value = env(userdata, "MPROF_CAPTURE_RANGE");
+  if (value && *value) {
+    if (strlen(value) >= sizeof cfg->capture_range)
+      problem(cfg,
+              "MPROF_CAPTURE_RANGE: longer than %zu bytes; no range opens "
+              "the window",
+              sizeof cfg->capture_range - 1);
+    else
+      snprintf(cfg->capture_range, sizeof cfg->capture_range, "%s", value);
+  }
+  static const struct {
+    const char *name;
+    size_t offset;
+  } counts[] = {
+      {"MPROF_RANGE_SKIP", offsetof(mprof_cupti_config, range_skip)},
+      {"MPROF_RANGE_COUNT", offsetof(mprof_cupti_config, range_count)},
+      {"MPROF_KERNEL_SKIP", offsetof(mprof_cupti_config, kernel_skip)},
+      {"MPROF_KERNEL_COUNT", offsetof(mprof_cupti_config, kernel_count)},
+  };
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    integer_value(cfg, counts[i].name, env(userdata, counts[i].name), 0,
+                  INT64_MAX, "a count",
+                  (uint64_t *)((char *)cfg + counts[i].offset));
+  duration_value(cfg, "MPROF_DELAY", env(userdata, "MPROF_DELAY"), 0,
+                 UINT64_MAX, "0s on", &cfg->delay_ns);
+  duration_value(cfg, "MPROF_DURATION", env(userdata, "MPROF_DURATION"), 1,
+                 UINT64_MAX, "1ns on", &cfg->duration_ns);
+  value = env(userdata, "MPROF_MAX_SIZE");
+  if (value && *value) {
+    uint64_t bytes = 0;
+    if (mprof_cupti_parse_bytes(value, &bytes) != 0 || bytes == 0)
+      problem(cfg,
+              "MPROF_MAX_SIZE: '%.64s' is not a size (e.g. 500M); "
+              "recording without a size limit",
+              value);
+    else
+      cfg->max_bytes = bytes;
+  }
   n = MPROF_CUPTI_DEFAULT_EXIT_WAIT_MS;
   integer_value(cfg, "MPROF_EXIT_WAIT_MS", env(userdata, "MPROF_EXIT_WAIT_MS"),
                 0, 600000, "a number of milliseconds", &n);

@@ -73,6 +73,15 @@ typedef struct mprof_cupti_config {
                             each process; "" when run without it */
   int output_has_pid;    /**< MPROF_OUTPUT holds %p: names never collide */
   unsigned exit_wait_ms; /**< MPROF_EXIT_WAIT_MS */
+  /* The capture window (capture.h; all zero and "": the whole run). */
+  char capture_range[800]; /**< MPROF_CAPTURE_RANGE, as given */
+  uint64_t range_skip;     /**< MPROF_RANGE_SKIP */
+  uint64_t range_count;    /**< MPROF_RANGE_COUNT; 0 every range */
+  uint64_t kernel_skip;    /**< MPROF_KERNEL_SKIP */
+  uint64_t kernel_count;   /**< MPROF_KERNEL_COUNT; 0 every launch */
+  uint64_t delay_ns;       /**< MPROF_DELAY */
+  uint64_t duration_ns;    /**< MPROF_DURATION; 0 no limit */
+  uint64_t max_bytes;      /**< MPROF_MAX_SIZE; 0 no limit */
   /** Values that could not be used; each falls back to its default. */
   unsigned problem_count;
   char problems[MPROF_CUPTI_MAX_PROBLEMS][MPROF_CUPTI_PROBLEM_SIZE];
@@ -100,7 +109,7 @@ const char *mprof_cupti_pc_mode_name(mprof_cupti_pc_mode mode);
 int mprof_cupti_parse_bytes(const char *text, uint64_t *out);
 
 /**
- * Parse a duration: a number with an optional unit ns, us or ms (bare
+ * Parse a duration: a number with an optional unit ns, us, ms or s (bare
  * numbers are ns). Returns 0 and sets *out_ns, or -1 for anything else.
  */
 int mprof_cupti_parse_duration(const char *text, uint64_t *out_ns);

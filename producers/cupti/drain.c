@@ -50,6 +50,7 @@ static void *drain_thread(void *arg) {
       ticks = 0;
       continue;
     }
+    window_tick();
     uint64_t started = cost_now();
     if (++ticks % FLUSH_EVERY_DRAINS == 0)
       flush_and_checkpoint(0);

@@ -231,6 +231,7 @@ void at_exit(void) {
     pc_finish_all();
     cost_add(COST_EXIT_PC, started, 0);
   }
+  window_exit();
   if (g.config_direct_reads)
     meta_u64("pc.config_buffer_direct_reads", g.config_direct_reads);
   uint64_t end = write_anchor("clock.end");

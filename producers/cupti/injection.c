@@ -238,6 +238,8 @@ static int start(const char *by) {
   write_start_meta(host);
   meta("capture.started_by", by);
   mprof_cupti_pm_init(g.tr, &g.cfg);
+  /* Before the activity kinds: with a window they start off. */
+  window_setup();
   if (renamed)
     note("another process of this run writes the default name; this one "
          "writes %s",
@@ -285,6 +287,7 @@ static int start(const char *by) {
   setup_callbacks();
   mprof_cupti_translate_process_start(g.tr, write_anchor("clock.anchor"));
   atomic_store(&g.state, STATE_RUNNING);
+  window_begin();
   start_drain_thread();
   cost_add(COST_STARTUP, started, 0);
   note("recording to %s (PC sampling %s, period 2^%u)", g.cfg.output,

@@ -209,7 +209,7 @@ pc_attribute_name(CUpti_PCSamplingConfigurationAttributeType type) {
 }
 
 static int pc_configure(pc_context *c) {
-  CUpti_PCSamplingConfigurationInfo info[8];
+  CUpti_PCSamplingConfigurationInfo info[9];
   memset(info, 0, sizeof info);
   /* Mandatory settings first: a retry keeps only these four. */
   info[0].attributeType =
@@ -230,6 +230,14 @@ static int pc_configure(pc_context *c) {
       CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
   info[3].attributeData.samplingDataBufferData.samplingDataBuffer =
       &c->config.data;
+  /* A capture window samples only between cuptiPCSamplingStart and Stop
+   * (pc_window()): mandatory too, or sampling would run outside it. */
+  size_t mandatory = 4;
+  if (g.windowed) {
+    info[8].attributeType =
+        CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+    info[8].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+  }
   info[4].attributeType =
       CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
   info[4].attributeData.samplingPeriodData.samplingPeriod = g.cfg.pc_period;
@@ -251,12 +259,12 @@ static int pc_configure(pc_context *c) {
   memset(&params, 0, sizeof params);
   params.size = CUpti_PCSamplingConfigurationInfoParamsSize;
   params.ctx = c->ctx;
-  params.numAttributes = 8;
+  params.numAttributes = g.windowed ? 9 : 8;
   params.pPCSamplingConfigurationInfo = info;
   CUptiResult res = cuptiPCSamplingSetConfigurationAttribute(&params);
   if (res == CUPTI_SUCCESS)
     return 1;
-  for (size_t i = 0; i < 8; i++) {
+  for (size_t i = 0; i < params.numAttributes; i++) {
     if (info[i].attributeStatus != CUPTI_SUCCESS) {
       char what[128];
       snprintf(what, sizeof what,
@@ -267,8 +275,12 @@ static int pc_configure(pc_context *c) {
   }
   ok(res, "cuptiPCSamplingSetConfigurationAttribute");
   /* Fall back to CUPTI's defaults for period and buffers. */
-  params.numAttributes = 4;
-  for (size_t i = 0; i < 4; i++)
+  if (g.windowed) {
+    info[mandatory] = info[8];
+    mandatory++;
+  }
+  params.numAttributes = mandatory;
+  for (size_t i = 0; i < mandatory; i++)
     info[i].attributeStatus = CUPTI_SUCCESS;
   return ok(cuptiPCSamplingSetConfigurationAttribute(&params),
             "cuptiPCSamplingSetConfigurationAttribute(defaults)");
@@ -405,6 +417,35 @@ static int pc_claim_device(uint32_t ordinal, long *holder) {
   return 1;
 }
 
+/* Start or stop sampling @p c (start/stop control, capture windows).
+ * After Stop this thread ended the range: what CUPTI parked is read now.
+ * pc_lock held. */
+static void pc_start_stop_locked(pc_context *c, int on) {
+  if (on) {
+    CUpti_PCSamplingStartParams start;
+    memset(&start, 0, sizeof start);
+    start.size = CUpti_PCSamplingStartParamsSize;
+    start.ctx = c->ctx;
+    ok(cuptiPCSamplingStart(&start), "cuptiPCSamplingStart");
+    return;
+  }
+  CUpti_PCSamplingStopParams stop;
+  memset(&stop, 0, sizeof stop);
+  stop.size = CUpti_PCSamplingStopParamsSize;
+  stop.ctx = c->ctx;
+  if (ok(cuptiPCSamplingStop(&stop), "cuptiPCSamplingStop"))
+    pc_drain_locked(c, PC_AFTER_RANGE_END);
+}
+
+void pc_window(int on) {
+  uint64_t started = cost_now();
+  pthread_mutex_lock(&g.pc_lock);
+  for (pc_context *c = g.pcs; c; c = c->next)
+    pc_start_stop_locked(c, on);
+  pthread_mutex_unlock(&g.pc_lock);
+  cost_add(COST_DRAIN_APP, started, 0);
+}
+
 void pc_setup(CUcontext ctx, uint32_t ordinal) {
   pthread_mutex_lock(&g.pc_lock);
   if (!g.pc_allowed)
@@ -477,6 +518,9 @@ void pc_setup(CUcontext ctx, uint32_t ordinal) {
   pc_report_configuration(c);
   c->next = g.pcs;
   g.pcs = c;
+  /* A context created inside an open window samples from now on. */
+  if (g.windowed && atomic_load(&g.window_on))
+    pc_start_stop_locked(c, 1);
 out:
   pthread_mutex_unlock(&g.pc_lock);
 }

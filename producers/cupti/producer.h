@@ -11,6 +11,8 @@
  * pcsampling.c PC sampling per context: setup, drains, teardown
  * callbacks.c  CUPTI callbacks: contexts, modules, launches
  * drain.c      the drain thread: periodic PC drains, flushes, checkpoints
+ * window.c     the capture window (capture.c) fed by callbacks and the
+ *              drain thread; recording turned on and off
  * exit.c       fatal signals, fork, and the exit handler that finishes
  *              the trace
  *
@@ -28,6 +30,7 @@
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 
+#include "capture.h"
 #include "config.h"
 #include "translate.h"
 
@@ -127,6 +130,13 @@ typedef struct producer_state {
 
   struct sigaction old_actions[CAUGHT_SIGNAL_COUNT];
 
+  /* The capture window (window.c); windowed 0: the whole run, as always. */
+  int windowed;
+  pthread_mutex_t capture_lock; /* taken before pc_lock */
+  mprof_cupti_capture capture;
+  atomic_int window_on;      /* recording now */
+  atomic_int window_settled; /* nothing can change it any more */
+
   struct {
     cu_device_get_fn device_get;
     cu_device_get_attribute_fn attribute;
@@ -185,8 +195,10 @@ void describe_device(uint32_t ordinal);
 
 /* ---- activity.c ---------------------------------------------------------- */
 
-/* The clock, the buffers and the activity kinds. */
+/* The clock, the buffers and the activity kinds (off with a window). */
 void setup_activity(void);
+/* Turn the recorded kinds and API-call records on or off (window.c). */
+void activity_record(int on);
 
 /* ---- pcsampling.c -------------------------------------------------------- */
 
@@ -204,12 +216,30 @@ void pc_drain_context(CUcontext ctx, pc_drain_kind kind);
 void drain_all_pc(void);
 /* Final drain and Disable of every sampled context (exit). */
 void pc_finish_all(void);
+/* A capture window opened or closed: cuptiPCSamplingStart or Stop (and a
+ * drain) on every sampled context. */
+void pc_window(int on);
 
 /* ---- callbacks.c --------------------------------------------------------- */
 
 void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                           CUpti_CallbackId cbid, const void *cbdata);
 void setup_callbacks(void);
+
+/* ---- window.c ------------------------------------------------------------ */
+
+/* Read the window from the settings (before setup_activity()); 0 when the
+ * whole run is recorded. */
+int window_setup(void);
+/* The capture started: a window of the run itself may open now. */
+void window_begin(void);
+/* The NVTX, cudaProfilerStart/Stop and launch callbacks it asked for. */
+void window_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                     const void *cbdata);
+/* Time and the file's size, from the drain thread. */
+void window_tick(void);
+/* The program ends: the window's last record. */
+void window_exit(void);
 
 /* ---- drain.c ------------------------------------------------------------- */
 

@@ -14,6 +14,7 @@
 producer_state g = {
     .pc_lock = PTHREAD_MUTEX_INITIALIZER,
     .context_lock = PTHREAD_MUTEX_INITIALIZER,
+    .capture_lock = PTHREAD_MUTEX_INITIALIZER,
     .wake_pipe = {-1, -1},
     .exit_status = -1,
 };

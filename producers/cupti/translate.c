@@ -290,6 +290,23 @@ void mprof_cupti_translate_process(mprof_cupti_translate *t,
   pthread_mutex_unlock(&t->lock);
 }
 
+void mprof_cupti_translate_capture(mprof_cupti_translate *t,
+                                   const mprof_capture_record *rec,
+                                   const char *spec) {
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished) {
+    /* The string once: a window is described at every change. */
+    uint32_t spec_ref =
+        t->have_capture ? t->capture.spec : mprof_writer_string(t->w, spec);
+    t->capture = *rec;
+    t->capture.spec = spec_ref;
+    t->capture.process = 0;
+    t->capture.reserved = 0;
+    t->have_capture = 1;
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
 void mprof_cupti_translate_process_start(mprof_cupti_translate *t,
                                          uint64_t start) {
   pthread_mutex_lock(&t->lock);
@@ -416,6 +433,8 @@ int mprof_cupti_translate_checkpoint(mprof_cupti_translate *t,
   mprof_process_record process = process_record(t, count);
   if (rc == 0 && t->have_process)
     rc = mprof_writer_snapshot(t->w, MPROF_SECTION_PROCESSES, &process, 1);
+  if (rc == 0 && t->have_capture && t->have_process)
+    rc = mprof_writer_snapshot(t->w, MPROF_SECTION_CAPTURE, &t->capture, 1);
   if (rc == 0)
     rc = tr_open_ranges_snapshot_locked(t, 0);
   tr_stream_cubins_locked(t);
@@ -511,6 +530,8 @@ int mprof_cupti_translate_finish(mprof_cupti_translate *t) {
     mprof_process_record process =
         process_record(t, mprof_writer_count(t->w, MPROF_SECTION_DEVICES));
     mprof_writer_append(t->w, NULL, MPROF_SECTION_PROCESSES, &process);
+    if (t->have_capture)
+      mprof_writer_append(t->w, NULL, MPROF_SECTION_CAPTURE, &t->capture);
   }
   strings_meta_locked(t, 0);
 

@@ -153,6 +153,15 @@ void mprof_cupti_translate_process(mprof_cupti_translate *t,
                                    const mprof_process_record *rec,
                                    const char *host, const char *cmdline);
 
+/**
+ * The capture window as of now (capture.h's record; @p spec the range or
+ * kernel regex as given, "" none). Called again as it changes; checkpoints
+ * snapshot it and mprof_cupti_translate_finish() writes the last one.
+ */
+void mprof_cupti_translate_capture(mprof_cupti_translate *t,
+                                   const mprof_capture_record *rec,
+                                   const char *spec);
+
 /** When the capture began (trace clock), for the process record. */
 void mprof_cupti_translate_process_start(mprof_cupti_translate *t,
                                          uint64_t start);

@@ -116,6 +116,10 @@ struct mprof_cupti_translate {
    * snapshotted at checkpoints, appended at finish. */
   mprof_process_record process;
   int have_process;
+  /* The capture window (mprof_cupti_translate_capture()): snapshotted at
+   * checkpoints, appended at finish. */
+  mprof_capture_record capture;
+  int have_capture;
 
   name_map names;
 

@@ -22,6 +22,36 @@ expect_one_line 2 "--pm must be on, off or both, not 'maybe'" "$mprof" record --
 expect_one_line 2 "--pm both runs CMD twice under the CUPTI producer; record blocks in a run of its own" "$mprof" record blocks --pm both -- true
 expect_one_line 2 "--pm both records a PC-sampled run and a PM-sampled one: drop --pc-mode off, or use --pm on" "$mprof" record --pm both --pc-mode off -- true
 expect_one_line 2 "--pm-interval takes a duration from 1us to 1s" "$mprof" record --pm-interval 500ns -- true
+# The capture window's options: one line each, exit 2, before CMD runs.
+expect_one_line 2 "--capture-range takes none, cudaProfilerApi, nvtx:NAME" "$mprof" record --capture-range cudaprofilerapi -- true
+expect_one_line 2 "--capture-range nvtx:step@: name the range and, after '@', its domain" "$mprof" record --capture-range nvtx:step@ -- true
+expect_one_line 2 "is not a POSIX extended regex" "$mprof" record --capture-range 'nvtx:/st(ep/' -- true
+expect_one_line 2 "--range-skip counts ranges: add --capture-range cudaProfilerApi or --capture-range nvtx:NAME" "$mprof" record --range-skip 10 -- true
+expect_one_line 2 "--range-count takes a whole number >= 1, not '0'" "$mprof" record --capture-range nvtx:step --range-count 0 -- true
+expect_one_line 2 "--range-skip takes a whole number, not '-3'" "$mprof" record --capture-range nvtx:step --range-skip -3 -- true
+expect_one_line 2 "--kernel-skip counts launches from the start: drop --capture-range" "$mprof" record --capture-range cudaProfilerApi --kernel-skip 3 -- true
+expect_one_line 2 "--kernel-count takes a whole number >= 1, not 'many'" "$mprof" record --kernel-count many -- true
+expect_one_line 2 "--delay takes seconds .e.g. 600 or 2.5., not '10m'" "$mprof" record --delay 10m -- true
+expect_one_line 2 "--duration takes seconds above 0 .e.g. 30 or 0.5., not '0'" "$mprof" record --duration 0 -- true
+expect_one_line 2 "--max-size takes a size .e.g. 500M, 2G., not '5X'" "$mprof" record --max-size 5X -- true
+expect_one_line 2 "the capture window options work with the CUPTI producer only; 'record blocks' records the whole run" "$mprof" record blocks --delay 5 -- true
+expect 0 "--capture-range nvtx:step --range-skip 1000" "$mprof" help record
+# ... and reach the producer as the MPROF_* variables it reads (config.c).
+# MPROF_CUPTI_LIB: any readable file stands for the producer (a build
+# without CUDA has none; `sh` never loads it).
+MPROF_CUPTI_LIB=$mprof "$mprof" record -o "$tmp/env.mprof" --capture-range 'nvtx:/st.p/@*' --range-skip 3 \
+  --range-count 2 --delay 2.5 --duration 0.5 --max-size 5M -- sh -c 'env | grep "^MPROF_"' \
+  >"$tmp/env.txt" 2>/dev/null
+for want in 'MPROF_CAPTURE_RANGE=nvtx:/st.p/@\*' MPROF_RANGE_SKIP=3 MPROF_RANGE_COUNT=2 \
+  MPROF_DELAY=2.5s MPROF_DURATION=0.5s MPROF_MAX_SIZE=5M; do
+  grep -qx "$want" "$tmp/env.txt" || fail "record does not pass $want: $(cat "$tmp/env.txt")"
+done
+MPROF_CUPTI_LIB=$mprof "$mprof" record -o "$tmp/env.mprof" --kernel gemm --kernel-skip 7 --kernel-count 2 \
+  -- sh -c 'env | grep "^MPROF_"' >"$tmp/env.txt" 2>/dev/null
+for want in MPROF_KERNEL_REGEX=gemm MPROF_KERNEL_SKIP=7 MPROF_KERNEL_COUNT=2; do
+  grep -qx "$want" "$tmp/env.txt" || fail "record does not pass $want: $(cat "$tmp/env.txt")"
+done
+! grep -q "^MPROF_CAPTURE_RANGE\|^MPROF_DELAY" "$tmp/env.txt" || fail "record passes window options it was not given"
 expect_one_line 2 "$tmp/missing.mprof: cannot open: No such file" "$mprof" info "$tmp/missing.mprof"
 
 expect 0 "wrote $tmp/s.mprof: 3000 launches, 5 kernels" "$mprof" synth -o "$tmp/s.mprof" --launches 3000 --kernels 5 --seed 9

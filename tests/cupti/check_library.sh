@@ -1,7 +1,8 @@
 #!/bin/sh
 # The injection library must stay small in what it drags into the profiled
 # process: NEEDED lists libcupti and the libc family only, and the dynamic
-# symbol table exports exactly the two injection entry points.
+# symbol table exports exactly the two injection entry points and
+# mprof_control (mprof/control.h).
 lib=$1
 [ -f "$lib" ] || { echo "no library: $lib"; exit 1; }
 status=0
@@ -20,7 +21,7 @@ echo "$needed" | grep -q '^libcupti\.so' || { echo "libcupti is not in NEEDED"; 
 
 exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sed 's/@.*//' | sort -u)
 echo "exported: $(echo $exported)"
-expected=$(printf 'InitializeInjection\nInitializeInjectionNvtx2\n')
+expected=$(printf 'InitializeInjection\nInitializeInjectionNvtx2\nmprof_control\n')
 if [ "$exported" != "$expected" ]; then
   echo "exports differ from: $(echo $expected)"
   status=1

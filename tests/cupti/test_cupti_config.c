@@ -118,6 +118,55 @@ static void test_config_pm(void **state) {
   assert_non_null(strstr(cfg.problems[0], "MPROF_PM"));
 }
 
+/* The capture window's variables (`record --capture-range` and the rest). */
+static void test_config_capture(void **state) {
+  (void)state;
+  env_pair env[] = {{"MPROF_CAPTURE_RANGE", "nvtx:step@*"},
+                    {"MPROF_RANGE_SKIP", "1000"},
+                    {"MPROF_RANGE_COUNT", "4"},
+                    {"MPROF_KERNEL_SKIP", "7"},
+                    {"MPROF_KERNEL_COUNT", "2"},
+                    {"MPROF_DELAY", "1.5s"},
+                    {"MPROF_DURATION", "250ms"},
+                    {"MPROF_MAX_SIZE", "500M"},
+                    {NULL, NULL}};
+  mprof_cupti_config cfg;
+  mprof_cupti_config_load(&cfg, fake_env, env, 1, "h");
+  assert_string_equal(cfg.capture_range, "nvtx:step@*");
+  assert_int_equal(cfg.range_skip, 1000);
+  assert_int_equal(cfg.range_count, 4);
+  assert_int_equal(cfg.kernel_skip, 7);
+  assert_int_equal(cfg.kernel_count, 2);
+  assert_int_equal(cfg.delay_ns, 1500000000ull);
+  assert_int_equal(cfg.duration_ns, 250000000ull);
+  assert_int_equal(cfg.max_bytes, 500ull << 20);
+  assert_int_equal(cfg.problem_count, 0);
+  /* Unset: the whole run. */
+  env_pair none[] = {{NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, none, 1, "h");
+  assert_string_equal(cfg.capture_range, "");
+  assert_int_equal(cfg.range_skip + cfg.range_count + cfg.kernel_skip +
+                       cfg.kernel_count + cfg.delay_ns + cfg.duration_ns +
+                       cfg.max_bytes,
+                   0);
+  /* Bad values: no limit, and a problem naming the variable. */
+  env_pair bad[] = {{"MPROF_RANGE_SKIP", "-1"},
+                    {"MPROF_DURATION", "0s"},
+                    {"MPROF_MAX_SIZE", "lots"},
+                    {"MPROF_DELAY", "2 days"},
+                    {NULL, NULL}};
+  mprof_cupti_config_load(&cfg, fake_env, bad, 1, "h");
+  assert_int_equal(cfg.range_skip, 0);
+  assert_int_equal(cfg.duration_ns, 0);
+  assert_int_equal(cfg.max_bytes, 0);
+  assert_int_equal(cfg.delay_ns, 0);
+  assert_int_equal(cfg.problem_count, 4);
+  assert_non_null(strstr(cfg.problems[0], "MPROF_RANGE_SKIP"));
+  assert_non_null(strstr(cfg.problems[1], "MPROF_DELAY"));
+  assert_non_null(strstr(cfg.problems[2], "MPROF_DURATION"));
+  assert_non_null(strstr(cfg.problems[3], "MPROF_MAX_SIZE"));
+}
+
 static void test_config_values(void **state) {
   (void)state;
   env_pair env[] = {{"MPROF_OUTPUT", "out/%h-%p%%.mprof"},
@@ -315,6 +364,7 @@ int main(void) {
       cmocka_unit_test(test_config_defaults),
       cmocka_unit_test(test_config_values),
       cmocka_unit_test(test_config_pm),
+      cmocka_unit_test(test_config_capture),
       cmocka_unit_test(test_config_bad_values_fall_back),
       cmocka_unit_test(test_output_naming),
       cmocka_unit_test(test_output_claim),

@@ -31,8 +31,10 @@ static const void *no_export_table(uint32_t id) {
 }
 
 /* @p nvtx_first: the program's first NVTX call loads the library before
- * CUDA does (InitializeInjectionNvtx2, then InitializeInjection). */
-static void initialize_without_driver(int nvtx_first) {
+ * CUDA does (InitializeInjectionNvtx2, then InitializeInjection).
+ * @p window: 1 a capture window is asked for (the program also calls
+ * mprof/control.h's entry point), 2 a capture range that does not parse. */
+static void initialize_without_driver(int nvtx_first, int window) {
   const char *dir = getenv("MPROF_TEST_TMP");
   char path[4096];
   snprintf(path, sizeof path, "%s/cupti-nogpu-%d-%ld.mprof",
@@ -44,6 +46,13 @@ static void initialize_without_driver(int nvtx_first) {
   if (child == 0) {
     alarm(30); /* a hang fails the test instead of stalling it */
     setenv("MPROF_OUTPUT", path, 1);
+    if (window) {
+      setenv("MPROF_CAPTURE_RANGE", window == 1 ? "nvtx:step" : "nvtx:", 1);
+      if (window == 1) {
+        setenv("MPROF_RANGE_SKIP", "2", 1);
+        setenv("MPROF_MAX_SIZE", "1G", 1);
+      }
+    }
     setenv("RANK", "5", 1); /* as a launcher would */
     unsetenv("LOCAL_RANK");
     unsetenv("OMPI_COMM_WORLD_LOCAL_RANK");
@@ -70,6 +79,12 @@ static void initialize_without_driver(int nvtx_first) {
     /* A second call (a second cuInit) must be harmless. */
     if (init() != 1)
       _exit(6);
+    /* mprof/control.h's calls: the window cannot open without CUPTI. */
+    typedef int (*control_fn)(int, int, const char *);
+    control_fn control = (control_fn)dlsym(lib, "mprof_control");
+    if (!control || control(1, 3, "step") < 0 || control(1, 4, NULL) < 0 ||
+        control(2, 1, NULL) != -1)
+      _exit(8);
     /* Runs the library's exit handler, which writes the trace. */
     exit(nvtx_first ? 3 : 0);
   }
@@ -124,24 +139,55 @@ static void initialize_without_driver(int nvtx_first) {
       p->end,
       strtoull(mprof_trace_meta(trace, "clock.end.trace_ns"), NULL, 10));
   assert_true(p->start == 0 || p->start <= p->end);
+  /* The window asked for, which never opened; none for a range that does
+   * not parse, which is an error the trace keeps. */
+  const mprof_capture_record *c = mprof_trace_captures(trace, &n);
+  if (window == 1) {
+    assert_int_equal(n, 1);
+    assert_int_equal(c->trigger, MPROF_CAPTURE_NVTX);
+    assert_int_equal(c->skip, 2);
+    assert_int_equal(c->max_bytes, 1ull << 30);
+    assert_int_equal(c->start, 0);
+    assert_string_equal(mprof_trace_string(trace, c->spec), "nvtx:step");
+  } else if (window == 2) {
+    assert_int_equal(n, 0);
+    int found = 0;
+    for (int i = 0; i < 8; i++) {
+      char key[16];
+      snprintf(key, sizeof key, "error.%d", i);
+      const char *e = mprof_trace_meta(trace, key);
+      found |= e && strstr(e, "MPROF_CAPTURE_RANGE: 'nvtx:' names no range") &&
+               strstr(e, "no range opens the window");
+    }
+    assert_true(found);
+  } else {
+    assert_int_equal(n, 0);
+  }
   mprof_trace_free(trace);
   unlink(path);
 }
 
 static void test_initialize_without_driver(void **state) {
   (void)state;
-  initialize_without_driver(0);
+  initialize_without_driver(0, 0);
 }
 
 static void test_nvtx_first_without_driver(void **state) {
   (void)state;
-  initialize_without_driver(1);
+  initialize_without_driver(1, 0);
+}
+
+static void test_window_without_driver(void **state) {
+  (void)state;
+  initialize_without_driver(0, 1);
+  initialize_without_driver(1, 2);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_initialize_without_driver),
       cmocka_unit_test(test_nvtx_first_without_driver),
+      cmocka_unit_test(test_window_without_driver),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

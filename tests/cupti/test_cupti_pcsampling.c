@@ -143,11 +143,39 @@ cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *params) {
   return CUPTI_SUCCESS;
 }
 
+/* Start/stop control (capture windows): what was configured and called. */
+static struct {
+  int control; /* ENABLE_START_STOP_CONTROL set to 1 */
+  int starts, stops;
+} start_stop;
+
+CUptiResult CUPTIAPI cuptiPCSamplingStart(CUpti_PCSamplingStartParams *params) {
+  (void)params;
+  start_stop.starts++;
+  return start_stop.control ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_OPERATION;
+}
+
+/* Stop ends a range: its records land in the configured buffer, on the
+ * calling thread, before Stop returns. */
+static void fake_range_end(uint64_t first_pc, size_t count, uint32_t samples);
+CUptiResult CUPTIAPI cuptiPCSamplingStop(CUpti_PCSamplingStopParams *params) {
+  (void)params;
+  start_stop.stops++;
+  if (!start_stop.control)
+    return CUPTI_ERROR_INVALID_OPERATION;
+  fake_range_end(0x5000, 2, 4);
+  return CUPTI_SUCCESS;
+}
+
 CUptiResult CUPTIAPI cuptiPCSamplingSetConfigurationAttribute(
     CUpti_PCSamplingConfigurationInfoParams *params) {
   for (size_t i = 0; i < params->numAttributes; i++) {
     CUpti_PCSamplingConfigurationInfo *info =
         &params->pPCSamplingConfigurationInfo[i];
+    if (info->attributeType ==
+        CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL)
+      start_stop.control = info->attributeData.enableStartStopControlData
+                               .enableStartStopControl == 1;
     if (info->attributeType ==
         CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER)
       fake.config =
@@ -296,6 +324,39 @@ static void *load_modules(void *arg) {
   return NULL;
 }
 
+/* A capture window: sampling is configured with start/stop control, so it
+ * never runs outside the window; closing it stops sampling and reads the
+ * range Stop ended, at once, on the closing thread. Without a window no
+ * start/stop control is configured (sampling runs the whole time). */
+static void test_window_start_stop(void **state) {
+  (void)state;
+  memset(&start_stop, 0, sizeof start_stop);
+  fixture f;
+  g.windowed = 1;
+  start_sampling(&f, "pc-window");
+  assert_int_equal(start_stop.control, 1);
+  assert_int_equal(start_stop.starts, 0); /* closed until the window opens */
+  pc_window(1);
+  assert_int_equal(start_stop.starts, 1);
+  fake_decode(0x100, 5);
+  pc_window(0);
+  assert_int_equal(start_stop.stops, 1);
+  assert_int_equal(fake.config->totalNumPcs, 0); /* read by the closer */
+  assert_int_equal(g.config_direct_reads, 1);
+  uint64_t samples = finish_sampling(&f);
+  assert_int_equal(samples, (5 + 2 * 4) * FAKE_REASONS);
+  close_fixture(&f);
+  g.windowed = 0;
+
+  memset(&start_stop, 0, sizeof start_stop);
+  start_sampling(&f, "pc-no-window");
+  assert_int_equal(start_stop.control, 0);
+  pc_finish_all();
+  finish_fixture(&f);
+  g.tr = NULL;
+  close_fixture(&f);
+}
+
 static void test_drain_thread_beside_range_ends(void **state) {
   (void)state;
   fixture f;
@@ -316,6 +377,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_range_end_is_read_by_its_own_thread),
       cmocka_unit_test(test_drain_thread_beside_range_ends),
+      cmocka_unit_test(test_window_start_stop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
 #include "config.h"
 #include "cubin.h"
 #include "process.h"
@@ -1098,6 +1099,90 @@ static void test_process_record(void **state) {
   close_fixture(&f);
 }
 
+/* The capture window (CAPTURE): as of the last checkpoint in a cut trace
+ * (still open), as it ended in the finished one; `mprof info` says it. */
+static void test_capture_record(void **state) {
+  (void)state;
+  fixture f;
+  open_fixture(&f, "capture", NULL);
+  mprof_process_record who;
+  memset(&who, 0, sizeof who);
+  who.pid = 78;
+  who.ppid = 7;
+  who.rank = who.local_rank = MPROF_INDEX_NONE;
+  mprof_cupti_translate_process(f.t, &who, "node9", "python train.py");
+  const uint64_t s = 1000000000ull;
+  mprof_cupti_translate_process_start(f.t, s);
+  mprof_cupti_capture_settings settings;
+  memset(&settings, 0, sizeof settings);
+  char why[256];
+  assert_int_equal(
+      mprof_cupti_capture_parse_range(&settings, "nvtx:step", why, sizeof why),
+      0);
+  settings.range_skip = 1;
+  settings.range_count = 2;
+  mprof_cupti_capture c;
+  assert_int_equal(
+      mprof_cupti_capture_init(&c, &settings, NULL, why, sizeof why), 0);
+  mprof_cupti_capture_begin(&c, s);
+  mprof_capture_record rec;
+  for (int i = 0; i < 2; i++) { /* step 1 skipped, step 2 recorded */
+    mprof_cupti_capture_push(&c, 5, "step", NULL,
+                             s + (uint64_t)(i + 1) * s / 2);
+    mprof_cupti_capture_pop(&c, 5, s + (uint64_t)(i + 1) * s / 2 + s / 4);
+  }
+  mprof_cupti_capture_push(&c, 5, "step", NULL, 2 * s + s / 2);
+  mprof_cupti_capture_record(&c, &rec);
+  mprof_cupti_translate_capture(f.t, &rec, settings.spec);
+  assert_int_equal(mprof_cupti_translate_checkpoint(f.t, 2 * s + s / 2), 0);
+
+  char partial[4200];
+  snprintf(partial, sizeof partial, "%s.partial", f.path);
+  mprof_trace *cut;
+  if (mprof_trace_open(&cut, partial, NULL))
+    fail_msg("mprof_trace_open: %s", mprof_error_last());
+  size_t n;
+  const mprof_capture_record *w = mprof_trace_captures(cut, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(w->start, 2 * s); /* step 2 began */
+  assert_int_equal(w->end, 0);       /* recording when cut */
+  assert_int_equal(w->end_reason, MPROF_CAPTURE_END_OPEN);
+  assert_int_equal(w->recorded, 2);
+  mprof_trace_free(cut);
+
+  mprof_cupti_capture_pop(&c, 5, 3 * s);
+  mprof_cupti_capture_finish(&c, 4 * s);
+  mprof_cupti_capture_record(&c, &rec);
+  mprof_cupti_translate_capture(f.t, &rec, settings.spec);
+  mprof_cupti_capture_free(&c);
+  mprof_cupti_translate_process_end(f.t, 4 * s, MPROF_EXIT_STATUS, 0);
+  finish_fixture(&f);
+  w = mprof_trace_captures(f.trace, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(w->trigger, MPROF_CAPTURE_NVTX);
+  assert_int_equal(w->end_reason, MPROF_CAPTURE_END_RANGE_COUNT);
+  assert_int_equal(w->end, 3 * s);
+  assert_int_equal(w->pieces, 2);
+  assert_string_equal(str(f.trace, w->spec), "nvtx:step");
+
+  const char *mprof = getenv("MPROF_BIN"); /* set by ctest */
+  assert_non_null(mprof);
+  char command[9000], line[1024];
+  snprintf(command, sizeof command, "'%s' info '%s'", mprof, f.path);
+  FILE *info = popen(command, "r");
+  assert_non_null(info);
+  int found = 0;
+  const char *want = "window 0   nvtx:step: ranges 2-3 recorded, from 1.000 s "
+                     "to 2.000 s of the process in 2 pieces; ended after "
+                     "--range-count 2\n";
+  while (fgets(line, sizeof line, info))
+    found |= strcmp(line, want) == 0;
+  assert_int_equal(pclose(info), 0);
+  if (!found)
+    fail_msg("mprof info does not print: %s", want);
+  close_fixture(&f);
+}
+
 /* ---- a signal while the trace is finished --------------------------------
  * A fatal signal on another thread calls the handler's checkpoint while the
  * exit handler finishes the trace: the handler must never touch the writer
@@ -1178,6 +1263,7 @@ int main(void) {
       cmocka_unit_test(test_errors_and_finish_once),
       cmocka_unit_test(test_pc_samples_summed_per_checkpoint),
       cmocka_unit_test(test_process_record),
+      cmocka_unit_test(test_capture_record),
       cmocka_unit_test(test_signal_checkpoints_while_finishing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,7 @@
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
 #              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets,
-#              validate, validate_source or suite
+#              validate, validate_source, suite or capture_window
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -410,6 +410,24 @@ suite)
   bash "$gpu/suite.sh" "$o" "$fake" no_such_check >/dev/null 2>&1
   [ $? -eq 2 ] || fail "suite.sh runs a check that does not exist"
   unset GPU_SUITE_DIR
+  ;;
+capture_window)
+  # Its own stand-in recorder (capture_mprof) writes the trace of each
+  # window asked for without running the program; drop loses a launch of
+  # each window.
+  cw=$tmp/capture-build
+  mkdir -p "$cw/bin" "$cw/lib" && ln -s "$standins/capture_mprof" "$cw/bin/mprof" &&
+    : >"$cw/lib/libmprof-cupti.so" || exit 2
+  export CAPTURE_STANDIN_TRACE="$real_build/bin/capture_standin_trace" \
+    PYTHON="$standins/capture_python"
+  o=$tmp/out
+  run good pass "" capture_window.sh "$o" "$cw"
+  grep -q "ms/step outside the window" "$tmp/good.$runs.log" ||
+    fail "capture_window.sh does not report the step time outside the window"
+  run drop fail "FAIL  nvtx: the trace holds 27 launches, not 4 steps x 7 = 28" \
+    capture_window.sh "$o" "$cw"
+  grep -q "FAIL  kernels: the trace holds 9 launches" "$tmp/drop.$runs.log" ||
+    fail "capture_window.sh accepts a kernel window short of a launch"
   ;;
 *)
   echo "selftest: no check '$check'" >&2

@@ -34,7 +34,7 @@ extern "C" {
 #define MPROF_FORMAT_MAGIC "MPROF\x00\r\n"
 #define MPROF_FORMAT_MAGIC_SIZE 8
 #define MPROF_FORMAT_VERSION_MAJOR 1
-#define MPROF_FORMAT_VERSION_MINOR 4
+#define MPROF_FORMAT_VERSION_MINOR 5
 
 /** String reference 0 is always the empty string. */
 #define MPROF_STR_NONE 0u
@@ -91,7 +91,8 @@ typedef enum mprof_section_type {
    *  files only, as SNAPSHOT chunks; a reader turns the last one into
    *  RANGES records flagged MPROF_RANGE_FLAG_OPEN. */
   MPROF_SECTION_OPEN_RANGES = 22,
-  MPROF_SECTION_TYPE_MAX_ = 22
+  MPROF_SECTION_CAPTURE = 23, /**< mprof_capture_record */
+  MPROF_SECTION_TYPE_MAX_ = 23
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */
@@ -314,6 +315,49 @@ typedef struct mprof_process_record {
   uint32_t reserved[3]; /**< zero */
 } mprof_process_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_process_record) == 88, "process is 88 bytes");
+
+/** What opened a capture window (mprof_capture_record.trigger). */
+typedef enum mprof_capture_trigger {
+  MPROF_CAPTURE_WHOLE = 0,        /**< the run itself (--delay, --duration,
+                                       --max-size only) */
+  MPROF_CAPTURE_PROFILER_API = 1, /**< cudaProfilerStart/Stop pairs */
+  MPROF_CAPTURE_NVTX = 2,         /**< NVTX ranges of one name */
+  MPROF_CAPTURE_KERNELS = 3       /**< --kernel-skip/--kernel-count */
+} mprof_capture_trigger;
+
+/** Why a capture window ended (mprof_capture_record.end_reason). */
+typedef enum mprof_capture_end {
+  MPROF_CAPTURE_END_OPEN = 0,         /**< still open when the trace was cut */
+  MPROF_CAPTURE_END_EXIT = 1,         /**< the program ended */
+  MPROF_CAPTURE_END_RANGE_COUNT = 2,  /**< --range-count ranges recorded */
+  MPROF_CAPTURE_END_KERNEL_COUNT = 3, /**< --kernel-count launches recorded */
+  MPROF_CAPTURE_END_DURATION = 4,     /**< --duration elapsed */
+  MPROF_CAPTURE_END_MAX_SIZE = 5,     /**< the file reached --max-size */
+  MPROF_CAPTURE_END_NEVER_OPENED = 6  /**< the program ended first */
+} mprof_capture_end;
+
+/** CAPTURE: the part of a process's run its records cover, one per process
+ *  recorded with a window (none: the whole run). Outside [start, end] and
+ *  between the pieces nothing but code and metadata was recorded. */
+typedef struct mprof_capture_record {
+  uint64_t start;      /**< ns, trace clock: recording first on; 0 never */
+  uint64_t end;        /**< ns, trace clock: last off; 0 still on */
+  uint64_t delay;      /**< ns asked for (--delay); 0 none */
+  uint64_t duration;   /**< ns asked for (--duration); 0 none */
+  uint64_t max_bytes;  /**< asked for (--max-size); 0 none */
+  uint64_t skip;       /**< ranges or launches asked to skip */
+  uint64_t count;      /**< ranges or launches asked to record; 0 all */
+  uint64_t recorded;   /**< ranges or matching launches recorded */
+  uint64_t seen;       /**< matching ranges or launches after the delay */
+  uint32_t process;    /**< index into PROCESSES */
+  uint32_t trigger;    /**< mprof_capture_trigger */
+  uint32_t end_reason; /**< mprof_capture_end */
+  uint32_t pieces;     /**< times recording turned on */
+  uint32_t spec;       /**< string ref: the range ("nvtx:step@*") or the
+                            kernel regex; empty none */
+  uint32_t reserved;   /**< zero */
+} mprof_capture_record;
+MPROF_STATIC_ASSERT(sizeof(mprof_capture_record) == 96, "capture is 96 bytes");
 
 /** Region roles, after the Megakernels rows. */
 typedef enum mprof_region_role {

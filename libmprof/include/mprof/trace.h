@@ -129,6 +129,15 @@ mprof_trace_memory_accesses(const mprof_trace *trace, size_t *count);
  *  exit unknown). Owned by @p trace; NULL and 0 only for a NULL trace. */
 MPROF_API const mprof_process_record *
 mprof_trace_processes(const mprof_trace *trace, size_t *count);
+/** CAPTURE (format 1.5): the capture window of each process recorded with
+ *  one (`record --capture-range`, `--delay`, ...), in the order written;
+ *  `process` is its index in mprof_trace_processes(). NULL and 0 for a
+ *  trace of whole runs, or written before the section existed. */
+MPROF_API const mprof_capture_record *
+mprof_trace_captures(const mprof_trace *trace, size_t *count);
+/** "exit", "range_count", "kernel_count", "duration", "max_size",
+ *  "never_opened", "open" for a mprof_capture_end; "unknown" else. */
+MPROF_API const char *mprof_capture_end_name(uint32_t end_reason);
 
 /** The value of META key @p key (the last one written), or NULL. */
 MPROF_API const char *mprof_trace_meta(const mprof_trace *trace,

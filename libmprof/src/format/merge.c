@@ -32,7 +32,7 @@ static const uint32_t moved_sections[] = {
     MPROF_SECTION_API_CALLS,  MPROF_SECTION_REGIONS,
     MPROF_SECTION_SPANS,      MPROF_SECTION_STALL_REASONS,
     MPROF_SECTION_PC_SAMPLES, MPROF_SECTION_PM_METRICS,
-    MPROF_SECTION_PM_SAMPLES};
+    MPROF_SECTION_PM_SAMPLES, MPROF_SECTION_CAPTURE};
 
 /* The sections whose record counts move later traces' indexes. */
 static const uint32_t indexed_sections[] = {

@@ -81,7 +81,8 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
       MPROF_SECTION_REGIONS,       MPROF_SECTION_SPANS,
       MPROF_SECTION_STALL_REASONS, MPROF_SECTION_PC_SAMPLES,
       MPROF_SECTION_PM_METRICS,    MPROF_SECTION_PM_SAMPLES,
-      MPROF_SECTION_API_CALLS,     MPROF_SECTION_MEMORY_ACCESSES};
+      MPROF_SECTION_API_CALLS,     MPROF_SECTION_MEMORY_ACCESSES,
+      MPROF_SECTION_CAPTURE};
   for (size_t i = 0; i < sizeof tail / sizeof tail[0] && !rc; i++)
     rc = mprof__copy_section(w, trace, tail[i], NULL, new_index);
   const mprof_cubin_record *cubins = mprof_trace_cubins(trace, &n);

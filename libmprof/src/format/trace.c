@@ -157,6 +157,21 @@ TYPED_ACCESSOR(mprof_trace_pm_samples, mprof_pm_sample_record,
                MPROF_SECTION_PM_SAMPLES)
 TYPED_ACCESSOR(mprof_trace_api_calls, mprof_api_call_record,
                MPROF_SECTION_API_CALLS)
+const char *mprof_capture_end_name(uint32_t end_reason) {
+  switch (end_reason) {
+  case MPROF_CAPTURE_END_OPEN: return "open";
+  case MPROF_CAPTURE_END_EXIT: return "exit";
+  case MPROF_CAPTURE_END_RANGE_COUNT: return "range_count";
+  case MPROF_CAPTURE_END_KERNEL_COUNT: return "kernel_count";
+  case MPROF_CAPTURE_END_DURATION: return "duration";
+  case MPROF_CAPTURE_END_MAX_SIZE: return "max_size";
+  case MPROF_CAPTURE_END_NEVER_OPENED: return "never_opened";
+  default: return "unknown";
+  }
+}
+
+TYPED_ACCESSOR(mprof_trace_captures, mprof_capture_record,
+               MPROF_SECTION_CAPTURE)
 TYPED_ACCESSOR(mprof_trace_memory_accesses, mprof_memory_access_record,
                MPROF_SECTION_MEMORY_ACCESSES)
 

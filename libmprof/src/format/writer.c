@@ -143,6 +143,7 @@ static const struct {
     [MPROF_SECTION_PROCESSES] = {sizeof(mprof_process_record), 0},
     /* Only ever a snapshot: records no checkpoint will still hold. */
     [MPROF_SECTION_OPEN_RANGES] = {sizeof(mprof_range_record), 0},
+    [MPROF_SECTION_CAPTURE] = {sizeof(mprof_capture_record), 0},
 };
 
 uint32_t mprof__record_size(uint32_t type) {

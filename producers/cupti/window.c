@@ -1,0 +1,370 @@
+/*
+ * mprof CUPTI producer — the capture window in the process: the state
+ * machine of capture.c fed by CUPTI callbacks (NVTX ranges,
+ * cudaProfilerStart/Stop, launches) and by the drain thread (time, the
+ * file's size), and what turning recording on and off does.
+ *
+ * Outside the window the activity kinds and API-call records are off and
+ * PC sampling is stopped (configured with start/stop control, so it never
+ * samples there); module loads are still captured, so kernels loaded
+ * before the window keep their code. The program pays for the callbacks
+ * the window needs (NVTX ranges for nvtx:, two functions for
+ * cudaProfilerApi, launches for --kernel-skip/--kernel-count); once the
+ * window cannot open again they are dropped too.
+ *
+ * Locks: capture_lock serialises the state machine and the switching it
+ * asks for; it is taken before pc_lock (pc_window()) and the translator's.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* syscall(SYS_gettid) */
+#endif
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <generated_nvtx_meta.h>
+
+#include "producer.h"
+
+/* NVTX domains by handle, for `nvtx:NAME@DOMAIN`. */
+#define MAX_DOMAINS 64
+static struct {
+  const void *handle;
+  char name[128];
+} domains[MAX_DOMAINS];
+static size_t domain_count;
+
+static const CUpti_CallbackId profiler_runtime[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000};
+static const CUpti_CallbackId profiler_driver[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop};
+static const CUpti_CallbackId launch_driver[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int is_launch(CUpti_CallbackId cbid) {
+  for (size_t i = 0; i < COUNT(launch_driver); i++)
+    if (launch_driver[i] == cbid)
+      return 1;
+  return 0;
+}
+
+/* Subscribe to (@p on) or drop the callbacks the window listens to. */
+static void window_callbacks(int on) {
+  mprof_capture_trigger trigger = g.capture.s.trigger;
+  if (trigger == MPROF_CAPTURE_NVTX)
+    ok(cuptiEnableDomain((uint32_t)on, g.subscriber, CUPTI_CB_DOMAIN_NVTX),
+       "cuptiEnableDomain(NVTX)");
+  if (trigger == MPROF_CAPTURE_PROFILER_API) {
+    for (size_t i = 0; i < COUNT(profiler_runtime); i++)
+      ok(cuptiEnableCallback((uint32_t)on, g.subscriber,
+                             CUPTI_CB_DOMAIN_RUNTIME_API, profiler_runtime[i]),
+         "cuptiEnableCallback(cudaProfilerStart/Stop)");
+    for (size_t i = 0; i < COUNT(profiler_driver); i++)
+      ok(cuptiEnableCallback((uint32_t)on, g.subscriber,
+                             CUPTI_CB_DOMAIN_DRIVER_API, profiler_driver[i]),
+         "cuptiEnableCallback(cuProfilerStart/Stop)");
+  }
+  /* Serialized PC sampling keeps its own launch callbacks. */
+  if (trigger == MPROF_CAPTURE_KERNELS &&
+      (on || g.cfg.pc_mode != MPROF_CUPTI_PC_SERIALIZED || !g.pc_allowed))
+    for (size_t i = 0; i < COUNT(launch_driver); i++)
+      ok(cuptiEnableCallback((uint32_t)on, g.subscriber,
+                             CUPTI_CB_DOMAIN_DRIVER_API, launch_driver[i]),
+         "cuptiEnableCallback(launch)");
+}
+
+/* Do what the state machine asked; capture_lock held. */
+static void apply_locked(mprof_cupti_capture_change change) {
+  if (change == MPROF_CUPTI_CAPTURE_ON) {
+    activity_record(1);
+    pc_window(1);
+    atomic_store(&g.window_on, 1);
+    note("capture window open (piece %llu)",
+         (unsigned long long)g.capture.pieces);
+  } else if (change == MPROF_CUPTI_CAPTURE_OFF) {
+    pc_window(0);
+    activity_record(0);
+    atomic_store(&g.window_on, 0);
+    note("capture window closed");
+  }
+  if (change != MPROF_CUPTI_CAPTURE_SAME || g.capture.done) {
+    mprof_capture_record rec;
+    mprof_cupti_capture_record(&g.capture, &rec);
+    mprof_cupti_translate_capture(g.tr, &rec, g.capture.s.spec);
+  }
+  if (g.capture.done && !atomic_exchange(&g.window_settled, 1)) {
+    window_callbacks(0);
+    if (g.capture.end == MPROF_CAPTURE_END_MAX_SIZE)
+      warn("the trace reached --max-size (%llu bytes): recording stopped; "
+           "the program runs on unrecorded",
+           (unsigned long long)g.capture.s.max_bytes);
+  }
+}
+
+int window_setup(void) {
+  mprof_cupti_capture_settings s;
+  memset(&s, 0, sizeof s);
+  char why[256] = "";
+  if (mprof_cupti_capture_parse_range(&s, g.cfg.capture_range, why,
+                                      sizeof why) != 0) {
+    char message[512];
+    snprintf(message, sizeof message,
+             "MPROF_CAPTURE_RANGE: '%.200s' %s; no range opens the window",
+             g.cfg.capture_range, why);
+    warn("%s", message);
+    mprof_cupti_translate_error(g.tr, message);
+    memset(&s, 0, sizeof s);
+  }
+  s.range_skip = g.cfg.range_skip;
+  s.range_count = g.cfg.range_count;
+  s.kernel_skip = g.cfg.kernel_skip;
+  s.kernel_count = g.cfg.kernel_count;
+  s.delay_ns = g.cfg.delay_ns;
+  s.duration_ns = g.cfg.duration_ns;
+  s.max_bytes = g.cfg.max_bytes;
+  if (!mprof_cupti_capture_wanted(&s))
+    return 0;
+  if (mprof_cupti_capture_init(&g.capture, &s, g.cfg.kernel_regex, why,
+                               sizeof why) != 0) {
+    warn("%s; recording the whole run", why);
+    mprof_cupti_translate_error(g.tr, why);
+    return 0;
+  }
+  g.windowed = 1;
+  meta("capture.window", "on");
+  return 1;
+}
+
+void window_begin(void) {
+  if (!g.windowed)
+    return;
+  pthread_mutex_lock(&g.capture_lock);
+  window_callbacks(1);
+  apply_locked(mprof_cupti_capture_begin(&g.capture, monotonic_raw_ns()));
+  /* Written now, so that even a window that never opens is in the trace. */
+  mprof_capture_record rec;
+  mprof_cupti_capture_record(&g.capture, &rec);
+  mprof_cupti_translate_capture(g.tr, &rec, g.capture.s.spec);
+  pthread_mutex_unlock(&g.capture_lock);
+}
+
+static const char *domain_name_locked(const void *handle) {
+  if (!handle)
+    return NULL;
+  for (size_t i = 0; i < domain_count; i++)
+    if (domains[i].handle == handle)
+      return domains[i].name;
+  return "(unnamed domain)";
+}
+
+static const char *attrib_message(const nvtxEventAttributes_t *a) {
+  return a && a->messageType == NVTX_MESSAGE_TYPE_ASCII ? a->message.ascii
+                                                        : NULL;
+}
+
+/* Pushes and pops nest per thread and domain. */
+static uint64_t stack_key(const void *domain) {
+  static __thread uint64_t tid; /* one system call per thread */
+  if (!tid)
+    tid = (uint64_t)syscall(SYS_gettid);
+  return tid ^ ((uint64_t)(uintptr_t)domain * 0x9e3779b97f4a7c15ull);
+}
+
+static mprof_cupti_capture_change
+on_nvtx_locked(CUpti_CallbackId cbid, const CUpti_NvtxData *d, uint64_t now) {
+  mprof_cupti_capture *c = &g.capture;
+  const void *params = d->functionParams;
+  switch (cbid) {
+  case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
+    const nvtxDomainCreateA_params *p =
+        (const nvtxDomainCreateA_params *)params;
+    const nvtxDomainHandle_t *handle =
+        (const nvtxDomainHandle_t *)d->functionReturnValue;
+    if (p && p->name && handle && domain_count < MAX_DOMAINS) {
+      domains[domain_count].handle = *handle;
+      snprintf(domains[domain_count].name, sizeof domains[0].name, "%s",
+               p->name);
+      domain_count++;
+    }
+    return MPROF_CUPTI_CAPTURE_SAME;
+  }
+  case CUPTI_CBID_NVTX_nvtxRangePushA: {
+    const nvtxRangePushA_params *p = (const nvtxRangePushA_params *)params;
+    return mprof_cupti_capture_push(c, stack_key(NULL), p ? p->message : NULL,
+                                    NULL, now);
+  }
+  case CUPTI_CBID_NVTX_nvtxRangePushEx: {
+    const nvtxRangePushEx_params *p = (const nvtxRangePushEx_params *)params;
+    return mprof_cupti_capture_push(c, stack_key(NULL),
+                                    p ? attrib_message(p->eventAttrib) : NULL,
+                                    NULL, now);
+  }
+  case CUPTI_CBID_NVTX_nvtxRangePushW:
+    return mprof_cupti_capture_push(c, stack_key(NULL), NULL, NULL, now);
+  case CUPTI_CBID_NVTX_nvtxRangePop:
+    return mprof_cupti_capture_pop(c, stack_key(NULL), now);
+  case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+    const nvtxDomainRangePushEx_params *p =
+        (const nvtxDomainRangePushEx_params *)params;
+    if (!p)
+      return MPROF_CUPTI_CAPTURE_SAME;
+    return mprof_cupti_capture_push(c, stack_key(p->domain),
+                                    attrib_message(p->core.eventAttrib),
+                                    domain_name_locked(p->domain), now);
+  }
+  case CUPTI_CBID_NVTX_nvtxDomainRangePop: {
+    const nvtxDomainRangePop_params *p =
+        (const nvtxDomainRangePop_params *)params;
+    return mprof_cupti_capture_pop(c, stack_key(p ? p->domain : NULL), now);
+  }
+  case CUPTI_CBID_NVTX_nvtxRangeStartA:
+  case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+  case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
+    const nvtxRangeId_t *id = (const nvtxRangeId_t *)d->functionReturnValue;
+    const char *name = NULL, *domain = NULL;
+    if (cbid == CUPTI_CBID_NVTX_nvtxRangeStartA && params)
+      name = ((const nvtxRangeStartA_params *)params)->message;
+    else if (cbid == CUPTI_CBID_NVTX_nvtxRangeStartEx && params)
+      name = attrib_message(
+          ((const nvtxRangeStartEx_params *)params)->eventAttrib);
+    else if (params) {
+      const nvtxDomainRangeStartEx_params *p =
+          (const nvtxDomainRangeStartEx_params *)params;
+      name = attrib_message(p->core.eventAttrib);
+      domain = domain_name_locked(p->domain);
+    }
+    if (!id)
+      return MPROF_CUPTI_CAPTURE_SAME;
+    return mprof_cupti_capture_start_range(c, *id, name, domain, now);
+  }
+  case CUPTI_CBID_NVTX_nvtxRangeEnd: {
+    const nvtxRangeEnd_params *p = (const nvtxRangeEnd_params *)params;
+    return p ? mprof_cupti_capture_end_range(c, p->id, now)
+             : MPROF_CUPTI_CAPTURE_SAME;
+  }
+  case CUPTI_CBID_NVTX_nvtxDomainRangeEnd: {
+    const nvtxDomainRangeEnd_params *p =
+        (const nvtxDomainRangeEnd_params *)params;
+    return p ? mprof_cupti_capture_end_range(c, p->core.id, now)
+             : MPROF_CUPTI_CAPTURE_SAME;
+  }
+  default: return MPROF_CUPTI_CAPTURE_SAME;
+  }
+}
+
+void window_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                     const void *cbdata) {
+  if (!g.windowed || atomic_load(&g.window_settled))
+    return;
+  uint64_t now = monotonic_raw_ns();
+  pthread_mutex_lock(&g.capture_lock);
+  mprof_cupti_capture_change change = MPROF_CUPTI_CAPTURE_SAME;
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    change = on_nvtx_locked(cbid, (const CUpti_NvtxData *)cbdata, now);
+  } else {
+    /* Before the call: a launch, or work after cudaProfilerStart, lands
+     * inside the window it opens. */
+    const CUpti_CallbackData *cd = (const CUpti_CallbackData *)cbdata;
+    int enter = cd->callbackSite == CUPTI_API_ENTER;
+    int start = (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+                 cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
+                (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+                 cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+    int stop = (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+                cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
+               (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+                cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+    if (enter && start)
+      change = mprof_cupti_capture_profiler_start(&g.capture, now);
+    else if (enter && stop)
+      change = mprof_cupti_capture_profiler_stop(&g.capture, now);
+    else if (enter && domain == CUPTI_CB_DOMAIN_DRIVER_API && is_launch(cbid))
+      change = mprof_cupti_capture_kernel(&g.capture, cd->symbolName, now);
+  }
+  apply_locked(change);
+  pthread_mutex_unlock(&g.capture_lock);
+}
+
+void window_tick(void) {
+  if (!g.windowed || atomic_load(&g.window_settled))
+    return;
+  /* The streamed file grows at each checkpoint (once a second). */
+  uint64_t bytes = 0;
+  if (g.capture.s.max_bytes) {
+    char partial[sizeof g.cfg.output + 16];
+    struct stat st;
+    snprintf(partial, sizeof partial, "%s.partial", g.cfg.output);
+    if (stat(partial, &st) == 0)
+      bytes = (uint64_t)st.st_size;
+  }
+  uint64_t now = monotonic_raw_ns();
+  pthread_mutex_lock(&g.capture_lock);
+  apply_locked(mprof_cupti_capture_bytes(&g.capture, bytes, now));
+  pthread_mutex_unlock(&g.capture_lock);
+}
+
+void window_exit(void) {
+  if (!g.windowed)
+    return;
+  pthread_mutex_lock(&g.capture_lock);
+  /* What the program did last is recorded: only the record changes. */
+  mprof_cupti_capture_finish(&g.capture, monotonic_raw_ns());
+  mprof_capture_record rec;
+  mprof_cupti_capture_record(&g.capture, &rec);
+  mprof_cupti_translate_capture(g.tr, &rec, g.capture.s.spec);
+  atomic_store(&g.window_settled, 1);
+  pthread_mutex_unlock(&g.capture_lock);
+}
+
+/* mprof/control.h's entry point: the program's own steps and start/stop,
+ * fed to the state machine as NVTX push/pop in the default domain and
+ * cudaProfilerStart/Stop are. Returns 1 recording, 0 not, -1 an unknown
+ * version or operation. */
+__attribute__((visibility("default"))) int mprof_control(int version, int op,
+                                                         const char *name);
+
+int mprof_control(int version, int op, const char *name) {
+  if (version != 1 || op < 1 || op > 4)
+    return -1;
+  if (!g.windowed || !running())
+    return 0;
+  if (atomic_load(&g.window_settled))
+    return atomic_load(&g.window_on);
+  uint64_t now = monotonic_raw_ns();
+  pthread_mutex_lock(&g.capture_lock);
+  mprof_cupti_capture_change change = MPROF_CUPTI_CAPTURE_SAME;
+  switch (op) {
+  case 1: change = mprof_cupti_capture_profiler_start(&g.capture, now); break;
+  case 2: change = mprof_cupti_capture_profiler_stop(&g.capture, now); break;
+  case 3:
+    change =
+        mprof_cupti_capture_push(&g.capture, stack_key(NULL), name, NULL, now);
+    break;
+  default:
+    change = mprof_cupti_capture_pop(&g.capture, stack_key(NULL), now);
+    break;
+  }
+  apply_locked(change);
+  int on = atomic_load(&g.window_on);
+  pthread_mutex_unlock(&g.capture_lock);
+  return on;
+}
