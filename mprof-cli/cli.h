@@ -96,6 +96,13 @@ int cli_complete_sass(mprof_sidecar *sidecar, const char *trace_path,
 #define CLI_POST_DROP_CODE 0x4u
 #define CLI_POST_SASS_NOW 0x8u /* disassemble sampled functions now */
 int cli_postprocess(const char *trace, unsigned flags);
+/* cli_postprocess(), for a trace whose process @p pid was killed by signal
+ * @p signo (as waitpid() said): its PROCESSES record, when it has no end,
+ * says so. */
+int cli_postprocess_ended(const char *trace, unsigned flags, long pid,
+                          int signo);
+/* "SIGKILL" for 9, ...; "a signal" for one without a name here. */
+const char *cli_signal_name(int signo);
 
 /* `mprof record source` (cmd_source.c): set MPROF_SOURCE_OUTPUT to
  * PATTERN.source in the child; after the run merge TRACE.source into TRACE.

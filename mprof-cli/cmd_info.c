@@ -71,7 +71,8 @@ static void print_process(const mprof_trace *t, size_t i,
   if (p->exit_kind == MPROF_EXIT_STATUS)
     printf("exited with status %u", p->exit_value);
   else if (p->exit_kind == MPROF_EXIT_SIGNAL)
-    printf("killed by signal %u", p->exit_value);
+    printf("killed by signal %u (%s)", p->exit_value,
+           cli_signal_name((int)p->exit_value));
   else if (p->end)
     printf("exit status not recorded");
   else

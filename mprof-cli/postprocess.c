@@ -12,6 +12,11 @@
 #include "mprof/sass.h"
 
 int cli_postprocess(const char *trace_path, unsigned flags) {
+  return cli_postprocess_ended(trace_path, flags, 0, 0);
+}
+
+int cli_postprocess_ended(const char *trace_path, unsigned flags, long pid,
+                          int signo) {
   cli_progress prog;
   cli_progress_start(&prog, (flags & CLI_POST_QUIET) != 0);
   mprof_trace *trace;
@@ -21,8 +26,12 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
   /* CUPTI hands over buffers out of order; sorting once here lets every
    * later reader use the per-stream arrays in place. The producer keeps
    * only mangled names (no demangler in the profiled process). */
-  rc = mprof_trace_rewrite(
-      trace, trace_path, MPROF_REWRITE_SORT_LAUNCHES | MPROF_REWRITE_DEMANGLE);
+  unsigned rewrite = MPROF_REWRITE_SORT_LAUNCHES | MPROF_REWRITE_DEMANGLE;
+  if (signo > 0 && pid > 0)
+    rc = mprof_trace_rewrite_ended(trace, trace_path, rewrite, (uint32_t)pid,
+                                   MPROF_EXIT_SIGNAL, (uint32_t)signo);
+  else
+    rc = mprof_trace_rewrite(trace, trace_path, rewrite);
   mprof_trace_free(trace);
   if (rc)
     return cli_fail(rc);

@@ -195,6 +195,20 @@ MPROF_API int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
                                   unsigned flags);
 
 /**
+ * mprof_trace_rewrite(), and the end of process @p pid written into its
+ * PROCESSES record when the record has none (MPROF_EXIT_UNKNOWN): a process
+ * killed by a signal it cannot catch (SIGKILL) never writes how it ended,
+ * but its parent learns it from waitpid(). @p exit_kind is an
+ * mprof_exit_kind, @p exit_value the exit status or the signal number. A
+ * record that says how its process ended keeps it; without a record of
+ * @p pid the copy is mprof_trace_rewrite()'s.
+ */
+MPROF_API int mprof_trace_rewrite_ended(const mprof_trace *trace,
+                                        const char *path, unsigned flags,
+                                        uint32_t pid, uint32_t exit_kind,
+                                        uint32_t exit_value);
+
+/**
  * Write the @p count traces of one run (one per process) to @p path as one
  * trace: every device, stream and kernel of each process stays its own
  * (streams are named "pid N · NAME" or "pid N · stream S"), times move onto

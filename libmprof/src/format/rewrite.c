@@ -16,8 +16,8 @@
 #include "mprof/trace.h"
 #include "mprof/writer.h"
 
-int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
-                        unsigned flags) {
+static int rewrite(const mprof_trace *trace, const char *path, unsigned flags,
+                   const mprof__process_end *end) {
   if (!trace || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_trace_rewrite: NULL");
   size_t launch_count, streams;
@@ -97,11 +97,28 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
     rc = mprof__copy_drops(w, trace, NULL);
   /* A trace written before PROCESSES gets the records its META describes. */
   if (!rc)
-    rc = mprof__copy_processes(w, trace, NULL, NULL);
+    rc = mprof__copy_processes(w, trace, NULL, NULL, end);
   free(new_index);
   if (rc) {
     mprof_writer_abort(w);
     return rc;
   }
   return mprof_writer_finish(w);
+}
+
+int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
+                        unsigned flags) {
+  return rewrite(trace, path, flags, NULL);
+}
+
+int mprof_trace_rewrite_ended(const mprof_trace *trace, const char *path,
+                              unsigned flags, uint32_t pid, uint32_t exit_kind,
+                              uint32_t exit_value) {
+  if (exit_kind != MPROF_EXIT_STATUS && exit_kind != MPROF_EXIT_SIGNAL)
+    return mprof__error_set(MPROF_EINVAL,
+                            "mprof_trace_rewrite_ended: exit kind %u is "
+                            "neither MPROF_EXIT_STATUS nor MPROF_EXIT_SIGNAL",
+                            exit_kind);
+  mprof__process_end end = {pid, exit_kind, exit_value};
+  return rewrite(trace, path, flags, &end);
 }
