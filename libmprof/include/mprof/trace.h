@@ -182,12 +182,18 @@ MPROF_API int mprof_trace_stream_find(const mprof_trace *trace, size_t *first,
 #define MPROF_REWRITE_SORT_LAUNCHES 0x1u /**< order by (stream, start) */
 #define MPROF_REWRITE_DROP_CODE 0x2u     /**< keep cubin records, not blobs */
 #define MPROF_REWRITE_DEMANGLE 0x4u /**< fill empty demangled kernel names */
+/** cut cubins kept whole down to the code of the functions that ran */
+#define MPROF_REWRITE_TRIM_CODE 0x8u
 
 /**
  * Copy @p trace to @p path with the changes @p flags asks for: launches
  * sorted per stream (span records follow their launches), or captured code
  * dropped once its SASS is in the sidecar (the cubin records stay, marked
- * MPROF_CUBIN_OMITTED, so the trace still says what was loaded), or kernel
+ * MPROF_CUBIN_OMITTED, so the trace still says what was loaded), or cubins
+ * kept whole (MPROF_CUBIN_KEPT_WHOLE: a capture cut short streams the used
+ * modules whole) cut down to the code of the functions that ran, its
+ * kernels and the functions its PC samples name, as the CUPTI producer
+ * cuts them when a capture finishes (MPROF_CUBIN_TRIMMED), or kernel
  * names demangled where the producer left them mangled only. @p path
  * may be the trace's own path: the copy replaces it atomically.
  */
