@@ -40,7 +40,13 @@ int cli_is_help(const char *arg);
 /* Print the usage of @p command to @p out. */
 void cli_print_usage(const char *command, FILE *out);
 
-/* Parse a non-negative integer option value; 0 on success. */
+/* The largest time, in ns, that a time option takes (either sign): 2^62,
+ * about 146 years, so that added to a trace's times (the renderer caps
+ * those at 2^62 too) it stays inside int64. */
+#define CLI_MAX_TIME_NS 4611686018427387904.0
+
+/* Parse a non-negative integer option value (digits only: no sign, no
+ * space; at most 2^64 - 1); 0 on success. */
 int cli_parse_u64(const char *text, unsigned long long *out);
 
 /** 1 when @p text is a PM sampling interval record accepts (1us..1s). */
