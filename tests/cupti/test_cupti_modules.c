@@ -524,6 +524,23 @@ static const char *hex_nvdisasm(void) {
   return path;
 }
 
+/* The line of `mprof info @p path` that starts with @p prefix, in @p out. */
+static void info_line(const char *path, const char *prefix, char *out,
+                      size_t size) {
+  const char *mprof = getenv("MPROF_BIN"); /* set by ctest */
+  assert_non_null(mprof);
+  char command[9000];
+  snprintf(command, sizeof command, "'%s' info '%s'", mprof, path);
+  FILE *info = popen(command, "r");
+  assert_non_null(info);
+  out[0] = '\0';
+  char line[1024];
+  while (fgets(line, sizeof line, info))
+    if (strncmp(line, prefix, strlen(prefix)) == 0)
+      snprintf(out, size, "%s", line);
+  assert_int_equal(pclose(info), 0);
+}
+
 /* `mprof record` on a program killed after @p partial's checkpoint (here
  * `cp`, which leaves that partial trace where the producer would): its
  * rewrite keeps the code of the launched kernel only, as finish does, and
@@ -538,7 +555,16 @@ static void expect_record_trims(const char *partial, const unsigned char *image,
   snprintf(command, sizeof command,
            "'%s' record -q -o '%s' -- cp '%s' '%s' >/dev/null 2>&1", mprof,
            recorded, partial, recorded);
+  char line[1024];
+  info_line(partial, "code ", line, sizeof line);
+  assert_non_null(strstr(line, "code       1 module (15.4 KiB as loaded): 0 "
+                               "trimmed to the functions that ran, 1 whole, 0 "
+                               "without code; 15.4 KiB kept\n"));
   assert_int_equal(system(command), 0);
+  info_line(recorded, "code ", line, sizeof line);
+  assert_non_null(strstr(line, "code       1 module (15.4 KiB as loaded): 1 "
+                               "trimmed to the functions that ran, 0 whole, 0 "
+                               "without code; "));
   mprof_trace *trace;
   if (mprof_trace_open(&trace, recorded, NULL) != 0)
     fail_msg("%s", mprof_error_last());
