@@ -100,6 +100,21 @@ run oldkill 137 "$mprof" record -o "$tmp/oldkill/trace.mprof" -- sh -c \
 grep -q "^           killed by signal 9 (SIGKILL); " "$tmp/oldkill.info" ||
   fail "oldkill: info does not say SIGKILL: $(grep -A1 '^process' "$tmp/oldkill.info")"
 
+# The injected producer's own handler reports a crash once, naming the
+# signal, the address and the thread, then the stack (process_app's main
+# segfaults or aborts); no report for a signal that is no crash, nor for
+# one it cannot catch. The statuses (139, 134) were checked above.
+has segv "^mprof-cupti: the program got SIGSEGV at address 0x0 in one of its own threads; its stack:$"
+has abort "^mprof-cupti: the program got SIGABRT in one of its own threads; its stack:$"
+for step in segv abort; do
+  [ "$(grep -c '^mprof-cupti: the program got' "$tmp/$step.out")" -eq 1 ] ||
+    fail "$step: not one crash report: $(cat "$tmp/$step.out")"
+  sed -n '/the program got/,$p' "$tmp/$step.out" | grep -q "process_app(+0x[0-9a-f]*)" ||
+    fail "$step: the stack does not reach process_app: $(cat "$tmp/$step.out")"
+done
+for step in term kill; do
+  grep -q "the program got" "$tmp/$step.out" && fail "$step: a crash report: $(cat "$tmp/$step.out")"
+done
 # The producer saw the signals it can catch.
 [ "$(meta "$tmp/abort/trace.mprof" capture.signal)" = 6 ] || fail "abort: capture.signal is not 6"
 
