@@ -41,7 +41,13 @@ int cli_is_help(const char *arg);
 /* Print the usage of @p command to @p out. */
 void cli_print_usage(const char *command, FILE *out);
 
-/* Parse a non-negative integer option value; 0 on success. */
+/* The largest time, in ns, that a time option takes (either sign): 2^62,
+ * about 146 years, so that added to a trace's times (the renderer caps
+ * those at 2^62 too) it stays inside int64. */
+#define CLI_MAX_TIME_NS 4611686018427387904.0
+
+/* Parse a non-negative integer option value (digits only: no sign, no
+ * space; at most 2^64 - 1); 0 on success. */
 int cli_parse_u64(const char *text, unsigned long long *out);
 
 /** 1 when @p text is a PM sampling interval record accepts (1us..1s). */
@@ -103,6 +109,13 @@ int cli_complete_sass(mprof_sidecar *sidecar, const char *trace_path,
 #define CLI_POST_DROP_CODE 0x4u
 #define CLI_POST_SASS_NOW 0x8u /* disassemble sampled functions now */
 int cli_postprocess(const char *trace, unsigned flags);
+/* cli_postprocess(), for a trace whose process @p pid was killed by signal
+ * @p signo (as waitpid() said): its PROCESSES record, when it has no end,
+ * says so. */
+int cli_postprocess_ended(const char *trace, unsigned flags, long pid,
+                          int signo);
+/* "SIGKILL" for 9, ...; "a signal" for one without a name here. */
+const char *cli_signal_name(int signo);
 
 /* `mprof record source` (cmd_source.c): set MPROF_SOURCE_OUTPUT to
  * PATTERN.source in the child; after the run merge TRACE.source into TRACE.

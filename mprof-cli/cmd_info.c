@@ -72,7 +72,8 @@ static void print_process(const mprof_trace *t, size_t i,
   if (p->exit_kind == MPROF_EXIT_STATUS)
     printf("exited with status %u", p->exit_value);
   else if (p->exit_kind == MPROF_EXIT_SIGNAL)
-    printf("killed by signal %u", p->exit_value);
+    printf("killed by signal %u (%s)", p->exit_value,
+           cli_signal_name((int)p->exit_value));
   else if (p->end)
     printf("exit status not recorded");
   else
@@ -197,6 +198,32 @@ static void print_open_ranges(const mprof_trace *t, int partial) {
   printf("%s\n", open > shown ? ", ..." : "");
 }
 
+/* What of the captured modules the trace keeps: trimmed to the functions
+ * that ran, whole, or only their size. */
+static void print_code(const mprof_trace *t) {
+  size_t n, trimmed = 0, whole = 0, omitted = 0;
+  const mprof_cubin_record *c = mprof_trace_cubins(t, &n);
+  if (!n)
+    return;
+  double loaded = 0, kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    loaded += (double)c[i].module_size;
+    kept += (double)c[i].blob_size;
+    if (c[i].flags & MPROF_CUBIN_TRIMMED)
+      trimmed++;
+    else if (c[i].blob_size)
+      whole++;
+    else
+      omitted++;
+  }
+  char loaded_text[32], kept_text[32];
+  mprof_format_bytes(loaded_text, sizeof loaded_text, loaded);
+  mprof_format_bytes(kept_text, sizeof kept_text, kept);
+  printf("code       %zu module%s (%s as loaded): %zu trimmed to the "
+         "functions that ran, %zu whole, %zu without code; %s kept\n",
+         n, n == 1 ? "" : "s", loaded_text, trimmed, whole, omitted, kept_text);
+}
+
 static int info_one(const char *path) {
   mprof_trace *t;
   mprof_mkprof *mkprof;
@@ -261,6 +288,7 @@ static int info_one(const char *path) {
       printf(" %s=%zu", mprof_section_name(type), count);
   }
   printf("\n");
+  print_code(t);
 
   size_t kernel_count, shape_count, launch_count;
   const mprof_kernel_record *kernels = mprof_trace_kernels(t, &kernel_count);

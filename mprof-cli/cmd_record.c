@@ -694,7 +694,7 @@ static size_t read_manifest(const char *manifest, process_entry **out) {
   return count;
 }
 
-static const char *signal_name(int signo) {
+const char *cli_signal_name(int signo) {
   switch (signo) {
   case SIGINT: return "SIGINT";
   case SIGTERM: return "SIGTERM";
@@ -716,12 +716,12 @@ static void describe_end(char *out, size_t size, const process_entry *e,
                          pid_t child, int status) {
   if (e->pid == (long)child && WIFSIGNALED(status))
     snprintf(out, size, "killed by signal %d (%s)", WTERMSIG(status),
-             signal_name(WTERMSIG(status)));
+             cli_signal_name(WTERMSIG(status)));
   else if (e->pid == (long)child && WIFEXITED(status))
     snprintf(out, size, "exited with status %d", WEXITSTATUS(status));
   else if (e->signal)
     snprintf(out, size, "killed by signal %d (%s)", e->signal,
-             signal_name(e->signal));
+             cli_signal_name(e->signal));
   else if (e->ended)
     snprintf(out, size, "exited");
   else
@@ -810,7 +810,12 @@ static int collect(const process_entry *e, const record_options *o, pid_t child,
   if (e->failed)
     report_write_failure(e, how);
   double started = cli_seconds();
-  int post = cli_postprocess(e->path, post_flags(o));
+  /* A process killed by a signal it could not catch never wrote its end;
+   * its parent (we, for the program we started) knows it. */
+  int killed_by = e->pid == (long)child && WIFSIGNALED(status)
+                      ? WTERMSIG(status)
+                      : e->signal;
+  int post = cli_postprocess_ended(e->path, post_flags(o), e->pid, killed_by);
   if (post == 0 && o->source)
     post = cli_source_merge(e->path, post_flags(o));
   if (post == 0)
@@ -992,7 +997,7 @@ static int record_run(const record_options *o, const char *producer,
   free(processes);
   if (WIFSIGNALED(status))
     fprintf(stderr, "mprof record: '%s' was killed by signal %d (%s)\n",
-            o->command[0], WTERMSIG(status), signal_name(WTERMSIG(status)));
+            o->command[0], WTERMSIG(status), cli_signal_name(WTERMSIG(status)));
   if (o->blocks) {
     unsigned flags = CLI_POST_NO_SASS | (o->quiet ? CLI_POST_QUIET : 0);
     int post = cli_blocks_finish(pattern, started - 1, flags);
@@ -1018,7 +1023,9 @@ static int record_run(const record_options *o, const char *producer,
     if (!is_new_trace(trace, started - 1))
       continue;
     double p0 = cli_seconds();
-    int post = cli_postprocess(trace, post_flags(o));
+    int post =
+        cli_postprocess_ended(trace, post_flags(o), (long)child,
+                              WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     if (post == 0 && o->source)
       post = cli_source_merge(trace, post_flags(o));
     if (post == 0)

@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -151,10 +152,19 @@ static int source_merge(int argc, char **argv) {
     if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       out = argv[++i];
     else if (strcmp(argv[i], "--offset") == 0 && i + 1 < argc) {
+      const char *text = argv[++i];
       char *end;
-      opts.offset_ns = strtoll(argv[++i], &end, 10);
-      if (*end)
+      errno = 0;
+      long long ns = strtoll(text, &end, 10);
+      if (end == text || *end)
         return cli_usage_error("source", "--offset takes nanoseconds");
+      if (errno || ns > (long long)CLI_MAX_TIME_NS ||
+          ns < -(long long)CLI_MAX_TIME_NS)
+        return cli_usage_error("source",
+                               "--offset %s is beyond 2^62 ns (about 146 "
+                               "years)",
+                               text);
+      opts.offset_ns = ns;
       opts.flags |= MPROF_SOURCE_MERGE_FIXED_OFFSET;
     } else if (argv[i][0] == '-')
       return cli_usage_error("source", "unknown option '%s'", argv[i]);

@@ -116,7 +116,8 @@ static int parse(int argc, char **argv, view_args *a) {
 }
 
 #ifdef MPROF_HAVE_RENDER
-/* "1.5ms" -> 1500000 ns; units ns, us, ms (the default) and s. */
+/* "1.5ms" -> 1500000 ns; units ns, us, ms (the default) and s. -1 when it
+ * is not a time, -2 when it is not finite or beyond CLI_MAX_TIME_NS. */
 static int parse_time(const char *text, const char *end, double *ns) {
   char *stop;
   double v = strtod(text, &stop);
@@ -138,16 +139,34 @@ static int parse_time(const char *text, const char *end, double *ns) {
   else
     return -1;
   *ns = v * scale;
-  return 0;
+  /* NaN fails both comparisons. */
+  return *ns >= -CLI_MAX_TIME_NS && *ns <= CLI_MAX_TIME_NS ? 0 : -2;
 }
 
-/* --range FROM:TO, times after the start of the trace's GPU activity. */
+/* --range FROM:TO, times after the start of the trace's GPU activity: 0,
+ * -1 when it is not FROM:TO, -2 when a time is out of range. */
 static int parse_range(const char *text, double *from, double *to) {
   const char *colon = strchr(text, ':');
-  if (!colon || parse_time(text, colon, from) ||
-      parse_time(colon + 1, colon + 1 + strlen(colon + 1), to) || *to <= *from)
+  if (!colon)
     return -1;
-  return 0;
+  int a = parse_time(text, colon, from);
+  int b = parse_time(colon + 1, colon + 1 + strlen(colon + 1), to);
+  if (a == -1 || b == -1)
+    return -1;
+  if (a || b)
+    return -2;
+  return *to <= *from ? -1 : 0;
+}
+
+/* The one line for a bad --range or --select; returns 2. */
+static int range_error(const char *option, const char *text, int why) {
+  if (why == -2)
+    return cli_usage_error("view",
+                           "%s '%s': a time is beyond 2^62 ns (about 146 "
+                           "years) or not a number",
+                           option, text);
+  return cli_usage_error("view", "%s '%s' is not FROM:TO (e.g. 1.5ms:2ms)",
+                         option, text);
 }
 
 static int render_file(const view_args *a);
@@ -216,10 +235,10 @@ static int render_file(const view_args *a) {
     mprof_render_view_open_span_tab(&view, model, a->kernel != NULL);
   if (a->range) {
     double from, to;
-    if (parse_range(a->range, &from, &to)) {
+    int why = parse_range(a->range, &from, &to);
+    if (why) {
       mprof_render_model_free(model);
-      return cli_usage_error(
-          "view", "--range '%s' is not FROM:TO (e.g. 1.5ms:2ms)", a->range);
+      return range_error("--range", a->range, why);
     }
     /* After the trace's start; for the span views after the kernel's
      * first span, the zero of their axis. */
@@ -235,10 +254,10 @@ static int render_file(const view_args *a) {
   }
   if (a->select) {
     double from, to;
-    if (parse_range(a->select, &from, &to)) {
+    int why = parse_range(a->select, &from, &to);
+    if (why) {
       mprof_render_model_free(model);
-      return cli_usage_error(
-          "view", "--select '%s' is not FROM:TO (e.g. 1.5ms:2ms)", a->select);
+      return range_error("--select", a->select, why);
     }
     int64_t start, end;
     mprof_render_model_bounds(model, &start, &end);

@@ -145,7 +145,8 @@ static const cli_command commands[] = {
      "\n"
      "Validate TRACE and print its processes (pid, host, rank, command,\n"
      "how long each was recorded, how it ended, its streams and devices),\n"
-     "metadata, devices, section sizes,\n"
+     "metadata, devices, section sizes, the captured code (modules\n"
+     "trimmed to the functions that ran, whole, or without code),\n"
      "kernels (by launch count) and drop counters. TRACE may be a .mprof\n"
      "or a MKPROF file (.mkprof), read as `mprof mkprof import` reads it.\n"
      "Several traces, a directory (its .mprof files: the processes of\n"
@@ -377,15 +378,15 @@ static const cli_command commands[] = {
      "or SVG by the extension, at --size (default 1600x1000); --range shows\n"
      "that part of the trace (times after the start of its GPU activity,\n"
      "for the span views after the kernel's first span: 150ms:210ms; units\n"
-     "ns, us, ms, s). On the Trace tab, --select FROM:TO selects a range as\n"
-     "Shift+drag does in the viewer: its kernels with launches, GPU time and\n"
-     "share, in a panel. Mega, Density and Activity show the activity spans "
-     "of\n"
-     "a kernel that has them (measured; without spans Mega and Density are\n"
-     "projected from launches and PC samples, and say so), fitted to them\n"
-     "unless --range is given; --sm-height PX gives each SM (or Activity\n"
-     "row) that many pixels instead of fitting them all. Activity shows one\n"
-     "row per SM, block or warp (--rows sm|block|warp) at --depth\n"
+     "ns, us, ms, s; at most 2^62 ns either way). On the Trace tab,\n"
+     "--select FROM:TO selects a range as Shift+drag does in the viewer:\n"
+     "its kernels with launches, GPU time and share, in a panel. Mega,\n"
+     "Density and Activity show the activity spans of a kernel that has\n"
+     "them (measured; without spans Mega and Density are projected from\n"
+     "launches and PC samples, and say so), fitted to them unless --range\n"
+     "is given; --sm-height PX gives each SM (or Activity row) that many\n"
+     "pixels instead of fitting them all. Activity shows one row per SM,\n"
+     "block or warp (--rows sm|block|warp) at --depth\n"
      "auto|phase|instruction.\n"
      "\n"
      "--demo-activity opens (or renders) a synthetic SM/block/warp activity\n"
@@ -407,8 +408,8 @@ static const cli_command commands[] = {
      "kernel name and order (else by time), and one offset per run, the\n"
      "median of (CUPTI start - first span start), aligns them. META\n"
      "source.alignment_offset_ns and source.alignment_error_ns record it;\n"
-     "--offset NS imposes an offset instead. FILE.source defaults to\n"
-     "TRACE.source.\n",
+     "--offset NS (at most 2^62 either way) imposes an offset instead.\n"
+     "FILE.source defaults to TRACE.source.\n",
      cmd_source},
     {"mkprof", "read, export and import MKPROF1.2 (Megakernels) files",
      "usage: mprof mkprof info FILE.mkprof [--instructions N]\n"
@@ -483,7 +484,8 @@ void cli_print_usage(const char *command, FILE *out) {
 
 int cli_parse_u64(const char *text, unsigned long long *out) {
   char *end;
-  if (!text || !*text || *text == '-')
+  /* strtoull skips spaces and negates a '-' after them: " -1" is 2^64-1. */
+  if (!text || *text < '0' || *text > '9')
     return -1;
   errno = 0;
   unsigned long long v = strtoull(text, &end, 0);

@@ -1,17 +1,24 @@
 /*
- * mprof CLI — after a capture: sort the launches, write the sidecar, and
- * drop the captured code when asked (once its SASS is in the sidecar).
+ * mprof CLI — after a capture: sort the launches (and trim the code of a
+ * capture cut short), write the sidecar, and drop the captured code when
+ * asked (once its SASS is in the sidecar).
  *
  * SPDX-License-Identifier: MIT
  */
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "mprof/mprof.h"
 #include "mprof/sass.h"
 
 int cli_postprocess(const char *trace_path, unsigned flags) {
+  return cli_postprocess_ended(trace_path, flags, 0, 0);
+}
+
+int cli_postprocess_ended(const char *trace_path, unsigned flags, long pid,
+                          int signo) {
   cli_progress prog;
   cli_progress_start(&prog, (flags & CLI_POST_QUIET) != 0);
   mprof_trace *trace;
@@ -21,8 +28,19 @@ int cli_postprocess(const char *trace_path, unsigned flags) {
   /* CUPTI hands over buffers out of order; sorting once here lets every
    * later reader use the per-stream arrays in place. The producer keeps
    * only mangled names (no demangler in the profiled process). */
-  rc = mprof_trace_rewrite(
-      trace, trace_path, MPROF_REWRITE_SORT_LAUNCHES | MPROF_REWRITE_DEMANGLE);
+  unsigned rewrite = MPROF_REWRITE_SORT_LAUNCHES | MPROF_REWRITE_DEMANGLE;
+  /* A capture cut short streamed its used modules whole (it could not know
+   * what else would run); cut them as finish would have, unless the user
+   * asked for whole modules (MPROF_WHOLE_MODULES=1). */
+  const char *sass = mprof_trace_meta(trace, "sass");
+  if (mprof_trace_partial(trace, NULL) &&
+      !(sass && strcmp(sass, "used_modules") == 0))
+    rewrite |= MPROF_REWRITE_TRIM_CODE;
+  if (signo > 0 && pid > 0)
+    rc = mprof_trace_rewrite_ended(trace, trace_path, rewrite, (uint32_t)pid,
+                                   MPROF_EXIT_SIGNAL, (uint32_t)signo);
+  else
+    rc = mprof_trace_rewrite(trace, trace_path, rewrite);
   mprof_trace_free(trace);
   if (rc)
     return cli_fail(rc);

@@ -62,10 +62,9 @@
 
 /* ---- activity spans (spans.c) ------------------------------------------ */
 
-/* The most SMs a device is believed to have (today's largest GPUs have
- * under 200): a DEVICES sm_count above it is a corrupt record, and the
- * span views draw at most this many rows for the device. */
-#define RS_SM_MAX 1024u
+/* The most SMs a device may have: the reader refuses a DEVICES sm_count
+ * above it, and the span views draw at most this many rows for a device. */
+#define RS_SM_MAX MPROF_DEVICE_SM_MAX
 /* The most SM rows the span views add beyond the SMs that spans name: the
  * idle SMs of every group at open, the SMs of one projected frame (64 GPUs
  * of RS_SM_MAX SMs). Past it, groups show only the SMs their spans name

@@ -499,6 +499,49 @@ static void test_build_trace_alone(void **state) {
       MPROF_ENOTFOUND);
 }
 
+/* A trace built from spans alone takes its SM count from the highest
+ * %smid: up to MPROF_DEVICE_SM_MAX; past it (no GPU has such an SM) the
+ * count is unknown, and the trace still opens. */
+static void test_build_sm_count_bound(void **state) {
+  (void)state;
+  const char *source = test_path("smid.source");
+  const char *trace = test_path("smid.mprof");
+  static mprof_blocks_slot tail[GRID];
+  const struct {
+    uint32_t smid, sm_count;
+  } cases[] = {{MPROF_DEVICE_SM_MAX - 1, MPROF_DEVICE_SM_MAX},
+               {MPROF_DEVICE_SM_MAX, 0},
+               {UINT32_MAX - 1, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    mprof_blocks_launch launches[1];
+    memset(launches, 0, sizeof launches);
+    launches[0].grid[0] = GRID;
+    launches[0].grid[1] = launches[0].grid[2] = 1;
+    launches[0].block[0] = 256;
+    launches[0].block[1] = launches[0].block[2] = 1;
+    launches[0].host_ns = gt(cupti_start(0)) - 7000;
+    fill_tail_complete(tail, 0);
+    tail[3].sm_enter = tail[3].sm_exit = cases[c].smid;
+    launches[0].slots = tail;
+    mprof_blocks_counts counts;
+    assert_int_equal(mprof_blocks_write_source(source, kernel_names, 1,
+                                               launches, 1, GRID, 1u << 20,
+                                               &counts),
+                     0);
+    assert_int_equal(mprof_source_build_trace(source, trace, NULL), 0);
+    mprof_trace *t;
+    if (mprof_trace_open(&t, trace, NULL) != 0)
+      fail_msg("smid %u: %s", cases[c].smid, mprof_error_last());
+    size_t nd;
+    const mprof_device_record *dev = mprof_trace_devices(t, &nd);
+    assert_int_equal(nd, 1);
+    assert_int_equal(dev[0].sm_count, cases[c].sm_count);
+    mprof_trace_free(t);
+  }
+  unlink(source);
+  unlink(trace);
+}
+
 static void test_write_fails_cleanly(void **state) {
   (void)state;
   mprof_blocks_launch l;
@@ -700,6 +743,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_write_merge_and_judge),
       cmocka_unit_test(test_build_trace_alone),
+      cmocka_unit_test(test_build_sm_count_bound),
       cmocka_unit_test(test_write_fails_cleanly),
       cmocka_unit_test(test_blocks_and_cupti_as_a_set),
   };

@@ -596,8 +596,16 @@ static void test_bad_configs(void **state) {
                  "'num_gpus' is not an integer");
   expect_variant("\"num_gpus\":1", "\"num_gpus\":0", MPROF_EFORMAT,
                  "'num_gpus' is 0, outside 1..");
-  expect_variant("\"total_processors\":2", "\"total_processors\":2000000",
+  /* Processors per GPU are SMs: up to MPROF_DEVICE_SM_MAX (then the file
+   * is too short for them), one more refused. */
+  expect_variant("\"total_processors\":2", "\"total_processors\":1024",
                  MPROF_EFORMAT, "remain");
+  expect_variant("\"total_processors\":2", "\"total_processors\":1025",
+                 MPROF_EFORMAT,
+                 "config: 1025 processors on 1 GPU are 1025 SMs a GPU, above "
+                 "the 1024 a trace may hold");
+  expect_variant("\"total_processors\":2", "\"total_processors\":2000000",
+                 MPROF_EFORMAT, "2000000 processors on 1 GPU");
   expect_variant("\"max_instructions\":2", "\"max_instructions\":4294967295",
                  MPROF_EFORMAT, "remain");
   expect_variant("\"instruction_length\":32",

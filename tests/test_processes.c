@@ -535,6 +535,61 @@ static void test_every_writer_writes_processes(void **state) {
   unlink(path);
 }
 
+/* The exit of a killed process, as its parent learnt it from waitpid(),
+ * goes into a record without one; a record that has one keeps it. */
+static const mprof_process_record *only_process(mprof_trace *t) {
+  size_t n;
+  const mprof_process_record *p =
+      (const mprof_process_record *)mprof_trace_section(
+          t, MPROF_SECTION_PROCESSES, &n);
+  assert_int_equal(n, 1);
+  return p;
+}
+
+static void test_rewrite_writes_the_end_of_a_killed_process(void **state) {
+  (void)state;
+  const char *path = test_path("killed-proc.mprof");
+  const char *out = test_path("killed-proc-ended.mprof");
+  const char *meta[] = {"pid", "301", "host", "node1"};
+  mprof_synth_options opts = MPROF_SYNTH_OPTIONS_INIT;
+  opts.launches = 10;
+  opts.meta = meta;
+  opts.meta_count = 2;
+  assert_int_equal(mprof_synth_write(path, &opts), 0);
+  mprof_trace *t, *ended;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(only_process(t)->exit_kind, MPROF_EXIT_UNKNOWN);
+  /* Another pid: nothing changes. */
+  assert_int_equal(
+      mprof_trace_rewrite_ended(t, out, 0, 302, MPROF_EXIT_SIGNAL, 9), 0);
+  assert_int_equal(mprof_trace_open(&ended, out, NULL), 0);
+  assert_int_equal(only_process(ended)->exit_kind, MPROF_EXIT_UNKNOWN);
+  mprof_trace_free(ended);
+  /* Its pid: killed by signal 9. */
+  assert_int_equal(
+      mprof_trace_rewrite_ended(t, out, 0, 301, MPROF_EXIT_SIGNAL, 9), 0);
+  assert_int_equal(mprof_trace_open(&ended, out, NULL), 0);
+  assert_int_equal(only_process(ended)->exit_kind, MPROF_EXIT_SIGNAL);
+  assert_int_equal(only_process(ended)->exit_value, 9);
+  assert_int_equal(only_process(ended)->pid, 301);
+  /* Once known, the end stays. */
+  assert_int_equal(
+      mprof_trace_rewrite_ended(ended, path, 0, 301, MPROF_EXIT_STATUS, 3), 0);
+  mprof_trace_free(ended);
+  mprof_trace_free(t);
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(only_process(t)->exit_kind, MPROF_EXIT_SIGNAL);
+  assert_int_equal(only_process(t)->exit_value, 9);
+  /* An exit kind that says nothing is refused. */
+  assert_int_equal(
+      mprof_trace_rewrite_ended(t, out, 0, 301, MPROF_EXIT_UNKNOWN, 0),
+      MPROF_EINVAL);
+  assert_non_null(strstr(mprof_error_last(), "exit kind 0"));
+  mprof_trace_free(t);
+  unlink(path);
+  unlink(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_merged_set_has_a_record_per_process),
@@ -543,6 +598,7 @@ int main(void) {
       cmocka_unit_test(test_good_processes_open),
       cmocka_unit_test(test_bad_processes_refused),
       cmocka_unit_test(test_every_writer_writes_processes),
+      cmocka_unit_test(test_rewrite_writes_the_end_of_a_killed_process),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,14 @@
 /*
  * mprof tests — traces the reader accepts but no GPU would write, drawn on
  * every tab: a copy of no stream, a launch that ends near 2^64 ns, and a
- * device that claims 2^28 or 2^32 - 1 SMs. Each must draw what it holds
- * (a "No stream" row for the copy; the SMs the spans name and at most
- * RS_SM_MAX per device for a claimed count) without crashing, tripping a
- * sanitizer or asking for gigabytes.
+ * device that claims the most SMs the reader accepts (MPROF_DEVICE_SM_MAX,
+ * the views' RS_SM_MAX). Each must draw what it holds (a "No stream" row
+ * for the copy; the device's SMs, at most RS_SM_MAX) without crashing,
+ * tripping a sanitizer or asking for gigabytes. Devices claiming 2^28 or
+ * 2^32 - 1 SMs (5.2 and 80 GB asked for once) no longer open: one line
+ * names the record.
  *
- * `test_render_hostile --write DIR` writes the four traces into DIR, for
+ * `test_render_hostile --write DIR` writes the five traces into DIR, for
  * tests/gui/test_render_hostile.sh (`mprof view --render` on each under a
  * memory limit).
  *
@@ -202,8 +204,11 @@ static const struct {
   const char *name;
   hostile h;
 } traces[] = {
-    {"stream-none.mprof", {0, 1, 0}},     {"end-near-max.mprof", {0, 0, 1}},
-    {"sms-2e28.mprof", {1u << 28, 0, 0}}, {"sms-max.mprof", {UINT32_MAX, 0, 0}},
+    {"stream-none.mprof", {0, 1, 0}},
+    {"end-near-max.mprof", {0, 0, 1}},
+    {"sms-bound.mprof", {MPROF_DEVICE_SM_MAX, 0, 0}},
+    {"sms-2e28.mprof", {1u << 28, 0, 0}},
+    {"sms-max.mprof", {UINT32_MAX, 0, 0}},
     {"plain.mprof", {0, 0, 0}}, /* the control; not written by --write */
 };
 #define TRACE_COUNT (sizeof traces / sizeof traces[0])
@@ -214,7 +219,7 @@ static const struct {
 #define H 400
 #define MEMOP_COLOR 0x6b7f99u /* view_trace.h */
 /* What the span views believe a device has at most (RS_SM_MAX). */
-#define SM_MAX 1024
+#define SM_MAX MPROF_DEVICE_SM_MAX
 
 /* Without ASan (whose shadow memory is virtual), hold the process to
  * 1 GiB of address space: before the SM counts were bounded, a Mega or
@@ -408,9 +413,9 @@ static double sm_rows(const mprof_render_model *m, int tab, int kernel) {
   return mprof_render_content_height(m, &v, tab, W);
 }
 
-/* A device that claims @p sms SMs: the spans' kernel shows the SMs its
- * spans name (4), the projected one RS_SM_MAX rows, and every tab draws
- * in bounded memory. A device of 132 gets 132 rows both ways. */
+/* A device's SMs as rows of the span views, @p measured for the kernel with
+ * spans and @p projected for the one without, and every tab draws in
+ * bounded memory. */
 static void check_sm_claim(const char *trace, double measured,
                            double projected) {
   mprof_render_model *m = open_trace(trace);
@@ -423,14 +428,41 @@ static void check_sm_claim(const char *trace, double measured,
   mprof_render_model_free(m);
 }
 
+static void test_device_of_the_most_sms(void **state) {
+  (void)state;
+  /* All of them, idle ones too, as for any device: no more than RS_SM_MAX
+   * (the bound is the reader's). */
+  check_sm_claim("sms-bound.mprof", SM_MAX, SM_MAX);
+}
+
+/* Past MPROF_DEVICE_SM_MAX the reader refuses the trace in one line, so
+ * the views never size anything by the claim. */
+static void expect_refused_claim(const char *name, uint32_t sms) {
+  for (size_t i = 0; i < TRACE_COUNT; i++)
+    if (strcmp(traces[i].name, name) == 0) {
+      const char *path = test_path(name);
+      write_trace(path, &traces[i].h);
+      mprof_render_model *m = NULL;
+      assert_int_not_equal(mprof_render_model_open(&m, path, NULL), 0);
+      assert_null(m);
+      char want[128];
+      snprintf(want, sizeof want, "record 0: sm_count %u is above %u, ", sms,
+               MPROF_DEVICE_SM_MAX);
+      if (!strstr(mprof_render_error(), want))
+        fail_msg("'%s' lacks '%s'", mprof_render_error(), want);
+      return;
+    }
+  fail_msg("no trace %s", name);
+}
+
 static void test_device_of_2_28_sms(void **state) {
   (void)state;
-  check_sm_claim("sms-2e28.mprof", 4, SM_MAX);
+  expect_refused_claim("sms-2e28.mprof", 1u << 28);
 }
 
 static void test_device_of_2_32_sms(void **state) {
   (void)state;
-  check_sm_claim("sms-max.mprof", 4, SM_MAX);
+  expect_refused_claim("sms-max.mprof", UINT32_MAX);
 }
 
 static void test_device_of_132_sms(void **state) {
@@ -450,6 +482,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_of_no_stream),
       cmocka_unit_test(test_launch_ending_near_2_64),
+      cmocka_unit_test(test_device_of_the_most_sms),
       cmocka_unit_test(test_device_of_2_28_sms),
       cmocka_unit_test(test_device_of_2_32_sms),
       cmocka_unit_test(test_device_of_132_sms),

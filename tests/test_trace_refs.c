@@ -5,8 +5,8 @@
  * reader's own field table (mprof__section_fields(), trace_sections.c,
  * which the validator walks), so a field added there is tested here without
  * a line of this file changing. The checks outside the table (a launch's
- * shape and stream, a cubin's blob, a PM column, record times, a memory
- * access's counts) follow.
+ * shape and stream, a cubin's blob, a PM column, a device's SM count,
+ * record times, a memory access's counts) follow.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -383,8 +383,9 @@ static void test_every_time_pair_at_its_bound(void **state) {
       expect_read(&fx, s, at + f->offset, times, sizeof times, what);
     }
   }
-  /* LAUNCHES, MEMOPS, API_CALLS, SPANS and PM_SAMPLES (docs/FORMAT.md). */
-  assert_true(refused >= 5);
+  /* LAUNCHES, MEMOPS, RANGES, API_CALLS, SPANS and PM_SAMPLES
+   * (docs/FORMAT.md). */
+  assert_true(refused >= 6);
   release(&fx);
 }
 
@@ -450,6 +451,35 @@ static void test_pm_column_bound(void **state) {
            (unsigned long long)at, record);
   expect_refused(&fx, MPROF_SECTION_PM_METRICS, at + field, &column,
                  sizeof column, want);
+  release(&fx);
+}
+
+/* A device's sm_count: 0 (unknown) and MPROF_DEVICE_SM_MAX are read, one
+ * more is refused, and so is 2^28 (whose views once asked for 5.2 GB). */
+static void test_sm_count_bound(void **state) {
+  (void)state;
+  fixture fx;
+  load(&fx);
+  uint64_t at;
+  size_t record = last_record(fx.file, MPROF_SECTION_DEVICES, &at);
+  size_t field = offsetof(mprof_device_record, sm_count);
+  const uint32_t read[] = {0, 1, MPROF_DEVICE_SM_MAX};
+  for (size_t i = 0; i < 3; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "sm_count %u", read[i]);
+    expect_read(&fx, MPROF_SECTION_DEVICES, at + field, &read[i],
+                sizeof read[i], what);
+  }
+  const uint32_t refused[] = {MPROF_DEVICE_SM_MAX + 1, 1u << 28, UINT32_MAX};
+  for (size_t i = 0; i < 3; i++) {
+    char want[1024];
+    snprintf(want, sizeof want,
+             "DEVICES at byte %llu: record %zu: sm_count %u is above 1024, "
+             "more SMs than a GPU has",
+             (unsigned long long)at, record, refused[i]);
+    expect_refused(&fx, MPROF_SECTION_DEVICES, at + field, &refused[i],
+                   sizeof refused[i], want);
+  }
   release(&fx);
 }
 
@@ -555,6 +585,7 @@ int main(void) {
       cmocka_unit_test(test_every_time_pair_at_its_bound),
       cmocka_unit_test(test_cubin_blob_bounds),
       cmocka_unit_test(test_pm_column_bound),
+      cmocka_unit_test(test_sm_count_bound),
       cmocka_unit_test(test_memory_access_bounds),
       cmocka_unit_test(test_file_size_is_exact),
       cmocka_unit_test(test_string_table_terminated),

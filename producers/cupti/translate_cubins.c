@@ -110,7 +110,7 @@ int mprof_cupti_translate_module(mprof_cupti_translate *t, uint64_t crc,
   }
   if (image && size) {
     function_walk walk = {t, index};
-    if (mprof_cupti_cubin_functions(image, size, add_function, &walk) < 0) {
+    if (mprof__cubin_functions(image, size, add_function, &walk) < 0) {
       char message[128];
       snprintf(message, sizeof message,
                "cubin %016llx: not an ELF64 image; kept only if sampled",
@@ -186,53 +186,21 @@ void tr_stream_cubins_locked(mprof_cupti_translate *t) {
 
 /* ---- finish ------------------------------------------------------------- */
 
-/* The symbols of @p image a trimmed copy keeps: launched kernels (by name)
- * and sampled functions (by index). */
-typedef struct keep_list {
-  mprof_cupti_translate *t;
-  uint32_t *symbols;
-  size_t count;
-  size_t capacity;
-  int failed;
-} keep_list;
-
-static void keep_symbol(keep_list *k, uint32_t symbol) {
-  if (k->count == k->capacity) {
-    size_t capacity = k->capacity ? k->capacity * 2 : 16;
-    uint32_t *grown =
-        (uint32_t *)realloc(k->symbols, capacity * sizeof *k->symbols);
-    if (!grown) {
-      k->failed = 1;
-      return;
-    }
-    k->symbols = grown;
-    k->capacity = capacity;
-  }
-  k->symbols[k->count++] = symbol;
-}
-
-static void keep_if_launched(void *userdata, const char *name,
-                             uint32_t symbol_index) {
-  keep_list *k = (keep_list *)userdata;
-  name_entry *e = tr_name_get(k->t, name);
-  if (e && e->launched && tr_name_matches(k->t, e))
-    keep_symbol(k, symbol_index);
+/* Whether kernel @p name was launched (and passed MPROF_KERNEL_REGEX). */
+static int launched(void *userdata, const char *name) {
+  mprof_cupti_translate *t = (mprof_cupti_translate *)userdata;
+  name_entry *e = tr_name_get(t, name);
+  return e && e->launched && tr_name_matches(t, e);
 }
 
 /* @p image cut down to the code of its launched and sampled functions, or
  * NULL when it cannot be cut (then it is kept whole). */
 static void *trimmed(mprof_cupti_translate *t, const module *m,
                      const void *image, size_t size, size_t *trimmed_size) {
-  keep_list k = {t, NULL, 0, 0, 0};
-  if (mprof_cupti_cubin_functions(image, size, keep_if_launched, &k) < 0)
-    k.failed = 1;
-  for (size_t i = 0; i < m->sampled_count; i++)
-    keep_symbol(&k, m->sampled[i]);
   void *out = NULL;
-  if (k.failed || mprof_cupti_cubin_trim(image, size, k.symbols, k.count, &out,
-                                         trimmed_size) != 0)
+  if (mprof__cubin_trim_to_used(image, size, m->sampled, m->sampled_count,
+                                launched, t, &out, trimmed_size) != 0)
     out = NULL;
-  free(k.symbols);
   return out;
 }
 

@@ -74,6 +74,19 @@ expect 2 "already holds merged source spans" \
   "$mprof" source merge "$tmp/merged.mprof" "$tmp/run.mprof.source"
 expect 2 "missing.source" "$mprof" source merge "$tmp/run.mprof" \
   "$tmp/missing.source"
+# --offset: nanoseconds up to 2^62 either way, one line past it.
+expect 2 "missing.source" "$mprof" source merge "$tmp/run.mprof" \
+  "$tmp/missing.source" --offset 4611686018427387904
+expect 2 "missing.source" "$mprof" source merge "$tmp/run.mprof" \
+  "$tmp/missing.source" --offset -4611686018427387904
+for bad in 4611686018427387905 -4611686018427387905 99999999999999999999999; do
+  expect_one_line 2 "source: --offset $bad is beyond 2^62 ns" "$mprof" source \
+    merge "$tmp/run.mprof" --offset "$bad"
+done
+for bad in "" 1e30 12ms; do
+  expect_one_line 2 "source: --offset takes nanoseconds" "$mprof" source \
+    merge "$tmp/run.mprof" --offset "$bad"
+done
 printf 'MPSRC\0\r\nshort' >"$tmp/short.source"
 expect 2 "short.source: at byte 13: header" "$mprof" source info \
   "$tmp/short.source"

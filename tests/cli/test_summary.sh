@@ -110,6 +110,11 @@ expect_one_line 2 "no trace given" "$mprof" summary
 expect_one_line 2 "t.mprof is given twice" "$mprof" summary "$tmp/t.mprof" "$tmp/t.mprof"
 expect_one_line 2 "unknown option '--frob'" "$mprof" summary "$tmp/t.mprof" --frob
 expect_one_line 2 "needs a positive number" "$mprof" summary "$tmp/t.mprof" --top 0
+# Digits only: strtoull would read " -1" as 2^64 - 1; past 2^64 - 1 too.
+for bad in " -1" "+5" " 5" 18446744073709551616 1e30; do
+  expect_one_line 2 "needs a positive number" "$mprof" summary "$tmp/t.mprof" --top "$bad"
+done
+expect 0 "<mprof" "$mprof" summary "$tmp/t.mprof" --top 18446744073709551615
 expect_one_line 2 "needs a positive number" "$mprof" summary "$tmp/t.mprof" --hot x
 expect_one_line 2 "$tmp/missing.mprof: cannot open" "$mprof" summary "$tmp/missing.mprof"
 head -c 1000 "$tmp/t.mprof" >"$tmp/cut.mprof"

@@ -504,6 +504,136 @@ static void test_streamed_code_cost(void **state) {
   close_fixture(&streamed);
 }
 
+/* A stand-in nvdisasm for trimmed code (`-b SM90 FILE`, the raw mode
+ * trimmed cubins go through): one "RAW 0x<16 bytes in hex>" per
+ * instruction, so the SASS shows exactly the code nvdisasm was given. */
+static const char *hex_nvdisasm(void) {
+  static char path[4096];
+  temp_path(path, sizeof path, "nvdisasm-hex");
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("#!/bin/sh\n"
+        "[ \"$1\" = -b ] || { echo 'cannot read this cubin' >&2; exit 1; }\n"
+        "od -An -v -tx1 -w16 \"$3\" | awk '{ h = \"\"; "
+        "for (i = 1; i <= NF; i++) h = h $i; "
+        "printf \"        /*%04x*/                   RAW 0x%s ;\\n\", "
+        "(NR - 1) * 16, h }'\n",
+        f);
+  fclose(f);
+  chmod(path, 0755);
+  return path;
+}
+
+/* The line of `mprof info @p path` that starts with @p prefix, in @p out. */
+static void info_line(const char *path, const char *prefix, char *out,
+                      size_t size) {
+  const char *mprof = getenv("MPROF_BIN"); /* set by ctest */
+  assert_non_null(mprof);
+  char command[9000];
+  snprintf(command, sizeof command, "'%s' info '%s'", mprof, path);
+  FILE *info = popen(command, "r");
+  assert_non_null(info);
+  out[0] = '\0';
+  char line[1024];
+  while (fgets(line, sizeof line, info))
+    if (strncmp(line, prefix, strlen(prefix)) == 0)
+      snprintf(out, size, "%s", line);
+  assert_int_equal(pclose(info), 0);
+}
+
+/* `mprof record` on a program killed after @p partial's checkpoint (here
+ * `cp`, which leaves that partial trace where the producer would): its
+ * rewrite keeps the code of the launched kernel only, as finish does, and
+ * that code, byte for byte the module's, disassembles the same. */
+static void expect_record_trims(const char *partial, const unsigned char *image,
+                                size_t size) {
+  const char *mprof = getenv("MPROF_BIN"); /* set by ctest */
+  assert_non_null(mprof);
+  char recorded[4300], side[4400], command[13000];
+  snprintf(recorded, sizeof recorded, "%s.recorded.mprof", partial);
+  snprintf(side, sizeof side, "%s.pc.json", recorded);
+  snprintf(command, sizeof command,
+           "'%s' record -q -o '%s' -- cp '%s' '%s' >/dev/null 2>&1", mprof,
+           recorded, partial, recorded);
+  char line[1024];
+  info_line(partial, "code ", line, sizeof line);
+  assert_non_null(strstr(line, "code       1 module (15.4 KiB as loaded): 0 "
+                               "trimmed to the functions that ran, 1 whole, 0 "
+                               "without code; 15.4 KiB kept\n"));
+  assert_int_equal(system(command), 0);
+  info_line(recorded, "code ", line, sizeof line);
+  assert_non_null(strstr(line, "code       1 module (15.4 KiB as loaded): 1 "
+                               "trimmed to the functions that ran, 0 whole, 0 "
+                               "without code; "));
+  mprof_trace *trace;
+  if (mprof_trace_open(&trace, recorded, NULL) != 0)
+    fail_msg("%s", mprof_error_last());
+  assert_int_equal(mprof_trace_partial(trace, NULL), 1);
+  size_t n, blob_size = 0;
+  const mprof_cubin_record *c = mprof_trace_cubins(trace, &n);
+  assert_int_equal(n, 1);
+  assert_int_equal(c[0].crc, 0x5150);
+  assert_int_equal(c[0].flags, MPROF_CUBIN_TRIMMED);
+  assert_int_equal(c[0].module_size, size);
+  const unsigned char *blob =
+      (const unsigned char *)mprof_trace_cubin_blob(trace, &c[0], &blob_size);
+  assert_non_null(blob);
+  /* The functions nothing ran are gone: their code and their names. */
+  const char *unused[] = {"plain_c", "_Z4memkPfPKfS1_i", "_ZN2ns2tkIiEEvPT_",
+                          "_Z3shkPfi"};
+  uint64_t unused_code = 0, length;
+  for (size_t u = 0; u < 4; u++) {
+    char name[128];
+    snprintf(name, sizeof name, ".text.%s", unused[u]);
+    assert_non_null(section_data(image, name, &length));
+    unused_code += length;
+    assert_null(section_data(blob, name, &length));
+  }
+  assert_true(blob_size <= size - unused_code);
+  mprof_sass_cubin *cubin;
+  assert_int_equal(mprof_sass_cubin_open(&cubin, blob, blob_size, "t"), 0);
+  assert_non_null(mprof_sass_cubin_find(cubin, "_Z5callkPf"));
+  for (size_t u = 0; u < 4; u++)
+    assert_null(mprof_sass_cubin_find(cubin, unused[u]));
+  mprof_sass_cubin_free(cubin);
+  /* The launched kernel's code is the module's, and its SASS is what its
+   * bytes disassemble to. */
+  uint64_t want_size, got_size;
+  const unsigned char *want =
+      section_data(image, ".text._Z5callkPf", &want_size);
+  const unsigned char *got = section_data(blob, ".text._Z5callkPf", &got_size);
+  assert_non_null(got);
+  assert_int_equal(got_size, want_size);
+  assert_memory_equal(got, want, want_size);
+  mprof_trace_free(trace);
+  mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
+  opts.nvdisasm = hex_nvdisasm();
+  mprof_sass_report report = MPROF_SASS_REPORT_INIT;
+  if (mprof_sass_build_sidecar(recorded, side, &opts, &report) != 0)
+    fail_msg("%s", mprof_error_last());
+  assert_int_equal(report.failed, 0);
+  mprof_sidecar *sc;
+  assert_int_equal(mprof_sidecar_load(&sc, side), 0);
+  const mprof_sidecar_function *fn =
+      mprof_sidecar_find(sc, "_Z5callkPf", 0x5150);
+  assert_non_null(fn);
+  assert_int_equal(fn->sass_state, MPROF_SASS_PRESENT);
+  assert_true(fn->instruction_count > 0);
+  for (uint32_t at = 0; at < fn->instruction_count * 16u && at < want_size;
+       at += 16) {
+    const mprof_sass_instruction *in = mprof_sidecar_instruction(fn, at);
+    assert_non_null(in);
+    char hex[40] = "0x";
+    for (size_t b = 0; b < 16; b++)
+      snprintf(hex + 2 + 2 * b, 3, "%02x", want[at + b]);
+    assert_string_equal(in->operands, hex);
+  }
+  mprof_sidecar_free(sc);
+  unlink(opts.nvdisasm);
+  unlink(side);
+  unlink(recorded);
+}
+
 /* A program killed (SIGKILL) after a module load, a launch and NVTX ranges
  * still open, one checkpoint after them: the partial trace has the
  * kernel's code and the ranges, open up to the checkpoint. */
@@ -606,6 +736,7 @@ static void test_killed_capture_keeps_code_and_open_ranges(void **state) {
     assert_int_equal(pclose(info), 0);
     assert_true(found);
   }
+  expect_record_trims(partial, image, size);
   unlink(partial);
   free(image);
 }
@@ -676,19 +807,18 @@ static void test_elf_walker_rejects_damage(void **state) {
   const char *fns[] = {"_Z1av", "_Z1bv", "_Z1cv"};
   size_t size = build_elf(image, sizeof image, fns, 3);
   int seen = 0;
-  assert_int_equal(
-      mprof_cupti_cubin_functions(image, size, count_function, &seen), 3);
+  assert_int_equal(mprof__cubin_functions(image, size, count_function, &seen),
+                   3);
   assert_int_equal(seen, 3);
   /* Every truncation is refused or reports fewer functions; none crashes. */
   for (size_t cut = 0; cut < size; cut += 7) {
     seen = 0;
-    int rc = mprof_cupti_cubin_functions(image, cut, count_function, &seen);
+    int rc = mprof__cubin_functions(image, cut, count_function, &seen);
     assert_true(rc <= 3);
   }
   assert_int_equal(
-      mprof_cupti_cubin_functions("not an elf", 10, count_function, &seen), -1);
-  assert_int_equal(mprof_cupti_cubin_functions(NULL, 0, count_function, &seen),
-                   -1);
+      mprof__cubin_functions("not an elf", 10, count_function, &seen), -1);
+  assert_int_equal(mprof__cubin_functions(NULL, 0, count_function, &seen), -1);
 }
 
 int main(void) {

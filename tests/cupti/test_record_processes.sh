@@ -74,8 +74,9 @@ set -- "$tmp"/names/p-*.mprof
 
 # Crashes: the exit status is the program's, the trace opens and is marked
 # partial, and one line says what happened.
-for case in abort:134:6 segv:139:11 kill:137:9 term:143:15; do
-  step=${case%%:*}; rest=${case#*:}; status=${rest%%:*}; signo=${rest#*:}
+for case in abort:134:6:SIGABRT segv:139:11:SIGSEGV kill:137:9:SIGKILL term:143:15:SIGTERM; do
+  step=${case%%:*}; rest=${case#*:}; status=${rest%%:*}; rest=${rest#*:}
+  signo=${rest%%:*}; signame=${rest#*:}
   mkdir "$tmp/$step"
   run "$step" "$status" "$mprof" record -o "$tmp/$step/trace.mprof" -- "$app" init "$step"
   has "$step" "killed by signal $signo"
@@ -83,9 +84,36 @@ for case in abort:134:6 segv:139:11 kill:137:9 term:143:15; do
   [ -f "$tmp/$step/trace.mprof" ] || fail "$step: no trace: $(ls "$tmp/$step")"
   "$mprof" info "$tmp/$step/trace.mprof" >"$tmp/$step.info" 2>&1 || fail "$step: info fails: $(head -c 300 "$tmp/$step.info")"
   grep -q "partial" "$tmp/$step.info" || fail "$step: info does not say partial"
-  # Its process record is there, without an end.
+  # Its process record is there, with the signal `record` learnt from
+  # waitpid (the producer could not write it: SIGKILL is never caught).
   grep -q "^process 0  pid [0-9]* on " "$tmp/$step.info" || fail "$step: info shows no process"
-  grep -q "no end recorded" "$tmp/$step.info" || fail "$step: the killed process has an end: $(grep -A1 '^process' "$tmp/$step.info")"
+  grep -q "^           killed by signal $signo ($signame); " "$tmp/$step.info" ||
+    fail "$step: info does not say how the process ended: $(grep -A1 '^process' "$tmp/$step.info")"
+done
+# A program whose trace reached `record` without the producer's word (an
+# older producer; here `mprof synth` writes it, naming the shell's pid,
+# which then dies of SIGKILL): its process still gets the signal.
+mkdir "$tmp/oldkill"
+run oldkill 137 "$mprof" record -o "$tmp/oldkill/trace.mprof" -- sh -c \
+  '"$0" synth -o "$1" --meta pid=$$ >/dev/null && kill -9 $$' "$mprof" "$tmp/oldkill/trace.mprof"
+"$mprof" info "$tmp/oldkill/trace.mprof" >"$tmp/oldkill.info" 2>&1 || fail "oldkill: info fails"
+grep -q "^           killed by signal 9 (SIGKILL); " "$tmp/oldkill.info" ||
+  fail "oldkill: info does not say SIGKILL: $(grep -A1 '^process' "$tmp/oldkill.info")"
+
+# The injected producer's own handler reports a crash once, naming the
+# signal, the address and the thread, then the stack (process_app's main
+# segfaults or aborts); no report for a signal that is no crash, nor for
+# one it cannot catch. The statuses (139, 134) were checked above.
+has segv "^mprof-cupti: the program got SIGSEGV at address 0x0 in one of its own threads; its stack:$"
+has abort "^mprof-cupti: the program got SIGABRT in one of its own threads; its stack:$"
+for step in segv abort; do
+  [ "$(grep -c '^mprof-cupti: the program got' "$tmp/$step.out")" -eq 1 ] ||
+    fail "$step: not one crash report: $(cat "$tmp/$step.out")"
+  sed -n '/the program got/,$p' "$tmp/$step.out" | grep -q "process_app(+0x[0-9a-f]*)" ||
+    fail "$step: the stack does not reach process_app: $(cat "$tmp/$step.out")"
+done
+for step in term kill; do
+  grep -q "the program got" "$tmp/$step.out" && fail "$step: a crash report: $(cat "$tmp/$step.out")"
 done
 # The producer saw the signals it can catch.
 [ "$(meta "$tmp/abort/trace.mprof" capture.signal)" = 6 ] || fail "abort: capture.signal is not 6"

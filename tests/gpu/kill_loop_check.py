@@ -58,6 +58,14 @@ def check(mprof, trace, sass, outer):
         why.append("no launches")
     m = re.search(r"^sections .*\bCUBINS=(\d+)", info, re.M)
     r["cubins"] = m.group(1) if m else "0"
+    # How `record` kept their code: trimmed to the functions that ran, as a
+    # finished capture keeps it (whole only where every function ran).
+    m = re.search(r"^code +\d+ modules? \((.*) as loaded\): (\d+) trimmed "
+                  r"to the functions that ran, (\d+) whole, \d+ without code; "
+                  r"(.*) kept$", info, re.M)
+    if m:
+        r["cubins"] += (f" ({m.group(2)} trimmed, {m.group(3)} whole; "
+                        f"{m.group(4)} of {m.group(1)})")
     m = re.search(r"^open +(\d+) NVTX ranges? still open at the cut, shown "
                   r"ending there:(.*)$", info, re.M)
     info_open = int(m.group(1)) if m else 0

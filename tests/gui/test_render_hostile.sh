@@ -1,13 +1,14 @@
 #!/bin/sh
 # `mprof view --render` on traces the reader accepts but no GPU writes
 # (written by tests/test_render_hostile.c --write): a copy of no stream, a
-# launch ending near 2^64 ns, devices claiming 2^28 and 2^32 - 1 SMs.
-# Every tab (and Mega and Density of the kernel without spans, projected)
+# launch ending near 2^64 ns, a device claiming the most SMs the reader
+# takes (MPROF_DEVICE_SM_MAX, 1024). Every tab (and Mega and Density of the kernel without spans, projected)
 # exits 0 with its one line and a PNG with something on it, in at most
 # 256 MiB of address space; under ASan, whose shadow memory is address
 # space, no single allocation may pass 256 MB instead. Before the renderer
 # checked them, the first crashed every tab, the second overflowed under
-# UBSan, the others asked for 5.2 GB and 80 GB.
+# UBSan, devices claiming 2^28 and 2^32 - 1 SMs asked for 5.2 GB and 80 GB:
+# those are now refused in one line (exit 2).
 # usage: test_render_hostile.sh MPROF TMPDIR TEST_RENDER_HOSTILE PNG_CHECK ASAN
 mprof=$1
 tmp=${2:-/tmp}/render-hostile.$$
@@ -38,7 +39,7 @@ render() {
   "$check" "$tmp/$name.png" 320 200 >"$tmp/check" || fail "$name: $(cat "$tmp/check")"
 }
 
-for trace in stream-none end-near-max sms-2e28 sms-max; do
+for trace in stream-none end-near-max sms-bound; do
   [ -f "$tmp/$trace.mprof" ] || fail "$trace.mprof was not written"
   for tab in trace summary hotspots flame raster mega density activity; do
     render "$tmp/$trace.mprof" $tab
@@ -48,6 +49,10 @@ for trace in stream-none end-near-max sms-2e28 sms-max; do
 done
 # The measured span tabs say so; the projected ones too.
 grep -q "(projected)" "$tmp/out" || fail "density of compute is not projected: $(cat "$tmp/out")"
+expect_one_line 2 "DEVICES at byte [0-9]*: record 0: sm_count 268435456 is above 1024" \
+  "$mprof" view "$tmp/sms-2e28.mprof" --render "$tmp/x.png" --tab mega
+expect_one_line 2 "DEVICES at byte [0-9]*: record 0: sm_count 4294967295 is above 1024" \
+  "$mprof" view "$tmp/sms-max.mprof" --render "$tmp/x.png" --tab density
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
-echo "every tab of the four traces draws in bounded memory"
+echo "every tab of the three traces draws in bounded memory; two refused"

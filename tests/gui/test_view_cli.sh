@@ -56,6 +56,14 @@ expect 0 "Hotspots, 1600x1000, kernel .*layernorm_fwd" "$mprof" view "$tmp/t.mpr
 expect 0 "wrote $tmp/r.png: Trace" "$mprof" view "$tmp/t.mprof" --tab trace --range 1ms:1.2ms --render "$tmp/r.png"
 expect_one_line 2 "--range '5ms:1ms' is not FROM:TO" "$mprof" view "$tmp/t.mprof" --range 5ms:1ms --render "$tmp/r.png"
 expect_one_line 2 "--range 'soon' is not FROM:TO" "$mprof" view "$tmp/t.mprof" --range soon --render "$tmp/r.png"
+# Times up to 2^62 ns (4.6e18 is below, 4.7e18 above) either way; beyond,
+# or not a number, one line (they used to wrap in the int64 conversion).
+expect 0 "wrote $tmp/r.png: Trace" "$mprof" view "$tmp/t.mprof" --tab trace --range -4.6e18ns:4.6e18ns --render "$tmp/r.png"
+expect 0 "wrote $tmp/r.png: Trace" "$mprof" view "$tmp/t.mprof" --tab trace --select 0:4.6e18ns --render "$tmp/r.png"
+for bad in 0:1e30s 1e30s:2e30s 0:4.7e18ns -4.7e18ns:0 nan:1ms 0:inf; do
+  expect_one_line 2 "--range '$bad': a time is beyond 2^62 ns" "$mprof" view "$tmp/t.mprof" --range "$bad" --render "$tmp/r.png"
+  expect_one_line 2 "--select '$bad': a time is beyond 2^62 ns" "$mprof" view "$tmp/t.mprof" --select "$bad" --render "$tmp/r.png"
+done
 # Plain `mprof TRACE` is `mprof view TRACE`.
 expect 0 "wrote $tmp/p.png: Flame" "$mprof" "$tmp/t.mprof" --tab flame --render "$tmp/p.png"
 

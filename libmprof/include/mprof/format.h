@@ -114,13 +114,18 @@ typedef struct mprof_meta_record {
 } mprof_meta_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_meta_record) == 8, "meta is 8 bytes");
 
+/** The most SMs a DEVICES record may claim: a reader refuses a larger
+ *  `sm_count` (the largest GPU of 2026 has 148; the views size their SM
+ *  rows by it). 0 is allowed: not known. */
+#define MPROF_DEVICE_SM_MAX 1024u
+
 /** DEVICES: one per GPU, indexed by `device` fields elsewhere. */
 typedef struct mprof_device_record {
   uint32_t id;   /**< CUDA device ordinal */
   uint32_t name; /**< string ref */
   uint32_t cc_major;
   uint32_t cc_minor;
-  uint32_t sm_count;
+  uint32_t sm_count; /**< 0 unknown; at most MPROF_DEVICE_SM_MAX */
   uint32_t warp_size;
   uint32_t max_threads_per_block;
   uint32_t max_threads_per_sm;

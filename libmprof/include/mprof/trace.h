@@ -191,17 +191,37 @@ MPROF_API int mprof_trace_stream_find(const mprof_trace *trace, size_t *first,
 #define MPROF_REWRITE_SORT_LAUNCHES 0x1u /**< order by (stream, start) */
 #define MPROF_REWRITE_DROP_CODE 0x2u     /**< keep cubin records, not blobs */
 #define MPROF_REWRITE_DEMANGLE 0x4u /**< fill empty demangled kernel names */
+/** cut cubins kept whole down to the code of the functions that ran */
+#define MPROF_REWRITE_TRIM_CODE 0x8u
 
 /**
  * Copy @p trace to @p path with the changes @p flags asks for: launches
  * sorted per stream (span records follow their launches), or captured code
  * dropped once its SASS is in the sidecar (the cubin records stay, marked
- * MPROF_CUBIN_OMITTED, so the trace still says what was loaded), or kernel
+ * MPROF_CUBIN_OMITTED, so the trace still says what was loaded), or cubins
+ * kept whole (MPROF_CUBIN_KEPT_WHOLE: a capture cut short streams the used
+ * modules whole) cut down to the code of the functions that ran, its
+ * kernels and the functions its PC samples name, as the CUPTI producer
+ * cuts them when a capture finishes (MPROF_CUBIN_TRIMMED), or kernel
  * names demangled where the producer left them mangled only. @p path
  * may be the trace's own path: the copy replaces it atomically.
  */
 MPROF_API int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
                                   unsigned flags);
+
+/**
+ * mprof_trace_rewrite(), and the end of process @p pid written into its
+ * PROCESSES record when the record has none (MPROF_EXIT_UNKNOWN): a process
+ * killed by a signal it cannot catch (SIGKILL) never writes how it ended,
+ * but its parent learns it from waitpid(). @p exit_kind is an
+ * mprof_exit_kind, @p exit_value the exit status or the signal number. A
+ * record that says how its process ended keeps it; without a record of
+ * @p pid the copy is mprof_trace_rewrite()'s.
+ */
+MPROF_API int mprof_trace_rewrite_ended(const mprof_trace *trace,
+                                        const char *path, unsigned flags,
+                                        uint32_t pid, uint32_t exit_kind,
+                                        uint32_t exit_value);
 
 /**
  * Write the @p count traces of one run (one per process) to @p path as one

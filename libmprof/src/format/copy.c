@@ -74,7 +74,8 @@ int mprof__copy_section(mprof_writer *w, const mprof_trace *t,
 }
 
 int mprof__copy_processes(mprof_writer *w, const mprof_trace *trace,
-                          const mprof__move *move, const char *path) {
+                          const mprof__move *move, const char *path,
+                          const mprof__process_end *end) {
   size_t n;
   const mprof_process_record *p = mprof_trace_processes(trace, &n);
   int rc = 0;
@@ -85,6 +86,10 @@ int mprof__copy_processes(mprof_writer *w, const mprof_trace *trace,
       rec.path = mprof_writer_string(w, path);
     if (move)
       rec.clock_shift += move->shift;
+    if (end && rec.pid == end->pid && rec.exit_kind == MPROF_EXIT_UNKNOWN) {
+      rec.exit_kind = end->kind;
+      rec.exit_value = end->value;
+    }
     rc = mprof_writer_append(w, NULL, MPROF_SECTION_PROCESSES, &rec);
   }
   return rc;

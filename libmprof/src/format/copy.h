@@ -47,15 +47,26 @@ void mprof__copy_record(mprof_writer *w, const mprof_trace *trace,
                         mprof_section_type type, void *record,
                         const mprof__move *move, const uint32_t *launch_map);
 
+/* How a process ended, when its record does not say: process @p pid ended
+ * as @p kind (mprof_exit_kind) with @p value. */
+typedef struct mprof__process_end {
+  uint32_t pid;
+  uint32_t kind;
+  uint32_t value;
+} mprof__process_end;
+
 /*
  * Append the processes of @p trace (mprof_trace_processes(): its PROCESSES
  * records, or those its META describes in a trace written before them) to
  * @p w. With @p move, their streams, devices and times move and its shift
  * adds to their clock_shift; @p path, when not NULL, names the file of a
- * process that has no path of its own. 0 or the writer's error.
+ * process that has no path of its own; @p end, when not NULL, is how its
+ * process ended for a record that does not say (MPROF_EXIT_UNKNOWN). 0 or
+ * the writer's error.
  */
 int mprof__copy_processes(mprof_writer *w, const mprof_trace *trace,
-                          const mprof__move *move, const char *path);
+                          const mprof__move *move, const char *path,
+                          const mprof__process_end *end);
 
 /* Append the drop counters of @p trace to @p w, their devices moved by
  * @p move when not NULL. */

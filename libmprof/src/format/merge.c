@@ -180,7 +180,7 @@ static int merge_one(mprof_writer *w, const mprof_trace *t,
   if (!rc)
     rc = mprof__copy_section(w, t, MPROF_SECTION_SHAPES, b, NULL);
   if (!rc)
-    rc = mprof__copy_processes(w, t, b, mprof_trace_path(t));
+    rc = mprof__copy_processes(w, t, b, mprof_trace_path(t), NULL);
   const mprof_process_record *p = mprof_trace_processes(t, &n);
   for (size_t i = 0; i < n && !rc; i++) {
     size_t at = b->base[MPROF_SECTION_PROCESSES] + i;

@@ -1,5 +1,6 @@
 /*
- * mprof — copy a trace with its launches sorted or its code dropped.
+ * mprof — copy a trace with its launches sorted, its code trimmed or
+ * dropped, or the end of a killed process filled in.
  *
  * Every record goes through the writer again: strings are re-interned (their
  * offsets change), table indices are kept (records are appended in their
@@ -9,15 +10,79 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/array.h"
 #include "format/copy.h"
+#include "format/cubin_trim.h"
 #include "internal.h"
 #include "mprof/sass.h"
 #include "mprof/trace.h"
 #include "mprof/writer.h"
 
-int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
-                        unsigned flags) {
+/* A kernel the producer could not pin to one module (its name in several,
+ * or its module unknown) keeps its name's code in each, as finish does. */
+static int named_only(const mprof_kernel_record *k, uint64_t crc) {
+  return k->function_index == MPROF_INDEX_NONE &&
+         (k->cubin_crc == crc || k->cubin_crc == 0);
+}
+
+typedef struct cubin_of {
+  const mprof_trace *trace;
+  uint64_t crc;
+} cubin_of;
+
+/* Whether a kernel of the trace known by name only is @p name. */
+static int launched_by_name(void *userdata, const char *name) {
+  const cubin_of *c = (const cubin_of *)userdata;
+  size_t n;
+  const mprof_kernel_record *k = mprof_trace_kernels(c->trace, &n);
+  for (size_t i = 0; i < n; i++)
+    if (named_only(&k[i], c->crc) &&
+        strcmp(mprof_trace_string(c->trace, k[i].mangled_name), name) == 0)
+      return 1;
+  return 0;
+}
+
+/* @p image (cubin @p crc) cut down to the code of the functions that ran:
+ * the trace's kernels in it and the functions its PC samples name. NULL
+ * when there is nothing to cut, it is not an ELF the walker reads, or
+ * memory runs out: it stays whole. */
+static void *trimmed_code(const mprof_trace *trace, uint64_t crc,
+                          const void *image, size_t size, size_t *out_size) {
+  uint32_t *used = NULL;
+  size_t count = 0, capacity = 0, n;
+  int by_name = 0, failed = 0;
+  const mprof_kernel_record *k = mprof_trace_kernels(trace, &n);
+  for (size_t i = 0; i < n && !failed; i++) {
+    by_name |= named_only(&k[i], crc);
+    if (k[i].cubin_crc != crc || k[i].function_index == MPROF_INDEX_NONE)
+      continue;
+    failed = MPROF__GROW(used, capacity, count + 1) != 0;
+    if (!failed)
+      used[count++] = k[i].function_index;
+  }
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(trace, &n);
+  for (size_t i = 0; i < n && !failed; i++) {
+    if (pc[i].cubin_crc != crc || pc[i].function_index == MPROF_INDEX_NONE ||
+        (count && used[count - 1] == pc[i].function_index))
+      continue;
+    failed = MPROF__GROW(used, capacity, count + 1) != 0;
+    if (!failed)
+      used[count++] = pc[i].function_index;
+  }
+  cubin_of of = {trace, crc};
+  void *out = NULL;
+  if (failed || mprof__cubin_trim_to_used(image, size, used, count,
+                                          by_name ? launched_by_name : NULL,
+                                          &of, &out, out_size) != 0)
+    out = NULL;
+  free(used);
+  return out;
+}
+
+static int rewrite(const mprof_trace *trace, const char *path, unsigned flags,
+                   const mprof__process_end *end) {
   if (!trace || !path)
     return mprof__error_set(MPROF_EINVAL, "mprof_trace_rewrite: NULL");
   size_t launch_count, streams;
@@ -88,21 +153,50 @@ int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
   const mprof_cubin_record *cubins = mprof_trace_cubins(trace, &n);
   for (size_t i = 0; i < n && !rc; i++) {
     /* Without its blob the writer marks a cubin MPROF_CUBIN_OMITTED. */
+    mprof_cubin_record rec = cubins[i];
     size_t size = 0;
     const void *blob = (flags & MPROF_REWRITE_DROP_CODE)
                            ? NULL
-                           : mprof_trace_cubin_blob(trace, &cubins[i], &size);
-    rc = mprof_writer_cubin(w, &cubins[i], blob, size);
+                           : mprof_trace_cubin_blob(trace, &rec, &size);
+    void *cut = NULL;
+    size_t cut_size = 0;
+    if (blob && (flags & MPROF_REWRITE_TRIM_CODE) &&
+        (rec.flags & MPROF_CUBIN_KEPT_WHOLE) &&
+        (cut = trimmed_code(trace, rec.crc, blob, size, &cut_size)) != NULL &&
+        cut_size < size) {
+      blob = cut;
+      size = cut_size;
+      rec.flags = (rec.flags & ~MPROF_CUBIN_KEPT_WHOLE) | MPROF_CUBIN_TRIMMED;
+    }
+    rc = mprof_writer_cubin(w, &rec, blob, size);
+    free(cut);
   }
   if (!rc)
     rc = mprof__copy_drops(w, trace, NULL);
   /* A trace written before PROCESSES gets the records its META describes. */
   if (!rc)
-    rc = mprof__copy_processes(w, trace, NULL, NULL);
+    rc = mprof__copy_processes(w, trace, NULL, NULL, end);
   free(new_index);
   if (rc) {
     mprof_writer_abort(w);
     return rc;
   }
   return mprof_writer_finish(w);
+}
+
+int mprof_trace_rewrite(const mprof_trace *trace, const char *path,
+                        unsigned flags) {
+  return rewrite(trace, path, flags, NULL);
+}
+
+int mprof_trace_rewrite_ended(const mprof_trace *trace, const char *path,
+                              unsigned flags, uint32_t pid, uint32_t exit_kind,
+                              uint32_t exit_value) {
+  if (exit_kind != MPROF_EXIT_STATUS && exit_kind != MPROF_EXIT_SIGNAL)
+    return mprof__error_set(MPROF_EINVAL,
+                            "mprof_trace_rewrite_ended: exit kind %u is "
+                            "neither MPROF_EXIT_STATUS nor MPROF_EXIT_SIGNAL",
+                            exit_kind);
+  mprof__process_end end = {pid, exit_kind, exit_value};
+  return rewrite(trace, path, flags, &end);
 }

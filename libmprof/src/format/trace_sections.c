@@ -148,7 +148,7 @@ static const record_field record_fields[] = {
     CORR(MEMOPS, mprof_memop_record),
     STRING(RANGES, mprof_range_record, name, "name"),
     STRING(RANGES, mprof_range_record, domain, "domain"),
-    TIMES(RANGES, mprof_range_record, 0),
+    TIMES(RANGES, mprof_range_record, 1), /* open ones too: writers clamp */
     STRING(API_CALLS, mprof_api_call_record, name, "name"),
     TIMES(API_CALLS, mprof_api_call_record, 1),
     CORR(API_CALLS, mprof_api_call_record),

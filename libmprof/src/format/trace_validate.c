@@ -239,6 +239,16 @@ int mprof__trace_validate_tables(mprof_trace *t) {
     CHECK(check_section(t, section));
   /* What a reference check cannot say. */
   size_t n;
+  /* A claimed SM count no GPU has would make every table sized by it (the
+   * views' SM rows, the diagnosis's waves) a lie or a huge allocation. */
+  const mprof_device_record *dev = mprof_trace_devices(t, &n);
+  for (size_t i = 0; i < n; i++)
+    if (dev[i].sm_count > MPROF_DEVICE_SM_MAX)
+      return BAD(t, MPROF_SECTION_DEVICES,
+                 record_offset(t, MPROF_SECTION_DEVICES, i),
+                 "record %zu: sm_count %u is above %u, more SMs than a GPU "
+                 "has",
+                 i, dev[i].sm_count, MPROF_DEVICE_SM_MAX);
   const mprof_memory_access_record *ma = mprof_trace_memory_accesses(t, &n);
   for (size_t i = 0; i < n; i++) {
     uint64_t at = record_offset(t, MPROF_SECTION_MEMORY_ACCESSES, i);

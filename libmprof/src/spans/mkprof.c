@@ -426,6 +426,12 @@ static int read_config(mprof_mkprof *m, json_object *root) {
   l->sms_per_gpu =
       (uint32_t)(((uint64_t)l->total_processors + l->num_gpus - 1) /
                  l->num_gpus);
+  if (l->sms_per_gpu > MPROF_DEVICE_SM_MAX)
+    return BAD(m, c.at,
+               "config: %u processors on %u GPU%s are %u SMs a GPU, above "
+               "the %u a trace may hold",
+               l->total_processors, l->num_gpus, l->num_gpus == 1 ? "" : "s",
+               l->sms_per_gpu, MPROF_DEVICE_SM_MAX);
   json_object *fv;
   const char *version = "";
   if (json_object_object_get_ex(root, "format_version", &fv) && fv &&

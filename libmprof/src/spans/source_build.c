@@ -156,7 +156,9 @@ static int build(mprof_writer *w, const mprof_source_file *f,
     launch_at[i] = MPROF_INDEX_NONE;
     if (!ext[i].end)
       continue; /* not recorded: no time to give it; counted above */
-    rc = device_index(w, o, l->device, max_sm + 1, &device);
+    /* The SMs the spans name, unless they name one no GPU has: unknown. */
+    rc = device_index(w, o, l->device,
+                      max_sm < MPROF_DEVICE_SM_MAX ? max_sm + 1 : 0, &device);
     const mprof_source_file_launch_ext *x = exts ? &exts[i] : NULL;
     mprof_stream_record st;
     memset(&st, 0, sizeof st);

@@ -333,7 +333,7 @@ static int copy_trace_end(mprof_writer *w, const mprof_trace *t) {
     rc = mprof_writer_cubin(w, &cubins[i], blob, size);
   }
   if (!rc)
-    rc = mprof__copy_processes(w, t, NULL, NULL);
+    rc = mprof__copy_processes(w, t, NULL, NULL, NULL);
   return rc ? rc : mprof__copy_drops(w, t, NULL);
 }
 
