@@ -370,6 +370,62 @@ if os.path.exists(good):
         e for i, e in enumerate(d["traceEvents"])
         if not (e.get("cat") == "kernel" and i % 7 == 0)]))
 
+# ---- tests/gpu/kineto.sh itself, on a stand-in GPU machine ---------------
+# nvidia-smi answers, "python" writes the export of nvtx_step.mprof as
+# torch.profiler's trace, and the build's mprof "records" nvtx_step.mprof
+# and exports it for real: the script must pass; with the export stripped of
+# a field HTA needs (STANDIN_BREAK), it must fail and say so.
+kineto_sh = os.path.join(os.path.dirname(compare_py), "kineto.sh")
+if os.path.exists(good):
+    fake = os.path.join(tmp, "standin")
+    for d in ("path", "build/bin", "build/lib"):
+        os.makedirs(os.path.join(fake, d), exist_ok=True)
+    open(os.path.join(fake, "build/lib/libmprof-cupti.so"), "w").close()
+    scripts = {
+        "path/nvidia-smi": 'echo "GPU 0: stand-in"\n',
+        "python": 'case "$1" in -c) exit 0 ;; esac\n'
+                  'while [ $# -gt 0 ]; do\n'
+                  '  [ "$1" = --torch-trace ] && cp "$STANDIN_REAL" "$2"\n'
+                  '  shift\n'
+                  'done\nexit 0\n',
+        "build/bin/mprof":
+            'o=; prev=; for a in "$@"; do [ "$prev" = -o ] && o=$a; prev=$a; done\n'
+            'case "$1" in\n'
+            '  record) cp "$STANDIN_TRACE" "$o"; exit 0 ;;\n'
+            '  export) "$REAL_MPROF" "$@" || exit $?\n'
+            '    [ -z "${STANDIN_BREAK:-}" ] && exit 0\n'
+            '    exec python3 -c "import json,sys; d=json.load(open(sys.argv[1]))\n'
+            'for e in d[\'traceEvents\']:\n'
+            '    e.get(\'args\', {}).pop(sys.argv[2], None)\n'
+            'json.dump(d, open(sys.argv[1], \'w\'))" "$o" "$STANDIN_BREAK" ;;\n'
+            'esac\nexec "$REAL_MPROF" "$@"\n',
+    }
+    for rel, body in scripts.items():
+        path = os.path.join(fake, rel)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+    env = dict(os.environ, PATH=os.path.join(fake, "path") + os.pathsep +
+               os.environ.get("PATH", ""), PYTHON=os.path.join(fake, "python"),
+               STANDIN_REAL=good, REAL_MPROF=os.path.abspath(mprof),
+               STANDIN_TRACE=os.path.join(samples, "nvtx_step.mprof"))
+    env.pop("MPROF_HTA_DIR", None)
+    for broken_field in ("", "correlation", "grid"):
+        env["STANDIN_BREAK"] = broken_field
+        outdir = os.path.join(fake, "out-" + (broken_field or "good"))
+        r = subprocess.run(["bash", kineto_sh, outdir,
+                            os.path.join(fake, "build")],
+                           capture_output=True, text=True, env=env)
+        said = r.stdout + r.stderr
+        if not broken_field and r.returncode != 0:
+            fail("kineto.sh on a working stand-in: exit %d\n%s" %
+                 (r.returncode, said[-1500:]))
+        elif broken_field and (r.returncode != 1 or
+                               "args missing" not in said or
+                               broken_field not in said):
+            fail("kineto.sh passed an export without %r: exit %d\n%s" %
+                 (broken_field, r.returncode, said[-1500:]))
+
 shutil.rmtree(tmp, ignore_errors=True)
 if failures:
     sys.exit("%d failure(s)" % len(failures))
