@@ -15,7 +15,9 @@ It also self-tests tests/gpu/compare_kineto.py (the GPU check's
 field-by-field comparison): an export compared with itself passes, and a
 copy missing each field HTA needs must fail.
 
-Usage: test_export_kineto.py MPROF SAMPLES_DIR COMPARE_PY TMPDIR
+Usage: test_export_kineto.py MPROF SAMPLES_DIR COMPARE_PY TMPDIR FIXTURE
+(FIXTURE: tests/kineto_fixture, which writes a trace of a repeating launch
+pattern with its calls and no NVTX ranges.)
 """
 import copy
 import json
@@ -25,7 +27,7 @@ import shutil
 import subprocess
 import sys
 
-mprof, samples, compare_py, tmp_root = sys.argv[1:5]
+mprof, samples, compare_py, tmp_root, fixture = sys.argv[1:6]
 tmp = os.path.join(tmp_root, "export_kineto.%d" % os.getpid())
 os.makedirs(tmp, exist_ok=True)
 failures = []
@@ -275,6 +277,35 @@ if doc:
     if calls and len(steps) < 2:
         fail("transformer_forward: %d steps from the launch pattern" %
              len(steps))
+
+# ---- the fixture: steps from the repeating launch pattern -----------------
+# A warm-up launch of C, then 6 steps of A B A C (tests/kineto_fixture.c).
+pattern_trace = os.path.join(tmp, "pattern.mprof")
+r = subprocess.run([fixture, pattern_trace], capture_output=True, text=True)
+if r.returncode != 0:
+    fail("kineto_fixture: %s" % r.stderr)
+else:
+    r = run("export", "--format", "kineto", "-o",
+            os.path.join(tmp, "pattern.json"), pattern_trace)
+    with open(os.path.join(tmp, "pattern.json"), encoding="utf-8") as f:
+        text = f.read()
+    by_cat, calls, steps = check_schema("pattern", text, json.loads(text))
+    per_step = {}
+    for e in by_cat.get("kernel", []):
+        c = calls.get(e["args"]["correlation"])
+        per_step.setdefault(step_of(steps, c["ts"]) if c else -2,
+                            []).append(re.sub(r"^_Z7kernel(.)v$|^kernel(.)\(\)$",
+                                              r"\1\2", e["name"]))
+    got = {k: "".join(v) for k, v in sorted(per_step.items())}
+    # The pattern's phase follows the first launch: the warm-up C opens
+    # step 0 (C A B A), and the last step takes the trailing C.
+    want = {0: "CABA", 1: "CABA", 2: "CABA", 3: "CABA", 4: "CABA",
+            5: "CABAC"}
+    if len(steps) != 6 or got != want:
+        fail("pattern: %d steps; kernels per step %s, expected %s" %
+             (len(steps), got, want))
+    else:
+        print("pattern: 6 steps from A B A C, as expected")
 
 # ---- distributedInfo: a rank, written as HTA's regex finds it -------------
 # hta/common/trace_file.py create_rank_to_trace_dict: '"rank":\s+(\d+)'.

@@ -165,13 +165,25 @@ call_of(const corr_key *keys, size_t n, const mprof_api_call_record *calls,
 }
 
 /* The smallest period p (at least 2 repeats) of the kernel sequence @p seq
- * such that 95% of its launches repeat the one p before; 0 if none. */
+ * such that 95% of its launches repeat the one p before; 0 if none. A
+ * period must first repeat the last 8 launches (past any warm-up), and the
+ * search gives up after PATTERN_BUDGET comparisons, so that a trace of
+ * millions of launches without a pattern costs seconds at most. */
+#define PATTERN_TAIL 8
+#define PATTERN_BUDGET 400000000ull
 static size_t pattern_period(const uint32_t *seq, size_t n) {
-  for (size_t p = 1; p <= n / 2; p++) {
-    size_t same = 0;
-    for (size_t i = p; i < n; i++)
-      same += seq[i] == seq[i - p];
-    if (same * 100 >= (n - p) * 95)
+  uint64_t spent = 0;
+  for (size_t p = 1; p <= n / 2 && spent < PATTERN_BUDGET; p++) {
+    int tail = 1;
+    for (size_t i = n - 1; tail && i >= p && i + PATTERN_TAIL >= n; i--)
+      tail = seq[i] == seq[i - p];
+    if (!tail)
+      continue;
+    size_t allowed = (n - p) / 20, missed = 0, i = p;
+    for (; i < n && missed <= allowed; i++)
+      missed += seq[i] != seq[i - p];
+    spent += i - p;
+    if (missed <= allowed)
       return p;
   }
   return 0;
