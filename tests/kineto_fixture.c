@@ -14,13 +14,13 @@
 
 #include "mprof/mprof.h"
 
-#define CHECK(x)                                                              \
-  do {                                                                        \
-    if ((x) != 0) {                                                           \
-      fprintf(stderr, "kineto_fixture: %s failed: %s\n", #x,                  \
-              mprof_error_last());                                            \
-      return 1;                                                               \
-    }                                                                         \
+#define CHECK(x)                                                               \
+  do {                                                                         \
+    if ((x) != 0) {                                                            \
+      fprintf(stderr, "kineto_fixture: %s failed: %s\n", #x,                   \
+              mprof_error_last());                                             \
+      return 1;                                                                \
+    }                                                                          \
   } while (0)
 
 int main(int argc, char **argv) {
@@ -73,13 +73,20 @@ int main(int argc, char **argv) {
     for (int j = 0; j < (step < 0 ? 1 : 4); j++) {
       int kernel = step < 0 ? 2 : pattern[j];
       uint64_t call = t + (uint64_t)j * 20000;
-      mprof_api_call_record c = {call, call + 4000, correlation, 42,
+      mprof_api_call_record c = {call,
+                                 call + 4000,
+                                 correlation,
+                                 42,
                                  mprof_writer_string(w, "cudaLaunchKernel"),
                                  MPROF_API_RUNTIME};
       CHECK(mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &c));
       mprof_launch_record l = {call + 5000,
                                call + 5000 + 3000 + (uint64_t)kernel * 1000,
-                               sh[kernel], s, correlation, 0, 0};
+                               sh[kernel],
+                               s,
+                               correlation,
+                               0,
+                               0};
       CHECK(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l));
       correlation++;
     }

@@ -70,8 +70,9 @@ static void kw_meta(kineto_writer *w, const char *what, uint64_t pid,
                     uint64_t tid, const char *key, const char *text,
                     long long number) {
   kw_begin(w);
-  fprintf(w->f, "{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%llu,"
-                "\"tid\":%llu,\"args\":{\"%s\":",
+  fprintf(w->f,
+          "{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%llu,"
+          "\"tid\":%llu,\"args\":{\"%s\":",
           what, (unsigned long long)pid, (unsigned long long)tid, key);
   if (text)
     mprof__json_string(w->f, text);
@@ -84,8 +85,7 @@ static void kw_meta(kineto_writer *w, const char *what, uint64_t pid,
 static void kw_flow(kineto_writer *w, int start, uint32_t correlation,
                     uint64_t pid, uint64_t tid, uint64_t ts) {
   kw_begin(w);
-  fprintf(w->f,
-          "{\"ph\":\"%s\",\"id\":%u,\"pid\":%llu,\"tid\":%llu,\"ts\":",
+  fprintf(w->f, "{\"ph\":\"%s\",\"id\":%u,\"pid\":%llu,\"tid\":%llu,\"ts\":",
           start ? "s" : "f", correlation, (unsigned long long)pid,
           (unsigned long long)tid);
   kw_us(w, ts, w->origin);
@@ -110,8 +110,8 @@ typedef struct kineto_step {
 
 /* The step number of a range named like a step, or -1. */
 static long long step_number(const char *name) {
-  static const char *const words[] = {"profilerstep", "train_step",
-                                      "iteration", "step", "iter"};
+  static const char *const words[] = {"profilerstep", "train_step", "iteration",
+                                      "step", "iter"};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
     size_t n = strlen(words[i]);
     if (strncasecmp(name, words[i], n) != 0)
@@ -152,16 +152,15 @@ static int corr_order(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static const mprof_api_call_record *
-call_of(const corr_key *keys, size_t n, const mprof_api_call_record *calls,
-        uint32_t correlation) {
+static const mprof_api_call_record *call_of(const corr_key *keys, size_t n,
+                                            const mprof_api_call_record *calls,
+                                            uint32_t correlation) {
   if (!correlation)
     return NULL;
   size_t at;
   MPROF__LOWER_BOUND(at, n, mid, keys[mid].correlation < correlation);
-  return at < n && keys[at].correlation == correlation
-             ? &calls[keys[at].index]
-             : NULL;
+  return at < n && keys[at].correlation == correlation ? &calls[keys[at].index]
+                                                       : NULL;
 }
 
 /* The smallest period p (at least 2 repeats) of the kernel sequence @p seq
@@ -253,7 +252,8 @@ static int pattern_steps(kineto_step **out, size_t *count,
   return MPROF_OK;
 }
 
-/* ---- the writer ----------------------------------------------------------- */
+/* ---- the writer -----------------------------------------------------------
+ */
 
 static void kw_device_properties(FILE *f, const mprof_trace *trace) {
   size_t n;
@@ -301,18 +301,12 @@ static const char *copy_name(const mprof_memop_record *m) {
   if (m->kind == MPROF_MEMOP_MEMSET)
     return "Memset (Device)";
   switch (m->copy_kind) {
-  case MPROF_COPY_HTOD:
-    return "Memcpy HtoD (Host -> Device)";
-  case MPROF_COPY_DTOH:
-    return "Memcpy DtoH (Device -> Host)";
-  case MPROF_COPY_DTOD:
-    return "Memcpy DtoD (Device -> Device)";
-  case MPROF_COPY_HTOH:
-    return "Memcpy HtoH (Host -> Host)";
-  case MPROF_COPY_PTOP:
-    return "Memcpy PtoP (Device -> Device)";
-  default:
-    return "Memcpy Unknown";
+  case MPROF_COPY_HTOD: return "Memcpy HtoD (Host -> Device)";
+  case MPROF_COPY_DTOH: return "Memcpy DtoH (Device -> Host)";
+  case MPROF_COPY_DTOD: return "Memcpy DtoD (Device -> Device)";
+  case MPROF_COPY_HTOH: return "Memcpy HtoH (Host -> Host)";
+  case MPROF_COPY_PTOP: return "Memcpy PtoP (Device -> Device)";
+  default: return "Memcpy Unknown";
   }
 }
 
@@ -341,9 +335,8 @@ static void kw_kernels(kineto_writer *w, const mprof_diagnosis *diag,
     const mprof_shape_record *shape = &shapes[l->shape];
     const mprof_stream_record *st = &streams[l->stream];
     uint32_t device = ordinal(trace, st->device);
-    mprof__fields a =
-        kw_complete(w, "kernel", kd->stats->name, device, st->stream_id,
-                    l->start, l->end);
+    mprof__fields a = kw_complete(w, "kernel", kd->stats->name, device,
+                                  st->stream_id, l->start, l->end);
     mprof__fields_u64(&a, "External id", l->correlation_id);
     mprof__fields_u64(&a, "queued", 0);
     mprof__fields_u64(&a, "device", device);
@@ -359,8 +352,8 @@ static void kw_kernels(kineto_writer *w, const mprof_diagnosis *diag,
         (uint64_t)shape->grid[0] * shape->grid[1] * shape->grid[2];
     uint64_t threads =
         (uint64_t)shape->block[0] * shape->block[1] * shape->block[2];
-    const mprof_device_record *dr = st->device < nd ? &devices[st->device]
-                                                    : NULL;
+    const mprof_device_record *dr =
+        st->device < nd ? &devices[st->device] : NULL;
     if (dr && dr->sm_count) {
       double per_sm = (double)blocks / dr->sm_count;
       double warps = per_sm * (double)((threads + 31) / 32);
@@ -375,9 +368,9 @@ static void kw_kernels(kineto_writer *w, const mprof_diagnosis *diag,
                           (uint64_t)llround(est * 100.0));
       }
     }
-    fprintf(w->f, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u]}}",
-            shape->grid[0], shape->grid[1], shape->grid[2], shape->block[0],
-            shape->block[1], shape->block[2]);
+    fprintf(w->f, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u]}}", shape->grid[0],
+            shape->grid[1], shape->grid[2], shape->block[0], shape->block[1],
+            shape->block[2]);
   }
 }
 
@@ -503,9 +496,8 @@ static void kw_names(kineto_writer *w, const mprof_trace *trace) {
   const char *cmd = mprof_trace_process_count(trace) == 1
                         ? mprof_trace_process_meta(trace, 0, "cmdline")
                         : NULL;
-  const char *name = cmd && *cmd ? cmd
-                                 : mprof__export_base_name(
-                                       mprof_trace_path(trace));
+  const char *name =
+      cmd && *cmd ? cmd : mprof__export_base_name(mprof_trace_path(trace));
   kw_meta(w, "process_name", w->pid, 0, "name", name, 0);
   kw_meta(w, "process_labels", w->pid, 0, "labels", "CPU", 0);
   kw_meta(w, "process_sort_index", w->pid, 0, "sort_index", NULL, w->pid);
@@ -589,9 +581,9 @@ int mprof__export_kineto(FILE *f, const mprof_diagnosis *const *traces,
     char name[48];
     snprintf(name, sizeof name, "ProfilerStep#%llu",
              (unsigned long long)steps[i].number);
-    mprof__fields a = kw_complete(&w, "user_annotation", name, w.pid,
-                                  steps[i].thread, steps[i].start,
-                                  steps[i].end);
+    mprof__fields a =
+        kw_complete(&w, "user_annotation", name, w.pid, steps[i].thread,
+                    steps[i].start, steps[i].end);
     mprof__fields_u64(&a, "External id", w.external_ids++);
     fputs("}}", f);
   }
