@@ -1,7 +1,7 @@
 /*
  * mprof export — write traces for Perfetto (its protobuf format),
- * chrome://tracing (Trace Event Format JSON), speedscope, or an SQLite database
- * with Nsight Systems' table names.
+ * chrome://tracing (Trace Event Format JSON), speedscope, an SQLite database
+ * with Nsight Systems' table names, or Kineto JSON (torch.profiler's).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -22,6 +22,8 @@ static int parse_format(const char *name, unsigned *format) {
     *format = MPROF_EXPORT_SPEEDSCOPE;
   else if (strcmp(name, "sqlite") == 0)
     *format = MPROF_EXPORT_SQLITE;
+  else if (strcmp(name, "kineto") == 0)
+    *format = MPROF_EXPORT_KINETO;
   else
     return -1;
   return 0;
@@ -58,7 +60,7 @@ int cmd_export(int argc, char **argv) {
       const char *name = arg[1] == 'f' ? value : arg[8] ? arg + 9 : value;
       if (!name || parse_format(name, &eo.format) != 0)
         status = cli_usage_error("export", "--format takes perfetto, chrome, "
-                                           "speedscope or sqlite");
+                                           "speedscope, sqlite or kineto");
       if (name == value)
         i++;
     } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
@@ -145,6 +147,10 @@ int cmd_export(int argc, char **argv) {
       printf("mprof export: wrote %s: %zu kernel profile%s, %zu sampled "
              "instructions (open it at https://www.speedscope.app)\n",
              output, rep.profiles, rep.profiles == 1 ? "" : "s", rep.events);
+    else if (!quiet && eo.format == MPROF_EXPORT_KINETO)
+      printf("mprof export: wrote %s: %zu trace events (Kineto JSON: open "
+             "it with Holistic Trace Analysis or TensorBoard)\n",
+             output, rep.events);
     else if (!quiet && eo.format == MPROF_EXPORT_PERFETTO)
       printf("mprof export: wrote %s: %zu track events (open it at "
              "https://ui.perfetto.dev)\n",

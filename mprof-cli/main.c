@@ -255,10 +255,10 @@ static const cli_command commands[] = {
      "when any trace is.\n",
      cmd_merge},
     {"export",
-     "write traces for Perfetto, chrome://tracing, speedscope or "
-     "SQLite",
+     "write traces for Perfetto, chrome://tracing, speedscope, "
+     "SQLite or Kineto",
      "usage: mprof export TRACE... -o FILE [--format "
-     "perfetto|chrome|speedscope|sqlite]\n"
+     "perfetto|chrome|speedscope|sqlite|kineto]\n"
      "                    [--kernel NAME|REGEX] [--sidecar FILE|--no-sidecar]\n"
      "                    [-q]\n"
      "\n"
@@ -286,9 +286,15 @@ static const cli_command commands[] = {
      "queries written for 'nsys export --type sqlite' run on it; PC samples,\n"
      "SASS, PM samples, spans and the diagnosis go in MPROF_* tables.\n"
      "\n"
+     "kineto writes one process's trace as torch.profiler's Kineto JSON, for\n"
+     "Holistic Trace Analysis: kernels, copies, runtime calls with their\n"
+     "correlation ids, deviceProperties, distributedInfo (the rank) and\n"
+     "ProfilerStep#N spans from NVTX ranges named like 'step N', else from\n"
+     "the repeating launch pattern.\n"
+     "\n"
      "  -o FILE         output (written whole, then renamed into place; an\n"
      "                  existing FILE is replaced)\n"
-     "  --format F      perfetto, chrome, speedscope or sqlite\n"
+     "  --format F      perfetto, chrome, speedscope, sqlite or kineto\n"
      "  --kernel PAT    only kernels whose name is PAT, else matches the\n"
      "                  extended regular expression PAT\n"
      "  --sidecar F     SASS and source lines from F (one trace only);\n"

@@ -32,7 +32,7 @@ file_options="-o --output --sidecar --render --nvdisasm --cuobjdump"
   echo '  done'
   echo '  case $prev in'
   printf '    %s) COMPREPLY=($(compgen -f -- "$cur")); return ;;\n' "$(echo $file_options | tr ' ' '|')"
-  echo '    --format) COMPREPLY=($(compgen -W "perfetto chrome speedscope" -- "$cur")); return ;;'
+  echo '    --format) COMPREPLY=($(compgen -W "perfetto chrome speedscope sqlite kineto" -- "$cur")); return ;;'
   echo '    --tab|-t) COMPREPLY=($(compgen -W "trace summary hotspots flame raster mega density activity" -- "$cur")); return ;;'
   echo '    --pc-mode) COMPREPLY=($(compgen -W "continuous serialized off" -- "$cur")); return ;;'
   echo '    --rows) COMPREPLY=($(compgen -W "sm block warp" -- "$cur")); return ;;'
@@ -85,7 +85,7 @@ file_options="-o --output --sidecar --render --nvdisasm --cuobjdump"
   echo "    help) _describe -t commands 'mprof command' commands; return ;;"
   echo '  esac'
   echo '  case ${words[CURRENT-1]} in'
-  echo "    --format) compadd perfetto chrome speedscope; return ;;"
+  echo "    --format) compadd perfetto chrome speedscope sqlite kineto; return ;;"
   echo "    --tab|-t) compadd trace summary hotspots flame raster mega density activity; return ;;"
   echo "    --pc-mode) compadd continuous serialized off; return ;;"
   echo "    --rows) compadd sm block warp; return ;;"

@@ -27,7 +27,7 @@ expect 0 "usage: mprof export TRACE" "$mprof" export --help
 expect 0 "export .*speedscope" "$mprof" help
 expect 2 "no trace given" "$mprof" export -o "$tmp/x.json"
 expect 2 "no output file given" "$mprof" export "$samples/gemm.mprof"
-expect 2 "--format takes perfetto, chrome, speedscope or sqlite" "$mprof" export "$samples/gemm.mprof" --format pprof -o "$tmp/x.json"
+expect 2 "--format takes perfetto, chrome, speedscope, sqlite or kineto" "$mprof" export "$samples/gemm.mprof" --format pprof -o "$tmp/x.json"
 expect 2 "unknown option '--frob'" "$mprof" export "$samples/gemm.mprof" --frob
 expect 2 "no kernel matches 'nothing_like_this'" "$mprof" export "$samples/gemm.mprof" -k nothing_like_this -o "$tmp/x.json"
 expect 2 "cannot open" "$mprof" export "$tmp/missing.mprof" -o "$tmp/x.json"

@@ -16,7 +16,9 @@
  *  - an SQLite database with Nsight Systems' table and column names for
  *    kernels, copies, memsets, API calls, NVTX ranges and GPUs, and tables
  *    of mprof's own for PC samples, SASS, PM samples, spans and the
- *    diagnosis, so that queries written for nsys exports run on it.
+ *    diagnosis, so that queries written for nsys exports run on it;
+ *  - Kineto's JSON (torch.profiler's traces), one process's, with
+ *    ProfilerStep#N spans, for Holistic Trace Analysis.
  *
  * All take a set of diagnosed traces (one per process of a multi-process
  * run): each trace becomes a process of its own, and all share one time
@@ -52,7 +54,12 @@ typedef enum mprof_export_format {
   /** Perfetto's native protobuf trace (TracePackets with TrackDescriptors
    * and TrackEvents, interned strings; docs/EXPORT.md), which
    * ui.perfetto.dev and Perfetto's trace processor open. */
-  MPROF_EXPORT_PERFETTO = 3
+  MPROF_EXPORT_PERFETTO = 3,
+  /** Kineto's JSON, as torch.profiler writes it (docs/EXPORT.md): kernels,
+   * copies, runtime calls with correlation ids, deviceProperties,
+   * distributedInfo and ProfilerStep#N spans, for Holistic Trace Analysis.
+   * One process's trace only: else MPROF_EINVAL. */
+  MPROF_EXPORT_KINETO = 4
 } mprof_export_format;
 
 /* Version 2 appended progress and progress_userdata. */

@@ -1,8 +1,8 @@
 /*
  * mprof — the exports: the entry points and the kernel selection. The
  * writers are in export_trace_events.c (Trace Event JSON),
- * export_perfetto.c (Perfetto protobuf), export_speedscope.c and
- * export_sqlite.c.
+ * export_perfetto.c (Perfetto protobuf), export_kineto.c (Kineto JSON),
+ * export_speedscope.c and export_sqlite.c.
  *
  * The layout of both files, and why, is in docs/EXPORT.md.
  *
@@ -101,7 +101,7 @@ static int options_read(mprof_export_options *out,
   *out = defaults;
   memcpy(out, opts, mprof__version_size(&export_options, opts->version));
   out->version = MPROF_EXPORT_OPTIONS_VERSION;
-  if (out->format > MPROF_EXPORT_PERFETTO)
+  if (out->format > MPROF_EXPORT_KINETO)
     return mprof__error_set(MPROF_EINVAL, "export: unknown format %u",
                             out->format);
   return MPROF_OK;
@@ -144,6 +144,8 @@ int mprof_export_write(FILE *out, const mprof_diagnosis *const *traces,
                                   opts->kernel != NULL, &rep);
   else if (opts->format == MPROF_EXPORT_PERFETTO)
     rc = mprof__export_perfetto(out, traces, count, &sel, &rep.events);
+  else if (opts->format == MPROF_EXPORT_KINETO)
+    rc = mprof__export_kineto(out, traces, count, &sel, &rep.events);
   else
     rc = mprof__export_trace_events(out, traces, count, &sel, &rep.events);
   selection_free(&sel);

@@ -38,6 +38,12 @@ int mprof__export_perfetto(FILE *f, const mprof_diagnosis *const *traces,
                            size_t count, const mprof__export_selection *sel,
                            size_t *events);
 
+/* Kineto's JSON (torch.profiler), export_kineto.c: one trace of one
+ * process; @p events receives the number of events written. */
+int mprof__export_kineto(FILE *f, const mprof_diagnosis *const *traces,
+                         size_t count, const mprof__export_selection *sel,
+                         size_t *events);
+
 /* speedscope, export_speedscope.c. */
 int mprof__export_speedscope(FILE *f, const mprof_diagnosis *const *traces,
                              size_t count, const mprof__export_selection *sel,

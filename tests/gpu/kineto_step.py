@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A few steps of a small PyTorch training loop, for tests/gpu/kineto.sh.
+
+Each measured step runs inside an NVTX range "step N" (what mprof's Kineto
+export turns into ProfilerStep#N); with --torch-trace FILE the same steps
+also run under torch.profiler, which writes its Kineto trace to FILE and
+names them ProfilerStep#N itself. Warm-up steps run first, outside both.
+
+Usage: kineto_step.py [--steps N] [--warmup W] [--torch-trace FILE]
+"""
+import argparse
+
+import torch
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--torch-trace", metavar="FILE")
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    torch.backends.cudnn.benchmark = False
+    dev = torch.device("cuda")
+    model = torch.nn.Sequential(
+        torch.nn.Linear(512, 1024), torch.nn.GELU(),
+        torch.nn.LayerNorm(1024), torch.nn.Linear(1024, 256)).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    x = torch.randn(64, 512, device=dev)
+    y = torch.randn(64, 256, device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+
+    for _ in range(args.warmup):
+        step()
+    torch.cuda.synchronize()
+
+    def measured(prof=None):
+        for i in range(args.steps):
+            torch.cuda.nvtx.range_push("step %d" % i)
+            step()
+            torch.cuda.synchronize()
+            torch.cuda.nvtx.range_pop()
+            if prof is not None:
+                prof.step()
+
+    if args.torch_trace:
+        acts = [torch.profiler.ProfilerActivity.CPU,
+                torch.profiler.ProfilerActivity.CUDA]
+        with torch.profiler.profile(activities=acts) as prof:
+            measured(prof)
+        prof.export_chrome_trace(args.torch_trace)
+    else:
+        measured()
+
+
+if __name__ == "__main__":
+    main()
