@@ -13,6 +13,7 @@
 #include <mprof/export.h>
 #include <mprof/format.h>
 #include <mprof/join.h>
+#include <mprof/lines.h>
 #include <mprof/mkprof.h>
 #include <mprof/names.h>
 #include <mprof/ranges.h>

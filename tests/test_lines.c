@@ -1,0 +1,406 @@
+/*
+ * mprof tests — per-line analysis (lines.h) on real nvcc output:
+ * tests/data/lines/lines_kernels.cubin (-lineinfo, code in two files,
+ * inlined two deep; the command that made it is in lines_kernels.cu), in a
+ * trace with PC samples planted at known offsets. Lines are found by the
+ * "@name" markers of the sources, so the expectations do not come from
+ * the code under test.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "analysis_util.h"
+
+#include "mprof/mprof.h"
+
+#define LINES_CRC 0x11e5ull
+#define CU "/build/lines/lines_kernels.cu"
+#define CUH "/build/lines/lines_math.cuh"
+#define INLINE_K "_Z12lines_inlinePfPKfi"
+#define SCALE_K "_Z11lines_scalePfPKfi"
+#define SQUARE "_Z9lm_squaref"
+#define POLY "_Z7lm_polyf"
+
+/* The line of "// @marker" in tests/data/lines/@p file. */
+static uint32_t marker(const char *file, const char *name) {
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char path[4096], text[512], want[64];
+  snprintf(path, sizeof path, "%s/tests/data/lines/%s", root ? root : ".",
+           file);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  snprintf(want, sizeof want, "// @%s", name);
+  uint32_t n = 0, found = 0;
+  while (fgets(text, sizeof text, f)) {
+    n++;
+    char *at = strstr(text, want);
+    if (at && (at[strlen(want)] == '\n' || at[strlen(want)] == ' '))
+      found = n;
+  }
+  fclose(f);
+  assert_int_not_equal(found, 0);
+  return found;
+}
+
+static unsigned char *fixture_cubin(size_t *size) {
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/data/lines/lines_kernels.cubin",
+           root ? root : ".");
+  unsigned char *data = test_read_file(path, size);
+  assert_non_null(data);
+  return data;
+}
+
+typedef struct planted {
+  const char *kernel;
+  uint32_t offset, reason, samples;
+} planted;
+
+/* Reason 0 barrier, 6 long_scoreboard, 7 long_scoreboard_not_issued. */
+static const planted samples[] = {
+    {INLINE_K, 0x6b0, 6, 40}, /* lm_square via poly-first */
+    {INLINE_K, 0x6b0, 7, 30}, /* ... not issued: a subset */
+    {INLINE_K, 0x6c0, 6, 20}, /* lm_square via poly-second */
+    {INLINE_K, 0x6c0, 0, 5},
+    {INLINE_K, 0x6f0, 6, 10}, /* the call line of the kernel */
+    {INLINE_K, 0x010, 0, 5},  /* inline-index */
+    {SCALE_K, 0x80, 6, 8},
+    {"_Z7nocodev", 0x40, 6, 3},
+};
+
+/* A trace of the fixture's two kernels (and one whose code was not kept),
+ * sampled as planted, its cubin kept whole when @p keep_cubin. */
+static const char *write_trace(const char *name, int keep_cubin) {
+  const char *path = test_path(name);
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  uint32_t d = tt_device(w, 0);
+  const char *kernels[] = {INLINE_K, SCALE_K, "_Z7nocodev"};
+  for (size_t i = 0; i < 3; i++) {
+    mprof_kernel_record k;
+    memset(&k, 0, sizeof k);
+    k.mangled_name = mprof_writer_string(w, kernels[i]);
+    k.cubin_crc = i < 2 ? LINES_CRC : 0x999;
+    k.function_index = (uint32_t)(13 + i);
+    k.device = d;
+    assert_int_equal(mprof_writer_intern(w, NULL, MPROF_SECTION_KERNELS, &k),
+                     0);
+  }
+  static const struct {
+    uint32_t index;
+    const char *name;
+  } reasons[] = {
+      {0, REASON("barrier")},
+      {6, REASON("long_scoreboard")},
+      {7, REASON("long_scoreboard_not_issued")},
+  };
+  for (size_t r = 0; r < 3; r++) {
+    mprof_stall_reason_record sr = {d, reasons[r].index,
+                                    mprof_writer_string(w, reasons[r].name), 0};
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_STALL_REASONS, &sr), 0);
+  }
+  for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+    mprof_pc_sample_record pc;
+    memset(&pc, 0, sizeof pc);
+    int known = strcmp(samples[i].kernel, "_Z7nocodev") != 0;
+    pc.cubin_crc = known ? LINES_CRC : 0x999;
+    pc.function_name = mprof_writer_string(w, samples[i].kernel);
+    pc.function_index = 13;
+    pc.pc_offset = samples[i].offset;
+    pc.stall_reason = samples[i].reason;
+    pc.samples = samples[i].samples;
+    pc.device = d;
+    assert_int_equal(
+        mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc), 0);
+  }
+  size_t size;
+  unsigned char *cubin = fixture_cubin(&size);
+  mprof_cubin_record cr = {
+      LINES_CRC, 0, 0,
+      size,      d, keep_cubin ? MPROF_CUBIN_KEPT_WHOLE : MPROF_CUBIN_OMITTED};
+  assert_int_equal(mprof_writer_cubin(w, &cr, keep_cubin ? cubin : NULL,
+                                      keep_cubin ? size : 0),
+                   0);
+  free(cubin);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  return path;
+}
+
+typedef struct fixture {
+  mprof_trace *trace;
+  mprof_join *join;
+  mprof_lines *lines;
+} fixture;
+
+static void open_kernel(fixture *fx, const char *path, const char *kernel) {
+  assert_int_equal(mprof_trace_open(&fx->trace, path, NULL), 0);
+  assert_int_equal(mprof_join_build(&fx->join, fx->trace, NULL), 0);
+  uint32_t k = mprof_join_find_kernel(fx->join, kernel, MPROF_INDEX_NONE);
+  assert_int_not_equal(k, MPROF_INDEX_NONE);
+  assert_int_equal(mprof_lines_build(&fx->lines, fx->join, k, NULL), 0);
+}
+
+static void close_kernel(fixture *fx) {
+  mprof_lines_free(fx->lines);
+  mprof_join_free(fx->join);
+  mprof_trace_free(fx->trace);
+}
+
+static uint64_t reason_samples(const mprof_join *join,
+                               const mprof_line_stats *line, const char *name) {
+  for (size_t r = 0; r < line->reason_count; r++) {
+    const mprof_reason_samples *rs = mprof_line_reason(line, r);
+    if (strcmp(mprof_join_reason(join, rs->reason)->name, name) == 0)
+      return rs->samples;
+  }
+  return 0;
+}
+
+static void test_cubin_frames(void **state) {
+  (void)state;
+  size_t size;
+  unsigned char *data = fixture_cubin(&size);
+  mprof_sass_cubin *c;
+  assert_int_equal(mprof_sass_cubin_open(&c, data, size, "fixture"), 0);
+  free(data);
+  const mprof_sass_function *fn = mprof_sass_cubin_find(c, INLINE_K);
+  assert_non_null(fn);
+  mprof_sass_frame frames[8];
+  /* lm_square's code, inlined into lm_poly at poly-first, inlined into
+   * the kernel at inline-call. */
+  assert_int_equal(mprof_sass_cubin_frames(c, fn, 0x6b0, frames, 8), 3);
+  assert_string_equal(frames[0].function, SQUARE);
+  assert_string_equal(frames[0].file, CUH);
+  assert_int_equal(frames[0].line, marker("lines_math.cuh", "square"));
+  assert_int_equal(frames[0].inlined, 1);
+  assert_string_equal(frames[1].function, POLY);
+  assert_int_equal(frames[1].line, marker("lines_math.cuh", "poly-first"));
+  assert_int_equal(frames[1].inlined, 1);
+  assert_string_equal(frames[2].function, INLINE_K);
+  assert_string_equal(frames[2].file, CU);
+  assert_int_equal(frames[2].line, marker("lines_kernels.cu", "inline-call"));
+  assert_int_equal(frames[2].inlined, 0);
+  /* The second call site of lm_square. */
+  assert_int_equal(mprof_sass_cubin_frames(c, fn, 0x6c0, frames, 8), 3);
+  assert_int_equal(frames[0].line, marker("lines_math.cuh", "square"));
+  assert_int_equal(frames[1].line, marker("lines_math.cuh", "poly-second"));
+  /* Kernel code: one frame; a capacity of 0 still counts. */
+  assert_int_equal(mprof_sass_cubin_frames(c, fn, 0x10, NULL, 0), 1);
+  assert_int_equal(mprof_sass_cubin_frames(c, fn, 0x10, frames, 1), 1);
+  assert_int_equal(frames[0].line, marker("lines_kernels.cu", "inline-index"));
+  assert_string_equal(frames[0].function, INLINE_K);
+  /* Past the end, and the plain kernel. */
+  assert_int_equal(mprof_sass_cubin_frames(c, fn, fn->size, frames, 8), 0);
+  const mprof_sass_function *scale = mprof_sass_cubin_find(c, SCALE_K);
+  assert_int_equal(mprof_sass_cubin_frames(c, scale, 0x80, frames, 8), 1);
+  assert_int_equal(frames[0].line, marker("lines_kernels.cu", "scale-store"));
+  mprof_sass_cubin_free(c);
+}
+
+static void test_lines_of_inlined_kernel(void **state) {
+  (void)state;
+  fixture fx;
+  open_kernel(&fx, write_trace("lines.mprof", 1), INLINE_K);
+  const mprof_lines *l = fx.lines;
+  assert_int_equal(mprof_lines_origin(l), MPROF_LINES_CUBIN);
+  assert_int_equal(mprof_lines_samples(l), 40 + 25 + 10 + 5);
+  /* The hottest line is lm_square's: both call sites, 65 samples, in the
+   * header, apart from the .cu file's line of the same number. */
+  const mprof_line_stats *hot = mprof_lines_at(l, 0);
+  uint32_t square = marker("lines_math.cuh", "square");
+  assert_string_equal(hot->file, CUH);
+  assert_int_equal(hot->line, square);
+  assert_int_equal(hot->samples, 65);
+  assert_int_equal(hot->not_issued, 30);
+  assert_true(hot->share > 0.8124 && hot->share < 0.8126);
+  assert_string_equal(hot->function, SQUARE);
+  assert_int_equal(reason_samples(fx.join, hot, "long_scoreboard"), 60);
+  assert_int_equal(reason_samples(fx.join, hot, "barrier"), 5);
+  assert_int_equal(mprof_lines_find(l, CU, square), MPROF_INDEX_NONE);
+  assert_int_equal(mprof_lines_find(l, CUH, square), 0);
+  /* Its instructions include both planted ones, in order. */
+  int has_6b0 = 0, has_6c0 = 0;
+  for (size_t i = 0; i < hot->instruction_count; i++) {
+    has_6b0 |= hot->offsets[i] == 0x6b0;
+    has_6c0 |= hot->offsets[i] == 0x6c0;
+    if (i)
+      assert_true(hot->offsets[i - 1] < hot->offsets[i]);
+  }
+  assert_true(has_6b0 && has_6c0);
+  /* The call line of the kernel, then inline-index. */
+  const mprof_line_stats *call = mprof_lines_at(l, 1);
+  assert_string_equal(call->file, CU);
+  assert_int_equal(call->line, marker("lines_kernels.cu", "inline-call"));
+  assert_int_equal(call->samples, 10);
+  const mprof_line_stats *index = mprof_lines_at(l, 2);
+  assert_int_equal(index->line, marker("lines_kernels.cu", "inline-index"));
+  assert_int_equal(index->samples, 5);
+  /* Two files, each line once, shares summing to 1, every instruction of
+   * the function (0xb00 bytes) on exactly one line. */
+  assert_int_equal(mprof_lines_file_count(l), 2);
+  assert_int_equal(mprof_lines_instruction_count(l), 0xb00 / 16);
+  double share = 0;
+  size_t insns = 0;
+  for (size_t i = 0; i < mprof_lines_count(l); i++) {
+    const mprof_line_stats *s = mprof_lines_at(l, i);
+    share += s->share;
+    insns += s->instruction_count;
+    assert_int_equal(mprof_lines_find(l, s->file, s->line), i);
+    if (i)
+      assert_true(mprof_lines_at(l, i - 1)->samples >= s->samples);
+  }
+  assert_true(share > 0.9999 && share < 1.0001);
+  assert_int_equal(insns, mprof_lines_instruction_count(l));
+  /* Each instruction knows its line and chain. */
+  const mprof_line_instruction *in = mprof_lines_instruction_find(l, 0x6c0);
+  assert_non_null(in);
+  assert_int_equal(in->line_index, 0);
+  assert_int_equal(in->samples, 25);
+  assert_non_null(in->pc);
+  assert_null(in->instruction); /* no sidecar: no SASS text */
+  assert_int_equal(in->frame_count, 3);
+  assert_int_equal(in->frames[1].line, marker("lines_math.cuh", "poly-second"));
+  assert_null(mprof_lines_instruction_find(l, 0x6c4));
+  /* Per function: lm_square's own 65, lm_poly none of its own but all of
+   * lm_square's, the kernel everything. */
+  assert_int_equal(mprof_lines_function_count(l), 3);
+  const mprof_inline_stats *f0 = mprof_lines_function_at(l, 0);
+  assert_string_equal(f0->function, SQUARE);
+  assert_string_equal(f0->demangled, "lm_square(float)");
+  assert_int_equal(f0->self, 65);
+  assert_int_equal(f0->total, 65);
+  assert_int_equal(f0->not_issued, 30);
+  const mprof_inline_stats *f1 = mprof_lines_function_at(l, 1);
+  assert_string_equal(f1->function, INLINE_K);
+  assert_int_equal(f1->self, 15);
+  assert_int_equal(f1->total, 80);
+  const mprof_inline_stats *f2 = mprof_lines_function_at(l, 2);
+  assert_string_equal(f2->function, POLY);
+  assert_int_equal(f2->self, 0);
+  assert_int_equal(f2->total, 65);
+  close_kernel(&fx);
+}
+
+static void test_lines_of_plain_kernel(void **state) {
+  (void)state;
+  fixture fx;
+  open_kernel(&fx, write_trace("lines-plain.mprof", 1), SCALE_K);
+  const mprof_lines *l = fx.lines;
+  assert_int_equal(mprof_lines_origin(l), MPROF_LINES_CUBIN);
+  const mprof_line_stats *hot = mprof_lines_at(l, 0);
+  assert_int_equal(hot->line, marker("lines_kernels.cu", "scale-store"));
+  assert_int_equal(hot->samples, 8);
+  assert_true(hot->share == 1.0);
+  assert_int_equal(mprof_lines_file_count(l), 1);
+  assert_int_equal(mprof_lines_function_count(l), 1);
+  assert_int_equal(mprof_lines_instruction_find(l, 0x80)->frame_count, 1);
+  close_kernel(&fx);
+}
+
+/* Without code, every sample is on line 0; the instructions are the
+ * sampled ones. */
+static void test_lines_without_code(void **state) {
+  (void)state;
+  fixture fx;
+  open_kernel(&fx, write_trace("lines-nocode.mprof", 0), INLINE_K);
+  const mprof_lines *l = fx.lines;
+  assert_int_equal(mprof_lines_origin(l), MPROF_LINES_NONE);
+  assert_int_equal(mprof_lines_count(l), 1);
+  const mprof_line_stats *only = mprof_lines_at(l, 0);
+  assert_int_equal(only->line, 0);
+  assert_string_equal(only->file, "");
+  assert_int_equal(only->samples, 80);
+  assert_int_equal(only->instruction_count, 4);
+  assert_int_equal(mprof_lines_instruction_find(l, 0x6b0)->frame_count, 0);
+  close_kernel(&fx);
+}
+
+/* A sidecar's source lines serve when the trace has no cubin. */
+static void test_lines_from_sidecar(void **state) {
+  (void)state;
+  mprof_sidecar *sc;
+  assert_int_equal(mprof_sidecar_new(&sc), 0);
+  mprof_sidecar_function fn;
+  memset(&fn, 0, sizeof fn);
+  fn.name = INLINE_K;
+  fn.demangled = "";
+  fn.sass_error = "";
+  fn.cubin_crc = LINES_CRC;
+  fn.size = 0xb00;
+  uint32_t index;
+  assert_int_equal(mprof_sidecar_add_function(sc, &index, &fn), 0);
+  const struct {
+    uint32_t offset, line;
+    const char *file;
+  } insns[] = {{0x10, 18, CU},
+               {0x6b0, 8, CUH},
+               {0x6c0, 8, CUH},
+               {0x6f0, 21, CU},
+               {0x700, 8, CU}};
+  for (size_t i = 0; i < 5; i++) {
+    mprof_sass_instruction in = {insns[i].offset,  insns[i].line, "", "FFMA",
+                                 "R1, R2, R3, R4", insns[i].file};
+    assert_int_equal(mprof_sidecar_add_instruction(sc, index, &in), 0);
+  }
+  fixture fx;
+  assert_int_equal(
+      mprof_trace_open(&fx.trace, write_trace("lines-sc.mprof", 0), NULL), 0);
+  mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;
+  jo.sidecar = sc;
+  assert_int_equal(mprof_join_build(&fx.join, fx.trace, &jo), 0);
+  uint32_t k = mprof_join_find_kernel(fx.join, INLINE_K, MPROF_INDEX_NONE);
+  assert_int_equal(mprof_lines_build(&fx.lines, fx.join, k, NULL), 0);
+  const mprof_lines *l = fx.lines;
+  assert_int_equal(mprof_lines_origin(l), MPROF_LINES_SIDECAR);
+  const mprof_line_stats *hot = mprof_lines_at(l, 0);
+  assert_string_equal(hot->file, CUH);
+  assert_int_equal(hot->line, 8);
+  assert_int_equal(hot->samples, 65);
+  /* Line 8 of the .cu file is another line, without samples. */
+  uint32_t cu8 = mprof_lines_find(l, CU, 8);
+  assert_int_not_equal(cu8, MPROF_INDEX_NONE);
+  assert_int_equal(mprof_lines_at(l, cu8)->samples, 0);
+  assert_int_equal(mprof_lines_at(l, cu8)->instruction_count, 1);
+  const mprof_line_instruction *in = mprof_lines_instruction_find(l, 0x6b0);
+  assert_non_null(in->instruction);
+  assert_string_equal(in->instruction->opcode, "FFMA");
+  assert_int_equal(in->frame_count, 1);
+  close_kernel(&fx);
+  mprof_sidecar_free(sc);
+}
+
+static void test_lines_errors(void **state) {
+  (void)state;
+  fixture fx;
+  assert_int_equal(
+      mprof_trace_open(&fx.trace, write_trace("lines-err.mprof", 1), NULL), 0);
+  assert_int_equal(mprof_join_build(&fx.join, fx.trace, NULL), 0);
+  mprof_lines *l = (mprof_lines *)0x1;
+  assert_int_equal(mprof_lines_build(&l, fx.join, 99, NULL), MPROF_EINVAL);
+  assert_null(l);
+  assert_non_null(strstr(mprof_error_last(), "no kernel 99"));
+  mprof_lines_options opts = MPROF_LINES_OPTIONS_INIT;
+  opts.version = 99;
+  assert_int_equal(mprof_lines_build(&l, fx.join, 0, &opts), MPROF_EVERSION);
+  assert_int_equal(mprof_lines_options_init(&opts, 1), 0);
+  assert_int_equal(mprof_lines_options_init(&opts, 7), MPROF_EVERSION);
+  assert_int_equal(mprof_lines_build(NULL, fx.join, 0, NULL), MPROF_EINVAL);
+  mprof_lines_free(NULL);
+  assert_null(mprof_lines_at(NULL, 0));
+  assert_int_equal(mprof_lines_count(NULL), 0);
+  mprof_join_free(fx.join);
+  mprof_trace_free(fx.trace);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cubin_frames),
+      cmocka_unit_test(test_lines_of_inlined_kernel),
+      cmocka_unit_test(test_lines_of_plain_kernel),
+      cmocka_unit_test(test_lines_without_code),
+      cmocka_unit_test(test_lines_from_sidecar),
+      cmocka_unit_test(test_lines_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
