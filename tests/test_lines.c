@@ -70,8 +70,7 @@ static const planted samples[] = {
 
 /* A trace of the fixture's two kernels (and one whose code was not kept),
  * sampled as planted, its cubin kept whole when @p keep_cubin. */
-static const char *write_trace(const char *name, int keep_cubin) {
-  const char *path = test_path(name);
+static const char *write_trace_at(const char *path, int keep_cubin) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   uint32_t d = tt_device(w, 0);
@@ -125,6 +124,10 @@ static const char *write_trace(const char *name, int keep_cubin) {
   free(cubin);
   assert_int_equal(mprof_writer_finish(w), 0);
   return path;
+}
+
+static const char *write_trace(const char *name, int keep_cubin) {
+  return write_trace_at(test_path(name), keep_cubin);
 }
 
 typedef struct fixture {
@@ -393,7 +396,13 @@ static void test_lines_errors(void **state) {
   mprof_trace_free(fx.trace);
 }
 
-int main(void) {
+/* test_lines --write-trace PATH [--no-cubin]: the planted trace, for the
+ * CLI tests (tests/cli/test_lines_cli.sh). */
+int main(int argc, char **argv) {
+  if (argc >= 3 && strcmp(argv[1], "--write-trace") == 0) {
+    write_trace_at(argv[2], !(argc > 3 && strcmp(argv[3], "--no-cubin") == 0));
+    return 0;
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cubin_frames),
       cmocka_unit_test(test_lines_of_inlined_kernel),

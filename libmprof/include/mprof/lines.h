@@ -18,10 +18,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "api.h"
+#include "diagnose.h"
 #include "join.h"
 #include "sass.h"
+#include "sources.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -166,6 +169,21 @@ mprof_lines_function_at(const mprof_lines *lines, size_t index);
 /** Reason @p index of @p fn's `reasons` (NULL out of range). */
 MPROF_API const mprof_reason_samples *
 mprof_inline_reason(const mprof_inline_stats *fn, size_t index);
+
+/**
+ * Write the hottest source lines of the sampled kernels of @p join that
+ * @p opts selects (`mprof summary --by-line`): per kernel (opts->kernel,
+ * at most opts->max_kernels, in the join's order) its opts->max_hot
+ * hottest lines with samples, each with its code (from @p sources; NULL:
+ * none), share, stall mix, sampled SASS instructions and, for inlined
+ * code, the call sites it was inlined at. XML and JSON follow
+ * docs/SUMMARY-SCHEMA.md ("mprof summary --by-line"); the text is for
+ * people. @p opts may be NULL (XML, 5 kernels, 5 lines).
+ * MPROF_ENOTFOUND when opts->kernel matches no kernel.
+ */
+MPROF_API int mprof_lines_write(FILE *out, const mprof_join *join,
+                                mprof_sources *sources,
+                                const mprof_report_options *opts);
 
 #ifdef __cplusplus
 }

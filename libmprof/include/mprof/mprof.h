@@ -21,6 +21,7 @@
 #include <mprof/sass.h>
 #include <mprof/sidecar.h>
 #include <mprof/source.h>
+#include <mprof/sources.h>
 #include <mprof/status.h>
 #include <mprof/throughput.h>
 #include <mprof/trace.h>
