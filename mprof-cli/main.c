@@ -19,6 +19,7 @@ static const cli_command commands[] = {
      "                    [--pc-period N] [--pc-buffer SIZE] [--kernel REGEX]\n"
      "                    [--pm on|off|both] [--pm-interval DURATION]\n"
      "                    [--no-sass] [--sass-now] [--drop-code] [-q]\n"
+     "                    [--no-source] [--source-root DIR|OLD=NEW]...\n"
      "                    -- CMD [ARGS]\n"
      "       mprof record source [OPTIONS] -- CMD [ARGS]\n"
      "       mprof record blocks [-o FILE] [--kernel REGEX [--memory]] -- CMD\n"
@@ -89,6 +90,14 @@ static const cli_command commands[] = {
      "  --sass-now      disassemble the sampled kernels before returning\n"
      "  --drop-code     once SASS is in FILE.pc.json, drop the captured code\n"
      "                  from the trace (cuBLAS alone is ~14 MB)\n"
+     "  --no-source     embed no source files. By default FILE keeps the\n"
+     "                  source files its sampled kernels' line tables name\n"
+     "                  (built with -lineinfo), compressed, so that FILE\n"
+     "                  copied alone shows its code; a file that cannot be\n"
+     "                  read is listed as missing\n"
+     "  --source-root DIR|OLD=NEW  where build paths are now: DIR is\n"
+     "                  searched for a path's trailing parts, OLD=NEW\n"
+     "                  replaces its leading folder OLD (repeatable)\n"
      "  -q, --quiet     no recap\n",
      cmd_record},
     {"doctor", "check that this machine can capture",
@@ -296,7 +305,8 @@ static const cli_command commands[] = {
      cmd_synth},
     {"sass", "attach SASS and source lines to a trace's PC sidecar",
      "usage: mprof sass [--rebuild] [--nvdisasm PATH] [--cuobjdump PATH]\n"
-     "                  [--no-disassembly] TRACE [FILE...]\n"
+     "                  [--no-disassembly] [--no-source]\n"
+     "                  [--source-root DIR|OLD=NEW]... TRACE [FILE...]\n"
      "\n"
      "Complete TRACE.pc.json, the sidecar that holds TRACE's PC samples per\n"
      "function and instruction, with SASS (from nvdisasm) and source lines\n"
@@ -309,7 +319,12 @@ static const cli_command commands[] = {
      "\n"
      "nvdisasm and cuobjdump are looked up in $MPROF_NVDISASM and\n"
      "$MPROF_CUOBJDUMP, PATH, $CUDA_HOME/bin and /usr/local/cuda/bin.\n"
-     "--no-disassembly keeps to samples and source lines.\n",
+     "--no-disassembly keeps to samples and source lines.\n"
+     "\n"
+     "Then the source files that the sampled kernels' line tables name are\n"
+     "embedded in TRACE (replacing those it had), as 'mprof record' does:\n"
+     "--source-root DIR|OLD=NEW says where build paths are now, a file not\n"
+     "found is listed as missing; --no-source leaves TRACE as it is.\n",
      cmd_sass},
     {"view", "open a trace in the viewer, or draw a view to PNG/SVG",
      "usage: mprof view TRACE... [--kernel NAME] [--tab TAB] [--sidecar FILE]\n"

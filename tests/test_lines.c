@@ -396,6 +396,198 @@ static void test_lines_errors(void **state) {
   mprof_trace_free(fx.trace);
 }
 
+/* ---- sources embedded in the trace ------------------------------------ */
+
+static const char *data_dir(void) {
+  static char dir[2048];
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  snprintf(dir, sizeof dir, "%.2000s/tests/data/lines", root ? root : ".");
+  return dir;
+}
+
+/* Line @p n of tests/data/lines/@p file, without its line break. */
+static void data_line(char *out, size_t size, const char *file, uint32_t n) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", data_dir(), file);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  for (uint32_t i = 0; i < n; i++)
+    assert_non_null(fgets(out, (int)size, f));
+  fclose(f);
+  out[strcspn(out, "\n")] = '\0';
+}
+
+static void embed(const char *trace, const char *root,
+                  mprof_sources_report *r) {
+  mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
+  so.roots = &root;
+  so.root_count = root ? 1 : 0;
+  assert_int_equal(mprof_sources_embed(trace, &so, r), 0);
+}
+
+static void check_embedded(const char *trace) {
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);
+  mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
+  so.flags = MPROF_SOURCES_NO_DISK; /* as on a machine without the files */
+  mprof_sources *s;
+  assert_int_equal(mprof_sources_open(&s, t, &so), 0);
+  assert_int_equal(mprof_sources_listed(s), 2);
+  const mprof_source_listing *cu = mprof_sources_listed_at(s, 0);
+  const mprof_source_listing *cuh = mprof_sources_listed_at(s, 1);
+  assert_string_equal(cu->path, CU);
+  assert_string_equal(cuh->path, CUH);
+  assert_null(mprof_sources_listed_at(s, 2));
+  size_t size = 0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/lines_math.cuh", data_dir());
+  unsigned char *bytes = test_read_file(path, &size);
+  assert_int_equal(cuh->state, MPROF_SOURCE_EMBEDDED);
+  assert_int_equal(cuh->size, size);
+  assert_int_equal(cuh->crc32c, mprof_crc32c(0, bytes, size));
+  free(bytes);
+  assert_int_equal(mprof_sources_state(s, CUH), MPROF_SOURCE_EMBEDDED);
+  assert_int_equal(mprof_sources_state(s, "/elsewhere/k.cu"),
+                   MPROF_SOURCE_UNKNOWN);
+  char want[512];
+  uint32_t square = marker("lines_math.cuh", "square");
+  data_line(want, sizeof want, "lines_math.cuh", square);
+  size_t len;
+  const char *text = mprof_sources_line(s, CUH, square, &len);
+  assert_non_null(text);
+  assert_int_equal(len, strlen(want));
+  assert_memory_equal(text, want, len);
+  uint32_t call = marker("lines_kernels.cu", "inline-call");
+  data_line(want, sizeof want, "lines_kernels.cu", call);
+  text = mprof_sources_line(s, CU, call, &len);
+  assert_non_null(text);
+  assert_memory_equal(text, want, len);
+  assert_null(mprof_sources_line(s, CU, 100000, &len));
+  assert_null(mprof_sources_line(s, CU, 0, &len));
+  mprof_sources_free(s);
+  mprof_trace_free(t);
+}
+
+static void test_sources_embedded(void **state) {
+  (void)state;
+  const char *trace = write_trace("lines-embed.mprof", 1);
+  mprof_sources_report r = MPROF_SOURCES_REPORT_INIT;
+  embed(trace, data_dir(), &r);
+  assert_int_equal(r.files, 2);
+  assert_int_equal(r.embedded, 2);
+  assert_int_equal(r.missing, 0);
+  assert_true(r.text_bytes > 1000);
+  assert_true(r.stored_bytes < r.text_bytes); /* zlib */
+  check_embedded(trace);
+  /* A rewrite (record's sort, --drop-code) keeps them. */
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);
+  const char *copy = test_path("lines-embed-copy.mprof");
+  assert_int_equal(mprof_trace_rewrite(t, copy, MPROF_REWRITE_SORT_LAUNCHES),
+                   0);
+  mprof_trace_free(t);
+  check_embedded(copy);
+  /* Embedding again replaces them: one SOURCES section, same files. */
+  embed(trace, data_dir(), &r);
+  check_embedded(trace);
+}
+
+/* Files not found are listed as missing, with no text, never invented. */
+static void test_sources_missing(void **state) {
+  (void)state;
+  const char *trace = write_trace("lines-missing.mprof", 1);
+  mprof_sources_report r = MPROF_SOURCES_REPORT_INIT;
+  embed(trace, "/nonexistent-root", &r);
+  assert_int_equal(r.files, 2);
+  assert_int_equal(r.embedded, 0);
+  assert_int_equal(r.missing, 2);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, trace, NULL), 0);
+  mprof_sources *s;
+  assert_int_equal(mprof_sources_open(&s, t, NULL), 0);
+  assert_int_equal(mprof_sources_listed(s), 2);
+  assert_int_equal(mprof_sources_listed_at(s, 0)->state, MPROF_SOURCE_MISSING);
+  assert_int_equal(mprof_sources_listed_at(s, 0)->size, 0);
+  assert_int_equal(mprof_sources_state(s, CUH), MPROF_SOURCE_MISSING);
+  assert_null(mprof_sources_line(s, CUH, 8, NULL));
+  mprof_sources_free(s);
+  /* Found on disk later, through a root: read from there. */
+  const char *root = data_dir();
+  mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
+  so.roots = &root;
+  so.root_count = 1;
+  assert_int_equal(mprof_sources_open(&s, t, &so), 0);
+  assert_int_equal(mprof_sources_state(s, CUH), MPROF_SOURCE_DISK);
+  assert_non_null(mprof_sources_line(s, CUH, 8, NULL));
+  mprof_sources_free(s);
+  mprof_trace_free(t);
+  /* A trace without sampled code gets no section. */
+  const char *bare = write_trace("lines-bare.mprof", 0);
+  embed(bare, data_dir(), &r);
+  assert_int_equal(r.files, 0);
+  assert_int_equal(mprof_trace_open(&t, bare, NULL), 0);
+  size_t n;
+  assert_null(mprof_trace_section(t, MPROF_SECTION_SOURCES, &n));
+  mprof_trace_free(t);
+}
+
+/* Root mappings: OLD=NEW replaces a whole leading folder; DIR finds the
+ * trailing parts. */
+static void test_sources_roots(void **state) {
+  (void)state;
+  char map[4200];
+  snprintf(map, sizeof map, "/build/lines=%s", data_dir());
+  const char *roots[] = {"/build/line=/nowhere", map};
+  mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
+  so.roots = roots;
+  so.root_count = 2;
+  mprof_sources *s;
+  assert_int_equal(mprof_sources_open(&s, NULL, &so), 0);
+  assert_int_equal(mprof_sources_state(s, CU), MPROF_SOURCE_DISK);
+  assert_int_equal(mprof_sources_state(s, "/build/linesx/lines_kernels.cu"),
+                   MPROF_SOURCE_UNKNOWN);
+  assert_int_equal(mprof_sources_line_count(s, CUH), 14);
+  mprof_sources_free(s);
+  so.version = 42;
+  assert_int_equal(mprof_sources_open(&s, NULL, &so), MPROF_EVERSION);
+  assert_int_equal(mprof_sources_embed("/nonexistent.mprof", NULL, NULL),
+                   MPROF_ENOTFOUND);
+}
+
+/* A damaged SOURCES entry is refused at open, naming the section, the
+ * byte and what is wrong. */
+static void test_sources_damaged(void **state) {
+  (void)state;
+  const char *trace = write_trace("lines-damaged.mprof", 1);
+  mprof_sources_report r = MPROF_SOURCES_REPORT_INIT;
+  embed(trace, data_dir(), &r);
+  size_t size;
+  unsigned char *file = test_read_file(trace, &size);
+  mprof_file_header *h = (mprof_file_header *)file;
+  mprof_section_entry *dir =
+      (mprof_section_entry *)(file + h->directory_offset);
+  mprof_section_entry *e = NULL;
+  for (uint32_t i = 0; i < h->section_count; i++)
+    if (dir[i].type == MPROF_SECTION_SOURCES)
+      e = &dir[i];
+  assert_non_null(e);
+  mprof_source_entry *first = (mprof_source_entry *)(file + e->offset);
+  first->state = 9;
+  e->checksum = mprof_crc32c(0, file + e->offset, (size_t)e->length);
+  h->directory_checksum = mprof_crc32c(0, dir, h->section_count * sizeof *dir);
+  h->header_checksum = mprof_crc32c(0, h, 40);
+  const char *bad = test_path("lines-damaged-2.mprof");
+  FILE *f = fopen(bad, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(file, 1, size, f), size);
+  fclose(f);
+  free(file);
+  mprof_trace *t;
+  assert_int_equal(mprof_trace_open(&t, bad, NULL), MPROF_EFORMAT);
+  assert_non_null(strstr(mprof_error_last(), "SOURCES"));
+  assert_non_null(strstr(mprof_error_last(), "entry 0: its state is unknown"));
+}
+
 /* test_lines --write-trace PATH [--no-cubin]: the planted trace, for the
  * CLI tests (tests/cli/test_lines_cli.sh). */
 int main(int argc, char **argv) {
@@ -410,6 +602,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_lines_without_code),
       cmocka_unit_test(test_lines_from_sidecar),
       cmocka_unit_test(test_lines_errors),
+      cmocka_unit_test(test_sources_embedded),
+      cmocka_unit_test(test_sources_missing),
+      cmocka_unit_test(test_sources_roots),
+      cmocka_unit_test(test_sources_damaged),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

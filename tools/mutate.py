@@ -148,10 +148,10 @@ class Library:
         objs = [objects.get(rel, e["object"])
                 for rel, e in sorted(self.entries.items())]
         compiler = next(iter(self.entries.values()))["args"][0]
-        libs = subprocess.run(["pkg-config", "--libs", "json-c", "libelf"],
+        libs = subprocess.run(["pkg-config", "--libs", "json-c", "libelf", "zlib"],
                               capture_output=True, text=True)
         if libs.returncode:
-            sys.exit("mutate: pkg-config --libs json-c libelf failed")
+            sys.exit("mutate: pkg-config --libs json-c libelf zlib failed")
         args = ([compiler, "-shared", "-fPIC", "-Wl,-soname,libmprof.so.0",
                  "-Wl,--no-undefined", "-o", out] + objs +
                 shlex.split(libs.stdout) + ["-lpthread", "-lm", "-lstdc++"])

@@ -72,7 +72,41 @@ assert abs(sum(l["share"] for l in k["hot_lines"]) - 1.0) < 1e-3
 assert ks["nocodev"]["lines_from"] == "none" and ks["nocodev"]["hot_lines"][0]["line"] == 0
 PY
 
+# --- sources embedded in the trace -----------------------------------------
+# mprof sass embeds the files the sampled code's line tables name; --no-source
+# leaves the trace as it was; a file not found is listed as missing.
+cp "$tmp/t.mprof" "$tmp/e.mprof"
+"$mprof" sass --no-source "$tmp/e.mprof" >/dev/null 2>"$tmp/err" || fail "sass --no-source exited $?"
+grep -q "source file" "$tmp/err" && fail "sass --no-source embedded: $(cat "$tmp/err")"
+expect 0 "" "$mprof" info "$tmp/e.mprof"
+grep -q "^sources" "$tmp/out" && fail "--no-source left a SOURCES section: $(grep sources "$tmp/out")"
+"$mprof" sass "$tmp/e.mprof" >/dev/null 2>"$tmp/err" || fail "sass exited $?"
+grep -q "0 source files embedded (0 B, 0 B stored); 2 missing: /build/lines/lines_kernels.cu /build/lines/lines_math.cuh (--source-root DIR maps build paths)" "$tmp/err" ||
+  fail "sass does not list the missing files: $(cat "$tmp/err")"
+expect 0 "(missing when the trace was recorded: /build/lines/lines_math.cuh)" "$mprof" summary "$tmp/e.mprof" --by-line --human
+# With the sources in a checkout elsewhere, then moved away: the trace
+# copied alone still shows its code.
+# (DIR is searched for the build path's trailing parts: checkout/lines/...)
+mkdir -p "$tmp/checkout/lines" "$tmp/alone"
+cp "$data/lines_kernels.cu" "$data/lines_math.cuh" "$tmp/checkout/lines/"
+"$mprof" sass --source-root "$tmp/checkout" "$tmp/e.mprof" >/dev/null 2>"$tmp/err" || fail "sass --source-root exited $?"
+grep -q "2 source files embedded" "$tmp/err" || fail "sass did not embed: $(cat "$tmp/err")"
+rm -rf "$tmp/checkout"
+cp "$tmp/e.mprof" "$tmp/alone/moved.mprof"
+expect 0 "sources    2 files embedded (.*), 0 missing" "$mprof" info "$tmp/alone/moved.mprof"
+expect 0 "^ *$square │   return x \* x + 1.0f; // @square" "$mprof" summary "$tmp/alone/moved.mprof" --by-line --human
+"$mprof" summary "$tmp/alone/moved.mprof" --by-line >"$tmp/moved.xml" || fail "summary of the moved trace exited $?"
+grep -q 'source="embedded" code="  return x \* x + 1.0f; // @square"' "$tmp/moved.xml" ||
+  fail "the moved trace's XML lacks the embedded code: $(grep 'rank="1"' "$tmp/moved.xml")"
+# A damaged trace is one line and exit 2.
+head -c 2000 "$tmp/alone/moved.mprof" >"$tmp/cut.mprof"
+expect_one_line 2 "cut.mprof" "$mprof" summary "$tmp/cut.mprof" --by-line
+
 # --- usage errors ---------------------------------------------------------
+expect_one_line 2 "--source-root needs a folder" "$mprof" sass --source-root
+expect_one_line 2 "--source-root needs a folder" "$mprof" record --source-root
+expect 0 "no-source" "$mprof" record --help
+expect 0 "no-source" "$mprof" sass --help
 expect_one_line 2 "--source-root goes with --by-line" "$mprof" summary "$tmp/t.mprof" --source-root "$data"
 expect_one_line 2 "--source-root needs a folder" "$mprof" summary "$tmp/t.mprof" --by-line --source-root
 expect_one_line 2 "--by-line takes --kernel" "$mprof" summary "$tmp/t.mprof" --by-line --by-range

@@ -92,6 +92,55 @@ MPROF_API const char *mprof_sources_line(mprof_sources *sources,
 MPROF_API uint32_t mprof_sources_line_count(mprof_sources *sources,
                                             const char *path);
 
+/** A file the trace lists (SOURCES): embedded or missing at record time. */
+typedef struct mprof_source_listing {
+  const char *path; /**< as the line table names it; owned by the trace */
+  uint32_t state;   /**< MPROF_SOURCE_EMBEDDED or MPROF_SOURCE_MISSING */
+  uint32_t crc32c;  /**< CRC-32C of its text (0 when missing) */
+  uint64_t size;    /**< bytes of its text (0 when missing) */
+  uint64_t stored;  /**< bytes it takes in the trace, compressed */
+  MPROF_GROWABLE_TAIL
+} mprof_source_listing;
+
+/** Files the trace of @p sources lists (0 without a trace or SOURCES). */
+MPROF_API size_t mprof_sources_listed(const mprof_sources *sources);
+
+/** Listed file @p index, in the order stored (paths sorted); NULL out of
+ * range. Owned by @p sources. */
+MPROF_API const mprof_source_listing *
+mprof_sources_listed_at(const mprof_sources *sources, size_t index);
+
+#define MPROF_SOURCES_REPORT_VERSION 1
+
+/** What mprof_sources_embed() did. The caller owns it. */
+typedef struct mprof_sources_report {
+  unsigned version;      /**< MPROF_SOURCES_REPORT_VERSION, set by the caller */
+  size_t files;          /**< files the sampled kernels' line tables name */
+  size_t embedded;       /**< ... read and embedded */
+  size_t missing;        /**< ... not readable: listed as missing */
+  uint64_t text_bytes;   /**< bytes of the embedded files */
+  uint64_t stored_bytes; /**< what they take in the trace (zlib) */
+  MPROF_GROWABLE_TAIL
+} mprof_sources_report;
+
+#define MPROF_SOURCES_REPORT_INIT                                              \
+  { MPROF_SOURCES_REPORT_VERSION, 0, 0, 0, 0, 0 }
+
+/**
+ * Embed in the finished trace at @p trace_path the source files named by
+ * the line tables of its sampled functions (their cubins in CUBINS; the
+ * call sites of inlined code included), found on disk as
+ * mprof_sources_open() finds them (@p opts: roots; MPROF_SOURCES_NO_DISK
+ * is ignored), each with its path, size and CRC-32C, compressed with zlib
+ * when that makes it smaller, in the section SOURCES (docs/FORMAT.md),
+ * replacing the one the trace had. A file that cannot be read is listed as
+ * missing, with no text. A trace without sampled code gets no section (an
+ * old one is removed). @p opts and @p report may be NULL.
+ */
+MPROF_API int mprof_sources_embed(const char *trace_path,
+                                  const mprof_sources_options *opts,
+                                  mprof_sources_report *report);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,6 +41,9 @@ struct mprof_sources {
   size_t root_count;
   source_file *files;
   size_t count, capacity;
+  mprof_source_listing *listed; /* the trace's SOURCES entries */
+  size_t listed_count;
+  char *listed_paths;
 };
 
 /* ---- reading a file ----------------------------------------------------- */
@@ -133,6 +136,11 @@ int mprof_sources_open(mprof_sources **out, const mprof_trace *trace,
   if (!s)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
   s->trace = trace;
+  if (trace && mprof__sources_list(trace, &s->listed, &s->listed_count,
+                                   &s->listed_paths) != 0) {
+    mprof_sources_free(s);
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  }
   if (opts) {
     s->flags = opts->flags;
     if (opts->root_count) {
@@ -167,6 +175,8 @@ void mprof_sources_free(mprof_sources *sources) {
   for (size_t i = 0; i < sources->root_count; i++)
     free(sources->roots[i]);
   free(sources->roots);
+  free(sources->listed);
+  free(sources->listed_paths);
   free(sources);
 }
 
@@ -250,11 +260,12 @@ const char *mprof_sources_line(mprof_sources *sources, const char *path,
   return f->text + start;
 }
 
-char *mprof__sources_embedded(const mprof_trace *trace, const char *path,
-                              size_t *size, int *listed) {
-  (void)trace;
-  (void)path;
-  *size = 0;
-  *listed = 0;
-  return NULL;
+size_t mprof_sources_listed(const mprof_sources *sources) {
+  return sources ? sources->listed_count : 0;
+}
+
+const mprof_source_listing *
+mprof_sources_listed_at(const mprof_sources *sources, size_t index) {
+  return sources && index < sources->listed_count ? &sources->listed[index]
+                                                  : NULL;
 }

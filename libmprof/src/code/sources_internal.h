@@ -29,4 +29,12 @@ char *mprof__sources_find(const char *path, const char *const *roots,
 char *mprof__sources_embedded(const mprof_trace *trace, const char *path,
                               size_t *size, int *listed);
 
+/* The SOURCES entries of @p trace: *out (caller frees) gets @p count
+ * listings whose paths are in *paths (caller frees); none: NULL and 0.
+ * MPROF_ENOMEM. */
+struct mprof_source_listing;
+int mprof__sources_list(const mprof_trace *trace,
+                        struct mprof_source_listing **out, size_t *count,
+                        char **paths);
+
 #endif /* MPROF_SOURCES_INTERNAL_H */

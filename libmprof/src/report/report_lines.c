@@ -102,10 +102,11 @@ static void insn_fields(mprof__fields *o, const void *ctx, size_t i) {
   char text[512];
   mprof__fields_hex(o, "offset", in->offset);
   mprof__fields_u64(o, "samples", in->samples);
-  mprof__fields_str(o, "sass",
-                    in->instruction ? mprof_sass_instruction_text(
-                                          text, sizeof text, in->instruction)
-                                    : NULL);
+  mprof__fields_str(
+      o, "sass",
+      in->instruction && *in->instruction->opcode
+          ? mprof_sass_instruction_text(text, sizeof text, in->instruction)
+          : NULL);
   if (in->pc && in->pc->reason_count) {
     const mprof_reason_samples *top = mprof_pc_stats_reason(in->pc, 0);
     const mprof_stall_reason *r = mprof_join_reason(c->v->join, top->reason);
@@ -252,11 +253,11 @@ static void text_kernel(FILE *f, const lines_view *v, const mprof__style *st,
       const mprof_line_instruction *in = insns[k];
       char sass[512];
       mprof_format_count(a, sizeof a, in->samples);
-      fprintf(f, "        %s%06x%s %8s  %s\n", st->dim, in->offset, st->reset,
-              a,
-              in->instruction ? mprof_sass_instruction_text(sass, sizeof sass,
-                                                            in->instruction)
-                              : "(no SASS text: run mprof sass)");
+      fprintf(
+          f, "        %s%06x%s %8s  %s\n", st->dim, in->offset, st->reset, a,
+          in->instruction && *in->instruction->opcode
+              ? mprof_sass_instruction_text(sass, sizeof sass, in->instruction)
+              : "(no SASS text: mprof sass adds it where nvdisasm is)");
     }
     if (n > TEXT_INSTRUCTIONS)
       fprintf(f, "        %s(%zu more sampled instructions)%s\n", st->dim,
