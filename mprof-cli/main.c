@@ -340,7 +340,7 @@ static const cli_command commands[] = {
      "Open TRACE (a .mprof, or a .mkprof) in the GTK viewer (mprof-gtk, next\n"
      "to mprof) on the Summary of its dominant kernel, or of NAME (mangled\n"
      "or demangled name, or the start of it). Tabs: trace, summary,\n"
-     "hotspots, flame, raster, mega, density, activity.\n"
+     "hotspots, flame, raster, mega, density, activity, source.\n"
      "\n"
      "Several traces, a directory or a quoted glob are one run (one trace\n"
      "per process, or a `record blocks` trace with a `record` trace of the\n"

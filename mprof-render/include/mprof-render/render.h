@@ -51,6 +51,9 @@ typedef enum mprof_render_tab {
   MPROF_RENDER_MEGA = 5,     /**< the Megakernels grammar: SM bands, rows */
   MPROF_RENDER_DENSITY = 6,  /**< per-SM activity heatmap over time */
   MPROF_RENDER_ACTIVITY = 7, /**< spans by SM, block or warp, by depth */
+  /** A kernel's source lines: share of samples, stall mix, SASS under the
+   * hot ones (libmprof's lines.h). */
+  MPROF_RENDER_SOURCE = 8,
   MPROF_RENDER_TAB_COUNT
 } mprof_render_tab;
 
