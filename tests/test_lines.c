@@ -366,8 +366,16 @@ static void test_sources_embedded(void **state) {
   const char *copy = test_path("lines-embed-copy.mprof");
   assert_int_equal(mprof_trace_rewrite(t, copy, MPROF_REWRITE_SORT_LAUNCHES),
                    0);
-  mprof_trace_free(t);
   check_embedded(copy);
+  /* So does a merge of a run's traces: each file once. */
+  mprof_trace *other;
+  assert_int_equal(mprof_trace_open(&other, copy, NULL), 0);
+  const mprof_trace *both[2] = {t, other};
+  const char *merged = test_path("lines-embed-merged.mprof");
+  assert_int_equal(mprof_trace_merge(both, 2, merged), 0);
+  mprof_trace_free(other);
+  mprof_trace_free(t);
+  check_embedded(merged);
   /* Embedding again replaces them: one SOURCES section, same files. */
   embed(trace, data_dir(), &r);
   check_embedded(trace);
