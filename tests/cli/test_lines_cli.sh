@@ -5,11 +5,12 @@
 # inline chain, lines of two files kept apart, --source-root in both forms,
 # a kernel without a line table saying so, well-formed XML and JSON, and
 # one-line usage errors.
-# usage: test_lines_cli.sh MPROF TMPDIR TEST_LINES SOURCE_DIR
+# usage: test_lines_cli.sh MPROF TMPDIR TEST_LINES SOURCE_DIR JSON_SCHEMA_CHECK
 mprof=$1
 tmp=${2:-/tmp}/lines-cli.$$
 test_lines=$3
 src=$4
+schema_check=$5
 . "$(dirname "$0")/common.sh"
 
 need xmllint libxml2-utils
@@ -53,6 +54,8 @@ grep -q "<line rank=\"1\" file=\"/build/lines/lines_math.cuh\" line=\"$square\" 
 grep -q 'source="disk" code="  return x \* x + 1.0f; // @square"' "$tmp/l.xml" || fail "XML lacks the code"
 grep -q "<inlined_at function=\"_Z7lm_polyf\" file=\"/build/lines/lines_math.cuh\" line=\"$first\"/>" "$tmp/l.xml" || fail "XML lacks inlined_at"
 "$mprof" summary "$tmp/t.mprof" --by-line --json --all --source-root "$data" >"$tmp/l.json" || fail "summary --by-line --json exited $?"
+"$schema_check" "$src/docs/lines.schema.json" "$tmp/l.json" 2>"$tmp/jsonerr" ||
+  fail "--by-line JSON does not match docs/lines.schema.json: $(cat "$tmp/jsonerr")"
 python3 - "$tmp/l.json" "$square" <<'PY' || fail "--by-line JSON: wrong content"
 import json, sys
 d = json.load(open(sys.argv[1]))
