@@ -371,5 +371,26 @@ static void hit_test(const mprof_render_model *model,
   free(rows);
 }
 
+void mprof_render_view_open_source_tab(mprof_render_view *view,
+                                       const mprof_render_model *model,
+                                       double height) {
+  src_page p;
+  if (!view || !rs_kernel(model, view->kernel) ||
+      !page_of(model, view->kernel, &p))
+    return;
+  const mprof_line_stats *hot = mprof_lines_at(p.lines, 0);
+  size_t count;
+  src_row *rows = page_rows(&p, &count);
+  double y = 0;
+  for (size_t i = 0; rows && i < count; i++)
+    if (!rows[i].in && !rows[i].more && rows[i].stats == hot) {
+      y = (double)i * ROW;
+      break;
+    }
+  free(rows);
+  double visible = height - TOP;
+  view->scroll_y = y + ROW > visible / 2 ? fmax(0, y - visible / 4) : 0;
+}
+
 const rs_tab_view rs_source_tab = {
     .draw = draw, .hit = hit_test, .content = content};

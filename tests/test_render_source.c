@@ -109,6 +109,18 @@ static void test_source_tab_hot_line(void **state) {
   const mprof_render_kernel *k = mprof_render_kernel_at(m, v.kernel);
   assert_int_equal(k->pcs[hit.pc].offset, 0x6b0);
   fix_free(&img);
+  /* Opened in a short view, the tab scrolls the hottest line to a quarter
+   * of its height; in a tall one it stays at the top. */
+  mprof_render_view_open_source_tab(&v, m, H);
+  assert_true(v.scroll_y == 0);
+  int short_h = 200;
+  mprof_render_view_open_source_tab(&v, m, short_h);
+  double visible = short_h - TOP;
+  assert_true(fabs(v.scroll_y - (ROW * (square - 1) - visible / 4)) < 0.5);
+  img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, short_h);
+  int shown_y = (int)(TOP + visible / 4) + ROW / 2;
+  assert_int_equal(fix_pixel(&img, W - 20, shown_y), HOT_ROW);
+  fix_free(&img);
   mprof_render_model_free(m);
 }
 

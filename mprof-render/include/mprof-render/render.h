@@ -386,6 +386,15 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
                                  const mprof_render_model *model);
 
 /**
+ * The first look at the Source tab: scrolled so that the kernel's hottest
+ * line sits a quarter of the way down a view @p height px tall (no scroll
+ * when it is already in the top half).
+ */
+void mprof_render_view_open_source_tab(mprof_render_view *view,
+                                       const mprof_render_model *model,
+                                       double height);
+
+/**
  * The first look at a span tab, in the viewer and in `mprof view` alike:
  * unless @p keep_kernel (the user named the kernel), view->kernel moves to
  * mprof_render_span_kernel() (a kernel that has spans); then the view is
