@@ -50,18 +50,19 @@ unsigned char *fixture_cubin(size_t *size) {
 typedef struct planted {
   const char *kernel;
   uint32_t offset, reason, samples;
+  uint32_t correlation; /* the launch of lines_inline (1 or 2) */
 } planted;
 
 /* Reason 0 barrier, 6 long_scoreboard, 7 long_scoreboard_not_issued. */
 static const planted samples[] = {
-    {INLINE_K, 0x6b0, 6, 40}, /* lm_square via poly-first */
-    {INLINE_K, 0x6b0, 7, 30}, /* ... not issued: a subset */
-    {INLINE_K, 0x6c0, 6, 20}, /* lm_square via poly-second */
-    {INLINE_K, 0x6c0, 0, 5},
-    {INLINE_K, 0x6f0, 6, 10}, /* the call line of the kernel */
-    {INLINE_K, 0x010, 0, 5},  /* inline-index */
-    {SCALE_K, 0x80, 6, 8},
-    {"_Z7nocodev", 0x40, 6, 3},
+    {INLINE_K, 0x6b0, 6, 40, 1}, /* lm_square via poly-first */
+    {INLINE_K, 0x6b0, 7, 30, 1}, /* ... not issued: a subset */
+    {INLINE_K, 0x6c0, 6, 20, 2}, /* lm_square via poly-second */
+    {INLINE_K, 0x6c0, 0, 5, 2},
+    {INLINE_K, 0x6f0, 6, 10, 2}, /* the call line of the kernel */
+    {INLINE_K, 0x010, 0, 5, 1},  /* inline-index */
+    {SCALE_K, 0x80, 6, 8, 0},
+    {"_Z7nocodev", 0x40, 6, 3, 0},
 };
 
 /* A trace of the fixture's two kernels (and one whose code was not kept),
@@ -71,14 +72,44 @@ const char *write_trace_at(const char *path, int keep_cubin) {
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   uint32_t d = tt_device(w, 0);
   const char *kernels[] = {INLINE_K, SCALE_K, "_Z7nocodev"};
+  const char *demangled[] = {"lines_inline(float*, float const*, int)",
+                             "lines_scale(float*, float const*, int)",
+                             "nocode()"};
   for (size_t i = 0; i < 3; i++) {
     mprof_kernel_record k;
     memset(&k, 0, sizeof k);
     k.mangled_name = mprof_writer_string(w, kernels[i]);
+    k.demangled_name = mprof_writer_string(w, demangled[i]);
     k.cubin_crc = i < 2 ? LINES_CRC : 0x999;
     k.function_index = (uint32_t)(13 + i);
     k.device = d;
     assert_int_equal(mprof_writer_intern(w, NULL, MPROF_SECTION_KERNELS, &k),
+                     0);
+  }
+  /* Two launches of lines_inline, correlation ids 1 and 2, on one
+   * stream: each has its own samples (as --pc-mode serialized). */
+  mprof_stream_record st = {d, 1, 7, 0};
+  uint32_t stream;
+  assert_int_equal(mprof_writer_intern(w, &stream, MPROF_SECTION_STREAMS, &st),
+                   0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = 0;
+  sh.grid[0] = sh.grid[1] = sh.grid[2] = 1;
+  sh.block[0] = 128;
+  sh.block[1] = sh.block[2] = 1;
+  uint32_t shape;
+  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
+                   0);
+  for (uint32_t i = 0; i < 2; i++) {
+    mprof_launch_record l;
+    memset(&l, 0, sizeof l);
+    l.start = 1000000 + 10000 * i;
+    l.end = l.start + 5000;
+    l.shape = shape;
+    l.stream = stream;
+    l.correlation_id = i + 1;
+    assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l),
                      0);
   }
   static const struct {
@@ -106,6 +137,7 @@ const char *write_trace_at(const char *path, int keep_cubin) {
     pc.stall_reason = samples[i].reason;
     pc.samples = samples[i].samples;
     pc.device = d;
+    pc.correlation_id = samples[i].correlation;
     assert_int_equal(
         mprof_writer_append(w, NULL, MPROF_SECTION_PC_SAMPLES, &pc), 0);
   }

@@ -261,6 +261,60 @@ static void test_lines_from_sidecar(void **state) {
   mprof_sidecar_free(sc);
 }
 
+/* One launch's samples (--pc-mode serialized: by correlation id): launch
+ * 0 has lm_square's first call site and inline-index, launch 1 its second
+ * call site and the call line. */
+static void test_lines_of_one_launch(void **state) {
+  (void)state;
+  fixture fx;
+  open_kernel(&fx, write_trace("lines-launch.mprof", 1), INLINE_K);
+  uint32_t k = mprof_join_find_kernel(fx.join, INLINE_K, MPROF_INDEX_NONE);
+  assert_int_equal(mprof_join_launch_kernel(fx.join, 0), k);
+  mprof_lines_options opts = MPROF_LINES_OPTIONS_INIT;
+  assert_int_equal(opts.launch, MPROF_INDEX_NONE);
+  uint32_t square = marker("lines_math.cuh", "square");
+  opts.launch = 0;
+  mprof_lines *l0;
+  assert_int_equal(mprof_lines_build(&l0, fx.join, k, &opts), 0);
+  assert_int_equal(mprof_lines_samples(l0), 45);
+  const mprof_line_stats *hot = mprof_lines_at(l0, 0);
+  assert_int_equal(hot->line, square);
+  assert_int_equal(hot->samples, 40);
+  assert_int_equal(hot->not_issued, 30);
+  assert_int_equal(reason_samples(fx.join, hot, "long_scoreboard"), 40);
+  assert_int_equal(mprof_lines_at(l0, 1)->line,
+                   marker("lines_kernels.cu", "inline-index"));
+  assert_int_equal(mprof_lines_instruction_find(l0, 0x6b0)->samples, 40);
+  assert_null(mprof_lines_instruction_find(l0, 0x6c0)->pc);
+  mprof_lines_free(l0);
+  opts.launch = 1;
+  mprof_lines *l1;
+  assert_int_equal(mprof_lines_build(&l1, fx.join, k, &opts), 0);
+  assert_int_equal(mprof_lines_samples(l1), 35);
+  hot = mprof_lines_at(l1, 0);
+  assert_int_equal(hot->line, square);
+  assert_int_equal(hot->samples, 25);
+  assert_int_equal(reason_samples(fx.join, hot, "barrier"), 5);
+  const mprof_line_instruction *in = mprof_lines_instruction_find(l1, 0x6c0);
+  assert_int_equal(in->frames[1].line, marker("lines_math.cuh", "poly-second"));
+  assert_int_equal(mprof_lines_at(l1, 1)->line,
+                   marker("lines_kernels.cu", "inline-call"));
+  mprof_lines_free(l1);
+  /* A launch of another kernel is refused; version 1 options mean every
+   * launch. */
+  uint32_t scale = mprof_join_find_kernel(fx.join, SCALE_K, MPROF_INDEX_NONE);
+  opts.launch = 0;
+  mprof_lines *bad = NULL;
+  assert_int_equal(mprof_lines_build(&bad, fx.join, scale, &opts),
+                   MPROF_EINVAL);
+  assert_non_null(strstr(mprof_error_last(), "launch 0 is not a launch of"));
+  opts.version = 1;
+  assert_int_equal(mprof_lines_build(&bad, fx.join, k, &opts), 0);
+  assert_int_equal(mprof_lines_samples(bad), 80);
+  mprof_lines_free(bad);
+  close_kernel(&fx);
+}
+
 static void test_lines_errors(void **state) {
   (void)state;
   fixture fx;
@@ -490,6 +544,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_lines_of_plain_kernel),
       cmocka_unit_test(test_lines_without_code),
       cmocka_unit_test(test_lines_from_sidecar),
+      cmocka_unit_test(test_lines_of_one_launch),
       cmocka_unit_test(test_lines_errors),
       cmocka_unit_test(test_sources_embedded),
       cmocka_unit_test(test_sources_missing),

@@ -60,7 +60,7 @@ python3 - "$tmp/l.json" "$square" <<'PY' || fail "--by-line JSON: wrong content"
 import json, sys
 d = json.load(open(sys.argv[1]))
 ks = {k["short_name"]: k for k in d["kernels"]}
-assert set(ks) == {"lines_inline", "lines_scale", "nocodev"}, ks.keys()
+assert set(ks) == {"lines_inline", "lines_scale", "nocode"}, ks.keys()
 k = ks["lines_inline"]
 assert k["lines_from"] == "cubin" and k["samples"] == 80, k
 hot = k["hot_lines"][0]
@@ -72,7 +72,7 @@ assert [f["function"] for f in hot["inlined_at"]] == ["_Z7lm_polyf", "_Z12lines_
 # Lines of the two files are apart, and the shares of the shown lines add up.
 assert len({(l["file"], l["line"]) for l in k["hot_lines"]}) == len(k["hot_lines"])
 assert abs(sum(l["share"] for l in k["hot_lines"]) - 1.0) < 1e-3
-assert ks["nocodev"]["lines_from"] == "none" and ks["nocodev"]["hot_lines"][0]["line"] == 0
+assert ks["nocode"]["lines_from"] == "none" and ks["nocode"]["hot_lines"][0]["line"] == 0
 PY
 
 # --- sources embedded in the trace -----------------------------------------

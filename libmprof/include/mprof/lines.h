@@ -32,16 +32,22 @@ extern "C" {
 
 typedef struct mprof_lines mprof_lines;
 
-#define MPROF_LINES_OPTIONS_VERSION 1
+/* Version 2 appended launch. */
+#define MPROF_LINES_OPTIONS_VERSION 2
 
 typedef struct mprof_lines_options {
   unsigned version; /**< MPROF_LINES_OPTIONS_VERSION */
   unsigned flags;   /**< none yet: 0 */
+  /* Version 2: */
+  /** Only the samples of this launch (an index into LAUNCHES, of the
+   * kernel): those whose correlation id is its own, as `record --pc-mode
+   * serialized` records them. MPROF_INDEX_NONE: every launch. */
+  uint32_t launch;
   MPROF_GROWABLE_TAIL
 } mprof_lines_options;
 
 #define MPROF_LINES_OPTIONS_INIT                                               \
-  { MPROF_LINES_OPTIONS_VERSION, 0 }
+  { MPROF_LINES_OPTIONS_VERSION, 0, MPROF_INDEX_NONE }
 
 /** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
  */

@@ -20,7 +20,8 @@
 #include "mprof/status.h"
 
 MPROF__VERSIONS(lines_options, "lines options",
-                MPROF__END_OF(mprof_lines_options, flags));
+                MPROF__END_OF(mprof_lines_options, flags),
+                MPROF__END_OF(mprof_lines_options, launch));
 
 int mprof_lines_options_init(mprof_lines_options *opts, unsigned version) {
   mprof_lines_options init = MPROF_LINES_OPTIONS_INIT;
@@ -41,8 +42,9 @@ struct mprof_lines {
   size_t insn_count;
   mprof_inline_stats *fns; /* by self samples */
   size_t fn_count;
-  mprof_sass_cubin *cubin; /* owns the frames' strings; may be NULL */
-  mprof__arena arena;      /* frames, offsets, reasons, names */
+  mprof_sass_cubin *cubin;    /* owns the frames' strings; may be NULL */
+  mprof_pc_stats *launch_pcs; /* one launch's samples per instruction */
+  mprof__arena arena;         /* frames, offsets, reasons, names */
 };
 
 /* ---- building ----------------------------------------------------------- */
@@ -81,7 +83,7 @@ static int by_offset(const void *a, const void *b) {
 static uint32_t *list_offsets(const mprof_sass_cubin *cubin,
                               const mprof_sass_function *cfn,
                               const mprof_sidecar_function *sfn,
-                              const mprof_join *join, size_t kernel,
+                              const mprof_pc_stats *const *pc, size_t pcs,
                               size_t *count) {
   size_t cap = 0, n = 0;
   uint32_t *out = NULL;
@@ -98,12 +100,10 @@ static uint32_t *list_offsets(const mprof_sass_cubin *cubin,
       goto fail;
     out[n++] = sfn->instructions[i].offset;
   }
-  size_t pcs;
-  mprof_join_pcs(join, kernel, &pcs);
   for (size_t i = 0; i < pcs; i++) {
     if (MPROF__GROW(out, cap, n + 1))
       goto fail;
-    out[n++] = mprof_join_pc(join, kernel, i)->offset;
+    out[n++] = pc[i]->offset;
   }
   mprof__qsort(out, n, sizeof *out, by_offset);
   size_t u = 0;
@@ -230,6 +230,103 @@ static const mprof_reason_samples *reason_list(mprof_lines *l,
     }
   mprof__qsort(list, n, sizeof *list, by_samples_desc);
   return list;
+}
+
+/* The join's reason of the trace's stall reason @p index on @p device
+ * (reasons are joined by name), or MPROF_INDEX_NONE. */
+static uint32_t join_reason(const mprof_join *join, const mprof_trace *trace,
+                            uint32_t device, uint32_t index) {
+  size_t n;
+  const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(trace, &n);
+  for (size_t i = 0; i < n; i++) {
+    if (sr[i].device != device || sr[i].index != index)
+      continue;
+    const char *name =
+        mprof_stall_reason_short_name(mprof_trace_string(trace, sr[i].name));
+    for (size_t r = 0; r < mprof_join_reason_count(join); r++)
+      if (strcmp(mprof_join_reason(join, r)->name, name) == 0)
+        return (uint32_t)r;
+  }
+  return MPROF_INDEX_NONE;
+}
+
+static int by_pc_offset(const void *a, const void *b) {
+  const mprof_pc_stats *x = (const mprof_pc_stats *)a,
+                       *y = (const mprof_pc_stats *)b;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The samples of launch @p launch of kernel @p ks per instruction, summed
+ * from the trace's PC_SAMPLES of its correlation id and function, kept in
+ * l->launch_pcs; returns pointers to them (caller frees), NULL out of
+ * memory. */
+static const mprof_pc_stats **launch_samples(mprof_lines *l,
+                                             const mprof_join *join,
+                                             const mprof_kernel_stats *ks,
+                                             const mprof_sidecar_function *sfn,
+                                             uint32_t launch, size_t *count) {
+  const mprof_trace *trace = mprof_join_trace(join);
+  size_t n, launches;
+  const mprof_launch_record *lr = mprof_trace_launches(trace, &launches);
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(trace, &n);
+  uint32_t corr = launch < launches ? lr[launch].correlation_id : 0;
+  size_t reasons = mprof_join_reason_count(join), cap = 0, used = 0;
+  mprof_pc_stats *stats = NULL;
+  uint64_t *counts = NULL; /* per stats entry, per reason */
+  *count = 0;
+  for (size_t i = 0; corr && i < n; i++) {
+    if (pc[i].correlation_id != corr ||
+        strcmp(mprof_trace_string(trace, pc[i].function_name), ks->mangled))
+      continue;
+    uint32_t r = join_reason(join, trace, pc[i].device, pc[i].stall_reason);
+    if (r == MPROF_INDEX_NONE)
+      continue;
+    size_t at = 0;
+    while (at < used && stats[at].offset != pc[i].pc_offset)
+      at++;
+    if (at == used) {
+      size_t old = cap;
+      if (MPROF__GROW(stats, cap, used + 1))
+        goto fail;
+      uint64_t *grown =
+          (uint64_t *)realloc(counts, (cap * reasons + 1) * sizeof *counts);
+      if (!grown)
+        goto fail;
+      counts = grown;
+      memset(counts + old * reasons, 0, (cap - old) * reasons * sizeof *counts);
+      memset(&stats[used], 0, sizeof stats[used]);
+      stats[used].offset = pc[i].pc_offset;
+      stats[used].cubin_crc = pc[i].cubin_crc;
+      stats[used].function_index = pc[i].function_index;
+      stats[used].instruction =
+          sfn ? mprof_sidecar_instruction(sfn, pc[i].pc_offset) : NULL;
+      used++;
+    }
+    counts[at * reasons + r] += pc[i].samples;
+    if (mprof_join_reason(join, r)->not_issued)
+      stats[at].not_issued += pc[i].samples;
+    else
+      stats[at].samples += pc[i].samples;
+  }
+  for (size_t i = 0; i < used; i++) {
+    stats[i].reasons =
+        reason_list(l, counts + i * reasons, reasons, &stats[i].reason_count);
+    if (!stats[i].reasons)
+      goto fail;
+  }
+  mprof__qsort(stats, used, sizeof *stats, by_pc_offset);
+  free(counts);
+  l->launch_pcs = stats;
+  const mprof_pc_stats **out =
+      (const mprof_pc_stats **)calloc(used + 1, sizeof *out);
+  for (size_t i = 0; out && i < used; i++)
+    out[i] = &stats[i];
+  *count = out ? used : 0;
+  return out;
+fail:
+  free(stats);
+  free(counts);
+  return NULL;
 }
 
 static int by_heat(const void *a, const void *b) {
@@ -404,6 +501,8 @@ int mprof_lines_build(mprof_lines **out, const mprof_join *join, size_t kernel,
   *out = NULL;
   if (opts && mprof__version_size(&lines_options, opts->version) == 0)
     return MPROF_EVERSION;
+  uint32_t launch =
+      opts && opts->version >= 2 ? opts->launch : MPROF_INDEX_NONE;
   const mprof_kernel_stats *ks = mprof_join_kernel(join, kernel);
   if (!ks)
     return mprof__error_set(MPROF_EINVAL,
@@ -413,6 +512,12 @@ int mprof_lines_build(mprof_lines **out, const mprof_join *join, size_t kernel,
   mprof_lines *l = (mprof_lines *)calloc(1, sizeof *l);
   if (!l)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  if (launch != MPROF_INDEX_NONE &&
+      mprof_join_launch_kernel(join, launch) != (uint32_t)kernel)
+    return mprof__error_set(MPROF_EINVAL,
+                            "mprof_lines_build: launch %u is not a launch of "
+                            "kernel %zu (%s)",
+                            launch, kernel, ks->name);
   const mprof_sidecar_function *sfn = ks->function;
   const mprof_sass_function *cfn = NULL;
   l->cubin = open_cubin(mprof_join_trace(join),
@@ -431,8 +536,21 @@ int mprof_lines_build(mprof_lines **out, const mprof_join *join, size_t kernel,
   b.reason_count = mprof_join_reason_count(join);
   size_t *insn_line = NULL;
   int rc = MPROF_ENOMEM;
-  uint32_t *offsets =
-      list_offsets(l->cubin, cfn, sfn, join, kernel, &l->insn_count);
+  /* The samples: per instruction, of every launch (the join's) or of one
+   * launch (summed here from its PC_SAMPLES). */
+  const mprof_pc_stats **pc_list = NULL;
+  size_t pcs = 0;
+  uint32_t *offsets = NULL;
+  if (launch == MPROF_INDEX_NONE) {
+    mprof_join_pcs(join, kernel, &pcs);
+    pc_list = (const mprof_pc_stats **)calloc(pcs + 1, sizeof *pc_list);
+    for (size_t i = 0; pc_list && i < pcs; i++)
+      pc_list[i] = mprof_join_pc(join, kernel, i);
+  } else {
+    pc_list = launch_samples(l, join, ks, sfn, launch, &pcs);
+  }
+  if (pc_list)
+    offsets = list_offsets(l->cubin, cfn, sfn, pc_list, pcs, &l->insn_count);
   if (!offsets)
     goto done;
   l->insns =
@@ -449,11 +567,9 @@ int mprof_lines_build(mprof_lines **out, const mprof_join *join, size_t kernel,
   /* The samples: the join's per-instruction stats of this function's
    * cubin; a kernel sampled in several cubins keeps the others' on line
    * 0 (their code is not this code). */
-  size_t pcs;
-  mprof_join_pcs(join, kernel, &pcs);
   uint64_t crc = sfn && sfn->cubin_crc ? sfn->cubin_crc : ks->cubin_crc;
   for (size_t i = 0; i < pcs; i++) {
-    const mprof_pc_stats *pc = mprof_join_pc(join, kernel, i);
+    const mprof_pc_stats *pc = pc_list[i];
     size_t at;
     MPROF__LOWER_BOUND(at, l->insn_count, mid,
                        l->insns[mid].offset < pc->offset);
@@ -466,6 +582,7 @@ int mprof_lines_build(mprof_lines **out, const mprof_join *join, size_t kernel,
   if (rc == 0)
     rc = finish(&b, insn_line);
 done:
+  free(pc_list);
   free(offsets);
   free(insn_line);
   free(b.lines);
@@ -485,6 +602,7 @@ void mprof_lines_free(mprof_lines *lines) {
   free((void *)lines->files);
   free(lines->insns);
   free(lines->fns);
+  free(lines->launch_pcs);
   mprof_sass_cubin_free(lines->cubin);
   mprof__arena_free(&lines->arena);
   free(lines);
