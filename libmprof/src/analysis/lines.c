@@ -509,15 +509,15 @@ int mprof_lines_build(mprof_lines **out, const mprof_join *join, size_t kernel,
                             "mprof_lines_build: no kernel %zu (the join has "
                             "%zu)",
                             kernel, mprof_join_kernel_count(join));
-  mprof_lines *l = (mprof_lines *)calloc(1, sizeof *l);
-  if (!l)
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
   if (launch != MPROF_INDEX_NONE &&
       mprof_join_launch_kernel(join, launch) != (uint32_t)kernel)
     return mprof__error_set(MPROF_EINVAL,
                             "mprof_lines_build: launch %u is not a launch of "
                             "kernel %zu (%s)",
                             launch, kernel, ks->name);
+  mprof_lines *l = (mprof_lines *)calloc(1, sizeof *l);
+  if (!l)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
   const mprof_sidecar_function *sfn = ks->function;
   const mprof_sass_function *cfn = NULL;
   l->cubin = open_cubin(mprof_join_trace(join),
