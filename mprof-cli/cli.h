@@ -117,6 +117,14 @@ int cli_postprocess_ended(const char *trace, unsigned flags, long pid,
 /* "SIGKILL" for 9, ...; "a signal" for one without a name here. */
 const char *cli_signal_name(int signo);
 
+/* Embed the source files of @p trace's sampled code (mprof_sources_embed)
+ * with the --source-root mappings @p roots, and say what was embedded and
+ * what was missing (not with CLI_POST_QUIET). A failure is a warning: the
+ * trace stays as it was. Returns 0. */
+#define CLI_SOURCE_ROOTS_MAX 16
+int cli_embed_sources(const char *trace, const char *const *roots,
+                      size_t root_count, unsigned flags);
+
 /* `mprof record source` (cmd_source.c): set MPROF_SOURCE_OUTPUT to
  * PATTERN.source in the child; after the run merge TRACE.source into TRACE.
  * cli_source_merge returns 0 or an exit status. */

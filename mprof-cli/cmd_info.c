@@ -224,6 +224,32 @@ static void print_code(const mprof_trace *t) {
          n, n == 1 ? "" : "s", loaded_text, trimmed, whole, omitted, kept_text);
 }
 
+/* The source files the trace embeds (SOURCES), when it has any. */
+static void print_sources(const mprof_trace *t) {
+  mprof_sources *s = NULL;
+  if (mprof_sources_open(&s, t, NULL) != 0 || !mprof_sources_listed(s)) {
+    mprof_sources_free(s);
+    return;
+  }
+  size_t embedded = 0, missing = 0;
+  uint64_t text = 0, stored = 0;
+  for (size_t i = 0; i < mprof_sources_listed(s); i++) {
+    const mprof_source_listing *l = mprof_sources_listed_at(s, i);
+    if (l->state == MPROF_SOURCE_EMBEDDED)
+      embedded++;
+    else
+      missing++;
+    text += l->size;
+    stored += l->stored;
+  }
+  char a[32], b[32];
+  mprof_format_bytes(a, sizeof a, (double)text);
+  mprof_format_bytes(b, sizeof b, (double)stored);
+  printf("sources    %zu file%s embedded (%s, %s stored), %zu missing\n",
+         embedded, embedded == 1 ? "" : "s", a, b, missing);
+  mprof_sources_free(s);
+}
+
 static int info_one(const char *path) {
   mprof_trace *t;
   mprof_mkprof *mkprof;
@@ -284,11 +310,13 @@ static int info_one(const char *path) {
   for (uint32_t type = 1; type <= MPROF_SECTION_TYPE_MAX_; type++) {
     size_t count;
     mprof_trace_section(t, (mprof_section_type)type, &count);
-    if (count && type != MPROF_SECTION_STRINGS && type != MPROF_SECTION_BLOBS)
+    if (count && type != MPROF_SECTION_STRINGS && type != MPROF_SECTION_BLOBS &&
+        type != MPROF_SECTION_SOURCES)
       printf(" %s=%zu", mprof_section_name(type), count);
   }
   printf("\n");
   print_code(t);
+  print_sources(t);
 
   size_t kernel_count, shape_count, launch_count;
   const mprof_kernel_record *kernels = mprof_trace_kernels(t, &kernel_count);

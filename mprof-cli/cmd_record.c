@@ -44,6 +44,9 @@ typedef struct record_options {
   int source; /* `mprof record source`: also collect producers/source spans */
   int blocks; /* `mprof record blocks`: also record every block (sanitizer) */
   int memory; /* `record blocks --memory`: count global-memory accesses */
+  int no_source; /* --no-source: embed no source files */
+  const char *roots[CLI_SOURCE_ROOTS_MAX]; /* --source-root */
+  size_t root_count;
   char blocks_lib[PATH_MAX];
   char **command;
 } record_options;
@@ -262,6 +265,19 @@ static int parse_options(record_options *o, int argc, char **argv) {
       continue;
     } else if (strcmp(arg, "--memory") == 0) {
       o->memory = 1;
+      continue;
+    } else if (strcmp(arg, "--no-source") == 0) {
+      o->no_source = 1;
+      continue;
+    } else if (strcmp(arg, "--source-root") == 0) {
+      if (!value || !*value)
+        return cli_usage_error("record",
+                               "--source-root needs a folder (or OLD=NEW)");
+      if (o->root_count == CLI_SOURCE_ROOTS_MAX)
+        return cli_usage_error("record", "at most %d --source-root options",
+                               CLI_SOURCE_ROOTS_MAX);
+      o->roots[o->root_count++] = value;
+      i++;
       continue;
     } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
       o->quiet = 1;
@@ -818,6 +834,8 @@ static int collect(const process_entry *e, const record_options *o, pid_t child,
   int post = cli_postprocess_ended(e->path, post_flags(o), e->pid, killed_by);
   if (post == 0 && o->source)
     post = cli_source_merge(e->path, post_flags(o));
+  if (post == 0 && !o->no_source)
+    post = cli_embed_sources(e->path, o->roots, o->root_count, post_flags(o));
   if (post == 0)
     post = recap(e->path, o);
   if (cli_verbose())
@@ -1028,6 +1046,8 @@ static int record_run(const record_options *o, const char *producer,
                               WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     if (post == 0 && o->source)
       post = cli_source_merge(trace, post_flags(o));
+    if (post == 0 && !o->no_source)
+      post = cli_embed_sources(trace, o->roots, o->root_count, post_flags(o));
     if (post == 0)
       post = recap(trace, o);
     if (cli_verbose())

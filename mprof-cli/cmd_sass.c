@@ -78,7 +78,9 @@ static void print_summary(const char *sidecar_path, const mprof_sidecar *sc,
 
 int cmd_sass(int argc, char **argv) {
   mprof_sass_options opts = MPROF_SASS_OPTIONS_INIT;
-  int rebuild = 0, i = 1;
+  int rebuild = 0, i = 1, no_source = 0;
+  const char *roots[CLI_SOURCE_ROOTS_MAX];
+  size_t root_count = 0;
   for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
     if (strcmp(argv[i], "--") == 0) {
       i++;
@@ -86,6 +88,16 @@ int cmd_sass(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--rebuild") == 0) {
       rebuild = 1;
+    } else if (strcmp(argv[i], "--no-source") == 0) {
+      no_source = 1;
+    } else if (strcmp(argv[i], "--source-root") == 0) {
+      if (i + 1 >= argc || !*argv[i + 1])
+        return cli_usage_error("sass",
+                               "--source-root needs a folder (or OLD=NEW)");
+      if (root_count == CLI_SOURCE_ROOTS_MAX)
+        return cli_usage_error("sass", "at most %d --source-root options",
+                               CLI_SOURCE_ROOTS_MAX);
+      roots[root_count++] = argv[++i];
     } else if (strcmp(argv[i], "--no-disassembly") == 0) {
       opts.flags |= MPROF_SASS_NO_DISASSEMBLY;
     } else if (strcmp(argv[i], "--nvdisasm") == 0 ||
@@ -178,6 +190,10 @@ int cmd_sass(int argc, char **argv) {
     goto out;
   }
   print_summary(sidecar_path, sc, &report, trace_path);
+  /* The trace carries the code of its hot lines (a trace copied alone
+   * shows it); `mprof sass` again after --source-root replaces them. */
+  if (!no_source)
+    cli_embed_sources(trace_path, roots, root_count, 0);
 out:
   for (int k = 0; k < file_count; k++)
     mprof_sass_binary_free(bins[k]);

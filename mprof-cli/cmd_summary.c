@@ -17,6 +17,8 @@
 
 #define CLI_BRIEF_KERNELS 20 /* lines of the brief --human table */
 #define CLI_RANGES_SHOWN 20  /* ranges of --by-range without --top/--all */
+#define CLI_LINES_SHOWN 10   /* hot lines per kernel of --by-line */
+#define CLI_ROOTS_MAX 16     /* --source-root options */
 
 int cli_report_color(const char *when) {
   if (when && strcmp(when, "always") == 0)
@@ -155,6 +157,31 @@ static int summary_by_range(const cli_trace_set *set, const char *label,
   return rc ? cli_fail(rc) : CLI_EXIT_OK;
 }
 
+/* --by-line: the hottest source lines of the selected kernels, with
+ * their code from the trace or from disk (libmprof's lines.h). */
+static int summary_by_line(const cli_trace_set *set, const char *label,
+                           const char *sidecar, int no_sidecar,
+                           mprof_report_options *ro, const char *color,
+                           const char *const *roots, size_t root_count) {
+  cli_report_input in;
+  int status = cli_report_open(&in, set, label, sidecar, no_sidecar, 0);
+  if (status)
+    return status;
+  mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
+  so.roots = roots;
+  so.root_count = root_count;
+  mprof_sources *sources = NULL;
+  int rc = mprof_sources_open(&sources, in.trace, &so);
+  if (!rc) {
+    if (ro->format == MPROF_REPORT_TEXT && cli_report_color(color))
+      ro->flags |= MPROF_REPORT_COLOR;
+    rc = mprof_lines_write(stdout, in.join, sources, ro);
+  }
+  mprof_sources_free(sources);
+  cli_report_close(&in);
+  return rc ? cli_fail(rc) : CLI_EXIT_OK;
+}
+
 int cmd_summary(int argc, char **argv) {
   cli_trace_set set = {NULL, 0};
   int status = summary(argc, argv, &set);
@@ -165,7 +192,9 @@ int cmd_summary(int argc, char **argv) {
 static int summary(int argc, char **argv, cli_trace_set *set) {
   mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
   const char *sidecar = NULL, *color = "auto";
-  int no_sidecar = 0, detail = 0, args = 0, by_range = 0, status;
+  int no_sidecar = 0, detail = 0, args = 0, by_range = 0, by_line = 0, status;
+  const char *roots[CLI_ROOTS_MAX];
+  size_t root_count = 0;
   unsigned saw = 0;
   unsigned join_flags = 0;
   const char *label = NULL;
@@ -182,6 +211,17 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
       detail = 1;
     } else if (strcmp(arg, "--by-range") == 0) {
       by_range = 1;
+    } else if (strcmp(arg, "--by-line") == 0) {
+      by_line = 1;
+    } else if (strcmp(arg, "--source-root") == 0) {
+      if (!value || !*value)
+        return cli_usage_error("summary",
+                               "--source-root needs a folder (or OLD=NEW)");
+      if (root_count == CLI_ROOTS_MAX)
+        return cli_usage_error("summary", "at most %d --source-root options",
+                               CLI_ROOTS_MAX);
+      roots[root_count++] = value;
+      i++;
     } else if (strcmp(arg, "--sidecar") == 0) {
       if (!value)
         return cli_usage_error("summary", "--sidecar needs a file name");
@@ -213,6 +253,21 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
   if (no_sidecar && sidecar)
     return cli_usage_error("summary",
                            "--sidecar and --no-sidecar contradict each other");
+  if (root_count && !by_line)
+    return cli_usage_error("summary", "--source-root goes with --by-line");
+  if (by_line && (by_range || detail || join_flags))
+    return cli_usage_error("summary",
+                           "--by-line takes --kernel, --top N, --hot N, "
+                           "--all, --source-root, the sidecar options and "
+                           "the output format");
+  if (by_line) {
+    if (!(saw & CLI_SAW_TOP))
+      ro.max_kernels = saw & CLI_SAW_ALL ? (size_t)-1 : 1;
+    if (!(saw & CLI_SAW_HOT))
+      ro.max_hot = CLI_LINES_SHOWN;
+    return summary_by_line(set, label, sidecar, no_sidecar, &ro, color, roots,
+                           root_count);
+  }
   if (by_range) {
     if (detail || (saw & CLI_SAW_HOT) || sidecar || no_sidecar || join_flags)
       return cli_usage_error("summary",

@@ -183,7 +183,7 @@ static int render_file(const view_args *a) {
   if (a->tab && (tab = mprof_render_tab_parse(a->tab)) < 0)
     return cli_usage_error("view",
                            "unknown tab '%s' (trace, summary, hotspots, "
-                           "flame, raster, mega, density, activity)",
+                           "flame, raster, mega, density, activity, source)",
                            a->tab);
   int rows = 0, depth = 0;
   if (a->rows && (rows = mprof_render_activity_rows_parse(a->rows)) < 0)
@@ -233,6 +233,8 @@ static int render_file(const view_args *a) {
   }
   if (span_tab)
     mprof_render_view_open_span_tab(&view, model, a->kernel != NULL);
+  if (tab == MPROF_RENDER_SOURCE)
+    mprof_render_view_open_source_tab(&view, model, a->height);
   if (a->range) {
     double from, to;
     int why = parse_range(a->range, &from, &to);

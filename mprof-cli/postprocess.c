@@ -124,3 +124,47 @@ int cli_postprocess_ended(const char *trace_path, unsigned flags, long pid,
   }
   return 0;
 }
+
+int cli_embed_sources(const char *trace, const char *const *roots,
+                      size_t root_count, unsigned flags) {
+  mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
+  so.roots = roots;
+  so.root_count = root_count;
+  mprof_sources_report r = MPROF_SOURCES_REPORT_INIT;
+  int rc = mprof_sources_embed(trace, &so, &r);
+  if (rc) {
+    fprintf(stderr,
+            "mprof: warning: %s: the source files were not embedded: %s\n",
+            trace, mprof_error_last());
+    return 0;
+  }
+  if ((flags & CLI_POST_QUIET) || !r.files)
+    return 0;
+  char text[32], stored[32];
+  mprof_format_bytes(text, sizeof text, (double)r.text_bytes);
+  mprof_format_bytes(stored, sizeof stored, (double)r.stored_bytes);
+  fprintf(stderr, "mprof: %s: %zu source file%s embedded (%s, %s stored)",
+          trace, r.embedded, r.embedded == 1 ? "" : "s", text, stored);
+  if (r.missing) {
+    fprintf(stderr, "; %zu missing:", r.missing);
+    mprof_trace *t;
+    mprof_sources *s = NULL;
+    size_t shown = 0;
+    if (mprof_trace_open(&t, trace, NULL) == 0) {
+      if (mprof_sources_open(&s, t, NULL) == 0)
+        for (size_t i = 0; i < mprof_sources_listed(s); i++) {
+          const mprof_source_listing *l = mprof_sources_listed_at(s, i);
+          if (l->state != MPROF_SOURCE_MISSING || shown++ == 3)
+            continue;
+          fprintf(stderr, " %s", l->path);
+        }
+      mprof_sources_free(s);
+      mprof_trace_free(t);
+    }
+    if (shown > 3)
+      fprintf(stderr, " ...");
+    fprintf(stderr, " (--source-root DIR maps build paths)");
+  }
+  fputc('\n', stderr);
+  return 0;
+}

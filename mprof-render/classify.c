@@ -11,11 +11,11 @@
 #include "render_internal.h"
 
 static const char *const tab_keys[MPROF_RENDER_TAB_COUNT] = {
-    "trace",  "summary", "hotspots", "flame",
-    "raster", "mega",    "density",  "activity"};
+    "trace", "summary", "hotspots", "flame", "raster",
+    "mega",  "density", "activity", "source"};
 static const char *const tab_titles[MPROF_RENDER_TAB_COUNT] = {
-    "Trace",  "Summary", "Hotspots", "Flame",
-    "Raster", "Mega",    "Density",  "Activity"};
+    "Trace", "Summary", "Hotspots", "Flame", "Raster",
+    "Mega",  "Density", "Activity", "Source"};
 
 int mprof_render_tab_is_span(int tab) {
   return tab == MPROF_RENDER_MEGA || tab == MPROF_RENDER_DENSITY ||

@@ -26,7 +26,8 @@ static const rs_tab_view *const tab_views[MPROF_RENDER_TAB_COUNT] = {
     [MPROF_RENDER_RASTER] = &rs_lanes_tab,
     [MPROF_RENDER_MEGA] = &rs_mega_tab,
     [MPROF_RENDER_DENSITY] = &rs_density_tab,
-    [MPROF_RENDER_ACTIVITY] = &rs_activity_tab};
+    [MPROF_RENDER_ACTIVITY] = &rs_activity_tab,
+    [MPROF_RENDER_SOURCE] = &rs_source_tab};
 
 static const rs_tab_view *tab_view(int tab) {
   return tab >= 0 && tab < MPROF_RENDER_TAB_COUNT ? tab_views[tab] : NULL;

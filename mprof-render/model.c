@@ -396,7 +396,7 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
       m->process_start_ns = (int64_t)t;
   }
   if (build(m) || mprof_render__build_spans(m) ||
-      mprof_render__build_nesting(m)) {
+      mprof_render__build_nesting(m) || mprof_render__init_source(m)) {
     char message[1024];
     snprintf(message, sizeof message, "%s: %s", trace_path,
              mprof_render_error());
@@ -410,6 +410,7 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
 void mprof_render_model_free(mprof_render_model *m) {
   if (!m)
     return;
+  mprof_render__free_source(m);
   mprof_diagnosis_free(m->diagnosis);
   mprof_join_free(m->join);
   for (size_t i = 0; m->owned_names && i < m->kernel_count; i++)

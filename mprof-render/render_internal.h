@@ -16,6 +16,8 @@
 #include <mprof/diagnose.h>
 #include <mprof/names.h>
 #include <mprof/join.h>
+#include <mprof/lines.h>
+#include <mprof/sources.h>
 #include <mprof/throughput.h>
 
 /* In a qsort comparator of records x and y: order by field @p f where
@@ -233,6 +235,7 @@ struct mprof_render_model {
   int32_t none_group;       /* the group of spans of no launch, -1 */
   unsigned char *span_nest; /* per span: 1 outermost, 2 innermost */
   struct rs_activity_cache *activity_cache; /* Activity rows (activity.c) */
+  struct rs_source_cache *source_cache;     /* Source tab (source_lines.c) */
   rs_density *density; /* Density's buckets of the last group drawn */
   rs_launch_track *launch_tracks; /* per kernel, into the arrays below */
   uint32_t *launch_idx;           /* launches by kernel, then start */
@@ -488,7 +491,18 @@ void rs_span_hit(const rs_tab_view *t, const mprof_render_model *model,
 
 /* One per view_*.c; Flame and Raster share theirs (view_lanes.c). */
 extern const rs_tab_view rs_trace_tab, rs_summary_tab, rs_hotspots_tab,
-    rs_lanes_tab, rs_mega_tab, rs_density_tab, rs_activity_tab;
+    rs_lanes_tab, rs_mega_tab, rs_density_tab, rs_activity_tab, rs_source_tab;
+
+/* ---- the Source tab's data (source_lines.c) ----------------------------- */
+
+/* The cache and the sources of the trace, once at open. */
+int mprof_render__init_source(mprof_render_model *m);
+void mprof_render__free_source(mprof_render_model *m);
+/* The per-line analysis of @p kernel, built on first use and kept until
+ * another kernel's is asked for; NULL when it cannot be built. */
+const mprof_lines *mprof_render__lines(const mprof_render_model *m, int kernel);
+/* The text of the trace's source files (embedded, else on disk). */
+mprof_sources *mprof_render__sources(const mprof_render_model *m);
 
 /* Rows of the Activity view (by view->activity_rows). */
 size_t mprof_render__activity_rows(const mprof_render_model *model,

@@ -551,7 +551,7 @@ static void draw_everything(const char *path) {
      * --pm on trace): a line of text, not a view. */
     const mprof_render_kernel *k = mprof_render_kernel_at(m, v.kernel);
     int pc_tab = tab == MPROF_RENDER_HOTSPOTS || tab == MPROF_RENDER_FLAME ||
-                 tab == MPROF_RENDER_RASTER;
+                 tab == MPROF_RENDER_RASTER || tab == MPROF_RENDER_SOURCE;
     int no_spans = tab == MPROF_RENDER_ACTIVITY &&
                    !mprof_render_kernel_span_count(m, v.kernel);
     if (!no_spans)

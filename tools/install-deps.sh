@@ -2,7 +2,7 @@
 # Install the Debian 12 packages mprof needs to build and test (see README,
 # "Dependencies", for why each one is there). Safe to run again.
 set -eu
-packages="build-essential cmake pkg-config git libjson-c-dev libelf-dev
+packages="build-essential cmake pkg-config git libjson-c-dev libelf-dev zlib1g-dev
 libcmocka-dev libgtk-4-dev libcairo2-dev clang libclang-rt-14-dev
 clang-format libxml2-utils xvfb xauth x11-apps imagemagick dbus-x11
 chromium desktop-file-utils shared-mime-info zsh man-db groff-base

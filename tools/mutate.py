@@ -148,7 +148,7 @@ class Library:
         objs = [objects.get(rel, e["object"])
                 for rel, e in sorted(self.entries.items())]
         compiler = next(iter(self.entries.values()))["args"][0]
-        modules = ["json-c", "libelf"]
+        modules = ["json-c", "libelf", "zlib"]
         # The SQLite export, where the build has it.
         if any("-DMPROF_HAVE_SQLITE" in e["args"]
                for e in self.entries.values()):

@@ -48,6 +48,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (b && blob_size)
         sum += b[blob_size - 1];
     }
+    /* The embedded sources: every listed file's first line. */
+    mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
+    so.flags = MPROF_SOURCES_NO_DISK;
+    mprof_sources *src = NULL;
+    if (mprof_sources_open(&src, t, &so) == 0)
+      for (size_t i = 0; i < mprof_sources_listed(src); i++) {
+        size_t len;
+        const char *line = mprof_sources_line(
+            src, mprof_sources_listed_at(src, i)->path, 1, &len);
+        if (line && len)
+          sum += (unsigned char)line[len - 1];
+      }
+    mprof_sources_free(src);
     (void)mprof_trace_meta(t, "tool");
     if (sum == 42)
       fputc('\0', stderr); /* keep the loops from being optimised away */

@@ -37,9 +37,9 @@ for target in $targets; do
   # shellcheck disable=SC2046
   clang -g -O1 -std=c11 -D_GNU_SOURCE -DMPROF_FUZZING_NO_CHECKSUMS -fsanitize=fuzzer,address,undefined \
     -I"$root/libmprof/include" -I"$out/libmprof/include" -I"$root/libmprof/src" \
-    $(pkg-config --cflags json-c libelf) \
+    $(pkg-config --cflags json-c libelf zlib) \
     "$root/tests/fuzz/fuzz_$target.c" "$root"/libmprof/src/*/*.c $extra \
-    $(pkg-config --libs json-c libelf) -lstdc++ -lm -lpthread \
+    $(pkg-config --libs json-c libelf zlib) -lstdc++ -lm -lpthread \
     -o "$out/fuzz_$target"
   work="$out/$corpus"
   mkdir -p "$work"

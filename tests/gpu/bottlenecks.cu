@@ -40,7 +40,7 @@ static void end(const char *name, int launches) {
 __global__ void pointer_chase(const uint32_t *next, int steps, uint32_t *out) {
   uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) * 7919u;
   for (int s = 0; s < steps; s++)
-    i = next[i];
+    i = next[i]; // @hot pointer_chase
   if (i == 0xffffffffu)
     out[0] = i;
 }
@@ -52,7 +52,7 @@ __global__ void dram_stream(float *a, const float *b, const float *c, size_t n,
   size_t stride = (size_t)gridDim.x * blockDim.x;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += stride)
-    a[i] = b[i] + s * c[i];
+    a[i] = b[i] + s * c[i]; // @hot dram_stream
 }
 
 /* ---- L2 bandwidth: reads of a buffer that fits in L2, many times ------- */
@@ -63,7 +63,7 @@ __global__ void l2_stream(const float4 *buf, size_t n, int reps, float *out) {
   for (int r = 0; r < reps; r++)
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride) {
-      float4 v = __ldcg(&buf[i]); /* L2 only: skip L1 */
+      float4 v = __ldcg(&buf[i]); /* L2 only: skip L1 */ // @hot l2_stream
       acc.x += v.x;
       acc.y += v.y;
       acc.z += v.z;
@@ -78,7 +78,7 @@ __global__ void l2_stream(const float4 *buf, size_t n, int reps, float *out) {
 __global__ void fma_chain_one_warp(float *out, int iters) {
   float x = threadIdx.x * 1e-3f, y = 1.0001f, z = 1e-7f;
   for (int i = 0; i < iters; i++)
-    x = fmaf(x, y, z);
+    x = fmaf(x, y, z); // @hot fma_chain_one_warp
   if (x == 12345.0f)
     out[0] = x;
 }
@@ -131,7 +131,7 @@ __global__ void barrier_heavy(float *out, int iters) {
     if (threadIdx.x < 32)
       for (int k = 0; k < 16; k++)
         x = fmaf(x, 1.0001f, 1e-7f);
-    __syncthreads();
+    __syncthreads(); // @hot barrier_heavy
   }
   if (x == 12345.0f)
     out[0] = x;
@@ -141,7 +141,7 @@ __global__ void barrier_heavy(float *out, int iters) {
 
 __global__ void hot_atomics(float *counter, int iters) {
   for (int i = 0; i < iters; i++)
-    atomicAdd(counter, 1.0f);
+    atomicAdd(counter, 1.0f); // @hot hot_atomics
 }
 
 /* ---- instruction cache: a straight-line body far larger than the cache - */

@@ -10,7 +10,8 @@
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
 #              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets,
-#              validate, validate_source, suite or capture_window
+#              validate, validate_source, suite, capture_window or
+#              source_lines
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -428,6 +429,50 @@ capture_window)
     capture_window.sh "$o" "$cw"
   grep -q "FAIL  kernels: the trace holds 9 launches" "$tmp/drop.$runs.log" ||
     fail "capture_window.sh accepts a kernel window short of a launch"
+  ;;
+source_lines)
+  # source_lines.sh needs nvcc and a GPU; its checker, check_lines.py, is
+  # run here on the committed nvcc fixture (tests/data/lines) with samples
+  # planted by test_lines, its hot line marked '@hot lines_inline'.
+  lines=$tmp/lines
+  mkdir -p "$lines/src/lines" "$lines/alone"
+  cp "$src/tests/data/lines/lines_kernels.cu" "$lines/src/lines/"
+  sed 's|// @square$|// @square @hot lines_inline|' "$src/tests/data/lines/lines_math.cuh" \
+    >"$lines/src/lines/lines_math.cuh"
+  MPROF_SOURCE_DIR=$src "$real_build/bin/test_lines" --write-trace "$lines/t.mprof" ||
+    fail "test_lines --write-trace exited $?"
+  cp "$lines/t.mprof" "$lines/bare.mprof"
+  "$mprof" sass --source-root "$lines/src" "$lines/t.mprof" >/dev/null 2>&1 || fail "mprof sass exited $?"
+  cp "$lines/t.mprof" "$lines/alone/"
+  "$mprof" summary "$lines/alone/t.mprof" --by-line --all --json >"$lines/good.json" || fail "summary exited $?"
+  "$mprof" summary "$lines/bare.mprof" --by-line --all --json >"$lines/bare.json" || fail "summary exited $?"
+  # checker WANT PATTERN ARGS...: check_lines.py's exit status and output.
+  checker() {
+    local want=$1 pattern=$2 status
+    shift 2
+    runs=$((runs + 1))
+    python3 "$gpu/check_lines.py" "$@" >"$tmp/check.$runs.log" 2>&1
+    status=$?
+    [ "$status" -eq "$want" ] || fail "check_lines.py $* exited $status, not $want: $(cat "$tmp/check.$runs.log")"
+    grep -Eq -- "$pattern" "$tmp/check.$runs.log" ||
+      fail "check_lines.py $* does not say '$pattern': $(cat "$tmp/check.$runs.log")"
+    echo "check_lines.py $*: exit $status (want $want)"
+  }
+  checker 0 "ok    lines_inline: lines_math.cuh:8 holds 81.2% of its samples \(code embedded\)" \
+    --embedded "$lines/good.json" "$lines/src/lines/lines_math.cuh"
+  # The planted line elsewhere: the hottest line is not it.
+  sed 's| @hot lines_inline||; s|// @poly-first|// @poly-first @hot lines_inline|' \
+    "$lines/src/lines/lines_math.cuh" >"$lines/moved.cuh"
+  checker 1 "FAIL  lines_inline: hottest line is lines_math.cuh:8 \(81.2%\), not moved.cuh:12" \
+    "$lines/good.json" "$lines/moved.cuh"
+  # The code not embedded: a trace alone would show nothing.
+  checker 1 "FAIL  lines_inline: code of lines_math.cuh:8 is 'unknown', not embedded" \
+    --embedded "$lines/bare.json" "$lines/src/lines/lines_math.cuh"
+  # A kernel the summary lacks, and input that is not JSON.
+  sed 's|@hot lines_inline|@hot no_such_kernel|' "$lines/src/lines/lines_math.cuh" >"$lines/lines_math.cuh"
+  checker 1 "FAIL  no_such_kernel: not in the summary" "$lines/good.json" "$lines/lines_math.cuh"
+  printf 'garbage' >"$lines/garbage.json"
+  checker 2 "check_lines: " "$lines/garbage.json" "$lines/src/lines/lines_math.cuh"
   ;;
 *)
   echo "selftest: no check '$check'" >&2

@@ -92,7 +92,10 @@ typedef enum mprof_section_type {
    *  RANGES records flagged MPROF_RANGE_FLAG_OPEN. */
   MPROF_SECTION_OPEN_RANGES = 22,
   MPROF_SECTION_CAPTURE = 23, /**< mprof_capture_record */
-  MPROF_SECTION_TYPE_MAX_ = 23
+  /** Source files of the sampled kernels: mprof_source_entry headers, each
+   *  followed by its path and its text (bytes; format 1.5). */
+  MPROF_SECTION_SOURCES = 24,
+  MPROF_SECTION_TYPE_MAX_ = 24
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */
@@ -442,6 +445,31 @@ typedef struct mprof_cubin_record {
   uint32_t flags;       /**< MPROF_CUBIN_* */
 } mprof_cubin_record;
 MPROF_STATIC_ASSERT(sizeof(mprof_cubin_record) == 40, "cubin is 40 bytes");
+
+/** A SOURCES entry's state. */
+#define MPROF_SOURCE_ENTRY_EMBEDDED 1u /**< its text follows its path */
+/** Named by a line table but not readable when embedding: no text. */
+#define MPROF_SOURCE_ENTRY_MISSING 2u
+
+/** How a SOURCES entry's text is stored. */
+#define MPROF_SOURCE_STORED_PLAIN 0u /**< as it is */
+#define MPROF_SOURCE_STORED_ZLIB 1u  /**< a zlib stream (RFC 1950) */
+
+/** SOURCES: a run of entries, each this header, then path_size bytes of
+ * path (no NUL), then stored_size bytes of text, then zero bytes up to
+ * entry_size (a multiple of 8). */
+typedef struct mprof_source_entry {
+  uint32_t entry_size;  /**< bytes of the whole entry, header included */
+  uint32_t path_size;   /**< bytes of the path, as the line table names it */
+  uint32_t state;       /**< MPROF_SOURCE_ENTRY_* */
+  uint32_t stored;      /**< MPROF_SOURCE_STORED_* */
+  uint64_t size;        /**< bytes of the text; 0 when missing */
+  uint64_t stored_size; /**< bytes stored; 0 when missing */
+  uint32_t crc32c;      /**< CRC-32C of the text; 0 when missing */
+  uint32_t reserved;    /**< zero */
+} mprof_source_entry;
+MPROF_STATIC_ASSERT(sizeof(mprof_source_entry) == 40,
+                    "source entry is 40 bytes");
 
 /** What a drop counter counts. Values are pinned. */
 typedef enum mprof_drop_kind {

@@ -13,6 +13,7 @@
 #include <mprof/export.h>
 #include <mprof/format.h>
 #include <mprof/join.h>
+#include <mprof/lines.h>
 #include <mprof/mkprof.h>
 #include <mprof/names.h>
 #include <mprof/ranges.h>
@@ -20,6 +21,7 @@
 #include <mprof/sass.h>
 #include <mprof/sidecar.h>
 #include <mprof/source.h>
+#include <mprof/sources.h>
 #include <mprof/status.h>
 #include <mprof/throughput.h>
 #include <mprof/trace.h>

@@ -207,6 +207,35 @@ MPROF_API uint32_t mprof_sass_cubin_line(const mprof_sass_cubin *cubin,
                                          const mprof_sass_function *fn,
                                          uint32_t offset, const char **file);
 
+/** One frame of an instruction's inline chain. Fixed (docs/ABI.md): it
+ * never grows. Strings are owned by the cubin. */
+typedef struct mprof_sass_frame {
+  const char *function; /**< mangled name of the function whose code this
+                             is: the inlined one, or for the outermost frame
+                             the cubin function itself */
+  const char *file;     /**< source file of this frame's line */
+  uint32_t line;        /**< source line: the code itself for frame 0, the
+                             call site for the frames after it */
+  uint32_t inlined;     /**< 1 when @p function was inlined into the next
+                             frame's function */
+} mprof_sass_frame;
+
+/**
+ * The inline chain of the instruction at @p offset of @p fn, innermost
+ * first: frame 0 is its own line (as mprof_sass_cubin_line()) and the
+ * function it belongs to; each later frame is the call site that inlined
+ * the frame before it; the last frame is code of @p fn itself. Read from
+ * the inlining records nvcc puts in `.debug_line` (`-lineinfo`, CUDA 11.2
+ * on). Writes up to @p capacity frames to @p frames (may be NULL when
+ * @p capacity is 0) and returns how many there are (0: no line known; 1:
+ * not inlined); chains are cut at 64 frames.
+ */
+MPROF_API size_t mprof_sass_cubin_frames(const mprof_sass_cubin *cubin,
+                                         const mprof_sass_function *fn,
+                                         uint32_t offset,
+                                         mprof_sass_frame *frames,
+                                         size_t capacity);
+
 /** Bytes per instruction slot: 16 from sm_70 on, 8 before. */
 MPROF_API uint32_t
 mprof_sass_cubin_instruction_size(const mprof_sass_cubin *cubin);

@@ -48,13 +48,35 @@
  * "1024 bytes smem" for a 0x800-byte section, and a kernel with only
  * dynamic shared memory has a 0x400-byte one. */
 #define RESERVED_SHARED 1024u
+/* The extended line opcode nvcc (CUDA 11.2 on, -lineinfo) writes before
+ * rows of inlined code: ULEB128 the row number of the call site in the
+ * unit's logical table (1-based; 0: not inlined), ULEB128 the offset of the
+ * inlined function's mangled name in `.debug_str`. Its rows are numbered
+ * as emitted, end_sequence rows included. */
+#define DW_LNE_NV_INLINED_CALL 0x90
 
 typedef struct line_row {
   uint32_t address; /* inside the section */
   uint32_t line;
   const char *file;
-  size_t order; /* rows of one address keep their order */
+  size_t order;     /* rows of one address keep their order */
+  uint32_t logical; /* its logical row (1-based), 0 when none */
 } line_row;
+
+/* A row of the logical line table, in the order the line programs emit
+ * them: where inlined code came from. `caller` is the logical row (1-based)
+ * of its call site, 0 when the code is not inlined; `function` names the
+ * inlined function (mangled; NULL when not inlined). */
+typedef struct logical_row {
+  const char *file;
+  const char *function;
+  uint32_t line;
+  uint32_t caller;
+} logical_row;
+
+/* Frames of one instruction that are followed at most (a chain of call
+ * sites; deeper inlining is cut there). */
+#define MAX_FRAMES 64
 
 typedef struct section_lines {
   line_row *rows;
@@ -75,6 +97,10 @@ struct mprof_sass_cubin {
   uint64_t *fn_code_offsets; /* where each function's code starts in data */
   mprof_sass_line **lines;   /* per function */
   size_t *line_counts;
+  uint32_t **line_logical; /* per function, per line row: its logical row */
+  logical_row *logical;    /* the logical line table, all units */
+  size_t logical_count;
+  size_t logical_capacity;
   mprof__map names;     /* function name -> index */
   mprof__arena strings; /* owned names: functions and files */
   const char **files;   /* the file names among them, for reuse */
@@ -265,15 +291,34 @@ static const line_reloc *find_reloc(const line_reloc *r, size_t n,
 }
 
 static int add_row(section_lines *s, uint32_t address, uint32_t line,
-                   const char *file) {
+                   const char *file, uint32_t logical) {
   if (MPROF__GROW(s->rows, s->capacity, s->count + 1))
     return -1;
   s->rows[s->count].address = address;
   s->rows[s->count].line = line;
   s->rows[s->count].file = file;
   s->rows[s->count].order = s->count;
+  s->rows[s->count].logical = logical;
   s->count++;
   return 0;
+}
+
+/* Append a row to the logical table; returns its number (1-based), 0 when
+ * out of memory. @p caller is a row number of the same unit (@p unit_base
+ * rows came before the unit), kept only when it names an earlier row. */
+static uint32_t add_logical(mprof_sass_cubin *c, size_t unit_base,
+                            const char *file, uint32_t line,
+                            const char *function, uint64_t caller) {
+  if (c->logical_count >= UINT32_MAX - 1 ||
+      MPROF__GROW(c->logical, c->logical_capacity, c->logical_count + 1))
+    return 0;
+  logical_row *row = &c->logical[c->logical_count];
+  uint64_t own = c->logical_count - unit_base + 1;
+  row->file = file;
+  row->line = line;
+  row->function = caller && caller < own ? function : NULL;
+  row->caller = caller && caller < own ? (uint32_t)(unit_base + caller) : 0;
+  return (uint32_t)++c->logical_count;
 }
 
 /* The path of file @p index of a unit: DIR/NAME unless NAME is absolute. */
@@ -300,7 +345,9 @@ static const char *unit_file(mprof_sass_cubin *c, const char **dirs,
 static int decode_unit(mprof_sass_cubin *c, reader *all,
                        const unsigned char *base, const line_reloc *relocs,
                        size_t reloc_count, int in_place, section_lines *lines,
-                       size_t section_count) {
+                       size_t section_count, const char *debug_str,
+                       size_t debug_str_size) {
+  size_t unit_base = c->logical_count;
   reader r = *all;
   uint64_t unit_length = rd_fixed(&r, 4);
   size_t offset_size = 4;
@@ -376,6 +423,10 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
   int64_t line = 1;
   const char *file_name = NULL;
   uint64_t file_name_of = UINT64_MAX;
+  /* NVIDIA's inlining extension (docs/SIDECAR.md, "Inlined code"): the
+   * call site's row and the inlined function's name. */
+  uint64_t context = 0;
+  const char *function = NULL;
   while (r.p < r.end && !r.failed) {
     unsigned op = *r.p++;
     int emit = 0;
@@ -393,8 +444,10 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
       const unsigned char *next = r.p + len;
       unsigned sub = *r.p++;
       if (sub == 1) { /* end_sequence */
-        if (section < section_count &&
-            add_row(&lines[section], (uint32_t)address, 0, "") != 0) {
+        uint32_t logical = add_logical(c, unit_base, "", 0, NULL, 0);
+        if (!logical || (section < section_count &&
+                         add_row(&lines[section], (uint32_t)address, 0, "",
+                                 logical) != 0)) {
           rc = -2;
           goto done;
         }
@@ -402,6 +455,20 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
         address = 0;
         file = 1;
         line = 1;
+        context = 0;
+        function = NULL;
+      } else if (sub == DW_LNE_NV_INLINED_CALL) {
+        context = rd_uleb(&r);
+        uint64_t name = rd_uleb(&r);
+        function = NULL;
+        if (context && debug_str && name < debug_str_size &&
+            memchr(debug_str + name, '\0', debug_str_size - name)) {
+          function = keep_file(c, debug_str + name, strlen(debug_str + name));
+          if (!function) {
+            rc = -2;
+            goto done;
+          }
+        }
       } else if (sub == 2) { /* set_address */
         uint64_t at = (uint64_t)(r.p - base);
         size_t width = (size_t)(next - r.p);
@@ -431,7 +498,14 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
         break;
       }
     }
-    if (emit && section < section_count && address <= UINT32_MAX) {
+    if (emit && (section >= section_count || address > UINT32_MAX)) {
+      /* Rows of unplaced code still count: call sites refer to them by
+       * number. */
+      if (!add_logical(c, unit_base, "", 0, NULL, 0)) {
+        rc = -2;
+        goto done;
+      }
+    } else if (emit) {
       if (file != file_name_of) {
         file_name =
             unit_file(c, dirs, dir_count, names, name_dirs, name_count, file);
@@ -442,7 +516,10 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
         }
       }
       uint32_t l = line > 0 && line <= (int64_t)UINT32_MAX ? (uint32_t)line : 0;
-      if (add_row(&lines[section], (uint32_t)address, l, file_name) != 0) {
+      uint32_t logical =
+          add_logical(c, unit_base, file_name, l, function, context);
+      if (!logical ||
+          add_row(&lines[section], (uint32_t)address, l, file_name, logical)) {
         rc = -2;
         goto done;
       }
@@ -476,8 +553,12 @@ static int place_rows(mprof_sass_cubin *c, section_lines *lines,
     uint64_t lo = fn->section_offset, hi = lo + fn->size;
     mprof_sass_line *out =
         (mprof_sass_line *)calloc(sl->count + 1, sizeof *out);
-    if (!out)
+    uint32_t *logical = (uint32_t *)calloc(sl->count + 1, sizeof *logical);
+    if (!out || !logical) {
+      free(out);
+      free(logical);
       return -1;
+    }
     size_t n = 0;
     for (size_t k = 0; k < sl->count; k++) {
       const line_row *row = &sl->rows[k];
@@ -487,11 +568,13 @@ static int place_rows(mprof_sass_cubin *c, section_lines *lines,
       if (n && out[n - 1].offset == at) {
         out[n - 1].line = row->line; /* the last row of an address wins */
         out[n - 1].file = row->file;
+        logical[n - 1] = row->logical;
         continue;
       }
       out[n].offset = at;
       out[n].line = row->line;
       out[n].file = row->file;
+      logical[n] = row->logical;
       n++;
     }
     int any = 0;
@@ -499,9 +582,11 @@ static int place_rows(mprof_sass_cubin *c, section_lines *lines,
       any |= out[k].line != 0;
     if (!any) {
       free(out);
+      free(logical);
       continue;
     }
     c->lines[i] = out;
+    c->line_logical[i] = logical;
     c->line_counts[i] = n;
     fn->flags |= MPROF_SASS_FUNCTION_LINES;
   }
@@ -509,7 +594,7 @@ static int place_rows(mprof_sass_cubin *c, section_lines *lines,
 }
 
 static int read_lines(mprof_sass_cubin *c, Elf *elf, size_t section_count,
-                      size_t debug_line, size_t line_sass) {
+                      size_t debug_line, size_t line_sass, size_t debug_str) {
   /* .nv_debug_line_sass: only note which functions it covers. */
   if (line_sass) {
     size_t n;
@@ -536,11 +621,16 @@ static int read_lines(mprof_sass_cubin *c, Elf *elf, size_t section_count,
     free(relocs);
     return -2;
   }
+  size_t str_size = 0;
+  const char *str =
+      debug_str
+          ? (const char *)section_bytes(elf_getscn(elf, debug_str), &str_size)
+          : NULL;
   reader all = {data, data + size, 0};
   int rc = 0;
   while (all.p < all.end) {
     rc = decode_unit(c, &all, data, relocs, reloc_count, in_place, lines,
-                     section_count);
+                     section_count, str, str_size);
     if (rc)
       break;
   }
@@ -725,11 +815,13 @@ static int parse(mprof_sass_cubin *c) {
       !(c->lines =
             (mprof_sass_line **)calloc(c->fn_count + 1, sizeof *c->lines)) ||
       !(c->line_counts =
-            (size_t *)calloc(c->fn_count + 1, sizeof *c->line_counts))) {
+            (size_t *)calloc(c->fn_count + 1, sizeof *c->line_counts)) ||
+      !(c->line_logical =
+            (uint32_t **)calloc(c->fn_count + 1, sizeof *c->line_logical))) {
     rc = mprof__error_set(MPROF_ENOMEM, "%s: out of memory", c->origin);
     goto out;
   }
-  size_t debug_line = 0, line_sass = 0;
+  size_t debug_line = 0, line_sass = 0, debug_str = 0;
   Elf_Scn *scn = NULL;
   while ((scn = elf_nextscn(elf, scn))) {
     GElf_Shdr sh;
@@ -747,10 +839,12 @@ static int parse(mprof_sass_cubin *c) {
       debug_line = elf_ndxscn(scn);
     } else if (strcmp(name, ".nv_debug_line_sass") == 0) {
       line_sass = elf_ndxscn(scn);
+    } else if (strcmp(name, ".debug_str") == 0) {
+      debug_str = elf_ndxscn(scn);
     }
   }
   read_shared(c, elf, shstrndx);
-  if (read_lines(c, elf, section_count, debug_line, line_sass) == -2)
+  if (read_lines(c, elf, section_count, debug_line, line_sass, debug_str) == -2)
     rc = mprof__error_set(MPROF_ENOMEM, "%s: out of memory", c->origin);
 out:
   elf_end(elf);
@@ -798,6 +892,10 @@ void mprof_sass_cubin_free(mprof_sass_cubin *cubin) {
     return;
   for (size_t i = 0; cubin->lines && i < cubin->fn_count; i++)
     free(cubin->lines[i]);
+  for (size_t i = 0; cubin->line_logical && i < cubin->fn_count; i++)
+    free(cubin->line_logical[i]);
+  free(cubin->line_logical);
+  free(cubin->logical);
   free(cubin->lines);
   free(cubin->line_counts);
   mprof__arena_free(&cubin->strings);
@@ -911,6 +1009,37 @@ uint32_t mprof_sass_cubin_line(const mprof_sass_cubin *cubin,
   if (file)
     *file = rows[lo - 1].file;
   return rows[lo - 1].line;
+}
+
+size_t mprof_sass_cubin_frames(const mprof_sass_cubin *cubin,
+                               const mprof_sass_function *fn, uint32_t offset,
+                               mprof_sass_frame *frames, size_t capacity) {
+  size_t i = fn_index(cubin, fn);
+  if (i == SIZE_MAX || !cubin->lines[i] || offset >= fn->size)
+    return 0;
+  const mprof_sass_line *rows = cubin->lines[i];
+  size_t n = cubin->line_counts[i], lo;
+  MPROF__LOWER_BOUND(lo, n, mid, rows[mid].offset <= offset);
+  if (lo == 0 || rows[lo - 1].line == 0)
+    return 0;
+  uint32_t at = cubin->line_logical[i][lo - 1];
+  size_t depth = 0;
+  /* Callers are always earlier rows, so the walk ends; MAX_FRAMES bounds
+   * its length all the same. */
+  while (at && at <= cubin->logical_count && depth < MAX_FRAMES) {
+    const logical_row *row = &cubin->logical[at - 1];
+    if (row->line == 0)
+      break;
+    if (depth < capacity) {
+      frames[depth].file = row->file;
+      frames[depth].line = row->line;
+      frames[depth].function = row->function ? row->function : fn->name;
+      frames[depth].inlined = row->function != NULL;
+    }
+    depth++;
+    at = row->caller;
+  }
+  return depth;
 }
 
 uint32_t mprof_sass_cubin_instruction_size(const mprof_sass_cubin *cubin) {

@@ -73,4 +73,15 @@ int mprof__copy_processes(mprof_writer *w, const mprof_trace *trace,
 int mprof__copy_drops(mprof_writer *w, const mprof_trace *trace,
                       const mprof__move *move);
 
+/*
+ * Put @p size bytes at @p data into the finished trace at @p path as its
+ * section @p type (replacing one of that type; @p size 0 removes it):
+ * the other sections are copied byte for byte, the directory and header
+ * written anew, and the file replaced once complete. For sections the
+ * writer does not stream (SOURCES). Errors: the reader's for @p path,
+ * MPROF_EINVAL for a streamed file, MPROF_EIO.
+ */
+int mprof__trace_put_section(const char *path, uint32_t type, const void *data,
+                             size_t size);
+
 #endif /* MPROF_FORMAT_COPY_H */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/file.h"
 #include "format/copy.h"
 #include "format/trace_internal.h"
@@ -216,6 +217,70 @@ static int merge_events(mprof_writer *w, const mprof_trace *t,
   return rc ? rc : mprof__copy_drops(w, t, b);
 }
 
+/* A SOURCES entry of one of the traces being merged. */
+typedef struct source_ref {
+  const unsigned char *at; /* the entry, header first */
+  mprof_source_entry head;
+} source_ref;
+
+static int by_source_path(const void *a, const void *b) {
+  const source_ref *x = (const source_ref *)a, *y = (const source_ref *)b;
+  size_t n = x->head.path_size < y->head.path_size ? x->head.path_size
+                                                   : y->head.path_size;
+  int c = memcmp(x->at + sizeof x->head, y->at + sizeof y->head, n);
+  if (c)
+    return c;
+  if (x->head.path_size != y->head.path_size)
+    return x->head.path_size < y->head.path_size ? -1 : 1;
+  /* An embedded copy before a missing one: it is the one kept. */
+  return x->head.state < y->head.state ? -1 : x->head.state > y->head.state;
+}
+
+/* Put the SOURCES entries of all @p traces into the merged file at @p path,
+ * each path once, in path order (the writer does not stream them). */
+static int merge_sources(const mprof_trace *const *traces, size_t count,
+                         const char *path) {
+  source_ref *refs = NULL;
+  size_t n = 0, cap = 0, bytes = 0;
+  for (size_t i = 0; i < count; i++) {
+    size_t length;
+    const unsigned char *data = (const unsigned char *)mprof_trace_section(
+        traces[i], MPROF_SECTION_SOURCES, &length);
+    mprof_source_entry e;
+    for (size_t at = 0; data && at + sizeof e <= length; at += e.entry_size) {
+      memcpy(&e, data + at, sizeof e);
+      if (MPROF__GROW(refs, cap, n + 1)) {
+        free(refs);
+        return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+      }
+      refs[n].at = data + at;
+      refs[n++].head = e;
+    }
+  }
+  if (!n)
+    return 0;
+  qsort(refs, n, sizeof *refs, by_source_path);
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!kept || refs[kept - 1].head.path_size != refs[i].head.path_size ||
+        memcmp(refs[kept - 1].at + sizeof refs[i].head,
+               refs[i].at + sizeof refs[i].head, refs[i].head.path_size)) {
+      refs[kept++] = refs[i];
+      bytes += refs[i].head.entry_size;
+    }
+  unsigned char *out = (unsigned char *)malloc(bytes ? bytes : 1);
+  int rc = out ? 0 : mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+  for (size_t i = 0, at = 0; out && i < kept; i++) {
+    memcpy(out + at, refs[i].at, refs[i].head.entry_size);
+    at += refs[i].head.entry_size;
+  }
+  if (!rc)
+    rc = mprof__trace_put_section(path, MPROF_SECTION_SOURCES, out, bytes);
+  free(out);
+  free(refs);
+  return rc;
+}
+
 int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
                       const char *path) {
   if (!traces || !count || !path)
@@ -286,7 +351,8 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
     mprof_writer_abort(w);
     return rc;
   }
-  return mprof_writer_finish(w);
+  rc = mprof_writer_finish(w);
+  return rc ? rc : merge_sources(traces, count, path);
 }
 
 int mprof_trace_open_merged(mprof_trace **out, const mprof_trace *const *traces,

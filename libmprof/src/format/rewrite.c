@@ -181,7 +181,15 @@ static int rewrite(const mprof_trace *trace, const char *path, unsigned flags,
     mprof_writer_abort(w);
     return rc;
   }
-  return mprof_writer_finish(w);
+  rc = mprof_writer_finish(w);
+  /* The embedded sources are bytes the writer does not stream: put back
+   * into the finished copy (the trace's map outlives the rename). */
+  size_t sources;
+  const void *bytes =
+      mprof_trace_section(trace, MPROF_SECTION_SOURCES, &sources);
+  if (!rc && sources)
+    rc = mprof__trace_put_section(path, MPROF_SECTION_SOURCES, bytes, sources);
+  return rc;
 }
 
 int mprof_trace_rewrite(const mprof_trace *trace, const char *path,

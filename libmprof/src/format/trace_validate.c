@@ -234,6 +234,50 @@ static int check_section(const mprof_trace *t, uint32_t section) {
   return 0;
 }
 
+/* SOURCES: entries that tile the section, each as docs/FORMAT.md says. */
+static int check_sources(const mprof_trace *t) {
+  const section_view *v = &t->sections[MPROF_SECTION_SOURCES];
+  uint64_t at = 0;
+  size_t index = 0;
+  for (; v->data && at < v->length; index++) {
+    uint64_t left = v->length - at;
+    mprof_source_entry e;
+    if (left < sizeof e)
+      return BAD(t, MPROF_SECTION_SOURCES, v->offset + at,
+                 "entry %zu: %llu bytes left, too few for its 40-byte header",
+                 index, (unsigned long long)left);
+    memcpy(&e, v->data + at, sizeof e);
+    uint64_t body = (uint64_t)e.path_size + e.stored_size;
+    const char *why = NULL;
+    if (e.entry_size % 8 || e.entry_size < sizeof e || e.entry_size > left)
+      why = "its size is not a multiple of 8 inside the section";
+    else if (body > e.entry_size - sizeof e)
+      why = "its path and text do not fit in it";
+    else if (e.path_size == 0)
+      why = "it has no path";
+    else if (e.state != MPROF_SOURCE_ENTRY_EMBEDDED &&
+             e.state != MPROF_SOURCE_ENTRY_MISSING)
+      why = "its state is unknown";
+    else if (e.stored != MPROF_SOURCE_STORED_PLAIN &&
+             e.stored != MPROF_SOURCE_STORED_ZLIB)
+      why = "its storage is unknown";
+    else if (e.reserved)
+      why = "its reserved field is not zero";
+    else if (e.state == MPROF_SOURCE_ENTRY_MISSING &&
+             (e.size || e.stored_size || e.crc32c))
+      why = "it is missing yet holds text";
+    else if (e.stored == MPROF_SOURCE_STORED_PLAIN && e.stored_size != e.size)
+      why = "its plain text is not its size";
+    else if (memchr(v->data + at + sizeof e, '\0', e.path_size))
+      why = "its path holds a NUL byte";
+    if (why)
+      return BAD(t, MPROF_SECTION_SOURCES, v->offset + at, "entry %zu: %s",
+                 index, why);
+    at += e.entry_size;
+  }
+  return 0;
+}
+
 int mprof__trace_validate_tables(mprof_trace *t) {
   for (uint32_t section = 0; section <= MPROF_SECTION_TYPE_MAX_; section++)
     CHECK(check_section(t, section));
@@ -279,6 +323,7 @@ int mprof__trace_validate_tables(mprof_trace *t) {
           "(%llu bytes)",
           i, (unsigned long long)cb[i].blob_size,
           (unsigned long long)cb[i].blob_offset, (unsigned long long)blob_len);
+  CHECK(check_sources(t));
   const mprof_pm_metric_record *pm = mprof_trace_pm_metrics(t, &n);
   for (size_t i = 0; i < n; i++)
     if (pm[i].column >= MPROF_PM_MAX_METRICS)

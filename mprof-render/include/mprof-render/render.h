@@ -51,6 +51,9 @@ typedef enum mprof_render_tab {
   MPROF_RENDER_MEGA = 5,     /**< the Megakernels grammar: SM bands, rows */
   MPROF_RENDER_DENSITY = 6,  /**< per-SM activity heatmap over time */
   MPROF_RENDER_ACTIVITY = 7, /**< spans by SM, block or warp, by depth */
+  /** A kernel's source lines: share of samples, stall mix, SASS under the
+   * hot ones (libmprof's lines.h). */
+  MPROF_RENDER_SOURCE = 8,
   MPROF_RENDER_TAB_COUNT
 } mprof_render_tab;
 
@@ -395,6 +398,15 @@ void mprof_render_view_zoom_rows(mprof_render_view *view, double factor,
  */
 void mprof_render_view_fit_spans(mprof_render_view *view,
                                  const mprof_render_model *model);
+
+/**
+ * The first look at the Source tab: scrolled so that the kernel's hottest
+ * line sits a quarter of the way down a view @p height px tall (no scroll
+ * when it is already in the top half).
+ */
+void mprof_render_view_open_source_tab(mprof_render_view *view,
+                                       const mprof_render_model *model,
+                                       double height);
 
 /**
  * The first look at a span tab, in the viewer and in `mprof view` alike:

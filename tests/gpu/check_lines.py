@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Check `mprof summary --by-line --all --json` against planted lines.
+
+usage: check_lines.py [--embedded] SUMMARY_JSON SOURCE
+
+SOURCE marks each planted line with a comment `@hot KERNEL` (KERNEL the
+kernel's short name). For every marked kernel, its hottest line must be
+that line of SOURCE (same file name, same number). With --embedded, the
+line's code must also come from the trace (source "embedded") and be the
+text of that line of SOURCE: what a trace copied alone shows.
+
+Prints one line per kernel; exit 0 when all hold, 1 when one does not, 2
+for bad input (one line saying what).
+"""
+import json
+import os
+import re
+import sys
+
+
+def main(argv):
+    embedded = False
+    if argv and argv[0] == "--embedded":
+        embedded = True
+        argv = argv[1:]
+    if len(argv) != 2:
+        print("usage: check_lines.py [--embedded] SUMMARY_JSON SOURCE", file=sys.stderr)
+        return 2
+    summary_path, source_path = argv
+    try:
+        with open(summary_path) as f:
+            summary = json.load(f)
+        with open(source_path) as f:
+            source = f.read().split("\n")
+    except (OSError, ValueError) as e:
+        print(f"check_lines: {e}", file=sys.stderr)
+        return 2
+    planted = {}
+    for number, text in enumerate(source, 1):
+        for name in re.findall(r"@hot\s+([A-Za-z_][A-Za-z0-9_]*)", text):
+            planted[name] = number
+    if not planted:
+        print(f"check_lines: {source_path}: no '@hot KERNEL' markers", file=sys.stderr)
+        return 2
+    kernels = {}
+    for k in summary.get("kernels", []) if isinstance(summary, dict) else []:
+        if isinstance(k, dict):
+            kernels.setdefault(k.get("short_name"), k)
+    base = os.path.basename(source_path)
+    failures = 0
+    for name, number in sorted(planted.items()):
+        k = kernels.get(name)
+        hot = (k or {}).get("hot_lines") or []
+        if not hot:
+            print(f"FAIL  {name}: {'no lines' if k else 'not in the summary'}")
+            failures += 1
+            continue
+        top = hot[0]
+        where = f"{os.path.basename(str(top.get('file')))}:{top.get('line')}"
+        share = top.get("share") or 0
+        problem = None
+        if os.path.basename(str(top.get("file"))) != base or top.get("line") != number:
+            problem = f"hottest line is {where} ({share:.1%}), not {base}:{number}"
+        elif embedded and top.get("source") != "embedded":
+            problem = f"code of {where} is '{top.get('source')}', not embedded"
+        elif embedded and top.get("code") != source[number - 1]:
+            problem = f"code of {where} is {top.get('code')!r}, not {source[number - 1]!r}"
+        if problem:
+            print(f"FAIL  {name}: {problem}")
+            failures += 1
+        else:
+            print(f"ok    {name}: {where} holds {share:.1%} of its samples"
+                  + (" (code embedded)" if embedded else ""))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

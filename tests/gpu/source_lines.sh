@@ -1,0 +1,49 @@
+#!/bin/bash
+# Per-line analysis on the GPU: build tests/gpu/bottlenecks.cu with
+# -lineinfo from a copy of its source, record it, and check that each
+# planted kernel's hottest line (`mprof summary --by-line`) is the line
+# marked `@hot KERNEL` in the source (tests/gpu/check_lines.py); then move
+# the source away, copy the trace alone to another folder, and check that
+# the trace still shows those lines' code (embedded by record). Skips (exit
+# 77) without a GPU; exit 1 on a wrong line or missing code.
+#
+# Usage: tests/gpu/source_lines.sh OUTDIR [BUILD_DIR]
+# tests/gpu/selftest.sh source_lines checks the checker on the committed
+# nvcc fixture (a good summary passes; a wrong line or code not embedded
+# fails).
+set -uo pipefail
+out=${1:?usage: source_lines.sh OUTDIR [BUILD_DIR]}
+build=${2:-build}
+. "$(dirname "$0")/lib.sh"
+gpu_setup source_lines "$out" "$build"
+check="$src/tests/gpu/check_lines.py"
+failures=0
+rm -rf "$out/src" "$out/src.away" "$out/alone" "$out/lines.mprof"* "$out/lines"*.json
+mkdir -p "$out/src" "$out/alone"
+cp "$src/tests/gpu/bottlenecks.cu" "$out/src/" || exit 2
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+"$nvcc" -O3 -arch=sm_90 -lineinfo "$out/src/bottlenecks.cu" -lcublas \
+  -o "$out/bottlenecks-lines" || { echo "source_lines: building bottlenecks.cu failed" >&2; exit 2; }
+if ! "$mprof" record -o "$out/lines.mprof" -- "$out/bottlenecks-lines" >"$out/record.log" 2>&1; then
+  echo "FAIL  record exited non-zero: $(tail -n 3 "$out/record.log")" >&2
+  exit 1
+fi
+[ -s "$out/lines.mprof" ] || { echo "FAIL  record wrote no trace" >&2; exit 1; }
+if ! "$mprof" summary "$out/lines.mprof" --by-line --all --json >"$out/lines.json"; then
+  echo "FAIL  summary --by-line exited non-zero" >&2
+  exit 1
+fi
+python3 "$check" "$out/lines.json" "$out/src/bottlenecks.cu" || failures=$((failures + 1))
+# The trace alone, its sources gone: the code must come from the trace.
+mv "$out/src" "$out/src.away"
+cp "$out/lines.mprof" "$out/alone/"
+if "$mprof" summary "$out/alone/lines.mprof" --by-line --all --json >"$out/lines-alone.json"; then
+  python3 "$check" --embedded "$out/lines-alone.json" "$out/src.away/bottlenecks.cu" ||
+    failures=$((failures + 1))
+else
+  echo "FAIL  summary --by-line of the trace alone exited non-zero" >&2
+  failures=$((failures + 1))
+fi
+mv "$out/src.away" "$out/src"
+[ "$failures" -eq 0 ] || { echo "source_lines: $failures check(s) failed" >&2; exit 1; }
+echo "source_lines: every planted line is its kernel's hottest, and the trace alone shows its code"

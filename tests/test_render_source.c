@@ -1,0 +1,174 @@
+/*
+ * mprof tests — the Source tab on real nvcc output: the lines fixture
+ * (tests/data/lines, lines_fixture.h) with its sources embedded, drawn
+ * offscreen and checked by its pixels: the hottest line highlighted with a
+ * full share bar and its stall mix, its sampled instructions under it,
+ * nothing highlighted elsewhere; a kernel without a line table gets a
+ * message page; an instruction row hits its PC.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+
+#include "analysis_util.h"
+#include "lines_fixture.h"
+#include "test_render_fixture.h"
+
+#define W 1200
+#define H 700
+/* The tab's layout (view_source.c). */
+#define TOP 88
+#define ROW 18
+#define X_BAR 72
+#define BAR_W 60
+#define X_STALL (X_BAR + BAR_W + 6 + 52)
+#define STALL_W 110
+#define HOT_ROW 0xfff4d6u
+#define SASS_ROW 0xf6f7f9u
+#define BAR 0x3d7cf0u
+
+static mprof_render_model *open_embedded(const char *name, int embed) {
+  const char *trace = write_trace_at(test_path(name), 1);
+  if (embed) {
+    const char *root = data_dir();
+    mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
+    so.roots = &root;
+    so.root_count = 1;
+    assert_int_equal(mprof_sources_embed(trace, &so, NULL), 0);
+  }
+  mprof_render_model *m = NULL;
+  if (mprof_render_model_open(&m, trace, NULL))
+    fail_msg("%s", mprof_render_error());
+  return m;
+}
+
+/* The model's index of the kernel named @p mangled. */
+static int32_t kernel_named(const mprof_render_model *m, const char *mangled) {
+  for (size_t i = 0; i < mprof_render_kernel_count(m); i++)
+    if (strcmp(mprof_render_kernel_at(m, i)->stats->mangled, mangled) == 0)
+      return (int32_t)i;
+  fail_msg("no kernel %s", mangled);
+  return -1;
+}
+
+static uint32_t reason_color(const mprof_render_model *m, const char *name) {
+  for (size_t r = 0; r < mprof_render_reason_count(m); r++)
+    if (strcmp(mprof_render_reason_at(m, r)->name, name) == 0)
+      return mprof_render_reason_at(m, r)->color;
+  fail_msg("no reason %s", name);
+  return 0;
+}
+
+static void test_source_tab_hot_line(void **state) {
+  (void)state;
+  mprof_render_model *m = open_embedded("source-tab.mprof", 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = kernel_named(m, INLINE_K);
+  assert_int_equal(mprof_render_tab_parse("source"), MPROF_RENDER_SOURCE);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  fix_save(&img, "source.png");
+  /* The header's file is the hottest line's, lines_math.cuh: its 14
+   * lines, and under line @square its two sampled instructions. */
+  uint32_t square = marker("lines_math.cuh", "square");
+  int hot_y = TOP + ROW * (int)(square - 1) + ROW / 2;
+  assert_int_equal(fix_pixel(&img, W - 20, hot_y), HOT_ROW);
+  /* The hottest line's share bar is the full width. */
+  int len = 0;
+  while (fix_pixel(&img, X_BAR + len, hot_y) == BAR)
+    len++;
+  assert_true(abs(len - BAR_W) <= 1);
+  /* Its stall mix: long_scoreboard 60 of 65 samples, barrier 5. */
+  uint32_t lsb = reason_color(m, "long_scoreboard");
+  uint32_t bar = reason_color(m, "barrier");
+  size_t lsb_px = 0, bar_px = 0;
+  for (int x = X_STALL; x < X_STALL + STALL_W; x++) {
+    lsb_px += fix_pixel(&img, x, hot_y) == lsb;
+    bar_px += fix_pixel(&img, x, hot_y) == bar;
+  }
+  assert_true(fabs((double)lsb_px - STALL_W * 60.0 / 65) <= 2);
+  assert_true(fabs((double)bar_px - STALL_W * 5.0 / 65) <= 2);
+  /* Two instruction rows under it, then line square + 1, not hot. */
+  assert_int_equal(fix_pixel(&img, W - 20, hot_y + ROW), SASS_ROW);
+  assert_int_equal(fix_pixel(&img, W - 20, hot_y + 2 * ROW), SASS_ROW);
+  assert_int_equal(fix_pixel(&img, W - 20, hot_y + 3 * ROW),
+                   fix_pixel(&img, W - 1, H - 1));
+  /* No other line of the file is hot: one row of highlight. */
+  size_t hot = 0;
+  for (int y = TOP; y < H; y++)
+    hot += fix_pixel(&img, W - 20, y) == HOT_ROW;
+  assert_int_equal(hot, ROW);
+  /* The text is embedded: every line of the file is a row, plus two. */
+  assert_true(fabs(mprof_render_content_height(m, &v, MPROF_RENDER_SOURCE, W) -
+                   (TOP + (14 + 2) * ROW + 16)) < 0.5);
+  /* The first instruction row is the PC at 0x6b0. */
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_SOURCE, W, H, 400, hot_y + ROW,
+                        &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_PC);
+  const mprof_render_kernel *k = mprof_render_kernel_at(m, v.kernel);
+  assert_int_equal(k->pcs[hit.pc].offset, 0x6b0);
+  fix_free(&img);
+  /* Opened in a short view, the tab scrolls the hottest line to a quarter
+   * of its height; in a tall one it stays at the top. */
+  mprof_render_view_open_source_tab(&v, m, H);
+  assert_true(v.scroll_y == 0);
+  int short_h = 200;
+  mprof_render_view_open_source_tab(&v, m, short_h);
+  double visible = short_h - TOP;
+  assert_true(fabs(v.scroll_y - (ROW * (square - 1) - visible / 4)) < 0.5);
+  img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, short_h);
+  int shown_y = (int)(TOP + visible / 4) + ROW / 2;
+  assert_int_equal(fix_pixel(&img, W - 20, shown_y), HOT_ROW);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* Without the text (not embedded, not on disk), only the lines the table
+ * names are rows; the hot line is still first among them. */
+static void test_source_tab_without_text(void **state) {
+  (void)state;
+  mprof_render_model *m = open_embedded("source-tab-bare.mprof", 0);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = kernel_named(m, INLINE_K);
+  double with_text = TOP + (14 + 2) * ROW + 16;
+  double height = mprof_render_content_height(m, &v, MPROF_RENDER_SOURCE, W);
+  assert_true(height > TOP && height < with_text);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  assert_int_equal(fix_pixel(&img, W - 20, TOP + ROW / 2), HOT_ROW);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* A kernel whose code the trace did not keep: a message, no rows. */
+static void test_source_tab_no_line_table(void **state) {
+  (void)state;
+  mprof_render_model *m = open_embedded("source-tab-nocode.mprof", 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = kernel_named(m, "_Z7nocodev");
+  assert_true(v.kernel >= 0);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  fix_save(&img, "source-nocode.png");
+  double busy;
+  assert_true(fix_colors(&img, &busy) > 8); /* the message's text */
+  assert_int_equal(fix_count(&img, HOT_ROW), 0);
+  assert_int_equal(fix_count(&img, BAR), 0);
+  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_SOURCE, W) == 0);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+int main(void) {
+  (void)fix_open; /* the shared fixture's trace is not used here */
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_source_tab_hot_line),
+      cmocka_unit_test(test_source_tab_without_text),
+      cmocka_unit_test(test_source_tab_no_line_table),
+  };
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  mprof_render_shutdown();
+  fix_cleanup();
+  return failed;
+}
