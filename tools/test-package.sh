@@ -75,7 +75,8 @@ fi
 bash -c '. /usr/share/bash-completion/completions/mprof
   COMP_WORDS=(mprof exp); COMP_CWORD=1; _mprof; [ "${COMPREPLY[*]}" = export ] || exit 1
   COMP_WORDS=(mprof export --fo); COMP_CWORD=2; _mprof; [ "${COMPREPLY[*]}" = --format ] || exit 2
-  COMP_WORDS=(mprof export --format s); COMP_CWORD=3; _mprof; [ "${COMPREPLY[*]}" = speedscope ] || exit 3' ||
+  COMP_WORDS=(mprof export --format s); COMP_CWORD=3; _mprof; [ "${COMPREPLY[*]}" = "speedscope sqlite" ] || exit 3
+  COMP_WORDS=(mprof export --format k); COMP_CWORD=3; _mprof; [ "${COMPREPLY[*]}" = kineto ] || exit 4' ||
   fail "bash completion (step $?)"
 [ -f /usr/share/mime/packages/mprof.xml ] || fail "no shared-mime-info entry"
 if command -v gio >/dev/null && [ -f /usr/share/mime/mime.cache ]; then
