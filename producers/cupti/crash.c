@@ -5,8 +5,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <string.h>
+#include <ucontext.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -80,8 +83,42 @@ void mprof_cupti_crash_report_prepare(void) {
   (void)backtrace(warm, 2);
 }
 
-void mprof_cupti_crash_report(int signo, const siginfo_t *info) {
-  char line[256];
+/* The interrupted instruction's address, 0 where this port cannot say. */
+static uintptr_t fault_pc(const void *context) {
+  const ucontext_t *uc = (const ucontext_t *)context;
+  if (!uc)
+    return 0;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.pc;
+#else
+  return 0;
+#endif
+}
+
+/* Whose code faulted: mprof's producer (the object this file is in), or
+ * which library of the program's, with the offset into it. */
+static void append_culprit(char *line, size_t size, size_t *at, uintptr_t pc) {
+  Dl_info where, self;
+  if (!pc || !dladdr((void *)pc, &where) || !where.dli_fname)
+    return;
+  const char *file = strrchr(where.dli_fname, '/');
+  file = file ? file + 1 : where.dli_fname;
+  int ours =
+      dladdr((void *)&fault_pc, &self) && self.dli_fbase == where.dli_fbase;
+  append(line, size, at,
+         ours ? ", the faulting instruction mprof's own ("
+              : ", the faulting instruction in ");
+  append(line, size, at, *file ? file : "the program");
+  append(line, size, at, "+");
+  append_hex(line, size, at, pc - (uintptr_t)where.dli_fbase);
+  append(line, size, at, ours ? ")" : "");
+}
+
+void mprof_cupti_crash_report(int signo, const siginfo_t *info,
+                              const void *context) {
+  char line[512];
   size_t at = 0;
   const char *name = signo == SIGSEGV  ? "SIGSEGV"
                      : signo == SIGBUS ? "SIGBUS"
@@ -98,6 +135,8 @@ void mprof_cupti_crash_report(int signo, const siginfo_t *info) {
   append(line, sizeof line, &at,
          thread_role ? thread_role : "one of its own threads");
   append(line, sizeof line, &at, thread_role ? " of mprof's producer" : "");
+  if (signo != SIGABRT)
+    append_culprit(line, sizeof line, &at, fault_pc(context));
   append(line, sizeof line, &at, "; its stack:\n");
   if (write(STDERR_FILENO, line, at) < 0)
     return;

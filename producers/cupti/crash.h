@@ -32,13 +32,17 @@ const char *mprof_cupti_thread_role(void);
 void mprof_cupti_crash_report_prepare(void);
 
 /**
- * Write to stderr, with write(2) and backtrace(3) only: "mprof-cupti: the
- * program got SIGSEGV at address 0x.. in the drain thread of mprof's
- * producer; its stack:" (or "in one of its own threads"), then the stack of
- * the interrupted thread, so a crash can be told as the producer's or the
- * program's.
+ * Write to stderr, with write(2), dladdr(3) and backtrace(3) only:
+ * "mprof-cupti: the program got SIGSEGV at address 0x.. in the drain thread
+ * of mprof's producer, the faulting instruction mprof's own
+ * (libmprof-cupti.so+0x..); its stack:" (or "in one of its own threads",
+ * "the faulting instruction in libc.so.6+0x.."; from @p context, the
+ * handler's ucontext, or NULL), then the stack of the interrupted thread,
+ * so a crash can be told as the producer's or the program's, whichever
+ * thread it hit.
  */
-void mprof_cupti_crash_report(int signo, const siginfo_t *info);
+void mprof_cupti_crash_report(int signo, const siginfo_t *info,
+                              const void *context);
 
 #ifdef __cplusplus
 }

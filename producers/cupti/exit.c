@@ -59,7 +59,7 @@ static void on_signal(int signo, siginfo_t *info, void *context) {
    * the fault ends it, or when it is the producer's. */
   if ((signo == SIGSEGV || signo == SIGBUS || signo == SIGABRT) &&
       (dies || mprof_cupti_thread_role()))
-    mprof_cupti_crash_report(signo, info);
+    mprof_cupti_crash_report(signo, info, context);
   int state = atomic_load(&g.state);
   if (getpid() == g.pid && !atomic_load(&g.forked) &&
       (state == STATE_RUNNING || state == STATE_DISABLED) && g.tr) {

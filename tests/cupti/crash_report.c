@@ -8,7 +8,8 @@
  *   crash_report producer   a thread started as the producer starts its
  *                           own (the drain thread's way, every other
  *                           signal blocked) dereferences NULL
- *   crash_report program    the main thread does
+ *   crash_report program    the main thread passes NULL to strlen (the
+ *                           fault is then in the C library's code)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -20,8 +21,7 @@
 #include "crash.h"
 
 static void on_fault(int signo, siginfo_t *info, void *context) {
-  (void)context;
-  mprof_cupti_crash_report(signo, info);
+  mprof_cupti_crash_report(signo, info, context);
   signal(signo, SIG_DFL);
   raise(signo);
 }
@@ -45,8 +45,9 @@ int main(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGSEGV, &sa, NULL);
   if (strcmp(argv[1], "program") == 0) {
-    fault(NULL);
-    return 0;
+    /* In the C library's code: not the producer's. */
+    const char *volatile nowhere = NULL;
+    return (int)strlen(nowhere);
   }
   pthread_t thread;
   if (mprof_cupti_thread_start(&thread, fault, NULL, "the drain thread") != 0)

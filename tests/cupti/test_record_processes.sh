@@ -101,10 +101,11 @@ grep -q "^           killed by signal 9 (SIGKILL); " "$tmp/oldkill.info" ||
   fail "oldkill: info does not say SIGKILL: $(grep -A1 '^process' "$tmp/oldkill.info")"
 
 # The injected producer's own handler reports a crash once, naming the
-# signal, the address and the thread, then the stack (process_app's main
+# signal, the address, the thread and whose code faulted (the program's
+# here), then the stack (process_app's main
 # segfaults or aborts); no report for a signal that is no crash, nor for
 # one it cannot catch. The statuses (139, 134) were checked above.
-has segv "^mprof-cupti: the program got SIGSEGV at address 0x0 in one of its own threads; its stack:$"
+has segv "^mprof-cupti: the program got SIGSEGV at address 0x0 in one of its own threads, the faulting instruction in process_app+0x[0-9a-f]*; its stack:$"
 has abort "^mprof-cupti: the program got SIGABRT in one of its own threads; its stack:$"
 for step in segv abort; do
   [ "$(grep -c '^mprof-cupti: the program got' "$tmp/$step.out")" -eq 1 ] ||
