@@ -179,7 +179,7 @@ cases() {
   echo '      if [[ $o == *= ]]; then compadd -S "" -- $o; else compadd -- $o; fi'
   echo '    done'
   echo '  elif (( ${#subs} && CURRENT == 3 )); then'
-  echo '    compadd -a subs'
+  echo '    compadd -- $subs'
   echo '  else'
   echo '    case $arg in'
   echo "      trace) _files -g '*.(mprof|mkprof)' ;;"

@@ -105,8 +105,22 @@ done
 
 if command -v zsh >/dev/null; then
   zsh -n "$zsh_file" || fail "_mprof does not parse"
-  for c in mkprof record source; do
-    grep -q "^    $c) opts=(.*) subs=([a-z ]\{1,\})" "$zsh_file" || fail "zsh completion: $c has no subcommands"
+  # The zsh function, with zsh's completion builtins replaced by ones that
+  # print what they were asked to offer.
+  zsh -f -c 'compadd() { print -r -- "compadd $*"; }
+    _files() { print -r -- "_files $*"; }
+    _describe() { print -r -- "_describe $*"; }
+    _command_names() { print -r -- "_command_names $*"; }
+    compset() { PREFIX=${PREFIX#*=}; }
+    source "$1" >/dev/null
+    t() { words=("$@"); CURRENT=$#; PREFIX=${words[-1]}; print -rn -- "$*: "; _mprof | tr "\n" ";"; print; }
+    t mprof mkprof ""; t mprof record ""; t mprof export --format ""; t mprof summary ""
+    t mprof summary --color=; t mprof summary --top ""' zsh "$zsh_file" >"$tmp/zsh" 2>&1
+  for want in "mprof mkprof : compadd -- info export import;" "mprof record : compadd -- source blocks;" \
+    "mprof export --format : compadd -- perfetto chrome speedscope sqlite kineto;" \
+    "mprof summary : _files -g *.(mprof|mkprof);" "mprof summary --color=: compadd -- auto always never;" \
+    "mprof summary --top : "; do
+    grep -qxF -- "$want" "$tmp/zsh" || fail "zsh completion: expected '$want' in: $(cat "$tmp/zsh")"
   done
 fi
 
