@@ -23,6 +23,16 @@ typedef struct cli_command {
   const char *synopsis; /* one line for `mprof help` */
   const char *usage;    /* full text for `mprof help CMD` and CMD --help */
   int (*run)(int argc, char **argv); /* argv[0] is the command name */
+  /* What shell completion offers (`mprof --complete-spec` prints it;
+   * tools/gen-completion.sh turns it into bash and zsh completion), words
+   * separated by spaces: "sub:NAME" a subcommand; "arg:KIND" what the
+   * operands are (trace: .mprof/.mkprof files and folders; file; command:
+   * a program and its arguments after "--"); "OPT" a flag; "OPT:KIND" an
+   * option taking a value, KIND one of file, dir, value, duration, size or
+   * a comma-separated list of the words it accepts. An OPT ending in "="
+   * takes its value in the same word (--color=WHEN). Every OPT must be in
+   * the command's usage text (tests/cli/test_completion.sh checks it). */
+  const char *complete;
 } cli_command;
 
 /* Print "mprof: MESSAGE" for the last libmprof error; return the exit

@@ -135,20 +135,27 @@ static const cli_command commands[] = {
      "1001-1004:\n"
      "  mprof record --capture-range nvtx:step --range-skip 1000 \\\n"
      "               --range-count 4 -- python train.py\n",
-     cmd_record},
+     cmd_record,
+     "sub:source sub:blocks arg:command -o:file "
+     "--pc-mode:continuous,serialized,off --pc-period:value --pc-buffer:size "
+     "--kernel:value --memory --pm:on,off,both --pm-interval:duration "
+     "--no-sass --sass-now --drop-code --no-source --source-root:dir -q "
+     "--quiet --capture-range:value --range-skip:value --range-count:value "
+     "--kernel-skip:value --kernel-count:value --delay:duration "
+     "--duration:duration --max-size:size"},
     {"doctor", "check that this machine can capture",
      "usage: mprof doctor\n"
      "\n"
      "Check the NVIDIA driver and GPUs, the CUDA toolkit, libcupti, the\n"
      "producer, nvdisasm and the profiling permission; print one line per\n"
      "check with the fix. Exit status 0 only when capture can work.\n",
-     cmd_doctor},
+     cmd_doctor, ""},
     {"setup", "build the CUPTI producer if this install lacks it",
      "usage: mprof setup\n"
      "\n"
      "Say where the CUPTI producer is, or build it against the local CUDA\n"
      "toolkit into ~/.local/share/mprof/libmprof-cupti.so.\n",
-     cmd_setup},
+     cmd_setup, ""},
     {"info", "print what a trace holds",
      "usage: mprof info TRACE...\n"
      "\n"
@@ -163,7 +170,7 @@ static const cli_command commands[] = {
      "first, then each trace. A trace\n"
      "cut short (killed, crashed) says it is partial and how much it\n"
      "holds.\n",
-     cmd_info},
+     cmd_info, "arg:trace"},
     {"summary", "which kernel hurts and why (XML, JSON or a panel)",
      "usage: mprof summary TRACE... [--kernel NAME|REGEX] [--top N] [--hot N]\n"
      "                     [--all] [--xml|--json|--human] [--detail]\n"
@@ -234,7 +241,11 @@ static const cli_command commands[] = {
      "\n"
      "Output is bounded: what is left out is counted (omitted=...).\n"
      "Exit status: 0 ok, 1 failed, 2 bad usage or bad input.\n",
-     cmd_summary},
+     cmd_summary,
+     "arg:trace --kernel:value --top:value --hot:value --all --xml --json "
+     "--human --detail --full-names --color=:auto,always,never --by-process "
+     "--split:process --sidecar:file --no-sidecar --by-range --by-line "
+     "--source-root:dir"},
     {"diff", "compare two traces kernel by kernel (a CI gate)",
      "usage: mprof diff BASE CAND [--fail-above PCT] [--top N] [--hot N]\n"
      "                  [--xml|--json|--human] [--color=WHEN] [--no-sidecar]\n"
@@ -262,7 +273,10 @@ static const cli_command commands[] = {
      "\n"
      "Exit status: 0 ok, 1 failed, 2 bad usage or bad input, 3 the gate\n"
      "tripped.\n",
-     cmd_diff},
+     cmd_diff,
+     "arg:trace --fail-above:value --top:value --hot:value --xml --json "
+     "--human --color=:auto,always,never --no-sidecar --allow-disjoint "
+     "--full-names"},
     {"merge", "write the traces of a multi-process run as one trace",
      "usage: mprof merge TRACE... -o FILE\n"
      "\n"
@@ -276,7 +290,7 @@ static const cli_command commands[] = {
      "FILE's PROCESSES (a trace that is itself a set brings each of its\n"
      "processes), its metadata kept as process.I.KEY. FILE is partial\n"
      "when any trace is.\n",
-     cmd_merge},
+     cmd_merge, "arg:trace -o:file"},
     {"export",
      "write traces for Perfetto, chrome://tracing, speedscope, "
      "SQLite or Kineto",
@@ -326,7 +340,10 @@ static const cli_command commands[] = {
      "\n"
      "The file layouts and the SQLite tables are described in docs/EXPORT.md.\n"
      "Exit status: 0 ok, 1 failed, 2 bad usage or bad input.\n",
-     cmd_export},
+     cmd_export,
+     "arg:trace -o:file "
+     "--format:perfetto,chrome,speedscope,sqlite,kineto --kernel:value "
+     "--sidecar:file --no-sidecar -q --quiet"},
     {"synth", "write a deterministic synthetic trace",
      "usage: mprof synth [-o FILE] [--launches N] [--kernels M] [--streams S]\n"
      "                   [--devices D] [--pcs P] [--seed X] [--scenario NAME]\n"
@@ -364,7 +381,15 @@ static const cli_command commands[] = {
      "own, so it wins: one process of a made-up run, e.g. --meta pid=101\n"
      "--meta host=node1 --meta rank=0 --meta clock=CLOCK_MONOTONIC_RAW\n"
      "--meta clock.anchor.trace_ns=N --meta clock.anchor.realtime_ns=M.\n",
-     cmd_synth},
+     cmd_synth,
+     "-o:file --launches:value --kernels:value --streams:value "
+     "--devices:value --pcs:value --seed:value "
+     "--scenario:mixed,memory-latency,compute,barrier,occupancy,tail,launch-"
+     "gaps --slowdown:value --slow-kernel:value "
+     "--slow-scenario:mixed,memory-latency,compute,barrier,occupancy,tail,"
+     "launch-gaps --slow-device:value --timing-seed:value --sidecar "
+     "--spans:value --span-warps:value --span-sms:value --span-imbalance:value "
+     "--span-nested --meta:value"},
     {"sass", "attach SASS and source lines to a trace's PC sidecar",
      "usage: mprof sass [--rebuild] [--nvdisasm PATH] [--cuobjdump PATH]\n"
      "                  [--no-disassembly] [--no-source]\n"
@@ -387,7 +412,9 @@ static const cli_command commands[] = {
      "embedded in TRACE (replacing those it had), as 'mprof record' does:\n"
      "--source-root DIR|OLD=NEW says where build paths are now, a file not\n"
      "found is listed as missing; --no-source leaves TRACE as it is.\n",
-     cmd_sass},
+     cmd_sass,
+     "arg:trace --rebuild --nvdisasm:file --cuobjdump:file --no-disassembly "
+     "--no-source --source-root:dir"},
     {"view", "open a trace in the viewer, or draw a view to PNG/SVG",
      "usage: mprof view TRACE... [--kernel NAME] [--tab TAB] [--sidecar FILE]\n"
      "       mprof view TRACE... --render OUT.png|OUT.svg [--tab TAB]\n"
@@ -427,7 +454,12 @@ static const cli_command commands[] = {
      "--demo-activity opens (or renders) a synthetic SM/block/warp activity\n"
      "hierarchy instead of a trace, on the Activity tab, marked synthetic.\n"
      "Without a display and without --render, view says so and exits 2.\n",
-     cmd_view},
+     cmd_view,
+     "arg:trace --kernel:value "
+     "--tab:trace,summary,hotspots,flame,raster,mega,density,activity,source "
+     "--sidecar:file --render:file --size:value --range:value --select:value "
+     "--sm-height:value --rows:sm,block,warp --depth:auto,phase,instruction "
+     "--demo-activity"},
     /* mprof source, mprof mkprof: cmd_source.c, cmd_mkprof.c */
     {"source", "inspect or merge source-instrumentation spans",
      "usage: mprof source info FILE.source\n"
@@ -445,7 +477,7 @@ static const cli_command commands[] = {
      "source.alignment_offset_ns and source.alignment_error_ns record it;\n"
      "--offset NS (at most 2^62 either way) imposes an offset instead.\n"
      "FILE.source defaults to TRACE.source.\n",
-     cmd_source},
+     cmd_source, "sub:info sub:merge arg:file -o:file --offset:value"},
     {"mkprof", "read, export and import MKPROF1.2 (Megakernels) files",
      "usage: mprof mkprof info FILE.mkprof [--instructions N]\n"
      "       mprof mkprof export TRACE -o OUT.mkprof [--kernel REGEX]\n"
@@ -466,7 +498,9 @@ static const cli_command commands[] = {
      "\n"
      "import converts FILE into a trace with one region per (instruction\n"
      "type, unit) and one span per unit activity.\n",
-     cmd_mkprof},
+     cmd_mkprof,
+     "sub:info sub:export sub:import arg:trace -o:file --instructions:value "
+     "--kernel:value --launch:value"},
 };
 
 const cli_command *cli_commands(size_t *count) {
@@ -591,6 +625,12 @@ int main(int argc, char **argv) {
   }
   if (strcmp(name, "help") == 0)
     return run_help(argc, argv);
+  if (strcmp(name, "--complete-spec") == 0) {
+    /* Hidden: one line per command, "NAME SPEC", for gen-completion.sh. */
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+      printf("%s %s\n", commands[i].name, commands[i].complete);
+    return CLI_EXIT_OK;
+  }
   if (strcmp(name, "--demo-activity") == 0)
     return cmd_view(argc, argv); /* mprof --demo-activity [--render ...] */
   const cli_command *c = find_command(name);

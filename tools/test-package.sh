@@ -64,7 +64,8 @@ k = mprof.open('$src/samples/gemm.mprof').kernel()
 assert k.stats['launches'] == 20 and k._repr_png_()[:4] == b'\x89PNG'
 " >"$tmp/python.txt" 2>&1 || fail "python package on the installed library: $(tail -1 "$tmp/python.txt")"
 fi
-# The man pages and completion come from the same help text as --help.
+# The man pages come from the help text of --help, completion from the
+# command table beside it.
 for page in mprof mprof-summary mprof-export; do
   [ -f "/usr/share/man/man1/$page.1" ] || fail "no man page $page.1"
 done
@@ -76,7 +77,8 @@ bash -c '. /usr/share/bash-completion/completions/mprof
   COMP_WORDS=(mprof exp); COMP_CWORD=1; _mprof; [ "${COMPREPLY[*]}" = export ] || exit 1
   COMP_WORDS=(mprof export --fo); COMP_CWORD=2; _mprof; [ "${COMPREPLY[*]}" = --format ] || exit 2
   COMP_WORDS=(mprof export --format s); COMP_CWORD=3; _mprof; [ "${COMPREPLY[*]}" = "speedscope sqlite" ] || exit 3
-  COMP_WORDS=(mprof export --format k); COMP_CWORD=3; _mprof; [ "${COMPREPLY[*]}" = kineto ] || exit 4' ||
+  COMP_WORDS=(mprof export --format k); COMP_CWORD=3; _mprof; [ "${COMPREPLY[*]}" = kineto ] || exit 4
+  COMP_WORDS=(mprof record ""); COMP_CWORD=2; _mprof; [ "${COMPREPLY[*]}" = "source blocks" ] || exit 5' ||
   fail "bash completion (step $?)"
 [ -f /usr/share/mime/packages/mprof.xml ] || fail "no shared-mime-info entry"
 if command -v gio >/dev/null && [ -f /usr/share/mime/mime.cache ]; then
