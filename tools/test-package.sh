@@ -2,7 +2,7 @@
 # Build the Debian package of BUILD (cpack -G DEB), install it with dpkg -i,
 # check the installed mprof as a user would meet it (summary on a sample,
 # view --render, the man pages, bash completion, the file type), then remove
-# the package again. Needs root (or sudo) and dpkg; skips with a message
+# the package again. lintian checks the .deb first: an error fails. Needs root (or sudo) and dpkg; skips with a message
 # without them, except under CI.
 # Usage: tools/test-package.sh BUILD_DIR
 set -u
@@ -36,6 +36,20 @@ rm -rf "$out"
 }
 deb=$(ls "$out"/mprof_*.deb)
 echo "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB"
+# Debian's own package checker: any error (E:) fails, warnings (W:) are
+# printed. Overrides stay out: what lintian says is what a Debian user sees.
+if command -v lintian >/dev/null 2>&1; then
+  lintian --no-cfg --no-override --tag-display-limit 0 "$deb" >"$out/lintian.txt" 2>&1
+  grep "^W: " "$out/lintian.txt" | sed 's/^/lintian: /'
+  if grep -q "^E: " "$out/lintian.txt"; then
+    grep "^E: " "$out/lintian.txt" >&2
+    fail "lintian reports $(grep -c "^E: " "$out/lintian.txt") error(s) on $(basename "$deb")"
+  fi
+elif [ "${CI:-}" = true ]; then
+  fail "lintian is not installed (tools/install-deps.sh installs it)"
+else
+  echo "skipping lintian: it is not installed"
+fi
 $sudo dpkg -i "$deb" >/dev/null || { echo "FAIL: dpkg -i $deb" >&2; exit 1; }
 trap '$sudo dpkg --purge mprof >/dev/null 2>&1' EXIT
 
@@ -66,8 +80,9 @@ assert k.stats['launches'] == 20 and k._repr_png_()[:4] == b'\x89PNG'
 fi
 # The man pages and completion come from the same help text as --help.
 for page in mprof mprof-summary mprof-export; do
-  [ -f "/usr/share/man/man1/$page.1" ] || fail "no man page $page.1"
+  [ -f "/usr/share/man/man1/$page.1.gz" ] || fail "no man page $page.1.gz"
 done
+[ -f /usr/share/doc/mprof/copyright ] || fail "no /usr/share/doc/mprof/copyright"
 if command -v man >/dev/null; then
   MANWIDTH=100 man mprof-export 2>/dev/null | grep -q "speedscope  *writes  *one  *sampled" ||
     fail "man mprof-export does not show the help text"
