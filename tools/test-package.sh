@@ -83,6 +83,13 @@ for page in mprof mprof-summary mprof-export; do
   [ -f "/usr/share/man/man1/$page.1.gz" ] || fail "no man page $page.1.gz"
 done
 [ -f /usr/share/doc/mprof/copyright ] || fail "no /usr/share/doc/mprof/copyright"
+# pkg-config points at the package's own headers and library.
+if command -v pkg-config >/dev/null; then
+  inc=$(pkg-config --variable=includedir mprof 2>/dev/null)
+  lib=$(pkg-config --variable=libdir mprof 2>/dev/null)
+  [ -f "$inc/mprof/version.h" ] || fail "pkg-config's includedir for mprof is '$inc', without mprof/version.h"
+  [ -e "$lib/libmprof.so" ] || fail "pkg-config's libdir for mprof is '$lib', without libmprof.so"
+fi
 if command -v man >/dev/null; then
   MANWIDTH=100 man mprof-export 2>/dev/null | grep -q "speedscope  *writes  *one  *sampled" ||
     fail "man mprof-export does not show the help text"
