@@ -68,6 +68,10 @@ grep -q "LDS R50, \[R48\]" "$tmp/summary.txt" || fail "installed summary lacks t
 [ "$(wc -c <"$tmp/summary.png")" -gt 20000 ] || fail "the rendered PNG is nearly empty"
 if [ -x /usr/bin/mprof-gtk ]; then
   grep -q "^Exec=mprof-gtk" /usr/share/applications/mprof.desktop || fail "no desktop entry"
+  if command -v man >/dev/null; then
+    MANWIDTH=100 man mprof-gtk 2>/dev/null | grep -q "^ *-t, --tab=TAB  *Open on this tab" ||
+      fail "man mprof-gtk does not show the viewer's options"
+  fi
 fi
 /usr/bin/mprof export "$src/samples/gemm.mprof" -q -o "$tmp/gemm.json" || fail "installed mprof export"
 # The Python package finds the installed libmprof through the loader.
