@@ -3,11 +3,18 @@
 # built `mprof` itself (`mprof help`, `mprof help COMMAND`), so the pages
 # and --help cannot drift apart. Run by the build; also by hand:
 #   tools/gen-man.sh build/bin/mprof OUTDIR
+# With --viewer, mprof-gtk.1 from the viewer's own (GLib) --help:
+#   tools/gen-man.sh --viewer build/bin/mprof-gtk OUTDIR
 set -eu
+viewer=""
+if [ "$1" = --viewer ]; then
+  viewer=$2
+  shift
+fi
 mprof=$1
 out=$2
 mkdir -p "$out"
-version=$("$mprof" --version | sed -n 's/^mprof \([^ ]*\).*/\1/p')
+version=$("$mprof" --version | sed -n 's/^mprof[^ ]* \([^ ]*\).*/\1/p')
 date=$(date -u -d "@${SOURCE_DATE_EPOCH:-0}" +%Y-%m-%d 2>/dev/null || echo 1970-01-01)
 [ -n "${SOURCE_DATE_EPOCH:-}" ] || date=""
 
@@ -47,6 +54,29 @@ header() { # NAME SUMMARY
     "$(echo "$1" | tr '[:lower:]' '[:upper:]')" "$date" "$version"
   printf '.SH NAME\n%s \\- %s\n' "$1" "$(echo "$2" | escape)"
 }
+
+# mprof-gtk.1: GLib's help is "Usage:", the usage line, the summary, then
+# option groups; the page keeps the usage, the summary and the
+# application's options.
+if [ -n "$viewer" ]; then
+  help=$(LC_ALL=C.UTF-8 "$viewer" --help | sed 's/\xe2\x80\xa6/.../g')
+  summary=$(echo "$help" | awk 'NR > 2 && NF { print; exit }')
+  {
+    header mprof-gtk "the mprof viewer (GTK 4)"
+    echo ".SH SYNOPSIS"
+    echo "$help" | sed -n '2s/^ *//p' | escape
+    echo ".SH DESCRIPTION"
+    echo "$summary" | escape
+    echo ".PP"
+    printf '%s\n' '\fBmprof view\fR TRACE (or plain \fBmprof\fR TRACE) starts it.'
+    echo ".SH OPTIONS"
+    echo ".nf"
+    echo "$help" | awk '/^Application Options:/ { on = 1; next } on && NF { sub(/^  /, ""); print }' | escape
+    echo ".fi"
+    printf '.SH SEE ALSO\n\\fBmprof\\fR(1), \\fBmprof\\-view\\fR(1)\n'
+  } >"$out/mprof-gtk.1"
+  exit 0
+fi
 
 commands=$("$mprof" help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
 

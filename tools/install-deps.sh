@@ -6,7 +6,7 @@ packages="build-essential cmake pkg-config git libjson-c-dev libelf-dev zlib1g-d
 libcmocka-dev libgtk-4-dev libcairo2-dev clang libclang-rt-14-dev
 clang-format libxml2-utils xvfb xauth x11-apps imagemagick dbus-x11
 chromium desktop-file-utils shared-mime-info zsh man-db groff-base
-bsdextrautils python3 procps libsqlite3-dev sqlite3
+bsdextrautils python3 procps libsqlite3-dev sqlite3 lintian
 protobuf-compiler
 python3-cffi python3-numpy python3-pandas python3-pytest python3-pip"
 # node and npm run the browser checks of the exports; a node that is

@@ -2,7 +2,7 @@
 # Build the Debian package of BUILD (cpack -G DEB), install it with dpkg -i,
 # check the installed mprof as a user would meet it (summary on a sample,
 # view --render, the man pages, bash completion, the file type), then remove
-# the package again. Needs root (or sudo) and dpkg; skips with a message
+# the package again. lintian checks the .deb first: an error fails. Needs root (or sudo) and dpkg; skips with a message
 # without them, except under CI.
 # Usage: tools/test-package.sh BUILD_DIR
 set -u
@@ -36,6 +36,20 @@ rm -rf "$out"
 }
 deb=$(ls "$out"/mprof_*.deb)
 echo "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB"
+# Debian's own package checker: any error (E:) fails, warnings (W:) are
+# printed. Overrides stay out: what lintian says is what a Debian user sees.
+if command -v lintian >/dev/null 2>&1; then
+  lintian --no-cfg --no-override --tag-display-limit 0 "$deb" >"$out/lintian.txt" 2>&1
+  grep "^W: " "$out/lintian.txt" | sed 's/^/lintian: /'
+  if grep -q "^E: " "$out/lintian.txt"; then
+    grep "^E: " "$out/lintian.txt" >&2
+    fail "lintian reports $(grep -c "^E: " "$out/lintian.txt") error(s) on $(basename "$deb")"
+  fi
+elif [ "${CI:-}" = true ]; then
+  fail "lintian is not installed (tools/install-deps.sh installs it)"
+else
+  echo "skipping lintian: it is not installed"
+fi
 $sudo dpkg -i "$deb" >/dev/null || { echo "FAIL: dpkg -i $deb" >&2; exit 1; }
 trap '$sudo dpkg --purge mprof >/dev/null 2>&1' EXIT
 
@@ -54,6 +68,10 @@ grep -q "LDS R50, \[R48\]" "$tmp/summary.txt" || fail "installed summary lacks t
 [ "$(wc -c <"$tmp/summary.png")" -gt 20000 ] || fail "the rendered PNG is nearly empty"
 if [ -x /usr/bin/mprof-gtk ]; then
   grep -q "^Exec=mprof-gtk" /usr/share/applications/mprof.desktop || fail "no desktop entry"
+  if command -v man >/dev/null; then
+    MANWIDTH=100 man mprof-gtk 2>/dev/null | grep -q "^ *-t, --tab=TAB  *Open on this tab" ||
+      fail "man mprof-gtk does not show the viewer's options"
+  fi
 fi
 /usr/bin/mprof export "$src/samples/gemm.mprof" -q -o "$tmp/gemm.json" || fail "installed mprof export"
 # The Python package finds the installed libmprof through the loader.
@@ -67,8 +85,16 @@ fi
 # The man pages come from the help text of --help, completion from the
 # command table beside it.
 for page in mprof mprof-summary mprof-export; do
-  [ -f "/usr/share/man/man1/$page.1" ] || fail "no man page $page.1"
+  [ -f "/usr/share/man/man1/$page.1.gz" ] || fail "no man page $page.1.gz"
 done
+[ -f /usr/share/doc/mprof/copyright ] || fail "no /usr/share/doc/mprof/copyright"
+# pkg-config points at the package's own headers and library.
+if command -v pkg-config >/dev/null; then
+  inc=$(pkg-config --variable=includedir mprof 2>/dev/null)
+  lib=$(pkg-config --variable=libdir mprof 2>/dev/null)
+  [ -f "$inc/mprof/version.h" ] || fail "pkg-config's includedir for mprof is '$inc', without mprof/version.h"
+  [ -e "$lib/libmprof.so" ] || fail "pkg-config's libdir for mprof is '$lib', without libmprof.so"
+fi
 if command -v man >/dev/null; then
   MANWIDTH=100 man mprof-export 2>/dev/null | grep -q "speedscope  *writes  *one  *sampled" ||
     fail "man mprof-export does not show the help text"
