@@ -204,3 +204,36 @@ int mprof_export_file(const char *path, const mprof_diagnosis *const *traces,
   int close_rc = mprof__file_out_close(&fo, !rc);
   return rc ? rc : close_rc;
 }
+
+uint64_t mprof__export_origin(const mprof_diagnosis *const *traces,
+                              size_t count, unsigned with) {
+  uint64_t origin = UINT64_MAX;
+  for (size_t t = 0; t < count; t++) {
+    const mprof_trace *trace =
+        mprof_join_trace(mprof_diagnosis_join(traces[t]));
+    uint64_t start, end;
+    mprof_trace_time_bounds(trace, &start, &end);
+    if (start || end)
+      origin = start < origin ? start : origin;
+    size_t n;
+    const mprof_range_record *r = mprof_trace_ranges(trace, &n);
+    for (size_t i = 0; i < n; i++)
+      origin = r[i].start < origin ? r[i].start : origin;
+    if (with & MPROF__ORIGIN_API_CALLS) {
+      const mprof_api_call_record *c = mprof_trace_api_calls(trace, &n);
+      for (size_t i = 0; i < n; i++)
+        origin = c[i].start < origin ? c[i].start : origin;
+    }
+    if (with & MPROF__ORIGIN_SPANS) {
+      const mprof_span_record *s = mprof_trace_spans(trace, &n);
+      for (size_t i = 0; i < n; i++)
+        origin = s[i].start < origin ? s[i].start : origin;
+    }
+    if (with & MPROF__ORIGIN_PM_SAMPLES) {
+      const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
+      for (size_t i = 0; i < n; i++)
+        origin = pm[i].start < origin ? pm[i].start : origin;
+    }
+  }
+  return origin == UINT64_MAX ? 0 : origin;
+}

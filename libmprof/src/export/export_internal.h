@@ -9,6 +9,7 @@
 #define MPROF_EXPORT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,20 @@ typedef struct mprof__export_selection {
   unsigned char **selected;
   size_t count;
 } mprof__export_selection;
+
+/* What, besides the GPU work's own time bounds and the NVTX ranges, may
+ * start a trace's time axis (mprof__export_origin()). */
+enum {
+  MPROF__ORIGIN_API_CALLS = 1u << 0,
+  MPROF__ORIGIN_SPANS = 1u << 1,
+  MPROF__ORIGIN_PM_SAMPLES = 1u << 2
+};
+
+/* The earliest start of @p count traces (0 when they hold nothing): their
+ * time bounds, NVTX ranges and the records @p with names. Each export's
+ * time axis starts there. */
+uint64_t mprof__export_origin(const mprof_diagnosis *const *traces,
+                              size_t count, unsigned with);
 
 /* The file name of @p path, without its directory. */
 static inline const char *mprof__export_base_name(const char *path) {

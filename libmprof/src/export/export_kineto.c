@@ -478,19 +478,6 @@ static int has_profiler_steps(const mprof_trace *trace) {
   return 0;
 }
 
-static uint64_t trace_origin(const mprof_trace *trace) {
-  uint64_t origin, end;
-  mprof_trace_time_bounds(trace, &origin, &end);
-  size_t n;
-  const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
-  for (size_t i = 0; i < n; i++)
-    origin = ranges[i].start < origin ? ranges[i].start : origin;
-  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &n);
-  for (size_t i = 0; i < n; i++)
-    origin = calls[i].start < origin ? calls[i].start : origin;
-  return origin;
-}
-
 static void kw_names(kineto_writer *w, const mprof_trace *trace) {
   size_t n;
   const char *cmd = mprof_trace_process_count(trace) == 1
@@ -548,7 +535,9 @@ int mprof__export_kineto(FILE *f, const mprof_diagnosis *const *traces,
     keys[i] = (corr_key){calls[i].correlation_id, (uint32_t)i};
   qsort(keys, nc, sizeof *keys, corr_order);
 
-  kineto_writer w = {f, trace_origin(trace), 0, KINETO_UNKNOWN_PID, 0};
+  kineto_writer w = {f,
+                     mprof__export_origin(traces, 1, MPROF__ORIGIN_API_CALLS),
+                     0, KINETO_UNKNOWN_PID, 0};
   if (processes == 1 && proc->pid && proc->pid < KINETO_UNKNOWN_PID)
     w.pid = proc->pid;
   uint32_t max_corr = nc ? keys[nc - 1].correlation : 0;

@@ -957,33 +957,6 @@ static void pf_trace_free(pf_trace *t) {
   free(t->gpu_ids);
 }
 
-/* The earliest time of the set, as the Trace Event export takes it. */
-static uint64_t pf_origin(const mprof_diagnosis *const *traces, size_t count) {
-  uint64_t origin = UINT64_MAX;
-  for (size_t t = 0; t < count; t++) {
-    const mprof_trace *trace =
-        mprof_join_trace(mprof_diagnosis_join(traces[t]));
-    uint64_t start, end;
-    mprof_trace_time_bounds(trace, &start, &end);
-    if (start || end)
-      origin = start < origin ? start : origin;
-    size_t n;
-    const mprof_range_record *r = mprof_trace_ranges(trace, &n);
-    for (size_t i = 0; i < n; i++)
-      origin = r[i].start < origin ? r[i].start : origin;
-    const mprof_api_call_record *c = mprof_trace_api_calls(trace, &n);
-    for (size_t i = 0; i < n; i++)
-      origin = c[i].start < origin ? c[i].start : origin;
-    const mprof_span_record *s = mprof_trace_spans(trace, &n);
-    for (size_t i = 0; i < n; i++)
-      origin = s[i].start < origin ? s[i].start : origin;
-    const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
-    for (size_t i = 0; i < n; i++)
-      origin = pm[i].start < origin ? pm[i].start : origin;
-  }
-  return origin == UINT64_MAX ? 0 : origin;
-}
-
 int mprof__export_perfetto(FILE *f, const mprof_diagnosis *const *traces,
                            size_t count, const mprof__export_selection *sel,
                            size_t *events) {
@@ -991,7 +964,9 @@ int mprof__export_perfetto(FILE *f, const mprof_diagnosis *const *traces,
   if (!w)
     return pf_oom();
   w->f = f;
-  w->origin = pf_origin(traces, count);
+  w->origin = mprof__export_origin(
+      traces, count,
+      MPROF__ORIGIN_API_CALLS | MPROF__ORIGIN_SPANS | MPROF__ORIGIN_PM_SAMPLES);
   int rc = MPROF_OK;
   for (size_t i = 0; i < count && !rc; i++) {
     pf_trace t;

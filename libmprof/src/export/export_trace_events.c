@@ -124,29 +124,6 @@ static uint32_t host_pid(const mprof_trace *trace, size_t t,
   return (uint32_t)pid;
 }
 
-static uint64_t set_origin(const mprof_diagnosis *const *traces, size_t count) {
-  uint64_t origin = UINT64_MAX;
-  for (size_t t = 0; t < count; t++) {
-    const mprof_trace *trace =
-        mprof_join_trace(mprof_diagnosis_join(traces[t]));
-    uint64_t start, end;
-    mprof_trace_time_bounds(trace, &start, &end);
-    if (start || end)
-      origin = start < origin ? start : origin;
-    size_t n;
-    const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
-    for (size_t i = 0; i < n; i++)
-      origin = ranges[i].start < origin ? ranges[i].start : origin;
-    const mprof_span_record *spans = mprof_trace_spans(trace, &n);
-    for (size_t i = 0; i < n; i++)
-      origin = spans[i].start < origin ? spans[i].start : origin;
-    const mprof_pm_sample_record *pm = mprof_trace_pm_samples(trace, &n);
-    for (size_t i = 0; i < n; i++)
-      origin = pm[i].start < origin ? pm[i].start : origin;
-  }
-  return origin == UINT64_MAX ? 0 : origin;
-}
-
 static void te_process_names(te_writer *w, const mprof_trace *trace, size_t t,
                              uint32_t pid, int multi) {
   char name[512];
@@ -592,7 +569,11 @@ static int te_spans(te_writer *w, const mprof_diagnosis *diag, size_t t,
 int mprof__export_trace_events(FILE *f, const mprof_diagnosis *const *traces,
                                size_t count, const mprof__export_selection *sel,
                                size_t *events) {
-  te_writer w = {f, set_origin(traces, count), 0, 1};
+  te_writer w = {
+      f,
+      mprof__export_origin(traces, count,
+                           MPROF__ORIGIN_SPANS | MPROF__ORIGIN_PM_SAMPLES),
+      0, 1};
   uint32_t *pids = (uint32_t *)calloc(count ? count : 1, sizeof *pids);
   if (!pids)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
