@@ -101,6 +101,22 @@ void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
   }
 }
 
+const CUpti_CallbackId launch_cbids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+const size_t launch_cbid_count = sizeof launch_cbids / sizeof launch_cbids[0];
+
 static void enable_resource(CUpti_CallbackId cbid, const char *name) {
   char what[96];
   snprintf(what, sizeof what, "cuptiEnableCallback(%s)", name);
@@ -116,22 +132,8 @@ void setup_callbacks(void) {
                   "MODULE_UNLOAD_STARTING");
   if (g.cfg.pc_mode != MPROF_CUPTI_PC_SERIALIZED || !g.pc_allowed)
     return;
-  static const CUpti_CallbackId launches[] = {
-      CUPTI_DRIVER_TRACE_CBID_cuLaunch,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
-      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-  };
-  for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++)
+  for (size_t i = 0; i < launch_cbid_count; i++)
     ok(cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
-                           launches[i]),
+                           launch_cbids[i]),
        "cuptiEnableCallback(launch)");
 }

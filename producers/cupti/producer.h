@@ -225,6 +225,10 @@ void pc_window(int on);
 void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                           CUpti_CallbackId cbid, const void *cbdata);
 void setup_callbacks(void);
+/* The driver API calls that launch kernels (serialized PC sampling and the
+ * capture window listen to them). */
+extern const CUpti_CallbackId launch_cbids[];
+extern const size_t launch_cbid_count;
 
 /* ---- window.c ------------------------------------------------------------ */
 

@@ -44,25 +44,11 @@ static const CUpti_CallbackId profiler_runtime[] = {
 static const CUpti_CallbackId profiler_driver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,
     CUPTI_DRIVER_TRACE_CBID_cuProfilerStop};
-static const CUpti_CallbackId launch_driver[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static int is_launch(CUpti_CallbackId cbid) {
-  for (size_t i = 0; i < COUNT(launch_driver); i++)
-    if (launch_driver[i] == cbid)
+  for (size_t i = 0; i < launch_cbid_count; i++)
+    if (launch_cbids[i] == cbid)
       return 1;
   return 0;
 }
@@ -86,9 +72,9 @@ static void window_callbacks(int on) {
   /* Serialized PC sampling keeps its own launch callbacks. */
   if (trigger == MPROF_CAPTURE_KERNELS &&
       (on || g.cfg.pc_mode != MPROF_CUPTI_PC_SERIALIZED || !g.pc_allowed))
-    for (size_t i = 0; i < COUNT(launch_driver); i++)
+    for (size_t i = 0; i < launch_cbid_count; i++)
       ok(cuptiEnableCallback((uint32_t)on, g.subscriber,
-                             CUPTI_CB_DOMAIN_DRIVER_API, launch_driver[i]),
+                             CUPTI_CB_DOMAIN_DRIVER_API, launch_cbids[i]),
          "cuptiEnableCallback(launch)");
 }
 
