@@ -38,6 +38,20 @@ static int flag_value(const char *text) {
          strcasecmp(text, "true") == 0 || strcasecmp(text, "on") == 0;
 }
 
+/* Text from variable @p name into @p out (@p size bytes) when set and
+ * non-empty; text that does not fit is a problem, and *out stays as it was
+ * (@p otherwise says what that means). */
+static void string_value(mprof_cupti_config *cfg, const char *name,
+                         const char *value, char *out, size_t size,
+                         const char *otherwise) {
+  if (!value || !*value)
+    return;
+  if (strlen(value) >= size)
+    problem(cfg, "%s: longer than %zu bytes; %s", name, size - 1, otherwise);
+  else
+    snprintf(out, size, "%s", value);
+}
+
 /* A hardware buffer size from variable @p name (set, non-empty @p value):
  * at least 1M, else a problem is reported and *out keeps its default. */
 static void buffer_value(mprof_cupti_config *cfg, const char *name,
@@ -263,16 +277,9 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   if (value && *value)
     buffer_value(cfg, "MPROF_PC_HW_BUFFER", value, &cfg->pc_hw_buffer);
 
-  value = env(userdata, "MPROF_KERNEL_REGEX");
-  if (value && *value) {
-    if (strlen(value) >= sizeof cfg->kernel_regex)
-      problem(cfg,
-              "MPROF_KERNEL_REGEX: longer than %zu bytes; keeping every "
-              "kernel",
-              sizeof cfg->kernel_regex - 1);
-    else
-      snprintf(cfg->kernel_regex, sizeof cfg->kernel_regex, "%s", value);
-  }
+  string_value(cfg, "MPROF_KERNEL_REGEX", env(userdata, "MPROF_KERNEL_REGEX"),
+               cfg->kernel_regex, sizeof cfg->kernel_regex,
+               "keeping every kernel");
 
   value = env(userdata, "MPROF_PM");
   if (value && *value) {
@@ -302,16 +309,9 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
                 MPROF_CUPTI_MAX_PM_COUNTER_SAMPLES, "a number", &n);
   cfg->pm_counter_samples = (uint32_t)n;
 
-  value = env(userdata, "MPROF_PM_METRICS");
-  if (value && *value) {
-    if (strlen(value) >= sizeof cfg->pm_metrics)
-      problem(cfg,
-              "MPROF_PM_METRICS: longer than %zu bytes; using the default "
-              "counters",
-              sizeof cfg->pm_metrics - 1);
-    else
-      snprintf(cfg->pm_metrics, sizeof cfg->pm_metrics, "%s", value);
-  }
+  string_value(cfg, "MPROF_PM_METRICS", env(userdata, "MPROF_PM_METRICS"),
+               cfg->pm_metrics, sizeof cfg->pm_metrics,
+               "using the default counters");
 
   cfg->keep_sass = !flag_value(env(userdata, "MPROF_NO_SASS"));
   cfg->whole_modules = flag_value(env(userdata, "MPROF_WHOLE_MODULES"));
@@ -322,16 +322,9 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
     snprintf(cfg->manifest, sizeof cfg->manifest, "%s", value);
   value = env(userdata, "MPROF_OUTPUT");
   cfg->output_has_pid = value && strstr(value, "%p") != NULL;
-  value = env(userdata, "MPROF_CAPTURE_RANGE");
-  if (value && *value) {
-    if (strlen(value) >= sizeof cfg->capture_range)
-      problem(cfg,
-              "MPROF_CAPTURE_RANGE: longer than %zu bytes; no range opens "
-              "the window",
-              sizeof cfg->capture_range - 1);
-    else
-      snprintf(cfg->capture_range, sizeof cfg->capture_range, "%s", value);
-  }
+  string_value(cfg, "MPROF_CAPTURE_RANGE", env(userdata, "MPROF_CAPTURE_RANGE"),
+               cfg->capture_range, sizeof cfg->capture_range,
+               "no range opens the window");
   static const struct {
     const char *name;
     size_t offset;
