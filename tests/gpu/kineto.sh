@@ -19,10 +19,8 @@
 # PyTorch. Exit 1 when a check fails, 2 when something is missing.
 set -uo pipefail
 out=${1:?usage: kineto.sh OUTDIR [BUILD_DIR]}
-build=${2:-build}
-mkdir -p "$out" || exit 2
-out=$(cd "$out" && pwd)
-build=$(cd "$build" && pwd) || exit 2
+. "$(dirname "$0")/lib.sh"
+gpu_setup kineto "$out" "${2:-build}"
 here=$(cd "$(dirname "$0")" && pwd)
 report="$out/report.txt"
 : >"$report" || exit 2
@@ -35,19 +33,10 @@ check() { # check TEXT RESULT(0 ok)
   fi
 }
 
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "kineto: no GPU here (nvidia-smi -L failed); skipping"
-  exit 77
-fi
 python=${PYTHON:-python3}
 if ! "$python" -c 'import torch' >/dev/null 2>&1; then
   echo "kineto: $python has no PyTorch; skipping"
   exit 77
-fi
-mprof="$build/bin/mprof"
-if [ ! -x "$mprof" ] || [ ! -e "$build/lib/libmprof-cupti.so" ]; then
-  echo "kineto: $mprof or its CUPTI producer is missing; build with the CUDA toolkit present" >&2
-  exit 2
 fi
 steps=${KINETO_STEPS:-5}
 rm -f "$out/torch.json" "$out/step.mprof" "$out/step.mprof.pc.json" "$out/mprof.json"
