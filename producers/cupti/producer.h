@@ -73,6 +73,7 @@ typedef struct pc_context {
   CUcontext ctx;
   uint32_t ordinal;
   int hardware_full; /* GetData fails for good after an overflow */
+  int enabled;       /* between Enable and Disable (alternating runs) */
   size_t reason_count;
   uint32_t *reason_index;
   pc_buffer config; /* CUPTI's until Disable: pcsampling.c says who reads */
@@ -136,6 +137,13 @@ typedef struct producer_state {
   mprof_cupti_capture capture;
   atomic_int window_on;      /* recording now */
   atomic_int window_settled; /* nothing can change it any more */
+  /* MPROF_PM=alternate: the window's pieces take turns, PC sampling then
+   * PM sampling, alternate_every pieces a turn (window.c). */
+  int pc_phase_on;          /* pc_lock: PC sampling's turn (pc_phase()) */
+  int turn;                 /* capture_lock: 0 none yet, 1 PC, 2 PM */
+  uint64_t alternate_every; /* pieces a turn */
+  uint64_t turn_pieces[2];  /* pieces recorded in PC, PM turns */
+  uint64_t switches, switch_ns, switch_max_ns; /* turn changes, their cost */
 
   struct {
     cu_device_get_fn device_get;
@@ -219,6 +227,9 @@ void pc_finish_all(void);
 /* A capture window opened or closed: cuptiPCSamplingStart or Stop (and a
  * drain) on every sampled context. */
 void pc_window(int on);
+/* MPROF_PM=alternate: PC sampling of every context Enabled (configured,
+ * stopped) or drained and Disabled, so that PM sampling may take the GPU. */
+void pc_phase(int on);
 
 /* ---- callbacks.c --------------------------------------------------------- */
 
@@ -244,6 +255,9 @@ void window_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 void window_tick(void);
 /* The program ends: the window's last record. */
 void window_exit(void);
+/* MPROF_PM=alternate needs a window and continuous PC sampling: without
+ * them it warns and records PC sampling only (after window_setup()). */
+void alternate_setup(void);
 
 /* ---- drain.c ------------------------------------------------------------- */
 

@@ -28,6 +28,7 @@
 
 #include <generated_nvtx_meta.h>
 
+#include "pmsampling.h"
 #include "producer.h"
 
 /* NVTX domains by handle, for `nvtx:NAME@DOMAIN`. */
@@ -78,9 +79,79 @@ static void window_callbacks(int on) {
          "cuptiEnableCallback(launch)");
 }
 
+/* What an alternating run says of its turns, in META (last one wins). */
+static void alternate_account_locked(void) {
+  meta_u64("alternate.pc_pieces", g.turn_pieces[0]);
+  meta_u64("alternate.pm_pieces", g.turn_pieces[1]);
+  meta_u64("alternate.switches", g.switches);
+  meta_u64("alternate.switch_us", g.switch_ns / 1000);
+  meta_u64("alternate.switch_max_us", g.switch_max_ns / 1000);
+}
+
+/* An alternating run: the piece opening now is in PC sampling's turn or
+ * PM sampling's; change turns when it is the other's. The two never run
+ * together (CUPTI fails both, docs/validation/): the one ending is
+ * Disabled before the other is Enabled. capture_lock held. */
+static void alternate_turn_locked(void) {
+  uint64_t piece = g.capture.pieces ? g.capture.pieces - 1 : 0;
+  int turn = (piece / g.alternate_every) % 2 ? 2 : 1;
+  g.turn_pieces[turn - 1]++;
+  if (turn == g.turn)
+    return;
+  uint64_t started = monotonic_raw_ns();
+  if (turn == 2) {
+    pc_phase(0);
+    mprof_cupti_pm_phase(1);
+  } else {
+    mprof_cupti_pm_phase(0);
+    pc_phase(1);
+  }
+  uint64_t took = monotonic_raw_ns() - started;
+  if (g.turn) {
+    g.switches++;
+    g.switch_ns += took;
+    if (took > g.switch_max_ns)
+      g.switch_max_ns = took;
+  }
+  g.turn = turn;
+  note("alternating: piece %llu is %s sampling's turn (switch %.1f ms)",
+       (unsigned long long)g.capture.pieces, turn == 1 ? "PC" : "PM",
+       (double)took / 1e6);
+  alternate_account_locked();
+}
+
+void alternate_setup(void) {
+  if (!g.cfg.pm_alternate)
+    return;
+  const char *why = NULL;
+  if (!g.windowed)
+    why = "needs a capture window (--capture-range) whose repeats take "
+          "turns";
+  else if (g.cfg.pc_mode != MPROF_CUPTI_PC_CONTINUOUS)
+    why = "needs continuous PC sampling (--pc-mode continuous)";
+  if (why) {
+    char message[256];
+    snprintf(message, sizeof message,
+             "MPROF_PM=alternate %s; recording without PM sampling", why);
+    warn("%s", message);
+    mprof_cupti_translate_error(g.tr, message);
+    g.cfg.pm_alternate = 0;
+    g.cfg.pm_enabled = 0;
+    return;
+  }
+  uint64_t every = g.cfg.alternate_every;
+  if (!every)
+    every = g.capture.s.range_count ? (g.capture.s.range_count + 1) / 2
+                                    : MPROF_CUPTI_DEFAULT_ALTERNATE_EVERY;
+  g.alternate_every = every;
+  meta_u64("alternate.every", every);
+}
+
 /* Do what the state machine asked; capture_lock held. */
 static void apply_locked(mprof_cupti_capture_change change) {
   if (change == MPROF_CUPTI_CAPTURE_ON) {
+    if (g.cfg.pm_alternate)
+      alternate_turn_locked();
     activity_record(1);
     pc_window(1);
     atomic_store(&g.window_on, 1);
@@ -99,6 +170,9 @@ static void apply_locked(mprof_cupti_capture_change change) {
   }
   if (g.capture.done && !atomic_exchange(&g.window_settled, 1)) {
     window_callbacks(0);
+    /* Nothing is recorded any more: PM sampling's turn ends. */
+    if (g.cfg.pm_alternate)
+      mprof_cupti_pm_phase(0);
     if (g.capture.end == MPROF_CAPTURE_END_MAX_SIZE)
       warn("the trace reached --max-size (%llu bytes): recording stopped; "
            "the program runs on unrecorded",
@@ -318,6 +392,8 @@ void window_exit(void) {
   mprof_cupti_capture_record(&g.capture, &rec);
   mprof_cupti_translate_capture(g.tr, &rec, g.capture.s.spec);
   atomic_store(&g.window_settled, 1);
+  if (g.cfg.pm_alternate)
+    alternate_account_locked();
   pthread_mutex_unlock(&g.capture_lock);
 }
 

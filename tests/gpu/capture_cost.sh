@@ -21,6 +21,9 @@
 #                  (default 5)
 #   COST_SKIP_EMPTY, COST_SKIP_STEADY  1: skip the per-launch or the kernel
 #                  slowdown measurement
+#   COST_SKIP_LOOP 1: skip the PyTorch in-loop step time (COST_LOOP_RUNS
+#                  runs of each variant, default 5; COST_LOOP_STEPS steps,
+#                  default 40)
 #
 # The targets are enforced, not only printed: every figure goes to
 # OUTDIR/cost.figures and tests/gpu/check_cost.py holds it to its target
@@ -329,6 +332,53 @@ if [ "${COST_SKIP_TORCH:-0}" != 1 ]; then
 else
   figure skipped torch
 fi
+# ---- PyTorch in-loop step time: what a user sees in their it/s --------------
+# The loop's own time (train_step.py's steps_s: first step to last, Python
+# and CUDA start-up left out), medians of COST_LOOP_RUNS interleaved runs of
+# each variant: plain; the floor and record with the same settings; record
+# with a capture window that never opens (the cost outside a window); and
+# the floor and record without API-call records (what those cost).
+if [ "${COST_SKIP_LOOP:-0}" != 1 ]; then
+  lruns=${COST_LOOP_RUNS:-5}
+  lsteps=${COST_LOOP_STEPS:-40}
+  say "== PyTorch in-loop step time: $lsteps steps, medians of $lruns interleaved runs"
+  export TRITON_CACHE_DIR="$out/triton-cache"
+  ts=("$here/cost/train_step.py" --steps "$lsteps" --nvtx)
+  timed loop_warm python3 "${ts[@]}"
+  for i in $(seq 1 "$lruns"); do
+    timed "loop_plain_$i" python3 "${ts[@]}"
+    timed "loop_floor_$i" env "${floor_env[@]}" python3 "${ts[@]}"
+    timed "loop_record_$i" "$mprof" record "${extra[@]}" -q -o "$out/loop_$i.mprof" -- python3 "${ts[@]}"
+    trace "loop_record_$i" "$out/loop_$i.mprof"
+    timed "loop_outside_$i" "$mprof" record "${extra[@]}" -q -o "$out/loop_outside_$i.mprof" \
+      --capture-range nvtx:step --range-skip 1000000 -- python3 "${ts[@]}"
+    timed "loop_floor_noapi_$i" env "${floor_env[@]}" MPROF_NO_API_CALLS=1 python3 "${ts[@]}"
+    timed "loop_record_noapi_$i" env MPROF_NO_API_CALLS=1 "$mprof" record "${extra[@]}" -q \
+      -o "$out/loop_noapi_$i.mprof" -- python3 "${ts[@]}"
+  done
+  lmed() { for i in $(seq 1 "$lruns"); do field "loop_$1_$i" steps_s; done | median; }
+  leach() { for i in $(seq 1 "$lruns"); do field "loop_$1_$i" steps_s; done | tr '\n' ' '; }
+  for v in plain floor record outside floor_noapi record_noapi; do
+    say "  $v: median $(lmed "$v") s (each: $(leach "$v"))"
+  done
+  lp=$(lmed plain)
+  lf=$(lmed floor)
+  lr=$(lmed record)
+  lo=$(lmed outside)
+  lfn=$(lmed floor_noapi)
+  lrn=$(lmed record_noapi)
+  pct() { calc '%.2f' "100 * ($1 - $lp) / $lp"; }
+  say "in-loop added: floor $(pct "$lf")%, record $(pct "$lr")% ($(calc '%.2f' "($lr - $lp) / ($lf - $lp + 1e-9)")x the floor's; target <= 1.2x)"
+  say "outside a window: $(pct "$lo")% (target <= 1%)"
+  say "what it is made of: API-call records cost the floor $(calc '%.2f' "100 * ($lf - $lfn) / $lp")% and record $(calc '%.2f' "100 * ($lr - $lrn) / $lp")%; without them floor $(pct "$lfn")%, record $(pct "$lrn")%"
+  figure loop_plain_s "$lp"
+  figure loop_floor_s "$lf"
+  figure loop_record_s "$lr"
+  figure loop_outside_s "$lo"
+else
+  figure skipped loop
+fi
+
 # ---- post-processing phases on the traces just recorded ---------------------
 if [ -x "$build/bin/bench_postprocess" ]; then
   say "== record's post-processing phases, nvdisasm included (bench_postprocess)"

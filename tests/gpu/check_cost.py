@@ -25,6 +25,8 @@ NCU_RATIO = 200.0       # ncu added / record added
 TORCH_PCT = 10.0        # PyTorch training wall time added, or
 TORCH_S = 2.0           # ... at most this many seconds
 TORCH_MB = 20.0         # PyTorch trace + sidecar
+OUTSIDE_PCT = 1.0       # in-loop time added outside a capture window
+LOOP_RATIO = 1.2        # in-loop time record added / floor added
 
 
 def read(path):
@@ -120,6 +122,19 @@ def main(argv):
                f"+{added:.2f} s, {pct:+.1f}%")
         result(mb <= TORCH_MB, f"PyTorch trace + sidecar <= {TORCH_MB:g} MB",
                f"{mb:.2f} MB")
+
+    v = need("loop", "loop_plain_s", "loop_floor_s", "loop_record_s",
+             "loop_outside_s")
+    if v:
+        plain, floor, rec, outside = v
+        pct = 100 * (outside - plain) / plain if plain > 0 else float("inf")
+        result(pct <= OUTSIDE_PCT,
+               f"PyTorch in-loop time outside a window <= {OUTSIDE_PCT:g}%",
+               f"{pct:+.2f}%")
+        added, floor_added = rec - plain, floor - plain
+        ok = added <= LOOP_RATIO * max(floor_added, 0.0) or added <= 0
+        result(ok, f"PyTorch in-loop time added <= {LOOP_RATIO:g}x the "
+               "floor's", f"record +{added:.3f} s, floor +{floor_added:.3f} s")
 
     for part, name in (("wall", "sk_sass_missing"),
                        ("torch", "torch_sass_missing")):

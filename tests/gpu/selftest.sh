@@ -188,7 +188,7 @@ capture_cost)
     "$standins/nvcc" -o "$bin/$p" "$p.cu" || exit 2
   done
   o=$tmp/out
-  export COST_BIN=$bin COST_RUNS=1 COST_EMPTY_RUNS=1 COST_SKIP_NCU=1 COST_SKIP_TORCH=1
+  export COST_BIN=$bin COST_RUNS=1 COST_EMPTY_RUNS=1 COST_SKIP_NCU=1 COST_SKIP_TORCH=1 COST_SKIP_LOOP=1
   run good pass "" capture_cost.sh "$o" "$fake"
   grep -q "ok     per launch <= 1 us .*record adds 0.500 us" "$o/cost.txt" ||
     fail "capture_cost.sh did not hold the per-launch cost to its target"
@@ -205,10 +205,29 @@ skipped wall
 skipped ncu
 skipped steady
 skipped torch
+skipped loop
 ' >"$tmp/part.figures"
   python3 "$gpu/check_cost.py" "$tmp/part.figures" >"$tmp/check_cost.log" 2>&1
   [ $? -eq 1 ] && grep -q "MISSED per_launch: no figure per_launch_floor_us" "$tmp/check_cost.log" ||
     fail "check_cost.py passes a part without its figures: $(cat "$tmp/check_cost.log")"
+  # the in-loop targets: 2% outside a window and 1.5x the floor inside miss
+  printf 'loop_plain_s 10
+loop_floor_s 11
+loop_record_s 11.5
+loop_outside_s 10.2
+skipped per_launch
+skipped wall
+skipped ncu
+skipped steady
+skipped torch
+' >"$tmp/loop.figures"
+  python3 "$gpu/check_cost.py" "$tmp/loop.figures" >"$tmp/check_loop.log" 2>&1
+  [ $? -eq 1 ] && grep -q "MISSED PyTorch in-loop time outside a window <= 1%: +2.00%" "$tmp/check_loop.log" &&
+    grep -q "MISSED PyTorch in-loop time added <= 1.2x the floor's: record +1.500 s, floor +1.000 s" "$tmp/check_loop.log" ||
+    fail "check_cost.py passes in-loop costs over their targets: $(cat "$tmp/check_loop.log")"
+  sed -i 's/^loop_record_s .*/loop_record_s 11.1/; s/^loop_outside_s .*/loop_outside_s 10.05/' "$tmp/loop.figures"
+  python3 "$gpu/check_cost.py" "$tmp/loop.figures" >"$tmp/check_loop.log" 2>&1 ||
+    fail "check_cost.py misses in-loop costs within their targets: $(cat "$tmp/check_loop.log")"
   ;;
 compare_ncu)
   # ncu's Source page as CSV for the second kernel of a synthetic trace
