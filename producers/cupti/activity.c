@@ -106,8 +106,20 @@ static void set_api_function(size_t i, int on) {
               : "cuptiActivityEnableDriverApi");
 }
 
+/* NVTX ranges stay recorded through an nvtx: window (the program pays for
+ * its NVTX callbacks anyway): CUPTI writes a range's record around the
+ * callbacks that open and close the window, so turning the kind on and
+ * off there lost the window's own ranges. */
+static int marker_kept(CUpti_ActivityKind kind) {
+  return g.windowed && g.capture.s.trigger == MPROF_CAPTURE_NVTX &&
+         (kind == CUPTI_ACTIVITY_KIND_MARKER ||
+          kind == CUPTI_ACTIVITY_KIND_MARKER_DATA);
+}
+
 void activity_record(int on) {
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
+    if (marker_kept(recorded_kinds[i].kind))
+      continue;
     char what[96];
     snprintf(what, sizeof what, "%s(%s)",
              on ? "cuptiActivityEnable" : "cuptiActivityDisable",
@@ -210,8 +222,8 @@ void setup_activity(void) {
     return;
   }
   /* With a capture window they stay off until it opens (window.c). */
-  if (!g.windowed)
-    for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
+  for (size_t i = 0; i < RECORDED_KIND_COUNT; i++)
+    if (!g.windowed || marker_kept(recorded_kinds[i].kind)) {
       char what[96];
       snprintf(what, sizeof what, "cuptiActivityEnable(%s)",
                recorded_kinds[i].name);

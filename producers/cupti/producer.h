@@ -139,11 +139,11 @@ typedef struct producer_state {
   atomic_int window_settled; /* nothing can change it any more */
   /* MPROF_PM=alternate: the window's pieces take turns, PC sampling then
    * PM sampling, alternate_every pieces a turn (window.c). */
-  int pc_phase_on;          /* pc_lock: PC sampling's turn (pc_phase()) */
   int turn;                 /* capture_lock: 0 none yet, 1 PC, 2 PM */
   uint64_t alternate_every; /* pieces a turn */
   uint64_t turn_pieces[2];  /* pieces recorded in PC, PM turns */
   uint64_t switches, switch_ns, switch_max_ns; /* turn changes, their cost */
+  uint64_t closes, close_ns; /* window closings, their wait (capture_lock) */
 
   struct {
     cu_device_get_fn device_get;

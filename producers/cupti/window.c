@@ -147,6 +147,33 @@ void alternate_setup(void) {
   meta_u64("alternate.every", every);
 }
 
+/* The window closes: wait for the GPU work launched in it, then have CUPTI
+ * hand over its records, before the activity kinds go off. Turning them
+ * off while a step's kernels were still queued (a training loop does not
+ * synchronize at every step) lost every record of the window on the H100:
+ * CUPTI drops what it has not delivered of a disabled kind. The program
+ * waits here once per recorded range. capture_lock held. */
+static void window_finish_work(void) {
+  uint64_t started = monotonic_raw_ns();
+  CUcontext contexts[MAX_CONTEXTS];
+  int count = 0;
+  pthread_mutex_lock(&g.context_lock);
+  for (int i = 0; i < g.context_count && i < MAX_CONTEXTS; i++)
+    contexts[count++] = g.contexts[i];
+  pthread_mutex_unlock(&g.context_lock);
+  if (g.cu.push && g.cu.pop && g.cu.synchronize)
+    for (int i = 0; i < count; i++) {
+      CUcontext popped = NULL;
+      if (g.cu.push(contexts[i]) != CUDA_SUCCESS)
+        continue;
+      g.cu.synchronize();
+      g.cu.pop(&popped);
+    }
+  ok(cuptiActivityFlushAll(0), "cuptiActivityFlushAll(window)");
+  g.close_ns += monotonic_raw_ns() - started;
+  g.closes++;
+}
+
 /* Do what the state machine asked; capture_lock held. */
 static void apply_locked(mprof_cupti_capture_change change) {
   if (change == MPROF_CUPTI_CAPTURE_ON) {
@@ -158,6 +185,7 @@ static void apply_locked(mprof_cupti_capture_change change) {
     note("capture window open (piece %llu)",
          (unsigned long long)g.capture.pieces);
   } else if (change == MPROF_CUPTI_CAPTURE_OFF) {
+    window_finish_work();
     pc_window(0);
     activity_record(0);
     atomic_store(&g.window_on, 0);
@@ -394,6 +422,8 @@ void window_exit(void) {
   atomic_store(&g.window_settled, 1);
   if (g.cfg.pm_alternate)
     alternate_account_locked();
+  meta_u64("capture.close_us", g.close_ns / 1000);
+  meta_u64("capture.closes", g.closes);
   pthread_mutex_unlock(&g.capture_lock);
 }
 

@@ -107,8 +107,9 @@ if "$py" -c 'import torch; assert torch.cuda.is_available()' >/dev/null 2>&1; th
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute(
-    "SELECT e.start, e.end FROM NVTX_EVENTS e JOIN StringIds s ON e.textId = s.id "
-    "WHERE s.value = 'step' ORDER BY e.start").fetchall()
+    "SELECT e.start, e.end FROM NVTX_EVENTS e LEFT JOIN StringIds s ON e.textId = s.id "
+    "WHERE COALESCE(e.text, s.value) = 'step' AND e.end IS NOT NULL "
+    "ORDER BY e.start").fetchall()
 steps = [(b - a) / 1e6 for a, b in rows]
 half = len(steps) // 2
 print("step ms, PC turn:", " ".join(f"{s:.2f}" for s in steps[:half]))

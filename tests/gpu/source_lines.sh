@@ -19,10 +19,13 @@ gpu_setup source_lines "$out" "$build"
 check="$src/tests/gpu/check_lines.py"
 failures=0
 rm -rf "$out/src" "$out/src.away" "$out/alone" "$out/lines.mprof"* "$out/lines"*.json
-mkdir -p "$out/src" "$out/alone"
-cp "$src/tests/gpu/bottlenecks.cu" "$out/src/" || exit 2
+# The source beside the header it includes (../../producers/...), as in
+# the checkout; the folder is moved away below.
+mkdir -p "$out/src/tests/gpu" "$out/src/producers/cuda/examples" "$out/alone"
+cp "$src/tests/gpu/bottlenecks.cu" "$out/src/tests/gpu/" &&
+  cp "$src/producers/cuda/examples/example_common.h" "$out/src/producers/cuda/examples/" || exit 2
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-"$nvcc" -O3 -arch=sm_90 -lineinfo "$out/src/bottlenecks.cu" -lcublas \
+"$nvcc" -O3 -arch=sm_90 -lineinfo "$out/src/tests/gpu/bottlenecks.cu" -lcublas \
   -o "$out/bottlenecks-lines" || { echo "source_lines: building bottlenecks.cu failed" >&2; exit 2; }
 if ! "$mprof" record -o "$out/lines.mprof" -- "$out/bottlenecks-lines" >"$out/record.log" 2>&1; then
   echo "FAIL  record exited non-zero: $(tail -n 3 "$out/record.log")" >&2
@@ -33,12 +36,12 @@ if ! "$mprof" summary "$out/lines.mprof" --by-line --all --json >"$out/lines.jso
   echo "FAIL  summary --by-line exited non-zero" >&2
   exit 1
 fi
-python3 "$check" "$out/lines.json" "$out/src/bottlenecks.cu" || failures=$((failures + 1))
+python3 "$check" "$out/lines.json" "$out/src/tests/gpu/bottlenecks.cu" || failures=$((failures + 1))
 # The trace alone, its sources gone: the code must come from the trace.
 mv "$out/src" "$out/src.away"
 cp "$out/lines.mprof" "$out/alone/"
 if "$mprof" summary "$out/alone/lines.mprof" --by-line --all --json >"$out/lines-alone.json"; then
-  python3 "$check" --embedded "$out/lines-alone.json" "$out/src.away/bottlenecks.cu" ||
+  python3 "$check" --embedded "$out/lines-alone.json" "$out/src.away/tests/gpu/bottlenecks.cu" ||
     failures=$((failures + 1))
 else
   echo "FAIL  summary --by-line of the trace alone exited non-zero" >&2
