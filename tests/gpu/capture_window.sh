@@ -9,7 +9,8 @@
 #
 # Usage: tests/gpu/capture_window.sh OUTDIR [BUILD_DIR]
 # Environment: PYTHON (default python3); CAPTURE_STEPS (default 2000, at
-# least 1010).
+# least 1010); CAPTURE_RUN_TIMEOUT (default 90): seconds a run may take
+# before it gets SIGABRT (the producer's crash report says where it was).
 #
 # How a step's launches are known: a reference run records 30 steps
 # whole (tests/gpu/capture_loop.py runs the same work in every "step"
@@ -68,7 +69,9 @@ run() {
   shift
   say "== $name: $*"
   t0=$(date +%s%N)
-  "$@" >"$out/$name.txt" 2>&1
+  # A run that hangs gets SIGABRT: the producer's crash report then says
+  # where the program's thread was.
+  timeout -k 5 -s ABRT "${CAPTURE_RUN_TIMEOUT:-90}" "$@" >"$out/$name.txt" 2>&1
   rc=$?
   t1=$(date +%s%N)
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
