@@ -144,6 +144,9 @@ typedef struct producer_state {
   uint64_t turn_pieces[2];  /* pieces recorded in PC, PM turns */
   uint64_t switches, switch_ns, switch_max_ns; /* turn changes, their cost */
   uint64_t closes, close_ns; /* window closings, their wait (capture_lock) */
+  /* A change the drain thread decided, applied at the next launch
+   * (window_tick()); capture_lock. */
+  mprof_cupti_capture_change window_pending;
 
   struct {
     cu_device_get_fn device_get;

@@ -70,8 +70,14 @@ static void window_callbacks(int on) {
                              CUPTI_CB_DOMAIN_DRIVER_API, profiler_driver[i]),
          "cuptiEnableCallback(cuProfilerStart/Stop)");
   }
-  /* Serialized PC sampling keeps its own launch callbacks. */
-  if (trigger == MPROF_CAPTURE_KERNELS &&
+  /* Serialized PC sampling keeps its own launch callbacks. A window the
+   * drain thread opens or closes (--delay, --duration, --max-size) is
+   * switched at the next launch when PC sampling is on (window_tick()). */
+  int launches = trigger == MPROF_CAPTURE_KERNELS ||
+                 (g.pc_allowed && (trigger == MPROF_CAPTURE_WHOLE ||
+                                   g.capture.s.duration_ns ||
+                                   g.capture.s.max_bytes));
+  if (launches &&
       (on || g.cfg.pc_mode != MPROF_CUPTI_PC_SERIALIZED || !g.pc_allowed))
     for (size_t i = 0; i < launch_cbid_count; i++)
       ok(cuptiEnableCallback((uint32_t)on, g.subscriber,
@@ -198,6 +204,12 @@ static void apply_locked(mprof_cupti_capture_change change) {
   }
   if (g.capture.done && !atomic_exchange(&g.window_settled, 1)) {
     window_callbacks(0);
+    /* Nothing is PC-sampled any more: Disable, not only Stop. Recordings
+     * that ended with PC sampling stopped but enabled held none of the
+     * window's launches on the H100 (PyTorch; those that ended disabled
+     * or never stopped held them all). */
+    if (g.pc_allowed)
+      pc_phase(0);
     /* Nothing is recorded any more: PM sampling's turn ends. */
     if (g.cfg.pm_alternate)
       mprof_cupti_pm_phase(0);
@@ -365,6 +377,12 @@ void window_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     return;
   uint64_t now = monotonic_raw_ns();
   pthread_mutex_lock(&g.capture_lock);
+  /* What the drain thread decided, done on the program's thread. */
+  if (g.window_pending) {
+    mprof_cupti_capture_change pending = g.window_pending;
+    g.window_pending = MPROF_CUPTI_CAPTURE_SAME;
+    apply_locked(pending);
+  }
   mprof_cupti_capture_change change = MPROF_CUPTI_CAPTURE_SAME;
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
     change = on_nvtx_locked(cbid, (const CUpti_NvtxData *)cbdata, now);
@@ -406,7 +424,23 @@ void window_tick(void) {
   }
   uint64_t now = monotonic_raw_ns();
   pthread_mutex_lock(&g.capture_lock);
-  apply_locked(mprof_cupti_capture_bytes(&g.capture, bytes, now));
+  mprof_cupti_capture_change change =
+      mprof_cupti_capture_bytes(&g.capture, bytes, now);
+  /* cuptiPCSamplingStart/Stop from this thread while the program launched
+   * kernels deadlocked inside CUPTI on the H100 (a PyTorch loop with
+   * --delay 3 --duration 1 hung in cuLaunchKernel): with PC sampling the
+   * switch waits for the program's next launch (window_callback()). */
+  if (change != MPROF_CUPTI_CAPTURE_SAME && g.pc_allowed) {
+    /* ON then OFF before any launch: nothing ran, nothing to switch. */
+    g.window_pending = g.window_pending == MPROF_CUPTI_CAPTURE_ON &&
+                               change == MPROF_CUPTI_CAPTURE_OFF
+                           ? MPROF_CUPTI_CAPTURE_SAME
+                           : change;
+    if (g.capture.done && g.window_pending == MPROF_CUPTI_CAPTURE_SAME)
+      apply_locked(MPROF_CUPTI_CAPTURE_SAME);
+  } else {
+    apply_locked(change);
+  }
   pthread_mutex_unlock(&g.capture_lock);
 }
 

@@ -123,8 +123,8 @@ def main(argv):
         result(mb <= TORCH_MB, f"PyTorch trace + sidecar <= {TORCH_MB:g} MB",
                f"{mb:.2f} MB")
 
-    v = need("loop", "loop_plain_s", "loop_floor_s", "loop_record_s",
-             "loop_outside_s")
+    v = need("loop", "loop_plain_ms", "loop_floor_ms", "loop_record_ms",
+             "loop_outside_ms")
     if v:
         plain, floor, rec, outside = v
         pct = 100 * (outside - plain) / plain if plain > 0 else float("inf")
@@ -134,7 +134,8 @@ def main(argv):
         added, floor_added = rec - plain, floor - plain
         ok = added <= LOOP_RATIO * max(floor_added, 0.0) or added <= 0
         result(ok, f"PyTorch in-loop time added <= {LOOP_RATIO:g}x the "
-               "floor's", f"record +{added:.3f} s, floor +{floor_added:.3f} s")
+               "floor's", f"record +{added:.3f} ms a step, floor "
+               f"+{floor_added:.3f} ms a step")
 
     for part, name in (("wall", "sk_sass_missing"),
                        ("torch", "torch_sass_missing")):

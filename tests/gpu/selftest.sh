@@ -211,10 +211,10 @@ skipped loop
   [ $? -eq 1 ] && grep -q "MISSED per_launch: no figure per_launch_floor_us" "$tmp/check_cost.log" ||
     fail "check_cost.py passes a part without its figures: $(cat "$tmp/check_cost.log")"
   # the in-loop targets: 2% outside a window and 1.5x the floor inside miss
-  printf 'loop_plain_s 10
-loop_floor_s 11
-loop_record_s 11.5
-loop_outside_s 10.2
+  printf 'loop_plain_ms 10
+loop_floor_ms 11
+loop_record_ms 11.5
+loop_outside_ms 10.2
 skipped per_launch
 skipped wall
 skipped ncu
@@ -223,9 +223,9 @@ skipped torch
 ' >"$tmp/loop.figures"
   python3 "$gpu/check_cost.py" "$tmp/loop.figures" >"$tmp/check_loop.log" 2>&1
   [ $? -eq 1 ] && grep -q "MISSED PyTorch in-loop time outside a window <= 1%: +2.00%" "$tmp/check_loop.log" &&
-    grep -q "MISSED PyTorch in-loop time added <= 1.2x the floor's: record +1.500 s, floor +1.000 s" "$tmp/check_loop.log" ||
+    grep -q "MISSED PyTorch in-loop time added <= 1.2x the floor's: record +1.500 ms a step, floor +1.000 ms a step" "$tmp/check_loop.log" ||
     fail "check_cost.py passes in-loop costs over their targets: $(cat "$tmp/check_loop.log")"
-  sed -i 's/^loop_record_s .*/loop_record_s 11.1/; s/^loop_outside_s .*/loop_outside_s 10.05/' "$tmp/loop.figures"
+  sed -i 's/^loop_record_ms .*/loop_record_ms 11.1/; s/^loop_outside_ms .*/loop_outside_ms 10.05/' "$tmp/loop.figures"
   python3 "$gpu/check_cost.py" "$tmp/loop.figures" >"$tmp/check_loop.log" 2>&1 ||
     fail "check_cost.py misses in-loop costs within their targets: $(cat "$tmp/check_loop.log")"
   ;;
