@@ -147,6 +147,7 @@ typedef struct producer_state {
   /* A change the drain thread decided, applied at the next launch
    * (window_tick()); capture_lock. */
   mprof_cupti_capture_change window_pending;
+  int window_pc_disable; /* MPROF_WINDOW_PC_DISABLE=1 */
 
   struct {
     cu_device_get_fn device_get;

@@ -185,6 +185,8 @@ static void apply_locked(mprof_cupti_capture_change change) {
   if (change == MPROF_CUPTI_CAPTURE_ON) {
     if (g.cfg.pm_alternate)
       alternate_turn_locked();
+    else if (g.window_pc_disable && g.pc_allowed)
+      pc_phase(1);
     activity_record(1);
     pc_window(1);
     atomic_store(&g.window_on, 1);
@@ -193,6 +195,8 @@ static void apply_locked(mprof_cupti_capture_change change) {
   } else if (change == MPROF_CUPTI_CAPTURE_OFF) {
     window_finish_work();
     pc_window(0);
+    if (g.window_pc_disable && g.pc_allowed && !g.cfg.pm_alternate)
+      pc_phase(0);
     activity_record(0);
     atomic_store(&g.window_on, 0);
     note("capture window closed");
@@ -251,6 +255,13 @@ int window_setup(void) {
   }
   g.windowed = 1;
   meta("capture.window", "on");
+  /* MPROF_WINDOW_PC_DISABLE=1 (producers/cupti/README.md): PC sampling
+   * Enabled when a piece opens and Disabled when it closes, instead of
+   * started and stopped. */
+  const char *pc_disable = getenv("MPROF_WINDOW_PC_DISABLE");
+  g.window_pc_disable = pc_disable && strcmp(pc_disable, "1") == 0;
+  if (g.window_pc_disable)
+    meta("capture.window_pc", "enable_disable");
   return 1;
 }
 
