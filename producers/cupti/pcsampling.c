@@ -492,10 +492,34 @@ void pc_phase(int on) {
   cost_add(COST_DRAIN_APP, started, 0);
 }
 
+void pc_setup_waiting(void) {
+  pthread_mutex_lock(&g.pc_lock);
+  g.window_pc_ready = 1;
+  int count = g.pc_waiting_count;
+  CUcontext ctx[MAX_CONTEXTS];
+  uint32_t ordinal[MAX_CONTEXTS];
+  for (int i = 0; i < count; i++) {
+    ctx[i] = g.pc_waiting[i].ctx;
+    ordinal[i] = g.pc_waiting[i].ordinal;
+  }
+  g.pc_waiting_count = 0;
+  pthread_mutex_unlock(&g.pc_lock);
+  for (int i = 0; i < count; i++)
+    pc_setup(ctx[i], ordinal[i]);
+}
+
 void pc_setup(CUcontext ctx, uint32_t ordinal) {
   pthread_mutex_lock(&g.pc_lock);
   if (!g.pc_allowed)
     goto out;
+  if (g.windowed && !g.window_pc_ready) {
+    if (g.pc_waiting_count < MAX_CONTEXTS) {
+      g.pc_waiting[g.pc_waiting_count].ctx = ctx;
+      g.pc_waiting[g.pc_waiting_count].ordinal = ordinal;
+      g.pc_waiting_count++;
+    }
+    goto out;
+  }
   for (pc_context *other = g.pcs; other; other = other->next) {
     if (other->ordinal == ordinal) {
       /* CUPTI samples one context per GPU at a time. */
@@ -557,11 +581,7 @@ void pc_setup(CUcontext ctx, uint32_t ordinal) {
   c->enabled = 1;
   c->next = g.pcs;
   g.pcs = c;
-  /* An alternating run in a PM turn: PC sampling waits for its turn.
-   * Before the first turn it stays enabled (stopped): CUPTI attributes
-   * samples only in modules loaded while PC sampling was enabled (on the
-   * H100 a PyTorch window whose modules loaded while it was disabled got
-   * 1,640 samples and none in a known function). */
+  /* An alternating run in a PM turn: PC sampling waits for its turn. */
   if (g.cfg.pm_alternate && g.turn == 2)
     pc_finish_locked(c);
   /* A context created inside an open window samples from now on. */
@@ -573,6 +593,9 @@ out:
 
 void pc_teardown(CUcontext ctx) {
   pthread_mutex_lock(&g.pc_lock);
+  for (int i = 0; i < g.pc_waiting_count; i++)
+    if (g.pc_waiting[i].ctx == ctx)
+      g.pc_waiting[i--] = g.pc_waiting[--g.pc_waiting_count];
   for (pc_context **link = &g.pcs; *link; link = &(*link)->next) {
     pc_context *c = *link;
     if (c->ctx != ctx)

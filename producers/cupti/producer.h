@@ -148,6 +148,13 @@ typedef struct producer_state {
    * (window_tick()); capture_lock. */
   mprof_cupti_capture_change window_pending;
   int window_pc_disable; /* MPROF_WINDOW_PC_DISABLE=1 */
+  int window_kernels_on;  /* capture_lock: the kernel kind is on */
+  int window_pc_ready;    /* pc_lock: contexts set up now, not queued */
+  struct {
+    CUcontext ctx;
+    uint32_t ordinal;
+  } pc_waiting[MAX_CONTEXTS]; /* pc_lock */
+  int pc_waiting_count;
 
   struct {
     cu_device_get_fn device_get;
@@ -209,8 +216,10 @@ void describe_device(uint32_t ordinal);
 
 /* The clock, the buffers and the activity kinds (off with a window). */
 void setup_activity(void);
-/* Turn the recorded kinds and API-call records on or off (window.c). */
+/* Turn the recorded kinds and API-call records on or off (window.c); the
+ * kernel kind apart: activity_kernels(), before PC sampling is enabled. */
 void activity_record(int on);
+void activity_kernels(int on);
 
 /* ---- pcsampling.c -------------------------------------------------------- */
 
@@ -221,7 +230,11 @@ typedef enum pc_drain_kind {
   PC_AFTER_RANGE_END /* the thread whose call just ended a range */
 } pc_drain_kind;
 
+/* With a capture window, a context's PC sampling is set up when the window
+ * first opens (after the kernel kind is on): pc_setup() queues it until
+ * pc_setup_waiting(). */
 void pc_setup(CUcontext ctx, uint32_t ordinal);
+void pc_setup_waiting(void);
 void pc_teardown(CUcontext ctx);
 void pc_drain_context(CUcontext ctx, pc_drain_kind kind);
 /* Every sampled context, PC_PERIODIC (the drain thread). */
@@ -259,6 +272,9 @@ void window_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 void window_tick(void);
 /* The program ends: the window's last record. */
 void window_exit(void);
+/* Whether a kernel that started at @p start ran inside a piece of the
+ * window (any lock may be held; takes only its own). */
+int window_keeps(uint64_t start);
 /* MPROF_PM=alternate needs a window and continuous PC sampling: without
  * them it warns and records PC sampling only (after window_setup()). */
 void alternate_setup(void);

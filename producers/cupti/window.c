@@ -21,6 +21,7 @@
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #endif
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -180,9 +181,65 @@ static void window_finish_work(void) {
   g.closes++;
 }
 
+/* The pieces recorded so far, [on, off] on the trace clock (off UINT64_MAX
+ * while open): kernels the kind delivers between pieces are not kept. A
+ * piece closes after its work finished (window_finish_work()), so a
+ * kernel launched in it started in it. */
+static pthread_mutex_t pieces_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t (*pieces)[2];
+static size_t piece_count, piece_capacity;
+
+static void piece_mark(int on, uint64_t now) {
+  pthread_mutex_lock(&pieces_lock);
+  if (on) {
+    if (piece_count == piece_capacity) {
+      size_t grown = piece_capacity ? 2 * piece_capacity : 64;
+      uint64_t(*more)[2] = realloc(pieces, grown * sizeof *pieces);
+      if (more) {
+        pieces = more;
+        piece_capacity = grown;
+      }
+    }
+    if (piece_count < piece_capacity) {
+      pieces[piece_count][0] = now;
+      pieces[piece_count][1] = UINT64_MAX;
+      piece_count++;
+    }
+  } else if (piece_count && pieces[piece_count - 1][1] == UINT64_MAX) {
+    pieces[piece_count - 1][1] = now;
+  }
+  pthread_mutex_unlock(&pieces_lock);
+}
+
+int window_keeps(uint64_t start) {
+  int keep = 0;
+  pthread_mutex_lock(&pieces_lock);
+  /* The last piece that opened at or before @p start. */
+  size_t lo = 0, hi = piece_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pieces[mid][0] <= start)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo && start <= pieces[lo - 1][1])
+    keep = 1;
+  pthread_mutex_unlock(&pieces_lock);
+  return keep;
+}
+
 /* Do what the state machine asked; capture_lock held. */
 static void apply_locked(mprof_cupti_capture_change change) {
   if (change == MPROF_CUPTI_CAPTURE_ON) {
+    piece_mark(1, monotonic_raw_ns());
+    /* The kernel kind first, then PC sampling (activity_kernels()). */
+    if (!g.window_kernels_on) {
+      activity_kernels(1);
+      g.window_kernels_on = 1;
+      if (g.pc_allowed)
+        pc_setup_waiting();
+    }
     if (g.cfg.pm_alternate)
       alternate_turn_locked();
     else if (g.window_pc_disable && g.pc_allowed)
@@ -194,6 +251,7 @@ static void apply_locked(mprof_cupti_capture_change change) {
          (unsigned long long)g.capture.pieces);
   } else if (change == MPROF_CUPTI_CAPTURE_OFF) {
     window_finish_work();
+    piece_mark(0, monotonic_raw_ns());
     pc_window(0);
     if (g.window_pc_disable && g.pc_allowed && !g.cfg.pm_alternate)
       pc_phase(0);
@@ -208,15 +266,18 @@ static void apply_locked(mprof_cupti_capture_change change) {
   }
   if (g.capture.done && !atomic_exchange(&g.window_settled, 1)) {
     window_callbacks(0);
-    /* Nothing is PC-sampled any more: Disable, not only Stop. Recordings
-     * that ended with PC sampling stopped but enabled held none of the
-     * window's launches on the H100 (PyTorch; those that ended disabled
-     * or never stopped held them all). */
+    /* Nothing is PC-sampled any more: Disable, not only Stop (an enabled
+     * context costs the program at every launch), then the kernel kind
+     * goes off. */
     if (g.pc_allowed)
       pc_phase(0);
     /* Nothing is recorded any more: PM sampling's turn ends. */
     if (g.cfg.pm_alternate)
       mprof_cupti_pm_phase(0);
+    if (g.window_kernels_on) {
+      activity_kernels(0);
+      g.window_kernels_on = 0;
+    }
     if (g.capture.end == MPROF_CAPTURE_END_MAX_SIZE)
       warn("the trace reached --max-size (%llu bytes): recording stopped; "
            "the program runs on unrecorded",
