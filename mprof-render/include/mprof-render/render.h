@@ -361,7 +361,11 @@ typedef struct mprof_render_limits {
 #define MPROF_RENDER_ROW_MIN 6.0
 #define MPROF_RENDER_ROW_MAX 400.0
 
-/** Whole trace visible, dominant kernel selected, default row height. */
+/** Dominant kernel selected, default row height, and the time where the
+ * kernels ran: the shortest stretch holding 90% of the kernel time, with
+ * a margin, when that is at most a fifth of the GPU activity (a lead-in of
+ * copies and set-up, idle gaps), else all of the GPU activity (the limits:
+ * what zooming out reaches). */
 void mprof_render_view_init(mprof_render_view *view,
                             const mprof_render_model *model);
 void mprof_render_model_limits(const mprof_render_model *model,
