@@ -180,6 +180,31 @@ void rt_label_cache_free(label_cache *c) {
   memset(c, 0, sizeof *c);
 }
 
+const char *mprof_render_kernel_label(const mprof_render_model *model,
+                                      int kernel, cairo_t *cr,
+                                      double max_width, char *buf,
+                                      size_t size) {
+  if (!size)
+    return buf;
+  buf[0] = '\0';
+  const mprof_render_kernel *k = rs_kernel(model, kernel);
+  if (!k)
+    return buf;
+  if (!cr) {
+    snprintf(buf, size, "%s", k->short_name);
+    return buf;
+  }
+  rd_kernel_fit_text(cr, max_width, k, buf, size);
+  /* Fewer than RD_LABEL_MIN_CHARS characters (the ellipsis counted) tell
+   * nothing apart: no label. */
+  size_t chars = 0;
+  for (const char *p = buf; *p; p++)
+    chars += ((unsigned char)*p & 0xc0) != 0x80;
+  if (chars < RD_LABEL_MIN_CHARS)
+    buf[0] = '\0';
+  return buf;
+}
+
 void rt_label_fit(cairo_t *cr, label_cache *c, const mprof_render_model *model,
                   int kernel, double x, double y, double max_width) {
   size_t n = mprof_render_kernel_count(model);
@@ -208,11 +233,14 @@ void rt_label_fit(cairo_t *cr, label_cache *c, const mprof_render_model *model,
   }
   if (!c->text[kernel])
     return;
-  if (c->width[kernel] <= max_width)
+  if (c->width[kernel] <= max_width) {
     rd_text(cr, x, y, c->text[kernel]);
-  else
-    rd_kernel_fit(cr, x, y, max_width,
-                  mprof_render_kernel_at(model, (size_t)kernel));
+    return;
+  }
+  char label[1024];
+  mprof_render_kernel_label(model, kernel, cr, max_width, label, sizeof label);
+  if (*label)
+    rd_text(cr, x, y, label);
 }
 
 /* ---- the inset ----------------------------------------------------------

@@ -248,7 +248,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
           continue;
         label_y = below + (by + bh - below) / 2 + 4;
       }
-      if (x1 - x0 < 40 || bh < 11)
+      if (bh < 11 || x1 - x0 < (b->merged ? MERGED_LABEL_PX : LABEL_PX))
         continue;
       uint32_t fill = b->merged
                           ? rd_lighten(rt_kernel_color(model, b->kernel), 0.45)

@@ -18,6 +18,11 @@
 #define INSET_LINE 12.0
 #define INSET_MIN_WIDTH 110.0
 #define INSET_MAX_LINES 8
+/* Launches at least this wide carry their kernel's name (when 4
+ * characters of it fit: mprof_render_kernel_label), merged runs their
+ * count. */
+#define LABEL_PX 24.0
+#define MERGED_LABEL_PX 40.0
 /* Launches narrower than this many pixels merge. */
 #define MERGE_PX 2.0
 

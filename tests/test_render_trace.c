@@ -250,6 +250,177 @@ static void test_transformer_opens_on_its_kernels(void **state) {
   mprof_render_model_free(m);
 }
 
+/* ---- kernel names inside launches ------------------------------------- */
+
+static mprof_render_model *open_sample(const char *name) {
+  char path[2048];
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  snprintf(path, sizeof path, "%s/samples/%s", root && *root ? root : ".",
+           name);
+  return open_model(path);
+}
+
+/* A context at the Trace's label font, for measuring. */
+static cairo_t *label_context(cairo_surface_t **surface) {
+  *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+  cairo_t *cr = cairo_create(*surface);
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                         CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, 11);
+  return cr;
+}
+
+static size_t chars_of(const char *s) {
+  size_t n = 0;
+  for (; *s; s++)
+    n += ((unsigned char)*s & 0xc0) != 0x80;
+  return n;
+}
+
+static size_t common_prefix(const char *a, const char *b) {
+  size_t n = 0;
+  while (a[n] && a[n] == b[n])
+    n++;
+  return n;
+}
+
+/* The seven multi_tensor_apply_kernel<...> of a PyTorch optimizer step
+ * share their first 27 characters: cut to the width of a launch, each
+ * label is the trace's unique short name cut in the middle by its name
+ * set (head and tail kept), and differs from the label of the kernel its
+ * name is most like (PointwiseOpScalarFunctor / PointwiseOpScalarList-
+ * Functor: "List" stays). Names that share both ends with another, further
+ * off, can still cut alike (libmprof's mprof_name_set_fit). */
+static void test_labels_tell_kernels_apart(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("nvtx_step.mprof");
+  cairo_surface_t *surface;
+  cairo_t *cr = label_context(&surface);
+  char labels[64][256];
+  int kernel[64];
+  size_t count = 0;
+  for (size_t k = 0; k < mprof_render_kernel_count(m) && count < 64; k++) {
+    const mprof_render_kernel *rk = mprof_render_kernel_at(m, k);
+    if (strncmp(rk->short_name, "multi_tensor_apply_kernel", 25) != 0)
+      continue;
+    char whole[256], cut[256];
+    assert_string_equal(
+        mprof_render_kernel_label(m, (int)k, NULL, 0, whole, sizeof whole),
+        rk->short_name);
+    mprof_render_kernel_label(m, (int)k, cr, 200, labels[count], 256);
+    const char *l = labels[count];
+    printf("%s -> %s\n", rk->short_name, l);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, l, &e);
+    assert_true(e.x_advance <= 200);
+    assert_true(chars_of(l) >= 20);
+    assert_string_equal(mprof_name_set_fit(rk->short_names, rk->index, cut,
+                                           sizeof cut, chars_of(l)),
+                        l);
+    /* Cut in the middle: the head and the last character stay. */
+    assert_true(strncmp(l, "multi_", 6) == 0);
+    assert_int_equal(l[strlen(l) - 1],
+                     rk->short_name[strlen(rk->short_name) - 1]);
+    assert_non_null(strstr(l, "\u2026"));
+    kernel[count++] = (int)k;
+  }
+  assert_true(count >= 5);
+  size_t nearest_pairs = 0;
+  for (size_t i = 0; i < count; i++) {
+    const char *a = mprof_render_kernel_at(m, (size_t)kernel[i])->short_name;
+    size_t best = 0, at = i;
+    for (size_t j = 0; j < count; j++) {
+      const char *b = mprof_render_kernel_at(m, (size_t)kernel[j])->short_name;
+      if (j != i && common_prefix(a, b) > best) {
+        best = common_prefix(a, b);
+        at = j;
+      }
+    }
+    if (at != i) {
+      assert_string_not_equal(labels[i], labels[at]);
+      nearest_pairs++;
+    }
+  }
+  assert_int_equal(nearest_pairs, count);
+  /* Too narrow for four characters: no label at all. */
+  char none[64];
+  assert_string_equal(mprof_render_kernel_label(m, 0, cr, 14, none, 64), "");
+  assert_true(*mprof_render_kernel_label(m, 0, cr, 40, none, 64));
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  mprof_render_model_free(m);
+}
+
+/* Drawn: in transformer_forward.mprof's first look at 2400 px, the widest
+ * launch carries text (pixels neither its fill nor its edge), one too
+ * narrow for a label carries none. */
+static size_t text_pixels(const fix_image *img, int x0, int x1, int y0, int y1,
+                          uint32_t fill) {
+  size_t n = 0;
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      n += !near(fix_pixel(img, x, y), fill, 60) &&
+           !near(fix_pixel(img, x, y), 0, 0);
+  return n;
+}
+
+static void test_names_drawn_inside_launches(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("transformer_forward.mprof");
+  const int wide = 2400;
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1; /* no outline, no inset: the bar and its name */
+  v.launch = -1;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, wide, H);
+  fix_save(&img, "trace-labels.png");
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, wide);
+  const mprof_trace *t = mprof_render_model_trace(m);
+  size_t labelled = 0, bare = 0;
+  cairo_surface_t *surface;
+  cairo_t *cr = label_context(&surface);
+  for (size_t r = 0; r < mprof_render_row_count(m); r++) {
+    const mprof_render_row *row = mprof_render_row_at(m, r);
+    if (row->kind != MPROF_ROW_STREAM)
+      continue;
+    double h, top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, r, &h);
+    size_t n = mprof_trace_stream_launch_count(t, row->stream);
+    for (size_t i = 0; i < n; i++) {
+      const mprof_launch_record *l = mprof_trace_stream_launch(t, row->stream, i);
+      double x0 = mprof_render_time_to_x(&map, (int64_t)l->start);
+      double x1 = mprof_render_time_to_x(&map, (int64_t)l->end);
+      if (x0 < MPROF_RENDER_GUTTER + 2 || x1 > wide - 2)
+        continue;
+      size_t launches;
+      int k = mprof_render_launch_kernel(
+          m, (size_t)(l - mprof_trace_launches(t, &launches)));
+      uint32_t fill = mprof_render_kernel_at(m, (size_t)k)->color;
+      int inset = x1 - x0 >= 40 ? 3 : 1;
+      size_t text =
+          text_pixels(&img, (int)ceil(x0) + inset, (int)floor(x1) - inset,
+                      (int)top + 5, (int)(top + h) - 6, fill);
+      char label[256];
+      mprof_render_kernel_label(m, k, cr, floor(x1) - ceil(x0) - 8, label,
+                                sizeof label);
+      if (x1 - x0 >= 40 && *label) {
+        assert_true(text > 15);
+        labelled++;
+      } else if (x1 - x0 >= 6 && x1 - x0 < 20) {
+        assert_int_equal(text, 0);
+        bare++;
+      }
+    }
+  }
+  printf("%zu launches labelled, %zu too narrow and bare\n", labelled, bare);
+  assert_true(labelled >= 5);
+  assert_true(bare >= 5);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
 /* ---- copies ------------------------------------------------------------- */
 
 static void test_copies_say_kind_size_and_bandwidth(void **state) {
@@ -1130,6 +1301,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_samples_open_on_their_gpu_activity),
       cmocka_unit_test(test_transformer_opens_on_its_kernels),
+      cmocka_unit_test(test_labels_tell_kernels_apart),
+      cmocka_unit_test(test_names_drawn_inside_launches),
       cmocka_unit_test(test_copies_say_kind_size_and_bandwidth),
       cmocka_unit_test(test_sample_copies_are_labelled),
       cmocka_unit_test(test_selection_lists_its_kernels),

@@ -215,6 +215,16 @@ const char *mprof_render_memop_label(const mprof_render_model *model,
                                      size_t memop, cairo_t *cr,
                                      double max_width, char *buf, size_t size);
 
+/** The name drawn inside a launch of kernel @p kernel that is
+ * @p max_width pixels wide at the Trace's font on @p cr: the kernel's
+ * short name, unique within the trace, cut in the middle to what fits
+ * (the part that tells it apart stays); "" when fewer than 4 characters
+ * would show. With @p cr NULL, the whole short name. Returns @p buf. */
+const char *mprof_render_kernel_label(const mprof_render_model *model,
+                                      int kernel, cairo_t *cr,
+                                      double max_width, char *buf,
+                                      size_t size);
+
 /**
  * Open the trace at @p trace_path and the sidecar at @p sidecar_path (NULL:
  * TRACE ".pc.json" when that file exists). A missing sidecar is no error; a
