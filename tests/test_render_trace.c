@@ -421,6 +421,200 @@ static void test_names_drawn_inside_launches(void **state) {
   mprof_render_model_free(m);
 }
 
+/* ---- search ------------------------------------------------------------ */
+
+static int brightness(uint32_t c) {
+  return (int)(c >> 16) + (int)((c >> 8) & 0xff) + (int)(c & 0xff);
+}
+
+/* A search for one kernel of transformer_forward.mprof: its launches keep
+ * their colour, every other launch is dimmed towards the background; the
+ * count and the next match in time follow the kernel's launches. */
+static void test_search_dims_what_it_does_not_match(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("transformer_forward.mprof");
+  int target = mprof_render_kernel_find(m, "attention_scores_softmax");
+  assert_true(target >= 0);
+  const mprof_render_kernel *tk = mprof_render_kernel_at(m, (size_t)target);
+  size_t kernels, ranges;
+  assert_int_equal(mprof_render_search_count(m, "ATTENTION_scores", &kernels,
+                                             &ranges),
+                   tk->stats->launches);
+  assert_int_equal(kernels, 1);
+  assert_int_equal(ranges, 0);
+  assert_int_equal(mprof_render_search_count(m, "no such kernel", &kernels,
+                                             NULL),
+                   0);
+  assert_int_equal(kernels, 0);
+
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.search = "attention_scores";
+  const int wide = 2400;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, wide, H);
+  fix_save(&img, "trace-search.png");
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, wide);
+  const mprof_trace *t = mprof_render_model_trace(m);
+  size_t n, kept = 0, dimmed = 0;
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  for (size_t r = 0; r < mprof_render_row_count(m); r++) {
+    const mprof_render_row *row = mprof_render_row_at(m, r);
+    if (row->kind != MPROF_ROW_STREAM)
+      continue;
+    double h, top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, r, &h);
+    for (size_t i = 0; i < mprof_trace_stream_launch_count(t, row->stream);
+         i++) {
+      const mprof_launch_record *x = mprof_trace_stream_launch(t, row->stream, i);
+      double x0 = mprof_render_time_to_x(&map, (int64_t)x->start);
+      double x1 = mprof_render_time_to_x(&map, (int64_t)x->end);
+      if (x1 - x0 < 8 || x0 < MPROF_RENDER_GUTTER || x1 > wide)
+        continue;
+      int k = mprof_render_launch_kernel(m, (size_t)(x - l));
+      uint32_t colour = mprof_render_kernel_at(m, (size_t)k)->color;
+      /* Below the middle, under any name. */
+      uint32_t px = fix_pixel(&img, (int)((x0 + x1) / 2), (int)(top + h) - 6);
+      if (k == target) {
+        assert_true(near(px, colour, 8));
+        kept++;
+      } else {
+        assert_false(near(px, colour, 30));
+        assert_true(brightness(px) > brightness(colour) + 100);
+        dimmed++;
+      }
+    }
+  }
+  printf("%zu launches kept their colour, %zu dimmed\n", kept, dimmed);
+  assert_true(kept >= 5 && dimmed >= 20);
+  fix_free(&img);
+
+  /* Next and previous in time, wrapping around. */
+  mprof_render_match first, second, back, last;
+  assert_true(mprof_render_search_next(m, "attention_scores", NULL, 1, &first));
+  assert_int_equal(first.kind, MPROF_HIT_LAUNCH);
+  assert_int_equal(mprof_render_launch_kernel(m, (size_t)first.index), target);
+  for (size_t i = 0; i < n; i++)
+    if (mprof_render_launch_kernel(m, i) == target)
+      assert_true((int64_t)l[i].start >= first.start_ns);
+  assert_true(
+      mprof_render_search_next(m, "attention_scores", &first, 1, &second));
+  assert_true(second.start_ns > first.start_ns);
+  assert_true(mprof_render_search_next(m, "attention_scores", &second, 0, &back));
+  assert_int_equal(back.index, first.index);
+  assert_true(mprof_render_search_next(m, "attention_scores", &first, 0, &last));
+  assert_true(last.start_ns > second.start_ns); /* wrapped to the end */
+  assert_false(mprof_render_search_next(m, "no such kernel", NULL, 1, &last));
+  mprof_render_model_free(m);
+
+  /* NVTX ranges match by name too. */
+  m = open_sample("nvtx_step.mprof");
+  size_t n_ranges;
+  const mprof_range_record *rr = mprof_trace_ranges(mprof_render_model_trace(m),
+                                                    &n_ranges);
+  assert_true(n_ranges > 0);
+  const char *name = mprof_trace_string(mprof_render_model_trace(m), rr[0].name);
+  mprof_render_search_count(m, name, NULL, &ranges);
+  assert_true(ranges >= 1);
+  mprof_render_match range;
+  int found_range = 0;
+  memset(&range, 0, sizeof range);
+  for (int i = 0; i < 100 && !found_range; i++) {
+    assert_true(mprof_render_search_next(m, name, i ? &range : NULL, 1, &range));
+    found_range = range.kind == MPROF_HIT_RANGE;
+  }
+  assert_true(found_range);
+  assert_true(mprof_render_name_matches(
+      mprof_trace_string(mprof_render_model_trace(m), rr[range.index].name),
+      name));
+  mprof_render_model_free(m);
+}
+
+/* ---- rows that fold and hide ------------------------------------------- */
+
+static void test_rows_fold_and_hide(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("nvtx_step.mprof");
+  size_t rows = mprof_render_row_count(m);
+  uint8_t *row_state = calloc(rows, 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  double all = mprof_render_content_height(m, &v, MPROF_RENDER_TRACE, W);
+  v.row_state = row_state;
+  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_TRACE, W) == all);
+  /* The first band (a host thread with its ranges and API calls) folded:
+   * its rows are gone, the band stays, the next band moves up. */
+  size_t band = 0, next = rows;
+  while (band < rows &&
+         mprof_render_row_at(m, band)->kind != MPROF_ROW_THREAD)
+    band++;
+  assert_true(band < rows);
+  for (size_t r = band + 1; r < rows && next == rows; r++) {
+    uint32_t kind = mprof_render_row_at(m, r)->kind;
+    if (kind == MPROF_ROW_THREAD || kind == MPROF_ROW_DEVICE)
+      next = r;
+  }
+  assert_true(next > band + 1 && next < rows);
+  double under = mprof_render_row_top(m, &v, next, NULL) -
+                 mprof_render_row_top(m, &v, band + 1, NULL);
+  assert_true(under > 0);
+  row_state[band] = MPROF_ROW_COLLAPSED;
+  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_TRACE, W) ==
+              all - under);
+  assert_int_equal(mprof_render_row_band(m, band + 1), (int)band);
+  assert_false(mprof_render_row_shown(m, &v, band + 1));
+  assert_true(mprof_render_row_shown(m, &v, band));
+  double bh;
+  double band_top = mprof_render_row_top(m, &v, band, &bh);
+  assert_true(mprof_render_row_top(m, &v, next, NULL) == band_top + bh);
+  assert_int_equal(mprof_render_row_at_y(m, &v, band_top + bh + 1), (int)next);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-folded.png");
+  fix_free(&img);
+  /* Unfolded, then one stream row hidden: only it goes, and its band
+   * says so in its label. */
+  row_state[band] = 0;
+  size_t stream = rows;
+  for (size_t r = 0; r < rows && stream == rows; r++)
+    if (mprof_render_row_at(m, r)->kind == MPROF_ROW_STREAM)
+      stream = r;
+  assert_true(stream < rows);
+  double sh;
+  mprof_render_row_top(m, &v, stream, &sh);
+  row_state[stream] = MPROF_ROW_HIDDEN;
+  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_TRACE, W) ==
+              all - sh);
+  assert_false(mprof_render_row_shown(m, &v, stream));
+  int device = mprof_render_row_band(m, stream);
+  assert_true(device >= 0);
+  assert_int_equal(mprof_render_band_hidden(m, &v, (size_t)device), 1);
+  /* The band's label grows by "1 row hidden": more text pixels in it. */
+  double dh, dtop = MPROF_RENDER_RULER +
+                    mprof_render_row_top(m, &v, (size_t)device, &dh);
+  mprof_render_view plain = v;
+  plain.row_state = NULL;
+  double ptop = MPROF_RENDER_RULER +
+                mprof_render_row_top(m, &plain, (size_t)device, NULL);
+  fix_image with = fix_draw(m, &v, MPROF_RENDER_TRACE, W, 2000);
+  fix_image without = fix_draw(m, &plain, MPROF_RENDER_TRACE, W, 2000);
+  size_t dark_with = 0, dark_without = 0;
+  for (int y = 0; y < (int)dh; y++)
+    for (int x = 0; x < W; x++) {
+      dark_with += brightness(fix_pixel(&with, x, (int)dtop + y)) < 450;
+      dark_without += brightness(fix_pixel(&without, x, (int)ptop + y)) < 450;
+    }
+  assert_true(dark_with > dark_without + 30);
+  fix_free(&with);
+  fix_free(&without);
+  /* A hidden band takes its rows with it. */
+  row_state[stream] = 0;
+  row_state[(size_t)device] = MPROF_ROW_HIDDEN;
+  assert_false(mprof_render_row_shown(m, &v, (size_t)device));
+  assert_false(mprof_render_row_shown(m, &v, stream));
+  free(row_state);
+  mprof_render_model_free(m);
+}
+
 /* ---- copies ------------------------------------------------------------- */
 
 static void test_copies_say_kind_size_and_bandwidth(void **state) {
@@ -1303,6 +1497,8 @@ int main(void) {
       cmocka_unit_test(test_transformer_opens_on_its_kernels),
       cmocka_unit_test(test_labels_tell_kernels_apart),
       cmocka_unit_test(test_names_drawn_inside_launches),
+      cmocka_unit_test(test_search_dims_what_it_does_not_match),
+      cmocka_unit_test(test_rows_fold_and_hide),
       cmocka_unit_test(test_copies_say_kind_size_and_bandwidth),
       cmocka_unit_test(test_sample_copies_are_labelled),
       cmocka_unit_test(test_selection_lists_its_kernels),
