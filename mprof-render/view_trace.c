@@ -364,8 +364,15 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
   mprof_format_duration(span, sizeof span,
                         (double)rs_sub_ns(view->end_ns, view->start_ns));
   rd_rgb(cr, RD_TEXT_DIM);
-  char text[96];
-  snprintf(text, sizeof text, "%s visible", span);
+  char text[160];
+  if (view->start_ns > origin || view->end_ns < end) {
+    /* Part of the GPU activity: of how much (0 shows it all). */
+    char all[48];
+    mprof_format_duration(all, sizeof all, (double)rs_sub_ns(end, origin));
+    snprintf(text, sizeof text, "%s of %s visible", span, all);
+  } else {
+    snprintf(text, sizeof text, "%s visible", span);
+  }
   /* Where the process started, when that was before the view. */
   int64_t process = mprof_render_model_process_start(model);
   if (process > 0 && process < view->start_ns && process < origin) {

@@ -74,6 +74,10 @@ static int64_t earliest_activity(const mprof_trace *t) {
 
 /* ---- the first look: where the kernels ran ----------------------------- */
 
+static int brightness(uint32_t c) {
+  return (int)(c >> 16) + (int)((c >> 8) & 0xff) + (int)(c & 0xff);
+}
+
 static size_t samples_with_lead_in, samples_fitted;
 
 /* Kernel time inside [a, b] (launches wholly in it) and in all. */
@@ -245,6 +249,15 @@ static void test_transformer_opens_on_its_kernels(void **state) {
   double near = launch_columns(&img, m, &v), far = launch_columns(&all, m, &whole);
   assert_true(near > 0.3);
   assert_true(near > 5 * far);
+  /* The ruler's corner says it is part of the activity ("4.095 ms of
+   * 200.1 ms visible"): a longer line than at the whole activity. */
+  size_t ink_part = 0, ink_all = 0;
+  for (int y = 0; y < 13; y++)
+    for (int x = 0; x < (int)MPROF_RENDER_GUTTER - 4; x++) {
+      ink_part += brightness(fix_pixel(&img, x, y)) < 500;
+      ink_all += brightness(fix_pixel(&all, x, y)) < 500;
+    }
+  assert_true(ink_part > ink_all + 40);
   fix_free(&img);
   fix_free(&all);
   mprof_render_model_free(m);
@@ -422,10 +435,6 @@ static void test_names_drawn_inside_launches(void **state) {
 }
 
 /* ---- search ------------------------------------------------------------ */
-
-static int brightness(uint32_t c) {
-  return (int)(c >> 16) + (int)((c >> 8) & 0xff) + (int)(c & 0xff);
-}
 
 /* A search for one kernel of transformer_forward.mprof: its launches keep
  * their colour, every other launch is dimmed towards the background; the
