@@ -195,13 +195,13 @@ char *mprof_gtk_actions_keys_text(void) {
   for (size_t i = 0; mprof_gtk_timeline_keys[i].keys; i++)
     g_string_append_printf(text, "%-22s %s\n", mprof_gtk_timeline_keys[i].keys,
                            mprof_gtk_timeline_keys[i].what);
-  g_string_append(text,
-                  "\nMouse: the wheel zooms time around the pointer, dragging "
-                  "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
-                  "the rows,\nShift+drag selects a time range, a double-click "
-                  "on a launch\nopens its kernel; on the Trace a click on a GPU "
-                  "or thread band\nfolds its rows, a right-click on a row "
-                  "hides it.");
+  g_string_append(
+      text, "\nMouse: the wheel zooms time around the pointer, dragging "
+            "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
+            "the rows,\nShift+drag selects a time range, a double-click "
+            "on a launch\nopens its kernel; on the Trace a click on a GPU "
+            "or thread band\nfolds its rows, a right-click on a row "
+            "hides it.");
   return g_string_free(text, FALSE);
 }
 

@@ -39,10 +39,10 @@ static void update_count(search *s, const char *text) {
   }
   char count[32];
   mprof_format_count(count, sizeof count, launches);
-  char *line = g_strdup_printf(
-      "%s launch%s of %zu kernel%s, %zu range%s", count,
-      launches == 1 ? "" : "es", kernels, kernels == 1 ? "" : "s", ranges,
-      ranges == 1 ? "" : "s");
+  char *line =
+      g_strdup_printf("%s launch%s of %zu kernel%s, %zu range%s", count,
+                      launches == 1 ? "" : "es", kernels,
+                      kernels == 1 ? "" : "s", ranges, ranges == 1 ? "" : "s");
   gtk_label_set_text(GTK_LABEL(s->count), line);
   g_free(line);
 }
@@ -90,8 +90,8 @@ gboolean mprof_gtk_search_step(GtkWidget *bar, gboolean forward) {
     from.index = forward ? -1 : G_MAXINT64;
     from.start_ns = forward ? v->start_ns - 1 : v->start_ns;
   }
-  if (!mprof_render_search_next(mprof_gtk_view_state_get_model(s->state),
-                                text, &from, forward, &next)) {
+  if (!mprof_render_search_next(mprof_gtk_view_state_get_model(s->state), text,
+                                &from, forward, &next)) {
     gtk_widget_error_bell(s->entry);
     return FALSE;
   }
@@ -155,8 +155,7 @@ static GtkWidget *arrow(const char *icon, const char *tip, GCallback fn,
   return b;
 }
 
-GtkWidget *mprof_gtk_search_new(MprofGtkViewState *state,
-                                GtkWidget *timeline) {
+GtkWidget *mprof_gtk_search_new(MprofGtkViewState *state, GtkWidget *timeline) {
   search *s = g_new0(search, 1);
   s->state = g_object_ref(state);
   s->timeline = timeline;
@@ -165,8 +164,7 @@ GtkWidget *mprof_gtk_search_new(MprofGtkViewState *state,
   g_object_set_data_full(G_OBJECT(bar), "mprof-search", s, search_free);
   GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
   s->entry = gtk_search_entry_new();
-  g_object_set(s->entry, "placeholder-text", "Kernel or NVTX range name",
-               NULL);
+  g_object_set(s->entry, "placeholder-text", "Kernel or NVTX range name", NULL);
   gtk_editable_set_width_chars(GTK_EDITABLE(s->entry), 32);
   s->count = gtk_label_new("");
   gtk_widget_add_css_class(s->count, "dim-label");

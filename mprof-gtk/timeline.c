@@ -21,7 +21,7 @@ struct _MprofGtkTimeline {
   gint64 drag_start_ns, drag_end_ns;
   double drag_scroll_y, drag_x;
   gboolean dragging;
-  gboolean selecting; /* Shift+drag: select a time range */
+  gboolean selecting;  /* Shift+drag: select a time range */
   GtkWidget *row_menu; /* Trace: a row label's right-click menu */
   int menu_row;        /* the row it is about */
 };
@@ -364,14 +364,13 @@ static GtkWidget *menu_item(const char *label, GCallback fn, gpointer data) {
 
 /* A right-click on a Trace row's label: hide it (a band: with its rows),
  * or show the hidden ones again. */
-static void open_row_menu(MprofGtkTimeline *self, int row, double x,
-                          double y) {
+static void open_row_menu(MprofGtkTimeline *self, int row, double x, double y) {
   if (!self->row_menu) {
     self->row_menu = gtk_popover_new();
     gtk_widget_set_parent(self->row_menu, GTK_WIDGET(self));
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    gtk_box_append(GTK_BOX(box), menu_item("Hide this row",
-                                           G_CALLBACK(on_hide_row), self));
+    gtk_box_append(GTK_BOX(box),
+                   menu_item("Hide this row", G_CALLBACK(on_hide_row), self));
     gtk_box_append(GTK_BOX(box), menu_item("Show hidden rows",
                                            G_CALLBACK(on_show_rows), self));
     gtk_popover_set_child(GTK_POPOVER(self->row_menu), box);

@@ -10,8 +10,8 @@ struct _MprofGtkViewState {
   const mprof_render_model *model;
   mprof_render_view view;
   mprof_render_limits limits;
-  char *search;       /* view.search points here */
-  guint8 *row_state;  /* view.row_state: a byte per Trace row */
+  char *search;      /* view.search points here */
+  guint8 *row_state; /* view.row_state: a byte per Trace row */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkViewState, mprof_gtk_view_state, G_TYPE_OBJECT)

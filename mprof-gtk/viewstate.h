@@ -75,8 +75,7 @@ void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
 
 /* The Trace's search (mprof_render_view.search; NULL or "" for none):
  * copied. It emits SEARCH. */
-void mprof_gtk_view_state_set_search(MprofGtkViewState *self,
-                                     const char *text);
+void mprof_gtk_view_state_set_search(MprofGtkViewState *self, const char *text);
 /* Trace rows: flip @p flag (MPROF_ROW_COLLAPSED on a band, MPROF_ROW_HIDDEN)
  * of row @p row; show every hidden row again. They emit ROWS. */
 void mprof_gtk_view_state_toggle_row(MprofGtkViewState *self, gint row,

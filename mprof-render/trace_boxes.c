@@ -183,9 +183,8 @@ void rt_label_cache_free(label_cache *c) {
 }
 
 const char *mprof_render_kernel_label(const mprof_render_model *model,
-                                      int kernel, cairo_t *cr,
-                                      double max_width, char *buf,
-                                      size_t size) {
+                                      int kernel, cairo_t *cr, double max_width,
+                                      char *buf, size_t size) {
   if (!size)
     return buf;
   buf[0] = '\0';

@@ -34,8 +34,8 @@ unsigned char *rt_search_kernels(const mprof_render_model *model,
   size_t n = mprof_render_kernel_count(model);
   unsigned char *match = (unsigned char *)calloc(n ? n : 1, 1);
   for (size_t k = 0; match && k < n; k++)
-    match[k] = (unsigned char)mprof_render_kernel_matches(model, (int)k,
-                                                          search);
+    match[k] =
+        (unsigned char)mprof_render_kernel_matches(model, (int)k, search);
   return match;
 }
 
@@ -44,8 +44,8 @@ int rt_range_matches(const mprof_render_model *model, uint32_t range,
   size_t n;
   const mprof_trace *t = mprof_render_model_trace(model);
   const mprof_range_record *r = mprof_trace_ranges(t, &n);
-  return range < n &&
-         mprof_render_name_matches(mprof_trace_string(t, r[range].name), search);
+  return range < n && mprof_render_name_matches(
+                          mprof_trace_string(t, r[range].name), search);
 }
 
 size_t mprof_render_search_count(const mprof_render_model *model,
@@ -72,8 +72,8 @@ size_t mprof_render_search_count(const mprof_render_model *model,
 
 /* Matches in time order: by start, then launches before ranges, then by
  * index. */
-static int before(int64_t a_start, int a_kind, int64_t a_index,
-                  int64_t b_start, int b_kind, int64_t b_index) {
+static int before(int64_t a_start, int a_kind, int64_t a_index, int64_t b_start,
+                  int b_kind, int64_t b_index) {
   if (a_start != b_start)
     return a_start < b_start;
   if (a_kind != b_kind)
@@ -91,8 +91,8 @@ static void consider(mprof_render_match *best, mprof_render_match *wrap,
   before((x)->start_ns, (x)->kind, (x)->index, (y)->start_ns, (y)->kind,       \
          (y)->index)
   if (forward ? BEFORE(from, c) : BEFORE(c, from)) {
-    if (best->kind == MPROF_HIT_NONE || (forward ? BEFORE(c, best)
-                                                 : BEFORE(best, c)))
+    if (best->kind == MPROF_HIT_NONE ||
+        (forward ? BEFORE(c, best) : BEFORE(best, c)))
       *best = *c;
   }
   if (wrap->kind == MPROF_HIT_NONE ||
@@ -102,9 +102,8 @@ static void consider(mprof_render_match *best, mprof_render_match *wrap,
 }
 
 int mprof_render_search_next(const mprof_render_model *model,
-                             const char *search,
-                             const mprof_render_match *from, int forward,
-                             mprof_render_match *out) {
+                             const char *search, const mprof_render_match *from,
+                             int forward, mprof_render_match *out) {
   memset(out, 0, sizeof *out);
   out->kind = MPROF_HIT_NONE;
   if (!model || !search || !*search)

@@ -44,7 +44,7 @@ void mprof_render_model_limits(const mprof_render_model *model,
 #define FIT_SHARE 0.9
 
 static int fit_kernels(const mprof_render_model *model, int64_t *from,
-                              int64_t *to) {
+                       int64_t *to) {
   size_t n;
   const mprof_launch_record *l =
       mprof_trace_launches(mprof_render_model_trace(model), &n);
@@ -61,7 +61,7 @@ static int fit_kernels(const mprof_render_model *model, int64_t *from,
   if (!busy)
     return 0;
   double scale = (double)FIT_BUCKETS / ((double)(hi - lo) + 1.0), total = 0;
-#define FIT_BUCKET(t) ((size_t)((double)((t) - lo) * scale) % FIT_BUCKETS)
+#define FIT_BUCKET(t) ((size_t)((double)((t)-lo) * scale) % FIT_BUCKETS)
   for (size_t i = 0; i < n; i++) {
     int64_t a = rs_clamp_ns(l[i].start), b = rs_clamp_end(l[i].start, l[i].end);
     /* A launch of no recorded length still counts: one ns. */

@@ -309,14 +309,15 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
       if (names && rt_is_band(row)) {
         /* A band folds its rows away (a click on it): its triangle says
          * which way, and how many rows under it are hidden. */
-        int folded = view->row_state &&
-                     (view->row_state[w.index] & MPROF_ROW_COLLAPSED);
+        int folded =
+            view->row_state && (view->row_state[w.index] & MPROF_ROW_COLLAPSED);
         rd_rgb(cr, RD_TEXT_DIM);
         rd_font(cr, 10, 0, 0);
         rd_text(cr, 4, top + h / 2 + 4, folded ? "\u25b8" : "\u25be");
         rd_rgb(cr, RD_TEXT);
         rd_font(cr, 11, 1, 0);
-        double lw = rd_text_fit(cr, 16, top + h / 2 + 4, width - 22, row->label);
+        double lw =
+            rd_text_fit(cr, 16, top + h / 2 + 4, width - 22, row->label);
         size_t hidden = mprof_render_band_hidden(model, view, w.index);
         if (hidden) {
           char note[64];

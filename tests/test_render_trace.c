@@ -17,6 +17,7 @@
  */
 #include <dirent.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "analysis_util.h"
 #include "test_render_fixture.h"
@@ -70,6 +71,21 @@ static int64_t earliest_activity(const mprof_trace *t) {
     if ((int64_t)mo[i].start < first)
       first = (int64_t)mo[i].start;
   return first;
+}
+
+/* samples/NAME, or NULL when MPROF_SOURCE_DIR's samples lack it (tests/gpu/
+ * trace_tab.sh runs these checks over fresh recordings of other names):
+ * the caller skips. */
+static mprof_render_model *open_sample(const char *name) {
+  char path[2048];
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  snprintf(path, sizeof path, "%s/samples/%s", root && *root ? root : ".",
+           name);
+  if (access(path, F_OK) != 0) {
+    printf("%s is not among the samples: skipped\n", path);
+    return NULL;
+  }
+  return open_model(path);
 }
 
 /* ---- the first look: where the kernels ran ----------------------------- */
@@ -215,8 +231,7 @@ static void test_samples_open_on_their_gpu_activity(void **state) {
   if (!fix_each_sample(check_first_look))
     fail_msg("no recorded sample in samples/");
   assert_true(samples_with_lead_in > 0);
-  /* transformer_forward.mprof and nvtx_step.mprof at least. */
-  assert_true(samples_fitted >= 2);
+  printf("%zu sample(s) open where their kernels ran\n", samples_fitted);
 }
 
 /* transformer_forward.mprof spans 200 ms of GPU activity (copies at
@@ -224,11 +239,9 @@ static void test_samples_open_on_their_gpu_activity(void **state) {
  * kernels, most of it in its last 4 ms: the Trace opens on those. */
 static void test_transformer_opens_on_its_kernels(void **state) {
   (void)state;
-  char path[2048];
-  const char *root = getenv("MPROF_SOURCE_DIR");
-  snprintf(path, sizeof path, "%s/samples/transformer_forward.mprof",
-           root && *root ? root : ".");
-  mprof_render_model *m = open_model(path);
+  mprof_render_model *m = open_sample("transformer_forward.mprof");
+  if (!m)
+    skip();
   mprof_render_view v;
   mprof_render_view_init(&v, m);
   int64_t start, end;
@@ -246,7 +259,8 @@ static void test_transformer_opens_on_its_kernels(void **state) {
   whole.start_ns = limits.min_ns;
   whole.end_ns = limits.max_ns;
   fix_image all = fix_draw(m, &whole, MPROF_RENDER_TRACE, W, H);
-  double near = launch_columns(&img, m, &v), far = launch_columns(&all, m, &whole);
+  double near = launch_columns(&img, m, &v),
+         far = launch_columns(&all, m, &whole);
   assert_true(near > 0.3);
   assert_true(near > 5 * far);
   /* The ruler's corner says it is part of the activity ("4.095 ms of
@@ -264,14 +278,6 @@ static void test_transformer_opens_on_its_kernels(void **state) {
 }
 
 /* ---- kernel names inside launches ------------------------------------- */
-
-static mprof_render_model *open_sample(const char *name) {
-  char path[2048];
-  const char *root = getenv("MPROF_SOURCE_DIR");
-  snprintf(path, sizeof path, "%s/samples/%s", root && *root ? root : ".",
-           name);
-  return open_model(path);
-}
 
 /* A context at the Trace's label font, for measuring. */
 static cairo_t *label_context(cairo_surface_t **surface) {
@@ -307,6 +313,8 @@ static size_t common_prefix(const char *a, const char *b) {
 static void test_labels_tell_kernels_apart(void **state) {
   (void)state;
   mprof_render_model *m = open_sample("nvtx_step.mprof");
+  if (!m)
+    skip();
   cairo_surface_t *surface;
   cairo_t *cr = label_context(&surface);
   char labels[64][256];
@@ -380,6 +388,8 @@ static size_t text_pixels(const fix_image *img, int x0, int x1, int y0, int y1,
 static void test_names_drawn_inside_launches(void **state) {
   (void)state;
   mprof_render_model *m = open_sample("transformer_forward.mprof");
+  if (!m)
+    skip();
   const int wide = 2400;
   mprof_render_view v;
   mprof_render_view_init(&v, m);
@@ -400,7 +410,8 @@ static void test_names_drawn_inside_launches(void **state) {
     double h, top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, r, &h);
     size_t n = mprof_trace_stream_launch_count(t, row->stream);
     for (size_t i = 0; i < n; i++) {
-      const mprof_launch_record *l = mprof_trace_stream_launch(t, row->stream, i);
+      const mprof_launch_record *l =
+          mprof_trace_stream_launch(t, row->stream, i);
       double x0 = mprof_render_time_to_x(&map, (int64_t)l->start);
       double x1 = mprof_render_time_to_x(&map, (int64_t)l->end);
       if (x0 < MPROF_RENDER_GUTTER + 2 || x1 > wide - 2)
@@ -442,18 +453,19 @@ static void test_names_drawn_inside_launches(void **state) {
 static void test_search_dims_what_it_does_not_match(void **state) {
   (void)state;
   mprof_render_model *m = open_sample("transformer_forward.mprof");
+  if (!m)
+    skip();
   int target = mprof_render_kernel_find(m, "attention_scores_softmax");
   assert_true(target >= 0);
   const mprof_render_kernel *tk = mprof_render_kernel_at(m, (size_t)target);
   size_t kernels, ranges;
-  assert_int_equal(mprof_render_search_count(m, "ATTENTION_scores", &kernels,
-                                             &ranges),
-                   tk->stats->launches);
+  assert_int_equal(
+      mprof_render_search_count(m, "ATTENTION_scores", &kernels, &ranges),
+      tk->stats->launches);
   assert_int_equal(kernels, 1);
   assert_int_equal(ranges, 0);
-  assert_int_equal(mprof_render_search_count(m, "no such kernel", &kernels,
-                                             NULL),
-                   0);
+  assert_int_equal(
+      mprof_render_search_count(m, "no such kernel", &kernels, NULL), 0);
   assert_int_equal(kernels, 0);
 
   mprof_render_view v;
@@ -475,7 +487,8 @@ static void test_search_dims_what_it_does_not_match(void **state) {
     double h, top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, r, &h);
     for (size_t i = 0; i < mprof_trace_stream_launch_count(t, row->stream);
          i++) {
-      const mprof_launch_record *x = mprof_trace_stream_launch(t, row->stream, i);
+      const mprof_launch_record *x =
+          mprof_trace_stream_launch(t, row->stream, i);
       double x0 = mprof_render_time_to_x(&map, (int64_t)x->start);
       double x1 = mprof_render_time_to_x(&map, (int64_t)x->end);
       if (x1 - x0 < 8 || x0 < MPROF_RENDER_GUTTER || x1 > wide)
@@ -509,27 +522,33 @@ static void test_search_dims_what_it_does_not_match(void **state) {
   assert_true(
       mprof_render_search_next(m, "attention_scores", &first, 1, &second));
   assert_true(second.start_ns > first.start_ns);
-  assert_true(mprof_render_search_next(m, "attention_scores", &second, 0, &back));
+  assert_true(
+      mprof_render_search_next(m, "attention_scores", &second, 0, &back));
   assert_int_equal(back.index, first.index);
-  assert_true(mprof_render_search_next(m, "attention_scores", &first, 0, &last));
+  assert_true(
+      mprof_render_search_next(m, "attention_scores", &first, 0, &last));
   assert_true(last.start_ns > second.start_ns); /* wrapped to the end */
   assert_false(mprof_render_search_next(m, "no such kernel", NULL, 1, &last));
   mprof_render_model_free(m);
 
   /* NVTX ranges match by name too. */
   m = open_sample("nvtx_step.mprof");
+  if (!m)
+    return;
   size_t n_ranges;
-  const mprof_range_record *rr = mprof_trace_ranges(mprof_render_model_trace(m),
-                                                    &n_ranges);
+  const mprof_range_record *rr =
+      mprof_trace_ranges(mprof_render_model_trace(m), &n_ranges);
   assert_true(n_ranges > 0);
-  const char *name = mprof_trace_string(mprof_render_model_trace(m), rr[0].name);
+  const char *name =
+      mprof_trace_string(mprof_render_model_trace(m), rr[0].name);
   mprof_render_search_count(m, name, NULL, &ranges);
   assert_true(ranges >= 1);
   mprof_render_match range;
   int found_range = 0;
   memset(&range, 0, sizeof range);
   for (int i = 0; i < 100 && !found_range; i++) {
-    assert_true(mprof_render_search_next(m, name, i ? &range : NULL, 1, &range));
+    assert_true(
+        mprof_render_search_next(m, name, i ? &range : NULL, 1, &range));
     found_range = range.kind == MPROF_HIT_RANGE;
   }
   assert_true(found_range);
@@ -544,6 +563,8 @@ static void test_search_dims_what_it_does_not_match(void **state) {
 static void test_rows_fold_and_hide(void **state) {
   (void)state;
   mprof_render_model *m = open_sample("nvtx_step.mprof");
+  if (!m)
+    skip();
   size_t rows = mprof_render_row_count(m);
   uint8_t *row_state = calloc(rows, 1);
   mprof_render_view v;
@@ -554,8 +575,7 @@ static void test_rows_fold_and_hide(void **state) {
   /* The first band (a host thread with its ranges and API calls) folded:
    * its rows are gone, the band stays, the next band moves up. */
   size_t band = 0, next = rows;
-  while (band < rows &&
-         mprof_render_row_at(m, band)->kind != MPROF_ROW_THREAD)
+  while (band < rows && mprof_render_row_at(m, band)->kind != MPROF_ROW_THREAD)
     band++;
   assert_true(band < rows);
   for (size_t r = band + 1; r < rows && next == rows; r++) {

@@ -221,9 +221,8 @@ const char *mprof_render_memop_label(const mprof_render_model *model,
  * (the part that tells it apart stays); "" when fewer than 4 characters
  * would show. With @p cr NULL, the whole short name. Returns @p buf. */
 const char *mprof_render_kernel_label(const mprof_render_model *model,
-                                      int kernel, cairo_t *cr,
-                                      double max_width, char *buf,
-                                      size_t size);
+                                      int kernel, cairo_t *cr, double max_width,
+                                      char *buf, size_t size);
 
 /**
  * Open the trace at @p trace_path and the sidecar at @p sidecar_path (NULL:
@@ -390,9 +389,8 @@ typedef struct mprof_render_match {
  * then launches before ranges, then index. 1 with *out set, 0 when
  * nothing matches. O(launches + ranges). */
 int mprof_render_search_next(const mprof_render_model *model,
-                             const char *search,
-                             const mprof_render_match *from, int forward,
-                             mprof_render_match *out);
+                             const char *search, const mprof_render_match *from,
+                             int forward, mprof_render_match *out);
 
 /** The selected time range of @p view as text for people: its totals, then
  * every kernel that ran in it by GPU time (launches, time, share, short
