@@ -36,8 +36,8 @@ void mprof_render_model_limits(const mprof_render_model *model,
  * lead-in of copies and library set-up (transformer_forward's 200 ms hold
  * 3.5 ms of kernels, most of them in its last 4 ms). The shortest stretch
  * that holds FIT_SHARE of the kernel time, found over FIT_BUCKETS buckets
- * of launch starts and then tightened to the launches that start in it:
- * two passes over the launches, no sort. 0 when that stretch is more than
+ * of launch starts and tightened to the launches that start in it: one
+ * pass over the launches, no sort. 0 when that stretch is more than
  * a fifth of the activity: zooming in less than five times would only
  * cut launches off (gemm.mprof's 20 GEMMs fill most of their 35 ms). */
 #define FIT_BUCKETS 4096
@@ -48,52 +48,58 @@ static int fit_kernels(const mprof_render_model *model, int64_t *from,
   size_t n;
   const mprof_launch_record *l =
       mprof_trace_launches(mprof_render_model_trace(model), &n);
-  int64_t lo = INT64_MAX, hi = INT64_MIN, start, end;
-  for (size_t i = 0; i < n; i++) {
-    int64_t t = rs_clamp_ns(l[i].start);
-    lo = t < lo ? t : lo;
-    hi = t > hi ? t : hi;
-  }
-  mprof_render_model_bounds(model, &start, &end);
-  if (!n || hi <= lo || end <= start)
+  int64_t lo, hi;
+  mprof_render_model_bounds(model, &lo, &hi);
+  if (!n || hi <= lo)
     return 0;
+  /* Per bucket: kernel time, earliest start and latest end of its
+   * launches; one pass. */
   double *busy = (double *)calloc(FIT_BUCKETS, sizeof *busy);
-  if (!busy)
+  int64_t *first = (int64_t *)malloc(FIT_BUCKETS * sizeof *first);
+  int64_t *last = (int64_t *)malloc(FIT_BUCKETS * sizeof *last);
+  if (!busy || !first || !last) {
+    free(busy);
+    free(first);
+    free(last);
     return 0;
+  }
+  for (size_t k = 0; k < FIT_BUCKETS; k++) {
+    first[k] = INT64_MAX;
+    last[k] = INT64_MIN;
+  }
   double scale = (double)FIT_BUCKETS / ((double)(hi - lo) + 1.0), total = 0;
-#define FIT_BUCKET(t) ((size_t)((double)((t)-lo) * scale) % FIT_BUCKETS)
   for (size_t i = 0; i < n; i++) {
     int64_t a = rs_clamp_ns(l[i].start), b = rs_clamp_end(l[i].start, l[i].end);
+    double at = (double)(a - lo) * scale;
+    size_t k = at <= 0 ? 0 : at >= FIT_BUCKETS ? FIT_BUCKETS - 1 : (size_t)at;
     /* A launch of no recorded length still counts: one ns. */
     double d = b > a ? (double)(b - a) : 1.0;
-    busy[FIT_BUCKET(a)] += d;
+    busy[k] += d;
     total += d;
+    first[k] = a < first[k] ? a : first[k];
+    last[k] = b > last[k] ? b : last[k];
   }
   /* The fewest buckets in a row that hold the share. */
-  size_t best_first = 0, best_last = FIT_BUCKETS - 1, first = 0;
+  size_t best_first = 0, best_last = FIT_BUCKETS - 1, top = 0;
   double held = 0;
-  for (size_t last = 0; last < FIT_BUCKETS; last++) {
-    held += busy[last];
-    while (first < last && held - busy[first] >= FIT_SHARE * total)
-      held -= busy[first++];
-    if (held >= FIT_SHARE * total && last - first < best_last - best_first) {
-      best_first = first;
-      best_last = last;
+  for (size_t end = 0; end < FIT_BUCKETS; end++) {
+    held += busy[end];
+    while (top < end && held - busy[top] >= FIT_SHARE * total)
+      held -= busy[top++];
+    if (held >= FIT_SHARE * total && end - top < best_last - best_first) {
+      best_first = top;
+      best_last = end;
     }
   }
-  free(busy);
   int64_t a = INT64_MAX, b = INT64_MIN;
-  for (size_t i = 0; i < n; i++) {
-    int64_t s = rs_clamp_ns(l[i].start);
-    size_t k = FIT_BUCKET(s);
-    if (k < best_first || k > best_last)
-      continue;
-    int64_t e = rs_clamp_end(l[i].start, l[i].end);
-    a = s < a ? s : a;
-    b = e > b ? e : b;
+  for (size_t k = best_first; k <= best_last; k++) {
+    a = first[k] < a ? first[k] : a;
+    b = last[k] > b ? last[k] : b;
   }
-#undef FIT_BUCKET
-  if (b <= a || (double)(b - a) > 0.2 * (double)(end - start))
+  free(busy);
+  free(first);
+  free(last);
+  if (b <= a || (double)(b - a) > 0.2 * (double)(hi - lo))
     return 0;
   *from = a;
   *to = b;
