@@ -795,6 +795,56 @@ static void test_selection_lists_its_kernels(void **state) {
   mprof_render_model_free(m);
 }
 
+/* All 37 kernels of nvtx_step.mprof's step selected: a drawing tall
+ * enough lists every one, each with its colour (no "and N more"); the
+ * viewer, which lists them under the Trace, asks for no panel. */
+static void test_selection_panel_lists_every_kernel(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("nvtx_step.mprof");
+  if (!m)
+    skip();
+  int64_t start, end;
+  mprof_render_model_bounds(m, &start, &end);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.start_ns = start;
+  v.end_ns = end;
+  v.sel_start_ns = start;
+  v.sel_end_ns = end;
+  mprof_window *w = NULL;
+  assert_int_equal(mprof_window_build(&w, mprof_render_model_join(m),
+                                      (uint64_t)start, (uint64_t)end),
+                   0);
+  size_t kernels = mprof_window_kernel_count(w);
+  assert_true(kernels > 30);
+  const int tall = 1000;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, tall);
+  fix_save(&img, "trace-select-all.png");
+  const int pw = 560;
+  int ph = 10 + 15 * (int)(1 + kernels) + 6;
+  int px = W - pw - 8, py = tall - ph - 8;
+  for (size_t i = 0; i < kernels; i++) {
+    const mprof_window_kernel *k = mprof_window_kernel_at(w, i);
+    assert_int_equal(
+        fix_pixel(&img, px + 13, py + 6 + 11 + 15 * (int)(i + 1) - 4),
+        mprof_render_kernel_at(m, k->kernel)->color);
+  }
+  fix_free(&img);
+  v.no_selection_panel = 1;
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, tall);
+  size_t swatches = 0;
+  for (size_t i = 0; i < kernels; i++) {
+    const mprof_window_kernel *k = mprof_window_kernel_at(w, i);
+    swatches += fix_pixel(&img, px + 13, py + 6 + 11 + 15 * (int)(i + 1) - 4) ==
+                mprof_render_kernel_at(m, k->kernel)->color;
+  }
+  assert_true(swatches < kernels / 4);
+  fix_free(&img);
+  mprof_window_free(w);
+  mprof_render_model_free(m);
+}
+
 /* ---- a synthetic trace with NVTX ranges and PM samples ----------------- */
 
 #define US 1000ll
@@ -1531,6 +1581,7 @@ int main(void) {
       cmocka_unit_test(test_copies_say_kind_size_and_bandwidth),
       cmocka_unit_test(test_sample_copies_are_labelled),
       cmocka_unit_test(test_selection_lists_its_kernels),
+      cmocka_unit_test(test_selection_panel_lists_every_kernel),
       cmocka_unit_test(test_nvtx_rows_per_thread_nested),
       cmocka_unit_test(test_sample_nvtx_rows),
       cmocka_unit_test(test_pytorch_sample_rows),
