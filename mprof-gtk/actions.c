@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "actions.h"
+#include "search.h"
 #include "timeline.h"
 
 #define ZOOM_STEP 1.5
@@ -89,6 +90,23 @@ static void close_window(GSimpleAction *a, GVariant *p, gpointer window) {
 
 static void show_keys(GSimpleAction *a, GVariant *p, gpointer window);
 
+static void search(GSimpleAction *a, GVariant *p, gpointer window) {
+  (void)a;
+  (void)p;
+  GtkWidget *bar = mprof_gtk_window_get_search(MPROF_GTK_WINDOW(window));
+  if (!bar)
+    return;
+  mprof_gtk_window_set_tab(MPROF_GTK_WINDOW(window), MPROF_RENDER_TRACE);
+  mprof_gtk_search_open(bar);
+}
+
+static void show_rows(GSimpleAction *a, GVariant *p, gpointer window) {
+  (void)a;
+  (void)p;
+  if (state_of(window))
+    mprof_gtk_view_state_show_rows(state_of(window));
+}
+
 static const GActionEntry entries[] = {
     {"zoom-in", zoom_in, NULL, NULL, NULL, {0}},
     {"zoom-out", zoom_out, NULL, NULL, NULL, {0}},
@@ -100,6 +118,8 @@ static const GActionEntry entries[] = {
     {"tab", show_tab, "s", NULL, NULL, {0}},
     {"close", close_window, NULL, NULL, NULL, {0}},
     {"keys", show_keys, NULL, NULL, NULL, {0}},
+    {"search", search, NULL, NULL, NULL, {0}},
+    {"show-rows", show_rows, NULL, NULL, NULL, {0}},
 };
 
 void mprof_gtk_actions_install(MprofGtkWindow *window) {
@@ -133,6 +153,10 @@ static const struct {
     {"win.tab('mega')", {"<Alt>6", NULL}, "Mega"},
     {"win.tab('density')", {"<Alt>7", NULL}, "Density"},
     {"win.tab('activity')", {"<Alt>8", NULL}, "Activity"},
+    {"win.search",
+     {"<Control>f", NULL},
+     "Trace: search kernel and NVTX range names (the rest is dimmed)"},
+    {"win.show-rows", {"<Control><Shift>h", NULL}, "Trace: show hidden rows"},
     {"win.open", {"<Control>o", NULL}, "open a trace"},
     {"win.close", {"<Control>w", "<Control>q", NULL}, "close the window"},
     {"win.keys", {"F1", "question", NULL}, "this list of keys"},
@@ -146,7 +170,7 @@ void mprof_gtk_actions_set_accels(GtkApplication *app) {
 
 /* The keys as people read them ("Alt+1", "+"), from the table above and
  * the timeline's own, then the mouse. */
-static char *keys_text(void) {
+char *mprof_gtk_actions_keys_text(void) {
   GString *text = g_string_new("");
   for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++) {
     GString *keys = g_string_new("");
@@ -159,17 +183,25 @@ static char *keys_text(void) {
       g_string_append_printf(keys, "%s%s", keys->len ? ", " : "", label);
       g_free(label);
     }
-    g_string_append_printf(text, "%-22s %s\n", keys->str, bindings[i].what);
+    /* GTK spaces "KP +" with a thin space: a plain one, so that the man
+     * page made from --help stays ASCII. */
+    g_string_replace(keys, "\u2009", " ", 0);
+    /* Padded by characters: a label may hold more bytes than it shows. */
+    glong pad = 22 - g_utf8_strlen(keys->str, -1);
+    g_string_append_printf(text, "%s%*s %s\n", keys->str,
+                           (int)(pad > 0 ? pad : 0), "", bindings[i].what);
     g_string_free(keys, TRUE);
   }
   for (size_t i = 0; mprof_gtk_timeline_keys[i].keys; i++)
     g_string_append_printf(text, "%-22s %s\n", mprof_gtk_timeline_keys[i].keys,
                            mprof_gtk_timeline_keys[i].what);
-  g_string_append(text,
-                  "\nMouse: the wheel zooms time around the pointer, dragging "
-                  "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
-                  "the rows,\nShift+drag selects a time range, a double-click "
-                  "on a launch\nopens its kernel.");
+  g_string_append(
+      text, "\nMouse: the wheel zooms time around the pointer, dragging "
+            "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
+            "the rows,\nShift+drag selects a time range, a double-click "
+            "on a launch\nopens its kernel; on the Trace a click on a GPU "
+            "or thread band\nfolds its rows, a right-click on a row "
+            "hides it.");
   return g_string_free(text, FALSE);
 }
 
@@ -187,7 +219,7 @@ static void show_keys(GSimpleAction *a, GVariant *p, gpointer window) {
     gtk_window_set_transient_for(GTK_WINDOW(keys), GTK_WINDOW(window));
     gtk_window_set_destroy_with_parent(GTK_WINDOW(keys), TRUE);
     gtk_window_set_hide_on_close(GTK_WINDOW(keys), TRUE);
-    char *text = keys_text();
+    char *text = mprof_gtk_actions_keys_text();
     GtkWidget *label = gtk_label_new(text);
     g_free(text);
     gtk_label_set_selectable(GTK_LABEL(label), TRUE);

@@ -215,6 +215,14 @@ static void mprof_gtk_app_init(MprofGtkApp *self) {
   g_application_set_option_context_summary(
       G_APPLICATION(self), "The mprof viewer: kernels on a timeline, and "
                            "inside each kernel where its warps stall.");
+  /* The keys, after the options (tools/gen-man.sh makes them the man
+   * page's KEYS): the table the keys window (F1, ?) shows. */
+  char *keys = mprof_gtk_actions_keys_text();
+  char *description = g_strdup_printf("Keys:\n%s", keys);
+  g_application_set_option_context_description(G_APPLICATION(self),
+                                               description);
+  g_free(description);
+  g_free(keys);
 }
 
 static int wants_display(int argc, char **argv) {

@@ -9,6 +9,7 @@
 
 #include "actions.h"
 #include "open.h"
+#include "search.h"
 #include "selftest.h"
 #include "timeline.h"
 
@@ -20,7 +21,9 @@ typedef struct selftest {
   int failures;
   int retries;
   gint64 span_before;
-  gboolean welcome; /* started on the welcome page */
+  char *search;       /* what the Trace's search was given */
+  gint64 first_match; /* the launch Enter selected first */
+  gboolean welcome;   /* started on the welcome page */
 } selftest;
 
 static void check(selftest *t, gboolean ok, const char *what) {
@@ -140,6 +143,152 @@ static gboolean welcome(selftest *t) {
   }
   default: SHOT(t, "dropped"); return FALSE;
   }
+}
+
+/* ---- the Trace's search and rows ---------------------------------------- */
+
+/* Ctrl+F: the search bar opens over the Trace with the focus in its
+ * entry, which gets a kernel's name in capitals (the search ignores
+ * case); the entry applies it after its typing delay, on the next tick. */
+static void search_open(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  check(t, has_accel(t, "win.search", "<Control>f"), "Ctrl+F is bound");
+  act(t, "win.search");
+  GtkWidget *bar = mprof_gtk_window_get_search(t->window);
+  GtkWidget *entry = bar ? mprof_gtk_search_get_entry(bar) : NULL;
+  GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(t->window));
+  check(t,
+        bar && mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_TRACE &&
+            gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(bar)) && focus &&
+            (focus == entry || gtk_widget_is_ancestor(focus, entry)),
+        "Ctrl+F opens the Trace's search with the focus in it");
+  /* The second kernel, not the one selected. */
+  const mprof_render_kernel *k =
+      mprof_render_kernel_at(m, mprof_render_kernel_count(m) > 1 ? 1 : 0);
+  g_free(t->search);
+  t->search = g_ascii_strup(k ? k->short_name : "", -1);
+  if (entry)
+    gtk_editable_set_text(GTK_EDITABLE(entry), t->search);
+}
+
+/* Enter selects the first match and brings it into view, Enter again the
+ * next one in time; F zooms to it. FALSE while the entry has not applied
+ * the text yet (its typing delay, on a loaded machine): the caller tries
+ * again on the next tick, a few times. */
+static gboolean search_enter(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  GtkWidget *bar = mprof_gtk_window_get_search(t->window);
+  if (!bar)
+    return TRUE;
+  GtkWidget *entry = mprof_gtk_search_get_entry(bar);
+  if (!v->search && ++t->retries <= 10)
+    return FALSE;
+  t->retries = 0;
+  check(t, v->search && g_ascii_strcasecmp(v->search, t->search) == 0,
+        "typing in the search bar searches the Trace");
+  const char *count =
+      gtk_label_get_text(GTK_LABEL(mprof_gtk_search_get_count(bar)));
+  printf("selftest: search '%s': %s\n", t->search, count);
+  check(t, strstr(count, " of 1 kernel,") != NULL,
+        "the search bar counts the matches");
+  g_signal_emit_by_name(entry, "activate");
+  size_t n;
+  const mprof_launch_record *l =
+      mprof_trace_launches(mprof_render_model_trace(m), &n);
+  gint64 first = v->launch;
+  check(t,
+        first >= 0 && (size_t)first < n &&
+            mprof_render_kernel_matches(
+                m, mprof_render_launch_kernel(m, (size_t)first), t->search) &&
+            (gint64)l[first].start >= v->start_ns &&
+            (gint64)l[first].end <= v->end_ns,
+        "Enter selects the first match and shows it");
+  g_signal_emit_by_name(entry, "activate");
+  gint64 second = v->launch;
+  check(t,
+        second >= 0 && second != first && (size_t)second < n &&
+            mprof_render_kernel_matches(
+                m, mprof_render_launch_kernel(m, (size_t)second), t->search) &&
+            l[second].start >= l[first].start &&
+            (gint64)l[second].start >= v->start_ns &&
+            (gint64)l[second].end <= v->end_ns,
+        "Enter again selects the next match in time");
+  t->first_match = first;
+  MprofGtkTimeline *tl =
+      MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
+  check(t,
+        second >= 0 && mprof_gtk_timeline_key(tl, GDK_KEY_f, 0) &&
+            v->start_ns < (gint64)l[second].start &&
+            v->end_ns > (gint64)l[second].end &&
+            v->end_ns - v->start_ns <
+                2 * (gint64)(l[second].end - l[second].start) + 1000,
+        "F zooms to the match");
+  return TRUE;
+}
+
+/* The row under the middle of row @p row, in the timeline's pixels. */
+static double row_y(selftest *t, size_t row) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  double h, top = MPROF_RENDER_RULER - v->scroll_y +
+                  mprof_render_row_top(mprof_gtk_view_state_get_model(state), v,
+                                       row, &h);
+  return top + h / 2;
+}
+
+/* Esc in the entry clears the search and closes the bar; a click on the
+ * GPU band folds its streams, another unfolds them; a right-click on a
+ * stream's label offers to hide it, Ctrl+Shift+H shows it again. */
+static void search_close_and_fold(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  GtkWidget *bar = mprof_gtk_window_get_search(t->window);
+  if (bar)
+    g_signal_emit_by_name(mprof_gtk_search_get_entry(bar), "stop-search");
+  check(t,
+        bar && !v->search &&
+            !gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(bar)) &&
+            gtk_window_get_focus(GTK_WINDOW(t->window)) ==
+                mprof_gtk_window_get_timeline(t->window),
+        "Esc clears the search and closes the bar");
+  size_t band = 0, rows = mprof_render_row_count(m);
+  while (band < rows && mprof_render_row_at(m, band)->kind != MPROF_ROW_DEVICE)
+    band++;
+  size_t stream = band + 1;
+  if (stream >= rows) {
+    check(t, FALSE, "the trace has a GPU band with streams");
+    return;
+  }
+  MprofGtkTimeline *tl =
+      MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
+  double content = mprof_render_content_height(m, v, MPROF_RENDER_TRACE, 1000);
+  mprof_gtk_timeline_click(tl, 60, row_y(t, band), 1, GDK_BUTTON_PRIMARY);
+  check(t,
+        !mprof_render_row_shown(m, v, stream) &&
+            mprof_render_content_height(m, v, MPROF_RENDER_TRACE, 1000) <
+                content,
+        "a click on the GPU band folds its streams");
+  mprof_gtk_timeline_click(tl, 60, row_y(t, band), 1, GDK_BUTTON_PRIMARY);
+  check(t, mprof_render_row_shown(m, v, stream), "another click unfolds them");
+  mprof_gtk_timeline_click(tl, 60, row_y(t, stream), 1, GDK_BUTTON_SECONDARY);
+  GtkWidget *menu = mprof_gtk_timeline_get_row_menu(tl);
+  GtkWidget *box = menu ? gtk_popover_get_child(GTK_POPOVER(menu)) : NULL;
+  GtkWidget *hide = box ? gtk_widget_get_first_child(box) : NULL;
+  check(t, menu && gtk_widget_get_visible(menu) && hide,
+        "a right-click on a row opens its menu");
+  if (hide)
+    g_signal_emit_by_name(hide, "clicked");
+  check(t,
+        !mprof_render_row_shown(m, v, stream) &&
+            mprof_render_band_hidden(m, v, band) == 1,
+        "Hide this row hides it");
+  act(t, "win.show-rows");
+  check(t, mprof_render_row_shown(m, v, stream),
+        "Ctrl+Shift+H shows the hidden rows");
 }
 
 /* One step per tick, so every screenshot sees a drawn frame. */
@@ -362,22 +511,34 @@ static gboolean tick(gpointer data) {
       check(t, span(t) == l->max_ns - l->min_ns,
             "0 shows the whole trace again");
     }
-    show(t, MPROF_RENDER_HOTSPOTS);
+    search_open(t);
     break;
   }
   case 3:
+    if (!search_enter(t)) {
+      t->step--;
+      return G_SOURCE_CONTINUE;
+    }
+    break;
+  case 4:
+    SHOT(t, "trace-search");
+    search_close_and_fold(t);
+    act(t, "win.zoom-reset");
+    show(t, MPROF_RENDER_HOTSPOTS);
+    break;
+  case 5:
     SHOT(t, "hotspots");
     show(t, MPROF_RENDER_FLAME);
     break;
-  case 4:
+  case 6:
     SHOT(t, "flame");
     show(t, MPROF_RENDER_RASTER);
     break;
-  case 5:
+  case 7:
     SHOT(t, "raster");
     show(t, MPROF_RENDER_MEGA);
     break;
-  case 6: {
+  case 8: {
     SHOT(t, "mega");
     /* Ctrl+wheel makes SMs taller until Mega opens them into rows. */
     MprofGtkTimeline *tl = MPROF_GTK_TIMELINE(
@@ -392,11 +553,11 @@ static gboolean tick(gpointer data) {
     }
     break;
   }
-  case 7:
+  case 9:
     SHOT(t, "mega-rows");
     show(t, MPROF_RENDER_DENSITY);
     break;
-  case 8:
+  case 10:
     SHOT(t, "density");
     if (mprof_render_model_has_spans(mprof_gtk_view_state_get_model(state))) {
       show(t, MPROF_RENDER_ACTIVITY);
@@ -408,7 +569,7 @@ static gboolean tick(gpointer data) {
             "the Rows and Depth switches");
     }
     break;
-  case 9:
+  case 11:
     if (mprof_render_model_has_spans(mprof_gtk_view_state_get_model(state)))
       SHOT(t, "activity");
     if (mprof_render_kernel_count(mprof_gtk_view_state_get_model(state)) > 1) {
@@ -419,7 +580,7 @@ static gboolean tick(gpointer data) {
       check(t, v->kernel == 1, "the second kernel is selected");
     }
     break;
-  case 10: SHOT(t, "summary-second-kernel"); goto finish;
+  case 12: SHOT(t, "summary-second-kernel"); goto finish;
   }
   return G_SOURCE_CONTINUE;
 finish:
@@ -433,6 +594,7 @@ finish:
    * end the run explicitly (the exit status is kept by the app). */
   g_application_quit(G_APPLICATION(t->app));
   g_free(t->dir);
+  g_free(t->search);
   g_free(t);
   return G_SOURCE_REMOVE;
 }

@@ -21,7 +21,9 @@ struct _MprofGtkTimeline {
   gint64 drag_start_ns, drag_end_ns;
   double drag_scroll_y, drag_x;
   gboolean dragging;
-  gboolean selecting; /* Shift+drag: select a time range */
+  gboolean selecting;  /* Shift+drag: select a time range */
+  GtkWidget *row_menu; /* Trace: a row label's right-click menu */
+  int menu_row;        /* the row it is about */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, GTK_TYPE_DRAWING_AREA)
@@ -333,15 +335,82 @@ void mprof_gtk_timeline_hover(MprofGtkTimeline *self, double x, double y) {
   on_motion(NULL, x, y, self);
 }
 
-static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
-                     gpointer data) {
-  (void)gesture;
+/* ---- Trace rows: fold a band, hide a row -------------------------------- */
+
+static void on_hide_row(GtkButton *button, gpointer data) {
+  (void)button;
   MprofGtkTimeline *self = data;
+  gtk_popover_popdown(GTK_POPOVER(self->row_menu));
+  mprof_gtk_view_state_toggle_row(self->state, self->menu_row,
+                                  MPROF_ROW_HIDDEN);
+  sync_adjustments(self);
+}
+
+static void on_show_rows(GtkButton *button, gpointer data) {
+  (void)button;
+  MprofGtkTimeline *self = data;
+  gtk_popover_popdown(GTK_POPOVER(self->row_menu));
+  mprof_gtk_view_state_show_rows(self->state);
+  sync_adjustments(self);
+}
+
+static GtkWidget *menu_item(const char *label, GCallback fn, gpointer data) {
+  GtkWidget *b = gtk_button_new_with_label(label);
+  gtk_widget_add_css_class(b, "flat");
+  gtk_widget_set_halign(gtk_button_get_child(GTK_BUTTON(b)), GTK_ALIGN_START);
+  g_signal_connect(b, "clicked", fn, data);
+  return b;
+}
+
+/* A right-click on a Trace row's label: hide it (a band: with its rows),
+ * or show the hidden ones again. */
+static void open_row_menu(MprofGtkTimeline *self, int row, double x, double y) {
+  if (!self->row_menu) {
+    self->row_menu = gtk_popover_new();
+    gtk_widget_set_parent(self->row_menu, GTK_WIDGET(self));
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(box),
+                   menu_item("Hide this row", G_CALLBACK(on_hide_row), self));
+    gtk_box_append(GTK_BOX(box), menu_item("Show hidden rows",
+                                           G_CALLBACK(on_show_rows), self));
+    gtk_popover_set_child(GTK_POPOVER(self->row_menu), box);
+    gtk_popover_set_has_arrow(GTK_POPOVER(self->row_menu), FALSE);
+  }
+  self->menu_row = row;
+  GdkRectangle at = {(int)x, (int)y, 1, 1};
+  gtk_popover_set_pointing_to(GTK_POPOVER(self->row_menu), &at);
+  gtk_popover_popup(GTK_POPOVER(self->row_menu));
+}
+
+GtkWidget *mprof_gtk_timeline_get_row_menu(MprofGtkTimeline *self) {
+  return self->row_menu;
+}
+
+void mprof_gtk_timeline_click(MprofGtkTimeline *self, double x, double y,
+                              int n_press, guint button) {
   if (self->page)
     return;
   gtk_widget_grab_focus(GTK_WIDGET(self));
   mprof_render_hit hit;
   hit_at(self, x, y, &hit);
+  const mprof_render_row *row =
+      self->tab == MPROF_RENDER_TRACE && hit.row >= 0
+          ? mprof_render_row_at(mprof_gtk_view_state_get_model(self->state),
+                                (size_t)hit.row)
+          : NULL;
+  if (row && button == GDK_BUTTON_SECONDARY) {
+    open_row_menu(self, hit.row, x, y);
+    return;
+  }
+  if (button != GDK_BUTTON_PRIMARY)
+    return;
+  if (row && n_press == 1 &&
+      (row->kind == MPROF_ROW_DEVICE || row->kind == MPROF_ROW_THREAD)) {
+    /* A click on a band folds its rows into it, or back out. */
+    mprof_gtk_view_state_toggle_row(self->state, hit.row, MPROF_ROW_COLLAPSED);
+    sync_adjustments(self);
+    return;
+  }
   if (hit.kind == MPROF_HIT_LAUNCH || hit.kind == MPROF_HIT_PC ||
       (hit.kind == MPROF_HIT_API && hit.launch >= 0)) {
     mprof_gtk_view_state_select_launch(self->state, hit.launch);
@@ -388,6 +457,13 @@ static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
   }
 }
 
+static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
+                     gpointer data) {
+  mprof_gtk_timeline_click(
+      data, x, y, n_press,
+      gtk_gesture_single_get_current_button(GTK_GESTURE_SINGLE(gesture)));
+}
+
 static gboolean on_query_tooltip(GtkWidget *widget, int x, int y,
                                  gboolean keyboard, GtkTooltip *tooltip) {
   (void)keyboard;
@@ -414,6 +490,7 @@ static void dispose(GObject *object) {
     g_signal_handler_disconnect(self->state, self->changed_handler);
   self->changed_handler = 0;
   g_clear_object(&self->state);
+  g_clear_pointer(&self->row_menu, gtk_widget_unparent);
   g_clear_object(&self->hadj);
   g_clear_object(&self->vadj);
   G_OBJECT_CLASS(mprof_gtk_timeline_parent_class)->dispose(object);
@@ -435,6 +512,9 @@ static void mprof_gtk_timeline_class_init(MprofGtkTimelineClass *klass) {
 const MprofGtkKeyHelp mprof_gtk_timeline_keys[] = {
     {"F, Enter", "zoom to the selected range, else the selected launch"},
     {"Esc", "clear the selected range and launch"},
+    {"Enter, Ctrl+G", "in the search: the next match (selected, shown)"},
+    {"Ctrl+Shift+G", "in the search: the previous match"},
+    {"Esc", "in the search: clear it and close the bar"},
     {NULL, NULL},
 };
 
@@ -514,6 +594,7 @@ static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
   gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(drag));
 
   GtkGesture *click = gtk_gesture_click_new();
+  gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(click), 0); /* any */
   g_signal_connect(click, "pressed", G_CALLBACK(on_click), self);
   gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(click));
 

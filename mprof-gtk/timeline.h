@@ -14,7 +14,8 @@
  * the arrow from the call to the launch; a click selects a launch or the
  * launch of a call (on empty space: clears the selection),
  * a double-click opens its kernel (in Mega: opens the SM under the
- * pointer into its rows, or back to bars).
+ * pointer into its rows, or back to bars); on the Trace, a click on a
+ * device or thread band folds its rows, a right-click on a row hides it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -61,6 +62,14 @@ extern const MprofGtkKeyHelp mprof_gtk_timeline_keys[];
  * TRUE when it did something; FALSE leaves the key to the window. */
 gboolean mprof_gtk_timeline_key(MprofGtkTimeline *self, guint keyval,
                                 GdkModifierType state);
+/* A click (@p n_press 2: a double-click) of mouse button @p button at
+ * (@p x, @p y), as the mouse does it: on the Trace, a click on a device or
+ * thread band folds its rows into it (or back out), a right-click on a row
+ * opens its menu (hide it, show the hidden ones). */
+void mprof_gtk_timeline_click(MprofGtkTimeline *self, double x, double y,
+                              int n_press, guint button);
+/* That menu (a GtkPopover), NULL until a right-click opened it. */
+GtkWidget *mprof_gtk_timeline_get_row_menu(MprofGtkTimeline *self);
 /* The pointer moving to (@p x, @p y), as the mouse does it. */
 void mprof_gtk_timeline_hover(MprofGtkTimeline *self, double x, double y);
 

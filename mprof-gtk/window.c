@@ -9,6 +9,7 @@
 
 #include "actions.h"
 #include "open.h"
+#include "search.h"
 #include "timeline.h"
 #include "window.h"
 
@@ -21,6 +22,7 @@ struct _MprofGtkWindow {
   /* Under the Trace: every kernel of the selected range, as text that can
    * be selected and copied, in a scrolled box shown while there is one. */
   GtkWidget *selection, *selection_box;
+  GtkWidget *search; /* the Trace's search bar (Ctrl+F) */
   GtkWidget *timelines[MPROF_RENDER_TAB_COUNT]; /* per timeline tab */
   GtkWidget *rows_switch, *depth_switch;        /* Activity */
   char *default_status;
@@ -220,6 +222,9 @@ static GtkWidget *tab_page(MprofGtkWindow *self, int tab) {
     gtk_widget_set_size_request(self->selection_box, -1, 140);
     gtk_widget_set_visible(self->selection_box, FALSE);
     gtk_grid_attach(GTK_GRID(grid), self->selection_box, 0, 2, 2, 1);
+    /* Above the rows, the search bar Ctrl+F opens. */
+    self->search = mprof_gtk_search_new(self->state, timeline);
+    gtk_grid_attach(GTK_GRID(grid), self->search, 0, -1, 2, 1);
   }
   return grid;
 }
@@ -440,6 +445,10 @@ MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self) {
 
 GtkWidget *mprof_gtk_window_get_selection_list(MprofGtkWindow *self) {
   return self->selection;
+}
+
+GtkWidget *mprof_gtk_window_get_search(MprofGtkWindow *self) {
+  return self->search;
 }
 
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self) {

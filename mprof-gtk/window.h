@@ -34,6 +34,8 @@ gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self);
 MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self);
 /* The timeline widget (MprofGtkTimeline), or NULL. */
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self);
+/* The Trace's search bar (search.h), or NULL. */
+GtkWidget *mprof_gtk_window_get_search(MprofGtkWindow *self);
 /* Under the Trace, the selected range's kernels, every one, as selectable
  * text (a GtkLabel in a scrolled box, hidden without a selection). */
 GtkWidget *mprof_gtk_window_get_selection_list(MprofGtkWindow *self);
