@@ -3,7 +3,10 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <string.h>
+
 #include "actions.h"
+#include "source_page.h"
 #include "timeline.h"
 
 #define ZOOM_STEP 1.5
@@ -81,6 +84,12 @@ static void show_tab(GSimpleAction *a, GVariant *p, gpointer window) {
       mprof_render_tab_parse(g_variant_get_string(p, NULL)));
 }
 
+static void find(GSimpleAction *a, GVariant *p, gpointer window) {
+  (void)a;
+  (void)p;
+  mprof_gtk_window_find(MPROF_GTK_WINDOW(window));
+}
+
 static void close_window(GSimpleAction *a, GVariant *p, gpointer window) {
   (void)a;
   (void)p;
@@ -99,6 +108,7 @@ static const GActionEntry entries[] = {
     {"rows-shorter", rows_shorter, NULL, NULL, NULL, {0}},
     {"tab", show_tab, "s", NULL, NULL, {0}},
     {"close", close_window, NULL, NULL, NULL, {0}},
+    {"find", find, NULL, NULL, NULL, {0}},
     {"keys", show_keys, NULL, NULL, NULL, {0}},
 };
 
@@ -133,10 +143,35 @@ static const struct {
     {"win.tab('mega')", {"<Alt>6", NULL}, "Mega"},
     {"win.tab('density')", {"<Alt>7", NULL}, "Density"},
     {"win.tab('activity')", {"<Alt>8", NULL}, "Activity"},
+    {"win.tab('source')", {"<Alt>9", NULL}, "Source"},
+    {"win.find", {"<Control>f", NULL}, "find (on the Source tab: in its file)"},
     {"win.open", {"<Control>o", NULL}, "open a trace"},
     {"win.close", {"<Control>w", "<Control>q", NULL}, "close the window"},
     {"win.keys", {"F1", "question", NULL}, "this list of keys"},
 };
+
+void mprof_gtk_actions_set_typing(MprofGtkWindow *window, gboolean typing) {
+  /* The actions bound to a key that types (w, s, 0, ?): off while a text
+   * field has the focus, so that the key reaches the field. */
+  for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++) {
+    gboolean types = FALSE;
+    for (size_t k = 0; bindings[i].keys[k]; k++) {
+      guint key;
+      GdkModifierType mods;
+      if (gtk_accelerator_parse(bindings[i].keys[k], &key, &mods) &&
+          !(mods & (GDK_CONTROL_MASK | GDK_ALT_MASK)) &&
+          gdk_keyval_to_unicode(key))
+        types = TRUE;
+    }
+    const char *name = bindings[i].action;
+    if (!types || strncmp(name, "win.", 4) != 0 || strchr(name, '('))
+      continue;
+    GAction *action =
+        g_action_map_lookup_action(G_ACTION_MAP(window), name + 4);
+    if (G_IS_SIMPLE_ACTION(action))
+      g_simple_action_set_enabled(G_SIMPLE_ACTION(action), !typing);
+  }
+}
 
 void mprof_gtk_actions_set_accels(GtkApplication *app) {
   for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++)
@@ -165,11 +200,16 @@ static char *keys_text(void) {
   for (size_t i = 0; mprof_gtk_timeline_keys[i].keys; i++)
     g_string_append_printf(text, "%-22s %s\n", mprof_gtk_timeline_keys[i].keys,
                            mprof_gtk_timeline_keys[i].what);
+  for (size_t i = 0; mprof_gtk_source_page_keys[i].keys; i++)
+    g_string_append_printf(text, "%-22s %s\n",
+                           mprof_gtk_source_page_keys[i].keys,
+                           mprof_gtk_source_page_keys[i].what);
   g_string_append(text,
                   "\nMouse: the wheel zooms time around the pointer, dragging "
                   "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
                   "the rows,\nShift+drag selects a time range, a double-click "
-                  "on a launch\nopens its kernel.");
+                  "on a launch\nopens its kernel, a click on an instruction "
+                  "(Hotspots, Flame,\nRaster) opens its source line.");
   return g_string_free(text, FALSE);
 }
 

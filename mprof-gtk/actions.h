@@ -9,6 +9,9 @@
  *   win.pan-right D Right    later
  *   win.rows-taller / win.rows-shorter   Shift+Up / Shift+Down
  *   win.tab('summary')       Alt+1 .. Alt+8
+ *   win.tab('source')        Alt+9
+ *   win.find                 Ctrl+F: the search of the tab on screen
+ *                            (mprof_gtk_window_find)
  *   win.close                Ctrl+W, Ctrl+Q
  *   win.open                 Ctrl+O (open.c: the dialog)
  *   win.keys                 F1, ?: a window listing the keys (from the
@@ -29,6 +32,9 @@ G_BEGIN_DECLS
 void mprof_gtk_actions_install(MprofGtkWindow *window);
 /* Bind their keys on @p app. */
 void mprof_gtk_actions_set_accels(GtkApplication *app);
+/* Turn the actions of keys that type (w, s, 0, ?) off while a text field
+ * has the focus (@p typing), on again after. */
+void mprof_gtk_actions_set_typing(MprofGtkWindow *window, gboolean typing);
 /* The window win.keys (F1, ?) shows, NULL until it was asked for. */
 GtkWidget *mprof_gtk_actions_keys_window(MprofGtkWindow *window);
 

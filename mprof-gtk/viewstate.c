@@ -152,6 +152,9 @@ void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel) {
   if (kernel == self->view.kernel)
     return;
   self->view.kernel = kernel;
+  /* Its Source tab starts at its hottest line (marked when first shown). */
+  self->view.source_file = 0;
+  self->view.source_line = 0;
   emit(self, MPROF_GTK_CHANGED_KERNEL);
 }
 
@@ -166,6 +169,8 @@ void mprof_gtk_view_state_select_launch(MprofGtkViewState *self,
     int kernel = mprof_render_launch_kernel(self->model, (size_t)launch);
     if (kernel != self->view.kernel) {
       self->view.kernel = kernel;
+      self->view.source_file = 0;
+      self->view.source_line = 0;
       what |= MPROF_GTK_CHANGED_KERNEL;
     }
   }
@@ -188,4 +193,34 @@ void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
   self->view.sel_start_ns = start_ns;
   self->view.sel_end_ns = end_ns;
   emit(self, MPROF_GTK_CHANGED_SELECTION);
+}
+
+int mprof_gtk_view_state_source_hot(MprofGtkViewState *self, int step) {
+  int rank = mprof_render_view_source_hot(&self->view, self->model, step);
+  if (rank >= 0)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return rank;
+}
+
+gboolean mprof_gtk_view_state_source_pc(MprofGtkViewState *self, int kernel,
+                                        guint32 offset) {
+  mprof_gtk_view_state_select_kernel(self, kernel);
+  if (self->view.kernel != kernel ||
+      mprof_render_view_source_pc(&self->view, self->model, offset) != 0)
+    return FALSE;
+  emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return TRUE;
+}
+
+void mprof_gtk_view_state_source_file(MprofGtkViewState *self, int file) {
+  if (mprof_render_view_source_line(&self->view, self->model, file, 0) == 0)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+}
+
+gsize mprof_gtk_view_state_source_find(MprofGtkViewState *self,
+                                       const char *text, int direction) {
+  gsize found =
+      mprof_render_view_source_find(&self->view, self->model, text, direction);
+  emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return found;
 }

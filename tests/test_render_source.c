@@ -141,7 +141,9 @@ static void test_source_tab_without_text(void **state) {
   mprof_render_model_free(m);
 }
 
-/* A kernel whose code the trace did not keep: a message, no rows. */
+/* A kernel whose code the trace did not keep (as a library kernel's,
+ * without a line table): the header says so once, and its sampled SASS is
+ * the page, an instruction a row, by offset; nothing to navigate to. */
 static void test_source_tab_no_line_table(void **state) {
   (void)state;
   mprof_render_model *m = open_embedded("source-tab-nocode.mprof", 1);
@@ -152,10 +154,27 @@ static void test_source_tab_no_line_table(void **state) {
   fix_image img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
   fix_save(&img, "source-nocode.png");
   double busy;
-  assert_true(fix_colors(&img, &busy) > 8); /* the message's text */
+  assert_true(fix_colors(&img, &busy) > 8); /* the header's text */
   assert_int_equal(fix_count(&img, HOT_ROW), 0);
   assert_int_equal(fix_count(&img, BAR), 0);
-  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_SOURCE, W) == 0);
+  /* One row, its one sampled instruction, 0x40; below it the page ends. */
+  assert_true(fabs(mprof_render_content_height(m, &v, MPROF_RENDER_SOURCE, W) -
+                   (TOP + ROW + 16)) < 0.5);
+  assert_int_equal(fix_pixel(&img, W - 20, TOP + ROW / 2), SASS_ROW);
+  assert_int_equal(fix_pixel(&img, W - 20, TOP + ROW + ROW / 2),
+                   fix_pixel(&img, W - 1, H - 1));
+  mprof_render_hit hit;
+  mprof_render_hit_test(m, &v, MPROF_RENDER_SOURCE, W, H, 400, TOP + ROW / 2,
+                        &hit);
+  assert_int_equal(hit.kind, MPROF_HIT_PC);
+  assert_int_equal(mprof_render_kernel_at(m, v.kernel)->pcs[hit.pc].offset,
+                   0x40);
+  assert_int_equal(mprof_render_source_file_count(m, v.kernel), 0);
+  assert_int_equal(mprof_render_source_hot_count(m, v.kernel), 0);
+  assert_int_equal(mprof_render_view_source_hot(&v, m, 0), -1);
+  assert_int_equal(mprof_render_view_source_pc(&v, m, 0x40), -1);
+  assert_int_equal(mprof_render_view_source_find(&v, m, "x", 0), 0);
+  assert_int_equal(v.source_line, 0);
   fix_free(&img);
   mprof_render_model_free(m);
 }

@@ -317,6 +317,14 @@ typedef struct mprof_render_view {
   /** Trace: the launch under the pointer (index into LAUNCHES), -1 none:
    * like the selected launch, it shows the flow arrow from its API call. */
   int64_t hover_launch;
+  /** Source: the file shown, 1 + its index for
+   * mprof_render_source_file_at(); 0: the file of the kernel's hottest
+   * line. */
+  int32_t source_file;
+  /** Source: the line marked (where navigation went), 0 none. */
+  uint32_t source_line;
+  /** Source: the searched text ("" none); its matches are marked. */
+  char source_find[128];
 } mprof_render_view;
 
 /** The selected time range of @p view as text for people: its totals, then
@@ -400,13 +408,74 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
                                  const mprof_render_model *model);
 
 /**
- * The first look at the Source tab: scrolled so that the kernel's hottest
- * line sits a quarter of the way down a view @p height px tall (no scroll
- * when it is already in the top half).
+ * The first look at the Source tab: the kernel's hottest line marked and
+ * scrolled to a quarter of the way down a view @p height px tall (no
+ * scroll when it is already in the top half).
  */
 void mprof_render_view_open_source_tab(mprof_render_view *view,
                                        const mprof_render_model *model,
                                        double height);
+
+/* ---- the Source tab: its files, hot lines, navigation and search -------- */
+
+/** Number of files with numbered lines of kernel @p kernel (0 for a kernel
+ * without a line table). */
+size_t mprof_render_source_file_count(const mprof_render_model *model,
+                                      int kernel);
+/** File @p index of kernel @p kernel, most samples first, as its line
+ * table names it (owned by the model until another kernel's lines are
+ * built); *share (may be NULL) gets its share of the samples. NULL out of
+ * range. */
+const char *mprof_render_source_file_at(const mprof_render_model *model,
+                                        int kernel, size_t index,
+                                        double *share);
+/** The file of kernel @p kernel named @p name (its whole path, or its
+ * last components: "math.cuh", "lines/math.cuh") as a view's source_file
+ * (1 + its index); 0 when none. */
+int32_t mprof_render_source_file_find(const mprof_render_model *model,
+                                      int kernel, const char *name);
+/** Number of sampled lines with a number of kernel @p kernel: the ranks
+ * mprof_render_view_source_hot() steps through. */
+size_t mprof_render_source_hot_count(const mprof_render_model *model,
+                                     int kernel);
+
+/** Show file @p file (a view's source_file) of view->kernel and mark its
+ * line @p line (0: its hottest line): 0, or -1 when that file has no such
+ * line (nothing changes). */
+int mprof_render_view_source_line(mprof_render_view *view,
+                                  const mprof_render_model *model, int32_t file,
+                                  uint32_t line);
+/**
+ * Mark a hot line of view->kernel: with @p step 0 the hottest, else the
+ * one @p step ranks after (negative: before) the marked line, round the
+ * list; from a line that is not hot, the hottest (or, backwards, the
+ * coolest). The file shown follows. Returns the rank marked (0 hottest),
+ * or -1 when the kernel has no sampled line with a number.
+ */
+int mprof_render_view_source_hot(mprof_render_view *view,
+                                 const mprof_render_model *model, int step);
+/** Mark the line of the instruction at byte offset @p offset of
+ * view->kernel (a Hotspots row, a Flame or Raster instruction): 0, or -1
+ * when it has none (a library kernel's code). */
+int mprof_render_view_source_pc(mprof_render_view *view,
+                                const mprof_render_model *model,
+                                uint32_t offset);
+/**
+ * Search the shown file for @p text (ASCII case ignored; kept in
+ * view->source_find, whose matches are drawn marked): with @p direction 0
+ * mark the first line that holds it from the marked line on (itself
+ * included: the search as it is typed), with 1 the next after it, -1 the
+ * one before, round the file. Returns the number of lines that hold it
+ * (0: the marked line stays).
+ */
+size_t mprof_render_view_source_find(mprof_render_view *view,
+                                     const mprof_render_model *model,
+                                     const char *text, int direction);
+/** Scroll a Source tab @p height px tall so that the marked line is in
+ * view: unchanged when it is, else a quarter of the way down. */
+void mprof_render_view_source_scroll(mprof_render_view *view,
+                                     const mprof_render_model *model,
+                                     double height);
 
 /**
  * The first look at a span tab, in the viewer and in `mprof view` alike:
