@@ -635,7 +635,9 @@ int mprof_render_view_source_line(mprof_render_view *view,
   src_page p;
   mprof_render_view v = *view;
   v.source_file = file;
-  if (!rs_kernel(model, v.kernel) || !page_of(model, &v, &p) || p.sass_only)
+  if (file < 0 ||
+      (size_t)file > mprof_render_source_file_count(model, view->kernel) ||
+      !rs_kernel(model, v.kernel) || !page_of(model, &v, &p) || p.sass_only)
     return -1;
   /* Line 0: the file's hottest line (the lines go hottest first), else
    * its first. */

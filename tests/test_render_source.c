@@ -26,6 +26,7 @@
 #define HOT_ROW 0xfff4d6u
 #define SASS_ROW 0xf6f7f9u
 #define BAR 0x3d7cf0u
+#define FOUND 0xffd84du
 
 static mprof_render_model *open_embedded(const char *name, int embed) {
   const char *trace = write_trace_at(test_path(name), 1);
@@ -179,12 +180,144 @@ static void test_source_tab_no_line_table(void **state) {
   mprof_render_model_free(m);
 }
 
+/* The row of line @p line of lines_kernels.cu on the Source tab of
+ * lines_inline: the lines before it, and the instruction row under each
+ * sampled line before it (@inline-index and @inline-call have one). */
+static int cu_row(uint32_t line) {
+  int row = (int)line - 1;
+  row += line > marker("lines_kernels.cu", "inline-index");
+  row += line > marker("lines_kernels.cu", "inline-call");
+  return row;
+}
+
+static size_t count_in_row(const fix_image *img, int row, uint32_t color) {
+  size_t n = 0;
+  for (int y = TOP + ROW * row; y < TOP + ROW * (row + 1); y++)
+    for (int x = 0; x < W; x++)
+      n += fix_pixel(img, x, y) == color;
+  return n;
+}
+
+/* Hottest, next hottest round the list (into the other file and back), a
+ * file by name, an instruction's line, and the search, each drawn. */
+static void test_source_tab_navigation(void **state) {
+  (void)state;
+  mprof_render_model *m = open_embedded("source-tab-nav.mprof", 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = kernel_named(m, INLINE_K);
+  uint32_t square = marker("lines_math.cuh", "square");
+  uint32_t call = marker("lines_kernels.cu", "inline-call");
+  uint32_t index = marker("lines_kernels.cu", "inline-index");
+  /* Two files, the header first (65 of 80 samples); three hot lines. */
+  assert_int_equal(mprof_render_source_file_count(m, v.kernel), 2);
+  double share;
+  assert_string_equal(mprof_render_source_file_at(m, v.kernel, 0, &share), CUH);
+  assert_true(fabs(share - 65.0 / 80) < 1e-9);
+  assert_string_equal(mprof_render_source_file_at(m, v.kernel, 1, NULL), CU);
+  assert_null(mprof_render_source_file_at(m, v.kernel, 2, NULL));
+  assert_int_equal(mprof_render_source_file_find(m, v.kernel, CU), 2);
+  assert_int_equal(mprof_render_source_file_find(m, v.kernel, "lines_math.cuh"),
+                   1);
+  assert_int_equal(
+      mprof_render_source_file_find(m, v.kernel, "lines/lines_kernels.cu"), 2);
+  assert_int_equal(mprof_render_source_file_find(m, v.kernel, "kernels.cu"), 0);
+  assert_int_equal(mprof_render_source_hot_count(m, v.kernel), 3);
+  /* Opened: the hottest line marked, in the header. */
+  mprof_render_view_open_source_tab(&v, m, H);
+  assert_int_equal(v.source_file, 1);
+  assert_int_equal(v.source_line, square);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  assert_int_equal(fix_pixel(&img, 1, TOP + ROW * (int)(square - 1) + ROW / 2),
+                   BAR);
+  fix_free(&img);
+  /* Next hottest: the call line, in the .cu file, marked there alone. */
+  assert_int_equal(mprof_render_view_source_hot(&v, m, 1), 1);
+  assert_int_equal(v.source_file, 2);
+  assert_int_equal(v.source_line, call);
+  img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  fix_save(&img, "source-next.png");
+  int call_y = TOP + ROW * cu_row(call) + ROW / 2;
+  assert_int_equal(fix_pixel(&img, 1, call_y), BAR);
+  assert_int_equal(fix_pixel(&img, W - 20, call_y), HOT_ROW);
+  size_t marked = 0;
+  for (int y = TOP; y < H; y++)
+    marked += fix_pixel(&img, 1, y) == BAR;
+  assert_int_equal(marked, ROW);
+  fix_free(&img);
+  /* The .cu file's 23 lines and its two instruction rows. */
+  assert_true(fabs(mprof_render_content_height(m, &v, MPROF_RENDER_SOURCE, W) -
+                   (TOP + (23 + 2) * ROW + 16)) < 0.5);
+  /* Round the list: the index line, the hottest again, and back. */
+  assert_int_equal(mprof_render_view_source_hot(&v, m, 1), 2);
+  assert_int_equal(v.source_line, index);
+  assert_int_equal(mprof_render_view_source_hot(&v, m, 1), 0);
+  assert_int_equal(v.source_file, 1);
+  assert_int_equal(v.source_line, square);
+  assert_int_equal(mprof_render_view_source_hot(&v, m, -1), 2);
+  assert_int_equal(v.source_line, index);
+  /* An instruction's line: 0x6c0 (lm_square inlined) is the header's;
+   * 0x6f0 is the call line. */
+  assert_int_equal(mprof_render_view_source_pc(&v, m, 0x6c0), 0);
+  assert_int_equal(v.source_file, 1);
+  assert_int_equal(v.source_line, square);
+  assert_int_equal(mprof_render_view_source_pc(&v, m, 0x6f0), 0);
+  assert_int_equal(v.source_file, 2);
+  assert_int_equal(v.source_line, call);
+  /* A file at its hottest line; a line it does not have changes nothing. */
+  assert_int_equal(mprof_render_view_source_line(&v, m, 1, 0), 0);
+  assert_int_equal(v.source_line, square);
+  assert_int_equal(mprof_render_view_source_line(&v, m, 2, 0), 0);
+  assert_int_equal(v.source_line, call);
+  assert_int_equal(mprof_render_view_source_line(&v, m, 2, 24), -1);
+  assert_int_equal(mprof_render_view_source_line(&v, m, 3, 1), -1);
+  assert_int_equal(v.source_file, 2);
+  assert_int_equal(v.source_line, call);
+  /* Search "ACC" (lines 19, 21, 22 hold it, case aside): as typed it
+   * stays on the call line; then the next, round the file, and back. */
+  assert_int_equal(mprof_render_view_source_find(&v, m, "ACC", 0), 3);
+  assert_int_equal(v.source_line, call);
+  assert_int_equal(mprof_render_view_source_find(&v, m, "ACC", 1), 3);
+  assert_int_equal(v.source_line, 22);
+  assert_int_equal(mprof_render_view_source_find(&v, m, "ACC", 1), 3);
+  assert_int_equal(v.source_line, 19);
+  assert_int_equal(mprof_render_view_source_find(&v, m, "ACC", -1), 3);
+  assert_int_equal(v.source_line, 22);
+  /* Its matches are marked on their rows, and counted in the header. */
+  img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  fix_save(&img, "source-find.png");
+  assert_true(count_in_row(&img, cu_row(19), FOUND) > 100);
+  assert_true(count_in_row(&img, cu_row(22), FOUND) > 100);
+  assert_int_equal(count_in_row(&img, cu_row(20), FOUND), 0);
+  size_t header = 0;
+  for (int y = 0; y < TOP; y++)
+    for (int x = W / 2; x < W; x++)
+      header += fix_pixel(&img, x, y) == FOUND;
+  assert_true(header > 100);
+  fix_free(&img);
+  /* Nothing found: the marked line stays, nothing is marked. */
+  assert_int_equal(mprof_render_view_source_find(&v, m, "no such code", 0), 0);
+  assert_int_equal(v.source_line, 22);
+  img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  assert_int_equal(count_in_row(&img, cu_row(19), FOUND), 0);
+  fix_free(&img);
+  /* A short view scrolls the marked line into sight, a quarter down. */
+  v.scroll_y = 0;
+  mprof_render_view_source_scroll(&v, m, 200);
+  assert_true(fabs(v.scroll_y - (ROW * cu_row(22) - (200 - TOP) / 4.0)) < 0.5);
+  double kept = v.scroll_y;
+  mprof_render_view_source_scroll(&v, m, 200);
+  assert_true(v.scroll_y == kept);
+  mprof_render_model_free(m);
+}
+
 int main(void) {
   (void)fix_open; /* the shared fixture's trace is not used here */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_source_tab_hot_line),
       cmocka_unit_test(test_source_tab_without_text),
       cmocka_unit_test(test_source_tab_no_line_table),
+      cmocka_unit_test(test_source_tab_navigation),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   mprof_render_shutdown();
