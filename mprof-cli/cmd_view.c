@@ -204,7 +204,7 @@ static int source_place(const view_args *a, const mprof_render_model *model,
                         : NULL;
   const char *name = k ? k->short_name : "no kernel";
   size_t files = mprof_render_source_file_count(model, view->kernel);
-  if ((a->line || a->hot || a->find) && !files)
+  if ((a->line || a->find) && !files)
     return cli_usage_error("view",
                            "%s: %s has no source lines (no line table: built "
                            "without nvcc -lineinfo, or a library kernel)",
@@ -218,8 +218,9 @@ static int source_place(const view_args *a, const mprof_render_model *model,
                              "hottest line)",
                              a->hot);
     if (rank > hot)
-      return cli_usage_error("view", "--hot %u: %s has %zu sampled line%s",
-                             rank, name, hot, hot == 1 ? "" : "s");
+      return cli_usage_error("view", "--hot %u: %s has %zu sampled %s%s", rank,
+                             name, hot, files ? "line" : "instruction",
+                             hot == 1 ? "" : "s");
     for (uint32_t r = 1; r < rank; r++)
       mprof_render_view_source_hot(view, model, 1);
   }

@@ -215,7 +215,7 @@ static gboolean marked_on_screen(selftest *t) {
   double before = v.scroll_y;
   mprof_render_view_source_scroll(&v, mprof_gtk_view_state_get_model(state),
                                   gtk_widget_get_height(view));
-  return v.source_line && gtk_widget_get_height(view) > 0 &&
+  return (v.source_line || v.source_pc) && gtk_widget_get_height(view) > 0 &&
          v.scroll_y == before;
 }
 
@@ -393,9 +393,42 @@ static gboolean source_tour(selftest *t) {
                     400,
             "a library kernel says it has no source lines, its SASS kept");
     }
+    return k >= 0;
+  }
+  case 6: {
+    SHOT(t, "source-library");
+    /* Its hottest instruction marked; N steps to the next hottest. */
+    const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)v->kernel);
+    check(t,
+          k && k->pc_count > 1 &&
+              v->source_pc == k->pcs[k->hot[0]].offset + 1 &&
+              marked_on_screen(t),
+          "a library kernel's hottest instruction is marked, on screen");
+    check(t,
+          k && k->pc_count > 1 &&
+              mprof_gtk_source_page_key(page, GDK_KEY_n, 0) &&
+              v->source_pc == k->pcs[k->hot[1]].offset + 1 &&
+              marked_on_screen(t) &&
+              strstr(mprof_gtk_source_page_status(page),
+                     "hot instruction 2 of") != NULL,
+          "N goes to a library kernel's next hottest instruction");
+    show(t, MPROF_RENDER_HOTSPOTS);
     return TRUE;
   }
-  default: SHOT(t, "source-library"); return FALSE;
+  case 7: {
+    uint32_t offset = 0;
+    check(t,
+          click_instruction(t, MPROF_RENDER_HOTSPOTS, 88 + 4 * 22 + 4, &offset),
+          "a library kernel's Hotspots row is clicked");
+    check(t,
+          mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SOURCE &&
+              v->source_pc == offset + 1 && !v->source_line &&
+              marked_on_screen(t),
+          "a library kernel's Hotspots row opens its SASS at that "
+          "instruction");
+    return TRUE;
+  }
+  default: SHOT(t, "source-library-row"); return FALSE;
   }
 }
 

@@ -41,6 +41,12 @@ static void update_status(source_page *sp) {
     g_string_append(text, "No source lines: this kernel's code has no line "
                           "table (a library kernel, or built without nvcc "
                           "-lineinfo); its sampled SASS is shown");
+    if (v->source_pc)
+      g_string_append_printf(text, " \u00b7 0x%04x", v->source_pc - 1);
+    if (v->source_pc && sp->rank >= 0)
+      g_string_append_printf(text, " \u00b7 hot instruction %d of %zu",
+                             sp->rank + 1,
+                             mprof_render_source_hot_count(m, v->kernel));
   } else if (v->source_line) {
     const char *path = mprof_render_source_file_at(
         m, v->kernel, v->source_file > 0 ? (size_t)v->source_file - 1 : 0,

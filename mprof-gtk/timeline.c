@@ -117,7 +117,8 @@ static void source_follow(MprofGtkTimeline *self) {
     return;
   self->source_pending = FALSE;
   const mprof_render_model *m = mprof_gtk_view_state_get_model(self->state);
-  if (!mprof_gtk_view_state_get_view(self->state)->source_line &&
+  const mprof_render_view *marked = mprof_gtk_view_state_get_view(self->state);
+  if (!marked->source_line && !marked->source_pc &&
       mprof_gtk_view_state_source_hot(self->state, 0) >= 0)
     return; /* its "changed" came back here and scrolled */
   sync_adjustments(self);

@@ -155,6 +155,7 @@ void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel) {
   /* Its Source tab starts at its hottest line (marked when first shown). */
   self->view.source_file = 0;
   self->view.source_line = 0;
+  self->view.source_pc = 0;
   emit(self, MPROF_GTK_CHANGED_KERNEL);
 }
 
@@ -171,6 +172,7 @@ void mprof_gtk_view_state_select_launch(MprofGtkViewState *self,
       self->view.kernel = kernel;
       self->view.source_file = 0;
       self->view.source_line = 0;
+      self->view.source_pc = 0;
       what |= MPROF_GTK_CHANGED_KERNEL;
     }
   }
@@ -205,11 +207,14 @@ int mprof_gtk_view_state_source_hot(MprofGtkViewState *self, int step) {
 gboolean mprof_gtk_view_state_source_pc(MprofGtkViewState *self, int kernel,
                                         guint32 offset) {
   mprof_gtk_view_state_select_kernel(self, kernel);
-  if (self->view.kernel != kernel ||
-      mprof_render_view_source_pc(&self->view, self->model, offset) != 0)
+  if (self->view.kernel != kernel)
     return FALSE;
-  emit(self, MPROF_GTK_CHANGED_SOURCE);
-  return TRUE;
+  /* Without a line, a kernel without lines still marks the instruction. */
+  gboolean found =
+      mprof_render_view_source_pc(&self->view, self->model, offset) == 0;
+  if (found || self->view.source_pc == offset + 1)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return found;
 }
 
 void mprof_gtk_view_state_source_file(MprofGtkViewState *self, int file) {

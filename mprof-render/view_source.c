@@ -62,6 +62,7 @@ typedef struct src_page {
   /* No line has a number (a library kernel): the sampled SASS of line 0,
    * by offset, is the page. */
   const mprof_line_stats *sass_only;
+  uint64_t max_instruction; /* sass_only: the most samples of one */
 } src_page;
 
 /* A file of the kernel with line numbers. */
@@ -142,6 +143,12 @@ static int page_of(const mprof_render_model *m, const mprof_render_view *view,
   for (size_t i = 0; p->lines && i < mprof_lines_count(p->lines); i++)
     if (mprof_lines_at(p->lines, i)->samples)
       p->sass_only = mprof_lines_at(p->lines, i);
+  for (size_t i = 0;
+       p->sass_only && i < mprof_lines_instruction_count(p->lines); i++) {
+    const mprof_line_instruction *in = mprof_lines_instruction_at(p->lines, i);
+    if (in->samples > p->max_instruction)
+      p->max_instruction = in->samples;
+  }
   return p->sass_only != NULL;
 }
 
@@ -293,9 +300,15 @@ static void draw_row(cairo_t *cr, const mprof_render_model *m,
       return;
     }
     const mprof_line_instruction *in = row->in;
+    if (view->source_pc && in->offset + 1u == view->source_pc)
+      rd_fill_rect(cr, 0, y, MARK_W, ROW, RD_SELECTION);
     double share = s->samples ? (double)in->samples / (double)s->samples : 0.0;
-    rd_fill_rect(cr, X_BAR, y + 6, fmax(1, BAR_W * share * 0.5), ROW - 12,
-                 0x9aa3b5);
+    /* Under a line, half a line's bar at most; a page of SASS alone
+     * scales them to its hottest. */
+    double bar = p->sass_only && p->max_instruction
+                     ? (double)in->samples / (double)p->max_instruction
+                     : share * 0.5;
+    rd_fill_rect(cr, X_BAR, y + 6, fmax(1, BAR_W * bar), ROW - 12, 0x9aa3b5);
     mprof_format_percent(text, sizeof text, share);
     rd_text(cr, X_SHARE, base, text);
     snprintf(text, sizeof text, "0x%04x", in->offset);
@@ -560,6 +573,20 @@ static long row_of_line(const src_page *p, uint32_t line) {
   return found;
 }
 
+/* The row of the instruction at @p offset, or -1. */
+static long row_of_pc(const src_page *p, uint32_t offset) {
+  size_t count;
+  src_row *rows = page_rows(p, &count);
+  long found = -1;
+  for (size_t i = 0; rows && i < count; i++)
+    if (rows[i].in && rows[i].in->offset == offset) {
+      found = (long)i;
+      break;
+    }
+  free(rows);
+  return found;
+}
+
 /* The position (1-based, the view's source_file) of @p path among the
  * kernel's files; 0 when it has none such. */
 static int32_t file_number(const mprof_lines *lines, const char *path) {
@@ -622,11 +649,40 @@ static size_t *hot_lines(const mprof_lines *lines, size_t *count) {
   return hot;
 }
 
+/* The sampled instructions of kernel @p k (its hot list's head). */
+static size_t hot_pcs(const mprof_render_kernel *k) {
+  size_t n = 0;
+  while (k && n < k->pc_count && k->pcs[k->hot[n]].samples)
+    n++;
+  return n;
+}
+
 size_t mprof_render_source_hot_count(const mprof_render_model *model,
                                      int kernel) {
   size_t n = 0;
   free(hot_lines(mprof_render__lines(model, kernel), &n));
+  if (!n && !mprof_render_source_file_count(model, kernel))
+    n = hot_pcs(rs_kernel(model, kernel));
   return n;
+}
+
+/* mprof_render_view_source_hot() on a kernel without lines: its sampled
+ * instructions, most samples first. */
+static int sass_hot(mprof_render_view *view, const mprof_render_kernel *k,
+                    int step) {
+  size_t n = hot_pcs(k);
+  if (!n)
+    return -1;
+  long rank = -1;
+  for (size_t r = 0; step && view->source_pc && r < n && rank < 0; r++)
+    if (k->pcs[k->hot[r]].offset + 1u == view->source_pc)
+      rank = (long)r;
+  long to = rank < 0 ? (step < 0 ? (long)n - 1 : 0)
+                     : ((rank + step) % (long)n + (long)n) % (long)n;
+  view->source_file = 0;
+  view->source_line = 0;
+  view->source_pc = k->pcs[k->hot[to]].offset + 1;
+  return (int)to;
 }
 
 int mprof_render_view_source_line(mprof_render_view *view,
@@ -650,17 +706,20 @@ int mprof_render_view_source_line(mprof_render_view *view,
     return -1;
   view->source_file = file;
   view->source_line = line;
+  view->source_pc = 0;
   return 0;
 }
 
 int mprof_render_view_source_hot(mprof_render_view *view,
                                  const mprof_render_model *model, int step) {
   const mprof_lines *lines = mprof_render__lines(model, view->kernel);
-  size_t n;
+  size_t n = 0;
   size_t *hot = lines ? hot_lines(lines, &n) : NULL;
   if (!hot || !n) {
     free(hot);
-    return -1;
+    return lines && !mprof_render_source_file_count(model, view->kernel)
+               ? sass_hot(view, rs_kernel(model, view->kernel), step)
+               : -1;
   }
   /* The rank of the marked line, when it is a hot one. */
   long rank = -1;
@@ -677,6 +736,7 @@ int mprof_render_view_source_hot(mprof_render_view *view,
   free(hot);
   view->source_file = file_number(lines, s->file);
   view->source_line = s->line;
+  view->source_pc = 0;
   return (int)to;
 }
 
@@ -687,10 +747,18 @@ int mprof_render_view_source_pc(mprof_render_view *view,
   const mprof_line_instruction *in =
       lines ? mprof_lines_instruction_find(lines, offset) : NULL;
   const mprof_line_stats *s = in ? mprof_lines_at(lines, in->line_index) : NULL;
-  if (!s || !s->line)
+  if (!s || !s->line) {
+    /* Without a line, the instruction itself on a page of SASS alone. */
+    if (in && !mprof_render_source_file_count(model, view->kernel)) {
+      view->source_file = 0;
+      view->source_line = 0;
+      view->source_pc = offset + 1;
+    }
     return -1;
+  }
   view->source_file = file_number(lines, s->file);
   view->source_line = s->line;
+  view->source_pc = offset + 1; /* marked under its line when shown */
   return 0;
 }
 
@@ -720,6 +788,7 @@ size_t mprof_render_view_source_find(mprof_render_view *view,
     if (code && find_in(code, len, view->source_find) >= 0) {
       view->source_file = file_number(p.lines, p.file);
       view->source_line = line;
+      view->source_pc = 0;
       break;
     }
     line = (uint32_t)(((long)line - 1 + step + (long)n) % (long)n) + 1;
@@ -733,7 +802,9 @@ void mprof_render_view_source_scroll(mprof_render_view *view,
   src_page p;
   if (!rs_kernel(model, view->kernel) || !page_of(model, view, &p))
     return;
-  long row = row_of_line(&p, view->source_line);
+  long row = p.sass_only
+                 ? (view->source_pc ? row_of_pc(&p, view->source_pc - 1) : -1)
+                 : row_of_line(&p, view->source_line);
   if (row < 0)
     return;
   double y = (double)row * ROW, visible = height - TOP;
@@ -750,7 +821,9 @@ void mprof_render_view_open_source_tab(mprof_render_view *view,
       mprof_render_view_source_hot(view, model, 0) < 0)
     return;
   src_page p;
-  long row = page_of(model, view, &p) ? row_of_line(&p, view->source_line) : -1;
+  long row = !page_of(model, view, &p) ? -1
+             : p.sass_only             ? row_of_pc(&p, view->source_pc - 1)
+                                       : row_of_line(&p, view->source_line);
   double y = (double)(row > 0 ? row : 0) * ROW, visible = height - TOP;
   /* No scroll while the hottest line is in the top half. */
   view->scroll_y = y + ROW > visible / 2 ? fmax(0, y - visible / 4) : 0;

@@ -170,12 +170,23 @@ static void test_source_tab_no_line_table(void **state) {
   assert_int_equal(hit.kind, MPROF_HIT_PC);
   assert_int_equal(mprof_render_kernel_at(m, v.kernel)->pcs[hit.pc].offset,
                    0x40);
+  /* No file, no line to go to: navigation goes through its sampled
+   * instructions, and marks them. */
   assert_int_equal(mprof_render_source_file_count(m, v.kernel), 0);
-  assert_int_equal(mprof_render_source_hot_count(m, v.kernel), 0);
-  assert_int_equal(mprof_render_view_source_hot(&v, m, 0), -1);
-  assert_int_equal(mprof_render_view_source_pc(&v, m, 0x40), -1);
+  assert_int_equal(mprof_render_source_hot_count(m, v.kernel), 1);
+  assert_int_not_equal(fix_pixel(&img, 1, TOP + ROW / 2), BAR);
+  fix_free(&img);
+  assert_int_equal(mprof_render_view_source_hot(&v, m, 0), 0);
+  assert_int_equal(v.source_pc, 0x40 + 1);
+  assert_int_equal(mprof_render_view_source_hot(&v, m, 1), 0);
+  assert_int_equal(mprof_render_view_source_line(&v, m, 0, 0), -1);
   assert_int_equal(mprof_render_view_source_find(&v, m, "x", 0), 0);
   assert_int_equal(v.source_line, 0);
+  v.source_pc = 0;
+  assert_int_equal(mprof_render_view_source_pc(&v, m, 0x40), -1);
+  assert_int_equal(v.source_pc, 0x40 + 1);
+  img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  assert_int_equal(fix_pixel(&img, 1, TOP + ROW / 2), BAR);
   fix_free(&img);
   mprof_render_model_free(m);
 }
@@ -264,6 +275,14 @@ static void test_source_tab_navigation(void **state) {
   assert_int_equal(mprof_render_view_source_pc(&v, m, 0x6f0), 0);
   assert_int_equal(v.source_file, 2);
   assert_int_equal(v.source_line, call);
+  /* The instruction clicked is marked too, on its row under the line. */
+  assert_int_equal(v.source_pc, 0x6f0 + 1);
+  img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  assert_int_equal(fix_pixel(&img, 1, call_y), BAR);
+  assert_int_equal(fix_pixel(&img, 1, call_y + ROW), BAR);
+  assert_int_equal(fix_pixel(&img, 1, call_y + 2 * ROW),
+                   fix_pixel(&img, W - 1, H - 1));
+  fix_free(&img);
   /* A file at its hottest line; a line it does not have changes nothing. */
   assert_int_equal(mprof_render_view_source_line(&v, m, 1, 0), 0);
   assert_int_equal(v.source_line, square);

@@ -127,7 +127,10 @@ else
   cmp -s "$tmp/hot2.png" "$tmp/find.png" && fail "--find marks nothing"
   # A kernel without a line table: its SASS page; nothing to go to.
   expect 0 "wrote $tmp/nocode.png: Source, .*nocode" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --render "$tmp/nocode.png"
-  expect_one_line 2 "nocode has no source lines (no line table" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --hot 1 --render "$tmp/x.png"
+  expect 0 "wrote $tmp/nocode1.png: Source" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --hot 1 --render "$tmp/nocode1.png"
+  cmp -s "$tmp/nocode.png" "$tmp/nocode1.png" || fail "--hot 1 on a kernel without lines is not what its tab opens on"
+  expect_one_line 2 "--hot 2: nocode has 1 sampled instruction (see" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --hot 2 --render "$tmp/x.png"
+  expect_one_line 2 "nocode has no source lines (no line table" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --find x --render "$tmp/x.png"
   expect_one_line 2 "--hot 4: lines_inline has 3 sampled lines" v --hot 4 --render "$tmp/x.png"
   expect_one_line 2 "--hot '0' is not a rank" v --hot 0 --render "$tmp/x.png"
   expect_one_line 2 "--hot 'two' is not a rank" v --hot two --render "$tmp/x.png"

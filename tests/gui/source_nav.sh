@@ -7,7 +7,8 @@
 # window's single-key actions let its keys by, the search marks a line
 # that holds the text and Enter the next, a click on a Flame instruction
 # opens its line, and a cuBLAS kernel (no line table) says so and keeps
-# its SASS. Screenshots of each step must not be blank.
+# its SASS: its hottest instruction marked, N to the next, a Hotspots row
+# to its instruction. Screenshots of each step must not be blank.
 # usage: source_nav.sh MPROF_GTK MPROF TMPDIR SOURCE_DIR
 gtk=$1
 mprof=$2
@@ -51,11 +52,15 @@ for what in "a Hotspots row opens the Source tab at its line" "the row's line is
   "the search marks a line that holds the text, on screen" \
   "Enter goes to the next line that holds it" \
   "a Flame instruction opens the Source tab at its line" \
-  "a library kernel says it has no source lines, its SASS kept"; do
+  "a library kernel says it has no source lines, its SASS kept" \
+  "a library kernel's hottest instruction is marked, on screen" \
+  "N goes to a library kernel's next hottest instruction" \
+  "a library kernel's Hotspots row opens its SASS at that instruction"; do
   grep -q "selftest: ok: $what" "$tmp/log" || fail "not checked: $what"
 done
 ! grep -q "CRITICAL" "$tmp/err" || fail "GTK complained: $(grep CRITICAL "$tmp/err" | head -3)"
-for shot in hotspots source-from-hotspots source-next source-find flame source-library; do
+for shot in hotspots source-from-hotspots source-next source-find flame source-library \
+  source-library-row; do
   f=$tmp/shots/$shot.png
   [ -s "$f" ] || { fail "$shot.png is missing"; continue; }
   n=$(convert "$f" -format "%k" info: 2>/dev/null || echo 0)

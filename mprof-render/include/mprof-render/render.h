@@ -325,6 +325,10 @@ typedef struct mprof_render_view {
   uint32_t source_line;
   /** Source: the searched text ("" none); its matches are marked. */
   char source_find[128];
+  /** Source: the instruction marked (its byte offset + 1), 0 none: the
+   * one clicked in Hotspots, Flame or Raster, or on a kernel without
+   * lines the one navigated to. */
+  uint32_t source_pc;
 } mprof_render_view;
 
 /** The selected time range of @p view as text for people: its totals, then
@@ -434,7 +438,8 @@ const char *mprof_render_source_file_at(const mprof_render_model *model,
  * (1 + its index); 0 when none. */
 int32_t mprof_render_source_file_find(const mprof_render_model *model,
                                       int kernel, const char *name);
-/** Number of sampled lines with a number of kernel @p kernel: the ranks
+/** Number of sampled lines with a number of kernel @p kernel, or for a
+ * kernel without lines its sampled instructions: the ranks
  * mprof_render_view_source_hot() steps through. */
 size_t mprof_render_source_hot_count(const mprof_render_model *model,
                                      int kernel);
@@ -449,14 +454,16 @@ int mprof_render_view_source_line(mprof_render_view *view,
  * Mark a hot line of view->kernel: with @p step 0 the hottest, else the
  * one @p step ranks after (negative: before) the marked line, round the
  * list; from a line that is not hot, the hottest (or, backwards, the
- * coolest). The file shown follows. Returns the rank marked (0 hottest),
- * or -1 when the kernel has no sampled line with a number.
+ * coolest). The file shown follows. A kernel without lines steps through
+ * its sampled instructions instead (view->source_pc). Returns the rank
+ * marked (0 hottest), or -1 when there is nothing sampled to mark.
  */
 int mprof_render_view_source_hot(mprof_render_view *view,
                                  const mprof_render_model *model, int step);
 /** Mark the line of the instruction at byte offset @p offset of
- * view->kernel (a Hotspots row, a Flame or Raster instruction): 0, or -1
- * when it has none (a library kernel's code). */
+ * view->kernel (a Hotspots row, a Flame or Raster instruction), and the
+ * instruction: 0, or -1 when it has no line (a library kernel's code: on
+ * its page of SASS the instruction alone is marked). */
 int mprof_render_view_source_pc(mprof_render_view *view,
                                 const mprof_render_model *model,
                                 uint32_t offset);
