@@ -105,6 +105,14 @@ grep -q 'source="embedded" code="  return x \* x + 1.0f; // @square"' "$tmp/move
 head -c 2000 "$tmp/alone/moved.mprof" >"$tmp/cut.mprof"
 expect_one_line 2 "cut.mprof" "$mprof" summary "$tmp/cut.mprof" --by-line
 
+# --- a library kernel (cuBLAS's CUTLASS GEMM in the real sample): no line
+# table, said once; its hottest SASS first, not its prologue.
+expect 0 "" "$mprof" summary --by-line --human --kernel Kernel2 "$src/samples/transformer_forward.mprof"
+[ "$(grep -c "no line table" "$tmp/out")" -eq 1 ] || fail "the library kernel does not say once that it has no line table: $(cat "$tmp/out")"
+awk '/code without a source line/ { on = 1; next } on && /^ *[0-9a-f]+ +[0-9,]+  / { gsub(",", "", $2); print $2 }' "$tmp/out" >"$tmp/counts"
+[ "$(wc -l <"$tmp/counts")" -eq 8 ] || fail "the library kernel lists $(wc -l <"$tmp/counts") instructions, not 8: $(cat "$tmp/out")"
+sort -rn "$tmp/counts" | cmp -s - "$tmp/counts" || fail "the library kernel's instructions are not hottest first: $(cat "$tmp/counts" | tr '\n' ' ')"
+
 # --- the Source tab drawn by view --render ----------------------------------
 # moved.mprof carries its code. --hot 2 is the call line in the .cu file,
 # so it draws what --line names; --hot 1 what the tab opens on; --find
