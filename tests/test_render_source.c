@@ -330,6 +330,145 @@ static void test_source_tab_navigation(void **state) {
   mprof_render_model_free(m);
 }
 
+/* ---- CUB: template code maps to the header lines ------------------------ */
+
+#define CUB_K "_Z13lines_cub_sumPKfPfi"
+#define CUB_CRC 0xc0bull
+#define SHFL_H "cub/warp/specializations/warp_reduce_shfl.cuh"
+#define REDUCE_H "cub/block/specializations/block_reduce_warp_reductions.cuh"
+
+/* A trace of lines_cub_sum (tests/data/lines/lines_cub.cubin, nvcc
+ * -lineinfo of a cub::BlockReduce) with one sample at each of its
+ * instructions; *cubin_out gets the cubin, parsed, for the expected lines.
+ */
+static mprof_render_model *open_cub(mprof_sass_cubin **cubin_out,
+                                    const mprof_sass_function **fn_out) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/lines_cub.cubin", data_dir());
+  size_t size = 0;
+  unsigned char *bytes = test_read_file(path, &size);
+  assert_non_null(bytes);
+  assert_int_equal(mprof_sass_cubin_open(cubin_out, bytes, size, NULL), 0);
+  const mprof_sass_function *fn = mprof_sass_cubin_find(*cubin_out, CUB_K);
+  assert_non_null(fn);
+  *fn_out = fn;
+  const char *trace = test_path("source-tab-cub.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, trace, NULL), 0);
+  uint32_t d = tt_device(w, 0);
+  uint32_t k = tt_kernel(w, CUB_K, "lines_cub_sum(float const*, float*, int)",
+                         d, 32, 0, CUB_CRC);
+  tt_launch(w, tt_shape(w, k, 64, 128, 0), tt_stream(w, d, 7), 1000000,
+            1010000);
+  tt_reason(w, d, 6, REASON("long_scoreboard"));
+  uint32_t step = mprof_sass_cubin_instruction_size(*cubin_out);
+  for (uint32_t offset = 0; offset < fn->size; offset += step)
+    tt_sample(w, d, CUB_K, CUB_CRC, offset, 6, 1);
+  mprof_cubin_record cr = {CUB_CRC, 0, 0, size, d, MPROF_CUBIN_KEPT_WHOLE};
+  assert_int_equal(mprof_writer_cubin(w, &cr, bytes, size), 0);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  free(bytes);
+  mprof_render_model *m = NULL;
+  if (mprof_render_model_open(&m, trace, NULL))
+    fail_msg("%s", mprof_render_error());
+  return m;
+}
+
+/* The samples the line table puts in files whose path ends in @p suffix
+ * (one per instruction). */
+static uint64_t table_samples(const mprof_sass_cubin *cubin,
+                              const mprof_sass_function *fn,
+                              const char *suffix) {
+  uint64_t n = 0;
+  uint32_t step = mprof_sass_cubin_instruction_size(cubin);
+  for (uint32_t offset = 0; offset < fn->size; offset += step) {
+    const char *file = "";
+    uint32_t line = mprof_sass_cubin_line(cubin, fn, offset, &file);
+    size_t a = strlen(file), b = strlen(suffix);
+    n += line && a >= b && strcmp(file + a - b, suffix) == 0;
+  }
+  return n;
+}
+
+/* A kernel of CUB code: its lines are CUB's header lines, each header a
+ * file of its own beside the .cu file (not folded into the call line),
+ * which the Source tab lists, shows and navigates into. */
+static void test_source_tab_cub_headers(void **state) {
+  (void)state;
+  mprof_sass_cubin *cubin;
+  const mprof_sass_function *fn;
+  mprof_render_model *m = open_cub(&cubin, &fn);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = kernel_named(m, CUB_K);
+  /* The .cu file, CUB's two headers and CCCL's others. */
+  size_t files = mprof_render_source_file_count(m, v.kernel);
+  assert_true(files >= 4);
+  int32_t shfl = mprof_render_source_file_find(m, v.kernel, SHFL_H);
+  int32_t reduce = mprof_render_source_file_find(m, v.kernel, REDUCE_H);
+  int32_t cu = mprof_render_source_file_find(m, v.kernel, "lines_cub.cu");
+  assert_true(shfl > 0 && reduce > 0 && cu > 0);
+  /* Each file has the samples its instructions have by the line table. */
+  double share;
+  uint64_t total = fn->size / mprof_sass_cubin_instruction_size(cubin);
+  assert_non_null(mprof_render_source_file_at(m, v.kernel, shfl - 1, &share));
+  assert_true(table_samples(cubin, fn, SHFL_H) >= 5);
+  assert_true(fabs(share - (double)table_samples(cubin, fn, SHFL_H) /
+                               (double)total) < 1e-9);
+  mprof_render_source_file_at(m, v.kernel, reduce - 1, &share);
+  assert_true(table_samples(cubin, fn, REDUCE_H) >= 5);
+  assert_true(fabs(share - (double)table_samples(cubin, fn, REDUCE_H) /
+                               (double)total) < 1e-9);
+  mprof_render_source_file_at(m, v.kernel, cu - 1, &share);
+  assert_true(fabs(share - (double)table_samples(cubin, fn, "lines_cub.cu") /
+                               (double)total) < 1e-9);
+  /* The shuffle header at its hottest line: a hot row, marked. */
+  assert_int_equal(mprof_render_view_source_line(&v, m, shfl, 0), 0);
+  uint32_t hot = v.source_line;
+  assert_true(hot > 0);
+  const char *file = "";
+  uint32_t step = mprof_sass_cubin_instruction_size(cubin);
+  int found = 0;
+  for (uint32_t offset = 0; offset < fn->size && !found; offset += step)
+    if (mprof_sass_cubin_line(cubin, fn, offset, &file) == hot &&
+        strstr(file, SHFL_H)) {
+      /* An instruction of that line leads back to it. */
+      v.source_line = 0;
+      assert_int_equal(mprof_render_view_source_pc(&v, m, offset), 0);
+      assert_int_equal(v.source_file, shfl);
+      assert_int_equal(v.source_line, hot);
+      found = 1;
+    }
+  assert_true(found);
+  mprof_render_view_source_scroll(&v, m, H);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_SOURCE, W, H);
+  fix_save(&img, "source-cub.png");
+  assert_true(fix_count(&img, HOT_ROW) > 0);
+  assert_true(fix_count(&img, BAR) > 0);
+  fix_free(&img);
+  /* Where CUB's headers are on this machine (as they were where it was
+   * built), the line is CUB's shuffle code. */
+  size_t len = 0;
+  const char *path = mprof_render_source_file_at(m, v.kernel, shfl - 1, NULL);
+  FILE *f = fopen(path, "r");
+  if (f) {
+    fclose(f);
+    mprof_sources *sources = NULL;
+    assert_int_equal(
+        mprof_sources_open(&sources, mprof_render_model_trace(m), NULL), 0);
+    const char *code = mprof_sources_line(sources, path, hot, &len);
+    assert_non_null(code);
+    char text[512];
+    snprintf(text, sizeof text, "%.*s", (int)len, code);
+    assert_non_null(strstr(text, "shfl"));
+    mprof_sources_free(sources);
+  } else {
+    printf("(CUB's headers are not at %s: their text is not checked)\n", path);
+  }
+  mprof_sass_cubin_free(cubin);
+  mprof_render_model_free(m);
+}
+
 int main(void) {
   (void)fix_open; /* the shared fixture's trace is not used here */
   const struct CMUnitTest tests[] = {
@@ -337,6 +476,7 @@ int main(void) {
       cmocka_unit_test(test_source_tab_without_text),
       cmocka_unit_test(test_source_tab_no_line_table),
       cmocka_unit_test(test_source_tab_navigation),
+      cmocka_unit_test(test_source_tab_cub_headers),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   mprof_render_shutdown();
