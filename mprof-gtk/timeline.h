@@ -2,9 +2,10 @@
  * mprof-gtk — the timeline widget of the tabs whose x axis is time: Trace
  * (launches on stream rows under a time ruler), Mega, Density and
  * Activity (the spans of the selected kernel by SM), drawn by
- * mprof-render. The other tabs (Summary, Hotspots, Flame, Raster) are
- * pages of the selected kernel in the same widget: wheel and drag scroll
- * them, hovering tells what is under the pointer, and that is all.
+ * mprof-render. The other tabs (Summary, Hotspots, Flame, Raster, Source)
+ * are pages of the selected kernel in the same widget: wheel and drag
+ * scroll them, hovering tells what is under the pointer, and a click on an
+ * instruction of Hotspots, Flame or Raster opens its source line.
  *
  * Mouse: wheel zooms time around the pointer, Shift+wheel changes the row
  * height, Ctrl+wheel zooms rows around the pointer (in Mega, Density and
