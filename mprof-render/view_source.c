@@ -238,21 +238,23 @@ static src_row *page_rows(const src_page *p, size_t *count) {
   return rows;
 }
 
-/* The stall mix of @p s as a strip @p w wide: its plain reasons, in the
- * Hotspots order (by Raster family), each as wide as its share. */
+/* A stall mix (@p count reasons, @p samples plain samples in all) as a
+ * strip @p w wide: the plain reasons, in the Hotspots order (by Raster
+ * family), each as wide as its share. */
 static void stall_strip(cairo_t *cr, const mprof_render_model *m,
-                        const mprof_line_stats *s, double x, double y, double w,
+                        const mprof_reason_samples *reasons, size_t count,
+                        uint64_t samples, double x, double y, double w,
                         double h) {
   rd_fill_rect(cr, x, y, w, h, 0xe6e8ee);
-  if (!s->samples)
+  if (!samples)
     return;
   for (int f = 0; f < MPROF_FAM_COUNT; f++)
-    for (size_t j = 0; j < s->reason_count; j++) {
-      const mprof_reason_samples *rs = mprof_line_reason(s, j);
+    for (size_t j = 0; j < count; j++) {
+      const mprof_reason_samples *rs = &reasons[j];
       const mprof_render_reason *r = mprof_render_reason_at(m, rs->reason);
       if (!r || r->not_issued || (int)r->family != f)
         continue;
-      double part = w * (double)rs->samples / (double)s->samples;
+      double part = w * (double)rs->samples / (double)samples;
       rd_fill_rect(cr, x, y, part, h, r->color);
       x += part;
     }
@@ -311,14 +313,25 @@ static void draw_row(cairo_t *cr, const mprof_render_model *m,
     rd_fill_rect(cr, X_BAR, y + 6, fmax(1, BAR_W * bar), ROW - 12, 0x9aa3b5);
     mprof_format_percent(text, sizeof text, share);
     rd_text(cr, X_SHARE, base, text);
-    snprintf(text, sizeof text, "0x%04x", in->offset);
-    rd_text(cr, X_STALL, base, text);
+    double x = X_CODE;
+    char offset[32];
+    snprintf(offset, sizeof offset, "0x%04x", in->offset);
+    if (p->sass_only && in->pc) {
+      /* A page of SASS alone: each instruction's stall mix in the
+       * column, its offset before its text. */
+      stall_strip(cr, m, in->pc->reasons, in->pc->reason_count, in->pc->samples,
+                  X_STALL, y + 4, STALL_W, ROW - 8);
+      rd_rgb(cr, RD_TEXT_DIM);
+      x += rd_text(cr, X_CODE, base, offset) + 12;
+    } else {
+      rd_text(cr, X_STALL, base, offset);
+    }
     if (in->instruction && *in->instruction->opcode)
       rd_format_sass(text, sizeof text, in->instruction);
     else
       snprintf(text, sizeof text, "(no SASS text: mprof sass adds it)");
     rd_rgb(cr, RD_TEXT);
-    rd_text_fit(cr, X_CODE, base, width - X_CODE - PAD, text);
+    rd_text_fit(cr, x, base, width - x - PAD, text);
     return;
   }
   if (s && s->samples)
@@ -337,7 +350,8 @@ static void draw_row(cairo_t *cr, const mprof_render_model *m,
     rd_rgb(cr, RD_TEXT);
     mprof_format_percent(text, sizeof text, s->share);
     rd_text(cr, X_SHARE, base, text);
-    stall_strip(cr, m, s, X_STALL, y + 3, STALL_W, ROW - 6);
+    stall_strip(cr, m, s->reasons, s->reason_count, s->samples, X_STALL, y + 3,
+                STALL_W, ROW - 6);
   } else if (s) {
     /* Code of the kernel that was never sampled: a thin mark. */
     rd_fill_rect(cr, X_BAR, y + ROW / 2 - 1, 4, 2, RD_RULE);
@@ -468,8 +482,8 @@ static void header(cairo_t *cr, const mprof_render_kernel *k,
   double ty = HEADER + 15;
   if (p->sass_only) {
     rd_text(cr, X_BAR, ty, "share");
-    rd_text(cr, X_STALL, ty, "offset");
-    rd_text(cr, X_CODE, ty, "sampled SASS");
+    rd_text(cr, X_STALL, ty, "stall mix");
+    rd_text(cr, X_CODE, ty, "offset and sampled SASS, by offset");
     return;
   }
   rd_text_right(cr, X_LINE, ty, "line");

@@ -162,6 +162,9 @@ static void test_source_tab_no_line_table(void **state) {
   assert_true(fabs(mprof_render_content_height(m, &v, MPROF_RENDER_SOURCE, W) -
                    (TOP + ROW + 16)) < 0.5);
   assert_int_equal(fix_pixel(&img, W - 20, TOP + ROW / 2), SASS_ROW);
+  /* Its stall mix: all long_scoreboard. */
+  assert_int_equal(fix_pixel(&img, X_STALL + STALL_W / 2, TOP + ROW / 2),
+                   reason_color(m, "long_scoreboard"));
   assert_int_equal(fix_pixel(&img, W - 20, TOP + ROW + ROW / 2),
                    fix_pixel(&img, W - 1, H - 1));
   mprof_render_hit hit;
