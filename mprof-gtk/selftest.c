@@ -359,6 +359,27 @@ static gboolean source_tour(selftest *t) {
   }
   case 4: {
     SHOT(t, "source-find");
+    /* The file picker: the kernel's second file (a header), at its
+     * hottest line. */
+    GtkWidget *files = mprof_gtk_source_page_files(page);
+    if (mprof_render_source_file_count(m, v->kernel) > 1) {
+      gtk_drop_down_set_selected(GTK_DROP_DOWN(files), 1);
+      const char *second = mprof_render_source_file_at(m, v->kernel, 1, NULL);
+      uint32_t want = 0;
+      for (size_t r = 0; !want; r++) {
+        uint32_t line = hot_line(t, v->kernel, r, file, sizeof file);
+        if (!line)
+          break;
+        if (strcmp(file, second) == 0)
+          want = line;
+      }
+      printf("selftest: file picker -> %s:%u (want %u)\n", shown_file(t),
+             v->source_line, want);
+      check(t,
+            v->source_file == 2 && strcmp(shown_file(t), second) == 0 && want &&
+                v->source_line == want && marked_on_screen(t),
+            "the file picker shows a header at its hottest line");
+    }
     gtk_widget_grab_focus(
         mprof_gtk_window_get_tab_widget(t->window, MPROF_RENDER_SOURCE));
     {

@@ -3,7 +3,8 @@
 # samples/transformer_forward.mprof (its source embedded from this
 # checkout): a click on a Hotspots row opens the Source tab at that
 # instruction's line (the line libmprof gives it), Hottest line, N and
-# Shift+N step through the hot lines, Ctrl+F focuses the search and the
+# Shift+N step through the hot lines, the file picker shows a header at
+# its hottest line, Ctrl+F focuses the search and the
 # window's single-key actions let its keys by, the search marks a line
 # that holds the text and Enter the next, a click on a Flame instruction
 # opens its line, and a cuBLAS kernel (no line table) says so and keeps
@@ -51,6 +52,7 @@ for what in "a Hotspots row opens the Source tab at its line" "the row's line is
   "w types into the search instead of zooming" \
   "the search marks a line that holds the text, on screen" \
   "Enter goes to the next line that holds it" \
+  "the file picker shows a header at its hottest line" \
   "a Flame instruction opens the Source tab at its line" \
   "a library kernel says it has no source lines, its SASS kept" \
   "a library kernel's hottest instruction is marked, on screen" \
