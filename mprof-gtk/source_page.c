@@ -14,6 +14,7 @@ typedef struct source_page {
   gulong changed_handler;
   int files_kernel; /* whose files the picker lists; -2 none yet */
   int rank;         /* the hot line the last step went to, -1 other */
+  guint idle;       /* refresh() after a map */
   gboolean syncing;
 } source_page;
 
@@ -123,9 +124,20 @@ static void on_state_changed(MprofGtkViewState *state, guint what,
     refresh(sp);
 }
 
+static gboolean refresh_idle(gpointer data) {
+  source_page *sp = data;
+  sp->idle = 0;
+  refresh(sp);
+  return G_SOURCE_REMOVE;
+}
+
+/* Shown: the picker and the line follow, once the map is over (new text
+ * and sizes inside it would not be drawn in the first frame). */
 static void on_map(GtkWidget *widget, gpointer data) {
+  source_page *sp = data;
+  if (!sp->idle)
+    sp->idle = g_idle_add_full(G_PRIORITY_HIGH_IDLE, refresh_idle, sp, NULL);
   (void)widget;
-  refresh(data);
 }
 
 static void hot(source_page *sp, int step) {
@@ -230,6 +242,8 @@ const char *mprof_gtk_source_page_status(GtkWidget *w) {
 
 static void free_page(gpointer data) {
   source_page *sp = data;
+  if (sp->idle)
+    g_source_remove(sp->idle);
   if (sp->changed_handler)
     g_signal_handler_disconnect(sp->state, sp->changed_handler);
   g_object_unref(sp->state);

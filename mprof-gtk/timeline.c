@@ -26,6 +26,7 @@ struct _MprofGtkTimeline {
   /* Source: the marked line is to be scrolled into view once the page has
    * a size. */
   gboolean source_pending;
+  guint source_idle; /* source_follow() after the size is given */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, GTK_TYPE_DRAWING_AREA)
@@ -174,16 +175,34 @@ static void on_vadj_changed(GtkAdjustment *adj, gpointer data) {
     gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
+static gboolean source_follow_idle(gpointer data) {
+  MprofGtkTimeline *self = data;
+  self->source_idle = 0;
+  source_follow(self);
+  return G_SOURCE_REMOVE;
+}
+
+/* From a size allocation or a map: the marking emits "changed", which
+ * the bar above answers with new text and sizes, so it waits for the
+ * allocation to be over. */
+static void source_follow_later(MprofGtkTimeline *self) {
+  if (self->tab == MPROF_RENDER_SOURCE && self->source_pending &&
+      !self->source_idle)
+    self->source_idle =
+        g_idle_add_full(G_PRIORITY_HIGH_IDLE, source_follow_idle,
+                        g_object_ref(self), g_object_unref);
+}
+
 static void resize(GtkDrawingArea *area, int width, int height) {
   (void)width;
   (void)height;
   sync_adjustments(MPROF_GTK_TIMELINE(area));
-  source_follow(MPROF_GTK_TIMELINE(area));
+  source_follow_later(MPROF_GTK_TIMELINE(area));
 }
 
 static void on_map(GtkWidget *widget, gpointer data) {
   (void)data;
-  source_follow(MPROF_GTK_TIMELINE(widget));
+  source_follow_later(MPROF_GTK_TIMELINE(widget));
 }
 
 /* ---- input ------------------------------------------------------------ */
