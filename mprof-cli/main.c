@@ -434,7 +434,8 @@ static const cli_command commands[] = {
      "       mprof view TRACE... --render OUT.png|OUT.svg [--tab TAB]\n"
      "                  [--kernel NAME] [--size WxH] [--range FROM:TO]\n"
      "                  [--select FROM:TO] [--sm-height PX] [--rows R]\n"
-     "                  [--depth D]\n"
+     "                  [--depth D] [--line [FILE:]N] [--hot RANK]\n"
+     "                  [--find TEXT]\n"
      "       mprof view --demo-activity [--render OUT.png] [--rows R]\n"
      "                  [--depth D]\n"
      "       mprof TRACE | mprof DIR\n"
@@ -465,6 +466,15 @@ static const cli_command commands[] = {
      "block or warp (--rows sm|block|warp) at --depth\n"
      "auto|phase|instruction.\n"
      "\n"
+     "The Source tab opens on the file of the kernel's hottest line, that\n"
+     "line marked; --hot RANK marks the RANKth hottest instead (2: the next\n"
+     "hottest, as n steps in the viewer), --line [FILE:]N line N of FILE\n"
+     "(its path as the line table names it, or its last components:\n"
+     "math.cuh:12), --find TEXT marks the lines that hold TEXT (case\n"
+     "ignored) and goes to the first from the marked line, as Ctrl+F does.\n"
+     "A kernel without a line table (cuBLAS, cuDNN) says so and shows its\n"
+     "sampled SASS, the hottest instruction marked (--hot: the RANKth).\n"
+     "\n"
      "--demo-activity opens (or renders) a synthetic SM/block/warp activity\n"
      "hierarchy instead of a trace, on the Activity tab, marked synthetic.\n"
      "Without a display and without --render, view says so and exits 2.\n",
@@ -473,7 +483,7 @@ static const cli_command commands[] = {
      "--tab:trace,summary,hotspots,flame,raster,mega,density,activity,source "
      "--sidecar:file --render:file --size:value --range:value --select:value "
      "--sm-height:value --rows:sm,block,warp --depth:auto,phase,instruction "
-     "--demo-activity"},
+     "--line:value --hot:value --find:value --demo-activity"},
     /* mprof source, mprof mkprof: cmd_source.c, cmd_mkprof.c */
     {"source", "inspect or merge source-instrumentation spans",
      "usage: mprof source info FILE.source\n"

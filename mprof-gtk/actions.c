@@ -3,8 +3,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <string.h>
+
 #include "actions.h"
 #include "search.h"
+#include "source_page.h"
 #include "timeline.h"
 
 #define ZOOM_STEP 1.5
@@ -82,6 +85,12 @@ static void show_tab(GSimpleAction *a, GVariant *p, gpointer window) {
       mprof_render_tab_parse(g_variant_get_string(p, NULL)));
 }
 
+static void find(GSimpleAction *a, GVariant *p, gpointer window) {
+  (void)a;
+  (void)p;
+  mprof_gtk_window_find(MPROF_GTK_WINDOW(window));
+}
+
 static void close_window(GSimpleAction *a, GVariant *p, gpointer window) {
   (void)a;
   (void)p;
@@ -89,16 +98,6 @@ static void close_window(GSimpleAction *a, GVariant *p, gpointer window) {
 }
 
 static void show_keys(GSimpleAction *a, GVariant *p, gpointer window);
-
-static void search(GSimpleAction *a, GVariant *p, gpointer window) {
-  (void)a;
-  (void)p;
-  GtkWidget *bar = mprof_gtk_window_get_search(MPROF_GTK_WINDOW(window));
-  if (!bar)
-    return;
-  mprof_gtk_window_set_tab(MPROF_GTK_WINDOW(window), MPROF_RENDER_TRACE);
-  mprof_gtk_search_open(bar);
-}
 
 static void show_rows(GSimpleAction *a, GVariant *p, gpointer window) {
   (void)a;
@@ -117,8 +116,8 @@ static const GActionEntry entries[] = {
     {"rows-shorter", rows_shorter, NULL, NULL, NULL, {0}},
     {"tab", show_tab, "s", NULL, NULL, {0}},
     {"close", close_window, NULL, NULL, NULL, {0}},
+    {"find", find, NULL, NULL, NULL, {0}},
     {"keys", show_keys, NULL, NULL, NULL, {0}},
-    {"search", search, NULL, NULL, NULL, {0}},
     {"show-rows", show_rows, NULL, NULL, NULL, {0}},
 };
 
@@ -153,14 +152,39 @@ static const struct {
     {"win.tab('mega')", {"<Alt>6", NULL}, "Mega"},
     {"win.tab('density')", {"<Alt>7", NULL}, "Density"},
     {"win.tab('activity')", {"<Alt>8", NULL}, "Activity"},
-    {"win.search",
+    {"win.tab('source')", {"<Alt>9", NULL}, "Source"},
+    {"win.find",
      {"<Control>f", NULL},
-     "Trace: search kernel and NVTX range names (the rest is dimmed)"},
+     "find: kernel and NVTX range names on the Trace (the rest is dimmed); "
+     "text in the file on the Source tab"},
     {"win.show-rows", {"<Control><Shift>h", NULL}, "Trace: show hidden rows"},
     {"win.open", {"<Control>o", NULL}, "open a trace"},
     {"win.close", {"<Control>w", "<Control>q", NULL}, "close the window"},
     {"win.keys", {"F1", "question", NULL}, "this list of keys"},
 };
+
+void mprof_gtk_actions_set_typing(MprofGtkWindow *window, gboolean typing) {
+  /* The actions bound to a key that types (w, s, 0, ?): off while a text
+   * field has the focus, so that the key reaches the field. */
+  for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++) {
+    gboolean types = FALSE;
+    for (size_t k = 0; bindings[i].keys[k]; k++) {
+      guint key;
+      GdkModifierType mods;
+      if (gtk_accelerator_parse(bindings[i].keys[k], &key, &mods) &&
+          !(mods & (GDK_CONTROL_MASK | GDK_ALT_MASK)) &&
+          gdk_keyval_to_unicode(key))
+        types = TRUE;
+    }
+    const char *name = bindings[i].action;
+    if (!types || strncmp(name, "win.", 4) != 0 || strchr(name, '('))
+      continue;
+    GAction *action =
+        g_action_map_lookup_action(G_ACTION_MAP(window), name + 4);
+    if (G_IS_SIMPLE_ACTION(action))
+      g_simple_action_set_enabled(G_SIMPLE_ACTION(action), !typing);
+  }
+}
 
 void mprof_gtk_actions_set_accels(GtkApplication *app) {
   for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++)
@@ -195,13 +219,18 @@ char *mprof_gtk_actions_keys_text(void) {
   for (size_t i = 0; mprof_gtk_timeline_keys[i].keys; i++)
     g_string_append_printf(text, "%-22s %s\n", mprof_gtk_timeline_keys[i].keys,
                            mprof_gtk_timeline_keys[i].what);
-  g_string_append(
-      text, "\nMouse: the wheel zooms time around the pointer, dragging "
-            "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
-            "the rows,\nShift+drag selects a time range, a double-click "
-            "on a launch\nopens its kernel; on the Trace a click on a GPU "
-            "or thread band\nfolds its rows, a right-click on a row "
-            "hides it.");
+  for (size_t i = 0; mprof_gtk_source_page_keys[i].keys; i++)
+    g_string_append_printf(text, "%-22s %s\n",
+                           mprof_gtk_source_page_keys[i].keys,
+                           mprof_gtk_source_page_keys[i].what);
+  g_string_append(text,
+                  "\nMouse: the wheel zooms time around the pointer, dragging "
+                  "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
+                  "the rows,\nShift+drag selects a time range, a double-click "
+                  "on a launch\nopens its kernel, a click on an instruction "
+                  "(Hotspots, Flame,\nRaster) opens its source line; on the "
+                  "Trace a click on a GPU\nor thread band folds its rows, a "
+                  "right-click on a row hides it.");
   return g_string_free(text, FALSE);
 }
 

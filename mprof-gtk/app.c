@@ -28,7 +28,7 @@ static const GOptionEntry options[] = {
      "NAME"},
     {"tab", 't', 0, G_OPTION_ARG_STRING, NULL,
      "Open on this tab: trace, summary (default), hotspots, flame, raster, "
-     "mega, density, activity",
+     "mega, density, activity, source",
      "TAB"},
     {"demo-activity", 0, 0, G_OPTION_ARG_NONE, NULL,
      "Open a synthetic SM/block/warp activity hierarchy instead of a trace",
@@ -90,7 +90,7 @@ static int command_line(GApplication *application,
     g_application_command_line_printerr(
         cmdline,
         "mprof-gtk: unknown tab '%s' (trace, summary, hotspots, flame, "
-        "raster, mega, density, activity)\n",
+        "raster, mega, density, activity, source)\n",
         tab_name);
     goto bad_input;
   }

@@ -167,6 +167,10 @@ void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel) {
   if (kernel == self->view.kernel)
     return;
   self->view.kernel = kernel;
+  /* Its Source tab starts at its hottest line (marked when first shown). */
+  self->view.source_file = 0;
+  self->view.source_line = 0;
+  self->view.source_pc = 0;
   emit(self, MPROF_GTK_CHANGED_KERNEL);
 }
 
@@ -181,6 +185,9 @@ void mprof_gtk_view_state_select_launch(MprofGtkViewState *self,
     int kernel = mprof_render_launch_kernel(self->model, (size_t)launch);
     if (kernel != self->view.kernel) {
       self->view.kernel = kernel;
+      self->view.source_file = 0;
+      self->view.source_line = 0;
+      self->view.source_pc = 0;
       what |= MPROF_GTK_CHANGED_KERNEL;
     }
   }
@@ -234,4 +241,37 @@ void mprof_gtk_view_state_show_rows(MprofGtkViewState *self) {
   }
   if (any)
     emit(self, MPROF_GTK_CHANGED_ROWS);
+}
+
+int mprof_gtk_view_state_source_hot(MprofGtkViewState *self, int step) {
+  int rank = mprof_render_view_source_hot(&self->view, self->model, step);
+  if (rank >= 0)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return rank;
+}
+
+gboolean mprof_gtk_view_state_source_pc(MprofGtkViewState *self, int kernel,
+                                        guint32 offset) {
+  mprof_gtk_view_state_select_kernel(self, kernel);
+  if (self->view.kernel != kernel)
+    return FALSE;
+  /* Without a line, a kernel without lines still marks the instruction. */
+  gboolean found =
+      mprof_render_view_source_pc(&self->view, self->model, offset) == 0;
+  if (found || self->view.source_pc == offset + 1)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return found;
+}
+
+void mprof_gtk_view_state_source_file(MprofGtkViewState *self, int file) {
+  if (mprof_render_view_source_line(&self->view, self->model, file, 0) == 0)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+}
+
+gsize mprof_gtk_view_state_source_find(MprofGtkViewState *self,
+                                       const char *text, int direction) {
+  gsize found =
+      mprof_render_view_source_find(&self->view, self->model, text, direction);
+  emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return found;
 }

@@ -42,7 +42,7 @@ if [ -f "$page" ]; then
   col -bx <"$tmp/page.raw" >"$tmp/page"
   [ -s "$tmp/warn" ] && fail "groff warns on $page: $(cat "$tmp/warn")"
   grep -q "^KEYS" "$tmp/page" || fail "mprof-gtk.1 has no KEYS section"
-  for key in "Ctrl+F  *Trace: search" "F1, ?  *this list of keys" \
+  for key in "Ctrl+F  *find: kernel and NVTX range names on the Trace" "F1, ?  *this list of keys" \
     "F, Enter  *zoom to the selected range" "Esc  *clear the selected range" \
     "Enter, Ctrl+G  *in the search: the next match" "--tab=TAB"; do
     grep -q -- "$key" "$tmp/page" || fail "mprof-gtk.1 lacks '$key'"

@@ -492,6 +492,15 @@ source_lines)
   checker 1 "FAIL  no_such_kernel: not in the summary" "$lines/good.json" "$lines/lines_math.cuh"
   printf 'garbage' >"$lines/garbage.json"
   checker 2 "check_lines: " "$lines/garbage.json" "$lines/src/lines/lines_math.cuh"
+  # --headers: code inlined from a header (the fixture's lines_math.cuh, as
+  # CUB's are on the GPU) maps to the header's lines, its code embedded.
+  checker 0 "ok    lines_inline: 81.2% of its samples on header lines, the hottest lines_math.cuh:8: 'return x \* x \+ 1.0f; // @square @hot lines_inline'" \
+    --headers '\.cuh$' "$lines/good.json"
+  checker 1 "FAIL  no kernel has a sampled line in a file matching '/cub/'" \
+    --headers '/cub/' "$lines/good.json"
+  checker 1 "FAIL  lines_inline: lines_math.cuh:8 has no embedded code \('unknown'\)" \
+    --headers '\.cuh$' "$lines/bare.json"
+  checker 2 "check_lines: " --headers '(' "$lines/good.json"
   ;;
 *)
   echo "selftest: no check '$check'" >&2

@@ -4,8 +4,10 @@
 # planted kernel's hottest line (`mprof summary --by-line`) is the line
 # marked `@hot KERNEL` in the source (tests/gpu/check_lines.py); then move
 # the source away, copy the trace alone to another folder, and check that
-# the trace still shows those lines' code (embedded by record). Skips (exit
-# 77) without a GPU; exit 1 on a wrong line or missing code.
+# the trace still shows those lines' code (embedded by record); and that
+# Thrust and CUB code (tests/gpu/thrust_cub.cu) maps to their header lines
+# (check_lines.py --headers), its Source tab drawn. Skips (exit 77)
+# without a GPU; exit 1 on a wrong line or missing code.
 #
 # Usage: tests/gpu/source_lines.sh OUTDIR [BUILD_DIR]
 # tests/gpu/selftest.sh source_lines checks the checker on the committed
@@ -48,5 +50,29 @@ else
   failures=$((failures + 1))
 fi
 mv "$out/src.away" "$out/src"
+# Template code: Thrust and CUB (tests/gpu/thrust_cub.cu, -lineinfo) map to
+# CUB's and Thrust's header lines, embedded; the Source tab of that kernel
+# draws them.
+rm -rf "$out/templates" && mkdir -p "$out/templates"
+if ! "$nvcc" -O3 -arch=sm_90 -lineinfo --extended-lambda "$src/tests/gpu/thrust_cub.cu" \
+  -o "$out/templates/thrust_cub"; then
+  echo "FAIL  building thrust_cub.cu failed" >&2
+  failures=$((failures + 1))
+elif ! "$mprof" record -o "$out/templates/tc.mprof" -- "$out/templates/thrust_cub" \
+  >"$out/templates/record.log" 2>&1; then
+  echo "FAIL  record of thrust_cub exited non-zero: $(tail -n 3 "$out/templates/record.log")" >&2
+  failures=$((failures + 1))
+else
+  "$mprof" summary "$out/templates/tc.mprof" --by-line --all --json >"$out/templates/lines.json" ||
+    { echo "FAIL  summary --by-line of thrust_cub exited non-zero" >&2; failures=$((failures + 1)); }
+  python3 "$check" --headers '/(cub|thrust)/' "$out/templates/lines.json" | tee "$out/templates/check.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
+  kernel=$(sed -n 's/^ok    \([^:]*\): .*/\1/p' "$out/templates/check.txt" | head -1)
+  if [ -n "$kernel" ] && ! "$mprof" view "$out/templates/tc.mprof" --tab source --kernel "$kernel" \
+    --render "$out/templates/source.png"; then
+    echo "FAIL  view --tab source of $kernel exited non-zero" >&2
+    failures=$((failures + 1))
+  fi
+fi
 [ "$failures" -eq 0 ] || { echo "source_lines: $failures check(s) failed" >&2; exit 1; }
 echo "source_lines: every planted line is its kernel's hottest, and the trace alone shows its code"

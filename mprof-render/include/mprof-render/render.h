@@ -336,6 +336,18 @@ typedef struct mprof_render_view {
   /** Trace: 1 when the caller lists the selected range's kernels itself
    * (the viewer, under the Trace): no panel over the rows. */
   int32_t no_selection_panel;
+  /** Source: the file shown, 1 + its index for
+   * mprof_render_source_file_at(); 0: the file of the kernel's hottest
+   * line. */
+  int32_t source_file;
+  /** Source: the line marked (where navigation went), 0 none. */
+  uint32_t source_line;
+  /** Source: the searched text ("" none); its matches are marked. */
+  char source_find[128];
+  /** Source: the instruction marked (its byte offset + 1), 0 none: the
+   * one clicked in Hotspots, Flame or Raster, or on a kernel without
+   * lines the one navigated to. */
+  uint32_t source_pc;
 } mprof_render_view;
 
 /** Trace rows folded away (mprof_render_view.row_state). */
@@ -477,13 +489,77 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
                                  const mprof_render_model *model);
 
 /**
- * The first look at the Source tab: scrolled so that the kernel's hottest
- * line sits a quarter of the way down a view @p height px tall (no scroll
- * when it is already in the top half).
+ * The first look at the Source tab: the kernel's hottest line marked and
+ * scrolled to a quarter of the way down a view @p height px tall (no
+ * scroll when it is already in the top half).
  */
 void mprof_render_view_open_source_tab(mprof_render_view *view,
                                        const mprof_render_model *model,
                                        double height);
+
+/* ---- the Source tab: its files, hot lines, navigation and search -------- */
+
+/** Number of files with numbered lines of kernel @p kernel (0 for a kernel
+ * without a line table). */
+size_t mprof_render_source_file_count(const mprof_render_model *model,
+                                      int kernel);
+/** File @p index of kernel @p kernel, most samples first, as its line
+ * table names it (owned by the model until another kernel's lines are
+ * built); *share (may be NULL) gets its share of the samples. NULL out of
+ * range. */
+const char *mprof_render_source_file_at(const mprof_render_model *model,
+                                        int kernel, size_t index,
+                                        double *share);
+/** The file of kernel @p kernel named @p name (its whole path, or its
+ * last components: "math.cuh", "lines/math.cuh") as a view's source_file
+ * (1 + its index); 0 when none. */
+int32_t mprof_render_source_file_find(const mprof_render_model *model,
+                                      int kernel, const char *name);
+/** Number of sampled lines with a number of kernel @p kernel, or for a
+ * kernel without lines its sampled instructions: the ranks
+ * mprof_render_view_source_hot() steps through. */
+size_t mprof_render_source_hot_count(const mprof_render_model *model,
+                                     int kernel);
+
+/** Show file @p file (a view's source_file) of view->kernel and mark its
+ * line @p line (0: its hottest line): 0, or -1 when that file has no such
+ * line (nothing changes). */
+int mprof_render_view_source_line(mprof_render_view *view,
+                                  const mprof_render_model *model, int32_t file,
+                                  uint32_t line);
+/**
+ * Mark a hot line of view->kernel: with @p step 0 the hottest, else the
+ * one @p step ranks after (negative: before) the marked line, round the
+ * list; from a line that is not hot, the hottest (or, backwards, the
+ * coolest). The file shown follows. A kernel without lines steps through
+ * its sampled instructions instead (view->source_pc). Returns the rank
+ * marked (0 hottest), or -1 when there is nothing sampled to mark.
+ */
+int mprof_render_view_source_hot(mprof_render_view *view,
+                                 const mprof_render_model *model, int step);
+/** Mark the line of the instruction at byte offset @p offset of
+ * view->kernel (a Hotspots row, a Flame or Raster instruction), and the
+ * instruction: 0, or -1 when it has no line (a library kernel's code: on
+ * its page of SASS the instruction alone is marked). */
+int mprof_render_view_source_pc(mprof_render_view *view,
+                                const mprof_render_model *model,
+                                uint32_t offset);
+/**
+ * Search the shown file for @p text (ASCII case ignored; kept in
+ * view->source_find, whose matches are drawn marked): with @p direction 0
+ * mark the first line that holds it from the marked line on (itself
+ * included: the search as it is typed), with 1 the next after it, -1 the
+ * one before, round the file. Returns the number of lines that hold it
+ * (0: the marked line stays).
+ */
+size_t mprof_render_view_source_find(mprof_render_view *view,
+                                     const mprof_render_model *model,
+                                     const char *text, int direction);
+/** Scroll a Source tab @p height px tall so that the marked line is in
+ * view: unchanged when it is, else a quarter of the way down. */
+void mprof_render_view_source_scroll(mprof_render_view *view,
+                                     const mprof_render_model *model,
+                                     double height);
 
 /**
  * The first look at a span tab, in the viewer and in `mprof view` alike:
