@@ -11,7 +11,7 @@ to pandas. ::
 """
 
 from ._lib import LibraryNotFoundError, MprofError, version
-from .ranks import RanksReport, ranks
+from ._ranks import RanksReport, ranks
 from .trace import Kernel, Trace, open
 
 __all__ = ["open", "ranks", "Trace", "Kernel", "RanksReport", "MprofError",

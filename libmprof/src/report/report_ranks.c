@@ -46,7 +46,7 @@ static void rank_fields(mprof__fields *o, const void *ctx, size_t i) {
   mprof__fields_str(o, "path", r->path);
   mprof__fields_str(o, "host", *r->host ? r->host : NULL);
   mprof__fields_str(o, "step_source", mprof_step_source_name(r->step_source));
-  mprof__fields_u64(o, "steps", r->step_count);
+  mprof__fields_u64(o, "step_count", r->step_count);
   mprof__fields_u64(o, "launches", r->launches);
   mprof__fields_u64(o, "window_ns", r->window_ns);
   mprof__fields_u64(o, "busy_ns", r->busy_ns);
