@@ -87,8 +87,9 @@ static int ranks(int argc, char **argv, cli_trace_set *set) {
     } else if (strcmp(arg, "-j") == 0 || strcmp(arg, "--jobs") == 0) {
       if (!value || cli_parse_u64(value, &v) != 0 || v == 0 ||
           v > RANKS_JOBS_MAX)
-        return cli_usage_error("ranks", "%s needs a number of threads "
-                                        "(1..%d)",
+        return cli_usage_error("ranks",
+                               "%s needs a number of threads "
+                               "(1..%d)",
                                arg, RANKS_JOBS_MAX);
       jobs = v;
       i++;
@@ -146,9 +147,8 @@ static int ranks(int argc, char **argv, cli_trace_set *set) {
       status = cli_trace_set_fail(set, j.rc[i], i, j.error[i]);
   mprof_ranks *report = NULL;
   if (!status) {
-    int rc = mprof_ranks_build(&report,
-                               (const mprof_rank_table *const *)j.tables,
-                               set->count, &opts);
+    int rc = mprof_ranks_build(
+        &report, (const mprof_rank_table *const *)j.tables, set->count, &opts);
     if (!rc) {
       if (ro.format == MPROF_REPORT_TEXT && cli_report_color(color))
         ro.flags |= MPROF_REPORT_COLOR;

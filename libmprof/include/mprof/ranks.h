@@ -37,9 +37,9 @@ extern "C" {
 
 /** Where a rank's steps came from. Values are pinned. */
 typedef enum mprof_step_source {
-  MPROF_STEPS_NONE = 0,    /**< no steps: the whole trace is step 0 */
-  MPROF_STEPS_NVTX = 1,    /**< NVTX ranges named like steps */
-  MPROF_STEPS_PATTERN = 2  /**< the repeating launch pattern */
+  MPROF_STEPS_NONE = 0,   /**< no steps: the whole trace is step 0 */
+  MPROF_STEPS_NVTX = 1,   /**< NVTX ranges named like steps */
+  MPROF_STEPS_PATTERN = 2 /**< the repeating launch pattern */
 } mprof_step_source;
 
 /** "none", "nvtx", "pattern"; "" else. */
@@ -47,18 +47,18 @@ MPROF_API const char *mprof_step_source_name(uint32_t source);
 
 /** One step of one rank. Times in ns. */
 typedef struct mprof_rank_step {
-  uint64_t step;        /**< step number (the range's, or the pattern's) */
-  uint64_t window_ns;   /**< its GPU window */
-  uint64_t busy_ns;     /**< GPU busy in the window: kernels and copies */
-  uint64_t compute_ns;  /**< busy in kernels other than collectives, copies */
-  uint64_t comm_ns;     /**< busy in collectives */
-  uint64_t overlap_ns;  /**< collectives running beside other work */
-  uint64_t idle_ns;     /**< window - busy */
+  uint64_t step;       /**< step number (the range's, or the pattern's) */
+  uint64_t window_ns;  /**< its GPU window */
+  uint64_t busy_ns;    /**< GPU busy in the window: kernels and copies */
+  uint64_t compute_ns; /**< busy in kernels other than collectives, copies */
+  uint64_t comm_ns;    /**< busy in collectives */
+  uint64_t overlap_ns; /**< collectives running beside other work */
+  uint64_t idle_ns;    /**< window - busy */
   /** The host call in progress for most of the idle time ("" when no
    * recorded call was: the host was busy elsewhere), and that time. */
   const char *idle_cause;
   uint64_t idle_cause_ns;
-  uint64_t launches;    /**< kernel launches issued in the step */
+  uint64_t launches; /**< kernel launches issued in the step */
   /** What the straggler search ranks: compute_ns, plus idle_ns when any
    * rank has collectives (a rank that waits on another waits inside its
    * collective, so its own idle time is its own delay). */
@@ -68,12 +68,12 @@ typedef struct mprof_rank_step {
 
 /** One rank: who it is and its totals over its steps. */
 typedef struct mprof_rank_info {
-  const char *path;   /**< the trace */
-  int64_t rank;       /**< META "rank"; -1 unknown */
-  const char *host;   /**< "" unknown */
+  const char *path;     /**< the trace */
+  int64_t rank;         /**< META "rank"; -1 unknown */
+  const char *host;     /**< "" unknown */
   uint32_t step_source; /**< mprof_step_source */
   size_t step_count;
-  uint64_t launches;  /**< every kernel launch of the trace */
+  uint64_t launches; /**< every kernel launch of the trace */
   uint64_t window_ns, busy_ns, compute_ns, comm_ns, overlap_ns, idle_ns;
   /** overlap_ns / comm_ns: how much of its communication ran beside
    * computation; negative without collectives. */
@@ -84,17 +84,17 @@ typedef struct mprof_rank_info {
 
 /** A straggler: a rank whose step took longer than the median rank's. */
 typedef struct mprof_straggler {
-  size_t rank_index;     /**< into mprof_ranks_rank() */
+  size_t rank_index; /**< into mprof_ranks_rank() */
   int64_t rank;
-  uint64_t step;         /**< its slowest step, against the median */
+  uint64_t step; /**< its slowest step, against the median */
   uint64_t score_ns, median_score_ns;
-  double excess;         /**< (score - median) / median */
-  size_t slow_steps;     /**< steps it is a straggler in */
-  size_t median_index;   /**< the median rank of that step */
+  double excess;       /**< (score - median) / median */
+  size_t slow_steps;   /**< steps it is a straggler in */
+  size_t median_index; /**< the median rank of that step */
   int64_t median_rank;
   /** The kernel whose GPU time in that step grew most over the median
    * rank's; NULL when none grew. */
-  const char *kernel;    /**< display name */
+  const char *kernel; /**< display name */
   const char *kernel_mangled;
   uint64_t kernel_ns, median_kernel_ns;
   /** The host cause of its idle time in that step, as mprof_rank_step. */
@@ -143,13 +143,13 @@ MPROF_API int mprof_rank_table_load(mprof_rank_table **out, const void *bytes,
 #define MPROF_RANKS_OPTIONS_VERSION 1
 
 typedef struct mprof_ranks_options {
-  unsigned version;  /**< MPROF_RANKS_OPTIONS_VERSION */
+  unsigned version; /**< MPROF_RANKS_OPTIONS_VERSION */
   /** A rank straggles in a step when its score exceeds the median rank's
    * by this share and by min_excess_ns. */
   double threshold;
   uint64_t min_excess_ns;
-  unsigned flags;    /**< MPROF_RANKS_* */
-  size_t max_diffs;  /**< stragglers compared with the median (diff) */
+  unsigned flags;   /**< MPROF_RANKS_* */
+  size_t max_diffs; /**< stragglers compared with the median (diff) */
   MPROF_GROWABLE_TAIL
 } mprof_ranks_options;
 
@@ -181,13 +181,13 @@ MPROF_API size_t mprof_ranks_count(const mprof_ranks *ranks);
 MPROF_API const mprof_rank_info *mprof_ranks_rank(const mprof_ranks *ranks,
                                                   size_t index);
 /** Steps of rank @p index, by step number; NULL out of range. */
-MPROF_API const mprof_rank_step *
-mprof_ranks_step(const mprof_ranks *ranks, size_t index, size_t step);
+MPROF_API const mprof_rank_step *mprof_ranks_step(const mprof_ranks *ranks,
+                                                  size_t index, size_t step);
 
 /** Stragglers, largest excess first. */
 MPROF_API size_t mprof_ranks_straggler_count(const mprof_ranks *ranks);
-MPROF_API const mprof_straggler *
-mprof_ranks_straggler(const mprof_ranks *ranks, size_t index);
+MPROF_API const mprof_straggler *mprof_ranks_straggler(const mprof_ranks *ranks,
+                                                       size_t index);
 
 /**
  * Write the report as XML (docs/SUMMARY-SCHEMA.md, "ranks"), JSON or text

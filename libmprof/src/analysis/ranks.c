@@ -167,8 +167,8 @@ static int table_kernels(mprof_rank_table *t, build_state *b,
   if (!b->kernel_of_record || !b->names || !t->kernels)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
   for (size_t i = 0; i < nk; i++)
-    b->names[i] = (name_key){mprof_trace_string(trace, kr[i].mangled_name),
-                             (uint32_t)i};
+    b->names[i] =
+        (name_key){mprof_trace_string(trace, kr[i].mangled_name), (uint32_t)i};
   qsort(b->names, nk, sizeof *b->names, name_order);
   for (size_t i = 0; i < nk; i++) {
     if (!i || strcmp(b->names[i].name, b->names[i - 1].name) != 0) {
@@ -202,8 +202,8 @@ static void assign_steps(build_state *b, const mprof_trace *trace) {
     size_t at;
     MPROF__LOWER_BOUND(at, b->step_count, mid, b->steps[mid].start <= t);
     /* at: the first step that starts after t; the one before may hold t. */
-    b->launch_step[i] = at && t < b->steps[at - 1].end ? (uint32_t)(at - 1)
-                                                       : MPROF_INDEX_NONE;
+    b->launch_step[i] =
+        at && t < b->steps[at - 1].end ? (uint32_t)(at - 1) : MPROF_INDEX_NONE;
   }
 }
 
@@ -264,8 +264,8 @@ static int table_steps(mprof_rank_table *t, build_state *b,
   t->steps = (mprof__rank_step *)calloc(b->step_count ? b->step_count : 1,
                                         sizeof *t->steps);
   b->launch_step = (uint32_t *)malloc((nl ? nl : 1) * sizeof(uint32_t));
-  b->first_start =
-      (uint64_t *)malloc((b->step_count ? b->step_count : 1) * sizeof(uint64_t));
+  b->first_start = (uint64_t *)malloc((b->step_count ? b->step_count : 1) *
+                                      sizeof(uint64_t));
   b->last_end =
       (uint64_t *)calloc(b->step_count ? b->step_count : 1, sizeof(uint64_t));
   b->all = (interval *)malloc((nl + nm + 1) * sizeof(interval));
@@ -324,8 +324,8 @@ static int table_steps(mprof_rank_table *t, build_state *b,
   uint64_t longest_call = 0;
   for (size_t i = 0; i < nc; i++) {
     b->by_start[i] = &calls[i];
-    uint64_t d = calls[i].end > calls[i].start ? calls[i].end - calls[i].start
-                                               : 0;
+    uint64_t d =
+        calls[i].end > calls[i].start ? calls[i].end - calls[i].start : 0;
     longest_call = d > longest_call ? d : longest_call;
   }
   qsort(b->by_start, nc, sizeof *b->by_start, call_start_order);
@@ -510,8 +510,8 @@ enum {
   H_COUNT
 };
 
-int mprof_rank_table_save(const mprof_rank_table *t, void *buf,
-                          size_t capacity, size_t *size) {
+int mprof_rank_table_save(const mprof_rank_table *t, void *buf, size_t capacity,
+                          size_t *size) {
   if (!t || !size)
     return mprof__error_set(MPROF_EINVAL, "mprof_rank_table_save: NULL "
                                           "argument");
@@ -527,9 +527,9 @@ int mprof_rank_table_save(const mprof_rank_table *t, void *buf,
                             "mprof_rank_table_save: %zu bytes needed, %zu "
                             "given",
                             need, capacity);
-  uint64_t h[H_COUNT] = {t->path,         t->host,         (uint64_t)t->rank,
-                         t->source,       t->launches,     t->step_count,
-                         t->kernel_count, t->cell_count,   t->strings_size};
+  uint64_t h[H_COUNT] = {t->path,         t->host,       (uint64_t)t->rank,
+                         t->source,       t->launches,   t->step_count,
+                         t->kernel_count, t->cell_count, t->strings_size};
   unsigned char *p = (unsigned char *)buf;
   memcpy(p, table_magic, sizeof table_magic);
   p += sizeof table_magic;
@@ -588,12 +588,12 @@ int mprof_rank_table_load(mprof_rank_table **out, const void *bytes,
   t->kernel_count = h[H_KERNELS];
   t->cell_count = h[H_CELLS];
   t->strings_size = h[H_STRINGS];
-  t->steps = (mprof__rank_step *)malloc(
-      (t->step_count ? t->step_count : 1) * sizeof *t->steps);
+  t->steps = (mprof__rank_step *)malloc((t->step_count ? t->step_count : 1) *
+                                        sizeof *t->steps);
   t->kernels = (mprof__rank_kernel *)malloc(
       (t->kernel_count ? t->kernel_count : 1) * sizeof *t->kernels);
-  t->cells = (mprof__rank_cell *)malloc(
-      (t->cell_count ? t->cell_count : 1) * sizeof *t->cells);
+  t->cells = (mprof__rank_cell *)malloc((t->cell_count ? t->cell_count : 1) *
+                                        sizeof *t->cells);
   t->strings = (char *)malloc(t->strings_size ? t->strings_size : 1);
   if (!t->steps || !t->kernels || !t->cells || !t->strings) {
     mprof_rank_table_free(t);

@@ -98,7 +98,8 @@ const mprof_straggler *mprof_ranks_straggler(const mprof_ranks *r, size_t i) {
 
 /* A string the result owns; NULL when out of memory. */
 static const char *own_text(mprof_ranks *r, const char *text) {
-  char **grown = (char **)realloc(r->texts, (r->text_count + 1) * sizeof *grown);
+  char **grown =
+      (char **)realloc(r->texts, (r->text_count + 1) * sizeof *grown);
   if (!grown)
     return NULL;
   r->texts = grown;
@@ -296,10 +297,9 @@ static int summarize(mprof_ranks *r, mprof_straggler *g) {
   if (g->idle_ns > g->median_idle_ns + (g->score_ns - g->median_score_ns) / 2 &&
       n < sizeof text) {
     mprof_format_duration(a, sizeof a, (double)g->idle_ns);
-    n += (size_t)snprintf(text + n, sizeof text - n,
-                          "%s the GPU was idle %s, the host %s",
-                          g->kernel ? "; " : ": ", a,
-                          *g->idle_cause ? "in " : "in no CUDA call");
+    n += (size_t)snprintf(
+        text + n, sizeof text - n, "%s the GPU was idle %s, the host %s",
+        g->kernel ? "; " : ": ", a, *g->idle_cause ? "in " : "in no CUDA call");
     if (*g->idle_cause && n < sizeof text)
       n += (size_t)snprintf(text + n, sizeof text - n, "%s", g->idle_cause);
   }
@@ -442,15 +442,14 @@ int mprof_ranks_build(mprof_ranks **out, const mprof_rank_table *const *tables,
   for (size_t i = 0; !rc && i < count; i++) {
     size_t size;
     void *bytes = NULL;
-    rc = tables[i] ? mprof_rank_table_save(tables[i], NULL, 0, &size)
-                   : mprof__error_set(MPROF_EINVAL,
-                                      "mprof_ranks_build: table %zu is NULL",
-                                      i);
+    rc = tables[i]
+             ? mprof_rank_table_save(tables[i], NULL, 0, &size)
+             : mprof__error_set(MPROF_EINVAL,
+                                "mprof_ranks_build: table %zu is NULL", i);
     if (!rc)
-      rc = (bytes = malloc(size)) ? mprof_rank_table_save(tables[i], bytes,
-                                                          size, &size)
-                                  : mprof__error_set(MPROF_ENOMEM,
-                                                     "out of memory");
+      rc = (bytes = malloc(size))
+               ? mprof_rank_table_save(tables[i], bytes, size, &size)
+               : mprof__error_set(MPROF_ENOMEM, "out of memory");
     if (!rc)
       rc = mprof_rank_table_load(&r->copies[i], bytes, size);
     free(bytes);

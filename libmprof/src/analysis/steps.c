@@ -47,8 +47,8 @@ static int corr_order(const void *a, const void *b) {
 
 int mprof__call_index_build(mprof__call_index *idx, const mprof_trace *trace) {
   idx->calls = mprof_trace_api_calls(trace, &idx->count);
-  idx->keys = (call_key *)malloc((idx->count ? idx->count : 1) *
-                                 sizeof *idx->keys);
+  idx->keys =
+      (call_key *)malloc((idx->count ? idx->count : 1) * sizeof *idx->keys);
   if (!idx->keys)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
   for (size_t i = 0; i < idx->count; i++)
@@ -163,7 +163,8 @@ int mprof__steps_from_pattern(mprof__step **out, size_t *count,
       uint64_t end = s[k].start;
       for (size_t i = k * p; i < nl; i++) {
         const mprof_launch_record *l = &launches[order[i].launch];
-        const mprof_api_call_record *lc = mprof__call_of(idx, l->correlation_id);
+        const mprof_api_call_record *lc =
+            mprof__call_of(idx, l->correlation_id);
         uint64_t e = lc ? lc->end : l->end;
         end = e > end ? e : end;
       }

@@ -255,7 +255,8 @@ static void kw_memops(kineto_writer *w, const mprof_trace *trace) {
 
 /* The calls, and a flow from each to the kernel or copy it issued. */
 static void kw_calls(kineto_writer *w, const mprof_diagnosis *diag,
-                     const unsigned char *selected, const mprof__call_index *idx) {
+                     const unsigned char *selected,
+                     const mprof__call_index *idx) {
   const mprof_join *join = mprof_diagnosis_join(diag);
   const mprof_trace *trace = mprof_join_trace(join);
   for (size_t i = 0; i < idx->count; i++) {

@@ -59,8 +59,7 @@ static void rank_fields(mprof__fields *o, const void *ctx, size_t i) {
   mprof__fields_u64(o, "straggler", r->straggler);
   ranks_ctx steps = *c;
   steps.rank = i;
-  mprof__report_records(o, "step", "steps", r->step_count, step_fields,
-                        &steps);
+  mprof__report_records(o, "step", "steps", r->step_count, step_fields, &steps);
 }
 
 static void stall_fields(mprof__fields *o, const void *ctx, size_t i) {
@@ -170,9 +169,8 @@ static char heat_mark(const mprof_ranks *ranks, size_t rank, size_t step) {
       break;
     }
   }
-  double excess = median ? ((double)s->score_ns - (double)median) /
-                               (double)median
-                         : 0.0;
+  double excess =
+      median ? ((double)s->score_ns - (double)median) / (double)median : 0.0;
   return excess > 1.0 ? '#' : excess > 0.25 ? '*' : excess > 0.05 ? '+' : '.';
 }
 
@@ -213,9 +211,9 @@ static void text_ranks(FILE *f, const mprof_ranks *ranks, size_t max_ranks,
       mprof_format_percent(overlap, sizeof overlap, r->overlap_share);
     else
       snprintf(overlap, sizeof overlap, "-");
-    fprintf(f, "%s%6s%s %6zu %10s %10s %10s %8s  ",
-            r->straggler ? st->red : "", name, r->straggler ? st->reset : "",
-            r->step_count, busy, idle, comm, overlap);
+    fprintf(f, "%s%6s%s %6zu %10s %10s %10s %8s  ", r->straggler ? st->red : "",
+            name, r->straggler ? st->reset : "", r->step_count, busy, idle,
+            comm, overlap);
     for (size_t s = 0; s < r->step_count && s < 60; s++)
       fputc(heat_mark(ranks, i, s), f);
     if (r->step_count > 60)

@@ -353,13 +353,14 @@ static double pc_weight(uint32_t p, uint32_t n) {
 
 /* ---- training steps (version 6) ------------------------------------------ */
 
-#define STEP_NCCL_NS 40000   /* the all-reduce that closes a step */
-#define STEP_IDLE_NS 30000   /* GPU idle between steps, host in no call */
-#define STEP_CALL_LEAD 1200  /* a launch's call starts this long before it */
-#define STEP_CALL_NS 1000    /* and lasts this long */
-#define STEP_MAIN_THREAD 1   /* the step ranges and the NCCL launches */
+#define STEP_NCCL_NS 40000     /* the all-reduce that closes a step */
+#define STEP_IDLE_NS 30000     /* GPU idle between steps, host in no call */
+#define STEP_CALL_LEAD 1200    /* a launch's call starts this long before it */
+#define STEP_CALL_NS 1000      /* and lasts this long */
+#define STEP_MAIN_THREAD 1     /* the step ranges and the NCCL launches */
 #define STEP_STREAM_THREAD 100 /* + the stream: its launches' calls */
-static const char nccl_kernel_name[] = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+static const char nccl_kernel_name[] =
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
 
 typedef struct step_launch {
   uint32_t kernel;
@@ -382,14 +383,11 @@ static int put_call(mprof_writer *w, uint64_t start, uint32_t correlation,
 /* The launches of every stream in opts->steps steps (see synth.h). Every
  * launch is drawn first, in stream order, so that each step can start on
  * every stream once the slowest stream finished the step before. */
-static int write_step_launches(mprof_writer *w,
-                               const mprof_synth_options *opts,
-                               const synth_kernel *kernels,
-                               const uint32_t *device_index,
-                               uint32_t shape_index[16][64],
-                               const uint32_t *nccl_shape,
-                               double kernel_time[16][64], uint64_t *rng,
-                               uint64_t *trng) {
+static int
+write_step_launches(mprof_writer *w, const mprof_synth_options *opts,
+                    const synth_kernel *kernels, const uint32_t *device_index,
+                    uint32_t shape_index[16][64], const uint32_t *nccl_shape,
+                    double kernel_time[16][64], uint64_t *rng, uint64_t *trng) {
   uint32_t total_streams = opts->streams * opts->devices;
   uint64_t per_stream = opts->launches / total_streams;
   uint64_t per_step = per_stream / opts->steps;
@@ -415,8 +413,8 @@ static int write_step_launches(mprof_writer *w,
     uint32_t d = s / opts->streams;
     step_launch *sl = drawn + (size_t)s * per_stream;
     for (uint64_t i = 0; i < per_stream; i++) {
-      uint64_t step = i / per_step < opts->steps ? i / per_step
-                                                 : opts->steps - 1;
+      uint64_t step =
+          i / per_step < opts->steps ? i / per_step : opts->steps - 1;
       uint32_t k = i < per_step || i >= per_step * opts->steps
                        ? (uint32_t)(next_random(rng) % opts->kernels)
                        : sl[i % per_step].kernel;
@@ -575,9 +573,9 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
                             "synth: spans must be at most 100000000, span "
                             "warps 0..32, span SMs 0..132 and the imbalance "
                             "0..100");
-  if (opts->steps && (opts->spans || opts->steps > 1000000 ||
-                      opts->slow_step > opts->steps ||
-                      (opts->step_flags & ~MPROF_SYNTH_STEPS_UNMARKED)))
+  if (opts->steps &&
+      (opts->spans || opts->steps > 1000000 || opts->slow_step > opts->steps ||
+       (opts->step_flags & ~MPROF_SYNTH_STEPS_UNMARKED)))
     return mprof__error_set(MPROF_EINVAL,
                             "synth: steps must be 1..1000000, the slow step "
                             "one of them, and steps go without spans");
