@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,8 +304,11 @@ static int summarize(mprof_ranks *r, mprof_straggler *g) {
     if (*g->idle_cause && n < sizeof text)
       n += (size_t)snprintf(text + n, sizeof text - n, "%s", g->idle_cause);
   }
-  if (g->change && g->change->stall_change_count && n < sizeof text) {
-    const mprof_stall_change *s = mprof_kernel_change_stall(g->change, 0);
+  const mprof_stall_change *s = g->change && g->change->stall_change_count
+                                    ? mprof_kernel_change_stall(g->change, 0)
+                                    : NULL;
+  if (s && fabs(s->candidate_share - s->base_share) >= 0.05 &&
+      n < sizeof text) {
     n += (size_t)snprintf(text + n, sizeof text - n,
                           "; over the trace its mean per launch changed %+.0f%%"
                           " and %s stalls went from %.0f%% to %.0f%%",
