@@ -135,6 +135,7 @@ typedef struct build_state {
   uint64_t *first_start, *last_end;
   interval *all, *comm, *comp;
   const mprof_api_call_record **by_start;
+  void *segments; /* call_segment, one per call at most */
   uint64_t *keys;
   name_key *names;
   size_t pool_capacity;
@@ -151,6 +152,7 @@ static void build_state_free(build_state *b) {
   free(b->comm);
   free(b->comp);
   free(b->by_start);
+  free(b->segments);
   free(b->keys);
   free(b->names);
 }
@@ -207,48 +209,47 @@ static void assign_steps(build_state *b, const mprof_trace *trace) {
   }
 }
 
-/* Charge idle gaps [a, b) to the host calls in progress: each instant to
- * one call (the earliest started), the rest to "no call" (pool offset 0).
- * @p causes accumulates (pool offset, ns) pairs. */
+/* The host's calls as disjoint segments in time order, each instant
+ * given to the call in progress that was entered first (pool offset of its
+ * name): built once, so that charging idle gaps costs one pass. */
+typedef struct call_segment {
+  uint64_t start, end;
+  uint64_t name;
+} call_segment;
+
 typedef struct cause {
   uint64_t name;
   uint64_t ns;
 } cause;
 
-static void charge_idle(const mprof_rank_table *t, const build_state *b,
-                        size_t call_count, uint64_t longest_call, uint64_t a,
-                        uint64_t e, cause *causes, size_t *cause_count,
-                        size_t cause_max, const uint64_t *call_names) {
-  uint64_t from = a > longest_call ? a - longest_call : 0, covered_to = a;
-  size_t at;
-  MPROF__LOWER_BOUND(at, call_count, mid, b->by_start[mid]->start < from);
-  uint64_t no_call = 0;
-  for (size_t i = at; i < call_count && b->by_start[i]->start < e; i++) {
-    const mprof_api_call_record *c = b->by_start[i];
-    uint64_t s = c->start > covered_to ? c->start : covered_to;
-    uint64_t f = c->end < e ? c->end : e;
-    if (f <= s)
-      continue;
-    no_call += s - covered_to;
-    covered_to = f;
-    uint64_t name = call_names[c - b->calls.calls];
-    size_t k = 0;
-    while (k < *cause_count && causes[k].name != name)
-      k++;
-    if (k == *cause_count && k < cause_max)
-      causes[(*cause_count)++] = (cause){name, 0};
-    if (k < *cause_count)
-      causes[k].ns += f - s;
-  }
-  no_call += e - covered_to;
+static void add_cause(cause *causes, size_t *count, size_t max, uint64_t name,
+                      uint64_t ns) {
   size_t k = 0;
-  while (k < *cause_count && causes[k].name != 0)
+  while (k < *count && causes[k].name != name)
     k++;
-  if (k == *cause_count && k < cause_max)
-    causes[(*cause_count)++] = (cause){0, 0};
-  if (k < *cause_count)
-    causes[k].ns += no_call;
-  (void)t;
+  if (k == *count && k < max)
+    causes[(*count)++] = (cause){name, 0};
+  if (k < *count)
+    causes[k].ns += ns;
+}
+
+/* Charge the idle gap [a, e) to the call segments in it, the rest to "no
+ * call" (pool offset 0); *at moves forward (gaps come in time order). */
+static void charge_idle(const call_segment *seg, size_t n, size_t *at,
+                        uint64_t a, uint64_t e, cause *causes,
+                        size_t *cause_count, size_t cause_max) {
+  while (*at < n && seg[*at].end <= a)
+    (*at)++;
+  uint64_t in_calls = 0;
+  for (size_t i = *at; i < n && seg[i].start < e; i++) {
+    uint64_t s = seg[i].start > a ? seg[i].start : a;
+    uint64_t f = seg[i].end < e ? seg[i].end : e;
+    if (f > s) {
+      add_cause(causes, cause_count, cause_max, seg[i].name, f - s);
+      in_calls += f - s;
+    }
+  }
+  add_cause(causes, cause_count, cause_max, 0, e - a - in_calls);
 }
 
 #define CAUSES_MAX 32
@@ -274,10 +275,11 @@ static int table_steps(mprof_rank_table *t, build_state *b,
   b->by_start = (const mprof_api_call_record **)malloc((nc ? nc : 1) *
                                                        sizeof *b->by_start);
   b->keys = (uint64_t *)malloc((nl ? nl : 1) * sizeof(uint64_t));
+  b->segments = malloc((nc ? nc : 1) * sizeof(call_segment));
   uint64_t *call_names = (uint64_t *)calloc(nc ? nc : 1, sizeof(uint64_t));
   if (!t->steps || !b->launch_step || !b->first_start || !b->last_end ||
       !b->all || !b->comm || !b->comp || !b->by_start || !b->keys ||
-      !call_names) {
+      !b->segments || !call_names) {
     free(call_names);
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
   }
@@ -321,13 +323,8 @@ static int table_steps(mprof_rank_table *t, build_state *b,
 
   /* The calls by start, for the idle time's causes. */
   const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &nc);
-  uint64_t longest_call = 0;
-  for (size_t i = 0; i < nc; i++) {
+  for (size_t i = 0; i < nc; i++)
     b->by_start[i] = &calls[i];
-    uint64_t d =
-        calls[i].end > calls[i].start ? calls[i].end - calls[i].start : 0;
-    longest_call = d > longest_call ? d : longest_call;
-  }
   qsort(b->by_start, nc, sizeof *b->by_start, call_start_order);
   /* Call names into the pool once per distinct string ref (calls share a
    * handful of names). */
@@ -354,9 +351,24 @@ static int table_steps(mprof_rank_table *t, build_state *b,
     }
   }
 
+  /* The calls as disjoint segments, in place of by_start's pointers'
+   * order (segments never outnumber calls). */
+  call_segment *seg = (call_segment *)b->segments;
+  size_t segments = 0;
+  uint64_t covered_to = 0;
+  for (size_t i = 0; i < nc; i++) {
+    const mprof_api_call_record *c = b->by_start[i];
+    uint64_t s = c->start > covered_to ? c->start : covered_to;
+    if (c->end <= s)
+      continue;
+    seg[segments++] = (call_segment){s, c->end, call_names[c - calls]};
+    covered_to = c->end;
+  }
+
   /* Windows: from a step's first kernel to the next step's first kernel
    * (the last: to its last kernel's end). */
-  size_t at_all = 0, at_comm = 0, at_comp = 0;
+  size_t at_all = 0, at_comm = 0, at_comp = 0, at_seg = 0;
+  uint64_t last_a = 0;
   for (size_t s = 0; s < b->step_count; s++) {
     mprof__rank_step *row = &t->steps[s];
     if (b->first_start[s] == UINT64_MAX)
@@ -368,6 +380,9 @@ static int table_steps(mprof_rank_table *t, build_state *b,
         break;
       }
     row->window = e - a;
+    if (a < last_a) /* steps whose GPU work came out of order */
+      at_all = at_comm = at_comp = at_seg = 0;
+    last_a = a;
     size_t from_all = at_all;
     row->busy = covered(b->all, n_all, &at_all, a, e);
     row->comm = covered(b->comm, n_comm, &at_comm, a, e);
@@ -384,13 +399,13 @@ static int table_steps(mprof_rank_table *t, build_state *b,
       if (b->all[i].end <= cursor)
         continue;
       if (b->all[i].start > cursor)
-        charge_idle(t, b, nc, longest_call, cursor, b->all[i].start, causes,
-                    &cause_count, CAUSES_MAX, call_names);
+        charge_idle(seg, segments, &at_seg, cursor, b->all[i].start, causes,
+                    &cause_count, CAUSES_MAX);
       cursor = b->all[i].end;
     }
     if (cursor < e)
-      charge_idle(t, b, nc, longest_call, cursor, e, causes, &cause_count,
-                  CAUSES_MAX, call_names);
+      charge_idle(seg, segments, &at_seg, cursor, e, causes, &cause_count,
+                  CAUSES_MAX);
     for (size_t k = 0; k < cause_count; k++)
       if (causes[k].ns > row->cause_ns ||
           (causes[k].ns == row->cause_ns && causes[k].name < row->cause)) {
