@@ -5,7 +5,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,17 +275,28 @@ static int diff_straggler(mprof_ranks *r, size_t index) {
   return MPROF_OK;
 }
 
+/* "rank 3", or the trace's file name for a trace without a rank. */
+static void rank_label(char *out, size_t size, int64_t rank, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (rank >= 0)
+    snprintf(out, size, "rank %lld", (long long)rank);
+  else
+    snprintf(out, size, "%s", slash ? slash + 1 : path);
+}
+
 static int summarize(mprof_ranks *r, mprof_straggler *g) {
-  char text[1024], a[32], b[32];
+  char text[1024], a[32], b[32], slow[96], median[96];
   size_t n = 0;
+  rank_label(slow, sizeof slow, g->rank, r->ranks[g->rank_index].path);
+  rank_label(median, sizeof median, g->median_rank,
+             r->ranks[g->median_index].path);
   mprof_format_duration(a, sizeof a, (double)g->score_ns);
   mprof_format_duration(b, sizeof b, (double)g->median_score_ns);
   n += (size_t)snprintf(text + n, sizeof text - n,
-                        "rank %lld is %.0f%% slower than the median rank %lld "
-                        "in step %llu (%s of its own work against %s)",
-                        (long long)g->rank, 100.0 * g->excess,
-                        (long long)g->median_rank, (unsigned long long)g->step,
-                        a, b);
+                        "%s is %.0f%% slower than the median, %s, in step %llu "
+                        "(%s of its own work against %s)",
+                        slow, 100.0 * g->excess, median,
+                        (unsigned long long)g->step, a, b);
   if (g->kernel && n < sizeof text) {
     char name[128];
     mprof_name_short(name, sizeof name, g->kernel);
@@ -298,22 +308,32 @@ static int summarize(mprof_ranks *r, mprof_straggler *g) {
   if (g->idle_ns > g->median_idle_ns + (g->score_ns - g->median_score_ns) / 2 &&
       n < sizeof text) {
     mprof_format_duration(a, sizeof a, (double)g->idle_ns);
-    n += (size_t)snprintf(
-        text + n, sizeof text - n, "%s the GPU was idle %s, the host %s",
-        g->kernel ? "; " : ": ", a, *g->idle_cause ? "in " : "in no CUDA call");
-    if (*g->idle_cause && n < sizeof text)
-      n += (size_t)snprintf(text + n, sizeof text - n, "%s", g->idle_cause);
-  }
-  const mprof_stall_change *s = g->change && g->change->stall_change_count
-                                    ? mprof_kernel_change_stall(g->change, 0)
-                                    : NULL;
-  if (s && fabs(s->candidate_share - s->base_share) >= 0.05 &&
-      n < sizeof text) {
     n += (size_t)snprintf(text + n, sizeof text - n,
-                          "; over the trace its mean per launch changed %+.0f%%"
-                          " and %s stalls went from %.0f%% to %.0f%%",
-                          100.0 * g->change->mean_change, s->reason,
-                          100.0 * s->base_share, 100.0 * s->candidate_share);
+                          "%sthe GPU was idle %s while the host was in %s",
+                          g->kernel ? "; " : ": ", a,
+                          *g->idle_cause ? g->idle_cause
+                                         : "no recorded CUDA call");
+  }
+  if (g->change && n < sizeof text) {
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "; over the whole trace its mean per launch changed "
+                          "%+.0f%% (%s)",
+                          100.0 * g->change->mean_change,
+                          g->change->significant ? "outside the noise"
+                                                 : "within the noise");
+    /* The stall reason that grew most. */
+    const mprof_stall_change *s = NULL;
+    for (size_t k = 0; k < g->change->stall_change_count; k++) {
+      const mprof_stall_change *c = mprof_kernel_change_stall(g->change, k);
+      if (!s || c->candidate_share - c->base_share >
+                    s->candidate_share - s->base_share)
+        s = c;
+    }
+    if (s && s->candidate_share - s->base_share >= 0.05 && n < sizeof text)
+      n += (size_t)snprintf(text + n, sizeof text - n,
+                            " and its %s stalls went from %.0f%% to %.0f%%",
+                            s->reason, 100.0 * s->base_share,
+                            100.0 * s->candidate_share);
   }
   if (n < sizeof text)
     snprintf(text + n, sizeof text - n, ".");
