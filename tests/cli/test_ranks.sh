@@ -97,6 +97,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["ranks"]:
     assert r["step_source"] == "pattern" and r["step_count"] == 10, r
+    # One stream: each launch's cudaLaunchKernel call (1 us) lies in the
+    # idle gap before it, so a step's window (to the next step's first
+    # launch) holds 401 of them, the last step's 400.
+    calls = [st["idle_in_calls_ns"] for st in r["steps"]]
+    assert calls == [401000] * 9 + [400000], calls
 s = d["stragglers"]
 assert len(s) == 1 and s[0]["rank"] == 3 and s[0]["step"] == 4, s
 assert s[0]["kernel"]["short_name"].startswith("gemm_tiled"), s

@@ -59,6 +59,9 @@ typedef struct mprof_rank_step {
   const char *idle_cause;
   uint64_t idle_cause_ns;
   uint64_t launches; /**< kernel launches issued in the step */
+  /** Of idle_ns, the time the host was in any recorded CUDA call (the
+   * rest: in none). */
+  uint64_t idle_in_calls_ns;
   /** What the straggler search ranks: compute_ns, plus idle_ns when any
    * rank has collectives (a rank that waits on another waits inside its
    * collective, so its own idle time is its own delay). */

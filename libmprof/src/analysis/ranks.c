@@ -407,6 +407,8 @@ static int table_steps(mprof_rank_table *t, build_state *b,
       charge_idle(seg, segments, &at_seg, cursor, e, causes, &cause_count,
                   CAUSES_MAX);
     for (size_t k = 0; k < cause_count; k++)
+      row->idle_in_calls += causes[k].name ? causes[k].ns : 0;
+    for (size_t k = 0; k < cause_count; k++)
       if (causes[k].ns > row->cause_ns ||
           (causes[k].ns == row->cause_ns && causes[k].name < row->cause)) {
         row->cause = causes[k].name;
@@ -511,7 +513,7 @@ int mprof_rank_table_build(mprof_rank_table **out, const mprof_trace *trace) {
 
 /* Header: magic, then these u64 fields, then the step, kernel and cell
  * arrays and the string pool, all of u64 fields in the machine's order. */
-static const char table_magic[8] = {'M', 'P', 'R', 'A', 'N', 'K', 'S', '1'};
+static const char table_magic[8] = {'M', 'P', 'R', 'A', 'N', 'K', 'S', '2'};
 enum {
   H_PATH,
   H_HOST,
@@ -628,7 +630,8 @@ int mprof_rank_table_load(mprof_rank_table **out, const void *bytes,
            t->path < t->strings_size && t->host < t->strings_size;
   for (size_t i = 0; ok && i < t->step_count; i++)
     ok = t->steps[i].cause < t->strings_size &&
-         t->steps[i].idle <= t->steps[i].window;
+         t->steps[i].idle <= t->steps[i].window &&
+         t->steps[i].idle_in_calls <= t->steps[i].idle;
   for (size_t i = 0; ok && i < t->kernel_count; i++)
     ok = t->kernels[i].name < t->strings_size &&
          t->kernels[i].mangled < t->strings_size;

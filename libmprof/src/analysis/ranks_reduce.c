@@ -162,6 +162,7 @@ static int fill_rank(mprof_ranks *r, size_t i, int any_comm) {
     out->idle_ns = row->idle;
     out->idle_cause = mprof__rank_table_string(t, row->cause);
     out->idle_cause_ns = row->cause_ns;
+    out->idle_in_calls_ns = row->idle_in_calls;
     out->launches = row->launches;
     out->score_ns = row->compute + (any_comm ? row->idle : 0);
     info->window_ns += row->window;

@@ -35,6 +35,7 @@ static void step_fields(mprof__fields *o, const void *ctx, size_t i) {
   mprof__fields_u64(o, "idle_ns", s->idle_ns);
   mprof__fields_str(o, "idle_cause", s->idle_cause);
   mprof__fields_u64(o, "idle_cause_ns", s->idle_cause_ns);
+  mprof__fields_u64(o, "idle_in_calls_ns", s->idle_in_calls_ns);
   mprof__fields_u64(o, "launches", s->launches);
   mprof__fields_u64(o, "score_ns", s->score_ns);
 }
