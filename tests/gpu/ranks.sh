@@ -2,9 +2,10 @@
 # mprof ranks on a real multi-process run: torchrun starts 2 ranks of
 # tests/gpu/ranks_train.py on one GPU (gloo), each recorded by `mprof record
 # -o OUTDIR/run/%q{RANK}.mprof`; rank 1 does extra GPU work (matrix
-# products) in step 3. `mprof ranks` must name rank 1 as the only
-# straggler, step 3, and a kernel whose time in that step is more than
-# twice the median rank's; every rank has its 8 NVTX steps. When Python
+# products) in step 3. `mprof ranks` must name rank 1 as the first
+# straggler (the largest excess), step 3, and a kernel whose time in that
+# step is more than twice the median rank's; every rank has its 8 NVTX
+# steps. When Python
 # has dask and distributed, mprof.ranks() on a LocalCluster must give the
 # same JSON as the CLI.
 #
@@ -81,8 +82,12 @@ for r in d["ranks"]:
         bad.append(f"rank {r['rank']}: {r['step_count']} steps from "
                    f"{r['step_source']}, expected {steps} NVTX steps")
 s = d["stragglers"]
-if [g["rank"] for g in s] != [slow_rank]:
-    bad.append(f"stragglers {[g['rank'] for g in s]}, expected [{slow_rank}]")
+# The planted straggler must come first (the largest excess); a second
+# rank slower than the median in some step by noise on a shared GPU is
+# reported, not failed.
+if not s or s[0]["rank"] != slow_rank:
+    bad.append(f"stragglers {[g['rank'] for g in s]}, expected rank "
+               f"{slow_rank} first")
 elif s[0]["step"] != slow_step:
     bad.append(f"rank {slow_rank}'s slow step is {s[0]['step']}, expected {slow_step}")
 elif not s[0]["kernel"].get("name"):
@@ -94,6 +99,9 @@ elif s[0]["kernel"]["kernel_ns"] <= 2 * s[0]["kernel"]["median_kernel_ns"]:
 else:
     print(f"straggler: rank {s[0]['rank']}, step {s[0]['step']}, "
           f"{s[0]['kernel']['short_name']}: {s[0]['summary']}")
+    for g in s[1:]:
+        print(f"also: rank {g['rank']} in step {g['step']}, "
+              f"{100 * g['excess']:.0f}% above the median (noise?)")
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

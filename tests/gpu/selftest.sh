@@ -499,9 +499,9 @@ ranks)
   export RANKS_NO_GPU_CHECK=1
   RANKS_TRACES=$t/ranks-good run good pass "" ranks.sh "$o" "$real_build"
   RANKS_TRACES=$t/ranks-none PYTHON=false run none fail \
-    "stragglers \[\], expected \[1\]" ranks.sh "$o" "$real_build"
+    "stragglers \[\], expected rank 1 first" ranks.sh "$o" "$real_build"
   RANKS_TRACES=$t/ranks-rank0 PYTHON=false run rank0 fail \
-    "stragglers \[0\], expected \[1\]" ranks.sh "$o" "$real_build"
+    "stragglers \[0\], expected rank 1 first" ranks.sh "$o" "$real_build"
   RANKS_TRACES=$t/ranks-step5 PYTHON=false run step5 fail \
     "slow step is 5, expected 3" ranks.sh "$o" "$real_build"
   unset RANKS_NO_GPU_CHECK
