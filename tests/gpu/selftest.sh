@@ -10,8 +10,8 @@
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
 #              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets,
-#              validate, validate_source, suite, capture_window or
-#              source_lines
+#              validate, validate_source, suite, capture_window,
+#              source_lines or ranks
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -501,6 +501,38 @@ source_lines)
   checker 1 "FAIL  lines_inline: lines_math.cuh:8 has no embedded code \('unknown'\)" \
     --headers '\.cuh$' "$lines/bare.json"
   checker 2 "check_lines: " --headers '(' "$lines/good.json"
+  ;;
+ranks)
+  # ranks.sh's checks on two synthetic ranks of 8 NVTX steps (the traces
+  # torchrun would leave, 0.mprof and 1.mprof): rank 1 slowed in step 3
+  # passes (with the Python check when dask.distributed is here); no
+  # straggler, the wrong rank or the wrong step fails and says so.
+  t=$STANDIN_TRACES
+  ranks_job() { # DIR SLOW_RANK SLOW_STEP (SLOW_RANK -1: none)
+    mkdir -p "$1"
+    for r in 0 1; do
+      slow=""
+      [ "$r" = "$2" ] && slow="--slowdown 1000 --slow-kernel 0 --slow-step $3"
+      # shellcheck disable=SC2086
+      "$mprof" synth -o "$1/$r.mprof" --launches 1600 --steps 8 --seed 5 \
+        --timing-seed $((r + 1)) --meta rank=$r $slow >/dev/null ||
+        fail "synth of rank $r failed"
+    done
+  }
+  ranks_job "$t/ranks-good" 1 3
+  ranks_job "$t/ranks-none" -1 0
+  ranks_job "$t/ranks-rank0" 0 3
+  ranks_job "$t/ranks-step5" 1 5
+  o=$tmp/out
+  export RANKS_NO_GPU_CHECK=1
+  RANKS_TRACES=$t/ranks-good run good pass "" ranks.sh "$o" "$real_build"
+  RANKS_TRACES=$t/ranks-none PYTHON=false run none fail \
+    "stragglers \[\], expected rank 1 first" ranks.sh "$o" "$real_build"
+  RANKS_TRACES=$t/ranks-rank0 PYTHON=false run rank0 fail \
+    "stragglers \[0\], expected rank 1 first" ranks.sh "$o" "$real_build"
+  RANKS_TRACES=$t/ranks-step5 PYTHON=false run step5 fail \
+    "slow step is 5, expected 3" ranks.sh "$o" "$real_build"
+  unset RANKS_NO_GPU_CHECK
   ;;
 *)
   echo "selftest: no check '$check'" >&2
