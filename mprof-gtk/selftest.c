@@ -200,6 +200,33 @@ static gboolean ping(gpointer data) {
   return G_SOURCE_CONTINUE;
 }
 
+/* Copy tab @p tab as text (win.copy-text) and save what the clipboard
+ * then holds as @p name in the screenshot folder, for the test to compare
+ * with `mprof summary`. */
+static void copy_tab(selftest *t, int tab, const char *name) {
+  show(t, tab);
+  act(t, "win.copy-text");
+  GdkContentProvider *content = gdk_clipboard_get_content(
+      gtk_widget_get_clipboard(GTK_WIDGET(t->window)));
+  GValue value = G_VALUE_INIT;
+  g_value_init(&value, G_TYPE_STRING);
+  gboolean ok =
+      content && gdk_content_provider_get_value(content, &value, NULL);
+  const char *text = ok ? g_value_get_string(&value) : NULL;
+  char *what = g_strdup_printf("the %s copies as text",
+                               mprof_render_tab_title(tab));
+  check(t, text && *text &&
+               g_str_has_prefix(mprof_gtk_window_get_status(t->window),
+                                "Copied the "),
+        what);
+  g_free(what);
+  char *path = g_build_filename(t->dir, name, NULL);
+  if (text)
+    g_file_set_contents(path, text, -1, NULL);
+  g_free(path);
+  g_value_unset(&value);
+}
+
 static gboolean load_tick(gpointer data) {
   selftest *t = data;
   gboolean cancel = strcmp(t->load_mode, "cancel") == 0;
@@ -277,6 +304,14 @@ static gboolean load_tick(gpointer data) {
     }
     if (!shot(t, "loaded"))
       return G_SOURCE_CONTINUE;
+    if (state) {
+      const mprof_render_kernel *k = mprof_render_kernel_at(
+          mprof_gtk_view_state_get_model(state),
+          (size_t)mprof_gtk_view_state_get_view(state)->kernel);
+      printf("selftest: copying kernel %s\n", k ? k->stats->mangled : "-");
+      copy_tab(t, MPROF_RENDER_SUMMARY, "summary.txt");
+      copy_tab(t, MPROF_RENDER_HOTSPOTS, "hotspots.txt");
+    }
   }
   end(t);
   return G_SOURCE_REMOVE;

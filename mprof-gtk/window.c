@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "copy.h"
 #include "open.h"
 #include "timeline.h"
 #include "window.h"
@@ -423,6 +424,7 @@ static void show_model(MprofGtkWindow *self, mprof_render_model *model,
   /* Room for a name: eight tabs would squeeze it to an ellipsis. */
   gtk_widget_set_size_request(self->picker, 200, -1);
   gtk_header_bar_pack_end(GTK_HEADER_BAR(header), self->picker);
+  mprof_gtk_copy_install(self, header);
   if (mprof_render_model_is_demo(model)) {
     GtkWidget *mark = gtk_label_new("synthetic demo");
     gtk_widget_add_css_class(mark, "error");
@@ -481,6 +483,14 @@ MprofGtkWindow *mprof_gtk_window_new_loading(GtkApplication *app,
   self->default_status = g_strdup_printf("Opening %s", path);
   set_status(self, NULL);
   return self;
+}
+
+void mprof_gtk_window_show_status(MprofGtkWindow *self, const char *text) {
+  set_status(self, text);
+}
+
+const char *mprof_gtk_window_get_status(MprofGtkWindow *self) {
+  return gtk_label_get_text(GTK_LABEL(self->status));
 }
 
 const char *mprof_gtk_window_get_page(MprofGtkWindow *self) {

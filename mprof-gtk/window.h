@@ -31,6 +31,10 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
  * button (load.c runs the open on a worker and reports here). */
 MprofGtkWindow *mprof_gtk_window_new_loading(GtkApplication *app,
                                              const char *path);
+/* Say @p text on the status line (until the pointer moves over a view);
+ * what it says now. */
+void mprof_gtk_window_show_status(MprofGtkWindow *self, const char *text);
+const char *mprof_gtk_window_get_status(MprofGtkWindow *self);
 /* The page shown: "loading", "welcome", "error" or a tab's key. */
 const char *mprof_gtk_window_get_page(MprofGtkWindow *self);
 /* TRUE until mprof_gtk_window_finish_loading(). */

@@ -54,6 +54,23 @@ expect "$tmp/wait.log" "the big trace opens" "it opens on the Summary"
 grep -q "^selftest: opened 2000000 launches" "$tmp/wait.log" ||
   fail "the window did not open the 2,000,000 launches"
 not_blank "$tmp/wait/loaded.png"
+# The Summary and the Hotspots copy as text: the Summary as `mprof summary
+# --human --full-names` prints the kernel, the Hotspots every sampled
+# instruction, hottest first, as the summary ranks them.
+expect "$tmp/wait.log" "the Summary copies as text" "the Hotspots copies as text"
+kernel=$(sed -n 's/^selftest: copying kernel //p' "$tmp/wait.log")
+"$mprof" summary "$tmp/big.mprof" --human --full-names --hot 10 --kernel "$kernel" >"$tmp/summary.txt" ||
+  fail "mprof summary --kernel $kernel exited $?"
+cmp -s "$tmp/summary.txt" "$tmp/wait/summary.txt" ||
+  fail "the copied Summary differs from mprof summary: $(diff "$tmp/summary.txt" "$tmp/wait/summary.txt" | head -5)"
+sampled=$(sed -n 's/.*hot instructions (10 of \([0-9]*\) sampled).*/\1/p' "$tmp/summary.txt" | head -1)
+rows=$(grep -c "^[0-9][0-9]*	" "$tmp/wait/hotspots.txt")
+[ -n "$sampled" ] && [ "$rows" -eq "$sampled" ] ||
+  fail "the copied Hotspots has $rows instructions, the summary counts ${sampled:-none}"
+hottest=$(sed -n 's/^│     0x0*\([0-9a-f]*\)  *\([0-9.]*%\).*/\1 \2/p' "$tmp/summary.txt" | head -1)
+first=$(awk -F'	' '$1 == "1" { sub(/^0x0*/, "", $4); print $4, $2 }' "$tmp/wait/hotspots.txt")
+[ -n "$hottest" ] && [ "$first" = "$hottest" ] ||
+  fail "the copied Hotspots starts with '$first', the summary with '$hottest'"
 expect "$tmp/cancel.log" "the loading page has a Cancel button" \
   "Cancel shows the welcome page at once" "the cancelled worker stops at its next step"
 not_blank "$tmp/cancel/cancelled.png"

@@ -349,6 +349,15 @@ typedef struct mprof_render_view {
 char *mprof_render_selection_text(const mprof_render_model *model,
                                   const mprof_render_view *view);
 
+/** What tab @p tab of @p view shows, as text people can paste, or NULL
+ * where it has none: the Summary as `mprof summary --human --full-names`
+ * prints the kernel, the Hotspots as a table of the kernel's sampled
+ * instructions (columns separated by tabs, hottest first, every one), the
+ * Trace's selected range as mprof_render_selection_text(). The caller
+ * frees it. */
+char *mprof_render_tab_text(const mprof_render_model *model,
+                            const mprof_render_view *view, int tab);
+
 /** Activity rows: one per SM, per block or per warp. */
 typedef enum mprof_render_activity_rows {
   MPROF_ACTIVITY_SM = 0,
