@@ -15,9 +15,8 @@ static void copy_text(GSimpleAction *action, GVariant *param, gpointer data) {
   int tab = mprof_gtk_window_get_tab(window);
   if (!state || tab < 0)
     return;
-  char *text =
-      mprof_render_tab_text(mprof_gtk_view_state_get_model(state),
-                            mprof_gtk_view_state_get_view(state), tab);
+  char *text = mprof_render_tab_text(mprof_gtk_view_state_get_model(state),
+                                     mprof_gtk_view_state_get_view(state), tab);
   if (!text) {
     mprof_gtk_window_show_status(
         window, tab == MPROF_RENDER_TRACE

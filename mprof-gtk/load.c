@@ -17,7 +17,7 @@ typedef struct load {
   MprofGtkLoaded done;
   gpointer data;
   GDestroyNotify free_data;
-  gboolean reported; /* done was called (main thread only) */
+  gboolean reported;        /* done was called (main thread only) */
   GtkWidget *cancel_button; /* the window's, while it loads */
   gulong clicked, destroyed;
   /* The worker's result, read on the main thread once it ended. */
@@ -30,8 +30,8 @@ typedef struct load {
   gboolean step_posted;
 } load;
 
-static guint running;     /* main thread only */
-static GMutex hold_lock;  /* guards hold and wakes held workers */
+static guint running;    /* main thread only */
+static GMutex hold_lock; /* guards hold and wakes held workers */
 static GCond hold_cond;
 static gboolean hold;
 
@@ -101,8 +101,8 @@ static int on_step(void *data, double done, const char *step) {
   l->step_posted = TRUE;
   g_mutex_unlock(&l->lock);
   if (post)
-    g_idle_add_full(G_PRIORITY_DEFAULT, show_step,
-                    g_atomic_rc_box_acquire(l), load_release);
+    g_idle_add_full(G_PRIORITY_DEFAULT, show_step, g_atomic_rc_box_acquire(l),
+                    load_release);
   if (done >= 0.9) { /* the self-test's hold, before the layout */
     g_mutex_lock(&hold_lock);
     while (hold && !g_cancellable_is_cancelled(l->cancellable))
@@ -178,12 +178,10 @@ void mprof_gtk_load_start(MprofGtkWindow *window, const char *const *paths,
   if (cancel)
     l->clicked = g_signal_connect(cancel, "clicked", G_CALLBACK(on_cancel), l);
   l->cancel_button = cancel;
-  l->destroyed =
-      g_signal_connect(window, "destroy", G_CALLBACK(on_destroy), l);
+  l->destroyed = g_signal_connect(window, "destroy", G_CALLBACK(on_destroy), l);
   running++;
   /* The worker holds a reference of its own until finish() ran. */
-  g_thread_unref(
-      g_thread_new("mprof-load", work, g_atomic_rc_box_acquire(l)));
+  g_thread_unref(g_thread_new("mprof-load", work, g_atomic_rc_box_acquire(l)));
   load_release(l);
 }
 

@@ -16,8 +16,8 @@
 G_BEGIN_DECLS
 
 typedef enum {
-  MPROF_GTK_LOADED,      /* the window shows the trace */
-  MPROF_GTK_LOAD_FAILED, /* the window shows the error */
+  MPROF_GTK_LOADED,        /* the window shows the trace */
+  MPROF_GTK_LOAD_FAILED,   /* the window shows the error */
   MPROF_GTK_LOAD_CANCELLED /* Cancel: the welcome page; or the window closed */
 } MprofGtkLoadOutcome;
 

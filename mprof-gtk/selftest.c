@@ -213,11 +213,12 @@ static void copy_tab(selftest *t, int tab, const char *name) {
   gboolean ok =
       content && gdk_content_provider_get_value(content, &value, NULL);
   const char *text = ok ? g_value_get_string(&value) : NULL;
-  char *what = g_strdup_printf("the %s copies as text",
-                               mprof_render_tab_title(tab));
-  check(t, text && *text &&
-               g_str_has_prefix(mprof_gtk_window_get_status(t->window),
-                                "Copied the "),
+  char *what =
+      g_strdup_printf("the %s copies as text", mprof_render_tab_title(tab));
+  check(t,
+        text && *text &&
+            g_str_has_prefix(mprof_gtk_window_get_status(t->window),
+                             "Copied the "),
         what);
   g_free(what);
   char *path = g_build_filename(t->dir, name, NULL);
@@ -275,8 +276,7 @@ static gboolean load_tick(gpointer data) {
     check(t,
           !mprof_gtk_window_is_loading(t->window) &&
               mprof_gtk_window_is_welcome(t->window) &&
-              g_strcmp0(mprof_gtk_window_get_page(t->window), "welcome") ==
-                  0 &&
+              g_strcmp0(mprof_gtk_window_get_page(t->window), "welcome") == 0 &&
               !mprof_gtk_window_get_state(t->window),
           "Cancel shows the welcome page at once");
     return G_SOURCE_CONTINUE;

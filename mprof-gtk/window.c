@@ -513,8 +513,7 @@ void mprof_gtk_window_set_progress(MprofGtkWindow *self, double done,
   gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress), step);
 }
 
-const char *mprof_gtk_window_get_progress(MprofGtkWindow *self,
-                                          double *done) {
+const char *mprof_gtk_window_get_progress(MprofGtkWindow *self, double *done) {
   if (!self->loading)
     return NULL;
   if (done)

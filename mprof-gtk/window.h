@@ -46,8 +46,7 @@ void mprof_gtk_window_set_progress(MprofGtkWindow *self, double done,
                                    const char *step);
 /* The step shown while loading (owned by the window), NULL when not
  * loading; @p done (may be NULL) gets the fraction shown. */
-const char *mprof_gtk_window_get_progress(MprofGtkWindow *self,
-                                          double *done);
+const char *mprof_gtk_window_get_progress(MprofGtkWindow *self, double *done);
 /* The open ended: the views of @p model (taken), or @p error, or with
  * both NULL (cancelled) the welcome page, saying it was cancelled. */
 void mprof_gtk_window_finish_loading(MprofGtkWindow *self,

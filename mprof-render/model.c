@@ -312,8 +312,7 @@ int mprof_render_model_open_set(mprof_render_model **out,
 
 int mprof_render_model_open_progress(mprof_render_model **out,
                                      const char *const *paths, size_t count,
-                                     const char *name,
-                                     const char *sidecar_path,
+                                     const char *name, const char *sidecar_path,
                                      mprof_render_progress progress,
                                      void *user) {
   progress_fn = progress;

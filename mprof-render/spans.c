@@ -720,7 +720,8 @@ static int build_launch_track(const mprof_render_model *m, uint32_t kernel,
     return 0;
   launch_key *keys = (launch_key *)malloc(count * sizeof *keys);
   key_run *runs = (key_run *)malloc((streams ? streams : 1) * sizeof *runs);
-  char *storage = (char *)malloc(count * (sizeof(uint32_t) + 2 * sizeof(int64_t)));
+  char *storage =
+      (char *)malloc(count * (sizeof(uint32_t) + 2 * sizeof(int64_t)));
   if (!keys || !runs || !storage) {
     free(keys);
     free(runs);

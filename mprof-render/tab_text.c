@@ -39,8 +39,8 @@ static char *summary_text(const mprof_render_model *m,
 
 /* Grow @p *text (of @p *size, @p *used written) by a printf. 0, or -1 out
  * of memory (and @p *text freed). */
-static int append(char **text, size_t *size, size_t *used, const char *fmt,
-                  ...) __attribute__((format(printf, 4, 5)));
+static int append(char **text, size_t *size, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 static int append(char **text, size_t *size, size_t *used, const char *fmt,
                   ...) {
   for (;;) {

@@ -255,8 +255,7 @@ int mprof_render_model_open_set(mprof_render_model **out,
  * how much of the work is done before it (@p done, 0 to 1; 1 at the end).
  * Return nonzero to stop the open.
  */
-typedef int (*mprof_render_progress)(void *user, double done,
-                                     const char *step);
+typedef int (*mprof_render_progress)(void *user, double done, const char *step);
 
 /**
  * mprof_render_model_open_set(), calling @p progress (may be NULL) between
@@ -267,8 +266,7 @@ typedef int (*mprof_render_progress)(void *user, double done,
  */
 int mprof_render_model_open_progress(mprof_render_model **out,
                                      const char *const *paths, size_t count,
-                                     const char *name,
-                                     const char *sidecar_path,
+                                     const char *name, const char *sidecar_path,
                                      mprof_render_progress progress,
                                      void *user);
 
