@@ -9,7 +9,10 @@
 #include "load.h"
 
 typedef struct load {
-  MprofGtkWindow *window; /* a reference, until the load is freed */
+  /* Not a reference: a window closed while it loads must go, and its
+   * "destroy" cancels the load. NULL once gone. */
+  MprofGtkWindow *window;
+  GApplication *app; /* held while the worker runs; a reference */
   char **paths;
   size_t count;
   char *name, *sidecar;
@@ -45,7 +48,8 @@ static void load_free(load *l) {
   g_mutex_clear(&l->lock);
   if (l->free_data)
     l->free_data(l->data);
-  g_object_unref(l->window);
+  if (l->app)
+    g_object_unref(l->app);
 }
 
 static void load_release(gpointer data) {
@@ -116,6 +120,8 @@ static int on_step(void *data, double done, const char *step) {
 static gboolean finish(gpointer data) {
   load *l = data;
   running--;
+  if (l->app)
+    g_application_release(l->app);
   /* Cancelled: report() drops the model. */
   mprof_render_model *model = l->model;
   l->model = NULL;
@@ -154,7 +160,9 @@ static void on_destroy(GtkWidget *window, gpointer data) {
   load *l = data;
   g_cancellable_cancel(l->cancellable);
   wake_held();
+  l->cancel_button = NULL; /* gone with the window's other children */
   report(l, MPROF_GTK_LOAD_CANCELLED, NULL, FALSE);
+  l->window = NULL;
 }
 
 void mprof_gtk_load_start(MprofGtkWindow *window, const char *const *paths,
@@ -162,7 +170,7 @@ void mprof_gtk_load_start(MprofGtkWindow *window, const char *const *paths,
                           MprofGtkLoaded done, gpointer data,
                           GDestroyNotify free_data) {
   load *l = g_atomic_rc_box_new0(load);
-  l->window = g_object_ref(window);
+  l->window = window;
   l->paths = g_new0(char *, count + 1);
   for (size_t i = 0; i < count; i++)
     l->paths[i] = g_strdup(paths[i]);
@@ -180,6 +188,13 @@ void mprof_gtk_load_start(MprofGtkWindow *window, const char *const *paths,
   l->cancel_button = cancel;
   l->destroyed = g_signal_connect(window, "destroy", G_CALLBACK(on_destroy), l);
   running++;
+  /* The application stays until the worker ended, even with its window
+   * closed: a cancelled worker stops at its next step. */
+  GtkApplication *app = gtk_window_get_application(GTK_WINDOW(window));
+  if (app) {
+    l->app = G_APPLICATION(g_object_ref(app));
+    g_application_hold(l->app);
+  }
   /* The worker holds a reference of its own until finish() ran. */
   g_thread_unref(g_thread_new("mprof-load", work, g_atomic_rc_box_acquire(l)));
   load_release(l);

@@ -22,7 +22,8 @@ typedef struct selftest {
   int retries;
   gint64 span_before;
   gboolean welcome; /* started on the welcome page */
-  /* $MPROF_SELFTEST_LOAD (wait or cancel): the load of a big trace. */
+  /* $MPROF_SELFTEST_LOAD (wait, cancel or close): the load of a big
+   * trace, let go, cancelled, or its window closed. */
   const char *load_mode;
   gint64 load_begin, last_ping, longest_gap, cancelled_at;
   int pings_while_loading;
@@ -183,7 +184,7 @@ static void end(selftest *t) {
  * load on the main thread would never let a beat through, nor end. */
 static gboolean ping(gpointer data) {
   selftest *t = data;
-  if (!mprof_gtk_window_is_loading(t->window))
+  if (!t->window || !mprof_gtk_window_is_loading(t->window))
     return G_SOURCE_CONTINUE;
   gint64 now = g_get_monotonic_time();
   if (t->last_ping && now - t->last_ping > t->longest_gap)
@@ -231,7 +232,18 @@ static void copy_tab(selftest *t, int tab, const char *name) {
 static gboolean load_tick(gpointer data) {
   selftest *t = data;
   gboolean cancel = strcmp(t->load_mode, "cancel") == 0;
+  gboolean close = strcmp(t->load_mode, "close") == 0;
   gint64 now = g_get_monotonic_time();
+  if (close && !t->window) {
+    /* Closed while loading: the worker ends, the application stays
+     * until then. */
+    if (mprof_gtk_load_running() && now - t->cancelled_at < 30 * G_USEC_PER_SEC)
+      return G_SOURCE_CONTINUE;
+    check(t, mprof_gtk_load_running() == 0,
+          "the worker of a closed window stops at its next step");
+    end(t);
+    return G_SOURCE_REMOVE;
+  }
   if (now - t->load_begin > 120 * G_USEC_PER_SEC) {
     check(t, FALSE, "the trace loads within 120 s");
     end(t);
@@ -262,9 +274,17 @@ static gboolean load_tick(gpointer data) {
           t->progress_text && *t->progress_text &&
               g_strcmp0(mprof_gtk_window_get_page(t->window), "loading") == 0,
           "the loading page shows the step");
-    if (!cancel) {
+    if (!cancel && !close) {
       t->released = TRUE;
       mprof_gtk_load_hold(FALSE);
+      return G_SOURCE_CONTINUE;
+    }
+    if (close) {
+      /* The application would end with the worker: kept for the check. */
+      g_application_hold(G_APPLICATION(t->app));
+      gtk_window_destroy(GTK_WINDOW(t->window));
+      t->window = NULL;
+      t->cancelled_at = now;
       return G_SOURCE_CONTINUE;
     }
     GtkWidget *button = mprof_gtk_window_get_cancel_button(t->window);

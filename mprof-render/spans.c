@@ -746,9 +746,10 @@ static int build_launch_track(const mprof_render_model *m, uint32_t kernel,
       runs[run_count++] = (key_run){keys + first, keys + at};
   }
   t->count = count = at;
-  uint32_t *idx = (uint32_t *)storage;
-  int64_t *start = (int64_t *)(storage + count * sizeof(uint32_t));
+  /* The 8-byte arrays first, so that each is aligned. */
+  int64_t *start = (int64_t *)storage;
   int64_t *max_end = start + count;
+  uint32_t *idx = (uint32_t *)(max_end + count);
   int64_t run = INT64_MIN;
   if (sorted) {
     for (size_t i = 0; i < count; i++) {

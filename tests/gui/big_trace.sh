@@ -2,7 +2,8 @@
 # A big trace opens on a worker: the window keeps answering while it
 # loads (its main loop beats every 10 ms), the loading page shows the step
 # and a Cancel button, the trace then opens on its Summary; Cancel brings
-# the welcome page back at once and the worker stops. 2,000,000 launches
+# the welcome page back at once and the worker stops, as it does when the
+# window is closed while it loads. 2,000,000 launches
 # from mprof synth (80 MB). Needs DISPLAY: tools/test.sh starts Xvfb.
 gtk=$1
 mprof=$2
@@ -38,7 +39,7 @@ expect() {
   done
 }
 
-for mode in wait cancel; do
+for mode in wait cancel close; do
   MPROF_SELFTEST_LOAD=$mode timeout 180 "$gtk" --smoke-test "$tmp/$mode" "$tmp/big.mprof" \
     >"$tmp/$mode.log" 2>"$tmp/$mode.err"
   status=$?
@@ -50,6 +51,7 @@ for mode in wait cancel; do
     "the loading page shows the step"
   not_blank "$tmp/$mode/loading.png"
 done
+expect "$tmp/close.log" "the worker of a closed window stops at its next step"
 expect "$tmp/wait.log" "the big trace opens" "it opens on the Summary"
 grep -q "^selftest: opened 2000000 launches" "$tmp/wait.log" ||
   fail "the window did not open the 2,000,000 launches"
