@@ -8,7 +8,9 @@
  *   first frame  open the trace and draw the first Trace frame, budget 1 s;
  *                the same for the Summary the viewer opens on;
  *   memory       peak RSS of the process that opened it (mapped pages of
- *                the file included) against the file's size, budget 1.5x.
+ *                the file included) against the file's size, budget 1.5x;
+ *   CPU          user + system time of that process (the figure to compare
+ *                on a loaded machine; fonts and Cairo's start-up included).
  *
  * Each measure runs in a fresh child process, so each peak RSS is its own;
  * the trace is written by another child first (when TRACE does not exist).
@@ -39,6 +41,7 @@
 
 typedef struct result {
   double open_s, frame_s; /* open (trace + model), then the first frame */
+  double cpu_s;           /* user + system CPU of the child, all of it */
   long rss_kib;           /* peak RSS of the child */
 } result;
 
@@ -103,6 +106,8 @@ static int measure(const char *path, int tab, int cold, result *out) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     r.rss_kib = ru.ru_maxrss;
+    r.cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     if (write(pipefd[1], &r, sizeof r) != (ssize_t)sizeof r)
       _exit(1);
     _exit(0); /* the model goes with the process */
@@ -137,8 +142,8 @@ int main(int argc, char **argv) {
   double file_mib = (double)st.st_size / 1048576.0;
   printf("trace %s: %.1f MiB (%lld bytes), frames of %dx%d\n", path, file_mib,
          (long long)st.st_size, WIDTH, HEIGHT);
-  printf("%-8s %-5s %-4s %10s %12s %12s %10s %7s\n", "tab", "cache", "run",
-         "open ms", "frame ms", "first ms", "RSS MiB", "x file");
+  printf("%-8s %-5s %-4s %10s %10s %10s %10s %10s %7s\n", "tab", "cache", "run",
+         "open ms", "frame ms", "first ms", "CPU ms", "RSS MiB", "x file");
   int failed = 0;
   static const int tabs[] = {MPROF_RENDER_TRACE, MPROF_RENDER_SUMMARY};
   for (size_t t = 0; t < sizeof tabs / sizeof tabs[0]; t++)
