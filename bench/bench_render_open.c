@@ -156,10 +156,10 @@ int main(int argc, char **argv) {
         }
         double first = r.open_s + r.frame_s;
         double ratio = (double)r.rss_kib * 1024.0 / (double)st.st_size;
-        printf("%-8s %-5s %-4d %10.1f %12.1f %12.1f %10.1f %7.2f\n",
+        printf("%-8s %-5s %-4d %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f\n",
                mprof_render_tab_title(tabs[t]), cold ? "cold" : "warm", run + 1,
-               1e3 * r.open_s, 1e3 * r.frame_s, 1e3 * first, r.rss_kib / 1024.0,
-               ratio);
+               1e3 * r.open_s, 1e3 * r.frame_s, 1e3 * first, 1e3 * r.cpu_s,
+               r.rss_kib / 1024.0, ratio);
         if (!cold && tabs[t] == MPROF_RENDER_TRACE)
           failed |= (first > 1.0) | ((ratio > 1.5) << 1);
       }
