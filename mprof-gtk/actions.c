@@ -134,6 +134,9 @@ static const struct {
     {"win.tab('density')", {"<Alt>7", NULL}, "Density"},
     {"win.tab('activity')", {"<Alt>8", NULL}, "Activity"},
     {"win.open", {"<Control>o", NULL}, "open a trace"},
+    {"win.copy-text",
+     {"<Control><Shift>c", NULL},
+     "copy the tab as text (Summary, Hotspots, selected range)"},
     {"win.close", {"<Control>w", "<Control>q", NULL}, "close the window"},
     {"win.keys", {"F1", "question", NULL}, "this list of keys"},
 };

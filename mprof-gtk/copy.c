@@ -47,10 +47,6 @@ static const GActionEntry entries[] = {
 void mprof_gtk_copy_install(MprofGtkWindow *window, GtkWidget *header) {
   g_action_map_add_action_entries(G_ACTION_MAP(window), entries,
                                   G_N_ELEMENTS(entries), window);
-  GtkApplication *app = gtk_window_get_application(GTK_WINDOW(window));
-  static const char *const keys[] = {"<Control><Shift>c", NULL};
-  if (app)
-    gtk_application_set_accels_for_action(app, "win.copy-text", keys);
   GtkWidget *button = gtk_button_new_from_icon_name("edit-copy-symbolic");
   gtk_widget_set_tooltip_text(button,
                               "Copy this tab as text: the Summary, the "

@@ -16,7 +16,7 @@
 G_BEGIN_DECLS
 
 /* Add win.copy-text to @p window (a window with a trace) and its button
- * to @p header. */
+ * to @p header; its key is in actions.c's table. */
 void mprof_gtk_copy_install(MprofGtkWindow *window, GtkWidget *header);
 
 G_END_DECLS

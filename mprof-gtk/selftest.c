@@ -205,6 +205,15 @@ static gboolean ping(gpointer data) {
  * then holds as @p name in the screenshot folder, for the test to compare
  * with `mprof summary`. */
 static void copy_tab(selftest *t, int tab, const char *name) {
+  char **accels = gtk_application_get_accels_for_action(GTK_APPLICATION(t->app),
+                                                        "win.copy-text");
+  guint key = 0;
+  GdkModifierType mods = 0;
+  if (accels && accels[0])
+    gtk_accelerator_parse(accels[0], &key, &mods);
+  g_strfreev(accels);
+  check(t, key == GDK_KEY_c && mods == (GDK_CONTROL_MASK | GDK_SHIFT_MASK),
+        "Ctrl+Shift+C copies the tab");
   show(t, tab);
   act(t, "win.copy-text");
   GdkContentProvider *content = gdk_clipboard_get_content(

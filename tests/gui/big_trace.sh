@@ -59,7 +59,8 @@ not_blank "$tmp/wait/loaded.png"
 # The Summary and the Hotspots copy as text: the Summary as `mprof summary
 # --human --full-names` prints the kernel, the Hotspots every sampled
 # instruction, hottest first, as the summary ranks them.
-expect "$tmp/wait.log" "the Summary copies as text" "the Hotspots copies as text"
+expect "$tmp/wait.log" "the Summary copies as text" "the Hotspots copies as text" \
+  "Ctrl+Shift+C copies the tab"
 kernel=$(sed -n 's/^selftest: copying kernel //p' "$tmp/wait.log")
 "$mprof" summary "$tmp/big.mprof" --human --full-names --hot 10 --kernel "$kernel" >"$tmp/summary.txt" ||
   fail "mprof summary --kernel $kernel exited $?"
