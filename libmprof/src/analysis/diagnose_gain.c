@@ -137,12 +137,23 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
   };
   w->roof = ROOF_NONE;
   w->roof_use = 0;
+  w->roof_sampled = 0;
   for (size_t i = 0; i < sizeof roofs / sizeof roofs[0]; i++)
     if (!isnan(roofs[i].use) && roofs[i].use >= ROOF_BOUND &&
         roofs[i].use > w->roof_use) {
       w->roof = roofs[i].kind;
       w->roof_use = roofs[i].use;
     }
+  /* Without counters, warps that issue in most PC samples stand in for the
+   * issue roof, as they stand in for its gain cap: such a kernel has
+   * little to gain from stalls and is not "minor" but at its instruction
+   * throughput. */
+  if (w->roof == ROOF_NONE && isnan(counter(t, MPROF_COUNTER_ISSUE)) &&
+      w->sampled && !o->tensor_core && o->issue_active >= ROOF_BOUND) {
+    w->roof = ROOF_ISSUE;
+    w->roof_use = o->issue_active;
+    w->roof_sampled = 1;
+  }
   /* A tensor-core kernel is judged by its tensor pipe: its low occupancy
    * and its warpgroup and barrier waits are the warp-specialised design,
    * not a loss. */
@@ -190,6 +201,35 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
     default: break;
     }
     d->cost = gain * busy;
+  }
+  mprof__diagnose_gain_readings(w, busy);
+}
+
+/* What the gains mean for people and the program: each dimension's gain
+ * on its own scale (the kernel's time inside it, the stream's for idle
+ * gaps) and the time its fix saves. */
+void mprof__diagnose_gain_readings(kernel_work *w, double busy) {
+  const mprof_kernel_stats *s = w->out->stats;
+  double total = (double)s->total_ns;
+  for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++) {
+    mprof_dimension *d = &w->dims[dim];
+    if (d->state == MPROF_STATE_UNKNOWN) {
+      d->gain = 0;
+      d->saved_ns = 0;
+      continue;
+    }
+    if (dim == MPROF_DIM_LAUNCH) {
+      /* Stream time: the idle gaps a fix takes away, runs + gaps being
+       * the kernel's time / busy. */
+      d->gain = d->cost;
+      d->saved_ns = busy > 0 ? total / busy * d->cost
+                             : (double)s->gap_count * (double)s->gap_median_ns;
+    } else {
+      d->gain = busy > 0 ? d->cost / busy : 0;
+      d->saved_ns = total * d->gain;
+    }
+    if (d->gain_bound == MPROF_GAIN_UNKNOWN)
+      d->saved_ns = NAN;
   }
 }
 
@@ -266,6 +306,13 @@ const char *mprof__diagnose_roof_text(kernel_work *w) {
                  "half-precision math");
   case ROOF_ISSUE:
   default:
+    if (w->roof_sampled)
+      return mprof__arena_printf(
+          a,
+          "Issue bound: warps issue in %s of PC samples (no counters: the "
+          "samples' own issue rate), so stalls leave little to gain; the "
+          "kernel runs at its instruction throughput: %s.",
+          p, advice ? advice : "execute fewer instructions");
     return mprof__arena_printf(
         a,
         "Issue bound: the schedulers issue at %s of their peak while the SMs "
