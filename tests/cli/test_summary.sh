@@ -69,7 +69,7 @@ grep -q "$esc" "$tmp/h.txt" && fail "--human to a pipe has colour escapes"
 # --human: one line per kernel, the name last and short; panels on request.
 lines=$(grep -c '^ *[0-9.]*% ' "$tmp/h.txt")
 [ "$lines" -eq 20 ] || fail "--human shows $lines kernel lines, expected the 20 kernels: $(cat "$tmp/h.txt")"
-grep -q '^ *[0-9.]*% .*Memory-latency bound  *[0-9.]*%  *[0-9.]* [mun]*s  saxpy_fwd$' "$tmp/h.txt" ||
+grep -q '^ *[0-9.]*% .*Memory-latency bound  *[≥≤]\{0,1\}[0-9.]*%  *[≥≤]\{0,1\}[0-9.]* [mun]*s  saxpy_fwd$' "$tmp/h.txt" ||
   fail "--human lacks share, verdict, gain, time saved and short name: $(cat "$tmp/h.txt")"
 grep -q "^gain: what fixing the verdict could save of the kernel's own time; saved: that for the program" "$tmp/h.txt" ||
   fail "--human does not say what gain and saved mean: $(cat "$tmp/h.txt")"
@@ -109,7 +109,7 @@ print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
 "$mprof" summary "$tmp/launch-gaps.mprof" --human --all >"$tmp/gaps.txt" || fail "summary --human of launch gaps"
-grep -Eq 'Launch-bound +[0-9.]+% idle +[0-9.]+ [mun]?s ' "$tmp/gaps.txt" ||
+grep -Eq 'Launch-bound +≥[0-9.]+% idle +≥[0-9.]+ [mun]?s ' "$tmp/gaps.txt" ||
   fail "an idle-gap gain is not marked as stream time: $(cat "$tmp/gaps.txt")"
 grep -q '"idle": the stream.s idle gaps around the kernel, stream time, not kernel time' "$tmp/gaps.txt" ||
   fail "--human does not say what an idle gain is: $(cat "$tmp/gaps.txt")"

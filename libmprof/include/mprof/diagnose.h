@@ -214,7 +214,9 @@ typedef struct mprof_kernel_diagnosis {
   uint32_t tensor_core; /**< HGMMA/WGMMA/HMMA/UTMA in its SASS */
   uint32_t library;     /**< named like a cuBLAS, cuDNN, CUTLASS, Triton or
                              PyTorch kernel: advice is for the caller */
-  /** The measured roof the verdict names ("dram", "l2", "issue", "fma",
+  /** The measured roof the verdict names ("dram", "dram_sectors": DRAM's
+   * random-access roof for scattered accesses, "l2", "l1tex" (L1 and shared
+   * memory), "issue", "fma",
    * "tensor": the resource at 60% of its peak or more, where the gain is in
    * doing less work rather than in a stall); NULL for any other verdict. */
   const char *roof;

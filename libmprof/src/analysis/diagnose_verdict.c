@@ -198,13 +198,24 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
   return head;
 }
 
+/* Whether dimension @p a leads @p b: the larger gain; gains within half a
+ * point are a tie (several capped at the same floor, such as the issue
+ * rate), decided by the larger cost before the caps: the dimension where
+ * the kernel loses most. */
+static int better(const kernel_work *w, uint32_t a, uint32_t b) {
+  double ca = w->dims[a].cost, cb = w->dims[b].cost;
+  if (fabs(ca - cb) > GAIN_TIE)
+    return ca > cb;
+  return w->raw_cost[a] > w->raw_cost[b];
+}
+
 void mprof__diagnose_make_verdict(kernel_work *w) {
   mprof_kernel_diagnosis *o = w->out;
   mprof__arena *a = &w->d->arena;
   uint32_t best = MPROF_DIM_NONE;
   for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
     if (w->dims[dim].state >= MPROF_STATE_MINOR &&
-        (best == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[best].cost))
+        (best == MPROF_DIM_NONE || better(w, dim, best)))
       best = dim;
   /* At a measured roof with little left elsewhere, the roof is the news:
    * what is left is in doing less work, which no stall measures. */

@@ -290,7 +290,7 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
                        const mprof__style *st) {
   size_t devices = mprof_join_gpu_count(v->join);
   int idle = 0, bound = 0, roof = 0;
-  fprintf(f, "%s%6s %9s %10s  %-28s %10s %9s  %s%s\n", st->dim, "share",
+  fprintf(f, "%s%6s %9s %10s  %-28s %11s %10s  %s%s\n", st->dim, "share",
           "launches", "mean", "verdict", "gain", "saved", "kernel", st->reset);
   for (size_t i = 0; i < v->shown; i++) {
     const mprof_kernel_diagnosis *k =
@@ -321,7 +321,7 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
     roof |= k->roof != NULL;
     fprintf(f, "%6s %9s %10s  %s%-28.*s%s %*s %*s  %s%s%s", p, n, m,
             mprof__state_color(st, k->verdict_state), head < 28 ? head : 28,
-            verdict, st->reset, columns(gain, 10), gain, columns(saved, 9),
+            verdict, st->reset, columns(gain, 11), gain, columns(saved, 10),
             saved, st->bold, text_name(v, k), st->reset);
     char process[256];
     mprof__summary_process_label(process, sizeof process, v, s);
