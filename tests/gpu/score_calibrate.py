@@ -17,7 +17,8 @@ t_original. A fix passes when the estimate is within 10 points of the
 measured gain; a bound passes when the measured gain is on its side of it
 (less 10 points); "?" (unknown) is listed, not scored. Only fixes of the
 headline's dimension are gated (the gain people read); the others are
-listed for the record. Every case's headline must be the expected one: for
+listed for the record (a fix also counts for a headline whose advice it is:
+SAME_FIX). Every case's headline must be the expected one: for
 a kernel with two planted problems, the dimension whose fix measured the
 larger gain.
 
@@ -51,6 +52,13 @@ EXPECTED = {
     "tiny_kernel": {"launch_overhead"},
 }
 ROOFS = {"pointer_chase_wide", "dram_stream", "fma_independent"}
+# case -> headline dimensions whose advice is the case's one fix too: more
+# chains in flight is both "overlap more loads" and "a bigger grid"; more
+# warps for the one-warp FMA chain is both "more warps" and "a bigger grid"
+SAME_FIX = {
+    "pointer_chase": {"memory_latency"},
+    "fma_chain_one_warp": {"compute"},
+}
 
 
 def fail_input(text):
@@ -171,13 +179,15 @@ def main(argv):
         for dim in fixes:
             if dim not in measured:
                 continue
-            d = k["dimensions"].get(dim)
+            gated = not roof and (dim == head or (
+                len(fixes) == 1 and head in SAME_FIX.get(name, set())))
+            # a gated fix is judged by the gain the headline states
+            d = k["dimensions"].get(head if gated else dim)
             if d is None:
                 failures.append("%s: the summary has no dimension %s" % (name, dim))
                 continue
             gain, bound = d.get("gain"), d.get("gain_bound", "estimate")
             result = judge(gain, bound, measured[dim])
-            gated = dim == head and not roof
             if result == "FAIL" and gated:
                 failures.append("%s: the %s fix gains %.1f%%, estimated %s"
                                 % (name, dim, 100 * measured[dim],
