@@ -281,7 +281,8 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
         gain = 1.0 - math;
       break;
     case MPROF_DIM_OCCUPANCY:
-      gain = occupancy_gain(w, latency, d);
+      /* a tensor-core kernel's few warps are its design (above) */
+      gain = o->tensor_core ? 0 : occupancy_gain(w, latency, d);
       if (!isnan(math) && gain > 1.0 - math)
         gain = 1.0 - math;
       if (!isnan(mem) && gain > 1.0 - mem)
