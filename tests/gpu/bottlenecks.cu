@@ -11,6 +11,9 @@
  *
  * Build: nvcc -O3 -arch=sm_90 -lineinfo bottlenecks.cu -lcublas -o bottlenecks
  *
+ * tests/gpu/calibrate.cu includes this file with BOTTLENECKS_NO_MAIN for
+ * its kernels, and times each against the fix its verdict recommends.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <cublas_v2.h>
@@ -391,6 +394,7 @@ static void run_cublas(void) {
   CHECK_CUDA(cudaFree(c));
 }
 
+#ifndef BOTTLENECKS_NO_MAIN
 int main(int argc, char **argv) {
   CHECK_CUDA(
       cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
@@ -454,3 +458,4 @@ int main(int argc, char **argv) {
   printf("RESULT ok\n");
   return 0;
 }
+#endif /* BOTTLENECKS_NO_MAIN */

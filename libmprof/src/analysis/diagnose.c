@@ -44,6 +44,12 @@ const char *mprof_state_name(uint32_t state) {
   return state < 4 ? names[state] : "";
 }
 
+const char *mprof_gain_bound_name(uint32_t bound) {
+  static const char *const names[] = {"estimate", "at_least", "at_most",
+                                      "unknown"};
+  return bound < 4 ? names[bound] : "";
+}
+
 const char *mprof_occupancy_limiter_name(uint32_t limiter) {
   static const char *const names[] = {"unknown", "warps", "blocks", "registers",
                                       "shared_memory"};
