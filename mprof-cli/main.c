@@ -151,7 +151,8 @@ static const cli_command commands[] = {
      cmd_record,
      "sub:source sub:blocks arg:command -o:file "
      "--pc-mode:continuous,serialized,off --pc-period:value --pc-buffer:size "
-     "--kernel:value --memory --pm:on,off,both,alternate --alternate-every:value "
+     "--kernel:value --memory --pm:on,off,both,alternate "
+     "--alternate-every:value "
      "--pm-interval:duration "
      "--no-sass --sass-now --drop-code --no-source --source-root:dir -q "
      "--quiet --capture-range:value --range-skip:value --range-count:value "

@@ -34,3 +34,18 @@ build_suite() {
 # build_bottlenecks NAME: $out/bottlenecks from tests/gpu/bottlenecks.cu
 # (unless already there); sets $bin.
 build_bottlenecks() { build_suite "$1" bottlenecks; }
+
+# report_setup: OUTDIR/report.txt emptied; say TEXT (to it and the
+# screen), check TEXT STATUS (ok, or FAIL counted in $failures).
+report_setup() {
+  report="$out/report.txt"
+  : >"$report" || exit 2
+  failures=0
+}
+say() { echo "$*" | tee -a "$report"; }
+check() { # check TEXT RESULT(0 ok)
+  if [ "$2" -eq 0 ]; then say "ok    $1"; else
+    say "FAIL  $1"
+    failures=$((failures + 1))
+  fi
+}
