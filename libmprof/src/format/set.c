@@ -60,6 +60,17 @@ const mprof_trace *mprof__set_member(const mprof_trace *t, size_t i,
   return t->set->members[i].trace;
 }
 
+size_t mprof__trace_records(const mprof_trace *t, mprof_section_type type) {
+  size_t n = 0, total = 0;
+  if (!t || !t->set || __atomic_load_n(&t->set->ready[type], __ATOMIC_ACQUIRE)) {
+    mprof_trace_section(t, type, &n);
+    return n;
+  }
+  for (size_t i = 0; i < t->set->count; i++)
+    total += mprof__trace_records(t->set->members[i].trace, type);
+  return total;
+}
+
 /* A string of the set's own: its ref, or MPROF_STR_NONE without memory. */
 static uint32_t own_string(mprof__set *s, const char *text, int *failed) {
   size_t n = strlen(text) + 1;

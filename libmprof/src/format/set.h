@@ -24,4 +24,8 @@ size_t mprof__set_member_count(const mprof_trace *t);
 const mprof_trace *mprof__set_member(const mprof_trace *t, size_t i,
                                      const mprof__move **move);
 
+/* The records of section @p type in @p t: for a set, counted over its
+ * members without building the section. */
+size_t mprof__trace_records(const mprof_trace *t, mprof_section_type type);
+
 #endif /* MPROF_FORMAT_SET_H */
