@@ -77,10 +77,15 @@ int mprof__copy_drops(mprof_writer *w, const mprof_trace *trace,
 /* ---- merging a set (format/merge.c; its view, format/set.c) ---- */
 
 /* How each of @p count traces, merged in this order, moves (@p moves, one
- * each): its indexes, correlation ids and clock; *@p processes: the
- * processes of them all. */
+ * each): its indexes and clock; *@p processes: the processes of them all.
+ * Correlation ids are left at 0: mprof__merge_correlations(). */
 int mprof__merge_moves(const mprof_trace *const *traces, size_t count,
                        mprof__move *moves, uint32_t *processes);
+
+/* Each trace's correlation ids past those of the traces before it (a scan
+ * of every record that has one: a set does it only once it moves one). */
+void mprof__merge_correlations(const mprof_trace *const *traces, size_t count,
+                               mprof__move *moves);
 
 /* One META entry: 0 or an error. */
 typedef int (*mprof__meta_put)(void *ctx, const char *key, const char *value);

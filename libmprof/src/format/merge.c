@@ -362,15 +362,23 @@ int mprof__merge_moves(const mprof_trace *const *traces, size_t count,
                           &n);
       next.base[indexed_sections[s]] += (uint32_t)n;
     }
-    /* Past 2^32 ids a trace keeps its own (its joins may then meet). */
-    uint64_t top = (uint64_t)next.correlations + max_correlation(traces[i]);
-    if (top > UINT32_MAX)
-      moves[i].correlations = 0;
-    else
-      next.correlations = (uint32_t)top;
   }
   *processes = next.base[MPROF_SECTION_PROCESSES];
   return 0;
+}
+
+void mprof__merge_correlations(const mprof_trace *const *traces, size_t count,
+                               mprof__move *moves) {
+  uint32_t next = 0;
+  for (size_t i = 0; i < count; i++) {
+    moves[i].correlations = next;
+    /* Past 2^32 ids a trace keeps its own (its joins may then meet). */
+    uint64_t top = (uint64_t)next + max_correlation(traces[i]);
+    if (top > UINT32_MAX)
+      moves[i].correlations = 0;
+    else
+      next = (uint32_t)top;
+  }
 }
 
 static int writer_meta(void *w, const char *key, const char *value) {
@@ -386,6 +394,7 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
   uint32_t processes;
   mprof__merge_moves(traces, count, bases, &processes);
+  mprof__merge_correlations(traces, count, bases);
   mprof_writer *w;
   /* Every string keeps one reference, as in the traces copied: this runs
    * after the capture, where memory is not the program's. */

@@ -38,6 +38,7 @@ struct mprof__set {
   size_t count;
   set_member *members; /* each held (mprof__trace_hold()) until freed */
   pthread_mutex_t lock;        /* building a section on first use */
+  int correlated;              /* the moves' correlations are set */
   unsigned char ready[SECTION_COUNT]; /* read and set atomically */
   /* The set's strings: a 0 byte, each member's table, then its own. */
   char *strings;
@@ -123,10 +124,44 @@ static void move_records(uint8_t *dst, const uint8_t *src, size_t n,
   }
 }
 
+/* The members' correlation ids moved apart, before the first section with
+ * any is built (the scan of every such record is no part of opening). */
+static int correlate(mprof__set *s, uint32_t type) {
+  size_t count;
+  const record_field *fields = mprof__section_fields(type, &count);
+  int any = 0;
+  for (size_t c = 0; c < count; c++)
+    any |= fields[c].kind == FIELD_CORRELATION;
+  if (!any || s->correlated)
+    return 0;
+  const mprof_trace **traces =
+      (const mprof_trace **)malloc(s->count * sizeof *traces);
+  mprof__move *moves = (mprof__move *)malloc(s->count * sizeof *moves);
+  if (!traces || !moves) {
+    free(traces);
+    free(moves);
+    return mprof__error_set(MPROF_ENOMEM, "set: out of memory");
+  }
+  for (size_t i = 0; i < s->count; i++) {
+    traces[i] = s->members[i].trace;
+    moves[i] = s->members[i].move;
+  }
+  mprof__merge_correlations(traces, s->count, moves);
+  for (size_t i = 0; i < s->count; i++)
+    s->members[i].move.correlations = moves[i].correlations;
+  s->correlated = 1;
+  free(traces);
+  free(moves);
+  return 0;
+}
+
 /* Section @p type of the set from its members' records (the set's lock
  * held, or at open). */
 static int build_section(mprof_trace *t, uint32_t type) {
   mprof__set *s = t->set;
+  int rc = correlate(s, type);
+  if (rc)
+    return rc;
   section_view *v = &t->sections[type];
   size_t size = mprof__record_size(type), total = 0;
   for (size_t i = 0; i < s->count; i++) {
