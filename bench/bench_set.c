@@ -177,8 +177,7 @@ static void make_trace(const char *path, uint64_t launches, size_t rank) {
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : ".";
   size_t n = argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 8;
-  unsigned long long launches =
-      argc > 3 ? strtoull(argv[3], NULL, 10) : 250000;
+  unsigned long long launches = argc > 3 ? strtoull(argv[3], NULL, 10) : 250000;
   int repeats = argc > 4 ? atoi(argv[4]) : 5;
   if (repeats < 1)
     repeats = 1;

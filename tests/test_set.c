@@ -9,6 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,8 +67,7 @@ static char *summary_xml(const mprof_trace *trace, unsigned threads,
   jo.flags = flags;
   mprof_join *j;
   mprof_diagnosis *d;
-  if (mprof_join_build(&j, trace, &jo) != 0 ||
-      mprof_diagnose(&d, j, NULL) != 0)
+  if (mprof_join_build(&j, trace, &jo) != 0 || mprof_diagnose(&d, j, NULL) != 0)
     fail_msg("%s", mprof_error_last());
   char *text = NULL;
   size_t size = 0;
@@ -103,8 +103,7 @@ static void test_set_reads_as_merged_file(void **state) {
   mprof_trace *file, *set;
   assert_int_equal(mprof_trace_open(&file, merged_path, NULL), 0);
   /* Named as the file, so that the two summaries name the same trace. */
-  assert_int_equal(mprof_trace_open_merged(&set,
-                                           (const mprof_trace *const *)in,
+  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
                                            MEMBERS, merged_path),
                    0);
   assert_string_equal(mprof_trace_path(set), merged_path);
@@ -168,6 +167,69 @@ static void test_set_reads_as_merged_file(void **state) {
   unlink(merged_path);
 }
 
+typedef struct reader {
+  const mprof_trace *set;
+  const mprof_launch_record *launches;
+  const mprof_launch_record *last_of_stream;
+  const void *samples;
+} reader;
+
+static void *read_set(void *arg) {
+  reader *r = (reader *)arg;
+  size_t n;
+  r->launches = mprof_trace_launches(r->set, &n);
+  size_t on = mprof_trace_stream_launch_count(r->set, 5);
+  r->last_of_stream = mprof_trace_stream_launch(r->set, 5, on - 1);
+  r->samples = mprof_trace_pc_samples(r->set, &n);
+  return NULL;
+}
+
+/* A set's event sections are built on first use, once, whichever thread
+ * asks first; its members are the traces it was opened from. */
+static void test_set_sections_on_first_use(void **state) {
+  (void)state;
+  mprof_trace *in[MEMBERS];
+  open_members(in);
+  mprof_trace *set;
+  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
+                                           MEMBERS, "run"),
+                   0);
+  assert_int_equal(mprof_trace_member_count(set), MEMBERS);
+  assert_int_equal(mprof_trace_member_count(in[0]), 0);
+  assert_ptr_equal(mprof_trace_member(set, 2), in[2]);
+  assert_null(mprof_trace_member(set, MEMBERS));
+  assert_null(mprof_trace_member(in[0], 0));
+  for (size_t i = 0; i < MEMBERS; i++)
+    mprof_trace_free(in[i]);
+  pthread_t threads[4];
+  reader readers[4];
+  for (int i = 0; i < 4; i++) {
+    readers[i].set = set;
+    assert_int_equal(pthread_create(&threads[i], NULL, read_set, &readers[i]),
+                     0);
+  }
+  for (int i = 0; i < 4; i++)
+    pthread_join(threads[i], NULL);
+  for (int i = 1; i < 4; i++) {
+    assert_ptr_equal(readers[i].launches, readers[0].launches);
+    assert_ptr_equal(readers[i].last_of_stream, readers[0].last_of_stream);
+    assert_ptr_equal(readers[i].samples, readers[0].samples);
+  }
+  /* Stream 5 is rank 1's stream 2; its last launch, moved into the set. */
+  const mprof_trace *rank1 = mprof_trace_member(set, 1);
+  size_t on = mprof_trace_stream_launch_count(rank1, 2);
+  const mprof_launch_record *own = mprof_trace_stream_launch(rank1, 2, on - 1);
+  assert_int_equal(readers[0].last_of_stream->stream, 5);
+  assert_int_equal(readers[0].last_of_stream->start, own->start);
+  assert_int_equal(readers[0].last_of_stream->correlation_id,
+                   own->correlation_id
+                       ? own->correlation_id +
+                             readers[0].launches[20000].correlation_id -
+                             mprof_trace_launches(rank1, NULL)[0].correlation_id
+                       : 0);
+  mprof_trace_free(set);
+}
+
 /* The caller may free its traces once the set is open: the set keeps them
  * open until it is freed itself. */
 static void test_set_outlives_its_inputs(void **state) {
@@ -176,11 +238,11 @@ static void test_set_outlives_its_inputs(void **state) {
   open_members(in);
   char *alone = summary_xml(in[1], 1, 0);
   mprof_trace *set, *one;
-  assert_int_equal(mprof_trace_open_merged(
-                       &set, (const mprof_trace *const *)in, MEMBERS, NULL),
+  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
+                                           MEMBERS, NULL),
                    0);
-  assert_int_equal(mprof_trace_open_merged(&one, (const mprof_trace *const *)in
-                                                     + 1, 1, "one"),
+  assert_int_equal(mprof_trace_open_merged(
+                       &one, (const mprof_trace *const *)in + 1, 1, "one"),
                    0);
   for (size_t i = 0; i < MEMBERS; i++)
     mprof_trace_free(in[i]);
@@ -205,8 +267,8 @@ static void test_set_parallel_join_is_serial(void **state) {
   mprof_trace *in[MEMBERS];
   open_members(in);
   mprof_trace *set;
-  assert_int_equal(mprof_trace_open_merged(
-                       &set, (const mprof_trace *const *)in, MEMBERS, "run"),
+  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
+                                           MEMBERS, "run"),
                    0);
   for (size_t i = 0; i < MEMBERS; i++)
     mprof_trace_free(in[i]);
@@ -245,6 +307,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_set_reads_as_merged_file),
       cmocka_unit_test(test_set_outlives_its_inputs),
+      cmocka_unit_test(test_set_sections_on_first_use),
       cmocka_unit_test(test_set_parallel_join_is_serial),
       cmocka_unit_test(test_join_options_version_2),
   };

@@ -258,6 +258,22 @@ MPROF_API int mprof_trace_open_merged(mprof_trace **out,
                                       size_t count, const char *name);
 
 /**
+ * The traces set @p trace was opened from (mprof_trace_open_merged()), in
+ * the order given; 0 for a trace of one file.
+ */
+MPROF_API size_t mprof_trace_member_count(const mprof_trace *trace);
+
+/**
+ * Trace @p index of set @p trace, as it was opened: its own indexes, clock
+ * and processes (process i of the set is one of its own when each member
+ * is the trace of one process), for analyses of each trace on its own (a
+ * join or diagnosis per rank). NULL out of range or for a trace of one
+ * file. Owned by the set; valid until mprof_trace_free() of the set.
+ */
+MPROF_API const mprof_trace *mprof_trace_member(const mprof_trace *trace,
+                                                size_t index);
+
+/**
  * The processes a trace holds (mprof_trace_processes()): 1 for the trace of
  * one process, N for a merged set of N. Process i of a set is its i-th
  * PROCESSES record: the i-th trace merged, when each was of one process.

@@ -542,7 +542,8 @@ static int narrow_task(void *ctx, size_t task) {
   if (g->sorted) {
     /* The common case, written out: file order is stream order. */
     size_t n_launches;
-    const mprof_launch_record *all = mprof_trace_launches(g->trace, &n_launches);
+    const mprof_launch_record *all =
+        mprof_trace_launches(g->trace, &n_launches);
     uint32_t stream = UINT32_MAX;
     uint64_t busy = 0;
     for (size_t i = 0; i < n_launches; i++) {
@@ -665,8 +666,7 @@ int mprof__join_build_launches(mprof_join *j) {
     for (size_t x = 0; x < j->kernel_count * 3; x++)
       if (targets[x].state != 2 && (rc = target_prepare(&targets[x])) != 0)
         goto done;
-    if ((rc = mprof__pool_run(j->threads, segment_count, narrow_task, &w)) !=
-        0)
+    if ((rc = mprof__pool_run(j->threads, segment_count, narrow_task, &w)) != 0)
       goto done;
     for (size_t x = 0; x < j->kernel_count * 3; x++) {
       select_target *main = &targets[x];

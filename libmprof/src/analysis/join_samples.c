@@ -297,8 +297,7 @@ static int collect_trace_samples(mprof_join *j, pc_builder *b) {
       if (!prev || prev->device != x->device ||
           prev->function_name != x->function_name) {
         const char *name = mprof_trace_string(part->trace, x->function_name);
-        if ((rc = mprof__join_kernel_lookup(j, &kernel, name, device, 1)) !=
-            0)
+        if ((rc = mprof__join_kernel_lookup(j, &kernel, name, device, 1)) != 0)
           goto done;
       }
       uint32_t reason = reason_find(keys, table_count, device, x->stall_reason);

@@ -21,7 +21,6 @@ typedef int (*mprof__task_fn)(void *ctx, size_t task);
  * same result whatever @p threads is. A thread that cannot start leaves
  * its tasks to the others.
  */
-int mprof__pool_run(size_t threads, size_t tasks, mprof__task_fn fn,
-                    void *ctx);
+int mprof__pool_run(size_t threads, size_t tasks, mprof__task_fn fn, void *ctx);
 
 #endif /* MPROF_BASE_POOL_H */

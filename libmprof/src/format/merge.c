@@ -107,8 +107,8 @@ static int process_meta(int rc, mprof__meta_put put, void *w, size_t index,
 /* The META of process @p index, moved to @p at of the merged trace: all of
  * a trace of one process; of a set, its own process.I.* keys. The keys a
  * merge writes itself are left out. */
-static int copy_process_meta(mprof__meta_put put, void *w,
-                             const mprof_trace *t, size_t index, size_t at) {
+static int copy_process_meta(mprof__meta_put put, void *w, const mprof_trace *t,
+                             size_t index, size_t at) {
   static const char *const merge_keys[] = {"path", "clock_shift_ns", "devices",
                                            "streams"};
   char prefix[48];
@@ -129,7 +129,8 @@ static int copy_process_meta(mprof__meta_put put, void *w,
       if (ours)
         continue;
     }
-    rc = process_meta(rc, put, w, at, key, mprof_trace_string(t, meta[i].value));
+    rc =
+        process_meta(rc, put, w, at, key, mprof_trace_string(t, meta[i].value));
   }
   return rc;
 }

@@ -27,18 +27,18 @@
 typedef struct set_member {
   const mprof_trace *trace;
   mprof__move move;
-  uint32_t string_base;                /* added to its string refs */
-  uint64_t blob_base;                  /* its BLOBS' offset in the set's */
-  size_t record_base[SECTION_COUNT];   /* the set's index of its first */
+  uint32_t string_base;              /* added to its string refs */
+  uint64_t blob_base;                /* its BLOBS' offset in the set's */
+  size_t record_base[SECTION_COUNT]; /* the set's index of its first */
 } set_member;
 
 typedef struct mprof__set mprof__set;
 
 struct mprof__set {
   size_t count;
-  set_member *members; /* each held (mprof__trace_hold()) until freed */
-  pthread_mutex_t lock;        /* building a section on first use */
-  int correlated;              /* the moves' correlations are set */
+  set_member *members;  /* each held (mprof__trace_hold()) until freed */
+  pthread_mutex_t lock; /* building a section on first use */
+  int correlated;       /* the moves' correlations are set */
   unsigned char ready[SECTION_COUNT]; /* read and set atomically */
   /* The set's strings: a 0 byte, each member's table, then its own. */
   char *strings;
@@ -63,13 +63,22 @@ const mprof_trace *mprof__set_member(const mprof_trace *t, size_t i,
 
 size_t mprof__trace_records(const mprof_trace *t, mprof_section_type type) {
   size_t n = 0, total = 0;
-  if (!t || !t->set || __atomic_load_n(&t->set->ready[type], __ATOMIC_ACQUIRE)) {
+  if (!t || !t->set ||
+      __atomic_load_n(&t->set->ready[type], __ATOMIC_ACQUIRE)) {
     mprof_trace_section(t, type, &n);
     return n;
   }
   for (size_t i = 0; i < t->set->count; i++)
     total += mprof__trace_records(t->set->members[i].trace, type);
   return total;
+}
+
+size_t mprof_trace_member_count(const mprof_trace *trace) {
+  return mprof__set_member_count(trace);
+}
+
+const mprof_trace *mprof_trace_member(const mprof_trace *trace, size_t index) {
+  return mprof__set_member(trace, index, NULL);
 }
 
 /* A string of the set's own: its ref, or MPROF_STR_NONE without memory. */
@@ -244,10 +253,8 @@ static int built_at_open(uint32_t type) {
   case MPROF_SECTION_PM_METRICS:
   case MPROF_SECTION_PROCESSES:
   case MPROF_SECTION_CAPTURE:
-  case MPROF_SECTION_OPEN_RANGES: /* a merge writes none */
-    return 1;
-  default:
-    return 0;
+  case MPROF_SECTION_OPEN_RANGES: /* a merge writes none */ return 1;
+  default: return 0;
   }
 }
 
@@ -301,8 +308,7 @@ static int put_meta(void *ctx, const char *key, const char *value) {
   return failed ? mprof__error_set(MPROF_ENOMEM, "set: out of memory") : 0;
 }
 
-static void set_view(section_view *v, void *data, size_t count,
-                     uint32_t type) {
+static void set_view(section_view *v, void *data, size_t count, uint32_t type) {
   v->owned = (unsigned char *)data;
   v->data = (const unsigned char *)data;
   v->count = count;
@@ -392,9 +398,9 @@ static int build_tables(mprof_trace *t) {
   set_view(&t->sections[MPROF_SECTION_CUBINS], cu, nc, MPROF_SECTION_CUBINS);
   set_view(&t->sections[MPROF_SECTION_DROPS], dr, nd, MPROF_SECTION_DROPS);
   static const uint32_t moved[] = {
-      MPROF_SECTION_DEVICES,       MPROF_SECTION_KERNELS,
-      MPROF_SECTION_SHAPES,        MPROF_SECTION_STALL_REASONS,
-      MPROF_SECTION_PM_METRICS,    MPROF_SECTION_CAPTURE};
+      MPROF_SECTION_DEVICES,    MPROF_SECTION_KERNELS,
+      MPROF_SECTION_SHAPES,     MPROF_SECTION_STALL_REASONS,
+      MPROF_SECTION_PM_METRICS, MPROF_SECTION_CAPTURE};
   for (size_t k = 0; k < sizeof moved / sizeof moved[0] && !rc; k++)
     rc = build_section(t, moved[k]);
   if (!rc && failed)
