@@ -288,6 +288,46 @@ static void test_set_parallel_join_is_serial(void **state) {
   mprof_trace_free(set);
 }
 
+/* A set of sets reads as the set of all their traces: the same summary,
+ * with the cubins, launches and samples of every trace in place. */
+static void test_set_of_sets(void **state) {
+  (void)state;
+  mprof_trace *in[MEMBERS];
+  open_members(in);
+  mprof_trace *flat, *halves[2], *nested;
+  assert_int_equal(mprof_trace_open_merged(
+                       &flat, (const mprof_trace *const *)in, MEMBERS, "run"),
+                   0);
+  assert_int_equal(mprof_trace_open_merged(&halves[0],
+                                           (const mprof_trace *const *)in, 2,
+                                           "first half"),
+                   0);
+  assert_int_equal(mprof_trace_open_merged(&halves[1],
+                                           (const mprof_trace *const *)in + 2,
+                                           2, "second half"),
+                   0);
+  assert_int_equal(mprof_trace_open_merged(
+                       &nested, (const mprof_trace *const *)halves, 2, "run"),
+                   0);
+  mprof_trace_free(halves[0]);
+  mprof_trace_free(halves[1]);
+  for (size_t i = 0; i < MEMBERS; i++)
+    mprof_trace_free(in[i]);
+  assert_int_equal(mprof_trace_process_count(nested), MEMBERS);
+  assert_int_equal(mprof_trace_file_size(nested), mprof_trace_file_size(flat));
+  char *x = summary_xml(flat, 2, 0), *y = summary_xml(nested, 2, 0);
+  assert_string_equal(x, y);
+  free(x);
+  free(y);
+  size_t a, b;
+  const mprof_launch_record *la = mprof_trace_launches(flat, &a);
+  const mprof_launch_record *lb = mprof_trace_launches(nested, &b);
+  assert_int_equal(a, b);
+  assert_memory_equal(la, lb, a * sizeof *la);
+  mprof_trace_free(nested);
+  mprof_trace_free(flat);
+}
+
 /* A join options struct of version 2 (before threads) still joins. */
 static void test_join_options_version_2(void **state) {
   (void)state;
@@ -308,6 +348,7 @@ int main(void) {
       cmocka_unit_test(test_set_reads_as_merged_file),
       cmocka_unit_test(test_set_outlives_its_inputs),
       cmocka_unit_test(test_set_sections_on_first_use),
+      cmocka_unit_test(test_set_of_sets),
       cmocka_unit_test(test_set_parallel_join_is_serial),
       cmocka_unit_test(test_join_options_version_2),
   };

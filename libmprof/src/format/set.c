@@ -63,7 +63,7 @@ const mprof_trace *mprof__set_member(const mprof_trace *t, size_t i,
 
 size_t mprof__trace_records(const mprof_trace *t, mprof_section_type type) {
   size_t n = 0, total = 0;
-  if (!t || !t->set ||
+  if (!t || !t->set || (uint32_t)type >= SECTION_COUNT ||
       __atomic_load_n(&t->set->ready[type], __ATOMIC_ACQUIRE)) {
     mprof_trace_section(t, type, &n);
     return n;
@@ -198,6 +198,18 @@ static int build_section(mprof_trace *t, uint32_t type) {
   return 0;
 }
 
+/* The bytes of @p t's BLOBS; of a set, its members' together (built or
+ * not). */
+static uint64_t blob_bytes(const mprof_trace *t) {
+  if (!t->set ||
+      __atomic_load_n(&t->set->ready[MPROF_SECTION_BLOBS], __ATOMIC_ACQUIRE))
+    return t->sections[MPROF_SECTION_BLOBS].length;
+  uint64_t total = 0;
+  for (size_t i = 0; i < t->set->count; i++)
+    total += blob_bytes(t->set->members[i].trace);
+  return total;
+}
+
 /* The bytes of the members' BLOBS one after the other, and the merged
  * SOURCES: for whoever asks the set for the section itself. */
 static int build_bytes(mprof_trace *t, uint32_t type) {
@@ -218,23 +230,28 @@ static int build_bytes(mprof_trace *t, uint32_t type) {
       return rc;
   } else {
     for (size_t i = 0; i < s->count; i++)
-      total += s->members[i].trace->sections[type].length;
+      total += blob_bytes(s->members[i].trace);
     if (!total)
       return 0;
     data = (unsigned char *)malloc(total);
     if (!data)
       return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", t->path);
     for (size_t i = 0, at = 0; i < s->count; i++) {
-      const section_view *m = &s->members[i].trace->sections[type];
-      if (m->length)
-        memcpy(data + at, m->data, (size_t)m->length);
-      at += (size_t)m->length;
+      const mprof_trace *m = s->members[i].trace;
+      size_t length = 0;
+      const void *bytes = mprof_trace_section(m, MPROF_SECTION_BLOBS, NULL);
+      if (bytes)
+        length = (size_t)m->sections[MPROF_SECTION_BLOBS].length;
+      if (length)
+        memcpy(data + at, bytes, length);
+      at += length;
     }
   }
   v->owned = data;
   v->data = data;
-  v->length = total;
-  v->count = total ? 1 : 0;
+  v->length = total; /* bytes: records of one byte, as read from a file */
+  v->count = total;
+  v->record_size = 1;
   return 0;
 }
 
@@ -511,9 +528,10 @@ static int open_view(mprof_trace **out, const mprof_trace *const *traces,
     m->move = moves[i];
     memcpy(m->record_base, base, sizeof base);
     for (uint32_t type = 1; type < SECTION_COUNT; type++)
-      base[type] += traces[i]->sections[type].count;
+      if (mprof__record_size(type))
+        base[type] += mprof__trace_records(traces[i], (mprof_section_type)type);
     m->blob_base = blobs;
-    blobs += traces[i]->sections[MPROF_SECTION_BLOBS].length;
+    blobs += blob_bytes(traces[i]);
     t->map_size += traces[i]->map_size;
     const section_view *str = &traces[i]->sections[MPROF_SECTION_STRINGS];
     m->string_base = (uint32_t)s->strings_size;
@@ -544,7 +562,8 @@ static int open_view(mprof_trace **out, const mprof_trace *const *traces,
     v->owned = (unsigned char *)s->strings;
     v->data = v->owned;
     v->length = s->strings_size;
-    v->count = 1;
+    v->count = s->strings_size;
+    v->record_size = 1;
     s->strings = NULL;
     for (uint32_t type = 1; type < SECTION_COUNT; type++)
       if (built_at_open(type))
