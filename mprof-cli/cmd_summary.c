@@ -61,6 +61,9 @@ int cli_report_load(cli_report_input *in, const cli_trace_set *set,
     mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;
     jo.sidecar = in->sidecar;
     jo.flags = join_flags;
+    /* A set's traces are joined on every core (the same result as one). */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    jo.threads = cpus > 0 ? (unsigned)cpus : 1;
     rc = mprof_join_build(&in->join, in->trace, &jo);
   }
   if (!rc)

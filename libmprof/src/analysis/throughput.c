@@ -204,8 +204,9 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       mprof_trace_pm_metrics(trace, &metric_count);
   const mprof_pm_sample_record *samples =
       mprof_trace_pm_samples(trace, &sample_count);
+  /* Launches only with samples to join them to (a set builds them). */
   const mprof_launch_record *launches =
-      mprof_trace_launches(trace, &launch_count);
+      sample_count ? mprof_trace_launches(trace, &launch_count) : NULL;
   const mprof_stream_record *streams =
       mprof_trace_streams(trace, &stream_count);
   device_map *maps =

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/set.h"
 #include "report_internal.h"
 #include "summary_internal.h"
 
@@ -16,9 +17,8 @@
 
 static void trace_fields(mprof__fields *o, const mprof__summary_view *v) {
   const mprof_trace *t = v->trace;
-  size_t launches;
+  size_t launches = mprof__trace_records(t, MPROF_SECTION_LAUNCHES);
   uint64_t first, last;
-  mprof_trace_launches(t, &launches);
   mprof_trace_time_bounds(t, &first, &last);
   const char *pc_mode = mprof_trace_meta(t, "pc.mode");
   mprof__fields_str(o, "path", mprof_trace_path(t));

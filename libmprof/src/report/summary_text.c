@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mprof/names.h"
+#include "format/set.h"
 #include "report_internal.h"
 #include "summary_internal.h"
 
@@ -351,8 +352,8 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
 void mprof__summary_text(FILE *f, const mprof__summary_view *v,
                          const mprof__style *st) {
   const mprof_trace *t = v->trace;
-  size_t launches, devices = mprof_join_gpu_count(v->join);
-  mprof_trace_launches(t, &launches);
+  size_t launches = mprof__trace_records(t, MPROF_SECTION_LAUNCHES);
+  size_t devices = mprof_join_gpu_count(v->join);
   char n[32], a[32], b[32];
   mprof_format_count(n, sizeof n, launches);
   mprof_format_duration(a, sizeof a, (double)mprof_join_kernel_time(v->join));
