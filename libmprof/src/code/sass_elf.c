@@ -323,8 +323,7 @@ static uint32_t add_logical(mprof_sass_cubin *c, size_t sequence_base,
   row->file = file;
   row->line = line;
   row->function = caller && caller < own ? function : NULL;
-  row->caller =
-      caller && caller < own ? (uint32_t)(sequence_base + caller) : 0;
+  row->caller = caller && caller < own ? (uint32_t)(sequence_base + caller) : 0;
   return (uint32_t)++c->logical_count;
 }
 
