@@ -70,8 +70,8 @@ __global__ void l2_stream(const float4 *buf, size_t n, int reps, float *out) {
   for (int r = 0; r < reps; r++)
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride) {
-      float4 v = __ldcg(&buf[i]); /* L2 only: skip L1 */ // @hot l2_stream
-      acc.x += v.x;
+      float4 v = __ldcg(&buf[i]); /* L2 only: skip L1 */
+      acc.x += v.x; // @hot l2_stream: the load's stalls land on this first use
       acc.y += v.y;
       acc.z += v.z;
       acc.w += v.w;

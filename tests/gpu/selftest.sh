@@ -589,8 +589,20 @@ source_lines)
   # The planted line elsewhere: the hottest line is not it.
   sed 's| @hot lines_inline||; s|// @poly-first|// @poly-first @hot lines_inline|' \
     "$lines/src/lines/lines_math.cuh" >"$lines/moved.cuh"
-  checker 1 "FAIL  lines_inline: hottest line is lines_math.cuh:8 \(81.2%\), not moved.cuh:12" \
+  checker 1 "FAIL  lines_inline: hottest line is lines_math.cuh:8 \(81.2%\), inlined at lines_math.cuh:12, lines_kernels.cu:21, not moved.cuh:12" \
     "$lines/good.json" "$lines/moved.cuh"
+  # The planted line calls into a header whose line is the hottest: fine
+  # when its inline chain reaches the planted line (the kernel's call)...
+  mkdir -p "$lines/call" "$lines/store"
+  sed 's|// @inline-call$|// @inline-call @hot lines_inline|' "$src/tests/data/lines/lines_kernels.cu" \
+    >"$lines/call/lines_kernels.cu"
+  checker 0 "ok    lines_inline: lines_math.cuh:8 holds 81.2% of its samples, inlined at lines_kernels.cu:21 \(code embedded\)" \
+    --embedded "$lines/good.json" "$lines/call/lines_kernels.cu"
+  # ... not when it does not (the planted line is the kernel's store).
+  sed 's|// @inline-store$|// @inline-store @hot lines_inline|' "$src/tests/data/lines/lines_kernels.cu" \
+    >"$lines/store/lines_kernels.cu"
+  checker 1 "FAIL  lines_inline: hottest line is lines_math.cuh:8 \(81.2%\), inlined at lines_math.cuh:12, lines_kernels.cu:21, not lines_kernels.cu:22" \
+    "$lines/good.json" "$lines/store/lines_kernels.cu"
   # The code not embedded: a trace alone would show nothing.
   checker 1 "FAIL  lines_inline: code of lines_math.cuh:8 is 'unknown', not embedded" \
     --embedded "$lines/bare.json" "$lines/src/lines/lines_math.cuh"
