@@ -536,9 +536,9 @@ static int recap(const char *path, const record_options *o) {
   mprof_trace_launches(t, &launches);
   mprof_trace_pc_samples(t, &pcs);
   mprof_trace_cubins(t, &cubins);
-  /* CUPTI's totalSamples: the records repeat each sample under its
-   * *_not_issued twin, so summing them would count some twice. */
-  uint64_t samples = mprof_trace_drop_total(t, MPROF_DROP_PC_TOTAL_SAMPLES);
+  /* Each sample once (its *_not_issued twin not added), as `summary`,
+   * `info` and `sass` count them. */
+  uint64_t samples = mprof_trace_pc_sample_total(t, NULL);
   uint64_t dropped = mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES);
   uint64_t full = mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL);
   uint64_t activity = mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS);

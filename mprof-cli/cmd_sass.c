@@ -45,10 +45,13 @@ static uint32_t trace_arch(const char *trace_path) {
 static void print_summary(const char *sidecar_path, const mprof_sidecar *sc,
                           const mprof_sass_report *report,
                           const char *trace_path) {
-  printf("%s: %zu functions, %zu with SASS, %zu with source lines, %llu PC "
+  /* Samples as `summary` and `info` count them: each once. */
+  char samples[32];
+  mprof_format_count(samples, sizeof samples, report->samples);
+  printf("%s: %zu functions, %zu with SASS, %zu with source lines, %s PC "
          "samples\n",
          sidecar_path, report->functions, report->with_sass, report->with_lines,
-         (unsigned long long)report->samples);
+         samples);
   size_t missing = report->functions - report->with_sass;
   if (!missing)
     return;
