@@ -198,8 +198,10 @@ static int build_kernels(mprof_render_model *m) {
 static int build(mprof_render_model *m) {
   mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;
   jo.sidecar = m->sidecar;
+  mprof_diagnose_options dop = MPROF_DIAGNOSE_OPTIONS_INIT;
+  dop.sidecar_problem = m->sidecar_problem;
   if (mprof_join_build(&m->join, m->trace, &jo) ||
-      mprof_diagnose(&m->diagnosis, m->join, NULL))
+      mprof_diagnose(&m->diagnosis, m->join, &dop))
     return mprof_render__fail("%s", mprof_error_last());
   if (build_reasons(m) || build_kernels(m))
     return -1;
@@ -359,9 +361,9 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
   size_t pc_records;
   mprof_trace_pc_samples(m->trace, &pc_records);
   if (named_sidecar || access(sidecar_path, F_OK) == 0) {
-    /* A damaged or missing sidecar is refused with the one line `summary`,
-     * `diff` and `export` print, so the window shows what the terminal
-     * would. */
+    /* A sidecar named with --sidecar that is damaged or missing is
+     * refused with the one line `summary`, `diff` and `export` print, so
+     * the window shows what the terminal would. */
     /* The SASS that `record` left for the first reader, saved back: from
      * the code of the trace whose sidecar it is (in a set, the first). */
     char owner[4096];
@@ -370,8 +372,20 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
     size_t n = strlen(sidecar_path);
     if (!named_sidecar && n > 8)
       snprintf(owner, sizeof owner, "%.*s", (int)(n - 8), sidecar_path);
-    if (mprof_sidecar_load(&m->sidecar, sidecar_path) ||
-        mprof_sass_complete(m->sidecar, owner, sidecar_path, NULL, NULL)) {
+    int rc = mprof_sidecar_load(&m->sidecar, sidecar_path);
+    if (rc && rc != MPROF_ENOMEM && !named_sidecar) {
+      /* The trace's own sidecar, damaged: the trace opens without it, as
+       * `summary` reads it, and says why (the Summary's note, the status
+       * line). */
+      snprintf(m->sidecar_problem, sizeof m->sidecar_problem, "%s",
+               mprof_error_last());
+      snprintf(m->note, sizeof m->note,
+               "sidecar left out, the trace read without it: %s",
+               m->sidecar_problem);
+      mprof_error_clear();
+      m->sidecar = NULL;
+    } else if (rc || mprof_sass_complete(m->sidecar, owner, sidecar_path,
+                                         NULL, NULL)) {
       char message[1024];
       snprintf(message, sizeof message, "%s", mprof_error_last());
       mprof_render_model_free(m); /* frees the sidecar too */

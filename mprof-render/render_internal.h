@@ -168,6 +168,7 @@ struct mprof_render_model {
   mprof_trace *trace;
   mprof_sidecar *sidecar;
   char note[4608];
+  char sidecar_problem[1024]; /* the damaged sidecar left out, or "" */
   int64_t start_ns, end_ns;
 
   /* libmprof's analysis, built once at open: the kernels are the join's,
