@@ -25,9 +25,10 @@ typedef struct cli_report_input {
  * its sidecar (@p sidecar_path, else PATH.pc.json of its first trace that
  * has one, unless @p no_sidecar), join (with @p join_flags, MPROF_JOIN_*)
  * and diagnose it. A damaged PATH.pc.json is left out (sidecar_problem);
- * a damaged @p sidecar_path, asked for by name, is an error. Returns 0 or a libmprof status, with mprof_error_last()
- * set on this thread and *failed the trace that did not open (set->count
- * for none; @p failed may be NULL). */
+ * a damaged @p sidecar_path, asked for by name, is an error. Returns 0
+ * or a libmprof status, with mprof_error_last() set on this thread and
+ * *failed the trace that did not open (set->count for none; @p failed may
+ * be NULL). */
 int cli_report_load(cli_report_input *in, const cli_trace_set *set,
                     const char *label, const char *sidecar_path, int no_sidecar,
                     unsigned join_flags, size_t *failed);

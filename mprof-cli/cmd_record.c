@@ -905,8 +905,7 @@ static void drop_empty(const process_entry *e, const char *cmdline) {
   fprintf(stderr,
           "mprof record: pid %ld%s%s%s ran no CUDA work (no kernel, copy or "
           "memset): its empty trace %s was removed\n",
-          e->pid, *cmdline ? " (" : "", cmdline, *cmdline ? ")" : "",
-          e->path);
+          e->pid, *cmdline ? " (" : "", cmdline, *cmdline ? ")" : "", e->path);
 }
 
 /* `record blocks`: each process that reported turns its NAME.source into
@@ -1054,8 +1053,8 @@ static int record_run(const record_options *o, const char *producer,
     /* Processes that did no CUDA work: their traces go when others of the
      * run did some; alone, the trace stays and the account says so. */
     int *empty = (int *)calloc(process_count, sizeof *empty);
-    char (*cmdlines)[256] =
-        (char (*)[256])calloc(process_count, sizeof *cmdlines);
+    char(*cmdlines)[256] =
+        (char(*)[256])calloc(process_count, sizeof *cmdlines);
     size_t working = process_count;
     for (size_t i = 0; empty && cmdlines && i < process_count; i++)
       if ((empty[i] = ran_no_cuda_work(&processes[i], cmdlines[i],

@@ -211,8 +211,7 @@ int cmd_sass(int argc, char **argv) {
   find_dropped_code(&dropped, trace_path);
   /* The SASS of a trace whose code was dropped is in its sidecar alone:
    * rebuilding from the trace would replace it with none. */
-  if (rebuild && dropped.count && !file_count &&
-      stat(sidecar_path, &st) == 0 &&
+  if (rebuild && dropped.count && !file_count && stat(sidecar_path, &st) == 0 &&
       mprof_sidecar_load(&sc, sidecar_path) == 0 &&
       mprof_sass_report_count(&report, sc) == 0 && report.with_sass) {
     fprintf(stderr,

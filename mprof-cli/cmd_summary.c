@@ -95,8 +95,9 @@ int cli_report_open(cli_report_input *in, const cli_trace_set *set,
 
 void cli_report_note_sidecar(const cli_report_input *in) {
   if (in->sidecar_problem[0])
-    fprintf(stderr, "mprof: note: sidecar left out, the trace read without it: "
-                    "%s\n",
+    fprintf(stderr,
+            "mprof: note: sidecar left out, the trace read without it: "
+            "%s\n",
             in->sidecar_problem);
 }
 

@@ -384,8 +384,8 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
                m->sidecar_problem);
       mprof_error_clear();
       m->sidecar = NULL;
-    } else if (rc || mprof_sass_complete(m->sidecar, owner, sidecar_path,
-                                         NULL, NULL)) {
+    } else if (rc || mprof_sass_complete(m->sidecar, owner, sidecar_path, NULL,
+                                         NULL)) {
       char message[1024];
       snprintf(message, sizeof message, "%s", mprof_error_last());
       mprof_render_model_free(m); /* frees the sidecar too */

@@ -160,9 +160,9 @@ double rd_text_width(cairo_t *cr, const char *text) {
 
 typedef struct svg_text {
   char *text;
-  double x, y;     /* baseline start, device space */
-  double size;     /* font size, device space */
-  double width;    /* advance, device space: the text keeps Cairo's width */
+  double x, y;  /* baseline start, device space */
+  double size;  /* font size, device space */
+  double width; /* advance, device space: the text keeps Cairo's width */
   double r, g, b, a;
   int bold, italic, mono;
 } svg_text;

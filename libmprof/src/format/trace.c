@@ -108,10 +108,9 @@ uint64_t mprof_trace_file_size(const mprof_trace *trace) {
 
 void mprof_trace_format_version(const mprof_trace *trace, unsigned *major,
                                 unsigned *minor) {
-  const mprof_file_header *h =
-      trace && trace->map_size >= sizeof *h
-          ? (const mprof_file_header *)trace->map
-          : NULL;
+  const mprof_file_header *h = trace && trace->map_size >= sizeof *h
+                                   ? (const mprof_file_header *)trace->map
+                                   : NULL;
   if (major)
     *major = h ? h->version_major : 0;
   if (minor)
@@ -248,8 +247,7 @@ uint64_t mprof_trace_pc_sample_total(const mprof_trace *trace,
                                                    device, index));
       is_twin = *k & 1;
     } else {
-      is_twin =
-          reason_not_issued(trace, reasons, reason_count, device, index);
+      is_twin = reason_not_issued(trace, reasons, reason_count, device, index);
     }
     if (is_twin)
       twin += r[i].samples;
