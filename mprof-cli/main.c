@@ -499,7 +499,10 @@ static const cli_command commands[] = {
      "Open TRACE (a .mprof, or a .mkprof) in the GTK viewer (mprof-gtk, next\n"
      "to mprof) on the Summary of its dominant kernel, or of NAME (mangled\n"
      "or demangled name, or the start of it). Tabs: trace, summary,\n"
-     "hotspots, flame, raster, mega, density, activity, source.\n"
+     "hotspots, flame, raster, mega, density, activity, source, ranks (one\n"
+     "trace per rank: a rank x step heat map of each step's time against\n"
+     "the step's median rank, stragglers marked; a click on a cell opens\n"
+     "that rank's step on the Trace).\n"
      "\n"
      "Several traces, a directory or a quoted glob are one run (one trace\n"
      "per process, or a `record blocks` trace with a `record` trace of the\n"
@@ -535,7 +538,7 @@ static const cli_command commands[] = {
      "Without a display and without --render, view says so and exits 2.\n",
      cmd_view,
      "arg:trace --kernel:value "
-     "--tab:trace,summary,hotspots,flame,raster,mega,density,activity,source "
+     "--tab:trace,summary,hotspots,flame,raster,mega,density,activity,source,ranks "
      "--sidecar:file --render:file --size:value --range:value --select:value "
      "--sm-height:value --rows:sm,block,warp --depth:auto,phase,instruction "
      "--line:value --hot:value --find:value --demo-activity"},

@@ -29,7 +29,7 @@ static const GOptionEntry options[] = {
      "NAME"},
     {"tab", 't', 0, G_OPTION_ARG_STRING, NULL,
      "Open on this tab: trace, summary (default), hotspots, flame, raster, "
-     "mega, density, activity, source",
+     "mega, density, activity, source, ranks (several traces, one per rank)",
      "TAB"},
     {"demo-activity", 0, 0, G_OPTION_ARG_NONE, NULL,
      "Open a synthetic SM/block/warp activity hierarchy instead of a trace",
@@ -134,7 +134,7 @@ static int command_line(GApplication *application,
     g_application_command_line_printerr(
         cmdline,
         "mprof-gtk: unknown tab '%s' (trace, summary, hotspots, flame, "
-        "raster, mega, density, activity, source)\n",
+        "raster, mega, density, activity, source, ranks)\n",
         tab_name);
     goto bad_input;
   }

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mprof/ranks.h>
+
 #include "view_spans.h"
 
 /* "+1.234 µs" after @p origin. */
@@ -64,6 +66,42 @@ size_t mprof_render_hit_describe(const mprof_render_model *m,
   if (size)
     rd_utf8_repair(buf);
   return n;
+}
+
+/* A Ranks cell: the rank's step, its busy and idle time, against the
+ * median rank, and whether it straggles. */
+static size_t describe_rank_step(const mprof_render_model *m,
+                                 const mprof_render_hit *hit, char *buf,
+                                 size_t size) {
+  const rs_ranks *r = mprof_render__ranks(m);
+  if (!r || hit->rank_index < 0 || (size_t)hit->rank_index >= r->count)
+    return 0;
+  const mprof_rank_info *info =
+      mprof_ranks_rank(r->ranks, (size_t)hit->rank_index);
+  const mprof_rank_step *st = mprof_ranks_step(
+      r->ranks, (size_t)hit->rank_index, (size_t)hit->step_index);
+  if (!st)
+    return 0;
+  char who[64], busy[64], idle[64], window[64];
+  if (info->rank >= 0)
+    snprintf(who, sizeof who, "rank %lld", (long long)info->rank);
+  else
+    snprintf(who, sizeof who, "trace %lld", (long long)hit->rank_index);
+  mprof_format_duration(busy, sizeof busy, (double)st->busy_ns);
+  mprof_format_duration(idle, sizeof idle, (double)st->idle_ns);
+  mprof_format_duration(window, sizeof window, (double)st->window_ns);
+  int straggles = 0;
+  for (size_t i = 0; i < mprof_ranks_straggler_count(r->ranks); i++) {
+    const mprof_straggler *s = mprof_ranks_straggler(r->ranks, i);
+    straggles |= s->rank_index == (size_t)hit->rank_index && s->step == st->step;
+  }
+  int n = snprintf(buf, size,
+                   "%s, step %llu  \u2014  GPU busy %s, idle %s of %s  "
+                   "\u00b7  %.2fx the step's median rank%s  \u00b7  click "
+                   "to open it on the Trace",
+                   who, (unsigned long long)st->step, busy, idle, window,
+                   hit->value, straggles ? "  \u00b7  straggler" : "");
+  return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
 static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
@@ -249,6 +287,7 @@ static size_t describe(const mprof_render_model *m, const mprof_render_hit *hit,
                  cl->correlation_id);
     break;
   }
+  case MPROF_HIT_RANK_STEP: return describe_rank_step(m, hit, buf, size);
   case MPROF_HIT_COUNTER: {
     size_t count;
     const mprof_pm_sample_record *w = mprof_trace_pm_samples(trace, &count);

@@ -27,7 +27,8 @@ static const rs_tab_view *const tab_views[MPROF_RENDER_TAB_COUNT] = {
     [MPROF_RENDER_MEGA] = &rs_mega_tab,
     [MPROF_RENDER_DENSITY] = &rs_density_tab,
     [MPROF_RENDER_ACTIVITY] = &rs_activity_tab,
-    [MPROF_RENDER_SOURCE] = &rs_source_tab};
+    [MPROF_RENDER_SOURCE] = &rs_source_tab,
+    [MPROF_RENDER_RANKS] = &rs_ranks_tab};
 
 static const rs_tab_view *tab_view(int tab) {
   return tab >= 0 && tab < MPROF_RENDER_TAB_COUNT ? tab_views[tab] : NULL;
@@ -75,6 +76,8 @@ void mprof_render_hit_test(const mprof_render_model *model,
   hit->role = -1;
   hit->row_key = -1;
   hit->item = -1;
+  hit->rank_index = -1;
+  hit->step_index = -1;
   const rs_tab_view *t = tab_view(tab);
   if (!model || !t || x < 0 || y < 0 || x >= width || y >= height)
     return;

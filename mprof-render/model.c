@@ -508,6 +508,7 @@ void mprof_render_model_free(mprof_render_model *m) {
   free(m->hot_storage);
   free(m->kernels);
   mprof_render__free_activity(m);
+  mprof_render__free_ranks(m);
   mprof_render__free_spans(m);
   mprof_sidecar_free(m->sidecar);
   mprof_trace_free(m->trace);

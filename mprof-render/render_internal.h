@@ -244,6 +244,7 @@ struct mprof_render_model {
    * (mprof_render__launch_track), not at open, so that a trace of ten
    * million launches opens without sorting and copying all of them. */
   rs_launch_track *launch_tracks;
+  struct rs_ranks *ranks_cache; /* the Ranks tab's report (rank_steps.c) */
 };
 
 /* ---- errors ------------------------------------------------------------- */
@@ -478,6 +479,30 @@ uint32_t rs_region_role(const mprof_render_model *m, uint32_t region);
 /* The device (index into DEVICES) of launch @p launch, or NONE. */
 uint32_t rs_launch_device(const mprof_render_model *m, uint32_t launch);
 
+/* ---- the Ranks tab's report (rank_steps.c) ------------------------------ */
+
+#define RS_NO_MEMBER ((size_t)-1)
+
+/* libmprof's cross-rank report of the set's traces (none for one trace:
+ * @p problem says why), each rank's member trace (its process), and each
+ * step's score against the median rank of that step: ratio[rank * steps +
+ * step], NaN where the rank has no such step. */
+typedef struct rs_ranks {
+  struct mprof_ranks *ranks;
+  size_t count, steps;
+  size_t *member; /* per rank: its member of the set, or RS_NO_MEMBER */
+  double *ratio;
+  double max_ratio; /* at least 1 */
+  char problem[512];
+} rs_ranks;
+
+/* Built the first time it is asked for; NULL out of memory. */
+const rs_ranks *mprof_render__ranks(const mprof_render_model *m);
+void mprof_render__free_ranks(mprof_render_model *m);
+/* The first stream of rank @p rank_index's process, or NONE. */
+uint32_t mprof_render__rank_first_stream(const mprof_render_model *m,
+                                         size_t rank_index);
+
 /* ---- views ---------------------------------------------------------- */
 
 /* What a tab does (draw.c dispatches through these): draw, hit-test
@@ -509,7 +534,8 @@ void rs_span_hit(const rs_tab_view *t, const mprof_render_model *model,
 
 /* One per view_*.c; Flame and Raster share theirs (view_lanes.c). */
 extern const rs_tab_view rs_trace_tab, rs_summary_tab, rs_hotspots_tab,
-    rs_lanes_tab, rs_mega_tab, rs_density_tab, rs_activity_tab, rs_source_tab;
+    rs_lanes_tab, rs_mega_tab, rs_density_tab, rs_activity_tab, rs_source_tab,
+    rs_ranks_tab;
 
 /* ---- the Source tab's data (source_lines.c) ----------------------------- */
 

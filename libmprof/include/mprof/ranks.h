@@ -66,6 +66,10 @@ typedef struct mprof_rank_step {
    * rank has collectives (a rank that waits on another waits inside its
    * collective, so its own idle time is its own delay). */
   uint64_t score_ns;
+  /** Where its GPU window starts, ns on the clock of the rank's own trace
+   * (in a merged set, add its process's clock_shift); 0 for a step with
+   * no GPU work. The window is [window_start_ns, + window_ns). */
+  uint64_t window_start_ns;
   MPROF_GROWABLE_TAIL
 } mprof_rank_step;
 

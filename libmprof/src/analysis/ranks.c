@@ -380,6 +380,7 @@ static int table_steps(mprof_rank_table *t, build_state *b,
         break;
       }
     row->window = e - a;
+    row->start = a;
     if (a < last_a) /* steps whose GPU work came out of order */
       at_all = at_comm = at_comp = at_seg = 0;
     last_a = a;
@@ -513,7 +514,7 @@ int mprof_rank_table_build(mprof_rank_table **out, const mprof_trace *trace) {
 
 /* Header: magic, then these u64 fields, then the step, kernel and cell
  * arrays and the string pool, all of u64 fields in the machine's order. */
-static const char table_magic[8] = {'M', 'P', 'R', 'A', 'N', 'K', 'S', '2'};
+static const char table_magic[8] = {'M', 'P', 'R', 'A', 'N', 'K', 'S', '3'};
 enum {
   H_PATH,
   H_HOST,

@@ -18,6 +18,7 @@ typedef struct mprof__rank_step {
   uint64_t cause; /**< pool offset of the idle time's call; 0 "" no call */
   uint64_t cause_ns;
   uint64_t idle_in_calls; /**< idle time with the host in some call */
+  uint64_t start;         /**< the window's start, the trace's clock */
 } mprof__rank_step;
 
 typedef struct mprof__rank_kernel {

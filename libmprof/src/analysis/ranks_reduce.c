@@ -155,6 +155,7 @@ static int fill_rank(mprof_ranks *r, size_t i, int any_comm) {
     mprof_rank_step *out = &r->steps[i][s];
     out->step = row->number;
     out->window_ns = row->window;
+    out->window_start_ns = row->start;
     out->busy_ns = row->busy;
     out->compute_ns = row->compute;
     out->comm_ns = row->comm;

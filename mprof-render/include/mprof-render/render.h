@@ -54,6 +54,10 @@ typedef enum mprof_render_tab {
   /** A kernel's source lines: share of samples, stall mix, SASS under the
    * hot ones (libmprof's lines.h). */
   MPROF_RENDER_SOURCE = 8,
+  /** One trace per rank (a set): a rank x step heat map of each step's
+   * time against the step's median rank, stragglers marked (libmprof's
+   * ranks.h). */
+  MPROF_RENDER_RANKS = 9,
   MPROF_RENDER_TAB_COUNT
 } mprof_render_tab;
 
@@ -609,6 +613,28 @@ void mprof_render_view_open_span_tab(mprof_render_view *view,
 int64_t mprof_render_span_origin(const mprof_render_model *model,
                                  const mprof_render_view *view);
 
+/* ---- the Ranks tab: one trace per rank ---------------------------------- */
+
+/** The ranks of a model opened from several traces (one per rank), by
+ * rank number; 0 for one trace. Their report (libmprof's mprof_ranks_build(),
+ * without the diff) is built on the first call. */
+size_t mprof_render_rank_count(const mprof_render_model *model);
+/** The GPU window of step @p step_index of rank @p rank_index on the
+ * model's (the set's) clock: 0, or -1 when there is no such step or it
+ * ran nothing on the GPU. */
+int mprof_render_rank_step_range(const mprof_render_model *model,
+                                 size_t rank_index, size_t step_index,
+                                 int64_t *start_ns, int64_t *end_ns);
+/**
+ * Open a rank's step on the Trace (a click on a Ranks cell): select its GPU
+ * window, zoom the view to it with a margin, and scroll the Trace rows to
+ * the first row of that rank's process. 0, or -1 (nothing changes) when
+ * the step has no window.
+ */
+int mprof_render_view_open_rank_step(mprof_render_view *view,
+                                     const mprof_render_model *model,
+                                     size_t rank_index, size_t step_index);
+
 /* ---- time <-> pixel ----------------------------------------------------- */
 
 /** The visible time range spread over the pixels [x, x + width). */
@@ -825,7 +851,8 @@ typedef enum mprof_render_hit_kind {
   MPROF_HIT_PROJECTED = 13, /**< a projected bar (a trace without spans) */
   MPROF_HIT_RANGE = 14,     /**< an NVTX range (Trace) */
   MPROF_HIT_COUNTER = 15,   /**< a counter track (Trace) */
-  MPROF_HIT_API = 16        /**< a CUDA API call (Trace) */
+  MPROF_HIT_API = 16,       /**< a CUDA API call (Trace) */
+  MPROF_HIT_RANK_STEP = 17  /**< a cell of Ranks: a rank's step */
 } mprof_render_hit_kind;
 
 typedef struct mprof_render_hit {
@@ -852,6 +879,11 @@ typedef struct mprof_render_hit {
   int64_t row_key; /**< Activity: the block or warp row, or -1 */
   int64_t item;    /**< RANGE: index into RANGES; COUNTER: into PM_SAMPLES;
                         API: into the API calls; else -1 */
+  /** RANK_STEP: the rank (mprof_render_rank_count() order) and its step
+   * (by step number, mprof_ranks_step()), else -1; t0, t1 its GPU window
+   * on the trace clock (0, 0 when it has none), value its time against
+   * the step's median rank (1: the median). */
+  int64_t rank_index, step_index;
 } mprof_render_hit;
 
 /** What is at (@p x, @p y) of @p tab drawn at @p width x @p height. */
