@@ -312,6 +312,13 @@ static int render_file(const view_args *a) {
     fprintf(stderr, "mprof: %s\n", mprof_render_error());
     return CLI_EXIT_USAGE;
   }
+  if (tab == MPROF_RENDER_RANKS && !mprof_render_rank_count(model)) {
+    fprintf(stderr,
+            "mprof view: --tab ranks compares ranks: give one trace per "
+            "rank (a run's directory, several files or a quoted glob)\n");
+    mprof_render_model_free(model);
+    return CLI_EXIT_USAGE;
+  }
   mprof_render_view view;
   mprof_render_view_init(&view, model);
   view.activity_rows = rows;
@@ -377,9 +384,11 @@ static int render_file(const view_args *a) {
     mprof_render_model_free(model);
     return CLI_EXIT_FAILED;
   }
+  /* Trace and Ranks show no one kernel. */
   const mprof_render_kernel *k =
-      view.kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view.kernel)
-                       : NULL;
+      view.kernel >= 0 && tab != MPROF_RENDER_RANKS
+          ? mprof_render_kernel_at(model, (size_t)view.kernel)
+          : NULL;
   printf("wrote %s: %s, %dx%d%s%s%s\n", a->render, mprof_render_tab_title(tab),
          a->width, a->height, k && tab != MPROF_RENDER_TRACE ? ", kernel " : "",
          k && tab != MPROF_RENDER_TRACE ? k->name : "",

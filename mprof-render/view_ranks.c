@@ -62,9 +62,9 @@ static void rank_label(char *buf, size_t size, const mprof_rank_info *info,
 static void legend(cairo_t *cr, const rs_ranks *r, double x, double y) {
   const double w = 160;
   for (int i = 0; i < (int)w; i++) {
-    double ratio = 0.5 + (i + 0.5) / w * ((r->max_ratio > 1.5 ? r->max_ratio
-                                                              : 1.5) -
-                                          0.5);
+    /* The last column is the hottest a cell can be. */
+    double top = r->max_ratio > 1.5 ? r->max_ratio : 1.5;
+    double ratio = 0.5 + i / (w - 1) * (top - 0.5);
     rd_fill_rect(cr, x + i, y, 1, 12,
                  mprof_render_density_color(heat(r, ratio)));
   }
