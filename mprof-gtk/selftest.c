@@ -27,6 +27,10 @@ typedef struct selftest {
   gint64 first_match; /* the launch Enter selected first */
   gboolean welcome;   /* started on the welcome page */
   gboolean source;    /* $MPROF_SELFTEST_SOURCE: the Source tab's tour */
+  /* $MPROF_SELFTEST_RANKS ("RANK:STEP", the straggler planted): the Ranks
+   * tab's hottest cell is that rank's step, and a click opens it. */
+  const char *ranks;
+  int ranks_rank, ranks_step; /* the cell clicked (mprof_render_hit) */
   uint32_t line;      /* Source tour: the line marked before a step */
   /* $MPROF_SELFTEST_LOAD (wait, cancel or close): the load of a big
    * trace, let go, cancelled, or its window closed. */
@@ -816,6 +820,108 @@ static gboolean load_tick(gpointer data) {
   return G_SOURCE_REMOVE;
 }
 
+/* ---- the Ranks tab ($MPROF_SELFTEST_RANKS) ------------------------------- */
+
+/* Opened with --tab ranks on one trace per rank: the hottest cell (the
+ * largest time against its step's median) is the planted straggler's
+ * step; a click on it shows the Trace zoomed to that step's GPU window,
+ * selected, the rows scrolled to that rank's process. TRUE while there
+ * are steps left. */
+static gboolean ranks_tour(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  switch (t->step++) {
+  case 0: {
+    SHOT(t, "ranks");
+    check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_RANKS,
+          "the tour starts on Ranks");
+    GtkWidget *w = mprof_gtk_window_get_tab_widget(t->window,
+                                                   MPROF_RENDER_RANKS);
+    int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
+    mprof_render_view view = *v;
+    mprof_render_hit hit, best = {0};
+    double bx = -1, by = -1;
+    for (double y = 0; y < height; y += 4)
+      for (double x = 0; x < width; x += 8) {
+        mprof_render_hit_test(m, &view, MPROF_RENDER_RANKS, width, height, x,
+                              y, &hit);
+        if (hit.kind == MPROF_HIT_RANK_STEP &&
+            (bx < 0 || hit.value > best.value)) {
+          best = hit;
+          bx = x;
+          by = y;
+        }
+      }
+    check(t, bx >= 0, "Ranks has cells to click");
+    if (bx < 0)
+      return FALSE;
+    char text[512], want[64];
+    mprof_render_hit_describe(m, &best, text, sizeof text);
+    int rank = -1, step = -1;
+    sscanf(t->ranks, "%d:%d", &rank, &step);
+    snprintf(want, sizeof want, "rank %d, step %d ", rank, step);
+    printf("selftest: the hottest cell: %s\n", text);
+    check(t, strncmp(text, want, strlen(want)) == 0 &&
+                 strstr(text, "straggler"),
+          "the hottest cell is the planted straggler's step");
+    t->ranks_rank = (int)best.rank_index;
+    t->ranks_step = (int)best.step_index;
+    /* A click: a drag that does not move. */
+    mprof_gtk_timeline_drag(MPROF_GTK_TIMELINE(w), bx, by, 0, 0, 0);
+    return TRUE;
+  }
+  case 1: {
+    SHOT(t, "ranks-trace");
+    check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_TRACE,
+          "a click on a cell shows the Trace");
+    int64_t start = 0, end = 0;
+    check(t,
+          mprof_render_rank_step_range(m, (size_t)t->ranks_rank,
+                                       (size_t)t->ranks_step, &start,
+                                       &end) == 0 &&
+              v->sel_start_ns == start && v->sel_end_ns == end,
+          "the step's GPU window is selected");
+    check(t,
+          v->start_ns <= start && v->end_ns >= end &&
+              v->end_ns - v->start_ns < 2 * (end - start),
+          "the Trace is zoomed to the step");
+    /* The rank's GPU band is on screen, scrolled to (not the first). */
+    GtkWidget *w = mprof_gtk_window_get_tab_widget(t->window,
+                                                   MPROF_RENDER_TRACE);
+    mprof_render_view view = *v;
+    view.scroll_y = gtk_adjustment_get_value(
+        mprof_gtk_timeline_get_vadjustment(MPROF_GTK_TIMELINE(w)));
+    const mprof_trace *trace = mprof_render_model_trace(m);
+    int want = -1, band = -1;
+    sscanf(t->ranks, "%d", &want);
+    for (size_t i = 0; band < 0 && i < mprof_render_row_count(m); i++) {
+      const mprof_render_row *row = mprof_render_row_at(m, i);
+      uint32_t process = row->kind == MPROF_ROW_DEVICE
+                             ? mprof_trace_device_process(trace, row->device)
+                             : MPROF_INDEX_NONE;
+      const char *rank = process != MPROF_INDEX_NONE
+                             ? mprof_trace_process_meta(trace, process, "rank")
+                             : NULL;
+      if (rank && atoi(rank) == want)
+        band = (int)i;
+    }
+    double h = 0, top = band >= 0 ? mprof_render_row_top(m, &view, (size_t)band,
+                                                         &h)
+                                  : -1;
+    printf("selftest: rank %d's band at %.0f px, rows scrolled %.0f px\n",
+           want, top, view.scroll_y);
+    check(t,
+          band >= 0 && view.scroll_y > 0 && top >= view.scroll_y &&
+              top + h <= view.scroll_y + gtk_widget_get_height(w) -
+                             MPROF_RENDER_RULER,
+          "the Trace's rows are scrolled to the rank's process");
+    return FALSE;
+  }
+  }
+  return FALSE;
+}
+
 /* One step per tick, so every screenshot sees a drawn frame. */
 static gboolean tick(gpointer data) {
   selftest *t = data;
@@ -829,6 +935,11 @@ static gboolean tick(gpointer data) {
   }
   if (t->source && state) {
     if (source_tour(t))
+      return G_SOURCE_CONTINUE;
+    goto finish;
+  }
+  if (t->ranks && state) {
+    if (ranks_tour(t))
       return G_SOURCE_CONTINUE;
     goto finish;
   }
@@ -1133,6 +1244,7 @@ void mprof_gtk_selftest_start(MprofGtkApp *app, MprofGtkWindow *window,
   t->dir = g_strdup(dir);
   t->welcome = mprof_gtk_window_is_welcome(window);
   t->source = g_getenv("MPROF_SELFTEST_SOURCE") != NULL;
+  t->ranks = g_getenv("MPROF_SELFTEST_RANKS");
   g_mkdir_with_parents(dir, 0755);
   t->load_mode = g_getenv("MPROF_SELFTEST_LOAD");
   if (t->load_mode && mprof_gtk_window_is_loading(window)) {

@@ -33,7 +33,13 @@ struct _MprofGtkTimeline {
 
 G_DEFINE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, GTK_TYPE_DRAWING_AREA)
 
-enum { SIGNAL_OPEN_KERNEL, SIGNAL_HOVER, SIGNAL_OPEN_SOURCE, SIGNAL_COUNT };
+enum {
+  SIGNAL_OPEN_KERNEL,
+  SIGNAL_HOVER,
+  SIGNAL_OPEN_SOURCE,
+  SIGNAL_OPEN_RANK_STEP,
+  SIGNAL_COUNT
+};
 static guint signals[SIGNAL_COUNT];
 
 /* px per SM when a double-click opens one in Mega. */
@@ -374,10 +380,19 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
 }
 
 /* A click on a page (a press and release that did not scroll it): an
- * instruction of Hotspots, Flame or Raster opens its source line. */
+ * instruction of Hotspots, Flame or Raster opens its source line, a cell
+ * of Ranks its rank's step. */
 static void page_click(MprofGtkTimeline *self, double x, double y) {
   if (gtk_widget_get_focusable(GTK_WIDGET(self)))
     gtk_widget_grab_focus(GTK_WIDGET(self));
+  if (self->tab == MPROF_RENDER_RANKS) {
+    mprof_render_hit hit;
+    hit_at(self, x, y, &hit);
+    if (hit.kind == MPROF_HIT_RANK_STEP)
+      g_signal_emit(self, signals[SIGNAL_OPEN_RANK_STEP], 0,
+                    (int)hit.rank_index, (int)hit.step_index);
+    return;
+  }
   if (self->tab != MPROF_RENDER_HOTSPOTS && self->tab != MPROF_RENDER_FLAME &&
       self->tab != MPROF_RENDER_RASTER)
     return;
@@ -591,6 +606,10 @@ static void mprof_gtk_timeline_class_init(MprofGtkTimelineClass *klass) {
   signals[SIGNAL_OPEN_SOURCE] = g_signal_new(
       "open-source", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
       NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_UINT);
+  /* open-rank-step(int rank, int step): a Ranks cell was clicked. */
+  signals[SIGNAL_OPEN_RANK_STEP] = g_signal_new(
+      "open-rank-step", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+      NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_INT);
 }
 
 /* What mprof_gtk_timeline_key() below does, for the keys window. */

@@ -36,7 +36,8 @@ G_DECLARE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, MPROF_GTK, TIMELINE,
 /* Signals: "open-kernel" (int kernel) on a double-click; "hover" (const
  * char *text) when the pointer moves over something, "" when it leaves;
  * "open-source" (int kernel, guint offset) on a click on an instruction
- * of Hotspots, Flame or Raster. The Source page scrolls its marked line
+ * of Hotspots, Flame or Raster; "open-rank-step" (int rank, int step) on
+ * a click on a cell of Ranks. The Source page scrolls its marked line
  * into view whenever it changes. */
 GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state, int tab);
 

@@ -69,6 +69,28 @@ static void on_open_source(GtkWidget *widget, int kernel, guint offset,
   mprof_gtk_window_set_tab(self, MPROF_RENDER_SOURCE);
 }
 
+/* A click on a Ranks cell: that rank's step on the Trace, its GPU window
+ * selected and in view, the rows scrolled to the rank's process. */
+static void on_open_rank_step(GtkWidget *widget, int rank, int step,
+                              gpointer data) {
+  (void)widget;
+  MprofGtkWindow *self = data;
+  mprof_render_view v = *mprof_gtk_view_state_get_view(self->state);
+  if (rank < 0 || step < 0 ||
+      mprof_render_view_open_rank_step(
+          &v, mprof_gtk_view_state_get_model(self->state), (size_t)rank,
+          (size_t)step))
+    return;
+  mprof_gtk_view_state_set_selection(self->state, v.sel_start_ns,
+                                     v.sel_end_ns);
+  mprof_gtk_view_state_set_range(self->state, v.start_ns, v.end_ns);
+  mprof_gtk_window_set_tab(self, MPROF_RENDER_TRACE);
+  if (self->timeline)
+    gtk_adjustment_set_value(mprof_gtk_timeline_get_vadjustment(
+                                 MPROF_GTK_TIMELINE(self->timeline)),
+                             v.scroll_y);
+}
+
 /* A span tab shows its kernel's spans when it is first shown for a
  * kernel; afterwards the time range is the user's. */
 static void fit_span_tab(MprofGtkWindow *self, int tab) {
@@ -224,6 +246,8 @@ static GtkWidget *tab_page(MprofGtkWindow *self, int tab) {
   g_signal_connect(timeline, "hover", G_CALLBACK(on_hover), self);
   g_signal_connect(timeline, "open-kernel", G_CALLBACK(on_open_kernel), self);
   g_signal_connect(timeline, "open-source", G_CALLBACK(on_open_source), self);
+  g_signal_connect(timeline, "open-rank-step", G_CALLBACK(on_open_rank_step),
+                   self);
   if (tab == MPROF_RENDER_TRACE) {
     self->timeline = timeline;
     gtk_widget_set_vexpand(timeline, TRUE);
@@ -430,6 +454,10 @@ static void show_model(MprofGtkWindow *self, mprof_render_model *model,
   for (int tab = 0; tab < MPROF_RENDER_TAB_COUNT; tab++) {
     /* Activity needs spans; Mega and Density project without them. */
     if (tab == MPROF_RENDER_ACTIVITY && !mprof_render_model_has_spans(model))
+      continue;
+    /* Ranks compares the traces of a set (built when first drawn). */
+    if (tab == MPROF_RENDER_RANKS &&
+        mprof_trace_member_count(mprof_render_model_trace(model)) < 2)
       continue;
     GtkWidget *page = tab_page(self, tab);
     if (tab == MPROF_RENDER_ACTIVITY) {
