@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -313,11 +314,9 @@ static int render_file(const view_args *a) {
     return CLI_EXIT_USAGE;
   }
   if (tab == MPROF_RENDER_RANKS && !mprof_render_rank_count(model)) {
-    fprintf(stderr,
-            "mprof view: --tab ranks compares ranks: give one trace per "
-            "rank (a run's directory, several files or a quoted glob)\n");
+    fprintf(stderr, "mprof view: %s\n", mprof_render_error());
     mprof_render_model_free(model);
-    return CLI_EXIT_USAGE;
+    return CLI_EXIT_FAILED;
   }
   mprof_render_view view;
   mprof_render_view_init(&view, model);
@@ -429,6 +428,10 @@ int cmd_view(int argc, char **argv) {
 
 static int view(view_args *ap) {
   view_args a = *ap;
+  if (a.tab && strcasecmp(a.tab, "ranks") == 0 && (a.demo || a.set.count < 2))
+    return cli_usage_error("view", "--tab ranks compares ranks: give one "
+                                   "trace per rank (a run's directory, "
+                                   "several files or a quoted glob)");
   if (a.render) {
 #ifdef MPROF_HAVE_RENDER
     return render(&a);

@@ -153,6 +153,7 @@ static const struct {
     {"win.tab('density')", {"<Alt>7", NULL}, "Density"},
     {"win.tab('activity')", {"<Alt>8", NULL}, "Activity"},
     {"win.tab('source')", {"<Alt>9", NULL}, "Source"},
+    {"win.tab('ranks')", {"<Alt>0", NULL}, "Ranks"},
     {"win.find",
      {"<Control>f", NULL},
      "find: kernel and NVTX range names on the Trace (the rest is dimmed); "

@@ -95,6 +95,8 @@ PY
 expect_one_line 2 "give one trace per rank" \
   "$mprof" view --tab ranks --render "$tmp/one.png" "$tmp/run/rank0.mprof"
 [ -e "$tmp/one.png" ] && fail "view --tab ranks of one trace wrote a file"
+DISPLAY='' WAYLAND_DISPLAY='' expect_one_line 2 "give one trace per rank" \
+  "$mprof" view --tab ranks "$tmp/run/rank0.mprof"
 
 [ "$failures" = 0 ] || exit 1
 echo "view ranks: ok"
