@@ -277,10 +277,11 @@ static int render(const view_args *a) {
 static int render_file(const view_args *a) {
   int tab = a->demo ? MPROF_RENDER_ACTIVITY : MPROF_RENDER_SUMMARY;
   if (a->tab && (tab = mprof_render_tab_parse(a->tab)) < 0)
-    return cli_usage_error("view",
-                           "unknown tab '%s' (trace, summary, hotspots, "
-                           "flame, raster, mega, density, activity, source, ranks)",
-                           a->tab);
+    return cli_usage_error(
+        "view",
+        "unknown tab '%s' (trace, summary, hotspots, "
+        "flame, raster, mega, density, activity, source, ranks)",
+        a->tab);
   if ((a->line || a->hot || a->find) && tab != MPROF_RENDER_SOURCE)
     return cli_usage_error("view", "--line, --hot and --find are for --tab "
                                    "source");

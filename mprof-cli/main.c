@@ -538,7 +538,8 @@ static const cli_command commands[] = {
      "Without a display and without --render, view says so and exits 2.\n",
      cmd_view,
      "arg:trace --kernel:value "
-     "--tab:trace,summary,hotspots,flame,raster,mega,density,activity,source,ranks "
+     "--tab:trace,summary,hotspots,flame,raster,mega,density,activity,source,"
+     "ranks "
      "--sidecar:file --render:file --size:value --range:value --select:value "
      "--sm-height:value --rows:sm,block,warp --depth:auto,phase,instruction "
      "--line:value --hot:value --find:value --demo-activity"},

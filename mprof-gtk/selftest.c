@@ -31,7 +31,7 @@ typedef struct selftest {
    * tab's hottest cell is that rank's step, and a click opens it. */
   const char *ranks;
   int ranks_rank, ranks_step; /* the cell clicked (mprof_render_hit) */
-  uint32_t line;      /* Source tour: the line marked before a step */
+  uint32_t line;              /* Source tour: the line marked before a step */
   /* $MPROF_SELFTEST_LOAD (wait, cancel or close): the load of a big
    * trace, let go, cancelled, or its window closed. */
   const char *load_mode;
@@ -836,16 +836,16 @@ static gboolean ranks_tour(selftest *t) {
     SHOT(t, "ranks");
     check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_RANKS,
           "the tour starts on Ranks");
-    GtkWidget *w = mprof_gtk_window_get_tab_widget(t->window,
-                                                   MPROF_RENDER_RANKS);
+    GtkWidget *w =
+        mprof_gtk_window_get_tab_widget(t->window, MPROF_RENDER_RANKS);
     int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
     mprof_render_view view = *v;
     mprof_render_hit hit, best = {0};
     double bx = -1, by = -1;
     for (double y = 0; y < height; y += 4)
       for (double x = 0; x < width; x += 8) {
-        mprof_render_hit_test(m, &view, MPROF_RENDER_RANKS, width, height, x,
-                              y, &hit);
+        mprof_render_hit_test(m, &view, MPROF_RENDER_RANKS, width, height, x, y,
+                              &hit);
         if (hit.kind == MPROF_HIT_RANK_STEP &&
             (bx < 0 || hit.value > best.value)) {
           best = hit;
@@ -862,8 +862,8 @@ static gboolean ranks_tour(selftest *t) {
     sscanf(t->ranks, "%d:%d", &rank, &step);
     snprintf(want, sizeof want, "rank %d, step %d ", rank, step);
     printf("selftest: the hottest cell: %s\n", text);
-    check(t, strncmp(text, want, strlen(want)) == 0 &&
-                 strstr(text, "straggler"),
+    check(t,
+          strncmp(text, want, strlen(want)) == 0 && strstr(text, "straggler"),
           "the hottest cell is the planted straggler's step");
     t->ranks_rank = (int)best.rank_index;
     t->ranks_step = (int)best.step_index;
@@ -887,8 +887,8 @@ static gboolean ranks_tour(selftest *t) {
               v->end_ns - v->start_ns < 2 * (end - start),
           "the Trace is zoomed to the step");
     /* The rank's GPU band is on screen, scrolled to (not the first). */
-    GtkWidget *w = mprof_gtk_window_get_tab_widget(t->window,
-                                                   MPROF_RENDER_TRACE);
+    GtkWidget *w =
+        mprof_gtk_window_get_tab_widget(t->window, MPROF_RENDER_TRACE);
     mprof_render_view view = *v;
     view.scroll_y = gtk_adjustment_get_value(
         mprof_gtk_timeline_get_vadjustment(MPROF_GTK_TIMELINE(w)));
@@ -906,15 +906,15 @@ static gboolean ranks_tour(selftest *t) {
       if (rank && atoi(rank) == want)
         band = (int)i;
     }
-    double h = 0, top = band >= 0 ? mprof_render_row_top(m, &view, (size_t)band,
-                                                         &h)
-                                  : -1;
-    printf("selftest: rank %d's band at %.0f px, rows scrolled %.0f px\n",
-           want, top, view.scroll_y);
+    double h = 0, top = band >= 0
+                            ? mprof_render_row_top(m, &view, (size_t)band, &h)
+                            : -1;
+    printf("selftest: rank %d's band at %.0f px, rows scrolled %.0f px\n", want,
+           top, view.scroll_y);
     check(t,
           band >= 0 && view.scroll_y > 0 && top >= view.scroll_y &&
-              top + h <= view.scroll_y + gtk_widget_get_height(w) -
-                             MPROF_RENDER_RULER,
+              top + h <=
+                  view.scroll_y + gtk_widget_get_height(w) - MPROF_RENDER_RULER,
           "the Trace's rows are scrolled to the rank's process");
     return FALSE;
   }

@@ -81,14 +81,13 @@ static void on_open_rank_step(GtkWidget *widget, int rank, int step,
           &v, mprof_gtk_view_state_get_model(self->state), (size_t)rank,
           (size_t)step))
     return;
-  mprof_gtk_view_state_set_selection(self->state, v.sel_start_ns,
-                                     v.sel_end_ns);
+  mprof_gtk_view_state_set_selection(self->state, v.sel_start_ns, v.sel_end_ns);
   mprof_gtk_view_state_set_range(self->state, v.start_ns, v.end_ns);
   mprof_gtk_window_set_tab(self, MPROF_RENDER_TRACE);
   if (self->timeline)
-    gtk_adjustment_set_value(mprof_gtk_timeline_get_vadjustment(
-                                 MPROF_GTK_TIMELINE(self->timeline)),
-                             v.scroll_y);
+    gtk_adjustment_set_value(
+        mprof_gtk_timeline_get_vadjustment(MPROF_GTK_TIMELINE(self->timeline)),
+        v.scroll_y);
 }
 
 /* A span tab shows its kernel's spans when it is first shown for a

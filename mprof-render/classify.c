@@ -11,10 +11,10 @@
 #include "render_internal.h"
 
 static const char *const tab_keys[MPROF_RENDER_TAB_COUNT] = {
-    "trace", "summary", "hotspots", "flame", "raster",
+    "trace", "summary", "hotspots", "flame",  "raster",
     "mega",  "density", "activity", "source", "ranks"};
 static const char *const tab_titles[MPROF_RENDER_TAB_COUNT] = {
-    "Trace", "Summary", "Hotspots", "Flame", "Raster",
+    "Trace", "Summary", "Hotspots", "Flame",  "Raster",
     "Mega",  "Density", "Activity", "Source", "Ranks"};
 
 int mprof_render_tab_is_span(int tab) {

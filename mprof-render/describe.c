@@ -93,7 +93,8 @@ static size_t describe_rank_step(const mprof_render_model *m,
   int straggles = 0;
   for (size_t i = 0; i < mprof_ranks_straggler_count(r->ranks); i++) {
     const mprof_straggler *s = mprof_ranks_straggler(r->ranks, i);
-    straggles |= s->rank_index == (size_t)hit->rank_index && s->step == st->step;
+    straggles |=
+        s->rank_index == (size_t)hit->rank_index && s->step == st->step;
   }
   int n = snprintf(buf, size,
                    "%s, step %llu  \u2014  GPU busy %s, idle %s of %s  "

@@ -53,9 +53,9 @@ static int build(rs_ranks *out, const mprof_render_model *m) {
       rc = mprof_render__fail("%s", mprof_error_last());
   mprof_ranks_options opts = MPROF_RANKS_OPTIONS_INIT;
   opts.flags |= MPROF_RANKS_NO_DIFF;
-  if (!rc && mprof_ranks_build(&out->ranks,
-                               (const mprof_rank_table *const *)tables,
-                               members, &opts))
+  if (!rc &&
+      mprof_ranks_build(&out->ranks, (const mprof_rank_table *const *)tables,
+                        members, &opts))
     rc = mprof_render__fail("%s", mprof_error_last());
   for (size_t i = 0; i < members; i++)
     mprof_rank_table_free(tables[i]);
@@ -70,12 +70,11 @@ static int build(rs_ranks *out, const mprof_render_model *m) {
     if (n > out->steps)
       out->steps = n;
   }
-  out->member = (size_t *)calloc(out->count ? out->count : 1,
-                                 sizeof *out->member);
-  out->ratio = (double *)calloc(out->count * out->steps + 1,
-                                sizeof *out->ratio);
-  uint64_t *scratch =
-      (uint64_t *)calloc(out->count + 1, sizeof *scratch);
+  out->member =
+      (size_t *)calloc(out->count ? out->count : 1, sizeof *out->member);
+  out->ratio =
+      (double *)calloc(out->count * out->steps + 1, sizeof *out->ratio);
+  uint64_t *scratch = (uint64_t *)calloc(out->count + 1, sizeof *scratch);
   if (!out->member || !out->ratio || !scratch) {
     free(scratch);
     return mprof_render__oom();
@@ -96,7 +95,7 @@ static int build(rs_ranks *out, const mprof_render_model *m) {
     uint64_t median = column_median(out->ranks, out->count, s, scratch);
     for (size_t i = 0; i < out->count; i++) {
       const mprof_rank_step *st = mprof_ranks_step(out->ranks, i, s);
-      double ratio = !st       ? NAN
+      double ratio = !st      ? NAN
                      : median ? (double)st->score_ns / (double)median
                               : 1.0;
       out->ratio[i * out->steps + s] = ratio;

@@ -105,8 +105,9 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
              (unsigned long long)s->step, s->excess * 100);
   } else {
     const mprof_ranks_options defaults = MPROF_RANKS_OPTIONS_INIT;
-    snprintf(text, sizeof text, "no straggler: every step within %.0f%% of "
-                                "its median rank",
+    snprintf(text, sizeof text,
+             "no straggler: every step within %.0f%% of "
+             "its median rank",
              defaults.threshold * 100);
   }
   rd_text_fit(cr, PAD, 44, width - 2 * PAD - 360, text);
@@ -203,8 +204,8 @@ int mprof_render_view_open_rank_step(mprof_render_view *view,
                                      const mprof_render_model *model,
                                      size_t rank_index, size_t step_index) {
   int64_t start, end;
-  if (!view || mprof_render_rank_step_range(model, rank_index, step_index,
-                                            &start, &end))
+  if (!view ||
+      mprof_render_rank_step_range(model, rank_index, step_index, &start, &end))
     return -1;
   if (end <= start)
     end = start + 1;

@@ -622,7 +622,9 @@ static void draw_everything(const char *path) {
                  tab == MPROF_RENDER_RASTER || tab == MPROF_RENDER_SOURCE;
     int no_spans = tab == MPROF_RENDER_ACTIVITY &&
                    !mprof_render_kernel_span_count(m, v.kernel);
-    if (!no_spans)
+    /* Ranks of one trace says it needs one trace per rank. */
+    int no_ranks = tab == MPROF_RENDER_RANKS && !mprof_render_rank_count(m);
+    if (!no_spans && !no_ranks)
       assert_true(busy > (pc_tab && k && !k->stats->samples ? 0.001 : 0.005));
     snprintf(name, sizeof name, "%s-%s.png", base, mprof_render_tab_key(tab));
     fix_save(&img, name);
@@ -658,6 +660,102 @@ static void test_synthetic_traces_draw(void **state) {
   }
 }
 
+/* Four synthetic ranks, rank 2 four times slower in step 3: the Ranks
+ * tab's hottest cell is rank 2's step 3, a straggler; opening it selects
+ * a window on the set's clock that holds that rank's launches of one step
+ * (a step's share of them), and scrolls the Trace to its process. */
+static void test_ranks_open_the_straggler_step(void **state) {
+  (void)state;
+  enum { RANKS = 4, STEPS = 6, LAUNCHES = 1200 };
+  char paths[RANKS][1024], rank_meta[RANKS][8];
+  const char *list[RANKS];
+  for (int r = 0; r < RANKS; r++) {
+    char name[32];
+    snprintf(name, sizeof name, "views-rank%d.mprof", r);
+    snprintf(paths[r], sizeof paths[r], "%s", test_path(name));
+    snprintf(rank_meta[r], sizeof rank_meta[r], "%d", r);
+    const char *meta[] = {"rank", rank_meta[r], "world_size", "4"};
+    mprof_synth_options opts;
+    mprof_synth_options_init(&opts, MPROF_SYNTH_OPTIONS_VERSION);
+    opts.launches = LAUNCHES;
+    opts.steps = STEPS;
+    opts.seed = 7;
+    opts.timing_seed = (uint64_t)r + 1;
+    opts.meta = meta;
+    opts.meta_count = 2;
+    if (r == 2) {
+      opts.slowdown = 3.0;
+      opts.slow_step = 1 + 3;
+    }
+    assert_int_equal(mprof_synth_write(paths[r], &opts), 0);
+    list[r] = paths[r];
+  }
+  mprof_render_model *m;
+  if (mprof_render_model_open_set(&m, list, RANKS, NULL, NULL))
+    fail_msg("%s", mprof_render_error());
+  assert_int_equal(mprof_render_rank_count(m), RANKS);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_RANKS, 1000, 500);
+  fix_free(&img);
+
+  mprof_render_hit hit, best;
+  memset(&best, 0, sizeof best);
+  for (double y = 0; y < 500; y += 4)
+    for (double x = 0; x < 1000; x += 8) {
+      mprof_render_hit_test(m, &v, MPROF_RENDER_RANKS, 1000, 500, x, y, &hit);
+      if (hit.kind == MPROF_HIT_RANK_STEP &&
+          (best.kind != MPROF_HIT_RANK_STEP || hit.value > best.value))
+        best = hit;
+    }
+  assert_int_equal(best.kind, MPROF_HIT_RANK_STEP);
+  char text[512];
+  mprof_render_hit_describe(m, &best, text, sizeof text);
+  printf("  the hottest cell: %s\n", text);
+  assert_true(strncmp(text, "rank 2, step 3 ", 15) == 0);
+  assert_non_null(strstr(text, "straggler"));
+  assert_true(best.value > 1.5);
+
+  v.scroll_y = 0;
+  assert_int_equal(mprof_render_view_open_rank_step(
+                       &v, m, (size_t)best.rank_index, (size_t)best.step_index),
+                   0);
+  assert_true(v.sel_end_ns > v.sel_start_ns);
+  assert_true(v.start_ns <= v.sel_start_ns && v.end_ns >= v.sel_end_ns);
+  assert_int_equal(v.sel_start_ns, best.t0);
+  assert_int_equal(v.sel_end_ns, best.t1);
+  /* The window holds one step of rank 2's launches, on the set's clock. */
+  const mprof_trace *trace = mprof_render_model_trace(m);
+  size_t count, inside = 0, of_rank = 0;
+  const mprof_launch_record *l = mprof_trace_launches(trace, &count);
+  for (size_t i = 0; i < count; i++) {
+    uint32_t p = mprof_trace_stream_process(trace, l[i].stream);
+    const char *rank = mprof_trace_process_meta(trace, p, "rank");
+    if (!rank || strcmp(rank, "2") != 0)
+      continue;
+    of_rank++;
+    inside += (int64_t)l[i].start >= v.sel_start_ns &&
+              (int64_t)l[i].start < v.sel_end_ns;
+  }
+  printf("  %zu of rank 2's %zu launches in the window\n", inside, of_rank);
+  assert_true(inside * STEPS > of_rank * 8 / 10 &&
+              inside * STEPS < of_rank * 12 / 10);
+  /* The Trace's rows start at rank 2's GPU band. */
+  int row = mprof_render_row_at_y(m, &v, v.scroll_y + 1);
+  assert_true(row >= 0);
+  const mprof_render_row *band = mprof_render_row_at(m, (size_t)row);
+  assert_int_equal(band->kind, MPROF_ROW_DEVICE);
+  const char *rank = mprof_trace_process_meta(
+      trace, mprof_trace_device_process(trace, band->device), "rank");
+  assert_non_null(rank);
+  assert_string_equal(rank, "2");
+  /* Out of range: nothing changes. */
+  mprof_render_view before = v;
+  assert_int_equal(mprof_render_view_open_rank_step(&v, m, RANKS, 0), -1);
+  assert_memory_equal(&before, &v, sizeof v);
+  mprof_render_model_free(m);
+}
+
 static void test_real_samples_draw(void **state) {
   (void)state;
   size_t found = fix_each_sample(draw_everything);
@@ -679,6 +777,7 @@ int main(void) {
       cmocka_unit_test(test_summary_speed_of_light_and_notes),
       cmocka_unit_test(test_empty_trace_draws_messages),
       cmocka_unit_test(test_synthetic_traces_draw),
+      cmocka_unit_test(test_ranks_open_the_straggler_step),
       cmocka_unit_test(test_real_samples_draw),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
