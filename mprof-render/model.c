@@ -320,6 +320,17 @@ int mprof_render_model_open_progress(mprof_render_model **out,
   progress_fn = progress;
   progress_user = user;
   int rc = mprof_render_model_open_set(out, paths, count, name, sidecar_path);
+  /* A set's Ranks tab: its report is built here, on the opening thread,
+   * rather than when the tab is first drawn. */
+  if (!rc && mprof_trace_member_count((*out)->trace) >= 2) {
+    if (step(0.95, "Comparing the ranks")) {
+      mprof_render_model_free(*out);
+      *out = NULL;
+      rc = -1;
+    } else {
+      mprof_render__ranks(*out);
+    }
+  }
   if (!rc && step(1.0, "Done")) {
     mprof_render_model_free(*out);
     *out = NULL;

@@ -72,6 +72,12 @@ static void legend(cairo_t *cr, const rs_ranks *r, double x, double y) {
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 10.5, 0, 0);
   rd_text_right(cr, x - 6, y + 10, "0.5x");
+  /* Where the median rank's time falls. */
+  double top = r->max_ratio > 1.5 ? r->max_ratio : 1.5;
+  double at = x + floor((1.0 - 0.5) / (top - 0.5) * (w - 1)) + 0.5;
+  rd_vline(cr, at, y - 3, y + 15, RD_TEXT);
+  rd_rgb(cr, RD_TEXT_DIM);
+  rd_text(cr, at - rd_text_width(cr, "median") / 2, y + 27, "median");
   snprintf(text, sizeof text, "%.1fx the step's median rank",
            r->max_ratio > 1.5 ? r->max_ratio : 1.5);
   rd_text(cr, x + w + 6, y + 10, text);
