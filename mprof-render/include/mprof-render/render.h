@@ -275,10 +275,10 @@ typedef int (*mprof_render_progress)(void *user, double done, const char *step);
 /**
  * mprof_render_model_open_set(), calling @p progress (may be NULL) between
  * its steps, and for a set also building the Ranks tab's report (which
- * mprof_render_model_open_set() leaves to the tab's first drawing); when it returns nonzero the open stops there and fails with
- * mprof_render_error() "cancelled". A viewer opens on a worker thread
- * through this: the model is built by one thread and, once returned, used
- * by one thread at a time.
+ * mprof_render_model_open_set() leaves to the tab's first drawing); when it
+ * returns nonzero the open stops there and fails with mprof_render_error()
+ * "cancelled". A viewer opens on a worker thread through this: the model is
+ * built by one thread and, once returned, used by one thread at a time.
  */
 int mprof_render_model_open_progress(mprof_render_model **out,
                                      const char *const *paths, size_t count,
