@@ -258,8 +258,8 @@ static void apply_locked(mprof_cupti_capture_change change) {
     window_finish_work();
     uint64_t off = monotonic_raw_ns();
     piece_mark(0, off);
-    mprof_cupti_translate_window_piece(g.tr, piece_on_ns, off,
-                                       g.capture.pieces, piece_thread);
+    mprof_cupti_translate_window_piece(g.tr, piece_on_ns, off, g.capture.pieces,
+                                       piece_thread);
     pc_window(0);
     if (g.window_pc_disable && g.pc_allowed && !g.cfg.pm_alternate)
       pc_phase(0);
