@@ -423,8 +423,9 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
   p.y += 10 + 18 * lines;
   for (size_t i = 0; i < diag->dimension_count; i++) {
     const mprof_dimension *d = mprof_kernel_diagnosis_dimension(diag, i);
-    /* The span dimensions only for a trace with spans, as the reports. */
-    if (d->id >= MPROF_DIM_FIRST_SPAN && !mprof_render_model_has_spans(model))
+    /* The dimensions the reports show. */
+    if (!mprof_diagnosis_dimension_reported(mprof_render_model_diagnosis(model),
+                                            d))
       continue;
     pill(cr, p.x, p.y + 1, d->state);
     rd_rgb(cr, RD_TEXT);

@@ -9,6 +9,8 @@
 
 #include "test_util.h"
 
+#include "megakernels_fixture.h"
+
 #include "mprof/mkprof.h"
 #include "mprof/mprof.h"
 
@@ -677,6 +679,9 @@ int main(int argc, char **argv) {
     write_span_trace(argv[2], 0);
     return 0;
   }
+  /* A .mkprof as the Megakernels project's converter writes one. */
+  if (argc == 3 && strcmp(argv[1], "--write-megakernels") == 0)
+    return megakernels_fixture_write(argv[2]) ? 1 : 0;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_read_megakernels_layout),
       cmocka_unit_test(test_pack_decode),

@@ -118,7 +118,19 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
     const mprof_occupancy *occ = o->occupancy;
     uint64_t slots = (uint64_t)occ->sm_count * occ->blocks_per_sm;
     pct(p, sizeof p, o->weighted_tail);
-    if (w->tail_measured && !occ->blocks_per_sm) {
+    if (w->tail_measured && w->persistent) {
+      /* One block per SM for the whole run: no grid size or grid-stride
+       * loop changes the tail, the work each SM is given does. */
+      pct(p, sizeof p, w->tail_busy);
+      head = mprof__arena_printf(
+          a,
+          "Tail effect (measured from block spans): SMs are busy only %s of "
+          "the kernel's time; the kernel is persistent (%llu block%s, at "
+          "most one per SM), so the idle SMs wait on the work still queued "
+          "on the last ones: balance the work each SM is given.",
+          p, (unsigned long long)occ->grid_blocks,
+          mprof__plural(occ->grid_blocks));
+    } else if (w->tail_measured && !occ->blocks_per_sm) {
       pct(p, sizeof p, w->tail_busy);
       head = mprof__arena_printf(
           a,

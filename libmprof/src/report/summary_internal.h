@@ -36,7 +36,7 @@ void mprof__summary_process_label(char *out, size_t size,
                                   const mprof__summary_view *v,
                                   const mprof_kernel_stats *s);
 size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k);
-/* Dimensions from spans appear only in traces that have spans. */
+/* Which dimensions show (mprof_diagnosis_dimension_reported()). */
 int mprof__summary_dimension_shown(const mprof__summary_view *v,
                                    const mprof_dimension *dim);
 /* Speed of light: whether the trace has PM samples. */

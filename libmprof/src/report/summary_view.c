@@ -47,14 +47,10 @@ size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k) {
   return n;
 }
 
-/* Dimensions from spans appear only in traces that have spans. */
+/* As mprof_diagnosis_dimension_reported(): the viewer asks the same. */
 int mprof__summary_dimension_shown(const mprof__summary_view *v,
                                    const mprof_dimension *dim) {
-  size_t spans;
-  if (dim->id < MPROF_DIM_FIRST_SPAN)
-    return 1;
-  mprof_trace_spans(v->trace, &spans);
-  return spans > 0;
+  return mprof_diagnosis_dimension_reported(v->d, dim);
 }
 
 /* ---- speed of light (PM samples) ----------------------------------------- */
