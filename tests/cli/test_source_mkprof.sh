@@ -60,6 +60,19 @@ for cmd in info summary; do
     fail "$cmd on a cut MKPROF: $out"
 done
 
+# A megakernel as the Megakernels converter writes it: its summary speaks
+# of instruction types, GPUs and SMs, and of nothing the format cannot hold.
+"$test_mkprof" --write-megakernels "$tmp/mk.mkprof" || fail "writing the megakernel"
+out=$("$mprof" summary --human --color=never --top 2 "$tmp/mk.mkprof" 2>&1)
+for want in "768 instructions of 9 types" "Attn Norm" "QKV Rope" \
+  "SM tail: SM 15 ends" "the kernel is persistent"; do
+  echo "$out" | grep -q -- "$want" || fail "the megakernel's summary lacks '$want': $out"
+done
+for unwanted in "PC sampl" "unknown" "grid-stride" "mprof sass" "counters"; do
+  echo "$out" | grep -q -- "$unwanted" &&
+    fail "the megakernel's summary speaks of '$unwanted': $out"
+done
+
 "$test_source" --write-run "$tmp/run.mprof" || fail "writing the run"
 expect 0 "spans      32 in 8 launches; 17 overflowed" \
   "$mprof" source info "$tmp/run.mprof.source"

@@ -257,7 +257,10 @@ void mprof__diagnose_make_verdict(kernel_work *w) {
           "No bottleneck stands out: every dimension is within its "
           "thresholds (largest stall: %s %s).",
           o->stalls[0].reason, p);
-    } else
+    } else if (mprof_trace_is_mkprof(mprof_join_trace(w->join)))
+      o->verdict = "No bottleneck in the SM timings: the SMs are evenly "
+                   "loaded and finish together.";
+    else
       o->verdict = "No bottleneck visible without PC samples: occupancy, "
                    "waves and launch gaps are fine; record with PC sampling "
                    "to see where warps stall.";

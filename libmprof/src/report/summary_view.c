@@ -47,10 +47,16 @@ size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k) {
   return n;
 }
 
-/* As mprof_diagnosis_dimension_reported(): the viewer asks the same. */
+/* XML and JSON: every dimension, but those from spans only in traces that
+ * have spans. The text (and the viewer) show fewer, as
+ * mprof_diagnosis_dimension_reported() says. */
 int mprof__summary_dimension_shown(const mprof__summary_view *v,
                                    const mprof_dimension *dim) {
-  return mprof_diagnosis_dimension_reported(v->d, dim);
+  size_t spans;
+  if (dim->id < MPROF_DIM_FIRST_SPAN)
+    return 1;
+  mprof_trace_spans(v->trace, &spans);
+  return spans > 0;
 }
 
 /* ---- speed of light (PM samples) ----------------------------------------- */
