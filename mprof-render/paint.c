@@ -144,12 +144,27 @@ double rd_text_width(cairo_t *cr, const char *text) {
   return e.x_advance;
 }
 
+static mprof_render_text_fn text_observer;
+static void *text_observer_ctx;
+
+void mprof_render_observe_text(mprof_render_text_fn fn, void *ctx) {
+  text_observer = fn;
+  text_observer_ctx = ctx;
+}
+
 double rd_text(cairo_t *cr, double x, double y, const char *text) {
   char buf[1024];
   text = drawable(text, buf, sizeof buf);
   cairo_move_to(cr, x, y);
   cairo_show_text(cr, text);
-  return rd_text_width(cr, text);
+  double width = rd_text_width(cr, text);
+  if (text_observer) {
+    /* Where it lands on the surface, whatever the transformation. */
+    double ux = x, uy = y;
+    cairo_user_to_device(cr, &ux, &uy);
+    text_observer(text_observer_ctx, text, ux, uy, width);
+  }
+  return width;
 }
 
 double rd_text_right(cairo_t *cr, double right, double y, const char *text) {

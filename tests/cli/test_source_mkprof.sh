@@ -1,10 +1,12 @@
 #!/bin/sh
 # mprof source / mprof mkprof: what a user sees, exit statuses included.
 # Usage: test_source_mkprof.sh MPROF TMPDIR TEST_MKPROF TEST_SOURCE
+#        [HAVE_RENDER]
 mprof=$1
 tmp=$2/cli-source-$$
 test_mkprof=$3
 test_source=$4
+have_render=${5:-0}
 mkdir -p "$tmp"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -72,6 +74,17 @@ for unwanted in "PC sampl" "unknown" "grid-stride" "mprof sass" "counters"; do
   echo "$out" | grep -q -- "$unwanted" &&
     fail "the megakernel's summary speaks of '$unwanted': $out"
 done
+# mprof view opens it on Mega, and names its GPUs without the compute
+# capability and clock that MKPROF does not hold.
+if [ "$have_render" = 1 ]; then
+  expect 0 "wrote $tmp/mk.png: Mega, 1600x1000, kernel megakernel (MKPROF) (measured)" \
+    "$mprof" view "$tmp/mk.mkprof" --render "$tmp/mk.png"
+  expect 0 "wrote $tmp/mk-sum.png: Summary" \
+    "$mprof" view "$tmp/mk.mkprof" --tab summary --render "$tmp/mk-sum.png"
+fi
+expect 0 "^device 1   MKPROF GPU 1 (16 SMs)$" "$mprof" info "$tmp/mk.mkprof"
+out=$("$mprof" info "$tmp/mk.mkprof" 2>&1)
+echo "$out" | grep -q "sm_00\|GHz" && fail "info on a .mkprof: $out"
 
 "$test_source" --write-run "$tmp/run.mprof" || fail "writing the run"
 expect 0 "spans      32 in 8 launches; 17 overflowed" \
