@@ -158,8 +158,8 @@ static int command_line(GApplication *application,
       }
     }
     mprof_gtk_window_set_activity(window, rows, depth);
-    mprof_gtk_window_set_tab(window,
-                             tab >= 0 ? tab : mprof_render_model_first_tab(model));
+    mprof_gtk_window_set_tab(
+        window, tab >= 0 ? tab : mprof_render_model_first_tab(model));
   }
   gtk_window_present(GTK_WINDOW(window));
   if (smoke)

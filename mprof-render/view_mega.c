@@ -246,8 +246,8 @@ static void draw_labels(cairo_t *cr, const rs_frame *f, const rs_sm_rows *sms,
   rd_font(cr, title_font, 0, 0);
   for (size_t r = 0; titles && r < bl.count; r++)
     if (bl.rows[r] != RS_SEPARATOR)
-      widest = fmax(widest, rd_text_width(cr, row_title(bl.rows[r],
-                                                        f->projected)));
+      widest =
+          fmax(widest, rd_text_width(cr, row_title(bl.rows[r], f->projected)));
   rs_sm_gutter(cr, f, sms, l->left - 20 - (titles ? widest + 10 : 0));
   /* Tall enough for row titles is tall enough for every SM's label. */
   for (size_t s = sms->first; titles && s < sms->last; s++) {

@@ -339,8 +339,8 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
     const mprof_device_record *d = &dev[k->stats->device];
     char traits[96];
     /* The clock is left to `mprof info`: the header names the model. */
-    mprof_format_device_traits(traits, sizeof traits, d->cc_major,
-                               d->cc_minor, d->sm_count, 0);
+    mprof_format_device_traits(traits, sizeof traits, d->cc_major, d->cc_minor,
+                               d->sm_count, 0);
     snprintf(text, sizeof text, "GPU %u %s (%s)", d->id,
              mprof_trace_string(trace, d->name), traits);
   }

@@ -90,13 +90,13 @@ static void schedule(uint32_t i, uint32_t sm, int32_t *opcode, int32_t *words) {
 /* The clock64() stamps of every instruction, [SLOTS][STAMPS]; the last SM
  * of the second GPU gets a slow LM head, the tail of the run. */
 static void simulate(int64_t (*stamps)[STAMPS]) {
-  static const uint32_t load[10] = {0, 900, 2600, 4200, 1500,
+  static const uint32_t load[10] = {0,    900, 2600, 4200, 1500,
                                     3800, 900, 6400, 5200, 7000};
-  static const uint32_t compute[10] = {0, 1200, 3400, 5600, 1800,
+  static const uint32_t compute[10] = {0,    1200, 3400, 5600, 1800,
                                        2900, 1100, 4800, 4100, 8200};
   for (uint32_t p = 0; p < PROCESSORS; p++) {
-    int64_t t = 1000000 + (int64_t)(p / MEGAKERNELS_SMS_PER_GPU) * 4000 +
-                rng(600);
+    int64_t t =
+        1000000 + (int64_t)(p / MEGAKERNELS_SMS_PER_GPU) * 4000 + rng(600);
     for (uint32_t i = 0; i < MEGAKERNELS_INSTRUCTIONS; i++) {
       int64_t *s = stamps[p * MEGAKERNELS_INSTRUCTIONS + i];
       int32_t opcode, words[4];
@@ -156,7 +156,7 @@ static void pack_events(stamp_event *pairs, uint32_t *row, uint32_t base) {
 static int64_t first_pos(int64_t a, int64_t b) { return a > 0 ? a : b; }
 
 int megakernels_fixture_write(const char *path) {
-  int64_t (*stamps)[STAMPS] = calloc(SLOTS, sizeof *stamps);
+  int64_t(*stamps)[STAMPS] = calloc(SLOTS, sizeof *stamps);
   int32_t *instructions = calloc((size_t)SLOTS * INST_LEN, sizeof(int32_t));
   uint32_t *starts = calloc(SLOTS, sizeof(uint32_t));
   uint32_t *ends = calloc(SLOTS, sizeof(uint32_t));
@@ -177,14 +177,15 @@ int megakernels_fixture_write(const char *path) {
       const int64_t *raw = stamps[idx];
       int64_t ns[STAMPS];
       for (int k = 1; k < STAMPS; k++) {
-        int64_t v = raw[k] > 0
-                        ? (int64_t)((double)(raw[k] - min_c) * 1000.0 / CLOCK_MHZ)
-                        : 0;
+        int64_t v =
+            raw[k] > 0
+                ? (int64_t)((double)(raw[k] - min_c) * 1000.0 / CLOCK_MHZ)
+                : 0;
         ns[k] = v > 0 ? v : 0;
       }
       int64_t lo = INT64_MAX, hi = 0;
       static const int bar_stamps[] = {GW, GWD, FL, LL, FU, LU,
-                                       FS, LS, CS, OR, GS, GSD};
+                                       FS, LS,  CS, OR, GS, GSD};
       int set = 0;
       for (size_t k = 0; k < sizeof bar_stamps / sizeof bar_stamps[0]; k++) {
         int64_t v = ns[bar_stamps[k]];

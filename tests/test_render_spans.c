@@ -615,7 +615,6 @@ static void test_mkprof_opens_with_params(void **state) {
   assert_non_null(strstr(mprof_render_error(), "bad.mkprof"));
 }
 
-
 /* ---- a megakernel, as the Megakernels converter writes it ---------------
  */
 
@@ -627,8 +626,7 @@ typedef struct seen_text {
 
 static seen_text *drawn;
 
-static void see(void *ctx, const char *text, double x, double y,
-                double width) {
+static void see(void *ctx, const char *text, double x, double y, double width) {
   (void)ctx;
   (void)x;
   (void)y;
@@ -669,9 +667,9 @@ static void draw_seen(const mprof_render_model *m, const mprof_render_view *v,
 static void test_megakernel_legend_and_labels(void **state) {
   (void)state;
   static const char *const types[] = {
-      "Attn Norm",       "QKV Rope", "Partial Attention",
-      "Attention Reduction", "O Proj Residual", "MLP Norm",
-      "Upgate SiLU",     "Down Proj Residual", "RMS LM Head"};
+      "Attn Norm",           "QKV Rope",           "Partial Attention",
+      "Attention Reduction", "O Proj Residual",    "MLP Norm",
+      "Upgate SiLU",         "Down Proj Residual", "RMS LM Head"};
   const char *path = test_path("megakernels.mkprof");
   assert_int_equal(megakernels_fixture_write(path), 0);
   mprof_render_model *m;
@@ -697,8 +695,8 @@ static void test_megakernel_legend_and_labels(void **state) {
               sizes[z].png);
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
       if (times_drawn(types[t]) != 1)
-        fail_msg("%dx%d: '%s' drawn %zu times", sizes[z].width,
-                 sizes[z].height, types[t], times_drawn(types[t]));
+        fail_msg("%dx%d: '%s' drawn %zu times", sizes[z].width, sizes[z].height,
+                 types[t], times_drawn(types[t]));
     for (size_t i = 0; i < drawn->count; i++)
       if (strncmp(drawn->text[i], "GPU ", 4) == 0 &&
           strstr(drawn->text[i], "\u2026"))

@@ -293,8 +293,9 @@ mprof_diagnosis_note(const mprof_diagnosis *diagnosis, size_t index);
  * (a Megakernels MKPROF: no PC samples, counters or device limits can be
  * in it) only the dimensions it could judge. 0 for NULL.
  */
-MPROF_API int mprof_diagnosis_dimension_reported(
-    const mprof_diagnosis *diagnosis, const mprof_dimension *dimension);
+MPROF_API int
+mprof_diagnosis_dimension_reported(const mprof_diagnosis *diagnosis,
+                                   const mprof_dimension *dimension);
 
 /** 1 when @p trace holds instruction timings only: it was imported from a
  * Megakernels MKPROF file (META capture.mode = mkprof). */

@@ -671,8 +671,7 @@ static void make_trace_notes(mprof_diagnosis *d) {
                  "--pc-mode continuous).",
                  mode ? mode : "unknown"));
   }
-  if (launches && !mprof_throughput_available(d->throughput) &&
-      !timings_only)
+  if (launches && !mprof_throughput_available(d->throughput) && !timings_only)
     add_note(d, "no_counters",
              mprof__arena_printf(
                  a,

@@ -85,7 +85,7 @@ typedef struct kernel_work {
   /* A persistent kernel: its grid is at most one block per SM of its
    * device, so its tail is in the work each block does, not the grid. */
   int persistent;
-  double tail_busy;  /* then: the measured SM-time busy share */
+  double tail_busy; /* then: the measured SM-time busy share */
 } kernel_work;
 
 static inline double share_of(uint64_t part, uint64_t whole) {

@@ -201,8 +201,8 @@ static void measured_tail_effect(kernel_work *w, const span_balance *b) {
   t->state = state;
   t->cost = 1.0 - busy;
   w->tail_measured = 1;
-  w->persistent = b->device_sms && occ->grid_blocks &&
-                  occ->grid_blocks <= b->device_sms;
+  w->persistent =
+      b->device_sms && occ->grid_blocks && occ->grid_blocks <= b->device_sms;
   w->tail_busy = busy;
   /* The projection only where the device limits let one be made. */
   t->detail = mprof__arena_printf(
@@ -258,8 +258,7 @@ void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
         "Uneven work across SMs: the busiest (SM %u) is busy %s against a "
         "mean of %s over %u SM%s (%.2fx), so %s of the SM time waits on "
         "it; spread the work more evenly (%s).",
-        b->busiest_sm, mb, mean, b->sms, mprof__plural(b->sms), b->imbalance,
-        p,
+        b->busiest_sm, mb, mean, b->sms, mprof__plural(b->sms), b->imbalance, p,
         b->device_sms && w->out->occupancy->grid_blocks &&
                 w->out->occupancy->grid_blocks <= b->device_sms
             ? "the kernel is persistent, one block per SM: move work from "

@@ -51,7 +51,8 @@ static uint32_t launch_gpu(const mprof_trace *t, uint32_t launch) {
   const mprof_launch_record *l = mprof_trace_launches(t, &nl);
   const mprof_stream_record *s = mprof_trace_streams(t, &ns);
   const mprof_device_record *d = mprof_trace_devices(t, &nd);
-  if (launch >= nl || l[launch].stream >= ns || s[l[launch].stream].device >= nd)
+  if (launch >= nl || l[launch].stream >= ns ||
+      s[l[launch].stream].device >= nd)
     return 0;
   return d[s[l[launch].stream].device].id;
 }
@@ -191,17 +192,21 @@ int mprof__mega_build(mprof__mega *m, const mprof_trace *t) {
       continue; /* MKPROF GPUs are 0..num_gpus-1; a trace may claim more */
     if (gpu + 1 > m->gpu_count)
       m->gpu_count = gpu + 1;
-    it[count++] = (mega_item){sp[i].launch, sp[i].sm, sp[i].block,
-                              region_type[sp[i].region], rg[sp[i].region].role,
-                              sp[i].start, sp[i].end};
+    it[count++] = (mega_item){sp[i].launch,
+                              sp[i].sm,
+                              sp[i].block,
+                              region_type[sp[i].region],
+                              rg[sp[i].region].role,
+                              sp[i].start,
+                              sp[i].end};
   }
   if (!count)
     goto fail;
   qsort(it, count, sizeof *it, by_instruction);
   size_t sms = 0;
   for (size_t i = 0; i < count; i++)
-    sms += i == 0 || it[i].launch != it[i - 1].launch ||
-           it[i].sm != it[i - 1].sm;
+    sms +=
+        i == 0 || it[i].launch != it[i - 1].launch || it[i].sm != it[i - 1].sm;
   m->sms = (mprof__mega_sm *)calloc(sms, sizeof *m->sms);
   m->sm_type_ns = (uint64_t *)calloc(sms * m->type_count, sizeof(uint64_t));
   m->type_gpu_ns =
@@ -296,8 +301,8 @@ void mprof__mega_text(FILE *f, const mprof__mega *m, const mprof__style *st) {
     fprintf(f, "  %-24.24s %6llu %10s %6s %10s  %5s %7s %5s", x->name,
             (unsigned long long)x->instructions, a, b, c, p, q, r);
     for (uint32_t g = 0; gpu_columns && g < m->gpu_count; g++) {
-      mprof_format_duration(a, sizeof a,
-                            (double)m->type_gpu_ns[order[k] * m->gpu_count + g]);
+      mprof_format_duration(
+          a, sizeof a, (double)m->type_gpu_ns[order[k] * m->gpu_count + g]);
       fprintf(f, " %10s", a);
     }
     fputc('\n', f);
