@@ -162,6 +162,10 @@ static gboolean tick(gpointer data) {
     if (mprof_render_model_is_demo(mprof_gtk_view_state_get_model(state)))
       check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_ACTIVITY,
             "the demo opens on Activity");
+    else if (mprof_render_model_first_tab(
+                 mprof_gtk_view_state_get_model(state)) == MPROF_RENDER_MEGA)
+      check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_MEGA,
+            "a .mkprof opens on Mega");
     else
       check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SUMMARY,
             "it opens on the Summary");
