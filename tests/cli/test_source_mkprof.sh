@@ -83,6 +83,16 @@ if [ "$have_render" = 1 ]; then
     "$mprof" view "$tmp/mk.mkprof" --tab summary --render "$tmp/mk-sum.png"
 fi
 expect 0 "^device 1   MKPROF GPU 1 (16 SMs)$" "$mprof" info "$tmp/mk.mkprof"
+# import then export gives the file back whole: every name, param, event
+# type, controller event and event (9,216 + 1,535), byte for byte.
+expect 0 "wrote $tmp/mk.mprof" "$mprof" mkprof import "$tmp/mk.mkprof" -o "$tmp/mk.mprof"
+expect 0 "sections .* MKPROF=" "$mprof" info "$tmp/mk.mprof"
+expect 0 "whole: 768 instructions on 32 processors, 10751 events" \
+  "$mprof" mkprof export "$tmp/mk.mprof" -o "$tmp/mk-back.mkprof"
+cmp "$tmp/mk.mkprof" "$tmp/mk-back.mkprof" ||
+  fail "import then export changed the .mkprof"
+expect 0 "holds      768 instructions, 2304 unit bars, 9216 events (0 errors), 1535 controller events" \
+  "$mprof" mkprof info "$tmp/mk-back.mkprof"
 out=$("$mprof" info "$tmp/mk.mkprof" 2>&1)
 echo "$out" | grep -q "sm_00\|GHz" && fail "info on a .mkprof: $out"
 
