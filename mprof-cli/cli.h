@@ -197,5 +197,6 @@ CLI_DECLARE(cmd_mkprof);
 CLI_DECLARE(cmd_view);
 CLI_DECLARE(cmd_export);
 CLI_DECLARE(cmd_merge);
+CLI_DECLARE(cmd_ranks);
 
 #endif /* MPROF_CLI_H */

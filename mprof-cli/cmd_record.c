@@ -29,7 +29,8 @@ typedef struct record_options {
   const char *pc_period;
   const char *pc_buffer;
   const char *kernel_regex;
-  const char *pm;          /* "on", "off" or "both" (two runs) */
+  const char *pm;          /* "on", "off", "both" (two runs) or "alternate" */
+  const char *alternate_every;
   const char *pm_interval; /* a duration, e.g. 10us */
   /* The capture window (producers/cupti/capture.h); NULL: not given. */
   const char *capture_range;
@@ -238,6 +239,8 @@ static int parse_options(record_options *o, int argc, char **argv) {
       slot = &o->pm;
     else if (strcmp(arg, "--pm-interval") == 0)
       slot = &o->pm_interval;
+    else if (strcmp(arg, "--alternate-every") == 0)
+      slot = &o->alternate_every;
     else if (strcmp(arg, "--capture-range") == 0)
       slot = &o->capture_range;
     else if (strcmp(arg, "--range-skip") == 0)
@@ -309,9 +312,33 @@ static int parse_options(record_options *o, int argc, char **argv) {
                            "--pc-mode must be continuous, serialized or off, "
                            "not '%s'",
                            o->pc_mode);
-  if (strcmp(o->pm, "on") && strcmp(o->pm, "off") && strcmp(o->pm, "both"))
-    return cli_usage_error("record", "--pm must be on, off or both, not '%s'",
+  if (strcmp(o->pm, "on") && strcmp(o->pm, "off") && strcmp(o->pm, "both") &&
+      strcmp(o->pm, "alternate"))
+    return cli_usage_error("record",
+                           "--pm must be on, off, both or alternate, not '%s'",
                            o->pm);
+  int alternate = strcmp(o->pm, "alternate") == 0;
+  if (alternate && (!o->capture_range || strcmp(o->capture_range, "none") == 0))
+    return cli_usage_error("record",
+                           "--pm alternate takes turns between the repeats of "
+                           "a capture window: add --capture-range (e.g. "
+                           "nvtx:step --range-count 4), or use --pm both");
+  if (alternate && strcmp(o->pc_mode, "continuous"))
+    return cli_usage_error("record",
+                           "--pm alternate takes turns with continuous PC "
+                           "sampling: drop --pc-mode %s",
+                           o->pc_mode);
+  if (o->alternate_every && !alternate)
+    return cli_usage_error("record",
+                           "--alternate-every goes with --pm alternate");
+  if (o->alternate_every) {
+    unsigned long long n;
+    if (cli_parse_u64(o->alternate_every, &n) != 0 || n < 1 || n > 1000000)
+      return cli_usage_error("record",
+                             "--alternate-every takes a number of repeats, "
+                             "1..1000000, not '%s'",
+                             o->alternate_every);
+  }
   if (strcmp(o->pm, "both") == 0 && strcmp(o->pc_mode, "off") == 0)
     return cli_usage_error("record",
                            "--pm both records a PC-sampled run and a "
@@ -468,6 +495,7 @@ static int run_command(const record_options *o, const char *producer,
     set_env("MPROF_KERNEL_REGEX", o->kernel_regex);
     setenv("MPROF_PM", o->pm, 1);
     set_env("MPROF_PM_INTERVAL", o->pm_interval);
+    set_env("MPROF_ALTERNATE_EVERY", o->alternate_every);
     set_env("MPROF_CAPTURE_RANGE", o->capture_range);
     set_env("MPROF_RANGE_SKIP", o->range_skip);
     set_env("MPROF_RANGE_COUNT", o->range_count);
@@ -630,6 +658,23 @@ static int recap(const char *path, const record_options *o) {
             "mprof: warning: the PM sampling buffer overflowed %llu times "
             "and samples were lost: use a longer --pm-interval\n",
             (unsigned long long)pm_overflow);
+  if (pm_mode && strcmp(pm_mode, "alternate") == 0) {
+    const char *pc_pieces = mprof_trace_meta(t, "alternate.pc_pieces");
+    const char *pm_pieces = mprof_trace_meta(t, "alternate.pm_pieces");
+    const char *switches = mprof_trace_meta(t, "alternate.switches");
+    const char *switch_us = mprof_trace_meta(t, "alternate.switch_us");
+    const char *every = mprof_trace_meta(t, "alternate.every");
+    fprintf(out,
+            "mprof: alternating every %s repeat(s): %s PC-sampled, %s "
+            "PM-sampled; %s switch(es) took %.1f ms\n",
+            every ? every : "?", pc_pieces ? pc_pieces : "0",
+            pm_pieces ? pm_pieces : "0", switches ? switches : "0",
+            switch_us ? (double)strtoull(switch_us, NULL, 10) / 1e3 : 0.0);
+    if (!pm_pieces || strcmp(pm_pieces, "0") == 0)
+      fprintf(out, "mprof: warning: no repeat was PM-sampled: the window "
+                   "held too few repeats to alternate; use a larger "
+                   "--range-count or a smaller --alternate-every\n");
+  }
   if (dropped || full)
     fprintf(out,
             "mprof: warning: %llu PC samples dropped (%llu drains found the "

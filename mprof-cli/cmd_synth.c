@@ -92,6 +92,18 @@ static int synth(int argc, char **argv, char **meta) {
       i++;
       continue;
     }
+    if (strcmp(arg, "--steps-unmarked") == 0) {
+      opts.step_flags |= MPROF_SYNTH_STEPS_UNMARKED;
+      continue;
+    }
+    if (strcmp(arg, "--slow-step") == 0) {
+      if (!value || cli_parse_u64(value, &v) != 0 || v >= 1000000)
+        return cli_usage_error("synth", "--slow-step needs a step number "
+                                        "(0..999999)");
+      opts.slow_step = (uint32_t)v + 1;
+      i++;
+      continue;
+    }
     if (strcmp(arg, "--span-nested") == 0) {
       opts.span_nested = 1;
       continue;
@@ -144,6 +156,8 @@ static int synth(int argc, char **argv, char **meta) {
       u32 = &opts.span_warps;
     else if (strcmp(arg, "--span-sms") == 0)
       u32 = &opts.span_sms;
+    else if (strcmp(arg, "--steps") == 0)
+      u32 = &opts.steps;
     else
       return cli_usage_error("synth", "unknown option '%s'", arg);
     if (!value || cli_parse_u64(value, &v) != 0 || (u32 && v > 0xffffffffull))
@@ -171,6 +185,8 @@ static int synth(int argc, char **argv, char **meta) {
     }
     printf(", %zu spans", spans);
   }
+  if (opts.steps)
+    printf(", %u steps", opts.steps);
   printf("\n");
   return CLI_EXIT_OK;
 }

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,10 @@ typedef struct view_args {
   const char *rows;   /* Activity: sm, block, warp */
   const char *depth;  /* Activity: auto, phase, instruction */
   const char *sm_height;
-  int demo; /* --demo-activity: the synthetic SM/block/warp hierarchy */
+  const char *line; /* Source: [FILE:]N marked and scrolled to */
+  const char *hot;  /* Source: the Nth hottest line instead */
+  const char *find; /* Source: text searched in the file */
+  int demo;         /* --demo-activity: the synthetic SM/block/warp hierarchy */
   int width, height;
 } view_args;
 
@@ -73,6 +77,12 @@ static int parse(int argc, char **argv, view_args *a) {
       slot = &a->depth;
     else if (strcmp(arg, "--sm-height") == 0)
       slot = &a->sm_height;
+    else if (strcmp(arg, "--line") == 0)
+      slot = &a->line;
+    else if (strcmp(arg, "--hot") == 0)
+      slot = &a->hot;
+    else if (strcmp(arg, "--find") == 0)
+      slot = &a->find;
     else if (strcmp(arg, "--demo-activity") == 0) {
       a->demo = 1;
       continue;
@@ -103,6 +113,11 @@ static int parse(int argc, char **argv, view_args *a) {
     return cli_usage_error("view", "no trace given");
   if (a->trace && a->demo)
     return cli_usage_error("view", "--demo-activity takes no trace");
+  if (!a->render && (a->line || a->hot || a->find))
+    return cli_usage_error("view",
+                           "--line, --hot and --find go with "
+                           "--render (in the viewer: n, N and Ctrl+F on the "
+                           "Source tab)");
   if (a->render) {
     size_t n = strlen(a->render);
     if (n < 5 || (strcmp(a->render + n - 4, ".png") != 0 &&
@@ -171,6 +186,86 @@ static int range_error(const char *option, const char *text, int why) {
 
 static int render_file(const view_args *a);
 
+/* An unsigned decimal of digits only, 1..UINT32_MAX; 0 when it is not. */
+static uint32_t parse_count(const char *text) {
+  if (!*text || strlen(text) > 10 || strspn(text, "0123456789") != strlen(text))
+    return 0;
+  unsigned long long v = strtoull(text, NULL, 10);
+  return v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+/* The Source tab's --line, --hot and --find: the line marked and scrolled
+ * to, the search marked. 0, or 2 after one line naming what is wrong. */
+static int source_place(const view_args *a, const mprof_render_model *model,
+                        mprof_render_view *view) {
+  const char *trace = a->trace ? a->trace : "the demo";
+  const mprof_render_kernel *k =
+      view->kernel >= 0 ? mprof_render_kernel_at(model, (size_t)view->kernel)
+                        : NULL;
+  const char *name = k ? k->short_name : "no kernel";
+  size_t files = mprof_render_source_file_count(model, view->kernel);
+  if ((a->line || a->find) && !files)
+    return cli_usage_error("view",
+                           "%s: %s has no source lines (no line table: built "
+                           "without nvcc -lineinfo, or a library kernel)",
+                           trace, name);
+  if (a->hot) {
+    uint32_t rank = parse_count(a->hot);
+    size_t hot = mprof_render_source_hot_count(model, view->kernel);
+    if (!rank)
+      return cli_usage_error("view",
+                             "--hot '%s' is not a rank (1: the "
+                             "hottest line)",
+                             a->hot);
+    if (rank > hot)
+      return cli_usage_error("view", "--hot %u: %s has %zu sampled %s%s", rank,
+                             name, hot, files ? "line" : "instruction",
+                             hot == 1 ? "" : "s");
+    for (uint32_t r = 1; r < rank; r++)
+      mprof_render_view_source_hot(view, model, 1);
+  }
+  if (a->line) {
+    const char *colon = strrchr(a->line, ':');
+    int32_t file = view->source_file;
+    uint32_t line = parse_count(colon ? colon + 1 : a->line);
+    if (!line)
+      return cli_usage_error("view",
+                             "--line '%s' is not [FILE:]N (e.g. "
+                             "kernel.cu:42)",
+                             a->line);
+    if (colon) {
+      char path[4096];
+      snprintf(path, sizeof path, "%.*s", (int)(colon - a->line), a->line);
+      file = mprof_render_source_file_find(model, view->kernel, path);
+      if (!file) {
+        char list[1024];
+        size_t at = 0;
+        list[0] = '\0';
+        for (size_t f = 0; f < files && at < sizeof list - 256; f++)
+          at += (size_t)snprintf(
+              list + at, sizeof list - at, "%s%s", f ? ", " : "",
+              mprof_render_source_file_at(model, view->kernel, f, NULL));
+        return cli_usage_error("view",
+                               "--line '%s': %s has no file '%s' "
+                               "(its files: %s)",
+                               a->line, name, path, list);
+      }
+    }
+    if (mprof_render_view_source_line(view, model, file, line))
+      return cli_usage_error("view",
+                             "--line '%s': the file has no line %u "
+                             "in the Source tab of %s",
+                             a->line, line, name);
+  }
+  if (a->find)
+    mprof_render_view_source_find(view, model, a->find, 0);
+  if (!a->line && !a->hot && !a->find)
+    return 0; /* as the viewer opens it */
+  view->scroll_y = 0;
+  mprof_render_view_source_scroll(view, model, a->height);
+  return 0;
+}
+
 /* Draw, then let go of the font caches (a clean exit for leak checkers). */
 static int render(const view_args *a) {
   int rc = render_file(a);
@@ -185,6 +280,9 @@ static int render_file(const view_args *a) {
                            "unknown tab '%s' (trace, summary, hotspots, "
                            "flame, raster, mega, density, activity, source)",
                            a->tab);
+  if ((a->line || a->hot || a->find) && tab != MPROF_RENDER_SOURCE)
+    return cli_usage_error("view", "--line, --hot and --find are for --tab "
+                                   "source");
   int rows = 0, depth = 0;
   if (a->rows && (rows = mprof_render_activity_rows_parse(a->rows)) < 0)
     return cli_usage_error("view", "--rows '%s' is not sm, block or warp",
@@ -235,8 +333,14 @@ static int render_file(const view_args *a) {
   }
   if (span_tab)
     mprof_render_view_open_span_tab(&view, model, a->kernel != NULL);
-  if (tab == MPROF_RENDER_SOURCE)
+  if (tab == MPROF_RENDER_SOURCE) {
     mprof_render_view_open_source_tab(&view, model, a->height);
+    int rc = source_place(a, model, &view);
+    if (rc) {
+      mprof_render_model_free(model);
+      return rc;
+    }
+  }
   if (a->range) {
     double from, to;
     int why = parse_range(a->range, &from, &to);

@@ -3,7 +3,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <string.h>
+
 #include "actions.h"
+#include "search.h"
+#include "source_page.h"
 #include "timeline.h"
 
 #define ZOOM_STEP 1.5
@@ -81,6 +85,12 @@ static void show_tab(GSimpleAction *a, GVariant *p, gpointer window) {
       mprof_render_tab_parse(g_variant_get_string(p, NULL)));
 }
 
+static void find(GSimpleAction *a, GVariant *p, gpointer window) {
+  (void)a;
+  (void)p;
+  mprof_gtk_window_find(MPROF_GTK_WINDOW(window));
+}
+
 static void close_window(GSimpleAction *a, GVariant *p, gpointer window) {
   (void)a;
   (void)p;
@@ -88,6 +98,13 @@ static void close_window(GSimpleAction *a, GVariant *p, gpointer window) {
 }
 
 static void show_keys(GSimpleAction *a, GVariant *p, gpointer window);
+
+static void show_rows(GSimpleAction *a, GVariant *p, gpointer window) {
+  (void)a;
+  (void)p;
+  if (state_of(window))
+    mprof_gtk_view_state_show_rows(state_of(window));
+}
 
 static const GActionEntry entries[] = {
     {"zoom-in", zoom_in, NULL, NULL, NULL, {0}},
@@ -99,7 +116,9 @@ static const GActionEntry entries[] = {
     {"rows-shorter", rows_shorter, NULL, NULL, NULL, {0}},
     {"tab", show_tab, "s", NULL, NULL, {0}},
     {"close", close_window, NULL, NULL, NULL, {0}},
+    {"find", find, NULL, NULL, NULL, {0}},
     {"keys", show_keys, NULL, NULL, NULL, {0}},
+    {"show-rows", show_rows, NULL, NULL, NULL, {0}},
 };
 
 void mprof_gtk_actions_install(MprofGtkWindow *window) {
@@ -133,10 +152,39 @@ static const struct {
     {"win.tab('mega')", {"<Alt>6", NULL}, "Mega"},
     {"win.tab('density')", {"<Alt>7", NULL}, "Density"},
     {"win.tab('activity')", {"<Alt>8", NULL}, "Activity"},
+    {"win.tab('source')", {"<Alt>9", NULL}, "Source"},
+    {"win.find",
+     {"<Control>f", NULL},
+     "find: kernel and NVTX range names on the Trace (the rest is dimmed); "
+     "text in the file on the Source tab"},
+    {"win.show-rows", {"<Control><Shift>h", NULL}, "Trace: show hidden rows"},
     {"win.open", {"<Control>o", NULL}, "open a trace"},
     {"win.close", {"<Control>w", "<Control>q", NULL}, "close the window"},
     {"win.keys", {"F1", "question", NULL}, "this list of keys"},
 };
+
+void mprof_gtk_actions_set_typing(MprofGtkWindow *window, gboolean typing) {
+  /* The actions bound to a key that types (w, s, 0, ?): off while a text
+   * field has the focus, so that the key reaches the field. */
+  for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++) {
+    gboolean types = FALSE;
+    for (size_t k = 0; bindings[i].keys[k]; k++) {
+      guint key;
+      GdkModifierType mods;
+      if (gtk_accelerator_parse(bindings[i].keys[k], &key, &mods) &&
+          !(mods & (GDK_CONTROL_MASK | GDK_ALT_MASK)) &&
+          gdk_keyval_to_unicode(key))
+        types = TRUE;
+    }
+    const char *name = bindings[i].action;
+    if (!types || strncmp(name, "win.", 4) != 0 || strchr(name, '('))
+      continue;
+    GAction *action =
+        g_action_map_lookup_action(G_ACTION_MAP(window), name + 4);
+    if (G_IS_SIMPLE_ACTION(action))
+      g_simple_action_set_enabled(G_SIMPLE_ACTION(action), !typing);
+  }
+}
 
 void mprof_gtk_actions_set_accels(GtkApplication *app) {
   for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++)
@@ -146,7 +194,7 @@ void mprof_gtk_actions_set_accels(GtkApplication *app) {
 
 /* The keys as people read them ("Alt+1", "+"), from the table above and
  * the timeline's own, then the mouse. */
-static char *keys_text(void) {
+char *mprof_gtk_actions_keys_text(void) {
   GString *text = g_string_new("");
   for (size_t i = 0; i < G_N_ELEMENTS(bindings); i++) {
     GString *keys = g_string_new("");
@@ -159,17 +207,30 @@ static char *keys_text(void) {
       g_string_append_printf(keys, "%s%s", keys->len ? ", " : "", label);
       g_free(label);
     }
-    g_string_append_printf(text, "%-22s %s\n", keys->str, bindings[i].what);
+    /* GTK spaces "KP +" with a thin space: a plain one, so that the man
+     * page made from --help stays ASCII. */
+    g_string_replace(keys, "\u2009", " ", 0);
+    /* Padded by characters: a label may hold more bytes than it shows. */
+    glong pad = 22 - g_utf8_strlen(keys->str, -1);
+    g_string_append_printf(text, "%s%*s %s\n", keys->str,
+                           (int)(pad > 0 ? pad : 0), "", bindings[i].what);
     g_string_free(keys, TRUE);
   }
   for (size_t i = 0; mprof_gtk_timeline_keys[i].keys; i++)
     g_string_append_printf(text, "%-22s %s\n", mprof_gtk_timeline_keys[i].keys,
                            mprof_gtk_timeline_keys[i].what);
+  for (size_t i = 0; mprof_gtk_source_page_keys[i].keys; i++)
+    g_string_append_printf(text, "%-22s %s\n",
+                           mprof_gtk_source_page_keys[i].keys,
+                           mprof_gtk_source_page_keys[i].what);
   g_string_append(text,
                   "\nMouse: the wheel zooms time around the pointer, dragging "
                   "pans,\nShift+wheel changes the row height, Ctrl+wheel zooms "
                   "the rows,\nShift+drag selects a time range, a double-click "
-                  "on a launch\nopens its kernel.");
+                  "on a launch\nopens its kernel, a click on an instruction "
+                  "(Hotspots, Flame,\nRaster) opens its source line; on the "
+                  "Trace a click on a GPU\nor thread band folds its rows, a "
+                  "right-click on a row hides it.");
   return g_string_free(text, FALSE);
 }
 
@@ -187,7 +248,7 @@ static void show_keys(GSimpleAction *a, GVariant *p, gpointer window) {
     gtk_window_set_transient_for(GTK_WINDOW(keys), GTK_WINDOW(window));
     gtk_window_set_destroy_with_parent(GTK_WINDOW(keys), TRUE);
     gtk_window_set_hide_on_close(GTK_WINDOW(keys), TRUE);
-    char *text = keys_text();
+    char *text = mprof_gtk_actions_keys_text();
     GtkWidget *label = gtk_label_new(text);
     g_free(text);
     gtk_label_set_selectable(GTK_LABEL(label), TRUE);

@@ -28,7 +28,7 @@ static const GOptionEntry options[] = {
      "NAME"},
     {"tab", 't', 0, G_OPTION_ARG_STRING, NULL,
      "Open on this tab: trace, summary (the default; mega for a .mkprof), "
-     "hotspots, flame, raster, mega, density, activity",
+     "hotspots, flame, raster, mega, density, activity, source",
      "TAB"},
     {"demo-activity", 0, 0, G_OPTION_ARG_NONE, NULL,
      "Open a synthetic SM/block/warp activity hierarchy instead of a trace",
@@ -90,7 +90,7 @@ static int command_line(GApplication *application,
     g_application_command_line_printerr(
         cmdline,
         "mprof-gtk: unknown tab '%s' (trace, summary, hotspots, flame, "
-        "raster, mega, density, activity)\n",
+        "raster, mega, density, activity, source)\n",
         tab_name);
     goto bad_input;
   }
@@ -216,6 +216,14 @@ static void mprof_gtk_app_init(MprofGtkApp *self) {
   g_application_set_option_context_summary(
       G_APPLICATION(self), "The mprof viewer: kernels on a timeline, and "
                            "inside each kernel where its warps stall.");
+  /* The keys, after the options (tools/gen-man.sh makes them the man
+   * page's KEYS): the table the keys window (F1, ?) shows. */
+  char *keys = mprof_gtk_actions_keys_text();
+  char *description = g_strdup_printf("Keys:\n%s", keys);
+  g_application_set_option_context_description(G_APPLICATION(self),
+                                               description);
+  g_free(description);
+  g_free(keys);
 }
 
 static int wants_display(int argc, char **argv) {

@@ -9,7 +9,9 @@
 
 #include "actions.h"
 #include "open.h"
+#include "search.h"
 #include "selftest.h"
+#include "source_page.h"
 #include "timeline.h"
 
 typedef struct selftest {
@@ -20,7 +22,11 @@ typedef struct selftest {
   int failures;
   int retries;
   gint64 span_before;
-  gboolean welcome; /* started on the welcome page */
+  char *search;       /* what the Trace's search was given */
+  gint64 first_match; /* the launch Enter selected first */
+  gboolean welcome;   /* started on the welcome page */
+  gboolean source;    /* $MPROF_SELFTEST_SOURCE: the Source tab's tour */
+  uint32_t line;      /* Source tour: the line marked before a step */
 } selftest;
 
 static void check(selftest *t, gboolean ok, const char *what) {
@@ -142,12 +148,480 @@ static gboolean welcome(selftest *t) {
   }
 }
 
+/* ---- the Trace's search and rows ---------------------------------------- */
+
+/* Ctrl+F: the search bar opens over the Trace with the focus in its
+ * entry, which gets a kernel's name in capitals (the search ignores
+ * case); the entry applies it after its typing delay, on the next tick. */
+static void search_open(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  check(t, has_accel(t, "win.find", "<Control>f"), "Ctrl+F is bound");
+  act(t, "win.find");
+  GtkWidget *bar = mprof_gtk_window_get_search(t->window);
+  GtkWidget *entry = bar ? mprof_gtk_search_get_entry(bar) : NULL;
+  GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(t->window));
+  check(t,
+        bar && mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_TRACE &&
+            gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(bar)) && focus &&
+            (focus == entry || gtk_widget_is_ancestor(focus, entry)),
+        "Ctrl+F opens the Trace's search with the focus in it");
+  /* The second kernel, not the one selected. */
+  const mprof_render_kernel *k =
+      mprof_render_kernel_at(m, mprof_render_kernel_count(m) > 1 ? 1 : 0);
+  g_free(t->search);
+  t->search = g_ascii_strup(k ? k->short_name : "", -1);
+  if (entry)
+    gtk_editable_set_text(GTK_EDITABLE(entry), t->search);
+}
+
+/* Enter selects the first match and brings it into view, Enter again the
+ * next one in time; F zooms to it. FALSE while the entry has not applied
+ * the text yet (its typing delay, on a loaded machine): the caller tries
+ * again on the next tick, a few times. */
+static gboolean search_enter(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  GtkWidget *bar = mprof_gtk_window_get_search(t->window);
+  if (!bar)
+    return TRUE;
+  GtkWidget *entry = mprof_gtk_search_get_entry(bar);
+  if (!v->search && ++t->retries <= 10)
+    return FALSE;
+  t->retries = 0;
+  check(t, v->search && g_ascii_strcasecmp(v->search, t->search) == 0,
+        "typing in the search bar searches the Trace");
+  const char *count =
+      gtk_label_get_text(GTK_LABEL(mprof_gtk_search_get_count(bar)));
+  printf("selftest: search '%s': %s\n", t->search, count);
+  check(t, strstr(count, " of 1 kernel,") != NULL,
+        "the search bar counts the matches");
+  g_signal_emit_by_name(entry, "activate");
+  size_t n;
+  const mprof_launch_record *l =
+      mprof_trace_launches(mprof_render_model_trace(m), &n);
+  gint64 first = v->launch;
+  check(t,
+        first >= 0 && (size_t)first < n &&
+            mprof_render_kernel_matches(
+                m, mprof_render_launch_kernel(m, (size_t)first), t->search) &&
+            (gint64)l[first].start >= v->start_ns &&
+            (gint64)l[first].end <= v->end_ns,
+        "Enter selects the first match and shows it");
+  g_signal_emit_by_name(entry, "activate");
+  gint64 second = v->launch;
+  check(t,
+        second >= 0 && second != first && (size_t)second < n &&
+            mprof_render_kernel_matches(
+                m, mprof_render_launch_kernel(m, (size_t)second), t->search) &&
+            l[second].start >= l[first].start &&
+            (gint64)l[second].start >= v->start_ns &&
+            (gint64)l[second].end <= v->end_ns,
+        "Enter again selects the next match in time");
+  t->first_match = first;
+  MprofGtkTimeline *tl =
+      MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
+  check(t,
+        second >= 0 && mprof_gtk_timeline_key(tl, GDK_KEY_f, 0) &&
+            v->start_ns < (gint64)l[second].start &&
+            v->end_ns > (gint64)l[second].end &&
+            v->end_ns - v->start_ns <
+                2 * (gint64)(l[second].end - l[second].start) + 1000,
+        "F zooms to the match");
+  return TRUE;
+}
+
+/* The row under the middle of row @p row, in the timeline's pixels. */
+static double row_y(selftest *t, size_t row) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  double h, top = MPROF_RENDER_RULER - v->scroll_y +
+                  mprof_render_row_top(mprof_gtk_view_state_get_model(state), v,
+                                       row, &h);
+  return top + h / 2;
+}
+
+/* Esc in the entry clears the search and closes the bar; a click on the
+ * GPU band folds its streams, another unfolds them; a right-click on a
+ * stream's label offers to hide it, Ctrl+Shift+H shows it again. */
+static void search_close_and_fold(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  GtkWidget *bar = mprof_gtk_window_get_search(t->window);
+  if (bar)
+    g_signal_emit_by_name(mprof_gtk_search_get_entry(bar), "stop-search");
+  check(t,
+        bar && !v->search &&
+            !gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(bar)) &&
+            gtk_window_get_focus(GTK_WINDOW(t->window)) ==
+                mprof_gtk_window_get_timeline(t->window),
+        "Esc clears the search and closes the bar");
+  size_t band = 0, rows = mprof_render_row_count(m);
+  while (band < rows && mprof_render_row_at(m, band)->kind != MPROF_ROW_DEVICE)
+    band++;
+  size_t stream = band + 1;
+  if (stream >= rows) {
+    check(t, FALSE, "the trace has a GPU band with streams");
+    return;
+  }
+  MprofGtkTimeline *tl =
+      MPROF_GTK_TIMELINE(mprof_gtk_window_get_timeline(t->window));
+  double content = mprof_render_content_height(m, v, MPROF_RENDER_TRACE, 1000);
+  mprof_gtk_timeline_click(tl, 60, row_y(t, band), 1, GDK_BUTTON_PRIMARY);
+  check(t,
+        !mprof_render_row_shown(m, v, stream) &&
+            mprof_render_content_height(m, v, MPROF_RENDER_TRACE, 1000) <
+                content,
+        "a click on the GPU band folds its streams");
+  mprof_gtk_timeline_click(tl, 60, row_y(t, band), 1, GDK_BUTTON_PRIMARY);
+  check(t, mprof_render_row_shown(m, v, stream), "another click unfolds them");
+  mprof_gtk_timeline_click(tl, 60, row_y(t, stream), 1, GDK_BUTTON_SECONDARY);
+  GtkWidget *menu = mprof_gtk_timeline_get_row_menu(tl);
+  GtkWidget *box = menu ? gtk_popover_get_child(GTK_POPOVER(menu)) : NULL;
+  GtkWidget *hide = box ? gtk_widget_get_first_child(box) : NULL;
+  check(t, menu && gtk_widget_get_visible(menu) && hide,
+        "a right-click on a row opens its menu");
+  if (hide)
+    g_signal_emit_by_name(hide, "clicked");
+  check(t,
+        !mprof_render_row_shown(m, v, stream) &&
+            mprof_render_band_hidden(m, v, band) == 1,
+        "Hide this row hides it");
+  act(t, "win.show-rows");
+  check(t, mprof_render_row_shown(m, v, stream),
+        "Ctrl+Shift+H shows the hidden rows");
+}
+
+/* ---- the Source tab's tour ($MPROF_SELFTEST_SOURCE) -------------------- */
+
+/* What libmprof says about kernel @p kernel's instruction at @p offset:
+ * its line and file (""), for checking where the viewer went. */
+static uint32_t line_of(selftest *t, int kernel, uint32_t offset, char *file,
+                        size_t size) {
+  const mprof_render_model *m =
+      mprof_gtk_view_state_get_model(mprof_gtk_window_get_state(t->window));
+  mprof_lines *lines = NULL;
+  uint32_t line = 0;
+  file[0] = '\0';
+  if (mprof_lines_build(&lines, mprof_render_model_join(m), (size_t)kernel,
+                        NULL) == 0) {
+    const mprof_line_instruction *in =
+        mprof_lines_instruction_find(lines, offset);
+    const mprof_line_stats *s =
+        in ? mprof_lines_at(lines, in->line_index) : NULL;
+    if (s) {
+      line = s->line;
+      g_strlcpy(file, s->file, size);
+    }
+  }
+  mprof_lines_free(lines);
+  return line;
+}
+
+/* Kernel @p kernel's @p rank-th hottest line with a number (0 hottest),
+ * from libmprof; 0 when none. */
+static uint32_t hot_line(selftest *t, int kernel, size_t rank, char *file,
+                         size_t size) {
+  const mprof_render_model *m =
+      mprof_gtk_view_state_get_model(mprof_gtk_window_get_state(t->window));
+  mprof_lines *lines = NULL;
+  uint32_t line = 0;
+  file[0] = '\0';
+  if (mprof_lines_build(&lines, mprof_render_model_join(m), (size_t)kernel,
+                        NULL) == 0)
+    for (size_t i = 0, seen = 0; i < mprof_lines_count(lines) && !line; i++) {
+      const mprof_line_stats *s = mprof_lines_at(lines, i);
+      if (s->line && s->samples && seen++ == rank) {
+        line = s->line;
+        g_strlcpy(file, s->file, size);
+      }
+    }
+  mprof_lines_free(lines);
+  return line;
+}
+
+/* The file the Source tab shows (its path). */
+static const char *shown_file(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  const char *path = mprof_render_source_file_at(
+      mprof_gtk_view_state_get_model(state), v->kernel,
+      v->source_file > 0 ? (size_t)v->source_file - 1 : 0, NULL);
+  return path ? path : "";
+}
+
+/* TRUE when the marked line is on the Source view's screen: scrolling to
+ * it would not move. */
+static gboolean marked_on_screen(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  GtkWidget *view =
+      mprof_gtk_window_get_tab_widget(t->window, MPROF_RENDER_SOURCE);
+  mprof_render_view v = *mprof_gtk_view_state_get_view(state);
+  v.scroll_y = gtk_adjustment_get_value(
+      mprof_gtk_timeline_get_vadjustment(MPROF_GTK_TIMELINE(view)));
+  double before = v.scroll_y;
+  mprof_render_view_source_scroll(&v, mprof_gtk_view_state_get_model(state),
+                                  gtk_widget_get_height(view));
+  return (v.source_line || v.source_pc) && gtk_widget_get_height(view) > 0 &&
+         v.scroll_y == before;
+}
+
+/* The code of the marked line holds @p text (case ignored). */
+static gboolean marked_holds(selftest *t, const char *text) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  mprof_sources *sources = NULL;
+  gboolean holds = FALSE;
+  if (mprof_sources_open(
+          &sources,
+          mprof_render_model_trace(mprof_gtk_view_state_get_model(state)),
+          NULL) == 0) {
+    size_t len = 0;
+    const char *code =
+        mprof_sources_line(sources, shown_file(t), v->source_line, &len);
+    char *line = code ? g_ascii_strdown(code, (gssize)len) : NULL;
+    char *want = g_ascii_strdown(text, -1);
+    holds = line && strstr(line, want);
+    g_free(line);
+    g_free(want);
+  }
+  mprof_sources_free(sources);
+  return holds;
+}
+
+/* Click the first instruction found on tab @p tab, at least @p skip rows
+ * down; its offset in *offset. FALSE when none is there. */
+static gboolean click_instruction(selftest *t, int tab, double skip,
+                                  uint32_t *offset) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  GtkWidget *w = mprof_gtk_window_get_tab_widget(t->window, tab);
+  int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
+  mprof_render_view v = *mprof_gtk_view_state_get_view(state);
+  for (double y = skip; y < height; y += 3)
+    for (double x = 40; x < width; x += 24) {
+      mprof_render_hit hit;
+      mprof_render_hit_test(m, &v, tab, width, height, x, y, &hit);
+      const mprof_render_kernel *k =
+          mprof_render_kernel_at(m, (size_t)hit.kernel);
+      if (hit.kind != MPROF_HIT_PC || !k || hit.pc < 0)
+        continue;
+      *offset = k->pcs[hit.pc].offset;
+      /* A click: a drag that does not move. */
+      mprof_gtk_timeline_drag(MPROF_GTK_TIMELINE(w), x, y, 0, 0, 0);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Hotspots row -> Source at its line; hottest, next hottest (N), back
+ * (Shift+N); Ctrl+F and a search as typed, Enter for the next match; a
+ * Flame instruction -> its line; a library kernel says it has no lines.
+ * Opened with --tab hotspots on a kernel with lines. TRUE while there are
+ * steps left. */
+static gboolean source_tour(selftest *t) {
+  MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+  const mprof_render_view *v = mprof_gtk_view_state_get_view(state);
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(state);
+  GtkWidget *page = mprof_gtk_window_get_source_page(t->window);
+  char file[1024];
+  switch (t->step++) {
+  case 0: {
+    SHOT(t, "hotspots");
+    check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_HOTSPOTS,
+          "the tour starts on Hotspots");
+    uint32_t offset = 0;
+    /* The third row or below: not the hottest line by chance. */
+    check(t,
+          click_instruction(t, MPROF_RENDER_HOTSPOTS, 88 + 2 * 22 + 4, &offset),
+          "a Hotspots row is clicked");
+    uint32_t line = line_of(t, v->kernel, offset, file, sizeof file);
+    printf("selftest: Hotspots row 0x%04x -> %s:%u, shown %s:%u\n", offset,
+           file, line, shown_file(t), v->source_line);
+    check(t,
+          mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SOURCE && line &&
+              v->source_line == line && strcmp(shown_file(t), file) == 0,
+          "a Hotspots row opens the Source tab at its line");
+    return TRUE;
+  }
+  case 1:
+    SHOT(t, "source-from-hotspots");
+    check(t, marked_on_screen(t), "the row's line is on screen");
+    g_signal_emit_by_name(mprof_gtk_source_page_button(page, 0), "clicked");
+    check(t,
+          v->source_line == hot_line(t, v->kernel, 0, file, sizeof file) &&
+              strcmp(shown_file(t), file) == 0 && marked_on_screen(t),
+          "Hottest line goes to the kernel's hottest line");
+    check(t,
+          mprof_gtk_source_page_key(page, GDK_KEY_n, 0) &&
+              v->source_line == hot_line(t, v->kernel, 1, file, sizeof file) &&
+              strcmp(shown_file(t), file) == 0,
+          "N goes to the next hottest line");
+    check(t,
+          strstr(mprof_gtk_source_page_status(page), "hot line 2 of") != NULL,
+          "the bar says which hot line it is");
+    check(t, marked_on_screen(t), "the next hottest line is on screen");
+    return TRUE;
+  case 2:
+    SHOT(t, "source-next");
+    check(t,
+          mprof_gtk_source_page_key(page, GDK_KEY_N, GDK_SHIFT_MASK) &&
+              v->source_line == hot_line(t, v->kernel, 0, file, sizeof file),
+          "Shift+N goes back to the hottest line");
+    check(t, has_accel(t, "win.find", "<Control>f"), "Ctrl+F is bound");
+    act(t, "win.find");
+    {
+      GtkWidget *entry = mprof_gtk_source_page_search(page);
+      GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(t->window));
+      check(t,
+            focus && (focus == entry || gtk_widget_is_ancestor(focus, entry)),
+            "Ctrl+F on the Source tab focuses its search");
+      /* Typing in it: the window's single-key actions let the keys by. */
+      GAction *zoom =
+          g_action_map_lookup_action(G_ACTION_MAP(t->window), "zoom-in");
+      check(t, zoom && !g_action_get_enabled(zoom),
+            "w types into the search instead of zooming");
+      t->line = v->source_line;
+      gtk_editable_set_text(GTK_EDITABLE(entry),
+                            g_getenv("MPROF_SELFTEST_SOURCE"));
+      /* What the entry emits once its typing delay is over: now, not on a
+       * timer a loaded machine might not have run by the next step. */
+      g_signal_emit_by_name(entry, "search-changed");
+    }
+    return TRUE;
+  case 3: {
+    const char *text = g_getenv("MPROF_SELFTEST_SOURCE");
+    printf("selftest: find \"%s\" -> line %u (%s)\n", text, v->source_line,
+           mprof_gtk_source_page_status(page));
+    check(t,
+          strcmp(v->source_find, text) == 0 && marked_holds(t, text) &&
+              marked_on_screen(t),
+          "the search marks a line that holds the text, on screen");
+    check(t, strstr(mprof_gtk_source_page_status(page), "lines hold") != NULL,
+          "the bar counts the lines that hold it");
+    t->line = v->source_line;
+    g_signal_emit_by_name(mprof_gtk_source_page_search(page), "activate");
+    check(t,
+          v->source_line != t->line && marked_holds(t, text) &&
+              marked_on_screen(t),
+          "Enter goes to the next line that holds it");
+    return TRUE;
+  }
+  case 4: {
+    SHOT(t, "source-find");
+    /* The file picker: the kernel's second file (a header), at its
+     * hottest line. */
+    GtkWidget *files = mprof_gtk_source_page_files(page);
+    if (mprof_render_source_file_count(m, v->kernel) > 1) {
+      gtk_drop_down_set_selected(GTK_DROP_DOWN(files), 1);
+      const char *second = mprof_render_source_file_at(m, v->kernel, 1, NULL);
+      uint32_t want = 0;
+      for (size_t r = 0; !want; r++) {
+        uint32_t line = hot_line(t, v->kernel, r, file, sizeof file);
+        if (!line)
+          break;
+        if (strcmp(file, second) == 0)
+          want = line;
+      }
+      printf("selftest: file picker -> %s:%u (want %u)\n", shown_file(t),
+             v->source_line, want);
+      check(t,
+            v->source_file == 2 && strcmp(shown_file(t), second) == 0 && want &&
+                v->source_line == want && marked_on_screen(t),
+            "the file picker shows a header at its hottest line");
+    }
+    gtk_widget_grab_focus(
+        mprof_gtk_window_get_tab_widget(t->window, MPROF_RENDER_SOURCE));
+    {
+      GAction *zoom =
+          g_action_map_lookup_action(G_ACTION_MAP(t->window), "zoom-in");
+      check(t, zoom && g_action_get_enabled(zoom),
+            "out of the search, w zooms again");
+    }
+    show(t, MPROF_RENDER_FLAME);
+    return TRUE;
+  }
+  case 5: {
+    SHOT(t, "flame");
+    uint32_t offset = 0;
+    check(t, click_instruction(t, MPROF_RENDER_FLAME, 0, &offset),
+          "a Flame instruction is clicked");
+    uint32_t line = line_of(t, v->kernel, offset, file, sizeof file);
+    check(t,
+          mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SOURCE && line &&
+              v->source_line == line && strcmp(shown_file(t), file) == 0,
+          "a Flame instruction opens the Source tab at its line");
+    /* A kernel without a line table (cuBLAS): it says so, its SASS kept. */
+    const char *library = g_getenv("MPROF_SELFTEST_LIBRARY");
+    int k = library ? mprof_render_kernel_find(m, library) : -1;
+    if (k >= 0) {
+      mprof_gtk_view_state_select_kernel(state, k);
+      check(t,
+            mprof_render_source_file_count(m, k) == 0 &&
+                g_str_has_prefix(mprof_gtk_source_page_status(page),
+                                 "No source lines") &&
+                mprof_render_content_height(m, v, MPROF_RENDER_SOURCE, 1000) >
+                    400,
+            "a library kernel says it has no source lines, its SASS kept");
+    }
+    return k >= 0;
+  }
+  case 6: {
+    SHOT(t, "source-library");
+    /* Its hottest instruction marked; N steps to the next hottest. */
+    const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)v->kernel);
+    check(t,
+          k && k->pc_count > 1 &&
+              v->source_pc == k->pcs[k->hot[0]].offset + 1 &&
+              marked_on_screen(t),
+          "a library kernel's hottest instruction is marked, on screen");
+    check(t,
+          k && k->pc_count > 1 &&
+              mprof_gtk_source_page_key(page, GDK_KEY_n, 0) &&
+              v->source_pc == k->pcs[k->hot[1]].offset + 1 &&
+              marked_on_screen(t) &&
+              strstr(mprof_gtk_source_page_status(page),
+                     "hot instruction 2 of") != NULL,
+          "N goes to a library kernel's next hottest instruction");
+    show(t, MPROF_RENDER_HOTSPOTS);
+    return TRUE;
+  }
+  case 7: {
+    uint32_t offset = 0;
+    check(t,
+          click_instruction(t, MPROF_RENDER_HOTSPOTS, 88 + 4 * 22 + 4, &offset),
+          "a library kernel's Hotspots row is clicked");
+    t->line = offset;
+    return TRUE;
+  }
+  case 8: {
+    /* The next step: the Source page scrolls once it is shown. */
+    uint32_t offset = t->line;
+    check(t,
+          mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SOURCE &&
+              v->source_pc == offset + 1 && !v->source_line &&
+              marked_on_screen(t),
+          "a library kernel's Hotspots row opens its SASS at that "
+          "instruction");
+    return TRUE;
+  }
+  default: SHOT(t, "source-library-row"); return FALSE;
+  }
+}
+
 /* One step per tick, so every screenshot sees a drawn frame. */
 static gboolean tick(gpointer data) {
   selftest *t = data;
   MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
   if (t->welcome) {
     if (welcome(t))
+      return G_SOURCE_CONTINUE;
+    goto finish;
+  }
+  if (t->source && state) {
+    if (source_tour(t))
       return G_SOURCE_CONTINUE;
     goto finish;
   }
@@ -366,22 +840,42 @@ static gboolean tick(gpointer data) {
       check(t, span(t) == l->max_ns - l->min_ns,
             "0 shows the whole trace again");
     }
-    show(t, MPROF_RENDER_HOTSPOTS);
+    search_open(t);
     break;
   }
   case 3:
+    /* The search tour walks the launches of one kernel; a .mkprof has one
+     * launch per GPU, each its own kernel. */
+    if (mprof_trace_is_mkprof(
+            mprof_render_model_trace(mprof_gtk_view_state_get_model(state)))) {
+      printf("selftest: skip: the search tour (a .mkprof has one launch "
+             "per GPU)\n");
+      break;
+    }
+    if (!search_enter(t)) {
+      t->step--;
+      return G_SOURCE_CONTINUE;
+    }
+    break;
+  case 4:
+    SHOT(t, "trace-search");
+    search_close_and_fold(t);
+    act(t, "win.zoom-reset");
+    show(t, MPROF_RENDER_HOTSPOTS);
+    break;
+  case 5:
     SHOT(t, "hotspots");
     show(t, MPROF_RENDER_FLAME);
     break;
-  case 4:
+  case 6:
     SHOT(t, "flame");
     show(t, MPROF_RENDER_RASTER);
     break;
-  case 5:
+  case 7:
     SHOT(t, "raster");
     show(t, MPROF_RENDER_MEGA);
     break;
-  case 6: {
+  case 8: {
     SHOT(t, "mega");
     /* Ctrl+wheel makes SMs taller until Mega opens them into rows. */
     MprofGtkTimeline *tl = MPROF_GTK_TIMELINE(
@@ -396,11 +890,11 @@ static gboolean tick(gpointer data) {
     }
     break;
   }
-  case 7:
+  case 9:
     SHOT(t, "mega-rows");
     show(t, MPROF_RENDER_DENSITY);
     break;
-  case 8:
+  case 10:
     SHOT(t, "density");
     if (mprof_render_model_has_spans(mprof_gtk_view_state_get_model(state))) {
       show(t, MPROF_RENDER_ACTIVITY);
@@ -412,7 +906,7 @@ static gboolean tick(gpointer data) {
             "the Rows and Depth switches");
     }
     break;
-  case 9:
+  case 11:
     if (mprof_render_model_has_spans(mprof_gtk_view_state_get_model(state)))
       SHOT(t, "activity");
     if (mprof_render_kernel_count(mprof_gtk_view_state_get_model(state)) > 1) {
@@ -423,7 +917,7 @@ static gboolean tick(gpointer data) {
       check(t, v->kernel == 1, "the second kernel is selected");
     }
     break;
-  case 10: SHOT(t, "summary-second-kernel"); goto finish;
+  case 12: SHOT(t, "summary-second-kernel"); goto finish;
   }
   return G_SOURCE_CONTINUE;
 finish:
@@ -437,6 +931,7 @@ finish:
    * end the run explicitly (the exit status is kept by the app). */
   g_application_quit(G_APPLICATION(t->app));
   g_free(t->dir);
+  g_free(t->search);
   g_free(t);
   return G_SOURCE_REMOVE;
 }
@@ -453,6 +948,7 @@ void mprof_gtk_selftest_start(MprofGtkApp *app, MprofGtkWindow *window,
   t->window = window;
   t->dir = g_strdup(dir);
   t->welcome = mprof_gtk_window_is_welcome(window);
+  t->source = g_getenv("MPROF_SELFTEST_SOURCE") != NULL;
   g_mkdir_with_parents(dir, 0755);
   /* Give the window time to map and draw its first frame. */
   g_timeout_add(1200, first_tick, t);

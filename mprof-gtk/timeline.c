@@ -21,12 +21,19 @@ struct _MprofGtkTimeline {
   gint64 drag_start_ns, drag_end_ns;
   double drag_scroll_y, drag_x;
   gboolean dragging;
-  gboolean selecting; /* Shift+drag: select a time range */
+  gboolean selecting;  /* Shift+drag: select a time range */
+  GtkWidget *row_menu; /* Trace: a row label's right-click menu */
+  int menu_row;        /* the row it is about */
+  double drag_y;
+  /* Source: the marked line is to be scrolled into view once the page has
+   * a size. */
+  gboolean source_pending;
+  guint source_idle; /* source_follow() after the size is given */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, GTK_TYPE_DRAWING_AREA)
 
-enum { SIGNAL_OPEN_KERNEL, SIGNAL_HOVER, SIGNAL_COUNT };
+enum { SIGNAL_OPEN_KERNEL, SIGNAL_HOVER, SIGNAL_OPEN_SOURCE, SIGNAL_COUNT };
 static guint signals[SIGNAL_COUNT];
 
 /* px per SM when a double-click opens one in Mega. */
@@ -103,10 +110,41 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int width, int height,
                     self->tab, width, height);
 }
 
+/* The Source page: its marked line in view (its kernel's hottest line when
+ * none is marked yet), once the page has a size: the lines of a kernel are
+ * built when its Source tab is first shown, not on every kernel change. */
+static void source_follow(MprofGtkTimeline *self) {
+  int height = gtk_widget_get_height(GTK_WIDGET(self));
+  if (self->tab != MPROF_RENDER_SOURCE || !self->source_pending ||
+      height <= 0 || !gtk_widget_get_mapped(GTK_WIDGET(self)))
+    return;
+  self->source_pending = FALSE;
+  const mprof_render_model *m = mprof_gtk_view_state_get_model(self->state);
+  const mprof_render_view *marked = mprof_gtk_view_state_get_view(self->state);
+  if (!marked->source_line && !marked->source_pc &&
+      mprof_gtk_view_state_source_hot(self->state, 0) >= 0)
+    return; /* its "changed" came back here and scrolled */
+  sync_adjustments(self);
+  mprof_render_view v = current_view(self);
+  mprof_render_view_source_scroll(&v, m, height);
+  gtk_adjustment_set_value(self->vadj, v.scroll_y);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
 static void on_state_changed(MprofGtkViewState *state, guint what,
                              gpointer data) {
   (void)state;
   MprofGtkTimeline *self = data;
+  if (self->tab == MPROF_RENDER_SOURCE &&
+      (what & (MPROF_GTK_CHANGED_KERNEL | MPROF_GTK_CHANGED_SOURCE))) {
+    if (what & MPROF_GTK_CHANGED_KERNEL)
+      gtk_adjustment_set_value(self->vadj, 0);
+    self->source_pending = TRUE;
+    source_follow(self);
+    sync_adjustments(self);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+    return;
+  }
   if (self->page && (what & MPROF_GTK_CHANGED_KERNEL)) {
     /* A new kernel starts at the top of its page. */
     self->syncing = TRUE;
@@ -139,10 +177,34 @@ static void on_vadj_changed(GtkAdjustment *adj, gpointer data) {
     gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
+static gboolean source_follow_idle(gpointer data) {
+  MprofGtkTimeline *self = data;
+  self->source_idle = 0;
+  source_follow(self);
+  return G_SOURCE_REMOVE;
+}
+
+/* From a size allocation or a map: the marking emits "changed", which
+ * the bar above answers with new text and sizes, so it waits for the
+ * allocation to be over. */
+static void source_follow_later(MprofGtkTimeline *self) {
+  if (self->tab == MPROF_RENDER_SOURCE && self->source_pending &&
+      !self->source_idle)
+    self->source_idle =
+        g_idle_add_full(G_PRIORITY_HIGH_IDLE, source_follow_idle,
+                        g_object_ref(self), g_object_unref);
+}
+
 static void resize(GtkDrawingArea *area, int width, int height) {
   (void)width;
   (void)height;
   sync_adjustments(MPROF_GTK_TIMELINE(area));
+  source_follow_later(MPROF_GTK_TIMELINE(area));
+}
+
+static void on_map(GtkWidget *widget, gpointer data) {
+  (void)data;
+  source_follow_later(MPROF_GTK_TIMELINE(widget));
 }
 
 /* ---- input ------------------------------------------------------------ */
@@ -229,8 +291,11 @@ static void on_motion(GtkEventControllerMotion *controller, double x, double y,
                          ? hit.launch
                          : -1);
   char text[1024];
-  mprof_render_hit_describe(mprof_gtk_view_state_get_model(self->state), &hit,
-                            text, sizeof text);
+  size_t n = mprof_render_hit_describe(
+      mprof_gtk_view_state_get_model(self->state), &hit, text, sizeof text);
+  if (hit.kind == MPROF_HIT_PC && self->page &&
+      self->tab != MPROF_RENDER_SOURCE)
+    g_snprintf(text + n, sizeof text - n, " \u00b7 click: its source line");
   g_signal_emit(self, signals[SIGNAL_HOVER], 0, text);
 }
 
@@ -243,8 +308,10 @@ static void on_leave(GtkEventControllerMotion *controller, gpointer data) {
   g_signal_emit(self, signals[SIGNAL_HOVER], 0, "");
 }
 
-static void drag_begin(MprofGtkTimeline *self, double x, gboolean selecting) {
+static void drag_begin(MprofGtkTimeline *self, double x, double y,
+                       gboolean selecting) {
   const mprof_render_view *v = mprof_gtk_view_state_get_view(self->state);
+  self->drag_y = y;
   self->drag_start_ns = v->start_ns;
   self->drag_end_ns = v->end_ns;
   self->drag_scroll_y = gtk_adjustment_get_value(self->vadj);
@@ -255,8 +322,7 @@ static void drag_begin(MprofGtkTimeline *self, double x, gboolean selecting) {
 
 static void on_drag_begin(GtkGestureDrag *gesture, double x, double y,
                           gpointer data) {
-  (void)y;
-  drag_begin(data, x,
+  drag_begin(data, x, y,
              (gtk_event_controller_get_current_event_state(
                   GTK_EVENT_CONTROLLER(gesture)) &
               GDK_SHIFT_MASK) != 0);
@@ -307,41 +373,125 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy,
   drag_update(data, dx, dy);
 }
 
-static void drag_end(MprofGtkTimeline *self) {
+/* A click on a page (a press and release that did not scroll it): an
+ * instruction of Hotspots, Flame or Raster opens its source line. */
+static void page_click(MprofGtkTimeline *self, double x, double y) {
+  if (gtk_widget_get_focusable(GTK_WIDGET(self)))
+    gtk_widget_grab_focus(GTK_WIDGET(self));
+  if (self->tab != MPROF_RENDER_HOTSPOTS && self->tab != MPROF_RENDER_FLAME &&
+      self->tab != MPROF_RENDER_RASTER)
+    return;
+  mprof_render_hit hit;
+  hit_at(self, x, y, &hit);
+  const mprof_render_kernel *k = mprof_render_kernel_at(
+      mprof_gtk_view_state_get_model(self->state), (size_t)hit.kernel);
+  if (hit.kind == MPROF_HIT_PC && k && hit.pc >= 0 &&
+      (size_t)hit.pc < k->pc_count)
+    g_signal_emit(self, signals[SIGNAL_OPEN_SOURCE], 0, hit.kernel,
+                  k->pcs[hit.pc].offset);
+}
+
+static void drag_end(MprofGtkTimeline *self, double dx, double dy) {
   if (self->dragging)
     gtk_widget_set_cursor(GTK_WIDGET(self), NULL);
   self->dragging = FALSE;
+  if (self->page && fabs(dx) < 3 && fabs(dy) < 3)
+    page_click(self, self->drag_x, self->drag_y);
 }
 
 static void on_drag_end(GtkGestureDrag *gesture, double dx, double dy,
                         gpointer data) {
   (void)gesture;
-  (void)dx;
-  (void)dy;
-  drag_end(data);
+  drag_end(data, dx, dy);
 }
 
 void mprof_gtk_timeline_drag(MprofGtkTimeline *self, double x, double y,
                              double dx, double dy, GdkModifierType state) {
-  (void)y;
-  drag_begin(self, x, (state & GDK_SHIFT_MASK) != 0);
+  drag_begin(self, x, y, (state & GDK_SHIFT_MASK) != 0);
   drag_update(self, dx, dy);
-  drag_end(self);
+  drag_end(self, dx, dy);
 }
 
 void mprof_gtk_timeline_hover(MprofGtkTimeline *self, double x, double y) {
   on_motion(NULL, x, y, self);
 }
 
-static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
-                     gpointer data) {
-  (void)gesture;
+/* ---- Trace rows: fold a band, hide a row -------------------------------- */
+
+static void on_hide_row(GtkButton *button, gpointer data) {
+  (void)button;
   MprofGtkTimeline *self = data;
+  gtk_popover_popdown(GTK_POPOVER(self->row_menu));
+  mprof_gtk_view_state_toggle_row(self->state, self->menu_row,
+                                  MPROF_ROW_HIDDEN);
+  sync_adjustments(self);
+}
+
+static void on_show_rows(GtkButton *button, gpointer data) {
+  (void)button;
+  MprofGtkTimeline *self = data;
+  gtk_popover_popdown(GTK_POPOVER(self->row_menu));
+  mprof_gtk_view_state_show_rows(self->state);
+  sync_adjustments(self);
+}
+
+static GtkWidget *menu_item(const char *label, GCallback fn, gpointer data) {
+  GtkWidget *b = gtk_button_new_with_label(label);
+  gtk_widget_add_css_class(b, "flat");
+  gtk_widget_set_halign(gtk_button_get_child(GTK_BUTTON(b)), GTK_ALIGN_START);
+  g_signal_connect(b, "clicked", fn, data);
+  return b;
+}
+
+/* A right-click on a Trace row's label: hide it (a band: with its rows),
+ * or show the hidden ones again. */
+static void open_row_menu(MprofGtkTimeline *self, int row, double x, double y) {
+  if (!self->row_menu) {
+    self->row_menu = gtk_popover_new();
+    gtk_widget_set_parent(self->row_menu, GTK_WIDGET(self));
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(box),
+                   menu_item("Hide this row", G_CALLBACK(on_hide_row), self));
+    gtk_box_append(GTK_BOX(box), menu_item("Show hidden rows",
+                                           G_CALLBACK(on_show_rows), self));
+    gtk_popover_set_child(GTK_POPOVER(self->row_menu), box);
+    gtk_popover_set_has_arrow(GTK_POPOVER(self->row_menu), FALSE);
+  }
+  self->menu_row = row;
+  GdkRectangle at = {(int)x, (int)y, 1, 1};
+  gtk_popover_set_pointing_to(GTK_POPOVER(self->row_menu), &at);
+  gtk_popover_popup(GTK_POPOVER(self->row_menu));
+}
+
+GtkWidget *mprof_gtk_timeline_get_row_menu(MprofGtkTimeline *self) {
+  return self->row_menu;
+}
+
+void mprof_gtk_timeline_click(MprofGtkTimeline *self, double x, double y,
+                              int n_press, guint button) {
   if (self->page)
     return;
   gtk_widget_grab_focus(GTK_WIDGET(self));
   mprof_render_hit hit;
   hit_at(self, x, y, &hit);
+  const mprof_render_row *row =
+      self->tab == MPROF_RENDER_TRACE && hit.row >= 0
+          ? mprof_render_row_at(mprof_gtk_view_state_get_model(self->state),
+                                (size_t)hit.row)
+          : NULL;
+  if (row && button == GDK_BUTTON_SECONDARY) {
+    open_row_menu(self, hit.row, x, y);
+    return;
+  }
+  if (button != GDK_BUTTON_PRIMARY)
+    return;
+  if (row && n_press == 1 &&
+      (row->kind == MPROF_ROW_DEVICE || row->kind == MPROF_ROW_THREAD)) {
+    /* A click on a band folds its rows into it, or back out. */
+    mprof_gtk_view_state_toggle_row(self->state, hit.row, MPROF_ROW_COLLAPSED);
+    sync_adjustments(self);
+    return;
+  }
   if (hit.kind == MPROF_HIT_LAUNCH || hit.kind == MPROF_HIT_PC ||
       (hit.kind == MPROF_HIT_API && hit.launch >= 0)) {
     mprof_gtk_view_state_select_launch(self->state, hit.launch);
@@ -388,6 +538,13 @@ static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
   }
 }
 
+static void on_click(GtkGestureClick *gesture, int n_press, double x, double y,
+                     gpointer data) {
+  mprof_gtk_timeline_click(
+      data, x, y, n_press,
+      gtk_gesture_single_get_current_button(GTK_GESTURE_SINGLE(gesture)));
+}
+
 static gboolean on_query_tooltip(GtkWidget *widget, int x, int y,
                                  gboolean keyboard, GtkTooltip *tooltip) {
   (void)keyboard;
@@ -414,6 +571,7 @@ static void dispose(GObject *object) {
     g_signal_handler_disconnect(self->state, self->changed_handler);
   self->changed_handler = 0;
   g_clear_object(&self->state);
+  g_clear_pointer(&self->row_menu, gtk_widget_unparent);
   g_clear_object(&self->hadj);
   g_clear_object(&self->vadj);
   G_OBJECT_CLASS(mprof_gtk_timeline_parent_class)->dispose(object);
@@ -429,12 +587,19 @@ static void mprof_gtk_timeline_class_init(MprofGtkTimelineClass *klass) {
   signals[SIGNAL_HOVER] =
       g_signal_new("hover", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* open-source(int kernel, guint offset): an instruction was clicked. */
+  signals[SIGNAL_OPEN_SOURCE] = g_signal_new(
+      "open-source", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+      NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_UINT);
 }
 
 /* What mprof_gtk_timeline_key() below does, for the keys window. */
 const MprofGtkKeyHelp mprof_gtk_timeline_keys[] = {
     {"F, Enter", "zoom to the selected range, else the selected launch"},
     {"Esc", "clear the selected range and launch"},
+    {"Enter, Ctrl+G", "in the search: the next match (selected, shown)"},
+    {"Ctrl+Shift+G", "in the search: the previous match"},
+    {"Esc", "in the search: clear it and close the bar"},
     {NULL, NULL},
 };
 
@@ -495,6 +660,7 @@ static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
   g_signal_connect(self->vadj, "value-changed", G_CALLBACK(on_vadj_changed),
                    self);
   gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self), draw, NULL, NULL);
+  g_signal_connect(widget, "map", G_CALLBACK(on_map), NULL);
 
   GtkEventController *scroll =
       gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
@@ -514,6 +680,7 @@ static void mprof_gtk_timeline_init(MprofGtkTimeline *self) {
   gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(drag));
 
   GtkGesture *click = gtk_gesture_click_new();
+  gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(click), 0); /* any */
   g_signal_connect(click, "pressed", G_CALLBACK(on_click), self);
   gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(click));
 
@@ -528,7 +695,10 @@ GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state, int tab) {
   self->state = g_object_ref(state);
   self->tab = tab;
   self->page = !mprof_render_tab_is_timeline(tab);
-  gtk_widget_set_focusable(GTK_WIDGET(self), !self->page);
+  /* The Source page takes keys too (n, N: mprof_gtk_source_page). */
+  gtk_widget_set_focusable(GTK_WIDGET(self),
+                           !self->page || tab == MPROF_RENDER_SOURCE);
+  self->source_pending = tab == MPROF_RENDER_SOURCE;
   self->changed_handler =
       g_signal_connect(state, "changed", G_CALLBACK(on_state_changed), self);
   sync_adjustments(self);

@@ -2,9 +2,10 @@
  * mprof-gtk — the timeline widget of the tabs whose x axis is time: Trace
  * (launches on stream rows under a time ruler), Mega, Density and
  * Activity (the spans of the selected kernel by SM), drawn by
- * mprof-render. The other tabs (Summary, Hotspots, Flame, Raster) are
- * pages of the selected kernel in the same widget: wheel and drag scroll
- * them, hovering tells what is under the pointer, and that is all.
+ * mprof-render. The other tabs (Summary, Hotspots, Flame, Raster, Source)
+ * are pages of the selected kernel in the same widget: wheel and drag
+ * scroll them, hovering tells what is under the pointer, and a click on an
+ * instruction of Hotspots, Flame or Raster opens its source line.
  *
  * Mouse: wheel zooms time around the pointer, Shift+wheel changes the row
  * height, Ctrl+wheel zooms rows around the pointer (in Mega, Density and
@@ -14,7 +15,8 @@
  * the arrow from the call to the launch; a click selects a launch or the
  * launch of a call (on empty space: clears the selection),
  * a double-click opens its kernel (in Mega: opens the SM under the
- * pointer into its rows, or back to bars).
+ * pointer into its rows, or back to bars); on the Trace, a click on a
+ * device or thread band folds its rows, a right-click on a row hides it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -32,7 +34,10 @@ G_DECLARE_FINAL_TYPE(MprofGtkTimeline, mprof_gtk_timeline, MPROF_GTK, TIMELINE,
                      GtkDrawingArea)
 
 /* Signals: "open-kernel" (int kernel) on a double-click; "hover" (const
- * char *text) when the pointer moves over something, "" when it leaves. */
+ * char *text) when the pointer moves over something, "" when it leaves;
+ * "open-source" (int kernel, guint offset) on a click on an instruction
+ * of Hotspots, Flame or Raster. The Source page scrolls its marked line
+ * into view whenever it changes. */
 GtkWidget *mprof_gtk_timeline_new(MprofGtkViewState *state, int tab);
 
 /* For the scrollbars: time (in ns from the start of the limits) and rows
@@ -45,7 +50,8 @@ GtkAdjustment *mprof_gtk_timeline_get_vadjustment(MprofGtkTimeline *self);
 void mprof_gtk_timeline_scroll(MprofGtkTimeline *self, double x, double y,
                                double dx, double dy, GdkModifierType state);
 /* A drag from (@p x, @p y) by (@p dx, @p dy) with modifier @p state, as
- * the mouse does it: Shift selects a time range, else it pans. */
+ * the mouse does it: Shift selects a time range, else it pans; on a page,
+ * one that does not move is a click. */
 void mprof_gtk_timeline_drag(MprofGtkTimeline *self, double x, double y,
                              double dx, double dy, GdkModifierType state);
 /* The keys a timeline takes itself, for the keys window; ends with
@@ -61,6 +67,14 @@ extern const MprofGtkKeyHelp mprof_gtk_timeline_keys[];
  * TRUE when it did something; FALSE leaves the key to the window. */
 gboolean mprof_gtk_timeline_key(MprofGtkTimeline *self, guint keyval,
                                 GdkModifierType state);
+/* A click (@p n_press 2: a double-click) of mouse button @p button at
+ * (@p x, @p y), as the mouse does it: on the Trace, a click on a device or
+ * thread band folds its rows into it (or back out), a right-click on a row
+ * opens its menu (hide it, show the hidden ones). */
+void mprof_gtk_timeline_click(MprofGtkTimeline *self, double x, double y,
+                              int n_press, guint button);
+/* That menu (a GtkPopover), NULL until a right-click opened it. */
+GtkWidget *mprof_gtk_timeline_get_row_menu(MprofGtkTimeline *self);
 /* The pointer moving to (@p x, @p y), as the mouse does it. */
 void mprof_gtk_timeline_hover(MprofGtkTimeline *self, double x, double y);
 

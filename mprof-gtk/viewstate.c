@@ -10,6 +10,8 @@ struct _MprofGtkViewState {
   const mprof_render_model *model;
   mprof_render_view view;
   mprof_render_limits limits;
+  char *search;      /* view.search points here */
+  guint8 *row_state; /* view.row_state: a byte per Trace row */
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkViewState, mprof_gtk_view_state, G_TYPE_OBJECT)
@@ -17,7 +19,15 @@ G_DEFINE_FINAL_TYPE(MprofGtkViewState, mprof_gtk_view_state, G_TYPE_OBJECT)
 enum { SIGNAL_CHANGED, SIGNAL_COUNT };
 static guint signals[SIGNAL_COUNT];
 
+static void finalize(GObject *object) {
+  MprofGtkViewState *self = MPROF_GTK_VIEW_STATE(object);
+  g_free(self->search);
+  g_free(self->row_state);
+  G_OBJECT_CLASS(mprof_gtk_view_state_parent_class)->finalize(object);
+}
+
 static void mprof_gtk_view_state_class_init(MprofGtkViewStateClass *klass) {
+  G_OBJECT_CLASS(klass)->finalize = finalize;
   /* changed(guint what): MprofGtkChange bits. */
   signals[SIGNAL_CHANGED] =
       g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
@@ -31,6 +41,11 @@ MprofGtkViewState *mprof_gtk_view_state_new(const mprof_render_model *model) {
   self->model = model;
   mprof_render_view_init(&self->view, model);
   mprof_render_model_limits(model, &self->limits);
+  self->row_state = g_malloc0(mprof_render_row_count(model) + 1);
+  self->view.row_state = self->row_state;
+  /* The window lists the selected range's kernels under the Trace, every
+   * one, in a box that scrolls: no painted panel over the rows. */
+  self->view.no_selection_panel = 1;
   return self;
 }
 
@@ -152,6 +167,10 @@ void mprof_gtk_view_state_select_kernel(MprofGtkViewState *self, int kernel) {
   if (kernel == self->view.kernel)
     return;
   self->view.kernel = kernel;
+  /* Its Source tab starts at its hottest line (marked when first shown). */
+  self->view.source_file = 0;
+  self->view.source_line = 0;
+  self->view.source_pc = 0;
   emit(self, MPROF_GTK_CHANGED_KERNEL);
 }
 
@@ -166,6 +185,9 @@ void mprof_gtk_view_state_select_launch(MprofGtkViewState *self,
     int kernel = mprof_render_launch_kernel(self->model, (size_t)launch);
     if (kernel != self->view.kernel) {
       self->view.kernel = kernel;
+      self->view.source_file = 0;
+      self->view.source_line = 0;
+      self->view.source_pc = 0;
       what |= MPROF_GTK_CHANGED_KERNEL;
     }
   }
@@ -188,4 +210,68 @@ void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
   self->view.sel_start_ns = start_ns;
   self->view.sel_end_ns = end_ns;
   emit(self, MPROF_GTK_CHANGED_SELECTION);
+}
+
+void mprof_gtk_view_state_set_search(MprofGtkViewState *self,
+                                     const char *text) {
+  if (!text || !*text)
+    text = NULL;
+  if (g_strcmp0(text, self->search) == 0)
+    return;
+  g_free(self->search);
+  self->search = g_strdup(text);
+  self->view.search = self->search;
+  emit(self, MPROF_GTK_CHANGED_SEARCH);
+}
+
+void mprof_gtk_view_state_toggle_row(MprofGtkViewState *self, gint row,
+                                     guint flag) {
+  if (row < 0 || (size_t)row >= mprof_render_row_count(self->model))
+    return;
+  self->row_state[row] ^= (guint8)flag;
+  emit(self, MPROF_GTK_CHANGED_ROWS);
+}
+
+void mprof_gtk_view_state_show_rows(MprofGtkViewState *self) {
+  size_t n = mprof_render_row_count(self->model);
+  gboolean any = FALSE;
+  for (size_t i = 0; i < n; i++) {
+    any |= (self->row_state[i] & MPROF_ROW_HIDDEN) != 0;
+    self->row_state[i] &= (guint8)~MPROF_ROW_HIDDEN;
+  }
+  if (any)
+    emit(self, MPROF_GTK_CHANGED_ROWS);
+}
+
+int mprof_gtk_view_state_source_hot(MprofGtkViewState *self, int step) {
+  int rank = mprof_render_view_source_hot(&self->view, self->model, step);
+  if (rank >= 0)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return rank;
+}
+
+gboolean mprof_gtk_view_state_source_pc(MprofGtkViewState *self, int kernel,
+                                        guint32 offset) {
+  mprof_gtk_view_state_select_kernel(self, kernel);
+  if (self->view.kernel != kernel)
+    return FALSE;
+  /* Without a line, a kernel without lines still marks the instruction. */
+  gboolean found =
+      mprof_render_view_source_pc(&self->view, self->model, offset) == 0;
+  if (found || self->view.source_pc == offset + 1)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return found;
+}
+
+void mprof_gtk_view_state_source_file(MprofGtkViewState *self, int file) {
+  if (mprof_render_view_source_line(&self->view, self->model, file, 0) == 0)
+    emit(self, MPROF_GTK_CHANGED_SOURCE);
+}
+
+gsize mprof_gtk_view_state_source_find(MprofGtkViewState *self,
+                                       const char *text, int direction) {
+  gsize found =
+      mprof_render_view_source_find(&self->view, self->model, text, direction);
+  emit(self, MPROF_GTK_CHANGED_SOURCE);
+  return found;
 }

@@ -22,7 +22,9 @@ typedef enum {
   MPROF_GTK_CHANGED_TIME = 1 << 0,      /* visible time range */
   MPROF_GTK_CHANGED_SELECTION = 1 << 1, /* selected range or launch */
   MPROF_GTK_CHANGED_KERNEL = 1 << 2,    /* selected kernel */
-  MPROF_GTK_CHANGED_ROWS = 1 << 3       /* row height */
+  MPROF_GTK_CHANGED_ROWS = 1 << 3,      /* row height, rows folded */
+  MPROF_GTK_CHANGED_SEARCH = 1 << 4,    /* the Trace's search */
+  MPROF_GTK_CHANGED_SOURCE = 1 << 5     /* Source: file, marked line, search */
 } MprofGtkChange;
 
 /* @p model is borrowed and must outlive the view state. */
@@ -71,6 +73,27 @@ void mprof_gtk_view_state_select_launch(MprofGtkViewState *self, gint64 launch);
 void mprof_gtk_view_state_hover_launch(MprofGtkViewState *self, gint64 launch);
 void mprof_gtk_view_state_set_selection(MprofGtkViewState *self,
                                         gint64 start_ns, gint64 end_ns);
+
+/* The Trace's search (mprof_render_view.search; NULL or "" for none):
+ * copied. It emits SEARCH. */
+void mprof_gtk_view_state_set_search(MprofGtkViewState *self, const char *text);
+/* Trace rows: flip @p flag (MPROF_ROW_COLLAPSED on a band, MPROF_ROW_HIDDEN)
+ * of row @p row; show every hidden row again. They emit ROWS. */
+void mprof_gtk_view_state_toggle_row(MprofGtkViewState *self, gint row,
+                                     guint flag);
+void mprof_gtk_view_state_show_rows(MprofGtkViewState *self);
+/* The Source tab (mprof_render_view_source_*): mark the hottest line
+ * (@p step 0) or the one @p step ranks from the marked one, and return the
+ * rank (-1: no sampled line); mark the line of the instruction at
+ * @p offset of @p kernel (selected too; FALSE when it has none); show file
+ * @p file (a view's source_file) at its hottest line; search the shown
+ * file (returns the lines that hold @p text). They emit SOURCE. */
+int mprof_gtk_view_state_source_hot(MprofGtkViewState *self, int step);
+gboolean mprof_gtk_view_state_source_pc(MprofGtkViewState *self, int kernel,
+                                        guint32 offset);
+void mprof_gtk_view_state_source_file(MprofGtkViewState *self, int file);
+gsize mprof_gtk_view_state_source_find(MprofGtkViewState *self,
+                                       const char *text, int direction);
 
 G_END_DECLS
 

@@ -9,6 +9,8 @@
 
 #include "actions.h"
 #include "open.h"
+#include "search.h"
+#include "source_page.h"
 #include "timeline.h"
 #include "window.h"
 
@@ -21,8 +23,10 @@ struct _MprofGtkWindow {
   /* Under the Trace: every kernel of the selected range, as text that can
    * be selected and copied, in a scrolled box shown while there is one. */
   GtkWidget *selection, *selection_box;
+  GtkWidget *search; /* the Trace's search bar (Ctrl+F) */
   GtkWidget *timelines[MPROF_RENDER_TAB_COUNT]; /* per timeline tab */
   GtkWidget *rows_switch, *depth_switch;        /* Activity */
+  GtkWidget *source_page;                       /* Source */
   char *default_status;
   gboolean syncing_picker;
   gboolean fitted[MPROF_RENDER_TAB_COUNT]; /* span tab fitted to a kernel */
@@ -50,6 +54,16 @@ static void on_open_kernel(GtkWidget *widget, int kernel, gpointer data) {
   MprofGtkWindow *self = data;
   mprof_gtk_view_state_select_kernel(self->state, kernel);
   mprof_gtk_window_set_tab(self, MPROF_RENDER_SUMMARY);
+}
+
+/* A click on an instruction (Hotspots, Flame, Raster): its line in the
+ * Source tab (a library kernel's Source tab says it has none). */
+static void on_open_source(GtkWidget *widget, int kernel, guint offset,
+                           gpointer data) {
+  (void)widget;
+  MprofGtkWindow *self = data;
+  mprof_gtk_view_state_source_pc(self->state, kernel, offset);
+  mprof_gtk_window_set_tab(self, MPROF_RENDER_SOURCE);
 }
 
 /* A span tab shows its kernel's spans when it is first shown for a
@@ -194,8 +208,8 @@ static GtkWidget *tab_page(MprofGtkWindow *self, int tab) {
                   gtk_scrollbar_new(GTK_ORIENTATION_VERTICAL,
                                     mprof_gtk_timeline_get_vadjustment(t)),
                   1, 0, 1, 1);
+  self->timelines[tab] = timeline;
   if (mprof_render_tab_is_timeline(tab)) {
-    self->timelines[tab] = timeline;
     gtk_grid_attach(GTK_GRID(grid),
                     gtk_scrollbar_new(GTK_ORIENTATION_HORIZONTAL,
                                       mprof_gtk_timeline_get_hadjustment(t)),
@@ -203,6 +217,7 @@ static GtkWidget *tab_page(MprofGtkWindow *self, int tab) {
   }
   g_signal_connect(timeline, "hover", G_CALLBACK(on_hover), self);
   g_signal_connect(timeline, "open-kernel", G_CALLBACK(on_open_kernel), self);
+  g_signal_connect(timeline, "open-source", G_CALLBACK(on_open_source), self);
   if (tab == MPROF_RENDER_TRACE) {
     self->timeline = timeline;
     gtk_widget_set_vexpand(timeline, TRUE);
@@ -220,6 +235,9 @@ static GtkWidget *tab_page(MprofGtkWindow *self, int tab) {
     gtk_widget_set_size_request(self->selection_box, -1, 140);
     gtk_widget_set_visible(self->selection_box, FALSE);
     gtk_grid_attach(GTK_GRID(grid), self->selection_box, 0, 2, 2, 1);
+    /* Above the rows, the search bar Ctrl+F opens. */
+    self->search = mprof_gtk_search_new(self->state, timeline);
+    gtk_grid_attach(GTK_GRID(grid), self->search, 0, -1, 2, 1);
   }
   return grid;
 }
@@ -274,6 +292,17 @@ static GtkWidget *error_page(const char *path, const char *error) {
   gtk_label_set_max_width_chars(GTK_LABEL(message), 90);
   gtk_box_append(GTK_BOX(box), message);
   return box;
+}
+
+/* Keys that type go to a text field with the focus (the Source search),
+ * not to the window's single-key actions. */
+static void on_focus_changed(GObject *window, GParamSpec *pspec,
+                             gpointer data) {
+  (void)pspec;
+  (void)data;
+  GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(window));
+  mprof_gtk_actions_set_typing(MPROF_GTK_WINDOW(window),
+                               focus && GTK_IS_TEXT(focus));
 }
 
 static void dispose(GObject *object) {
@@ -331,6 +360,8 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
 
   mprof_gtk_open_install(self, header);
   mprof_gtk_actions_install(self);
+  g_signal_connect(self, "notify::focus-widget", G_CALLBACK(on_focus_changed),
+                   NULL);
   if (path) {
     GtkWidget *file_label = gtk_label_new(base);
     gtk_widget_add_css_class(file_label, "dim-label");
@@ -388,6 +419,10 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
       gtk_widget_set_vexpand(page, TRUE);
       gtk_box_append(GTK_BOX(box), page);
       page = box;
+    } else if (tab == MPROF_RENDER_SOURCE) {
+      /* Its bar above it: hottest, next hottest, files, search. */
+      page = self->source_page =
+          mprof_gtk_source_page_new(self->state, page, self->timelines[tab]);
     }
     gtk_stack_add_titled(GTK_STACK(self->stack), page,
                          mprof_render_tab_key(tab),
@@ -442,6 +477,10 @@ GtkWidget *mprof_gtk_window_get_selection_list(MprofGtkWindow *self) {
   return self->selection;
 }
 
+GtkWidget *mprof_gtk_window_get_search(MprofGtkWindow *self) {
+  return self->search;
+}
+
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self) {
   return self->timeline;
 }
@@ -463,6 +502,25 @@ void mprof_gtk_window_set_tab(MprofGtkWindow *self, int tab) {
                                    mprof_render_tab_key(tab));
   if (self->timelines[tab])
     gtk_widget_grab_focus(self->timelines[tab]);
+}
+
+GtkWidget *mprof_gtk_window_get_source_page(MprofGtkWindow *self) {
+  return self->source_page;
+}
+
+void mprof_gtk_window_find(MprofGtkWindow *self) {
+  /* Ctrl+F acts on the tab on screen. */
+  switch (mprof_gtk_window_get_tab(self)) {
+  case MPROF_RENDER_SOURCE:
+    mprof_gtk_source_page_find(self->source_page);
+    break;
+  default: /* kernel and range names, on the Trace */
+    if (mprof_gtk_window_get_search(self)) {
+      mprof_gtk_window_set_tab(self, MPROF_RENDER_TRACE);
+      mprof_gtk_search_open(mprof_gtk_window_get_search(self));
+    }
+    break;
+  }
 }
 
 GtkWidget *mprof_gtk_window_get_tab_widget(MprofGtkWindow *self, int tab) {

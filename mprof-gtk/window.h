@@ -34,12 +34,18 @@ gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self);
 MprofGtkViewState *mprof_gtk_window_get_state(MprofGtkWindow *self);
 /* The timeline widget (MprofGtkTimeline), or NULL. */
 GtkWidget *mprof_gtk_window_get_timeline(MprofGtkWindow *self);
+/* The Trace's search bar (search.h), or NULL. */
+GtkWidget *mprof_gtk_window_get_search(MprofGtkWindow *self);
 /* Under the Trace, the selected range's kernels, every one, as selectable
  * text (a GtkLabel in a scrolled box, hidden without a selection). */
 GtkWidget *mprof_gtk_window_get_selection_list(MprofGtkWindow *self);
 
-/* The timeline widget of a timeline tab, or NULL. */
+/* The view of a tab (a timeline, or the page of a panel), or NULL. */
 GtkWidget *mprof_gtk_window_get_tab_widget(MprofGtkWindow *self, int tab);
+/* The Source tab's page (source_page.h), or NULL. */
+GtkWidget *mprof_gtk_window_get_source_page(MprofGtkWindow *self);
+/* Ctrl+F: the search of the tab on screen (Source: in its file). */
+void mprof_gtk_window_find(MprofGtkWindow *self);
 /* Set the Activity switches (-1 keeps one). */
 void mprof_gtk_window_set_activity(MprofGtkWindow *self, int rows, int depth);
 /* The kernel was named (--kernel): the span tabs show it too, spans or

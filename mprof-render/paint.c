@@ -290,21 +290,24 @@ const char *rd_copy_kind_name(const mprof_memop_record *mo) {
   return mo->kind == MPROF_MEMOP_MEMSET ? "memset" : *kind ? kind : "memcpy";
 }
 
-/* @p text (or short name @p index of @p set) drawn cut in the middle to
- * the most characters that fit @p max_width: a bisection over the
- * character budget, each step one libmprof cut and one measurement. */
-static double name_fit(cairo_t *cr, double x, double y, double max_width,
-                       const char *text, const mprof_name_set *set,
-                       size_t index) {
-  if (max_width <= 0 || !text)
-    return 0;
-  if (rd_text_width(cr, text) <= max_width)
-    return rd_text(cr, x, y, text);
-  char buf[1024], best[1024];
+/* @p text (or short name @p index of @p set) cut in the middle to the most
+ * characters that fit @p max_width, into @p out: a bisection over the
+ * character budget, each step one libmprof cut and one measurement. ""
+ * when not even the ellipsis fits. */
+static void name_fit_text(cairo_t *cr, double max_width, const char *text,
+                          const mprof_name_set *set, size_t index, char *out,
+                          size_t size) {
+  out[0] = '\0';
+  if (max_width <= 0 || !text || !size)
+    return;
+  if (rd_text_width(cr, text) <= max_width) {
+    snprintf(out, size, "%s", text);
+    return;
+  }
+  char buf[1024];
   size_t lo = 0, hi = 0; /* lo fits (0 always does), hi does not */
   for (const char *p = text; *p; p++)
     hi += ((unsigned char)*p & 0xc0) != 0x80;
-  best[0] = '\0';
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
     if (set)
@@ -313,12 +316,28 @@ static double name_fit(cairo_t *cr, double x, double y, double max_width,
       mprof_name_middle(buf, sizeof buf, text, mid);
     if (rd_text_width(cr, buf) <= max_width) {
       lo = mid;
-      memcpy(best, buf, strlen(buf) + 1);
+      snprintf(out, size, "%s", buf);
     } else {
       hi = mid;
     }
   }
+}
+
+static double name_fit(cairo_t *cr, double x, double y, double max_width,
+                       const char *text, const mprof_name_set *set,
+                       size_t index) {
+  char best[1024];
+  name_fit_text(cr, max_width, text, set, index, best, sizeof best);
   return *best ? rd_text(cr, x, y, best) : 0;
+}
+
+void rd_kernel_fit_text(cairo_t *cr, double max_width,
+                        const mprof_render_kernel *k, char *buf, size_t size) {
+  if (k)
+    name_fit_text(cr, max_width, k->short_name, k->short_names, k->index, buf,
+                  size);
+  else if (size)
+    buf[0] = '\0';
 }
 
 double rd_kernel_fit(cairo_t *cr, double x, double y, double max_width,

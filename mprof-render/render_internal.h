@@ -280,6 +280,12 @@ double rd_text(cairo_t *cr, double x, double y, const char *text);
 /* Draw kernel @p k's short name cut in the middle to fit @p max_width,
  * never through the part that tells it from the trace's other kernels
  * (mprof_name_set_fit); returns the width drawn. */
+/* A kernel label inside a Trace bar shows at least this many characters
+ * (the ellipsis counted), or none. */
+#define RD_LABEL_MIN_CHARS 4
+/* What rd_kernel_fit() draws, into @p buf ("" when nothing fits). */
+void rd_kernel_fit_text(cairo_t *cr, double max_width,
+                        const mprof_render_kernel *k, char *buf, size_t size);
 double rd_kernel_fit(cairo_t *cr, double x, double y, double max_width,
                      const mprof_render_kernel *k);
 /* Draw a name (a source location, a range) cut in the middle to fit

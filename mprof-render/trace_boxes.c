@@ -86,7 +86,7 @@ uint32_t rt_kernel_color(const mprof_render_model *model, int kernel) {
 void rt_paint_boxes(cairo_t *cr, const mprof_render_model *model,
                     const box_list *list, double left, double right, double y,
                     double h, uint32_t background, const int *grid,
-                    size_t grid_count) {
+                    size_t grid_count, const unsigned char *match) {
   int width = (int)ceil(right - left);
   if (width <= 0 || h < 1 || !list->count)
     return;
@@ -126,6 +126,8 @@ void rt_paint_boxes(cairo_t *cr, const mprof_render_model *model,
       uint32_t rgb = rt_kernel_color(model, b->kernel);
       if (b->merged)
         rgb = rd_lighten(rgb, 0.45);
+      if (match && (b->kernel < 0 || !match[b->kernel]))
+        rgb = rd_lighten(rgb, SEARCH_DIM);
       fill = 0xff000000u | rgb;
       edge = 0xff000000u | rd_darken(rgb, 0.25);
       last_kernel = b->kernel;
@@ -180,6 +182,30 @@ void rt_label_cache_free(label_cache *c) {
   memset(c, 0, sizeof *c);
 }
 
+const char *mprof_render_kernel_label(const mprof_render_model *model,
+                                      int kernel, cairo_t *cr, double max_width,
+                                      char *buf, size_t size) {
+  if (!size)
+    return buf;
+  buf[0] = '\0';
+  const mprof_render_kernel *k = rs_kernel(model, kernel);
+  if (!k)
+    return buf;
+  if (!cr) {
+    snprintf(buf, size, "%s", k->short_name);
+    return buf;
+  }
+  rd_kernel_fit_text(cr, max_width, k, buf, size);
+  /* Fewer than RD_LABEL_MIN_CHARS characters (the ellipsis counted) tell
+   * nothing apart: no label. */
+  size_t chars = 0;
+  for (const char *p = buf; *p; p++)
+    chars += ((unsigned char)*p & 0xc0) != 0x80;
+  if (chars < RD_LABEL_MIN_CHARS)
+    buf[0] = '\0';
+  return buf;
+}
+
 void rt_label_fit(cairo_t *cr, label_cache *c, const mprof_render_model *model,
                   int kernel, double x, double y, double max_width) {
   size_t n = mprof_render_kernel_count(model);
@@ -208,11 +234,14 @@ void rt_label_fit(cairo_t *cr, label_cache *c, const mprof_render_model *model,
   }
   if (!c->text[kernel])
     return;
-  if (c->width[kernel] <= max_width)
+  if (c->width[kernel] <= max_width) {
     rd_text(cr, x, y, c->text[kernel]);
-  else
-    rd_kernel_fit(cr, x, y, max_width,
-                  mprof_render_kernel_at(model, (size_t)kernel));
+    return;
+  }
+  char label[1024];
+  mprof_render_kernel_label(model, kernel, cr, max_width, label, sizeof label);
+  if (*label)
+    rd_text(cr, x, y, label);
 }
 
 /* ---- the inset ----------------------------------------------------------
@@ -324,7 +353,7 @@ static int memop_x(const mprof_render_model *model,
 
 void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
                     uint32_t stream, const mprof_render_timemap *map, double y,
-                    double h, double left, double right) {
+                    double h, double left, double right, int dimmed) {
   const mprof_memop_record *mo =
       mprof_trace_memops(mprof_render_model_trace(model), NULL);
   size_t lo, hi;
@@ -340,7 +369,7 @@ void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
   double last_px = -1e9;
   size_t labelled = 0;
   double x0, x1;
-  rd_rgb(cr, MEMOP_COLOR);
+  rd_rgb(cr, dimmed ? rd_lighten(MEMOP_COLOR, SEARCH_DIM) : MEMOP_COLOR);
   for (size_t i = a; i < hi && memop_x(model, mo, i, map, &x0, &x1); i++) {
     if (floor(x0) < last_px && x1 - x0 < 1)
       continue; /* another on the same pixel */
@@ -351,7 +380,7 @@ void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
     labelled += x1 - x0 >= COPY_LABEL_PX;
   }
   cairo_fill(cr);
-  if (!labelled || h < 11)
+  if (!labelled || h < 11 || dimmed)
     return;
   double font_size = fmin(11.0, h - 3);
   rd_font(cr, font_size, 0, 0);

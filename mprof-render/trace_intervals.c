@@ -29,7 +29,8 @@ uint32_t rs_range_color(const mprof_range_record *r) {
 void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
                        const mprof_render_row *row,
                        const mprof_render_timemap *map, double y, double h,
-                       double left, double right, int64_t selected_call) {
+                       double left, double right, int64_t selected_call,
+                       const char *search) {
   const mprof_trace *trace = mprof_render_model_trace(model);
   double last_px = -1e9;
   double run_x0 = 0, run_x1 = 0; /* narrow items not yet filled */
@@ -70,6 +71,9 @@ void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
                                                     : API_RUNTIME_COLOR;
       name = mprof_trace_string(trace, it.calls[idx].name);
     }
+    int dimmed = search && *search && !mprof_render_name_matches(name, search);
+    if (dimmed)
+      fill = rd_lighten(fill, SEARCH_DIM);
     /* Narrow items of one colour that touch merge into one rectangle:
      * one fill per run, not per item. */
     int wide = x1 - x0 >= EDGE_PX ||
@@ -97,7 +101,7 @@ void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
       cairo_rectangle(cr, x0 + 0.5, y + 0.5, x1 - x0 - 1, h - 1);
       cairo_stroke(cr);
     }
-    if (x1 - x0 >= 24 && h >= 10) {
+    if (x1 - x0 >= 24 && h >= 10 && !dimmed) {
       rd_rgb(cr, rt_luminance(fill) > 0.55 ? RD_TEXT : 0xffffff);
       rd_text_fit(cr, x0 + 3, y + h / 2 + 3.5, x1 - x0 - 6, name);
     }
@@ -134,6 +138,8 @@ void rt_draw_flow(cairo_t *cr, const mprof_render_model *model,
   double base = MPROF_RENDER_RULER - view->scroll_y;
   double ft = base + mprof_render_row_top(model, view, from_row, &fh);
   double tt = base + mprof_render_row_top(model, view, to_row, &th);
+  if (fh <= 0 || th <= 0)
+    return; /* a row folded away */
   /* Ends far off the view stay a little outside it: Cairo's coordinates
    * are 24.8 fixed point. */
   double far = map->x + map->width + 1e5;

@@ -31,6 +31,56 @@ int rt_is_band(const mprof_render_row *row) {
   return row->kind == MPROF_ROW_DEVICE || row->kind == MPROF_ROW_THREAD;
 }
 
+double rt_row_height_at(const mprof_render_model *model,
+                        const mprof_render_view *view, size_t index,
+                        int *folded) {
+  const mprof_render_row *row = mprof_render_row_at(model, index);
+  uint8_t state = view->row_state ? view->row_state[index] : 0;
+  if (rt_is_band(row)) {
+    *folded = state & MPROF_ROW_HIDDEN      ? 2
+              : state & MPROF_ROW_COLLAPSED ? 1
+                                            : 0;
+    return *folded == 2 ? 0 : rt_row_height(row, view);
+  }
+  if (*folded || (state & MPROF_ROW_HIDDEN))
+    return 0;
+  return rt_row_height(row, view);
+}
+
+int mprof_render_row_band(const mprof_render_model *model, size_t row) {
+  size_t n = mprof_render_row_count(model);
+  if (row >= n)
+    return -1;
+  for (size_t i = row + 1; i-- > 0;)
+    if (rt_is_band(mprof_render_row_at(model, i)))
+      return (int)i;
+  return -1;
+}
+
+int mprof_render_row_shown(const mprof_render_model *model,
+                           const mprof_render_view *view, size_t row) {
+  if (row >= mprof_render_row_count(model))
+    return 0;
+  if (!view->row_state)
+    return 1;
+  int band = mprof_render_row_band(model, row), folded = 0;
+  if (band >= 0 && (size_t)band != row)
+    rt_row_height_at(model, view, (size_t)band, &folded);
+  return rt_row_height_at(model, view, row, &folded) > 0;
+}
+
+size_t mprof_render_band_hidden(const mprof_render_model *model,
+                                const mprof_render_view *view, size_t band) {
+  size_t n = mprof_render_row_count(model), hidden = 0;
+  if (!view->row_state || band >= n ||
+      !rt_is_band(mprof_render_row_at(model, band)))
+    return 0;
+  for (size_t i = band + 1; i < n && !rt_is_band(mprof_render_row_at(model, i));
+       i++)
+    hidden += (view->row_state[i] & MPROF_ROW_HIDDEN) != 0;
+  return hidden;
+}
+
 row_walk rt_walk_rows(const mprof_render_model *model,
                       const mprof_render_view *view, size_t rows,
                       double height) {
@@ -48,10 +98,10 @@ int rt_walk_next(row_walk *w) {
   while (w->next < w->rows && w->y < w->height) {
     w->index = w->next++;
     w->row = mprof_render_row_at(w->model, w->index);
-    w->h = rt_row_height(w->row, w->view);
+    w->h = rt_row_height_at(w->model, w->view, w->index, &w->folded);
     w->top = w->y;
     w->y += w->h;
-    if (w->y >= MPROF_RENDER_RULER)
+    if (w->h > 0 && w->y >= MPROF_RENDER_RULER)
       return 1;
   }
   return 0;
@@ -68,12 +118,12 @@ double mprof_render_row_top(const mprof_render_model *model,
                             const mprof_render_view *view, size_t row,
                             double *height) {
   double y = 0;
+  int folded = 0;
   size_t n = mprof_render_row_count(model);
   for (size_t i = 0; i < n && i < row; i++)
-    y += rt_row_height(mprof_render_row_at(model, i), view);
+    y += rt_row_height_at(model, view, i, &folded);
   if (height)
-    *height =
-        row < n ? rt_row_height(mprof_render_row_at(model, row), view) : 0.0;
+    *height = row < n ? rt_row_height_at(model, view, row, &folded) : 0.0;
   return y;
 }
 
@@ -82,9 +132,10 @@ int mprof_render_row_at_y(const mprof_render_model *model,
   if (y < 0)
     return -1;
   double top = 0;
+  int folded = 0;
   size_t n = mprof_render_row_count(model);
   for (size_t i = 0; i < n; i++) {
-    double h = rt_row_height(mprof_render_row_at(model, i), view);
+    double h = rt_row_height_at(model, view, i, &folded);
     if (y < top + h)
       return (int)i;
     top += h;

@@ -79,7 +79,13 @@ void rt_draw_selection_panel(cairo_t *cr, const mprof_render_model *model,
   }
   const mprof_window_totals *t = mprof_window_totals_of(w);
   size_t kernels = mprof_window_kernel_count(w);
-  size_t shown = kernels < PANEL_KERNELS ? kernels : PANEL_KERNELS;
+  /* Every kernel, as far as the rows' height goes: a drawing cannot
+   * scroll (the viewer lists them all under the Trace instead). */
+  double room = height - MPROF_RENDER_RULER - 8 - 16 - 2 * PANEL_LINE;
+  size_t fit = room > 0 ? (size_t)(room / PANEL_LINE) : 0;
+  if (fit < PANEL_KERNELS)
+    fit = PANEL_KERNELS;
+  size_t shown = kernels <= fit + 1 ? kernels : fit;
   int more = kernels > shown;
   double pw = fmin(560.0, right - left - 16);
   double ph = 10 + PANEL_LINE * (double)(1 + shown + (size_t)more) + 6;

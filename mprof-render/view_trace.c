@@ -165,6 +165,8 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
   memset(&list, 0, sizeof list);
   label_cache labels;
   memset(&labels, 0, sizeof labels);
+  /* A search: the kernels it matches; the others are dimmed. */
+  unsigned char *match = rt_search_kernels(model, view->search);
   /* Row backgrounds, then the time grid, then what happened on them. */
   for (row_walk w = rt_walk_rows(model, view, rows, height);
        rt_walk_next(&w);) {
@@ -192,7 +194,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
     double h = w.h, top = w.top;
     if (row->kind == MPROF_ROW_RANGES || row->kind == MPROF_ROW_API) {
       rt_draw_intervals(cr, model, row, &map, top + 1, h - 3, left, right,
-                        selected_call);
+                        selected_call, view->search);
       continue;
     }
     if (row->kind == MPROF_ROW_COUNTER) {
@@ -205,8 +207,9 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
     double by = top + pad, bh = h - 2 * pad - 1;
     rt_collect_row(&list, model, row->stream, &map);
     rt_paint_boxes(cr, model, &list, left, right, by, bh,
-                   r % 2 ? ROW_ODD : RD_BACKGROUND, grid, grid_count);
-    rt_draw_memops(cr, model, row->stream, &map, by, bh, left, right);
+                   r % 2 ? ROW_ODD : RD_BACKGROUND, grid, grid_count, match);
+    rt_draw_memops(cr, model, row->stream, &map, by, bh, left, right,
+                   match != NULL);
     /* Selection outlines, insets and labels: only boxes wide enough to
      * carry them, at most width / 5 per row. */
     double font_size = fmin(11.0, bh - 3);
@@ -248,8 +251,10 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
           continue;
         label_y = below + (by + bh - below) / 2 + 4;
       }
-      if (x1 - x0 < 40 || bh < 11)
+      if (bh < 11 || x1 - x0 < (b->merged ? MERGED_LABEL_PX : LABEL_PX))
         continue;
+      if (match && (b->kernel < 0 || !match[b->kernel]))
+        continue; /* dimmed by the search: no name */
       uint32_t fill = b->merged
                           ? rd_lighten(rt_kernel_color(model, b->kernel), 0.45)
                           : rt_kernel_color(model, b->kernel);
@@ -266,6 +271,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
     }
   }
   free(list.items);
+  free(match);
   rt_label_cache_free(&labels);
   draw_process_line(cr, model, &map, height);
   if (view->hover_launch != view->launch)
@@ -283,7 +289,7 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
     cairo_rectangle(cr, sel_x0, MPROF_RENDER_RULER, sel_x1 - sel_x0, height);
     cairo_fill(cr);
   }
-  if (selection)
+  if (selection && !view->no_selection_panel)
     rt_draw_selection_panel(cr, model, view, left, right, height);
   cairo_restore(cr);
 
@@ -301,9 +307,26 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
       const mprof_render_row *row = w.row;
       double h = w.h, top = w.top;
       if (names && rt_is_band(row)) {
+        /* A band folds its rows away (a click on it): its triangle says
+         * which way, and how many rows under it are hidden. */
+        int folded =
+            view->row_state && (view->row_state[w.index] & MPROF_ROW_COLLAPSED);
+        rd_rgb(cr, RD_TEXT_DIM);
+        rd_font(cr, 10, 0, 0);
+        rd_text(cr, 4, top + h / 2 + 4, folded ? "\u25b8" : "\u25be");
         rd_rgb(cr, RD_TEXT);
         rd_font(cr, 11, 1, 0);
-        rd_text_fit(cr, 6, top + h / 2 + 4, width - 12, row->label);
+        double lw =
+            rd_text_fit(cr, 16, top + h / 2 + 4, width - 22, row->label);
+        size_t hidden = mprof_render_band_hidden(model, view, w.index);
+        if (hidden) {
+          char note[64];
+          snprintf(note, sizeof note, "%zu row%s hidden", hidden,
+                   hidden == 1 ? "" : "s");
+          rd_rgb(cr, RD_TEXT_DIM);
+          rd_font(cr, 10, 0, 0);
+          rd_text_fit(cr, 16 + lw + 10, top + h / 2 + 4, width - lw - 40, note);
+        }
       } else if (!names && rt_is_band(row)) {
         rd_fill_rect(cr, 0, top, left, h, 0xe4e7ee); /* named in pass 1 */
       } else if (!names && h >= 9) {
@@ -342,8 +365,15 @@ static void draw(cairo_t *cr, const mprof_render_model *model,
   mprof_format_duration(span, sizeof span,
                         (double)rs_sub_ns(view->end_ns, view->start_ns));
   rd_rgb(cr, RD_TEXT_DIM);
-  char text[96];
-  snprintf(text, sizeof text, "%s visible", span);
+  char text[160];
+  if (view->start_ns > origin || view->end_ns < end) {
+    /* Part of the GPU activity: of how much (0 shows it all). */
+    char all[48];
+    mprof_format_duration(all, sizeof all, (double)rs_sub_ns(end, origin));
+    snprintf(text, sizeof text, "%s of %s visible", span, all);
+  } else {
+    snprintf(text, sizeof text, "%s visible", span);
+  }
   /* Where the process started, when that was before the view. */
   int64_t process = mprof_render_model_process_start(model);
   if (process > 0 && process < view->start_ns && process < origin) {

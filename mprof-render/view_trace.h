@@ -18,6 +18,11 @@
 #define INSET_LINE 12.0
 #define INSET_MIN_WIDTH 110.0
 #define INSET_MAX_LINES 8
+/* Launches at least this wide carry their kernel's name (when 4
+ * characters of it fit: mprof_render_kernel_label), merged runs their
+ * count. */
+#define LABEL_PX 24.0
+#define MERGED_LABEL_PX 40.0
 /* Launches narrower than this many pixels merge. */
 #define MERGE_PX 2.0
 
@@ -39,6 +44,7 @@ typedef struct row_walk {
   size_t index; /* the current row */
   const mprof_render_row *row;
   double top, h;
+  int folded; /* the band above folds or hides its rows */
 } row_walk;
 
 /* The height of all the rows at the view's row height. */
@@ -48,6 +54,12 @@ double mprof_render__trace_content(const mprof_render_model *model,
 double rt_row_height(const mprof_render_row *row,
                      const mprof_render_view *view);
 int rt_is_band(const mprof_render_row *row);
+/* The height of row @p index as drawn in a pass from the top: 0 when it is
+ * hidden or folded into its band. @p folded carries the band's state down
+ * the pass (start it at 0). */
+double rt_row_height_at(const mprof_render_model *model,
+                        const mprof_render_view *view, size_t index,
+                        int *folded);
 row_walk rt_walk_rows(const mprof_render_model *model,
                       const mprof_render_view *view, size_t rows,
                       double height);
@@ -84,7 +96,7 @@ uint32_t rt_kernel_color(const mprof_render_model *model, int kernel);
 void rt_paint_boxes(cairo_t *cr, const mprof_render_model *model,
                     const box_list *list, double left, double right, double y,
                     double h, uint32_t background, const int *grid,
-                    size_t grid_count);
+                    size_t grid_count, const unsigned char *match);
 
 /* Kernel labels, measured once per frame and font size: a frame may
  * label thousands of launches of a handful of kernels. */
@@ -102,7 +114,7 @@ void rt_draw_inset(cairo_t *cr, const mprof_render_kernel *k, double x0,
                    double x1, double y, double h);
 void rt_draw_memops(cairo_t *cr, const mprof_render_model *model,
                     uint32_t stream, const mprof_render_timemap *map, double y,
-                    double h, double left, double right);
+                    double h, double left, double right, int dimmed);
 
 /* The items of a RANGES, API or COUNTER row, with their records at hand:
  * a frame looks at many of them. */
@@ -134,7 +146,8 @@ static inline void rt_item_span(const row_items *it, size_t i, int64_t *a,
 void rt_draw_intervals(cairo_t *cr, const mprof_render_model *model,
                        const mprof_render_row *row,
                        const mprof_render_timemap *map, double y, double h,
-                       double left, double right, int64_t selected_call);
+                       double left, double right, int64_t selected_call,
+                       const char *search);
 void rt_draw_flow(cairo_t *cr, const mprof_render_model *model,
                   const mprof_render_view *view,
                   const mprof_render_timemap *map, int64_t launch,
@@ -143,6 +156,16 @@ void rt_draw_counter(cairo_t *cr, const mprof_render_model *model,
                      const mprof_render_row *row,
                      const mprof_render_timemap *map, double y, double h,
                      double left, double right);
+/* The kernels @p search matches, a byte each (kernel_count of them; the
+ * caller frees it); NULL without a search (everything matches) or out of
+ * memory. */
+unsigned char *rt_search_kernels(const mprof_render_model *model,
+                                 const char *search);
+int rt_range_matches(const mprof_render_model *model, uint32_t range,
+                     const char *search);
+/* What a search leaves dimmed: lighter, towards the background. */
+#define SEARCH_DIM 0.78
+
 void rt_draw_selection_panel(cairo_t *cr, const mprof_render_model *model,
                              const mprof_render_view *view, double left,
                              double right, double height);

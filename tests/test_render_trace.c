@@ -17,6 +17,7 @@
  */
 #include <dirent.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "analysis_util.h"
 #include "test_render_fixture.h"
@@ -72,27 +73,134 @@ static int64_t earliest_activity(const mprof_trace *t) {
   return first;
 }
 
-/* ---- no idle lead-in, and where the process started ------------------ */
+/* samples/NAME, or NULL when MPROF_SOURCE_DIR's samples lack it (tests/gpu/
+ * trace_tab.sh runs these checks over fresh recordings of other names):
+ * the caller skips. */
+static mprof_render_model *open_sample(const char *name) {
+  char path[2048];
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  snprintf(path, sizeof path, "%s/samples/%s", root && *root ? root : ".",
+           name);
+  if (access(path, F_OK) != 0) {
+    printf("%s is not among the samples: skipped\n", path);
+    return NULL;
+  }
+  return open_model(path);
+}
 
-static size_t samples_with_lead_in;
+/* ---- the first look: where the kernels ran ----------------------------- */
 
-static void check_no_lead_in(const char *path) {
+static int brightness(uint32_t c) {
+  return (int)(c >> 16) + (int)((c >> 8) & 0xff) + (int)(c & 0xff);
+}
+
+static size_t samples_with_lead_in, samples_fitted;
+
+/* Kernel time inside [a, b] (launches wholly in it) and in all. */
+static void kernel_time(const mprof_trace *t, int64_t a, int64_t b,
+                        double *inside, double *total) {
+  size_t n;
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  *inside = *total = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = (double)(l[i].end - l[i].start);
+    *total += d;
+    if ((int64_t)l[i].start >= a && (int64_t)l[i].end <= b)
+      *inside += d;
+  }
+}
+
+/* Columns of the stream rows that a launch colours: grey background, grid
+ * and labels aside, what a user sees of the kernels. */
+static int is_launch(uint32_t c) {
+  int r = (int)(c >> 16), g = (int)((c >> 8) & 0xff), b = (int)(c & 0xff);
+  int hi = r > g ? (r > b ? r : b) : (g > b ? g : b);
+  int lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+  return hi - lo > 40; /* saturated: kernel colours, not greys */
+}
+
+static double launch_columns(const fix_image *img, const mprof_render_model *m,
+                             const mprof_render_view *v) {
+  size_t hit = 0;
+  int x0 = (int)MPROF_RENDER_GUTTER;
+  for (int x = x0; x < img->width; x++) {
+    int found = 0;
+    for (size_t r = 0; r < mprof_render_row_count(m) && !found; r++) {
+      if (mprof_render_row_at(m, r)->kind != MPROF_ROW_STREAM)
+        continue;
+      double h, top = MPROF_RENDER_RULER - v->scroll_y +
+                      mprof_render_row_top(m, v, r, &h);
+      int y = (int)(top + h / 2);
+      if (y > MPROF_RENDER_RULER && y < img->height)
+        found = is_launch(fix_pixel(img, x, y));
+    }
+    hit += (size_t)found;
+  }
+  return (double)hit / (double)(img->width - x0);
+}
+
+static void check_first_look(const char *path) {
   mprof_render_model *m = open_model(path);
   const mprof_trace *t = mprof_render_model_trace(m);
-  int64_t first = earliest_activity(t);
-  if (first == INT64_MAX) {
+  size_t launches;
+  mprof_trace_launches(t, &launches);
+  int64_t first = earliest_activity(t), start, end;
+  mprof_render_model_bounds(m, &start, &end);
+  if (first == INT64_MAX || !launches) {
     mprof_render_model_free(m);
     return;
   }
   mprof_render_view v;
   mprof_render_view_init(&v, m);
-  mprof_render_timemap map;
-  mprof_render_trace_timemap(&map, &v, W);
-  /* The first launch or copy starts within 3% of the time area's left
-   * edge: the view fits the GPU activity, not the process's life. */
-  double x = mprof_render_time_to_x(&map, first);
-  assert_true(x >= MPROF_RENDER_GUTTER);
-  assert_true(x - MPROF_RENDER_GUTTER < 0.03 * (W - MPROF_RENDER_GUTTER));
+  mprof_render_limits limits;
+  mprof_render_model_limits(m, &limits);
+  /* Nine tenths of the kernel time is in view, whole launches. */
+  double inside, total;
+  kernel_time(t, v.start_ns, v.end_ns, &inside, &total);
+  assert_true(inside >= 0.9 * total);
+  int64_t span = v.end_ns - v.start_ns;
+  if (v.start_ns == limits.min_ns && v.end_ns == limits.max_ns) {
+    /* All of the GPU activity: the first launch or copy within 3% of the
+     * time area's left edge, not the process's life. */
+    mprof_render_timemap map;
+    mprof_render_trace_timemap(&map, &v, W);
+    double x = mprof_render_time_to_x(&map, first);
+    assert_true(x >= MPROF_RENDER_GUTTER);
+    assert_true(x - MPROF_RENDER_GUTTER < 0.03 * (W - MPROF_RENDER_GUTTER));
+  } else {
+    /* Fitted where the kernels ran: at most a fifth of the activity,
+     * with a margin under a tenth of the view on either side. */
+    samples_fitted++;
+    assert_true(span <= (end - start) / 5 + (end - start) / 20);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t n;
+    const mprof_launch_record *l = mprof_trace_launches(t, &n);
+    for (size_t i = 0; i < n; i++)
+      if ((int64_t)l[i].start >= v.start_ns && (int64_t)l[i].end <= v.end_ns) {
+        lo = (int64_t)l[i].start < lo ? (int64_t)l[i].start : lo;
+        hi = (int64_t)l[i].end > hi ? (int64_t)l[i].end : hi;
+      }
+    assert_true(lo - v.start_ns < span / 10);
+    assert_true(v.end_ns - hi < span / 10);
+    /* More of the time area is coloured by launches than at the
+     * whole-activity view (a PyTorch step's GPU idles between its small
+     * kernels either way; transformer_forward's below fills it). */
+    fix_image fitted = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+    mprof_render_view whole = v;
+    whole.start_ns = limits.min_ns;
+    whole.end_ns = limits.max_ns;
+    fix_image all = fix_draw(m, &whole, MPROF_RENDER_TRACE, W, H);
+    double near = launch_columns(&fitted, m, &v);
+    double far = launch_columns(&all, m, &whole);
+    printf("%s: %.1f%% of %.3f ms in view (%.3f ms), launches colour "
+           "%.0f%% of the time area (%.0f%% at the whole activity)\n",
+           strrchr(path, '/') + 1, 100 * inside / total,
+           (double)(end - start) / 1e6, (double)span / 1e6, 100 * near,
+           100 * far);
+    assert_true(near > far);
+    fix_free(&fitted);
+    fix_free(&all);
+  }
   /* A process that started before its first GPU work (every CUPTI
    * recording): the corner of the ruler says so, in the marker's purple. */
   int64_t process = mprof_render_model_process_start(m);
@@ -109,6 +217,7 @@ static void check_no_lead_in(const char *path) {
   v.start_ns = process - (first - process) / 10;
   v.end_ns = v.start_ns + 2 * (first - process);
   img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  mprof_render_timemap map;
   mprof_render_trace_timemap(&map, &v, W);
   int px = (int)floor(mprof_render_time_to_x(&map, process));
   assert_true(is_purple(fix_pixel(&img, px, (int)MPROF_RENDER_RULER + 2)));
@@ -119,9 +228,420 @@ static void check_no_lead_in(const char *path) {
 
 static void test_samples_open_on_their_gpu_activity(void **state) {
   (void)state;
-  if (!fix_each_sample(check_no_lead_in))
+  if (!fix_each_sample(check_first_look))
     fail_msg("no recorded sample in samples/");
   assert_true(samples_with_lead_in > 0);
+  printf("%zu sample(s) open where their kernels ran\n", samples_fitted);
+}
+
+/* transformer_forward.mprof spans 200 ms of GPU activity (copies at
+ * 0 ms, a layernorm at 15 ms, the GEMMs after 166 ms) and 3.6 ms of
+ * kernels, most of it in its last 4 ms: the Trace opens on those. */
+static void test_transformer_opens_on_its_kernels(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("transformer_forward.mprof");
+  if (!m)
+    skip();
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  int64_t start, end;
+  mprof_render_model_bounds(m, &start, &end);
+  assert_true(end - start > 150 * 1000000ll);
+  assert_true(v.end_ns - v.start_ns < 10 * 1000000ll);
+  assert_true(v.start_ns > start + 150 * 1000000ll);
+  /* Its kernels read as bars, not slivers: launches colour a good part of
+   * the time area, five times what they colour at the whole activity. */
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-first-look.png");
+  mprof_render_limits limits;
+  mprof_render_model_limits(m, &limits);
+  mprof_render_view whole = v;
+  whole.start_ns = limits.min_ns;
+  whole.end_ns = limits.max_ns;
+  fix_image all = fix_draw(m, &whole, MPROF_RENDER_TRACE, W, H);
+  double near = launch_columns(&img, m, &v),
+         far = launch_columns(&all, m, &whole);
+  assert_true(near > 0.3);
+  assert_true(near > 5 * far);
+  /* The ruler's corner says it is part of the activity ("4.095 ms of
+   * 200.1 ms visible"): a longer line than at the whole activity. */
+  size_t ink_part = 0, ink_all = 0;
+  for (int y = 0; y < 13; y++)
+    for (int x = 0; x < (int)MPROF_RENDER_GUTTER - 4; x++) {
+      ink_part += brightness(fix_pixel(&img, x, y)) < 500;
+      ink_all += brightness(fix_pixel(&all, x, y)) < 500;
+    }
+  assert_true(ink_part > ink_all + 40);
+  fix_free(&img);
+  fix_free(&all);
+  mprof_render_model_free(m);
+}
+
+/* ---- kernel names inside launches ------------------------------------- */
+
+/* A context at the Trace's label font, for measuring. */
+static cairo_t *label_context(cairo_surface_t **surface) {
+  *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+  cairo_t *cr = cairo_create(*surface);
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                         CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, 11);
+  return cr;
+}
+
+static size_t chars_of(const char *s) {
+  size_t n = 0;
+  for (; *s; s++)
+    n += ((unsigned char)*s & 0xc0) != 0x80;
+  return n;
+}
+
+static size_t common_prefix(const char *a, const char *b) {
+  size_t n = 0;
+  while (a[n] && a[n] == b[n])
+    n++;
+  return n;
+}
+
+/* The seven multi_tensor_apply_kernel<...> of a PyTorch optimizer step
+ * share their first 27 characters: cut to the width of a launch, each
+ * label is the trace's unique short name cut in the middle by its name
+ * set (head and tail kept), and differs from the label of the kernel its
+ * name is most like (PointwiseOpScalarFunctor / PointwiseOpScalarList-
+ * Functor: "List" stays). Names that share both ends with another, further
+ * off, can still cut alike (libmprof's mprof_name_set_fit). */
+static void test_labels_tell_kernels_apart(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("nvtx_step.mprof");
+  if (!m)
+    skip();
+  cairo_surface_t *surface;
+  cairo_t *cr = label_context(&surface);
+  char labels[64][256];
+  int kernel[64];
+  size_t count = 0;
+  for (size_t k = 0; k < mprof_render_kernel_count(m) && count < 64; k++) {
+    const mprof_render_kernel *rk = mprof_render_kernel_at(m, k);
+    if (strncmp(rk->short_name, "multi_tensor_apply_kernel", 25) != 0)
+      continue;
+    char whole[256], cut[256];
+    assert_string_equal(
+        mprof_render_kernel_label(m, (int)k, NULL, 0, whole, sizeof whole),
+        rk->short_name);
+    mprof_render_kernel_label(m, (int)k, cr, 200, labels[count], 256);
+    const char *l = labels[count];
+    printf("%s -> %s\n", rk->short_name, l);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, l, &e);
+    assert_true(e.x_advance <= 200);
+    assert_true(chars_of(l) >= 20);
+    assert_string_equal(mprof_name_set_fit(rk->short_names, rk->index, cut,
+                                           sizeof cut, chars_of(l)),
+                        l);
+    /* Cut in the middle: the head and the last character stay. */
+    assert_true(strncmp(l, "multi_", 6) == 0);
+    assert_int_equal(l[strlen(l) - 1],
+                     rk->short_name[strlen(rk->short_name) - 1]);
+    assert_non_null(strstr(l, "\u2026"));
+    kernel[count++] = (int)k;
+  }
+  assert_true(count >= 5);
+  size_t nearest_pairs = 0;
+  for (size_t i = 0; i < count; i++) {
+    const char *a = mprof_render_kernel_at(m, (size_t)kernel[i])->short_name;
+    size_t best = 0, at = i;
+    for (size_t j = 0; j < count; j++) {
+      const char *b = mprof_render_kernel_at(m, (size_t)kernel[j])->short_name;
+      if (j != i && common_prefix(a, b) > best) {
+        best = common_prefix(a, b);
+        at = j;
+      }
+    }
+    if (at != i) {
+      assert_string_not_equal(labels[i], labels[at]);
+      nearest_pairs++;
+    }
+  }
+  assert_int_equal(nearest_pairs, count);
+  /* Too narrow for four characters: no label at all. */
+  char none[64];
+  assert_string_equal(mprof_render_kernel_label(m, 0, cr, 14, none, 64), "");
+  assert_true(*mprof_render_kernel_label(m, 0, cr, 40, none, 64));
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  mprof_render_model_free(m);
+}
+
+/* Drawn: in transformer_forward.mprof's first look at 2400 px, the widest
+ * launch carries text (pixels neither its fill nor its edge), one too
+ * narrow for a label carries none. */
+static size_t text_pixels(const fix_image *img, int x0, int x1, int y0, int y1,
+                          uint32_t fill) {
+  size_t n = 0;
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      n += !near(fix_pixel(img, x, y), fill, 60) &&
+           !near(fix_pixel(img, x, y), 0, 0);
+  return n;
+}
+
+static void test_names_drawn_inside_launches(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("transformer_forward.mprof");
+  if (!m)
+    skip();
+  const int wide = 2400;
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1; /* no outline, no inset: the bar and its name */
+  v.launch = -1;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, wide, H);
+  fix_save(&img, "trace-labels.png");
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, wide);
+  const mprof_trace *t = mprof_render_model_trace(m);
+  size_t labelled = 0, bare = 0;
+  cairo_surface_t *surface;
+  cairo_t *cr = label_context(&surface);
+  for (size_t r = 0; r < mprof_render_row_count(m); r++) {
+    const mprof_render_row *row = mprof_render_row_at(m, r);
+    if (row->kind != MPROF_ROW_STREAM)
+      continue;
+    double h, top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, r, &h);
+    size_t n = mprof_trace_stream_launch_count(t, row->stream);
+    for (size_t i = 0; i < n; i++) {
+      const mprof_launch_record *l =
+          mprof_trace_stream_launch(t, row->stream, i);
+      double x0 = mprof_render_time_to_x(&map, (int64_t)l->start);
+      double x1 = mprof_render_time_to_x(&map, (int64_t)l->end);
+      if (x0 < MPROF_RENDER_GUTTER + 2 || x1 > wide - 2)
+        continue;
+      size_t launches;
+      int k = mprof_render_launch_kernel(
+          m, (size_t)(l - mprof_trace_launches(t, &launches)));
+      uint32_t fill = mprof_render_kernel_at(m, (size_t)k)->color;
+      int inset = x1 - x0 >= 40 ? 3 : 1;
+      size_t text =
+          text_pixels(&img, (int)ceil(x0) + inset, (int)floor(x1) - inset,
+                      (int)top + 5, (int)(top + h) - 6, fill);
+      char label[256];
+      mprof_render_kernel_label(m, k, cr, floor(x1) - ceil(x0) - 8, label,
+                                sizeof label);
+      if (x1 - x0 >= 40 && *label) {
+        assert_true(text > 15);
+        labelled++;
+      } else if (x1 - x0 >= 6 && x1 - x0 < 20) {
+        assert_int_equal(text, 0);
+        bare++;
+      }
+    }
+  }
+  printf("%zu launches labelled, %zu too narrow and bare\n", labelled, bare);
+  assert_true(labelled >= 5);
+  assert_true(bare >= 5);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* ---- search ------------------------------------------------------------ */
+
+/* A search for one kernel of transformer_forward.mprof: its launches keep
+ * their colour, every other launch is dimmed towards the background; the
+ * count and the next match in time follow the kernel's launches. */
+static void test_search_dims_what_it_does_not_match(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("transformer_forward.mprof");
+  if (!m)
+    skip();
+  int target = mprof_render_kernel_find(m, "attention_scores_softmax");
+  assert_true(target >= 0);
+  const mprof_render_kernel *tk = mprof_render_kernel_at(m, (size_t)target);
+  size_t kernels, ranges;
+  assert_int_equal(
+      mprof_render_search_count(m, "ATTENTION_scores", &kernels, &ranges),
+      tk->stats->launches);
+  assert_int_equal(kernels, 1);
+  assert_int_equal(ranges, 0);
+  assert_int_equal(
+      mprof_render_search_count(m, "no such kernel", &kernels, NULL), 0);
+  assert_int_equal(kernels, 0);
+
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.search = "attention_scores";
+  const int wide = 2400;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, wide, H);
+  fix_save(&img, "trace-search.png");
+  mprof_render_timemap map;
+  mprof_render_trace_timemap(&map, &v, wide);
+  const mprof_trace *t = mprof_render_model_trace(m);
+  size_t n, kept = 0, dimmed = 0;
+  const mprof_launch_record *l = mprof_trace_launches(t, &n);
+  for (size_t r = 0; r < mprof_render_row_count(m); r++) {
+    const mprof_render_row *row = mprof_render_row_at(m, r);
+    if (row->kind != MPROF_ROW_STREAM)
+      continue;
+    double h, top = MPROF_RENDER_RULER + mprof_render_row_top(m, &v, r, &h);
+    for (size_t i = 0; i < mprof_trace_stream_launch_count(t, row->stream);
+         i++) {
+      const mprof_launch_record *x =
+          mprof_trace_stream_launch(t, row->stream, i);
+      double x0 = mprof_render_time_to_x(&map, (int64_t)x->start);
+      double x1 = mprof_render_time_to_x(&map, (int64_t)x->end);
+      if (x1 - x0 < 8 || x0 < MPROF_RENDER_GUTTER || x1 > wide)
+        continue;
+      int k = mprof_render_launch_kernel(m, (size_t)(x - l));
+      uint32_t colour = mprof_render_kernel_at(m, (size_t)k)->color;
+      /* Below the middle, under any name. */
+      uint32_t px = fix_pixel(&img, (int)((x0 + x1) / 2), (int)(top + h) - 6);
+      if (k == target) {
+        assert_true(near(px, colour, 8));
+        kept++;
+      } else {
+        assert_false(near(px, colour, 30));
+        assert_true(brightness(px) > brightness(colour) + 100);
+        dimmed++;
+      }
+    }
+  }
+  printf("%zu launches kept their colour, %zu dimmed\n", kept, dimmed);
+  assert_true(kept >= 5 && dimmed >= 20);
+  fix_free(&img);
+
+  /* Next and previous in time, wrapping around. */
+  mprof_render_match first, second, back, last;
+  assert_true(mprof_render_search_next(m, "attention_scores", NULL, 1, &first));
+  assert_int_equal(first.kind, MPROF_HIT_LAUNCH);
+  assert_int_equal(mprof_render_launch_kernel(m, (size_t)first.index), target);
+  for (size_t i = 0; i < n; i++)
+    if (mprof_render_launch_kernel(m, i) == target)
+      assert_true((int64_t)l[i].start >= first.start_ns);
+  assert_true(
+      mprof_render_search_next(m, "attention_scores", &first, 1, &second));
+  assert_true(second.start_ns > first.start_ns);
+  assert_true(
+      mprof_render_search_next(m, "attention_scores", &second, 0, &back));
+  assert_int_equal(back.index, first.index);
+  assert_true(
+      mprof_render_search_next(m, "attention_scores", &first, 0, &last));
+  assert_true(last.start_ns > second.start_ns); /* wrapped to the end */
+  assert_false(mprof_render_search_next(m, "no such kernel", NULL, 1, &last));
+  mprof_render_model_free(m);
+
+  /* NVTX ranges match by name too. */
+  m = open_sample("nvtx_step.mprof");
+  if (!m)
+    return;
+  size_t n_ranges;
+  const mprof_range_record *rr =
+      mprof_trace_ranges(mprof_render_model_trace(m), &n_ranges);
+  assert_true(n_ranges > 0);
+  const char *name =
+      mprof_trace_string(mprof_render_model_trace(m), rr[0].name);
+  mprof_render_search_count(m, name, NULL, &ranges);
+  assert_true(ranges >= 1);
+  mprof_render_match range;
+  int found_range = 0;
+  memset(&range, 0, sizeof range);
+  for (int i = 0; i < 100 && !found_range; i++) {
+    assert_true(
+        mprof_render_search_next(m, name, i ? &range : NULL, 1, &range));
+    found_range = range.kind == MPROF_HIT_RANGE;
+  }
+  assert_true(found_range);
+  assert_true(mprof_render_name_matches(
+      mprof_trace_string(mprof_render_model_trace(m), rr[range.index].name),
+      name));
+  mprof_render_model_free(m);
+}
+
+/* ---- rows that fold and hide ------------------------------------------- */
+
+static void test_rows_fold_and_hide(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("nvtx_step.mprof");
+  if (!m)
+    skip();
+  size_t rows = mprof_render_row_count(m);
+  uint8_t *row_state = calloc(rows, 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  double all = mprof_render_content_height(m, &v, MPROF_RENDER_TRACE, W);
+  v.row_state = row_state;
+  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_TRACE, W) == all);
+  /* The first band (a host thread with its ranges and API calls) folded:
+   * its rows are gone, the band stays, the next band moves up. */
+  size_t band = 0, next = rows;
+  while (band < rows && mprof_render_row_at(m, band)->kind != MPROF_ROW_THREAD)
+    band++;
+  assert_true(band < rows);
+  for (size_t r = band + 1; r < rows && next == rows; r++) {
+    uint32_t kind = mprof_render_row_at(m, r)->kind;
+    if (kind == MPROF_ROW_THREAD || kind == MPROF_ROW_DEVICE)
+      next = r;
+  }
+  assert_true(next > band + 1 && next < rows);
+  double under = mprof_render_row_top(m, &v, next, NULL) -
+                 mprof_render_row_top(m, &v, band + 1, NULL);
+  assert_true(under > 0);
+  row_state[band] = MPROF_ROW_COLLAPSED;
+  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_TRACE, W) ==
+              all - under);
+  assert_int_equal(mprof_render_row_band(m, band + 1), (int)band);
+  assert_false(mprof_render_row_shown(m, &v, band + 1));
+  assert_true(mprof_render_row_shown(m, &v, band));
+  double bh;
+  double band_top = mprof_render_row_top(m, &v, band, &bh);
+  assert_true(mprof_render_row_top(m, &v, next, NULL) == band_top + bh);
+  assert_int_equal(mprof_render_row_at_y(m, &v, band_top + bh + 1), (int)next);
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, H);
+  fix_save(&img, "trace-folded.png");
+  fix_free(&img);
+  /* Unfolded, then one stream row hidden: only it goes, and its band
+   * says so in its label. */
+  row_state[band] = 0;
+  size_t stream = rows;
+  for (size_t r = 0; r < rows && stream == rows; r++)
+    if (mprof_render_row_at(m, r)->kind == MPROF_ROW_STREAM)
+      stream = r;
+  assert_true(stream < rows);
+  double sh;
+  mprof_render_row_top(m, &v, stream, &sh);
+  row_state[stream] = MPROF_ROW_HIDDEN;
+  assert_true(mprof_render_content_height(m, &v, MPROF_RENDER_TRACE, W) ==
+              all - sh);
+  assert_false(mprof_render_row_shown(m, &v, stream));
+  int device = mprof_render_row_band(m, stream);
+  assert_true(device >= 0);
+  assert_int_equal(mprof_render_band_hidden(m, &v, (size_t)device), 1);
+  /* The band's label grows by "1 row hidden": more text pixels in it. */
+  double dh, dtop = MPROF_RENDER_RULER +
+                    mprof_render_row_top(m, &v, (size_t)device, &dh);
+  mprof_render_view plain = v;
+  plain.row_state = NULL;
+  double ptop = MPROF_RENDER_RULER +
+                mprof_render_row_top(m, &plain, (size_t)device, NULL);
+  fix_image with = fix_draw(m, &v, MPROF_RENDER_TRACE, W, 2000);
+  fix_image without = fix_draw(m, &plain, MPROF_RENDER_TRACE, W, 2000);
+  size_t dark_with = 0, dark_without = 0;
+  for (int y = 0; y < (int)dh; y++)
+    for (int x = 0; x < W; x++) {
+      dark_with += brightness(fix_pixel(&with, x, (int)dtop + y)) < 450;
+      dark_without += brightness(fix_pixel(&without, x, (int)ptop + y)) < 450;
+    }
+  assert_true(dark_with > dark_without + 30);
+  fix_free(&with);
+  fix_free(&without);
+  /* A hidden band takes its rows with it. */
+  row_state[stream] = 0;
+  row_state[(size_t)device] = MPROF_ROW_HIDDEN;
+  assert_false(mprof_render_row_shown(m, &v, (size_t)device));
+  assert_false(mprof_render_row_shown(m, &v, stream));
+  free(row_state);
+  mprof_render_model_free(m);
 }
 
 /* ---- copies ------------------------------------------------------------- */
@@ -272,6 +792,56 @@ static void test_selection_lists_its_kernels(void **state) {
   assert_int_not_equal(fix_pixel(&img, px + 13, py + 6 + 11 + 15 - 4),
                        mprof_render_kernel_at(m, 1)->color);
   fix_free(&img);
+  mprof_render_model_free(m);
+}
+
+/* All 37 kernels of nvtx_step.mprof's step selected: a drawing tall
+ * enough lists every one, each with its colour (no "and N more"); the
+ * viewer, which lists them under the Trace, asks for no panel. */
+static void test_selection_panel_lists_every_kernel(void **state) {
+  (void)state;
+  mprof_render_model *m = open_sample("nvtx_step.mprof");
+  if (!m)
+    skip();
+  int64_t start, end;
+  mprof_render_model_bounds(m, &start, &end);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  v.kernel = -1;
+  v.start_ns = start;
+  v.end_ns = end;
+  v.sel_start_ns = start;
+  v.sel_end_ns = end;
+  mprof_window *w = NULL;
+  assert_int_equal(mprof_window_build(&w, mprof_render_model_join(m),
+                                      (uint64_t)start, (uint64_t)end),
+                   0);
+  size_t kernels = mprof_window_kernel_count(w);
+  assert_true(kernels > 30);
+  const int tall = 1000;
+  fix_image img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, tall);
+  fix_save(&img, "trace-select-all.png");
+  const int pw = 560;
+  int ph = 10 + 15 * (int)(1 + kernels) + 6;
+  int px = W - pw - 8, py = tall - ph - 8;
+  for (size_t i = 0; i < kernels; i++) {
+    const mprof_window_kernel *k = mprof_window_kernel_at(w, i);
+    assert_int_equal(
+        fix_pixel(&img, px + 13, py + 6 + 11 + 15 * (int)(i + 1) - 4),
+        mprof_render_kernel_at(m, k->kernel)->color);
+  }
+  fix_free(&img);
+  v.no_selection_panel = 1;
+  img = fix_draw(m, &v, MPROF_RENDER_TRACE, W, tall);
+  size_t swatches = 0;
+  for (size_t i = 0; i < kernels; i++) {
+    const mprof_window_kernel *k = mprof_window_kernel_at(w, i);
+    swatches += fix_pixel(&img, px + 13, py + 6 + 11 + 15 * (int)(i + 1) - 4) ==
+                mprof_render_kernel_at(m, k->kernel)->color;
+  }
+  assert_true(swatches < kernels / 4);
+  fix_free(&img);
+  mprof_window_free(w);
   mprof_render_model_free(m);
 }
 
@@ -1003,9 +1573,15 @@ static void test_capture_window_on_the_ruler(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_samples_open_on_their_gpu_activity),
+      cmocka_unit_test(test_transformer_opens_on_its_kernels),
+      cmocka_unit_test(test_labels_tell_kernels_apart),
+      cmocka_unit_test(test_names_drawn_inside_launches),
+      cmocka_unit_test(test_search_dims_what_it_does_not_match),
+      cmocka_unit_test(test_rows_fold_and_hide),
       cmocka_unit_test(test_copies_say_kind_size_and_bandwidth),
       cmocka_unit_test(test_sample_copies_are_labelled),
       cmocka_unit_test(test_selection_lists_its_kernels),
+      cmocka_unit_test(test_selection_panel_lists_every_kernel),
       cmocka_unit_test(test_nvtx_rows_per_thread_nested),
       cmocka_unit_test(test_sample_nvtx_rows),
       cmocka_unit_test(test_pytorch_sample_rows),

@@ -71,7 +71,12 @@ if [ -n "$viewer" ]; then
     printf '%s\n' '\fBmprof view\fR TRACE (or plain \fBmprof\fR TRACE) starts it.'
     echo ".SH OPTIONS"
     echo ".nf"
-    echo "$help" | awk '/^Application Options:/ { on = 1; next } on && NF { sub(/^  /, ""); print }' | escape
+    echo "$help" | awk '/^Application Options:/ { on = 1; next } on && !NF { exit } on { sub(/^  /, ""); print }' | escape
+    echo ".fi"
+    # The keys (the viewer's F1 window lists the same), after "Keys:".
+    echo ".SH KEYS"
+    echo ".nf"
+    echo "$help" | awk '/^Keys:$/ { on = 1; next } on' | escape
     echo ".fi"
     printf '.SH SEE ALSO\n\\fBmprof\\fR(1), \\fBmprof\\-view\\fR(1)\n'
   } >"$out/mprof-gtk.1"

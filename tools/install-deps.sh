@@ -8,7 +8,8 @@ clang-format libxml2-utils xvfb xauth x11-apps imagemagick dbus-x11
 chromium desktop-file-utils shared-mime-info zsh man-db groff-base
 bsdextrautils python3 procps libsqlite3-dev sqlite3 lintian
 protobuf-compiler
-python3-cffi python3-numpy python3-pandas python3-pytest python3-pip"
+python3-cffi python3-numpy python3-pandas python3-pytest python3-pip
+python3-dask python3-distributed"
 # node and npm run the browser checks of the exports; a node that is
 # already installed (e.g. from another repository) is kept.
 command -v node >/dev/null 2>&1 || packages="$packages nodejs"

@@ -71,6 +71,8 @@ if [ -x /usr/bin/mprof-gtk ]; then
   if command -v man >/dev/null; then
     MANWIDTH=100 man mprof-gtk 2>/dev/null | grep -q "^ *-t, --tab=TAB  *Open on this tab" ||
       fail "man mprof-gtk does not show the viewer's options"
+    MANWIDTH=100 man mprof-gtk 2>/dev/null | grep -q "^ *Ctrl+F  *Trace: search" ||
+      fail "man mprof-gtk does not list the viewer's keys"
   fi
 fi
 /usr/bin/mprof export "$src/samples/gemm.mprof" -q -o "$tmp/gemm.json" || fail "installed mprof export"

@@ -56,6 +56,14 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
         break;
       if (!ok(res, "cuptiActivityGetNextRecord"))
         break;
+      /* Kernels run between a window's pieces are recorded (the kind
+       * stays on, window.c) but not kept. */
+      if (g.windowed &&
+          (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+           record->kind == CUPTI_ACTIVITY_KIND_KERNEL) &&
+          !window_keeps(
+              ((const CUpti_ActivityKernel10 *)(const void *)record)->start))
+        continue;
       mprof_cupti_translate_activity(g.tr, record);
     }
   }
@@ -106,8 +114,43 @@ static void set_api_function(size_t i, int on) {
               : "cuptiActivityEnableDriverApi");
 }
 
+/* NVTX ranges stay recorded through an nvtx: window (the program pays for
+ * its NVTX callbacks anyway): CUPTI writes a range's record around the
+ * callbacks that open and close the window, so turning the kind on and
+ * off there lost the window's own ranges. */
+static int marker_kept(CUpti_ActivityKind kind) {
+  return g.windowed && g.capture.s.trigger == MPROF_CAPTURE_NVTX &&
+         (kind == CUPTI_ACTIVITY_KIND_MARKER ||
+          kind == CUPTI_ACTIVITY_KIND_MARKER_DATA);
+}
+
+/* CUPTI refuses to enable CONCURRENT_KERNEL while PC sampling is enabled
+ * on a context (CUPTI_ERROR_NOT_COMPATIBLE on the H100: a window's every
+ * kernel was lost), so a window turns it on once, before PC sampling is
+ * enabled, and off when it is over (window.c): activity_kernels(). */
+static int kernels_kind(CUpti_ActivityKind kind) {
+  return g.windowed && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+}
+
+void activity_kernels(int on) {
+  for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
+    if (!kernels_kind(recorded_kinds[i].kind))
+      continue;
+    char what[96];
+    snprintf(what, sizeof what, "%s(%s)",
+             on ? "cuptiActivityEnable" : "cuptiActivityDisable",
+             recorded_kinds[i].name);
+    ok(on ? cuptiActivityEnable(recorded_kinds[i].kind)
+          : cuptiActivityDisable(recorded_kinds[i].kind),
+       what);
+  }
+}
+
 void activity_record(int on) {
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
+    if (marker_kept(recorded_kinds[i].kind) ||
+        kernels_kind(recorded_kinds[i].kind))
+      continue;
     char what[96];
     snprintf(what, sizeof what, "%s(%s)",
              on ? "cuptiActivityEnable" : "cuptiActivityDisable",
@@ -210,8 +253,8 @@ void setup_activity(void) {
     return;
   }
   /* With a capture window they stay off until it opens (window.c). */
-  if (!g.windowed)
-    for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
+  for (size_t i = 0; i < RECORDED_KIND_COUNT; i++)
+    if (!g.windowed || marker_kept(recorded_kinds[i].kind)) {
       char what[96];
       snprintf(what, sizeof what, "cuptiActivityEnable(%s)",
                recorded_kinds[i].name);

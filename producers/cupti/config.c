@@ -285,9 +285,18 @@ void mprof_cupti_config_load(mprof_cupti_config *cfg, mprof_cupti_env_fn env,
   if (value && *value) {
     if (strcasecmp(value, "on") == 0 || strcmp(value, "1") == 0)
       cfg->pm_enabled = 1;
+    else if (strcasecmp(value, "alternate") == 0)
+      cfg->pm_enabled = cfg->pm_alternate = 1;
     else if (strcasecmp(value, "off") != 0 && strcmp(value, "0") != 0)
-      problem(cfg, "MPROF_PM: '%.64s' is neither on nor off; using off", value);
+      problem(cfg,
+              "MPROF_PM: '%.64s' is neither on, off nor alternate; using off",
+              value);
   }
+  n = 0;
+  integer_value(cfg, "MPROF_ALTERNATE_EVERY",
+                env(userdata, "MPROF_ALTERNATE_EVERY"), 1, 1000000,
+                "a number of repeats", &n);
+  cfg->alternate_every = n;
 
   duration_value(cfg, "MPROF_PM_INTERVAL", env(userdata, "MPROF_PM_INTERVAL"),
                  MPROF_CUPTI_MIN_PM_INTERVAL_NS, MPROF_CUPTI_MAX_PM_INTERVAL_NS,

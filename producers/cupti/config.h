@@ -31,6 +31,8 @@
  * intervals to hold a whole sample. 1 us is the shortest interval Hopper
  * accepts. */
 #define MPROF_CUPTI_DEFAULT_PM_INTERVAL_NS 100000ull
+/* Repeats a turn of an alternating run without --range-count. */
+#define MPROF_CUPTI_DEFAULT_ALTERNATE_EVERY 10u
 #define MPROF_CUPTI_MIN_PM_INTERVAL_NS 1000ull
 #define MPROF_CUPTI_MAX_PM_INTERVAL_NS 1000000000ull
 #define MPROF_CUPTI_DEFAULT_PM_HW_BUFFER (256ull << 20)
@@ -62,7 +64,12 @@ typedef struct mprof_cupti_config {
   int keep_sass;                /**< 0 when MPROF_NO_SASS=1 */
   int whole_modules;            /**< MPROF_WHOLE_MODULES=1: no trimming */
   int api_calls;                /**< 0 when MPROF_NO_API_CALLS=1 */
-  int pm_enabled;               /**< 1 when MPROF_PM=on (default off) */
+  int pm_enabled;               /**< 1 when MPROF_PM=on or alternate */
+  /** MPROF_PM=alternate: PC and PM sampling take turns between the repeats
+   *  of the capture window, MPROF_ALTERNATE_EVERY repeats a turn (0: the
+   *  producer's default) */
+  int pm_alternate;
+  uint64_t alternate_every;
   uint64_t pm_interval_ns;      /**< MPROF_PM_INTERVAL */
   uint64_t pm_hw_buffer;        /**< MPROF_PM_HW_BUFFER: device memory, bytes */
   uint64_t pm_decode_period_ns; /**< MPROF_PM_DECODE_PERIOD */

@@ -203,7 +203,8 @@ static int start(const char *by) {
   mprof_cupti_config_load(&g.cfg, real_getenv, NULL, (long)g.pid, host);
   /* On the H200 (CUPTI 13.0) PC sampling failed with PM sampling active:
    * PM sampling, when asked for, runs alone. */
-  int pm_took_pc = g.cfg.pm_enabled && g.cfg.pc_mode != MPROF_CUPTI_PC_OFF;
+  int pm_took_pc = g.cfg.pm_enabled && !g.cfg.pm_alternate &&
+                   g.cfg.pc_mode != MPROF_CUPTI_PC_OFF;
   if (pm_took_pc)
     g.cfg.pc_mode = MPROF_CUPTI_PC_OFF;
   for (unsigned i = 0; i < g.cfg.problem_count; i++)
@@ -237,9 +238,10 @@ static int start(const char *by) {
     mprof_cupti_translate_error(g.tr, g.cfg.problems[i]);
   write_start_meta(host);
   meta("capture.started_by", by);
-  mprof_cupti_pm_init(g.tr, &g.cfg);
   /* Before the activity kinds: with a window they start off. */
   window_setup();
+  alternate_setup();
+  mprof_cupti_pm_init(g.tr, &g.cfg);
   if (renamed)
     note("another process of this run writes the default name; this one "
          "writes %s",

@@ -138,6 +138,8 @@ static void pc_get_data_locked(pc_context *c, int after_range_end) {
  * PC_PERIODIC and never touches it: a range end on a program's thread may
  * be writing it at that moment. */
 static void pc_drain_locked(pc_context *c, pc_drain_kind kind) {
+  if (!c->enabled)
+    return;
   int after_range_end = kind == PC_AFTER_RANGE_END;
   pc_get_data_locked(c, after_range_end);
   if (!after_range_end)
@@ -159,7 +161,10 @@ static void pc_drain_locked(pc_context *c, pc_drain_kind kind) {
  * is destroyed or the program exits, when no range of the program's is
  * left to end, so it may look at the configured buffer before Disable. */
 static void pc_finish_locked(pc_context *c) {
+  if (!c->enabled)
+    return;
   pc_drain_locked(c, PC_AFTER_RANGE_END);
+  c->enabled = 0;
   CUpti_PCSamplingDisableParams params;
   memset(&params, 0, sizeof params);
   params.size = CUpti_PCSamplingDisableParamsSize;
@@ -421,6 +426,8 @@ static int pc_claim_device(uint32_t ordinal, long *holder) {
  * After Stop this thread ended the range: what CUPTI parked is read now.
  * pc_lock held. */
 static void pc_start_stop_locked(pc_context *c, int on) {
+  if (!c->enabled)
+    return;
   if (on) {
     CUpti_PCSamplingStartParams start;
     memset(&start, 0, sizeof start);
@@ -446,10 +453,73 @@ void pc_window(int on) {
   cost_add(COST_DRAIN_APP, started, 0);
 }
 
+static CUptiResult pc_enable(CUcontext ctx) {
+  CUpti_PCSamplingEnableParams enable;
+  memset(&enable, 0, sizeof enable);
+  enable.size = CUpti_PCSamplingEnableParamsSize;
+  enable.ctx = ctx;
+  return cuptiPCSamplingEnable(&enable);
+}
+
+static void pc_disable(CUcontext ctx) {
+  CUpti_PCSamplingDisableParams disable;
+  memset(&disable, 0, sizeof disable);
+  disable.size = CUpti_PCSamplingDisableParamsSize;
+  disable.ctx = ctx;
+  ok(cuptiPCSamplingDisable(&disable), "cuptiPCSamplingDisable");
+}
+
+void pc_phase(int on) {
+  uint64_t started = cost_now();
+  pthread_mutex_lock(&g.pc_lock);
+  for (pc_context *c = g.pcs; c; c = c->next) {
+    if (!on) {
+      pc_finish_locked(c);
+      continue;
+    }
+    if (c->enabled || c->hardware_full)
+      continue;
+    /* The stall reasons and buffers of the first Enable stay valid. */
+    if (!ok(pc_enable(c->ctx), "cuptiPCSamplingEnable"))
+      continue;
+    if (!pc_configure(c)) {
+      pc_disable(c->ctx);
+      continue;
+    }
+    c->enabled = 1;
+  }
+  pthread_mutex_unlock(&g.pc_lock);
+  cost_add(COST_DRAIN_APP, started, 0);
+}
+
+void pc_setup_waiting(void) {
+  pthread_mutex_lock(&g.pc_lock);
+  g.window_pc_ready = 1;
+  int count = g.pc_waiting_count;
+  CUcontext ctx[MAX_CONTEXTS];
+  uint32_t ordinal[MAX_CONTEXTS];
+  for (int i = 0; i < count; i++) {
+    ctx[i] = g.pc_waiting[i].ctx;
+    ordinal[i] = g.pc_waiting[i].ordinal;
+  }
+  g.pc_waiting_count = 0;
+  pthread_mutex_unlock(&g.pc_lock);
+  for (int i = 0; i < count; i++)
+    pc_setup(ctx[i], ordinal[i]);
+}
+
 void pc_setup(CUcontext ctx, uint32_t ordinal) {
   pthread_mutex_lock(&g.pc_lock);
   if (!g.pc_allowed)
     goto out;
+  if (g.windowed && !g.window_pc_ready) {
+    if (g.pc_waiting_count < MAX_CONTEXTS) {
+      g.pc_waiting[g.pc_waiting_count].ctx = ctx;
+      g.pc_waiting[g.pc_waiting_count].ordinal = ordinal;
+      g.pc_waiting_count++;
+    }
+    goto out;
+  }
   for (pc_context *other = g.pcs; other; other = other->next) {
     if (other->ordinal == ordinal) {
       /* CUPTI samples one context per GPU at a time. */
@@ -482,11 +552,7 @@ void pc_setup(CUcontext ctx, uint32_t ordinal) {
   c->ctx = ctx;
   c->ordinal = ordinal;
 
-  CUpti_PCSamplingEnableParams enable;
-  memset(&enable, 0, sizeof enable);
-  enable.size = CUpti_PCSamplingEnableParamsSize;
-  enable.ctx = ctx;
-  CUptiResult res = cuptiPCSamplingEnable(&enable);
+  CUptiResult res = pc_enable(ctx);
   if (res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
       res == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES) {
     ok(res, "cuptiPCSamplingEnable");
@@ -506,18 +572,18 @@ void pc_setup(CUcontext ctx, uint32_t ordinal) {
       pc_buffer_alloc(&c->drain, PC_DRAIN_BUFFER_PCS, c->reason_count) == 0 &&
       pc_configure(c);
   if (!ready) {
-    CUpti_PCSamplingDisableParams disable;
-    memset(&disable, 0, sizeof disable);
-    disable.size = CUpti_PCSamplingDisableParamsSize;
-    disable.ctx = ctx;
-    ok(cuptiPCSamplingDisable(&disable), "cuptiPCSamplingDisable");
+    pc_disable(ctx);
     mprof_cupti_translate_pc_error(g.tr, ordinal, "setup_failed");
     pc_context_free(c);
     goto out;
   }
   pc_report_configuration(c);
+  c->enabled = 1;
   c->next = g.pcs;
   g.pcs = c;
+  /* An alternating run in a PM turn: PC sampling waits for its turn. */
+  if (g.cfg.pm_alternate && g.turn == 2)
+    pc_finish_locked(c);
   /* A context created inside an open window samples from now on. */
   if (g.windowed && atomic_load(&g.window_on))
     pc_start_stop_locked(c, 1);
@@ -527,6 +593,9 @@ out:
 
 void pc_teardown(CUcontext ctx) {
   pthread_mutex_lock(&g.pc_lock);
+  for (int i = 0; i < g.pc_waiting_count; i++)
+    if (g.pc_waiting[i].ctx == ctx)
+      g.pc_waiting[i--] = g.pc_waiting[--g.pc_waiting_count];
   for (pc_context **link = &g.pcs; *link; link = &(*link)->next) {
     pc_context *c = *link;
     if (c->ctx != ctx)

@@ -97,6 +97,11 @@ struct State {
   std::vector<uint32_t> refused; /* ordinals that failed: never retried */
   bool profiler_initialized = false;
   bool finished = false;
+  /* MPROF_PM=alternate: sampling runs only in the PM phases of the capture
+   * window (mprof_cupti_pm_phase); devices seen before wait here. */
+  bool phase_on = false;
+  std::vector<uint32_t> waiting;
+  uint64_t phases = 0;
   pthread_t thread{};
   bool thread_started = false;
   pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -560,7 +565,8 @@ bool profiler_initialize_locked() {
   return true;
 }
 
-void disable(Device *d) {
+/* End @p d's session (the counters chosen stay). */
+void session_disable(Device *d) {
   if (d->object) {
     CUpti_PmSampling_Disable_Params p;
     memset(&p, 0, sizeof p);
@@ -569,8 +575,80 @@ void disable(Device *d) {
     cuptiPmSamplingDisable(&p);
     d->object = nullptr;
   }
+  d->started = false;
+}
+
+void disable(Device *d) {
+  session_disable(d);
   host_free(d->host);
   d->host = nullptr;
+}
+
+/* Enable, SetConfig, the counter-data image and Start of @p d's session,
+ * with the counters chosen before (d->config, d->metrics). Sets
+ * @p t_enable and @p t_image to when Enable + SetConfig and the image were
+ * done; on failure returns CUPTI's result with @p failed naming the call
+ * ("insufficient_privileges" with CUPTI_SUCCESS for that refusal) and
+ * leaves d->object for disable(). */
+CUptiResult open_session(Device *d, uint64_t *t_enable, uint64_t *t_image,
+                         const char **failed) {
+  CUpti_PmSampling_Enable_Params en;
+  memset(&en, 0, sizeof en);
+  en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
+  en.deviceIndex = d->ordinal;
+  CUptiResult res = cuptiPmSamplingEnable(&en);
+  if (res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+    *failed = "insufficient_privileges";
+    return res;
+  }
+  if (res != CUPTI_SUCCESS) {
+    *failed = "cuptiPmSamplingEnable";
+    return res;
+  }
+  d->object = en.pPmSamplingObject;
+  CUpti_PmSampling_SetConfig_Params sc;
+  memset(&sc, 0, sizeof sc);
+  sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
+  sc.pPmSamplingObject = d->object;
+  sc.configSize = d->config.size();
+  sc.pConfig = d->config.data();
+  sc.hardwareBufferSize = g.cfg->pm_hw_buffer;
+  sc.samplingInterval = g.cfg->pm_interval_ns;
+  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  sc.hwBufferAppendMode =
+      CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+  res = cuptiPmSamplingSetConfig(&sc);
+  if (res != CUPTI_SUCCESS) {
+    *failed = "cuptiPmSamplingSetConfig";
+    return res;
+  }
+  *t_enable = now_ns();
+  CUpti_PmSampling_GetCounterDataSize_Params cs;
+  memset(&cs, 0, sizeof cs);
+  cs.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
+  cs.pPmSamplingObject = d->object;
+  cs.pMetricNames = d->metrics.data();
+  cs.numMetrics = d->metrics.size();
+  cs.maxSamples = g.cfg->pm_counter_samples;
+  res = cuptiPmSamplingGetCounterDataSize(&cs);
+  if (res == CUPTI_SUCCESS) {
+    d->counter_data.resize(cs.counterDataSize);
+    /* The image is initialized for this session's object. */
+    d->pristine.clear();
+    res = counter_data_reset(d);
+  }
+  if (res != CUPTI_SUCCESS) {
+    *failed = "cuptiPmSamplingCounterDataImageInitialize";
+    return res;
+  }
+  *t_image = now_ns();
+  res = session_start(d);
+  if (res != CUPTI_SUCCESS) {
+    *failed = "cuptiPmSamplingStart";
+    return res;
+  }
+  d->started = true;
+  return CUPTI_SUCCESS;
 }
 
 void setup_locked(uint32_t ordinal) {
@@ -629,69 +707,16 @@ void setup_locked(uint32_t ordinal) {
     delete d;
     return;
   }
-  uint64_t t_host = now_ns();
-  CUpti_PmSampling_Enable_Params en;
-  memset(&en, 0, sizeof en);
-  en.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
-  en.deviceIndex = ordinal;
-  res = cuptiPmSamplingEnable(&en);
+  uint64_t t_host = now_ns(), t_enable = 0, t_image = 0;
+  const char *failed = nullptr;
+  res = open_session(d, &t_enable, &t_image, &failed);
   if (res != CUPTI_SUCCESS) {
-    refuse(ordinal,
-           res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
-               ? "insufficient_privileges"
-               : "cuptiPmSamplingEnable",
+    refuse(ordinal, failed,
            res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? CUPTI_SUCCESS : res);
     disable(d);
     delete d;
     return;
   }
-  d->object = en.pPmSamplingObject;
-  CUpti_PmSampling_SetConfig_Params sc;
-  memset(&sc, 0, sizeof sc);
-  sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
-  sc.pPmSamplingObject = d->object;
-  sc.configSize = d->config.size();
-  sc.pConfig = d->config.data();
-  sc.hardwareBufferSize = g.cfg->pm_hw_buffer;
-  sc.samplingInterval = g.cfg->pm_interval_ns;
-  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-  sc.hwBufferAppendMode =
-      CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-  res = cuptiPmSamplingSetConfig(&sc);
-  if (res != CUPTI_SUCCESS) {
-    refuse(ordinal, "cuptiPmSamplingSetConfig", res);
-    disable(d);
-    delete d;
-    return;
-  }
-  uint64_t t_enable = now_ns();
-  CUpti_PmSampling_GetCounterDataSize_Params cs;
-  memset(&cs, 0, sizeof cs);
-  cs.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
-  cs.pPmSamplingObject = d->object;
-  cs.pMetricNames = d->metrics.data();
-  cs.numMetrics = d->metrics.size();
-  cs.maxSamples = g.cfg->pm_counter_samples;
-  res = cuptiPmSamplingGetCounterDataSize(&cs);
-  if (res == CUPTI_SUCCESS) {
-    d->counter_data.resize(cs.counterDataSize);
-    res = counter_data_reset(d);
-  }
-  if (res != CUPTI_SUCCESS) {
-    refuse(ordinal, "cuptiPmSamplingCounterDataImageInitialize", res);
-    disable(d);
-    delete d;
-    return;
-  }
-  uint64_t t_image = now_ns();
-  res = session_start(d);
-  if (res != CUPTI_SUCCESS) {
-    refuse(ordinal, "cuptiPmSamplingStart", res);
-    disable(d);
-    delete d;
-    return;
-  }
-  d->started = true;
   std::vector<std::string> units;
   for (const char *m : d->metrics)
     units.push_back(metric_unit(d->host, m));
@@ -720,7 +745,9 @@ extern "C" void mprof_cupti_pm_init(mprof_cupti_translate *tr,
                                     const mprof_cupti_config *cfg) {
   g.tr = tr;
   g.cfg = cfg;
-  meta("pm.mode", cfg->pm_enabled ? "on" : "off");
+  meta("pm.mode", cfg->pm_alternate  ? "alternate"
+                  : cfg->pm_enabled ? "on"
+                                    : "off");
   if (cfg->pm_enabled) {
     meta_u64("pm.interval_ns", cfg->pm_interval_ns);
     meta_u64("pm.hw_buffer", cfg->pm_hw_buffer);
@@ -728,24 +755,94 @@ extern "C" void mprof_cupti_pm_init(mprof_cupti_translate *tr,
   }
 }
 
-extern "C" void mprof_cupti_pm_device(uint32_t ordinal) {
-  if (!g.cfg || !g.cfg->pm_enabled)
-    return;
-  pthread_mutex_lock(&g.lock);
+namespace {
+
+bool known_locked(uint32_t ordinal) {
   bool known = g.finished;
   for (Device *d : g.devices)
     known = known || d->ordinal == ordinal;
   for (uint32_t r : g.refused)
     known = known || r == ordinal;
-  if (!known) {
-    size_t before = g.devices.size();
-    uint64_t t0 = now_ns();
-    setup_locked(ordinal);
-    if (g.devices.size() == before)
-      g.refused.push_back(ordinal);
-    else
-      meta_u64("pm.device." + std::to_string(ordinal) + ".setup_us",
-               (now_ns() - t0) / 1000);
+  return known;
+}
+
+void setup_timed_locked(uint32_t ordinal) {
+  size_t before = g.devices.size();
+  uint64_t t0 = now_ns();
+  setup_locked(ordinal);
+  if (g.devices.size() == before)
+    g.refused.push_back(ordinal);
+  else
+    meta_u64("pm.device." + std::to_string(ordinal) + ".setup_us",
+             (now_ns() - t0) / 1000);
+}
+
+} // namespace
+
+extern "C" void mprof_cupti_pm_device(uint32_t ordinal) {
+  if (!g.cfg || !g.cfg->pm_enabled)
+    return;
+  pthread_mutex_lock(&g.lock);
+  if (!known_locked(ordinal)) {
+    if (g.cfg->pm_alternate && !g.phase_on) {
+      bool waiting = false;
+      for (uint32_t w : g.waiting)
+        waiting = waiting || w == ordinal;
+      if (!waiting)
+        g.waiting.push_back(ordinal);
+    } else {
+      setup_timed_locked(ordinal);
+    }
+  }
+  pthread_mutex_unlock(&g.lock);
+}
+
+/* A phase of an alternating run. On: devices seen for the first time are
+ * set up; the others open a new session with the counters chosen at their
+ * set-up. Off: Stop, the samples since the decode thread's last round, and
+ * Disable, so that PC sampling may take the GPU (CUPTI fails both when they
+ * run together: docs/validation/). */
+extern "C" void mprof_cupti_pm_phase(int on) {
+  if (!g.cfg || !g.cfg->pm_alternate)
+    return;
+  pthread_mutex_lock(&g.lock);
+  if (g.finished || g.phase_on == (on != 0)) {
+    pthread_mutex_unlock(&g.lock);
+    return;
+  }
+  g.phase_on = on != 0;
+  if (on) {
+    g.phases++;
+    std::vector<uint32_t> waiting;
+    waiting.swap(g.waiting);
+    for (uint32_t ordinal : waiting)
+      if (!known_locked(ordinal))
+        setup_timed_locked(ordinal);
+    for (Device *d : g.devices) {
+      if (d->object)
+        continue;
+      uint64_t t_enable = 0, t_image = 0;
+      const char *failed = nullptr;
+      CUptiResult res = open_session(d, &t_enable, &t_image, &failed);
+      if (res != CUPTI_SUCCESS) {
+        refuse(d->ordinal, failed,
+               res == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? CUPTI_SUCCESS
+                                                          : res);
+        session_disable(d);
+      }
+    }
+    start_thread_locked();
+  } else {
+    for (Device *d : g.devices) {
+      if (!d->object)
+        continue;
+      if (d->started) {
+        session_stop(d);
+        d->started = false;
+      }
+      decode(d, now_ns() + LAST_DECODE_NS);
+      session_disable(d);
+    }
   }
   pthread_mutex_unlock(&g.lock);
 }

@@ -37,6 +37,14 @@ void mprof_cupti_pm_init(mprof_cupti_translate *tr,
  */
 void mprof_cupti_pm_device(uint32_t ordinal);
 
+/**
+ * MPROF_PM=alternate: turn PM sampling of every device seen so far on
+ * (@p on: Enable, SetConfig, Start) or off (Stop, the last samples,
+ * Disable). Devices first seen while it is off are set up at the next on.
+ * PC sampling must be disabled on the GPU while it is on.
+ */
+void mprof_cupti_pm_phase(int on);
+
 /** Stop every session, decode what is left and release CUPTI's profiler.
  * Call once at exit, before the trace is finished. */
 void mprof_cupti_pm_finish(void);

@@ -73,6 +73,7 @@ typedef struct pc_context {
   CUcontext ctx;
   uint32_t ordinal;
   int hardware_full; /* GetData fails for good after an overflow */
+  int enabled;       /* between Enable and Disable (alternating runs) */
   size_t reason_count;
   uint32_t *reason_index;
   pc_buffer config; /* CUPTI's until Disable: pcsampling.c says who reads */
@@ -136,6 +137,24 @@ typedef struct producer_state {
   mprof_cupti_capture capture;
   atomic_int window_on;      /* recording now */
   atomic_int window_settled; /* nothing can change it any more */
+  /* MPROF_PM=alternate: the window's pieces take turns, PC sampling then
+   * PM sampling, alternate_every pieces a turn (window.c). */
+  int turn;                 /* capture_lock: 0 none yet, 1 PC, 2 PM */
+  uint64_t alternate_every; /* pieces a turn */
+  uint64_t turn_pieces[2];  /* pieces recorded in PC, PM turns */
+  uint64_t switches, switch_ns, switch_max_ns; /* turn changes, their cost */
+  uint64_t closes, close_ns; /* window closings, their wait (capture_lock) */
+  /* A change the drain thread decided, applied at the next launch
+   * (window_tick()); capture_lock. */
+  mprof_cupti_capture_change window_pending;
+  int window_pc_disable; /* MPROF_WINDOW_PC_DISABLE=1 */
+  int window_kernels_on;  /* capture_lock: the kernel kind is on */
+  int window_pc_ready;    /* pc_lock: contexts set up now, not queued */
+  struct {
+    CUcontext ctx;
+    uint32_t ordinal;
+  } pc_waiting[MAX_CONTEXTS]; /* pc_lock */
+  int pc_waiting_count;
 
   struct {
     cu_device_get_fn device_get;
@@ -197,8 +216,10 @@ void describe_device(uint32_t ordinal);
 
 /* The clock, the buffers and the activity kinds (off with a window). */
 void setup_activity(void);
-/* Turn the recorded kinds and API-call records on or off (window.c). */
+/* Turn the recorded kinds and API-call records on or off (window.c); the
+ * kernel kind apart: activity_kernels(), before PC sampling is enabled. */
 void activity_record(int on);
+void activity_kernels(int on);
 
 /* ---- pcsampling.c -------------------------------------------------------- */
 
@@ -209,7 +230,11 @@ typedef enum pc_drain_kind {
   PC_AFTER_RANGE_END /* the thread whose call just ended a range */
 } pc_drain_kind;
 
+/* With a capture window, a context's PC sampling is set up when the window
+ * first opens (after the kernel kind is on): pc_setup() queues it until
+ * pc_setup_waiting(). */
 void pc_setup(CUcontext ctx, uint32_t ordinal);
+void pc_setup_waiting(void);
 void pc_teardown(CUcontext ctx);
 void pc_drain_context(CUcontext ctx, pc_drain_kind kind);
 /* Every sampled context, PC_PERIODIC (the drain thread). */
@@ -219,6 +244,9 @@ void pc_finish_all(void);
 /* A capture window opened or closed: cuptiPCSamplingStart or Stop (and a
  * drain) on every sampled context. */
 void pc_window(int on);
+/* MPROF_PM=alternate: PC sampling of every context Enabled (configured,
+ * stopped) or drained and Disabled, so that PM sampling may take the GPU. */
+void pc_phase(int on);
 
 /* ---- callbacks.c --------------------------------------------------------- */
 
@@ -244,6 +272,12 @@ void window_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 void window_tick(void);
 /* The program ends: the window's last record. */
 void window_exit(void);
+/* Whether a kernel that started at @p start ran inside a piece of the
+ * window (any lock may be held; takes only its own). */
+int window_keeps(uint64_t start);
+/* MPROF_PM=alternate needs a window and continuous PC sampling: without
+ * them it warns and records PC sampling only (after window_setup()). */
+void alternate_setup(void);
 
 /* ---- drain.c ------------------------------------------------------------- */
 

@@ -21,6 +21,7 @@
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #endif
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -28,6 +29,7 @@
 
 #include <generated_nvtx_meta.h>
 
+#include "pmsampling.h"
 #include "producer.h"
 
 /* NVTX domains by handle, for `nvtx:NAME@DOMAIN`. */
@@ -69,8 +71,14 @@ static void window_callbacks(int on) {
                              CUPTI_CB_DOMAIN_DRIVER_API, profiler_driver[i]),
          "cuptiEnableCallback(cuProfilerStart/Stop)");
   }
-  /* Serialized PC sampling keeps its own launch callbacks. */
-  if (trigger == MPROF_CAPTURE_KERNELS &&
+  /* Serialized PC sampling keeps its own launch callbacks. A window the
+   * drain thread opens or closes (--delay, --duration, --max-size) is
+   * switched at the next launch when PC sampling is on (window_tick()). */
+  int launches = trigger == MPROF_CAPTURE_KERNELS ||
+                 (g.pc_allowed && (trigger == MPROF_CAPTURE_WHOLE ||
+                                   g.capture.s.duration_ns ||
+                                   g.capture.s.max_bytes));
+  if (launches &&
       (on || g.cfg.pc_mode != MPROF_CUPTI_PC_SERIALIZED || !g.pc_allowed))
     for (size_t i = 0; i < launch_cbid_count; i++)
       ok(cuptiEnableCallback((uint32_t)on, g.subscriber,
@@ -78,16 +86,175 @@ static void window_callbacks(int on) {
          "cuptiEnableCallback(launch)");
 }
 
+/* What an alternating run says of its turns, in META (last one wins). */
+static void alternate_account_locked(void) {
+  meta_u64("alternate.pc_pieces", g.turn_pieces[0]);
+  meta_u64("alternate.pm_pieces", g.turn_pieces[1]);
+  meta_u64("alternate.switches", g.switches);
+  meta_u64("alternate.switch_us", g.switch_ns / 1000);
+  meta_u64("alternate.switch_max_us", g.switch_max_ns / 1000);
+}
+
+/* An alternating run: the piece opening now is in PC sampling's turn or
+ * PM sampling's; change turns when it is the other's. The two never run
+ * together (CUPTI fails both, docs/validation/): the one ending is
+ * Disabled before the other is Enabled. capture_lock held. */
+static void alternate_turn_locked(void) {
+  uint64_t piece = g.capture.pieces ? g.capture.pieces - 1 : 0;
+  int turn = (piece / g.alternate_every) % 2 ? 2 : 1;
+  g.turn_pieces[turn - 1]++;
+  if (turn == g.turn)
+    return;
+  uint64_t started = monotonic_raw_ns();
+  if (turn == 2) {
+    pc_phase(0);
+    mprof_cupti_pm_phase(1);
+  } else {
+    mprof_cupti_pm_phase(0);
+    pc_phase(1);
+  }
+  uint64_t took = monotonic_raw_ns() - started;
+  if (g.turn) {
+    g.switches++;
+    g.switch_ns += took;
+    if (took > g.switch_max_ns)
+      g.switch_max_ns = took;
+  }
+  g.turn = turn;
+  note("alternating: piece %llu is %s sampling's turn (switch %.1f ms)",
+       (unsigned long long)g.capture.pieces, turn == 1 ? "PC" : "PM",
+       (double)took / 1e6);
+  alternate_account_locked();
+}
+
+void alternate_setup(void) {
+  if (!g.cfg.pm_alternate)
+    return;
+  const char *why = NULL;
+  if (!g.windowed)
+    why = "needs a capture window (--capture-range) whose repeats take "
+          "turns";
+  else if (g.cfg.pc_mode != MPROF_CUPTI_PC_CONTINUOUS)
+    why = "needs continuous PC sampling (--pc-mode continuous)";
+  if (why) {
+    char message[256];
+    snprintf(message, sizeof message,
+             "MPROF_PM=alternate %s; recording without PM sampling", why);
+    warn("%s", message);
+    mprof_cupti_translate_error(g.tr, message);
+    g.cfg.pm_alternate = 0;
+    g.cfg.pm_enabled = 0;
+    return;
+  }
+  uint64_t every = g.cfg.alternate_every;
+  if (!every)
+    every = g.capture.s.range_count ? (g.capture.s.range_count + 1) / 2
+                                    : MPROF_CUPTI_DEFAULT_ALTERNATE_EVERY;
+  g.alternate_every = every;
+  meta_u64("alternate.every", every);
+}
+
+/* The window closes: wait for the GPU work launched in it, then have CUPTI
+ * hand over its records, before the activity kinds go off. Turning them
+ * off while a step's kernels were still queued (a training loop does not
+ * synchronize at every step) lost every record of the window on the H100:
+ * CUPTI drops what it has not delivered of a disabled kind. The program
+ * waits here once per recorded range. capture_lock held. */
+static void window_finish_work(void) {
+  uint64_t started = monotonic_raw_ns();
+  CUcontext contexts[MAX_CONTEXTS];
+  int count = 0;
+  pthread_mutex_lock(&g.context_lock);
+  for (int i = 0; i < g.context_count && i < MAX_CONTEXTS; i++)
+    contexts[count++] = g.contexts[i];
+  pthread_mutex_unlock(&g.context_lock);
+  if (g.cu.push && g.cu.pop && g.cu.synchronize)
+    for (int i = 0; i < count; i++) {
+      CUcontext popped = NULL;
+      if (g.cu.push(contexts[i]) != CUDA_SUCCESS)
+        continue;
+      g.cu.synchronize();
+      g.cu.pop(&popped);
+    }
+  ok(cuptiActivityFlushAll(0), "cuptiActivityFlushAll(window)");
+  g.close_ns += monotonic_raw_ns() - started;
+  g.closes++;
+}
+
+/* The pieces recorded so far, [on, off] on the trace clock (off UINT64_MAX
+ * while open): kernels the kind delivers between pieces are not kept. A
+ * piece closes after its work finished (window_finish_work()), so a
+ * kernel launched in it started in it. */
+static pthread_mutex_t pieces_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t (*pieces)[2];
+static size_t piece_count, piece_capacity;
+
+static void piece_mark(int on, uint64_t now) {
+  pthread_mutex_lock(&pieces_lock);
+  if (on) {
+    if (piece_count == piece_capacity) {
+      size_t grown = piece_capacity ? 2 * piece_capacity : 64;
+      uint64_t(*more)[2] = realloc(pieces, grown * sizeof *pieces);
+      if (more) {
+        pieces = more;
+        piece_capacity = grown;
+      }
+    }
+    if (piece_count < piece_capacity) {
+      pieces[piece_count][0] = now;
+      pieces[piece_count][1] = UINT64_MAX;
+      piece_count++;
+    }
+  } else if (piece_count && pieces[piece_count - 1][1] == UINT64_MAX) {
+    pieces[piece_count - 1][1] = now;
+  }
+  pthread_mutex_unlock(&pieces_lock);
+}
+
+int window_keeps(uint64_t start) {
+  int keep = 0;
+  pthread_mutex_lock(&pieces_lock);
+  /* The last piece that opened at or before @p start. */
+  size_t lo = 0, hi = piece_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pieces[mid][0] <= start)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo && start <= pieces[lo - 1][1])
+    keep = 1;
+  pthread_mutex_unlock(&pieces_lock);
+  return keep;
+}
+
 /* Do what the state machine asked; capture_lock held. */
 static void apply_locked(mprof_cupti_capture_change change) {
   if (change == MPROF_CUPTI_CAPTURE_ON) {
+    piece_mark(1, monotonic_raw_ns());
+    /* The kernel kind first, then PC sampling (activity_kernels()). */
+    if (!g.window_kernels_on) {
+      activity_kernels(1);
+      g.window_kernels_on = 1;
+      if (g.pc_allowed)
+        pc_setup_waiting();
+    }
+    if (g.cfg.pm_alternate)
+      alternate_turn_locked();
+    else if (g.window_pc_disable && g.pc_allowed)
+      pc_phase(1);
     activity_record(1);
     pc_window(1);
     atomic_store(&g.window_on, 1);
     note("capture window open (piece %llu)",
          (unsigned long long)g.capture.pieces);
   } else if (change == MPROF_CUPTI_CAPTURE_OFF) {
+    window_finish_work();
+    piece_mark(0, monotonic_raw_ns());
     pc_window(0);
+    if (g.window_pc_disable && g.pc_allowed && !g.cfg.pm_alternate)
+      pc_phase(0);
     activity_record(0);
     atomic_store(&g.window_on, 0);
     note("capture window closed");
@@ -99,6 +266,18 @@ static void apply_locked(mprof_cupti_capture_change change) {
   }
   if (g.capture.done && !atomic_exchange(&g.window_settled, 1)) {
     window_callbacks(0);
+    /* Nothing is PC-sampled any more: Disable, not only Stop (an enabled
+     * context costs the program at every launch), then the kernel kind
+     * goes off. */
+    if (g.pc_allowed)
+      pc_phase(0);
+    /* Nothing is recorded any more: PM sampling's turn ends. */
+    if (g.cfg.pm_alternate)
+      mprof_cupti_pm_phase(0);
+    if (g.window_kernels_on) {
+      activity_kernels(0);
+      g.window_kernels_on = 0;
+    }
     if (g.capture.end == MPROF_CAPTURE_END_MAX_SIZE)
       warn("the trace reached --max-size (%llu bytes): recording stopped; "
            "the program runs on unrecorded",
@@ -137,6 +316,13 @@ int window_setup(void) {
   }
   g.windowed = 1;
   meta("capture.window", "on");
+  /* MPROF_WINDOW_PC_DISABLE=1 (producers/cupti/README.md): PC sampling
+   * Enabled when a piece opens and Disabled when it closes, instead of
+   * started and stopped. */
+  const char *pc_disable = getenv("MPROF_WINDOW_PC_DISABLE");
+  g.window_pc_disable = pc_disable && strcmp(pc_disable, "1") == 0;
+  if (g.window_pc_disable)
+    meta("capture.window_pc", "enable_disable");
   return 1;
 }
 
@@ -263,6 +449,12 @@ void window_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     return;
   uint64_t now = monotonic_raw_ns();
   pthread_mutex_lock(&g.capture_lock);
+  /* What the drain thread decided, done on the program's thread. */
+  if (g.window_pending) {
+    mprof_cupti_capture_change pending = g.window_pending;
+    g.window_pending = MPROF_CUPTI_CAPTURE_SAME;
+    apply_locked(pending);
+  }
   mprof_cupti_capture_change change = MPROF_CUPTI_CAPTURE_SAME;
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
     change = on_nvtx_locked(cbid, (const CUpti_NvtxData *)cbdata, now);
@@ -304,7 +496,23 @@ void window_tick(void) {
   }
   uint64_t now = monotonic_raw_ns();
   pthread_mutex_lock(&g.capture_lock);
-  apply_locked(mprof_cupti_capture_bytes(&g.capture, bytes, now));
+  mprof_cupti_capture_change change =
+      mprof_cupti_capture_bytes(&g.capture, bytes, now);
+  /* cuptiPCSamplingStart/Stop from this thread while the program launched
+   * kernels deadlocked inside CUPTI on the H100 (a PyTorch loop with
+   * --delay 3 --duration 1 hung in cuLaunchKernel): with PC sampling the
+   * switch waits for the program's next launch (window_callback()). */
+  if (change != MPROF_CUPTI_CAPTURE_SAME && g.pc_allowed) {
+    /* ON then OFF before any launch: nothing ran, nothing to switch. */
+    g.window_pending = g.window_pending == MPROF_CUPTI_CAPTURE_ON &&
+                               change == MPROF_CUPTI_CAPTURE_OFF
+                           ? MPROF_CUPTI_CAPTURE_SAME
+                           : change;
+    if (g.capture.done && g.window_pending == MPROF_CUPTI_CAPTURE_SAME)
+      apply_locked(MPROF_CUPTI_CAPTURE_SAME);
+  } else {
+    apply_locked(change);
+  }
   pthread_mutex_unlock(&g.capture_lock);
 }
 
@@ -318,6 +526,10 @@ void window_exit(void) {
   mprof_cupti_capture_record(&g.capture, &rec);
   mprof_cupti_translate_capture(g.tr, &rec, g.capture.s.spec);
   atomic_store(&g.window_settled, 1);
+  if (g.cfg.pm_alternate)
+    alternate_account_locked();
+  meta_u64("capture.close_us", g.close_ns / 1000);
+  meta_u64("capture.closes", g.closes);
   pthread_mutex_unlock(&g.capture_lock);
 }
 

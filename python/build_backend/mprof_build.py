@@ -24,6 +24,9 @@ Requires-Python: >=3.9
 Requires-Dist: cffi
 Requires-Dist: numpy
 Requires-Dist: pandas
+Provides-Extra: dask
+Requires-Dist: dask; extra == "dask"
+Requires-Dist: distributed; extra == "dask"
 
 mprof's Python package: see README.md beside pyproject.toml.
 """

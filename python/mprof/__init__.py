@@ -11,7 +11,9 @@ to pandas. ::
 """
 
 from ._lib import LibraryNotFoundError, MprofError, version
+from ._ranks import RanksReport, ranks
 from .trace import Kernel, Trace, open
 
-__all__ = ["open", "Trace", "Kernel", "MprofError", "LibraryNotFoundError", "version"]
+__all__ = ["open", "ranks", "Trace", "Kernel", "RanksReport", "MprofError",
+           "LibraryNotFoundError", "version"]
 __version__ = "0.1.0"

@@ -229,4 +229,34 @@ void mprof_range_times_free(mprof_range_times *times);
 size_t mprof_range_times_count(const mprof_range_times *times);
 const mprof_range_time *mprof_range_times_get(const mprof_range_times *times,
                                               size_t index);
+
+/* ranks.h: the per-rank table as bytes, and the reduce */
+typedef struct mprof_rank_table mprof_rank_table;
+typedef struct mprof_ranks mprof_ranks;
+typedef struct {
+  unsigned version; double threshold; uint64_t min_excess_ns; unsigned flags;
+  size_t max_diffs;
+} mprof_ranks_options;
+typedef struct {
+  unsigned version; unsigned format; unsigned flags; size_t max_kernels;
+  size_t max_hot; const char *kernel;
+} mprof_report_options;
+int mprof_rank_table_build(mprof_rank_table **out, const mprof_trace *trace);
+void mprof_rank_table_free(mprof_rank_table *table);
+int mprof_rank_table_save(const mprof_rank_table *table, void *buf,
+                          size_t capacity, size_t *size);
+int mprof_rank_table_load(mprof_rank_table **out, const void *bytes,
+                          size_t size);
+int mprof_ranks_options_init(mprof_ranks_options *opts, unsigned version);
+int mprof_ranks_build(mprof_ranks **out, mprof_rank_table *const *tables,
+                      size_t count, const mprof_ranks_options *opts);
+void mprof_ranks_free(mprof_ranks *ranks);
+int mprof_report_options_init(mprof_report_options *opts, unsigned version);
+int mprof_ranks_write(void *out, const mprof_ranks *ranks,
+                      const mprof_report_options *opts);
+
+/* libc, to hand a report writer a FILE * in memory */
+void *open_memstream(char **ptr, size_t *size);
+int fclose(void *stream);
+void free(void *ptr);
 """

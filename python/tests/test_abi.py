@@ -16,7 +16,7 @@ from mprof._lib import ffi
 from conftest import ROOT
 
 HEADERS = ["format.h", "trace.h", "sidecar.h", "join.h", "diagnose.h",
-           "throughput.h", "ranges.h"]
+           "throughput.h", "ranges.h", "ranks.h"]
 
 
 def test_struct_layouts_match_the_headers(tmp_path: Path) -> None:

@@ -18,7 +18,11 @@ expect_one_line 2 "unknown option '--frob'" "$mprof" synth --frob
 expect_one_line 2 "needs a non-negative number" "$mprof" synth --launches -5
 expect_one_line 2 "unknown scenario 'slow'" "$mprof" synth --scenario slow
 expect_one_line 2 "no trace given" "$mprof" info
-expect_one_line 2 "--pm must be on, off or both, not 'maybe'" "$mprof" record --pm maybe -- true
+expect_one_line 2 "--pm must be on, off, both or alternate, not 'maybe'" "$mprof" record --pm maybe -- true
+expect_one_line 2 "--pm alternate takes turns between the repeats of a capture window: add --capture-range (e.g. nvtx:step --range-count 4), or use --pm both" "$mprof" record --pm alternate -- true
+expect_one_line 2 "--pm alternate takes turns with continuous PC sampling: drop --pc-mode serialized" "$mprof" record --pm alternate --capture-range cudaProfilerApi --pc-mode serialized -- true
+expect_one_line 2 "--alternate-every goes with --pm alternate" "$mprof" record --alternate-every 2 --capture-range cudaProfilerApi -- true
+expect_one_line 2 "--alternate-every takes a number of repeats, 1..1000000, not '0'" "$mprof" record --pm alternate --alternate-every 0 --capture-range cudaProfilerApi -- true
 expect_one_line 2 "--pm both runs CMD twice under the CUPTI producer; record blocks in a run of its own" "$mprof" record blocks --pm both -- true
 expect_one_line 2 "--pm both records a PC-sampled run and a PM-sampled one: drop --pc-mode off, or use --pm on" "$mprof" record --pm both --pc-mode off -- true
 expect_one_line 2 "--pm-interval takes a duration from 1us to 1s" "$mprof" record --pm-interval 500ns -- true

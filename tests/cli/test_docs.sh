@@ -34,6 +34,20 @@ for c in $commands; do
   grep -q "^    $c) opts=" "$gen/completion/mprof.bash" || fail "bash completion lacks $c"
   grep -q "^    '$c:" "$gen/completion/_mprof" || fail "zsh completion lacks $c"
 done
+# The viewer's page (built with GTK): its options, and the keys its F1
+# window lists, search, zoom to selection and Esc among them.
+page=$gen/viewer-man/mprof-gtk.1
+if [ -f "$page" ]; then
+  groff -man -Tutf8 -ww "$page" 2>"$tmp/warn" >"$tmp/page.raw" || fail "groff $page exited $?"
+  col -bx <"$tmp/page.raw" >"$tmp/page"
+  [ -s "$tmp/warn" ] && fail "groff warns on $page: $(cat "$tmp/warn")"
+  grep -q "^KEYS" "$tmp/page" || fail "mprof-gtk.1 has no KEYS section"
+  for key in "Ctrl+F  *find: kernel and NVTX range names on the Trace" "F1, ?  *this list of keys" \
+    "F, Enter  *zoom to the selected range" "Esc  *clear the selected range" \
+    "Enter, Ctrl+G  *in the search: the next match" "--tab=TAB"; do
+    grep -q -- "$key" "$tmp/page" || fail "mprof-gtk.1 lacks '$key'"
+  done
+fi
 bash -n "$gen/completion/mprof.bash" || fail "mprof.bash does not parse"
 bash -c ". '$gen/completion/mprof.bash'
   COMP_WORDS=(mprof su); COMP_CWORD=1; _mprof; [ \"\${COMPREPLY[*]}\" = summary ] || exit 1

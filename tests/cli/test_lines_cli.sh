@@ -105,6 +105,53 @@ grep -q 'source="embedded" code="  return x \* x + 1.0f; // @square"' "$tmp/move
 head -c 2000 "$tmp/alone/moved.mprof" >"$tmp/cut.mprof"
 expect_one_line 2 "cut.mprof" "$mprof" summary "$tmp/cut.mprof" --by-line
 
+# --- a library kernel (cuBLAS's CUTLASS GEMM in the real sample): no line
+# table, said once; its hottest SASS first, not its prologue.
+expect 0 "" "$mprof" summary --by-line --human --kernel Kernel2 "$src/samples/transformer_forward.mprof"
+[ "$(grep -c "no line table" "$tmp/out")" -eq 1 ] || fail "the library kernel does not say once that it has no line table: $(cat "$tmp/out")"
+awk '/code without a source line/ { on = 1; next } on && /^ *[0-9a-f]+ +[0-9,]+  / { gsub(",", "", $2); print $2 }' "$tmp/out" >"$tmp/counts"
+[ "$(wc -l <"$tmp/counts")" -eq 8 ] || fail "the library kernel lists $(wc -l <"$tmp/counts") instructions, not 8: $(cat "$tmp/out")"
+sort -rn "$tmp/counts" | cmp -s - "$tmp/counts" || fail "the library kernel's instructions are not hottest first: $(cat "$tmp/counts" | tr '\n' ' ')"
+
+# --- the Source tab drawn by view --render ----------------------------------
+# moved.mprof carries its code. --hot 2 is the call line in the .cu file,
+# so it draws what --line names; --hot 1 what the tab opens on; --find
+# marks matches. A build without Cairo says so instead.
+"$mprof" view "$tmp/alone/moved.mprof" --tab source --render "$tmp/src.png" >"$tmp/out" 2>&1
+if grep -q "unavailable in this build" "$tmp/out"; then
+  echo "view --render: not in this build (no Cairo); the Source tab's CLI is not checked"
+else
+  v() { "$mprof" view "$tmp/alone/moved.mprof" --kernel lines_inline --tab source --size 1000x500 "$@"; }
+  expect 0 "wrote $tmp/open.png: Source, 1000x500, kernel lines_inline" v --render "$tmp/open.png"
+  expect 0 "wrote $tmp/hot1.png: Source" v --hot 1 --render "$tmp/hot1.png"
+  expect 0 "wrote $tmp/hot2.png: Source" v --hot 2 --render "$tmp/hot2.png"
+  expect 0 "wrote $tmp/line.png: Source" v --line "lines_kernels.cu:$call" --render "$tmp/line.png"
+  expect 0 "wrote $tmp/full.png: Source" v --line "/build/lines/lines_kernels.cu:$call" --render "$tmp/full.png"
+  expect 0 "wrote $tmp/find.png: Source" v --hot 2 --find ACC --render "$tmp/find.png"
+  cmp -s "$tmp/open.png" "$tmp/hot1.png" || fail "--hot 1 does not draw what the tab opens on"
+  cmp -s "$tmp/hot2.png" "$tmp/line.png" || fail "--hot 2 and --line lines_kernels.cu:$call draw different pages"
+  cmp -s "$tmp/line.png" "$tmp/full.png" || fail "--line with the whole path draws another page"
+  cmp -s "$tmp/hot1.png" "$tmp/hot2.png" && fail "--hot 2 draws the hottest line's page"
+  cmp -s "$tmp/hot2.png" "$tmp/find.png" && fail "--find marks nothing"
+  # A kernel without a line table: its SASS page; nothing to go to.
+  expect 0 "wrote $tmp/nocode.png: Source, .*nocode" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --render "$tmp/nocode.png"
+  expect 0 "wrote $tmp/nocode1.png: Source" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --hot 1 --render "$tmp/nocode1.png"
+  cmp -s "$tmp/nocode.png" "$tmp/nocode1.png" || fail "--hot 1 on a kernel without lines is not what its tab opens on"
+  expect_one_line 2 "--hot 2: nocode has 1 sampled instruction (see" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --hot 2 --render "$tmp/x.png"
+  expect_one_line 2 "nocode has no source lines (no line table" "$mprof" view "$tmp/t.mprof" --kernel nocode --tab source --find x --render "$tmp/x.png"
+  expect_one_line 2 "--hot 4: lines_inline has 3 sampled lines" v --hot 4 --render "$tmp/x.png"
+  expect_one_line 2 "--hot '0' is not a rank" v --hot 0 --render "$tmp/x.png"
+  expect_one_line 2 "--hot 'two' is not a rank" v --hot two --render "$tmp/x.png"
+  expect_one_line 2 "lines_inline has no file 'nosuch.cu' (its files: /build/lines/lines_math.cuh, /build/lines/lines_kernels.cu)" v --line nosuch.cu:3 --render "$tmp/x.png"
+  expect_one_line 2 "the file has no line 99" v --line lines_kernels.cu:99 --render "$tmp/x.png"
+  expect_one_line 2 "--line 'lines_kernels.cu:x' is not \[FILE:\]N" v --line lines_kernels.cu:x --render "$tmp/x.png"
+  expect_one_line 2 "--line, --hot and --find are for --tab source" "$mprof" view "$tmp/t.mprof" --tab hotspots --find x --render "$tmp/x.png"
+  expect_one_line 2 "--line, --hot and --find go with --render" "$mprof" view "$tmp/t.mprof" --tab source --find x
+  expect 0 "--hot RANK" "$mprof" view --help
+  "$mprof" --complete-spec | grep "^view " | grep -q -- "--line:value --hot:value --find:value" ||
+    fail "view's completion lacks --line, --hot, --find"
+fi
+
 # --- usage errors ---------------------------------------------------------
 expect_one_line 2 "--source-root needs a folder" "$mprof" sass --source-root
 expect_one_line 2 "--source-root needs a folder" "$mprof" record --source-root

@@ -257,7 +257,18 @@ static void start_sampling(fixture *f, const char *name) {
   g.pc_allowed = 1;
   g.config_direct_reads = 0;
   g.pcs = NULL; /* a test that failed may have left its context behind */
+  g.window_pc_ready = 0;
+  g.pc_waiting_count = 0;
   pc_setup(test_ctx, 0);
+  if (g.windowed) {
+    /* A window sets PC sampling up when it first opens, after the kernel
+     * kind is on (CUPTI refuses that kind once PC sampling is enabled). */
+    assert_null(g.pcs);
+    assert_null(fake.config);
+    assert_int_equal(g.pc_waiting_count, 1);
+    pc_setup_waiting();
+    assert_int_equal(g.pc_waiting_count, 0);
+  }
   assert_non_null(fake.config);
   assert_non_null(g.pcs);
 }

@@ -85,6 +85,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       view.activity_rows = MPROF_ACTIVITY_WARP;
       draw_tab(surface, model, &view, tab);
     }
+    /* The Source tab's navigation: every kernel's hottest and next hot
+     * lines (or instructions), its last file, its first instruction's
+     * line, a search forward and back; drawn where each lands. */
+    for (size_t k = 0; k < mprof_render_kernel_count(model) && k < 4; k++) {
+      mprof_render_view view;
+      mprof_render_view_init(&view, model);
+      view.kernel = (int32_t)k;
+      mprof_render_view_open_source_tab(&view, model, HEIGHT);
+      mprof_render_view_source_hot(&view, model, 1);
+      mprof_render_view_source_hot(&view, model, -2);
+      draw_tab(surface, model, &view, MPROF_RENDER_SOURCE);
+      size_t files = mprof_render_source_file_count(model, view.kernel);
+      mprof_render_view_source_line(&view, model, (int32_t)files, 0);
+      const mprof_render_kernel *kernel = mprof_render_kernel_at(model, k);
+      if (kernel->pc_count)
+        mprof_render_view_source_pc(&view, model, kernel->pcs[0].offset);
+      mprof_render_view_source_find(&view, model, "a", 1);
+      mprof_render_view_source_find(&view, model, "a", -1);
+      mprof_render_view_source_scroll(&view, model, HEIGHT);
+      draw_tab(surface, model, &view, MPROF_RENDER_SOURCE);
+    }
     cairo_surface_destroy(surface);
     mprof_render_model_free(model);
   }

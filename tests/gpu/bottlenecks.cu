@@ -5,6 +5,9 @@
  * (tens of milliseconds in all) and prints its CUDA-event time.
  *
  * Usage: bottlenecks [NAME...]   (default: all, in the order below)
+ * Environment: BOTTLENECKS_REPEAT=N runs the list N times, each time
+ * between cudaProfilerStart and cudaProfilerStop (a repeating program for
+ * `mprof record --capture-range cudaProfilerApi`).
  *
  * Build: nvcc -O3 -arch=sm_90 -lineinfo bottlenecks.cu -lcublas -o bottlenecks
  *
@@ -12,6 +15,7 @@
  */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <stdint.h>
@@ -402,7 +406,14 @@ int main(int argc, char **argv) {
       "smem_limited",       "one_block_tail",  "tiny_kernel",
       "cublas_gemm_bf16"};
   int count = argc > 1 ? argc - 1 : (int)(sizeof all / sizeof all[0]);
-  for (int i = 0; i < count; i++) {
+  const char *repeat_env = getenv("BOTTLENECKS_REPEAT");
+  int repeats = repeat_env ? atoi(repeat_env) : 0;
+  for (int step = 0; step < count * (repeats > 0 ? repeats : 1); step++) {
+    int i = step % count;
+    if (repeats > 0 && i == 0) {
+      CHECK_CUDA(cudaProfilerStart());
+      printf("repeat %d\n", step / count + 1);
+    }
     const char *name = argc > 1 ? argv[i + 1] : all[i];
     if (!strcmp(name, "pointer_chase"))
       run_pointer_chase();
@@ -433,6 +444,10 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "bottlenecks: unknown kernel '%s'\n", name);
       return 2;
+    }
+    if (repeats > 0 && i == count - 1) {
+      CHECK_CUDA(cudaDeviceSynchronize());
+      CHECK_CUDA(cudaProfilerStop());
     }
   }
   CHECK_CUDA(cudaDeviceSynchronize());

@@ -21,6 +21,9 @@
 #                  (default 5)
 #   COST_SKIP_EMPTY, COST_SKIP_STEADY  1: skip the per-launch or the kernel
 #                  slowdown measurement
+#   COST_SKIP_LOOP 1: skip the PyTorch in-loop step time (COST_LOOP_RUNS
+#                  runs of each variant, default 5; COST_LOOP_STEPS steps,
+#                  default 40; the figure is the steady median step)
 #
 # The targets are enforced, not only printed: every figure goes to
 # OUTDIR/cost.figures and tests/gpu/check_cost.py holds it to its target
@@ -329,6 +332,50 @@ if [ "${COST_SKIP_TORCH:-0}" != 1 ]; then
 else
   figure skipped torch
 fi
+# ---- PyTorch in-loop step time: what a user sees in their it/s --------------
+# The loop's steady step time (train_step.py's median_step_ms: Python and
+# CUDA start-up and the first steps left out), medians of COST_LOOP_RUNS
+# interleaved runs of each variant: plain; the floor and record with the
+# same settings; record with a capture window that never opens (the cost
+# outside a window). What record's share is made of comes from its own
+# accounting (MPROF_VERBOSE=1: activity buffers, PC drains, API calls).
+if [ "${COST_SKIP_LOOP:-0}" != 1 ]; then
+  lruns=${COST_LOOP_RUNS:-5}
+  lsteps=${COST_LOOP_STEPS:-40}
+  say "== PyTorch in-loop step time: $lsteps steps, medians of $lruns interleaved runs"
+  export TRITON_CACHE_DIR="$out/triton-cache"
+  ts=("$here/cost/train_step.py" --steps "$lsteps" --nvtx)
+  timed loop_warm python3 "${ts[@]}"
+  for i in $(seq 1 "$lruns"); do
+    timed "loop_plain_$i" python3 "${ts[@]}"
+    timed "loop_floor_$i" env "${floor_env[@]}" python3 "${ts[@]}"
+    timed "loop_record_$i" env MPROF_VERBOSE=1 "$mprof" record "${extra[@]}" -q -o "$out/loop_$i.mprof" -- python3 "${ts[@]}"
+    trace "loop_record_$i" "$out/loop_$i.mprof"
+    timed "loop_outside_$i" "$mprof" record "${extra[@]}" -q -o "$out/loop_outside_$i.mprof" \
+      --capture-range nvtx:step --range-skip 1000000 -- python3 "${ts[@]}"
+  done
+  lmed() { for i in $(seq 1 "$lruns"); do field "loop_$1_$i" median_step_ms; done | median; }
+  leach() { for i in $(seq 1 "$lruns"); do field "loop_$1_$i" median_step_ms; done | tr '\n' ' '; }
+  for v in plain floor record outside; do
+    say "  $v: median step $(lmed "$v") ms (each run: $(leach "$v"))"
+  done
+  lp=$(lmed plain)
+  lf=$(lmed floor)
+  lr=$(lmed record)
+  lo=$(lmed outside)
+  pct() { calc '%.2f' "100 * ($1 - $lp) / $lp"; }
+  say "in-loop step time added: floor $(pct "$lf")%, record $(pct "$lr")% (target: record <= 1.2x the floor's)"
+  say "outside a window (one that never opens): $(pct "$lo")% (target <= 1%)"
+  say "record's own time (run 1, MPROF_VERBOSE=1):"
+  grep -E 'time:' "$out/loop_record_1.log" | tee -a "$report"
+  figure loop_plain_ms "$lp"
+  figure loop_floor_ms "$lf"
+  figure loop_record_ms "$lr"
+  figure loop_outside_ms "$lo"
+else
+  figure skipped loop
+fi
+
 # ---- post-processing phases on the traces just recorded ---------------------
 if [ -x "$build/bin/bench_postprocess" ]; then
   say "== record's post-processing phases, nvdisasm included (bench_postprocess)"

@@ -25,6 +25,8 @@ NCU_RATIO = 200.0       # ncu added / record added
 TORCH_PCT = 10.0        # PyTorch training wall time added, or
 TORCH_S = 2.0           # ... at most this many seconds
 TORCH_MB = 20.0         # PyTorch trace + sidecar
+OUTSIDE_PCT = 1.0       # in-loop time added outside a capture window
+LOOP_RATIO = 1.2        # in-loop time record added / floor added
 
 
 def read(path):
@@ -84,7 +86,8 @@ def main(argv):
     if v:
         rec, floor = v
         ratio = rec / floor if floor > 0 else float("inf")
-        result(ratio <= WALL_RATIO,
+        # A record run no slower than plain adds nothing to hold.
+        result(ratio <= WALL_RATIO or rec <= 0,
                f"cuBLAS program: record added <= {WALL_RATIO:g}x the "
                "floor's", f"record +{rec:.3f} s, floor +{floor:.3f} s: "
                f"{ratio:.2f}x")
@@ -120,6 +123,20 @@ def main(argv):
                f"+{added:.2f} s, {pct:+.1f}%")
         result(mb <= TORCH_MB, f"PyTorch trace + sidecar <= {TORCH_MB:g} MB",
                f"{mb:.2f} MB")
+
+    v = need("loop", "loop_plain_ms", "loop_floor_ms", "loop_record_ms",
+             "loop_outside_ms")
+    if v:
+        plain, floor, rec, outside = v
+        pct = 100 * (outside - plain) / plain if plain > 0 else float("inf")
+        result(pct <= OUTSIDE_PCT,
+               f"PyTorch in-loop time outside a window <= {OUTSIDE_PCT:g}%",
+               f"{pct:+.2f}%")
+        added, floor_added = rec - plain, floor - plain
+        ok = added <= LOOP_RATIO * max(floor_added, 0.0) or added <= 0
+        result(ok, f"PyTorch in-loop time added <= {LOOP_RATIO:g}x the "
+               "floor's", f"record +{added:.3f} ms a step, floor "
+               f"+{floor_added:.3f} ms a step")
 
     for part, name in (("wall", "sk_sass_missing"),
                        ("torch", "torch_sass_missing")):

@@ -2,12 +2,18 @@
 """Check `mprof summary --by-line --all --json` against planted lines.
 
 usage: check_lines.py [--embedded] SUMMARY_JSON SOURCE
+       check_lines.py --headers REGEX SUMMARY_JSON
 
 SOURCE marks each planted line with a comment `@hot KERNEL` (KERNEL the
 kernel's short name). For every marked kernel, its hottest line must be
 that line of SOURCE (same file name, same number). With --embedded, the
 line's code must also come from the trace (source "embedded") and be the
 text of that line of SOURCE: what a trace copied alone shows.
+
+With --headers, template code (CUB, Thrust, CUTLASS) must map to its
+header lines: some kernel must have a sampled line with a number in a file
+whose path matches REGEX (e.g. '/(cub|thrust)/'), its code embedded; each
+such kernel is listed with its share on those lines and its hottest one.
 
 Prints one line per kernel; exit 0 when all hold, 1 when one does not, 2
 for bad input (one line saying what).
@@ -18,7 +24,45 @@ import re
 import sys
 
 
+def headers(pattern, summary_path):
+    try:
+        regex = re.compile(pattern)
+        with open(summary_path) as f:
+            summary = json.load(f)
+    except (OSError, ValueError, re.error) as e:
+        print(f"check_lines: {e}", file=sys.stderr)
+        return 2
+    found = 0
+    for k in summary.get("kernels", []) if isinstance(summary, dict) else []:
+        if not isinstance(k, dict):
+            continue
+        lines = [l for l in k.get("hot_lines") or []
+                 if isinstance(l, dict) and l.get("line") and l.get("samples")
+                 and regex.search(str(l.get("file")))]
+        if not lines:
+            continue
+        share = sum(l.get("share") or 0 for l in lines)
+        top = lines[0]
+        where = f"{os.path.basename(str(top.get('file')))}:{top.get('line')}"
+        if top.get("source") != "embedded" or not top.get("code"):
+            print(f"FAIL  {k.get('short_name')}: {where} has no embedded code "
+                  f"('{top.get('source')}')")
+            return 1
+        print(f"ok    {k.get('short_name')}: {share:.1%} of its samples on "
+              f"header lines, the hottest {where}: {top.get('code').strip()!r}")
+        found += 1
+    if not found:
+        print(f"FAIL  no kernel has a sampled line in a file matching '{pattern}'")
+        return 1
+    return 0
+
+
 def main(argv):
+    if argv and argv[0] == "--headers":
+        if len(argv) != 3:
+            print("usage: check_lines.py --headers REGEX SUMMARY_JSON", file=sys.stderr)
+            return 2
+        return headers(argv[1], argv[2])
     embedded = False
     if argv and argv[0] == "--embedded":
         embedded = True

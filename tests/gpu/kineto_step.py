@@ -51,9 +51,15 @@ def main():
     if args.torch_trace:
         acts = [torch.profiler.ProfilerActivity.CPU,
                 torch.profiler.ProfilerActivity.CUDA]
-        with torch.profiler.profile(activities=acts) as prof:
+        # A schedule makes torch.profiler mark ProfilerStep#N (as training
+        # scripts use it); without one it records no step spans.
+        sched = torch.profiler.schedule(wait=0, warmup=0, active=args.steps,
+                                        repeat=1)
+        with torch.profiler.profile(
+                activities=acts, schedule=sched,
+                on_trace_ready=lambda p: p.export_chrome_trace(
+                    args.torch_trace)) as prof:
             measured(prof)
-        prof.export_chrome_trace(args.torch_trace)
     else:
         measured()
 

@@ -10,8 +10,8 @@
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
 #   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
 #              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets,
-#              validate, validate_source, suite, capture_window or
-#              source_lines
+#              validate, validate_source, suite, capture_window,
+#              source_lines or ranks
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -188,7 +188,7 @@ capture_cost)
     "$standins/nvcc" -o "$bin/$p" "$p.cu" || exit 2
   done
   o=$tmp/out
-  export COST_BIN=$bin COST_RUNS=1 COST_EMPTY_RUNS=1 COST_SKIP_NCU=1 COST_SKIP_TORCH=1
+  export COST_BIN=$bin COST_RUNS=1 COST_EMPTY_RUNS=1 COST_SKIP_NCU=1 COST_SKIP_TORCH=1 COST_SKIP_LOOP=1
   run good pass "" capture_cost.sh "$o" "$fake"
   grep -q "ok     per launch <= 1 us .*record adds 0.500 us" "$o/cost.txt" ||
     fail "capture_cost.sh did not hold the per-launch cost to its target"
@@ -205,10 +205,29 @@ skipped wall
 skipped ncu
 skipped steady
 skipped torch
+skipped loop
 ' >"$tmp/part.figures"
   python3 "$gpu/check_cost.py" "$tmp/part.figures" >"$tmp/check_cost.log" 2>&1
   [ $? -eq 1 ] && grep -q "MISSED per_launch: no figure per_launch_floor_us" "$tmp/check_cost.log" ||
     fail "check_cost.py passes a part without its figures: $(cat "$tmp/check_cost.log")"
+  # the in-loop targets: 2% outside a window and 1.5x the floor inside miss
+  printf 'loop_plain_ms 10
+loop_floor_ms 11
+loop_record_ms 11.5
+loop_outside_ms 10.2
+skipped per_launch
+skipped wall
+skipped ncu
+skipped steady
+skipped torch
+' >"$tmp/loop.figures"
+  python3 "$gpu/check_cost.py" "$tmp/loop.figures" >"$tmp/check_loop.log" 2>&1
+  [ $? -eq 1 ] && grep -q "MISSED PyTorch in-loop time outside a window <= 1%: +2.00%" "$tmp/check_loop.log" &&
+    grep -q "MISSED PyTorch in-loop time added <= 1.2x the floor's: record +1.500 ms a step, floor +1.000 ms a step" "$tmp/check_loop.log" ||
+    fail "check_cost.py passes in-loop costs over their targets: $(cat "$tmp/check_loop.log")"
+  sed -i 's/^loop_record_ms .*/loop_record_ms 11.1/; s/^loop_outside_ms .*/loop_outside_ms 10.05/' "$tmp/loop.figures"
+  python3 "$gpu/check_cost.py" "$tmp/loop.figures" >"$tmp/check_loop.log" 2>&1 ||
+    fail "check_cost.py misses in-loop costs within their targets: $(cat "$tmp/check_loop.log")"
   ;;
 compare_ncu)
   # ncu's Source page as CSV for the second kernel of a synthetic trace
@@ -473,6 +492,47 @@ source_lines)
   checker 1 "FAIL  no_such_kernel: not in the summary" "$lines/good.json" "$lines/lines_math.cuh"
   printf 'garbage' >"$lines/garbage.json"
   checker 2 "check_lines: " "$lines/garbage.json" "$lines/src/lines/lines_math.cuh"
+  # --headers: code inlined from a header (the fixture's lines_math.cuh, as
+  # CUB's are on the GPU) maps to the header's lines, its code embedded.
+  checker 0 "ok    lines_inline: 81.2% of its samples on header lines, the hottest lines_math.cuh:8: 'return x \* x \+ 1.0f; // @square @hot lines_inline'" \
+    --headers '\.cuh$' "$lines/good.json"
+  checker 1 "FAIL  no kernel has a sampled line in a file matching '/cub/'" \
+    --headers '/cub/' "$lines/good.json"
+  checker 1 "FAIL  lines_inline: lines_math.cuh:8 has no embedded code \('unknown'\)" \
+    --headers '\.cuh$' "$lines/bare.json"
+  checker 2 "check_lines: " --headers '(' "$lines/good.json"
+  ;;
+ranks)
+  # ranks.sh's checks on two synthetic ranks of 8 NVTX steps (the traces
+  # torchrun would leave, 0.mprof and 1.mprof): rank 1 slowed in step 3
+  # passes (with the Python check when dask.distributed is here); no
+  # straggler, the wrong rank or the wrong step fails and says so.
+  t=$STANDIN_TRACES
+  ranks_job() { # DIR SLOW_RANK SLOW_STEP (SLOW_RANK -1: none)
+    mkdir -p "$1"
+    for r in 0 1; do
+      slow=""
+      [ "$r" = "$2" ] && slow="--slowdown 1000 --slow-kernel 0 --slow-step $3"
+      # shellcheck disable=SC2086
+      "$mprof" synth -o "$1/$r.mprof" --launches 1600 --steps 8 --seed 5 \
+        --timing-seed $((r + 1)) --meta rank=$r $slow >/dev/null ||
+        fail "synth of rank $r failed"
+    done
+  }
+  ranks_job "$t/ranks-good" 1 3
+  ranks_job "$t/ranks-none" -1 0
+  ranks_job "$t/ranks-rank0" 0 3
+  ranks_job "$t/ranks-step5" 1 5
+  o=$tmp/out
+  export RANKS_NO_GPU_CHECK=1
+  RANKS_TRACES=$t/ranks-good run good pass "" ranks.sh "$o" "$real_build"
+  RANKS_TRACES=$t/ranks-none PYTHON=false run none fail \
+    "stragglers \[\], expected rank 1 first" ranks.sh "$o" "$real_build"
+  RANKS_TRACES=$t/ranks-rank0 PYTHON=false run rank0 fail \
+    "stragglers \[0\], expected rank 1 first" ranks.sh "$o" "$real_build"
+  RANKS_TRACES=$t/ranks-step5 PYTHON=false run step5 fail \
+    "slow step is 5, expected 3" ranks.sh "$o" "$real_build"
+  unset RANKS_NO_GPU_CHECK
   ;;
 *)
   echo "selftest: no check '$check'" >&2

@@ -4,8 +4,10 @@
 # planted kernel's hottest line (`mprof summary --by-line`) is the line
 # marked `@hot KERNEL` in the source (tests/gpu/check_lines.py); then move
 # the source away, copy the trace alone to another folder, and check that
-# the trace still shows those lines' code (embedded by record). Skips (exit
-# 77) without a GPU; exit 1 on a wrong line or missing code.
+# the trace still shows those lines' code (embedded by record); and that
+# Thrust and CUB code (tests/gpu/thrust_cub.cu) maps to their header lines
+# (check_lines.py --headers), its Source tab drawn. Skips (exit 77)
+# without a GPU; exit 1 on a wrong line or missing code.
 #
 # Usage: tests/gpu/source_lines.sh OUTDIR [BUILD_DIR]
 # tests/gpu/selftest.sh source_lines checks the checker on the committed
@@ -19,10 +21,13 @@ gpu_setup source_lines "$out" "$build"
 check="$src/tests/gpu/check_lines.py"
 failures=0
 rm -rf "$out/src" "$out/src.away" "$out/alone" "$out/lines.mprof"* "$out/lines"*.json
-mkdir -p "$out/src" "$out/alone"
-cp "$src/tests/gpu/bottlenecks.cu" "$out/src/" || exit 2
+# The source beside the header it includes (../../producers/...), as in
+# the checkout; the folder is moved away below.
+mkdir -p "$out/src/tests/gpu" "$out/src/producers/cuda/examples" "$out/alone"
+cp "$src/tests/gpu/bottlenecks.cu" "$out/src/tests/gpu/" &&
+  cp "$src/producers/cuda/examples/example_common.h" "$out/src/producers/cuda/examples/" || exit 2
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-"$nvcc" -O3 -arch=sm_90 -lineinfo "$out/src/bottlenecks.cu" -lcublas \
+"$nvcc" -O3 -arch=sm_90 -lineinfo "$out/src/tests/gpu/bottlenecks.cu" -lcublas \
   -o "$out/bottlenecks-lines" || { echo "source_lines: building bottlenecks.cu failed" >&2; exit 2; }
 if ! "$mprof" record -o "$out/lines.mprof" -- "$out/bottlenecks-lines" >"$out/record.log" 2>&1; then
   echo "FAIL  record exited non-zero: $(tail -n 3 "$out/record.log")" >&2
@@ -33,17 +38,41 @@ if ! "$mprof" summary "$out/lines.mprof" --by-line --all --json >"$out/lines.jso
   echo "FAIL  summary --by-line exited non-zero" >&2
   exit 1
 fi
-python3 "$check" "$out/lines.json" "$out/src/bottlenecks.cu" || failures=$((failures + 1))
+python3 "$check" "$out/lines.json" "$out/src/tests/gpu/bottlenecks.cu" || failures=$((failures + 1))
 # The trace alone, its sources gone: the code must come from the trace.
 mv "$out/src" "$out/src.away"
 cp "$out/lines.mprof" "$out/alone/"
 if "$mprof" summary "$out/alone/lines.mprof" --by-line --all --json >"$out/lines-alone.json"; then
-  python3 "$check" --embedded "$out/lines-alone.json" "$out/src.away/bottlenecks.cu" ||
+  python3 "$check" --embedded "$out/lines-alone.json" "$out/src.away/tests/gpu/bottlenecks.cu" ||
     failures=$((failures + 1))
 else
   echo "FAIL  summary --by-line of the trace alone exited non-zero" >&2
   failures=$((failures + 1))
 fi
 mv "$out/src.away" "$out/src"
+# Template code: Thrust and CUB (tests/gpu/thrust_cub.cu, -lineinfo) map to
+# CUB's and Thrust's header lines, embedded; the Source tab of that kernel
+# draws them.
+rm -rf "$out/templates" && mkdir -p "$out/templates"
+if ! "$nvcc" -O3 -arch=sm_90 -lineinfo --extended-lambda "$src/tests/gpu/thrust_cub.cu" \
+  -o "$out/templates/thrust_cub"; then
+  echo "FAIL  building thrust_cub.cu failed" >&2
+  failures=$((failures + 1))
+elif ! "$mprof" record -o "$out/templates/tc.mprof" -- "$out/templates/thrust_cub" \
+  >"$out/templates/record.log" 2>&1; then
+  echo "FAIL  record of thrust_cub exited non-zero: $(tail -n 3 "$out/templates/record.log")" >&2
+  failures=$((failures + 1))
+else
+  "$mprof" summary "$out/templates/tc.mprof" --by-line --all --json >"$out/templates/lines.json" ||
+    { echo "FAIL  summary --by-line of thrust_cub exited non-zero" >&2; failures=$((failures + 1)); }
+  python3 "$check" --headers '/(cub|thrust)/' "$out/templates/lines.json" | tee "$out/templates/check.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
+  kernel=$(sed -n 's/^ok    \([^:]*\): .*/\1/p' "$out/templates/check.txt" | head -1)
+  if [ -n "$kernel" ] && ! "$mprof" view "$out/templates/tc.mprof" --tab source --kernel "$kernel" \
+    --render "$out/templates/source.png"; then
+    echo "FAIL  view --tab source of $kernel exited non-zero" >&2
+    failures=$((failures + 1))
+  fi
+fi
 [ "$failures" -eq 0 ] || { echo "source_lines: $failures check(s) failed" >&2; exit 1; }
 echo "source_lines: every planted line is its kernel's hottest, and the trace alone shows its code"

@@ -1,6 +1,8 @@
 #!/bin/sh
 # The real window under X: open a trace on its Summary, visit every tab,
-# zoom and pan with keys and the wheel, switch kernels, and save a
+# zoom and pan with keys and the wheel, zoom to a selection and clear it
+# (F, Esc), search the Trace (Ctrl+F, Enter, Esc), fold and hide rows,
+# switch kernels, and save a
 # screenshot of each step (GTK's own snapshot, and the whole screen with
 # xwd); none may be blank. A corrupt trace shows its error in the window
 # and on stderr, exit 2. Needs DISPLAY: tools/test.sh starts Xvfb.
@@ -53,11 +55,19 @@ cat "$tmp/log"
 grep -q "selftest: 0 failure(s)" "$tmp/log" || fail "the self-test reported failures"
 for what in "F zooms to the selected range" "Esc clears the selection" \
   "Enter zooms to the selected launch" "the keys window lists the keys" \
-  "every kernel of the range is listed"; do
+  "every kernel of the range is listed" \
+  "Ctrl+F opens the Trace's search with the focus in it" \
+  "typing in the search bar searches the Trace" \
+  "the search bar counts the matches" \
+  "Enter selects the first match and shows it" \
+  "Enter again selects the next match in time" "F zooms to the match" \
+  "Esc clears the search and closes the bar" \
+  "a click on the GPU band folds its streams" "Hide this row hides it" \
+  "Ctrl+Shift+H shows the hidden rows"; do
   grep -q "selftest: ok: $what" "$tmp/log" || fail "not checked: $what"
 done
 ! grep -q "CRITICAL" "$tmp/err" || fail "GTK complained: $(grep CRITICAL "$tmp/err" | head -3)"
-for tab in summary trace trace-zoomed hotspots flame raster mega mega-rows density summary-second-kernel; do
+for tab in summary trace trace-zoomed trace-search hotspots flame raster mega mega-rows density summary-second-kernel; do
   not_blank "$tmp/shots/$tab.png"
 done
 

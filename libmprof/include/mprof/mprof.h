@@ -16,6 +16,7 @@
 #include <mprof/lines.h>
 #include <mprof/mkprof.h>
 #include <mprof/names.h>
+#include <mprof/ranks.h>
 #include <mprof/ranges.h>
 #include <mprof/reasons.h>
 #include <mprof/sass.h>

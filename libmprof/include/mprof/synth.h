@@ -19,10 +19,15 @@ extern "C" {
 #endif
 
 /* Version 2 appended the slowdown and timing fields, version 3 the
- * activity spans, version 4 the slowed devices, version 5 META pairs;
- * version 1 to 4 callers (the struct up to `scenario`, `timing_seed`,
- * `span_nested`, `slow_devices`) are still accepted. */
-#define MPROF_SYNTH_OPTIONS_VERSION 5
+ * activity spans, version 4 the slowed devices, version 5 META pairs,
+ * version 6 training steps; version 1 to 5 callers (the struct up to
+ * `scenario`, `timing_seed`, `span_nested`, `slow_devices`, `meta_count`)
+ * are still accepted. */
+#define MPROF_SYNTH_OPTIONS_VERSION 6
+
+/** mprof_synth_options.step_flags: the steps have no NVTX ranges; only
+ * their repeating launch pattern marks them. */
+#define MPROF_SYNTH_STEPS_UNMARKED 0x1u
 
 /** What the synthetic kernels suffer from. */
 typedef enum mprof_synth_scenario {
@@ -71,13 +76,24 @@ typedef struct mprof_synth_options {
    * anchors), written after the generator's own keys so they win. */
   const char *const *meta; /**< meta_count key, value pairs; borrowed */
   size_t meta_count;
+  /* Version 6: one rank of a data-parallel training job. Every stream's
+   * launches are split into this many steps that start together on every
+   * stream, each launch issued by a cudaLaunchKernel call (API_CALLS) on
+   * its stream's host thread, each step an NVTX range "step N" on thread
+   * 1 that ends with an NCCL all-reduce kernel on each device's first
+   * stream, then 30 us of GPU idle time with no CUDA call on the host (the
+   * data loader). Every step launches the kernels in the same order. */
+  uint32_t steps;      /**< 0 = none (the launches of version 5) */
+  uint32_t slow_step;  /**< 1 + the only step the slowdown applies to;
+                            0 = every step */
+  uint32_t step_flags; /**< MPROF_SYNTH_STEPS_* */
   MPROF_GROWABLE_TAIL
 } mprof_synth_options;
 
 #define MPROF_SYNTH_OPTIONS_INIT                                               \
   {                                                                            \
     MPROF_SYNTH_OPTIONS_VERSION, 1, 10000, 8, 2, 1, 24, MPROF_SYNTH_MIXED,     \
-        0.0, 0, 0, 0, 0, 0, 0, 0.0, 0, 0, NULL, 0                              \
+        0.0, 0, 0, 0, 0, 0, 0, 0.0, 0, 0, NULL, 0, 0, 0, 0                     \
   }
 
 /**

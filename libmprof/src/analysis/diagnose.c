@@ -638,7 +638,7 @@ static void make_trace_notes(mprof_diagnosis *d) {
   mprof__arena *a = &d->arena;
   size_t launches;
   mprof_trace_launches(t, &launches);
-  d->notes = (mprof_note *)mprof__arena_alloc(a, 12 * sizeof *d->notes);
+  d->notes = (mprof_note *)mprof__arena_alloc(a, 16 * sizeof *d->notes);
   if (!d->notes)
     return;
   uint64_t covered = 0;
@@ -690,6 +690,23 @@ static void make_trace_notes(mprof_diagnosis *d) {
                  "PM-sampled one; launch counts and kernel time are the two "
                  "runs' sum, shares and means those of one run.",
                  pair));
+  const char *pm_mode = mprof_trace_meta(t, "pm.mode");
+  if (pm_mode && strcmp(pm_mode, "alternate") == 0) {
+    const char *pc_pieces = mprof_trace_meta(t, "alternate.pc_pieces");
+    const char *pm_pieces = mprof_trace_meta(t, "alternate.pm_pieces");
+    const char *switch_us = mprof_trace_meta(t, "alternate.switch_us");
+    add_note(
+        d, "alternate",
+        mprof__arena_printf(
+            a,
+            "One run, alternating (`mprof record --pm alternate`): "
+            "stall reasons come from the %s PC-sampled repeats of the "
+            "window, measured throughput from the %s PM-sampled ones; "
+            "switching between them took %.1f ms of the program's "
+            "time.",
+            pc_pieces ? pc_pieces : "0", pm_pieces ? pm_pieces : "0",
+            switch_us ? (double)strtoull(switch_us, NULL, 10) / 1e3 : 0.0));
+  }
   /* In a set of traces, the first one's sidecar is the one looked for. */
   const char *first = mprof_trace_process_meta(t, 0, "path");
   if (!first || !*first)

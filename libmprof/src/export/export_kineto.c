@@ -22,6 +22,7 @@
 #include "mprof/version.h"
 #include "base/array.h"
 #include "base/text.h"
+#include "analysis/steps.h"
 #include "report/report_internal.h"
 #include "export/export_internal.h"
 
@@ -102,155 +103,7 @@ static void kw_flow(kineto_writer *w, int start, uint32_t correlation,
  * any case, then a number) becomes one; without those, the launches'
  * repeating kernel sequence marks the steps. */
 
-typedef struct kineto_step {
-  uint64_t start, end;
-  uint32_t thread;
-  uint64_t number;
-} kineto_step;
-
-/* The step number of a range named like a step, or -1. */
-static long long step_number(const char *name) {
-  static const char *const words[] = {"profilerstep", "train_step", "iteration",
-                                      "step", "iter"};
-  for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
-    size_t n = strlen(words[i]);
-    if (strncasecmp(name, words[i], n) != 0)
-      continue;
-    const char *p = name + n;
-    while (*p == ' ' || *p == '#' || *p == '_' || *p == ':' || *p == '-')
-      p++;
-    if (!isdigit((unsigned char)*p))
-      return -1;
-    char *end;
-    unsigned long long v = strtoull(p, &end, 10);
-    return *end == '\0' && v < (1ull << 53) ? (long long)v : -1;
-  }
-  return -1;
-}
-
-/* The launches in issue order, for the pattern. */
-typedef struct issue_key {
-  uint64_t issued;
-  uint32_t launch;
-} issue_key;
-
-static int issue_order(const void *a, const void *b) {
-  const issue_key *x = (const issue_key *)a, *y = (const issue_key *)b;
-  MPROF__ORDER_BY(issued);
-  return x->launch < y->launch ? -1 : x->launch > y->launch;
-}
-
-/* The call with each correlation id (calls sorted by it), or NULL. */
-typedef struct corr_key {
-  uint32_t correlation;
-  uint32_t index;
-} corr_key;
-
-static int corr_order(const void *a, const void *b) {
-  const corr_key *x = (const corr_key *)a, *y = (const corr_key *)b;
-  MPROF__ORDER_BY(correlation);
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static const mprof_api_call_record *call_of(const corr_key *keys, size_t n,
-                                            const mprof_api_call_record *calls,
-                                            uint32_t correlation) {
-  if (!correlation)
-    return NULL;
-  size_t at;
-  MPROF__LOWER_BOUND(at, n, mid, keys[mid].correlation < correlation);
-  return at < n && keys[at].correlation == correlation ? &calls[keys[at].index]
-                                                       : NULL;
-}
-
-/* The smallest period p (at least 2 repeats) of the kernel sequence @p seq
- * such that 95% of its launches repeat the one p before; 0 if none. A
- * period must first repeat the last 8 launches (past any warm-up), and the
- * search gives up after PATTERN_BUDGET comparisons, so that a trace of
- * millions of launches without a pattern costs seconds at most. */
-#define PATTERN_TAIL 8
-#define PATTERN_BUDGET 400000000ull
-static size_t pattern_period(const uint32_t *seq, size_t n) {
-  uint64_t spent = 0;
-  for (size_t p = 1; p <= n / 2 && spent < PATTERN_BUDGET; p++) {
-    int tail = 1;
-    for (size_t i = n - 1; tail && i >= p && i + PATTERN_TAIL >= n; i--)
-      tail = seq[i] == seq[i - p];
-    if (!tail)
-      continue;
-    size_t allowed = (n - p) / 20, missed = 0, i = p;
-    for (; i < n && missed <= allowed; i++)
-      missed += seq[i] != seq[i - p];
-    spent += i - p;
-    if (missed <= allowed)
-      return p;
-  }
-  return 0;
-}
-
-/* Steps from the repeating launch pattern: step k holds the launches
- * [k p, (k+1) p) in issue order; it spans the host from its first launch's
- * call to the next step's first call (the last: to its last call's end). */
-static int pattern_steps(kineto_step **out, size_t *count,
-                         const mprof_join *join, const corr_key *keys,
-                         size_t nc, const mprof_api_call_record *calls) {
-  const mprof_trace *trace = mprof_join_trace(join);
-  size_t nl;
-  const mprof_launch_record *launches = mprof_trace_launches(trace, &nl);
-  *out = NULL;
-  *count = 0;
-  if (nl < 2)
-    return MPROF_OK;
-  issue_key *order = (issue_key *)malloc(nl * sizeof *order);
-  uint32_t *seq = (uint32_t *)malloc(nl * sizeof *seq);
-  if (!order || !seq) {
-    free(order);
-    free(seq);
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  }
-  for (size_t i = 0; i < nl; i++) {
-    const mprof_api_call_record *c =
-        call_of(keys, nc, calls, launches[i].correlation_id);
-    order[i] = (issue_key){c ? c->start : launches[i].start, (uint32_t)i};
-  }
-  qsort(order, nl, sizeof *order, issue_order);
-  for (size_t i = 0; i < nl; i++)
-    seq[i] = mprof_join_launch_kernel(join, order[i].launch);
-  size_t p = pattern_period(seq, nl);
-  size_t steps = p ? nl / p : 0;
-  kineto_step *s = steps ? (kineto_step *)calloc(steps, sizeof *s) : NULL;
-  if (steps && !s) {
-    free(order);
-    free(seq);
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  }
-  for (size_t k = 0; k < steps; k++) {
-    const mprof_launch_record *first = &launches[order[k * p].launch];
-    const mprof_api_call_record *c =
-        call_of(keys, nc, calls, first->correlation_id);
-    s[k].start = c ? c->start : first->start;
-    s[k].thread = c ? c->thread_id : 0;
-    s[k].number = k;
-    if (k + 1 < steps) {
-      s[k].end = order[(k + 1) * p].issued;
-    } else { /* the last step: to the end of its last launch's call */
-      uint64_t end = s[k].start;
-      for (size_t i = k * p; i < nl; i++) {
-        const mprof_launch_record *l = &launches[order[i].launch];
-        const mprof_api_call_record *lc =
-            call_of(keys, nc, calls, l->correlation_id);
-        uint64_t e = lc ? lc->end : l->end;
-        end = e > end ? e : end;
-      }
-      s[k].end = end;
-    }
-  }
-  free(order);
-  free(seq);
-  *out = s;
-  *count = steps;
-  return MPROF_OK;
-}
+typedef mprof__step kineto_step;
 
 /* ---- the writer -----------------------------------------------------------
  */
@@ -402,12 +255,12 @@ static void kw_memops(kineto_writer *w, const mprof_trace *trace) {
 
 /* The calls, and a flow from each to the kernel or copy it issued. */
 static void kw_calls(kineto_writer *w, const mprof_diagnosis *diag,
-                     const unsigned char *selected, const corr_key *keys,
-                     size_t nc, const mprof_api_call_record *calls) {
+                     const unsigned char *selected,
+                     const mprof__call_index *idx) {
   const mprof_join *join = mprof_diagnosis_join(diag);
   const mprof_trace *trace = mprof_join_trace(join);
-  for (size_t i = 0; i < nc; i++) {
-    const mprof_api_call_record *c = &calls[i];
+  for (size_t i = 0; i < idx->count; i++) {
+    const mprof_api_call_record *c = &idx->calls[i];
     mprof__fields a = kw_complete(
         w, c->kind == MPROF_API_DRIVER ? "cuda_driver" : "cuda_runtime",
         mprof_trace_string(trace, c->name), w->pid, c->thread_id, c->start,
@@ -429,7 +282,7 @@ static void kw_calls(kineto_writer *w, const mprof_diagnosis *diag,
     }
     uint32_t corr =
         launch ? launches[i].correlation_id : memops[i - nl].correlation_id;
-    const mprof_api_call_record *c = call_of(keys, nc, calls, corr);
+    const mprof_api_call_record *c = mprof__call_of(idx, corr);
     if (!c)
       continue;
     const mprof_stream_record *st =
@@ -458,7 +311,7 @@ static int kw_ranges(kineto_writer *w, const mprof_trace *trace,
                     w->pid, r->thread_id, r->start, r->end);
     mprof__fields_u64(&a, "External id", w->external_ids++);
     fputs("}}", w->f);
-    long long number = step_number(name);
+    long long number = mprof__step_number(name);
     if (number < 0 || strncmp(name, "ProfilerStep#", 13) == 0)
       continue;
     if (MPROF__GROW(*steps, capacity, *step_count + 1))
@@ -473,7 +326,7 @@ static int has_profiler_steps(const mprof_trace *trace) {
   size_t n;
   const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
   for (size_t i = 0; i < n; i++)
-    if (step_number(mprof_trace_string(trace, ranges[i].name)) >= 0)
+    if (mprof__step_number(mprof_trace_string(trace, ranges[i].name)) >= 0)
       return 1;
   return 0;
 }
@@ -525,22 +378,17 @@ int mprof__export_kineto(FILE *f, const mprof_diagnosis *const *traces,
         "export: %s holds %zu processes (a merged run) and a Kineto trace "
         "holds one: export each process's own trace, one file per rank",
         mprof__export_base_name(mprof_trace_path(trace)), processes);
-  size_t nc, nl;
-  const mprof_api_call_record *calls = mprof_trace_api_calls(trace, &nc);
-  mprof_trace_launches(trace, &nl);
-  corr_key *keys = (corr_key *)malloc((nc ? nc : 1) * sizeof *keys);
-  if (!keys)
-    return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  for (size_t i = 0; i < nc; i++)
-    keys[i] = (corr_key){calls[i].correlation_id, (uint32_t)i};
-  qsort(keys, nc, sizeof *keys, corr_order);
+  mprof__call_index idx;
+  if (mprof__call_index_build(&idx, trace))
+    return MPROF_ENOMEM;
+  size_t nc = idx.count;
 
   kineto_writer w = {f,
                      mprof__export_origin(traces, 1, MPROF__ORIGIN_API_CALLS),
                      0, KINETO_UNKNOWN_PID, 0};
   if (processes == 1 && proc->pid && proc->pid < KINETO_UNKNOWN_PID)
     w.pid = proc->pid;
-  uint32_t max_corr = nc ? keys[nc - 1].correlation : 0;
+  uint32_t max_corr = mprof__call_index_max(&idx);
   w.external_ids = (uint64_t)max_corr + 1;
 
   fputs("{\"schemaVersion\":1,\n", f);
@@ -564,7 +412,7 @@ int mprof__export_kineto(FILE *f, const mprof_diagnosis *const *traces,
     step_count = 0;
   } else if (!rc && !step_count && !has_profiler_steps(trace)) {
     free(steps);
-    rc = pattern_steps(&steps, &step_count, join, keys, nc, calls);
+    rc = mprof__steps_from_pattern(&steps, &step_count, trace, &idx);
   }
   for (size_t i = 0; !rc && i < step_count; i++) {
     char name[48];
@@ -578,12 +426,12 @@ int mprof__export_kineto(FILE *f, const mprof_diagnosis *const *traces,
   }
   free(steps);
   if (!rc) {
-    kw_calls(&w, diag, sel->selected[0], keys, nc, calls);
+    kw_calls(&w, diag, sel->selected[0], &idx);
     kw_kernels(&w, diag, sel->selected[0]);
     kw_memops(&w, trace);
   }
   fputs("\n]}\n", f);
-  free(keys);
+  mprof__call_index_free(&idx);
   *events = w.events;
   return rc;
 }

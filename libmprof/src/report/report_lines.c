@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mprof/lines.h"
@@ -59,19 +60,40 @@ static const char *code_of(const lines_view *v, const mprof_line_stats *s,
   return buf;
 }
 
+static int by_samples(const void *a, const void *b) {
+  const mprof_line_instruction *x = *(const mprof_line_instruction *const *)a;
+  const mprof_line_instruction *y = *(const mprof_line_instruction *const *)b;
+  if (x->samples != y->samples)
+    return x->samples > y->samples ? -1 : 1;
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
 /* The sampled instructions of @p s, in offset order, into @p out (at most
- * @p capacity); returns how many there are. */
+ * @p capacity); returns how many there are. Code without a line (a library
+ * kernel's: all of its code) lists its hottest first instead, so the first
+ * few shown are the ones that matter, not the kernel's prologue. */
 static size_t sampled(const lines_view *v, const mprof_line_stats *s,
                       const mprof_line_instruction **out, size_t capacity) {
   size_t n = 0;
+  const mprof_line_instruction **all =
+      s->line ? NULL
+              : (const mprof_line_instruction **)calloc(
+                    s->instruction_count + 1, sizeof *all);
   for (size_t i = 0; i < s->instruction_count; i++) {
     const mprof_line_instruction *in =
         mprof_lines_instruction_find(v->lines, s->offsets[i]);
     if (!in || !in->samples)
       continue;
-    if (n < capacity)
+    if (all)
+      all[n] = in;
+    else if (n < capacity)
       out[n] = in;
     n++;
+  }
+  if (all) {
+    qsort(all, n, sizeof *all, by_samples);
+    memcpy(out, all, (n < capacity ? n : capacity) * sizeof *out);
+    free(all);
   }
   return n;
 }

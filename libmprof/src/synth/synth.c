@@ -80,7 +80,8 @@ MPROF__VERSIONS(synth_options, "synth options",
                 MPROF__END_OF(mprof_synth_options, timing_seed),
                 MPROF__END_OF(mprof_synth_options, span_nested),
                 MPROF__END_OF(mprof_synth_options, slow_devices),
-                MPROF__END_OF(mprof_synth_options, meta_count));
+                MPROF__END_OF(mprof_synth_options, meta_count),
+                MPROF__END_OF(mprof_synth_options, step_flags));
 
 int mprof_synth_options_init(mprof_synth_options *opts, unsigned version) {
   mprof_synth_options init = MPROF_SYNTH_OPTIONS_INIT;
@@ -350,6 +351,184 @@ static double pc_weight(uint32_t p, uint32_t n) {
   return 1.0 / (1.0 + fabs((double)p - n / 2.0));
 }
 
+/* ---- training steps (version 6) ------------------------------------------ */
+
+#define STEP_NCCL_NS 40000     /* the all-reduce that closes a step */
+#define STEP_IDLE_NS 30000     /* GPU idle between steps, host in no call */
+#define STEP_CALL_LEAD 1200    /* a launch's call starts this long before it */
+#define STEP_CALL_NS 1000      /* and lasts this long */
+#define STEP_MAIN_THREAD 1     /* the step ranges and the NCCL launches */
+#define STEP_STREAM_THREAD 100 /* + the stream: its launches' calls */
+static const char nccl_kernel_name[] =
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+
+typedef struct step_launch {
+  uint32_t kernel;
+  uint32_t duration, gap;
+} step_launch;
+
+static int put_call(mprof_writer *w, uint64_t start, uint32_t correlation,
+                    uint32_t thread, uint32_t name) {
+  mprof_api_call_record c;
+  memset(&c, 0, sizeof c);
+  c.start = start;
+  c.end = start + STEP_CALL_NS;
+  c.correlation_id = correlation;
+  c.thread_id = thread;
+  c.name = name;
+  c.kind = MPROF_API_RUNTIME;
+  return mprof_writer_append(w, NULL, MPROF_SECTION_API_CALLS, &c);
+}
+
+/* The launches of every stream in opts->steps steps (see synth.h). Every
+ * launch is drawn first, in stream order, so that each step can start on
+ * every stream once the slowest stream finished the step before. */
+static int
+write_step_launches(mprof_writer *w, const mprof_synth_options *opts,
+                    const synth_kernel *kernels, const uint32_t *device_index,
+                    uint32_t shape_index[16][64], const uint32_t *nccl_shape,
+                    double kernel_time[16][64], uint64_t *rng, uint64_t *trng) {
+  uint32_t total_streams = opts->streams * opts->devices;
+  uint64_t per_stream = opts->launches / total_streams;
+  uint64_t per_step = per_stream / opts->steps;
+  if (!per_step)
+    return mprof__error_set(MPROF_EINVAL,
+                            "synth: %llu launches cannot fill %u steps on %u "
+                            "streams; ask for more launches or fewer steps",
+                            (unsigned long long)opts->launches, opts->steps,
+                            total_streams);
+  step_launch *drawn =
+      (step_launch *)malloc(per_stream * total_streams * sizeof *drawn);
+  uint64_t *step_start =
+      (uint64_t *)calloc((size_t)opts->steps + 1, sizeof *step_start);
+  uint64_t *step_busy = (uint64_t *)calloc(opts->steps, sizeof *step_busy);
+  uint32_t *stream_index =
+      (uint32_t *)malloc(total_streams * sizeof *stream_index);
+  int rc = drawn && step_start && step_busy && stream_index
+               ? MPROF_OK
+               : mprof__error_set(MPROF_ENOMEM, "out of memory");
+  /* Draw: one kernel order per stream, the same in every step (the last
+   * step also takes the remainder). */
+  for (uint32_t s = 0; !rc && s < total_streams; s++) {
+    uint32_t d = s / opts->streams;
+    step_launch *sl = drawn + (size_t)s * per_stream;
+    for (uint64_t i = 0; i < per_stream; i++) {
+      uint64_t step =
+          i / per_step < opts->steps ? i / per_step : opts->steps - 1;
+      uint32_t k = i < per_step || i >= per_step * opts->steps
+                       ? (uint32_t)(next_random(rng) % opts->kernels)
+                       : sl[i % per_step].kernel;
+      double jitter = 0.85 + 0.3 * uniform(trng);
+      int slow_here = slowed(opts, k, d) &&
+                      (!opts->slow_step || opts->slow_step == step + 1);
+      double slow = slow_here ? 1.0 + opts->slowdown : 1.0;
+      sl[i].kernel = k;
+      sl[i].duration = (uint32_t)(kernels[k].mean_ns * jitter * slow);
+      sl[i].gap = kernels[k].scenario == MPROF_SYNTH_LAUNCH_GAPS
+                      ? 20000 + (uint32_t)(next_random(trng) % 5000)
+                      : 1500 + (uint32_t)(next_random(trng) % 2500);
+    }
+  }
+  /* When each step starts: after the slowest stream's part of the step
+   * before, its all-reduce and the idle gap. */
+  step_start[0] = 1700000000000000000ull + 200000;
+  for (uint32_t k = 0; !rc && k < opts->steps; k++) {
+    uint64_t longest = 0;
+    for (uint32_t s = 0; s < total_streams; s++) {
+      const step_launch *sl = drawn + (size_t)s * per_stream;
+      uint64_t first = (uint64_t)k * per_step;
+      uint64_t last = k + 1 == opts->steps ? per_stream : first + per_step;
+      uint64_t t = 1000ull * (s % opts->streams);
+      for (uint64_t i = first; i < last; i++)
+        t += sl[i].duration + (i + 1 < last ? sl[i].gap : 0);
+      longest = t > longest ? t : longest;
+    }
+    step_busy[k] = longest;
+    step_start[k + 1] =
+        step_start[k] + longest + 3000 + STEP_NCCL_NS + STEP_IDLE_NS;
+  }
+  uint32_t launch_name = mprof_writer_string(w, "cudaLaunchKernel");
+  uint32_t correlation = 1;
+  for (uint32_t s = 0; !rc && s < total_streams; s++) {
+    uint32_t d = s / opts->streams;
+    mprof_stream_record sr = {device_index[d], 1 + d, 7 + (s % opts->streams),
+                              0};
+    rc = mprof_writer_intern(w, &stream_index[s], MPROF_SECTION_STREAMS, &sr);
+    if (!rc && s == 0) {
+      mprof_memop_record mo;
+      memset(&mo, 0, sizeof mo);
+      mo.start = 1700000000000000000ull;
+      mo.end = mo.start + 180000;
+      mo.bytes = 64ull << 20;
+      mo.stream = stream_index[s];
+      mo.correlation_id = correlation++;
+      mo.kind = MPROF_MEMOP_MEMCPY;
+      mo.copy_kind = MPROF_COPY_HTOD;
+      mo.src_device = MPROF_INDEX_NONE;
+      mo.dst_device = 0;
+      rc = mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &mo);
+    }
+    const step_launch *sl = drawn + (size_t)s * per_stream;
+    int first_stream = s % opts->streams == 0;
+    for (uint32_t k = 0; !rc && k < opts->steps; k++) {
+      uint64_t first = (uint64_t)k * per_step;
+      uint64_t last = k + 1 == opts->steps ? per_stream : first + per_step;
+      uint64_t t = step_start[k] + 1000ull * (s % opts->streams);
+      for (uint64_t i = first; !rc && i < last; i++) {
+        mprof_launch_record l;
+        memset(&l, 0, sizeof l);
+        l.start = t;
+        l.end = t + sl[i].duration;
+        l.shape = shape_index[d][sl[i].kernel];
+        l.stream = stream_index[s];
+        l.correlation_id = correlation++;
+        rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l);
+        if (!rc)
+          rc = put_call(w, t - STEP_CALL_LEAD, l.correlation_id,
+                        STEP_STREAM_THREAD + s, launch_name);
+        kernel_time[d][sl[i].kernel] += (double)sl[i].duration;
+        t = l.end + sl[i].gap;
+      }
+      if (rc || !first_stream)
+        continue;
+      /* The all-reduce: every rank's step ends with it. */
+      mprof_launch_record l;
+      memset(&l, 0, sizeof l);
+      l.start = step_start[k] + step_busy[k] + 3000;
+      l.end = l.start + STEP_NCCL_NS;
+      l.shape = nccl_shape[d];
+      l.stream = stream_index[s];
+      l.correlation_id = correlation++;
+      rc = mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l);
+      if (!rc)
+        rc = put_call(w, l.start - STEP_CALL_LEAD, l.correlation_id,
+                      STEP_MAIN_THREAD, launch_name);
+    }
+  }
+  /* The steps' NVTX ranges, from before the first call to after the
+   * all-reduce. */
+  uint32_t domain = mprof_writer_string(w, "");
+  for (uint32_t k = 0; !rc && k < opts->steps &&
+                       !(opts->step_flags & MPROF_SYNTH_STEPS_UNMARKED);
+       k++) {
+    char name[32];
+    snprintf(name, sizeof name, "step %u", k);
+    mprof_range_record r;
+    memset(&r, 0, sizeof r);
+    r.start = step_start[k] - 10000;
+    r.end = step_start[k] + step_busy[k] + 3000 + STEP_NCCL_NS + 2000;
+    r.name = mprof_writer_string(w, name);
+    r.domain = domain;
+    r.thread_id = STEP_MAIN_THREAD;
+    rc = mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r);
+  }
+  free(drawn);
+  free(step_start);
+  free(step_busy);
+  free(stream_index);
+  return rc;
+}
+
 #define TRY(expr)                                                              \
   do {                                                                         \
     int rc_ = (expr);                                                          \
@@ -394,6 +573,15 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
                             "synth: spans must be at most 100000000, span "
                             "warps 0..32, span SMs 0..132 and the imbalance "
                             "0..100");
+  if (opts->steps &&
+      (opts->spans || opts->steps > 1000000 || opts->slow_step > opts->steps ||
+       (opts->step_flags & ~MPROF_SYNTH_STEPS_UNMARKED)))
+    return mprof__error_set(MPROF_EINVAL,
+                            "synth: steps must be 1..1000000, the slow step "
+                            "one of them, and steps go without spans");
+  if (!opts->steps && (opts->slow_step || opts->step_flags))
+    return mprof__error_set(MPROF_EINVAL,
+                            "synth: a slow step or step flags need steps");
   mprof_writer *w;
   int rc = mprof_writer_open(&w, path, NULL);
   if (rc)
@@ -415,6 +603,8 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
                         opts->pcs_per_kernel ? "continuous" : "off"));
   TRY(mprof_writer_meta(w, "pc.period", "14"));
   TRY(mprof_writer_meta(w, "clock", "synthetic"));
+  if (opts->steps)
+    TRY(mprof_writer_meta(w, "api_calls", "launches_copies_memsets"));
   for (size_t i = 0; opts->version >= 5 && i < opts->meta_count; i++)
     TRY(mprof_writer_meta(w, opts->meta[2 * i], opts->meta[2 * i + 1]));
 
@@ -488,6 +678,28 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     }
   }
 
+  /* With steps, each device's NCCL all-reduce kernel. */
+  uint32_t nccl_shape[16];
+  for (uint32_t d = 0; opts->steps && d < opts->devices; d++) {
+    mprof_kernel_record kr;
+    memset(&kr, 0, sizeof kr);
+    kr.mangled_name = mprof_writer_string(w, nccl_kernel_name);
+    kr.cubin_crc = 0x5eed0003ull;
+    kr.function_index = 99;
+    kr.device = device_index[d];
+    kr.registers = 96;
+    uint32_t kernel_index;
+    TRY(mprof_writer_intern(w, &kernel_index, MPROF_SECTION_KERNELS, &kr));
+    mprof_shape_record sh;
+    memset(&sh, 0, sizeof sh);
+    sh.kernel = kernel_index;
+    sh.grid[0] = 24;
+    sh.grid[1] = sh.grid[2] = 1;
+    sh.block[0] = 512;
+    sh.block[1] = sh.block[2] = 1;
+    TRY(mprof_writer_intern(w, &nccl_shape[d], MPROF_SECTION_SHAPES, &sh));
+  }
+
   /* Launches, stream by stream so the file comes out sorted. */
   uint64_t base = 1700000000000000000ull;
   uint32_t total_streams = opts->streams * opts->devices;
@@ -507,7 +719,10 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
         zero_launches += next_random(&probe) % opts->kernels == 0;
     TRY(span_plan_init(&plan, w, opts, zero_launches));
   }
-  for (uint32_t s = 0; s < total_streams; s++) {
+  if (opts->steps)
+    TRY(write_step_launches(w, opts, kernels, device_index, shape_index,
+                            nccl_shape, kernel_time, &rng, trng));
+  for (uint32_t s = 0; !opts->steps && s < total_streams; s++) {
     uint32_t d = s / opts->streams;
     mprof_stream_record sr = {device_index[d], 1 + d, 7 + (s % opts->streams),
                               0};

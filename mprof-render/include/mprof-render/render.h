@@ -223,6 +223,15 @@ const char *mprof_render_memop_label(const mprof_render_model *model,
                                      size_t memop, cairo_t *cr,
                                      double max_width, char *buf, size_t size);
 
+/** The name drawn inside a launch of kernel @p kernel that is
+ * @p max_width pixels wide at the Trace's font on @p cr: the kernel's
+ * short name, unique within the trace, cut in the middle to what fits
+ * (the part that tells it apart stays); "" when fewer than 4 characters
+ * would show. With @p cr NULL, the whole short name. Returns @p buf. */
+const char *mprof_render_kernel_label(const mprof_render_model *model,
+                                      int kernel, cairo_t *cr, double max_width,
+                                      char *buf, size_t size);
+
 /**
  * Open the trace at @p trace_path and the sidecar at @p sidecar_path (NULL:
  * TRACE ".pc.json" when that file exists). A missing sidecar is no error; a
@@ -328,7 +337,83 @@ typedef struct mprof_render_view {
   /** Trace: the launch under the pointer (index into LAUNCHES), -1 none:
    * like the selected launch, it shows the flow arrow from its API call. */
   int64_t hover_launch;
+  /** Trace: a search (kernel and NVTX range names, any case, any part of
+   * them), NULL or "" for none: launches and ranges it does not match are
+   * dimmed. Borrowed: the caller keeps it alive while the view is used. */
+  const char *search;
+  /** Trace: one byte per row (mprof_render_row_count()) of
+   * mprof_render_row_state flags, NULL for every row shown. Borrowed. */
+  const uint8_t *row_state;
+  /** Trace: 1 when the caller lists the selected range's kernels itself
+   * (the viewer, under the Trace): no panel over the rows. */
+  int32_t no_selection_panel;
+  /** Source: the file shown, 1 + its index for
+   * mprof_render_source_file_at(); 0: the file of the kernel's hottest
+   * line. */
+  int32_t source_file;
+  /** Source: the line marked (where navigation went), 0 none. */
+  uint32_t source_line;
+  /** Source: the searched text ("" none); its matches are marked. */
+  char source_find[128];
+  /** Source: the instruction marked (its byte offset + 1), 0 none: the
+   * one clicked in Hotspots, Flame or Raster, or on a kernel without
+   * lines the one navigated to. */
+  uint32_t source_pc;
 } mprof_render_view;
+
+/** Trace rows folded away (mprof_render_view.row_state). */
+typedef enum mprof_render_row_state {
+  /** On a device or thread band: the rows under it, up to the next band,
+   * are folded into it. */
+  MPROF_ROW_COLLAPSED = 1 << 0,
+  /** The row is hidden (a band hides with the rows under it). */
+  MPROF_ROW_HIDDEN = 1 << 1
+} mprof_render_row_state;
+
+/** 1 when @p row of @p view is drawn: not hidden, and not under a
+ * collapsed or hidden band. */
+int mprof_render_row_shown(const mprof_render_model *model,
+                           const mprof_render_view *view, size_t row);
+/** The band (device or thread row) that @p row lies under, @p row itself
+ * for a band; -1 for none. */
+int mprof_render_row_band(const mprof_render_model *model, size_t row);
+/** Rows under band @p band that are hidden (MPROF_ROW_HIDDEN), for its
+ * label. */
+size_t mprof_render_band_hidden(const mprof_render_model *model,
+                                const mprof_render_view *view, size_t band);
+
+/* ---- search ------------------------------------------------------------ */
+
+/** 1 when @p search (NULL or "" matches everything) is part of @p name,
+ * in any case. */
+int mprof_render_name_matches(const char *name, const char *search);
+/** 1 when @p search is part of kernel @p kernel's short, display or
+ * mangled name. */
+int mprof_render_kernel_matches(const mprof_render_model *model, int kernel,
+                                const char *search);
+/** Launches of the kernels @p search matches; *kernels those kernels and
+ * *ranges the NVTX ranges it matches (either may be NULL). */
+size_t mprof_render_search_count(const mprof_render_model *model,
+                                 const char *search, size_t *kernels,
+                                 size_t *ranges);
+
+/** A match of a search: a launch (kind MPROF_HIT_LAUNCH, index into
+ * LAUNCHES) or an NVTX range (MPROF_HIT_RANGE, index into RANGES); kind
+ * MPROF_HIT_NONE for none. */
+typedef struct mprof_render_match {
+  int kind;
+  int64_t index;
+  int64_t start_ns, end_ns;
+} mprof_render_match;
+
+/** The match of @p search after @p from in time (before it when
+ * @p forward is 0), wrapping around at the end; @p from NULL or of kind
+ * MPROF_HIT_NONE starts at the beginning (the end). Time order: start,
+ * then launches before ranges, then index. 1 with *out set, 0 when
+ * nothing matches. O(launches + ranges). */
+int mprof_render_search_next(const mprof_render_model *model,
+                             const char *search, const mprof_render_match *from,
+                             int forward, mprof_render_match *out);
 
 /** The selected time range of @p view as text for people: its totals, then
  * every kernel that ran in it by GPU time (launches, time, share, short
@@ -372,7 +457,11 @@ typedef struct mprof_render_limits {
 #define MPROF_RENDER_ROW_MIN 6.0
 #define MPROF_RENDER_ROW_MAX 400.0
 
-/** Whole trace visible, dominant kernel selected, default row height. */
+/** Dominant kernel selected, default row height, and the time where the
+ * kernels ran: the shortest stretch holding 90% of the kernel time, with
+ * a margin, when that is at most a fifth of the GPU activity (a lead-in of
+ * copies and set-up, idle gaps), else all of the GPU activity (the limits:
+ * what zooming out reaches). */
 void mprof_render_view_init(mprof_render_view *view,
                             const mprof_render_model *model);
 void mprof_render_model_limits(const mprof_render_model *model,
@@ -411,13 +500,77 @@ void mprof_render_view_fit_spans(mprof_render_view *view,
                                  const mprof_render_model *model);
 
 /**
- * The first look at the Source tab: scrolled so that the kernel's hottest
- * line sits a quarter of the way down a view @p height px tall (no scroll
- * when it is already in the top half).
+ * The first look at the Source tab: the kernel's hottest line marked and
+ * scrolled to a quarter of the way down a view @p height px tall (no
+ * scroll when it is already in the top half).
  */
 void mprof_render_view_open_source_tab(mprof_render_view *view,
                                        const mprof_render_model *model,
                                        double height);
+
+/* ---- the Source tab: its files, hot lines, navigation and search -------- */
+
+/** Number of files with numbered lines of kernel @p kernel (0 for a kernel
+ * without a line table). */
+size_t mprof_render_source_file_count(const mprof_render_model *model,
+                                      int kernel);
+/** File @p index of kernel @p kernel, most samples first, as its line
+ * table names it (owned by the model until another kernel's lines are
+ * built); *share (may be NULL) gets its share of the samples. NULL out of
+ * range. */
+const char *mprof_render_source_file_at(const mprof_render_model *model,
+                                        int kernel, size_t index,
+                                        double *share);
+/** The file of kernel @p kernel named @p name (its whole path, or its
+ * last components: "math.cuh", "lines/math.cuh") as a view's source_file
+ * (1 + its index); 0 when none. */
+int32_t mprof_render_source_file_find(const mprof_render_model *model,
+                                      int kernel, const char *name);
+/** Number of sampled lines with a number of kernel @p kernel, or for a
+ * kernel without lines its sampled instructions: the ranks
+ * mprof_render_view_source_hot() steps through. */
+size_t mprof_render_source_hot_count(const mprof_render_model *model,
+                                     int kernel);
+
+/** Show file @p file (a view's source_file) of view->kernel and mark its
+ * line @p line (0: its hottest line): 0, or -1 when that file has no such
+ * line (nothing changes). */
+int mprof_render_view_source_line(mprof_render_view *view,
+                                  const mprof_render_model *model, int32_t file,
+                                  uint32_t line);
+/**
+ * Mark a hot line of view->kernel: with @p step 0 the hottest, else the
+ * one @p step ranks after (negative: before) the marked line, round the
+ * list; from a line that is not hot, the hottest (or, backwards, the
+ * coolest). The file shown follows. A kernel without lines steps through
+ * its sampled instructions instead (view->source_pc). Returns the rank
+ * marked (0 hottest), or -1 when there is nothing sampled to mark.
+ */
+int mprof_render_view_source_hot(mprof_render_view *view,
+                                 const mprof_render_model *model, int step);
+/** Mark the line of the instruction at byte offset @p offset of
+ * view->kernel (a Hotspots row, a Flame or Raster instruction), and the
+ * instruction: 0, or -1 when it has no line (a library kernel's code: on
+ * its page of SASS the instruction alone is marked). */
+int mprof_render_view_source_pc(mprof_render_view *view,
+                                const mprof_render_model *model,
+                                uint32_t offset);
+/**
+ * Search the shown file for @p text (ASCII case ignored; kept in
+ * view->source_find, whose matches are drawn marked): with @p direction 0
+ * mark the first line that holds it from the marked line on (itself
+ * included: the search as it is typed), with 1 the next after it, -1 the
+ * one before, round the file. Returns the number of lines that hold it
+ * (0: the marked line stays).
+ */
+size_t mprof_render_view_source_find(mprof_render_view *view,
+                                     const mprof_render_model *model,
+                                     const char *text, int direction);
+/** Scroll a Source tab @p height px tall so that the marked line is in
+ * view: unchanged when it is, else a quarter of the way down. */
+void mprof_render_view_source_scroll(mprof_render_view *view,
+                                     const mprof_render_model *model,
+                                     double height);
 
 /**
  * The first look at a span tab, in the viewer and in `mprof view` alike:

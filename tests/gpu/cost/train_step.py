@@ -7,7 +7,9 @@ scaled_dot_product_attention, and a Triton kernel (squared ReLU, forward and
 backward) inside the MLP. Prints the time of each phase and "RESULT ok" when
 the loss went down.
 
-usage: train_step.py [--steps N] [--layers L] [--width D]
+usage: train_step.py [--steps N] [--layers L] [--width D] [--nvtx]
+  --nvtx  each step inside torch.cuda.nvtx.range("step") (for capture
+          windows: `mprof record --capture-range nvtx:step`)
 """
 import argparse
 import sys
@@ -104,6 +106,7 @@ def main():
     p.add_argument("--width", type=int, default=1024)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--seq", type=int, default=1024)
+    p.add_argument("--nvtx", action="store_true")
     args = p.parse_args()
     if not torch.cuda.is_available():
         print("train_step: no CUDA device", file=sys.stderr)
@@ -122,12 +125,16 @@ def main():
     step_times = []
     for step in range(args.steps):
         s0 = time.perf_counter()
+        if args.nvtx:
+            torch.cuda.nvtx.range_push("step")
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = F.mse_loss(model(x).float(), target)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
         losses.append(loss.item())  # synchronises
+        if args.nvtx:
+            torch.cuda.nvtx.range_pop()
         step_times.append(time.perf_counter() - s0)
     t_end = time.perf_counter()
     steady = sorted(step_times[2:]) if len(step_times) > 2 else step_times
