@@ -14,8 +14,9 @@
  *            once one after the other, once on two threads as `mprof diff`
  *            does
  *   set      the two traces as one run (`mprof summary A B`): open both,
- *            merge them into one (mprof_trace_open_merged()), join,
- *            diagnose, XML to /dev/null
+ *            open them as a set (mprof_trace_open_merged(), a view over
+ *            the two files), join, diagnose, XML to /dev/null; bench_set
+ *            compares sets of N with their traces' summaries
  *
  * Goals (from the issue): summary within 3x of the plain read, with peak
  * RSS under 1.5x the file's size; diff within 2x of one summary.
@@ -260,7 +261,7 @@ int main(int argc, char **argv) {
          "on one thread (goal <= 2x: %s)\n",
          d_ratio, seq.seconds / sum.seconds, d_ratio <= 2.0 ? "met" : "MISSED");
   printf("set summary       %.2fx one summary for twice the launches "
-         "(%.1f ms of it merging)\n",
+         "(%.1f ms more than two summaries)\n",
          set.seconds / sum.seconds, (set.seconds - 2 * sum.seconds) * 1e3);
   return 0;
 }

@@ -29,7 +29,7 @@ typedef struct record_options {
   const char *pc_period;
   const char *pc_buffer;
   const char *kernel_regex;
-  const char *pm;          /* "on", "off", "both" (two runs) or "alternate" */
+  const char *pm; /* "on", "off", "both" (two runs) or "alternate" */
   const char *alternate_every;
   const char *pm_interval; /* a duration, e.g. 10us */
   /* The capture window (producers/cupti/capture.h); NULL: not given. */
@@ -314,9 +314,8 @@ static int parse_options(record_options *o, int argc, char **argv) {
                            o->pc_mode);
   if (strcmp(o->pm, "on") && strcmp(o->pm, "off") && strcmp(o->pm, "both") &&
       strcmp(o->pm, "alternate"))
-    return cli_usage_error("record",
-                           "--pm must be on, off, both or alternate, not '%s'",
-                           o->pm);
+    return cli_usage_error(
+        "record", "--pm must be on, off, both or alternate, not '%s'", o->pm);
   int alternate = strcmp(o->pm, "alternate") == 0;
   if (alternate && (!o->capture_range || strcmp(o->capture_range, "none") == 0))
     return cli_usage_error("record",

@@ -61,6 +61,9 @@ int cli_report_load(cli_report_input *in, const cli_trace_set *set,
     mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;
     jo.sidecar = in->sidecar;
     jo.flags = join_flags;
+    /* A set's traces are joined on every core (the same result as one). */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    jo.threads = cpus > 0 ? (unsigned)cpus : 1;
     rc = mprof_join_build(&in->join, in->trace, &jo);
   }
   if (!rc)
@@ -193,6 +196,7 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
   mprof_report_options ro = MPROF_REPORT_OPTIONS_INIT;
   const char *sidecar = NULL, *color = "auto";
   int no_sidecar = 0, detail = 0, args = 0, by_range = 0, by_line = 0, status;
+  int sorted = 0;
   const char *roots[CLI_ROOTS_MAX];
   size_t root_count = 0;
   unsigned saw = 0;
@@ -209,6 +213,15 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
     }
     if (strcmp(arg, "--detail") == 0) {
       detail = 1;
+    } else if (strcmp(arg, "--sort") == 0) {
+      if (!value || (strcmp(value, "time") && strcmp(value, "saved")))
+        return cli_usage_error("summary", "--sort takes time or saved");
+      if (strcmp(value, "saved") == 0)
+        ro.flags |= MPROF_REPORT_SORT_SAVED;
+      else
+        ro.flags &= ~MPROF_REPORT_SORT_SAVED;
+      sorted = 1;
+      i++;
     } else if (strcmp(arg, "--by-range") == 0) {
       by_range = 1;
     } else if (strcmp(arg, "--by-line") == 0) {
@@ -255,6 +268,9 @@ static int summary(int argc, char **argv, cli_trace_set *set) {
                            "--sidecar and --no-sidecar contradict each other");
   if (root_count && !by_line)
     return cli_usage_error("summary", "--source-root goes with --by-line");
+  if (sorted && (by_line || by_range))
+    return cli_usage_error("summary", "--sort goes with the kernel summary, "
+                                      "not --by-line or --by-range");
   if (by_line && (by_range || detail || join_flags))
     return cli_usage_error("summary",
                            "--by-line takes --kernel, --top N, --hot N, "

@@ -8,10 +8,12 @@
 #include <dirent.h>
 #include <glob.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mprof/mprof.h"
@@ -110,6 +112,54 @@ static void set_name(char *out, size_t size, const char *label,
     snprintf(out, size, "%s + %zu more", set->paths[0], set->count - 1);
 }
 
+/* Opening a set's traces on a few threads: each takes the next path. */
+typedef struct open_job {
+  const cli_trace_set *set;
+  mprof_trace **traces;
+  size_t next; /* taken atomically */
+  int failed;  /* set atomically when any open fails */
+} open_job;
+
+static void *open_some(void *arg) {
+  open_job *job = (open_job *)arg;
+  for (;;) {
+    size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+    if (i >= job->set->count)
+      return NULL;
+    if (mprof_mkprof_open_trace(&job->traces[i], job->set->paths[i], NULL))
+      __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+  }
+}
+
+/* Open every trace of @p set into @p traces on up to one thread a core;
+ * 0 when all opened. On a failure all are closed again: the caller opens
+ * them one by one, so that the first to fail says why on its thread. */
+static int open_parallel(const cli_trace_set *set, mprof_trace **traces) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t threads = cpus > 1 ? (size_t)cpus : 1;
+  if (threads > set->count)
+    threads = set->count;
+  if (threads < 2)
+    return -1;
+  open_job job = {set, traces, 0, 0};
+  pthread_t *ids = (pthread_t *)calloc(threads - 1, sizeof *ids);
+  size_t started = 0;
+  while (ids && started + 1 < threads &&
+         pthread_create(&ids[started], NULL, open_some, &job) == 0)
+    started++;
+  open_some(&job);
+  for (size_t i = 0; i < started; i++)
+    pthread_join(ids[i], NULL);
+  free(ids);
+  if (!job.failed)
+    return 0;
+  for (size_t i = 0; i < set->count; i++) {
+    mprof_trace_free(traces[i]);
+    traces[i] = NULL;
+  }
+  return -1;
+}
+
 int cli_trace_set_open(const cli_trace_set *set, const char *label,
                        mprof_trace **out, size_t *failed) {
   *out = NULL;
@@ -126,9 +176,10 @@ int cli_trace_set_open(const cli_trace_set *set, const char *label,
     return MPROF_ENOMEM;
   }
   int rc = 0;
-  for (size_t i = 0; !rc && i < set->count; i++)
-    if ((rc = mprof_mkprof_open_trace(&traces[i], set->paths[i], NULL)) != 0)
-      *failed = i;
+  if (open_parallel(set, traces) != 0)
+    for (size_t i = 0; !rc && i < set->count; i++)
+      if ((rc = mprof_mkprof_open_trace(&traces[i], set->paths[i], NULL)) != 0)
+        *failed = i;
   if (!rc) {
     char name[PATH_MAX + 64];
     set_name(name, sizeof name, label, set);

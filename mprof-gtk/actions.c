@@ -159,6 +159,9 @@ static const struct {
      "text in the file on the Source tab"},
     {"win.show-rows", {"<Control><Shift>h", NULL}, "Trace: show hidden rows"},
     {"win.open", {"<Control>o", NULL}, "open a trace"},
+    {"win.copy-text",
+     {"<Control><Shift>c", NULL},
+     "copy the tab as text (Summary, Hotspots, selected range)"},
     {"win.close", {"<Control>w", "<Control>q", NULL}, "close the window"},
     {"win.keys", {"F1", "question", NULL}, "this list of keys"},
 };

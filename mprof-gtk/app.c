@@ -10,6 +10,7 @@
 
 #include "actions.h"
 #include "app.h"
+#include "load.h"
 #include "open.h"
 #include "selftest.h"
 #include "window.h"
@@ -49,6 +50,50 @@ static const GOptionEntry options[] = {
 void mprof_gtk_app_set_exit_status(MprofGtkApp *self, int status) {
   if (status > self->exit_status)
     self->exit_status = status;
+}
+
+/* What the command line asked for once its trace is open. */
+typedef struct opening {
+  MprofGtkApp *app;
+  char *kernel;
+  char *recent; /* one trace: it joins the recent files; else NULL */
+  int rows, depth, tab;
+} opening;
+
+static void opening_free(gpointer data) {
+  opening *o = data;
+  g_object_unref(o->app);
+  g_free(o->kernel);
+  g_free(o->recent);
+  g_free(o);
+}
+
+static void on_loaded(MprofGtkWindow *window, MprofGtkLoadOutcome outcome,
+                      const char *error, gpointer data) {
+  (void)error; /* the window and stderr have it */
+  opening *o = data;
+  if (outcome == MPROF_GTK_LOAD_FAILED)
+    mprof_gtk_app_set_exit_status(o->app, 2);
+  if (outcome != MPROF_GTK_LOADED)
+    return;
+  MprofGtkViewState *state = mprof_gtk_window_get_state(window);
+  const mprof_render_model *model = mprof_gtk_view_state_get_model(state);
+  if (o->recent)
+    mprof_gtk_open_note_recent(o->recent);
+  if (o->kernel) {
+    int k = mprof_render_kernel_find(model, o->kernel);
+    if (k < 0)
+      g_printerr("mprof-gtk: no kernel matches '%s'; showing the dominant "
+                 "kernel\n",
+                 o->kernel);
+    else {
+      mprof_gtk_view_state_select_kernel(state, k);
+      mprof_gtk_window_keep_kernel(window); /* the span tabs too */
+    }
+  }
+  mprof_gtk_window_set_activity(window, o->rows, o->depth);
+  mprof_gtk_window_set_tab(
+      window, o->tab >= 0 ? o->tab : mprof_render_model_first_tab(model));
 }
 
 static int command_line(GApplication *application,
@@ -129,37 +174,36 @@ static int command_line(GApplication *application,
   const char *path = demo         ? "demo-activity (synthetic)"
                      : count == 1 ? files[0]
                                   : set_name;
-  mprof_render_model *model = NULL;
   MprofGtkWindow *window;
-  if (demo ? mprof_render_model_open_demo(&model)
-           : mprof_render_model_open_set(&model, (const char *const *)files,
-                                         count, path, sidecar)) {
-    /* The error goes to the window and to stderr, in one line. */
-    const char *error = mprof_render_error();
-    g_application_command_line_printerr(cmdline, "mprof-gtk: %s\n", error);
-    mprof_gtk_app_set_exit_status(self, 2);
-    window = mprof_gtk_window_new(GTK_APPLICATION(self), NULL, path, error);
-  } else {
-    window = mprof_gtk_window_new(GTK_APPLICATION(self), model, path, NULL);
-    if (!demo && count == 1)
-      mprof_gtk_open_note_recent(path);
-    MprofGtkViewState *state = mprof_gtk_window_get_state(window);
-    if (kernel) {
-      int k = mprof_render_kernel_find(model, kernel);
-      if (k < 0)
-        g_application_command_line_printerr(
-            cmdline,
-            "mprof-gtk: no kernel matches '%s'; showing the dominant "
-            "kernel\n",
-            kernel);
-      else {
-        mprof_gtk_view_state_select_kernel(state, k);
-        mprof_gtk_window_keep_kernel(window); /* the span tabs too */
-      }
+  if (demo) {
+    /* The demo is small: opened here. */
+    mprof_render_model *model = NULL;
+    if (mprof_render_model_open_demo(&model)) {
+      /* The error goes to the window and to stderr, in one line. */
+      const char *error = mprof_render_error();
+      g_application_command_line_printerr(cmdline, "mprof-gtk: %s\n", error);
+      mprof_gtk_app_set_exit_status(self, 2);
+      window = mprof_gtk_window_new(GTK_APPLICATION(self), NULL, path, error);
+    } else {
+      window = mprof_gtk_window_new(GTK_APPLICATION(self), model, path, NULL);
+      mprof_gtk_window_set_activity(window, rows, depth);
+      mprof_gtk_window_set_tab(window, tab);
     }
-    mprof_gtk_window_set_activity(window, rows, depth);
-    mprof_gtk_window_set_tab(
-        window, tab >= 0 ? tab : mprof_render_model_first_tab(model));
+  } else {
+    /* A trace opens on a worker: the window answers meanwhile, shows the
+     * steps and can cancel; the options apply once it is open. */
+    opening *o = g_new0(opening, 1);
+    o->app = g_object_ref(self);
+    o->kernel = g_strdup(kernel);
+    o->rows = rows;
+    o->depth = depth;
+    o->tab = tab;
+    o->recent = count == 1 ? g_strdup(path) : NULL;
+    window = mprof_gtk_window_new_loading(GTK_APPLICATION(self), path);
+    if (smoke && g_getenv("MPROF_SELFTEST_LOAD"))
+      mprof_gtk_load_hold(TRUE); /* the self-test lets it go */
+    mprof_gtk_load_start(window, files, count, path, sidecar, on_loaded, o,
+                         opening_free);
   }
   gtk_window_present(GTK_WINDOW(window));
   if (smoke)

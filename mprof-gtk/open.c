@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "load.h"
 #include "open.h"
 
 /* The name recent-file entries carry, so the Recent menu lists the traces
@@ -62,18 +63,20 @@ static gboolean close_later(gpointer window) {
   return G_SOURCE_REMOVE;
 }
 
+static void on_loaded(MprofGtkWindow *window, MprofGtkLoadOutcome outcome,
+                      const char *error, gpointer data) {
+  (void)window;
+  (void)error;
+  if (outcome == MPROF_GTK_LOADED)
+    mprof_gtk_open_note_recent(data);
+}
+
 MprofGtkWindow *mprof_gtk_open_path(GtkApplication *app, const char *path,
                                     MprofGtkWindow *replace) {
-  mprof_render_model *model = NULL;
-  MprofGtkWindow *window;
-  if (mprof_render_model_open(&model, path, NULL) != 0) {
-    const char *error = mprof_render_error();
-    g_printerr("mprof-gtk: %s\n", error);
-    window = mprof_gtk_window_new(app, NULL, path, error);
-  } else {
-    window = mprof_gtk_window_new(app, model, path, NULL);
-    mprof_gtk_open_note_recent(path);
-  }
+  /* Opened on a worker: the window shows how far it got, and Cancel. */
+  MprofGtkWindow *window = mprof_gtk_window_new_loading(app, path);
+  mprof_gtk_load_start(window, &path, 1, path, NULL, on_loaded, g_strdup(path),
+                       g_free);
   gtk_window_present(GTK_WINDOW(window));
   /* Later, not now: a drop or a dialog of @p replace may still be using
    * it. */

@@ -14,10 +14,11 @@
 
 G_BEGIN_DECLS
 
-/* Open @p path in a new window of @p app: its views, or the error that
- * kept it from opening (the line `mprof summary` would print). A trace
- * that opened joins the recent files. A welcome window @p replace (may be
- * NULL) closes once the new one is up. */
+/* Open @p path in a new window of @p app, on a worker (load.c): the
+ * window shows the steps and a Cancel button, then the views, or the error
+ * that kept it from opening (the line `mprof summary` would print). A
+ * trace that opened joins the recent files. A welcome window @p replace
+ * (may be NULL) closes once the new one is up. */
 MprofGtkWindow *mprof_gtk_open_path(GtkApplication *app, const char *path,
                                     MprofGtkWindow *replace);
 

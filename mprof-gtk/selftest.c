@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "load.h"
 #include "open.h"
 #include "search.h"
 #include "selftest.h"
@@ -27,6 +28,16 @@ typedef struct selftest {
   gboolean welcome;   /* started on the welcome page */
   gboolean source;    /* $MPROF_SELFTEST_SOURCE: the Source tab's tour */
   uint32_t line;      /* Source tour: the line marked before a step */
+  /* $MPROF_SELFTEST_LOAD (wait, cancel or close): the load of a big
+   * trace, let go, cancelled, or its window closed. */
+  const char *load_mode;
+  gint64 load_begin, last_ping, longest_gap, cancelled_at;
+  int pings_while_loading;
+  int held_pings; /* pings until the worker reached the hold */
+  gboolean released, loaded;
+  guint ping_source;
+  double progress_seen;
+  char *progress_text;
 } selftest;
 
 static void check(selftest *t, gboolean ok, const char *what) {
@@ -122,6 +133,12 @@ static gboolean welcome(selftest *t) {
   case 2: {
     const char *drop = g_getenv("MPROF_SELFTEST_DROP");
     GList *windows = gtk_application_get_windows(GTK_APPLICATION(t->app));
+    for (GList *l = windows; l; l = l->next)
+      if (MPROF_GTK_IS_WINDOW(l->data) &&
+          mprof_gtk_window_is_loading(l->data)) {
+        t->step--; /* opened on a worker: not yet */
+        return TRUE;
+      }
     t->window = NULL;
     int welcome_pages = 0;
     for (GList *l = windows; l; l = l->next) {
@@ -611,9 +628,199 @@ static gboolean source_tour(selftest *t) {
   }
 }
 
+static void end(selftest *t) {
+  if (t->ping_source)
+    g_source_remove(t->ping_source);
+  printf("selftest: %d failure(s)\n", t->failures);
+  if (t->failures)
+    mprof_gtk_app_set_exit_status(t->app, 1);
+  if (t->window)
+    gtk_window_close(GTK_WINDOW(t->window));
+  /* Closing the last window usually ends the application, but on the CI
+   * machine the process once stayed up after "0 failure(s)" until killed:
+   * end the run explicitly (the exit status is kept by the app). */
+  g_application_quit(G_APPLICATION(t->app));
+  g_free(t->dir);
+  g_free(t->search);
+  g_free(t->progress_text);
+  g_free(t);
+}
+
+/* ---- a big trace opens on a worker ---------------------------------------
+ *
+ * The main loop's heartbeat while the trace loads: every 10 ms, the time
+ * since the last beat and the progress the window shows. The worker is
+ * held before its last step (mprof_gtk_load_hold) until the checks ran: a
+ * load on the main thread would never let a beat through, nor end. */
+static gboolean ping(gpointer data) {
+  selftest *t = data;
+  if (!t->window || !mprof_gtk_window_is_loading(t->window))
+    return G_SOURCE_CONTINUE;
+  gint64 now = g_get_monotonic_time();
+  if (t->last_ping && now - t->last_ping > t->longest_gap)
+    t->longest_gap = now - t->last_ping;
+  t->last_ping = now;
+  t->pings_while_loading++;
+  double done = 0;
+  const char *text = mprof_gtk_window_get_progress(t->window, &done);
+  if (text && done > t->progress_seen) {
+    t->progress_seen = done;
+    g_free(t->progress_text);
+    t->progress_text = g_strdup(text);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+/* Copy tab @p tab as text (win.copy-text) and save what the clipboard
+ * then holds as @p name in the screenshot folder, for the test to compare
+ * with `mprof summary`. */
+static void copy_tab(selftest *t, int tab, const char *name) {
+  char **accels = gtk_application_get_accels_for_action(GTK_APPLICATION(t->app),
+                                                        "win.copy-text");
+  guint key = 0;
+  GdkModifierType mods = 0;
+  if (accels && accels[0])
+    gtk_accelerator_parse(accels[0], &key, &mods);
+  g_strfreev(accels);
+  check(t, key == GDK_KEY_c && mods == (GDK_CONTROL_MASK | GDK_SHIFT_MASK),
+        "Ctrl+Shift+C copies the tab");
+  show(t, tab);
+  act(t, "win.copy-text");
+  GdkContentProvider *content = gdk_clipboard_get_content(
+      gtk_widget_get_clipboard(GTK_WIDGET(t->window)));
+  GValue value = G_VALUE_INIT;
+  g_value_init(&value, G_TYPE_STRING);
+  gboolean ok =
+      content && gdk_content_provider_get_value(content, &value, NULL);
+  const char *text = ok ? g_value_get_string(&value) : NULL;
+  char *what =
+      g_strdup_printf("the %s copies as text", mprof_render_tab_title(tab));
+  check(t,
+        text && *text &&
+            g_str_has_prefix(mprof_gtk_window_get_status(t->window),
+                             "Copied the "),
+        what);
+  g_free(what);
+  char *path = g_build_filename(t->dir, name, NULL);
+  if (text)
+    g_file_set_contents(path, text, -1, NULL);
+  g_free(path);
+  g_value_unset(&value);
+}
+
+static gboolean load_tick(gpointer data) {
+  selftest *t = data;
+  gboolean cancel = strcmp(t->load_mode, "cancel") == 0;
+  gboolean close = strcmp(t->load_mode, "close") == 0;
+  gint64 now = g_get_monotonic_time();
+  if (close && !t->window) {
+    /* Closed while loading: the worker ends, the application stays
+     * until then. */
+    if (mprof_gtk_load_running() && now - t->cancelled_at < 30 * G_USEC_PER_SEC)
+      return G_SOURCE_CONTINUE;
+    check(t, mprof_gtk_load_running() == 0,
+          "the worker of a closed window stops at its next step");
+    end(t);
+    return G_SOURCE_REMOVE;
+  }
+  if (now - t->load_begin > 120 * G_USEC_PER_SEC) {
+    check(t, FALSE, "the trace loads within 120 s");
+    end(t);
+    return G_SOURCE_REMOVE;
+  }
+  if (mprof_gtk_window_is_loading(t->window)) {
+    if (t->progress_seen < 0.9 || t->released)
+      return G_SOURCE_CONTINUE; /* not yet at the hold, or let go */
+    if (!t->held_pings) {
+      t->held_pings = t->pings_while_loading;
+      printf("selftest: %d pings answered while the trace was read and "
+             "joined\n",
+             t->held_pings);
+    }
+    /* Held: the main loop goes on answering, the page shows the step. */
+    if (t->pings_while_loading < t->held_pings + 5 &&
+        now - t->load_begin < 60 * G_USEC_PER_SEC)
+      return G_SOURCE_CONTINUE;
+    if (!shot(t, "loading"))
+      return G_SOURCE_CONTINUE;
+    printf("selftest: while loading, %d pings answered (longest gap %.0f "
+           "ms), progress shown: '%s' at %.0f%%\n",
+           t->pings_while_loading, t->longest_gap / 1e3, t->progress_text,
+           100 * t->progress_seen);
+    check(t, t->pings_while_loading >= t->held_pings + 5,
+          "the window answers while the trace loads");
+    check(t,
+          t->progress_text && *t->progress_text &&
+              g_strcmp0(mprof_gtk_window_get_page(t->window), "loading") == 0,
+          "the loading page shows the step");
+    if (!cancel && !close) {
+      t->released = TRUE;
+      mprof_gtk_load_hold(FALSE);
+      return G_SOURCE_CONTINUE;
+    }
+    if (close) {
+      /* The application would end with the worker: kept for the check. */
+      g_application_hold(G_APPLICATION(t->app));
+      gtk_window_destroy(GTK_WINDOW(t->window));
+      t->window = NULL;
+      t->cancelled_at = now;
+      return G_SOURCE_CONTINUE;
+    }
+    GtkWidget *button = mprof_gtk_window_get_cancel_button(t->window);
+    check(t, button && gtk_widget_get_visible(button),
+          "the loading page has a Cancel button");
+    if (button)
+      g_signal_emit_by_name(button, "clicked");
+    t->cancelled_at = now;
+    check(t,
+          !mprof_gtk_window_is_loading(t->window) &&
+              mprof_gtk_window_is_welcome(t->window) &&
+              g_strcmp0(mprof_gtk_window_get_page(t->window), "welcome") == 0 &&
+              !mprof_gtk_window_get_state(t->window),
+          "Cancel shows the welcome page at once");
+    return G_SOURCE_CONTINUE;
+  }
+  if (cancel) {
+    if (mprof_gtk_load_running() && now - t->cancelled_at < 30 * G_USEC_PER_SEC)
+      return G_SOURCE_CONTINUE;
+    check(t, mprof_gtk_load_running() == 0,
+          "the cancelled worker stops at its next step");
+    if (!shot(t, "cancelled"))
+      return G_SOURCE_CONTINUE;
+  } else {
+    MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
+    size_t launches = 0;
+    if (state)
+      mprof_trace_launches(
+          mprof_render_model_trace(mprof_gtk_view_state_get_model(state)),
+          &launches);
+    if (!t->loaded) {
+      t->loaded = TRUE;
+      printf("selftest: opened %zu launches\n", launches);
+      check(t, state && launches > 0, "the big trace opens");
+      check(t, mprof_gtk_window_get_tab(t->window) == MPROF_RENDER_SUMMARY,
+            "it opens on the Summary");
+    }
+    if (!shot(t, "loaded"))
+      return G_SOURCE_CONTINUE;
+    if (state) {
+      const mprof_render_kernel *k = mprof_render_kernel_at(
+          mprof_gtk_view_state_get_model(state),
+          (size_t)mprof_gtk_view_state_get_view(state)->kernel);
+      printf("selftest: copying kernel %s\n", k ? k->stats->mangled : "-");
+      copy_tab(t, MPROF_RENDER_SUMMARY, "summary.txt");
+      copy_tab(t, MPROF_RENDER_HOTSPOTS, "hotspots.txt");
+    }
+  }
+  end(t);
+  return G_SOURCE_REMOVE;
+}
+
 /* One step per tick, so every screenshot sees a drawn frame. */
 static gboolean tick(gpointer data) {
   selftest *t = data;
+  if (t->window && mprof_gtk_window_is_loading(t->window))
+    return G_SOURCE_CONTINUE; /* opened on a worker: not yet */
   MprofGtkViewState *state = mprof_gtk_window_get_state(t->window);
   if (t->welcome) {
     if (welcome(t))
@@ -921,18 +1128,7 @@ static gboolean tick(gpointer data) {
   }
   return G_SOURCE_CONTINUE;
 finish:
-  printf("selftest: %d failure(s)\n", t->failures);
-  if (t->failures)
-    mprof_gtk_app_set_exit_status(t->app, 1);
-  if (t->window)
-    gtk_window_close(GTK_WINDOW(t->window));
-  /* Closing the last window usually ends the application, but on the CI
-   * machine the process once stayed up after "0 failure(s)" until killed:
-   * end the run explicitly (the exit status is kept by the app). */
-  g_application_quit(G_APPLICATION(t->app));
-  g_free(t->dir);
-  g_free(t->search);
-  g_free(t);
+  end(t);
   return G_SOURCE_REMOVE;
 }
 
@@ -950,6 +1146,14 @@ void mprof_gtk_selftest_start(MprofGtkApp *app, MprofGtkWindow *window,
   t->welcome = mprof_gtk_window_is_welcome(window);
   t->source = g_getenv("MPROF_SELFTEST_SOURCE") != NULL;
   g_mkdir_with_parents(dir, 0755);
+  t->load_mode = g_getenv("MPROF_SELFTEST_LOAD");
+  if (t->load_mode && mprof_gtk_window_is_loading(window)) {
+    t->load_begin = g_get_monotonic_time();
+    t->ping_source = g_timeout_add(10, ping, t);
+    g_timeout_add(50, load_tick, t);
+    return;
+  }
+  t->load_mode = NULL;
   /* Give the window time to map and draw its first frame. */
   g_timeout_add(1200, first_tick, t);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "copy.h"
 #include "open.h"
 #include "search.h"
 #include "source_page.h"
@@ -34,6 +35,8 @@ struct _MprofGtkWindow {
   gboolean span_tab_seen; /* a span tab has been shown in this window */
   gboolean keep_kernel;   /* the kernel was named: span tabs keep it */
   gboolean welcome;       /* no trace: the welcome page */
+  gboolean loading;       /* the trace is being opened (load.c) */
+  GtkWidget *header, *progress, *cancel;
 };
 
 G_DEFINE_FINAL_TYPE(MprofGtkWindow, mprof_gtk_window,
@@ -328,19 +331,17 @@ static void mprof_gtk_window_class_init(MprofGtkWindowClass *klass) {
 
 static void mprof_gtk_window_init(MprofGtkWindow *self) { (void)self; }
 
-MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
-                                     mprof_render_model *model,
-                                     const char *path, const char *error) {
+/* The window without its content: header bar, stack, status line. */
+static MprofGtkWindow *window_shell(GtkApplication *app, const char *path) {
   MprofGtkWindow *self =
       g_object_new(MPROF_GTK_TYPE_WINDOW, "application", app, NULL);
-  self->model = model;
   gtk_window_set_default_size(GTK_WINDOW(self), 1280, 800);
   char *base = g_path_get_basename(path ? path : "mprof");
   char *title = g_strdup_printf("%s \u2014 mprof", base);
   gtk_window_set_title(GTK_WINDOW(self), title);
   g_free(title);
 
-  GtkWidget *header = gtk_header_bar_new();
+  GtkWidget *header = self->header = gtk_header_bar_new();
   gtk_window_set_titlebar(GTK_WINDOW(self), header);
   GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
   gtk_window_set_child(GTK_WINDOW(self), content);
@@ -368,23 +369,45 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
     gtk_header_bar_pack_start(GTK_HEADER_BAR(header), file_label);
   }
   g_free(base);
+  return self;
+}
 
-  if (!model) {
-    /* No trace: the welcome page, or the error that kept it closed. */
-    self->welcome = !error;
-    if (self->welcome) {
-      gtk_window_set_title(GTK_WINDOW(self), "mprof");
-      gtk_stack_add_named(GTK_STACK(self->stack),
-                          mprof_gtk_open_welcome_page(self), "welcome");
-    } else {
-      gtk_stack_add_named(GTK_STACK(self->stack), error_page(path, error),
-                          "error");
-    }
-    self->default_status = g_strdup(error ? error : "No trace open");
-    set_status(self, NULL);
-    return self;
+/* No trace: the welcome page, or the error that kept @p path closed. */
+static void show_no_trace(MprofGtkWindow *self, const char *path,
+                          const char *error) {
+  self->welcome = !error;
+  if (self->welcome) {
+    gtk_window_set_title(GTK_WINDOW(self), "mprof");
+    gtk_stack_add_named(GTK_STACK(self->stack),
+                        mprof_gtk_open_welcome_page(self), "welcome");
+  } else {
+    gtk_stack_add_named(GTK_STACK(self->stack), error_page(path, error),
+                        "error");
   }
+  g_free(self->default_status);
+  self->default_status = g_strdup(error ? error : "No trace open");
+  set_status(self, NULL);
+}
 
+static void show_model(MprofGtkWindow *self, mprof_render_model *model,
+                       const char *path);
+
+MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
+                                     mprof_render_model *model,
+                                     const char *path, const char *error) {
+  MprofGtkWindow *self = window_shell(app, path);
+  if (model)
+    show_model(self, model, path);
+  else
+    show_no_trace(self, path, error);
+  return self;
+}
+
+/* The views of @p model (taken), opened from @p path. */
+static void show_model(MprofGtkWindow *self, mprof_render_model *model,
+                       const char *path) {
+  GtkWidget *header = self->header;
+  self->model = model;
   self->state = mprof_gtk_view_state_new(model);
   self->fitted_kernel = -2;
   if (mprof_render_model_has_spans(model)) {
@@ -436,6 +459,7 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
   /* Room for a name: eight tabs would squeeze it to an ellipsis. */
   gtk_widget_set_size_request(self->picker, 200, -1);
   gtk_header_bar_pack_end(GTK_HEADER_BAR(header), self->picker);
+  mprof_gtk_copy_install(self, header);
   if (mprof_render_model_is_demo(model)) {
     GtkWidget *mark = gtk_label_new("synthetic demo");
     gtk_widget_add_css_class(mark, "error");
@@ -462,7 +486,100 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
   set_status(self, NULL);
   /* It opens to the Summary of the dominant kernel (a .mkprof to Mega). */
   mprof_gtk_window_set_tab(self, mprof_render_model_first_tab(model));
+}
+
+/* ---- loading --------------------------------------------------------------
+ */
+
+MprofGtkWindow *mprof_gtk_window_new_loading(GtkApplication *app,
+                                             const char *path) {
+  MprofGtkWindow *self = window_shell(app, path);
+  self->loading = TRUE;
+  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_valign(box, GTK_ALIGN_CENTER);
+  gtk_widget_set_halign(box, GTK_ALIGN_CENTER);
+  GtkWidget *title = gtk_label_new(NULL);
+  char *markup = g_markup_printf_escaped(
+      "<span size='x-large' weight='bold'>Opening %s</span>", path);
+  gtk_label_set_markup(GTK_LABEL(title), markup);
+  g_free(markup);
+  gtk_label_set_wrap(GTK_LABEL(title), TRUE);
+  gtk_box_append(GTK_BOX(box), title);
+  self->progress = gtk_progress_bar_new();
+  gtk_progress_bar_set_show_text(GTK_PROGRESS_BAR(self->progress), TRUE);
+  gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress),
+                            "Reading the trace");
+  gtk_widget_set_size_request(self->progress, 420, -1);
+  gtk_box_append(GTK_BOX(box), self->progress);
+  self->cancel = gtk_button_new_with_mnemonic("_Cancel");
+  gtk_widget_set_halign(self->cancel, GTK_ALIGN_CENTER);
+  gtk_box_append(GTK_BOX(box), self->cancel);
+  gtk_stack_add_named(GTK_STACK(self->stack), box, "loading");
+  self->default_status = g_strdup_printf("Opening %s", path);
+  set_status(self, NULL);
   return self;
+}
+
+void mprof_gtk_window_show_status(MprofGtkWindow *self, const char *text) {
+  set_status(self, text);
+}
+
+const char *mprof_gtk_window_get_status(MprofGtkWindow *self) {
+  return gtk_label_get_text(GTK_LABEL(self->status));
+}
+
+const char *mprof_gtk_window_get_page(MprofGtkWindow *self) {
+  return gtk_stack_get_visible_child_name(GTK_STACK(self->stack));
+}
+
+gboolean mprof_gtk_window_is_loading(MprofGtkWindow *self) {
+  return self->loading;
+}
+
+GtkWidget *mprof_gtk_window_get_cancel_button(MprofGtkWindow *self) {
+  return self->loading ? self->cancel : NULL;
+}
+
+void mprof_gtk_window_set_progress(MprofGtkWindow *self, double done,
+                                   const char *step) {
+  if (!self->loading)
+    return;
+  gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress), done);
+  gtk_progress_bar_set_text(GTK_PROGRESS_BAR(self->progress), step);
+}
+
+const char *mprof_gtk_window_get_progress(MprofGtkWindow *self, double *done) {
+  if (!self->loading)
+    return NULL;
+  if (done)
+    *done = gtk_progress_bar_get_fraction(GTK_PROGRESS_BAR(self->progress));
+  return gtk_progress_bar_get_text(GTK_PROGRESS_BAR(self->progress));
+}
+
+void mprof_gtk_window_finish_loading(MprofGtkWindow *self,
+                                     mprof_render_model *model,
+                                     const char *path, const char *error) {
+  if (!self->loading) {
+    mprof_render_model_free(model);
+    return;
+  }
+  self->loading = FALSE;
+  GtkWidget *page =
+      gtk_stack_get_child_by_name(GTK_STACK(self->stack), "loading");
+  if (page)
+    gtk_stack_remove(GTK_STACK(self->stack), page);
+  self->progress = self->cancel = NULL;
+  if (model) {
+    show_model(self, model, path);
+  } else {
+    show_no_trace(self, path, error);
+    if (!error) { /* cancelled: the welcome page, saying so */
+      g_free(self->default_status);
+      self->default_status =
+          g_strdup_printf("%s was not opened: cancelled", path);
+      set_status(self, NULL);
+    }
+  }
 }
 
 gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self) {

@@ -27,6 +27,32 @@ MprofGtkWindow *mprof_gtk_window_new(GtkApplication *app,
                                      mprof_render_model *model,
                                      const char *path, const char *error);
 
+/* A window that shows @p path being opened: a progress bar and a Cancel
+ * button (load.c runs the open on a worker and reports here). */
+MprofGtkWindow *mprof_gtk_window_new_loading(GtkApplication *app,
+                                             const char *path);
+/* Say @p text on the status line (until the pointer moves over a view);
+ * what it says now. */
+void mprof_gtk_window_show_status(MprofGtkWindow *self, const char *text);
+const char *mprof_gtk_window_get_status(MprofGtkWindow *self);
+/* The page shown: "loading", "welcome", "error" or a tab's key. */
+const char *mprof_gtk_window_get_page(MprofGtkWindow *self);
+/* TRUE until mprof_gtk_window_finish_loading(). */
+gboolean mprof_gtk_window_is_loading(MprofGtkWindow *self);
+/* The loading page's Cancel button, NULL when not loading. */
+GtkWidget *mprof_gtk_window_get_cancel_button(MprofGtkWindow *self);
+/* Show that the step @p step began, @p done (0 to 1) of the way. */
+void mprof_gtk_window_set_progress(MprofGtkWindow *self, double done,
+                                   const char *step);
+/* The step shown while loading (owned by the window), NULL when not
+ * loading; @p done (may be NULL) gets the fraction shown. */
+const char *mprof_gtk_window_get_progress(MprofGtkWindow *self, double *done);
+/* The open ended: the views of @p model (taken), or @p error, or with
+ * both NULL (cancelled) the welcome page, saying it was cancelled. */
+void mprof_gtk_window_finish_loading(MprofGtkWindow *self,
+                                     mprof_render_model *model,
+                                     const char *path, const char *error);
+
 /* TRUE for the welcome page of a window started without a trace. */
 gboolean mprof_gtk_window_is_welcome(MprofGtkWindow *self);
 

@@ -76,7 +76,7 @@ static void add_families(const mprof_render_model *m,
 
 /* Sort context for the instructions by offset (qsort has no user pointer in
  * C11). */
-static const mprof_render_pc *sort_pcs;
+static _Thread_local const mprof_render_pc *sort_pcs;
 
 static int by_offset(const void *a, const void *b) {
   const mprof_render_pc *x = &sort_pcs[*(const uint32_t *)a];
@@ -194,13 +194,33 @@ static int build_kernels(mprof_render_model *m) {
   return 0;
 }
 
+/* Who is told how an open goes (mprof_render_model_open_progress), on the
+ * thread that opens. */
+static _Thread_local mprof_render_progress progress_fn;
+static _Thread_local void *progress_user;
+
+/* Step @p what begins, @p done of the way in: -1 when the caller asked to
+ * stop. */
+static int step(double done, const char *what) {
+  if (progress_fn && progress_fn(progress_user, done, what))
+    return mprof_render__fail("cancelled");
+  return 0;
+}
+
 /* The join and the diagnosis (what `mprof summary` prints), once. */
 static int build(mprof_render_model *m) {
   mprof_join_options jo = MPROF_JOIN_OPTIONS_INIT;
   jo.sidecar = m->sidecar;
-  if (mprof_join_build(&m->join, m->trace, &jo) ||
-      mprof_diagnose(&m->diagnosis, m->join, NULL))
+  if (step(0.45, "Joining launches to kernels"))
+    return -1;
+  if (mprof_join_build(&m->join, m->trace, &jo))
     return mprof_render__fail("%s", mprof_error_last());
+  if (step(0.85, "Diagnosing the kernels"))
+    return -1;
+  if (mprof_diagnose(&m->diagnosis, m->join, NULL))
+    return mprof_render__fail("%s", mprof_error_last());
+  if (step(0.9, "Laying out the timeline"))
+    return -1;
   if (build_reasons(m) || build_kernels(m))
     return -1;
   return mprof_render__build_rows(m);
@@ -273,6 +293,8 @@ int mprof_render_model_open_set(mprof_render_model **out,
   if (count == 1)
     return model_open(out, paths[0], sidecar_path, 0);
   *out = NULL;
+  if (step(0, "Reading the traces"))
+    return -1;
   mprof_trace **traces = (mprof_trace **)calloc(count, sizeof *traces);
   mprof_render_model *m = (mprof_render_model *)calloc(1, sizeof *m);
   int rc = traces && m ? 0 : -1;
@@ -298,6 +320,24 @@ int mprof_render_model_open_set(mprof_render_model **out,
     return -1;
   }
   return model_finish(out, m, name, sidecar_path);
+}
+
+int mprof_render_model_open_progress(mprof_render_model **out,
+                                     const char *const *paths, size_t count,
+                                     const char *name, const char *sidecar_path,
+                                     mprof_render_progress progress,
+                                     void *user) {
+  progress_fn = progress;
+  progress_user = user;
+  int rc = mprof_render_model_open_set(out, paths, count, name, sidecar_path);
+  if (!rc && step(1.0, "Done")) {
+    mprof_render_model_free(*out);
+    *out = NULL;
+    rc = -1;
+  }
+  progress_fn = NULL;
+  progress_user = NULL;
+  return rc;
 }
 
 int mprof_render_model_open_demo(mprof_render_model **out) {
@@ -345,6 +385,10 @@ static int model_open(mprof_render_model **out, const char *trace_path,
   if (!m)
     return mprof_render__oom();
   m->demo = demo;
+  if (step(0, "Reading the trace")) {
+    free(m);
+    return -1;
+  }
   /* A .mprof, or a .mkprof imported as `mprof summary` imports it (kept,
    * for its instruction params, in m->mkprof). */
   if (mprof_mkprof_open_trace(&m->trace, trace_path, &m->mkprof)) {
@@ -371,6 +415,10 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
   size_t pc_records;
   mprof_trace_pc_samples(m->trace, &pc_records);
   if (named_sidecar || access(sidecar_path, F_OK) == 0) {
+    if (step(0.4, "Reading the sidecar")) {
+      mprof_render_model_free(m);
+      return -1;
+    }
     /* A damaged or missing sidecar is refused with the one line `summary`,
      * `diff` and `export` print, so the window shows what the terminal
      * would. */

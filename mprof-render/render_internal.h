@@ -162,6 +162,8 @@ typedef struct rs_launch_track {
   size_t count;
   const uint32_t *idx; /* into LAUNCHES */
   const int64_t *start, *max_end;
+  void *storage; /* the three arrays above, one block, built on first use */
+  int built;     /* 1 built, -1 out of memory */
 } rs_launch_track;
 
 struct mprof_render_model {
@@ -237,9 +239,10 @@ struct mprof_render_model {
   struct rs_activity_cache *activity_cache; /* Activity rows (activity.c) */
   struct rs_source_cache *source_cache;     /* Source tab (source_lines.c) */
   rs_density *density; /* Density's buckets of the last group drawn */
-  rs_launch_track *launch_tracks; /* per kernel, into the arrays below */
-  uint32_t *launch_idx;           /* launches by kernel, then start */
-  int64_t *launch_start, *launch_max_end;
+  /* Per kernel, its launches by start: built when a view first asks
+   * (mprof_render__launch_track), not at open, so that a trace of ten
+   * million launches opens without sorting and copying all of them. */
+  rs_launch_track *launch_tracks;
 };
 
 /* ---- errors ------------------------------------------------------------- */

@@ -20,10 +20,10 @@
 
 /* In a set of processes: each device's place when bands go by host, then
  * process, then device (NULL: by device). */
-static const uint32_t *sort_device_rank;
-static size_t sort_device_count;
+static _Thread_local const uint32_t *sort_device_rank;
+static _Thread_local size_t sort_device_count;
 
-static const mprof_stream_record *sort_streams;
+static _Thread_local const mprof_stream_record *sort_streams;
 static int by_stream(const void *a, const void *b) {
   uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
   const mprof_stream_record *x = &sort_streams[i], *y = &sort_streams[j];
@@ -39,7 +39,7 @@ static int by_stream(const void *a, const void *b) {
   return i < j ? -1 : i > j;
 }
 
-static const mprof_trace *sort_trace;
+static _Thread_local const mprof_trace *sort_trace;
 static int by_host_process(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   uint32_t px = mprof_trace_device_process(sort_trace, x);
@@ -91,7 +91,7 @@ static int by_thread_process(const void *a, const void *b) {
   return x->thread_id < y->thread_id ? -1 : x->thread_id > y->thread_id;
 }
 
-static const mprof_memop_record *sort_memops;
+static _Thread_local const mprof_memop_record *sort_memops;
 static int by_memop_start(const void *a, const void *b) {
   const mprof_memop_record *x = &sort_memops[*(const uint32_t *)a];
   const mprof_memop_record *y = &sort_memops[*(const uint32_t *)b];

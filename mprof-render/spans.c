@@ -622,10 +622,9 @@ void mprof_render__free_spans(mprof_render_model *m) {
     free(g->lane_first);
   }
   free(m->groups);
+  for (size_t k = 0; m->launch_tracks && k < m->kernel_count; k++)
+    free(m->launch_tracks[k].storage);
   free(m->launch_tracks);
-  free(m->launch_idx);
-  free(m->launch_start);
-  free(m->launch_max_end);
   free(m->kernel_group);
   free(m->region_color);
   free(m->region_role);
@@ -688,74 +687,128 @@ static int by_launch_start(const void *a, const void *b) {
   return 0;
 }
 
-/* Every kernel's launches by start, with the running maximum of their
- * ends: one pass over the launches at open, stream by stream in order of
- * start, so that the records are read in order and a kernel on one stream
- * needs no sort. */
-static int build_launch_tracks(mprof_render_model *m) {
+/* A run of launch keys being merged: [at, end). */
+typedef struct key_run {
+  const launch_key *at, *end;
+} key_run;
+
+static void heap_down(key_run *heap, size_t n, size_t i) {
+  for (;;) {
+    size_t least = i, l = 2 * i + 1, r = l + 1;
+    if (l < n && by_launch_start(heap[l].at, heap[least].at) < 0)
+      least = l;
+    if (r < n && by_launch_start(heap[r].at, heap[least].at) < 0)
+      least = r;
+    if (least == i)
+      return;
+    key_run swap = heap[i];
+    heap[i] = heap[least];
+    heap[least] = swap;
+    i = least;
+  }
+}
+
+/* Kernel @p kernel's launches by start, with the running maximum of their
+ * ends, into @p t. One pass over the launches, stream by stream in order of
+ * start, so that the records are read in order: a kernel on one stream
+ * needs no sort, one on several streams a merge of their runs (by start,
+ * then index, as a sort of them all would give). */
+static int build_launch_track(const mprof_render_model *m, uint32_t kernel,
+                              rs_launch_track *t) {
   size_t n, streams;
   const mprof_launch_record *l = mprof_trace_launches(m->trace, &n);
   mprof_trace_streams(m->trace, &streams);
-  size_t kernels = m->kernel_count;
-  m->launch_tracks =
-      (rs_launch_track *)calloc(kernels ? kernels : 1, sizeof(rs_launch_track));
-  m->launch_idx = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
-  m->launch_start = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  m->launch_max_end = (int64_t *)malloc((n ? n : 1) * sizeof(int64_t));
-  size_t *first = (size_t *)calloc(kernels + 1, sizeof(size_t));
-  launch_key *keys = (launch_key *)malloc((n ? n : 1) * sizeof *keys);
-  if (!m->launch_tracks || !m->launch_idx || !m->launch_start ||
-      !m->launch_max_end || !first || !keys) {
-    free(first);
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++)
+    count += mprof_join_launch_kernel(m->join, i) == kernel;
+  t->count = count;
+  if (!count)
+    return 0;
+  launch_key *keys = (launch_key *)malloc(count * sizeof *keys);
+  key_run *runs = (key_run *)malloc((streams ? streams : 1) * sizeof *runs);
+  char *storage =
+      (char *)malloc(count * (sizeof(uint32_t) + 2 * sizeof(int64_t)));
+  if (!keys || !runs || !storage) {
     free(keys);
-    return mprof_render__oom();
+    free(runs);
+    free(storage);
+    return -1;
   }
-  for (size_t i = 0; i < n; i++) {
-    uint32_t k = mprof_join_launch_kernel(m->join, i);
-    if (k < kernels)
-      first[k + 1]++;
-  }
-  for (size_t k = 0; k < kernels; k++)
-    first[k + 1] += first[k];
+  size_t at = 0, run_count = 0;
+  int sorted = 1;
   for (uint32_t st = 0; st < streams; st++) {
-    size_t count = mprof_trace_stream_launch_count(m->trace, st);
-    for (size_t p = 0; p < count; p++) {
+    size_t first = at, launches = mprof_trace_stream_launch_count(m->trace, st);
+    for (size_t p = 0; p < launches; p++) {
       const mprof_launch_record *r = mprof_trace_stream_launch(m->trace, st, p);
       uint32_t i = (uint32_t)(r - l);
-      uint32_t k = mprof_join_launch_kernel(m->join, i);
-      if (k < kernels)
-        keys[first[k] + m->launch_tracks[k].count++] =
-            (launch_key){rs_clamp_ns(r->start), rs_clamp_ns(r->end), i};
+      if (mprof_join_launch_kernel(m->join, i) != kernel || at == count)
+        continue;
+      keys[at] = (launch_key){rs_clamp_ns(r->start), rs_clamp_ns(r->end), i};
+      if (at && keys[at - 1].start > keys[at].start)
+        sorted = 0;
+      at++;
+    }
+    if (at > first)
+      runs[run_count++] = (key_run){keys + first, keys + at};
+  }
+  t->count = count = at;
+  /* The 8-byte arrays first, so that each is aligned. */
+  int64_t *start = (int64_t *)storage;
+  int64_t *max_end = start + count;
+  uint32_t *idx = (uint32_t *)(max_end + count);
+  int64_t run = INT64_MIN;
+  if (sorted) {
+    for (size_t i = 0; i < count; i++) {
+      idx[i] = keys[i].idx;
+      start[i] = keys[i].start;
+      run = keys[i].end > run ? keys[i].end : run;
+      max_end[i] = run;
+    }
+  } else {
+    /* Each stream's run by start, then index; then the runs merged. */
+    for (size_t r = 0; r < run_count; r++) {
+      launch_key *a = (launch_key *)runs[r].at;
+      size_t len = (size_t)(runs[r].end - runs[r].at);
+      for (size_t i = 1; i < len; i++)
+        if (by_launch_start(&a[i - 1], &a[i]) > 0) {
+          qsort(a, len, sizeof *a, by_launch_start);
+          break;
+        }
+    }
+    for (size_t r = run_count; r-- > 0;)
+      heap_down(runs, run_count, r);
+    for (size_t i = 0; i < count; i++) {
+      const launch_key *k = runs[0].at++;
+      idx[i] = k->idx;
+      start[i] = k->start;
+      run = k->end > run ? k->end : run;
+      max_end[i] = run;
+      if (runs[0].at == runs[0].end)
+        runs[0] = runs[--run_count];
+      heap_down(runs, run_count, 0);
     }
   }
-  for (size_t k = 0; k < kernels; k++) {
-    rs_launch_track *t = &m->launch_tracks[k];
-    launch_key *kk = keys + first[k];
-    size_t sorted = 1;
-    while (sorted < t->count && kk[sorted - 1].start <= kk[sorted].start)
-      sorted++;
-    if (sorted < t->count)
-      qsort(kk, t->count, sizeof *kk, by_launch_start);
-    t->idx = m->launch_idx + first[k];
-    t->start = m->launch_start + first[k];
-    t->max_end = m->launch_max_end + first[k];
-    int64_t run = INT64_MIN;
-    for (size_t i = 0; i < t->count; i++) {
-      m->launch_idx[first[k] + i] = kk[i].idx;
-      m->launch_start[first[k] + i] = kk[i].start;
-      run = kk[i].end > run ? kk[i].end : run;
-      m->launch_max_end[first[k] + i] = run;
-    }
-  }
-  free(first);
   free(keys);
+  free(runs);
+  t->idx = idx;
+  t->start = start;
+  t->max_end = max_end;
+  t->storage = storage;
   return 0;
+}
+
+static int build_launch_tracks(mprof_render_model *m) {
+  m->launch_tracks = (rs_launch_track *)calloc(
+      m->kernel_count ? m->kernel_count : 1, sizeof(rs_launch_track));
+  return m->launch_tracks ? 0 : -1;
 }
 
 const rs_launch_track *mprof_render__launch_track(const mprof_render_model *m,
                                                   int kernel) {
   if (!m || kernel < 0 || (size_t)kernel >= m->kernel_count)
     return NULL;
-  const rs_launch_track *t = &m->launch_tracks[kernel];
-  return t->count ? t : NULL;
+  rs_launch_track *t = &m->launch_tracks[kernel];
+  if (!t->built)
+    t->built = build_launch_track(m, (uint32_t)kernel, t) ? -1 : 1;
+  return t->built > 0 && t->count ? t : NULL;
 }

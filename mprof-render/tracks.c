@@ -24,7 +24,7 @@ typedef struct host_items {
   const uint32_t *lane;
 } host_items;
 
-static host_items sort_items;
+static _Thread_local host_items sort_items;
 
 /* By thread, then start, the longer (the outer) first. */
 static int by_thread_start(const void *a, const void *b) {
@@ -165,7 +165,7 @@ int mprof_render__build_ranges(mprof_render_model *m, rs_range_run **runs,
                          &m->range_order, &m->range_end, runs, run_count);
 }
 
-static const uint32_t *sort_keys;
+static _Thread_local const uint32_t *sort_keys;
 static int by_key(const void *a, const void *b) {
   uint32_t x = sort_keys[*(const uint32_t *)a];
   uint32_t y = sort_keys[*(const uint32_t *)b];
@@ -248,7 +248,7 @@ int64_t mprof_render_api_call_launch(const mprof_render_model *m, size_t call) {
 
 /* ---- counter tracks ----------------------------------------------------- */
 
-static const mprof_pm_sample_record *sort_pm;
+static _Thread_local const mprof_pm_sample_record *sort_pm;
 static int by_device_start(const void *a, const void *b) {
   uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
   const mprof_pm_sample_record *x = &sort_pm[i], *y = &sort_pm[j];

@@ -103,15 +103,33 @@ static void check_kernel(json_object *k) {
     check_sum(share, n, "its shapes' shares");
   }
   /* The verdict is the state of the dimension it names, unless it is a
-   * measured roof (docs/DIAGNOSIS.md, "Roofs"). */
+   * measured roof (docs/DIAGNOSIS.md, "Roofs"), or its gain says otherwise:
+   * an issue from a 25% gain, minor under 10% unless that is a lower bound
+   * (DIAGNOSIS.md, "Reading the gains"). Its gain and saving are the
+   * dimension's. */
   json_object *verdict = get(k, "verdict"), *roof = NULL;
   const char *dim = str(verdict, "dimension");
   json_object *dims = get(k, "dimensions"), *d = NULL;
   if (dim && !json_object_object_get_ex(verdict, "roof", &roof) &&
-      json_object_object_get_ex(dims, dim, &d) &&
-      strcmp(str(d, "state"), str(verdict, "state")) != 0)
-    fail("the verdict is %s %s but the dimension is %s", str(verdict, "state"),
-         dim, str(d, "state"));
+      json_object_object_get_ex(dims, dim, &d)) {
+    const char *want = str(d, "state"), *bound = str(d, "gain_bound");
+    double gain = num(d, "gain");
+    if ((!strcmp(want, "minor") || !strcmp(want, "issue")) &&
+        strcmp(bound, "unknown") != 0) {
+      if (gain >= 0.25)
+        want = "issue";
+      else if (gain < 0.10 && strcmp(bound, "at_least") != 0)
+        want = "minor";
+    }
+    if (strcmp(want, str(verdict, "state")) != 0)
+      fail("the verdict is %s %s but the dimension is %s with a gain of %.4f "
+           "(%s): expected %s",
+           str(verdict, "state"), dim, str(d, "state"), gain, bound, want);
+    if (num(verdict, "gain") != gain ||
+        strcmp(str(verdict, "gain_bound"), bound) != 0)
+      fail("the verdict's gain %.4f (%s) is not its dimension's, %.4f (%s)",
+           num(verdict, "gain"), str(verdict, "gain_bound"), gain, bound);
+  }
   /* The stall dimensions split the plain samples (with `other`). */
   static const char *const stalls[] = {
       "memory_latency",  "memory_throughput", "shared_memory", "compute",

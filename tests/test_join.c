@@ -492,7 +492,7 @@ static void test_empty_trace_and_bad_arguments(void **state) {
   mprof_join_options bad = {99, NULL};
   assert_int_equal(mprof_join_build(&j, t, &bad), MPROF_EVERSION);
   assert_null(j);
-  assert_int_equal(mprof_join_options_init(&bad, 3), MPROF_EVERSION);
+  assert_int_equal(mprof_join_options_init(&bad, 4), MPROF_EVERSION);
   assert_int_equal(mprof_join_options_init(&bad, MPROF_JOIN_OPTIONS_VERSION),
                    0);
   assert_int_equal(mprof_join_build(&j, t, &bad), 0);

@@ -89,6 +89,86 @@ static void test_cubin_frames(void **state) {
   mprof_sass_cubin_free(c);
 }
 
+#define MULTI_CU "/build/lines/lines_multi.cu"
+
+/* Check each instruction of @p kernel in lines_multi.cubin whose line is in
+ * another file (inlined code): its frames run from that line out to the
+ * kernel at the "@p call" marker of lines_multi.cu. Counts them in
+ * @p inlined and, by the function of the innermost frame, in @p square
+ * (lm_square, also checking lm_poly's call line: @p poly_first or
+ * @p poly_second) and @p atomic (atomicAdd). */
+typedef struct call_sites {
+  size_t inlined, square, atomic, poly_first, poly_second;
+} call_sites;
+
+static void check_call_sites(const mprof_sass_cubin *c, const char *kernel,
+                             const char *call, call_sites *seen) {
+  const mprof_sass_function *fn = mprof_sass_cubin_find(c, kernel);
+  assert_non_null(fn);
+  size_t n;
+  const mprof_sass_line *rows = mprof_sass_cubin_lines(c, fn, &n);
+  assert_non_null(rows);
+  memset(seen, 0, sizeof *seen);
+  for (size_t k = 0; k < n; k++) {
+    if (!rows[k].line || strcmp(rows[k].file, MULTI_CU) == 0)
+      continue;
+    mprof_sass_frame frames[8];
+    size_t depth = mprof_sass_cubin_frames(c, fn, rows[k].offset, frames, 8);
+    assert_in_range(depth, 2, 8);
+    assert_string_equal(frames[0].file, rows[k].file);
+    assert_int_equal(frames[0].line, rows[k].line);
+    assert_int_equal(frames[0].inlined, 1);
+    const mprof_sass_frame *outer = &frames[depth - 1];
+    assert_string_equal(outer->file, MULTI_CU);
+    assert_int_equal(outer->line, marker("lines_multi.cu", call));
+    assert_string_equal(outer->function, kernel);
+    assert_int_equal(outer->inlined, 0);
+    seen->inlined++;
+    if (strcmp(frames[0].function, SQUARE) == 0) {
+      assert_int_equal(depth, 3);
+      assert_string_equal(frames[1].function, POLY);
+      assert_string_equal(frames[1].file, "/build/lines/lines_math.cuh");
+      seen->poly_first +=
+          frames[1].line == marker("lines_math.cuh", "poly-first");
+      seen->poly_second +=
+          frames[1].line == marker("lines_math.cuh", "poly-second");
+      seen->square++;
+    } else if (strstr(frames[0].function, "atomicAdd")) {
+      assert_int_equal(depth, 2);
+      seen->atomic++;
+    }
+  }
+}
+
+/* Inlined code of kernels that are not the first of their cubin
+ * (lines_multi.cubin, nvcc -O3, three kernels): nvcc numbers call sites
+ * from 1 in each kernel's line sequence, so counting the rows of the
+ * kernels before would name lines of another kernel. */
+static void test_cubin_frames_of_later_kernels(void **state) {
+  (void)state;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/lines_multi.cubin", data_dir());
+  size_t size = 0;
+  unsigned char *data = test_read_file(path, &size);
+  assert_non_null(data);
+  mprof_sass_cubin *c;
+  assert_int_equal(mprof_sass_cubin_open(&c, data, size, "lines_multi"), 0);
+  free(data);
+  call_sites seen;
+  check_call_sites(c, "_Z12multi_atomicPfi", "multi-atomic", &seen);
+  assert_int_not_equal(seen.atomic, 0);
+  assert_int_equal(seen.atomic, seen.inlined);
+  check_call_sites(c, "_Z10multi_polyPfPKfi", "multi-poly", &seen);
+  assert_int_not_equal(seen.square, 0);
+  assert_int_not_equal(seen.poly_first, 0);
+  assert_int_not_equal(seen.poly_second, 0);
+  assert_int_equal(seen.poly_first + seen.poly_second, seen.square);
+  /* The kernel whose sequence comes first inlines nothing. */
+  check_call_sites(c, "_Z11multi_plainPfi", "multi-atomic", &seen);
+  assert_int_equal(seen.inlined, 0);
+  mprof_sass_cubin_free(c);
+}
+
 static void test_lines_of_inlined_kernel(void **state) {
   (void)state;
   fixture fx;
@@ -540,6 +620,7 @@ int main(int argc, char **argv) {
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cubin_frames),
+      cmocka_unit_test(test_cubin_frames_of_later_kernels),
       cmocka_unit_test(test_lines_of_inlined_kernel),
       cmocka_unit_test(test_lines_of_plain_kernel),
       cmocka_unit_test(test_lines_without_code),

@@ -308,6 +308,61 @@ static void test_hotspots_rank_instructions(void **state) {
   mprof_render_model_free(m);
 }
 
+/* A tab as text to copy: the Hotspots as a table, every instruction in
+ * the view's order with its share, offset and SASS; the Summary as the
+ * summary's panel of the kernel; the Trace's selected range; nothing for
+ * a painted-only tab. */
+static void test_tab_text(void **state) {
+  (void)state;
+  mprof_render_model *m = fix_open("views-text.mprof", 1);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  const mprof_render_kernel *k = mprof_render_kernel_at(m, (size_t)v.kernel);
+  char *text = mprof_render_tab_text(m, &v, MPROF_RENDER_HOTSPOTS);
+  assert_non_null(text);
+  assert_non_null(strstr(text, "#\tshare\tsamples\toffset\tSASS"));
+  static const char *const opcodes[4] = {"LDG", "FFMA", "BAR", "HMMA"};
+  static const uint64_t samples[4] = {600, 300, 100, 50};
+  const char *at = text;
+  for (int row = 0; row < 4; row++) {
+    char start[16], share[16];
+    snprintf(start, sizeof start, "\n%d\t", row + 1);
+    at = strstr(at, start);
+    assert_non_null(at);
+    const char *end = strchr(at + 1, '\n');
+    assert_non_null(end);
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(end - at - 1), at + 1);
+    mprof_format_percent(share, sizeof share,
+                         (double)samples[row] / (double)k->stats->samples);
+    char want[64];
+    snprintf(want, sizeof want, "\t%s\t%llu\t0x", share,
+             (unsigned long long)samples[row]);
+    assert_non_null(strstr(line, want));
+    assert_non_null(strstr(line, opcodes[row]));
+  }
+  assert_null(strstr(at + 1, "\n5\t")); /* four instructions, no more */
+  free(text);
+  text = mprof_render_tab_text(m, &v, MPROF_RENDER_SUMMARY);
+  assert_non_null(text);
+  /* The name as `mprof summary` prints it: the trace's. */
+  assert_non_null(strstr(text, k->stats->name));
+  assert_non_null(strstr(text, "launches"));
+  free(text);
+  /* The Trace: its selected range, nothing without one. */
+  assert_null(mprof_render_tab_text(m, &v, MPROF_RENDER_TRACE));
+  v.sel_start_ns = FIX_T0;
+  v.sel_end_ns = FIX_T0 + 1000000000;
+  text = mprof_render_tab_text(m, &v, MPROF_RENDER_TRACE);
+  char *selection = mprof_render_selection_text(m, &v);
+  assert_non_null(text);
+  assert_string_equal(text, selection);
+  free(text);
+  free(selection);
+  assert_null(mprof_render_tab_text(m, &v, MPROF_RENDER_FLAME));
+  mprof_render_model_free(m);
+}
+
 /* A source column too narrow for its file's name cuts the name in the
  * middle: the ":line" at its end stays, so two traces whose lines differ
  * draw differently (cut at the end, both read "a_long_…"). */
@@ -604,6 +659,7 @@ int main(void) {
       cmocka_unit_test(test_summary_shows_the_kernel),
       cmocka_unit_test(test_hotspots_rank_instructions),
       cmocka_unit_test(test_hotspots_memory_only),
+      cmocka_unit_test(test_tab_text),
       cmocka_unit_test(test_source_keeps_its_line),
       cmocka_unit_test(test_flame_and_raster_lanes),
       cmocka_unit_test(test_files_png_and_svg),

@@ -482,7 +482,7 @@ static void test_diff_shows_throughput(void **state) {
   assert_int_equal(mprof_diff_run(&d, base.diagnosis, cand.diagnosis, NULL), 0);
   char *text = diff_text(d, MPROF_REPORT_TEXT);
   assert_non_null(strstr(text, "speed of light: DRAM 90.0% -> 45.0%, L2 "
-                               "45.0% -> 45.0%, SMs 99.0% -> 99.0%"));
+                               "sectors 45.0% -> 45.0%, SMs 99.0% -> 99.0%"));
   free(text);
   char *xml = diff_text(d, MPROF_REPORT_XML);
   const char *b = strstr(xml, "<base launches=");

@@ -132,33 +132,25 @@ static int kernels_kind(CUpti_ActivityKind kind) {
   return g.windowed && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 }
 
-void activity_kernels(int on) {
+/* Enable (@p on) or disable the recorded kinds @p kernels says: the
+ * kernel kind alone (1) or every other one a window switches (0). */
+static void switch_kinds(int on, int kernels) {
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
-    if (!kernels_kind(recorded_kinds[i].kind))
+    CUpti_ActivityKind kind = recorded_kinds[i].kind;
+    if (kernels ? !kernels_kind(kind) : marker_kept(kind) || kernels_kind(kind))
       continue;
     char what[96];
     snprintf(what, sizeof what, "%s(%s)",
              on ? "cuptiActivityEnable" : "cuptiActivityDisable",
              recorded_kinds[i].name);
-    ok(on ? cuptiActivityEnable(recorded_kinds[i].kind)
-          : cuptiActivityDisable(recorded_kinds[i].kind),
-       what);
+    ok(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind), what);
   }
 }
 
+void activity_kernels(int on) { switch_kinds(on, 1); }
+
 void activity_record(int on) {
-  for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
-    if (marker_kept(recorded_kinds[i].kind) ||
-        kernels_kind(recorded_kinds[i].kind))
-      continue;
-    char what[96];
-    snprintf(what, sizeof what, "%s(%s)",
-             on ? "cuptiActivityEnable" : "cuptiActivityDisable",
-             recorded_kinds[i].name);
-    ok(on ? cuptiActivityEnable(recorded_kinds[i].kind)
-          : cuptiActivityDisable(recorded_kinds[i].kind),
-       what);
-  }
+  switch_kinds(on, 0);
   for (size_t i = 0; i < api_function_count; i++)
     set_api_function(i, on);
 }

@@ -60,11 +60,11 @@ typedef struct mprof_cupti_config {
   mprof_cupti_pc_mode pc_mode;
   uint32_t pc_period;    /**< exponent N: one sample per SM every 2^N cycles */
   uint64_t pc_hw_buffer; /**< bytes of device memory for the sampler */
-  char kernel_regex[1024];      /**< POSIX ERE; "" keeps every kernel */
-  int keep_sass;                /**< 0 when MPROF_NO_SASS=1 */
-  int whole_modules;            /**< MPROF_WHOLE_MODULES=1: no trimming */
-  int api_calls;                /**< 0 when MPROF_NO_API_CALLS=1 */
-  int pm_enabled;               /**< 1 when MPROF_PM=on or alternate */
+  char kernel_regex[1024]; /**< POSIX ERE; "" keeps every kernel */
+  int keep_sass;           /**< 0 when MPROF_NO_SASS=1 */
+  int whole_modules;       /**< MPROF_WHOLE_MODULES=1: no trimming */
+  int api_calls;           /**< 0 when MPROF_NO_API_CALLS=1 */
+  int pm_enabled;          /**< 1 when MPROF_PM=on or alternate */
   /** MPROF_PM=alternate: PC and PM sampling take turns between the repeats
    *  of the capture window, MPROF_ALTERNATE_EVERY repeats a turn (0: the
    *  producer's default) */

@@ -148,8 +148,8 @@ typedef struct producer_state {
    * (window_tick()); capture_lock. */
   mprof_cupti_capture_change window_pending;
   int window_pc_disable; /* MPROF_WINDOW_PC_DISABLE=1 */
-  int window_kernels_on;  /* capture_lock: the kernel kind is on */
-  int window_pc_ready;    /* pc_lock: contexts set up now, not queued */
+  int window_kernels_on; /* capture_lock: the kernel kind is on */
+  int window_pc_ready;   /* pc_lock: contexts set up now, not queued */
   struct {
     CUcontext ctx;
     uint32_t ordinal;

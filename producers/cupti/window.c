@@ -74,10 +74,10 @@ static void window_callbacks(int on) {
   /* Serialized PC sampling keeps its own launch callbacks. A window the
    * drain thread opens or closes (--delay, --duration, --max-size) is
    * switched at the next launch when PC sampling is on (window_tick()). */
-  int launches = trigger == MPROF_CAPTURE_KERNELS ||
-                 (g.pc_allowed && (trigger == MPROF_CAPTURE_WHOLE ||
-                                   g.capture.s.duration_ns ||
-                                   g.capture.s.max_bytes));
+  int launches =
+      trigger == MPROF_CAPTURE_KERNELS ||
+      (g.pc_allowed && (trigger == MPROF_CAPTURE_WHOLE ||
+                        g.capture.s.duration_ns || g.capture.s.max_bytes));
   if (launches &&
       (on || g.cfg.pc_mode != MPROF_CUPTI_PC_SERIALIZED || !g.pc_allowed))
     for (size_t i = 0; i < launch_cbid_count; i++)

@@ -165,7 +165,8 @@ typedef struct {
 } mprof_metric;
 typedef struct {
   uint32_t id; uint32_t state; double cost; const char *detail;
-  size_t metric_count; const mprof_metric *metrics;
+  size_t metric_count; const mprof_metric *metrics; double gain;
+  uint32_t gain_bound; double saved_ns;
 } mprof_dimension;
 typedef struct {
   unsigned version; uint32_t known; uint32_t warps_per_block;
@@ -189,7 +190,8 @@ typedef struct {
   double weighted_tail; size_t shape_count; const mprof_occupancy *shapes;
   size_t note_count; const char *const *notes;
   const mprof_kernel_throughput *throughput; uint32_t tensor_core;
-  uint32_t library; const char *roof;
+  uint32_t library; const char *roof; double gain; uint32_t gain_bound;
+  double saved_ns; uint32_t gain_of_stream;
 } mprof_kernel_diagnosis;
 typedef struct { const char *key; const char *text; } mprof_note;
 
@@ -210,6 +212,7 @@ const mprof_note *mprof_diagnosis_note(const mprof_diagnosis *diagnosis,
 const char *mprof_dimension_key(uint32_t dimension);
 const char *mprof_dimension_title(uint32_t dimension);
 const char *mprof_state_name(uint32_t state);
+const char *mprof_gain_bound_name(uint32_t bound);
 const char *mprof_occupancy_limiter_name(uint32_t limiter);
 const char *mprof_counter_key(uint32_t counter);
 

@@ -612,8 +612,11 @@ class Trace:
     def diagnosis(self) -> pd.DataFrame:
         """The verdict of each kernel, as ``mprof summary``: ``verdict``
         (one sentence), the ``dimension`` it names and that dimension's
-        ``state`` and ``gain`` (the share of the kernel's time a fix could
-        recover), ``issue_active``, the theoretical ``occupancy`` and
+        ``state`` and ``gain`` (the share of the kernel's own time a fix
+        could recover, of the stream's time when ``gain_of`` is "stream";
+        NaN at a roof), ``gain_bound`` ("estimate", "at_least", "at_most",
+        "unknown"), ``saved_ns`` (the time the fix saves the program),
+        ``issue_active``, the theoretical ``occupancy`` and
         its ``limiter``, ``waves``, ``tensor_core``, ``library``, the
         measured ``roof`` and the speed of light from PM samples
         (``sol_dram``, ``sol_l2``, ... in percent; NaN unmeasured)."""
@@ -622,15 +625,16 @@ class Trace:
         for i in range(int(lib.mprof_diagnosis_kernel_count(d))):
             k = lib.mprof_diagnosis_kernel(d, i)
             dim = k.verdict_dimension
-            gain = lib.mprof_kernel_diagnosis_dimension(k, dim).cost \
-                if dim != col.INDEX_NONE else 0.0
             occ = k.occupancy
             row = {
                 "name": text(k.stats.name),
                 "verdict": text(k.verdict),
                 "dimension": text(lib.mprof_dimension_key(dim)),
                 "state": text(lib.mprof_state_name(k.verdict_state)),
-                "gain": gain,
+                "gain": k.gain,
+                "gain_bound": text(lib.mprof_gain_bound_name(k.gain_bound)),
+                "gain_of": "stream" if k.gain_of_stream else "kernel",
+                "saved_ns": k.saved_ns,
                 "issue_active": k.issue_active if k.issue_active >= 0
                 else np.nan,
                 "occupancy": occ.theoretical if occ.known else np.nan,
@@ -644,7 +648,7 @@ class Trace:
                 "notes": [text(k.notes[j]) for j in range(k.note_count)],
                 "pm_samples": int(k.throughput.samples),
             }
-            for c in range(11):  # MPROF_COUNTER_COUNT_ of these headers
+            for c in range(13):  # MPROF_COUNTER_COUNT_ of these headers
                 row["sol_" + text(lib.mprof_counter_key(c))] = \
                     k.throughput.value[c]
             rows.append(row)
@@ -655,8 +659,10 @@ class Trace:
         """Every judged dimension of every kernel, one row each:
         ``kernel``, ``dimension`` (key: "memory_latency", ...),
         ``title``, ``state`` ("unknown", "ok", "minor", "issue"),
-        ``gain`` (estimated share of the kernel's time a fix recovers),
-        ``detail`` (the sentence with its numbers) and ``metrics`` (a
+        ``cost`` (the estimated gain as a share of the kernel's stream
+        time, which ranks them), ``gain`` (the same of the kernel's own
+        time; of the stream's for launch overhead), ``gain_bound``,
+        ``saved_ns`` (the time the fix saves the program), ``detail`` (the sentence with its numbers) and ``metrics`` (a
         dict of the numbers behind it)."""
         d = self._diagnosis_handle()
         rows = []
@@ -671,9 +677,12 @@ class Trace:
                 rows.append((i, text(lib.mprof_dimension_key(dm.id)),
                              text(lib.mprof_dimension_title(dm.id)),
                              text(lib.mprof_state_name(dm.state)), dm.cost,
-                             text(dm.detail), metrics))
+                             dm.gain,
+                             text(lib.mprof_gain_bound_name(dm.gain_bound)),
+                             dm.saved_ns, text(dm.detail), metrics))
         return pd.DataFrame(rows, columns=["kernel", "dimension", "title",
-                                           "state", "gain", "detail",
+                                           "state", "cost", "gain",
+                                           "gain_bound", "saved_ns", "detail",
                                            "metrics"])
 
     def notes(self) -> pd.DataFrame:

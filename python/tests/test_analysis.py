@@ -75,11 +75,18 @@ def test_diagnosis_equals_summary(name: str) -> None:
         assert row["dimension"] == (w["verdict"]["dimension"] or "")
         assert row["state"] == w["verdict"]["state"]
         assert (row["roof"] or None) == w["verdict"].get("roof")
+        if w["verdict"].get("gain") is not None:
+            assert round(row["gain"], 4) == pytest.approx(
+                w["verdict"]["gain"], abs=1e-4)
+            assert row["gain_of"] == w["verdict"]["gain_of"]
         mine = dims[dims["kernel"] == k].set_index("dimension")
         for key, d in w["dimensions"].items():
             assert mine.loc[key, "state"] == d["state"], key
-            assert round(mine.loc[key, "gain"], 4) == pytest.approx(
+            assert round(mine.loc[key, "cost"], 4) == pytest.approx(
                 d["cost"], abs=1e-4), key
+            assert round(mine.loc[key, "gain"], 4) == pytest.approx(
+                d["gain"], abs=1e-4), key
+            assert mine.loc[key, "gain_bound"] == d["gain_bound"], key
             assert mine.loc[key, "detail"] == d["detail"], key
 
 

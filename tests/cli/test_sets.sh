@@ -158,7 +158,7 @@ expect 0 "2 processes" "$mprof" summary --human "$tmp/pair"
 "$mprof" summary --json --all "$tmp/pair" >"$tmp/pair.json" || fail "summary of the pair failed"
 n=$(launches "$tmp/pair.json" tail_spin)
 [ "$n" = 7 ] || fail "the pair's tail_spin has '$n' launches, not 3 measured + 4 traced"
-grep -q '"sm_tail":{"state":"issue","cost":[0-9.]*,"detail":"A tail: the last SM (7)' "$tmp/pair.json" ||
+grep -q '"sm_tail":{"state":"issue","cost":[0-9.]*,"gain":[0-9.]*,"gain_bound":"estimate","saved_ns":[0-9]*,"detail":"A tail: the last SM (7)' "$tmp/pair.json" ||
   fail "the pair's tail is not judged from the blocks: $(grep -o '"sm_tail":{[^}]*' "$tmp/pair.json" | head -1)"
 expect 0 "pid 4100" "$mprof" summary --human --by-process "$tmp/pair"
 if [ "$have_render" = 1 ]; then

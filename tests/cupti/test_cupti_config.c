@@ -118,17 +118,15 @@ static void test_config_pm(void **state) {
   assert_int_equal(cfg.pm_alternate, 0);
   assert_non_null(strstr(cfg.problems[0], "MPROF_PM"));
   /* alternate: PM sampling on, taking turns, every N repeats */
-  env_pair alt[] = {{"MPROF_PM", "alternate"},
-                    {"MPROF_ALTERNATE_EVERY", "3"},
-                    {NULL, NULL}};
+  env_pair alt[] = {
+      {"MPROF_PM", "alternate"}, {"MPROF_ALTERNATE_EVERY", "3"}, {NULL, NULL}};
   mprof_cupti_config_load(&cfg, fake_env, alt, 1, "h");
   assert_int_equal(cfg.pm_enabled, 1);
   assert_int_equal(cfg.pm_alternate, 1);
   assert_int_equal(cfg.alternate_every, 3);
   assert_int_equal(cfg.problem_count, 0);
-  env_pair zero[] = {{"MPROF_PM", "alternate"},
-                     {"MPROF_ALTERNATE_EVERY", "0"},
-                     {NULL, NULL}};
+  env_pair zero[] = {
+      {"MPROF_PM", "alternate"}, {"MPROF_ALTERNATE_EVERY", "0"}, {NULL, NULL}};
   mprof_cupti_config_load(&cfg, fake_env, zero, 1, "h");
   assert_int_equal(cfg.alternate_every, 0); /* the producer's default */
   assert_int_equal(cfg.problem_count, 1);

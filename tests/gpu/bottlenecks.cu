@@ -11,6 +11,9 @@
  *
  * Build: nvcc -O3 -arch=sm_90 -lineinfo bottlenecks.cu -lcublas -o bottlenecks
  *
+ * tests/gpu/calibrate.cu includes this file with BOTTLENECKS_NO_MAIN for
+ * its kernels, and times each against the fix its verdict recommends.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <cublas_v2.h>
@@ -67,8 +70,8 @@ __global__ void l2_stream(const float4 *buf, size_t n, int reps, float *out) {
   for (int r = 0; r < reps; r++)
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride) {
-      float4 v = __ldcg(&buf[i]); /* L2 only: skip L1 */ // @hot l2_stream
-      acc.x += v.x;
+      float4 v = __ldcg(&buf[i]); /* L2 only: skip L1 */
+      acc.x += v.x; // @hot l2_stream: the load's stalls land on this first use
       acc.y += v.y;
       acc.z += v.z;
       acc.w += v.w;
@@ -391,6 +394,7 @@ static void run_cublas(void) {
   CHECK_CUDA(cudaFree(c));
 }
 
+#ifndef BOTTLENECKS_NO_MAIN
 int main(int argc, char **argv) {
   CHECK_CUDA(
       cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
@@ -454,3 +458,4 @@ int main(int argc, char **argv) {
   printf("RESULT ok\n");
   return 0;
 }
+#endif /* BOTTLENECKS_NO_MAIN */

@@ -6,9 +6,12 @@ usage: check_lines.py [--embedded] SUMMARY_JSON SOURCE
 
 SOURCE marks each planted line with a comment `@hot KERNEL` (KERNEL the
 kernel's short name). For every marked kernel, its hottest line must be
-that line of SOURCE (same file name, same number). With --embedded, the
-line's code must also come from the trace (source "embedded") and be the
-text of that line of SOURCE: what a trace copied alone shows.
+that line of SOURCE (same file name, same number), or a line of another
+file (a header the planted line calls into: CUDA's atomicAdd, CUB or
+CUTLASS templates) whose inline chain (`inlined_at`) reaches that line of
+SOURCE. With --embedded, the line's code must also come from the trace
+(source "embedded") and be the text of that line of SOURCE (for a line
+of another file: not empty): what a trace copied alone shows.
 
 With --headers, template code (CUB, Thrust, CUTLASS) must map to its
 header lines: some kernel must have a sampled line with a number in a file
@@ -22,6 +25,11 @@ import json
 import os
 import re
 import sys
+
+
+def at(line):
+    """FILE:LINE of a hot line or call site, the file's base name only."""
+    return f"{os.path.basename(str(line.get('file')))}:{line.get('line')}"
 
 
 def headers(pattern, summary_path):
@@ -43,7 +51,7 @@ def headers(pattern, summary_path):
             continue
         share = sum(l.get("share") or 0 for l in lines)
         top = lines[0]
-        where = f"{os.path.basename(str(top.get('file')))}:{top.get('line')}"
+        where = at(top)
         if top.get("source") != "embedded" or not top.get("code"):
             print(f"FAIL  {k.get('short_name')}: {where} has no embedded code "
                   f"('{top.get('source')}')")
@@ -100,20 +108,29 @@ def main(argv):
             failures += 1
             continue
         top = hot[0]
-        where = f"{os.path.basename(str(top.get('file')))}:{top.get('line')}"
+        where = at(top)
         share = top.get("share") or 0
+        planted_at = f"{base}:{number}"
+        # The call sites of inlined code, innermost first.
+        chain = [at(c) for c in top.get("inlined_at") or [] if isinstance(c, dict)]
+        inlined = where != planted_at and planted_at in chain
         problem = None
-        if os.path.basename(str(top.get("file"))) != base or top.get("line") != number:
-            problem = f"hottest line is {where} ({share:.1%}), not {base}:{number}"
+        if where != planted_at and not inlined:
+            problem = (f"hottest line is {where} ({share:.1%})"
+                       + (f", inlined at {', '.join(chain)}" if chain else "")
+                       + f", not {planted_at}")
         elif embedded and top.get("source") != "embedded":
             problem = f"code of {where} is '{top.get('source')}', not embedded"
-        elif embedded and top.get("code") != source[number - 1]:
+        elif embedded and inlined and not top.get("code"):
+            problem = f"code of {where} is empty"
+        elif embedded and not inlined and top.get("code") != source[number - 1]:
             problem = f"code of {where} is {top.get('code')!r}, not {source[number - 1]!r}"
         if problem:
             print(f"FAIL  {name}: {problem}")
             failures += 1
         else:
             print(f"ok    {name}: {where} holds {share:.1%} of its samples"
+                  + (f", inlined at {planted_at}" if inlined else "")
                   + (" (code embedded)" if embedded else ""))
     return 1 if failures else 0
 

@@ -22,16 +22,7 @@ out=${1:?usage: kineto.sh OUTDIR [BUILD_DIR]}
 . "$(dirname "$0")/lib.sh"
 gpu_setup kineto "$out" "${2:-build}"
 here=$(cd "$(dirname "$0")" && pwd)
-report="$out/report.txt"
-: >"$report" || exit 2
-say() { echo "$*" | tee -a "$report"; }
-failures=0
-check() { # check TEXT RESULT(0 ok)
-  if [ "$2" -eq 0 ]; then say "ok    $1"; else
-    say "FAIL  $1"
-    failures=$((failures + 1))
-  fi
-}
+report_setup
 
 python=${PYTHON:-python3}
 if ! "$python" -c 'import torch' >/dev/null 2>&1; then

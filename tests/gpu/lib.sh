@@ -1,5 +1,6 @@
 # Sourced by the GPU checks that run the planted-bottleneck suite
-# (verdicts.sh, pm_sweep.sh, bottlenecks_sample.sh).
+# (verdicts.sh, pm_sweep.sh, bottlenecks_sample.sh, calibrate.sh,
+# sol_ncu.sh).
 #
 # gpu_setup NAME OUTDIR BUILD_DIR: makes OUTDIR; sets $out, $build (both
 # absolute), $src (the checkout) and $mprof; exits 77 (skipped) with a line when there
@@ -20,12 +21,31 @@ gpu_setup() {
   fi
 }
 
+# build_suite NAME PROGRAM: $out/PROGRAM from tests/gpu/PROGRAM.cu (unless
+# already there); sets $bin.
+build_suite() {
+  local nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  bin="$out/$2"
+  [ -x "$bin" ] && return 0
+  "$nvcc" -O3 -arch=sm_90 -lineinfo "$src/tests/gpu/$2.cu" -lcublas \
+    -o "$bin" || { echo "$1: building $2.cu failed" >&2; exit 2; }
+}
+
 # build_bottlenecks NAME: $out/bottlenecks from tests/gpu/bottlenecks.cu
 # (unless already there); sets $bin.
-build_bottlenecks() {
-  local nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-  bin="$out/bottlenecks"
-  [ -x "$bin" ] && return 0
-  "$nvcc" -O3 -arch=sm_90 -lineinfo "$src/tests/gpu/bottlenecks.cu" -lcublas \
-    -o "$bin" || { echo "$1: building bottlenecks.cu failed" >&2; exit 2; }
+build_bottlenecks() { build_suite "$1" bottlenecks; }
+
+# report_setup: OUTDIR/report.txt emptied; say TEXT (to it and the
+# screen), check TEXT STATUS (ok, or FAIL counted in $failures).
+report_setup() {
+  report="$out/report.txt"
+  : >"$report" || exit 2
+  failures=0
+}
+say() { echo "$*" | tee -a "$report"; }
+check() { # check TEXT RESULT(0 ok)
+  if [ "$2" -eq 0 ]; then say "ok    $1"; else
+    say "FAIL  $1"
+    failures=$((failures + 1))
+  fi
 }

@@ -32,16 +32,7 @@ else
   gpu_setup ranks "$out" "${2:-build}"
 fi
 here=$(cd "$(dirname "$0")" && pwd)
-report="$out/report.txt"
-: >"$report" || exit 2
-say() { echo "$*" | tee -a "$report"; }
-failures=0
-check() { # check TEXT RESULT(0 ok)
-  if [ "$2" -eq 0 ]; then say "ok    $1"; else
-    say "FAIL  $1"
-    failures=$((failures + 1))
-  fi
-}
+report_setup
 python=${PYTHON:-python3}
 steps=8 slow_rank=1 slow_step=3
 

@@ -8,7 +8,7 @@
 # on a broken capture proves nothing.
 #
 # Usage: tests/gpu/selftest.sh CHECK BUILD_DIR TMPDIR
-#   CHECK      faults, verdicts, programs, blocks, capture_cost, compare_ncu
+#   CHECK      faults, verdicts, calibrate, sol_ncu, programs, blocks, capture_cost, compare_ncu
 #              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets,
 #              validate, validate_source, suite, capture_window,
 #              source_lines or ranks
@@ -111,6 +111,113 @@ verdicts)
   if ! python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     run good skip "SKIP the library check" verdicts.sh "$o" "$fake"
   fi
+  ;;
+calibrate)
+  # The stand-in records the real suite's recordings (samples/); the cases
+  # are its kernels, icache_thrash with two planted problems (its fetch
+  # stalls and its half-wave grid). good: timings whose gains are the
+  # summary's estimates (a bound a little past it); off: the headline's fix
+  # of barrier_heavy gains 30 points less than estimated; wronghead: the
+  # tail fix of icache_thrash gains more than its headline's.
+  t=$STANDIN_TRACES
+  "$mprof" summary --json --all "$src/samples/bottlenecks.mprof" "$src/samples/bottlenecks.pm.mprof" \
+    >"$t/calibrate.set.json" || exit 2
+  printf '%s\n' "pointer_chase tail_effect" "dram_stream" "fma_chain_one_warp tail_effect" \
+    "fma_independent" "bank_conflicts shared_memory" "barrier_heavy synchronisation" \
+    "hot_atomics memory_throughput" "icache_thrash instruction_fetch tail_effect" \
+    "smem_limited occupancy" "one_block_tail tail_effect" "tiny_kernel launch_overhead" \
+    >"$t/calibrate.cases"
+  python3 - "$t" <<'PY' || exit 2
+import json, sys
+t = sys.argv[1]
+doc = json.load(open(t + "/calibrate.set.json"))
+kernels = {k["short_name"]: k for k in doc["kernels"]["items"]}
+def measured(dim):
+    g, b = dim["gain"], dim["gain_bound"]
+    if g is None or b == "unknown":
+        return 0.5
+    return g + 0.05 if b == "at_least" else g - 0.05 if b == "at_most" else g
+for mode in ("good", "off", "wronghead"):
+    lines = []
+    for case in open(t + "/calibrate.cases"):
+        name, *fixes = case.split()
+        k = kernels[name]
+        lines.append("TIME %s original 10.0000" % name)
+        head = k["verdict"]["dimension"]
+        gains = {d: measured(k["dimensions"][d]) for d in fixes}
+        if len(fixes) > 1:  # the headline's fix gains more
+            for d in fixes:
+                if d != head:
+                    gains[d] = gains[head] / 2
+        if mode == "off" and name == "barrier_heavy":
+            gains[head] -= 0.30
+        if mode == "wronghead" and name == "icache_thrash":
+            gains = {d: (0.2 if d == head else 0.6) for d in fixes}
+        for d in fixes:
+            lines.append("TIME %s %s %.4f" % (name, d, 10.0 * (1 - gains[d])))
+    open("%s/calibrate.%s.times" % (t, mode), "w").write("\n".join(lines) + "\n")
+PY
+  o=$tmp/out
+  run good pass "" calibrate.sh "$o" "$fake"
+  grep -q '^| barrier_heavy | synchronisation | yes | ' "$o/calibrate.md" ||
+    fail "calibrate.sh wrote no markdown row for barrier_heavy: $(head -c 600 "$o/calibrate.md")"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d["rows"] and not d["failures"] else 1)' \
+    "$o/calibrate.json" || fail "calibrate.json has no rows or lists failures"
+  run off fail "FAILED: barrier_heavy: the synchronisation fix gains [0-9.]+%, estimated" calibrate.sh "$o" "$fake"
+  run wronghead fail "FAILED: icache_thrash: headline instruction_fetch, expected tail_effect \(larger measured gain\)" \
+    calibrate.sh "$o" "$fake"
+  run nothing fail "FAIL  mprof summary of the calibration traces failed" calibrate.sh "$o" "$fake"
+  run crash fail "FAIL  mprof record of calibrate exited 139" calibrate.sh "$o" "$fake"
+  ;;
+sol_ncu)
+  # score_sol.py, the scoring of sol_ncu.sh, on ncu pages made from the
+  # recorded suite's own speed of light (samples/, PM-sampled with the
+  # default counters): DRAM one point off, SMs and compute as measured,
+  # and once with DRAM 20 points off. The recording has no L2 or L1/TEX
+  # throughput, which the full check asks for.
+  "$mprof" summary --json --all "$src/samples/bottlenecks.mprof" "$src/samples/bottlenecks.pm.mprof" \
+    >"$tmp/set.json" || exit 2
+  python3 - "$tmp" <<'PY' || exit 2
+import csv, json, sys
+t = sys.argv[1]
+kernels = {k["short_name"]: k for k in json.load(open(t + "/set.json"))["kernels"]["items"]}
+for mode, off in (("good", 1.0), ("off", 20.0)):
+    for name in ("dram_stream", "barrier_heavy"):
+        th = kernels[name]["throughput"]
+        pct = lambda key: 100.0 * (th.get(key) or 0.0)
+        values = {"DRAM Throughput": pct("dram") + off,
+                  "Elapsed Cycles": 1000000.0,
+                  "SM Active Cycles": 10000.0 * pct("sm_active"),
+                  "Compute (SM) Throughput": max(pct("issue"), pct("tensor")),
+                  "Memory Throughput": pct("dram") + off,
+                  "L2 Cache Throughput": 85.0}
+        with open("%s/%s.%s.csv" % (t, name, mode), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["ID", "Kernel Name", "Section Name", "Metric Name",
+                        "Metric Unit", "Metric Value"])
+            for metric, value in values.items():
+                w.writerow(["0", name + "(float*, int)", "GPU Speed Of Light Throughput",
+                            metric, "%", "{:,.2f}".format(value)])
+PY
+  # sol MODE WANT PATTERN [OPTIONS]: score_sol.py's status and words
+  sol() {
+    local mode=$1 want=$2 pattern=$3 status
+    shift 3
+    python3 "$gpu/score_sol.py" "$@" "dram_stream=$tmp/dram_stream.$mode.csv=$tmp/set.json" \
+      "barrier_heavy=$tmp/barrier_heavy.$mode.csv=$tmp/set.json" >"$tmp/sol.$mode.log" 2>&1
+    status=$?
+    [ "$status" -eq "$want" ] && grep -Eq -- "$pattern" "$tmp/sol.$mode.log" ||
+      fail "score_sol.py ($mode $*) exited $status, not $want with '$pattern': $(cat "$tmp/sol.$mode.log")"
+  }
+  sol good 0 "\| dram_stream \| DRAM \| [0-9.]+% \| [0-9.]+% \| pass \|" --quantities dram,sm,compute,memory
+  sol good 1 "FAILED: dram_stream: mprof sampled no L2" --quantities dram,l2
+  sol off 1 "FAILED: dram_stream: DRAM [0-9.]+% in mprof, [0-9.]+% in ncu" --quantities dram
+  echo "not ncu" >"$tmp/bad.csv"
+  python3 "$gpu/score_sol.py" "x=$tmp/bad.csv=$tmp/set.json" >"$tmp/sol.bad.log" 2>&1
+  status=$?
+  [ "$status" -eq 2 ] && grep -q "no 'Metric Name' column" "$tmp/sol.bad.log" ||
+    fail "score_sol.py on a page that is not ncu's exited $status: $(cat "$tmp/sol.bad.log")"
+  runs=4
   ;;
 programs)
   # The program's stand-in states the launches of a synthetic trace (with
@@ -482,8 +589,20 @@ source_lines)
   # The planted line elsewhere: the hottest line is not it.
   sed 's| @hot lines_inline||; s|// @poly-first|// @poly-first @hot lines_inline|' \
     "$lines/src/lines/lines_math.cuh" >"$lines/moved.cuh"
-  checker 1 "FAIL  lines_inline: hottest line is lines_math.cuh:8 \(81.2%\), not moved.cuh:12" \
+  checker 1 "FAIL  lines_inline: hottest line is lines_math.cuh:8 \(81.2%\), inlined at lines_math.cuh:12, lines_kernels.cu:21, not moved.cuh:12" \
     "$lines/good.json" "$lines/moved.cuh"
+  # The planted line calls into a header whose line is the hottest: fine
+  # when its inline chain reaches the planted line (the kernel's call)...
+  mkdir -p "$lines/call" "$lines/store"
+  sed 's|// @inline-call$|// @inline-call @hot lines_inline|' "$src/tests/data/lines/lines_kernels.cu" \
+    >"$lines/call/lines_kernels.cu"
+  checker 0 "ok    lines_inline: lines_math.cuh:8 holds 81.2% of its samples, inlined at lines_kernels.cu:21 \(code embedded\)" \
+    --embedded "$lines/good.json" "$lines/call/lines_kernels.cu"
+  # ... not when it does not (the planted line is the kernel's store).
+  sed 's|// @inline-store$|// @inline-store @hot lines_inline|' "$src/tests/data/lines/lines_kernels.cu" \
+    >"$lines/store/lines_kernels.cu"
+  checker 1 "FAIL  lines_inline: hottest line is lines_math.cuh:8 \(81.2%\), inlined at lines_math.cuh:12, lines_kernels.cu:21, not lines_kernels.cu:22" \
+    "$lines/good.json" "$lines/store/lines_kernels.cu"
   # The code not embedded: a trace alone would show nothing.
   checker 1 "FAIL  lines_inline: code of lines_math.cuh:8 is 'unknown', not embedded" \
     --embedded "$lines/bare.json" "$lines/src/lines/lines_math.cuh"

@@ -2,7 +2,8 @@
 # Per-line analysis on the GPU: build tests/gpu/bottlenecks.cu with
 # -lineinfo from a copy of its source, record it, and check that each
 # planted kernel's hottest line (`mprof summary --by-line`) is the line
-# marked `@hot KERNEL` in the source (tests/gpu/check_lines.py); then move
+# marked `@hot KERNEL` in the source, or a header's line inlined at it
+# (atomicAdd in hot_atomics) (tests/gpu/check_lines.py); then move
 # the source away, copy the trace alone to another folder, and check that
 # the trace still shows those lines' code (embedded by record); and that
 # Thrust and CUB code (tests/gpu/thrust_cub.cu) maps to their header lines
@@ -11,8 +12,9 @@
 #
 # Usage: tests/gpu/source_lines.sh OUTDIR [BUILD_DIR]
 # tests/gpu/selftest.sh source_lines checks the checker on the committed
-# nvcc fixture (a good summary passes; a wrong line or code not embedded
-# fails).
+# nvcc fixture (a good summary passes, and so does a header's line whose
+# inline chain reaches the planted line; a wrong line, a chain that does
+# not reach it, or code not embedded fails).
 set -uo pipefail
 out=${1:?usage: source_lines.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}

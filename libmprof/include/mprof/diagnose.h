@@ -52,6 +52,19 @@ MPROF_API const char *mprof_dimension_title(uint32_t dimension);
 /** "unknown", "ok", "minor", "issue"; "" out of range. */
 MPROF_API const char *mprof_state_name(uint32_t state);
 
+/** How far an estimated gain can be trusted (docs/DIAGNOSIS.md, "Estimated
+ * gain"). Values are pinned. */
+typedef enum mprof_gain_bound {
+  MPROF_GAIN_ESTIMATE = 0, /**< an estimate of what the fix gains */
+  MPROF_GAIN_AT_LEAST = 1, /**< the fix gains at least this ("≥") */
+  MPROF_GAIN_AT_MOST = 2,  /**< the fix gains at most this ("≤"): what the
+                                data bound, not what it shows the fix gets */
+  MPROF_GAIN_UNKNOWN = 3   /**< the data cannot tell ("?") */
+} mprof_gain_bound;
+
+/** "estimate", "at_least", "at_most", "unknown"; "" out of range. */
+MPROF_API const char *mprof_gain_bound_name(uint32_t bound);
+
 /** A number behind a judgement. Strings are static. */
 typedef struct mprof_metric {
   const char *name; /**< "share", "theoretical_occupancy", ... */
@@ -73,6 +86,15 @@ typedef struct mprof_dimension {
   const char *detail; /**< one sentence with the numbers */
   size_t metric_count;
   const mprof_metric *metrics;
+  /** The gain as people read it: a share of the kernel's own GPU time for
+   * a dimension inside the kernel (cost / busy), a share of the stream's
+   * time (runs plus idle gaps) for launch overhead / idle gaps. */
+  double gain;
+  uint32_t gain_bound; /**< mprof_gain_bound of gain, cost and saved_ns */
+  /** Estimated time saved for the program by fixing it: the kernel's total
+   * time x gain inside the kernel, the idle gap time removed for launch
+   * overhead / idle gaps; NaN when unknown. */
+  double saved_ns;
   MPROF_GROWABLE_TAIL
 } mprof_dimension;
 
@@ -192,10 +214,22 @@ typedef struct mprof_kernel_diagnosis {
   uint32_t tensor_core; /**< HGMMA/WGMMA/HMMA/UTMA in its SASS */
   uint32_t library;     /**< named like a cuBLAS, cuDNN, CUTLASS, Triton or
                              PyTorch kernel: advice is for the caller */
-  /** The measured roof the verdict names ("dram", "l2", "issue", "fma",
+  /** The measured roof the verdict names ("dram", "dram_sectors": DRAM's
+   * random-access roof for scattered accesses, "l2", "l1tex" (L1 and shared
+   * memory), "issue", "fma",
    * "tensor": the resource at 60% of its peak or more, where the gain is in
    * doing less work rather than in a stall); NULL for any other verdict. */
   const char *roof;
+  /** The verdict dimension's gain, gain_bound and saved_ns
+   * (mprof_dimension); gain and saved_ns are NaN (bound unknown) for a
+   * roof verdict, whose gain is in doing less work, and 0 when the verdict
+   * names no dimension. */
+  double gain;
+  uint32_t gain_bound;
+  double saved_ns;
+  /** 1 when gain is a share of stream time (idle gaps: launch overhead or
+   * a starved stream), 0 when it is a share of the kernel's own time. */
+  uint32_t gain_of_stream;
   MPROF_GROWABLE_TAIL
 } mprof_kernel_diagnosis;
 
@@ -316,8 +350,13 @@ typedef enum mprof_report_format {
  * (XML and JSON always carry both). */
 #define MPROF_REPORT_FULL_NAMES 0x2u
 /** MPROF_REPORT_TEXT summaries only: one line per kernel (share, launches,
- * mean, verdict, estimated gain, name) instead of a panel per kernel. */
+ * mean, verdict, estimated gain, time saved, name) instead of a panel per
+ * kernel. */
 #define MPROF_REPORT_BRIEF 0x4u
+/** Summaries: kernels ranked by the estimated time their verdict's fix
+ * saves (mprof_kernel_diagnosis.saved_ns, unknown last) instead of by
+ * GPU time. */
+#define MPROF_REPORT_SORT_SAVED 0x8u
 
 #define MPROF_REPORT_OPTIONS_VERSION 1
 

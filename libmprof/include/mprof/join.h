@@ -41,8 +41,8 @@ extern "C" {
 
 typedef struct mprof_join mprof_join;
 
-/* Version 2 appended flags. */
-#define MPROF_JOIN_OPTIONS_VERSION 2
+/* Version 2 appended flags; version 3, threads. */
+#define MPROF_JOIN_OPTIONS_VERSION 3
 
 /** Keep each process's launches of a kernel apart in a merged set: one
  * kernel per (process, device, name) instead of one per (GPU, name). */
@@ -55,11 +55,17 @@ typedef struct mprof_join_options {
   const mprof_sidecar *sidecar;
   /* Version 2: */
   unsigned flags; /**< MPROF_JOIN_* */
+  /* Version 3: */
+  /** Threads the join may use, the calling one among them: the launches
+   * of each trace of a set (mprof_trace_open_merged()) are walked on their
+   * own, these many at once. 0 and 1: all on the calling thread. The
+   * result is the same for every value. */
+  unsigned threads;
   MPROF_GROWABLE_TAIL
 } mprof_join_options;
 
 #define MPROF_JOIN_OPTIONS_INIT                                                \
-  { MPROF_JOIN_OPTIONS_VERSION, NULL, 0 }
+  { MPROF_JOIN_OPTIONS_VERSION, NULL, 0, 0 }
 
 /** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
  */

@@ -27,9 +27,11 @@ extern "C" {
 
 /** The counters mprof reads from PM samples. Values are pinned. */
 typedef enum mprof_counter_id {
-  MPROF_COUNTER_DRAM = 0,         /**< % of peak DRAM throughput */
-  MPROF_COUNTER_DRAM_BYTES = 1,   /**< DRAM bytes per second */
-  MPROF_COUNTER_L2 = 2,           /**< % of peak L2 sector throughput */
+  MPROF_COUNTER_DRAM = 0,       /**< % of peak DRAM throughput */
+  MPROF_COUNTER_DRAM_BYTES = 1, /**< DRAM bytes per second */
+  MPROF_COUNTER_L2 = 2, /**< % of peak L2 sector throughput (lts__t_sectors;
+                             not ncu's "L2 Cache Throughput", which is
+                             MPROF_COUNTER_L2_THROUGHPUT) */
   MPROF_COUNTER_L2_BYTES = 3,     /**< L2 bytes per second */
   MPROF_COUNTER_SM_ACTIVE = 4,    /**< % of SM cycles with a warp in flight */
   MPROF_COUNTER_WARPS_ACTIVE = 5, /**< % of warp slots occupied */
@@ -38,7 +40,13 @@ typedef enum mprof_counter_id {
   MPROF_COUNTER_FMA = 8,          /**< % of peak FMA-pipe instructions */
   MPROF_COUNTER_ALU = 9,          /**< % of peak ALU-pipe instructions */
   MPROF_COUNTER_CLOCK = 10,       /**< GPC clock, cycles per second */
-  MPROF_COUNTER_COUNT_ = 11
+  /** % of peak of the busiest L2 unit (lts__throughput): ncu's "L2 Cache
+   * Throughput" */
+  MPROF_COUNTER_L2_THROUGHPUT = 11,
+  /** % of peak L1TEX throughput, shared memory included (l1tex__throughput,
+   * ncu's "L1/TEX Cache Throughput"; else its shared-memory data pipe) */
+  MPROF_COUNTER_L1TEX = 12,
+  MPROF_COUNTER_COUNT_ = 13
 } mprof_counter_id;
 
 /** "dram", "dram_bytes_per_second", ...: stable keys; "" out of range. */

@@ -240,14 +240,38 @@ MPROF_API int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
 
 /**
  * Open the @p count traces of one run (one per process, each already open)
- * as one trace: mprof_trace_merge() into a scratch file in $TMPDIR (or
- * /tmp) that is gone once the result is open. mprof_trace_path() of the
- * result is @p name (NULL: the scratch file's name). The inputs stay the
- * caller's; *out is the caller's, free it with mprof_trace_free().
+ * as one trace: what mprof_trace_merge() would write, read in place, with
+ * no file written and no event copied. Its small tables (devices, streams,
+ * kernels, shapes, processes, META) are built at once; the join, the
+ * diagnosis and the summary read each trace's launches from its own
+ * mapping (mprof_join_options.threads walks them in parallel); a section
+ * of events asked of the set itself (mprof_trace_launches(), ...) is built
+ * in memory on first use, thread-safely, and kept until the set is freed.
+ * mprof_trace_path() of the result is @p name (NULL: "set");
+ * mprof_trace_file_size() is the size of the traces' files together. The
+ * set keeps each input open until it is freed itself: the caller may free
+ * its traces at once. *out is the caller's, free it with
+ * mprof_trace_free().
  */
 MPROF_API int mprof_trace_open_merged(mprof_trace **out,
                                       const mprof_trace *const *traces,
                                       size_t count, const char *name);
+
+/**
+ * The traces set @p trace was opened from (mprof_trace_open_merged()), in
+ * the order given; 0 for a trace of one file.
+ */
+MPROF_API size_t mprof_trace_member_count(const mprof_trace *trace);
+
+/**
+ * Trace @p index of set @p trace, as it was opened: its own indexes, clock
+ * and processes (process i of the set is one of its own when each member
+ * is the trace of one process), for analyses of each trace on its own (a
+ * join or diagnosis per rank). NULL out of range or for a trace of one
+ * file. Owned by the set; valid until mprof_trace_free() of the set.
+ */
+MPROF_API const mprof_trace *mprof_trace_member(const mprof_trace *trace,
+                                                size_t index);
 
 /**
  * The processes a trace holds (mprof_trace_processes()): 1 for the trace of

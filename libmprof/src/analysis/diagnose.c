@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "format/set.h"
 #include "internal.h"
 #include "mprof/diagnose.h"
 #include "mprof/units.h"
@@ -42,6 +43,12 @@ const char *mprof_dimension_title(uint32_t dimension) {
 const char *mprof_state_name(uint32_t state) {
   static const char *const names[] = {"unknown", "ok", "minor", "issue"};
   return state < 4 ? names[state] : "";
+}
+
+const char *mprof_gain_bound_name(uint32_t bound) {
+  static const char *const names[] = {"estimate", "at_least", "at_most",
+                                      "unknown"};
+  return bound < 4 ? names[bound] : "";
 }
 
 const char *mprof_occupancy_limiter_name(uint32_t limiter) {
@@ -636,8 +643,7 @@ static void make_trace_notes(mprof_diagnosis *d) {
   const mprof_join *join = d->join;
   const mprof_trace *t = mprof_join_trace(join);
   mprof__arena *a = &d->arena;
-  size_t launches;
-  mprof_trace_launches(t, &launches);
+  size_t launches = mprof__trace_records(t, MPROF_SECTION_LAUNCHES);
   d->notes = (mprof_note *)mprof__arena_alloc(a, 16 * sizeof *d->notes);
   if (!d->notes)
     return;

@@ -31,6 +31,12 @@
 #define BALANCE_ISSUE 1.50
 #define SM_TAIL_MINOR 0.10 /* (last SM's finish - median SM's) / launch */
 #define SM_TAIL_ISSUE 0.25
+/* The verdict's state follows its gain (on the scale people read it): an
+ * issue from this gain, minor below GAIN_MINOR, whatever the dimension's
+ * own threshold said. */
+#define GAIN_ISSUE 0.25
+#define GAIN_MINOR 0.10
+#define GAIN_TIE 0.005 /* gains closer than this are a tie */
 
 /* What the activity spans say about one kernel, over its launches with
  * spans, weighted by each launch's span extent. */
@@ -78,7 +84,11 @@ typedef struct kernel_work {
   double dim_share[MPROF_DIM_COUNT_];
   int sampled; /* enough samples to judge stalls */
   int roof;    /* the resource a PM counter shows saturated (diagnose_gain.c) */
-  double roof_use; /* its utilisation, 0..1 */
+  double roof_use;  /* its utilisation, 0..1 */
+  int roof_sampled; /* the issue roof from PC samples' issue rate */
+  int scattered;    /* accesses judged against DRAM's random-access roof */
+  double raw_cost[MPROF_DIM_COUNT_]; /* costs before the gain caps */
+  double sector_efficiency; /* counted (record blocks --memory); -1: not */
   const char *notes[8];
   size_t note_count;
   int tail_measured; /* the tail effect was judged from block spans */
@@ -144,11 +154,15 @@ void mprof__diagnose_make_verdict(kernel_work *w);
 /* diagnose_gain.c: measured throughput and estimated gains. */
 void mprof__diagnose_classify(kernel_work *w);
 void mprof__diagnose_estimate_gains(kernel_work *w);
+/* Each dimension's gain on the scale people read it (mprof_dimension.gain)
+ * and saved_ns, from its cost; @p busy = 1 - the idle share. */
+void mprof__diagnose_gain_readings(kernel_work *w, double busy);
 /* The dimension of the saturated roof and the sentence for it; the roof
  * leads the verdict when no dimension has a large gain left. */
 #define ROOF_HEADLINE 0.25
 uint32_t mprof__diagnose_roof_dimension(const kernel_work *w);
-/* "dram", "l2", "issue", "fma" or "tensor"; NULL without a roof. */
+/* "dram", "dram_sectors", "l2", "l1tex", "issue", "fma" or "tensor"; NULL
+ * without a roof. */
 const char *mprof__diagnose_roof_key(const kernel_work *w);
 const char *mprof__diagnose_roof_text(kernel_work *w);
 

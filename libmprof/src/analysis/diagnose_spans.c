@@ -89,13 +89,13 @@ int mprof__diagnose_make_balance(mprof_diagnosis *d) {
   const mprof_trace *t = mprof_join_trace(d->join);
   size_t n, launches;
   const mprof_span_record *sp = mprof_trace_spans(t, &n);
+  d->trace_spans = n;
+  if (!n || !d->kernel_count)
+    return 0;
   const mprof_launch_record *lr = mprof_trace_launches(t, &launches);
   size_t stream_count, device_count;
   const mprof_stream_record *streams = mprof_trace_streams(t, &stream_count);
   const mprof_device_record *devices = mprof_trace_devices(t, &device_count);
-  d->trace_spans = n;
-  if (!n || !d->kernel_count)
-    return 0;
   d->balance = (span_balance *)calloc(d->kernel_count, sizeof *d->balance);
   span_item *items = (span_item *)malloc(n * sizeof *items);
   uint64_t *busy = (uint64_t *)malloc(n * sizeof(uint64_t));

@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <math.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -209,24 +210,44 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
   return head;
 }
 
+/* Whether dimension @p a leads @p b: the larger gain; gains within half a
+ * point are a tie (several capped at the same floor, such as the issue
+ * rate), decided by the larger cost before the caps: the dimension where
+ * the kernel loses most. */
+static int better(const kernel_work *w, uint32_t a, uint32_t b) {
+  double ca = w->dims[a].cost, cb = w->dims[b].cost;
+  if (fabs(ca - cb) > GAIN_TIE)
+    return ca > cb;
+  return w->raw_cost[a] > w->raw_cost[b];
+}
+
 void mprof__diagnose_make_verdict(kernel_work *w) {
   mprof_kernel_diagnosis *o = w->out;
   mprof__arena *a = &w->d->arena;
   uint32_t best = MPROF_DIM_NONE;
   for (uint32_t dim = 0; dim < MPROF_DIM_COUNT_; dim++)
     if (w->dims[dim].state >= MPROF_STATE_MINOR &&
-        (best == MPROF_DIM_NONE || w->dims[dim].cost > w->dims[best].cost))
+        (best == MPROF_DIM_NONE || better(w, dim, best)))
       best = dim;
-  /* At a measured roof with little left elsewhere, the roof is the news. */
+  /* At a measured roof with little left elsewhere, the roof is the news:
+   * what is left is in doing less work, which no stall measures. */
   if (w->roof &&
       (best == MPROF_DIM_NONE || w->dims[best].cost < ROOF_HEADLINE)) {
     o->verdict_dimension = mprof__diagnose_roof_dimension(w);
     o->verdict_state = MPROF_STATE_ISSUE;
     o->verdict = mprof__diagnose_roof_text(w);
     o->roof = mprof__diagnose_roof_key(w);
+    o->gain = o->saved_ns = NAN;
+    o->gain_bound = MPROF_GAIN_UNKNOWN;
     return;
   }
   o->verdict_dimension = best;
+  if (best != MPROF_DIM_NONE) {
+    o->gain = w->dims[best].gain;
+    o->gain_bound = w->dims[best].gain_bound;
+    o->saved_ns = w->dims[best].saved_ns;
+    o->gain_of_stream = best == MPROF_DIM_LAUNCH;
+  }
   if (best == MPROF_DIM_NONE && o->tensor_core) {
     o->verdict_state = MPROF_STATE_OK;
     o->verdict = mprof__arena_printf(
@@ -266,7 +287,15 @@ void mprof__diagnose_make_verdict(kernel_work *w) {
                    "to see where warps stall.";
     return;
   }
+  /* The state and the gain never contradict: a headline whose fix gains
+   * a large share is an issue whatever its threshold said, one whose
+   * estimated gain is small is minor (docs/DIAGNOSIS.md, "The verdict"). */
   o->verdict_state = w->dims[best].state;
+  if (o->gain_bound != MPROF_GAIN_UNKNOWN && o->gain >= GAIN_ISSUE)
+    o->verdict_state = MPROF_STATE_ISSUE;
+  else if (o->gain_bound != MPROF_GAIN_AT_LEAST &&
+           o->gain_bound != MPROF_GAIN_UNKNOWN && o->gain < GAIN_MINOR)
+    o->verdict_state = MPROF_STATE_MINOR;
   const char *head = verdict_text(w, best);
   if (o->verdict_state == MPROF_STATE_MINOR)
     head = mprof__arena_printf(a,

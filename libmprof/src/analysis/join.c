@@ -23,7 +23,8 @@
 
 MPROF__VERSIONS(join_options, "join options",
                 MPROF__END_OF(mprof_join_options, sidecar),
-                MPROF__END_OF(mprof_join_options, flags));
+                MPROF__END_OF(mprof_join_options, flags),
+                MPROF__END_OF(mprof_join_options, threads));
 
 int mprof_join_options_init(mprof_join_options *opts, unsigned version) {
   mprof_join_options init = MPROF_JOIN_OPTIONS_INIT;
@@ -302,6 +303,7 @@ int mprof_join_build(mprof_join **out, const mprof_trace *trace,
                             mprof_trace_path(trace));
   j->trace = trace;
   j->sidecar = opts->sidecar;
+  j->threads = opts->version >= 3 ? opts->threads : 0;
   j->unnamed_reason = MPROF_INDEX_NONE;
   int rc = build_devices(j, flags);
   if (!rc)

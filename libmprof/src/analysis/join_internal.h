@@ -37,6 +37,7 @@ typedef struct pc_build {
 struct mprof_join {
   const mprof_trace *trace;
   const mprof_sidecar *sidecar;
+  unsigned threads; /* mprof_join_options.threads */
   /* DEVICES index -> the device it counts as: the first device of the
    * merged set that is the same GPU (itself with MPROF_JOIN_BY_PROCESS). */
   uint32_t *device_as;

@@ -10,6 +10,8 @@
 
 #include "internal.h"
 #include "base/arena.h"
+#include "base/pool.h"
+#include "format/set.h"
 #include "mprof/join.h"
 
 #include "join_internal.h"
@@ -167,7 +169,9 @@ int mprof__join_build_kernels(mprof_join *j) {
 /* Launches in stream order (each stream by start time), with the idle gap
  * before each: the time since the previous launch on the stream ended, 0
  * when it overlaps or opens the stream. A trace written sorted is walked in
- * file order; any other through the reader's per-stream order. */
+ * file order; any other through the reader's per-stream order. Each trace
+ * of a set is walked on its own, in place (format/set.h): a stream is one
+ * trace's, so a gap never spans processes. */
 typedef struct launch_iter {
   const mprof_trace *trace;
   const mprof_launch_record *launches;
@@ -334,27 +338,57 @@ static void target_finish(select_target *t) {
   }
 }
 
-/* Pass 1: counts, sums, extremes, gap totals; shape statistics. */
-static int stats_pass(mprof_join *j, int sorted, uint64_t *gap_min,
-                      uint64_t *gap_max) {
+/* One trace's share of a kernel's statistics (pass 1), added up trace
+ * after trace in the set's order. */
+typedef struct kernel_part {
+  uint64_t launches, total_ns, min_ns, max_ns;
+  uint64_t first_duration;
+  double shifted_sum, shifted_sq; /* of d - first_duration */
+  uint64_t gap_count, gap_sum, gap_min, gap_max;
+} kernel_part;
+
+typedef struct shape_part {
+  uint64_t launches, total_ns, min_ns, max_ns;
+} shape_part;
+
+/* A trace whose launches are walked on their own: the trace itself, or one
+ * trace of a set, with what it adds to the set's shape indexes. */
+typedef struct segment {
+  const mprof_trace *trace;
+  uint32_t shape_base;
+  int sorted;
+  kernel_part *kernels;
+  shape_part *shapes;
+  uint64_t kernel_time;
+  select_target *targets; /* this trace's bins and values, one pass */
+  int failed;             /* MPROF_ENOMEM in a pass */
+} segment;
+
+typedef struct launch_work {
+  mprof_join *j;
+  segment *segments;
+  size_t segment_count;
+  select_target *targets; /* the join's, 3 per kernel */
+} launch_work;
+
+/* Pass 1 over one trace: counts, sums, extremes, gaps; per shape too.
+ * Returns 1 when the trace said it was sorted and is not. */
+static int stats_walk(const mprof_join *j, segment *g, int sorted) {
   launch_iter it;
-  iter_start(&it, j->trace, sorted);
+  iter_start(&it, g->trace, sorted);
   for (size_t k = 0; k < j->kernel_count; k++) {
-    mprof_kernel_stats *ks = &j->kernels[k];
-    kernel_extra *e = &j->extra[k];
-    ks->launches = ks->total_ns = ks->max_ns = ks->gap_count = 0;
-    ks->min_ns = UINT64_MAX;
-    e->shifted_sum = e->shifted_sq = 0;
-    e->gap_sum = 0;
-    gap_min[k] = UINT64_MAX;
-    gap_max[k] = 0;
+    kernel_part *p = &g->kernels[k];
+    memset(p, 0, sizeof *p);
+    p->min_ns = UINT64_MAX;
+    p->gap_min = UINT64_MAX;
   }
   for (size_t s = 0; s < j->shape_count; s++) {
-    mprof_shape_stats *g = &j->shapes[s];
-    g->launches = g->total_ns = g->max_ns = 0;
-    g->min_ns = UINT64_MAX;
+    memset(&g->shapes[s], 0, sizeof g->shapes[s]);
+    g->shapes[s].min_ns = UINT64_MAX;
   }
-  j->kernel_time = 0;
+  g->kernel_time = 0;
+  const uint32_t *shape_kernel = j->shape_kernel + g->shape_base;
+  const uint32_t *shape_group = j->shape_group + g->shape_base;
   const mprof_launch_record *l;
   uint64_t gap;
   uint64_t prev_start = 0;
@@ -369,14 +403,12 @@ static int stats_pass(mprof_join *j, int sorted, uint64_t *gap_min,
       prev_start = l->start;
     }
     uint64_t d = l->end - l->start;
-    uint32_t kernel = j->shape_kernel[l->shape];
-    mprof_kernel_stats *k = &j->kernels[kernel];
-    kernel_extra *e = &j->extra[kernel];
+    kernel_part *k = &g->kernels[shape_kernel[l->shape]];
     if (!k->launches)
-      e->first_duration = d;
-    double shifted = (double)d - (double)e->first_duration;
-    e->shifted_sum += shifted;
-    e->shifted_sq += shifted * shifted;
+      k->first_duration = d;
+    double shifted = (double)d - (double)k->first_duration;
+    k->shifted_sum += shifted;
+    k->shifted_sq += shifted * shifted;
     k->launches++;
     k->total_ns += d;
     if (d < k->min_ns)
@@ -385,45 +417,206 @@ static int stats_pass(mprof_join *j, int sorted, uint64_t *gap_min,
       k->max_ns = d;
     if (gap) {
       k->gap_count++;
-      e->gap_sum += gap;
-      if (gap < gap_min[kernel])
-        gap_min[kernel] = gap;
-      if (gap > gap_max[kernel])
-        gap_max[kernel] = gap;
+      k->gap_sum += gap;
+      if (gap < k->gap_min)
+        k->gap_min = gap;
+      if (gap > k->gap_max)
+        k->gap_max = gap;
     }
-    mprof_shape_stats *g = &j->shapes[j->shape_group[l->shape]];
-    g->launches++;
-    g->total_ns += d;
-    if (d < g->min_ns)
-      g->min_ns = d;
-    if (d > g->max_ns)
-      g->max_ns = d;
-    j->kernel_time += d;
+    shape_part *s = &g->shapes[shape_group[l->shape]];
+    s->launches++;
+    s->total_ns += d;
+    if (d < s->min_ns)
+      s->min_ns = d;
+    if (d > s->max_ns)
+      s->max_ns = d;
+    g->kernel_time += d;
+  }
+  return 0;
+}
+
+static int stats_task(void *ctx, size_t task) {
+  launch_work *w = (launch_work *)ctx;
+  segment *g = &w->segments[task];
+  if (stats_walk(w->j, g, g->sorted)) {
+    g->sorted = 0; /* the flag lied: walk the reader's order instead */
+    stats_walk(w->j, g, 0);
+  }
+  return 0;
+}
+
+/* Pass 1's parts added up, trace after trace: the same whatever thread
+ * walked which trace. */
+static void stats_add(mprof_join *j, const launch_work *w, uint64_t *gap_min,
+                      uint64_t *gap_max) {
+  j->kernel_time = 0;
+  for (size_t k = 0; k < j->kernel_count; k++) {
+    mprof_kernel_stats *ks = &j->kernels[k];
+    kernel_extra *e = &j->extra[k];
+    ks->launches = ks->total_ns = ks->max_ns = ks->gap_count = 0;
+    ks->min_ns = UINT64_MAX;
+    e->shifted_sum = e->shifted_sq = 0;
+    e->gap_sum = 0;
+    gap_min[k] = UINT64_MAX;
+    gap_max[k] = 0;
+    for (size_t i = 0; i < w->segment_count; i++) {
+      const kernel_part *p = &w->segments[i].kernels[k];
+      if (!p->launches)
+        continue;
+      if (!ks->launches) {
+        e->first_duration = p->first_duration;
+        e->shifted_sum = p->shifted_sum;
+        e->shifted_sq = p->shifted_sq;
+      } else {
+        /* Its sums were of d - its own first duration. */
+        double delta = (double)p->first_duration - (double)e->first_duration;
+        double m = (double)p->launches;
+        e->shifted_sq +=
+            p->shifted_sq + 2.0 * delta * p->shifted_sum + m * delta * delta;
+        e->shifted_sum += p->shifted_sum + m * delta;
+      }
+      ks->launches += p->launches;
+      ks->total_ns += p->total_ns;
+      if (p->min_ns < ks->min_ns)
+        ks->min_ns = p->min_ns;
+      if (p->max_ns > ks->max_ns)
+        ks->max_ns = p->max_ns;
+      ks->gap_count += p->gap_count;
+      e->gap_sum += p->gap_sum;
+      if (p->gap_min < gap_min[k])
+        gap_min[k] = p->gap_min;
+      if (p->gap_max > gap_max[k])
+        gap_max[k] = p->gap_max;
+    }
+  }
+  for (size_t s = 0; s < j->shape_count; s++) {
+    mprof_shape_stats *g = &j->shapes[s];
+    g->launches = g->total_ns = g->max_ns = 0;
+    g->min_ns = UINT64_MAX;
+    for (size_t i = 0; i < w->segment_count; i++) {
+      const shape_part *p = &w->segments[i].shapes[s];
+      g->launches += p->launches;
+      g->total_ns += p->total_ns;
+      if (p->min_ns < g->min_ns)
+        g->min_ns = p->min_ns;
+      if (p->max_ns > g->max_ns)
+        g->max_ns = p->max_ns;
+    }
+  }
+  for (size_t i = 0; i < w->segment_count; i++)
+    j->kernel_time += w->segments[i].kernel_time;
+}
+
+/* One narrowing pass over one trace, into its own bins and values. */
+static int narrow_task(void *ctx, size_t task) {
+  launch_work *w = (launch_work *)ctx;
+  const mprof_join *j = w->j;
+  segment *g = &w->segments[task];
+  size_t tn = j->kernel_count * 3;
+  for (size_t x = 0; x < tn; x++) {
+    select_target *own = &g->targets[x];
+    uint32_t *bins = own->bins;
+    uint64_t *values = own->values;
+    *own = w->targets[x];
+    own->bins = bins;
+    own->values = values;
+    own->value_count = 0;
+    if (own->state == 0) {
+      if (!own->bins)
+        own->bins = (uint32_t *)malloc(SELECT_BINS_MAX * sizeof *own->bins);
+      if (!own->bins) {
+        g->failed = 1;
+        own->state = 2;
+        continue;
+      }
+      memset(own->bins, 0, own->bin_count * sizeof *own->bins);
+    } else if (own->state == 1 && !own->values) {
+      own->values = (uint64_t *)malloc(SELECT_COLLECT * sizeof *own->values);
+      if (!own->values) {
+        g->failed = 1;
+        own->state = 2;
+      }
+    }
+  }
+  const uint32_t *shape_kernel = j->shape_kernel + g->shape_base;
+  if (g->sorted) {
+    /* The common case, written out: file order is stream order. */
+    size_t n_launches;
+    const mprof_launch_record *all =
+        mprof_trace_launches(g->trace, &n_launches);
+    uint32_t stream = UINT32_MAX;
+    uint64_t busy = 0;
+    for (size_t i = 0; i < n_launches; i++) {
+      const mprof_launch_record *l = &all[i];
+      select_target *x = &g->targets[3 * (size_t)shape_kernel[l->shape]];
+      uint64_t d = l->end - l->start;
+      target_add(&x[0], d);
+      target_add(&x[1], d);
+      if (l->stream != stream) {
+        stream = l->stream;
+        busy = l->end;
+        continue;
+      }
+      if (l->start > busy)
+        target_add(&x[2], l->start - busy);
+      if (l->end > busy)
+        busy = l->end;
+    }
+  } else {
+    launch_iter it;
+    iter_start(&it, g->trace, 0);
+    const mprof_launch_record *l;
+    uint64_t gap;
+    while ((l = iter_next(&it, &gap)) != NULL) {
+      select_target *x = &g->targets[3 * (size_t)shape_kernel[l->shape]];
+      uint64_t d = l->end - l->start;
+      target_add(&x[0], d);
+      target_add(&x[1], d);
+      if (gap)
+        target_add(&x[2], gap);
+    }
   }
   return 0;
 }
 
 int mprof__join_build_launches(mprof_join *j) {
   const mprof_trace *t = j->trace;
-  size_t n, device_count;
-  mprof_trace_launches(t, &n);
+  size_t device_count;
   mprof_trace_devices(t, &device_count);
   size_t kn = j->kernel_count ? j->kernel_count : 1;
+  size_t sn = j->shape_count ? j->shape_count : 1;
+  size_t members = mprof__set_member_count(t);
+  size_t segment_count = members ? members : 1;
   uint64_t *gap_min = (uint64_t *)malloc(kn * sizeof *gap_min);
   uint64_t *gap_max = (uint64_t *)malloc(kn * sizeof *gap_max);
   select_target *targets = (select_target *)calloc(kn * 3, sizeof *targets);
   uint64_t *device_time =
       (uint64_t *)calloc(device_count + 1, sizeof *device_time);
+  segment *segments = (segment *)calloc(segment_count, sizeof *segments);
+  launch_work w = {j, segments, segment_count, targets};
   int rc = 0;
-  if (!gap_min || !gap_max || !targets || !device_time) {
+  if (!gap_min || !gap_max || !targets || !device_time || !segments) {
     rc = MPROF_ENOMEM;
     goto done;
   }
-  int sorted = (mprof_trace_flags(t) & MPROF_FILE_FLAG_LAUNCHES_SORTED) != 0;
-  if (stats_pass(j, sorted, gap_min, gap_max)) {
-    sorted = 0; /* the flag lied: walk the reader's order instead */
-    stats_pass(j, sorted, gap_min, gap_max);
+  for (size_t i = 0; i < segment_count; i++) {
+    segment *g = &segments[i];
+    const mprof__move *move = NULL;
+    g->trace = members ? mprof__set_member(t, i, &move) : t;
+    g->shape_base = move ? move->base[MPROF_SECTION_SHAPES] : 0;
+    g->sorted =
+        (mprof_trace_flags(g->trace) & MPROF_FILE_FLAG_LAUNCHES_SORTED) != 0;
+    g->kernels = (kernel_part *)malloc(kn * sizeof *g->kernels);
+    g->shapes = (shape_part *)malloc(sn * sizeof *g->shapes);
+    g->targets = (select_target *)calloc(kn * 3, sizeof *g->targets);
+    if (!g->kernels || !g->shapes || !g->targets) {
+      rc = MPROF_ENOMEM;
+      goto done;
+    }
   }
+  if ((rc = mprof__pool_run(j->threads, segment_count, stats_task, &w)) != 0)
+    goto done;
+  stats_add(j, &w, gap_min, gap_max);
   for (size_t s = 0; s < j->shape_count; s++) {
     mprof_shape_stats *g = &j->shapes[s];
     if (!g->launches)
@@ -467,46 +660,29 @@ int mprof__join_build_launches(mprof_join *j) {
         device_time[ks->device < device_count ? ks->device : device_count];
     ks->device_share = dt ? (double)ks->total_ns / (double)dt : 0.0;
   }
-  /* Narrowing passes until every median and p90 is exact. */
+  /* Narrowing passes until every median and p90 is exact: each trace
+   * counts into its own bins, added up in the set's order. */
   for (int pass = 0; active && pass < 64; pass++) {
     for (size_t x = 0; x < j->kernel_count * 3; x++)
       if (targets[x].state != 2 && (rc = target_prepare(&targets[x])) != 0)
         goto done;
-    if (sorted) {
-      /* The common case, written out: file order is stream order. */
-      size_t n_launches;
-      const mprof_launch_record *all = mprof_trace_launches(t, &n_launches);
-      const uint32_t *shape_kernel = j->shape_kernel;
-      uint32_t stream = UINT32_MAX;
-      uint64_t busy = 0;
-      for (size_t i = 0; i < n_launches; i++) {
-        const mprof_launch_record *l = &all[i];
-        select_target *x = &targets[3 * (size_t)shape_kernel[l->shape]];
-        uint64_t d = l->end - l->start;
-        target_add(&x[0], d);
-        target_add(&x[1], d);
-        if (l->stream != stream) {
-          stream = l->stream;
-          busy = l->end;
-          continue;
+    if ((rc = mprof__pool_run(j->threads, segment_count, narrow_task, &w)) != 0)
+      goto done;
+    for (size_t x = 0; x < j->kernel_count * 3; x++) {
+      select_target *main = &targets[x];
+      for (size_t i = 0; i < segment_count; i++) {
+        const select_target *own = &segments[i].targets[x];
+        if (segments[i].failed) {
+          rc = MPROF_ENOMEM;
+          goto done;
         }
-        if (l->start > busy)
-          target_add(&x[2], l->start - busy);
-        if (l->end > busy)
-          busy = l->end;
-      }
-    } else {
-      launch_iter it;
-      iter_start(&it, t, sorted);
-      const mprof_launch_record *l;
-      uint64_t gap;
-      while ((l = iter_next(&it, &gap)) != NULL) {
-        select_target *x = &targets[3 * (size_t)j->shape_kernel[l->shape]];
-        uint64_t d = l->end - l->start;
-        target_add(&x[0], d);
-        target_add(&x[1], d);
-        if (gap)
-          target_add(&x[2], gap);
+        if (main->state == 0)
+          for (uint32_t b = 0; b < main->bin_count; b++)
+            main->bins[b] += own->bins[b];
+        else if (main->state == 1)
+          for (size_t v = 0; v < own->value_count; v++)
+            if (main->value_count < main->in_range)
+              main->values[main->value_count++] = own->values[v];
       }
     }
     active = 0;
@@ -521,6 +697,16 @@ done:
     free(targets[x].bins);
     free(targets[x].values);
   }
+  for (size_t i = 0; segments && i < segment_count; i++) {
+    for (size_t x = 0; segments[i].targets && x < j->kernel_count * 3; x++) {
+      free(segments[i].targets[x].bins);
+      free(segments[i].targets[x].values);
+    }
+    free(segments[i].targets);
+    free(segments[i].kernels);
+    free(segments[i].shapes);
+  }
+  free(segments);
   free(targets);
   free(gap_min);
   free(gap_max);

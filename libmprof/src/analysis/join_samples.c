@@ -10,6 +10,8 @@
 #include "base/arena.h"
 #include "base/array.h"
 #include "base/map.h"
+#include "base/pool.h"
+#include "format/set.h"
 #include "internal.h"
 #include "mprof/join.h"
 
@@ -220,20 +222,57 @@ static void builder_free(pc_builder *b) {
   free(b->touched);
 }
 
-/* PC samples from the trace's PC_SAMPLES section. */
+/* The PC samples of one trace (a set's member, in place, or the trace
+ * itself), in the order they are added up: by device, function, cubin,
+ * function index and offset. */
+typedef struct pc_part {
+  const mprof_trace *trace;
+  const mprof_pc_sample_record *records;
+  size_t count;
+  uint32_t device_base; /* added to its devices: the set's numbering */
+  uint32_t *order;
+} pc_part;
+
+static int sort_part(void *ctx, size_t task) {
+  pc_part *p = &((pc_part *)ctx)[task];
+  p->records = mprof_trace_pc_samples(p->trace, &p->count);
+  if (p->count > UINT32_MAX)
+    return mprof__error_set(MPROF_EFORMAT, "%s: too many PC sample records",
+                            mprof_trace_path(p->trace));
+  p->order = (uint32_t *)malloc((p->count ? p->count : 1) * sizeof *p->order);
+  if (!p->order)
+    return mprof__error_set(MPROF_ENOMEM, "%s: out of memory",
+                            mprof_trace_path(p->trace));
+  for (size_t i = 0; i < p->count; i++)
+    p->order[i] = (uint32_t)i;
+  pc_sort_ctx by = {p->records};
+  qsort_r(p->order, p->count, sizeof *p->order, compare_pc_records, &by);
+  return 0;
+}
+
+/* PC samples from the trace's PC_SAMPLES section. A set's traces are
+ * sorted each on its own, on the join's threads, and added up in the set's
+ * order: its devices come trace after trace, so that is the order of the
+ * set's records sorted as one. */
 static int collect_trace_samples(mprof_join *j, pc_builder *b) {
   const mprof_trace *t = j->trace;
-  size_t n, table_count;
-  const mprof_pc_sample_record *r = mprof_trace_pc_samples(t, &n);
+  size_t table_count;
   const mprof_stall_reason_record *table =
       mprof_trace_stall_reasons(t, &table_count);
+  size_t members = mprof__set_member_count(t);
+  size_t part_count = members ? members : 1;
   reason_key *keys =
       (reason_key *)malloc((table_count ? table_count : 1) * sizeof *keys);
-  uint32_t *order = (uint32_t *)malloc((n ? n : 1) * sizeof *order);
+  pc_part *parts = (pc_part *)calloc(part_count, sizeof *parts);
   int rc = 0;
-  if (!keys || !order) {
+  if (!keys || !parts) {
     rc = MPROF_ENOMEM;
     goto done;
+  }
+  for (size_t i = 0; i < part_count; i++) {
+    const mprof__move *move = NULL;
+    parts[i].trace = members ? mprof__set_member(t, i, &move) : t;
+    parts[i].device_base = move ? move->base[MPROF_SECTION_DEVICES] : 0;
   }
   for (size_t i = 0; i < table_count; i++) {
     keys[i].key = ((uint64_t)table[i].device << 32) | table[i].index;
@@ -242,41 +281,42 @@ static int collect_trace_samples(mprof_join *j, pc_builder *b) {
       goto done;
   }
   mprof__qsort(keys, table_count, sizeof *keys, compare_reason_key);
-  if (n > UINT32_MAX) {
-    rc = mprof__error_set(MPROF_EFORMAT, "%s: too many PC sample records",
-                          mprof_trace_path(t));
+  if ((rc = mprof__pool_run(j->threads, part_count, sort_part, parts)) != 0)
     goto done;
-  }
-  for (size_t i = 0; i < n; i++)
-    order[i] = (uint32_t)i;
-  pc_sort_ctx ctx = {r};
-  qsort_r(order, n, sizeof *order, compare_pc_records, &ctx);
   uint32_t kernel = MPROF_INDEX_NONE;
-  for (size_t i = 0; i < n; i++) {
-    const mprof_pc_sample_record *x = &r[order[i]];
-    const mprof_pc_sample_record *prev = i ? &r[order[i - 1]] : NULL;
-    if (!prev || prev->device != x->device ||
-        prev->function_name != x->function_name) {
-      const char *name = mprof_trace_string(t, x->function_name);
-      if ((rc = mprof__join_kernel_lookup(j, &kernel, name, x->device, 1)) != 0)
+  for (size_t p = 0; p < part_count; p++) {
+    const pc_part *part = &parts[p];
+    const mprof_pc_sample_record *r = part->records;
+    const uint32_t *order = part->order;
+    size_t n = part->count;
+    pc_sort_ctx ctx = {r};
+    for (size_t i = 0; i < n; i++) {
+      const mprof_pc_sample_record *x = &r[order[i]];
+      const mprof_pc_sample_record *prev = i ? &r[order[i - 1]] : NULL;
+      uint32_t device = x->device + part->device_base;
+      if (!prev || prev->device != x->device ||
+          prev->function_name != x->function_name) {
+        const char *name = mprof_trace_string(part->trace, x->function_name);
+        if ((rc = mprof__join_kernel_lookup(j, &kernel, name, device, 1)) != 0)
+          goto done;
+      }
+      uint32_t reason = reason_find(keys, table_count, device, x->stall_reason);
+      if (reason == MPROF_INDEX_NONE && (rc = unnamed_reason(j, &reason)) != 0)
         goto done;
+      if ((rc = builder_reserve_scratch(b, j->reason_count)) != 0)
+        goto done;
+      builder_count(b, reason, x->samples);
+      if (i + 1 == n || compare_pc_records(&order[i], &order[i + 1], &ctx) != 0)
+        if ((rc = builder_add_pc(b, j, kernel, x->cubin_crc, x->function_index,
+                                 x->pc_offset)) != 0)
+          goto done;
     }
-    uint32_t reason =
-        reason_find(keys, table_count, x->device, x->stall_reason);
-    if (reason == MPROF_INDEX_NONE && (rc = unnamed_reason(j, &reason)) != 0)
-      goto done;
-    if ((rc = builder_reserve_scratch(b, j->reason_count)) != 0)
-      goto done;
-    builder_count(b, reason, x->samples);
-    const mprof_pc_sample_record *next = i + 1 < n ? &r[order[i + 1]] : NULL;
-    if (!next || compare_pc_records(&order[i], &order[i + 1], &ctx) != 0)
-      if ((rc = builder_add_pc(b, j, kernel, x->cubin_crc, x->function_index,
-                               x->pc_offset)) != 0)
-        goto done;
   }
 done:
+  for (size_t i = 0; parts && i < part_count; i++)
+    free(parts[i].order);
+  free(parts);
   free(keys);
-  free(order);
   return rc;
 }
 
@@ -356,8 +396,7 @@ sidecar_function(const mprof_join *j, const char *name, uint64_t crc) {
 int mprof__join_build_samples(mprof_join *j) {
   pc_builder b;
   memset(&b, 0, sizeof b);
-  size_t records;
-  mprof_trace_pc_samples(j->trace, &records);
+  size_t records = mprof__trace_records(j->trace, MPROF_SECTION_PC_SAMPLES);
   int rc = 0;
   if (records)
     rc = collect_trace_samples(j, &b);

@@ -30,10 +30,9 @@ static const struct {
      "bytes_per_second",
      {"dram__bytes.sum.per_second", NULL, NULL}},
     {"l2",
-     "L2 throughput",
+     "L2 sector throughput",
      "percent",
-     {"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-      "lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL}},
+     {"lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL, NULL}},
     {"l2_bytes_per_second",
      "L2 bandwidth",
      "bytes_per_second",
@@ -74,6 +73,17 @@ static const struct {
      "SM clock",
      "hertz",
      {"gpc__cycles_elapsed.avg.per_second", NULL, NULL}},
+    {"l2_throughput",
+     "L2 throughput",
+     "percent",
+     {"lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL}},
+    {"l1tex",
+     "L1/shared-memory throughput",
+     "percent",
+     {"l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_"
+      "elapsed",
+      "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"}},
 };
 
 const char *mprof_counter_key(uint32_t c) {
@@ -194,8 +204,9 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       mprof_trace_pm_metrics(trace, &metric_count);
   const mprof_pm_sample_record *samples =
       mprof_trace_pm_samples(trace, &sample_count);
+  /* Launches only with samples to join them to (a set builds them). */
   const mprof_launch_record *launches =
-      mprof_trace_launches(trace, &launch_count);
+      sample_count ? mprof_trace_launches(trace, &launch_count) : NULL;
   const mprof_stream_record *streams =
       mprof_trace_streams(trace, &stream_count);
   device_map *maps =

@@ -50,9 +50,14 @@
 #define RESERVED_SHARED 1024u
 /* The extended line opcode nvcc (CUDA 11.2 on, -lineinfo) writes before
  * rows of inlined code: ULEB128 the row number of the call site in the
- * unit's logical table (1-based; 0: not inlined), ULEB128 the offset of the
- * inlined function's mangled name in `.debug_str`. Its rows are numbered
- * as emitted, end_sequence rows included. */
+ * sequence's logical table (1-based; 0: not inlined), ULEB128 the offset
+ * of the inlined function's mangled name in `.debug_str`. Rows are
+ * numbered as emitted, from 1 in each sequence (one per kernel): an
+ * atomicAdd inlined at row 3 of a kernel says 3 whatever the sequences
+ * before it hold. The PTX `.loc` that ptxas reads names only the call
+ * site's file and line (`inlined_at`), so the row it points to has the
+ * right line, but where the same line is inlined many times (recursive
+ * templates) that row's own callers may be another instance's. */
 #define DW_LNE_NV_INLINED_CALL 0x90
 
 typedef struct line_row {
@@ -98,7 +103,7 @@ struct mprof_sass_cubin {
   mprof_sass_line **lines;   /* per function */
   size_t *line_counts;
   uint32_t **line_logical; /* per function, per line row: its logical row */
-  logical_row *logical;    /* the logical line table, all units */
+  logical_row *logical;    /* the logical line table, all sequences */
   size_t logical_count;
   size_t logical_capacity;
   mprof__map names;     /* function name -> index */
@@ -304,20 +309,21 @@ static int add_row(section_lines *s, uint32_t address, uint32_t line,
 }
 
 /* Append a row to the logical table; returns its number (1-based), 0 when
- * out of memory. @p caller is a row number of the same unit (@p unit_base
- * rows came before the unit), kept only when it names an earlier row. */
-static uint32_t add_logical(mprof_sass_cubin *c, size_t unit_base,
+ * out of memory. @p caller is a row number of the same sequence (@p
+ * sequence_base rows came before the sequence), kept only when it names an
+ * earlier row. */
+static uint32_t add_logical(mprof_sass_cubin *c, size_t sequence_base,
                             const char *file, uint32_t line,
                             const char *function, uint64_t caller) {
   if (c->logical_count >= UINT32_MAX - 1 ||
       MPROF__GROW(c->logical, c->logical_capacity, c->logical_count + 1))
     return 0;
   logical_row *row = &c->logical[c->logical_count];
-  uint64_t own = c->logical_count - unit_base + 1;
+  uint64_t own = c->logical_count - sequence_base + 1;
   row->file = file;
   row->line = line;
   row->function = caller && caller < own ? function : NULL;
-  row->caller = caller && caller < own ? (uint32_t)(unit_base + caller) : 0;
+  row->caller = caller && caller < own ? (uint32_t)(sequence_base + caller) : 0;
   return (uint32_t)++c->logical_count;
 }
 
@@ -347,7 +353,6 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
                        size_t reloc_count, int in_place, section_lines *lines,
                        size_t section_count, const char *debug_str,
                        size_t debug_str_size) {
-  size_t unit_base = c->logical_count;
   reader r = *all;
   uint64_t unit_length = rd_fixed(&r, 4);
   size_t offset_size = 4;
@@ -427,6 +432,7 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
    * call site's row and the inlined function's name. */
   uint64_t context = 0;
   const char *function = NULL;
+  size_t sequence_base = c->logical_count; /* rows before this sequence */
   while (r.p < r.end && !r.failed) {
     unsigned op = *r.p++;
     int emit = 0;
@@ -444,13 +450,14 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
       const unsigned char *next = r.p + len;
       unsigned sub = *r.p++;
       if (sub == 1) { /* end_sequence */
-        uint32_t logical = add_logical(c, unit_base, "", 0, NULL, 0);
+        uint32_t logical = add_logical(c, sequence_base, "", 0, NULL, 0);
         if (!logical || (section < section_count &&
                          add_row(&lines[section], (uint32_t)address, 0, "",
                                  logical) != 0)) {
           rc = -2;
           goto done;
         }
+        sequence_base = c->logical_count;
         section = SIZE_MAX;
         address = 0;
         file = 1;
@@ -501,7 +508,7 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
     if (emit && (section >= section_count || address > UINT32_MAX)) {
       /* Rows of unplaced code still count: call sites refer to them by
        * number. */
-      if (!add_logical(c, unit_base, "", 0, NULL, 0)) {
+      if (!add_logical(c, sequence_base, "", 0, NULL, 0)) {
         rc = -2;
         goto done;
       }
@@ -517,7 +524,7 @@ static int decode_unit(mprof_sass_cubin *c, reader *all,
       }
       uint32_t l = line > 0 && line <= (int64_t)UINT32_MAX ? (uint32_t)line : 0;
       uint32_t logical =
-          add_logical(c, unit_base, file_name, l, function, context);
+          add_logical(c, sequence_base, file_name, l, function, context);
       if (!logical ||
           add_row(&lines[section], (uint32_t)address, l, file_name, logical)) {
         rc = -2;

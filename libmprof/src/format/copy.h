@@ -8,6 +8,7 @@
 #ifndef MPROF_FORMAT_COPY_H
 #define MPROF_FORMAT_COPY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mprof/trace.h"
@@ -72,6 +73,39 @@ int mprof__copy_processes(mprof_writer *w, const mprof_trace *trace,
  * @p move when not NULL. */
 int mprof__copy_drops(mprof_writer *w, const mprof_trace *trace,
                       const mprof__move *move);
+
+/* ---- merging a set (format/merge.c; its view, format/set.c) ---- */
+
+/* How each of @p count traces, merged in this order, moves (@p moves, one
+ * each): its indexes and clock; *@p processes: the processes of them all.
+ * Correlation ids are left at 0: mprof__merge_correlations(). */
+int mprof__merge_moves(const mprof_trace *const *traces, size_t count,
+                       mprof__move *moves, uint32_t *processes);
+
+/* Each trace's correlation ids past those of the traces before it (a scan
+ * of every record that has one: a set does it only once it moves one). */
+void mprof__merge_correlations(const mprof_trace *const *traces, size_t count,
+                               mprof__move *moves);
+
+/* One META entry: 0 or an error. */
+typedef int (*mprof__meta_put)(void *ctx, const char *key, const char *value);
+
+/* The META of the merged trace, entry by entry in the order written: the
+ * first trace's clock, "merge.processes", each process's "process.I."
+ * keys, "capture.partial" when any input is partial. */
+int mprof__merge_meta(const mprof_trace *const *traces, size_t count,
+                      const mprof__move *moves, uint32_t processes,
+                      mprof__meta_put put, void *ctx);
+
+/* The name stream @p stream of @p t gets in a merged set ("pid N · NAME",
+ * "pid N · stream S", or its own when @p t is itself a set). */
+void mprof__merge_stream_name(const mprof_trace *t, uint32_t stream,
+                              char *named, size_t size);
+
+/* The SOURCES entries of all @p traces, each path once, in path order:
+ * *@p out (malloc'd, NULL when there are none) of *@p size bytes. */
+int mprof__merge_sources(const mprof_trace *const *traces, size_t count,
+                         unsigned char **out, size_t *size);
 
 /*
  * Put @p size bytes at @p data into the finished trace at @p path as its

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/array.h"
 #include "base/file.h"
@@ -34,11 +33,6 @@ static const uint32_t moved_sections[] = {
     MPROF_SECTION_SPANS,      MPROF_SECTION_STALL_REASONS,
     MPROF_SECTION_PC_SAMPLES, MPROF_SECTION_PM_METRICS,
     MPROF_SECTION_PM_SAMPLES, MPROF_SECTION_CAPTURE};
-
-/* The sections whose record counts move later traces' indexes. */
-static const uint32_t indexed_sections[] = {
-    MPROF_SECTION_DEVICES, MPROF_SECTION_STREAMS,  MPROF_SECTION_KERNELS,
-    MPROF_SECTION_SHAPES,  MPROF_SECTION_LAUNCHES, MPROF_SECTION_REGIONS};
 
 static int anchor_of(const mprof_trace *t, int64_t *trace_ns,
                      int64_t *realtime_ns) {
@@ -75,6 +69,11 @@ static int64_t clock_shift(const mprof_trace *first, const mprof_trace *t) {
   return (r1 - t1) - (r0 - t0);
 }
 
+/* The sections whose record counts move later traces' indexes. */
+static const uint32_t indexed_sections[] = {
+    MPROF_SECTION_DEVICES, MPROF_SECTION_STREAMS,  MPROF_SECTION_KERNELS,
+    MPROF_SECTION_SHAPES,  MPROF_SECTION_LAUNCHES, MPROF_SECTION_REGIONS};
+
 /* The largest correlation id of @p t: of every field the record table
  * (mprof__section_fields()) names one, the fields copying moves (launches,
  * copies, calls, samples). */
@@ -98,17 +97,17 @@ static uint64_t max_correlation(const mprof_trace *t) {
 }
 
 /* META "process.INDEX.NAME" = @p value, when nothing failed before (@p rc). */
-static int process_meta(int rc, mprof_writer *w, size_t index, const char *name,
-                        const char *value) {
+static int process_meta(int rc, mprof__meta_put put, void *w, size_t index,
+                        const char *name, const char *value) {
   char key[256];
   snprintf(key, sizeof key, "process.%zu.%s", index, name);
-  return rc ? rc : mprof_writer_meta(w, key, value);
+  return rc ? rc : put(w, key, value);
 }
 
 /* The META of process @p index, moved to @p at of the merged trace: all of
  * a trace of one process; of a set, its own process.I.* keys. The keys a
  * merge writes itself are left out. */
-static int copy_process_meta(mprof_writer *w, const mprof_trace *t,
+static int copy_process_meta(mprof__meta_put put, void *w, const mprof_trace *t,
                              size_t index, size_t at) {
   static const char *const merge_keys[] = {"path", "clock_shift_ns", "devices",
                                            "streams"};
@@ -130,26 +129,99 @@ static int copy_process_meta(mprof_writer *w, const mprof_trace *t,
       if (ours)
         continue;
     }
-    rc = process_meta(rc, w, at, key, mprof_trace_string(t, meta[i].value));
+    rc =
+        process_meta(rc, put, w, at, key, mprof_trace_string(t, meta[i].value));
   }
   return rc;
 }
 
 /* For readers older than PROCESSES (format 1.3): the process.I.* keys that
  * said where process I came from and which devices and streams are its. */
-static int legacy_process_meta(mprof_writer *w, size_t at,
+static int legacy_process_meta(mprof__meta_put put, void *w, size_t at,
                                const mprof_process_record *p,
                                const char *path) {
   char value[48];
-  int rc = process_meta(0, w, at, "path", path);
+  int rc = process_meta(0, put, w, at, "path", path);
   snprintf(value, sizeof value, "%" PRId64, p->clock_shift);
-  rc = process_meta(rc, w, at, "clock_shift_ns", value);
+  rc = process_meta(rc, put, w, at, "clock_shift_ns", value);
   snprintf(value, sizeof value, "%" PRIu32 " %" PRIu32, p->first_device,
            p->device_count);
-  rc = process_meta(rc, w, at, "devices", value);
+  rc = process_meta(rc, put, w, at, "devices", value);
   snprintf(value, sizeof value, "%" PRIu32 " %" PRIu32, p->first_stream,
            p->stream_count);
-  return process_meta(rc, w, at, "streams", value);
+  return process_meta(rc, put, w, at, "streams", value);
+}
+
+void mprof__merge_stream_name(const mprof_trace *t, uint32_t stream,
+                              char *named, size_t size) {
+  size_t n;
+  const mprof_stream_record *streams = mprof_trace_streams(t, &n);
+  if (stream >= n) {
+    snprintf(named, size, "%s", "");
+    return;
+  }
+  const char *name = mprof_trace_string(t, streams[stream].name);
+  const char *pid =
+      mprof_trace_process_meta(t, mprof_trace_stream_process(t, stream), "pid");
+  if (mprof_trace_process_count(t) > 1)
+    snprintf(named, size, "%s", name); /* named when it was merged */
+  else if (*name)
+    snprintf(named, size, "pid %s \u00b7 %s", pid ? pid : "?", name);
+  else
+    snprintf(named, size, "pid %s \u00b7 stream %u", pid ? pid : "?",
+             streams[stream].stream_id);
+}
+
+/* The META of process entries of trace @p t (moved by @p b). */
+static int merge_process_meta(mprof__meta_put put, void *w,
+                              const mprof_trace *t, const mprof__move *b) {
+  size_t n;
+  const mprof_process_record *p = mprof_trace_processes(t, &n);
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    size_t at = b->base[MPROF_SECTION_PROCESSES] + i;
+    rc = copy_process_meta(put, w, t, i, at);
+    mprof_process_record moved = p[i];
+    moved.first_device += b->base[MPROF_SECTION_DEVICES];
+    moved.first_stream += b->base[MPROF_SECTION_STREAMS];
+    moved.clock_shift += b->shift;
+    const char *path = mprof_trace_string(t, p[i].path);
+    if (!rc)
+      rc = legacy_process_meta(put, w, at, &moved,
+                               *path ? path : mprof_trace_path(t));
+  }
+  return rc;
+}
+
+int mprof__merge_meta(const mprof_trace *const *traces, size_t count,
+                      const mprof__move *moves, uint32_t processes,
+                      mprof__meta_put put, void *w) {
+  const mprof_trace *t = traces[0];
+  /* The merged trace's own META: the first trace's clock and anchors, and
+   * how many processes it holds. */
+  static const char *const own[] = {"tool", "tool.version", "clock",
+                                    "clock.anchor.trace_ns",
+                                    "clock.anchor.realtime_ns"};
+  int rc = 0;
+  for (size_t i = 0; i < sizeof own / sizeof own[0] && !rc; i++) {
+    const char *value = mprof_trace_meta(t, own[i]);
+    if (value)
+      rc = put(w, own[i], value);
+  }
+  /* For readers older than PROCESSES: how many process.I.* there are. */
+  char value[32];
+  snprintf(value, sizeof value, "%" PRIu32, processes);
+  if (!rc)
+    rc = put(w, "merge.processes", value);
+  int partial = 0;
+  for (size_t i = 0; i < count && !rc; i++) {
+    partial |= mprof_trace_partial(traces[i], NULL);
+    rc = merge_process_meta(put, w, traces[i], &moves[i]);
+  }
+  /* A set with a process cut short is itself incomplete. */
+  if (!rc && partial)
+    rc = put(w, "capture.partial", "1");
+  return rc;
 }
 
 /* Trace @p t's devices, streams (named after their process), kernels,
@@ -161,17 +233,8 @@ static int merge_one(mprof_writer *w, const mprof_trace *t,
   const mprof_stream_record *streams = mprof_trace_streams(t, &n);
   for (size_t i = 0; i < n && !rc; i++) {
     mprof_stream_record rec = streams[i];
-    const char *name = mprof_trace_string(t, rec.name);
-    const char *pid = mprof_trace_process_meta(
-        t, mprof_trace_stream_process(t, (uint32_t)i), "pid");
     char named[512];
-    if (mprof_trace_process_count(t) > 1)
-      snprintf(named, sizeof named, "%s", name); /* named when it was merged */
-    else if (*name)
-      snprintf(named, sizeof named, "pid %s \u00b7 %s", pid ? pid : "?", name);
-    else
-      snprintf(named, sizeof named, "pid %s \u00b7 stream %u", pid ? pid : "?",
-               rec.stream_id);
+    mprof__merge_stream_name(t, (uint32_t)i, named, sizeof named);
     rec.name = mprof_writer_string(w, named);
     rec.device = mprof__moved(rec.device, b->base[MPROF_SECTION_DEVICES]);
     rc = mprof_writer_append(w, NULL, MPROF_SECTION_STREAMS, &rec);
@@ -182,19 +245,6 @@ static int merge_one(mprof_writer *w, const mprof_trace *t,
     rc = mprof__copy_section(w, t, MPROF_SECTION_SHAPES, b, NULL);
   if (!rc)
     rc = mprof__copy_processes(w, t, b, mprof_trace_path(t), NULL);
-  const mprof_process_record *p = mprof_trace_processes(t, &n);
-  for (size_t i = 0; i < n && !rc; i++) {
-    size_t at = b->base[MPROF_SECTION_PROCESSES] + i;
-    rc = copy_process_meta(w, t, i, at);
-    mprof_process_record moved = p[i];
-    moved.first_device += b->base[MPROF_SECTION_DEVICES];
-    moved.first_stream += b->base[MPROF_SECTION_STREAMS];
-    moved.clock_shift += b->shift;
-    const char *path = mprof_trace_string(t, p[i].path);
-    if (!rc)
-      rc = legacy_process_meta(w, at, &moved,
-                               *path ? path : mprof_trace_path(t));
-  }
   return rc;
 }
 
@@ -236,12 +286,12 @@ static int by_source_path(const void *a, const void *b) {
   return x->head.state < y->head.state ? -1 : x->head.state > y->head.state;
 }
 
-/* Put the SOURCES entries of all @p traces into the merged file at @p path,
- * each path once, in path order (the writer does not stream them). */
-static int merge_sources(const mprof_trace *const *traces, size_t count,
-                         const char *path) {
+int mprof__merge_sources(const mprof_trace *const *traces, size_t count,
+                         unsigned char **out, size_t *size) {
   source_ref *refs = NULL;
   size_t n = 0, cap = 0, bytes = 0;
+  *out = NULL;
+  *size = 0;
   for (size_t i = 0; i < count; i++) {
     size_t length;
     const unsigned char *data = (const unsigned char *)mprof_trace_section(
@@ -251,7 +301,7 @@ static int merge_sources(const mprof_trace *const *traces, size_t count,
       memcpy(&e, data + at, sizeof e);
       if (MPROF__GROW(refs, cap, n + 1)) {
         free(refs);
-        return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
+        return mprof__error_set(MPROF_ENOMEM, "sources: out of memory");
       }
       refs[n].at = data + at;
       refs[n++].head = e;
@@ -268,17 +318,72 @@ static int merge_sources(const mprof_trace *const *traces, size_t count,
       refs[kept++] = refs[i];
       bytes += refs[i].head.entry_size;
     }
-  unsigned char *out = (unsigned char *)malloc(bytes ? bytes : 1);
-  int rc = out ? 0 : mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-  for (size_t i = 0, at = 0; out && i < kept; i++) {
-    memcpy(out + at, refs[i].at, refs[i].head.entry_size);
+  unsigned char *data = (unsigned char *)malloc(bytes ? bytes : 1);
+  if (!data) {
+    free(refs);
+    return mprof__error_set(MPROF_ENOMEM, "sources: out of memory");
+  }
+  for (size_t i = 0, at = 0; i < kept; i++) {
+    memcpy(data + at, refs[i].at, refs[i].head.entry_size);
     at += refs[i].head.entry_size;
   }
-  if (!rc)
-    rc = mprof__trace_put_section(path, MPROF_SECTION_SOURCES, out, bytes);
-  free(out);
   free(refs);
+  *out = data;
+  *size = bytes;
+  return 0;
+}
+
+/* Put the SOURCES entries of all @p traces into the merged file at @p path,
+ * each path once, in path order (the writer does not stream them). */
+static int merge_sources(const mprof_trace *const *traces, size_t count,
+                         const char *path) {
+  unsigned char *data;
+  size_t bytes;
+  int rc = mprof__merge_sources(traces, count, &data, &bytes);
+  if (!rc && data)
+    rc = mprof__trace_put_section(path, MPROF_SECTION_SOURCES, data, bytes);
+  free(data);
   return rc;
+}
+
+int mprof__merge_moves(const mprof_trace *const *traces, size_t count,
+                       mprof__move *moves, uint32_t *processes) {
+  mprof__move next;
+  memset(&next, 0, sizeof next);
+  for (size_t i = 0; i < count; i++) {
+    size_t n;
+    moves[i] = next;
+    /* The shim's table too: a trace written before PROCESSES is a process. */
+    next.base[MPROF_SECTION_PROCESSES] +=
+        (uint32_t)mprof_trace_process_count(traces[i]);
+    moves[i].shift = clock_shift(traces[0], traces[i]);
+    for (size_t s = 0; s < sizeof indexed_sections / sizeof indexed_sections[0];
+         s++) {
+      mprof_trace_section(traces[i], (mprof_section_type)indexed_sections[s],
+                          &n);
+      next.base[indexed_sections[s]] += (uint32_t)n;
+    }
+  }
+  *processes = next.base[MPROF_SECTION_PROCESSES];
+  return 0;
+}
+
+void mprof__merge_correlations(const mprof_trace *const *traces, size_t count,
+                               mprof__move *moves) {
+  uint32_t next = 0;
+  for (size_t i = 0; i < count; i++) {
+    moves[i].correlations = next;
+    /* Past 2^32 ids a trace keeps its own (its joins may then meet). */
+    uint64_t top = (uint64_t)next + max_correlation(traces[i]);
+    if (top > UINT32_MAX)
+      moves[i].correlations = 0;
+    else
+      next = (uint32_t)top;
+  }
+}
+
+static int writer_meta(void *w, const char *key, const char *value) {
+  return mprof_writer_meta((mprof_writer *)w, key, value);
 }
 
 int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
@@ -288,28 +393,9 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
   mprof__move *bases = (mprof__move *)calloc(count, sizeof *bases);
   if (!bases)
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory", path);
-  mprof__move next;
-  memset(&next, 0, sizeof next);
-  for (size_t i = 0; i < count; i++) {
-    size_t n;
-    bases[i] = next;
-    /* The shim's table too: a trace written before PROCESSES is a process. */
-    next.base[MPROF_SECTION_PROCESSES] +=
-        (uint32_t)mprof_trace_process_count(traces[i]);
-    bases[i].shift = clock_shift(traces[0], traces[i]);
-    for (size_t s = 0; s < sizeof indexed_sections / sizeof indexed_sections[0];
-         s++) {
-      mprof_trace_section(traces[i], (mprof_section_type)indexed_sections[s],
-                          &n);
-      next.base[indexed_sections[s]] += (uint32_t)n;
-    }
-    /* Past 2^32 ids a trace keeps its own (its joins may then meet). */
-    uint64_t top = (uint64_t)next.correlations + max_correlation(traces[i]);
-    if (top > UINT32_MAX)
-      bases[i].correlations = 0;
-    else
-      next.correlations = (uint32_t)top;
-  }
+  uint32_t processes;
+  mprof__merge_moves(traces, count, bases, &processes);
+  mprof__merge_correlations(traces, count, bases);
   mprof_writer *w;
   /* Every string keeps one reference, as in the traces copied: this runs
    * after the capture, where memory is not the program's. */
@@ -320,32 +406,12 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
     free(bases);
     return rc;
   }
-  const mprof_trace *t = traces[0];
-  /* The merged trace's own META: the first trace's clock and anchors, and
-   * how many processes it holds. */
-  static const char *const own[] = {"tool", "tool.version", "clock",
-                                    "clock.anchor.trace_ns",
-                                    "clock.anchor.realtime_ns"};
-  for (size_t i = 0; i < sizeof own / sizeof own[0] && !rc; i++) {
-    const char *value = mprof_trace_meta(t, own[i]);
-    if (value)
-      rc = mprof_writer_meta(w, own[i], value);
-  }
-  /* For readers older than PROCESSES: how many process.I.* there are. */
-  char value[32];
-  snprintf(value, sizeof value, "%" PRIu32, next.base[MPROF_SECTION_PROCESSES]);
-  if (!rc)
-    rc = mprof_writer_meta(w, "merge.processes", value);
-  int partial = 0;
+  rc = mprof__merge_meta(traces, count, bases, processes, writer_meta, w);
   for (size_t i = 0; i < count && !rc; i++) {
-    partial |= mprof_trace_partial(traces[i], NULL);
     rc = merge_one(w, traces[i], &bases[i]);
     if (!rc)
       rc = merge_events(w, traces[i], &bases[i]);
   }
-  /* A set with a process cut short is itself incomplete. */
-  if (!rc && partial)
-    rc = mprof_writer_meta(w, "capture.partial", "1");
   free(bases);
   if (rc) {
     mprof_writer_abort(w);
@@ -353,32 +419,4 @@ int mprof_trace_merge(const mprof_trace *const *traces, size_t count,
   }
   rc = mprof_writer_finish(w);
   return rc ? rc : merge_sources(traces, count, path);
-}
-
-int mprof_trace_open_merged(mprof_trace **out, const mprof_trace *const *traces,
-                            size_t count, const char *name) {
-  if (!out || !traces || !count)
-    return mprof__error_set(MPROF_EINVAL, "mprof_trace_open_merged: nothing "
-                                          "to open");
-  *out = NULL;
-  char scratch[4096];
-  int rc = mprof__file_scratch_trace(scratch, sizeof scratch, "set");
-  if (rc)
-    return rc;
-  rc = mprof_trace_merge(traces, count, scratch);
-  /* Just written from validated traces: its checksums need no second
-   * pass (bounds and references are still checked). */
-  mprof_open_options opts = MPROF_OPEN_OPTIONS_INIT;
-  opts.flags = MPROF_OPEN_NO_CHECKSUMS;
-  if (!rc)
-    rc = mprof_trace_open(out, scratch, &opts);
-  /* The mapping stays valid once the name is gone. */
-  unlink(scratch);
-  if (!rc && name)
-    rc = mprof__trace_set_path(*out, name);
-  if (rc) {
-    mprof_trace_free(*out);
-    *out = NULL;
-  }
-  return rc;
 }

@@ -72,9 +72,13 @@ int mprof_trace_open(mprof_trace **out, const char *path,
 void mprof_trace_free(mprof_trace *trace) {
   if (!trace)
     return;
+  /* Still held by a set (or its owner has yet to free it). */
+  if (__atomic_fetch_sub(&trace->holders, 1, __ATOMIC_ACQ_REL) > 0)
+    return;
+  mprof__set_free(trace);
   if (trace->image) {
     free(trace->image);
-  } else {
+  } else if (trace->map) {
     mprof__file_map file = {trace->map, trace->map_size};
     mprof__file_map_close(&file);
   }
@@ -123,6 +127,8 @@ const void *mprof_trace_section(const mprof_trace *trace,
   if (count)
     *count = 0;
   if (!trace || (uint32_t)type == 0 || (uint32_t)type >= SECTION_COUNT)
+    return NULL;
+  if (trace->set && mprof__set_section(trace, (uint32_t)type))
     return NULL;
   const section_view *v = &trace->sections[type];
   if (count)
@@ -193,6 +199,8 @@ const void *mprof_trace_cubin_blob(const mprof_trace *trace,
     *size = 0;
   if (!trace || !cubin || !cubin->blob_size)
     return NULL;
+  if (trace->set)
+    return mprof__set_cubin_blob(trace, cubin, size);
   const section_view *b = &trace->sections[MPROF_SECTION_BLOBS];
   if (cubin->blob_offset > b->length ||
       cubin->blob_size > b->length - cubin->blob_offset)
@@ -249,8 +257,7 @@ const mprof_launch_record *mprof_trace_stream_launch(const mprof_trace *trace,
                                                      size_t position) {
   if (position >= mprof_trace_stream_launch_count(trace, stream))
     return NULL;
-  const mprof_launch_record *l =
-      (const mprof_launch_record *)trace->sections[MPROF_SECTION_LAUNCHES].data;
+  const mprof_launch_record *l = mprof_trace_launches(trace, NULL);
   size_t at = trace->stream_first[stream] + position;
   return &l[trace->order ? trace->order[at] : at];
 }

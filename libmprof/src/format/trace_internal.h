@@ -53,7 +53,18 @@ struct mprof_trace {
   uint32_t *stream_process;
   uint32_t *device_process;
   char *process_text;
+  /* A set opened as one (set.c): a view over its members' mappings; NULL
+   * for a trace of one file. */
+  struct mprof__set *set;
+  /* Sets that hold this trace besides its owner (mprof__trace_hold()):
+   * mprof_trace_free() frees it once the last of them lets go. */
+  int holders;
 };
+
+/* One more holder of @p t: a set over it keeps it open. */
+static inline void mprof__trace_hold(const mprof_trace *t) {
+  __atomic_add_fetch(&((mprof_trace *)t)->holders, 1, __ATOMIC_RELAXED);
+}
 
 /* A parse error: "PATH: SECTION at byte N: what". */
 #define BAD(t, type, off, ...)                                                 \
@@ -156,6 +167,17 @@ int mprof__trace_validate_launches(mprof_trace *t);
  * and device (or build the table from META for an older trace); free it. */
 int mprof__trace_index_processes(mprof_trace *t);
 void mprof__trace_free_processes(mprof_trace *t);
+
+/* set.c: build section @p type of a set on first use (records moved from
+ * its members); 0 or MPROF_ENOMEM. A no-op for a trace of one file and a
+ * section already there. */
+int mprof__set_section(const mprof_trace *t, uint32_t type);
+/* The bytes of a set's cubin (its blob_offset counts through the members'
+ * BLOBS in order), in place in its member's file. */
+const void *mprof__set_cubin_blob(const mprof_trace *t,
+                                  const mprof_cubin_record *cubin,
+                                  size_t *size);
+void mprof__set_free(mprof_trace *t);
 
 /* trace_streamed.c: a streamed file's chunks put together as one image. */
 int mprof__trace_open_streamed(mprof_trace *t, const mprof_open_options *opts);

@@ -11,6 +11,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,37 @@ MPROF__VERSIONS(report_options, "report options",
 int mprof_report_options_init(mprof_report_options *opts, unsigned version) {
   mprof_report_options init = MPROF_REPORT_OPTIONS_INIT;
   return mprof__options_init(opts, &init, version, &report_options);
+}
+
+/* Kernels by the estimated time their verdict's fix saves, largest first;
+ * unknown savings (a roof, "?") after every known one; ties keep the
+ * GPU-time order. */
+typedef struct saved_rank {
+  double saved;
+  size_t order, kernel;
+} saved_rank;
+
+static int by_saved(const void *pa, const void *pb) {
+  const saved_rank *a = (const saved_rank *)pa, *b = (const saved_rank *)pb;
+  if (a->saved != b->saved)
+    return a->saved > b->saved ? -1 : 1;
+  return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int sort_by_saved(size_t *selected, size_t count,
+                         const mprof_diagnosis *d) {
+  saved_rank *r = (saved_rank *)malloc((count ? count : 1) * sizeof *r);
+  if (!r)
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  for (size_t i = 0; i < count; i++) {
+    double saved = mprof_diagnosis_kernel(d, selected[i])->saved_ns;
+    r[i] = (saved_rank){isnan(saved) ? -1.0 : saved, i, selected[i]};
+  }
+  qsort(r, count, sizeof *r, by_saved);
+  for (size_t i = 0; i < count; i++)
+    selected[i] = r[i].kernel;
+  free(r);
+  return 0;
 }
 
 int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
@@ -42,6 +74,11 @@ int mprof_diagnosis_write(FILE *out, const mprof_diagnosis *diagnosis,
   rc = mprof__select_kernels(&v.selected, &v.matched, v.join, opts->kernel);
   if (rc)
     return rc;
+  if ((opts->flags & MPROF_REPORT_SORT_SAVED) &&
+      (rc = sort_by_saved(v.selected, v.matched, diagnosis)) != 0) {
+    free(v.selected);
+    return rc;
+  }
   v.shown = v.matched < opts->max_kernels ? v.matched : opts->max_kernels;
   for (size_t i = v.shown; i < v.matched; i++)
     v.omitted_share += mprof_join_kernel(v.join, v.selected[i])->share;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/set.h"
 #include "report_internal.h"
 #include "summary_internal.h"
 
@@ -16,9 +17,8 @@
 
 static void trace_fields(mprof__fields *o, const mprof__summary_view *v) {
   const mprof_trace *t = v->trace;
-  size_t launches;
+  size_t launches = mprof__trace_records(t, MPROF_SECTION_LAUNCHES);
   uint64_t first, last;
-  mprof_trace_launches(t, &launches);
   mprof_trace_time_bounds(t, &first, &last);
   const char *pc_mode = mprof_trace_meta(t, "pc.mode");
   mprof__fields_str(o, "path", mprof_trace_path(t));
@@ -75,7 +75,8 @@ static const uint32_t sol_counters[] = {
     MPROF_COUNTER_SM_ACTIVE, MPROF_COUNTER_WARPS_ACTIVE,
     MPROF_COUNTER_ISSUE,     MPROF_COUNTER_TENSOR,
     MPROF_COUNTER_FMA,       MPROF_COUNTER_ALU,
-    MPROF_COUNTER_CLOCK};
+    MPROF_COUNTER_CLOCK,     MPROF_COUNTER_L2_THROUGHPUT,
+    MPROF_COUNTER_L1TEX};
 
 static const char *sol_status(const mprof_kernel_throughput *t) {
   return t->samples ? "measured" : t->partial ? "too_short" : "not_sampled";
@@ -146,6 +147,12 @@ static void verdict(mprof__fields *parent, const mprof_kernel_diagnosis *k) {
   mprof__fields_str(&o, "state", mprof_state_name(k->verdict_state));
   if (k->roof)
     mprof__fields_str(&o, "roof", k->roof);
+  if (k->verdict_dimension < MPROF_DIM_COUNT_) {
+    mprof__fields_num(&o, "gain", k->gain, 4);
+    mprof__fields_str(&o, "gain_bound", mprof_gain_bound_name(k->gain_bound));
+    mprof__fields_str(&o, "gain_of", k->gain_of_stream ? "stream" : "kernel");
+    mprof__fields_num(&o, "saved_ns", k->saved_ns, 0);
+  }
   mprof__fields_text(&o, "text", k->verdict);
   mprof__fields_close(&o);
 }
@@ -239,6 +246,9 @@ static void dimensions(mprof__fields *parent, const mprof__summary_view *v,
       mprof__fields_str(&d, "name", mprof_dimension_key(dim->id));
     mprof__fields_str(&d, "state", mprof_state_name(dim->state));
     mprof__fields_num(&d, "cost", dim->cost, 4);
+    mprof__fields_num(&d, "gain", dim->gain, 4);
+    mprof__fields_str(&d, "gain_bound", mprof_gain_bound_name(dim->gain_bound));
+    mprof__fields_num(&d, "saved_ns", dim->saved_ns, 0);
     mprof__fields_text(&d, "detail", dim->detail);
     mprof__fields_open(&metrics, &d, NULL, "metrics");
     for (size_t m = 0; m < dim->metric_count; m++) {

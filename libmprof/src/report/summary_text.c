@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mprof/names.h"
+#include "format/set.h"
 #include "report_internal.h"
 #include "summary_internal.h"
 
@@ -102,6 +103,9 @@ static void text_memory(FILE *f, const mprof__summary_view *v,
   free(mv.order);
 }
 
+static void gain_text(char *out, size_t size, const mprof_kernel_diagnosis *k);
+static void saved_text(char *out, size_t size, const mprof_kernel_diagnosis *k);
+
 static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
                         const mprof_kernel_diagnosis *k,
                         const mprof__style *st) {
@@ -158,6 +162,20 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
     text_throughput(f, k, st);
   fprintf(f, "│ %s▶%s %s%s%s\n", mprof__state_color(st, k->verdict_state),
           st->reset, st->bold, k->verdict, st->reset);
+  char gain[48], saved[48];
+  gain_text(gain, sizeof gain, k);
+  saved_text(saved, sizeof saved, k);
+  if (strcmp(gain, "-") != 0 && !k->roof && k->gain_of_stream)
+    fprintf(f,
+            "│ %sestimated gain: %.*s of the stream's time (its idle gaps, "
+            "not kernel time) · saves %s%s\n",
+            st->dim, (int)(strlen(gain) - strlen(" idle")), gain, saved,
+            st->reset);
+  else if (strcmp(gain, "-") != 0 && !k->roof)
+    fprintf(f,
+            "│ %sestimated gain: %s of the kernel's %s · saves %s of the "
+            "program's GPU time%s\n",
+            st->dim, gain, a, saved, st->reset);
   for (size_t i = 0; i < k->dimension_count; i++) {
     const mprof_dimension *dim = mprof_kernel_diagnosis_dimension(k, i);
     if (!mprof_diagnosis_dimension_reported(v->d, dim))
@@ -209,13 +227,72 @@ static int verdict_head(const char *verdict) {
   return (int)(n > 40 ? 40 : n);
 }
 
-/* One line per kernel: share, launches, mean, verdict, estimated gain and
- * the name last, so a long name never pushes the numbers out of line. */
+/* The verdict's gain as the brief table shows it: "45.2%" of the kernel's
+ * time, "≥45.2%" or "≤45.2%" for a bound, "?" when the data cannot tell,
+ * "roof" at a measured roof (the gain is in doing less work,
+ * docs/DIAGNOSIS.md, "Roofs"), "84.3% idle" for idle gaps (stream time,
+ * not the kernel's), "-" when the verdict names no dimension. */
+static void gain_text(char *out, size_t size, const mprof_kernel_diagnosis *k) {
+  char p[32];
+  if (k->roof) {
+    snprintf(out, size, "roof");
+    return;
+  }
+  if (k->verdict_dimension >= MPROF_DIM_COUNT_ ||
+      (k->verdict_state != MPROF_STATE_ISSUE &&
+       k->verdict_state != MPROF_STATE_MINOR)) {
+    snprintf(out, size, "-");
+    return;
+  }
+  if (k->gain_bound == MPROF_GAIN_UNKNOWN || isnan(k->gain)) {
+    snprintf(out, size, "?");
+    return;
+  }
+  mprof_format_percent(p, sizeof p, k->gain);
+  snprintf(out, size, "%s%s%s",
+           k->gain_bound == MPROF_GAIN_AT_LEAST  ? "≥"
+           : k->gain_bound == MPROF_GAIN_AT_MOST ? "≤"
+                                                 : "",
+           p, k->gain_of_stream ? " idle" : "");
+}
+
+/* The time the verdict's fix saves the program, "-" or "?" as gain_text. */
+static void saved_text(char *out, size_t size,
+                       const mprof_kernel_diagnosis *k) {
+  gain_text(out, size, k);
+  if (!strcmp(out, "-"))
+    return;
+  if (k->roof || k->gain_bound == MPROF_GAIN_UNKNOWN || isnan(k->saved_ns)) {
+    snprintf(out, size, "?");
+    return;
+  }
+  char t[32];
+  mprof_format_duration(t, sizeof t, k->saved_ns);
+  snprintf(out, size, "%s%s",
+           k->gain_bound == MPROF_GAIN_AT_LEAST  ? "≥"
+           : k->gain_bound == MPROF_GAIN_AT_MOST ? "≤"
+                                                 : "",
+           t);
+}
+
+/* Printf pads bytes, not characters: the width of @p text padded to
+ * @p width columns, counting "≥" and "≤" as one. */
+static int columns(const char *text, int width) {
+  int extra = 0;
+  for (const char *c = text; *c; c++)
+    extra += ((unsigned char)*c & 0xc0) == 0x80;
+  return width + extra;
+}
+
+/* One line per kernel: share, launches, mean, verdict, estimated gain, the
+ * time its fix saves, and the name last, so a long name never pushes the
+ * numbers out of line. */
 static void text_brief(FILE *f, const mprof__summary_view *v,
                        const mprof__style *st) {
   size_t devices = mprof_join_gpu_count(v->join);
-  fprintf(f, "%s%6s %9s %10s  %-28s %6s  %s%s\n", st->dim, "share", "launches",
-          "mean", "verdict", "gain", "kernel", st->reset);
+  int idle = 0, bound = 0, roof = 0;
+  fprintf(f, "%s%6s %9s %10s  %-28s %11s %10s  %s%s\n", st->dim, "share",
+          "launches", "mean", "verdict", "gain", "saved", "kernel", st->reset);
   for (size_t i = 0; i < v->shown; i++) {
     const mprof_kernel_diagnosis *k =
         mprof_diagnosis_kernel(v->d, v->selected[i]);
@@ -237,21 +314,16 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
       verdict = minor;
     }
     int head = verdict_head(verdict);
-    /* The estimated gain of the verdict's dimension (its cost: a share of
-     * the kernel's stream time); "roof" for a kernel at a measured roof
-     * (an issue no dimension's gain explains: the gain is in doing less
-     * work, docs/DIAGNOSIS.md, "Roofs"); "-" when the verdict names none. */
-    char gain[32] = "-";
-    if (k->roof)
-      snprintf(gain, sizeof gain, "roof");
-    for (size_t d = 0; d < k->dimension_count && !k->roof; d++)
-      if (k->dimensions[d].id == k->verdict_dimension &&
-          (k->dimensions[d].state == MPROF_STATE_ISSUE ||
-           k->dimensions[d].state == MPROF_STATE_MINOR))
-        mprof_format_percent(gain, sizeof gain, k->dimensions[d].cost);
-    fprintf(f, "%6s %9s %10s  %s%-28.*s%s %6s  %s%s%s", p, n, m,
+    char gain[48], saved[48];
+    gain_text(gain, sizeof gain, k);
+    saved_text(saved, sizeof saved, k);
+    idle |= k->gain_of_stream && strcmp(gain, "-") != 0;
+    bound |= strchr(gain, '?') || strstr(gain, "≥") || strstr(gain, "≤");
+    roof |= k->roof != NULL;
+    fprintf(f, "%6s %9s %10s  %s%-28.*s%s %*s %*s  %s%s%s", p, n, m,
             mprof__state_color(st, k->verdict_state), head < 28 ? head : 28,
-            verdict, st->reset, gain, st->bold, text_name(v, k), st->reset);
+            verdict, st->reset, columns(gain, 11), gain, columns(saved, 10),
+            saved, st->bold, text_name(v, k), st->reset);
     char process[256];
     mprof__summary_process_label(process, sizeof process, v, s);
     if (devices > 1 && s->device_id != MPROF_INDEX_NONE)
@@ -261,13 +333,27 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
       fprintf(f, " %s(%s)%s", st->dim, process, st->reset);
     fputc('\n', f);
   }
+  if (!v->shown)
+    return;
+  /* What the numbers mean, once (docs/DIAGNOSIS.md, "Reading the gains"). */
+  fprintf(f,
+          "%sgain: what fixing the verdict could save of the kernel's own "
+          "time; saved: that for the program (kernel time x gain)%s%s%s%s\n",
+          st->dim,
+          idle ? "; \"idle\": the stream's idle gaps around the kernel, "
+                 "stream time, not kernel time"
+               : "",
+          bound ? "; ≥/≤: a bound, ?: not estimable from the trace" : "",
+          roof ? "; roof: at a measured roof, the gain is in doing less work"
+               : "",
+          st->reset);
 }
 
 void mprof__summary_text(FILE *f, const mprof__summary_view *v,
                          const mprof__style *st) {
   const mprof_trace *t = v->trace;
-  size_t launches, devices = mprof_join_gpu_count(v->join);
-  mprof_trace_launches(t, &launches);
+  size_t launches = mprof__trace_records(t, MPROF_SECTION_LAUNCHES);
+  size_t devices = mprof_join_gpu_count(v->join);
   char n[32], a[32], b[32];
   mprof_format_count(n, sizeof n, launches);
   mprof_format_duration(a, sizeof a, (double)mprof_join_kernel_time(v->join));

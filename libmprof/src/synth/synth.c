@@ -137,12 +137,14 @@ static void make_kernel(synth_kernel *k, uint32_t index, uint32_t scenario,
     /* Fat threads: 255 registers take 8192 of a sub-partition's 16384
      * registers per warp, so 8 warps (one 256-thread block) fit per SM:
      * 12.5% occupancy, limited by registers. 96 KiB of dynamic shared
-     * memory alone would allow two. */
+     * memory alone would allow two. Four blocks per SM or more in the
+     * grid, so that more warps are what the fix (fewer registers) brings:
+     * with one block per SM, fewer registers would add none. */
     k->registers = 255;
     k->block = 256;
     k->static_shared = 0;
     k->dynamic_shared = 98304;
-    k->grid = 132u * waves;
+    k->grid = 132u * 4u * waves;
     break;
   case MPROF_SYNTH_TAIL:
     /* One wave and a bit: 133 blocks on 132 SMs, one 1024-thread block of

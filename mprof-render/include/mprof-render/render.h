@@ -267,6 +267,27 @@ int mprof_render_model_open_set(mprof_render_model **out,
                                 const char *name, const char *sidecar_path);
 
 /**
+ * Told how an open goes, on the thread that opens: the step that begins
+ * (@p step, "Reading the trace", "Joining launches to kernels", ...) and
+ * how much of the work is done before it (@p done, 0 to 1; 1 at the end).
+ * Return nonzero to stop the open.
+ */
+typedef int (*mprof_render_progress)(void *user, double done, const char *step);
+
+/**
+ * mprof_render_model_open_set(), calling @p progress (may be NULL) between
+ * its steps; when it returns nonzero the open stops there and fails with
+ * mprof_render_error() "cancelled". A viewer opens on a worker thread
+ * through this: the model is built by one thread and, once returned, used
+ * by one thread at a time.
+ */
+int mprof_render_model_open_progress(mprof_render_model **out,
+                                     const char *const *paths, size_t count,
+                                     const char *name, const char *sidecar_path,
+                                     mprof_render_progress progress,
+                                     void *user);
+
+/**
  * The synthetic SM/block/warp activity demo (`--demo-activity`): a trace
  * written by mprof synth with nested per-warp spans on 8 SMs, and its
  * sidecar, opened like any trace. Every span view marks it as synthetic.
@@ -421,6 +442,15 @@ int mprof_render_search_next(const mprof_render_model *model,
  * Trace's painted panel shows the first few; this is all of them. */
 char *mprof_render_selection_text(const mprof_render_model *model,
                                   const mprof_render_view *view);
+
+/** What tab @p tab of @p view shows, as text people can paste, or NULL
+ * where it has none: the Summary as `mprof summary --human --full-names`
+ * prints the kernel, the Hotspots as a table of the kernel's sampled
+ * instructions (columns separated by tabs, hottest first, every one), the
+ * Trace's selected range as mprof_render_selection_text(). The caller
+ * frees it. */
+char *mprof_render_tab_text(const mprof_render_model *model,
+                            const mprof_render_view *view, int tab);
 
 /** Activity rows: one per SM, per block or per warp. */
 typedef enum mprof_render_activity_rows {

@@ -1,0 +1,75 @@
+#!/bin/bash
+# mprof's PM-sampled speed of light against Nsight Compute's SpeedOfLight
+# section, on the planted-bottleneck suite (tests/gpu/bottlenecks.cu) and a
+# cuBLAS bf16 GEMM (its cublas_gemm_bf16 case): `mprof record --pm on` with
+# the default counters plus ncu's L2 and L1/TEX quantities
+# (MPROF_PM_METRICS), then `ncu --section SpeedOfLight` on one launch of
+# each kernel of the same binary (clocks not locked, as mprof runs them),
+# and tests/gpu/score_sol.py sets each number beside ncu's: within 5
+# points. Skips (exit 77) without a GPU or without ncu.
+#
+# Usage: tests/gpu/sol_ncu.sh OUTDIR [BUILD_DIR]
+# Environment: NCU (default: ncu on PATH, else /usr/local/cuda/bin/ncu);
+#   SOL_KERNELS (default: the suite's kernels, cublas_gemm_bf16 last).
+# Writes OUTDIR/sol_ncu.md (the table, for docs/validation/), and before
+# recording prints which of the candidate metrics PM sampling offers on
+# this chip (ncu --query-metrics-collection pmsampling).
+set -uo pipefail
+out=${1:?usage: sol_ncu.sh OUTDIR [BUILD_DIR]}
+. "$(dirname "$0")/lib.sh"
+gpu_setup sol_ncu "$out" "${2:-build}"
+ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+if [ ! -x "$ncu" ]; then
+  echo "sol_ncu: no ncu here ($ncu); skipping (NCU names it)"
+  exit 77
+fi
+build_bottlenecks sol_ncu
+read -r -a kernels <<<"${SOL_KERNELS:-pointer_chase dram_stream l2_stream fma_chain_one_warp fma_independent bank_conflicts barrier_heavy hot_atomics icache_thrash smem_limited one_block_tail cublas_gemm_bf16}"
+suffix=avg.pct_of_peak_sustained_elapsed
+metrics="gpu__dram_throughput.$suffix,lts__t_sectors.$suffix,sm__cycles_active.$suffix"
+metrics+=",sm__pipe_tensor_cycles_active_realtime.$suffix,sm__inst_executed_realtime.$suffix"
+metrics+=",lts__throughput.$suffix,l1tex__throughput.$suffix"
+metrics+=",l1tex__data_pipe_lsu_wavefronts_mem_shared.$suffix"
+
+echo "== PM-sampling metrics this chip offers among the candidates"
+"$ncu" --query-metrics-collection pmsampling --chip gh100 2>&1 |
+  grep -E "lts__throughput|lts__t_sectors|l1tex__throughput|l1tex__data_pipe_lsu|sm__inst_executed_realtime|mio" |
+  head -n 20 | tee "$out/pm_metrics.txt"
+
+failures=0
+cases=()
+for k in "${kernels[@]}"; do
+  rm -f "$out/sol_$k.mprof" "$out/sol_$k.json" "$out/ncu_$k.ncu-rep" "$out/ncu_$k.csv"
+  # mprof: the kernel alone, PM-sampled with ncu's quantities too
+  if ! MPROF_PM_METRICS=$metrics "$mprof" record --pm on --pc-mode off --drop-code \
+    -o "$out/sol_$k.mprof" -- "$bin" "$k" >"$out/sol_$k.record.txt" 2>&1; then
+    echo "FAIL  mprof record of $k: $(tail -n 3 "$out/sol_$k.record.txt")" >&2
+    failures=$((failures + 1))
+    continue
+  fi
+  "$mprof" summary --json --all "$out/sol_$k.mprof" >"$out/sol_$k.json" || {
+    echo "FAIL  mprof summary of $k" >&2
+    failures=$((failures + 1))
+    continue
+  }
+  # ncu: one launch of it (the GEMM's: the first launch of a cuBLAS kernel)
+  filter=(-k "regex:^$k\$")
+  name=$k
+  if [ "$k" = cublas_gemm_bf16 ]; then
+    filter=(-k "regex:nvjet|gemm|xmma|cutlass")
+    name=dominant
+  fi
+  if ! "$ncu" --section SpeedOfLight --clock-control none "${filter[@]}" -c 1 -f \
+    -o "$out/ncu_$k" "$bin" "$k" >"$out/ncu_$k.txt" 2>&1 ||
+    ! "$ncu" --import "$out/ncu_$k.ncu-rep" --csv --page details >"$out/ncu_$k.csv" 2>>"$out/ncu_$k.txt"; then
+    echo "FAIL  ncu on $k: $(tail -n 3 "$out/ncu_$k.txt")" >&2
+    failures=$((failures + 1))
+    continue
+  fi
+  cases+=("$name=$out/ncu_$k.csv=$out/sol_$k.json")
+done
+[ ${#cases[@]} -gt 0 ] || { echo "FAIL  nothing to compare" >&2; exit 1; }
+python3 "$src/tests/gpu/score_sol.py" --markdown "$out/sol_ncu.md" "${cases[@]}" ||
+  failures=$((failures + 1))
+echo "sol_ncu: $failures failed steps or checks"
+[ "$failures" -eq 0 ]
