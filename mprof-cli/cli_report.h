@@ -15,14 +15,20 @@ typedef struct cli_report_input {
   mprof_sidecar *sidecar; /* NULL when there is none */
   mprof_join *join;
   mprof_diagnosis *diagnosis;
+  /* Why the trace's own sidecar was left out ("" when it was not): it is
+   * damaged, so the trace is read without it, and the diagnosis's
+   * no_sidecar note says so. */
+  char sidecar_problem[1024];
 } cli_report_input;
 
 /* Open @p set as one run (cli_trace_set_open(), named after @p label),
  * its sidecar (@p sidecar_path, else PATH.pc.json of its first trace that
  * has one, unless @p no_sidecar), join (with @p join_flags, MPROF_JOIN_*)
- * and diagnose it. Returns 0 or a libmprof status, with mprof_error_last()
- * set on this thread and *failed the trace that did not open (set->count
- * for none; @p failed may be NULL). */
+ * and diagnose it. A damaged PATH.pc.json is left out (sidecar_problem);
+ * a damaged @p sidecar_path, asked for by name, is an error. Returns 0
+ * or a libmprof status, with mprof_error_last() set on this thread and
+ * *failed the trace that did not open (set->count for none; @p failed may
+ * be NULL). */
 int cli_report_load(cli_report_input *in, const cli_trace_set *set,
                     const char *label, const char *sidecar_path, int no_sidecar,
                     unsigned join_flags, size_t *failed);
@@ -33,6 +39,10 @@ int cli_report_open(cli_report_input *in, const cli_trace_set *set,
                     const char *label, const char *sidecar_path, int no_sidecar,
                     unsigned join_flags);
 void cli_report_close(cli_report_input *in);
+
+/* For output that carries no diagnosis notes (exports, diffs, --by-line):
+ * the sidecar left out, as one line on stderr; nothing when none was. */
+void cli_report_note_sidecar(const cli_report_input *in);
 
 /* What cli_report_option() saw, for a command's own rules. */
 enum { CLI_SAW_TOP = 1, CLI_SAW_HOT = 2, CLI_SAW_ALL = 4 };

@@ -112,6 +112,8 @@ static int run_diff(int argc, char **argv, load_job *base,
     cli_report_close(&candidate->in);
     return status;
   }
+  cli_report_note_sidecar(&base->in);
+  cli_report_note_sidecar(&candidate->in);
   if (ro.format == MPROF_REPORT_TEXT && cli_report_color(color))
     ro.flags |= MPROF_REPORT_COLOR;
   mprof_diff *diff = NULL;

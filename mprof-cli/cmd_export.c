@@ -124,6 +124,8 @@ int cmd_export(int argc, char **argv) {
         cli_report_open(&inputs[loaded], &one, NULL, sidecar, no_sidecar, 0);
     if (status)
       break;
+    if (!quiet)
+      cli_report_note_sidecar(&inputs[loaded]);
     diagnoses[loaded] = inputs[loaded].diagnosis;
   }
   if (!status) {

@@ -32,7 +32,8 @@ static const char *drop_name(uint32_t kind) {
   case MPROF_DROP_PC_NON_USER_SAMPLES: return "PC samples in non-user kernels";
   case MPROF_DROP_SPAN_OVERFLOW: return "activity spans overflowed";
   case MPROF_DROP_WRITER_RECORDS: return "records the writer could not store";
-  case MPROF_DROP_PC_TOTAL_SAMPLES: return "PC samples in total";
+  case MPROF_DROP_PC_TOTAL_SAMPLES:
+    return "PC samples CUPTI took, non-user kernels' too";
   default: return "unknown counter";
   }
 }
@@ -250,6 +251,32 @@ static void print_sources(const mprof_trace *t) {
   mprof_sources_free(s);
 }
 
+/* The PC samples, counted as `summary` and `sass` count them, and how
+ * that count relates to CUPTI's own total (a drop counter below). */
+static void print_samples(const mprof_trace *t) {
+  size_t records;
+  mprof_trace_pc_samples(t, &records);
+  if (!records)
+    return;
+  uint64_t not_issued = 0;
+  uint64_t samples = mprof_trace_pc_sample_total(t, &not_issued);
+  uint64_t cupti = mprof_trace_drop_total(t, MPROF_DROP_PC_TOTAL_SAMPLES);
+  uint64_t non_user = mprof_trace_drop_total(t, MPROF_DROP_PC_NON_USER_SAMPLES);
+  char a[32], b[32], c[32], d[32];
+  mprof_format_count(a, sizeof a, samples);
+  mprof_format_count(b, sizeof b, not_issued);
+  mprof_format_count(c, sizeof c, cupti);
+  mprof_format_count(d, sizeof d, non_user);
+  printf("samples    %s PC samples (as summary and sass count them), %s of "
+         "them not issued",
+         a, b);
+  if (cupti)
+    printf("; CUPTI took %s, with %s in non-user kernels that the trace does "
+           "not keep",
+           c, d);
+  printf("\n");
+}
+
 static int info_one(const char *path) {
   mprof_trace *t;
   mprof_mkprof *mkprof;
@@ -258,9 +285,17 @@ static int info_one(const char *path) {
     return cli_fail(rc);
   uint64_t t0, t1;
   mprof_trace_time_bounds(t, &t0, &t1);
-  printf("trace      %s (%llu bytes, format %d)\n", path,
-         (unsigned long long)mprof_trace_file_size(t),
-         MPROF_FORMAT_VERSION_MAJOR);
+  /* The file's own version, spelt as `mprof --version` spells the one
+   * this mprof writes. */
+  unsigned major, minor;
+  mprof_trace_format_version(t, &major, &minor);
+  printf("trace      %s (%llu bytes, format %u.%u", path,
+         (unsigned long long)mprof_trace_file_size(t), major, minor);
+  if (major != MPROF_FORMAT_VERSION_MAJOR ||
+      minor != MPROF_FORMAT_VERSION_MINOR)
+    printf("; this mprof writes %d.%d", MPROF_FORMAT_VERSION_MAJOR,
+           MPROF_FORMAT_VERSION_MINOR);
+  printf(")\n");
   if (mkprof)
     printf("imported   from MKPROF %s (`mprof mkprof info` shows the file "
            "itself)\n",
@@ -361,6 +396,7 @@ static int info_one(const char *path) {
     printf("\n");
   }
   free(tally);
+  print_samples(t);
   const mprof_drop_record *drops = mprof_trace_drops(t, &n);
   for (size_t i = 0; i < n; i++) {
     printf("counter    %s", drop_name(drops[i].kind));

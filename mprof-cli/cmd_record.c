@@ -563,9 +563,9 @@ static int recap(const char *path, const record_options *o) {
   mprof_trace_launches(t, &launches);
   mprof_trace_pc_samples(t, &pcs);
   mprof_trace_cubins(t, &cubins);
-  /* CUPTI's totalSamples: the records repeat each sample under its
-   * *_not_issued twin, so summing them would count some twice. */
-  uint64_t samples = mprof_trace_drop_total(t, MPROF_DROP_PC_TOTAL_SAMPLES);
+  /* Each sample once (its *_not_issued twin not added), as `summary`,
+   * `info` and `sass` count them. */
+  uint64_t samples = mprof_trace_pc_sample_total(t, NULL);
   uint64_t dropped = mprof_trace_drop_total(t, MPROF_DROP_PC_DROPPED_SAMPLES);
   uint64_t full = mprof_trace_drop_total(t, MPROF_DROP_PC_HW_BUFFER_FULL);
   uint64_t activity = mprof_trace_drop_total(t, MPROF_DROP_ACTIVITY_RECORDS);
@@ -906,6 +906,52 @@ static int collect(const process_entry *e, const record_options *o, pid_t child,
   return post ? post : e->failed ? CLI_EXIT_FAILED : 0;
 }
 
+/* Whether the process of @p e ended normally having done no CUDA work:
+ * its trace holds no launch, copy or memset (it started CUDA, as a
+ * torch.compile worker or a launcher querying the GPUs does, and no
+ * more). A process that died may not have flushed its work: never empty.
+ * @p cmdline gets its command line from the trace. */
+static int ran_no_cuda_work(const process_entry *e, char *cmdline,
+                            size_t size) {
+  cmdline[0] = '\0';
+  if (!e->ended || e->failed || e->signal)
+    return 0;
+  mprof_trace *t;
+  if (mprof_trace_open(&t, e->path, NULL) != 0) {
+    mprof_error_clear();
+    return 0;
+  }
+  size_t launches, memops, windows;
+  mprof_trace_launches(t, &launches);
+  mprof_trace_memops(t, &memops);
+  mprof_trace_captures(t, &windows);
+  const char *cmd = mprof_trace_meta(t, "cmdline");
+  snprintf(cmdline, size, "%s", cmd ? cmd : "");
+  /* Nothing recorded is not nothing done when the producer could not
+   * record (CUPTI refused it), a window left the work out, or --kernel
+   * matched none of it: those say so themselves. */
+  int blind = mprof_trace_meta(t, "capture.disabled") || windows ||
+              mprof_trace_meta(t, "kernel_regex");
+  mprof_trace_free(t);
+  return !blind && launches == 0 && memops == 0;
+}
+
+/* A process of the run that did no CUDA work, while others did: its
+ * trace would only clutter the run's set, so it goes, and the account
+ * says so plainly. */
+static void drop_empty(const process_entry *e, const char *cmdline) {
+  char other[PATH_MAX + 16];
+  unlink(e->path);
+  snprintf(other, sizeof other, "%s.pc.json", e->path);
+  unlink(other);
+  snprintf(other, sizeof other, "%s.partial", e->path);
+  unlink(other);
+  fprintf(stderr,
+          "mprof record: pid %ld%s%s%s ran no CUDA work (no kernel, copy or "
+          "memset): its empty trace %s was removed\n",
+          e->pid, *cmdline ? " (" : "", cmdline, *cmdline ? ")" : "", e->path);
+}
+
 /* `record blocks`: each process that reported turns its NAME.source into
  * NAME; one that never said "end" wrote nothing (the block producer writes
  * once, at exit). */
@@ -1048,11 +1094,33 @@ static int record_run(const record_options *o, const char *producer,
   if (process_count > 0) {
     if (process_count > 1 && !o->quiet)
       fprintf(stderr, "mprof record: %zu processes recorded\n", process_count);
+    /* Processes that did no CUDA work: their traces go when others of the
+     * run did some; alone, the trace stays and the account says so. */
+    int *empty = (int *)calloc(process_count, sizeof *empty);
+    char(*cmdlines)[256] =
+        (char(*)[256])calloc(process_count, sizeof *cmdlines);
+    size_t working = process_count;
+    for (size_t i = 0; empty && cmdlines && i < process_count; i++)
+      if ((empty[i] = ran_no_cuda_work(&processes[i], cmdlines[i],
+                                       sizeof cmdlines[i])) != 0)
+        working--;
     for (size_t i = 0; i < process_count; i++) {
+      if (empty && cmdlines && empty[i] && working) {
+        drop_empty(&processes[i], cmdlines[i]);
+        continue;
+      }
       int post = collect(&processes[i], o, child, status, process_count);
       if (post && !exit_status)
         exit_status = post;
+      if (!post && empty && empty[i])
+        fprintf(stderr,
+                "mprof record: pid %ld ran no CUDA work: %s holds no kernel, "
+                "copy or memset (the program started CUDA and did nothing on "
+                "the GPU)\n",
+                processes[i].pid, processes[i].path);
     }
+    free(empty);
+    free(cmdlines);
     free(processes);
     return exit_status;
   }

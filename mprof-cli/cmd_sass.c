@@ -42,13 +42,54 @@ static uint32_t trace_arch(const char *trace_path) {
   return arch;
 }
 
+/* The modules whose code the trace dropped (`record --drop-code`: once
+ * their SASS was in the sidecar): records without code that PC samples
+ * name, as a module none of whose code ran would not be. */
+typedef struct dropped_code {
+  uint64_t *crcs;
+  size_t count;
+} dropped_code;
+
+static void find_dropped_code(dropped_code *d, const char *trace_path) {
+  memset(d, 0, sizeof *d);
+  mprof_trace *t;
+  if (mprof_trace_open(&t, trace_path, NULL) != 0) {
+    mprof_error_clear();
+    return;
+  }
+  size_t cubins, samples;
+  const mprof_cubin_record *c = mprof_trace_cubins(t, &cubins);
+  const mprof_pc_sample_record *pc = mprof_trace_pc_samples(t, &samples);
+  d->crcs = (uint64_t *)calloc(cubins ? cubins : 1, sizeof *d->crcs);
+  for (size_t i = 0; d->crcs && i < cubins; i++) {
+    if (c[i].blob_size || !(c[i].flags & MPROF_CUBIN_OMITTED))
+      continue;
+    for (size_t k = 0; k < samples; k++)
+      if (pc[k].cubin_crc == c[i].crc) {
+        d->crcs[d->count++] = c[i].crc;
+        break;
+      }
+  }
+  mprof_trace_free(t);
+}
+
+static int code_was_dropped(const dropped_code *d, uint64_t crc) {
+  for (size_t i = 0; i < d->count; i++)
+    if (d->crcs[i] == crc)
+      return 1;
+  return 0;
+}
+
 static void print_summary(const char *sidecar_path, const mprof_sidecar *sc,
                           const mprof_sass_report *report,
-                          const char *trace_path) {
-  printf("%s: %zu functions, %zu with SASS, %zu with source lines, %llu PC "
+                          const char *trace_path, const dropped_code *dropped) {
+  /* Samples as `summary` and `info` count them: each once. */
+  char samples[32];
+  mprof_format_count(samples, sizeof samples, report->samples);
+  printf("%s: %zu functions, %zu with SASS, %zu with source lines, %s PC "
          "samples\n",
          sidecar_path, report->functions, report->with_sass, report->with_lines,
-         (unsigned long long)report->samples);
+         samples);
   size_t missing = report->functions - report->with_sass;
   if (!missing)
     return;
@@ -62,10 +103,18 @@ static void print_summary(const char *sidecar_path, const mprof_sidecar *sc,
       printf("  ... and %zu more\n", missing - SHOW_MAX);
       break;
     }
+    const char *why = state_why(f->sass_state);
+    if (f->sass_state == MPROF_SASS_NO_CUBIN &&
+        code_was_dropped(dropped, f->cubin_crc))
+      why = "no code: the trace dropped it (recorded with --drop-code)";
     printf("  %s%s%s%s: %s%s%s\n", f->name, *f->demangled ? " (" : "",
-           f->demangled, *f->demangled ? ")" : "", state_why(f->sass_state),
+           f->demangled, *f->demangled ? ")" : "", why,
            *f->sass_error ? ": " : "", f->sass_error);
   }
+  if (dropped->count && report->no_cubin)
+    printf("%s was recorded with --drop-code: its code went once its SASS "
+           "was in the sidecar, so there is none here to disassemble\n",
+           trace_path);
   if (report->no_disassembler)
     printf("nvdisasm was not found: install the CUDA toolkit (or set "
            "MPROF_NVDISASM) and run 'mprof sass %s' to add the SASS\n",
@@ -142,6 +191,7 @@ int cmd_sass(int argc, char **argv) {
   mprof_sidecar *sc = NULL;
   mprof_sass_report report = MPROF_SASS_REPORT_INIT;
   int status = CLI_EXIT_OK, rc = 0;
+  dropped_code dropped = {NULL, 0};
   if (!bins) {
     fprintf(stderr, "mprof sass: out of memory\n");
     free(sidecar_path);
@@ -158,6 +208,25 @@ int cmd_sass(int argc, char **argv) {
     status = cli_fail(rc);
     goto out;
   }
+  find_dropped_code(&dropped, trace_path);
+  /* The SASS of a trace whose code was dropped is in its sidecar alone:
+   * rebuilding from the trace would replace it with none. */
+  if (rebuild && dropped.count && !file_count && stat(sidecar_path, &st) == 0 &&
+      mprof_sidecar_load(&sc, sidecar_path) == 0 &&
+      mprof_sass_report_count(&report, sc) == 0 && report.with_sass) {
+    fprintf(stderr,
+            "mprof: %s keeps no code (recorded with --drop-code): its SASS "
+            "is only in %s, which --rebuild would replace with none; give "
+            "the program's files too ('mprof sass --rebuild %s "
+            "PROGRAM_OR_LIBRARY...'), or remove %s first\n",
+            trace_path, sidecar_path, trace_path, sidecar_path);
+    status = CLI_EXIT_USAGE;
+    goto out;
+  }
+  mprof_sidecar_free(sc);
+  sc = NULL;
+  mprof_error_clear();
+  report = (mprof_sass_report)MPROF_SASS_REPORT_INIT;
   if (rebuild || stat(sidecar_path, &st) != 0) {
     rc = mprof_sass_build_sidecar(trace_path, sidecar_path, &opts, &report);
     if (!rc)
@@ -189,12 +258,13 @@ int cmd_sass(int argc, char **argv) {
     status = cli_fail(rc);
     goto out;
   }
-  print_summary(sidecar_path, sc, &report, trace_path);
+  print_summary(sidecar_path, sc, &report, trace_path, &dropped);
   /* The trace carries the code of its hot lines (a trace copied alone
    * shows it); `mprof sass` again after --source-root replaces them. */
   if (!no_source)
     cli_embed_sources(trace_path, roots, root_count, 0);
 out:
+  free(dropped.crcs);
   for (int k = 0; k < file_count; k++)
     mprof_sass_binary_free(bins[k]);
   free(bins);

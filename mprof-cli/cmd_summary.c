@@ -47,6 +47,16 @@ int cli_report_load(cli_report_input *in, const cli_trace_set *set,
     sidecar_path = guess;
   if (sidecar_path)
     rc = mprof_sidecar_load(&in->sidecar, sidecar_path);
+  /* The trace's own sidecar, damaged: the trace still opens, read without
+   * it (its timeline and samples), and the diagnosis's note says why. One
+   * asked for by name is refused. */
+  if (rc && rc != MPROF_ENOMEM && sidecar_path == guess) {
+    snprintf(in->sidecar_problem, sizeof in->sidecar_problem, "%s",
+             mprof_error_last());
+    mprof_error_clear();
+    in->sidecar = NULL;
+    rc = 0;
+  }
   /* What `record` left for the first reader: SASS of sampled functions,
    * from the code of the trace whose sidecar this is. */
   if (!rc && in->sidecar) {
@@ -66,8 +76,11 @@ int cli_report_load(cli_report_input *in, const cli_trace_set *set,
     jo.threads = cpus > 0 ? (unsigned)cpus : 1;
     rc = mprof_join_build(&in->join, in->trace, &jo);
   }
-  if (!rc)
-    rc = mprof_diagnose(&in->diagnosis, in->join, NULL);
+  if (!rc) {
+    mprof_diagnose_options dop = MPROF_DIAGNOSE_OPTIONS_INIT;
+    dop.sidecar_problem = in->sidecar_problem;
+    rc = mprof_diagnose(&in->diagnosis, in->join, &dop);
+  }
   if (rc)
     cli_report_close(in);
   return rc;
@@ -81,6 +94,14 @@ int cli_report_open(cli_report_input *in, const cli_trace_set *set,
                            &failed);
   return rc ? cli_trace_set_fail(set, rc, failed, mprof_error_last())
             : CLI_EXIT_OK;
+}
+
+void cli_report_note_sidecar(const cli_report_input *in) {
+  if (in->sidecar_problem[0])
+    fprintf(stderr,
+            "mprof: note: sidecar left out, the trace read without it: "
+            "%s\n",
+            in->sidecar_problem);
 }
 
 void cli_report_close(cli_report_input *in) {
@@ -170,6 +191,7 @@ static int summary_by_line(const cli_trace_set *set, const char *label,
   int status = cli_report_open(&in, set, label, sidecar, no_sidecar, 0);
   if (status)
     return status;
+  cli_report_note_sidecar(&in);
   mprof_sources_options so = MPROF_SOURCES_OPTIONS_INIT;
   so.roots = roots;
   so.root_count = root_count;

@@ -176,6 +176,9 @@ static GtkWidget *make_picker(MprofGtkWindow *self) {
                k->stats->device_id);
     else
       snprintf(line, sizeof line, "%s  \u2014  %s", name, pct);
+    if (k->stats->flags & MPROF_KERNEL_MPROF_OWN) /* last, and says why */
+      snprintf(line + strlen(line), sizeof line - strlen(line),
+               "  (mprof's own)");
     /* A trace's names are what its writer made them: GTK takes UTF-8. */
     char *valid = g_utf8_make_valid(line, -1);
     gtk_string_list_append(names, valid);

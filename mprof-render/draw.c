@@ -193,23 +193,41 @@ int mprof_render_write(const mprof_render_model *model,
       return mprof_render__fail("%s: %s", path, cairo_status_to_string(status));
     return 0;
   }
-  cairo_surface_t *surface = cairo_svg_surface_create(path, width, height);
-  if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-    int rc = mprof_render__fail(
-        "%s: %s", path, cairo_status_to_string(cairo_surface_status(surface)));
+  /* Cairo writes the SVG into memory; its text markers become <text>
+   * elements on the way to the file (rd_svg_text_begin). */
+  png_buffer b = {NULL, 0, 0};
+  cairo_surface_t *surface =
+      cairo_svg_surface_create_for_stream(png_append, &b, width, height);
+  cairo_status_t status = cairo_surface_status(surface);
+  if (status == CAIRO_STATUS_SUCCESS && rd_svg_text_begin(surface)) {
     cairo_surface_destroy(surface);
-    return rc;
+    free(b.data);
+    return -1;
   }
-  cairo_t *cr = cairo_create(surface);
-  mprof_render_draw(cr, model, view, tab, width, height);
-  cairo_status_t status = cairo_status(cr);
-  cairo_destroy(cr);
+  if (status == CAIRO_STATUS_SUCCESS) {
+    cairo_t *cr = cairo_create(surface);
+    mprof_render_draw(cr, model, view, tab, width, height);
+    status = cairo_status(cr);
+    cairo_destroy(cr);
+  }
   if (status == CAIRO_STATUS_SUCCESS) {
     cairo_surface_finish(surface);
     status = cairo_surface_status(surface);
   }
+  int rc = 0;
+  if (status != CAIRO_STATUS_SUCCESS) {
+    rc = mprof_render__fail("%s: %s", path, cairo_status_to_string(status));
+  } else {
+    FILE *out = fopen(path, "wb");
+    if (!out ||
+        rd_svg_text_finish(surface, (const char *)b.data, b.size, out) ||
+        fclose(out)) {
+      int err = errno;
+      rc = mprof_render__fail("%s: cannot write: %s", path, strerror(err));
+      out = NULL;
+    }
+  }
   cairo_surface_destroy(surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    return mprof_render__fail("%s: %s", path, cairo_status_to_string(status));
-  return 0;
+  free(b.data);
+  return rc;
 }

@@ -217,7 +217,9 @@ static int build(mprof_render_model *m) {
     return mprof_render__fail("%s", mprof_error_last());
   if (step(0.85, "Diagnosing the kernels"))
     return -1;
-  if (mprof_diagnose(&m->diagnosis, m->join, NULL))
+  mprof_diagnose_options dop = MPROF_DIAGNOSE_OPTIONS_INIT;
+  dop.sidecar_problem = m->sidecar_problem;
+  if (mprof_diagnose(&m->diagnosis, m->join, &dop))
     return mprof_render__fail("%s", mprof_error_last());
   if (step(0.9, "Laying out the timeline"))
     return -1;
@@ -419,9 +421,9 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
       mprof_render_model_free(m);
       return -1;
     }
-    /* A damaged or missing sidecar is refused with the one line `summary`,
-     * `diff` and `export` print, so the window shows what the terminal
-     * would. */
+    /* A sidecar named with --sidecar that is damaged or missing is
+     * refused with the one line `summary`, `diff` and `export` print, so
+     * the window shows what the terminal would. */
     /* The SASS that `record` left for the first reader, saved back: from
      * the code of the trace whose sidecar it is (in a set, the first). */
     char owner[4096];
@@ -430,8 +432,20 @@ static int model_finish(mprof_render_model **out, mprof_render_model *m,
     size_t n = strlen(sidecar_path);
     if (!named_sidecar && n > 8)
       snprintf(owner, sizeof owner, "%.*s", (int)(n - 8), sidecar_path);
-    if (mprof_sidecar_load(&m->sidecar, sidecar_path) ||
-        mprof_sass_complete(m->sidecar, owner, sidecar_path, NULL, NULL)) {
+    int rc = mprof_sidecar_load(&m->sidecar, sidecar_path);
+    if (rc && rc != MPROF_ENOMEM && !named_sidecar) {
+      /* The trace's own sidecar, damaged: the trace opens without it, as
+       * `summary` reads it, and says why (the Summary's note, the status
+       * line). */
+      snprintf(m->sidecar_problem, sizeof m->sidecar_problem, "%s",
+               mprof_error_last());
+      snprintf(m->note, sizeof m->note,
+               "sidecar left out, the trace read without it: %s",
+               m->sidecar_problem);
+      mprof_error_clear();
+      m->sidecar = NULL;
+    } else if (rc || mprof_sass_complete(m->sidecar, owner, sidecar_path, NULL,
+                                         NULL)) {
       char message[1024];
       snprintf(message, sizeof message, "%s", mprof_error_last());
       mprof_render_model_free(m); /* frees the sidecar too */

@@ -144,6 +144,202 @@ double rd_text_width(cairo_t *cr, const char *text) {
   return e.x_advance;
 }
 
+/* ---- text as text in SVG -------------------------------------------------
+ *
+ * Cairo's SVG surface draws text as glyph outlines, which no one can search
+ * or copy. So on a surface rd_svg_text_begin() marked, rd_text() keeps the
+ * text, its place, font and colour in a list and draws in its stead a
+ * marker: a rectangle over the text's box in a colour that numbers it, at
+ * an alpha nothing else uses. Cairo writes the marker where the text would
+ * have been, in paint order, inside the groups and clips it is drawn in (or
+ * not at all when clipped away), and rd_svg_text_finish() puts a <text>
+ * element in each marker's place.
+ */
+
+#define SVG_MARK_ALPHA (3.0 / 255.0)
+
+typedef struct svg_text {
+  char *text;
+  double x, y;  /* baseline start, device space */
+  double size;  /* font size, device space */
+  double width; /* advance, device space: the text keeps Cairo's width */
+  double r, g, b, a;
+  int bold, italic, mono;
+} svg_text;
+
+typedef struct svg_texts {
+  svg_text *items;
+  size_t count, capacity;
+} svg_texts;
+
+static const cairo_user_data_key_t svg_texts_key;
+
+static void svg_texts_free(void *data) {
+  svg_texts *list = (svg_texts *)data;
+  for (size_t i = 0; list && i < list->count; i++)
+    free(list->items[i].text);
+  if (list)
+    free(list->items);
+  free(list);
+}
+
+int rd_svg_text_begin(cairo_surface_t *svg) {
+  svg_texts *list = (svg_texts *)calloc(1, sizeof *list);
+  if (!list ||
+      cairo_surface_set_user_data(svg, &svg_texts_key, list, svg_texts_free)) {
+    free(list);
+    return mprof_render__oom();
+  }
+  return 0;
+}
+
+/* Keep @p text for the SVG and draw its marker; 0 when @p cr does not draw
+ * to a marked surface or the text cannot be kept (it is then drawn). */
+static int svg_text_keep(cairo_t *cr, double x, double y, const char *text,
+                         double width) {
+  svg_texts *list = (svg_texts *)cairo_surface_get_user_data(
+      cairo_get_target(cr), &svg_texts_key);
+  double r, g, b, a;
+  cairo_font_face_t *face = cairo_get_font_face(cr);
+  if (!list || !*text || list->count >= 0xffffff ||
+      cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &a) !=
+          CAIRO_STATUS_SUCCESS ||
+      cairo_font_face_get_type(face) != CAIRO_FONT_TYPE_TOY)
+    return 0;
+  if (list->count == list->capacity) {
+    size_t cap = list->capacity ? list->capacity * 2 : 256;
+    svg_text *grown = (svg_text *)realloc(list->items, cap * sizeof *grown);
+    if (!grown)
+      return 0;
+    list->items = grown;
+    list->capacity = cap;
+  }
+  svg_text *t = &list->items[list->count];
+  if (!(t->text = strdup(text)))
+    return 0;
+  cairo_font_extents_t fe;
+  cairo_font_extents(cr, &fe);
+  cairo_matrix_t font;
+  cairo_get_font_matrix(cr, &font);
+  double size_x = 0, size = font.yy, advance = width, zero = 0;
+  cairo_user_to_device_distance(cr, &size_x, &size);
+  cairo_user_to_device_distance(cr, &advance, &zero);
+  t->x = x;
+  t->y = y;
+  cairo_user_to_device(cr, &t->x, &t->y);
+  t->size = fabs(size);
+  t->width = advance;
+  t->r = r, t->g = g, t->b = b, t->a = a;
+  t->bold = cairo_toy_font_face_get_weight(face) == CAIRO_FONT_WEIGHT_BOLD;
+  t->italic = cairo_toy_font_face_get_slant(face) != CAIRO_FONT_SLANT_NORMAL;
+  t->mono = strcmp(cairo_toy_font_face_get_family(face), RD_FONT_MONO) == 0;
+  /* The marker: the text's box, its colour the text's number. */
+  size_t n = list->count++;
+  cairo_save(cr);
+  cairo_new_path(cr);
+  cairo_rectangle(cr, x, y - fe.ascent, width > 0 ? width : 1,
+                  fe.ascent + fe.descent);
+  cairo_set_source_rgba(cr, (double)(n >> 16 & 0xff) / 255.0,
+                        (double)(n >> 8 & 0xff) / 255.0,
+                        (double)(n & 0xff) / 255.0, SVG_MARK_ALPHA);
+  cairo_fill(cr);
+  cairo_restore(cr);
+  return 1;
+}
+
+/* The number after @p key in [from, to), or -1. */
+static double number_after(const char *from, const char *to, const char *key) {
+  size_t k = strlen(key);
+  for (const char *p = from; p + k <= to; p++)
+    if (memcmp(p, key, k) == 0)
+      return strtod(p + k, NULL);
+  return -1;
+}
+
+/* The text a marker element [from, to) stands for, or NULL. */
+static const svg_text *marker_text(const svg_texts *list, const char *from,
+                                   const char *to) {
+  double alpha = number_after(from, to, "fill-opacity:");
+  if (alpha < 0)
+    alpha = number_after(from, to, "fill-opacity=\"");
+  if (fabs(alpha - SVG_MARK_ALPHA) > 1e-5)
+    return NULL;
+  const char *rgb = NULL;
+  for (const char *p = from; p + 4 <= to && !rgb; p++)
+    if (memcmp(p, "rgb(", 4) == 0)
+      rgb = p + 4;
+  if (!rgb)
+    return NULL;
+  size_t n = 0;
+  char *end;
+  for (int c = 0; c < 3; c++) {
+    double v = strtod(rgb, &end);
+    if (end == rgb || end >= to)
+      return NULL;
+    int percent = *end == '%';
+    long level = lround(percent ? v * 255.0 / 100.0 : v);
+    if (level < 0 || level > 255)
+      return NULL;
+    n = n << 8 | (size_t)level;
+    rgb = end + percent;
+    while (rgb < to && (*rgb == ',' || *rgb == ' '))
+      rgb++;
+  }
+  return n < list->count ? &list->items[n] : NULL;
+}
+
+static void write_escaped(FILE *out, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    switch (*p) {
+    case '&': fputs("&amp;", out); break;
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    default:
+      /* XML 1.0 has no place for control characters. */
+      fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+    }
+  }
+}
+
+static void write_text(FILE *out, const svg_text *t) {
+  fprintf(out,
+          "<text x=\"%.2f\" y=\"%.2f\" textLength=\"%.2f\" "
+          "lengthAdjust=\"spacingAndGlyphs\" xml:space=\"preserve\" "
+          "style=\"font-family:'%s',%s;font-size:%.2fpx;font-weight:%s;"
+          "font-style:%s;fill:rgb(%d,%d,%d);fill-opacity:%.3f\">",
+          t->x, t->y, t->width, t->mono ? RD_FONT_MONO : RD_FONT_SANS,
+          t->mono ? "monospace" : "sans-serif", t->size,
+          t->bold ? "bold" : "normal", t->italic ? "italic" : "normal",
+          (int)lround(t->r * 255), (int)lround(t->g * 255),
+          (int)lround(t->b * 255), t->a);
+  write_escaped(out, t->text);
+  fputs("</text>", out);
+}
+
+int rd_svg_text_finish(cairo_surface_t *svg, const char *in, size_t size,
+                       FILE *out) {
+  const svg_texts *list =
+      (const svg_texts *)cairo_surface_get_user_data(svg, &svg_texts_key);
+  const char *p = in, *end = in + size;
+  while (p < end) {
+    const char *open = list ? memmem(p, (size_t)(end - p), "<path", 5) : NULL;
+    if (!open) {
+      fwrite(p, 1, (size_t)(end - p), out);
+      break;
+    }
+    const char *close = memmem(open, (size_t)(end - open), "/>", 2);
+    if (!close)
+      close = end - 2;
+    close += 2;
+    const svg_text *t = marker_text(list, open, close);
+    fwrite(p, 1, (size_t)((t ? open : close) - p), out);
+    if (t)
+      write_text(out, t);
+    p = close;
+  }
+  return ferror(out) ? -1 : 0;
+}
+
 static mprof_render_text_fn text_observer;
 static void *text_observer_ctx;
 
@@ -155,8 +351,6 @@ void mprof_render_observe_text(mprof_render_text_fn fn, void *ctx) {
 double rd_text(cairo_t *cr, double x, double y, const char *text) {
   char buf[1024];
   text = drawable(text, buf, sizeof buf);
-  cairo_move_to(cr, x, y);
-  cairo_show_text(cr, text);
   double width = rd_text_width(cr, text);
   if (text_observer) {
     /* Where it lands on the surface, whatever the transformation. */
@@ -164,6 +358,10 @@ double rd_text(cairo_t *cr, double x, double y, const char *text) {
     cairo_user_to_device(cr, &ux, &uy);
     text_observer(text_observer_ctx, text, ux, uy, width);
   }
+  if (svg_text_keep(cr, x, y, text, width))
+    return width;
+  cairo_move_to(cr, x, y);
+  cairo_show_text(cr, text);
   return width;
 }
 

@@ -170,6 +170,7 @@ struct mprof_render_model {
   mprof_trace *trace;
   mprof_sidecar *sidecar;
   char note[4608];
+  char sidecar_problem[1024]; /* the damaged sidecar left out, or "" */
   int64_t start_ns, end_ns;
 
   /* libmprof's analysis, built once at open: the kernels are the join's,
@@ -278,8 +279,16 @@ double rd_text_width(cairo_t *cr, const char *text);
  * them) is drawn with U+FFFD for each bad byte; rd_utf8_repair() puts '?'
  * there in place, for text handed to others (tooltips). */
 void rd_utf8_repair(char *text);
-/* Draw @p text with its baseline at @p y; returns its width. */
+/* Draw @p text with its baseline at @p y; returns its width. On a surface
+ * marked by rd_svg_text_begin() the text is kept as text (see there). */
 double rd_text(cairo_t *cr, double x, double y, const char *text);
+/* Mark Cairo SVG surface @p svg: text drawn on it (rd_text) is kept as
+ * text, not glyph outlines. Then rd_svg_text_finish() copies the SVG Cairo
+ * wrote (@p in, @p size bytes) to @p out with a <text> element in place
+ * of each text's marker. 0, or -1 with the error set. */
+int rd_svg_text_begin(cairo_surface_t *svg);
+int rd_svg_text_finish(cairo_surface_t *svg, const char *in, size_t size,
+                       FILE *out);
 /* Draw kernel @p k's short name cut in the middle to fit @p max_width,
  * never through the part that tells it from the trace's other kernels
  * (mprof_name_set_fit); returns the width drawn. */

@@ -330,7 +330,15 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
   p.y += 30;
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 10.5, 0, 1);
-  rd_text_fit(cr, p.x, p.y + 11, p.width, k->name);
+  if (k->stats->flags & MPROF_KERNEL_MPROF_OWN) {
+    snprintf(text, sizeof text,
+             "%s  \u00b7  mprof's own kernel, not the "
+             "program's",
+             k->name);
+    rd_text_fit(cr, p.x, p.y + 11, p.width, text);
+  } else {
+    rd_text_fit(cr, p.x, p.y + 11, p.width, k->name);
+  }
   p.y += 18;
   size_t devices;
   const mprof_device_record *dev = mprof_trace_devices(trace, &devices);

@@ -662,6 +662,50 @@ static void test_pc_columns(void **state) {
   unlink(path);
 }
 
+/* mprof's own kernels (the span header's timer probe) rank after the
+ * program's, however long they ran: index 0 is the program's kernel, as in
+ * samples/gemm_source.mprof, where the probe took 68% of the GPU time. */
+static void test_mprofs_own_kernels_last(void **state) {
+  (void)state;
+  const char *path = test_path("own.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  uint32_t d0 = tt_device(w, 0);
+  uint32_t s0 = tt_stream(w, d0, 7);
+  uint32_t probe = tt_kernel(w, "_Z32mprof__source_timer_probe_kernelPyi",
+                             "mprof__source_timer_probe_kernel(unsigned long "
+                             "long*, int)",
+                             d0, 20, 0, 0xabc);
+  uint32_t named = tt_kernel(w, "mprof__other", "", d0, 20, 0, 0xabc);
+  uint32_t gemm = tt_kernel(w, "_Z4gemmPf", "gemm(float*)", d0, 32, 0, 0xabc);
+  /* Not mprof's: the identifier does not start with mprof__. */
+  uint32_t lookalike =
+      tt_kernel(w, "_Z9my_mprof__v", "my_mprof_(void)", d0, 32, 0, 0xabc);
+  tt_launch(w, tt_shape(w, probe, 1, 32, 0), s0, 0, 5000);
+  tt_launch(w, tt_shape(w, named, 1, 32, 0), s0, 5000, 8000);
+  tt_launch(w, tt_shape(w, gemm, 64, 256, 0), s0, 8000, 9000);
+  tt_launch(w, tt_shape(w, lookalike, 64, 256, 0), s0, 9000, 9500);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *t;
+  mprof_join *j;
+  assert_int_equal(mprof_trace_open(&t, path, NULL), 0);
+  assert_int_equal(mprof_join_build(&j, t, NULL), 0);
+  assert_int_equal(mprof_join_kernel_count(j), 4);
+  assert_string_equal(mprof_join_kernel(j, 0)->name, "gemm(float*)");
+  assert_int_equal(mprof_join_kernel(j, 0)->flags & MPROF_KERNEL_MPROF_OWN, 0);
+  assert_string_equal(mprof_join_kernel(j, 1)->name, "my_mprof_(void)");
+  assert_int_equal(mprof_join_kernel(j, 1)->flags & MPROF_KERNEL_MPROF_OWN, 0);
+  assert_string_equal(mprof_join_kernel(j, 2)->mangled,
+                      "_Z32mprof__source_timer_probe_kernelPyi");
+  assert_true(mprof_join_kernel(j, 2)->flags & MPROF_KERNEL_MPROF_OWN);
+  assert_string_equal(mprof_join_kernel(j, 3)->mangled, "mprof__other");
+  assert_true(mprof_join_kernel(j, 3)->flags & MPROF_KERNEL_MPROF_OWN);
+  /* Its time is still the GPU's: shares are of all kernel time. */
+  assert_true(fabs(mprof_join_kernel(j, 2)->share - 5000.0 / 9500) < 1e-9);
+  mprof_join_free(j);
+  mprof_trace_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_statistics_per_device),
@@ -673,6 +717,7 @@ int main(void) {
       cmocka_unit_test(test_empty_trace_and_bad_arguments),
       cmocka_unit_test(test_synthetic_totals),
       cmocka_unit_test(test_pc_columns),
+      cmocka_unit_test(test_mprofs_own_kernels_last),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

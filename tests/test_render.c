@@ -376,14 +376,14 @@ static void test_model_errors_name_the_file(void **state) {
   free(data);
   assert_int_equal(mprof_render_model_open(&m, path, NULL), -1);
   assert_non_null(strstr(mprof_render_error(), path));
-  /* A broken sidecar is refused with the line `summary` prints for it,
-   * which the window and `view --render` show. */
+  /* A broken sidecar named by the caller is refused with the line
+   * `summary` prints for it, which the window and `view --render` show. */
   char trace[1024], sidecar[1100];
   snprintf(trace, sizeof trace, "%s", test_path("badsidecar.mprof"));
   snprintf(sidecar, sizeof sidecar, "%s.pc.json", trace);
   fix_write_trace(trace, 1);
   assert_int_equal(test_write_file(sidecar, "{\"format\": 3", 12), 0);
-  assert_int_equal(mprof_render_model_open(&m, trace, NULL), -1);
+  assert_int_equal(mprof_render_model_open(&m, trace, sidecar), -1);
   assert_null(m);
   char render_message[1024];
   snprintf(render_message, sizeof render_message, "%s", mprof_render_error());
@@ -391,6 +391,21 @@ static void test_model_errors_name_the_file(void **state) {
   assert_int_not_equal(mprof_sidecar_load(&sc, sidecar), 0);
   assert_string_equal(render_message, mprof_error_last());
   assert_non_null(strstr(render_message, sidecar));
+  assert_non_null(strstr(render_message, "--no-sidecar"));
+  /* The trace's own, broken: the trace opens without it, and the model's
+   * note and the diagnosis's no_sidecar note give that line. */
+  assert_int_equal(mprof_render_model_open(&m, trace, NULL), 0);
+  assert_null(mprof_join_sidecar(mprof_render_model_join(m)));
+  assert_non_null(strstr(mprof_render_model_note(m), render_message));
+  const mprof_diagnosis *d = mprof_render_model_diagnosis(m);
+  size_t found = 0;
+  for (size_t i = 0; i < mprof_diagnosis_note_count(d); i++)
+    if (strcmp(mprof_diagnosis_note(d, i)->key, "no_sidecar") == 0) {
+      assert_non_null(strstr(mprof_diagnosis_note(d, i)->text, render_message));
+      found++;
+    }
+  assert_int_equal(found, 1);
+  mprof_render_model_free(m);
   /* A missing sidecar, with samples in the trace: noted. */
   remove(sidecar);
   assert_int_equal(mprof_render_model_open(&m, trace, NULL), 0);

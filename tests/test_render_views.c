@@ -543,6 +543,19 @@ static void test_files_png_and_svg(void **state) {
     data = test_read_file(svg, &size);
     assert_non_null(data);
     assert_non_null(strstr((const char *)data, "<svg"));
+    /* Text stays text, to search and copy: <text> elements, no glyph
+     * outlines (Cairo's <symbol id="glyph...">), and no marker left of
+     * the way rd_text() hands text to the SVG. */
+    assert_non_null(strstr((const char *)data, "<text "));
+    assert_null(strstr((const char *)data, "glyph"));
+    assert_null(strstr((const char *)data, "fill-opacity:0.0117647"));
+    if (tab == MPROF_RENDER_SUMMARY) {
+      char name[512];
+      snprintf(name, sizeof name, ">%s</text>",
+               mprof_render_kernel_at(m, (size_t)v.kernel)->short_name);
+      if (!strstr((const char *)data, name))
+        fail_msg("the Summary's SVG has no %s", name);
+    }
     free(data);
   }
   assert_int_equal(mprof_render_write(m, &v, 0, 800, 500, test_path("x.jpg")),

@@ -29,7 +29,8 @@ static inline const char *test_path(const char *name) {
   return out;
 }
 
-/* Read a whole file into memory; *size gets its length. Caller frees. */
+/* Read a whole file into memory; *size gets its length. A NUL follows
+ * the bytes, so text can be searched as a string. Caller frees. */
 static inline unsigned char *test_read_file(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -37,11 +38,13 @@ static inline unsigned char *test_read_file(const char *path, size_t *size) {
   fseek(f, 0, SEEK_END);
   long len = ftell(f);
   fseek(f, 0, SEEK_SET);
-  unsigned char *data = (unsigned char *)malloc(len > 0 ? (size_t)len : 1);
+  unsigned char *data = (unsigned char *)malloc(len > 0 ? (size_t)len + 1 : 1);
   if (data && len > 0 && fread(data, 1, (size_t)len, f) != (size_t)len) {
     free(data);
     data = NULL;
   }
+  if (data)
+    data[len > 0 ? len : 0] = 0;
   fclose(f);
   *size = (size_t)len;
   return data;

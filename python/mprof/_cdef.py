@@ -125,6 +125,7 @@ typedef struct {
   uint64_t not_issued; size_t shape_count; size_t pc_count;
   size_t function_count; uint64_t cubin_crc; const void *function;
   uint32_t process; uint32_t process_count; size_t memory_count;
+  uint32_t flags;
 } mprof_kernel_stats;
 typedef struct {
   const char *name; const char *full_name; uint32_t not_issued;

@@ -26,6 +26,8 @@ _DTYPES: Dict[str, np.dtype] = {}
 
 #: An index field that refers to nothing (MPROF_INDEX_NONE).
 INDEX_NONE = 0xFFFFFFFF
+#: mprof_kernel_stats.flags: a kernel of mprof's own (MPROF_KERNEL_MPROF_OWN).
+KERNEL_MPROF_OWN = 0x1
 
 
 def record_dtype(ctype: str) -> np.dtype:

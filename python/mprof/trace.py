@@ -230,7 +230,9 @@ class Trace:
         with the launch statistics of ``mprof summary``: ``launches``,
         ``total_ns``, ``mean_ns``, ``median_ns``, ``p90_ns``, ``share`` of
         all kernel time, the idle gaps before its launches, and its PC
-        ``samples``. The index is the kernel number the other frames use.
+        ``samples``; ``mprof_own`` marks mprof's own kernels (its timer
+        probe), which come after the program's. The index is the kernel
+        number the other frames use.
         """
         join = self._join_handle()
         n = int(lib.mprof_join_kernel_count(join))
@@ -240,7 +242,7 @@ class Trace:
                   "not_issued"]
         rows: Dict[str, List[Any]] = {k: [] for k in
                                       ["name", "short_name", "mangled",
-                                       "device_id"] + fields}
+                                       "device_id", "mprof_own"] + fields}
         # One row per kernel: a trace has few kernels (tens to hundreds).
         for i in range(n):
             k = lib.mprof_join_kernel(join, i)
@@ -253,6 +255,8 @@ class Trace:
                 pd.NA if k.device_id == col.INDEX_NONE else int(k.device_id))
             for f in fields:
                 rows[f].append(getattr(k, f))
+            # mprof's own (its timer probe): ranked after the program's.
+            rows["mprof_own"].append(bool(k.flags & col.KERNEL_MPROF_OWN))
         df = pd.DataFrame(rows, index=pd.RangeIndex(n, name="kernel"))
         df["device_id"] = df["device_id"].astype("Int64")
         for f in ["launches", "total_ns", "min_ns", "max_ns", "median_ns",

@@ -40,6 +40,19 @@ def test_kernels_equal_summary(name: str) -> None:
         assert round(row["share"], 4) == pytest.approx(w["share"], abs=1e-4)
 
 
+def test_mprofs_own_kernel_last() -> None:
+    """gemm_source's timer probe took most of the GPU time but is mprof's
+    own: the program's kernel comes first, as in `mprof summary`."""
+    want = summary_json(SAMPLES / "gemm_source.mprof")["kernels"]["items"]
+    with mprof.open(SAMPLES / "gemm_source.mprof") as t:
+        k = t.kernels()
+    assert list(k["short_name"]) == ["sgemm_tiled",
+                                     "mprof__source_timer_probe_kernel"]
+    assert list(k["mprof_own"]) == [False, True]
+    assert [w.get("mprof_own", False) for w in want] == [False, True]
+    assert k["share"].iloc[1] > k["share"].iloc[0]
+
+
 @pytest.mark.parametrize("name", TRACES)
 def test_launches_add_up_to_kernels(name: str) -> None:
     """One row per LAUNCHES record (`mprof info`), whose durations sum per

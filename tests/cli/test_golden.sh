@@ -124,5 +124,48 @@ for s in demo gemm gemm_source multi_gpu transformer_forward gemm_pm \
     status=1
   fi
 done
+# One count per thing: the PC samples `info`, `summary` and `sass --rebuild`
+# give for a trace are one number (each sample once, not again under its
+# X_not_issued twin; CUPTI's own total, with non-user kernels, is a counter
+# named as such); `info` gives the file's format version as `--version`
+# spells the one mprof writes.
+writes=$("$mprof" --version | sed -n 's/.*trace format \([0-9]*\.[0-9]*\).*/\1/p')
+for s in demo gemm gemm_source multi_gpu transformer_forward nvtx_step \
+  bottlenecks; do
+  "$mprof" info "samples/$s.mprof" >"$tmp/info.txt"
+  info=$(sed -n 's/^samples  *\([0-9,]*\) PC samples .*/\1/p' "$tmp/info.txt")
+  summary=$("$mprof" summary --human --color=never "samples/$s.mprof" |
+    sed -n '1s/.* · \([0-9,]*\) PC samples$/\1/p')
+  cp "samples/$s.mprof" "$tmp/$s.mprof"
+  sass=$("$mprof" sass --rebuild --no-source --no-disassembly "$tmp/$s.mprof" |
+    sed -n '1s/.* with source lines, \([0-9,]*\) PC samples$/\1/p')
+  if [ -z "$info" ] || [ "$info" != "$summary" ] || [ "$info" != "$sass" ]; then
+    echo "FAIL: samples/$s.mprof: PC samples: info '$info', summary" \
+      "'$summary', sass --rebuild '$sass'" >&2
+    status=1
+  fi
+  header=$(od -An -tu2 -j8 -N4 "samples/$s.mprof" | awk '{print $1 "." $2}')
+  line=$(sed -n 1p "$tmp/info.txt")
+  case "$line" in
+  *"format $header; this mprof writes $writes)" | *"format $writes)") ;;
+  *)
+    echo "FAIL: samples/$s.mprof is format $header, mprof writes $writes;" \
+      "info says: $line" >&2
+    status=1
+    ;;
+  esac
+done
+# ... and what they say, as a user reads it.
+{
+  "$mprof" info samples/transformer_forward.mprof |
+    grep -E '^(samples|counter    PC)'
+  "$mprof" summary --human --color=never samples/transformer_forward.mprof |
+    sed -n 1p
+  cp samples/transformer_forward.mprof "$tmp/transformer_forward.mprof"
+  (cd "$tmp" && "$mprof" sass --rebuild --no-source --no-disassembly \
+    transformer_forward.mprof | sed -n 1p)
+} >"$tmp/counts.txt"
+compare transformer_forward.counts.txt "$tmp/counts.txt"
+
 [ $status -eq 0 ] && echo "golden: summary and diff output unchanged, and sound"
 exit $status

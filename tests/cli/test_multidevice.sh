@@ -36,7 +36,7 @@ grep -q '^device 1 ' "$tmp/info.txt" || fail "info lacks device 1"
   fail "info: $softmax_name on device 0 is not one line: $(cat "$tmp/info.txt")"
 [ "$(lines "launches .* $softmax_name  (device 1)\$" "$tmp/info.txt")" -eq 1 ] ||
   fail "info: $softmax_name on device 1 is not one line"
-[ "$(lines '^counter    PC samples in total (device [01]): [1-9]' "$tmp/info.txt")" -eq 2 ] ||
+[ "$(lines '^counter    PC samples CUPTI took, non-user kernels'"'"' too (device [01]): [1-9]' "$tmp/info.txt")" -eq 2 ] ||
   fail "info: the PC sample totals do not name their devices: $(grep counter "$tmp/info.txt")"
 "$mprof" synth -o "$tmp/one.mprof" --launches 100 >/dev/null || fail "synth of one GPU exited $?"
 "$mprof" info "$tmp/one.mprof" >"$tmp/one.txt" || fail "info on one GPU exited $?"

@@ -75,16 +75,18 @@ has "$tmp/dj.err" "no kernel also ran in $samples/gemm.mprof.*--allow-disjoint"
   fail "diff --allow-disjoint exited $?"
 has "$tmp/dj.out" 'change="only_candidate"'
 
-# A damaged sidecar: every command that reads it prints the same line and
-# exits 2.
+# A damaged sidecar named with --sidecar: every command that reads it
+# prints the same line, naming --no-sidecar, and exits 2. The trace's own
+# TRACE.pc.json, damaged, is left out instead: each reads the trace without
+# it and says so (tests/cli/test_sidecar_damaged.sh).
 cp "$samples/gemm.mprof" "$tmp/bad.mprof"
-echo "not json" >"$tmp/bad.mprof.pc.json"
-"$mprof" summary "$tmp/bad.mprof" >/dev/null 2>"$tmp/bad.summary"
-[ $? -eq 2 ] || fail "summary with a damaged sidecar did not exit 2"
+echo "not json" >"$tmp/bad.pc.json"
+"$mprof" summary --sidecar "$tmp/bad.pc.json" "$tmp/bad.mprof" >/dev/null 2>"$tmp/bad.summary"
+[ $? -eq 2 ] || fail "summary with a damaged --sidecar did not exit 2"
 [ "$(wc -l <"$tmp/bad.summary")" -eq 1 ] || fail "summary: $(cat "$tmp/bad.summary")"
-has "$tmp/bad.summary" "^mprof: $tmp/bad.mprof.pc.json: byte 0: .*mprof sass --rebuild"
-for cmd in "diff $tmp/bad.mprof $samples/gemm.mprof" "diff $samples/gemm.mprof $tmp/bad.mprof" \
-  "export $tmp/bad.mprof -o $tmp/bad.json" "view $tmp/bad.mprof --render $tmp/bad.png"; do
+has "$tmp/bad.summary" "^mprof: $tmp/bad.pc.json: byte 0: .*mprof sass --rebuild.*--no-sidecar"
+for cmd in "export --sidecar $tmp/bad.pc.json $tmp/bad.mprof -o $tmp/bad.json" \
+  "view $tmp/bad.mprof --sidecar $tmp/bad.pc.json --render $tmp/bad.png"; do
   # shellcheck disable=SC2086
   "$mprof" $cmd >/dev/null 2>"$tmp/bad.err"
   st=$?
@@ -93,6 +95,15 @@ for cmd in "diff $tmp/bad.mprof $samples/gemm.mprof" "diff $samples/gemm.mprof $
     case "$cmd" in view*) grep -q "unavailable in this build" "$tmp/bad.err" && continue ;; esac
     fail "mprof $cmd exited $st with '$(cat "$tmp/bad.err")', not summary's line"
   fi
+done
+mv "$tmp/bad.pc.json" "$tmp/bad.mprof.pc.json"
+for cmd in "summary $tmp/bad.mprof" "diff $tmp/bad.mprof $samples/gemm.mprof" \
+  "export $tmp/bad.mprof -o $tmp/bad.json"; do
+  # shellcheck disable=SC2086
+  "$mprof" $cmd >"$tmp/bad.out" 2>&1 ||
+    fail "mprof $cmd exited $? with the trace's own sidecar damaged"
+  [ "$(grep -c "$tmp/bad.mprof.pc.json: byte 0: .*--no-sidecar" "$tmp/bad.out")" -eq 1 ] ||
+    fail "mprof $cmd does not say once why the sidecar was left out: $(head -c 400 "$tmp/bad.out")"
 done
 
 # The NVTX sample (tests/gpu/nvtx_sample.sh), once it is in samples/: GPU

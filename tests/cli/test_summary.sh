@@ -146,7 +146,8 @@ xml "$tmp/sc.xml"
 json summary.schema.json "$tmp/sc.json"
 cp "$tmp/sc.mprof.pc.json" "$tmp/keep.pc.json"
 echo '{"broken": ' >"$tmp/sc.mprof.pc.json"
-expect_one_line 2 "sc.mprof.pc.json" "$mprof" summary "$tmp/sc.mprof"
+expect 0 '<note key="no_sidecar">Sidecar left out, the trace read without it .*sc.mprof.pc.json' "$mprof" summary "$tmp/sc.mprof"
+expect_one_line 2 "sc.mprof.pc.json: .*--no-sidecar" "$mprof" summary "$tmp/sc.mprof" --sidecar "$tmp/sc.mprof.pc.json"
 expect 0 'no_sidecar' "$mprof" summary "$tmp/sc.mprof" --no-sidecar
 expect 0 'sass="BAR.SYNC' "$mprof" summary "$tmp/sc.mprof" --sidecar "$tmp/keep.pc.json"
 

@@ -51,6 +51,45 @@ for p in "$parent" "$child"; do
   case " $pids " in *" $p "*) ;; *) fail "merge: processes are '$pids', not $parent and $child" ;; esac
 done
 
+# Processes that started CUDA and did no work on the GPU (a launcher and
+# its worker, as torch.compile's), beside one that did: stand-in producers
+# (`mprof synth` writes each trace, with 0 launches for the idle ones, and
+# it reports through the manifest as the producer does). The empty traces
+# go, each named in one line; alone, an empty trace stays and is called
+# empty. process_app's own traces are not empty: CUPTI refuses it here
+# (no GPU), which is not having done nothing.
+cat >"$tmp/standin" <<EOF
+#!/bin/sh
+# PID PPID PATH LAUNCHES: one process of the run, written and reported.
+"$mprof" synth -o "\$3" --launches "\$4" --meta pid="\$1" \\
+  --meta cmdline="worker \$1" >/dev/null &&
+  echo "start \$1 \$2 \$3" >>"\$MPROF_MANIFEST" &&
+  echo "end \$1 0 \$3" >>"\$MPROF_MANIFEST"
+EOF
+chmod +x "$tmp/standin"
+mkdir "$tmp/empty"
+run empty 0 "$mprof" record -o "$tmp/empty/trace.mprof" -- sh -c '
+  "$1" init exit 0 && "$2" 70 1 "$3/launcher.mprof" 0 &&
+    "$2" 71 70 "$3/compile_worker.mprof" 0 && "$2" 72 70 "$3/work.mprof" 20' \
+  sh "$app" "$tmp/standin" "$tmp/empty"
+has empty "4 processes recorded"
+for p in 70:launcher 71:compile_worker; do
+  grep -q "^mprof record: pid ${p%%:*} (worker ${p%%:*}) ran no CUDA work (no kernel, copy or memset): its empty trace $tmp/empty/${p#*:}.mprof was removed$" "$tmp/empty.out" ||
+    fail "empty: pid ${p%%:*} is not named as empty and removed: $(cat "$tmp/empty.out")"
+done
+[ "$(grep -c "ran no CUDA work" "$tmp/empty.out")" -eq 2 ] ||
+  fail "empty: more than the two idle processes called empty: $(cat "$tmp/empty.out")"
+[ -f "$tmp/empty/work.mprof" ] && [ -f "$tmp/empty/trace.mprof" ] ||
+  fail "empty: the working trace or process_app's is gone: $(ls "$tmp/empty")"
+ls "$tmp/empty" | grep -q '^\(launcher\|compile_worker\)' &&
+  fail "empty: leftovers of the empty traces: $(ls "$tmp/empty")"
+has empty "work.mprof: 8 kernels, 20 launches"
+mkdir "$tmp/alone"
+run alone 0 "$mprof" record -o "$tmp/alone/trace.mprof" -- \
+  "$tmp/standin" 80 1 "$tmp/alone/idle.mprof" 0
+has alone "^mprof record: pid 80 ran no CUDA work: $tmp/alone/idle.mprof holds no kernel, copy or memset"
+[ -f "$tmp/alone/idle.mprof" ] || fail "alone: the only trace was removed"
+
 # A child forked after CUDA started shares nothing: one trace, the parent's.
 mkdir "$tmp/fork"
 run fork 0 "$mprof" record -o "$tmp/fork/trace.mprof" -- "$app" init fork sleep 200 exit 0

@@ -11,7 +11,7 @@
 #   CHECK      faults, verdicts, calibrate, sol_ncu, programs, blocks, capture_cost, compare_ncu
 #              trace_tab, nvtx_sample, validate_multi, pm_sweep, sets,
 #              validate, validate_source, suite, capture_window,
-#              source_lines or ranks
+#              source_lines, ranks or empty_child
 #   BUILD_DIR  this machine's build (its bin/mprof does the analysis)
 # SELFTEST_KEEP=1 keeps TMPDIR/gpu-selftest-CHECK (the runs' logs) after a
 # pass too. The check's GPU script is found beside this one; SELFTEST_GPU
@@ -652,6 +652,20 @@ ranks)
   RANKS_TRACES=$t/ranks-step5 PYTHON=false run step5 fail \
     "slow step is 5, expected 3" ranks.sh "$o" "$real_build"
   unset RANKS_NO_GPU_CHECK
+  ;;
+empty_child)
+  # Recorded by the real `mprof record` (its account and its removal of
+  # empty traces are what the check reads); the stand-in program plays the
+  # producer of each process through the manifest.
+  realbuild=$tmp/realbuild
+  mkdir -p "$realbuild/bin" "$realbuild/lib"
+  ln -s "$real_build/bin/mprof" "$realbuild/bin/mprof"
+  : >"$realbuild/lib/libmprof-cupti.so"
+  run good pass "" empty_child.sh "$tmp/good" "$realbuild"
+  run busy fail "FAIL  record names both idle workers as empty and removed" \
+    empty_child.sh "$tmp/busy" "$realbuild"
+  run nothing fail "FAIL  record of the program exits 0" \
+    empty_child.sh "$tmp/nothing" "$realbuild"
   ;;
 *)
   echo "selftest: no check '$check'" >&2

@@ -22,5 +22,21 @@ out=$("$mprof" view "$samples/transformer_forward.mprof" --render "$tmp/t.png" -
   fail "view --render (trace) failed: $out"
 "$check" "$tmp/t.png" 800 600 >/dev/null && fail "png_check passed a PNG of the wrong size"
 
+# SVG keeps its text as text, to search and copy: the Summary of
+# samples/gemm_source.mprof names its kernel in a <text> element. That
+# kernel is the program's sgemm_tiled, not mprof's own timer probe, which
+# took more GPU time.
+out=$("$mprof" view "$samples/gemm_source.mprof" --render "$tmp/gs.svg" 2>&1) ||
+  fail "view --render (svg) failed: $out"
+echo "$out" | grep -q "^wrote $tmp/gs.svg: Summary, 1600x1000, kernel sgemm_tiled" ||
+  fail "view --render of gemm_source did not open on sgemm_tiled: $out"
+grep -q '<text [^>]*font-weight:bold[^>]*>sgemm_tiled</text>' "$tmp/gs.svg" ||
+  fail "the Summary SVG has no <text> naming sgemm_tiled"
+grep -q 'glyph' "$tmp/gs.svg" && fail "the Summary SVG draws text as glyph outlines"
+out=$("$mprof" view "$samples/gemm_source.mprof" --kernel mprof__source \
+  --render "$tmp/probe.svg" 2>&1) || fail "view --render (probe) failed: $out"
+grep -q ">mprof__source_timer_probe_kernel(.*mprof's own kernel, not the program's</text>" "$tmp/probe.svg" ||
+  fail "the probe's Summary does not say it is mprof's own"
+
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
-echo "the minimal renderer draws a PNG"
+echo "the minimal renderer draws a PNG, and an SVG with its text as text"

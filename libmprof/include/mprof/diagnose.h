@@ -240,17 +240,24 @@ typedef struct mprof_note {
   MPROF_GROWABLE_TAIL
 } mprof_note;
 
-#define MPROF_DIAGNOSE_OPTIONS_VERSION 1
+/* Version 2 appended sidecar_problem. */
+#define MPROF_DIAGNOSE_OPTIONS_VERSION 2
 
 typedef struct mprof_diagnose_options {
   unsigned version;     /**< MPROF_DIAGNOSE_OPTIONS_VERSION */
   size_t hot_count;     /**< hot instructions kept per kernel */
   uint64_t min_samples; /**< fewer samples leave stall dimensions unknown */
+  /* Version 2: */
+  /** Why the trace's sidecar was left out of the join (it is damaged: the
+   * message mprof_sidecar_load() gave), or NULL. The no_sidecar note then
+   * says the sidecar is damaged and the trace is read without it, instead
+   * of that there is none. Borrowed for the call. */
+  const char *sidecar_problem;
   MPROF_GROWABLE_TAIL
 } mprof_diagnose_options;
 
 #define MPROF_DIAGNOSE_OPTIONS_INIT                                            \
-  { MPROF_DIAGNOSE_OPTIONS_VERSION, 10, 50 }
+  { MPROF_DIAGNOSE_OPTIONS_VERSION, 10, 50, NULL }
 
 /** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown version.
  */

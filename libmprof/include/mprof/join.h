@@ -169,8 +169,17 @@ typedef struct mprof_kernel_stats {
   /** Instructions with counted global-memory accesses (MEMORY_ACCESSES,
    * `record blocks --memory`); 0 when none were counted. */
   size_t memory_count;
+  /** MPROF_KERNEL_*. */
+  uint32_t flags;
   MPROF_GROWABLE_TAIL
 } mprof_kernel_stats;
+
+/** mprof_kernel_stats.flags: the kernel is mprof's own, not the program's
+ * (a name starting `mprof__`, such as the in-kernel span header's timer
+ * probe, mprof__source_timer_probe_kernel). The join ranks such kernels
+ * after the program's, so index 0 is the program's dominant kernel in
+ * every report, view and export; reports mark them as mprof's own. */
+#define MPROF_KERNEL_MPROF_OWN 0x1u
 
 /** The global-memory accesses of one instruction of a kernel, counted on
  * the device (`mprof record blocks --memory`), summed over its records. */
@@ -236,7 +245,8 @@ MPROF_API uint32_t mprof_join_device_as(const mprof_join *join,
                                         uint32_t device);
 
 /** Number of kernels. They are ordered by total time, then samples, then
- * name, then device: index 0 is the dominant kernel. */
+ * name, then device, mprof's own kernels (MPROF_KERNEL_MPROF_OWN) after
+ * the program's: index 0 is the program's dominant kernel. */
 MPROF_API size_t mprof_join_kernel_count(const mprof_join *join);
 
 /** The kernels' short names, unique within the trace, by kernel index

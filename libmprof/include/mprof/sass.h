@@ -92,7 +92,9 @@ typedef struct mprof_sass_report {
   size_t no_disassembler; /**< MPROF_SASS_NO_DISASSEMBLER */
   size_t failed;          /**< MPROF_SASS_FAILED */
   size_t attached;        /**< functions this call gave code to */
-  uint64_t samples;       /**< PC samples in the sidecar */
+  uint64_t samples;       /**< PC samples in the sidecar, each once: the
+                               plain reasons' (as mprof_trace_pc_sample_total()
+                               and the join count them) */
   char disassembler[512]; /**< nvdisasm that ran; "" when none was found */
   /* version 2 */
   size_t deferred;         /**< MPROF_SASS_DEFERRED */

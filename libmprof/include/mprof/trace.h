@@ -60,6 +60,13 @@ MPROF_API const char *mprof_trace_path(const mprof_trace *trace);
 /** Size of the file in bytes. */
 MPROF_API uint64_t mprof_trace_file_size(const mprof_trace *trace);
 
+/** The format version the file was written in, from its header: its
+ * major (the one this mprof reads, MPROF_FORMAT_VERSION_MAJOR) and minor
+ * (at most MPROF_FORMAT_VERSION_MINOR; a newer one's additions are
+ * skipped). Either pointer may be NULL. */
+MPROF_API void mprof_trace_format_version(const mprof_trace *trace,
+                                          unsigned *major, unsigned *minor);
+
 /** MPROF_FILE_FLAG_* from the header. */
 MPROF_API uint32_t mprof_trace_flags(const mprof_trace *trace);
 
@@ -148,6 +155,18 @@ MPROF_API const char *mprof_trace_meta(const mprof_trace *trace,
 MPROF_API const void *mprof_trace_cubin_blob(const mprof_trace *trace,
                                              const mprof_cubin_record *cubin,
                                              size_t *size);
+
+/**
+ * The PC samples the trace holds (PC_SAMPLES), each counted once: summed
+ * over the plain stall reasons, as `mprof summary` and the join count them
+ * (mprof_join_sample_total()). When @p not_issued is not NULL it receives
+ * the sum over the X_not_issued reasons, a subset of those samples that the
+ * records repeat under the twin reason. CUPTI's own total
+ * (MPROF_DROP_PC_TOTAL_SAMPLES) also counts samples in kernels that are not
+ * the program's (MPROF_DROP_PC_NON_USER_SAMPLES), which no record holds.
+ */
+MPROF_API uint64_t mprof_trace_pc_sample_total(const mprof_trace *trace,
+                                               uint64_t *not_issued);
 
 /** Sum of the drop counters of @p kind over all devices. */
 MPROF_API uint64_t mprof_trace_drop_total(const mprof_trace *trace,

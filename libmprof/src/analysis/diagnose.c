@@ -181,7 +181,8 @@ int mprof_occupancy_compute(mprof_occupancy *out,
 /* ---- the diagnosis ------------------------------------------------------ */
 
 MPROF__VERSIONS(diagnose_options, "diagnose options",
-                MPROF__END_OF(mprof_diagnose_options, min_samples));
+                MPROF__END_OF(mprof_diagnose_options, min_samples),
+                MPROF__END_OF(mprof_diagnose_options, sidecar_problem));
 
 int mprof_diagnose_options_init(mprof_diagnose_options *opts,
                                 unsigned version) {
@@ -639,7 +640,8 @@ static const char *pm_pair_command(const mprof_trace *t) {
   return mprof_trace_process_meta(t, 0, "cmdline");
 }
 
-static void make_trace_notes(mprof_diagnosis *d) {
+static void make_trace_notes(mprof_diagnosis *d,
+                             const mprof_diagnose_options *opts) {
   const mprof_join *join = d->join;
   const mprof_trace *t = mprof_join_trace(join);
   mprof__arena *a = &d->arena;
@@ -717,7 +719,16 @@ static void make_trace_notes(mprof_diagnosis *d) {
   const char *first = mprof_trace_process_meta(t, 0, "path");
   if (!first || !*first)
     first = mprof_trace_path(t);
-  if (!mprof_join_sidecar(join) && !timings_only)
+  const char *problem = opts->version >= 2 ? opts->sidecar_problem : NULL;
+  if (!mprof_join_sidecar(join) && problem && *problem)
+    add_note(d, "no_sidecar",
+             mprof__arena_printf(
+                 a,
+                 "Sidecar left out, the trace read without it (its timeline "
+                 "and samples; hot instructions without SASS or source "
+                 "lines): %s.",
+                 problem));
+  else if (!mprof_join_sidecar(join) && !timings_only)
     add_note(d, "no_sidecar",
              mprof__arena_printf(
                  a,
@@ -823,8 +834,7 @@ int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
   if (!out || !join)
     return mprof__error_set(MPROF_EINVAL, "mprof_diagnose: NULL argument");
   *out = NULL;
-  opts = mprof__options_or_defaults(opts, &defaults,
-                                    MPROF_DIAGNOSE_OPTIONS_VERSION,
+  opts = mprof__options_or_defaults(opts, &defaults, 1,
                                     MPROF_DIAGNOSE_OPTIONS_VERSION, "diagnose");
   if (!opts)
     return MPROF_EVERSION;
@@ -847,7 +857,7 @@ int mprof_diagnose(mprof_diagnosis **out, const mprof_join *join,
   }
   for (size_t k = 0; d->kernels && k < d->kernel_count; k++)
     diagnose_kernel(d, k, opts, trace_sampled);
-  make_trace_notes(d);
+  make_trace_notes(d, opts);
   if (d->arena.failed) {
     mprof_diagnosis_free(d);
     return mprof__error_set(MPROF_ENOMEM, "%s: out of memory while diagnosing",

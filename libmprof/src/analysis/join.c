@@ -149,10 +149,29 @@ int mprof__join_kernel_lookup(mprof_join *j, uint32_t *out, const char *mangled,
 
 /* ---- ordering ----------------------------------------------------------- */
 
+/* mprof's own kernels are named mprof__* (demangled, or the mangled
+ * name's identifier after _Z and its length). */
+static int is_mprofs_own(const char *name, const char *mangled) {
+  static const char own[] = "mprof__";
+  if (strncmp(name, own, sizeof own - 1) == 0 ||
+      strncmp(mangled, own, sizeof own - 1) == 0)
+    return 1;
+  if (strncmp(mangled, "_Z", 2) != 0)
+    return 0;
+  const char *p = mangled + 2;
+  while (*p >= '0' && *p <= '9')
+    p++;
+  return p > mangled + 2 && strncmp(p, own, sizeof own - 1) == 0;
+}
+
 static int compare_kernel_rank(const void *a, const void *b, void *ctx) {
   const mprof_kernel_stats *k = (const mprof_kernel_stats *)ctx;
   const mprof_kernel_stats *x = &k[*(const uint32_t *)a];
   const mprof_kernel_stats *y = &k[*(const uint32_t *)b];
+  int x_own = (x->flags & MPROF_KERNEL_MPROF_OWN) != 0;
+  int y_own = (y->flags & MPROF_KERNEL_MPROF_OWN) != 0;
+  if (x_own != y_own)
+    return x_own - y_own;
   MPROF__ORDER_BY_DESC(total_ns);
   MPROF__ORDER_BY_DESC(samples);
   int c = strcmp(x->name, y->name);
@@ -188,10 +207,13 @@ static int order_kernels(mprof_join *j) {
     return MPROF_ENOMEM;
   }
   size_t kept = 0;
-  for (size_t i = 0; i < n; i++)
-    if (j->kernels[i].launches || j->kernels[i].samples ||
-        j->kernels[i].not_issued)
+  for (size_t i = 0; i < n; i++) {
+    mprof_kernel_stats *s = &j->kernels[i];
+    if (is_mprofs_own(s->name, s->mangled))
+      s->flags |= MPROF_KERNEL_MPROF_OWN;
+    if (s->launches || s->samples || s->not_issued)
       order[kept++] = (uint32_t)i;
+  }
   qsort_r(order, kept, sizeof *order, compare_kernel_rank, j->kernels);
   for (size_t i = 0; i < n; i++)
     rank[i] = MPROF_INDEX_NONE;

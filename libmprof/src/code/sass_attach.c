@@ -15,6 +15,7 @@
 
 #include "base/array.h"
 #include "internal.h"
+#include "mprof/reasons.h"
 #include "sass_internal.h"
 
 /* Fails unless @p report (may be NULL) is of a version this library
@@ -60,9 +61,12 @@ int mprof_sass_report_count(mprof_sass_report *report,
         report->with_lines++;
         break;
       }
+    /* Each sample once: the X_not_issued twins repeat a subset. */
     for (size_t p = 0; p < f->pc_count; p++)
       for (uint32_t r = 0; r < f->pcs[p].reason_count; r++)
-        report->samples += f->pcs[p].counts[r];
+        if (!mprof_stall_reason_is_not_issued(
+                mprof_sidecar_stall_reason(sidecar, r)))
+          report->samples += f->pcs[p].counts[r];
   }
   if (report->version >= 2) {
     report->deferred = deferred;

@@ -123,8 +123,7 @@ static int note_device(mprof_sidecar *sc, uint32_t fn, uint32_t device) {
   return mprof__sidecar_update_function(sc, fn, &info);
 }
 
-static int collect(const mprof_trace *t, mprof_sidecar *sc, key_map *map,
-                   uint64_t *total) {
+static int collect(const mprof_trace *t, mprof_sidecar *sc, key_map *map) {
   size_t n;
   const mprof_stall_reason_record *sr = mprof_trace_stall_reasons(t, &n);
   for (size_t i = 0; i < n; i++) {
@@ -192,7 +191,6 @@ static int collect(const mprof_trace *t, mprof_sidecar *sc, key_map *map,
   for (size_t i = 0; i < row_count && !rc; i++) {
     rc = mprof_sidecar_add_samples(sc, rows[i].fn, rows[i].offset,
                                    rows[i].reason, rows[i].samples);
-    *total += rows[i].samples;
   }
   free(rows);
   return rc;
@@ -237,10 +235,9 @@ int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
   uint32_t *arch_of = NULL;
   key_map map;
   memset(&map, 0, sizeof map);
-  uint64_t total = 0;
   rc = mprof_sidecar_new(&sc);
   if (!rc)
-    rc = collect(t, sc, &map, &total);
+    rc = collect(t, sc, &map);
   if (!rc)
     rc = mprof__sass_binary_from_trace(&own, t);
   if (!rc)
@@ -253,7 +250,7 @@ int mprof_sass_build_sidecar(const char *trace_path, const char *sidecar_path,
   if (!rc)
     rc = mprof_sidecar_save(sc, sidecar_path);
   if (report && !rc)
-    report->samples = total;
+    report->samples = mprof_trace_pc_sample_total(t, NULL);
   free(arch_of);
   key_map_free(&map);
   mprof_sass_binary_free(own);

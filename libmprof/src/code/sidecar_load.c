@@ -32,7 +32,7 @@ typedef struct loader {
 
 #define HINT                                                                   \
   "the sidecar is damaged or was not written by mprof; rebuild it with "       \
-  "'mprof sass --rebuild TRACE'"
+  "'mprof sass --rebuild TRACE', or read the trace without it: --no-sidecar"
 
 /* "PATH: WHERE: WHAT (hint)". */
 static int bad(const loader *l, const char *where, const char *fmt, ...)

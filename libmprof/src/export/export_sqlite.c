@@ -107,7 +107,7 @@ static const char schema[] =
     "samples INTEGER NOT NULL, notIssuedSamples INTEGER NOT NULL, "
     "verdict TEXT NOT NULL, verdictDimension TEXT, verdictState TEXT, "
     "theoreticalOccupancy REAL, library INTEGER NOT NULL, "
-    "tensorCore INTEGER NOT NULL, roof TEXT);\n"
+    "tensorCore INTEGER NOT NULL, roof TEXT, mprofOwn INTEGER NOT NULL);\n"
     "CREATE TABLE MPROF_DIMENSIONS (kernelId INTEGER NOT NULL REFERENCES "
     "MPROF_KERNELS(id), dimension TEXT NOT NULL, title TEXT NOT NULL, "
     "state TEXT NOT NULL, gain REAL, detail TEXT);\n"
@@ -221,7 +221,7 @@ static const char *const inserts[ST_COUNT] = {
     "INSERT INTO NVTX_EVENTS VALUES (?,?,?,NULL,NULL,?,?,?,NULL,NULL,?)",
     "INSERT INTO MPROF_TRACES VALUES (?,?,?,?,?,?,?)",
     "INSERT INTO MPROF_KERNELS VALUES "
-    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO MPROF_DIMENSIONS VALUES (?,?,?,?,?,?)",
     "INSERT INTO MPROF_NOTES VALUES (?,?,?)",
     "INSERT INTO MPROF_STALL_REASONS VALUES (?,?,?,?,?,?)",
@@ -499,6 +499,7 @@ static int sq_kernels(sq_writer *w, const sq_trace *t) {
     b_int(st, 20, kd->library != 0);
     b_int(st, 21, kd->tensor_core != 0);
     b_text(st, 22, kd->roof);
+    b_int(st, 23, (ks->flags & MPROF_KERNEL_MPROF_OWN) != 0);
     if ((rc = sq_step(w, ST_MKERNEL)))
       break;
     for (size_t d = 0; d < kd->dimension_count && !rc; d++) {

@@ -11,6 +11,7 @@
 #include "base/array.h"
 #include "base/file.h"
 #include "internal.h"
+#include "mprof/reasons.h"
 #include "mprof/trace.h"
 #include "format/trace_internal.h"
 
@@ -107,6 +108,17 @@ const char *mprof_trace_path(const mprof_trace *trace) {
 
 uint64_t mprof_trace_file_size(const mprof_trace *trace) {
   return trace ? trace->map_size : 0;
+}
+
+void mprof_trace_format_version(const mprof_trace *trace, unsigned *major,
+                                unsigned *minor) {
+  const mprof_file_header *h = trace && trace->map_size >= sizeof *h
+                                   ? (const mprof_file_header *)trace->map
+                                   : NULL;
+  if (major)
+    *major = h ? h->version_major : 0;
+  if (minor)
+    *minor = h ? h->version_minor : 0;
 }
 
 uint32_t mprof_trace_flags(const mprof_trace *trace) {
@@ -208,6 +220,51 @@ const void *mprof_trace_cubin_blob(const mprof_trace *trace,
   if (size)
     *size = (size_t)cubin->blob_size;
   return b->data + cubin->blob_offset;
+}
+
+/* Whether (device, index) names an X_not_issued reason in @p reasons. */
+static int reason_not_issued(const mprof_trace *trace,
+                             const mprof_stall_reason_record *reasons,
+                             size_t count, uint32_t device, uint32_t index) {
+  for (size_t k = 0; k < count; k++)
+    if (reasons[k].device == device && reasons[k].index == index)
+      return mprof_stall_reason_is_not_issued(
+          mprof_trace_string(trace, reasons[k].name));
+  return 0;
+}
+
+uint64_t mprof_trace_pc_sample_total(const mprof_trace *trace,
+                                     uint64_t *not_issued) {
+  size_t n, reason_count;
+  const mprof_pc_sample_record *r = mprof_trace_pc_samples(trace, &n);
+  const mprof_stall_reason_record *reasons =
+      mprof_trace_stall_reasons(trace, &reason_count);
+  /* The answers for the usual devices and indexes, looked up once each:
+   * bit 2 set once known, bit 1 the answer. */
+  enum { DEVICES = 64, INDEXES = 256 };
+  unsigned char known[DEVICES * INDEXES];
+  memset(known, 0, sizeof known);
+  uint64_t plain = 0, twin = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t device = r[i].device, index = r[i].stall_reason;
+    int is_twin;
+    if (device < DEVICES && index < INDEXES) {
+      unsigned char *k = &known[device * INDEXES + index];
+      if (!*k)
+        *k = (unsigned char)(2 | reason_not_issued(trace, reasons, reason_count,
+                                                   device, index));
+      is_twin = *k & 1;
+    } else {
+      is_twin = reason_not_issued(trace, reasons, reason_count, device, index);
+    }
+    if (is_twin)
+      twin += r[i].samples;
+    else
+      plain += r[i].samples;
+  }
+  if (not_issued)
+    *not_issued = twin;
+  return plain;
 }
 
 uint64_t mprof_trace_drop_total(const mprof_trace *trace,

@@ -123,6 +123,8 @@ static void kernel_fields(mprof__fields *o, const mprof__summary_view *v,
                         mprof__summary_process_meta(v, s->process, "rank"));
     }
   }
+  if (s->flags & MPROF_KERNEL_MPROF_OWN)
+    mprof__fields_raw(o, "mprof_own", "true");
   mprof__fields_num(o, "share", s->share, 4);
   mprof__fields_num(o, "device_share", s->device_share, 4);
   mprof__fields_u64(o, "launches", s->launches);

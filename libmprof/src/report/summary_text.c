@@ -120,7 +120,11 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
   mprof__summary_process_label(process, sizeof process, v, s);
   if (*process)
     fprintf(f, "  %s· %s%s", st->dim, process, st->reset);
-  fprintf(f, "  %s· %s of GPU time%s\n", st->dim, p, st->reset);
+  fprintf(f, "  %s· %s of GPU time%s", st->dim, p, st->reset);
+  if (s->flags & MPROF_KERNEL_MPROF_OWN)
+    fprintf(f, "  %s· mprof's own kernel, not the program's%s", st->dim,
+            st->reset);
+  fputc('\n', f);
   mprof_format_count(n, sizeof n, s->launches);
   mprof_format_duration(a, sizeof a, (double)s->total_ns);
   mprof_format_duration(b, sizeof b, s->mean_ns);
@@ -331,6 +335,8 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
               *process ? ", " : "", process, st->reset);
     else if (*process)
       fprintf(f, " %s(%s)%s", st->dim, process, st->reset);
+    if (s->flags & MPROF_KERNEL_MPROF_OWN)
+      fprintf(f, " %s(mprof's own)%s", st->dim, st->reset);
     fputc('\n', f);
   }
   if (!v->shown)

@@ -732,7 +732,9 @@ int mprof_synth_write(const char *path, const mprof_synth_options *opts) {
     TRY(mprof_writer_intern(w, &stream_index, MPROF_SECTION_STREAMS, &sr));
     uint64_t count = stream_launches(opts, s, total_streams);
     uint64_t t = base + 1000 * s;
-    if (s == 0) {
+    /* The input copied in before the first launch (none without launches:
+     * a process that started CUDA and did no work). */
+    if (s == 0 && opts->launches) {
       mprof_memop_record mo;
       memset(&mo, 0, sizeof mo);
       mo.start = t;

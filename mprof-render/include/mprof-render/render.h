@@ -234,9 +234,11 @@ const char *mprof_render_kernel_label(const mprof_render_model *model,
 
 /**
  * Open the trace at @p trace_path and the sidecar at @p sidecar_path (NULL:
- * TRACE ".pc.json" when that file exists). A missing sidecar is no error; a
- * sidecar that fails to load is noted (mprof_render_model_note) and
- * ignored. On failure mprof_render_error() names the file and the problem.
+ * TRACE ".pc.json" when that file exists). A missing sidecar is no error;
+ * the trace's own sidecar, damaged, is left out: the trace opens without
+ * it, and the model's note and the diagnosis's no_sidecar note say why. A
+ * sidecar named by @p sidecar_path that fails to load is an error. On
+ * failure mprof_render_error() names the file and the problem.
  * On success *out is the caller's; free it with mprof_render_model_free().
  */
 int mprof_render_model_open(mprof_render_model **out, const char *trace_path,
