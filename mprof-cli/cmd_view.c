@@ -312,6 +312,8 @@ static int render_file(const view_args *a) {
     fprintf(stderr, "mprof: %s\n", mprof_render_error());
     return CLI_EXIT_USAGE;
   }
+  if (!a->tab && !a->demo)
+    tab = mprof_render_model_first_tab(model); /* a .mkprof: Mega */
   mprof_render_view view;
   mprof_render_view_init(&view, model);
   view.activity_rows = rows;
