@@ -7,19 +7,8 @@ tmp=$2/cli-source-$$
 test_mkprof=$3
 test_source=$4
 have_render=${5:-0}
-mkdir -p "$tmp"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# expect STATUS PATTERN CMD...: exit status and a line of output matching
-expect() {
-  want=$1 pattern=$2
-  shift 2
-  out=$("$@" 2>&1)
-  got=$?
-  [ "$got" -eq "$want" ] || fail "$* exited $got, wanted $want: $out"
-  [ -z "$pattern" ] || echo "$out" | grep -q -- "$pattern" ||
-    fail "$*: no '$pattern' in: $out"
-}
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
 "$test_mkprof" --write-trace "$tmp/spans.mprof" || fail "writing the trace"
 expect 0 "wrote $tmp/s.mkprof: 108 spans as 18 instructions on 8 processors" \
