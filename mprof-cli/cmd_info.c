@@ -336,10 +336,14 @@ static int info_one(const char *path) {
            mprof_trace_string(t, meta[i].value));
   size_t device_count;
   const mprof_device_record *dev = mprof_trace_devices(t, &device_count);
-  for (size_t i = 0; i < device_count; i++)
-    printf("device %u   %s (sm_%u%u, %u SMs, %.2f GHz)\n", dev[i].id,
-           mprof_trace_string(t, dev[i].name), dev[i].cc_major, dev[i].cc_minor,
-           dev[i].sm_count, dev[i].core_clock_khz / 1e6);
+  for (size_t i = 0; i < device_count; i++) {
+    char traits[96];
+    mprof_format_device_traits(traits, sizeof traits, dev[i].cc_major,
+                               dev[i].cc_minor, dev[i].sm_count,
+                               dev[i].core_clock_khz);
+    printf("device %u   %s (%s)\n", dev[i].id,
+           mprof_trace_string(t, dev[i].name), traits);
+  }
 
   printf("sections  ");
   for (uint32_t type = 1; type <= MPROF_SECTION_TYPE_MAX_; type++) {

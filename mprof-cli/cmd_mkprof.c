@@ -189,9 +189,18 @@ static int mkprof_export(int argc, char **argv) {
     return cli_fail(rc);
   mprof_mkprof_export_report report = MPROF_MKPROF_EXPORT_REPORT_INIT;
   rc = mprof_mkprof_export(t, out, &opts, &report);
+  size_t kept = 0;
+  mprof_trace_section(t, MPROF_SECTION_MKPROF, &kept);
   mprof_trace_free(t);
   if (rc)
     return cli_fail(rc);
+  if (kept && !opts.kernel_regex && opts.launch == MPROF_INDEX_NONE) {
+    printf("wrote %s: the MKPROF file %s was imported from, whole: %zu "
+           "instructions on %zu processors, %zu events\n",
+           out, trace_path, report.instructions, report.processors,
+           report.events);
+    return CLI_EXIT_OK;
+  }
   printf("wrote %s: %zu spans as %zu instructions on %zu processors (at most "
          "%zu each), %zu events, %.3f ms",
          out, report.spans, report.instructions, report.processors,

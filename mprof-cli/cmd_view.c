@@ -314,6 +314,8 @@ static int render_file(const view_args *a) {
     fprintf(stderr, "mprof: %s\n", mprof_render_error());
     return CLI_EXIT_USAGE;
   }
+  if (!a->tab && !a->demo)
+    tab = mprof_render_model_first_tab(model); /* a .mkprof: Mega */
   if (tab == MPROF_RENDER_RANKS && !mprof_render_rank_count(model)) {
     fprintf(stderr, "mprof view: %s\n", mprof_render_error());
     mprof_render_model_free(model);

@@ -498,11 +498,11 @@ static const cli_command commands[] = {
      "\n"
      "Open TRACE (a .mprof, or a .mkprof) in the GTK viewer (mprof-gtk, next\n"
      "to mprof) on the Summary of its dominant kernel, or of NAME (mangled\n"
-     "or demangled name, or the start of it). Tabs: trace, summary,\n"
-     "hotspots, flame, raster, mega, density, activity, source, ranks (one\n"
-     "trace per rank: a rank x step heat map of each step's time against\n"
-     "the step's median rank, stragglers marked; a click on a cell opens\n"
-     "that rank's step on the Trace).\n"
+     "or demangled name, or the start of it); a .mkprof opens on Mega.\n"
+     "Tabs: trace, summary, hotspots, flame, raster, mega, density,\n"
+     "activity, source, ranks (one trace per rank: a rank x step heat map\n"
+     "of each step's time against the step's median rank, stragglers\n"
+     "marked; a click on a cell opens that rank's step on the Trace).\n"
      "\n"
      "Several traces, a directory or a quoted glob are one run (one trace\n"
      "per process, or a `record blocks` trace with a `record` trace of the\n"
@@ -577,10 +577,13 @@ static const cli_command commands[] = {
      "block that ran there, loader/consumer/storer units from the regions'\n"
      "roles. Times are relative and must fit 4.29 s: --kernel REGEX keeps\n"
      "the kernels it matches, --launch N only the N-th launch (from 0, in\n"
-     "time order) of those with spans.\n"
+     "time order) of those with spans. A trace that `mkprof import` wrote\n"
+     "keeps the file it came from: without --kernel and --launch, export\n"
+     "gives that file back whole, byte for byte (names, parameters, event\n"
+     "types, controller events and every event).\n"
      "\n"
      "import converts FILE into a trace with one region per (instruction\n"
-     "type, unit) and one span per unit activity.\n",
+     "type, unit) and one span per unit activity, and keeps FILE in it.\n",
      cmd_mkprof,
      "sub:info sub:export sub:import arg:trace -o:file --instructions:value "
      "--kernel:value --launch:value"},

@@ -28,8 +28,9 @@ static const GOptionEntry options[] = {
      "Open on this kernel (mangled or demangled name, or a part of it)",
      "NAME"},
     {"tab", 't', 0, G_OPTION_ARG_STRING, NULL,
-     "Open on this tab: trace, summary (default), hotspots, flame, raster, "
-     "mega, density, activity, source, ranks (several traces, one per rank)",
+     "Open on this tab: trace, summary (the default; mega for a .mkprof), "
+     "hotspots, flame, raster, mega, density, activity, source, ranks "
+     "(several traces, one per rank)",
      "TAB"},
     {"demo-activity", 0, 0, G_OPTION_ARG_NONE, NULL,
      "Open a synthetic SM/block/warp activity hierarchy instead of a trace",
@@ -92,7 +93,8 @@ static void on_loaded(MprofGtkWindow *window, MprofGtkLoadOutcome outcome,
     }
   }
   mprof_gtk_window_set_activity(window, o->rows, o->depth);
-  mprof_gtk_window_set_tab(window, o->tab);
+  mprof_gtk_window_set_tab(
+      window, o->tab >= 0 ? o->tab : mprof_render_model_first_tab(model));
 }
 
 static int command_line(GApplication *application,
@@ -128,7 +130,7 @@ static int command_line(GApplication *application,
                  "       mprof-gtk --demo-activity [--rows R] [--depth D]\n");
     goto bad_input;
   }
-  int tab = demo ? MPROF_RENDER_ACTIVITY : MPROF_RENDER_SUMMARY;
+  int tab = demo ? MPROF_RENDER_ACTIVITY : -1; /* -1: the trace's first */
   int rows = 0, depth = 0;
   if (tab_name && (tab = mprof_render_tab_parse(tab_name)) < 0) {
     g_application_command_line_printerr(

@@ -514,8 +514,8 @@ static void show_model(MprofGtkWindow *self, mprof_render_model *model,
       "%s \u00b7 %s launches \u00b7 %zu kernels%s%s", path, count,
       mprof_render_kernel_count(model), *note ? " \u00b7 " : "", note);
   set_status(self, NULL);
-  /* It opens to the Summary of the dominant kernel. */
-  mprof_gtk_window_set_tab(self, MPROF_RENDER_SUMMARY);
+  /* It opens to the Summary of the dominant kernel (a .mkprof to Mega). */
+  mprof_gtk_window_set_tab(self, mprof_render_model_first_tab(model));
 }
 
 /* ---- loading --------------------------------------------------------------

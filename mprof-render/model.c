@@ -249,7 +249,19 @@ static int scratch_file(char *path, size_t size, const char *what,
 static void attach_mkprof(mprof_render_model *m, const char *trace_path) {
   const char *mode = mprof_trace_meta(m->trace, "capture.mode");
   const char *source = mprof_trace_meta(m->trace, "mkprof.source");
-  if (m->mkprof || !mode || strcmp(mode, "mkprof") != 0 || !source || !*source)
+  if (m->mkprof || !mode || strcmp(mode, "mkprof") != 0)
+    return;
+  size_t size;
+  const void *bytes =
+      mprof_trace_section(m->trace, MPROF_SECTION_MKPROF, &size);
+  if (bytes && size) {
+    if (mprof_mkprof_parse(&m->mkprof, bytes, size, trace_path)) {
+      m->mkprof = NULL;
+      mprof_error_clear();
+    }
+    return;
+  }
+  if (!source || !*source) /* imported before traces kept the file */
     return;
   char path[4096];
   snprintf(path, sizeof path, "%s", source);

@@ -340,10 +340,24 @@ int rd_svg_text_finish(cairo_surface_t *svg, const char *in, size_t size,
   return ferror(out) ? -1 : 0;
 }
 
+static mprof_render_text_fn text_observer;
+static void *text_observer_ctx;
+
+void mprof_render_observe_text(mprof_render_text_fn fn, void *ctx) {
+  text_observer = fn;
+  text_observer_ctx = ctx;
+}
+
 double rd_text(cairo_t *cr, double x, double y, const char *text) {
   char buf[1024];
   text = drawable(text, buf, sizeof buf);
   double width = rd_text_width(cr, text);
+  if (text_observer) {
+    /* Where it lands on the surface, whatever the transformation. */
+    double ux = x, uy = y;
+    cairo_user_to_device(cr, &ux, &uy);
+    text_observer(text_observer_ctx, text, ux, uy, width);
+  }
   if (svg_text_keep(cr, x, y, text, width))
     return width;
   cairo_move_to(cr, x, y);

@@ -633,6 +633,12 @@ void mprof_render__free_spans(mprof_render_model *m) {
 
 /* ---- accessors ---------------------------------------------------------- */
 
+int mprof_render_model_first_tab(const mprof_render_model *m) {
+  return m && mprof_trace_is_mkprof(m->trace) && mprof_render_model_has_spans(m)
+             ? MPROF_RENDER_MEGA
+             : MPROF_RENDER_SUMMARY;
+}
+
 int mprof_render_model_has_spans(const mprof_render_model *m) {
   return m && m->span_total > 0;
 }

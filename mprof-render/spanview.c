@@ -27,6 +27,13 @@ void rs_sm_label(char *buf, size_t size, uint32_t gpu_count, uint32_t gpu,
     snprintf(buf, size, "SM %u", sm);
 }
 
+void rs_sm_label_fit(cairo_t *cr, char *buf, size_t size, double max_width,
+                     uint32_t gpu_count, uint32_t gpu, uint32_t sm) {
+  rs_sm_label(buf, size, gpu_count, gpu, sm);
+  if (gpu_count > 1 && rd_text_width(cr, buf) > max_width)
+    snprintf(buf, size, "G%u SM%u", gpu, sm);
+}
+
 uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm) {
   uint32_t tint = gpu_tints[gpu % 8];
   return sm % 2 ? rd_darken(tint, 0.035) : tint;
@@ -180,7 +187,7 @@ static void banner(cairo_t *cr, double width, uint32_t bg, uint32_t fg,
   rd_text_fit(cr, 10 + w + 6, y + 16, width - w - 26, text);
 }
 
-void rs_span_header(cairo_t *cr, const rs_frame *f, double width) {
+double rs_span_header(cairo_t *cr, const rs_frame *f, double width) {
   const mprof_render_model *m = f->model;
   const mprof_render_view *view = f->view;
   rd_fill_rect(cr, 0, 0, width, HEADER, RD_PANEL);
@@ -217,7 +224,7 @@ void rs_span_header(cairo_t *cr, const rs_frame *f, double width) {
   }
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 11, 0, 0);
-  rd_text_fit(cr, 12, 37, width * 0.55, info);
+  double info_end = 12 + rd_text_fit(cr, 12, 37, width * 0.55, info);
   if (f->projected) {
     char text[512];
     size_t with = 0;
@@ -244,6 +251,7 @@ void rs_span_header(cairo_t *cr, const rs_frame *f, double width) {
            "blocks each at a time, 4 warps per block, phases with "
            "instructions inside); not recorded on a GPU.");
   }
+  return info_end;
 }
 
 void rs_time_axis(cairo_t *cr, const rs_frame *f, double width) {
@@ -366,7 +374,8 @@ void rs_sm_gutter(cairo_t *cr, const rs_frame *f, const rs_sm_rows *rows,
     uint32_t gpu = f->group ? f->group->sms[s].gpu : psm[s].gpu;
     uint32_t sm = f->group ? f->group->sms[s].sm : psm[s].sm;
     char text[64];
-    rs_sm_label(text, sizeof text, gpus, gpu, sm);
+    rd_font(cr, fmin(11, fmax(8, rows->band - 2)), 0, 0); /* as drawn */
+    rs_sm_label_fit(cr, text, sizeof text, max_width, gpus, gpu, sm);
     rs_gutter_label(cr, f, s, rows->band, 1, gpu, text, max_width);
   }
 }

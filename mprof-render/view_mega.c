@@ -237,14 +237,23 @@ out:
 static void draw_labels(cairo_t *cr, const rs_frame *f, const rs_sm_rows *sms,
                         int detailed) {
   const mprof_render_layout *l = &f->layout;
-  rs_sm_gutter(cr, f, sms, 70);
   band_layout bl;
   band_layout_init(&bl, f->group, sms->band);
+  /* The SM labels take the gutter but for the row titles right of them. */
+  int titles = detailed && bl.unit >= 9;
+  double title_font = fmin(10, bl.unit * row_units[RS_CONSUMER] - 2);
+  double widest = 0;
+  rd_font(cr, title_font, 0, 0);
+  for (size_t r = 0; titles && r < bl.count; r++)
+    if (bl.rows[r] != RS_SEPARATOR)
+      widest =
+          fmax(widest, rd_text_width(cr, row_title(bl.rows[r], f->projected)));
+  rs_sm_gutter(cr, f, sms, l->left - 20 - (titles ? widest + 10 : 0));
   /* Tall enough for row titles is tall enough for every SM's label. */
-  for (size_t s = sms->first; detailed && bl.unit >= 9 && s < sms->last; s++) {
+  for (size_t s = sms->first; titles && s < sms->last; s++) {
     double y = l->top - f->view->scroll_y + (double)s * sms->band;
     rd_rgb(cr, RD_TEXT_DIM);
-    rd_font(cr, fmin(10, bl.unit * row_units[RS_CONSUMER] - 2), 0, 0);
+    rd_font(cr, title_font, 0, 0);
     for (size_t r = 0; r < bl.count; r++) {
       if (bl.rows[r] == RS_SEPARATOR)
         continue;
@@ -255,10 +264,35 @@ static void draw_labels(cairo_t *cr, const rs_frame *f, const rs_sm_rows *sms,
   cairo_restore(cr);
 }
 
-/* The regions' colours in the header's second line, right of the info. */
-static void draw_legend(cairo_t *cr, const rs_frame *f, double width) {
+/* The legend's entries: each region name once (an instruction type of a
+ * .mkprof is a region per unit it used), in order, with its first
+ * region's colour. Returns how many; @p names and @p colors hold @p max. */
+static size_t legend_entries(const mprof_render_model *m, const char **names,
+                             uint32_t *colors, size_t max) {
+  size_t regions, n = 0;
+  const mprof_region_record *rg = mprof_trace_regions(m->trace, &regions);
+  for (size_t r = 0; r < regions && n < max; r++) {
+    const char *name = mprof_trace_string(m->trace, rg[r].name);
+    size_t i = 0;
+    while (i < n && strcmp(names[i], name) != 0)
+      i++;
+    if (i < n)
+      continue;
+    names[n] = name;
+    colors[n++] = rs_region_color(m, (uint32_t)r);
+  }
+  return n;
+}
+
+#define LEGEND_MAX 256 /* entries shown; a trace of more regions says so */
+
+/* The regions' colours: in the header's second line right of the info when
+ * they all fit there, else in a box over the top right of the plot, in as
+ * many lines as they take, so that every name shows once, whole. */
+static void draw_legend(cairo_t *cr, const rs_frame *f, double width,
+                        double info_end) {
   const mprof_render_model *m = f->model;
-  double x = width * 0.58, y = 37;
+  double x = fmax(info_end + 24, width * 0.4), y = 37;
   rd_font(cr, 10.5, 0, 0);
   if (f->projected) {
     static const struct {
@@ -274,15 +308,55 @@ static void draw_legend(cairo_t *cr, const rs_frame *f, double width) {
     }
     return;
   }
+  static const char *names[LEGEND_MAX];
+  static uint32_t colors[LEGEND_MAX];
   size_t regions;
-  const mprof_region_record *rg = mprof_trace_regions(m->trace, &regions);
-  for (size_t r = 0; r < regions && x < width - 60; r++) {
-    rd_fill_rect(cr, x, y - 9, 10, 10, rs_region_color(m, (uint32_t)r));
+  mprof_trace_regions(m->trace, &regions);
+  size_t n = legend_entries(m, names, colors, LEGEND_MAX);
+  double need = 0, widest = 0;
+  for (size_t i = 0; i < n; i++) {
+    double w = rd_text_width(cr, names[i]);
+    need += 14 + w + 12;
+    widest = fmax(widest, 14 + w + 12);
+  }
+  if (x + need <= width - 10 && regions <= LEGEND_MAX) {
+    for (size_t i = 0; i < n; i++) {
+      rd_fill_rect(cr, x, y - 9, 10, 10, colors[i]);
+      rd_rgb(cr, RD_TEXT);
+      x += 14 + rd_text(cr, x + 14, y, names[i]) + 12;
+    }
+    return;
+  }
+  /* The box: entries in columns of the widest one's width. */
+  const mprof_render_layout *l = &f->layout;
+  double room = fmax(120, (l->right - l->left) * 0.6);
+  widest = fmin(widest, room);
+  size_t columns = (size_t)fmax(1, floor(room / widest));
+  if (columns > n)
+    columns = n;
+  size_t lines = (n + columns - 1) / columns + (regions > LEGEND_MAX);
+  double line = 16, bw = columns * widest + 8, bh = lines * line + 8;
+  double bx = l->right - bw - 8, by = l->top + 8;
+  rd_rgba(cr, RD_PANEL, 0.94);
+  cairo_rectangle(cr, bx, by, bw, bh);
+  cairo_fill(cr);
+  rd_rgb(cr, RD_RULE);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, bx + 0.5, by + 0.5, bw - 1, bh - 1);
+  cairo_stroke(cr);
+  for (size_t i = 0; i < n; i++) {
+    double ex = bx + 4 + (double)(i % columns) * widest;
+    double ey = by + 4 + (double)(i / columns) * line + 12;
+    rd_fill_rect(cr, ex, ey - 9, 10, 10, colors[i]);
     rd_rgb(cr, RD_TEXT);
-    x += 14 +
-         rd_text_fit(cr, x + 14, y, width - x - 30,
-                     mprof_trace_string(m->trace, rg[r].name)) +
-         12;
+    rd_text_fit(cr, ex + 14, ey, widest - 14 - 8, names[i]);
+  }
+  if (regions > LEGEND_MAX) {
+    char more[64];
+    snprintf(more, sizeof more, "(the first %d regions of %zu)", LEGEND_MAX,
+             regions);
+    rd_rgb(cr, RD_TEXT_DIM);
+    rd_text(cr, bx + 4, by + 4 + (double)(lines - 1) * line + 12, more);
   }
 }
 
@@ -329,8 +403,8 @@ static void draw(cairo_t *cr, const mprof_render_model *m,
     }
   }
   draw_labels(cr, &f, &sms, detailed);
-  rs_span_header(cr, &f, width);
-  draw_legend(cr, &f, width);
+  double info_end = rs_span_header(cr, &f, width);
+  draw_legend(cr, &f, width, info_end);
   /* How it is drawn, for the reader. */
   rd_rgb(cr, RD_TEXT_DIM);
   rd_font(cr, 10.5, 0, 0);

@@ -53,8 +53,9 @@ void rs_frame_init(rs_frame *f, const mprof_render_model *m,
                    const mprof_render_view *view, int tab, double width,
                    double height);
 /* The header (title, legend) and banners over a span view, and the time
- * axis under it (ticks after the frame's origin). */
-void rs_span_header(cairo_t *cr, const rs_frame *f, double width);
+ * axis under it (ticks after the frame's origin). The header returns the
+ * x where its second line's text ends. */
+double rs_span_header(cairo_t *cr, const rs_frame *f, double width);
 void rs_time_axis(cairo_t *cr, const rs_frame *f, double width);
 size_t rs_frame_sm_count(const rs_frame *f);
 /* The row labels on the left of a span view: rs_gutter_begin() paints the
@@ -102,6 +103,10 @@ uint32_t rs_gpu_tint(uint32_t gpu, uint32_t sm);
 /* "GPU 1 · SM 5" among several GPUs (by rank), else "SM 5". */
 void rs_sm_label(char *buf, size_t size, uint32_t gpu_count, uint32_t gpu,
                  uint32_t sm);
+/* rs_sm_label(), or where that is wider than @p max_width in @p cr's font,
+ * the short "G1 SM5"; what is drawn is never cut to "GPU 1 · S…". */
+void rs_sm_label_fit(cairo_t *cr, char *buf, size_t size, double max_width,
+                     uint32_t gpu_count, uint32_t gpu, uint32_t sm);
 /* Track @p track (spans @p idx) over canvas rows [y0, y1): each span its
  * region's colour, lighter where merged, a darker first column on bars
  * at least 5 px wide. */

@@ -343,12 +343,15 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
   size_t devices;
   const mprof_device_record *dev = mprof_trace_devices(trace, &devices);
   text[0] = '\0';
-  if (k->stats->device < devices)
-    snprintf(text, sizeof text, "GPU %u %s (sm_%u%u, %u SMs)",
-             dev[k->stats->device].id,
-             mprof_trace_string(trace, dev[k->stats->device].name),
-             dev[k->stats->device].cc_major, dev[k->stats->device].cc_minor,
-             dev[k->stats->device].sm_count);
+  if (k->stats->device < devices) {
+    const mprof_device_record *d = &dev[k->stats->device];
+    char traits[96];
+    /* The clock is left to `mprof info`: the header names the model. */
+    mprof_format_device_traits(traits, sizeof traits, d->cc_major, d->cc_minor,
+                               d->sm_count, 0);
+    snprintf(text, sizeof text, "GPU %u %s (%s)", d->id,
+             mprof_trace_string(trace, d->name), traits);
+  }
   if (k->shape) {
     char smem[32], dyn[32];
     mprof_format_bytes(smem, sizeof smem, (double)k->shape->static_shared);
@@ -397,9 +400,13 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
     mprof_format_duration(b, sizeof b, (double)diag->stats->p90_ns);
     snprintf(items[n++].value, sizeof items[0].value, "%s / %s", a, b);
   }
-  items[n].label = "PC samples";
-  mprof_format_count(items[n++].value, sizeof items[0].value,
-                     k->stats->samples);
+  /* An MKPROF cannot hold PC samples: no card, no stall mix. */
+  int timings_only = mprof_trace_is_mkprof(trace);
+  if (!timings_only) {
+    items[n].label = "PC samples";
+    mprof_format_count(items[n++].value, sizeof items[0].value,
+                       k->stats->samples);
+  }
   if (occ->known) {
     const char *limiter = mprof_occupancy_limiter_name(occ->limiter);
     items[n].label = *limiter ? "Occupancy (limit)" : "Occupancy";
@@ -431,8 +438,9 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
   p.y += 10 + 18 * lines;
   for (size_t i = 0; i < diag->dimension_count; i++) {
     const mprof_dimension *d = mprof_kernel_diagnosis_dimension(diag, i);
-    /* The span dimensions only for a trace with spans, as the reports. */
-    if (d->id >= MPROF_DIM_FIRST_SPAN && !mprof_render_model_has_spans(model))
+    /* The dimensions the reports show. */
+    if (!mprof_diagnosis_dimension_reported(mprof_render_model_diagnosis(model),
+                                            d))
       continue;
     pill(cr, p.x, p.y + 1, d->state);
     rd_rgb(cr, RD_TEXT);
@@ -445,9 +453,11 @@ static double page_draw(cairo_t *cr, const mprof_render_model *model,
     p.y += 5 + 16 * (lines ? lines : 1);
   }
 
-  heading(&p, "Stall mix");
-  stall_mix(&p, k);
-  kernel_reasons(&p, model, k);
+  if (!timings_only) {
+    heading(&p, "Stall mix");
+    stall_mix(&p, k);
+    kernel_reasons(&p, model, k);
+  }
 
   if (k->pc_count) {
     heading(&p, "Hot instructions");

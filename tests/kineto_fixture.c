@@ -4,7 +4,9 @@
  * device and stream; a warm-up launch of kernel C, then 6 steps of the
  * kernel sequence A B A C, each launch issued by a cudaLaunchKernel call on
  * thread 42, steps 1 ms apart; no NVTX ranges, so the steps can come only
- * from the repeating launch pattern.
+ * from the repeating launch pattern. With --window, steps 2 to 5 are the
+ * pieces of a capture window as the CUPTI producer writes them: ranges
+ * "mprof window #1".."#4" of the domain "mprof" around each.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -24,8 +26,9 @@
   } while (0)
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: kineto_fixture OUT.mprof\n");
+  int window = argc == 3 && strcmp(argv[2], "--window") == 0;
+  if (argc != 2 && !window) {
+    fprintf(stderr, "usage: kineto_fixture OUT.mprof [--window]\n");
     return 2;
   }
   mprof_writer *w;
@@ -89,6 +92,18 @@ int main(int argc, char **argv) {
                                0};
       CHECK(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l));
       correlation++;
+    }
+    if (window && step >= 1 && step <= 4) {
+      char name[32];
+      snprintf(name, sizeof name, "mprof window #%d", step);
+      mprof_range_record r;
+      memset(&r, 0, sizeof r);
+      r.start = t - 1000;
+      r.end = t + 4 * 20000 + 20000;
+      r.name = mprof_writer_string(w, name);
+      r.domain = mprof_writer_string(w, "mprof");
+      r.thread_id = 42;
+      CHECK(mprof_writer_append(w, NULL, MPROF_SECTION_RANGES, &r));
     }
     t += 1000000;
   }

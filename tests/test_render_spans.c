@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "analysis_util.h"
+#include "megakernels_fixture.h"
 #include "test_render_fixture.h"
 #include "mprof/synth.h"
 
@@ -614,6 +615,120 @@ static void test_mkprof_opens_with_params(void **state) {
   assert_non_null(strstr(mprof_render_error(), "bad.mkprof"));
 }
 
+/* ---- a megakernel, as the Megakernels converter writes it ---------------
+ */
+
+/* What a view drew: every string, as drawn. */
+typedef struct seen_text {
+  char text[64 * 4][96];
+  size_t count;
+} seen_text;
+
+static seen_text *drawn;
+
+static void see(void *ctx, const char *text, double x, double y, double width) {
+  (void)ctx;
+  (void)x;
+  (void)y;
+  (void)width;
+  if (drawn->count < 64 * 4)
+    snprintf(drawn->text[drawn->count++], sizeof drawn->text[0], "%s", text);
+}
+
+static size_t times_drawn(const char *text) {
+  size_t n = 0;
+  for (size_t i = 0; i < drawn->count; i++)
+    n += strcmp(drawn->text[i], text) == 0;
+  return n;
+}
+
+static size_t drawn_starting(const char *prefix) {
+  size_t n = 0;
+  for (size_t i = 0; i < drawn->count; i++)
+    n += strncmp(drawn->text[i], prefix, strlen(prefix)) == 0;
+  return n;
+}
+
+static void draw_seen(const mprof_render_model *m, const mprof_render_view *v,
+                      int tab, int width, int height, const char *png) {
+  drawn->count = 0;
+  mprof_render_observe_text(see, NULL);
+  fix_image img = fix_draw(m, v, tab, width, height);
+  mprof_render_observe_text(NULL, NULL);
+  fix_save(&img, png);
+  fix_free(&img);
+}
+
+/* A .mkprof opens on Mega; its legend names each of the 9 instruction
+ * types once and whole (not once per unit, not stopping after a few),
+ * wide or narrow; every SM's label is whole ("GPU 1 · SM 15", not
+ * "GPU 1 · S…"); the Summary names the GPUs without the compute
+ * capability and clock the format does not hold. */
+static void test_megakernel_legend_and_labels(void **state) {
+  (void)state;
+  static const char *const types[] = {
+      "Attn Norm",           "QKV Rope",           "Partial Attention",
+      "Attention Reduction", "O Proj Residual",    "MLP Norm",
+      "Upgate SiLU",         "Down Proj Residual", "RMS LM Head"};
+  const char *path = test_path("megakernels.mkprof");
+  assert_int_equal(megakernels_fixture_write(path), 0);
+  mprof_render_model *m;
+  if (mprof_render_model_open(&m, path, NULL))
+    fail_msg("%s", mprof_render_error());
+  assert_int_equal(mprof_render_model_first_tab(m), MPROF_RENDER_MEGA);
+  drawn = (seen_text *)calloc(1, sizeof *drawn);
+  assert_non_null(drawn);
+  mprof_render_view v;
+  mprof_render_view_init(&v, m);
+  mprof_render_view_open_span_tab(&v, m, 0);
+  static const struct {
+    int width, height;
+    double sm_height; /* 0: the SMs fit the view */
+    const char *png;
+  } sizes[] = {{1600, 1000, 0, "megakernels-mega.png"},
+               {1000, 700, 0, "megakernels-mega-narrow.png"},
+               {1000, 700, 60, "megakernels-mega-rows.png"}};
+  for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+    v.sm_height = sizes[z].sm_height;
+    v.scroll_y = 0;
+    draw_seen(m, &v, MPROF_RENDER_MEGA, sizes[z].width, sizes[z].height,
+              sizes[z].png);
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+      if (times_drawn(types[t]) != 1)
+        fail_msg("%dx%d: '%s' drawn %zu times", sizes[z].width, sizes[z].height,
+                 types[t], times_drawn(types[t]));
+    for (size_t i = 0; i < drawn->count; i++)
+      if (strncmp(drawn->text[i], "GPU ", 4) == 0 &&
+          strstr(drawn->text[i], "\u2026"))
+        fail_msg("%dx%d: an SM label cut to '%s'", sizes[z].width,
+                 sizes[z].height, drawn->text[i]);
+    /* The SMs that fit show their labels, GPU 0's first. */
+    assert_int_equal(times_drawn("GPU 0 \u00b7 SM 0"), 1);
+    if (!sizes[z].sm_height) {
+      for (uint32_t g = 0; g < MEGAKERNELS_GPUS; g++)
+        for (uint32_t sm = 0; sm < MEGAKERNELS_SMS_PER_GPU; sm++) {
+          char label[32];
+          snprintf(label, sizeof label, "GPU %u \u00b7 SM %u", g, sm);
+          if (times_drawn(label) != 1)
+            fail_msg("%dx%d: '%s' drawn %zu times", sizes[z].width,
+                     sizes[z].height, label, times_drawn(label));
+        }
+    } else {
+      assert_int_equal(times_drawn("consumer"), drawn_starting("GPU 0 "));
+    }
+  }
+  v.sm_height = 0;
+  draw_seen(m, &v, MPROF_RENDER_SUMMARY, 1600, 1000, "megakernels-summary.png");
+  assert_true(drawn_starting("GPU 1 MKPROF GPU 1 (16 SMs)") == 1 ||
+              drawn_starting("GPU 0 MKPROF GPU 0 (16 SMs)") == 1);
+  for (size_t i = 0; i < drawn->count; i++)
+    if (strstr(drawn->text[i], "sm_00") || strstr(drawn->text[i], "GHz") ||
+        strstr(drawn->text[i], "PC sampl") || strstr(drawn->text[i], "unknown"))
+      fail_msg("the Summary of a .mkprof says '%s'", drawn->text[i]);
+  free(drawn);
+  mprof_render_model_free(m);
+}
+
 /* ---- the demo
  * ---------------------------------------------------------------- */
 
@@ -879,6 +994,7 @@ int main(void) {
       cmocka_unit_test(test_density_colours_busy_share),
       cmocka_unit_test(test_projected_views_say_so),
       cmocka_unit_test(test_mkprof_opens_with_params),
+      cmocka_unit_test(test_megakernel_legend_and_labels),
       cmocka_unit_test(test_demo_activity),
       cmocka_unit_test(test_activity_two_gpus),
       cmocka_unit_test(test_samples_with_spans),

@@ -812,8 +812,9 @@ static void assert_same_records(const char *today_path,
   const mprof_section_entry *dir =
       (const mprof_section_entry *)(file + h->directory_offset);
   /* Every section but OPEN_RANGES, which only streamed files hold, and
-   * SOURCES, which is put into a finished file (mprof_sources_embed()). */
-  assert_int_equal(h->section_count, MPROF_SECTION_TYPE_MAX_ - 2);
+   * SOURCES and MKPROF, which are put into a finished file
+   * (mprof_sources_embed(), mprof_mkprof_to_trace()). */
+  assert_int_equal(h->section_count, MPROF_SECTION_TYPE_MAX_ - 3);
   for (uint32_t i = 0; i < h->section_count; i++) {
     uint32_t type = dir[i].type;
     size_t n_today, n_later;

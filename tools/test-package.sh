@@ -71,7 +71,7 @@ if [ -x /usr/bin/mprof-gtk ]; then
   if command -v man >/dev/null; then
     MANWIDTH=100 man mprof-gtk 2>/dev/null | grep -q "^ *-t, --tab=TAB  *Open on this tab" ||
       fail "man mprof-gtk does not show the viewer's options"
-    MANWIDTH=100 man mprof-gtk 2>/dev/null | grep -q "^ *Ctrl+F  *Trace: search" ||
+    MANWIDTH=100 man mprof-gtk 2>/dev/null | grep -q "^ *Ctrl+F  *find: kernel and NVTX range names" ||
       fail "man mprof-gtk does not list the viewer's keys"
   fi
 fi

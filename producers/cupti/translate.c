@@ -290,6 +290,27 @@ void mprof_cupti_translate_process(mprof_cupti_translate *t,
   pthread_mutex_unlock(&t->lock);
 }
 
+void mprof_cupti_translate_window_piece(mprof_cupti_translate *t,
+                                        uint64_t start, uint64_t end,
+                                        uint64_t index, uint32_t thread) {
+  pthread_mutex_lock(&t->lock);
+  if (!t->finished) {
+    char name[48];
+    snprintf(name, sizeof name, "mprof window #%llu",
+             (unsigned long long)index);
+    mprof_range_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.start = start;
+    rec.end = end < start ? start : end;
+    rec.name = mprof_writer_string(t->w, name);
+    rec.domain = mprof_writer_string(t->w, "mprof");
+    rec.thread_id = thread;
+    if (mprof_writer_append(t->w, NULL, MPROF_SECTION_RANGES, &rec) == 0)
+      t->stats.ranges++;
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
 void mprof_cupti_translate_capture(mprof_cupti_translate *t,
                                    const mprof_capture_record *rec,
                                    const char *spec) {

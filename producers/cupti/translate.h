@@ -158,6 +158,16 @@ void mprof_cupti_translate_process(mprof_cupti_translate *t,
  * kernel regex as given, "" none). Called again as it changes; checkpoints
  * snapshot it and mprof_cupti_translate_finish() writes the last one.
  */
+/**
+ * Piece @p index (1-based) of the capture window, from @p start to @p end,
+ * opened on thread @p thread: a range "mprof window #INDEX" of the domain
+ * "mprof", so that readers can take a window's repeats as steps (the
+ * Kineto export's ProfilerStep spans, `mprof ranks`).
+ */
+void mprof_cupti_translate_window_piece(mprof_cupti_translate *t,
+                                        uint64_t start, uint64_t end,
+                                        uint64_t index, uint32_t thread);
+
 void mprof_cupti_translate_capture(mprof_cupti_translate *t,
                                    const mprof_capture_record *rec,
                                    const char *spec);

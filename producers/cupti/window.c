@@ -188,6 +188,9 @@ static void window_finish_work(void) {
 static pthread_mutex_t pieces_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t (*pieces)[2];
 static size_t piece_count, piece_capacity;
+/* The piece open now: since when, on which thread (capture_lock). */
+static uint64_t piece_on_ns;
+static uint32_t piece_thread;
 
 static void piece_mark(int on, uint64_t now) {
   pthread_mutex_lock(&pieces_lock);
@@ -232,7 +235,9 @@ int window_keeps(uint64_t start) {
 /* Do what the state machine asked; capture_lock held. */
 static void apply_locked(mprof_cupti_capture_change change) {
   if (change == MPROF_CUPTI_CAPTURE_ON) {
-    piece_mark(1, monotonic_raw_ns());
+    piece_on_ns = monotonic_raw_ns();
+    piece_thread = (uint32_t)syscall(SYS_gettid);
+    piece_mark(1, piece_on_ns);
     /* The kernel kind first, then PC sampling (activity_kernels()). */
     if (!g.window_kernels_on) {
       activity_kernels(1);
@@ -251,7 +256,10 @@ static void apply_locked(mprof_cupti_capture_change change) {
          (unsigned long long)g.capture.pieces);
   } else if (change == MPROF_CUPTI_CAPTURE_OFF) {
     window_finish_work();
-    piece_mark(0, monotonic_raw_ns());
+    uint64_t off = monotonic_raw_ns();
+    piece_mark(0, off);
+    mprof_cupti_translate_window_piece(g.tr, piece_on_ns, off, g.capture.pieces,
+                                       piece_thread);
     pc_window(0);
     if (g.window_pc_disable && g.pc_allowed && !g.cfg.pm_alternate)
       pc_phase(0);

@@ -307,6 +307,34 @@ else:
     else:
         print("pattern: 6 steps from A B A C, as expected")
 
+# ---- the fixture with a capture window: its repeats are the steps ----------
+# Steps 2 to 5 of the same launches inside "mprof window #1".."#4" ranges
+# (what `record --capture-range` writes): ProfilerStep#1..#4 hold them.
+window_trace = os.path.join(tmp, "window.mprof")
+r = subprocess.run([fixture, window_trace, "--window"], capture_output=True,
+                   text=True)
+if r.returncode != 0:
+    fail("kineto_fixture --window: %s" % r.stderr)
+else:
+    r = run("export", "--format", "kineto", "-o",
+            os.path.join(tmp, "window.json"), window_trace)
+    with open(os.path.join(tmp, "window.json"), encoding="utf-8") as f:
+        text = f.read()
+    by_cat, calls, steps = check_schema("window", text, json.loads(text))
+    names = [s["name"] for s in sorted(steps, key=lambda s: s["ts"])]
+    per_step = {}
+    for e in by_cat.get("kernel", []):
+        c = calls.get(e["args"]["correlation"])
+        k = step_of(steps, c["ts"]) if c else -2
+        if k >= 0:
+            per_step[k] = per_step.get(k, 0) + 1
+    if names != ["ProfilerStep#%d" % i for i in range(1, 5)] or \
+            per_step != {1: 4, 2: 4, 3: 4, 4: 4}:
+        fail("window: steps %s with kernels %s, expected ProfilerStep#1..4 "
+             "of 4 kernels each from the window's pieces" % (names, per_step))
+    else:
+        print("window: ProfilerStep#1..4 from the capture window's pieces")
+
 # ---- distributedInfo: a rank, written as HTA's regex finds it -------------
 # hta/common/trace_file.py create_rank_to_trace_dict: '"rank":\s+(\d+)'.
 ranked = []

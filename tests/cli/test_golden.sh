@@ -13,12 +13,18 @@
 # launch counts of `mprof info`, ...): a snapshot only says that nothing
 # changed, these say that it is right.
 #
+# A megakernel: a .mkprof as the Megakernels project's converter writes one
+# (TEST_MKPROF --write-megakernels), summarised by instruction type, GPU and
+# SM, with no note or advice that does not apply to it.
+#
 # usage: test_golden.sh MPROF_BIN SOURCE_DIR JSON_PRETTY SUMMARY_CHECK
+#        TEST_MKPROF
 set -u
 mprof=$1
 cd "$2" || exit 1
 json_pretty=$3
 summary_check=$4
+test_mkprof=$5
 golden=tests/golden
 status=0
 tmp=$(mktemp -d)
@@ -80,6 +86,22 @@ check_json gemm_pm.summary.json summary --json "samples/gemm_pm.mprof"
 check gemm-gemm_source.diff.txt diff --human --color=never --allow-disjoint \
   samples/gemm.mprof samples/gemm_source.mprof
 check demo-multi_gpu.diff.xml diff samples/demo.mprof samples/multi_gpu.mprof
+
+# The megakernel, written where only its name shows in the output.
+"$test_mkprof" --write-megakernels "$tmp/megakernels.mkprof" ||
+  { echo "FAIL: writing the megakernels fixture" >&2; status=1; }
+check_mk() { # NAME ARGS...: as check, on the megakernel, its folder left out
+  name=$1
+  shift
+  "$mprof" "$@" "$tmp/megakernels.mkprof" 2>&1 | sed "s|$tmp/||g" >"$tmp/mk.out"
+  compare "$name" "$tmp/mk.out"
+}
+check_mk megakernels.brief.txt summary --human --color=never
+check_mk megakernels.summary.txt summary --human --color=never --all --detail
+check_mk megakernels.summary.xml summary
+"$mprof" summary --json --all "$tmp/megakernels.mkprof" >"$tmp/mk.json" &&
+  "$summary_check" "$tmp/mk.json" 2 2 ||
+  { echo "FAIL: the megakernel's summary does not hold up (above)" >&2; status=1; }
 
 # The facts, on every sample: the summary against `mprof info`'s counts.
 for s in demo gemm gemm_source multi_gpu transformer_forward gemm_pm \

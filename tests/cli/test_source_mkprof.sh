@@ -1,23 +1,14 @@
 #!/bin/sh
 # mprof source / mprof mkprof: what a user sees, exit statuses included.
 # Usage: test_source_mkprof.sh MPROF TMPDIR TEST_MKPROF TEST_SOURCE
+#        [HAVE_RENDER]
 mprof=$1
 tmp=$2/cli-source-$$
 test_mkprof=$3
 test_source=$4
-mkdir -p "$tmp"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# expect STATUS PATTERN CMD...: exit status and a line of output matching
-expect() {
-  want=$1 pattern=$2
-  shift 2
-  out=$("$@" 2>&1)
-  got=$?
-  [ "$got" -eq "$want" ] || fail "$* exited $got, wanted $want: $out"
-  [ -z "$pattern" ] || echo "$out" | grep -q -- "$pattern" ||
-    fail "$*: no '$pattern' in: $out"
-}
+have_render=${5:-0}
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
 "$test_mkprof" --write-trace "$tmp/spans.mprof" || fail "writing the trace"
 expect 0 "wrote $tmp/s.mkprof: 108 spans as 18 instructions on 8 processors" \
@@ -59,6 +50,40 @@ for cmd in info summary; do
   echo "$out" | grep -q "^mprof: $tmp/cut.mkprof: at byte " ||
     fail "$cmd on a cut MKPROF: $out"
 done
+
+# A megakernel as the Megakernels converter writes it: its summary speaks
+# of instruction types, GPUs and SMs, and of nothing the format cannot hold.
+"$test_mkprof" --write-megakernels "$tmp/mk.mkprof" || fail "writing the megakernel"
+out=$("$mprof" summary --human --color=never --top 2 "$tmp/mk.mkprof" 2>&1)
+for want in "768 instructions of 9 types" "Attn Norm" "QKV Rope" \
+  "SM tail: SM 15 ends" "the kernel is persistent"; do
+  echo "$out" | grep -q -- "$want" || fail "the megakernel's summary lacks '$want': $out"
+done
+for unwanted in "PC sampl" "unknown" "grid-stride" "mprof sass" "counters"; do
+  echo "$out" | grep -q -- "$unwanted" &&
+    fail "the megakernel's summary speaks of '$unwanted': $out"
+done
+# mprof view opens it on Mega, and names its GPUs without the compute
+# capability and clock that MKPROF does not hold.
+if [ "$have_render" = 1 ]; then
+  expect 0 "wrote $tmp/mk.png: Mega, 1600x1000, kernel megakernel (MKPROF) (measured)" \
+    "$mprof" view "$tmp/mk.mkprof" --render "$tmp/mk.png"
+  expect 0 "wrote $tmp/mk-sum.png: Summary" \
+    "$mprof" view "$tmp/mk.mkprof" --tab summary --render "$tmp/mk-sum.png"
+fi
+expect 0 "^device 1   MKPROF GPU 1 (16 SMs)$" "$mprof" info "$tmp/mk.mkprof"
+# import then export gives the file back whole: every name, param, event
+# type, controller event and event (9,216 + 1,535), byte for byte.
+expect 0 "wrote $tmp/mk.mprof" "$mprof" mkprof import "$tmp/mk.mkprof" -o "$tmp/mk.mprof"
+expect 0 "sections .* MKPROF=" "$mprof" info "$tmp/mk.mprof"
+expect 0 "whole: 768 instructions on 32 processors, 10751 events" \
+  "$mprof" mkprof export "$tmp/mk.mprof" -o "$tmp/mk-back.mkprof"
+cmp "$tmp/mk.mkprof" "$tmp/mk-back.mkprof" ||
+  fail "import then export changed the .mkprof"
+expect 0 "holds      768 instructions, 2304 unit bars, 9216 events (0 errors), 1535 controller events" \
+  "$mprof" mkprof info "$tmp/mk-back.mkprof"
+out=$("$mprof" info "$tmp/mk.mkprof" 2>&1)
+echo "$out" | grep -q "sm_00\|GHz" && fail "info on a .mkprof: $out"
 
 "$test_source" --write-run "$tmp/run.mprof" || fail "writing the run"
 expect 0 "spans      32 in 8 launches; 17 overflowed" \

@@ -30,7 +30,8 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "suite: no build folder ${2:-b
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   names=(verdicts programs faults blocks validate validate_source validate_multi
-    sets trace_tab nvtx_sample pm_sweep capture_cost capture_window empty_child)
+    sets trace_tab nvtx_sample pm_sweep capture_cost capture_window empty_child
+    alternate source_lines kineto ranks calibrate sol_ncu)
 fi
 for name in "${names[@]}"; do
   [ -f "$here/$name.sh" ] || { echo "suite: no check $here/$name.sh" >&2; exit 2; }

@@ -142,6 +142,17 @@ grep -q "^selftest: 0 failure(s)" "$tmp/log" || fail "welcome page: $(grep -v ':
 grep -q "the dropped trace is the first recent trace" "$tmp/log" || fail "no drop checked: $(cat "$tmp/log")"
 not_blank "$tmp/wshots/welcome.png"
 not_blank "$tmp/wshots/dropped.png"
+# A Megakernels .mkprof (spans exported by `mprof mkprof export`) opens
+# on Mega, and the whole self-test holds there too.
+"$mprof" synth -o "$tmp/spans.mprof" --spans 4000 --seed 5 >/dev/null &&
+  "$mprof" mkprof export "$tmp/spans.mprof" -o "$tmp/spans.mkprof" >/dev/null ||
+  fail "could not write a .mkprof"
+"$gtk" --smoke-test "$tmp/mkshots" "$tmp/spans.mkprof" >"$tmp/log" 2>"$tmp/err" ||
+  fail "mprof-gtk on a .mkprof exited $?: $(cat "$tmp/err")"
+grep -q "^selftest: ok: a .mkprof opens on Mega" "$tmp/log" ||
+  fail "a .mkprof did not open on Mega: $(grep -v ': ok:' "$tmp/log")"
+grep -q "^selftest: 0 failure(s)" "$tmp/log" ||
+  fail ".mkprof: $(grep -v ': ok:' "$tmp/log")"
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "GUI smoke test passed"

@@ -328,6 +328,20 @@ MPROF_API size_t mprof_diagnosis_note_count(const mprof_diagnosis *diagnosis);
 MPROF_API const mprof_note *
 mprof_diagnosis_note(const mprof_diagnosis *diagnosis, size_t index);
 
+/**
+ * Whether reports show @p dimension: a dimension judged from spans only in
+ * a trace with spans, and in a trace that holds instruction timings only
+ * (a Megakernels MKPROF: no PC samples, counters or device limits can be
+ * in it) only the dimensions it could judge. 0 for NULL.
+ */
+MPROF_API int
+mprof_diagnosis_dimension_reported(const mprof_diagnosis *diagnosis,
+                                   const mprof_dimension *dimension);
+
+/** 1 when @p trace holds instruction timings only: it was imported from a
+ * Megakernels MKPROF file (META capture.mode = mkprof). */
+MPROF_API int mprof_trace_is_mkprof(const mprof_trace *trace);
+
 /* ---- reports ------------------------------------------------------------ */
 
 /** Report formats. Values are pinned. */

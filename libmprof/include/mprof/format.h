@@ -34,7 +34,7 @@ extern "C" {
 #define MPROF_FORMAT_MAGIC "MPROF\x00\r\n"
 #define MPROF_FORMAT_MAGIC_SIZE 8
 #define MPROF_FORMAT_VERSION_MAJOR 1
-#define MPROF_FORMAT_VERSION_MINOR 5
+#define MPROF_FORMAT_VERSION_MINOR 6
 
 /** String reference 0 is always the empty string. */
 #define MPROF_STR_NONE 0u
@@ -95,7 +95,12 @@ typedef enum mprof_section_type {
   /** Source files of the sampled kernels: mprof_source_entry headers, each
    *  followed by its path and its text (bytes; format 1.5). */
   MPROF_SECTION_SOURCES = 24,
-  MPROF_SECTION_TYPE_MAX_ = 24
+  /** The Megakernels MKPROF1.2 file a trace was imported from, verbatim
+   *  (bytes; format 1.6), so that `mprof mkprof export` gives it back
+   *  whole: names, params, event types, controller events and every
+   *  event, which the spans do not hold. */
+  MPROF_SECTION_MKPROF = 25,
+  MPROF_SECTION_TYPE_MAX_ = 25
 } mprof_section_type;
 
 /** Directory entry: 32 bytes, one per section, at directory_offset. */

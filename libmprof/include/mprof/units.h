@@ -45,6 +45,14 @@ MPROF_API void mprof_format_bandwidth(char *buf, size_t size,
 MPROF_API void mprof_format_tick(char *buf, size_t size, double ns,
                                  double step_ns);
 
+/** A GPU's traits as every view spells them: "sm_90, 132 SMs, 1.98 GHz",
+ * leaving out what the trace does not know (a compute capability of 0.0,
+ * no SMs, no clock); "unknown" when it knows none of them. */
+MPROF_API void mprof_format_device_traits(char *buf, size_t size,
+                                          uint32_t cc_major, uint32_t cc_minor,
+                                          uint32_t sm_count,
+                                          uint32_t core_clock_khz);
+
 #ifdef __cplusplus
 }
 #endif

@@ -665,7 +665,10 @@ static void make_trace_notes(mprof_diagnosis *d,
     add_note(d, "no_launches",
              "The trace holds no kernel launches: nothing ran on the GPU "
              "while recording, or the activity records were lost.");
-  if (!mprof_join_sample_total(join)) {
+  /* An MKPROF holds instruction timings only: no samples, counters or
+   * code could be in it, so saying they are missing would not help. */
+  int timings_only = mprof_trace_is_mkprof(t);
+  if (!mprof_join_sample_total(join) && !timings_only) {
     const char *mode = mprof_trace_meta(t, "pc.mode");
     add_note(d, "no_samples",
              mprof__arena_printf(
@@ -676,7 +679,7 @@ static void make_trace_notes(mprof_diagnosis *d,
                  "--pc-mode continuous).",
                  mode ? mode : "unknown"));
   }
-  if (launches && !mprof_throughput_available(d->throughput))
+  if (launches && !mprof_throughput_available(d->throughput) && !timings_only)
     add_note(d, "no_counters",
              mprof__arena_printf(
                  a,
@@ -725,7 +728,7 @@ static void make_trace_notes(mprof_diagnosis *d,
                  "and samples; hot instructions without SASS or source "
                  "lines): %s.",
                  problem));
-  else if (!mprof_join_sidecar(join))
+  else if (!mprof_join_sidecar(join) && !timings_only)
     add_note(d, "no_sidecar",
              mprof__arena_printf(
                  a,
@@ -886,6 +889,21 @@ mprof_diagnosis_kernel(const mprof_diagnosis *diagnosis, size_t index) {
   return diagnosis && index < diagnosis->kernel_count
              ? &diagnosis->kernels[index]
              : NULL;
+}
+
+int mprof_trace_is_mkprof(const mprof_trace *trace) {
+  const char *mode = trace ? mprof_trace_meta(trace, "capture.mode") : NULL;
+  return mode && strcmp(mode, "mkprof") == 0;
+}
+
+int mprof_diagnosis_dimension_reported(const mprof_diagnosis *diagnosis,
+                                       const mprof_dimension *dimension) {
+  if (!diagnosis || !dimension)
+    return 0;
+  if (dimension->id >= MPROF_DIM_FIRST_SPAN && !diagnosis->trace_spans)
+    return 0;
+  return dimension->state != MPROF_STATE_UNKNOWN ||
+         !mprof_trace_is_mkprof(mprof_join_trace(diagnosis->join));
 }
 
 size_t mprof_diagnosis_note_count(const mprof_diagnosis *diagnosis) {

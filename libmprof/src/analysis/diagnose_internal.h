@@ -54,6 +54,7 @@ typedef struct span_balance {
   uint32_t sms;        /* SMs with spans in it */
   uint32_t busiest_sm; /* its busiest SM */
   uint32_t last_sm;    /* the SM that finished last */
+  uint32_t device_sms; /* its device's SM count; 0 unknown */
   double max_busy_ns;  /* busiest SM's busy time */
   double mean_busy_ns; /* mean over its SMs */
   double tail_ns;      /* last finish - median finish */
@@ -91,7 +92,10 @@ typedef struct kernel_work {
   const char *notes[8];
   size_t note_count;
   int tail_measured; /* the tail effect was judged from block spans */
-  double tail_busy;  /* then: the measured SM-time busy share */
+  /* A persistent kernel: its grid is at most one block per SM of its
+   * device, so its tail is in the work each block does, not the grid. */
+  int persistent;
+  double tail_busy; /* then: the measured SM-time busy share */
 } kernel_work;
 
 static inline double share_of(uint64_t part, uint64_t whole) {

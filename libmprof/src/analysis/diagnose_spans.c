@@ -76,6 +76,7 @@ static void fold_launch(span_balance *b, const uint64_t *busy,
     b->sms = (uint32_t)sms;
     b->busiest_sm = busiest;
     b->last_sm = last_sm;
+    b->device_sms = device_sms;
     b->max_busy_ns = (double)max_busy;
     b->mean_busy_ns = mean;
     b->tail_ns = (double)(last - median);
@@ -200,14 +201,18 @@ static void measured_tail_effect(kernel_work *w, const span_balance *b) {
   t->state = state;
   t->cost = 1.0 - busy;
   w->tail_measured = 1;
+  w->persistent =
+      b->device_sms && occ->grid_blocks && occ->grid_blocks <= b->device_sms;
   w->tail_busy = busy;
+  /* The projection only where the device limits let one be made. */
   t->detail = mprof__arena_printf(
       &w->d->arena,
       "Measured over %llu launch%s of block spans: SMs are busy %s of the "
       "time from the first block's start to the last block's end (%s idle, "
-      "waiting for the last blocks). Projected from the grid: %s",
+      "waiting for the last blocks).%s%s",
       (unsigned long long)b->launches, b->launches == 1 ? "" : "es", p, idle,
-      t->detail);
+      occ->known ? " Projected from the grid: " : "",
+      occ->known ? t->detail : "");
 }
 
 void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
@@ -252,10 +257,13 @@ void mprof__diagnose_judge_spans(kernel_work *w, const span_balance *b,
         &w->d->arena,
         "Uneven work across SMs: the busiest (SM %u) is busy %s against a "
         "mean of %s over %u SM%s (%.2fx), so %s of the SM time waits on "
-        "it; spread the work more evenly (smaller or dynamically scheduled "
-        "tiles).",
-        b->busiest_sm, mb, mean, b->sms, mprof__plural(b->sms), b->imbalance,
-        p);
+        "it; spread the work more evenly (%s).",
+        b->busiest_sm, mb, mean, b->sms, mprof__plural(b->sms), b->imbalance, p,
+        b->device_sms && w->out->occupancy->grid_blocks &&
+                w->out->occupancy->grid_blocks <= b->device_sms
+            ? "the kernel is persistent, one block per SM: move work from "
+              "the busiest SM's queue to the others"
+            : "smaller or dynamically scheduled tiles");
   measured_tail_effect(w, b);
   tail->state = judge(b->tail, SM_TAIL_MINOR, SM_TAIL_ISSUE);
   tail->cost = b->tail * 0.5;

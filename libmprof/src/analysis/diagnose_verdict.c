@@ -119,7 +119,19 @@ static const char *verdict_text(kernel_work *w, uint32_t dim) {
     const mprof_occupancy *occ = o->occupancy;
     uint64_t slots = (uint64_t)occ->sm_count * occ->blocks_per_sm;
     pct(p, sizeof p, o->weighted_tail);
-    if (w->tail_measured && !occ->blocks_per_sm) {
+    if (w->tail_measured && w->persistent) {
+      /* One block per SM for the whole run: no grid size or grid-stride
+       * loop changes the tail, the work each SM is given does. */
+      pct(p, sizeof p, w->tail_busy);
+      head = mprof__arena_printf(
+          a,
+          "Tail effect (measured from block spans): SMs are busy only %s of "
+          "the kernel's time; the kernel is persistent (%llu block%s, at "
+          "most one per SM), so the idle SMs wait on the work still queued "
+          "on the last ones: balance the work each SM is given.",
+          p, (unsigned long long)occ->grid_blocks,
+          mprof__plural(occ->grid_blocks));
+    } else if (w->tail_measured && !occ->blocks_per_sm) {
       pct(p, sizeof p, w->tail_busy);
       head = mprof__arena_printf(
           a,
@@ -266,7 +278,10 @@ void mprof__diagnose_make_verdict(kernel_work *w) {
           "No bottleneck stands out: every dimension is within its "
           "thresholds (largest stall: %s %s).",
           o->stalls[0].reason, p);
-    } else
+    } else if (mprof_trace_is_mkprof(mprof_join_trace(w->join)))
+      o->verdict = "No bottleneck in the SM timings: the SMs are evenly "
+                   "loaded and finish together.";
+    else
       o->verdict = "No bottleneck visible without PC samples: occupancy, "
                    "waves and launch gaps are fine; record with PC sampling "
                    "to see where warps stall.";

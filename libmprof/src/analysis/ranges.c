@@ -451,7 +451,9 @@ static int build(mprof_range_times *out, const mprof_trace *trace) {
     const char *name = mprof_trace_string(trace, ranges[i].name);
     const char *domain = mprof_trace_string(trace, ranges[i].domain);
     range_group[i] = NONE;
-    if (!name || !*name)
+    /* The producer's own ranges (a capture window's pieces, domain
+     * "mprof") are not the program's: no launch is theirs. */
+    if (!name || !*name || (domain && strcmp(domain, "mprof") == 0))
       continue;
     uint32_t at = group_of(&g, domain ? domain : "", name);
     if (at == NONE) {

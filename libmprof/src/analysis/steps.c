@@ -208,6 +208,26 @@ int mprof__steps_from_ranges(mprof__step **out, size_t *count,
     steps[found++] = (mprof__step){ranges[i].start, ranges[i].end,
                                    ranges[i].thread_id, (uint64_t)number};
   }
+  size_t found_program = found;
+  /* Without steps of the program's own, a capture window's repeats: the
+   * producer's "mprof window #N" ranges (domain "mprof"). */
+  for (size_t i = 0; i < n && !found_program; i++) {
+    const char *name = mprof_trace_string(trace, ranges[i].name);
+    const char *domain = mprof_trace_string(trace, ranges[i].domain);
+    char *end = NULL;
+    if (strncmp(name, "mprof window #", 14) != 0 || !domain ||
+        strcmp(domain, "mprof") != 0)
+      continue;
+    unsigned long long number = strtoull(name + 14, &end, 10);
+    if (!end || *end || end == name + 14)
+      continue;
+    if (MPROF__GROW(steps, capacity, found + 1)) {
+      free(steps);
+      return mprof__error_set(MPROF_ENOMEM, "out of memory");
+    }
+    steps[found++] = (mprof__step){ranges[i].start, ranges[i].end,
+                                   ranges[i].thread_id, (uint64_t)number};
+  }
   if (found > 1)
     qsort(steps, found, sizeof *steps, step_order);
   /* A number seen again (nested "step 3" ranges, two threads) keeps its

@@ -53,8 +53,10 @@ int mprof__steps_from_pattern(mprof__step **out, size_t *count,
                               const mprof__call_index *idx);
 
 /**
- * Steps from the NVTX ranges named like steps, in time order; a step
- * number seen twice keeps its first range. With @p skip_profiler_steps,
+ * Steps from the NVTX ranges named like steps, in time order, or without
+ * them from a capture window's pieces (the CUPTI producer's ranges
+ * "mprof window #N" of the domain "mprof"); a step number seen twice keeps
+ * its first range. With @p skip_profiler_steps,
  * ranges already named "ProfilerStep#N" are left out. Returns 0 or
  * MPROF_ENOMEM; *out is the caller's.
  */

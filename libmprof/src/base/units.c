@@ -125,3 +125,21 @@ void mprof_format_tick(char *buf, size_t size, double ns, double step_ns) {
   snprintf(text, sizeof text, "%.*f", decimals, fabs(ns) / unit);
   snprintf(buf, size, "%s%s %s", ns < 0 ? "-" : "+", text, name);
 }
+
+void mprof_format_device_traits(char *buf, size_t size, uint32_t cc_major,
+                                uint32_t cc_minor, uint32_t sm_count,
+                                uint32_t core_clock_khz) {
+  if (!buf || !size)
+    return;
+  char cc[32] = "", sms[32] = "", clock[32] = "";
+  if (cc_major || cc_minor)
+    snprintf(cc, sizeof cc, "sm_%u%u", cc_major, cc_minor);
+  if (sm_count)
+    snprintf(sms, sizeof sms, "%u SM%s", sm_count, sm_count == 1 ? "" : "s");
+  if (core_clock_khz)
+    snprintf(clock, sizeof clock, "%.2f GHz", core_clock_khz / 1e6);
+  snprintf(buf, size, "%s%s%s%s%s", cc, *cc && *sms ? ", " : "", sms,
+           (*cc || *sms) && *clock ? ", " : "", clock);
+  if (!*buf)
+    snprintf(buf, size, "unknown");
+}

@@ -293,16 +293,10 @@ static void kw_calls(kineto_writer *w, const mprof_diagnosis *diag,
   }
 }
 
-/* NVTX ranges as user annotations; @p steps receives ProfilerStep spans
- * made of the ranges named like steps (those already named ProfilerStep#N
- * are written as they are and not again). */
-static int kw_ranges(kineto_writer *w, const mprof_trace *trace,
-                     kineto_step **steps, size_t *step_count) {
+/* NVTX ranges as user annotations. */
+static void kw_ranges(kineto_writer *w, const mprof_trace *trace) {
   size_t n;
   const mprof_range_record *ranges = mprof_trace_ranges(trace, &n);
-  *steps = NULL;
-  *step_count = 0;
-  size_t capacity = 0;
   for (size_t i = 0; i < n; i++) {
     const mprof_range_record *r = &ranges[i];
     const char *name = mprof_trace_string(trace, r->name);
@@ -311,15 +305,7 @@ static int kw_ranges(kineto_writer *w, const mprof_trace *trace,
                     w->pid, r->thread_id, r->start, r->end);
     mprof__fields_u64(&a, "External id", w->external_ids++);
     fputs("}}", w->f);
-    long long number = mprof__step_number(name);
-    if (number < 0 || strncmp(name, "ProfilerStep#", 13) == 0)
-      continue;
-    if (MPROF__GROW(*steps, capacity, *step_count + 1))
-      return mprof__error_set(MPROF_ENOMEM, "out of memory");
-    (*steps)[(*step_count)++] =
-        (kineto_step){r->start, r->end, r->thread_id, (uint64_t)number};
   }
-  return MPROF_OK;
 }
 
 static int has_profiler_steps(const mprof_trace *trace) {
@@ -403,7 +389,11 @@ int mprof__export_kineto(FILE *f, const mprof_diagnosis *const *traces,
   kw_names(&w, trace);
   kineto_step *steps = NULL;
   size_t step_count = 0;
-  int rc = kw_ranges(&w, trace, &steps, &step_count);
+  kw_ranges(&w, trace);
+  /* ProfilerStep spans from the ranges named like steps (those already
+   * named ProfilerStep#N are written as they are, not again), or a
+   * capture window's pieces (analysis/steps.c). */
+  int rc = mprof__steps_from_ranges(&steps, &step_count, trace, 1);
   if (!nc) {
     /* No calls: HTA would drop every kernel from a trace with steps, as it
      * keeps those whose launching call falls before the last step. */

@@ -189,6 +189,10 @@ static int rewrite(const mprof_trace *trace, const char *path, unsigned flags,
       mprof_trace_section(trace, MPROF_SECTION_SOURCES, &sources);
   if (!rc && sources)
     rc = mprof__trace_put_section(path, MPROF_SECTION_SOURCES, bytes, sources);
+  size_t mkprof;
+  bytes = mprof_trace_section(trace, MPROF_SECTION_MKPROF, &mkprof);
+  if (!rc && mkprof)
+    rc = mprof__trace_put_section(path, MPROF_SECTION_MKPROF, bytes, mkprof);
   return rc;
 }
 

@@ -18,7 +18,8 @@ static const char *const section_names[SECTION_COUNT] = {
     "KERNELS",         "SHAPES",    "LAUNCHES",      "MEMOPS",     "RANGES",
     "REGIONS",         "SPANS",     "STALL_REASONS", "PC_SAMPLES", "CUBINS",
     "BLOBS",           "DROPS",     "PM_METRICS",    "PM_SAMPLES", "API_CALLS",
-    "MEMORY_ACCESSES", "PROCESSES", "OPEN_RANGES",   "CAPTURE",    "SOURCES"};
+    "MEMORY_ACCESSES", "PROCESSES", "OPEN_RANGES",   "CAPTURE",    "SOURCES",
+    "MKPROF"};
 
 const char *mprof_section_name(uint32_t type) {
   return type < SECTION_COUNT && section_names[type] ? section_names[type]
@@ -61,6 +62,7 @@ static const struct section_layout {
     [MPROF_SECTION_OPEN_RANGES] = {1, 40},
     [MPROF_SECTION_CAPTURE] = {1, 96},
     [MPROF_SECTION_SOURCES] = {1, 1},
+    [MPROF_SECTION_MKPROF] = {1, 1},
 };
 
 uint32_t mprof__layout_version(uint32_t type) {

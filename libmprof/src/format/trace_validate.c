@@ -278,6 +278,16 @@ static int check_sources(const mprof_trace *t) {
   return 0;
 }
 
+/* MKPROF: a file of its own, read whole when exported; here only its
+ * magic, so that a trace never carries something else under that name. */
+static int check_mkprof(const mprof_trace *t) {
+  const section_view *v = &t->sections[MPROF_SECTION_MKPROF];
+  if (v->data && (v->length < 10 || memcmp(v->data, "MKPROF1.2\n", 10) != 0))
+    return BAD(t, MPROF_SECTION_MKPROF, v->offset,
+               "does not start as an MKPROF1.2 file");
+  return 0;
+}
+
 int mprof__trace_validate_tables(mprof_trace *t) {
   for (uint32_t section = 0; section <= MPROF_SECTION_TYPE_MAX_; section++)
     CHECK(check_section(t, section));
@@ -324,6 +334,7 @@ int mprof__trace_validate_tables(mprof_trace *t) {
           i, (unsigned long long)cb[i].blob_size,
           (unsigned long long)cb[i].blob_offset, (unsigned long long)blob_len);
   CHECK(check_sources(t));
+  CHECK(check_mkprof(t));
   const mprof_pm_metric_record *pm = mprof_trace_pm_metrics(t, &n);
   for (size_t i = 0; i < n; i++)
     if (pm[i].column >= MPROF_PM_MAX_METRICS)

@@ -146,6 +146,7 @@ static const struct {
     [MPROF_SECTION_CAPTURE] = {sizeof(mprof_capture_record), 0},
     /* Bytes, put into a finished file (mprof__trace_put_section()). */
     [MPROF_SECTION_SOURCES] = {1, 0},
+    [MPROF_SECTION_MKPROF] = {1, 0},
 };
 
 uint32_t mprof__record_size(uint32_t type) {
@@ -498,7 +499,7 @@ static int check_record_type(const mprof_writer *w, uint32_t type) {
   if (type == 0 || type > MPROF_SECTION_TYPE_MAX_ ||
       !mprof__record_size(type) || type == MPROF_SECTION_STRINGS ||
       type == MPROF_SECTION_BLOBS || type == MPROF_SECTION_DROPS ||
-      type == MPROF_SECTION_SOURCES)
+      type == MPROF_SECTION_SOURCES || type == MPROF_SECTION_MKPROF)
     return mprof__error_set(MPROF_EINVAL,
                             "%s: section type %u cannot take records here",
                             w->path, type);

@@ -414,6 +414,11 @@ void mprof__summary_fields(FILE *f, const mprof__summary_view *v, int json) {
                           process_fields, v);
   mprof__report_records(&doc, "note", "notes", mprof_diagnosis_note_count(v->d),
                         note_fields, v->d);
+  mprof__mega mega;
+  if (mprof__mega_build(&mega, v->trace)) {
+    mprof__mega_fields(&doc, &mega);
+    mprof__mega_free(&mega);
+  }
   if (v->shown) {
     const mprof_kernel_diagnosis *top =
         mprof_diagnosis_kernel(v->d, v->selected[0]);

@@ -182,7 +182,7 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
             st->dim, gain, a, saved, st->reset);
   for (size_t i = 0; i < k->dimension_count; i++) {
     const mprof_dimension *dim = mprof_kernel_diagnosis_dimension(k, i);
-    if (!mprof__summary_dimension_shown(v, dim))
+    if (!mprof_diagnosis_dimension_reported(v->d, dim))
       continue;
     const char *state = dim->state == MPROF_STATE_ISSUE
                             ? "ISSUE"
@@ -366,10 +366,13 @@ void mprof__summary_text(FILE *f, const mprof__summary_view *v,
   mprof_format_count(b, sizeof b, mprof_join_sample_total(v->join));
   fprintf(f,
           "%smprof summary%s %s · %zu device%s · %s launch%s · %s kernel "
-          "time · %s PC sample%s",
+          "time",
           st->bold, st->reset, mprof_trace_path(t), devices,
-          mprof__plural(devices), n, launches == 1 ? "" : "es", a, b,
-          mprof__plural(mprof_join_sample_total(v->join)));
+          mprof__plural(devices), n, launches == 1 ? "" : "es", a);
+  /* An MKPROF cannot hold PC samples: their count would tell nothing. */
+  if (!mprof_trace_is_mkprof(t))
+    fprintf(f, " · %s PC sample%s", b,
+            mprof__plural(mprof_join_sample_total(v->join)));
   size_t processes = mprof_trace_process_count(t);
   if (processes > 1)
     fprintf(f, " · %zu processes", processes);
@@ -378,6 +381,11 @@ void mprof__summary_text(FILE *f, const mprof__summary_view *v,
     fprintf(f, "%s! %s%s\n", st->yellow, mprof_diagnosis_note(v->d, i)->text,
             st->reset);
   fputc('\n', f);
+  mprof__mega mega;
+  if (mprof__mega_build(&mega, t)) {
+    mprof__mega_text(f, &mega, st);
+    mprof__mega_free(&mega);
+  }
   int brief = (v->opts->flags & MPROF_REPORT_BRIEF) != 0;
   if (brief)
     text_brief(f, v, st);

@@ -47,7 +47,9 @@ size_t mprof__summary_stalls_shown(const mprof_kernel_diagnosis *k) {
   return n;
 }
 
-/* Dimensions from spans appear only in traces that have spans. */
+/* XML and JSON: every dimension, but those from spans only in traces that
+ * have spans. The text (and the viewer) show fewer, as
+ * mprof_diagnosis_dimension_reported() says. */
 int mprof__summary_dimension_shown(const mprof__summary_view *v,
                                    const mprof_dimension *dim) {
   size_t spans;

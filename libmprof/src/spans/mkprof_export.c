@@ -299,6 +299,42 @@ static int write_all(FILE *f, const void *data, size_t size) {
 MPROF__VERSIONS(report_versions, "mkprof export report",
                 MPROF__END_OF(mprof_mkprof_export_report, extent_ns));
 
+/* A trace imported from MKPROF, exported whole: the file it came from,
+ * checked as mprof_mkprof_open() checks one. 1 when done (or failed: *rc
+ * says), 0 when the trace holds no MKPROF file. */
+static int export_imported(const mprof_trace *t, const char *path,
+                           mprof_mkprof_export_report *rep, int *rc) {
+  size_t size;
+  const void *bytes = mprof_trace_section(t, MPROF_SECTION_MKPROF, &size);
+  if (!bytes || !size)
+    return 0;
+  mprof_mkprof *m = NULL;
+  *rc = mprof_mkprof_parse(&m, bytes, size, mprof_trace_path(t));
+  if (*rc)
+    return 1;
+  const mprof_mkprof_layout *l = mprof_mkprof_get_layout(m);
+  mprof_mkprof_summary sum = MPROF_MKPROF_SUMMARY_INIT;
+  mprof_mkprof_summarize(m, &sum);
+  mprof_trace_spans(t, &rep->spans);
+  rep->processors = l->total_processors;
+  rep->max_instructions = l->max_instructions;
+  rep->instructions = sum.instructions;
+  rep->events = sum.events + sum.controller_events;
+  rep->base_ns = 0;
+  rep->extent_ns = sum.max_time;
+  mprof_mkprof_free(m);
+  mprof__file_out fo = {NULL, NULL, NULL};
+  *rc = mprof__file_out_open(&fo, path);
+  if (*rc)
+    return 1;
+  if (fwrite(bytes, 1, size, fo.f) != size)
+    *rc = mprof__error_set(MPROF_EIO, "%s: cannot write: %s", path,
+                           strerror(errno));
+  int closed = mprof__file_out_close(&fo, !*rc);
+  *rc = *rc ? *rc : closed;
+  return 1;
+}
+
 int mprof_mkprof_export(const mprof_trace *t, const char *path,
                         const mprof_mkprof_export_options *opts,
                         mprof_mkprof_export_report *report) {
@@ -312,6 +348,13 @@ int mprof_mkprof_export(const mprof_trace *t, const char *path,
   if (!opts || mprof__result_check(report, &report_versions))
     return MPROF_EVERSION;
   mprof_mkprof_export_report rep = MPROF_MKPROF_EXPORT_REPORT_INIT;
+  int whole = !opts->kernel_regex && opts->launch == MPROF_INDEX_NONE;
+  int imported_rc = 0;
+  if (whole && export_imported(t, path, &rep, &imported_rc)) {
+    if (!imported_rc && report)
+      mprof__result_store(report, &rep, &report_versions);
+    return imported_rc;
+  }
   size_t nspans, nkernels, ndevices, nregions, nstreams;
   const mprof_span_record *spans = mprof_trace_spans(t, &nspans);
   const mprof_stream_record *streams = mprof_trace_streams(t, &nstreams);

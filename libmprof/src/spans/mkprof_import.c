@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "format/copy.h"
 #include "format/processes.h"
 #include "internal.h"
 #include "mkprof_internal.h"
@@ -135,9 +136,14 @@ int mprof_mkprof_to_trace(const mprof_mkprof *m, const char *path) {
   /* One process that MKPROF says nothing about, owning every GPU. */
   if (!rc)
     rc = mprof__write_processes_from_meta(w, NULL, 0);
+  if (rc) {
+    mprof_writer_abort(w); /* NULL when it did not open */
+    return rc;
+  }
+  rc = mprof_writer_finish(w);
+  /* The file itself, for `mprof mkprof export` to give back whole. */
   if (!rc)
-    return mprof_writer_finish(w);
-  mprof_writer_abort(w); /* NULL when it did not open */
+    rc = mprof__trace_put_section(path, MPROF_SECTION_MKPROF, m->data, m->size);
   return rc;
 }
 

@@ -37,6 +37,14 @@ const char *mprof_render_error(void);
  * afterwards. */
 void mprof_render_shutdown(void);
 
+/** Called with every string a view draws, as drawn (an elided one ends in
+ * "…"), at its baseline's start (@p x, @p y) and its width, so that a test
+ * can check what a reader sees, whatever the surface. NULL stops it. One
+ * observer for the process; set it only where nothing draws meanwhile. */
+typedef void (*mprof_render_text_fn)(void *ctx, const char *text, double x,
+                                     double y, double width);
+void mprof_render_observe_text(mprof_render_text_fn fn, void *ctx);
+
 /* ---- tabs ---------------------------------------------------------------- */
 
 /** The views, in the order of the viewer's top bar. Mega, Density and
@@ -298,6 +306,9 @@ int mprof_render_model_is_demo(const mprof_render_model *model);
 /** 1 when the trace holds activity spans (SPANS records). A .mkprof file
  * given to mprof_render_model_open() is imported into one with them. */
 int mprof_render_model_has_spans(const mprof_render_model *model);
+/** The tab a trace opens on when none is asked for: Mega for a Megakernels
+ * .mkprof (instruction timings are all it holds), else Summary. */
+int mprof_render_model_first_tab(const mprof_render_model *model);
 /** Spans of the kernels named like kernel @p kernel (on every device). */
 size_t mprof_render_kernel_span_count(const mprof_render_model *model,
                                       int kernel);
