@@ -83,17 +83,31 @@ MPROF_API size_t mprof_name_set_count(const mprof_name_set *set);
 MPROF_API const char *mprof_name_set_short(const mprof_name_set *set,
                                            size_t index);
 
+/** The narrowest cut at which a set's names stay told apart (below it, the
+ * plain head…tail cut of mprof_name_middle()). */
+#define MPROF_NAME_FIT_MIN 12
+
+/** The widest cut that mprof_name_set_build() checks against the set's
+ * other names; wider cuts keep the telling part but are not checked. */
+#define MPROF_NAME_FIT_CHECKED 256
+
 /**
  * Short name @p index of @p set in at most @p max_chars characters, into
  * @p buf of @p size bytes: cut in the middle with MPROF_NAME_ELIDED, and
- * never through the part that tells it from the set's other names (where
- * it first differs from the one it is most like), which stays visible
- * between the head and the tail:
+ * never through the part that tells it from the set's other names, which
+ * stays visible between the head and the tail: where it first differs
+ * from the name sharing most of its beginning, and where it last differs
+ * from the one sharing most of its end:
  *
  *   sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x8_stage3_...
  *     -> sm80_xmma_g…tilesize64x128x8_st…_5x_cublas
  *
- * Returns @p buf.
+ * From MPROF_NAME_FIT_MIN to MPROF_NAME_FIT_CHECKED characters, two
+ * different short names of one set never cut alike: mprof_name_set_build()
+ * cuts the whole set at each of these widths, and a name that would read
+ * like another keeps a wider window around where they differ (its head
+ * and tail shrink, to 2 characters at least). Narrower cuts may read
+ * alike. Returns @p buf.
  */
 MPROF_API const char *mprof_name_set_fit(const mprof_name_set *set,
                                          size_t index, char *buf, size_t size,
