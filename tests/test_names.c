@@ -242,6 +242,49 @@ static void test_unique_in_trace(void **state) {
   mprof_trace_free(t);
 }
 
+/* ---- cut names stay apart ------------------------------------------------ */
+
+typedef struct {
+  const char *cut;
+  const char *whole;
+} cut_pair;
+
+static int by_cut(const void *x, const void *y) {
+  return strcmp(((const cut_pair *)x)->cut, ((const cut_pair *)y)->cut);
+}
+
+/* Every name of @p set cut to each width of [@p lo, @p hi]: two names
+ * whose short names differ never read alike, none is wider than the
+ * width. Returns the number of cut names seen. */
+static size_t check_cuts_apart(const mprof_name_set *set, const char *what,
+                               size_t lo, size_t hi) {
+  size_t n = mprof_name_set_count(set), cut = 0;
+  cut_pair *pairs = calloc(n ? n : 1, sizeof *pairs);
+  char(*bufs)[1024] = calloc(n ? n : 1, sizeof *bufs);
+  assert_non_null(pairs);
+  assert_non_null(bufs);
+  for (size_t width = lo; width <= hi; width++) {
+    for (size_t i = 0; i < n; i++) {
+      mprof_name_set_fit(set, i, bufs[i], sizeof bufs[i], width);
+      size_t chars = 0;
+      for (const char *p = bufs[i]; *p; p++)
+        chars += ((unsigned char)*p & 0xC0) != 0x80;
+      assert_true(chars <= width);
+      cut += strcmp(bufs[i], mprof_name_set_short(set, i)) != 0;
+      pairs[i] = (cut_pair){bufs[i], mprof_name_set_short(set, i)};
+    }
+    qsort(pairs, n, sizeof *pairs, by_cut);
+    for (size_t i = 1; i < n; i++)
+      if (strcmp(pairs[i].cut, pairs[i - 1].cut) == 0 &&
+          strcmp(pairs[i].whole, pairs[i - 1].whole) != 0)
+        fail_msg("%s at %zu characters: \"%s\" and \"%s\" both read \"%s\"",
+                 what, width, pairs[i - 1].whole, pairs[i].whole, pairs[i].cut);
+  }
+  free(bufs);
+  free(pairs);
+  return cut;
+}
+
 /* A set made by hand: repeats numbered, one full name kept as one. */
 static void test_set_edges(void **state) {
   (void)state;
@@ -291,6 +334,20 @@ static void test_set_edges(void **state) {
     free(many[i]);
   free(many);
 
+  /* A whole name that reads like another's cut keeps its text; the cut
+   * one, and the same full name on another GPU, move together. */
+  const char *alike[] = {
+      "abcdefghijklmnopqrstuvwxyz", "abcdef" MPROF_NAME_ELIDED "vwxyz",
+      "abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxy"};
+  assert_int_equal(mprof_name_set_build(&set, alike, 4), 0);
+  check_cuts_apart(set, "alike", MPROF_NAME_FIT_MIN, 30);
+  for (size_t width = MPROF_NAME_FIT_MIN; width < 30; width++) {
+    char a[64], b[64];
+    assert_string_equal(mprof_name_set_fit(set, 0, a, sizeof a, width),
+                        mprof_name_set_fit(set, 2, b, sizeof b, width));
+  }
+  mprof_name_set_free(set);
+
   /* The middle goes, the ends stay; characters, not bytes. */
   char buf[64];
   assert_string_equal(
@@ -303,50 +360,6 @@ static void test_set_edges(void **state) {
   assert_string_equal(mprof_name_middle(buf, sizeof buf, "short", 0), "");
   assert_string_equal(mprof_name_middle(buf, sizeof buf, NULL, 5), "");
   assert_string_equal(mprof_name_middle(buf, 4, "abcdefghij", 9), "abc");
-}
-
-/* ---- cut names stay apart ------------------------------------------------ */
-
-typedef struct {
-  const char *cut;
-  const char *whole;
-} cut_pair;
-
-static int by_cut(const void *x, const void *y) {
-  return strcmp(((const cut_pair *)x)->cut, ((const cut_pair *)y)->cut);
-}
-
-/* Every name of @p set cut to each width of [@p lo, @p hi]: two names
- * whose short names differ never read alike, none is wider than the
- * width. Returns the number of cut names seen. */
-static size_t check_cuts_apart(const mprof_name_set *set, const char *what,
-                               size_t lo, size_t hi) {
-  size_t n = mprof_name_set_count(set), cut = 0;
-  cut_pair *pairs = calloc(n ? n : 1, sizeof *pairs);
-  char(*bufs)[1024] = calloc(n ? n : 1, sizeof *bufs);
-  assert_non_null(pairs);
-  assert_non_null(bufs);
-  for (size_t width = lo; width <= hi; width++) {
-    for (size_t i = 0; i < n; i++) {
-      mprof_name_set_fit(set, i, bufs[i], sizeof bufs[i], width);
-      size_t chars = 0;
-      for (const char *p = bufs[i]; *p; p++)
-        chars += ((unsigned char)*p & 0xC0) != 0x80;
-      assert_true(chars <= width);
-      cut += strcmp(bufs[i], mprof_name_set_short(set, i)) != 0;
-      pairs[i] = (cut_pair){bufs[i], mprof_name_set_short(set, i)};
-    }
-    qsort(pairs, n, sizeof *pairs, by_cut);
-    for (size_t i = 1; i < n; i++)
-      if (strcmp(pairs[i].cut, pairs[i - 1].cut) == 0 &&
-          strcmp(pairs[i].whole, pairs[i - 1].whole) != 0)
-        fail_msg("%s at %zu characters: \"%s\" and \"%s\" both read \"%s\"",
-                 what, width, pairs[i - 1].whole, pairs[i].whole,
-                 pairs[i].cut);
-  }
-  free(bufs);
-  free(pairs);
-  return cut;
 }
 
 /* The kernels of every sample, cut to 12..80 characters, read apart. */
@@ -414,11 +427,11 @@ static void test_samples_cut_apart(void **state) {
  * in a long common middle. */
 static void test_synthetic_cut_apart(void **state) {
   (void)state;
-  static const char *ops[] = {"Pointwise", "Binary", "Unary", "Ternary",
-                              "Reduce", "Bin"};
+  static const char *ops[] = {"Pointwise", "Binary", "Unary",
+                              "Ternary",   "Reduce", "Bin"};
   static const char *lists[] = {"", "List", "Lists"};
-  static const char *fns[] = {"divides", "multiplies", "plus", "minus",
-                              "max", "maximum"};
+  static const char *fns[] = {"divides", "multiplies", "plus",
+                              "minus",   "max",        "maximum"};
   enum { OPS = 6, LISTS = 3, FNS = 6, SCATTERED = 200 };
   size_t count = OPS * LISTS * FNS + SCATTERED, n = 0;
   char **names = calloc(count, sizeof *names);
@@ -452,10 +465,10 @@ static void test_synthetic_cut_apart(void **state) {
   mprof_name_set *set = NULL;
   assert_int_equal(
       mprof_name_set_build(&set, (const char *const *)names, count), 0);
-  printf("%zu names built in %.3f s\n", count,
-         (double)(clock() - start) / CLOCKS_PER_SEC);
   assert_true(check_cuts_apart(set, "synthetic", MPROF_NAME_FIT_MIN, 80) >
               1000);
+  printf("%zu names built and cut to 69 widths in %.3f s\n", count,
+         (double)(clock() - start) / CLOCKS_PER_SEC);
   mprof_name_set_free(set);
   for (size_t i = 0; i < count; i++)
     free(names[i]);

@@ -87,7 +87,7 @@ MPROF_API const char *mprof_name_set_short(const mprof_name_set *set,
  * plain head…tail cut of mprof_name_middle()). */
 #define MPROF_NAME_FIT_MIN 12
 
-/** The widest cut that mprof_name_set_build() checks against the set's
+/** The widest cut that mprof_name_set_fit() checks against the set's
  * other names; wider cuts keep the telling part but are not checked. */
 #define MPROF_NAME_FIT_CHECKED 256
 
@@ -103,11 +103,16 @@ MPROF_API const char *mprof_name_set_short(const mprof_name_set *set,
  *     -> sm80_xmma_g…tilesize64x128x8_st…_5x_cublas
  *
  * From MPROF_NAME_FIT_MIN to MPROF_NAME_FIT_CHECKED characters, two
- * different short names of one set never cut alike: mprof_name_set_build()
- * cuts the whole set at each of these widths, and a name that would read
- * like another keeps a wider window around where they differ (its head
- * and tail shrink, to 2 characters at least). Narrower cuts may read
- * alike. Returns @p buf.
+ * different short names of one set do not cut alike: on the first call
+ * for a width, the set cuts all its names to it (in the order of their
+ * index) and a name that would read like an earlier one gets another
+ * cut, a window around where the two differ with the head and the tail
+ * as short as it takes (2 characters), else the first window that reads
+ * like no other. Only where no window of that width is left free (hundreds
+ * of long names that differ by a character or two, at 12 or 13
+ * characters) may two read alike; narrower cuts may too. The same full
+ * name (one kernel on two GPUs) cuts one way. Safe to call from several
+ * threads on one set. Returns @p buf.
  */
 MPROF_API const char *mprof_name_set_fit(const mprof_name_set *set,
                                          size_t index, char *buf, size_t size,

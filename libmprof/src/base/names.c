@@ -572,8 +572,8 @@ static void cut_window(size_t len, size_t max, name_cut c, size_t *from,
 }
 
 /* @p text (@p len characters, more than @p max) cut by @p c into @p buf. */
-static const char *put_cut(char *buf, size_t size, const char *text,
-                           size_t len, size_t max, name_cut c) {
+static const char *put_cut(char *buf, size_t size, const char *text, size_t len,
+                           size_t max, name_cut c) {
   size_t from, to, tail, o = 0;
   cut_window(len, max, c, &from, &to, &tail);
   *buf = '\0';
@@ -594,15 +594,14 @@ static const char *put_cut(char *buf, size_t size, const char *text,
  * it last differs from the name sharing most of its end (SIZE_MAX:
  * nowhere). Each stays visible, in the head, the tail, or a window
  * between them; where the window cannot hold both, @p first. */
-static name_cut telling_cut(size_t len, size_t max, size_t first,
-                            size_t last) {
+static name_cut telling_cut(size_t len, size_t max, size_t first, size_t last) {
   name_cut plain = {max / 2, 0, 0};
   if (max < MPROF_NAME_FIT_MIN)
     return plain;
   size_t tail = max - 1 - plain.head;
   /* A first difference wants a few characters after it. */
-  int first_shown = first >= len || first + 4 <= plain.head ||
-                    first >= len - tail;
+  int first_shown =
+      first >= len || first + 4 <= plain.head || first >= len - tail;
   int last_shown = last >= len || last < plain.head || last >= len - tail;
   if (first_shown && last_shown)
     return plain;
@@ -691,25 +690,36 @@ static int find_differences(mprof_name_set *set) {
     ends[i] = (name_end_key){set->shorts[i], strlen(set->shorts[i]), i};
   }
   mprof__qsort(ends, set->count, sizeof *ends, by_end);
-  for (size_t k = 0; k < set->count; k++) {
-    for (int side = -1; side <= 1; side += 2) {
-      size_t m = k + (size_t)(ptrdiff_t)side;
-      if ((side < 0 && k == 0) || m >= set->count)
-        continue;
-      size_t first, last;
-      size_t i = order[k], j = order[m];
-      if (strcmp(set->shorts[i], set->shorts[j]) != 0) {
-        differences(set->shorts[i], set->shorts[j], &first, &last);
-        if (set->differs[i] == set->lengths[i] || first > set->differs[i])
-          set->differs[i] = first;
-      }
-      i = ends[k].index, j = ends[m].index;
-      if (strcmp(set->shorts[i], set->shorts[j]) != 0) {
-        differences(set->shorts[i], set->shorts[j], &first, &last);
-        if (set->differs_end[i] == SIZE_MAX || last < set->differs_end[i])
-          set->differs_end[i] = last;
-      }
+  /* Runs of one text (one full name on two GPUs) share their neighbours. */
+  for (size_t g = 0, e; g < set->count; g = e) {
+    const char *s = set->shorts[order[g]];
+    for (e = g + 1; e < set->count && !strcmp(set->shorts[order[e]], s); e++)
+      ;
+    size_t first, last, deepest = set->lengths[order[g]];
+    if (g > 0)
+      differences(s, set->shorts[order[g - 1]], &deepest, &last);
+    if (e < set->count) {
+      differences(s, set->shorts[order[e]], &first, &last);
+      if (g == 0 || first > deepest)
+        deepest = first;
     }
+    for (size_t k = g; k < e; k++)
+      set->differs[order[k]] = deepest;
+  }
+  for (size_t g = 0, e; g < set->count; g = e) {
+    const char *s = ends[g].text;
+    for (e = g + 1; e < set->count && !strcmp(ends[e].text, s); e++)
+      ;
+    size_t first, last, earliest = SIZE_MAX;
+    if (g > 0)
+      differences(s, ends[g - 1].text, &first, &earliest);
+    if (e < set->count) {
+      differences(s, ends[e].text, &first, &last);
+      if (last < earliest)
+        earliest = last;
+    }
+    for (size_t k = g; k < e; k++)
+      set->differs_end[ends[k].index] = earliest;
   }
   free(ends);
   free(order);
@@ -785,8 +795,8 @@ static int try_cut(fit_table *t, size_t i, size_t max, name_cut c) {
  * search stops after this many characters cut for one width. */
 #define FIT_WORK ((size_t)1 << 18)
 
-static name_cut *another_cut(fit_table *t, size_t i, size_t like,
-                             size_t max, name_cut *found) {
+static name_cut *another_cut(fit_table *t, size_t i, size_t like, size_t max,
+                             name_cut *found) {
   const mprof_name_set *set = t->set;
   size_t len = set->lengths[i], first, last;
   differences(set->shorts[i], set->shorts[like], &first, &last);
@@ -822,6 +832,21 @@ static name_cut *another_cut(fit_table *t, size_t i, size_t like,
       }
     }
   return NULL;
+}
+
+static int add_cut(width_cuts *w, size_t *cap, size_t index, size_t max,
+                   name_cut cut) {
+  if (w->count == *cap) {
+    size_t grown_cap = *cap ? 2 * *cap : 16;
+    name_width_cut *grown =
+        (name_width_cut *)realloc(w->cuts, grown_cap * sizeof *grown);
+    if (!grown)
+      return MPROF_ENOMEM;
+    w->cuts = grown;
+    *cap = grown_cap;
+  }
+  w->cuts[w->count++] = (name_width_cut){index, max, cut};
+  return 0;
 }
 
 /* The set cut into @p max characters, each name's text in a table; a
@@ -876,18 +901,12 @@ static int cuts_at(const mprof_name_set *set, size_t max, width_cuts *w) {
     }
     if (!another_cut(&t, i, o, max, &found))
       continue;
-    if (w->count == cap) {
-      size_t grown_cap = cap ? 2 * cap : 16;
-      name_width_cut *grown =
-          (name_width_cut *)realloc(w->cuts, grown_cap * sizeof *grown);
-      if (!grown) {
-        rc = MPROF_ENOMEM;
-        break;
-      }
-      w->cuts = grown;
-      cap = grown_cap;
-    }
-    w->cuts[w->count++] = (name_width_cut){i, max, found};
+    rc = add_cut(w, &cap, i, max, found);
+    /* One full name (on two GPUs) keeps one cut: those after a name that
+     * moves follow it by themselves, unless it moved for a whole name. */
+    for (size_t j = 0; j < n && !rc && o == alike[a]; j++)
+      if (j != i && strcmp(set->shorts[j], set->shorts[i]) == 0)
+        rc = add_cut(w, &cap, j, max, found);
   }
   mprof__qsort(w->cuts, w->count, sizeof *w->cuts, by_index_width);
   free(t.pool);
@@ -901,8 +920,7 @@ static int cuts_at(const mprof_name_set *set, size_t max, width_cuts *w) {
 
 /* The cuts of @p set at width @p max, made on first use: a set may be
  * read by several threads at once, so one lock guards the making. */
-static const width_cuts *cuts_of_width(const mprof_name_set *set,
-                                       size_t max) {
+static const width_cuts *cuts_of_width(const mprof_name_set *set, size_t max) {
   mprof_name_set *cache = (mprof_name_set *)set; /* made once, then read */
   width_cuts *w = &cache->widths[max - MPROF_NAME_FIT_MIN];
   if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
@@ -956,10 +974,10 @@ int mprof_name_set_build(mprof_name_set **out, const char *const *names,
   set->differs_end =
       (size_t *)calloc(count ? count : 1, sizeof *set->differs_end);
   name_parts *parts = (name_parts *)calloc(count ? count : 1, sizeof *parts);
-  int rc = set->shorts && set->lengths && set->differs && set->differs_end &&
-                   parts
-               ? 0
-               : MPROF_ENOMEM;
+  int rc =
+      set->shorts && set->lengths && set->differs && set->differs_end && parts
+          ? 0
+          : MPROF_ENOMEM;
   char buf[1024];
   for (size_t i = 0; i < count && !rc; i++) {
     mprof_name_short(buf, sizeof buf, full_of(names, i));
