@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -475,6 +476,60 @@ static void test_synthetic_cut_apart(void **state) {
   free(names);
 }
 
+/* A set's cuts are made on a width's first use: threads that cut the same
+ * fresh set at once read what one thread alone reads. */
+typedef struct {
+  const mprof_name_set *set;
+  char (*cuts)[128]; /* per width from 12 to 80, per name */
+} cutter;
+
+static void *cut_all(void *arg) {
+  cutter *c = (cutter *)arg;
+  size_t n = mprof_name_set_count(c->set);
+  for (size_t width = MPROF_NAME_FIT_MIN; width <= 80; width++)
+    for (size_t i = 0; i < n; i++)
+      mprof_name_set_fit(
+          c->set, i, c->cuts[(width - MPROF_NAME_FIT_MIN) * n + i], 128, width);
+  return NULL;
+}
+
+static void test_cut_from_threads(void **state) {
+  (void)state;
+  mprof_trace *t = NULL;
+  mprof_join *j = join_sample(&t, "nvtx_step.mprof");
+  size_t n = mprof_join_kernel_count(j), cells = (80 - 12 + 1) * n;
+  const char **names = calloc(n, sizeof *names);
+  assert_non_null(names);
+  for (size_t i = 0; i < n; i++)
+    names[i] = mprof_join_kernel(j, i)->name;
+  mprof_name_set *alone = NULL, *shared = NULL;
+  assert_int_equal(mprof_name_set_build(&alone, names, n), 0);
+  assert_int_equal(mprof_name_set_build(&shared, names, n), 0);
+  cutter first = {alone, calloc(cells, 128)};
+  assert_non_null(first.cuts);
+  cut_all(&first);
+  enum { THREADS = 4 };
+  cutter each[THREADS];
+  pthread_t threads[THREADS];
+  for (int k = 0; k < THREADS; k++) {
+    each[k] = (cutter){shared, calloc(cells, 128)};
+    assert_non_null(each[k].cuts);
+    assert_int_equal(pthread_create(&threads[k], NULL, cut_all, &each[k]), 0);
+  }
+  for (int k = 0; k < THREADS; k++) {
+    assert_int_equal(pthread_join(threads[k], NULL), 0);
+    for (size_t c = 0; c < cells; c++)
+      assert_string_equal(each[k].cuts[c], first.cuts[c]);
+    free(each[k].cuts);
+  }
+  free(first.cuts);
+  mprof_name_set_free(alone);
+  mprof_name_set_free(shared);
+  free(names);
+  mprof_join_free(j);
+  mprof_trace_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pytorch),
@@ -485,6 +540,7 @@ int main(void) {
       cmocka_unit_test(test_set_edges),
       cmocka_unit_test(test_samples_cut_apart),
       cmocka_unit_test(test_synthetic_cut_apart),
+      cmocka_unit_test(test_cut_from_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
