@@ -545,7 +545,7 @@ typedef struct {
 } name_cut;
 
 struct name_width_cut {
-  size_t index, width;
+  size_t index;
   name_cut cut;
 };
 
@@ -726,12 +726,10 @@ static int find_differences(mprof_name_set *set) {
   return 0;
 }
 
-static int by_index_width(const void *x, const void *y) {
+static int by_index(const void *x, const void *y) {
   const name_width_cut *a = (const name_width_cut *)x,
                        *b = (const name_width_cut *)y;
-  if (a->index != b->index)
-    return a->index < b->index ? -1 : 1;
-  return (a->width > b->width) - (a->width < b->width);
+  return (a->index > b->index) - (a->index < b->index);
 }
 
 static uint64_t text_hash(const char *s) {
@@ -834,8 +832,7 @@ static name_cut *another_cut(fit_table *t, size_t i, size_t like, size_t max,
   return NULL;
 }
 
-static int add_cut(width_cuts *w, size_t *cap, size_t index, size_t max,
-                   name_cut cut) {
+static int add_cut(width_cuts *w, size_t *cap, size_t index, name_cut cut) {
   if (w->count == *cap) {
     size_t grown_cap = *cap ? 2 * *cap : 16;
     name_width_cut *grown =
@@ -845,7 +842,7 @@ static int add_cut(width_cuts *w, size_t *cap, size_t index, size_t max,
     w->cuts = grown;
     *cap = grown_cap;
   }
-  w->cuts[w->count++] = (name_width_cut){index, max, cut};
+  w->cuts[w->count++] = (name_width_cut){index, cut};
   return 0;
 }
 
@@ -901,14 +898,14 @@ static int cuts_at(const mprof_name_set *set, size_t max, width_cuts *w) {
     }
     if (!another_cut(&t, i, o, max, &found))
       continue;
-    rc = add_cut(w, &cap, i, max, found);
+    rc = add_cut(w, &cap, i, found);
     /* One full name (on two GPUs) keeps one cut: those after a name that
      * moves follow it by themselves, unless it moved for a whole name. */
     for (size_t j = 0; j < n && !rc && o == alike[a]; j++)
       if (j != i && strcmp(set->shorts[j], set->shorts[i]) == 0)
-        rc = add_cut(w, &cap, j, max, found);
+        rc = add_cut(w, &cap, j, found);
   }
-  mprof__qsort(w->cuts, w->count, sizeof *w->cuts, by_index_width);
+  mprof__qsort(w->cuts, w->count, sizeof *w->cuts, by_index);
   free(t.pool);
   free((void *)t.text);
   free(t.hash);
