@@ -7,8 +7,11 @@
  */
 #include "test_util.h"
 
+#include <dirent.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mprof/mprof.h"
 
@@ -240,6 +243,49 @@ static void test_unique_in_trace(void **state) {
   mprof_trace_free(t);
 }
 
+/* ---- cut names stay apart ------------------------------------------------ */
+
+typedef struct {
+  const char *cut;
+  const char *whole;
+} cut_pair;
+
+static int by_cut(const void *x, const void *y) {
+  return strcmp(((const cut_pair *)x)->cut, ((const cut_pair *)y)->cut);
+}
+
+/* Every name of @p set cut to each width of [@p lo, @p hi]: two names
+ * whose short names differ never read alike, none is wider than the
+ * width. Returns the number of cut names seen. */
+static size_t check_cuts_apart(const mprof_name_set *set, const char *what,
+                               size_t lo, size_t hi) {
+  size_t n = mprof_name_set_count(set), cut = 0;
+  cut_pair *pairs = calloc(n ? n : 1, sizeof *pairs);
+  char(*bufs)[1024] = calloc(n ? n : 1, sizeof *bufs);
+  assert_non_null(pairs);
+  assert_non_null(bufs);
+  for (size_t width = lo; width <= hi; width++) {
+    for (size_t i = 0; i < n; i++) {
+      mprof_name_set_fit(set, i, bufs[i], sizeof bufs[i], width);
+      size_t chars = 0;
+      for (const char *p = bufs[i]; *p; p++)
+        chars += ((unsigned char)*p & 0xC0) != 0x80;
+      assert_true(chars <= width);
+      cut += strcmp(bufs[i], mprof_name_set_short(set, i)) != 0;
+      pairs[i] = (cut_pair){bufs[i], mprof_name_set_short(set, i)};
+    }
+    qsort(pairs, n, sizeof *pairs, by_cut);
+    for (size_t i = 1; i < n; i++)
+      if (strcmp(pairs[i].cut, pairs[i - 1].cut) == 0 &&
+          strcmp(pairs[i].whole, pairs[i - 1].whole) != 0)
+        fail_msg("%s at %zu characters: \"%s\" and \"%s\" both read \"%s\"",
+                 what, width, pairs[i - 1].whole, pairs[i].whole, pairs[i].cut);
+  }
+  free(bufs);
+  free(pairs);
+  return cut;
+}
+
 /* A set made by hand: repeats numbered, one full name kept as one. */
 static void test_set_edges(void **state) {
   (void)state;
@@ -289,6 +335,20 @@ static void test_set_edges(void **state) {
     free(many[i]);
   free(many);
 
+  /* A whole name that reads like another's cut keeps its text; the cut
+   * one, and the same full name on another GPU, move together. */
+  const char *alike[] = {
+      "abcdefghijklmnopqrstuvwxyz", "abcdef" MPROF_NAME_ELIDED "vwxyz",
+      "abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxy"};
+  assert_int_equal(mprof_name_set_build(&set, alike, 4), 0);
+  check_cuts_apart(set, "alike", MPROF_NAME_FIT_MIN, 30);
+  for (size_t width = MPROF_NAME_FIT_MIN; width < 30; width++) {
+    char a[64], b[64];
+    assert_string_equal(mprof_name_set_fit(set, 0, a, sizeof a, width),
+                        mprof_name_set_fit(set, 2, b, sizeof b, width));
+  }
+  mprof_name_set_free(set);
+
   /* The middle goes, the ends stay; characters, not bytes. */
   char buf[64];
   assert_string_equal(
@@ -303,6 +363,173 @@ static void test_set_edges(void **state) {
   assert_string_equal(mprof_name_middle(buf, 4, "abcdefghij", 9), "abc");
 }
 
+/* The kernels of every sample, cut to 12..80 characters, read apart. */
+static void test_samples_cut_apart(void **state) {
+  (void)state;
+  const char *root = getenv("MPROF_SOURCE_DIR");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/samples", root ? root : ".");
+  DIR *d = opendir(dir);
+  if (!d)
+    fail_msg("cannot list %s", dir);
+  struct dirent *e;
+  size_t samples = 0, cut = 0;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < 7 || strcmp(e->d_name + len - 6, ".mprof") != 0)
+      continue;
+    mprof_trace *t = NULL;
+    mprof_join *j = join_sample(&t, e->d_name);
+    cut += check_cuts_apart(mprof_join_kernel_names(j), e->d_name,
+                            MPROF_NAME_FIT_MIN, 80);
+    samples++;
+    mprof_join_free(j);
+    mprof_trace_free(t);
+  }
+  closedir(d);
+  assert_true(samples >= 8);
+  assert_true(cut > 100); /* the check saw cut names, not only whole ones */
+
+  /* nvtx_step's two foreach kernels that share both their beginning and
+   * their end with each other, not with their neighbours in sorted order:
+   * they once both read "multi_te…alarListFunctor, divides>". */
+  mprof_trace *t = NULL;
+  mprof_join *j = join_sample(&t, "nvtx_step.mprof");
+  const mprof_name_set *set = mprof_join_kernel_names(j);
+  size_t pointwise = SIZE_MAX, binary = SIZE_MAX;
+  for (size_t i = 0; i < mprof_name_set_count(set); i++) {
+    const char *s = mprof_name_set_short(set, i);
+    if (strncmp(s, "multi_tensor_apply_kernel<", 26) != 0 ||
+        !strstr(s, "ScalarListFunctor, divides>"))
+      continue;
+    if (strstr(s, "PointwiseOpScalarListFunctor"))
+      pointwise = i;
+    if (strstr(s, "BinaryOpScalarListFunctor"))
+      binary = i;
+  }
+  assert_true(pointwise != SIZE_MAX && binary != SIZE_MAX);
+  static const size_t widths[] = {28, 34, 40};
+  for (size_t w = 0; w < 3; w++) {
+    char a[256], b[256];
+    mprof_name_set_fit(set, pointwise, a, sizeof a, widths[w]);
+    mprof_name_set_fit(set, binary, b, sizeof b, widths[w]);
+    printf("%zu: %s | %s\n", widths[w], a, b);
+    assert_string_not_equal(a, b);
+    assert_non_null(strstr(a, MPROF_NAME_ELIDED));
+    assert_true(strncmp(a, "mu", 2) == 0 && strncmp(b, "mu", 2) == 0);
+  }
+  mprof_join_free(j);
+  mprof_trace_free(t);
+}
+
+/* Names built to share their beginning and their end with names that are
+ * not their neighbours in sorted order (PyTorch's foreach kernels, every
+ * functor with every operation), plus names differing at scattered places
+ * in a long common middle. */
+static void test_synthetic_cut_apart(void **state) {
+  (void)state;
+  static const char *ops[] = {"Pointwise", "Binary", "Unary",
+                              "Ternary",   "Reduce", "Bin"};
+  static const char *lists[] = {"", "List", "Lists"};
+  static const char *fns[] = {"divides", "multiplies", "plus",
+                              "minus",   "max",        "maximum"};
+  enum { OPS = 6, LISTS = 3, FNS = 6, SCATTERED = 200 };
+  size_t count = OPS * LISTS * FNS + SCATTERED, n = 0;
+  char **names = calloc(count, sizeof *names);
+  assert_non_null(names);
+  for (size_t o = 0; o < OPS; o++)
+    for (size_t l = 0; l < LISTS; l++)
+      for (size_t f = 0; f < FNS; f++) {
+        names[n] = malloc(256);
+        assert_non_null(names[n]);
+        snprintf(names[n++], 256,
+                 "void at::native::multi_tensor_apply_kernel<TensorListMeta"
+                 "data<2>, %sOpScalar%sFunctor<float, 2, 1, 1>, std::%s<"
+                 "float> >(T1, T2, T3)",
+                 ops[o], lists[l], fns[f]);
+      }
+  /* A long middle, one or two characters changed at spread-out places. */
+  uint32_t seed = 12345;
+  for (size_t i = 0; i < SCATTERED; i++) {
+    char middle[97];
+    memset(middle, 'x', 96);
+    middle[96] = '\0';
+    for (int k = 0; k < 1 + (int)(i % 2); k++) {
+      seed = seed * 1103515245u + 12345u;
+      middle[(seed >> 8) % 96] = (char)('a' + (seed >> 20) % 26);
+    }
+    names[n] = malloc(256);
+    assert_non_null(names[n]);
+    snprintf(names[n++], 256, "generated_kernel_%s_sm90", middle);
+  }
+  clock_t start = clock();
+  mprof_name_set *set = NULL;
+  assert_int_equal(
+      mprof_name_set_build(&set, (const char *const *)names, count), 0);
+  assert_true(check_cuts_apart(set, "synthetic", MPROF_NAME_FIT_MIN, 80) >
+              1000);
+  printf("%zu names built and cut to 69 widths in %.3f s\n", count,
+         (double)(clock() - start) / CLOCKS_PER_SEC);
+  mprof_name_set_free(set);
+  for (size_t i = 0; i < count; i++)
+    free(names[i]);
+  free(names);
+}
+
+/* A set's cuts are made on a width's first use: threads that cut the same
+ * fresh set at once read what one thread alone reads. */
+typedef struct {
+  const mprof_name_set *set;
+  char (*cuts)[128]; /* per width from 12 to 80, per name */
+} cutter;
+
+static void *cut_all(void *arg) {
+  cutter *c = (cutter *)arg;
+  size_t n = mprof_name_set_count(c->set);
+  for (size_t width = MPROF_NAME_FIT_MIN; width <= 80; width++)
+    for (size_t i = 0; i < n; i++)
+      mprof_name_set_fit(
+          c->set, i, c->cuts[(width - MPROF_NAME_FIT_MIN) * n + i], 128, width);
+  return NULL;
+}
+
+static void test_cut_from_threads(void **state) {
+  (void)state;
+  mprof_trace *t = NULL;
+  mprof_join *j = join_sample(&t, "nvtx_step.mprof");
+  size_t n = mprof_join_kernel_count(j), cells = (80 - 12 + 1) * n;
+  const char **names = calloc(n, sizeof *names);
+  assert_non_null(names);
+  for (size_t i = 0; i < n; i++)
+    names[i] = mprof_join_kernel(j, i)->name;
+  mprof_name_set *alone = NULL, *shared = NULL;
+  assert_int_equal(mprof_name_set_build(&alone, names, n), 0);
+  assert_int_equal(mprof_name_set_build(&shared, names, n), 0);
+  cutter first = {alone, calloc(cells, 128)};
+  assert_non_null(first.cuts);
+  cut_all(&first);
+  enum { THREADS = 4 };
+  cutter each[THREADS];
+  pthread_t threads[THREADS];
+  for (int k = 0; k < THREADS; k++) {
+    each[k] = (cutter){shared, calloc(cells, 128)};
+    assert_non_null(each[k].cuts);
+    assert_int_equal(pthread_create(&threads[k], NULL, cut_all, &each[k]), 0);
+  }
+  for (int k = 0; k < THREADS; k++) {
+    assert_int_equal(pthread_join(threads[k], NULL), 0);
+    for (size_t c = 0; c < cells; c++)
+      assert_string_equal(each[k].cuts[c], first.cuts[c]);
+    free(each[k].cuts);
+  }
+  free(first.cuts);
+  mprof_name_set_free(alone);
+  mprof_name_set_free(shared);
+  free(names);
+  mprof_join_free(j);
+  mprof_trace_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pytorch),
@@ -311,6 +538,9 @@ int main(void) {
       cmocka_unit_test(test_samples),
       cmocka_unit_test(test_unique_in_trace),
       cmocka_unit_test(test_set_edges),
+      cmocka_unit_test(test_samples_cut_apart),
+      cmocka_unit_test(test_synthetic_cut_apart),
+      cmocka_unit_test(test_cut_from_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

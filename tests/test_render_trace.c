@@ -308,8 +308,9 @@ static size_t common_prefix(const char *a, const char *b) {
  * label is the trace's unique short name cut in the middle by its name
  * set (head and tail kept), and differs from the label of the kernel its
  * name is most like (PointwiseOpScalarFunctor / PointwiseOpScalarList-
- * Functor: "List" stays). Names that share both ends with another, further
- * off, can still cut alike (libmprof's mprof_name_set_fit). */
+ * Functor: "List" stays), and from every other label: names that share
+ * both ends with one further off (PointwiseOpScalarListFunctor and
+ * BinaryOpScalarListFunctor, both "divides") once cut alike. */
 static void test_labels_tell_kernels_apart(void **state) {
   (void)state;
   mprof_render_model *m = open_sample("nvtx_step.mprof");
@@ -363,6 +364,9 @@ static void test_labels_tell_kernels_apart(void **state) {
     }
   }
   assert_int_equal(nearest_pairs, count);
+  for (size_t i = 0; i < count; i++)
+    for (size_t j = 0; j < i; j++)
+      assert_string_not_equal(labels[i], labels[j]);
   /* Too narrow for four characters: no label at all. */
   char none[64];
   assert_string_equal(mprof_render_kernel_label(m, 0, cr, 14, none, 64), "");

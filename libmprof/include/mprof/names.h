@@ -83,17 +83,36 @@ MPROF_API size_t mprof_name_set_count(const mprof_name_set *set);
 MPROF_API const char *mprof_name_set_short(const mprof_name_set *set,
                                            size_t index);
 
+/** The narrowest cut at which a set's names stay told apart (below it, the
+ * plain head…tail cut of mprof_name_middle()). */
+#define MPROF_NAME_FIT_MIN 12
+
+/** The widest cut that mprof_name_set_fit() checks against the set's
+ * other names; wider cuts keep the telling part but are not checked. */
+#define MPROF_NAME_FIT_CHECKED 256
+
 /**
  * Short name @p index of @p set in at most @p max_chars characters, into
  * @p buf of @p size bytes: cut in the middle with MPROF_NAME_ELIDED, and
- * never through the part that tells it from the set's other names (where
- * it first differs from the one it is most like), which stays visible
- * between the head and the tail:
+ * never through the part that tells it from the set's other names, which
+ * stays visible between the head and the tail: where it first differs
+ * from the name sharing most of its beginning, and where it last differs
+ * from the one sharing most of its end:
  *
  *   sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x8_stage3_...
  *     -> sm80_xmma_g…tilesize64x128x8_st…_5x_cublas
  *
- * Returns @p buf.
+ * From MPROF_NAME_FIT_MIN to MPROF_NAME_FIT_CHECKED characters, two
+ * different short names of one set do not cut alike: on the first call
+ * for a width, the set cuts all its names to it (in the order of their
+ * index) and a name that would read like an earlier one gets another
+ * cut, a window around where the two differ with the head and the tail
+ * as short as it takes (2 characters), else the first window that reads
+ * like no other. Only where no window of that width is left free (hundreds
+ * of long names that differ by a character or two, at 12 or 13
+ * characters) may two read alike; narrower cuts may too. The same full
+ * name (one kernel on two GPUs) cuts one way. Safe to call from several
+ * threads on one set. Returns @p buf.
  */
 MPROF_API const char *mprof_name_set_fit(const mprof_name_set *set,
                                          size_t index, char *buf, size_t size,
