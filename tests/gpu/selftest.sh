@@ -661,6 +661,9 @@ empty_child)
   mkdir -p "$realbuild/bin" "$realbuild/lib"
   ln -s "$real_build/bin/mprof" "$realbuild/bin/mprof"
   : >"$realbuild/lib/libmprof-cupti.so"
+  # mprof finds its producer beside its real path, which a build without
+  # CUDA lacks: name the stand-in (the stand-in programs never load it).
+  export MPROF_CUPTI_LIB="$realbuild/lib/libmprof-cupti.so"
   run good pass "" empty_child.sh "$tmp/good" "$realbuild"
   run busy fail "FAIL  record names both idle workers as empty and removed" \
     empty_child.sh "$tmp/busy" "$realbuild"
