@@ -115,6 +115,7 @@ int mprof_sass_complete(mprof_sidecar *sidecar, const char *trace_path,
 
 typedef struct {
   unsigned version; const mprof_sidecar *sidecar; unsigned flags;
+  unsigned threads;
 } mprof_join_options;
 typedef struct {
   const char *name; const char *mangled; uint32_t device; uint32_t device_id;

@@ -180,9 +180,12 @@ class Trace:
     def _join_handle(self) -> Any:
         if self._join == ffi.NULL:
             opts = ffi.new("mprof_join_options *")
-            opts.version = 2
+            opts.version = 3
             opts.sidecar = self._sidecar
             opts.flags = 0
+            # A set's traces are joined on these many threads at once; the
+            # result does not depend on it.
+            opts.threads = os.cpu_count() or 1
             out = ffi.new("mprof_join **")
             check(lib.mprof_join_build(out, self._handle(), opts))
             self._join, self._join_opts = out[0], opts
