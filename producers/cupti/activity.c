@@ -134,16 +134,23 @@ static int kernels_kind(CUpti_ActivityKind kind) {
 
 /* Enable (@p on) or disable the recorded kinds @p kernels says: the
  * kernel kind alone (1) or every other one a window switches (0). */
+/* Enable (@p on) or disable recorded kind @p i. */
+static void switch_kind(size_t i, int on) {
+  char what[96];
+  snprintf(what, sizeof what, "%s(%s)",
+           on ? "cuptiActivityEnable" : "cuptiActivityDisable",
+           recorded_kinds[i].name);
+  ok(on ? cuptiActivityEnable(recorded_kinds[i].kind)
+        : cuptiActivityDisable(recorded_kinds[i].kind),
+     what);
+}
+
 static void switch_kinds(int on, int kernels) {
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
     CUpti_ActivityKind kind = recorded_kinds[i].kind;
-    if (kernels ? !kernels_kind(kind) : marker_kept(kind) || kernels_kind(kind))
-      continue;
-    char what[96];
-    snprintf(what, sizeof what, "%s(%s)",
-             on ? "cuptiActivityEnable" : "cuptiActivityDisable",
-             recorded_kinds[i].name);
-    ok(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind), what);
+    if (kernels ? kernels_kind(kind)
+                : !marker_kept(kind) && !kernels_kind(kind))
+      switch_kind(i, on);
   }
 }
 
@@ -246,12 +253,8 @@ void setup_activity(void) {
   }
   /* With a capture window they stay off until it opens (window.c). */
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++)
-    if (!g.windowed || marker_kept(recorded_kinds[i].kind)) {
-      char what[96];
-      snprintf(what, sizeof what, "cuptiActivityEnable(%s)",
-               recorded_kinds[i].name);
-      ok(cuptiActivityEnable(recorded_kinds[i].kind), what);
-    }
+    if (!g.windowed || marker_kept(recorded_kinds[i].kind))
+      switch_kind(i, 1);
   /* Device records are emitted at driver initialisation; EnableAndDump
    * also returns those of devices CUPTI already knows. */
   ok(cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE),

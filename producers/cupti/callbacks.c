@@ -56,6 +56,26 @@ static void context_seen(CUcontext ctx, int alive) {
   pthread_mutex_unlock(&g.context_lock);
 }
 
+int contexts_synchronize(void) {
+  if (!g.cu.push || !g.cu.pop || !g.cu.synchronize)
+    return 0;
+  CUcontext contexts[MAX_CONTEXTS];
+  pthread_mutex_lock(&g.context_lock);
+  int count = g.context_count;
+  memcpy(contexts, g.contexts, sizeof contexts);
+  pthread_mutex_unlock(&g.context_lock);
+  int synchronized = 0;
+  for (int i = 0; i < count; i++) {
+    CUcontext popped = NULL;
+    if (g.cu.push(contexts[i]) != CUDA_SUCCESS)
+      continue;
+    if (g.cu.synchronize() == CUDA_SUCCESS)
+      synchronized++;
+    g.cu.pop(&popped);
+  }
+  return synchronized;
+}
+
 void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                           CUpti_CallbackId cbid, const void *cbdata) {
   (void)userdata;

@@ -146,20 +146,7 @@ typedef struct exit_wait {
 
 static void *synchronize_contexts(void *arg) {
   exit_wait *wait = (exit_wait *)arg;
-  CUcontext contexts[MAX_CONTEXTS];
-  pthread_mutex_lock(&g.context_lock);
-  int count = g.context_count;
-  memcpy(contexts, g.contexts, sizeof contexts);
-  pthread_mutex_unlock(&g.context_lock);
-  int synchronized = 0;
-  for (int i = 0; i < count; i++) {
-    CUcontext popped = NULL;
-    if (g.cu.push(contexts[i]) != CUDA_SUCCESS)
-      continue;
-    if (g.cu.synchronize() == CUDA_SUCCESS)
-      synchronized++;
-    g.cu.pop(&popped);
-  }
+  int synchronized = contexts_synchronize();
   pthread_mutex_lock(&wait->lock);
   wait->done = 1;
   wait->synchronized = synchronized;

@@ -160,16 +160,28 @@ static void pc_drain_locked(pc_context *c, pc_drain_kind kind) {
  * then on ours: Disable has joined CUPTI's threads). Runs when the context
  * is destroyed or the program exits, when no range of the program's is
  * left to end, so it may look at the configured buffer before Disable. */
+static CUptiResult pc_enable(CUcontext ctx) {
+  CUpti_PCSamplingEnableParams enable;
+  memset(&enable, 0, sizeof enable);
+  enable.size = CUpti_PCSamplingEnableParamsSize;
+  enable.ctx = ctx;
+  return cuptiPCSamplingEnable(&enable);
+}
+
+static int pc_disable(CUcontext ctx) {
+  CUpti_PCSamplingDisableParams disable;
+  memset(&disable, 0, sizeof disable);
+  disable.size = CUpti_PCSamplingDisableParamsSize;
+  disable.ctx = ctx;
+  return ok(cuptiPCSamplingDisable(&disable), "cuptiPCSamplingDisable");
+}
+
 static void pc_finish_locked(pc_context *c) {
   if (!c->enabled)
     return;
   pc_drain_locked(c, PC_AFTER_RANGE_END);
   c->enabled = 0;
-  CUpti_PCSamplingDisableParams params;
-  memset(&params, 0, sizeof params);
-  params.size = CUpti_PCSamplingDisableParamsSize;
-  params.ctx = c->ctx;
-  if (ok(cuptiPCSamplingDisable(&params), "cuptiPCSamplingDisable"))
+  if (pc_disable(c->ctx))
     pc_translate(c, &c->config.data);
 }
 
@@ -451,22 +463,6 @@ void pc_window(int on) {
     pc_start_stop_locked(c, on);
   pthread_mutex_unlock(&g.pc_lock);
   cost_add(COST_DRAIN_APP, started, 0);
-}
-
-static CUptiResult pc_enable(CUcontext ctx) {
-  CUpti_PCSamplingEnableParams enable;
-  memset(&enable, 0, sizeof enable);
-  enable.size = CUpti_PCSamplingEnableParamsSize;
-  enable.ctx = ctx;
-  return cuptiPCSamplingEnable(&enable);
-}
-
-static void pc_disable(CUcontext ctx) {
-  CUpti_PCSamplingDisableParams disable;
-  memset(&disable, 0, sizeof disable);
-  disable.size = CUpti_PCSamplingDisableParamsSize;
-  disable.ctx = ctx;
-  ok(cuptiPCSamplingDisable(&disable), "cuptiPCSamplingDisable");
 }
 
 void pc_phase(int on) {

@@ -253,6 +253,9 @@ void pc_phase(int on);
 void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                           CUpti_CallbackId cbid, const void *cbdata);
 void setup_callbacks(void);
+/* Wait for the work of every context seen alive (each made current in
+ * turn); how many synchronized, 0 without the driver's entry points. */
+int contexts_synchronize(void);
 /* The driver API calls that launch kernels (serialized PC sampling and the
  * capture window listen to them). */
 extern const CUpti_CallbackId launch_cbids[];

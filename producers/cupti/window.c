@@ -162,20 +162,7 @@ void alternate_setup(void) {
  * waits here once per recorded range. capture_lock held. */
 static void window_finish_work(void) {
   uint64_t started = monotonic_raw_ns();
-  CUcontext contexts[MAX_CONTEXTS];
-  int count = 0;
-  pthread_mutex_lock(&g.context_lock);
-  for (int i = 0; i < g.context_count && i < MAX_CONTEXTS; i++)
-    contexts[count++] = g.contexts[i];
-  pthread_mutex_unlock(&g.context_lock);
-  if (g.cu.push && g.cu.pop && g.cu.synchronize)
-    for (int i = 0; i < count; i++) {
-      CUcontext popped = NULL;
-      if (g.cu.push(contexts[i]) != CUDA_SUCCESS)
-        continue;
-      g.cu.synchronize();
-      g.cu.pop(&popped);
-    }
+  contexts_synchronize();
   ok(cuptiActivityFlushAll(0), "cuptiActivityFlushAll(window)");
   g.close_ns += monotonic_raw_ns() - started;
   g.closes++;
