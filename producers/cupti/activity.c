@@ -44,6 +44,33 @@ static void release_buffer(uint8_t *buffer, size_t size) {
   free(buffer);
 }
 
+/* When the work or call of @p record began; 0 for a record that is not
+ * work or a call (a marker, a device). */
+static int record_start(const CUpti_Activity *record, uint64_t *start) {
+  const void *r = record;
+  switch (record->kind) {
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+  case CUPTI_ACTIVITY_KIND_KERNEL:
+    *start = ((const CUpti_ActivityKernel10 *)r)->start;
+    return 1;
+  case CUPTI_ACTIVITY_KIND_MEMCPY:
+    *start = ((const CUpti_ActivityMemcpy6 *)r)->start;
+    return 1;
+  case CUPTI_ACTIVITY_KIND_MEMCPY2:
+    *start = ((const CUpti_ActivityMemcpyPtoP4 *)r)->start;
+    return 1;
+  case CUPTI_ACTIVITY_KIND_MEMSET:
+    *start = ((const CUpti_ActivityMemset4 *)r)->start;
+    return 1;
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+  case CUPTI_ACTIVITY_KIND_DRIVER:
+    *start = ((const CUpti_ActivityAPI *)r)->start;
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
                                       uint8_t *buffer, size_t size,
                                       size_t valid_size) {
@@ -56,13 +83,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
         break;
       if (!ok(res, "cuptiActivityGetNextRecord"))
         break;
-      /* Kernels run between a window's pieces are recorded (the kind
-       * stays on, window.c) but not kept. */
-      if (g.windowed &&
-          (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
-           record->kind == CUPTI_ACTIVITY_KIND_KERNEL) &&
-          !window_keeps(
-              ((const CUpti_ActivityKernel10 *)(const void *)record)->start))
+      /* Work done between a window's pieces is recorded (the kinds stay
+       * on, window.c) but not kept. */
+      uint64_t start;
+      if (g.windowed && record_start(record, &start) && !window_keeps(start))
         continue;
       mprof_cupti_translate_activity(g.tr, record);
     }
@@ -124,16 +148,6 @@ static int marker_kept(CUpti_ActivityKind kind) {
           kind == CUPTI_ACTIVITY_KIND_MARKER_DATA);
 }
 
-/* CUPTI refuses to enable CONCURRENT_KERNEL while PC sampling is enabled
- * on a context (CUPTI_ERROR_NOT_COMPATIBLE on the H100: a window's every
- * kernel was lost), so a window turns it on once, before PC sampling is
- * enabled, and off when it is over (window.c): activity_kernels(). */
-static int kernels_kind(CUpti_ActivityKind kind) {
-  return g.windowed && kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-}
-
-/* Enable (@p on) or disable the recorded kinds @p kernels says: the
- * kernel kind alone (1) or every other one a window switches (0). */
 /* Enable (@p on) or disable recorded kind @p i. */
 static void switch_kind(size_t i, int on) {
   char what[96];
@@ -145,19 +159,15 @@ static void switch_kind(size_t i, int on) {
      what);
 }
 
-static void switch_kinds(int on, int kernels) {
-  for (size_t i = 0; i < RECORDED_KIND_COUNT; i++) {
-    CUpti_ActivityKind kind = recorded_kinds[i].kind;
-    if (kernels ? kernels_kind(kind)
-                : !marker_kept(kind) && !kernels_kind(kind))
+/* CUPTI refuses to enable an activity kind while PC sampling is enabled on
+ * a context (CUPTI_ERROR_NOT_COMPATIBLE on the H100: a window's every
+ * kernel, then every API call, was lost), so a window turns the kinds on
+ * once, before PC sampling is enabled, and off when it is over; what they
+ * deliver between its pieces is dropped (window_keeps()). */
+void activity_window(int on) {
+  for (size_t i = 0; i < RECORDED_KIND_COUNT; i++)
+    if (!marker_kept(recorded_kinds[i].kind))
       switch_kind(i, on);
-  }
-}
-
-void activity_kernels(int on) { switch_kinds(on, 1); }
-
-void activity_record(int on) {
-  switch_kinds(on, 0);
   for (size_t i = 0; i < api_function_count; i++)
     set_api_function(i, on);
 }

@@ -395,6 +395,31 @@ void mprof_cupti_manifest_line(const char *manifest, const char *line) {
   errno = saved;
 }
 
+int mprof_cupti_manifest_names(const char *manifest, const char *path) {
+  if (!manifest || !*manifest || !path || !*path)
+    return 0;
+  FILE *f = fopen(manifest, "re");
+  if (!f)
+    return 0;
+  char line[4096 + 64];
+  size_t len = strlen(path);
+  int named = 0;
+  while (!named && fgets(line, sizeof line, f)) {
+    /* "start PID PPID PATH\n" */
+    if (strncmp(line, "start ", 6) != 0)
+      continue;
+    const char *at = line + 6;
+    for (int field = 0; field < 2 && at; field++) {
+      at = strchr(at, ' ');
+      at = at ? at + 1 : NULL;
+    }
+    named = at && strncmp(at, path, len) == 0 &&
+            (at[len] == '\n' || at[len] == '\0');
+  }
+  fclose(f);
+  return named;
+}
+
 static size_t put_text(char *dst, size_t size, size_t at, const char *text) {
   size_t len = strlen(text);
   if (at + len >= size)

@@ -155,4 +155,14 @@ void mprof_cupti_manifest_line(const char *manifest, const char *line);
 size_t mprof_cupti_manifest_format(char *dst, size_t size, const char *word,
                                    long pid, long value, const char *path);
 
+/**
+ * Whether an earlier process of this run already wrote @p path: a "start"
+ * line of @p manifest names it. The exclusive create of "NAME.partial"
+ * only keeps processes that run at the same time apart; a process started
+ * after another one finished (a launcher's workers, run one after the
+ * other) finds NAME.partial gone and would replace NAME. Returns 0 when
+ * @p manifest is "" or cannot be read.
+ */
+int mprof_cupti_manifest_names(const char *manifest, const char *path);
+
 #endif /* MPROF_CUPTI_CONFIG_H */

@@ -214,7 +214,7 @@ static int start(const char *by) {
   int renamed = 0;
   if (mprof_cupti_open_output(&w, g.cfg.output, sizeof g.cfg.output,
                               (long)g.pid, g.cfg.output_has_pid,
-                              &renamed) != 0) {
+                              g.cfg.manifest, &renamed) != 0) {
     warn("cannot write %s (%s); mprof records nothing for this process",
          g.cfg.output, mprof_error_last());
     atomic_store(&g.state, STATE_DISABLED);

@@ -5,6 +5,8 @@
  */
 #include "process.h"
 
+#include "mprof/status.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,13 +15,17 @@
 #include <unistd.h>
 
 int mprof_cupti_open_output(mprof_writer **out, char *path, size_t size,
-                            long pid, int has_pid, int *renamed) {
+                            long pid, int has_pid, const char *manifest,
+                            int *renamed) {
   mprof_writer_options opts = MPROF_WRITER_OPTIONS_INIT;
   opts.open_flags = MPROF_WRITER_EXCLUSIVE;
   *renamed = 0;
-  int rc = mprof_writer_open(out, path, &opts);
-  if (rc == 0 || errno != EEXIST)
-    return rc;
+  int rc = MPROF_EIO;
+  if (has_pid || !mprof_cupti_manifest_names(manifest, path)) {
+    rc = mprof_writer_open(out, path, &opts);
+    if (rc == 0 || errno != EEXIST)
+      return rc;
+  }
   if (!has_pid) {
     char other[4096];
     if (mprof_cupti_pid_path(other, sizeof other, path, pid) != 0 ||

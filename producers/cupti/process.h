@@ -22,13 +22,16 @@
 /**
  * Open the writer for this process's trace at @p path (updated in place,
  * @p size bytes): the name itself when no other process holds it, else the
- * name with this process's pid (mprof_cupti_pid_path). @p has_pid: the name
- * already holds the pid, so a name found taken is a leftover from an
- * earlier process of the same pid and is reused. Returns the writer's
- * status; *renamed is 1 when the pid was added.
+ * name with this process's pid (mprof_cupti_pid_path): when another process
+ * holds it now, or when @p manifest (MPROF_MANIFEST, may be "") says an
+ * earlier process of this run wrote it. @p has_pid: the name already holds
+ * the pid, so a name found taken is a leftover from an earlier process of
+ * the same pid and is reused. Returns the writer's status; *renamed is 1
+ * when the pid was added.
  */
 int mprof_cupti_open_output(mprof_writer **out, char *path, size_t size,
-                            long pid, int has_pid, int *renamed);
+                            long pid, int has_pid, const char *manifest,
+                            int *renamed);
 
 /**
  * The process's rank from the launcher's variables (RANK,

@@ -148,7 +148,7 @@ typedef struct producer_state {
    * (window_tick()); capture_lock. */
   mprof_cupti_capture_change window_pending;
   int window_pc_disable; /* MPROF_WINDOW_PC_DISABLE=1 */
-  int window_kernels_on; /* capture_lock: the kernel kind is on */
+  int window_kinds_on;   /* capture_lock: the activity kinds are on */
   int window_pc_ready;   /* pc_lock: contexts set up now, not queued */
   struct {
     CUcontext ctx;
@@ -216,10 +216,10 @@ void describe_device(uint32_t ordinal);
 
 /* The clock, the buffers and the activity kinds (off with a window). */
 void setup_activity(void);
-/* Turn the recorded kinds and API-call records on or off (window.c); the
- * kernel kind apart: activity_kernels(), before PC sampling is enabled. */
-void activity_record(int on);
-void activity_kernels(int on);
+/* Turn the recorded kinds and API-call records on (when a capture window
+ * first opens, before PC sampling is enabled: CUPTI refuses to enable a
+ * kind after) or off (when the window is over); window.c. */
+void activity_window(int on);
 
 /* ---- pcsampling.c -------------------------------------------------------- */
 

@@ -225,10 +225,10 @@ static void apply_locked(mprof_cupti_capture_change change) {
     piece_on_ns = monotonic_raw_ns();
     piece_thread = (uint32_t)syscall(SYS_gettid);
     piece_mark(1, piece_on_ns);
-    /* The kernel kind first, then PC sampling (activity_kernels()). */
-    if (!g.window_kernels_on) {
-      activity_kernels(1);
-      g.window_kernels_on = 1;
+    /* The activity kinds first, then PC sampling (activity_window()). */
+    if (!g.window_kinds_on) {
+      activity_window(1);
+      g.window_kinds_on = 1;
       if (g.pc_allowed)
         pc_setup_waiting();
     }
@@ -236,7 +236,6 @@ static void apply_locked(mprof_cupti_capture_change change) {
       alternate_turn_locked();
     else if (g.window_pc_disable && g.pc_allowed)
       pc_phase(1);
-    activity_record(1);
     pc_window(1);
     atomic_store(&g.window_on, 1);
     note("capture window open (piece %llu)",
@@ -250,7 +249,6 @@ static void apply_locked(mprof_cupti_capture_change change) {
     pc_window(0);
     if (g.window_pc_disable && g.pc_allowed && !g.cfg.pm_alternate)
       pc_phase(0);
-    activity_record(0);
     atomic_store(&g.window_on, 0);
     note("capture window closed");
   }
@@ -269,9 +267,9 @@ static void apply_locked(mprof_cupti_capture_change change) {
     /* Nothing is recorded any more: PM sampling's turn ends. */
     if (g.cfg.pm_alternate)
       mprof_cupti_pm_phase(0);
-    if (g.window_kernels_on) {
-      activity_kernels(0);
-      g.window_kernels_on = 0;
+    if (g.window_kinds_on) {
+      activity_window(0);
+      g.window_kinds_on = 0;
     }
     if (g.capture.end == MPROF_CAPTURE_END_MAX_SIZE)
       warn("the trace reached --max-size (%llu bytes): recording stopped; "

@@ -236,7 +236,11 @@ static void manifest(const char *word, long value) {
 static void claim_output(void) {
   if (g.claimed)
     return;
-  if (claim_name(g.output) != 0 && errno == EEXIST) {
+  /* Taken now (NAME.partial), or written by an earlier process of the run
+   * (the manifest names it). */
+  int taken = mprof_cupti_manifest_names(g.manifest, g.output) ||
+              (claim_name(g.output) != 0 && errno == EEXIST);
+  if (taken) {
     char other[PATH_MAX];
     if (!g.output_has_pid && pid_output(other, sizeof other, g.output) == 0) {
       snprintf(g.output, sizeof g.output, "%s", other);

@@ -278,22 +278,74 @@ static void test_output_claim(void **state) {
   mprof_writer *a = NULL, *b = NULL, *c = NULL;
   int renamed = -1;
   assert_int_equal(
-      mprof_cupti_open_output(&a, first, sizeof first, 100, 0, &renamed), 0);
+      mprof_cupti_open_output(&a, first, sizeof first, 100, 0, "", &renamed), 0);
   assert_int_equal(renamed, 0);
   assert_string_equal(first, path);
   snprintf(again, sizeof again, "%s", path);
   assert_int_equal(
-      mprof_cupti_open_output(&b, again, sizeof again, 200, 0, &renamed), 0);
+      mprof_cupti_open_output(&b, again, sizeof again, 200, 0, "", &renamed), 0);
   assert_int_equal(renamed, 1);
   char expect[512];
   mprof_cupti_pid_path(expect, sizeof expect, path, 200);
   assert_string_equal(again, expect);
   /* The same pid again (a leftover): reused, not refused. */
   assert_int_equal(
-      mprof_cupti_open_output(&c, again, sizeof again, 200, 1, &renamed), 0);
+      mprof_cupti_open_output(&c, again, sizeof again, 200, 1, "", &renamed), 0);
   mprof_writer_abort(a);
   mprof_writer_abort(c);
   mprof_writer_abort(b);
+}
+
+/* Processes of one run that follow each other (a program's workers run one
+ * after the other): the first finished and NAME.partial is gone, but the
+ * manifest says it wrote NAME, so the next one writes NAME.PID instead of
+ * replacing it. */
+static void test_output_claim_sequential(void **state) {
+  (void)state;
+  const char *dir = getenv("MPROF_TEST_TMP");
+  char path[512], manifest[512], name[512], other[600];
+  const char *base = dir && *dir ? dir : "/tmp";
+  snprintf(path, sizeof path, "%s/seq-%ld.mprof", base, (long)getpid());
+  snprintf(manifest, sizeof manifest, "%s/seq-%ld.manifest", base,
+           (long)getpid());
+  snprintf(other, sizeof other, "%s.other", path);
+  FILE *f = fopen(manifest, "w");
+  assert_non_null(f);
+  /* Another name, and a prefix of ours, name nothing. */
+  fprintf(f, "start 7 1 %s\nstart 8 1 %.*s\nend 7 0 %s\n", other,
+          (int)strlen(path) - 1, path, other);
+  fclose(f);
+  assert_int_equal(mprof_cupti_manifest_names(manifest, path), 0);
+  assert_int_equal(mprof_cupti_manifest_names(manifest, other), 1);
+  assert_int_equal(mprof_cupti_manifest_names("", path), 0);
+  assert_int_equal(mprof_cupti_manifest_names("/nonexistent/m", path), 0);
+
+  mprof_writer *a = NULL, *b = NULL;
+  int renamed = -1;
+  snprintf(name, sizeof name, "%s", path);
+  assert_int_equal(mprof_cupti_open_output(&a, name, sizeof name, 100, 0,
+                                           manifest, &renamed),
+                   0);
+  assert_int_equal(renamed, 0);
+  assert_string_equal(name, path);
+  f = fopen(manifest, "a");
+  assert_non_null(f);
+  fprintf(f, "start 100 1 %s\nend 100 0 %s\n", path, path);
+  fclose(f);
+  assert_int_equal(mprof_writer_finish(a), 0);
+  assert_int_equal(mprof_cupti_manifest_names(manifest, path), 1);
+
+  snprintf(name, sizeof name, "%s", path);
+  assert_int_equal(mprof_cupti_open_output(&b, name, sizeof name, 200, 0,
+                                           manifest, &renamed),
+                   0);
+  assert_int_equal(renamed, 1);
+  char expect[512];
+  mprof_cupti_pid_path(expect, sizeof expect, path, 200);
+  assert_string_equal(name, expect);
+  mprof_writer_abort(b);
+  unlink(path);
+  unlink(manifest);
 }
 
 static void test_config_bad_values_fall_back(void **state) {
@@ -383,6 +435,7 @@ int main(void) {
       cmocka_unit_test(test_config_bad_values_fall_back),
       cmocka_unit_test(test_output_naming),
       cmocka_unit_test(test_output_claim),
+      cmocka_unit_test(test_output_claim_sequential),
       cmocka_unit_test(test_parse_bytes),
       cmocka_unit_test(test_process_identity),
   };

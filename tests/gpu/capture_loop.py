@@ -24,6 +24,8 @@ Prints, for the caller to read:
   LOOP steps=N seconds=T        the whole loop, wall clock
   OUTSIDE steps=N ms_per_step=X steps outside --quiet-window, timed in
                                 segments between synchronizations
+  BEFORE/AFTER steps=N ms_per_step=X  the same, before the quiet window
+                                and after it
   RESULT ok                     at the end, when the loss is finite
 
 SPDX-License-Identifier: MIT
@@ -85,6 +87,8 @@ def main():
 
     quiet = a.quiet_window or (-1, -1)
     outside_steps, outside_s = 0, 0.0
+    # the same, before the window and after it
+    side_steps, side_s = [0, 0], [0.0, 0.0]
     segment_start, segment_steps = None, 0
     loop_start = time.perf_counter()
     step = 0
@@ -100,6 +104,8 @@ def main():
             torch.cuda.synchronize()
             outside_s += time.perf_counter() - segment_start
             outside_steps += segment_steps
+            side_s[0] += time.perf_counter() - segment_start
+            side_steps[0] += segment_steps
             segment_start, segment_steps = None, 0
         if not in_quiet and segment_start is None:
             torch.cuda.synchronize()
@@ -118,10 +124,16 @@ def main():
     if segment_start is not None:
         outside_s += end - segment_start
         outside_steps += segment_steps
+        after = 1 if step > quiet[0] >= 0 else 0
+        side_s[after] += end - segment_start
+        side_steps[after] += segment_steps
     print(f"LOOP steps={step} seconds={end - loop_start:.3f}")
     if outside_steps:
         print(f"OUTSIDE steps={outside_steps} "
               f"ms_per_step={1e3 * outside_s / outside_steps:.4f}")
+    for word, n, s in zip(("BEFORE", "AFTER"), side_steps, side_s):
+        if n:
+            print(f"{word} steps={n} ms_per_step={1e3 * s / n:.4f}")
     ok = loss is not None and math.isfinite(float(loss))
     print("RESULT ok" if ok else "RESULT bad loss")
     return 0 if ok else 1

@@ -105,7 +105,9 @@ expect_window() { # expect_window NAME TEXT: the window line says TEXT
   case $line in *"$2"*) ;; *) failed "$1: the window line lacks '$2': ${line:-no window}" ;; esac
 }
 size_of() { stat -c %s "$1" 2>/dev/null || echo 0; }
-ms_outside() { sed -n 's/^OUTSIDE .*ms_per_step=\([0-9.]*\).*/\1/p' "$out/$1.txt" | tail -n 1; }
+ms_outside() { # ms_outside NAME [OUTSIDE|BEFORE|AFTER]
+  sed -n "s/^${2:-OUTSIDE} .*ms_per_step=\([0-9.]*\).*/\1/p" "$out/$1.txt" | tail -n 1
+}
 
 # 1. A step's launches, from a whole capture of 30 steps.
 per_step=0
@@ -127,7 +129,7 @@ run plain "$py" "$loop" --steps "$steps" --quiet-window 1000:1004
 plain_wall=$wall
 
 # 3. nvtx:step, steps 1001-1004.
-if run nvtx "$mprof" record -o "$out/nvtx.mprof" --capture-range nvtx:step \
+if MPROF_VERBOSE=1 run nvtx "$mprof" record -o "$out/nvtx.mprof" --capture-range nvtx:step \
   --range-skip 1000 --range-count 4 -- "$py" "$loop" --steps "$steps" --quiet-window 1000:1004; then
   nvtx_wall=$wall
   if ranges nvtx; then
@@ -139,6 +141,9 @@ if run nvtx "$mprof" record -o "$out/nvtx.mprof" --capture-range nvtx:step \
     [ "$inside" -eq "$total" ] && [ "$instances" -eq 4 ] ||
       failed "nvtx: $inside of $total launches in $instances step ranges, not all in 4"
   fi
+  # What CUPTI refused, if anything, is in the trace's errors.
+  "$mprof" info "$out/nvtx.mprof" >"$out/nvtx.info.txt" 2>&1
+  grep -i "error\|NOT_COMPATIBLE" "$out/nvtx.info.txt" | head -n 5 | sed 's/^/   /' | tee -a "$log"
   expect_window nvtx "nvtx:step: ranges 1001-1004 recorded"
   expect_window nvtx "ended after --range-count 4"
   grep -q "^mprof: window: nvtx:step: ranges 1001-1004" "$out/nvtx.txt" ||
@@ -204,6 +209,11 @@ say "$(printf '%-9s %6s   %11s   %s' plain "$plain_wall" - "${plain_ms:-?}")"
 say "$(printf '%-9s %6s   %11s   %s' nvtx "${nvtx_wall:-?}" "$(size_of "$out/nvtx.mprof")" "${nvtx_ms:-?}")"
 if [ -n "$plain_ms" ] && [ -n "$nvtx_ms" ]; then
   say "$(awk -v a="$plain_ms" -v b="$nvtx_ms" 'BEGIN { printf "outside the window: %+.1f%% step time against the plain run", 100 * (b - a) / a }')"
+  for side in BEFORE AFTER; do
+    a=$(ms_outside plain $side) b=$(ms_outside nvtx $side)
+    [ -n "$a" ] && [ -n "$b" ] &&
+      say "$(awk -v s="$side" -v a="$a" -v b="$b" 'BEGIN { printf "  %s the window: %.4f ms against %.4f (%+.1f%%)", tolower(s), b, a, 100 * (b - a) / a }')"
+  done
 fi
 if [ "$failures" -gt 0 ]; then
   say "capture_window: $failures check(s) failed (log: $log)"
