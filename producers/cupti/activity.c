@@ -66,8 +66,7 @@ static int record_start(const CUpti_Activity *record, uint64_t *start) {
   case CUPTI_ACTIVITY_KIND_DRIVER:
     *start = ((const CUpti_ActivityAPI *)r)->start;
     return 1;
-  default:
-    return 0;
+  default: return 0;
   }
 }
 

@@ -213,8 +213,8 @@ static int start(const char *by) {
   mprof_writer *w = NULL;
   int renamed = 0;
   if (mprof_cupti_open_output(&w, g.cfg.output, sizeof g.cfg.output,
-                              (long)g.pid, g.cfg.output_has_pid,
-                              g.cfg.manifest, &renamed) != 0) {
+                              (long)g.pid, g.cfg.output_has_pid, g.cfg.manifest,
+                              &renamed) != 0) {
     warn("cannot write %s (%s); mprof records nothing for this process",
          g.cfg.output, mprof_error_last());
     atomic_store(&g.state, STATE_DISABLED);

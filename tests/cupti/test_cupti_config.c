@@ -278,19 +278,22 @@ static void test_output_claim(void **state) {
   mprof_writer *a = NULL, *b = NULL, *c = NULL;
   int renamed = -1;
   assert_int_equal(
-      mprof_cupti_open_output(&a, first, sizeof first, 100, 0, "", &renamed), 0);
+      mprof_cupti_open_output(&a, first, sizeof first, 100, 0, "", &renamed),
+      0);
   assert_int_equal(renamed, 0);
   assert_string_equal(first, path);
   snprintf(again, sizeof again, "%s", path);
   assert_int_equal(
-      mprof_cupti_open_output(&b, again, sizeof again, 200, 0, "", &renamed), 0);
+      mprof_cupti_open_output(&b, again, sizeof again, 200, 0, "", &renamed),
+      0);
   assert_int_equal(renamed, 1);
   char expect[512];
   mprof_cupti_pid_path(expect, sizeof expect, path, 200);
   assert_string_equal(again, expect);
   /* The same pid again (a leftover): reused, not refused. */
   assert_int_equal(
-      mprof_cupti_open_output(&c, again, sizeof again, 200, 1, "", &renamed), 0);
+      mprof_cupti_open_output(&c, again, sizeof again, 200, 1, "", &renamed),
+      0);
   mprof_writer_abort(a);
   mprof_writer_abort(c);
   mprof_writer_abort(b);
