@@ -111,48 +111,29 @@ static uint64_t scratch_summary(char **paths, size_t n, const char *scratch) {
   return sum;
 }
 
-typedef struct phase_result {
-  double seconds;
-  long max_rss_kb;
-  uint64_t check;
-} phase_result;
-
 enum { SINGLES, SET_ONE, SET_ALL, SCRATCH };
 
-static phase_result run_phase(int which, char **paths, size_t n,
-                              unsigned threads, const char *scratch,
-                              int repeats) {
-  int pipefd[2];
-  phase_result r = {0, 0, 0};
-  if (pipe(pipefd) != 0)
-    return r;
-  pid_t pid = fork();
-  if (pid == 0) {
-    double best = 1e9;
-    uint64_t check = 0;
-    for (int i = 0; i < repeats; i++) {
-      double t0 = bench_now();
-      check = which == SINGLES   ? singles(paths, n)
-              : which == SET_ONE ? set_summary(paths, n, 1)
-              : which == SET_ALL ? set_summary(paths, n, threads)
-                                 : scratch_summary(paths, n, scratch);
-      double dt = bench_now() - t0;
-      if (dt < best)
-        best = dt;
-    }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    phase_result out = {best, ru.ru_maxrss, check};
-    if (write(pipefd[1], &out, sizeof out) != (ssize_t)sizeof out)
-      _exit(1);
-    _exit(0);
-  }
-  close(pipefd[1]);
-  if (read(pipefd[0], &r, sizeof r) != (ssize_t)sizeof r)
-    r.seconds = -1;
-  close(pipefd[0]);
-  waitpid(pid, NULL, 0);
-  return r;
+typedef struct phase_args {
+  int which;
+  char **paths;
+  size_t n;
+  unsigned threads;
+  const char *scratch;
+} phase_args;
+
+static uint64_t phase_work(void *arg) {
+  const phase_args *p = (const phase_args *)arg;
+  return p->which == SINGLES   ? singles(p->paths, p->n)
+         : p->which == SET_ONE ? set_summary(p->paths, p->n, 1)
+         : p->which == SET_ALL ? set_summary(p->paths, p->n, p->threads)
+                               : scratch_summary(p->paths, p->n, p->scratch);
+}
+
+static bench_phase run_phase(int which, char **paths, size_t n,
+                             unsigned threads, const char *scratch,
+                             int repeats) {
+  phase_args args = {which, paths, n, threads, scratch};
+  return bench_run_in_child(phase_work, &args, repeats);
 }
 
 static void make_trace(const char *path, uint64_t launches, size_t rank) {
@@ -200,10 +181,10 @@ int main(int argc, char **argv) {
   char scratch[4096];
   snprintf(scratch, sizeof scratch, "%s/bench-set-scratch-%d.mprof", dir,
            (int)getpid());
-  phase_result one = run_phase(SINGLES, paths, n, 1, NULL, repeats);
-  phase_result set1 = run_phase(SET_ONE, paths, n, 1, NULL, repeats);
-  phase_result setn = run_phase(SET_ALL, paths, n, threads, NULL, repeats);
-  phase_result old = run_phase(SCRATCH, paths, n, 1, scratch, repeats);
+  bench_phase one = run_phase(SINGLES, paths, n, 1, NULL, repeats);
+  bench_phase set1 = run_phase(SET_ONE, paths, n, 1, NULL, repeats);
+  bench_phase setn = run_phase(SET_ALL, paths, n, threads, NULL, repeats);
+  bench_phase old = run_phase(SCRATCH, paths, n, 1, scratch, repeats);
   if (one.check != set1.check || one.check != setn.check ||
       one.check != old.check) {
     fprintf(stderr, "bench_set: the set's kernel time differs from the sum "

@@ -148,47 +148,28 @@ static uint64_t diff(const char *base, const char *candidate, int threaded) {
   return sum;
 }
 
-typedef struct phase_result {
-  double seconds;
-  long max_rss_kb;
-} phase_result;
+typedef struct phase_args {
+  const char *a, *b;
+  int which;
+} phase_args;
 
-static phase_result run_phase(const char *a, const char *b, int which,
-                              int repeats) {
-  int pipefd[2];
-  phase_result r = {0, 0};
-  if (pipe(pipefd) != 0)
-    return r;
-  pid_t pid = fork();
-  if (pid == 0) {
-    double best = 1e9;
-    for (int i = 0; i < repeats; i++) {
-      double t0 = bench_now();
-      volatile uint64_t sink = which == 6   ? set_summary(a, b)
-                               : which == 5 ? open_only(a)
-                               : which == 4 ? diff(a, b, 1)
-                               : which == 3 ? diff(a, b, 0)
-                               : which == 2 ? summary(a)
-                               : which == 1 ? bench_mmap_touch(a)
-                                            : bench_plain_read(a);
-      (void)sink;
-      double dt = bench_now() - t0;
-      if (dt < best)
-        best = dt;
-    }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    phase_result out = {best, ru.ru_maxrss};
-    if (write(pipefd[1], &out, sizeof out) != (ssize_t)sizeof out)
-      _exit(1);
-    _exit(0);
+static uint64_t phase_work(void *arg) {
+  const phase_args *p = (const phase_args *)arg;
+  switch (p->which) {
+  case 6: return set_summary(p->a, p->b);
+  case 5: return open_only(p->a);
+  case 4: return diff(p->a, p->b, 1);
+  case 3: return diff(p->a, p->b, 0);
+  case 2: return summary(p->a);
+  case 1: return bench_mmap_touch(p->a);
+  default: return bench_plain_read(p->a);
   }
-  close(pipefd[1]);
-  if (read(pipefd[0], &r, sizeof r) != (ssize_t)sizeof r)
-    r.seconds = -1;
-  close(pipefd[0]);
-  waitpid(pid, NULL, 0);
-  return r;
+}
+
+static bench_phase run_phase(const char *a, const char *b, int which,
+                             int repeats) {
+  phase_args args = {a, b, which};
+  return bench_run_in_child(phase_work, &args, repeats);
 }
 
 static void make_trace(const char *path, uint64_t launches, double slowdown) {
@@ -224,13 +205,13 @@ int main(int argc, char **argv) {
   double file_mib = (double)st.st_size / 1048576.0;
   bench_plain_read(base); /* warm the page cache */
   bench_plain_read(candidate);
-  phase_result plain = run_phase(base, NULL, 0, repeats);
-  phase_result map = run_phase(base, NULL, 1, repeats);
-  phase_result opened = run_phase(base, NULL, 5, repeats);
-  phase_result sum = run_phase(base, NULL, 2, repeats);
-  phase_result seq = run_phase(base, candidate, 3, repeats);
-  phase_result par = run_phase(base, candidate, 4, repeats);
-  phase_result set = run_phase(base, candidate, 6, repeats);
+  bench_phase plain = run_phase(base, NULL, 0, repeats);
+  bench_phase map = run_phase(base, NULL, 1, repeats);
+  bench_phase opened = run_phase(base, NULL, 5, repeats);
+  bench_phase sum = run_phase(base, NULL, 2, repeats);
+  bench_phase seq = run_phase(base, candidate, 3, repeats);
+  bench_phase par = run_phase(base, candidate, 4, repeats);
+  bench_phase set = run_phase(base, candidate, 6, repeats);
   printf("file              %s, %.1f MB, %llu launches\n", base, mb, launches);
   printf("plain read        %8.1f ms  %8.0f MB/s  peak RSS %7.1f MiB\n",
          plain.seconds * 1e3, mb / plain.seconds, plain.max_rss_kb / 1024.0);

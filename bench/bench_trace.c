@@ -46,42 +46,21 @@ static uint64_t open_and_scan(const char *path) {
   return sum;
 }
 
-typedef struct phase_result {
-  double seconds;
-  long max_rss_kb;
-} phase_result;
+typedef struct phase_args {
+  const char *path;
+  int which;
+} phase_args;
 
-static phase_result run_phase(const char *path, int which, int repeats) {
-  int pipefd[2];
-  phase_result r = {0, 0};
-  if (pipe(pipefd) != 0)
-    return r;
-  pid_t pid = fork();
-  if (pid == 0) {
-    double best = 1e9;
-    for (int i = 0; i < repeats; i++) {
-      double t0 = bench_now();
-      volatile uint64_t sink = which == 2   ? open_and_scan(path)
-                               : which == 1 ? bench_mmap_touch(path)
-                                            : bench_plain_read(path);
-      (void)sink;
-      double dt = bench_now() - t0;
-      if (dt < best)
-        best = dt;
-    }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    phase_result out = {best, ru.ru_maxrss};
-    if (write(pipefd[1], &out, sizeof out) != (ssize_t)sizeof out)
-      _exit(1);
-    _exit(0);
-  }
-  close(pipefd[1]);
-  if (read(pipefd[0], &r, sizeof r) != (ssize_t)sizeof r)
-    r.seconds = -1;
-  close(pipefd[0]);
-  waitpid(pid, NULL, 0);
-  return r;
+static uint64_t phase_work(void *arg) {
+  const phase_args *p = (const phase_args *)arg;
+  return p->which == 2   ? open_and_scan(p->path)
+         : p->which == 1 ? bench_mmap_touch(p->path)
+                         : bench_plain_read(p->path);
+}
+
+static bench_phase run_phase(const char *path, int which, int repeats) {
+  phase_args args = {path, which};
+  return bench_run_in_child(phase_work, &args, repeats);
 }
 
 int main(int argc, char **argv) {
@@ -102,9 +81,9 @@ int main(int argc, char **argv) {
   }
   double mb = (double)st.st_size / 1e6;
   bench_plain_read(path); /* warm the page cache */
-  phase_result plain = run_phase(path, 0, 5);
-  phase_result mapped = run_phase(path, 1, 5);
-  phase_result scan = run_phase(path, 2, 5);
+  bench_phase plain = run_phase(path, 0, 5);
+  bench_phase mapped = run_phase(path, 1, 5);
+  bench_phase scan = run_phase(path, 2, 5);
   printf("file            %s, %.1f MB\n", path, mb);
   printf("plain read      %7.1f ms  %8.0f MB/s  peak RSS %6.1f MB\n",
          plain.seconds * 1e3, mb / plain.seconds, plain.max_rss_kb / 1024.0);

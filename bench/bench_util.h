@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +49,50 @@ static inline uint64_t bench_mmap_touch(const char *path) {
     sum += p[i];
   munmap((void *)p, (size_t)st.st_size);
   return sum;
+}
+
+/* One phase of a benchmark: its best time, the peak RSS of the process
+ * that ran it, and what the work returned (a checksum the caller may
+ * compare across phases). */
+typedef struct bench_phase {
+  double seconds; /* best of the repeats; -1 when the child failed */
+  long max_rss_kb;
+  uint64_t check;
+} bench_phase;
+
+/* Run @p work(@p arg) @p repeats times in a forked child, so that each
+ * phase starts from a fresh heap and reports its own peak RSS. */
+static inline bench_phase bench_run_in_child(uint64_t (*work)(void *arg),
+                                             void *arg, int repeats) {
+  int pipefd[2];
+  bench_phase r = {-1, 0, 0};
+  if (pipe(pipefd) != 0)
+    return r;
+  pid_t pid = fork();
+  if (pid == 0) {
+    double best = 1e9;
+    uint64_t check = 0;
+    for (int i = 0; i < repeats; i++) {
+      double t0 = bench_now();
+      check = work(arg);
+      double dt = bench_now() - t0;
+      if (dt < best)
+        best = dt;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    bench_phase out = {best, ru.ru_maxrss, check};
+    if (write(pipefd[1], &out, sizeof out) != (ssize_t)sizeof out)
+      _exit(1);
+    _exit(0);
+  }
+  close(pipefd[1]);
+  if (pid < 0 || read(pipefd[0], &r, sizeof r) != (ssize_t)sizeof r)
+    r.seconds = -1;
+  close(pipefd[0]);
+  if (pid > 0)
+    waitpid(pid, NULL, 0);
+  return r;
 }
 
 #endif
