@@ -7,7 +7,9 @@
 # the source away, copy the trace alone to another folder, and check that
 # the trace still shows those lines' code (embedded by record); and that
 # Thrust and CUB code (tests/gpu/thrust_cub.cu) maps to their header lines
-# (check_lines.py --headers), its Source tab drawn. Skips (exit 77)
+# (check_lines.py --headers), its Source tab drawn; and that a Triton
+# kernel (tests/gpu/triton_lines.py) maps to its Python line, where Python
+# has Triton. Skips (exit 77)
 # without a GPU; exit 1 on a wrong line or missing code.
 #
 # Usage: tests/gpu/source_lines.sh OUTDIR [BUILD_DIR]
@@ -75,6 +77,26 @@ else
     echo "FAIL  view --tab source of $kernel exited non-zero" >&2
     failures=$((failures + 1))
   fi
+fi
+# Triton: a kernel written in Python maps to its Python lines, embedded
+# (tests/gpu/triton_lines.py marks the hot one), where Python has Triton.
+py=${PYTHON:-python3}
+if "$py" -c 'import torch, triton; assert torch.cuda.is_available()' >/dev/null 2>&1; then
+  rm -rf "$out/triton" && mkdir -p "$out/triton"
+  cp "$src/tests/gpu/triton_lines.py" "$out/triton/" || exit 2
+  if ! "$mprof" record -o "$out/triton/triton.mprof" -- "$py" "$out/triton/triton_lines.py" \
+    >"$out/triton/record.log" 2>&1; then
+    echo "FAIL  record of triton_lines.py exited non-zero: $(tail -n 3 "$out/triton/record.log")" >&2
+    failures=$((failures + 1))
+  elif ! "$mprof" summary "$out/triton/triton.mprof" --by-line --all --json >"$out/triton/lines.json"; then
+    echo "FAIL  summary --by-line of the Triton trace exited non-zero" >&2
+    failures=$((failures + 1))
+  else
+    python3 "$check" --embedded "$out/triton/lines.json" "$out/triton/triton_lines.py" ||
+      failures=$((failures + 1))
+  fi
+else
+  echo "SKIP  Triton lines: $py has no torch with CUDA and triton"
 fi
 [ "$failures" -eq 0 ] || { echo "source_lines: $failures check(s) failed" >&2; exit 1; }
 echo "source_lines: every planted line is its kernel's hottest, and the trace alone shows its code"
