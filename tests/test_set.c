@@ -21,14 +21,17 @@
 
 #include <cmocka.h>
 #include <malloc.h>
+/* Under ASan or TSan, malloc is the sanitizer's: ask it what it holds
+ * (sanitizer/allocator_interface.h, which not every compiler ships). */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#include <sanitizer/allocator_interface.h>
 #define HEAP_BY_SANITIZER 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#include <sanitizer/allocator_interface.h>
 #define HEAP_BY_SANITIZER 1
 #endif
+#endif
+#ifdef HEAP_BY_SANITIZER
+size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
 #include "mprof/mprof.h"
