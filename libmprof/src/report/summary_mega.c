@@ -169,11 +169,15 @@ static void fold_gpus(mprof__mega *m) {
 
 int mprof__mega_build(mprof__mega *m, const mprof_trace *t) {
   memset(m, 0, sizeof *m);
+  /* Asked first: of a set, the event sections below are built in memory
+   * (a copy of every span and launch), which only an MKPROF's needs. */
+  if (!mprof_trace_is_mkprof(t))
+    return 0;
   size_t n, regions, launches;
   const mprof_span_record *sp = mprof_trace_spans(t, &n);
   const mprof_region_record *rg = mprof_trace_regions(t, &regions);
   mprof_trace_launches(t, &launches);
-  if (!mprof_trace_is_mkprof(t) || !n || !regions)
+  if (!n || !regions)
     return 0;
   mega_item *it = (mega_item *)malloc(n * sizeof *it);
   uint32_t *region_type = (uint32_t *)malloc(regions * sizeof *region_type);
