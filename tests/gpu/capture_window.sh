@@ -215,6 +215,22 @@ if [ -n "$plain_ms" ] && [ -n "$nvtx_ms" ]; then
       say "$(awk -v s="$side" -v a="$a" -v b="$b" 'BEGIN { printf "  %s the window: %.4f ms against %.4f (%+.1f%%)", tolower(s), b, a, 100 * (b - a) / a }')"
   done
 fi
+# What a window that never opens costs, by trigger (reported, not
+# checked): the NVTX callbacks and ranges of an nvtx: window, the
+# profiler-API callbacks of a cudaProfilerApi one; a second plain run
+# says how much of a difference is noise.
+for v in never_nvtx never_profiler plain_again; do
+  case $v in
+  never_nvtx) run $v "$mprof" record -q -o "$out/$v.mprof" --capture-range nvtx:step \
+    --range-skip 1000000 -- "$py" "$loop" --steps "$steps" ;;
+  never_profiler) run $v "$mprof" record -q -o "$out/$v.mprof" --capture-range cudaProfilerApi \
+    -- "$py" "$loop" --steps "$steps" ;;
+  plain_again) run $v "$py" "$loop" --steps "$steps" ;;
+  esac
+  b=$(ms_outside $v)
+  [ -n "$plain_ms" ] && [ -n "$b" ] &&
+    say "$(awk -v n="$v" -v a="$plain_ms" -v b="$b" 'BEGIN { printf "  %-15s %.4f ms a step (%+.1f%% against plain)", n, b, 100 * (b - a) / a }')"
+done
 if [ "$failures" -gt 0 ]; then
   say "capture_window: $failures check(s) failed (log: $log)"
   exit 1
