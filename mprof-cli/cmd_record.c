@@ -952,6 +952,36 @@ static void drop_empty(const process_entry *e, const char *cmdline) {
           e->pid, *cmdline ? " (" : "", cmdline, *cmdline ? ")" : "", e->path);
 }
 
+/* The one process of a run that did CUDA work, when the others' traces
+ * were removed: an earlier process had taken the name asked for (-o
+ * NAME, no %p) and this one wrote NAME.PID; now that NAME is free, the
+ * trace (and its PC-sample sidecar) takes it, as a run of one process
+ * would have written it. */
+static void take_asked_name(process_entry *list, size_t count,
+                            const int *dropped, const char *asked) {
+  process_entry *e = NULL;
+  for (size_t i = 0; i < count; i++)
+    if (!dropped[i])
+      e = &list[i];
+  struct stat st;
+  if (!e || strchr(asked, '%') || strcmp(e->path, asked) == 0 ||
+      stat(asked, &st) == 0 || errno != ENOENT)
+    return;
+  char from[PATH_MAX + 16], to[PATH_MAX + 16];
+  snprintf(from, sizeof from, "%s.pc.json", e->path);
+  snprintf(to, sizeof to, "%s.pc.json", asked);
+  if (rename(e->path, asked) != 0)
+    return;
+  if (rename(from, to) != 0 && errno != ENOENT)
+    fprintf(stderr, "mprof record: cannot rename %s to %s: %s\n", from, to,
+            strerror(errno));
+  fprintf(stderr,
+          "mprof record: pid %ld was the one process with CUDA work; its "
+          "trace %s is now %s\n",
+          e->pid, e->path, asked);
+  snprintf(e->path, sizeof e->path, "%s", asked);
+}
+
 /* `record blocks`: each process that reported turns its NAME.source into
  * NAME; one that never said "end" wrote nothing (the block producer writes
  * once, at exit). */
@@ -1104,11 +1134,17 @@ static int record_run(const record_options *o, const char *producer,
       if ((empty[i] = ran_no_cuda_work(&processes[i], cmdlines[i],
                                        sizeof cmdlines[i])) != 0)
         working--;
-    for (size_t i = 0; i < process_count; i++) {
+    int *dropped = (int *)calloc(process_count, sizeof *dropped);
+    for (size_t i = 0; dropped && i < process_count; i++)
       if (empty && cmdlines && empty[i] && working) {
         drop_empty(&processes[i], cmdlines[i]);
-        continue;
+        dropped[i] = 1;
       }
+    if (dropped && working == 1)
+      take_asked_name(processes, process_count, dropped, pattern);
+    for (size_t i = 0; i < process_count; i++) {
+      if (!dropped || dropped[i])
+        continue;
       int post = collect(&processes[i], o, child, status, process_count);
       if (post && !exit_status)
         exit_status = post;
@@ -1119,6 +1155,7 @@ static int record_run(const record_options *o, const char *producer,
                 "the GPU)\n",
                 processes[i].pid, processes[i].path);
     }
+    free(dropped);
     free(empty);
     free(cmdlines);
     free(processes);

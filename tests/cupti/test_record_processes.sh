@@ -90,6 +90,20 @@ run alone 0 "$mprof" record -o "$tmp/alone/trace.mprof" -- \
 has alone "^mprof record: pid 80 ran no CUDA work: $tmp/alone/idle.mprof holds no kernel, copy or memset"
 [ -f "$tmp/alone/idle.mprof" ] || fail "alone: the only trace was removed"
 
+# Processes that follow each other: an idle worker took the name asked
+# for, the program's own process wrote NAME.PID; the idle trace goes and
+# the working one takes the name, its PC-sample sidecar with it.
+mkdir "$tmp/renamed"
+run renamed 0 "$mprof" record -o "$tmp/renamed/trace.mprof" -- sh -c '
+  "$1" 90 1 "$2/trace.mprof" 0 && "$1" 91 1 "$2/trace.91.mprof" 20 &&
+    echo "{}" >"$2/trace.91.mprof.pc.json"' sh "$tmp/standin" "$tmp/renamed"
+has renamed "^mprof record: pid 90 (worker 90) ran no CUDA work"
+has renamed "^mprof record: pid 91 was the one process with CUDA work; its trace $tmp/renamed/trace.91.mprof is now $tmp/renamed/trace.mprof$"
+[ "$(ls "$tmp/renamed")" = "$(printf 'trace.mprof\ntrace.mprof.pc.json')" ] ||
+  fail "renamed: expected trace.mprof and its sidecar alone: $(ls "$tmp/renamed")"
+[ "$(meta "$tmp/renamed/trace.mprof" pid)" = 91 ] ||
+  fail "renamed: trace.mprof is not the working process's"
+
 # A child forked after CUDA started shares nothing: one trace, the parent's.
 mkdir "$tmp/fork"
 run fork 0 "$mprof" record -o "$tmp/fork/trace.mprof" -- "$app" init fork sleep 200 exit 0

@@ -3,7 +3,9 @@
 # the GPU (tests/gpu/empty_child.cu: one makes a context, one counts the
 # devices, as torch.compile's workers do): under the real producer their
 # traces hold no kernel, copy or memset, so record removes them and names
-# each in one line; the program's own trace stays with its launch. A
+# each in one line; the program's own trace stays with its launch, under
+# the name asked for (the idle worker, which started CUDA first, had
+# taken it, and the program wrote NAME.PID). A
 # worker recorded alone keeps its trace, which the account calls empty.
 # (Record's rule itself is tested without a GPU: cli_record_processes.)
 #
@@ -47,6 +49,8 @@ traces=$(ls "$out/run" | grep -c '\.mprof$')
 [ "$traces" -eq 1 ]
 check "one trace is left ($traces)" $?
 left=$(ls "$out"/run/*.mprof 2>/dev/null | head -1)
+[ "$left" = "$out/run/trace.mprof" ]
+check "the trace left has the name asked for (${left##*/})" $?
 "$mprof" info "$left" >"$out/info.txt" 2>&1
 grep -q "^kernels    1 kernel, 1 launch, " "$out/info.txt"
 check "the trace left is the program's, with its one launch" $?
