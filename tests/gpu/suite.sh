@@ -31,7 +31,7 @@ names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   names=(verdicts programs faults blocks validate validate_source validate_multi
     sets trace_tab nvtx_sample pm_sweep capture_cost capture_window empty_child
-    alternate source_lines kineto ranks calibrate sol_ncu)
+    alternate source_lines kineto ranks calibrate sol_ncu lines_ncu)
 fi
 for name in "${names[@]}"; do
   [ -f "$here/$name.sh" ] || { echo "suite: no check $here/$name.sh" >&2; exit 2; }
