@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,35 @@ static int record_start(const CUpti_Activity *record, uint64_t *start) {
   }
 }
 
+/* What a capture window's kinds delivered, kept (in a piece) or dropped
+ * (between pieces), by group: written to META at exit
+ * (activity_window_account()), so that a window that lost a kind says
+ * which. */
+enum { GROUP_KERNELS, GROUP_COPIES, GROUP_API, GROUP_COUNT };
+static atomic_ulong window_records[GROUP_COUNT][2];
+
+static int record_group(CUpti_ActivityKind kind) {
+  switch (kind) {
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+  case CUPTI_ACTIVITY_KIND_KERNEL: return GROUP_KERNELS;
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+  case CUPTI_ACTIVITY_KIND_DRIVER: return GROUP_API;
+  default: return GROUP_COPIES;
+  }
+}
+
+void activity_window_account(void) {
+  static const char *const names[GROUP_COUNT] = {"kernels", "copies",
+                                                 "api_calls"};
+  for (int i = 0; i < GROUP_COUNT; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "capture.records.%s.kept", names[i]);
+    meta_u64(key, atomic_load(&window_records[i][1]));
+    snprintf(key, sizeof key, "capture.records.%s.dropped", names[i]);
+    meta_u64(key, atomic_load(&window_records[i][0]));
+  }
+}
+
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
                                       uint8_t *buffer, size_t size,
                                       size_t valid_size) {
@@ -85,8 +115,12 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
       /* Work done between a window's pieces is recorded (the kinds stay
        * on, window.c) but not kept. */
       uint64_t start;
-      if (g.windowed && record_start(record, &start) && !window_keeps(start))
-        continue;
+      if (g.windowed && record_start(record, &start)) {
+        int kept = window_keeps(start);
+        atomic_fetch_add(&window_records[record_group(record->kind)][kept], 1);
+        if (!kept)
+          continue;
+      }
       mprof_cupti_translate_activity(g.tr, record);
     }
   }
@@ -164,6 +198,11 @@ static void switch_kind(size_t i, int on) {
  * once, before PC sampling is enabled, and off when it is over; what they
  * deliver between its pieces is dropped (window_keeps()). */
 void activity_window(int on) {
+  /* CUPTI drops what it has not delivered of a kind that goes off: every
+   * buffer first, the ones still open too. */
+  if (!on)
+    ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
+       "cuptiActivityFlushAll(FORCED, window over)");
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++)
     if (!marker_kept(recorded_kinds[i].kind))
       switch_kind(i, on);

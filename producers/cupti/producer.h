@@ -220,6 +220,8 @@ void setup_activity(void);
  * first opens, before PC sampling is enabled: CUPTI refuses to enable a
  * kind after) or off (when the window is over); window.c. */
 void activity_window(int on);
+/* What a window's kinds delivered, kept and dropped, into META (exit). */
+void activity_window_account(void);
 
 /* ---- pcsampling.c -------------------------------------------------------- */
 

@@ -523,6 +523,7 @@ void window_exit(void) {
     alternate_account_locked();
   meta_u64("capture.close_us", g.close_ns / 1000);
   meta_u64("capture.closes", g.closes);
+  activity_window_account();
   pthread_mutex_unlock(&g.capture_lock);
 }
 
