@@ -34,6 +34,30 @@ def named(kernels, name):
             or k.get("short_name") == name or k.get("mangled") == name]
 
 
+SAMPLES = "Warp Stall Sampling (All Samples)"
+
+
+def ncu_sass_samples(rows, path):
+    """{offset in the function: (warp samples, SASS text)} from the CSV
+    rows of ncu's Source page with --print-source sass (the program's own
+    output may come first); ValueError when the rows are not that page."""
+    head = next((i for i, r in enumerate(rows) if r and r[0] == "Address"),
+                None)
+    if head is None:
+        raise ValueError(f"{path} has no 'Address' row: not ncu's Source "
+                         "page as CSV")
+    names = rows[head]
+    if SAMPLES not in names:
+        raise ValueError(f"{path} has no '{SAMPLES}' column")
+    col = names.index(SAMPLES)
+    data = [r for r in rows[head + 1:] if len(r) == len(names)]
+    if not data:
+        return {}
+    base = min(int(r[0], 16) for r in data)
+    return {int(r[0], 16) - base: (float(r[col] or 0), r[1].strip())
+            for r in data}
+
+
 def main(argv):
     args = argv[1:]
     if len(args) < 2 or args[0] != "--kernel":
@@ -44,35 +68,24 @@ def main(argv):
         return usage()
     try:
         top = int(args[2]) if len(args) > 2 else 5
-        rows = list(csv.reader(open(args[0])))
+        rows = list(csv.reader(open(args[0], errors="replace")))
         summary = json.load(open(args[1]))
     except (OSError, ValueError) as e:
         print(f"compare_ncu: cannot read the inputs: {e}", file=sys.stderr)
         return 2
-    head = next((i for i, r in enumerate(rows) if r and r[0] == "Address"),
-                None)
-    if head is None:
-        print(f"compare_ncu: {args[0]} has no 'Address' row: not ncu's "
-              "Source page as CSV", file=sys.stderr)
+    try:
+        samples = ncu_sass_samples(rows, args[0])
+    except ValueError as e:
+        print(f"compare_ncu: {e}", file=sys.stderr)
         return 2
-    names = rows[head]
-    col_name = "Warp Stall Sampling (All Samples)"
-    if col_name not in names:
-        print(f"compare_ncu: {args[0]} has no '{col_name}' column",
-              file=sys.stderr)
-        return 2
-    col = names.index(col_name)
-    data = [r for r in rows[head + 1:] if len(r) == len(names)]
-    if not data:
+    if not samples:
         print(f"FAILED: {args[0]} has no instructions", file=sys.stderr)
         return 1
-    base = min(int(r[0], 16) for r in data)
-    total = sum(float(r[col] or 0) for r in data)
+    total = sum(v for v, _ in samples.values())
     if total <= 0:
         print(f"FAILED: ncu sampled no warp stalls in {args[0]}")
         return 1
-    ncu = {int(r[0], 16) - base: (float(r[col] or 0) / total, r[1].strip())
-           for r in data}
+    ncu = {o: (v / total, text) for o, (v, text) in samples.items()}
 
     found = named(summary["kernels"]["items"], name)
     if len(found) != 1:

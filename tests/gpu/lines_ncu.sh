@@ -3,8 +3,10 @@
 # each kernel of the planted suite (tests/gpu/bottlenecks.cu, built with
 # -lineinfo), `mprof record` of the kernel alone, `mprof summary --by-line
 # --all --json`, and `ncu --section SourceCounters --page source
-# --print-source cuda --csv` on one launch of the same binary; then
-# tests/gpu/score_lines.py sets each line's share of the kernel's warp
+# --print-source sass --csv` on one launch of the same binary (ncu's
+# command line prints no metrics beside CUDA lines, so its instructions are
+# grouped by line with the code's line table, from the trace's sidecar);
+# then tests/gpu/score_lines.py sets each line's share of the kernel's warp
 # samples beside ncu's and takes the total-variation distance (half the
 # sum of the absolute differences): at most 0.03 per kernel. Skips (exit
 # 77) without a GPU or without ncu.
@@ -37,13 +39,13 @@ for k in "${kernels[@]}"; do
     continue
   fi
   if ! timeout 300 "$ncu" --clock-control none --section SourceCounters --page source \
-    --print-source cuda --csv -k "regex:^$k\$" -c 1 "$bin" "$k" \
+    --print-source sass --csv -k "regex:^$k\$" -c 1 "$bin" "$k" \
     >"$out/ncu_$k.csv" 2>"$out/ncu_$k.err"; then
     echo "FAIL  ncu on $k: $(tail -n 3 "$out/ncu_$k.err")" >&2
     failures=$((failures + 1))
     continue
   fi
-  cases+=("$k=$out/ncu_$k.csv=$out/lines_$k.json")
+  cases+=("$k=$out/ncu_$k.csv=$out/lines_$k.json=$out/lines_$k.mprof.pc.json")
 done
 [ ${#cases[@]} -gt 0 ] || { echo "FAIL  nothing to compare" >&2; exit 1; }
 python3 "$src/tests/gpu/score_lines.py" --tvd "${LINES_TVD:-0.03}" \
