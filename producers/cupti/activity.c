@@ -71,6 +71,20 @@ static int record_start(const CUpti_Activity *record, uint64_t *start) {
   }
 }
 
+/* The API functions recorded, by domain and cbid (a window that enables
+ * the whole RUNTIME and DRIVER kinds keeps only these). */
+#define MAX_CBID 4096
+static unsigned char api_wanted[2][MAX_CBID];
+
+static int api_record_wanted(const CUpti_Activity *record) {
+  if (record->kind != CUPTI_ACTIVITY_KIND_RUNTIME &&
+      record->kind != CUPTI_ACTIVITY_KIND_DRIVER)
+    return 1;
+  uint32_t cbid = ((const CUpti_ActivityAPI *)(const void *)record)->cbid;
+  return cbid < MAX_CBID &&
+         api_wanted[record->kind == CUPTI_ACTIVITY_KIND_DRIVER][cbid];
+}
+
 /* What a capture window's kinds delivered, kept (in a piece) or dropped
  * (between pieces), by group: written to META at exit
  * (activity_window_account()), so that a window that lost a kind says
@@ -115,6 +129,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
       /* Work done between a window's pieces is recorded (the kinds stay
        * on, window.c) but not kept. */
       uint64_t start;
+      if (g.windowed && g.window_api == WINDOW_API_KIND &&
+          !api_record_wanted(record))
+        continue;
       if (g.windowed && record_start(record, &start)) {
         int kept = window_keeps(start);
         atomic_fetch_add(&window_records[record_group(record->kind)][kept], 1);
@@ -206,8 +223,17 @@ void activity_window(int on) {
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++)
     if (!marker_kept(recorded_kinds[i].kind))
       switch_kind(i, on);
-  for (size_t i = 0; i < api_function_count; i++)
-    set_api_function(i, on);
+  if (g.window_api == WINDOW_API_KIND) {
+    ok(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME)
+          : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME),
+       on ? "cuptiActivityEnable(RUNTIME)" : "cuptiActivityDisable(RUNTIME)");
+    ok(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER)
+          : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER),
+       on ? "cuptiActivityEnable(DRIVER)" : "cuptiActivityDisable(DRIVER)");
+  } else {
+    for (size_t i = 0; i < api_function_count; i++)
+      set_api_function(i, on);
+  }
 }
 
 /* The API functions whose calls API_CALLS keeps: those that issue work a
@@ -253,8 +279,11 @@ static void enable_api_calls(void) {
               CUPTI_SUCCESS ||
           !name || !issues_gpu_work(name, domains[d].prefixes))
         continue;
-      /* A capture window turns them on when it opens (window.c). */
-      if (!g.windowed) {
+      if (cbid < MAX_CBID)
+        api_wanted[domains[d].kind == MPROF_API_DRIVER][cbid] = 1;
+      /* A capture window turns them on when it opens (window.c), unless
+       * MPROF_WINDOW_API=early: from the start, dropped between pieces. */
+      if (!g.windowed || g.window_api == WINDOW_API_EARLY) {
         CUptiResult res = domains[d].kind == MPROF_API_RUNTIME
                               ? cuptiActivityEnableRuntimeApi(cbid, 1)
                               : cuptiActivityEnableDriverApi(cbid, 1);

@@ -316,6 +316,14 @@ int window_setup(void) {
   g.window_pc_disable = pc_disable && strcmp(pc_disable, "1") == 0;
   if (g.window_pc_disable)
     meta("capture.window_pc", "enable_disable");
+  /* MPROF_WINDOW_API (producers/cupti/README.md): when and how the
+   * API-call records go on. */
+  const char *api = getenv("MPROF_WINDOW_API");
+  g.window_api = api && strcmp(api, "early") == 0  ? WINDOW_API_EARLY
+                 : api && strcmp(api, "kind") == 0 ? WINDOW_API_KIND
+                                                   : WINDOW_API_LATE;
+  if (g.window_api != WINDOW_API_LATE)
+    meta("capture.window_api", api);
   return 1;
 }
 

@@ -215,6 +215,17 @@ if [ -n "$plain_ms" ] && [ -n "$nvtx_ms" ]; then
       say "$(awk -v s="$side" -v a="$a" -v b="$b" 'BEGIN { printf "  %s the window: %.4f ms against %.4f (%+.1f%%)", tolower(s), b, a, 100 * (b - a) / a }')"
   done
 fi
+# How the window turns API-call records on (MPROF_WINDOW_API): which way
+# gives each launch its step range (reported, not checked; the default is
+# checked above), and the step time before the window.
+for api in early kind; do
+  MPROF_WINDOW_API=$api run api_$api "$mprof" record -q -o "$out/api_$api.mprof" \
+    --capture-range nvtx:step --range-skip 1000 --range-count 4 -- \
+    "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 &&
+    ranges api_$api &&
+    say "   MPROF_WINDOW_API=$api: $(field api_$api 'step["launches"]') of $(field api_$api 'd["trace"]["launches"]') launches in $(field api_$api 'step["instances"]') step ranges; before the window $(ms_outside api_$api BEFORE) ms a step, after $(ms_outside api_$api AFTER); $("$mprof" info "$out/api_$api.mprof" 2>/dev/null | grep -o 'capture.records.api_calls.kept = [0-9]*')"
+done
+
 # What a window that never opens costs, by trigger (reported, not
 # checked): the NVTX callbacks and ranges of an nvtx: window, the
 # profiler-API callbacks of a cudaProfilerApi one; a second plain run
