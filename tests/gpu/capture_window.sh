@@ -230,8 +230,12 @@ done
 # checked): the NVTX callbacks and ranges of an nvtx: window, the
 # profiler-API callbacks of a cudaProfilerApi one; a second plain run
 # says how much of a difference is noise.
-for v in never_nvtx never_profiler plain_again; do
+for v in never_nvtx never_profiler never_profiler_driver pcoff plain_again; do
   case $v in
+  never_profiler_driver) MPROF_WINDOW_PROFILER=driver run $v "$mprof" record -q \
+    -o "$out/$v.mprof" --capture-range cudaProfilerApi -- "$py" "$loop" --steps "$steps" ;;
+  pcoff) run $v "$mprof" record -q -o "$out/$v.mprof" --pc-mode off --capture-range nvtx:step \
+    --range-skip 1000 --range-count 4 -- "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 ;;
   never_nvtx) run $v "$mprof" record -q -o "$out/$v.mprof" --capture-range nvtx:step \
     --range-skip 1000000 -- "$py" "$loop" --steps "$steps" ;;
   never_profiler) run $v "$mprof" record -q -o "$out/$v.mprof" --capture-range cudaProfilerApi \
@@ -240,8 +244,14 @@ for v in never_nvtx never_profiler plain_again; do
   esac
   b=$(ms_outside $v)
   [ -n "$plain_ms" ] && [ -n "$b" ] &&
-    say "$(awk -v n="$v" -v a="$plain_ms" -v b="$b" 'BEGIN { printf "  %-15s %.4f ms a step (%+.1f%% against plain)", n, b, 100 * (b - a) / a }')"
+    say "$(awk -v n="$v" -v a="$plain_ms" -v b="$b" 'BEGIN { printf "  %-22s %.4f ms a step (%+.1f%% against plain)", n, b, 100 * (b - a) / a }')"
+  [ "$v" = pcoff ] && say "     pc off: before the window $(ms_outside pcoff BEFORE) ms, after $(ms_outside pcoff AFTER)"
 done
+# The driver's callbacks alone still open a cudaProfilerApi window.
+if MPROF_WINDOW_PROFILER=driver run profiler_driver "$mprof" record -q -o "$out/profiler_driver.mprof" \
+  --capture-range cudaProfilerApi -- "$py" "$loop" --steps 600 --profiler 500:510 && ranges profiler_driver; then
+  say "   MPROF_WINDOW_PROFILER=driver: $(field profiler_driver 'd["trace"]["launches"]') launches (want $((10 * per_step)))"
+fi
 if [ "$failures" -gt 0 ]; then
   say "capture_window: $failures check(s) failed (log: $log)"
   exit 1
