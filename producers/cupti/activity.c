@@ -209,11 +209,13 @@ static void switch_kind(size_t i, int on) {
      what);
 }
 
-/* CUPTI refuses to enable an activity kind while PC sampling is enabled on
+/* CUPTI refuses to enable the kernel kind while PC sampling is enabled on
  * a context (CUPTI_ERROR_NOT_COMPATIBLE on the H100: a window's every
- * kernel, then every API call, was lost), so a window turns the kinds on
- * once, before PC sampling is enabled, and off when it is over; what they
- * deliver between its pieces is dropped (window_keeps()). */
+ * kernel was lost), so a window turns the kinds on once, before PC
+ * sampling is enabled, and off when it is over; what they deliver
+ * between its pieces is dropped (window_keeps()). The per-function
+ * API-call records enabled here did not come on the H100 either way
+ * (MPROF_WINDOW_API tries the others). */
 void activity_window(int on) {
   /* CUPTI drops what it has not delivered of a kind that goes off: every
    * buffer first, the ones still open too. */
