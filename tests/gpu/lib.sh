@@ -1,6 +1,5 @@
-# Sourced by the GPU checks that run the planted-bottleneck suite
-# (verdicts.sh, pm_sweep.sh, bottlenecks_sample.sh, calibrate.sh,
-# sol_ncu.sh).
+# Sourced by the GPU checks (the planted-bottleneck suite's and others:
+# each script that starts with `. lib.sh`).
 #
 # gpu_setup NAME OUTDIR BUILD_DIR: makes OUTDIR; sets $out, $build (both
 # absolute), $src (the checkout) and $mprof; exits 77 (skipped) with a line when there
@@ -18,6 +17,16 @@ gpu_setup() {
   if [ ! -x "$mprof" ] || [ ! -e "$build/lib/libmprof-cupti.so" ]; then
     echo "$1: $mprof or its CUPTI producer is missing; build with the CUDA toolkit present" >&2
     exit 2
+  fi
+}
+
+# need_ncu NAME: sets $ncu (NCU, else ncu on PATH, else
+# $CUDA_HOME/bin/ncu); exits 77 (skipped) with a line when there is none.
+need_ncu() {
+  ncu=${NCU:-$(command -v ncu || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ncu")}
+  if [ ! -x "$ncu" ]; then
+    echo "$1: no ncu here ($ncu); skipping (NCU names it)"
+    exit 77
   fi
 }
 

@@ -21,11 +21,7 @@ set -uo pipefail
 out=${1:?usage: lines_ncu.sh OUTDIR [BUILD_DIR]}
 . "$(dirname "$0")/lib.sh"
 gpu_setup lines_ncu "$out" "${2:-build}"
-ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
-if [ ! -x "$ncu" ]; then
-  echo "lines_ncu: no ncu here ($ncu); skipping (NCU names it)"
-  exit 77
-fi
+need_ncu lines_ncu
 build_bottlenecks lines_ncu
 read -r -a kernels <<<"${LINES_KERNELS:-pointer_chase dram_stream l2_stream barrier_heavy bank_conflicts}"
 failures=0

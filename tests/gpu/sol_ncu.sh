@@ -18,11 +18,7 @@ set -uo pipefail
 out=${1:?usage: sol_ncu.sh OUTDIR [BUILD_DIR]}
 . "$(dirname "$0")/lib.sh"
 gpu_setup sol_ncu "$out" "${2:-build}"
-ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
-if [ ! -x "$ncu" ]; then
-  echo "sol_ncu: no ncu here ($ncu); skipping (NCU names it)"
-  exit 77
-fi
+need_ncu sol_ncu
 build_bottlenecks sol_ncu
 read -r -a kernels <<<"${SOL_KERNELS:-pointer_chase dram_stream l2_stream fma_chain_one_warp fma_independent bank_conflicts barrier_heavy hot_atomics icache_thrash smem_limited one_block_tail cublas_gemm_bf16}"
 suffix=avg.pct_of_peak_sustained_elapsed
