@@ -149,8 +149,9 @@ typedef struct producer_state {
   mprof_cupti_capture_change window_pending;
   int window_pc_disable; /* MPROF_WINDOW_PC_DISABLE=1 */
   int window_api;        /* MPROF_WINDOW_API: WINDOW_API_LATE, _EARLY, _KIND */
-  int window_kinds_on;   /* capture_lock: the activity kinds are on */
-  int window_pc_ready;   /* pc_lock: contexts set up now, not queued */
+  int window_profiler_driver; /* MPROF_WINDOW_PROFILER=driver */
+  int window_kinds_on;        /* capture_lock: the activity kinds are on */
+  int window_pc_ready;        /* pc_lock: contexts set up now, not queued */
   struct {
     CUcontext ctx;
     uint32_t ordinal;

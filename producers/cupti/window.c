@@ -62,13 +62,10 @@ static void window_callbacks(int on) {
     ok(cuptiEnableDomain((uint32_t)on, g.subscriber, CUPTI_CB_DOMAIN_NVTX),
        "cuptiEnableDomain(NVTX)");
   if (trigger == MPROF_CAPTURE_PROFILER_API) {
-    /* MPROF_WINDOW_PROFILER=driver (an experiment setting): the driver's
-     * cuProfilerStart/Stop alone, which cudaProfilerStart/Stop call; on
-     * the H100 a cudaProfilerApi window that never opened cost a
-     * launch-bound loop 17.6% with both domains' callbacks on. */
-    const char *which = getenv("MPROF_WINDOW_PROFILER");
-    int runtime = !which || strcmp(which, "driver") != 0;
-    for (size_t i = 0; runtime && i < COUNT(profiler_runtime); i++)
+    /* MPROF_WINDOW_PROFILER=driver: the driver's cuProfilerStart/Stop
+     * alone, which cudaProfilerStart/Stop call (window_setup()). */
+    for (size_t i = 0; !g.window_profiler_driver && i < COUNT(profiler_runtime);
+         i++)
       ok(cuptiEnableCallback((uint32_t)on, g.subscriber,
                              CUPTI_CB_DOMAIN_RUNTIME_API, profiler_runtime[i]),
          "cuptiEnableCallback(cudaProfilerStart/Stop)");
@@ -330,6 +327,11 @@ int window_setup(void) {
                                                    : WINDOW_API_LATE;
   if (g.window_api != WINDOW_API_LATE)
     meta("capture.window_api", api);
+  /* MPROF_WINDOW_PROFILER=driver (an experiment setting): on the H100 a
+   * cudaProfilerApi window that never opened cost a launch-bound loop
+   * 17.6% with both domains' callbacks on. */
+  const char *profiler = getenv("MPROF_WINDOW_PROFILER");
+  g.window_profiler_driver = profiler && strcmp(profiler, "driver") == 0;
   return 1;
 }
 
