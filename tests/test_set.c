@@ -72,6 +72,20 @@ static void open_members(mprof_trace **t) {
       fail_msg("%s", mprof_error_last());
 }
 
+/* The members opened as one set named "run", which then holds the only
+ * references to them. */
+static mprof_trace *open_run_set(void) {
+  mprof_trace *in[MEMBERS];
+  open_members(in);
+  mprof_trace *set;
+  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
+                                           MEMBERS, "run"),
+                   0);
+  for (size_t i = 0; i < MEMBERS; i++)
+    mprof_trace_free(in[i]);
+  return set;
+}
+
 /* The XML summary of @p trace joined on @p threads threads (malloc'd). */
 static char *summary_xml(const mprof_trace *trace, unsigned threads,
                          unsigned flags) {
@@ -277,14 +291,7 @@ static void test_set_outlives_its_inputs(void **state) {
  * set's order whatever thread walked it). */
 static void test_set_parallel_join_is_serial(void **state) {
   (void)state;
-  mprof_trace *in[MEMBERS];
-  open_members(in);
-  mprof_trace *set;
-  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
-                                           MEMBERS, "run"),
-                   0);
-  for (size_t i = 0; i < MEMBERS; i++)
-    mprof_trace_free(in[i]);
+  mprof_trace *set = open_run_set();
   char *serial = summary_xml(set, 1, 0);
   assert_non_null(strstr(serial, "launches=\"86000\""));
   for (unsigned threads = 2; threads <= 8; threads *= 2) {
@@ -357,14 +364,7 @@ static size_t heap_in_use(void) {
  * 77 MiB of memory). */
 static void test_set_summary_copies_no_events(void **state) {
   (void)state;
-  mprof_trace *in[MEMBERS];
-  open_members(in);
-  mprof_trace *set;
-  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
-                                           MEMBERS, "run"),
-                   0);
-  for (size_t i = 0; i < MEMBERS; i++)
-    mprof_trace_free(in[i]);
+  mprof_trace *set = open_run_set();
   const size_t launches = 4 * 20000 + 6000;
   const size_t copy = launches * sizeof(mprof_launch_record);
   size_t before = heap_in_use();
