@@ -27,10 +27,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_ncu import ncu_sass_samples  # noqa: E402
+from compare_ncu import named, ncu_sass_samples  # noqa: E402
 
 
 def is_kernel(name, demangled, kernel):
+    """A sidecar function is KERNEL (by name, as compare_ncu.named())."""
     return kernel in (name, demangled) or str(demangled).startswith(kernel + "(")
 
 
@@ -65,9 +66,7 @@ def mprof_lines(path, kernel):
     kernels = summary.get("kernels", [])
     if isinstance(kernels, dict):
         kernels = kernels.get("items", [])
-    found = [k for k in kernels
-             if k.get("short_name") == kernel
-             or is_kernel(k.get("mangled"), k.get("name"), kernel)]
+    found = named(kernels, kernel)
     if not found:
         raise ValueError(f"{path}: no kernel {kernel}")
     lines = {}
