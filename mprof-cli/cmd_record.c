@@ -958,10 +958,10 @@ static void drop_empty(const process_entry *e, const char *cmdline) {
  * trace (and its PC-sample sidecar) takes it, as a run of one process
  * would have written it. */
 static void take_asked_name(process_entry *list, size_t count,
-                            const int *dropped, const char *asked) {
+                            const int *removed, const char *asked) {
   process_entry *e = NULL;
   for (size_t i = 0; i < count; i++)
-    if (!dropped[i])
+    if (!removed[i])
       e = &list[i];
   struct stat st;
   if (!e || strchr(asked, '%') || strcmp(e->path, asked) == 0 ||
@@ -1134,16 +1134,14 @@ static int record_run(const record_options *o, const char *producer,
       if ((empty[i] = ran_no_cuda_work(&processes[i], cmdlines[i],
                                        sizeof cmdlines[i])) != 0)
         working--;
-    int *dropped = (int *)calloc(process_count, sizeof *dropped);
-    for (size_t i = 0; dropped && i < process_count; i++)
-      if (empty && cmdlines && empty[i] && working) {
+    int dropping = empty && cmdlines && working > 0;
+    for (size_t i = 0; dropping && i < process_count; i++)
+      if (empty[i])
         drop_empty(&processes[i], cmdlines[i]);
-        dropped[i] = 1;
-      }
-    if (dropped && working == 1)
-      take_asked_name(processes, process_count, dropped, pattern);
+    if (dropping && working == 1)
+      take_asked_name(processes, process_count, empty, pattern);
     for (size_t i = 0; i < process_count; i++) {
-      if (!dropped || dropped[i])
+      if (dropping && empty[i])
         continue;
       int post = collect(&processes[i], o, child, status, process_count);
       if (post && !exit_status)
@@ -1155,7 +1153,6 @@ static int record_run(const record_options *o, const char *producer,
                 "the GPU)\n",
                 processes[i].pid, processes[i].path);
     }
-    free(dropped);
     free(empty);
     free(cmdlines);
     free(processes);
