@@ -57,22 +57,31 @@ mv "$out/src.away" "$out/src"
 # Template code: Thrust and CUB (tests/gpu/thrust_cub.cu, -lineinfo) map to
 # CUB's and Thrust's header lines, embedded; the Source tab of that kernel
 # draws them.
+# lines_of DIR NAME CMD...: record CMD into DIR/NAME.mprof and its
+# `summary --by-line --all --json` into DIR/lines.json; a FAIL line and
+# status 1 when either fails.
+lines_of() {
+  local dir=$1 name=$2
+  shift 2
+  if ! "$mprof" record -o "$dir/$name.mprof" -- "$@" >"$dir/record.log" 2>&1; then
+    echo "FAIL  record of $name exited non-zero: $(tail -n 3 "$dir/record.log")" >&2
+    return 1
+  fi
+  "$mprof" summary "$dir/$name.mprof" --by-line --all --json >"$dir/lines.json" ||
+    { echo "FAIL  summary --by-line of $name exited non-zero" >&2; return 1; }
+}
 rm -rf "$out/templates" && mkdir -p "$out/templates"
 if ! "$nvcc" -O3 -arch=sm_90 -lineinfo --extended-lambda "$src/tests/gpu/thrust_cub.cu" \
   -o "$out/templates/thrust_cub"; then
   echo "FAIL  building thrust_cub.cu failed" >&2
   failures=$((failures + 1))
-elif ! "$mprof" record -o "$out/templates/tc.mprof" -- "$out/templates/thrust_cub" \
-  >"$out/templates/record.log" 2>&1; then
-  echo "FAIL  record of thrust_cub exited non-zero: $(tail -n 3 "$out/templates/record.log")" >&2
+elif ! lines_of "$out/templates" thrust_cub "$out/templates/thrust_cub"; then
   failures=$((failures + 1))
 else
-  "$mprof" summary "$out/templates/tc.mprof" --by-line --all --json >"$out/templates/lines.json" ||
-    { echo "FAIL  summary --by-line of thrust_cub exited non-zero" >&2; failures=$((failures + 1)); }
   python3 "$check" --headers '/(cub|thrust)/' "$out/templates/lines.json" | tee "$out/templates/check.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
   kernel=$(sed -n 's/^ok    \([^:]*\): .*/\1/p' "$out/templates/check.txt" | head -1)
-  if [ -n "$kernel" ] && ! "$mprof" view "$out/templates/tc.mprof" --tab source --kernel "$kernel" \
+  if [ -n "$kernel" ] && ! "$mprof" view "$out/templates/thrust_cub.mprof" --tab source --kernel "$kernel" \
     --render "$out/templates/source.png"; then
     echo "FAIL  view --tab source of $kernel exited non-zero" >&2
     failures=$((failures + 1))
@@ -84,16 +93,11 @@ py=${PYTHON:-python3}
 if "$py" -c 'import torch, triton; assert torch.cuda.is_available()' >/dev/null 2>&1; then
   rm -rf "$out/triton" && mkdir -p "$out/triton"
   cp "$src/tests/gpu/triton_lines.py" "$out/triton/" || exit 2
-  if ! "$mprof" record -o "$out/triton/triton.mprof" -- "$py" "$out/triton/triton_lines.py" \
-    >"$out/triton/record.log" 2>&1; then
-    echo "FAIL  record of triton_lines.py exited non-zero: $(tail -n 3 "$out/triton/record.log")" >&2
-    failures=$((failures + 1))
-  elif ! "$mprof" summary "$out/triton/triton.mprof" --by-line --all --json >"$out/triton/lines.json"; then
-    echo "FAIL  summary --by-line of the Triton trace exited non-zero" >&2
-    failures=$((failures + 1))
-  else
+  if lines_of "$out/triton" triton_lines "$py" "$out/triton/triton_lines.py"; then
     python3 "$check" --embedded "$out/triton/lines.json" "$out/triton/triton_lines.py" ||
       failures=$((failures + 1))
+  else
+    failures=$((failures + 1))
   fi
 else
   echo "SKIP  Triton lines: $py has no torch with CUDA and triton"
