@@ -14,18 +14,8 @@ if [ -z "${DISPLAY:-}" ]; then
 fi
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-command -v convert >/dev/null ||
-  { echo "FAIL: convert is missing: install imagemagick (tools/install-deps.sh does)" >&2; exit 1; }
-
-# not_blank FILE: a PNG with more than 40 colours (a drawn page).
-not_blank() {
-  [ -s "$1" ] || { fail "$1 is missing"; return; }
-  n=$(convert "$1" -format "%k" info: 2>/dev/null || echo 0)
-  [ "$n" -gt 40 ] || fail "$1 looks blank ($n colours)"
-  echo "  $(basename "$1"): $n colours"
-}
+. "$(dirname "$0")/lib.sh"
+need_tools convert:imagemagick
 
 "$mprof" synth -o "$tmp/big.mprof" --launches 2000000 >/dev/null || fail "synth failed"
 export GSK_RENDERER=${GSK_RENDERER:-cairo}

@@ -15,10 +15,8 @@ if [ -z "${DISPLAY:-}" ]; then
 fi
 mkdir -p "$tmp/run"
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-command -v convert >/dev/null ||
-  { echo "FAIL: convert is missing: install imagemagick (tools/install-deps.sh does)" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_tools convert:imagemagick
 
 for r in 0 1 2 3 4 5 6 7; do
   slow=""
@@ -43,10 +41,7 @@ for what in "the tour starts on Ranks" "the hottest cell is the planted straggle
 done
 ! grep -q "CRITICAL" "$tmp/err" || fail "GTK complained: $(grep CRITICAL "$tmp/err" | head -3)"
 for shot in ranks ranks-trace; do
-  f=$tmp/shots/$shot.png
-  [ -s "$f" ] || { fail "$shot.png is missing"; continue; }
-  n=$(convert "$f" -format "%k" info: 2>/dev/null || echo 0)
-  [ "$n" -gt 40 ] || fail "$shot.png looks blank ($n colours)"
+  not_blank "$tmp/shots/$shot.png"
 done
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }

@@ -15,27 +15,9 @@ if [ -z "${DISPLAY:-}" ]; then
 fi
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-# ImageMagick counts the colours and x11-apps' xwd takes the screen
-# (tools/install-deps.sh installs both): without them nothing here could
-# tell a blank window from a drawn one, so the test fails.
-for tool in convert:imagemagick xwd:x11-apps; do
-  command -v "${tool%%:*}" >/dev/null ||
-    { echo "FAIL: ${tool%%:*} is missing: install ${tool#*:} (tools/install-deps.sh does)" >&2; exit 1; }
-done
-
-# colours FILE: distinct colours in a PNG; ~0 means blank.
-colours() {
-  convert "$1" -format "%k" info: 2>/dev/null || echo 0
-}
-
-not_blank() {
-  [ -s "$1" ] || { fail "$1 is missing"; return; }
-  n=$(colours "$1")
-  [ "$n" -gt 40 ] || fail "$1 looks blank ($n colours)"
-  echo "  $(basename "$1"): $n colours"
-}
+. "$(dirname "$0")/lib.sh"
+# ImageMagick counts the colours and x11-apps' xwd takes the screen.
+need_tools convert:imagemagick xwd:x11-apps
 
 "$mprof" synth -o "$tmp/t.mprof" --launches 20000 --kernels 6 --seed 2 --sidecar >/dev/null ||
   fail "synth failed"

@@ -21,10 +21,8 @@ if [ -z "${DISPLAY:-}" ]; then
 fi
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-command -v convert >/dev/null ||
-  { echo "FAIL: convert is missing: install imagemagick (tools/install-deps.sh does)" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_tools convert:imagemagick
 
 # The sample names its source by the build path it was recorded at
 # (/work/main/...): embed this checkout's copy, as a trace copied to a
@@ -63,10 +61,7 @@ done
 ! grep -q "CRITICAL" "$tmp/err" || fail "GTK complained: $(grep CRITICAL "$tmp/err" | head -3)"
 for shot in hotspots source-from-hotspots source-next source-find flame source-library \
   source-library-row; do
-  f=$tmp/shots/$shot.png
-  [ -s "$f" ] || { fail "$shot.png is missing"; continue; }
-  n=$(convert "$f" -format "%k" info: 2>/dev/null || echo 0)
-  [ "$n" -gt 40 ] || fail "$shot.png looks blank ($n colours)"
+  not_blank "$tmp/shots/$shot.png"
 done
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
