@@ -112,6 +112,7 @@ static int ranks(int argc, char **argv, cli_trace_set *set) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     jobs = cores > 0 ? (unsigned long long)cores : 1;
   }
+  opts.threads = (unsigned)jobs; /* the diffs' traces */
   if (jobs > set->count)
     jobs = set->count;
 

@@ -329,7 +329,8 @@ static const cli_command commands[] = {
      "  --hot N           stall reasons per straggler (default 3)\n"
      "  --threshold PCT   how far above the median a straggler is (5)\n"
      "  --no-diff         name stragglers without opening their traces again\n"
-     "  -j, --jobs N      threads that read traces (default: one per core)\n"
+     "  -j, --jobs N      threads that read the traces, and the stragglers' again\n"
+     "                    (default: one per core; the report is the same)\n"
      "\n"
      "The Python package runs the same report on Dask: mprof.ranks(paths).\n"
      "Exit status: 0 ok, 1 failed, 2 bad usage or bad input.\n",

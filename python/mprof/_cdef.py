@@ -240,7 +240,7 @@ typedef struct mprof_rank_table mprof_rank_table;
 typedef struct mprof_ranks mprof_ranks;
 typedef struct {
   unsigned version; double threshold; uint64_t min_excess_ns; unsigned flags;
-  size_t max_diffs;
+  size_t max_diffs; unsigned threads;
 } mprof_ranks_options;
 typedef struct {
   unsigned version; unsigned format; unsigned flags; size_t max_kernels;

@@ -120,8 +120,11 @@ def reduce_tables(tables: Sequence[bytes], threshold: float = 0.05,
             check(lib.mprof_rank_table_load(out, buf, len(b)))
             loaded[i] = out[0]
         opts = ffi.new("mprof_ranks_options *")
-        check(lib.mprof_ranks_options_init(opts, 1))
+        check(lib.mprof_ranks_options_init(opts, 2))
         opts.threshold = threshold
+        # The stragglers' traces are opened and diagnosed on these many
+        # threads at once; the report does not depend on it.
+        opts.threads = os.cpu_count() or 1
         if not diff:
             opts.flags |= _NO_DIFF
         ranks = ffi.new("mprof_ranks **")

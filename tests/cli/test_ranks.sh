@@ -3,20 +3,23 @@
 # --steps`, rank and world size in META): rank 3 runs gemm_tiled four times
 # slower in step 4 with another stall profile; the report must name rank 3,
 # step 4 and gemm_tiled, with the diff against the median rank, in XML,
-# JSON and text; every rank's collectives and steps are counted; steps
+# JSON and text; three stragglers' diffs, opened on 8 threads, are those
+# of one; every rank's collectives and steps are counted; steps
 # found from the launch pattern alone give the same straggler; bad input
 # is one line, exit 2.
 # usage: test_ranks.sh MPROF TMPDIR
 mprof=$1
 tmp=${2:-/tmp}/ranks.$$
 . "$(dirname "$0")/common.sh"
-mkdir -p "$tmp/run" "$tmp/pattern"
+mkdir -p "$tmp/run" "$tmp/pattern" "$tmp/many"
 
 synth_rank() { # DIR RANK [EXTRA...]
   dir=$1 rank=$2
   shift 2
   slow=""
   [ "$rank" = 3 ] && slow="--slowdown 300 --slow-kernel 0 --slow-step 4 --slow-scenario barrier"
+  [ "$dir" = "$tmp/many" ] && [ "$rank" -gt 3 ] &&
+    slow="--slowdown $((rank * 40)) --slow-kernel 0 --slow-step $rank --slow-scenario barrier"
   # shellcheck disable=SC2086
   "$mprof" synth -o "$dir/rank$rank.mprof" --launches 4000 --steps 10 \
     --seed 7 --timing-seed $((rank + 1)) --meta rank="$rank" \
@@ -26,6 +29,7 @@ synth_rank() { # DIR RANK [EXTRA...]
 for r in 0 1 2 3 4 5 6 7; do
   synth_rank "$tmp/run" $r
   synth_rank "$tmp/pattern" $r --streams 1 --steps-unmarked
+  synth_rank "$tmp/many" $r
 done
 
 # The JSON report: the planted straggler, step and kernel, and the diff.
@@ -88,6 +92,34 @@ cmp -s "$tmp/ranks.json" "$tmp/glob.json" ||
 expect 0 '<diff/>' "$mprof" ranks --xml --no-diff "$tmp/run"
 # A higher threshold than the planted excess finds nobody.
 expect 0 'stragglers="0"' "$mprof" ranks --xml --threshold 500 "$tmp/run"
+
+# Ranks 3 to 7 straggle, each in its own step: the three largest are
+# diffed against their median ranks, whose traces are opened once each on
+# 8 threads, and the report is the one of a single thread.
+"$mprof" ranks --json -j 1 "$tmp/many" >"$tmp/many1.json" ||
+  fail "ranks -j 1 of five stragglers failed"
+"$mprof" ranks --json -j 8 "$tmp/many" >"$tmp/many8.json" ||
+  fail "ranks -j 8 of five stragglers failed"
+cmp -s "$tmp/many1.json" "$tmp/many8.json" ||
+  fail "-j 8 gives another report than -j 1 for five stragglers"
+python3 - "$tmp/many8.json" <<'EOF' || fail "the five stragglers' diffs are wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["stragglers"]
+assert sorted((x["rank"], x["step"]) for x in s) == \
+    [(3, 4), (4, 4), (5, 5), (6, 6), (7, 7)], [(x["rank"], x["step"]) for x in s]
+# Largest excess first; the first three carry a diff against their median
+# rank (which straggles in a step of its own, so over the whole trace the
+# change may be noise), the others none.
+ex = [x["score_ns"] - x["median_score_ns"] for x in s]
+assert ex == sorted(ex, reverse=True), ex
+for x in s[:3]:
+    assert x["diff"] and x["diff"]["error"] is None, x
+    assert x["diff"]["change"] in ("slower", "noise"), x
+    assert "over the whole trace its mean per launch" in x["summary"], x
+for x in s[3:]:
+    assert "change" not in x["diff"], x
+EOF
 
 # Without step ranges, the repeating launch pattern marks the steps.
 "$mprof" ranks --json "$tmp/pattern" >"$tmp/pattern.json" ||

@@ -147,7 +147,8 @@ MPROF_API int mprof_rank_table_load(mprof_rank_table **out, const void *bytes,
 
 #define MPROF_RANKS_NO_DIFF 0x1u /**< find stragglers, open no trace */
 
-#define MPROF_RANKS_OPTIONS_VERSION 1
+/* Version 2 appended threads. */
+#define MPROF_RANKS_OPTIONS_VERSION 2
 
 typedef struct mprof_ranks_options {
   unsigned version; /**< MPROF_RANKS_OPTIONS_VERSION */
@@ -157,11 +158,17 @@ typedef struct mprof_ranks_options {
   uint64_t min_excess_ns;
   unsigned flags;   /**< MPROF_RANKS_* */
   size_t max_diffs; /**< stragglers compared with the median (diff) */
+  /* Version 2: */
+  /** Threads the diffs may use, the calling one among them: the traces
+   * of the stragglers and their median ranks are opened, joined and
+   * diagnosed these many at once (each once). 0 and 1: all on the
+   * calling thread. The report is the same for every value. */
+  unsigned threads;
   MPROF_GROWABLE_TAIL
 } mprof_ranks_options;
 
 #define MPROF_RANKS_OPTIONS_INIT                                               \
-  { MPROF_RANKS_OPTIONS_VERSION, 0.05, 10000, 0, 3 }
+  { MPROF_RANKS_OPTIONS_VERSION, 0.05, 10000, 0, 3, 0 }
 
 /** Fill @p opts with defaults. Returns MPROF_EVERSION for an unknown
  * version. */

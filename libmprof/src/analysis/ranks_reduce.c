@@ -17,14 +17,17 @@
 #include "mprof/units.h"
 #include "analysis/ranks_internal.h"
 #include "base/array.h"
+#include "base/pool.h"
 
-/* One straggler's diff: both traces open while the change is read. */
-typedef struct straggler_diff {
-  mprof_trace *trace[2];
-  mprof_join *join[2];
-  mprof_diagnosis *diagnosis[2];
-  mprof_diff *diff;
-} straggler_diff;
+/* A rank's trace, opened, joined and diagnosed for the stragglers' diffs
+ * (open while the changes are read). A median rank is often the median of
+ * several stragglers: it is opened once. */
+typedef struct rank_open {
+  mprof_trace *trace;
+  mprof_join *join;
+  mprof_diagnosis *diagnosis;
+  char *error; /* owned: why it could not be, or NULL */
+} rank_open;
 
 struct mprof_ranks {
   const mprof_rank_table **tables; /* by rank; borrowed strings copied */
@@ -32,7 +35,8 @@ struct mprof_ranks {
   mprof_rank_step **steps; /* per rank, by step number */
   mprof_straggler *stragglers;
   size_t count, straggler_count;
-  straggler_diff *diffs;
+  rank_open *opened; /* by rank; only the diffs' ranks are opened */
+  mprof_diff **diffs; /* by straggler */
   char **texts; /* summaries and diff errors, owned */
   size_t text_count;
   mprof_rank_table **copies; /* the tables, loaded as our own copies */
@@ -41,7 +45,8 @@ struct mprof_ranks {
 static const mprof_ranks_options default_options = MPROF_RANKS_OPTIONS_INIT;
 
 MPROF__VERSIONS(ranks_options, "ranks options",
-                MPROF__END_OF(mprof_ranks_options, max_diffs));
+                MPROF__END_OF(mprof_ranks_options, max_diffs),
+                MPROF__END_OF(mprof_ranks_options, threads));
 
 int mprof_ranks_options_init(mprof_ranks_options *opts, unsigned version) {
   mprof_ranks_options init = MPROF_RANKS_OPTIONS_INIT;
@@ -51,15 +56,16 @@ int mprof_ranks_options_init(mprof_ranks_options *opts, unsigned version) {
 void mprof_ranks_free(mprof_ranks *r) {
   if (!r)
     return;
-  for (size_t i = 0; r->diffs && i < r->straggler_count; i++) {
-    straggler_diff *d = &r->diffs[i];
-    mprof_diff_free(d->diff);
-    for (int s = 0; s < 2; s++) {
-      mprof_diagnosis_free(d->diagnosis[s]);
-      mprof_join_free(d->join[s]);
-      mprof_trace_free(d->trace[s]);
-    }
+  for (size_t i = 0; r->diffs && i < r->straggler_count; i++)
+    mprof_diff_free(r->diffs[i]);
+  for (size_t i = 0; r->opened && i < r->count; i++) {
+    rank_open *o = &r->opened[i];
+    mprof_diagnosis_free(o->diagnosis);
+    mprof_join_free(o->join);
+    mprof_trace_free(o->trace);
+    free(o->error);
   }
+  free(r->opened);
   for (size_t i = 0; r->steps && i < r->count; i++)
     free(r->steps[i]);
   for (size_t i = 0; i < r->text_count; i++)
@@ -242,23 +248,73 @@ static void slow_kernel(mprof_straggler *g, const mprof_rank_table *slow,
   }
 }
 
-/* Open, join and diagnose both sides and diff them; the change of the
- * straggler's kernel. A failure is kept as text, not returned. */
+/* The ranks to open (the marked ones) and the pool's task over them. */
+typedef struct open_work {
+  mprof_ranks *r;
+  size_t *ranks;
+} open_work;
+
+/* Open, join and diagnose one rank's trace. A failure is kept as the
+ * rank's error text (the straggler's diff_error), not returned: only
+ * running out of memory fails the build. */
+static int open_task(void *ctx, size_t task) {
+  open_work *w = (open_work *)ctx;
+  size_t i = w->ranks[task];
+  rank_open *o = &w->r->opened[i];
+  int rc = mprof_trace_open(&o->trace, w->r->ranks[i].path, NULL);
+  if (!rc)
+    rc = mprof_join_build(&o->join, o->trace, NULL);
+  if (!rc)
+    rc = mprof_diagnose(&o->diagnosis, o->join, NULL);
+  if (rc == MPROF_ENOMEM)
+    return rc;
+  if (rc && !(o->error = strdup(mprof_error_last())))
+    return mprof__error_set(MPROF_ENOMEM, "out of memory");
+  return MPROF_OK;
+}
+
+/* Open the traces of the stragglers to diff, and of their median ranks,
+ * on up to @p threads threads (each trace once). */
+static int open_ranks(mprof_ranks *r, size_t diff_count, unsigned threads) {
+  r->opened = (rank_open *)calloc(r->count, sizeof *r->opened);
+  size_t *ranks = (size_t *)malloc((2 * diff_count + 1) * sizeof *ranks);
+  unsigned char *want = (unsigned char *)calloc(r->count, 1);
+  int rc = r->opened && ranks && want
+               ? MPROF_OK
+               : mprof__error_set(MPROF_ENOMEM, "out of memory");
+  size_t n = 0;
+  for (size_t k = 0; !rc && k < diff_count; k++) {
+    if (!r->stragglers[k].kernel)
+      continue;
+    size_t side[2] = {r->stragglers[k].median_index,
+                      r->stragglers[k].rank_index};
+    for (int s = 0; s < 2; s++)
+      if (!want[side[s]]) {
+        want[side[s]] = 1;
+        ranks[n++] = side[s];
+      }
+  }
+  open_work w = {r, ranks};
+  if (!rc)
+    rc = mprof__pool_run(threads, n, open_task, &w);
+  free(ranks);
+  free(want);
+  return rc;
+}
+
+/* Diff a straggler against its median rank (both opened); the change of
+ * the straggler's kernel. A failure is kept as text, not returned. */
 static int diff_straggler(mprof_ranks *r, size_t index) {
   mprof_straggler *g = &r->stragglers[index];
-  straggler_diff *d = &r->diffs[index];
-  const char *paths[2] = {r->ranks[g->median_index].path,
-                          r->ranks[g->rank_index].path};
-  int rc = MPROF_OK;
-  for (int s = 0; s < 2 && !rc; s++) {
-    rc = mprof_trace_open(&d->trace[s], paths[s], NULL);
-    if (!rc)
-      rc = mprof_join_build(&d->join[s], d->trace[s], NULL);
-    if (!rc)
-      rc = mprof_diagnose(&d->diagnosis[s], d->join[s], NULL);
-  }
-  if (!rc)
-    rc = mprof_diff_run(&d->diff, d->diagnosis[0], d->diagnosis[1], NULL);
+  const rank_open *side[2] = {&r->opened[g->median_index],
+                              &r->opened[g->rank_index]};
+  for (int s = 0; s < 2; s++)
+    if (side[s]->error) {
+      g->diff_error = side[s]->error;
+      return MPROF_OK;
+    }
+  int rc = mprof_diff_run(&r->diffs[index], side[0]->diagnosis,
+                          side[1]->diagnosis, NULL);
   if (rc == MPROF_ENOMEM)
     return rc;
   if (rc) {
@@ -266,8 +322,9 @@ static int diff_straggler(mprof_ranks *r, size_t index) {
     return g->diff_error ? MPROF_OK
                          : mprof__error_set(MPROF_ENOMEM, "out of memory");
   }
-  for (size_t k = 0; k < mprof_diff_kernel_count(d->diff); k++) {
-    const mprof_kernel_change *c = mprof_diff_kernel(d->diff, k);
+  const mprof_diff *d = r->diffs[index];
+  for (size_t k = 0; k < mprof_diff_kernel_count(d); k++) {
+    const mprof_kernel_change *c = mprof_diff_kernel(d, k);
     if (c->mangled && g->kernel_mangled &&
         strcmp(c->mangled, g->kernel_mangled) == 0) {
       g->change = c;
@@ -422,20 +479,26 @@ static int find_stragglers(mprof_ranks *r, const mprof_ranks_options *opts) {
   qsort(worst, found, sizeof *worst, straggler_order);
   r->stragglers = worst;
   r->straggler_count = found;
-  r->diffs = (straggler_diff *)calloc(found ? found : 1, sizeof *r->diffs);
+  r->diffs = (mprof_diff **)calloc(found ? found : 1, sizeof *r->diffs);
   if (!r->diffs)
     return mprof__error_set(MPROF_ENOMEM, "out of memory");
-  int rc = MPROF_OK;
-  for (size_t k = 0; k < found && !rc; k++) {
+  for (size_t k = 0; k < found; k++) {
     mprof_straggler *g = &worst[k];
     g->diff_error = "";
     r->ranks[g->rank_index].straggler = 1;
     slow_kernel(g, r->tables[g->rank_index], r->tables[g->median_index]);
-    if (!(opts->flags & MPROF_RANKS_NO_DIFF) && k < opts->max_diffs &&
-        g->kernel)
+  }
+  /* The first max_diffs stragglers with a slow kernel are diffed; their
+   * traces are opened first, in parallel, then diffed in order. */
+  size_t diff_count = opts->flags & MPROF_RANKS_NO_DIFF ? 0
+                      : found < opts->max_diffs         ? found
+                                                        : opts->max_diffs;
+  int rc = open_ranks(r, diff_count, opts->version >= 2 ? opts->threads : 0);
+  for (size_t k = 0; k < found && !rc; k++) {
+    if (k < diff_count && worst[k].kernel)
       rc = diff_straggler(r, k);
     if (!rc)
-      rc = summarize(r, g);
+      rc = summarize(r, &worst[k]);
   }
   return rc;
 }
