@@ -35,9 +35,9 @@ struct mprof_ranks {
   mprof_rank_step **steps; /* per rank, by step number */
   mprof_straggler *stragglers;
   size_t count, straggler_count;
-  rank_open *opened; /* by rank; only the diffs' ranks are opened */
+  rank_open *opened;  /* by rank; only the diffs' ranks are opened */
   mprof_diff **diffs; /* by straggler */
-  char **texts; /* summaries and diff errors, owned */
+  char **texts;       /* summaries and diff errors, owned */
   size_t text_count;
   mprof_rank_table **copies; /* the tables, loaded as our own copies */
 };
