@@ -213,9 +213,10 @@ static void switch_kind(size_t i, int on) {
  * a context (CUPTI_ERROR_NOT_COMPATIBLE on the H100: a window's every
  * kernel was lost), so a window turns the kinds on once, before PC
  * sampling is enabled, and off when it is over; what they deliver
- * between its pieces is dropped (window_keeps()). The per-function
- * API-call records enabled here did not come on the H100 either way
- * (MPROF_WINDOW_API tries the others). */
+ * between its pieces is dropped (window_keeps()). API calls: the whole
+ * RUNTIME and DRIVER kinds, filtered to the recorded functions
+ * (api_record_wanted()): per-function records enabled here never came on
+ * the H100. MPROF_WINDOW_API=early enables them at start-up instead. */
 void activity_window(int on) {
   /* CUPTI drops what it has not delivered of a kind that goes off: every
    * buffer first, the ones still open too. */
@@ -225,7 +226,9 @@ void activity_window(int on) {
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++)
     if (!marker_kept(recorded_kinds[i].kind))
       switch_kind(i, on);
-  if (g.window_api == WINDOW_API_KIND) {
+  if (g.window_api == WINDOW_API_KIND) { /* the default */
+    if (!api_function_count)             /* API-call records are off */
+      return;
     ok(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME)
           : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME),
        on ? "cuptiActivityEnable(RUNTIME)" : "cuptiActivityDisable(RUNTIME)");
@@ -283,8 +286,9 @@ static void enable_api_calls(void) {
         continue;
       if (cbid < MAX_CBID)
         api_wanted[domains[d].kind == MPROF_API_DRIVER][cbid] = 1;
-      /* A capture window turns them on when it opens (window.c), unless
-       * MPROF_WINDOW_API=early: from the start, dropped between pieces. */
+      /* A capture window records them with the whole kinds when it
+       * first opens (activity_window()), unless MPROF_WINDOW_API=early:
+       * from the start, dropped between pieces. */
       if (!g.windowed || g.window_api == WINDOW_API_EARLY) {
         CUptiResult res = domains[d].kind == MPROF_API_RUNTIME
                               ? cuptiActivityEnableRuntimeApi(cbid, 1)

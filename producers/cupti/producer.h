@@ -148,7 +148,7 @@ typedef struct producer_state {
    * (window_tick()); capture_lock. */
   mprof_cupti_capture_change window_pending;
   int window_pc_disable; /* MPROF_WINDOW_PC_DISABLE=1 */
-  int window_api;        /* MPROF_WINDOW_API: WINDOW_API_LATE, _EARLY, _KIND */
+  int window_api;        /* WINDOW_API_KIND, or _EARLY (MPROF_WINDOW_API) */
   int window_profiler_driver; /* MPROF_WINDOW_PROFILER=driver */
   int window_kinds_on;        /* capture_lock: the activity kinds are on */
   int window_pc_ready;        /* pc_lock: contexts set up now, not queued */
@@ -222,10 +222,12 @@ void setup_activity(void);
  * first opens, before PC sampling is enabled: CUPTI refuses to enable a
  * kind after) or off (when the window is over); window.c. */
 void activity_window(int on);
-/* How a capture window turns API-call records on (MPROF_WINDOW_API, an
- * experiment setting: on the H100 the per-function records enabled when
- * the window opened never came). */
-enum { WINDOW_API_LATE, WINDOW_API_EARLY, WINDOW_API_KIND };
+/* How a capture window turns API-call records on: the whole RUNTIME and
+ * DRIVER kinds when it first opens, the functions that issue no GPU work
+ * dropped (the default), or MPROF_WINDOW_API=early, the recorded functions
+ * from the start, dropped outside the pieces. On the H100 the
+ * per-function records enabled when a window opened never came. */
+enum { WINDOW_API_KIND, WINDOW_API_EARLY };
 /* What a window's kinds delivered, kept and dropped, into META (exit). */
 void activity_window_account(void);
 

@@ -319,13 +319,12 @@ int window_setup(void) {
   g.window_pc_disable = pc_disable && strcmp(pc_disable, "1") == 0;
   if (g.window_pc_disable)
     meta("capture.window_pc", "enable_disable");
-  /* MPROF_WINDOW_API (producers/cupti/README.md): when and how the
-   * API-call records go on. */
+  /* MPROF_WINDOW_API=early (producers/cupti/README.md): the API-call
+   * records from the start instead of when the window first opens. */
   const char *api = getenv("MPROF_WINDOW_API");
-  g.window_api = api && strcmp(api, "early") == 0  ? WINDOW_API_EARLY
-                 : api && strcmp(api, "kind") == 0 ? WINDOW_API_KIND
-                                                   : WINDOW_API_LATE;
-  if (g.window_api != WINDOW_API_LATE)
+  g.window_api = api && strcmp(api, "early") == 0 ? WINDOW_API_EARLY
+                                                  : WINDOW_API_KIND;
+  if (g.window_api == WINDOW_API_EARLY)
     meta("capture.window_api", api);
   /* MPROF_WINDOW_PROFILER=driver (an experiment setting): on the H100 a
    * cudaProfilerApi window that never opened cost a launch-bound loop
