@@ -322,8 +322,8 @@ int window_setup(void) {
   /* MPROF_WINDOW_API=early (producers/cupti/README.md): the API-call
    * records from the start instead of when the window first opens. */
   const char *api = getenv("MPROF_WINDOW_API");
-  g.window_api = api && strcmp(api, "early") == 0 ? WINDOW_API_EARLY
-                                                  : WINDOW_API_KIND;
+  g.window_api =
+      api && strcmp(api, "early") == 0 ? WINDOW_API_EARLY : WINDOW_API_KIND;
   if (g.window_api == WINDOW_API_EARLY)
     meta("capture.window_api", api);
   /* MPROF_WINDOW_PROFILER=driver (an experiment setting): on the H100 a

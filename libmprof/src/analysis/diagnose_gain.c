@@ -284,6 +284,12 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
     case MPROF_DIM_OCCUPANCY:
       /* a tensor-core kernel's few warps are its design (above) */
       gain = o->tensor_core ? 0 : occupancy_gain(w, latency, d);
+      /* Little's law hides latency in proportion to the warps; the new
+       * warps also share the SM's pipes and queues, so it is an upper
+       * bound (smem_limited on the H100: 72.6% estimated, 57.6% gained
+       * with 4x the warps). */
+      if (gain > 0 && d->gain_bound == MPROF_GAIN_ESTIMATE)
+        d->gain_bound = MPROF_GAIN_AT_MOST;
       if (!isnan(math) && gain > 1.0 - math)
         gain = 1.0 - math;
       if (!isnan(mem) && gain > 1.0 - mem)
@@ -305,9 +311,15 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
     case MPROF_DIM_SHARED_MIO:
       /* Bank conflicts replay: the replays take issue slots and L1
        * wavefronts that the fix removes, so neither floor holds (a
-       * conflicted kernel at 15% issue gained 96.8%); DRAM and L2 do. */
+       * conflicted kernel at 15% issue gained 96.8%); DRAM and L2 do.
+       * The stalls are an upper bound: the accesses' own latency stays
+       * (the padded twin of a 32-way conflict on the H100: 93.9% of
+       * samples, 77.8% gained), and the trace does not say how many ways
+       * the conflicts are. */
       if (!isnan(mem_beyond_l1) && gain > 1.0 - mem_beyond_l1)
         gain = 1.0 - mem_beyond_l1;
+      if (gain > 0)
+        d->gain_bound = MPROF_GAIN_AT_MOST;
       break;
     case MPROF_DIM_SYNC:
     case MPROF_DIM_FETCH_BRANCH:
@@ -324,6 +336,14 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
         gain = 1.0 - mem;
       if (isnan(issue_floor))
         d->gain_bound = MPROF_GAIN_AT_MOST;
+      /* Code the i-cache holds also issues fewer instructions (no
+       * refetch, a loop's branch in place of straight-line code): the
+       * issue floor is a lower bound there (icache_thrash on the H100:
+       * 31.2% estimated, 57.0% gained; an earlier twin on the H200 gained
+       * 25.1%, within the 10 points below it). */
+      else if (dim == MPROF_DIM_FETCH_BRANCH && gain > 0 &&
+               gain >= 1.0 - issue_floor - 1e-9)
+        d->gain_bound = MPROF_GAIN_AT_LEAST;
       break;
     case MPROF_DIM_TAIL:
     case MPROF_DIM_SM_BALANCE:
@@ -335,9 +355,16 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
        * SMs issuing 69% of the time). */
       const mprof_occupancy *occ = o->occupancy;
       double floor = issue_whole;
+      /* There the new blocks' warps also share the SMs' schedulers and
+       * pipes with the warps already running: an upper bound
+       * (barrier_and_grid on the H100: 75.0% estimated, 64.0% gained
+       * with four blocks per SM where one ran). */
       if (dim == MPROF_DIM_TAIL && occ->known && occ->waves < 1.0 &&
-          occ->grid_blocks >= occ->sm_count)
+          occ->grid_blocks >= occ->sm_count) {
         floor = issue_floor;
+        if (gain > 0)
+          d->gain_bound = MPROF_GAIN_AT_MOST;
+      }
       if (!isnan(floor) && gain > 1.0 - floor)
         gain = 1.0 - floor;
       if (!isnan(mem) && gain > 1.0 - mem)
