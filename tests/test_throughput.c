@@ -138,8 +138,12 @@ static void write_planted_at(const char *path, int with_pm, float dram) {
                                in_stream ? 45.0f
                                : in_l2   ? 58.0f
                                          : 1.0f,
-                               in_stream || in_chase || in_lib || in_l2 ? 99.0f
-                                                                        : 0.0f,
+                               /* 3: CUPTI's evaluation out of scale, as
+                                * seen with some metric sets on GH100 */
+                               with_pm == 3 && in_stream ? 16640.0f
+                               : in_stream || in_chase || in_lib || in_l2
+                                   ? 99.0f
+                                   : 0.0f,
                                in_lib ? 10.0f : 1.0f};
       tt_pm_sample(w, d, t, t + 10 * US, 5, values);
     }
@@ -161,9 +165,10 @@ typedef struct opened {
 } opened;
 
 static void open_planted(opened *o, int with_pm) {
-  const char *path = test_path(with_pm == 2 ? "pm-lost.mprof"
-                               : with_pm    ? "pm.mprof"
-                                            : "nopm.mprof");
+  const char *path = test_path(with_pm == 3   ? "pm-scale.mprof"
+                               : with_pm == 2 ? "pm-lost.mprof"
+                               : with_pm      ? "pm.mprof"
+                                              : "nopm.mprof");
   write_planted(path, with_pm);
   assert_int_equal(mprof_trace_open(&o->trace, path, NULL), 0);
   assert_int_equal(mprof_join_build(&o->join, o->trace, NULL), 0);
@@ -233,6 +238,22 @@ static void test_join_samples_to_launches(void **state) {
   assert_int_equal(tiny->samples, 0);
   assert_int_equal(tiny->partial, 10);
   assert_true(isnan(tiny->value[MPROF_COUNTER_DRAM]));
+  close_planted(&o);
+}
+
+/* A percentage far above 100 is no measurement (GH100 gave SMs active at
+ * 16,640% for some metric sets): that counter is unknown for the kernel,
+ * the others still read. */
+static void test_percent_out_of_scale(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 3);
+  const mprof_kernel_throughput *s = kernel(&o, K_STREAM)->throughput;
+  assert_int_equal(s->samples, 9);
+  assert_true(isnan(s->value[MPROF_COUNTER_SM_ACTIVE]));
+  assert_true(fabs(s->value[MPROF_COUNTER_DRAM] - 90.0) < 1e-6);
+  const mprof_kernel_throughput *c = kernel(&o, K_CHASE)->throughput;
+  assert_true(fabs(c->value[MPROF_COUNTER_SM_ACTIVE] - 99.0) < 1e-6);
   close_planted(&o);
 }
 
@@ -526,6 +547,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_counter_names),
       cmocka_unit_test(test_join_samples_to_launches),
+      cmocka_unit_test(test_percent_out_of_scale),
       cmocka_unit_test(test_bandwidth_against_latency),
       cmocka_unit_test(test_set_of_pc_and_pm_runs),
       cmocka_unit_test(test_recorded_pm_sample),

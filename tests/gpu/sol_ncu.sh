@@ -2,8 +2,9 @@
 # mprof's PM-sampled speed of light against Nsight Compute's SpeedOfLight
 # section, on the planted-bottleneck suite (tests/gpu/bottlenecks.cu) and a
 # cuBLAS bf16 GEMM (its cublas_gemm_bf16 case): `mprof record --pm on` with
-# the default counters plus ncu's L2 and L1/TEX quantities
-# (MPROF_PM_METRICS), then `ncu --section SpeedOfLight` on one launch of
+# the default counters, and once more for each of ncu's L2 and L1/TEX
+# throughputs and the FMA and ALU pipes (MPROF_PM_METRICS; OUTDIR/extras.txt
+# names the counters each got), then `ncu --section SpeedOfLight` on one launch of
 # each kernel of the same binary (clocks not locked, as mprof runs them),
 # and tests/gpu/score_sol.py sets each number beside ncu's: within 5
 # points. Skips (exit 77) without a GPU or without ncu.
@@ -22,10 +23,17 @@ need_ncu sol_ncu
 build_bottlenecks sol_ncu
 read -r -a kernels <<<"${SOL_KERNELS:-pointer_chase dram_stream l2_stream fma_chain_one_warp fma_independent bank_conflicts barrier_heavy hot_atomics icache_thrash smem_limited one_block_tail cublas_gemm_bf16}"
 suffix=avg.pct_of_peak_sustained_elapsed
-metrics="gpu__dram_throughput.$suffix,lts__t_sectors.$suffix,sm__cycles_active.$suffix"
-metrics+=",sm__pipe_tensor_cycles_active_realtime.$suffix,sm__inst_executed_realtime.$suffix"
-metrics+=",lts__throughput.$suffix,l1tex__throughput.$suffix"
-metrics+=",l1tex__data_pipe_lsu_wavefronts_mem_shared.$suffix"
+# The default counters in one run; ncu's L2 and L1/TEX throughput and the
+# FMA and ALU pipes (ncu's compute throughput is the busiest pipe) each in
+# a run of their own: beside the default ones they do not fit in one pass
+# on GH100 (left out), and the extra wavefront counter put SMs active out
+# of scale. A name left out is tried again as its TriageCompute variant.
+extras=(l2 l1 pipes)
+declare -A extra_metrics=(
+  [l2]="lts__throughput.$suffix LTS.TriageCompute.lts__throughput.$suffix"
+  [l1]="l1tex__throughput.$suffix SM_A.TriageCompute.l1tex__throughput.$suffix"
+  [pipes]="sm__inst_executed_pipe_fma_realtime.$suffix,sm__inst_executed_pipe_alu_realtime.$suffix"
+)
 
 echo "== PM-sampling metrics this chip offers among the candidates"
 "$ncu" --query-metrics-collection pmsampling --chip gh100 2>&1 |
@@ -36,8 +44,8 @@ failures=0
 cases=()
 for k in "${kernels[@]}"; do
   rm -f "$out/sol_$k.mprof" "$out/sol_$k.json" "$out/ncu_$k.ncu-rep" "$out/ncu_$k.csv"
-  # mprof: the kernel alone, PM-sampled with ncu's quantities too
-  if ! MPROF_PM_METRICS=$metrics "$mprof" record --pm on --pc-mode off --drop-code \
+  # mprof: the kernel alone, PM-sampled with the default counters
+  if ! "$mprof" record --pm on --pc-mode off --drop-code \
     -o "$out/sol_$k.mprof" -- "$bin" "$k" >"$out/sol_$k.record.txt" 2>&1; then
     echo "FAIL  mprof record of $k: $(tail -n 3 "$out/sol_$k.record.txt")" >&2
     failures=$((failures + 1))
@@ -48,6 +56,18 @@ for k in "${kernels[@]}"; do
     failures=$((failures + 1))
     continue
   }
+  summaries="$out/sol_$k.json"
+  # and once more for each extra quantity
+  for x in "${extras[@]}"; do
+    for m in ${extra_metrics[$x]}; do
+      rm -f "$out/sol_${k}_$x.mprof" "$out/sol_${k}_$x.json"
+      MPROF_PM_METRICS=$m "$mprof" record --pm on --pc-mode off --drop-code --no-sass \
+        -o "$out/sol_${k}_$x.mprof" -- "$bin" "$k" >"$out/sol_${k}_$x.record.txt" 2>&1 || continue
+      "$mprof" info "$out/sol_${k}_$x.mprof" 2>/dev/null | grep -q 'left_out' && continue
+      "$mprof" summary --json --all "$out/sol_${k}_$x.mprof" >"$out/sol_${k}_$x.json" &&
+        summaries+="+$out/sol_${k}_$x.json" && echo "$k: $x from $m" >>"$out/extras.txt" && break
+    done
+  done
   # ncu: one launch of it (the GEMM's: the first launch of a cuBLAS kernel)
   filter=(-k "regex:^$k\$")
   name=$k
@@ -62,7 +82,7 @@ for k in "${kernels[@]}"; do
     failures=$((failures + 1))
     continue
   fi
-  cases+=("$name=$out/ncu_$k.csv=$out/sol_$k.json")
+  cases+=("$name=$out/ncu_$k.csv=$summaries")
 done
 [ ${#cases[@]} -gt 0 ] || { echo "FAIL  nothing to compare" >&2; exit 1; }
 python3 "$src/tests/gpu/score_sol.py" --markdown "$out/sol_ncu.md" "${cases[@]}" ||

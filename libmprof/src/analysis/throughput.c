@@ -162,7 +162,13 @@ typedef struct accum {
   double shared;
   double sum[MPROF_COUNTER_COUNT_];
   double weight_of[MPROF_COUNTER_COUNT_];
+  unsigned char out_of_scale[MPROF_COUNTER_COUNT_];
 } accum;
+
+/* A percentage of peak beyond this is no measurement: CUPTI evaluated
+ * sm__cycles_active at 16,640% on GH100 with some metric sets (the counter
+ * is then unknown for the kernel, not clamped). */
+#define PERCENT_MAX 101.0
 
 static void why_missing(mprof_throughput *t, const mprof_trace *trace) {
   const char *mode = mprof_trace_meta(trace, "pm.mode");
@@ -319,6 +325,11 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
         double v = w->value[col];
         if (isnan(v))
           continue;
+        if (strcmp(counters[c].unit, "percent") == 0 &&
+            (v > PERCENT_MAX || v < -1.0)) {
+          a->out_of_scale[c] = 1;
+          continue;
+        }
         a->sum[c] += v * len;
         a->weight_of[c] += len;
       }
@@ -335,7 +346,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
     if (acc[k].weight > 0)
       kt->shared = acc[k].shared / acc[k].weight;
     for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
-      if (acc[k].weight_of[c] > 0)
+      if (acc[k].weight_of[c] > 0 && !acc[k].out_of_scale[c])
         t->values[k * MPROF_COUNTER_COUNT_ + c] =
             acc[k].sum[c] / acc[k].weight_of[c];
   }
