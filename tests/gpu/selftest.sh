@@ -564,11 +564,13 @@ capture_window)
   mkdir -p "$cw/bin" "$cw/lib" && ln -s "$standins/capture_mprof" "$cw/bin/mprof" &&
     : >"$cw/lib/libmprof-cupti.so" || exit 2
   export CAPTURE_STANDIN_TRACE="$real_build/bin/capture_standin_trace" \
-    PYTHON="$standins/capture_python"
+    PYTHON="$standins/capture_python" CAPTURE_COST_ROUNDS=2
   o=$tmp/out
   run good pass "" capture_window.sh "$o" "$cw"
   grep -q "ms/step outside the window" "$tmp/good.$runs.log" ||
     fail "capture_window.sh does not report the step time outside the window"
+  grep -q "plain_again  *before the window 0.9000 (+0.0%)  after the window 1.1000 (+0.0%)" "$tmp/good.$runs.log" ||
+    fail "capture_window.sh does not report the median step times before and after the window"
   run drop fail "FAIL  nvtx: the trace holds 27 launches, not 4 steps x 7 = 28" \
     capture_window.sh "$o" "$cw"
   grep -q "FAIL  kernels: the trace holds 9 launches" "$tmp/drop.$runs.log" ||
