@@ -213,10 +213,11 @@ static void switch_kind(size_t i, int on) {
  * a context (CUPTI_ERROR_NOT_COMPATIBLE on the H100: a window's every
  * kernel was lost), so a window turns the kinds on once, before PC
  * sampling is enabled, and off when it is over; what they deliver
- * between its pieces is dropped (window_keeps()). API calls: the whole
- * RUNTIME and DRIVER kinds, filtered to the recorded functions
- * (api_record_wanted()): per-function records enabled here never came on
- * the H100. MPROF_WINDOW_API=early enables them at start-up instead. */
+ * between its pieces is dropped (window_keeps()). API calls: the recorded
+ * functions were enabled at start-up (per-function records enabled here
+ * never came on the H100) and go off when the window is over;
+ * MPROF_WINDOW_API=kind enables the whole RUNTIME and DRIVER kinds here
+ * instead, filtered to the recorded functions (api_record_wanted()). */
 void activity_window(int on) {
   /* CUPTI drops what it has not delivered of a kind that goes off: every
    * buffer first, the ones still open too. */
@@ -226,8 +227,8 @@ void activity_window(int on) {
   for (size_t i = 0; i < RECORDED_KIND_COUNT; i++)
     if (!marker_kept(recorded_kinds[i].kind))
       switch_kind(i, on);
-  if (g.window_api == WINDOW_API_KIND) { /* the default */
-    if (!api_function_count)             /* API-call records are off */
+  if (g.window_api == WINDOW_API_KIND) {
+    if (!api_function_count) /* API-call records are off */
       return;
     ok(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME)
           : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME),
@@ -286,9 +287,9 @@ static void enable_api_calls(void) {
         continue;
       if (cbid < MAX_CBID)
         api_wanted[domains[d].kind == MPROF_API_DRIVER][cbid] = 1;
-      /* A capture window records them with the whole kinds when it
-       * first opens (activity_window()), unless MPROF_WINDOW_API=early:
-       * from the start, dropped between pieces. */
+      /* A capture window's too, from the start, dropped outside its
+       * pieces (unless MPROF_WINDOW_API=kind: the whole kinds when it
+       * first opens, activity_window()). */
       if (!g.windowed || g.window_api == WINDOW_API_EARLY) {
         CUptiResult res = domains[d].kind == MPROF_API_RUNTIME
                               ? cuptiActivityEnableRuntimeApi(cbid, 1)

@@ -319,12 +319,13 @@ int window_setup(void) {
   g.window_pc_disable = pc_disable && strcmp(pc_disable, "1") == 0;
   if (g.window_pc_disable)
     meta("capture.window_pc", "enable_disable");
-  /* MPROF_WINDOW_API=early (producers/cupti/README.md): the API-call
-   * records from the start instead of when the window first opens. */
+  /* MPROF_WINDOW_API=kind (producers/cupti/README.md): the API-call
+   * records of the whole kinds from the window's first opening instead of
+   * the recorded functions' from the start. */
   const char *api = getenv("MPROF_WINDOW_API");
   g.window_api =
-      api && strcmp(api, "early") == 0 ? WINDOW_API_EARLY : WINDOW_API_KIND;
-  if (g.window_api == WINDOW_API_EARLY)
+      api && strcmp(api, "kind") == 0 ? WINDOW_API_KIND : WINDOW_API_EARLY;
+  if (g.window_api == WINDOW_API_KIND)
     meta("capture.window_api", api);
   /* MPROF_WINDOW_PROFILER=driver (an experiment setting): on the H100 a
    * cudaProfilerApi window that never opened cost a launch-bound loop
