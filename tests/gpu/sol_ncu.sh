@@ -27,7 +27,9 @@ suffix=avg.pct_of_peak_sustained_elapsed
 # FMA and ALU pipes (ncu's compute throughput is the busiest pipe) each in
 # a run of their own: beside the default ones they do not fit in one pass
 # on GH100 (left out), and the extra wavefront counter put SMs active out
-# of scale. A name left out is tried again as its TriageCompute variant.
+# of scale. A name left out or refused (alone, lts__throughput and
+# l1tex__throughput were CUPTI_ERROR_NOT_SUPPORTED on the H100) is tried
+# again as its TriageCompute variant.
 extras=(l2 l1 pipes)
 declare -A extra_metrics=(
   [l2]="lts__throughput.$suffix LTS.TriageCompute.lts__throughput.$suffix"
@@ -63,7 +65,9 @@ for k in "${kernels[@]}"; do
       rm -f "$out/sol_${k}_$x.mprof" "$out/sol_${k}_$x.json"
       MPROF_PM_METRICS=$m "$mprof" record --pm on --pc-mode off --drop-code --no-sass \
         -o "$out/sol_${k}_$x.mprof" -- "$bin" "$k" >"$out/sol_${k}_$x.record.txt" 2>&1 || continue
-      "$mprof" info "$out/sol_${k}_$x.mprof" 2>/dev/null | grep -q 'left_out' && continue
+      # a counter left out of the pass, or none that could be sampled
+      "$mprof" info "$out/sol_${k}_$x.mprof" >"$out/sol_${k}_$x.info.txt" 2>&1
+      grep -Eq 'left_out|pm\.error' "$out/sol_${k}_$x.info.txt" && continue
       "$mprof" summary --json --all "$out/sol_${k}_$x.mprof" >"$out/sol_${k}_$x.json" &&
         summaries+="+$out/sol_${k}_$x.json" && echo "$k: $x from $m" >>"$out/extras.txt" && break
     done
