@@ -165,9 +165,12 @@ typedef struct accum {
   unsigned char out_of_scale[MPROF_COUNTER_COUNT_];
 } accum;
 
-/* A percentage of peak beyond this is no measurement: CUPTI evaluated
- * sm__cycles_active at 16,640% on GH100 with some metric sets (the counter
- * is then unknown for the kernel, not clamped). */
+/* A percentage of peak beyond this is no measurement: on GH100 CUPTI
+ * evaluated sm__cycles_active at 100% for the first 3 ms of a program's
+ * one long-running kernel and at 62,113% for the rest (docs/validation/
+ * H100.md). The counter is then unknown for the kernel, neither clamped
+ * nor averaged over its other windows: those were its ramp and tail, and
+ * gave a kernel at ncu's 82% SMs active 29.9%. */
 #define PERCENT_MAX 101.0
 
 static void why_missing(mprof_throughput *t, const mprof_trace *trace) {
