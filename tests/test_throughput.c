@@ -254,6 +254,15 @@ static void test_percent_out_of_scale(void **state) {
   assert_true(fabs(s->value[MPROF_COUNTER_DRAM] - 90.0) < 1e-6);
   const mprof_kernel_throughput *c = kernel(&o, K_CHASE)->throughput;
   assert_true(fabs(c->value[MPROF_COUNTER_SM_ACTIVE] - 99.0) < 1e-6);
+  /* and the summary says so, once */
+  const mprof_note *note = NULL;
+  for (size_t i = 0; i < mprof_diagnosis_note_count(o.diagnosis); i++)
+    if (strcmp(mprof_diagnosis_note(o.diagnosis, i)->key, "pm_out_of_scale") ==
+        0)
+      note = mprof_diagnosis_note(o.diagnosis, i);
+  assert_non_null(note);
+  assert_non_null(strstr(note->text, "SMs active beyond 100% of its peak for "
+                                     "1 kernel "));
   close_planted(&o);
 }
 

@@ -116,6 +116,13 @@ int mprof__error_at(int status, const char *name, uint64_t at, const char *fmt,
 /** Prefix this thread's current message with "PREFIX: ". */
 void mprof__error_prefix(const char *fmt, ...) MPROF__PRINTF(1, 2);
 
+struct mprof_throughput;
+/** How many kernels had a counter CUPTI evaluated out of scale (a
+ * percentage beyond 101%), left unknown for them; *@p counter the first
+ * such counter (analysis/throughput.c). */
+size_t mprof__throughput_out_of_scale(const struct mprof_throughput *t,
+                                      uint32_t *counter);
+
 /** 64-bit FNV-1a over bytes; used for deduplication tables. */
 static inline uint64_t mprof__hash64(const void *data, size_t size) {
   const unsigned char *p = (const unsigned char *)data;

@@ -612,8 +612,10 @@ static void make_kernel_notes(kernel_work *w, int trace_sampled) {
   w->out->note_count = w->note_count;
 }
 
+#define MAX_TRACE_NOTES 16
+
 static void add_note(mprof_diagnosis *d, const char *key, const char *text) {
-  if (!text)
+  if (!text || d->note_count >= MAX_TRACE_NOTES)
     return;
   mprof_note *n = &d->notes[d->note_count++];
   n->key = key;
@@ -646,7 +648,8 @@ static void make_trace_notes(mprof_diagnosis *d,
   const mprof_trace *t = mprof_join_trace(join);
   mprof__arena *a = &d->arena;
   size_t launches = mprof__trace_records(t, MPROF_SECTION_LAUNCHES);
-  d->notes = (mprof_note *)mprof__arena_alloc(a, 16 * sizeof *d->notes);
+  d->notes =
+      (mprof_note *)mprof__arena_alloc(a, MAX_TRACE_NOTES * sizeof *d->notes);
   if (!d->notes)
     return;
   uint64_t covered = 0;
@@ -688,6 +691,18 @@ static void make_trace_notes(mprof_diagnosis *d,
                  "both` records the program a second time with them; open "
                  "the two traces as one).",
                  mprof_throughput_missing(d->throughput)));
+  uint32_t counter = 0;
+  size_t scaled_out = mprof__throughput_out_of_scale(d->throughput, &counter);
+  if (scaled_out)
+    add_note(d, "pm_out_of_scale",
+             mprof__arena_printf(
+                 a,
+                 "CUPTI evaluated %s beyond 100%% of its peak for %zu "
+                 "kernel%s (seen on GH100 for a long-running kernel): it is "
+                 "unknown for %s, the other counters are measured.",
+                 mprof_counter_title(counter), scaled_out,
+                 scaled_out == 1 ? "" : "s",
+                 scaled_out == 1 ? "that kernel" : "them"));
   const char *pair = pm_pair_command(t);
   if (pair)
     add_note(d, "pm_pair",

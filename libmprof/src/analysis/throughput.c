@@ -147,6 +147,8 @@ struct mprof_throughput {
   int available;
   uint64_t interval_ns;
   char missing[256];
+  size_t out_of_scale;           /* kernels with a counter read out of scale */
+  uint32_t out_of_scale_counter; /* the first such counter */
   size_t device_count;
   device_map *maps; /* per device: the column of each counter */
 };
@@ -348,10 +350,16 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       kt->interval_ns = maps[ks->device].interval_ns;
     if (acc[k].weight > 0)
       kt->shared = acc[k].shared / acc[k].weight;
-    for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
+    int scaled_out = 0;
+    for (int c = 0; c < MPROF_COUNTER_COUNT_; c++) {
+      if (acc[k].out_of_scale[c] && !scaled_out++ && !t->out_of_scale)
+        t->out_of_scale_counter = (uint32_t)c;
       if (acc[k].weight_of[c] > 0 && !acc[k].out_of_scale[c])
         t->values[k * MPROF_COUNTER_COUNT_ + c] =
             acc[k].sum[c] / acc[k].weight_of[c];
+    }
+    if (scaled_out)
+      t->out_of_scale++;
   }
   free(acc);
   t->maps = maps;
@@ -389,6 +397,13 @@ int mprof_throughput_column(const mprof_throughput *t, uint32_t device,
     return -1;
   int col = t->maps[device].column[counter];
   return col >= 0 && col < MPROF_PM_MAX_METRICS ? col : -1;
+}
+
+size_t mprof__throughput_out_of_scale(const mprof_throughput *t,
+                                      uint32_t *counter) {
+  if (t && t->out_of_scale && counter)
+    *counter = t->out_of_scale_counter;
+  return t ? t->out_of_scale : 0;
 }
 
 const char *mprof_throughput_missing(const mprof_throughput *t) {
