@@ -56,6 +56,7 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "capture_cost: no build folder ${2:-build}" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh" # say, median
 report="$out/cost.txt"
 figures="$out/cost.figures"
 # What an earlier run left: its report, figures, logs, traces and timings.
@@ -63,7 +64,6 @@ rm -f "$out"/*.log "$out"/*.mprof "$out"/*.mprof.pc.json "$out"/sk_*.s "$out"/to
   exit 2
 : >"$report"
 : >"$figures"
-say() { echo "$*" | tee -a "$report"; }
 failures=0
 # failed WHY: a run or an output that is not there (never call it in $(...)).
 failed() {
@@ -147,7 +147,6 @@ timed() {
 }
 # trace NAME PATH: a recording must have left its trace
 trace() { [ -s "$2" ] || failed "$1 left no trace at $2"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
 # field LOG KEY: the number after KEY in LOG.log. It runs in $(...) and
 # pipelines, so a missing one is written down in OUTDIR/missing, which the

@@ -34,6 +34,7 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "capture_window: no build folder ${2:-build}" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$src/tests/gpu/lib.sh" # median
 py=${PYTHON:-python3}
 steps=${CAPTURE_STEPS:-2000}
 log=$out/capture_window.log
@@ -260,7 +261,6 @@ for ((r = 1; r <= rounds; r++)); do
     rm -f "$out/$name.mprof" "$out/$name.mprof".*
   done
 done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 say ""
 say "steps outside the window, medians of $rounds interleaved runs (ms a step; against plain)"
 for v in "${variants[@]}"; do

@@ -44,6 +44,13 @@ build_suite() {
 # (unless already there); sets $bin.
 build_bottlenecks() { build_suite "$1" bottlenecks; }
 
+# median: the median of the numbers on standard input (one or several a
+# line); nothing for none.
+median() {
+  tr -s ' \t' '\n' | grep . | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+
 # report_setup: OUTDIR/report.txt emptied; say TEXT (to it and the
 # screen), check TEXT STATUS (ok, or FAIL counted in $failures).
 report_setup() {
