@@ -267,6 +267,11 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   if (!t->available)
     why_missing(t, trace);
 
+  /* The counters whose values are percentages of peak (PERCENT_MAX). */
+  int percent[MPROF_COUNTER_COUNT_];
+  for (int c = 0; c < MPROF_COUNTER_COUNT_; c++)
+    percent[c] = strcmp(counters[c].unit, "percent") == 0;
+
   /* Launches per device, by start, with the running maximum of their ends
    * so that a window finds every launch that overlaps it. */
   for (size_t d = 0; d < device_count && t->available; d++) {
@@ -330,8 +335,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
         double v = w->value[col];
         if (isnan(v))
           continue;
-        if (strcmp(counters[c].unit, "percent") == 0 &&
-            (v > PERCENT_MAX || v < -1.0)) {
+        if (percent[c] && (v > PERCENT_MAX || v < -1.0)) {
           a->out_of_scale[c] = 1;
           continue;
         }
@@ -352,14 +356,16 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       kt->shared = acc[k].shared / acc[k].weight;
     int scaled_out = 0;
     for (int c = 0; c < MPROF_COUNTER_COUNT_; c++) {
-      if (acc[k].out_of_scale[c] && !scaled_out++ && !t->out_of_scale)
-        t->out_of_scale_counter = (uint32_t)c;
-      if (acc[k].weight_of[c] > 0 && !acc[k].out_of_scale[c])
+      if (acc[k].out_of_scale[c]) {
+        if (!t->out_of_scale && !scaled_out)
+          t->out_of_scale_counter = (uint32_t)c;
+        scaled_out = 1;
+      } else if (acc[k].weight_of[c] > 0) {
         t->values[k * MPROF_COUNTER_COUNT_ + c] =
             acc[k].sum[c] / acc[k].weight_of[c];
+      }
     }
-    if (scaled_out)
-      t->out_of_scale++;
+    t->out_of_scale += (size_t)scaled_out;
   }
   free(acc);
   t->maps = maps;
