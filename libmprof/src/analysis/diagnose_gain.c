@@ -323,17 +323,22 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
       break;
     case MPROF_DIM_SYNC:
     case MPROF_DIM_FETCH_BRANCH:
-    case MPROF_DIM_SCHEDULING:
+    case MPROF_DIM_SCHEDULING: {
       /* Stalls the fix removes: the kernel still issues its instructions
        * and moves its bytes. A barrier's or the i-cache's stall share is
        * what warps lose, not what the kernel loses: without an issue
        * counter that is only an upper bound (75.9% estimated, 47.5%
        * measured for a barrier kernel; 64.1% and 25.1% for the i-cache,
        * whose issue rate was 69% while active). */
-      if (!isnan(issue_floor) && gain > 1.0 - issue_floor)
+      int held_by_issue = 0;
+      if (!isnan(issue_floor) && gain >= 1.0 - issue_floor) {
         gain = 1.0 - issue_floor;
-      if (!isnan(mem) && gain > 1.0 - mem)
+        held_by_issue = 1;
+      }
+      if (!isnan(mem) && gain > 1.0 - mem) {
         gain = 1.0 - mem;
+        held_by_issue = 0;
+      }
       if (isnan(issue_floor))
         d->gain_bound = MPROF_GAIN_AT_MOST;
       /* Code the i-cache holds also issues fewer instructions (no
@@ -341,8 +346,7 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
        * issue floor is a lower bound there (icache_thrash on the H100:
        * 31.2% estimated, 57.0% gained; an earlier twin on the H200 gained
        * 25.1%, within the 10 points below it). */
-      else if (dim == MPROF_DIM_FETCH_BRANCH && gain > 0 &&
-               gain >= 1.0 - issue_floor - 1e-9)
+      else if (dim == MPROF_DIM_FETCH_BRANCH && gain > 0 && held_by_issue)
         d->gain_bound = MPROF_GAIN_AT_LEAST;
       /* A barrier's waits are an upper bound even held to the issue
        * floor: fewer barriers leave the work between them, and the warps
@@ -352,6 +356,7 @@ void mprof__diagnose_estimate_gains(kernel_work *w) {
       else if (dim == MPROF_DIM_SYNC && gain > 0)
         d->gain_bound = MPROF_GAIN_AT_MOST;
       break;
+    }
     case MPROF_DIM_TAIL:
     case MPROF_DIM_SM_BALANCE:
     case MPROF_DIM_SM_TAIL: {
