@@ -170,7 +170,7 @@ static const struct {
 #define RECORDED_KIND_COUNT (sizeof recorded_kinds / sizeof recorded_kinds[0])
 
 /* The API functions whose calls are recorded (enable_api_calls()), so a
- * window can turn them off and on again. */
+ * window can turn them off when it is over. */
 #define MAX_API_FUNCTIONS 1024
 static struct {
   uint32_t kind; /* MPROF_API_RUNTIME or MPROF_API_DRIVER */
@@ -178,14 +178,14 @@ static struct {
 } api_functions[MAX_API_FUNCTIONS];
 static size_t api_function_count;
 
-static void set_api_function(size_t i, int on) {
-  CUptiResult res =
-      api_functions[i].kind == MPROF_API_RUNTIME
-          ? cuptiActivityEnableRuntimeApi(api_functions[i].cbid, on)
-          : cuptiActivityEnableDriverApi(api_functions[i].cbid, on);
-  ok(res, api_functions[i].kind == MPROF_API_RUNTIME
-              ? "cuptiActivityEnableRuntimeApi"
-              : "cuptiActivityEnableDriverApi");
+/* Turn the records of one API function (@p kind MPROF_API_RUNTIME or
+ * MPROF_API_DRIVER) on or off; 0 when CUPTI refused. */
+static int set_api_function(uint32_t kind, CUpti_CallbackId cbid, int on) {
+  CUptiResult res = kind == MPROF_API_RUNTIME
+                        ? cuptiActivityEnableRuntimeApi(cbid, on)
+                        : cuptiActivityEnableDriverApi(cbid, on);
+  return ok(res, kind == MPROF_API_RUNTIME ? "cuptiActivityEnableRuntimeApi"
+                                           : "cuptiActivityEnableDriverApi");
 }
 
 /* NVTX ranges stay recorded through an nvtx: window (the program pays for
@@ -236,9 +236,10 @@ void activity_window(int on) {
     ok(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER)
           : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER),
        on ? "cuptiActivityEnable(DRIVER)" : "cuptiActivityDisable(DRIVER)");
-  } else {
+  } else if (!on) {
+    /* on since start-up (enable_api_calls()) */
     for (size_t i = 0; i < api_function_count; i++)
-      set_api_function(i, on);
+      set_api_function(api_functions[i].kind, api_functions[i].cbid, 0);
   }
 }
 
@@ -290,15 +291,9 @@ static void enable_api_calls(void) {
       /* A capture window's too, from the start, dropped outside its
        * pieces (unless MPROF_WINDOW_API=kind: the whole kinds when it
        * first opens, activity_window()). */
-      if (!g.windowed || g.window_api == WINDOW_API_EARLY) {
-        CUptiResult res = domains[d].kind == MPROF_API_RUNTIME
-                              ? cuptiActivityEnableRuntimeApi(cbid, 1)
-                              : cuptiActivityEnableDriverApi(cbid, 1);
-        if (!ok(res, domains[d].kind == MPROF_API_RUNTIME
-                         ? "cuptiActivityEnableRuntimeApi"
-                         : "cuptiActivityEnableDriverApi"))
-          continue;
-      }
+      if ((!g.windowed || g.window_api == WINDOW_API_EARLY) &&
+          !set_api_function(domains[d].kind, cbid, 1))
+        continue;
       if (api_function_count < MAX_API_FUNCTIONS) {
         api_functions[api_function_count].kind = domains[d].kind;
         api_functions[api_function_count].cbid = cbid;
