@@ -327,9 +327,8 @@ int window_setup(void) {
       api && strcmp(api, "kind") == 0 ? WINDOW_API_KIND : WINDOW_API_EARLY;
   if (g.window_api == WINDOW_API_KIND)
     meta("capture.window_api", api);
-  /* MPROF_WINDOW_PROFILER=driver (an experiment setting): on the H100 a
-   * cudaProfilerApi window that never opened cost a launch-bound loop
-   * 17.6% with both domains' callbacks on. */
+  /* MPROF_WINDOW_PROFILER=driver (an experiment setting): the driver's
+   * profiler callbacks alone (producers/cupti/README.md). */
   const char *profiler = getenv("MPROF_WINDOW_PROFILER");
   g.window_profiler_driver = profiler && strcmp(profiler, "driver") == 0;
   return 1;
