@@ -72,15 +72,21 @@ static void open_members(mprof_trace **t) {
       fail_msg("%s", mprof_error_last());
 }
 
+/* The members @p in opened as one set named "run". */
+static mprof_trace *merge_run(mprof_trace **in) {
+  mprof_trace *set;
+  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
+                                           MEMBERS, "run"),
+                   0);
+  return set;
+}
+
 /* The members opened as one set named "run", which then holds the only
  * references to them. */
 static mprof_trace *open_run_set(void) {
   mprof_trace *in[MEMBERS];
   open_members(in);
-  mprof_trace *set;
-  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
-                                           MEMBERS, "run"),
-                   0);
+  mprof_trace *set = merge_run(in);
   for (size_t i = 0; i < MEMBERS; i++)
     mprof_trace_free(in[i]);
   return set;
@@ -217,10 +223,7 @@ static void test_set_sections_on_first_use(void **state) {
   (void)state;
   mprof_trace *in[MEMBERS];
   open_members(in);
-  mprof_trace *set;
-  assert_int_equal(mprof_trace_open_merged(&set, (const mprof_trace *const *)in,
-                                           MEMBERS, "run"),
-                   0);
+  mprof_trace *set = merge_run(in);
   assert_int_equal(mprof_trace_member_count(set), MEMBERS);
   assert_int_equal(mprof_trace_member_count(in[0]), 0);
   assert_ptr_equal(mprof_trace_member(set, 2), in[2]);
