@@ -114,11 +114,14 @@ static void write_planted_at(const char *path, int with_pm, float dram) {
     }
   }
   if (with_pm) {
-    static const char *const metrics[] = {
+    /* 4: SMs active as the ratio of its TriageCompute name */
+    const char *const metrics[] = {
         "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
         "dram__bytes.sum.per_second",
         "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-        "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+        with_pm == 4 ? "TPC.TriageCompute.sm__cycles_active.avg.per_cycle_"
+                       "elapsed"
+                     : "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
         "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_"
         "peak_sustained_elapsed"};
     for (uint32_t c = 0; c < 5; c++)
@@ -142,7 +145,7 @@ static void write_planted_at(const char *path, int with_pm, float dram) {
                                 * seen with some metric sets on GH100 */
                                with_pm == 3 && in_stream ? 16640.0f
                                : in_stream || in_chase || in_lib || in_l2
-                                   ? 99.0f
+                                   ? (with_pm == 4 ? 0.99f : 99.0f)
                                    : 0.0f,
                                in_lib ? 10.0f : 1.0f};
       tt_pm_sample(w, d, t, t + 10 * US, 5, values);
@@ -165,7 +168,8 @@ typedef struct opened {
 } opened;
 
 static void open_planted(opened *o, int with_pm) {
-  const char *path = test_path(with_pm == 3   ? "pm-scale.mprof"
+  const char *path = test_path(with_pm == 4   ? "pm-ratio.mprof"
+                               : with_pm == 3 ? "pm-scale.mprof"
                                : with_pm == 2 ? "pm-lost.mprof"
                                : with_pm      ? "pm.mprof"
                                               : "nopm.mprof");
@@ -200,6 +204,15 @@ static void test_counter_names(void **state) {
       MPROF_COUNTER_FMA);
   assert_int_equal(mprof_counter_from_metric("sm__throughput.avg.pct"),
                    MPROF_INDEX_NONE);
+  /* ncu's compute throughput, by the name PM sampling takes */
+  assert_int_equal(mprof_counter_from_metric("TriageCompute.sm__throughput."
+                                             "avg.pct_of_peak_sustained_"
+                                             "elapsed"),
+                   MPROF_COUNTER_SM_THROUGHPUT);
+  assert_int_equal(
+      mprof_counter_from_metric("LTS.TriageCompute.lts__throughput.avg.pct_of_"
+                                "peak_sustained_elapsed"),
+      MPROF_COUNTER_L2_THROUGHPUT);
   assert_string_equal(mprof_counter_key(MPROF_COUNTER_L2), "l2");
   assert_string_equal(mprof_counter_key(MPROF_COUNTER_COUNT_), "");
   assert_int_equal(mprof_counter_bandwidth(MPROF_COUNTER_DRAM),
@@ -263,6 +276,18 @@ static void test_percent_out_of_scale(void **state) {
   assert_non_null(note);
   assert_non_null(strstr(note->text, "SMs active beyond 100% of its peak for "
                                      "1 kernel "));
+  close_planted(&o);
+}
+
+/* A share of cycles given as a ratio reads as the percentage it is. */
+static void test_ratio_reads_as_percent(void **state) {
+  (void)state;
+  opened o;
+  open_planted(&o, 4);
+  const mprof_kernel_throughput *s = kernel(&o, K_STREAM)->throughput;
+  assert_int_equal(s->samples, 9);
+  assert_true(fabs(s->value[MPROF_COUNTER_SM_ACTIVE] - 99.0) < 1e-4);
+  assert_true(fabs(s->value[MPROF_COUNTER_DRAM] - 90.0) < 1e-6);
   close_planted(&o);
 }
 
@@ -557,6 +582,7 @@ int main(void) {
       cmocka_unit_test(test_counter_names),
       cmocka_unit_test(test_join_samples_to_launches),
       cmocka_unit_test(test_percent_out_of_scale),
+      cmocka_unit_test(test_ratio_reads_as_percent),
       cmocka_unit_test(test_bandwidth_against_latency),
       cmocka_unit_test(test_set_of_pc_and_pm_runs),
       cmocka_unit_test(test_recorded_pm_sample),

@@ -655,7 +655,7 @@ class Trace:
                 "notes": [text(k.notes[j]) for j in range(k.note_count)],
                 "pm_samples": int(k.throughput.samples),
             }
-            for c in range(13):  # MPROF_COUNTER_COUNT_ of these headers
+            for c in range(14):  # MPROF_COUNTER_COUNT_ of these headers
                 row["sol_" + text(lib.mprof_counter_key(c))] = \
                     k.throughput.value[c]
             rows.append(row)

@@ -14,21 +14,26 @@ Usage: score_sol.py [--markdown FILE] [--tolerance POINTS]
         default ones); each number comes from the first that measured it.
 
 Each number of mprof's speed-of-light line is set beside the ncu quantity it
-stands for (docs/DIAGNOSIS.md, "Speed of light"):
+stands for (docs/DIAGNOSIS.md, "Speed of light"): SpeedOfLight's own, or
+the same metric asked of ncu with --metrics where SpeedOfLight shows none:
 
   DRAM        dram              DRAM Throughput
   L2          l2_throughput     L2 Cache Throughput
+  L2 sectors  l2                lts__t_sectors.avg.pct_of_peak_sustained_elapsed
   L1/shared   l1tex             L1/TEX Cache Throughput
-  SMs         sm_active         SM Active Cycles / Elapsed Cycles
+  SMs         sm_active         sm__cycles_active.avg.pct_of_peak_sustained_
+                                elapsed (else SM Active Cycles / Elapsed Cycles)
+  issue       issue             sm__inst_executed.avg.pct_of_peak_sustained_elapsed
+  tensor      tensor            sm__pipe_tensor_cycles_active.avg.pct_of_peak_
+                                sustained_elapsed
   memory      max(dram, l2_throughput, l1tex)       Memory Throughput
-  compute     max(issue, fma, alu, tensor)          Compute (SM) Throughput
+  compute     sm_throughput (else max(issue, fma, alu, tensor))
+                                                    Compute (SM) Throughput
 
 and must be within 5 points (--tolerance); --quantities scores only those
-named (default: all). mprof's `L2 sectors` (l2) is
-listed beside ncu's L2 Cache Throughput but not scored: it is another
-quantity (the L2's sector throughput). A number mprof did not sample is
-listed as "not sampled" and fails: the check asks for all of them. Exit 1
-when one is off, 2 on bad input.
+named (default: all). A quantity ncu did not report is listed, not scored.
+A number mprof did not sample is listed as "not sampled" and fails: the
+check asks for all of them. Exit 1 when one is off, 2 on bad input.
 
 SPDX-License-Identifier: MIT
 """
@@ -92,7 +97,8 @@ def mprof_kernel(path, name, kernel):
 
 def main(argv):
     md, tol, cases = None, 5.0, []
-    wanted = {"dram", "l2", "l1tex", "sm", "memory", "compute"}
+    wanted = {"dram", "l2", "l2_sectors", "l1tex", "sm", "issue", "tensor",
+              "memory", "compute"}
     i = 1
     while i < len(argv):
         if argv[i] in ("--markdown", "--tolerance", "--quantities") and \
@@ -155,23 +161,31 @@ def main(argv):
             vals = [pct(x) for x in keys if pct(x) is not None]
             return max(vals) if vals else None
 
-        sm = None
-        if n.get("Elapsed Cycles") and "SM Active Cycles" in n:
+        sm = n.get("sm__cycles_active.avg.pct_of_peak_sustained_elapsed")
+        if sm is None and n.get("Elapsed Cycles") and "SM Active Cycles" in n:
             sm = 100.0 * n["SM Active Cycles"] / n["Elapsed Cycles"]
+        compute = pct("sm_throughput")
+        if compute is None:
+            compute = most("issue", "fma", "alu", "tensor")
+        elapsed = ".avg.pct_of_peak_sustained_elapsed"
         pairs = [
-            ("DRAM", pct("dram"), n.get("DRAM Throughput"), "dram" in wanted),
-            ("L2", pct("l2_throughput"), n.get("L2 Cache Throughput"),
-             "l2" in wanted),
-            ("L2 sectors (not ncu's)", pct("l2"), n.get("L2 Cache Throughput"),
-             False),
+            ("DRAM", pct("dram"), n.get("DRAM Throughput"), "dram"),
+            ("L2", pct("l2_throughput"), n.get("L2 Cache Throughput"), "l2"),
+            ("L2 sectors", pct("l2"), n.get("lts__t_sectors" + elapsed),
+             "l2_sectors"),
             ("L1/shared", pct("l1tex"), n.get("L1/TEX Cache Throughput"),
-             "l1tex" in wanted),
-            ("SMs active", pct("sm_active"), sm, "sm" in wanted),
+             "l1tex"),
+            ("SMs active", pct("sm_active"), sm, "sm"),
+            ("issue", pct("issue"), n.get("sm__inst_executed" + elapsed),
+             "issue"),
+            ("tensor", pct("tensor"),
+             n.get("sm__pipe_tensor_cycles_active" + elapsed), "tensor"),
             ("memory", most("dram", "l2_throughput", "l1tex"),
-             n.get("Memory Throughput"), "memory" in wanted),
-            ("compute", most("issue", "fma", "alu", "tensor"),
-             n.get("Compute (SM) Throughput"), "compute" in wanted),
+             n.get("Memory Throughput"), "memory"),
+            ("compute", compute, n.get("Compute (SM) Throughput"), "compute"),
         ]
+        pairs = [(what, mine, theirs, key in wanted)
+                 for what, mine, theirs, key in pairs]
         for what, mine, theirs, scored in pairs:
             if theirs is None:
                 result = "ncu has none"

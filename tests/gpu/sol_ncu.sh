@@ -2,12 +2,13 @@
 # mprof's PM-sampled speed of light against Nsight Compute's SpeedOfLight
 # section, on the planted-bottleneck suite (tests/gpu/bottlenecks.cu) and a
 # cuBLAS bf16 GEMM (its cublas_gemm_bf16 case): `mprof record --pm on` with
-# the default counters, and once more for each of ncu's L2 and L1/TEX
-# throughputs and the FMA and ALU pipes (MPROF_PM_METRICS; OUTDIR/extras.txt
-# names the counters each got), then `ncu --section SpeedOfLight` on one launch of
-# each kernel of the same binary (clocks not locked, as mprof runs them),
-# and tests/gpu/score_sol.py sets each number beside ncu's: within 5
-# points. Skips (exit 77) without a GPU or without ncu.
+# the default counters (scored), once more with the FMA and ALU pipes, and
+# with SMs active by its other names (OUTDIR/extras.txt, not scored); then
+# `ncu --section SpeedOfLight` with ncu's own reading of the quantities
+# mprof shows beside it (L2 sectors, issue, tensor pipe, SMs active) on one
+# launch of each kernel of the same binary (clocks not locked, as mprof
+# runs them), and tests/gpu/score_sol.py sets each number beside ncu's:
+# within 5 points. Skips (exit 77) without a GPU or without ncu.
 #
 # Usage: tests/gpu/sol_ncu.sh OUTDIR [BUILD_DIR]
 # Environment: NCU (default: ncu on PATH, else /usr/local/cuda/bin/ncu);
@@ -23,24 +24,25 @@ need_ncu sol_ncu
 build_bottlenecks sol_ncu
 read -r -a kernels <<<"${SOL_KERNELS:-pointer_chase dram_stream l2_stream fma_chain_one_warp fma_independent bank_conflicts barrier_heavy hot_atomics icache_thrash smem_limited one_block_tail cublas_gemm_bf16}"
 suffix=avg.pct_of_peak_sustained_elapsed
-# The default counters in one run; ncu's L2 and L1/TEX throughput and the
-# FMA and ALU pipes (ncu's compute throughput is the busiest pipe) each in
-# a run of their own: beside the default ones they do not fit in one pass
-# on GH100 (left out), and the extra wavefront counter put SMs active out
-# of scale. A name left out or refused (alone, lts__throughput and
-# l1tex__throughput were CUPTI_ERROR_NOT_SUPPORTED on the H100) is tried
-# again as its TriageCompute variant.
-extras=(l2 l1 pipes)
+# The default counters (ncu's L2, L1/TEX and SM throughput among them, by
+# their TriageCompute names) in one run; SMs active by its plain name, as
+# a ratio and with the FMA and ALU pipes each in a run of their own, so
+# that a counter the default set reads out of scale can be told apart from
+# one that reads so alone. A name left out or refused is tried no further.
+extras=(sm_plain sm_ratio pipes)
 declare -A extra_metrics=(
-  [l2]="lts__throughput.$suffix LTS.TriageCompute.lts__throughput.$suffix"
-  [l1]="l1tex__throughput.$suffix SM_A.TriageCompute.l1tex__throughput.$suffix"
+  [sm_plain]="sm__cycles_active.$suffix"
+  [sm_ratio]="sm__cycles_active.avg.per_cycle_elapsed"
   [pipes]="sm__inst_executed_pipe_fma_realtime.$suffix,sm__inst_executed_pipe_alu_realtime.$suffix"
 )
+# ncu's own reading of the quantities mprof shows that SpeedOfLight does
+# not (score_sol.py sets each beside the same metric)
+ncu_metrics=lts__t_sectors.$suffix,sm__inst_executed.$suffix,sm__pipe_tensor_cycles_active.$suffix,sm__cycles_active.$suffix
 
 echo "== PM-sampling metrics this chip offers among the candidates"
-"$ncu" --query-metrics-collection pmsampling --chip gh100 2>&1 |
-  grep -E "lts__throughput|lts__t_sectors|l1tex__throughput|l1tex__data_pipe_lsu|sm__inst_executed_realtime|mio" |
-  head -n 20 | tee "$out/pm_metrics.txt"
+"$ncu" --query-metrics-collection pmsampling --chip gh100 >"$out/pm_metrics_all.txt" 2>&1
+grep -E "lts__throughput|lts__t_sectors|l1tex__throughput|sm__throughput|sm__cycles_active" \
+  "$out/pm_metrics_all.txt" | head -n 20 | tee "$out/pm_metrics.txt"
 
 failures=0
 cases=()
@@ -60,6 +62,7 @@ for k in "${kernels[@]}"; do
   }
   summaries="$out/sol_$k.json"
   # and once more for each extra quantity
+  "$mprof" info "$out/sol_$k.mprof" >"$out/sol_$k.info.txt" 2>&1
   for x in "${extras[@]}"; do
     for m in ${extra_metrics[$x]}; do
       rm -f "$out/sol_${k}_$x.mprof" "$out/sol_${k}_$x.json"
@@ -69,7 +72,16 @@ for k in "${kernels[@]}"; do
       "$mprof" info "$out/sol_${k}_$x.mprof" >"$out/sol_${k}_$x.info.txt" 2>&1
       grep -Eq 'left_out|pm\.error' "$out/sol_${k}_$x.info.txt" && continue
       "$mprof" summary --json --all "$out/sol_${k}_$x.mprof" >"$out/sol_${k}_$x.json" &&
-        summaries+="+$out/sol_${k}_$x.json" && echo "$k: $x from $m" >>"$out/extras.txt" && break
+        echo "$k: $x from $m" >>"$out/extras.txt" || continue
+      # the pipes join the scored summaries (the default set has none);
+      # SMs active by other names is written down, not scored
+      [ "$x" = pipes ] && summaries+="+$out/sol_${k}_$x.json"
+      python3 -c 'import json,sys
+for k in json.load(open(sys.argv[1]))["kernels"]["items"]:
+    t = k.get("throughput") or {}
+    print("  %s: sm_active %s (%s)" % (k["short_name"], t.get("sm_active"), t.get("status")))' \
+        "$out/sol_${k}_$x.json" >>"$out/extras.txt" 2>&1
+      break
     done
   done
   # ncu: one launch of it (the GEMM's: the first launch of a cuBLAS kernel)
@@ -79,13 +91,15 @@ for k in "${kernels[@]}"; do
     filter=(-k "regex:nvjet|gemm|xmma|cutlass")
     name=dominant
   fi
-  if ! "$ncu" --section SpeedOfLight --clock-control none "${filter[@]}" -c 1 -f \
+  if ! "$ncu" --section SpeedOfLight --metrics "$ncu_metrics" --clock-control none "${filter[@]}" -c 1 -f \
     -o "$out/ncu_$k" "$bin" "$k" >"$out/ncu_$k.txt" 2>&1 ||
     ! "$ncu" --import "$out/ncu_$k.ncu-rep" --csv --page details >"$out/ncu_$k.csv" 2>>"$out/ncu_$k.txt"; then
     echo "FAIL  ncu on $k: $(tail -n 3 "$out/ncu_$k.txt")" >&2
     failures=$((failures + 1))
     continue
   fi
+  # the breakdown behind ncu's compute and memory throughput, to read
+  "$ncu" --import "$out/ncu_$k.ncu-rep" --print-details all >"$out/ncu_$k.details.txt" 2>&1
   cases+=("$name=$out/ncu_$k.csv=$summaries")
 done
 [ ${#cases[@]} -gt 0 ] || { echo "FAIL  nothing to compare" >&2; exit 1; }

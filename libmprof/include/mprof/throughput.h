@@ -46,7 +46,10 @@ typedef enum mprof_counter_id {
   /** % of peak L1TEX throughput, shared memory included (l1tex__throughput,
    * ncu's "L1/TEX Cache Throughput"; else its shared-memory data pipe) */
   MPROF_COUNTER_L1TEX = 12,
-  MPROF_COUNTER_COUNT_ = 13
+  /** % of peak of the busiest SM unit or pipe (sm__throughput): ncu's
+   * "Compute (SM) Throughput" */
+  MPROF_COUNTER_SM_THROUGHPUT = 13,
+  MPROF_COUNTER_COUNT_ = 14
 } mprof_counter_id;
 
 /** "dram", "dram_bytes_per_second", ...: stable keys; "" out of range. */
@@ -61,8 +64,8 @@ MPROF_API uint32_t mprof_counter_bandwidth(uint32_t counter);
 
 /**
  * The counter a CUPTI metric name measures (a `GROUP.TriageCompute.`
- * prefix is ignored), or MPROF_INDEX_NONE for a metric mprof does not
- * read.
+ * prefix is ignored; a `.per_cycle_elapsed` ratio reads as the percentage
+ * it is), or MPROF_INDEX_NONE for a metric mprof does not read.
  */
 MPROF_API uint32_t mprof_counter_from_metric(const char *metric);
 

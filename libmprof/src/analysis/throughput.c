@@ -40,7 +40,8 @@ static const struct {
     {"sm_active",
      "SMs active",
      "percent",
-     {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL}},
+     {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+      "sm__cycles_active.avg.per_cycle_elapsed", NULL}},
     {"warps_active",
      "warp slots occupied",
      "percent",
@@ -84,6 +85,10 @@ static const struct {
       "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_"
       "elapsed",
       "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"}},
+    {"sm_throughput",
+     "SM throughput",
+     "percent",
+     {"sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL}},
 };
 
 const char *mprof_counter_key(uint32_t c) {
@@ -119,6 +124,17 @@ static uint32_t counter_of(const char *metric, int *rank) {
   return MPROF_INDEX_NONE;
 }
 
+/* 100 for a ratio read into a percentage ("...per_cycle_elapsed": the
+ * share of cycles), else 1. */
+static double ratio_scale(const char *metric) {
+  static const char suffix[] = ".per_cycle_elapsed";
+  size_t n = metric ? strlen(metric) : 0;
+  return n >= sizeof suffix - 1 &&
+                 strcmp(metric + n - (sizeof suffix - 1), suffix) == 0
+             ? 100.0
+             : 1.0;
+}
+
 uint32_t mprof_counter_from_metric(const char *metric) {
   int rank;
   return counter_of(metric, &rank);
@@ -128,8 +144,9 @@ uint32_t mprof_counter_from_metric(const char *metric) {
 typedef struct device_map {
   int sampled;
   uint64_t interval_ns;
-  int column[MPROF_COUNTER_COUNT_]; /* -1 absent */
-  int rank[MPROF_COUNTER_COUNT_];   /* which name matched; lower wins */
+  int column[MPROF_COUNTER_COUNT_];   /* -1 absent */
+  int rank[MPROF_COUNTER_COUNT_];     /* which name matched; lower wins */
+  double scale[MPROF_COUNTER_COUNT_]; /* to the counter's unit */
 } device_map;
 
 typedef struct launch_ref {
@@ -258,6 +275,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
     if (map->column[c] < 0 || rank < map->rank[c]) {
       map->column[c] = (int)m->column;
       map->rank[c] = rank;
+      map->scale[c] = ratio_scale(mprof_trace_string(trace, m->name));
     }
   }
   for (size_t d = 0; d < device_count; d++)
@@ -332,7 +350,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
         int col = maps[d].column[c];
         if (col < 0 || col >= MPROF_PM_MAX_METRICS)
           continue;
-        double v = w->value[col];
+        double v = w->value[col] * maps[d].scale[c];
         if (isnan(v))
           continue;
         if (percent[c] && (v > PERCENT_MAX || v < -1.0)) {

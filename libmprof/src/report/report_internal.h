@@ -94,7 +94,7 @@ typedef struct mprof__sol_label {
   uint32_t counter;
   const char *label;
 } mprof__sol_label;
-#define MPROF__SOL_TEXT_COUNT 9
+#define MPROF__SOL_TEXT_COUNT 10
 extern const mprof__sol_label mprof__sol_text[MPROF__SOL_TEXT_COUNT];
 
 /* ---- ANSI colours for the text panel ------------------------------------ */

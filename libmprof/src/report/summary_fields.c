@@ -76,7 +76,7 @@ static const uint32_t sol_counters[] = {
     MPROF_COUNTER_ISSUE,     MPROF_COUNTER_TENSOR,
     MPROF_COUNTER_FMA,       MPROF_COUNTER_ALU,
     MPROF_COUNTER_CLOCK,     MPROF_COUNTER_L2_THROUGHPUT,
-    MPROF_COUNTER_L1TEX};
+    MPROF_COUNTER_L1TEX,     MPROF_COUNTER_SM_THROUGHPUT};
 
 static const char *sol_status(const mprof_kernel_throughput *t) {
   return t->samples ? "measured" : t->partial ? "too_short" : "not_sampled";

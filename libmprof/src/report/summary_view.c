@@ -63,14 +63,14 @@ int mprof__summary_dimension_shown(const mprof__summary_view *v,
 
 /* Labels name the quantity: "L2" is ncu's "L2 Cache Throughput" (the
  * busiest L2 unit), "L2 sectors" the sector throughput mprof samples by
- * default, "L1/shared" ncu's "L1/TEX Cache Throughput" (docs/DIAGNOSIS.md,
- * "Speed of light"). */
+ * default, "L1/shared" ncu's "L1/TEX Cache Throughput", "compute" its
+ * "Compute (SM) Throughput" (docs/DIAGNOSIS.md, "Speed of light"). */
 const mprof__sol_label mprof__sol_text[MPROF__SOL_TEXT_COUNT] = {
     {MPROF_COUNTER_DRAM, "DRAM"},     {MPROF_COUNTER_L2_THROUGHPUT, "L2"},
     {MPROF_COUNTER_L2, "L2 sectors"}, {MPROF_COUNTER_L1TEX, "L1/shared"},
     {MPROF_COUNTER_SM_ACTIVE, "SMs"}, {MPROF_COUNTER_WARPS_ACTIVE, "warps"},
     {MPROF_COUNTER_ISSUE, "issue"},   {MPROF_COUNTER_TENSOR, "tensor"},
-    {MPROF_COUNTER_FMA, "FMA"}};
+    {MPROF_COUNTER_FMA, "FMA"},       {MPROF_COUNTER_SM_THROUGHPUT, "compute"}};
 
 int mprof__summary_sol_shown(const mprof__summary_view *v) {
   return mprof_throughput_available(mprof_diagnosis_throughput(v->d));
