@@ -37,6 +37,26 @@ static const char *const names[K_COUNT] = {
  * sustains), and late (100 us after the last PM sample: not sampled).
  * All of them stall on long_scoreboard. PM samples every 10 us when
  * @p with_pm. */
+/* The planted launches before K_LATE: [start, end) in ns. */
+static const uint64_t planted_runs[][3] = {{K_STREAM, 1000, 101 * US},
+                                           {K_CHASE, 102 * US, 202 * US},
+                                           {K_LIB, 483 * US, 583 * US},
+                                           {K_L2, 601 * US, 701 * US}};
+
+/* What a PM window [t0, t1) reads of a counter whose level while kernel k
+ * runs is level[k] (0 while idle; the tiny kernel's runs add nothing). */
+static float planted_level(uint64_t t0, uint64_t t1,
+                           const float level[K_COUNT]) {
+  double sum = 0;
+  for (size_t i = 0; i < sizeof planted_runs / sizeof planted_runs[0]; i++) {
+    uint64_t a = planted_runs[i][1] > t0 ? planted_runs[i][1] : t0;
+    uint64_t b = planted_runs[i][2] < t1 ? planted_runs[i][2] : t1;
+    if (b > a)
+      sum += level[planted_runs[i][0]] * (double)(b - a);
+  }
+  return (float)(sum / (double)(t1 - t0));
+}
+
 /* @p dram: the stream kernel's measured DRAM throughput (% of peak). */
 static void write_planted_at(const char *path, int with_pm, float dram) {
   mprof_writer *w;
@@ -127,27 +147,22 @@ static void write_planted_at(const char *path, int with_pm, float dram) {
     for (uint32_t c = 0; c < 5; c++)
       tt_pm_metric(w, d, c, metrics[c], c == 1 ? "byte/second" : "percent",
                    10 * US);
+    /* Each window holds what the kernels did in it: a kernel's level
+     * times the share of the window it ran in. */
+    const float sm = with_pm == 4 ? 0.99f : 99.0f;
+    const float level[5][K_COUNT] = {
+        /* stream, chase, tiny, lib, l2 */
+        {dram, 3.0f, 0.0f, 0.0f, 0.0f},
+        {4.3e12f, 1.4e11f, 0.0f, 0.0f, 0.0f},
+        {45.0f, 0.0f, 0.0f, 0.0f, 58.0f},
+        /* 3: CUPTI's evaluation out of scale, as seen with some metric
+         * sets on GH100 */
+        {with_pm == 3 ? 16640.0f : sm, sm, 0.0f, sm, sm},
+        {0.0f, 0.0f, 0.0f, 10.0f, 0.0f}};
     for (uint64_t t = 0; t < 720 * US; t += 10 * US) {
-      int in_stream = t >= 1000 && t < 101 * US;
-      int in_chase = t >= 102 * US && t < 202 * US;
-      int in_lib = t >= 483 * US && t < 583 * US;
-      int in_l2 = t >= 601 * US && t < 701 * US;
-      const float values[5] = {in_stream  ? dram
-                               : in_chase ? 3.0f
-                                          : 0.0f,
-                               in_stream  ? 4.3e12f
-                               : in_chase ? 1.4e11f
-                                          : 0.0f,
-                               in_stream ? 45.0f
-                               : in_l2   ? 58.0f
-                                         : 1.0f,
-                               /* 3: CUPTI's evaluation out of scale, as
-                                * seen with some metric sets on GH100 */
-                               with_pm == 3 && in_stream ? 16640.0f
-                               : in_stream || in_chase || in_lib || in_l2
-                                   ? (with_pm == 4 ? 0.99f : 99.0f)
-                                   : 0.0f,
-                               in_lib ? 10.0f : 1.0f};
+      float values[5];
+      for (int c = 0; c < 5; c++)
+        values[c] = planted_level(t, t + 10 * US, level[c]);
       tt_pm_sample(w, d, t, t + 10 * US, 5, values);
     }
     /* 2: the decode fell behind three times. */
@@ -209,10 +224,19 @@ static void test_counter_names(void **state) {
                                              "avg.pct_of_peak_sustained_"
                                              "elapsed"),
                    MPROF_COUNTER_SM_THROUGHPUT);
+  /* ncu's L2 Cache Throughput by its plain name only: the TriageCompute
+   * one is another quantity */
+  assert_int_equal(mprof_counter_from_metric(
+                       "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+                   MPROF_COUNTER_L2_THROUGHPUT);
   assert_int_equal(
       mprof_counter_from_metric("LTS.TriageCompute.lts__throughput.avg.pct_of_"
                                 "peak_sustained_elapsed"),
-      MPROF_COUNTER_L2_THROUGHPUT);
+      MPROF_INDEX_NONE);
+  assert_int_equal(mprof_counter_from_metric(
+                       "LTS.TriageCompute.lts__t_sector_throughput.avg.pct_"
+                       "of_peak_sustained_elapsed"),
+                   MPROF_COUNTER_L2);
   assert_string_equal(mprof_counter_key(MPROF_COUNTER_L2), "l2");
   assert_string_equal(mprof_counter_key(MPROF_COUNTER_COUNT_), "");
   assert_int_equal(mprof_counter_bandwidth(MPROF_COUNTER_DRAM),
@@ -277,6 +301,73 @@ static void test_percent_out_of_scale(void **state) {
   assert_non_null(strstr(note->text, "SMs active beyond 100% of its peak for "
                                      "1 kernel "));
   close_planted(&o);
+}
+
+/* A kernel with a ramp and a tail: the windows at its edges count for the
+ * time it ran in them, as ncu's whole-launch figures do, and a window
+ * that a memory copy shares is left out. */
+static void test_edges_count_for_the_time_run(void **state) {
+  (void)state;
+  const char *path = test_path("pm-edges.mprof");
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  uint32_t d = tt_device(w, 0);
+  uint32_t s = tt_stream(w, d, 7);
+  mprof_kernel_record kr;
+  memset(&kr, 0, sizeof kr);
+  kr.mangled_name = mprof_writer_string(w, names[K_STREAM]);
+  kr.function_index = MPROF_INDEX_NONE;
+  kr.device = d;
+  uint32_t ki;
+  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &kr), 0);
+  mprof_shape_record sh;
+  memset(&sh, 0, sizeof sh);
+  sh.kernel = ki;
+  sh.grid[0] = sh.grid[1] = sh.grid[2] = 1;
+  sh.block[0] = sh.block[1] = sh.block[2] = 1;
+  uint32_t shape;
+  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
+                   0);
+  mprof_launch_record l;
+  memset(&l, 0, sizeof l);
+  l.stream = s;
+  l.shape = shape;
+  l.start = 5 * US, l.end = 35 * US;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  /* a copy overlaps the second run's first window */
+  l.start = 45 * US, l.end = 75 * US;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  mprof_memop_record m;
+  memset(&m, 0, sizeof m);
+  m.stream = s;
+  m.start = 41 * US, m.end = 44 * US;
+  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_MEMOPS, &m), 0);
+  tt_pm_metric(w, d, 0,
+               "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+               "percent", 10 * US);
+  /* ramp at 40% for 5 us, 100% inside, tail at 50% for 5 us; the copy's
+   * window reads high */
+  const float values[8] = {20.0f, 100.0f, 100.0f, 25.0f,
+                           95.0f, 100.0f, 100.0f, 25.0f};
+  for (int i = 0; i < 8; i++)
+    tt_pm_sample(w, d, (uint64_t)i * 10 * US, (uint64_t)(i + 1) * 10 * US, 1,
+                 &values[i]);
+  assert_int_equal(mprof_writer_finish(w), 0);
+  mprof_trace *trace;
+  mprof_join *join;
+  mprof_throughput *t;
+  assert_int_equal(mprof_trace_open(&trace, path, NULL), 0);
+  assert_int_equal(mprof_join_build(&join, trace, NULL), 0);
+  assert_int_equal(mprof_throughput_build(&t, join), 0);
+  const mprof_kernel_throughput *k = mprof_throughput_kernel(t, 0);
+  /* windows wholly inside: 4; the edges are not samples */
+  assert_int_equal(k->samples, 4);
+  /* (20 + 100 + 100 + 25 + 100 + 100 + 25) x 10 us over 5 + 10 + 10 +
+   * 5 + 10 + 10 + 5 us: the runs' mean, the copy's window left out */
+  assert_true(fabs(k->value[MPROF_COUNTER_DRAM] - 4700.0 / 55.0) < 1e-3);
+  mprof_throughput_free(t);
+  mprof_join_free(join);
+  mprof_trace_free(trace);
 }
 
 /* A share of cycles given as a ratio reads as the percentage it is. */
@@ -583,6 +674,7 @@ int main(void) {
       cmocka_unit_test(test_join_samples_to_launches),
       cmocka_unit_test(test_percent_out_of_scale),
       cmocka_unit_test(test_ratio_reads_as_percent),
+      cmocka_unit_test(test_edges_count_for_the_time_run),
       cmocka_unit_test(test_bandwidth_against_latency),
       cmocka_unit_test(test_set_of_pc_and_pm_runs),
       cmocka_unit_test(test_recorded_pm_sample),

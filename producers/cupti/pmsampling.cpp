@@ -30,24 +30,27 @@
 namespace {
 
 /* Counters sampled by default, in column order: the five the verdict
- * needs (DRAM and L2 use for the memory roofs and caps, SMs active, issue
- * and tensor pipe for the compute ones), then the three of ncu's speed of
- * light that PM sampling can only take by their TriageCompute names (L2,
- * L1/TEX and SM throughput: as `lts__throughput` and the others they need
- * 4 to 8 passes) and SMs active from the same group. Every counter costs
- * host time to evaluate for every sample: with eleven (adding the DRAM and
- * L2 bytes per second, warp slots, FMA and ALU pipes and the clock) the
- * decode thread fell behind a 100 us interval on the H200, with five it
- * kept up (docs/validation/H200.md); MPROF_PM_METRICS asks for others.
- * They fit in one pass on GH100; on another chip those that do not, or
- * that it does not have, are left out (META pm.device.N.left_out). */
+ * needs (DRAM and L2 sector use for the memory roofs and caps, SMs active,
+ * issue and tensor pipe for the compute ones), then two of ncu's speed of
+ * light that PM sampling can only take by their TriageCompute names
+ * (L1/TEX and SM throughput: by their plain names they need 5 and 8
+ * passes). SMs active and the L2's sectors are taken from the same group:
+ * by their plain names CUPTI evaluated them beyond 100% of peak beside
+ * some sets (up to 62,113% and 950%, docs/validation/H100.md). Every
+ * counter costs host time to evaluate for every sample: with eleven
+ * (adding the DRAM and L2 bytes per second, warp slots, FMA and ALU pipes
+ * and the clock) the decode thread fell behind a 100 us interval on the
+ * H200, with five it kept up (docs/validation/H200.md); MPROF_PM_METRICS
+ * asks for others. They fit in one pass on GH100; on another chip those
+ * that do not, or that it does not have, are left out (META
+ * pm.device.N.left_out). */
 const char *const default_metrics[] = {
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+    "LTS.TriageCompute.lts__t_sector_throughput.avg.pct_of_peak_sustained_"
+    "elapsed",
     "TPC.TriageCompute.sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
     "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
     "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
-    "LTS.TriageCompute.lts__throughput.avg.pct_of_peak_sustained_elapsed",
     "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
     "TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed",
 };

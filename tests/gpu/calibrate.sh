@@ -42,6 +42,8 @@ cat "$out/record.err"
 [ "$status" -eq 0 ] || { echo "FAIL  mprof record of calibrate exited $status" >&2; exit 1; }
 traces=("$out/calibrate.mprof")
 [ ${#pm[@]} -gt 0 ] && traces+=("$out/calibrate.pm.mprof")
+# what each recording kept (PM samples, overflows, restarts), to read
+for t in "${traces[@]}"; do "$mprof" info "$t" >"${t%.mprof}.info.txt" 2>&1; done
 "$mprof" summary --json --all "${traces[@]}" >"$out/set.json" &&
   "$mprof" summary --human --color=never --all "${traces[@]}" >"$out/summary.txt" ||
   { echo "FAIL  mprof summary of the calibration traces failed" >&2; exit 1; }

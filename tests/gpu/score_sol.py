@@ -18,22 +18,26 @@ stands for (docs/DIAGNOSIS.md, "Speed of light"): SpeedOfLight's own, or
 the same metric asked of ncu with --metrics where SpeedOfLight shows none:
 
   DRAM        dram              DRAM Throughput
-  L2          l2_throughput     L2 Cache Throughput
   L2 sectors  l2                lts__t_sectors.avg.pct_of_peak_sustained_elapsed
+  L2          l2_throughput     L2 Cache Throughput (only when mprof
+                                sampled it: PM sampling cannot on GH100)
   L1/shared   l1tex             L1/TEX Cache Throughput
   SMs         sm_active         sm__cycles_active.avg.pct_of_peak_sustained_
                                 elapsed (else SM Active Cycles / Elapsed Cycles)
   issue       issue             sm__inst_executed.avg.pct_of_peak_sustained_elapsed
   tensor      tensor            sm__pipe_tensor_cycles_active.avg.pct_of_peak_
                                 sustained_elapsed
-  memory      max(dram, l2_throughput, l1tex)       Memory Throughput
-  compute     sm_throughput (else max(issue, fma, alu, tensor))
-                                                    Compute (SM) Throughput
+  compute     sm_throughput     Compute (SM) Throughput less the ADU and CBU
+                                pipes: the largest other row of its breakdown
+                                (NCU.details.txt beside NCU.csv, `ncu --import
+                                R --print-details all`), else the whole figure
 
 and must be within 5 points (--tolerance); --quantities scores only those
-named (default: all). A quantity ncu did not report is listed, not scored.
-A number mprof did not sample is listed as "not sampled" and fails: the
-check asks for all of them. Exit 1 when one is off, 2 on bad input.
+named (default: all). ncu's Memory Throughput is listed beside the largest
+of mprof's memory numbers, not scored: mprof has no such number. A quantity
+ncu did not report is listed, not scored. A number mprof did not sample is
+listed as "not sampled" and fails: the check asks for all of them. Exit 1
+when one is off, 2 on bad input.
 
 SPDX-License-Identifier: MIT
 """
@@ -81,6 +85,32 @@ def ncu_metrics(path):
     return out
 
 
+def compute_breakdown(csv_path):
+    """{row: value} of the Compute Throughput Breakdown in the text of
+    `ncu --import R --print-details all` beside CSV_PATH (same name,
+    .details.txt), or {} when there is none."""
+    path = csv_path[:-4] + ".details.txt" if csv_path.endswith(".csv") \
+        else None
+    try:
+        text = open(path).read().splitlines() if path else []
+    except OSError:
+        return {}
+    rows, inside = {}, False
+    for line in text:
+        if "Table Name" in line:
+            inside = "Compute Throughput Breakdown" in line
+            continue
+        if not inside:
+            continue
+        parts = line.split()
+        if len(parts) >= 3 and parts[0] == "SM:" and parts[-2] == "%":
+            try:
+                rows[" ".join(parts[1:-2])] = float(parts[-1].replace(",", ""))
+            except ValueError:
+                pass
+    return rows
+
+
 def mprof_kernel(path, name, kernel):
     try:
         items = json.load(open(path))["kernels"]["items"]
@@ -98,7 +128,7 @@ def mprof_kernel(path, name, kernel):
 def main(argv):
     md, tol, cases = None, 5.0, []
     wanted = {"dram", "l2", "l2_sectors", "l1tex", "sm", "issue", "tensor",
-              "memory", "compute"}
+              "compute"}
     i = 1
     while i < len(argv):
         if argv[i] in ("--markdown", "--tolerance", "--quantities") and \
@@ -167,12 +197,22 @@ def main(argv):
         compute = pct("sm_throughput")
         if compute is None:
             compute = most("issue", "fma", "alu", "tensor")
+        ncu_compute, compute_what = n.get("Compute (SM) Throughput"), "compute"
+        rows = compute_breakdown(csv_path)
+        if rows:
+            rest = [v for k, v in rows.items()
+                    if not k.startswith(("Inst Executed Pipe Adu",
+                                         "Inst Executed Pipe Cbu"))]
+            if rest and max(rest) < max(rows.values()):
+                ncu_compute = max(rest)
+                compute_what = "compute (ncu's less ADU/CBU)"
         elapsed = ".avg.pct_of_peak_sustained_elapsed"
         pairs = [
             ("DRAM", pct("dram"), n.get("DRAM Throughput"), "dram"),
-            ("L2", pct("l2_throughput"), n.get("L2 Cache Throughput"), "l2"),
             ("L2 sectors", pct("l2"), n.get("lts__t_sectors" + elapsed),
              "l2_sectors"),
+            ("L2", pct("l2_throughput"), n.get("L2 Cache Throughput"),
+             "l2" if pct("l2_throughput") is not None else None),
             ("L1/shared", pct("l1tex"), n.get("L1/TEX Cache Throughput"),
              "l1tex"),
             ("SMs active", pct("sm_active"), sm, "sm"),
@@ -180,9 +220,9 @@ def main(argv):
              "issue"),
             ("tensor", pct("tensor"),
              n.get("sm__pipe_tensor_cycles_active" + elapsed), "tensor"),
-            ("memory", most("dram", "l2_throughput", "l1tex"),
-             n.get("Memory Throughput"), "memory"),
-            ("compute", compute, n.get("Compute (SM) Throughput"), "compute"),
+            ("memory (not mprof's)", most("dram", "l2", "l1tex"),
+             n.get("Memory Throughput"), None),
+            (compute_what, compute, ncu_compute, "compute"),
         ]
         pairs = [(what, mine, theirs, key in wanted)
                  for what, mine, theirs, key in pairs]

@@ -173,9 +173,11 @@ PY
 sol_ncu)
   # score_sol.py, the scoring of sol_ncu.sh, on ncu pages made from the
   # recorded suite's own speed of light (samples/, PM-sampled with the
-  # default counters): DRAM one point off, SMs and compute as measured,
-  # and once with DRAM 20 points off. The recording has no L2 or L1/TEX
-  # throughput, which the full check asks for.
+  # default counters): DRAM and L2 sectors one point off, SMs as
+  # measured, barrier_heavy's compute bound on the ADU pipe (its breakdown
+  # beside the page: scored less that pipe), and once with DRAM 20 points
+  # off. The recording has no L1/TEX throughput, which the full check asks
+  # for.
   "$mprof" summary --json --all "$src/samples/bottlenecks.mprof" "$src/samples/bottlenecks.pm.mprof" \
     >"$tmp/set.json" || exit 2
   python3 - "$tmp" <<'PY' || exit 2
@@ -186,12 +188,25 @@ for mode, off in (("good", 1.0), ("off", 20.0)):
     for name in ("dram_stream", "barrier_heavy"):
         th = kernels[name]["throughput"]
         pct = lambda key: 100.0 * (th.get(key) or 0.0)
+        busiest = max(pct("issue"), pct("tensor"))
+        adu = name == "barrier_heavy"
         values = {"DRAM Throughput": pct("dram") + off,
                   "Elapsed Cycles": 1000000.0,
                   "SM Active Cycles": 10000.0 * pct("sm_active"),
-                  "Compute (SM) Throughput": max(pct("issue"), pct("tensor")),
+                  "Compute (SM) Throughput": busiest + (20.0 if adu else 0.0),
                   "Memory Throughput": pct("dram") + off,
-                  "L2 Cache Throughput": 85.0}
+                  "L2 Cache Throughput": 85.0,
+                  "L1/TEX Cache Throughput": 17.0,
+                  "lts__t_sectors.avg.pct_of_peak_sustained_elapsed":
+                      pct("l2") + off}
+        with open("%s/%s.%s.details.txt" % (t, name, mode), "w") as f:
+            f.write("    Table Name : Compute Throughput Breakdown\n")
+            if adu:
+                f.write("    SM: Inst Executed Pipe Adu   %%   %.2f\n"
+                        % (busiest + 20.0))
+            f.write("    SM: Issue Active   %%   %.2f\n" % busiest)
+            f.write("    Table Name : Memory Throughput Breakdown\n"
+                    "    DRAM: Cycles Active   %   99.00\n")
         with open("%s/%s.%s.csv" % (t, name, mode), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["ID", "Kernel Name", "Section Name", "Metric Name",
@@ -210,8 +225,11 @@ PY
     [ "$status" -eq "$want" ] && grep -Eq -- "$pattern" "$tmp/sol.$mode.log" ||
       fail "score_sol.py ($mode $*) exited $status, not $want with '$pattern': $(cat "$tmp/sol.$mode.log")"
   }
-  sol good 0 "\| dram_stream \| DRAM \| [0-9.]+% \| [0-9.]+% \| pass \|" --quantities dram,sm,compute,memory
-  sol good 1 "FAILED: dram_stream: mprof sampled no L2" --quantities dram,l2
+  sol good 0 "\| dram_stream \| DRAM \| [0-9.]+% \| [0-9.]+% \| pass \|" --quantities dram,l2_sectors,sm,compute
+  grep -Eq "\| barrier_heavy \| compute \(ncu's less ADU/CBU\) \| [0-9.]+% \| [0-9.]+% \| pass \|" "$tmp/sol.good.log" &&
+    grep -Eq "\| dram_stream \| L2 sectors \| [0-9.]+% \| [0-9.]+% \| pass \|" "$tmp/sol.good.log" ||
+    fail "score_sol.py did not score L2 sectors, or compute less the ADU pipe: $(cat "$tmp/sol.good.log")"
+  sol good 1 "FAILED: dram_stream: mprof sampled no L1/shared" --quantities dram,l1tex
   sol off 1 "FAILED: dram_stream: DRAM [0-9.]+% in mprof, [0-9.]+% in ncu" --quantities dram
   # A second run's L2 throughput joins the first run's numbers (`+`).
   python3 - "$tmp" <<'PY' || exit 2

@@ -2,13 +2,12 @@
 # mprof's PM-sampled speed of light against Nsight Compute's SpeedOfLight
 # section, on the planted-bottleneck suite (tests/gpu/bottlenecks.cu) and a
 # cuBLAS bf16 GEMM (its cublas_gemm_bf16 case): `mprof record --pm on` with
-# the default counters (scored), once more with the FMA and ALU pipes, and
-# with SMs active by its other names (OUTDIR/extras.txt, not scored); then
-# `ncu --section SpeedOfLight` with ncu's own reading of the quantities
-# mprof shows beside it (L2 sectors, issue, tensor pipe, SMs active) on one
-# launch of each kernel of the same binary (clocks not locked, as mprof
-# runs them), and tests/gpu/score_sol.py sets each number beside ncu's:
-# within 5 points. Skips (exit 77) without a GPU or without ncu.
+# the default counters, then `ncu --section SpeedOfLight` with ncu's own
+# reading of the quantities mprof shows beside it (L2 sectors, issue,
+# tensor pipe, SMs active) on one launch of each kernel of the same binary
+# (clocks not locked, as mprof runs them; its breakdown tables in
+# OUTDIR/ncu_K.details.txt), and tests/gpu/score_sol.py sets each number
+# beside ncu's: within 5 points. Skips (exit 77) without a GPU or ncu.
 #
 # Usage: tests/gpu/sol_ncu.sh OUTDIR [BUILD_DIR]
 # Environment: NCU (default: ncu on PATH, else /usr/local/cuda/bin/ncu);
@@ -24,17 +23,6 @@ need_ncu sol_ncu
 build_bottlenecks sol_ncu
 read -r -a kernels <<<"${SOL_KERNELS:-pointer_chase dram_stream l2_stream fma_chain_one_warp fma_independent bank_conflicts barrier_heavy hot_atomics icache_thrash smem_limited one_block_tail cublas_gemm_bf16}"
 suffix=avg.pct_of_peak_sustained_elapsed
-# The default counters (ncu's L2, L1/TEX and SM throughput among them, by
-# their TriageCompute names) in one run; SMs active by its plain name, as
-# a ratio and with the FMA and ALU pipes each in a run of their own, so
-# that a counter the default set reads out of scale can be told apart from
-# one that reads so alone. A name left out or refused is tried no further.
-extras=(sm_plain sm_ratio pipes)
-declare -A extra_metrics=(
-  [sm_plain]="sm__cycles_active.$suffix"
-  [sm_ratio]="sm__cycles_active.avg.per_cycle_elapsed"
-  [pipes]="sm__inst_executed_pipe_fma_realtime.$suffix,sm__inst_executed_pipe_alu_realtime.$suffix"
-)
 # ncu's own reading of the quantities mprof shows that SpeedOfLight does
 # not (score_sol.py sets each beside the same metric)
 ncu_metrics=lts__t_sectors.$suffix,sm__inst_executed.$suffix,sm__pipe_tensor_cycles_active.$suffix,sm__cycles_active.$suffix
@@ -61,29 +49,7 @@ for k in "${kernels[@]}"; do
     continue
   }
   summaries="$out/sol_$k.json"
-  # and once more for each extra quantity
   "$mprof" info "$out/sol_$k.mprof" >"$out/sol_$k.info.txt" 2>&1
-  for x in "${extras[@]}"; do
-    for m in ${extra_metrics[$x]}; do
-      rm -f "$out/sol_${k}_$x.mprof" "$out/sol_${k}_$x.json"
-      MPROF_PM_METRICS=$m "$mprof" record --pm on --pc-mode off --drop-code --no-sass \
-        -o "$out/sol_${k}_$x.mprof" -- "$bin" "$k" >"$out/sol_${k}_$x.record.txt" 2>&1 || continue
-      # a counter left out of the pass, or none that could be sampled
-      "$mprof" info "$out/sol_${k}_$x.mprof" >"$out/sol_${k}_$x.info.txt" 2>&1
-      grep -Eq 'left_out|pm\.error' "$out/sol_${k}_$x.info.txt" && continue
-      "$mprof" summary --json --all "$out/sol_${k}_$x.mprof" >"$out/sol_${k}_$x.json" &&
-        echo "$k: $x from $m" >>"$out/extras.txt" || continue
-      # the pipes join the scored summaries (the default set has none);
-      # SMs active by other names is written down, not scored
-      [ "$x" = pipes ] && summaries+="+$out/sol_${k}_$x.json"
-      python3 -c 'import json,sys
-for k in json.load(open(sys.argv[1]))["kernels"]["items"]:
-    t = k.get("throughput") or {}
-    print("  %s: sm_active %s (%s)" % (k["short_name"], t.get("sm_active"), t.get("status")))' \
-        "$out/sol_${k}_$x.json" >>"$out/extras.txt" 2>&1
-      break
-    done
-  done
   # ncu: one launch of it (the GEMM's: the first launch of a cuBLAS kernel)
   filter=(-k "regex:^$k\$")
   name=$k

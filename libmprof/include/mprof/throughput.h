@@ -5,9 +5,11 @@
  * counters of a whole GPU over fixed windows. Joined to the launch
  * intervals, they give each kernel its achieved DRAM and L2 throughput and
  * the utilisation of its SMs and pipes as a share of the GPU's peak: the
- * overlap-free mean over the windows that lie wholly inside one of its
- * launches. A kernel whose launches are all shorter than a window has no
- * such window: it is "too short to measure" and its values are NaN.
+ * mean over the windows that lie wholly inside one of its launches and
+ * those at their edges that nothing else shares (counted for the time it
+ * ran in them). A kernel whose launches are all shorter than a window has
+ * no window inside one: it is "too short to measure" and its values are
+ * NaN.
  * docs/DIAGNOSIS.md has the arithmetic.
  *
  * SPDX-License-Identifier: MIT
@@ -47,7 +49,8 @@ typedef enum mprof_counter_id {
    * ncu's "L1/TEX Cache Throughput"; else its shared-memory data pipe) */
   MPROF_COUNTER_L1TEX = 12,
   /** % of peak of the busiest SM unit or pipe (sm__throughput): ncu's
-   * "Compute (SM) Throughput" */
+   * "Compute (SM) Throughput", less the ADU and CBU pipes when sampled by
+   * its TriageCompute name, as by default */
   MPROF_COUNTER_SM_THROUGHPUT = 13,
   MPROF_COUNTER_COUNT_ = 14
 } mprof_counter_id;
@@ -64,7 +67,8 @@ MPROF_API uint32_t mprof_counter_bandwidth(uint32_t counter);
 
 /**
  * The counter a CUPTI metric name measures (a `GROUP.TriageCompute.`
- * prefix is ignored; a `.per_cycle_elapsed` ratio reads as the percentage
+ * prefix is ignored, but lts__throughput is ncu's L2 Cache Throughput only
+ * by its plain name; a `.per_cycle_elapsed` ratio reads as the percentage
  * it is), or MPROF_INDEX_NONE for a metric mprof does not read.
  */
 MPROF_API uint32_t mprof_counter_from_metric(const char *metric);

@@ -32,7 +32,8 @@ static const struct {
     {"l2",
      "L2 sector throughput",
      "percent",
-     {"lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL, NULL}},
+     {"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+      "lts__t_sector_throughput.avg.pct_of_peak_sustained_elapsed", NULL}},
     {"l2_bytes_per_second",
      "L2 bandwidth",
      "bytes_per_second",
@@ -111,10 +112,16 @@ uint32_t mprof_counter_bandwidth(uint32_t c) {
 static uint32_t counter_of(const char *metric, int *rank) {
   if (!metric)
     return MPROF_INDEX_NONE;
-  /* "TPC.TriageCompute.sm__..." names the same counter as "sm__...". */
+  /* "TPC.TriageCompute.sm__..." names the same counter as "sm__...", but
+   * for ncu's L2 Cache Throughput: in its TriageCompute configuration
+   * lts__throughput is the busiest of other L2 units (a DRAM stream 33.9%
+   * where ncu reads 79.0%, docs/validation/H100.md). */
   const char *triage = strstr(metric, "TriageCompute.");
-  if (triage)
+  if (triage) {
     metric = triage + strlen("TriageCompute.");
+    if (strncmp(metric, "lts__throughput.", strlen("lts__throughput.")) == 0)
+      return MPROF_INDEX_NONE;
+  }
   for (uint32_t c = 0; c < MPROF_COUNTER_COUNT_; c++)
     for (int m = 0; m < 3 && counters[c].metrics[m]; m++)
       if (strcmp(metric, counters[c].metrics[m]) == 0) {
@@ -181,8 +188,17 @@ typedef struct accum {
   double shared;
   double sum[MPROF_COUNTER_COUNT_];
   double weight_of[MPROF_COUNTER_COUNT_];
+  /* Windows at a run's edge that no other kernel or memory operation
+   * overlapped: the counts they hold over the time the kernel ran in
+   * them. */
+  double edge_sum[MPROF_COUNTER_COUNT_];
+  double edge_weight_of[MPROF_COUNTER_COUNT_];
   unsigned char out_of_scale[MPROF_COUNTER_COUNT_];
 } accum;
+
+/* A launch_ref's kernel for a memory operation: neither a kernel of the
+ * join nor MPROF_INDEX_NONE. */
+#define MEMOP_KERNEL (MPROF_INDEX_NONE - 1)
 
 /* A percentage of peak beyond this is no measurement: on GH100 CUPTI
  * evaluated sm__cycles_active at 100% for the first 3 ms of a program's
@@ -226,7 +242,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   t->values = (double *)malloc((t->kernel_count ? t->kernel_count : 1) *
                                MPROF_COUNTER_COUNT_ * sizeof *t->values);
   size_t device_count = 0, metric_count = 0, sample_count = 0;
-  size_t launch_count = 0, stream_count = 0;
+  size_t launch_count = 0, stream_count = 0, memop_count = 0;
   mprof_trace_devices(trace, &device_count);
   const mprof_pm_metric_record *metrics =
       mprof_trace_pm_metrics(trace, &metric_count);
@@ -235,6 +251,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   /* Launches only with samples to join them to (a set builds them). */
   const mprof_launch_record *launches =
       sample_count ? mprof_trace_launches(trace, &launch_count) : NULL;
+  const mprof_memop_record *memops =
+      sample_count ? mprof_trace_memops(trace, &memop_count) : NULL;
   const mprof_stream_record *streams =
       mprof_trace_streams(trace, &stream_count);
   device_map *maps =
@@ -242,7 +260,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   accum *acc =
       (accum *)calloc(t->kernel_count ? t->kernel_count : 1, sizeof *acc);
   /* One device's launches at a time (below), when there are samples. */
-  size_t room = sample_count && launch_count ? launch_count : 1;
+  size_t room = sample_count && launch_count ? launch_count + memop_count : 1;
   launch_ref *refs = (launch_ref *)malloc(room * sizeof *refs);
   uint64_t *max_end = (uint64_t *)malloc(room * sizeof *max_end);
   if (!t->kernels || !t->values || !maps || !acc || !refs || !max_end) {
@@ -308,6 +326,13 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
         t->kernels[refs[n].kernel].interval_ns = maps[d].interval_ns;
       n++;
     }
+    /* Memory operations share a window's counters as another kernel
+     * would. */
+    for (size_t i = 0; i < memop_count; i++)
+      if (memops[i].stream < stream_count &&
+          streams[memops[i].stream].device == d &&
+          memops[i].end > memops[i].start)
+        refs[n++] = (launch_ref){memops[i].start, memops[i].end, MEMOP_KERNEL};
     qsort(refs, n, sizeof *refs, compare_launch);
     for (size_t i = 0; i < n; i++)
       max_end[i] =
@@ -322,6 +347,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       uint32_t inside = MPROF_INDEX_NONE;
       int others = 0;
       uint32_t first_kernel = MPROF_INDEX_NONE;
+      uint64_t ran = 0; /* ns of the window the first kernel ran in */
       for (size_t i = lo; i-- > 0;) {
         if (max_end[i] <= w->start)
           break;
@@ -332,20 +358,32 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
           first_kernel = l->kernel;
         else if (l->kernel != first_kernel)
           others = 1;
+        if (l->kernel == first_kernel)
+          ran += (l->end < w->end ? l->end : w->end) -
+                 (l->start > w->start ? l->start : w->start);
         if (l->start <= w->start && l->end >= w->end)
           inside = l->kernel;
         else if (l->kernel < t->kernel_count)
           t->kernels[l->kernel].partial++;
       }
+      double len = (double)(w->end - w->start);
+      /* A window at the edge of one kernel's runs, alone on the device:
+       * what it counted was that kernel's, over the time it ran there. */
+      int edge = inside == MPROF_INDEX_NONE && !others &&
+                 first_kernel < t->kernel_count;
+      if (edge)
+        inside = first_kernel;
       if (inside == MPROF_INDEX_NONE || inside >= t->kernel_count)
         continue;
-      double len = (double)(w->end - w->start);
+      double ran_ns = ran > w->end - w->start ? len : (double)ran;
       accum *a = &acc[inside];
-      a->weight += len;
-      if (others)
-        a->shared += len;
-      t->kernels[inside].samples++;
-      t->kernels[inside].covered_ns += w->end - w->start;
+      if (!edge) {
+        a->weight += len;
+        if (others)
+          a->shared += len;
+        t->kernels[inside].samples++;
+        t->kernels[inside].covered_ns += w->end - w->start;
+      }
       for (int c = 0; c < MPROF_COUNTER_COUNT_; c++) {
         int col = maps[d].column[c];
         if (col < 0 || col >= MPROF_PM_MAX_METRICS)
@@ -357,8 +395,13 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
           a->out_of_scale[c] = 1;
           continue;
         }
-        a->sum[c] += v * len;
-        a->weight_of[c] += len;
+        if (edge) {
+          a->edge_sum[c] += v * len;
+          a->edge_weight_of[c] += ran_ns;
+        } else {
+          a->sum[c] += v * len;
+          a->weight_of[c] += len;
+        }
       }
     }
   }
@@ -379,8 +422,12 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
           t->out_of_scale_counter = (uint32_t)c;
         scaled_out = 1;
       } else if (acc[k].weight_of[c] > 0) {
+        /* A kernel measured by windows inside its runs; those at their
+         * edges add its ramp and tail, as ncu's whole-launch figures
+         * count them (docs/DIAGNOSIS.md). */
         t->values[k * MPROF_COUNTER_COUNT_ + c] =
-            acc[k].sum[c] / acc[k].weight_of[c];
+            (acc[k].sum[c] + acc[k].edge_sum[c]) /
+            (acc[k].weight_of[c] + acc[k].edge_weight_of[c]);
       }
     }
     t->out_of_scale += (size_t)scaled_out;
