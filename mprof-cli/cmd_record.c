@@ -32,6 +32,7 @@ typedef struct record_options {
   const char *pm; /* "on", "off", "both" (two runs) or "alternate" */
   const char *alternate_every;
   const char *pm_interval; /* a duration, e.g. 10us */
+  const char *pm_counters; /* default, sol, or CUPTI metric names */
   /* The capture window (producers/cupti/capture.h); NULL: not given. */
   const char *capture_range;
   const char *range_skip, *range_count;
@@ -239,6 +240,8 @@ static int parse_options(record_options *o, int argc, char **argv) {
       slot = &o->pm;
     else if (strcmp(arg, "--pm-interval") == 0)
       slot = &o->pm_interval;
+    else if (strcmp(arg, "--pm-counters") == 0)
+      slot = &o->pm_counters;
     else if (strcmp(arg, "--alternate-every") == 0)
       slot = &o->alternate_every;
     else if (strcmp(arg, "--capture-range") == 0)
@@ -353,6 +356,12 @@ static int parse_options(record_options *o, int argc, char **argv) {
                            "--pm-interval takes a duration from 1us to 1s "
                            "(e.g. 10us, 250us, 1ms), not '%s'",
                            o->pm_interval);
+  if (o->pm_counters && (!o->pm_counters[0] || strspn(o->pm_counters, " ,\t") ==
+                                                   strlen(o->pm_counters)))
+    return cli_usage_error("record",
+                           "--pm-counters takes 'default', 'sol' or a comma "
+                           "list of CUPTI metric names, not '%s'",
+                           o->pm_counters);
   rc = check_window(o);
   if (rc)
     return rc;
@@ -494,6 +503,7 @@ static int run_command(const record_options *o, const char *producer,
     set_env("MPROF_KERNEL_REGEX", o->kernel_regex);
     setenv("MPROF_PM", o->pm, 1);
     set_env("MPROF_PM_INTERVAL", o->pm_interval);
+    set_env("MPROF_PM_METRICS", o->pm_counters);
     set_env("MPROF_ALTERNATE_EVERY", o->alternate_every);
     set_env("MPROF_CAPTURE_RANGE", o->capture_range);
     set_env("MPROF_RANGE_SKIP", o->range_skip);

@@ -31,18 +31,15 @@ namespace {
 
 /* Counters sampled by default, in column order: the five the verdict
  * needs (DRAM and L2 sector use for the memory roofs and caps, SMs active,
- * issue and tensor pipe for the compute ones), then two of ncu's speed of
- * light that PM sampling can only take by their TriageCompute names
- * (L1/TEX and SM throughput: by their plain names they need 5 and 8
- * passes). SMs active and the L2's sectors are taken from the same group:
- * by their plain names CUPTI evaluated them beyond 100% of peak beside
- * some sets (up to 62,113% and 950%, docs/validation/H100.md). Every
- * counter costs host time to evaluate for every sample: with eleven
- * (adding the DRAM and L2 bytes per second, warp slots, FMA and ALU pipes
- * and the clock) the decode thread fell behind a 100 us interval on the
- * H200, with five it kept up (docs/validation/H200.md); MPROF_PM_METRICS
- * asks for others. They fit in one pass on GH100; on another chip those
- * that do not, or that it does not have, are left out (META
+ * issue and tensor pipe for the compute ones). SMs active and the L2's
+ * sectors by their TriageCompute names: by their plain names CUPTI
+ * evaluated them beyond 100% of peak beside some sets (up to 62,113%,
+ * docs/validation/H100.md). Every counter costs host time to decode and
+ * evaluate for every sample: with seven the H100 spent 127 us a sample
+ * (70 decoding, 57 evaluating) against a 100 us interval, fell behind and
+ * lost samples over a run of 1.9 s; with these five the H200 kept up
+ * (docs/validation/H200.md). On another chip those that do not fit in one
+ * pass, or that it does not have, are left out (META
  * pm.device.N.left_out). */
 const char *const default_metrics[] = {
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
@@ -51,6 +48,13 @@ const char *const default_metrics[] = {
     "TPC.TriageCompute.sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
     "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
     "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
+};
+
+/* `--pm-counters sol`: the default ones and two more of ncu's speed of
+ * light, which PM sampling takes only by their TriageCompute names
+ * (L1/TEX and SM throughput: by their plain names they need 5 and 8
+ * passes on GH100). All seven fit in one pass. */
+const char *const sol_metrics[] = {
     "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
     "TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed",
 };
@@ -174,22 +178,27 @@ void refuse(uint32_t ordinal, const char *what, CUptiResult res) {
             reason.c_str());
 }
 
-/* The counters asked for: MPROF_PM_METRICS or the default list. */
+/* The counters asked for: MPROF_PM_METRICS (CUPTI metric names; "default"
+ * and "sol" stand for those sets) or the default list. */
 std::vector<std::string> wanted_metrics() {
   std::vector<std::string> out;
-  const char *list = g.cfg->pm_metrics;
-  if (!list[0]) {
-    for (const char *m : default_metrics)
-      out.emplace_back(m);
-    return out;
-  }
+  const char *list = g.cfg->pm_metrics[0] ? g.cfg->pm_metrics : "default";
   std::string item;
   for (const char *p = list;; p++) {
     if (*p == ',' || *p == '\0') {
       size_t a = item.find_first_not_of(" \t");
       size_t b = item.find_last_not_of(" \t");
-      if (a != std::string::npos)
-        out.push_back(item.substr(a, b - a + 1));
+      std::string name =
+          a != std::string::npos ? item.substr(a, b - a + 1) : std::string();
+      if (name == "default" || name == "sol") {
+        for (const char *m : default_metrics)
+          out.emplace_back(m);
+        if (name == "sol")
+          for (const char *m : sol_metrics)
+            out.emplace_back(m);
+      } else if (!name.empty()) {
+        out.push_back(name);
+      }
       item.clear();
       if (!*p)
         break;
@@ -557,8 +566,7 @@ void *decode_thread(void *) {
 void start_thread_locked() {
   if (g.thread_started)
     return;
-  g.thread_started = mprof_cupti_thread_start(&g.thread, decode_thread,
-                                              nullptr,
+  g.thread_started = mprof_cupti_thread_start(&g.thread, decode_thread, nullptr,
                                               "the PM decode thread") == 0;
 }
 
@@ -754,7 +762,7 @@ extern "C" void mprof_cupti_pm_init(mprof_cupti_translate *tr,
                                     const mprof_cupti_config *cfg) {
   g.tr = tr;
   g.cfg = cfg;
-  meta("pm.mode", cfg->pm_alternate  ? "alternate"
+  meta("pm.mode", cfg->pm_alternate ? "alternate"
                   : cfg->pm_enabled ? "on"
                                     : "off");
   if (cfg->pm_enabled) {
@@ -920,8 +928,10 @@ void write_account(Device *d) {
   meta_u64(prefix + ".image_full", d->image_full);
   if (d->restart_failures)
     meta_u64(prefix + ".restart_failures", d->restart_failures);
+  /* A full image loses what the decode read past its end (a gap of
+   * 10-35 ms each): samples lost, as in an overflow. */
   mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_OVERFLOW,
-                                d->overflows);
+                                d->overflows + d->image_full);
   mprof_cupti_translate_pm_drop(g.tr, d->ordinal, MPROF_DROP_PM_SAMPLES,
                                 d->unstored);
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # mprof's PM-sampled speed of light against Nsight Compute's SpeedOfLight
 # section, on the planted-bottleneck suite (tests/gpu/bottlenecks.cu) and a
-# cuBLAS bf16 GEMM (its cublas_gemm_bf16 case): `mprof record --pm on` with
-# the default counters, then `ncu --section SpeedOfLight` with ncu's own
+# cuBLAS bf16 GEMM (its cublas_gemm_bf16 case): `mprof record --pm on
+# --pm-counters sol` (the default counters and ncu's L1/TEX and SM
+# throughput), then `ncu --section SpeedOfLight` with ncu's own
 # reading of the quantities mprof shows beside it (L2 sectors, issue,
 # tensor pipe, SMs active) on one launch of each kernel of the same binary
 # (clocks not locked, as mprof runs them; its breakdown tables in
@@ -36,8 +37,8 @@ failures=0
 cases=()
 for k in "${kernels[@]}"; do
   rm -f "$out/sol_$k.mprof" "$out/sol_$k.json" "$out/ncu_$k.ncu-rep" "$out/ncu_$k.csv"
-  # mprof: the kernel alone, PM-sampled with the default counters
-  if ! "$mprof" record --pm on --pc-mode off --drop-code \
+  # mprof: the kernel alone, PM-sampled with the speed-of-light counters
+  if ! "$mprof" record --pm on --pm-counters sol --pc-mode off --drop-code \
     -o "$out/sol_$k.mprof" -- "$bin" "$k" >"$out/sol_$k.record.txt" 2>&1; then
     echo "FAIL  mprof record of $k: $(tail -n 3 "$out/sol_$k.record.txt")" >&2
     failures=$((failures + 1))
