@@ -347,6 +347,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       uint32_t inside = MPROF_INDEX_NONE;
       int others = 0;
       uint32_t first_kernel = MPROF_INDEX_NONE;
+      int seen = 0;
       uint64_t ran = 0; /* ns of the window the first kernel ran in */
       for (size_t i = lo; i-- > 0;) {
         if (max_end[i] <= w->start)
@@ -354,8 +355,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
         const launch_ref *l = &refs[i];
         if (l->end <= w->start)
           continue;
-        if (first_kernel == MPROF_INDEX_NONE)
-          first_kernel = l->kernel;
+        if (!seen)
+          first_kernel = l->kernel, seen = 1;
         else if (l->kernel != first_kernel)
           others = 1;
         if (l->kernel == first_kernel)
