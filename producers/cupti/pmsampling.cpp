@@ -31,30 +31,35 @@ namespace {
 
 /* Counters sampled by default, in column order: the five the verdict
  * needs (DRAM and L2 sector use for the memory roofs and caps, SMs active,
- * issue and tensor pipe for the compute ones). SMs active and the L2's
- * sectors by their TriageCompute names: by their plain names CUPTI
- * evaluated them beyond 100% of peak beside some sets (up to 62,113%,
- * docs/validation/H100.md). Every counter costs host time to decode and
- * evaluate for every sample: with seven the H100 spent 127 us a sample
- * (70 decoding, 57 evaluating) against a 100 us interval, fell behind and
- * lost samples over a run of 1.9 s; with these five the H200 kept up
- * (docs/validation/H200.md). On another chip those that do not fit in one
- * pass, or that it does not have, are left out (META
- * pm.device.N.left_out). */
+ * issue and tensor pipe for the compute ones). With these five a sample
+ * costs the decode thread about 80 us of host time on the H200 (29 KB of
+ * counter data), under the 100 us interval (docs/validation/H200.md).
+ * On another chip those that do not fit in one pass, or that it does not
+ * have, are left out (META pm.device.N.left_out). */
 const char *const default_metrics[] = {
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+    "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
+    "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
+};
+
+/* `--pm-counters sol`: ncu's speed of light, checked against it on the
+ * H100 (tests/gpu/sol_ncu.sh, docs/validation/H100.md). L1/TEX and SM
+ * throughput only by their TriageCompute names (by their plain names they
+ * need 5 and 8 passes on GH100), SMs active and the L2's sectors by them
+ * too (by their plain names CUPTI evaluated them beyond 100% of peak
+ * beside these, up to 62,113%). TriageCompute counters are dearer to
+ * decode: with these seven a sample cost 127 us of host time on the H100
+ * (89 KB of counter data), over the 100 us interval, so a long run loses
+ * samples unless given a longer --pm-interval. */
+const char *const sol_metrics[] = {
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
     "LTS.TriageCompute.lts__t_sector_throughput.avg.pct_of_peak_sustained_"
     "elapsed",
     "TPC.TriageCompute.sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
     "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
     "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
-};
-
-/* `--pm-counters sol`: the default ones and two more of ncu's speed of
- * light, which PM sampling takes only by their TriageCompute names
- * (L1/TEX and SM throughput: by their plain names they need 5 and 8
- * passes on GH100). All seven fit in one pass. */
-const char *const sol_metrics[] = {
     "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
     "TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed",
 };
@@ -190,12 +195,12 @@ std::vector<std::string> wanted_metrics() {
       size_t b = item.find_last_not_of(" \t");
       std::string name =
           a != std::string::npos ? item.substr(a, b - a + 1) : std::string();
-      if (name == "default" || name == "sol") {
+      if (name == "default") {
         for (const char *m : default_metrics)
           out.emplace_back(m);
-        if (name == "sol")
-          for (const char *m : sol_metrics)
-            out.emplace_back(m);
+      } else if (name == "sol") {
+        for (const char *m : sol_metrics)
+          out.emplace_back(m);
       } else if (!name.empty()) {
         out.push_back(name);
       }
