@@ -8,7 +8,9 @@
 # tensor pipe, SMs active) on one launch of each kernel of the same binary
 # (clocks not locked, as mprof runs them; its breakdown tables in
 # OUTDIR/ncu_K.details.txt), and tests/gpu/score_sol.py sets each number
-# beside ncu's: within 5 points. Skips (exit 77) without a GPU or ncu.
+# beside ncu's: within 5 points. The default counters of a plain `--pm on`
+# are recorded too and listed beside ncu in OUTDIR/sol_ncu_default.md, not
+# scored. Skips (exit 77) without a GPU or ncu.
 #
 # Usage: tests/gpu/sol_ncu.sh OUTDIR [BUILD_DIR]
 # Environment: NCU (default: ncu on PATH, else /usr/local/cuda/bin/ncu);
@@ -35,6 +37,7 @@ grep -E "lts__throughput|lts__t_sectors|l1tex__throughput|sm__throughput|sm__cyc
 
 failures=0
 cases=()
+defaults=()
 for k in "${kernels[@]}"; do
   rm -f "$out/sol_$k.mprof" "$out/sol_$k.json" "$out/ncu_$k.ncu-rep" "$out/ncu_$k.csv"
   # mprof: the kernel alone, PM-sampled with the speed-of-light counters
@@ -51,6 +54,13 @@ for k in "${kernels[@]}"; do
   }
   summaries="$out/sol_$k.json"
   "$mprof" info "$out/sol_$k.mprof" >"$out/sol_$k.info.txt" 2>&1
+  # and with the default counters, what a plain `--pm on` shows (listed
+  # beside ncu in OUTDIR/sol_ncu_default.md, not scored)
+  rm -f "$out/sol_$k.default.mprof" "$out/sol_$k.default.json"
+  "$mprof" record --pm on --pc-mode off --drop-code --no-sass \
+    -o "$out/sol_$k.default.mprof" -- "$bin" "$k" >"$out/sol_$k.default.record.txt" 2>&1 &&
+    "$mprof" summary --json --all "$out/sol_$k.default.mprof" >"$out/sol_$k.default.json" 2>>"$out/sol_$k.default.record.txt" &&
+    "$mprof" info "$out/sol_$k.default.mprof" >"$out/sol_$k.default.info.txt" 2>&1
   # ncu: one launch of it (the GEMM's: the first launch of a cuBLAS kernel)
   filter=(-k "regex:^$k\$")
   name=$k
@@ -68,9 +78,16 @@ for k in "${kernels[@]}"; do
   # the breakdown behind ncu's compute and memory throughput, to read
   "$ncu" --import "$out/ncu_$k.ncu-rep" --print-details all >"$out/ncu_$k.details.txt" 2>&1
   cases+=("$name=$out/ncu_$k.csv=$summaries")
+  [ -s "$out/sol_$k.default.json" ] &&
+    defaults+=("$name=$out/ncu_$k.csv=$out/sol_$k.default.json")
 done
 [ ${#cases[@]} -gt 0 ] || { echo "FAIL  nothing to compare" >&2; exit 1; }
 python3 "$src/tests/gpu/score_sol.py" --markdown "$out/sol_ncu.md" "${cases[@]}" ||
   failures=$((failures + 1))
+if [ ${#defaults[@]} -gt 0 ]; then
+  echo "== the default counters (not scored)"
+  python3 "$src/tests/gpu/score_sol.py" --markdown "$out/sol_ncu_default.md" \
+    --quantities dram,l2_sectors,sm,issue,tensor "${defaults[@]}" || true
+fi
 echo "sol_ncu: $failures failed steps or checks"
 [ "$failures" -eq 0 ]
