@@ -313,30 +313,11 @@ static void test_edges_count_for_the_time_run(void **state) {
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   uint32_t d = tt_device(w, 0);
   uint32_t s = tt_stream(w, d, 7);
-  mprof_kernel_record kr;
-  memset(&kr, 0, sizeof kr);
-  kr.mangled_name = mprof_writer_string(w, names[K_STREAM]);
-  kr.function_index = MPROF_INDEX_NONE;
-  kr.device = d;
-  uint32_t ki;
-  assert_int_equal(mprof_writer_intern(w, &ki, MPROF_SECTION_KERNELS, &kr), 0);
-  mprof_shape_record sh;
-  memset(&sh, 0, sizeof sh);
-  sh.kernel = ki;
-  sh.grid[0] = sh.grid[1] = sh.grid[2] = 1;
-  sh.block[0] = sh.block[1] = sh.block[2] = 1;
-  uint32_t shape;
-  assert_int_equal(mprof_writer_intern(w, &shape, MPROF_SECTION_SHAPES, &sh),
-                   0);
-  mprof_launch_record l;
-  memset(&l, 0, sizeof l);
-  l.stream = s;
-  l.shape = shape;
-  l.start = 5 * US, l.end = 35 * US;
-  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  uint32_t shape = tt_shape(
+      w, tt_kernel(w, names[K_STREAM], names[K_STREAM], d, 32, 0, 0), 1, 1, 0);
+  tt_launch(w, shape, s, 5 * US, 35 * US);
   /* a copy overlaps the second run's first window */
-  l.start = 45 * US, l.end = 75 * US;
-  assert_int_equal(mprof_writer_append(w, NULL, MPROF_SECTION_LAUNCHES, &l), 0);
+  tt_launch(w, shape, s, 45 * US, 75 * US);
   mprof_memop_record m;
   memset(&m, 0, sizeof m);
   m.stream = s;
