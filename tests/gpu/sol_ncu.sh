@@ -35,32 +35,44 @@ echo "== PM-sampling metrics this chip offers among the candidates"
 grep -E "lts__throughput|lts__t_sectors|l1tex__throughput|sm__throughput|sm__cycles_active" \
   "$out/pm_metrics_all.txt" | head -n 20 | tee "$out/pm_metrics.txt"
 
+# pm_run K TAG ARGS...: `mprof record --pm on ARGS` of kernel K alone into
+# OUTDIR/sol_K[TAG].mprof, its summary as .json and its META as .info.txt;
+# 1 when the recording failed, 2 when its summary did (no .json then).
+pm_run() {
+  local k=$1 base="$out/sol_$1$2"
+  shift 2
+  rm -f "$base.mprof" "$base.json"
+  "$mprof" record --pm on --pc-mode off --drop-code "$@" -o "$base.mprof" \
+    -- "$bin" "$k" >"$base.record.txt" 2>&1 || return 1
+  "$mprof" summary --json --all "$base.mprof" >"$base.json" 2>>"$base.record.txt" ||
+    { rm -f "$base.json"; return 2; }
+  "$mprof" info "$base.mprof" >"$base.info.txt" 2>&1
+  return 0
+}
+
 failures=0
 cases=()
 defaults=()
 for k in "${kernels[@]}"; do
-  rm -f "$out/sol_$k.mprof" "$out/sol_$k.json" "$out/ncu_$k.ncu-rep" "$out/ncu_$k.csv"
-  # mprof: the kernel alone, PM-sampled with the speed-of-light counters
-  if ! "$mprof" record --pm on --pm-counters sol --pc-mode off --drop-code \
-    -o "$out/sol_$k.mprof" -- "$bin" "$k" >"$out/sol_$k.record.txt" 2>&1; then
+  rm -f "$out/ncu_$k.ncu-rep" "$out/ncu_$k.csv"
+  # mprof: PM-sampled with the speed-of-light counters
+  pm_run "$k" "" --pm-counters sol
+  case $? in
+  1)
     echo "FAIL  mprof record of $k: $(tail -n 3 "$out/sol_$k.record.txt")" >&2
     failures=$((failures + 1))
     continue
-  fi
-  "$mprof" summary --json --all "$out/sol_$k.mprof" >"$out/sol_$k.json" || {
-    echo "FAIL  mprof summary of $k" >&2
+    ;;
+  2)
+    echo "FAIL  mprof summary of $k: $(tail -n 3 "$out/sol_$k.record.txt")" >&2
     failures=$((failures + 1))
     continue
-  }
+    ;;
+  esac
   summaries="$out/sol_$k.json"
-  "$mprof" info "$out/sol_$k.mprof" >"$out/sol_$k.info.txt" 2>&1
   # and with the default counters, what a plain `--pm on` shows (listed
   # beside ncu in OUTDIR/sol_ncu_default.md, not scored)
-  rm -f "$out/sol_$k.default.mprof" "$out/sol_$k.default.json"
-  "$mprof" record --pm on --pc-mode off --drop-code --no-sass \
-    -o "$out/sol_$k.default.mprof" -- "$bin" "$k" >"$out/sol_$k.default.record.txt" 2>&1 &&
-    "$mprof" summary --json --all "$out/sol_$k.default.mprof" >"$out/sol_$k.default.json" 2>>"$out/sol_$k.default.record.txt" &&
-    "$mprof" info "$out/sol_$k.default.mprof" >"$out/sol_$k.default.info.txt" 2>&1
+  pm_run "$k" .default --no-sass
   # ncu: one launch of it (the GEMM's: the first launch of a cuBLAS kernel)
   filter=(-k "regex:^$k\$")
   name=$k
