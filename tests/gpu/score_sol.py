@@ -2,7 +2,8 @@
 """Compare mprof's PM-sampled speed of light with ncu's SpeedOfLight section.
 
 Usage: score_sol.py [--markdown FILE] [--tolerance POINTS]
-                    [--quantities dram,l2,l1tex,sm,memory,compute] CASE...
+                    [--quantities dram,l2_sectors,l2,l1tex,sm,issue,tensor,
+                                  compute] CASE...
   CASE  NAME=NCU.csv=SUMMARY.json[+MORE.json...][=KERNEL]: ncu's details
         page as CSV (`ncu --import R.ncu-rep --csv --page details`) of one
         profiled launch, and `mprof summary --json --all` of a `record --pm
