@@ -222,13 +222,12 @@ fi
 # MPROF_WINDOW_API=kind, the API-call records of the whole kinds from the
 # window's first opening: whether it gives each launch its step range too
 # (reported, not checked; the default is checked above).
-for api in kind; do
-  MPROF_WINDOW_API=$api run api_$api "$mprof" record -q -o "$out/api_$api.mprof" \
-    --capture-range nvtx:step --range-skip 1000 --range-count 4 -- \
-    "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 &&
-    ranges api_$api &&
-    say "   MPROF_WINDOW_API=$api: $(field api_$api 'step["launches"]') of $(field api_$api 'd["trace"]["launches"]') launches in $(field api_$api 'step["instances"]') step ranges; before the window $(ms_outside api_$api BEFORE) ms a step, after $(ms_outside api_$api AFTER); $("$mprof" info "$out/api_$api.mprof" 2>/dev/null | grep -o 'capture.records.api_calls.kept = [0-9]*')"
-done
+window=(--capture-range nvtx:step --range-skip 1000 --range-count 4)
+prog=("$py" "$loop" --steps "$steps" --quiet-window 1000:1004)
+MPROF_WINDOW_API=kind run api_kind "$mprof" record -q -o "$out/api_kind.mprof" \
+  "${window[@]}" -- "${prog[@]}" &&
+  ranges api_kind &&
+  say "   MPROF_WINDOW_API=kind: $(field api_kind 'step["launches"]') of $(field api_kind 'd["trace"]["launches"]') launches in $(field api_kind 'step["instances"]') step ranges; before the window $(ms_outside api_kind BEFORE) ms a step, after $(ms_outside api_kind AFTER); $("$mprof" info "$out/api_kind.mprof" 2>/dev/null | grep -o 'capture.records.api_calls.kept = [0-9]*')"
 
 # What capture costs the steps outside a window, by trigger (reported, not
 # checked; tests/gpu/capture_cost.sh holds the bf16 training step to its
@@ -242,18 +241,14 @@ declare -A steps_ms
 for ((r = 1; r <= rounds; r++)); do
   for v in "${variants[@]}"; do
     name=cost_${v}_$r
+    record=("$mprof" record -q -o "$out/$name.mprof")
     case $v in
-    plain_again) run $name "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 ;;
-    window) run $name "$mprof" record -q -o "$out/$name.mprof" --capture-range nvtx:step \
-      --range-skip 1000 --range-count 4 -- "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 ;;
-    kind) MPROF_WINDOW_API=kind run $name "$mprof" record -q -o "$out/$name.mprof" --capture-range nvtx:step \
-      --range-skip 1000 --range-count 4 -- "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 ;;
-    pcoff) run $name "$mprof" record -q -o "$out/$name.mprof" --pc-mode off --capture-range nvtx:step \
-      --range-skip 1000 --range-count 4 -- "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 ;;
-    never_nvtx) run $name "$mprof" record -q -o "$out/$name.mprof" --capture-range nvtx:step \
-      --range-skip 1000000 -- "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 ;;
-    never_profiler) run $name "$mprof" record -q -o "$out/$name.mprof" --capture-range cudaProfilerApi \
-      -- "$py" "$loop" --steps "$steps" --quiet-window 1000:1004 ;;
+    plain_again) run $name "${prog[@]}" ;;
+    window) run $name "${record[@]}" "${window[@]}" -- "${prog[@]}" ;;
+    kind) MPROF_WINDOW_API=kind run $name "${record[@]}" "${window[@]}" -- "${prog[@]}" ;;
+    pcoff) run $name "${record[@]}" --pc-mode off "${window[@]}" -- "${prog[@]}" ;;
+    never_nvtx) run $name "${record[@]}" --capture-range nvtx:step --range-skip 1000000 -- "${prog[@]}" ;;
+    never_profiler) run $name "${record[@]}" --capture-range cudaProfilerApi -- "${prog[@]}" ;;
     esac
     for side in BEFORE AFTER; do
       steps_ms[$v.$side]+="$(ms_outside $name $side) "
