@@ -355,8 +355,14 @@ if [ "${COST_SKIP_LOOP:-0}" != 1 ]; then
   done
   lmed() { for i in $(seq 1 "$lruns"); do field "loop_$1_$i" median_step_ms; done | median; }
   leach() { for i in $(seq 1 "$lruns"); do field "loop_$1_$i" median_step_ms; done | tr '\n' ' '; }
+  # each run's spread of steady steps (10th-90th percentile)
+  lspread() {
+    for i in $(seq 1 "$lruns"); do
+      echo "$(field "loop_$1_$i" p10_step_ms)-$(field "loop_$1_$i" p90_step_ms)"
+    done | tr '\n' ' '
+  }
   for v in plain floor record outside; do
-    say "  $v: median step $(lmed "$v") ms (each run: $(leach "$v"))"
+    say "  $v: median step $(lmed "$v") ms (each run: $(leach "$v"); p10-p90: $(lspread "$v"))"
   done
   lp=$(lmed plain)
   lf=$(lmed floor)

@@ -140,7 +140,9 @@ def main():
     steady = sorted(step_times[2:]) if len(step_times) > 2 else step_times
     print(f"import_s {t_import - t_start:.3f} setup_s {t_setup - t_import:.3f} "
           f"steps_s {t_end - t_setup:.3f} first_step_s {step_times[0]:.3f} "
-          f"median_step_ms {1e3 * steady[len(steady) // 2]:.2f}")
+          f"median_step_ms {1e3 * steady[len(steady) // 2]:.2f} "
+          f"p10_step_ms {1e3 * steady[len(steady) // 10]:.2f} "
+          f"p90_step_ms {1e3 * steady[len(steady) * 9 // 10]:.2f}")
     print(f"loss {losses[0]:.4f} -> {losses[-1]:.4f}")
     ok = losses[-1] < losses[0]
     print("RESULT " + ("ok" if ok else "loss did not fall"))
