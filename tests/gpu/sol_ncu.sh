@@ -14,7 +14,9 @@
 #
 # Usage: tests/gpu/sol_ncu.sh OUTDIR [BUILD_DIR]
 # Environment: NCU (default: ncu on PATH, else /usr/local/cuda/bin/ncu);
-#   SOL_KERNELS (default: the suite's kernels, cublas_gemm_bf16 last).
+#   SOL_KERNELS (default: the suite's kernels, cublas_gemm_bf16 last);
+#   SOL_COUNTERS (default: sol): the --pm-counters of the scored run, to
+#   check another set of counters against ncu.
 # Writes OUTDIR/sol_ncu.md (the table, for docs/validation/), and before
 # recording prints which of the candidate metrics PM sampling offers on
 # this chip (ncu --query-metrics-collection pmsampling).
@@ -56,7 +58,7 @@ defaults=()
 for k in "${kernels[@]}"; do
   rm -f "$out/ncu_$k.ncu-rep" "$out/ncu_$k.csv"
   # mprof: PM-sampled with the speed-of-light counters
-  pm_run "$k" "" --pm-counters sol
+  pm_run "$k" "" --pm-counters "${SOL_COUNTERS:-sol}"
   case $? in
   1)
     echo "FAIL  mprof record of $k: $(tail -n 3 "$out/sol_$k.record.txt")" >&2
