@@ -351,6 +351,54 @@ static void test_edges_count_for_the_time_run(void **state) {
   mprof_trace_free(trace);
 }
 
+/* The L2's sectors are read from a device sampled without the L2's
+ * TriageCompute counters, and from no other: beside them CUPTI evaluated
+ * the sectors at up to 949% where ncu read 1.5%. */
+static void test_l2_not_read_beside_its_triage_set(void **state) {
+  (void)state;
+  for (int triage = 0; triage < 2; triage++) {
+    const char *path =
+        test_path(triage ? "pm-lts-triage.mprof" : "pm-lts.mprof");
+    mprof_writer *w;
+    assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+    uint32_t d = tt_device(w, 0);
+    uint32_t s = tt_stream(w, d, 7);
+    uint32_t shape = tt_shape(
+        w, tt_kernel(w, names[K_L2], names[K_L2], d, 32, 0, 0), 1, 1, 0);
+    tt_launch(w, shape, s, 0, 40 * US);
+    tt_pm_metric(w, d, 0, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+                 "percent", 10 * US);
+    tt_pm_metric(w, d, 1,
+                 triage ? "LTS.TriageCompute.lts__throughput.avg.pct_of_peak_"
+                          "sustained_elapsed"
+                        : "gpu__dram_throughput.avg.pct_of_peak_sustained_"
+                          "elapsed",
+                 "percent", 10 * US);
+    const float values[2] = {55.0f, 4.0f};
+    for (int i = 0; i < 4; i++)
+      tt_pm_sample(w, d, (uint64_t)i * 10 * US, (uint64_t)(i + 1) * 10 * US, 2,
+                   values);
+    assert_int_equal(mprof_writer_finish(w), 0);
+    mprof_trace *trace;
+    mprof_join *join;
+    mprof_throughput *t;
+    assert_int_equal(mprof_trace_open(&trace, path, NULL), 0);
+    assert_int_equal(mprof_join_build(&join, trace, NULL), 0);
+    assert_int_equal(mprof_throughput_build(&t, join), 0);
+    const mprof_kernel_throughput *k = mprof_throughput_kernel(t, 0);
+    assert_int_equal(k->samples, 4);
+    if (triage) {
+      assert_true(isnan(k->value[MPROF_COUNTER_L2]));
+    } else {
+      assert_true(fabs(k->value[MPROF_COUNTER_L2] - 55.0) < 1e-6);
+      assert_true(fabs(k->value[MPROF_COUNTER_DRAM] - 4.0) < 1e-6);
+    }
+    mprof_throughput_free(t);
+    mprof_join_free(join);
+    mprof_trace_free(trace);
+  }
+}
+
 /* A share of cycles given as a ratio reads as the percentage it is. */
 static void test_ratio_reads_as_percent(void **state) {
   (void)state;
@@ -656,6 +704,7 @@ int main(void) {
       cmocka_unit_test(test_percent_out_of_scale),
       cmocka_unit_test(test_ratio_reads_as_percent),
       cmocka_unit_test(test_edges_count_for_the_time_run),
+      cmocka_unit_test(test_l2_not_read_beside_its_triage_set),
       cmocka_unit_test(test_bandwidth_against_latency),
       cmocka_unit_test(test_set_of_pc_and_pm_runs),
       cmocka_unit_test(test_recorded_pm_sample),

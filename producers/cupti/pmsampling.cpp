@@ -45,18 +45,19 @@ const char *const default_metrics[] = {
 };
 
 /* `--pm-counters sol`: ncu's speed of light, checked against it on the
- * H100 (tests/gpu/sol_ncu.sh, docs/validation/H100.md). L1/TEX and SM
- * throughput only by their TriageCompute names (by their plain names they
- * need 5 and 8 passes on GH100), SMs active and the L2's sectors by them
- * too (by their plain names CUPTI evaluated them beyond 100% of peak
- * beside these, up to 62,113%). TriageCompute counters are dearer to
- * decode: with these seven a sample cost 127 us of host time on the H100
- * (89 KB of counter data), over the 100 us interval, so a long run loses
- * samples unless given a longer --pm-interval. */
+ * H100 and the H200 (tests/gpu/sol_ncu.sh, docs/validation/). L1/TEX and
+ * SM throughput only by their TriageCompute names (by their plain names
+ * they need 5 and 8 passes on GH100), SMs active by it too (by its plain
+ * name CUPTI evaluated it beyond 100% of peak, up to 62,113%). The L2's
+ * sectors by their plain name: any counter of the L2's TriageCompute set
+ * (LTS.TriageCompute.*) put them, and itself, out of scale.
+ * TriageCompute counters are dearer to decode: with the four of an
+ * earlier set a sample cost 127 us of host time on the H100 (89 KB of
+ * counter data), over the 100 us interval, so a long run loses samples
+ * unless given a longer --pm-interval. */
 const char *const sol_metrics[] = {
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-    "LTS.TriageCompute.lts__t_sector_throughput.avg.pct_of_peak_sustained_"
-    "elapsed",
+    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
     "TPC.TriageCompute.sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
     "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
     "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",

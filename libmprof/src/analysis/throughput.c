@@ -157,6 +157,7 @@ typedef struct device_map {
   int column[MPROF_COUNTER_COUNT_];   /* -1 absent */
   int rank[MPROF_COUNTER_COUNT_];     /* which name matched; lower wins */
   double scale[MPROF_COUNTER_COUNT_]; /* to the counter's unit */
+  int lts_triage; /* sampled with a counter of the L2's TriageCompute set */
 } device_map;
 
 typedef struct launch_ref {
@@ -287,10 +288,13 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
     if (m->device >= device_count)
       continue;
     int rank = 0;
-    uint32_t c = counter_of(mprof_trace_string(trace, m->name), &rank);
+    const char *name = mprof_trace_string(trace, m->name);
+    uint32_t c = counter_of(name, &rank);
     device_map *map = &maps[m->device];
     map->sampled = 1;
     map->interval_ns = m->interval_ns;
+    if (name && strncmp(name, "LTS.TriageCompute.", 18) == 0)
+      map->lts_triage = 1;
     if (c == MPROF_INDEX_NONE)
       continue;
     if (map->column[c] < 0 || rank < map->rank[c]) {
@@ -299,6 +303,15 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       map->scale[c] = ratio_scale(mprof_trace_string(trace, m->name));
     }
   }
+  /* Beside a counter of the L2's TriageCompute set, CUPTI evaluated the
+   * L2's sectors out of scale, or in scale and wrong (99-949% where ncu
+   * read 1.5%, docs/validation/H100.md and H200.md): such a device gives
+   * no L2 counter. */
+  for (size_t d = 0; d < device_count; d++)
+    if (maps[d].lts_triage)
+      maps[d].column[MPROF_COUNTER_L2] =
+          maps[d].column[MPROF_COUNTER_L2_BYTES] =
+              maps[d].column[MPROF_COUNTER_L2_THROUGHPUT] = -1;
   for (size_t d = 0; d < device_count; d++)
     if (maps[d].sampled && !t->interval_ns)
       t->interval_ns = maps[d].interval_ns;
