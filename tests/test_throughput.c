@@ -142,8 +142,8 @@ static void write_planted_at(const char *path, int with_pm, float dram) {
         with_pm == 4 ? "TPC.TriageCompute.sm__cycles_active.avg.per_cycle_"
                        "elapsed"
                      : "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
-        "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_"
-        "peak_sustained_elapsed"};
+        "sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_"
+        "elapsed"};
     for (uint32_t c = 0; c < 5; c++)
       tt_pm_metric(w, d, c, metrics[c], c == 1 ? "byte/second" : "percent",
                    10 * US);
@@ -351,14 +351,15 @@ static void test_edges_count_for_the_time_run(void **state) {
   mprof_trace_free(trace);
 }
 
-/* The L2's sectors are read from a device sampled without the L2's
- * TriageCompute counters, and from no other: beside them CUPTI evaluated
- * the sectors at up to 949% where ncu read 1.5%. */
-static void test_l2_not_read_beside_its_triage_set(void **state) {
+/* The L2's sectors are read from a device sampled without TriageCompute
+ * counters, and from no other: beside them CUPTI evaluated the sectors at
+ * up to 949% where ncu read 1.5%, and at 5.7% where it read 0.0%. */
+static void test_l2_not_read_beside_triage_counters(void **state) {
   (void)state;
-  for (int triage = 0; triage < 2; triage++) {
-    const char *path =
-        test_path(triage ? "pm-lts-triage.mprof" : "pm-lts.mprof");
+  for (int triage = 0; triage < 3; triage++) {
+    const char *path = test_path(triage == 2 ? "pm-lts-triage.mprof"
+                                 : triage    ? "pm-tpc-triage.mprof"
+                                             : "pm-lts.mprof");
     mprof_writer *w;
     assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
     uint32_t d = tt_device(w, 0);
@@ -369,10 +370,12 @@ static void test_l2_not_read_beside_its_triage_set(void **state) {
     tt_pm_metric(w, d, 0, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
                  "percent", 10 * US);
     tt_pm_metric(w, d, 1,
-                 triage ? "LTS.TriageCompute.lts__throughput.avg.pct_of_peak_"
-                          "sustained_elapsed"
-                        : "gpu__dram_throughput.avg.pct_of_peak_sustained_"
-                          "elapsed",
+                 triage == 2 ? "LTS.TriageCompute.lts__throughput.avg.pct_"
+                               "of_peak_sustained_elapsed"
+                 : triage    ? "TPC.TriageCompute.sm__cycles_active.avg."
+                               "pct_of_peak_sustained_elapsed"
+                             : "gpu__dram_throughput.avg.pct_of_peak_"
+                               "sustained_elapsed",
                  "percent", 10 * US);
     const float values[2] = {55.0f, 4.0f};
     for (int i = 0; i < 4; i++)
@@ -389,6 +392,9 @@ static void test_l2_not_read_beside_its_triage_set(void **state) {
     assert_int_equal(k->samples, 4);
     if (triage) {
       assert_true(isnan(k->value[MPROF_COUNTER_L2]));
+      /* the other counters of the device are read */
+      if (triage == 1)
+        assert_true(fabs(k->value[MPROF_COUNTER_SM_ACTIVE] - 4.0) < 1e-6);
     } else {
       assert_true(fabs(k->value[MPROF_COUNTER_L2] - 55.0) < 1e-6);
       assert_true(fabs(k->value[MPROF_COUNTER_DRAM] - 4.0) < 1e-6);
@@ -704,7 +710,7 @@ int main(void) {
       cmocka_unit_test(test_percent_out_of_scale),
       cmocka_unit_test(test_ratio_reads_as_percent),
       cmocka_unit_test(test_edges_count_for_the_time_run),
-      cmocka_unit_test(test_l2_not_read_beside_its_triage_set),
+      cmocka_unit_test(test_l2_not_read_beside_triage_counters),
       cmocka_unit_test(test_bandwidth_against_latency),
       cmocka_unit_test(test_set_of_pc_and_pm_runs),
       cmocka_unit_test(test_recorded_pm_sample),

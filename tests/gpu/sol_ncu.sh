@@ -2,15 +2,17 @@
 # mprof's PM-sampled speed of light against Nsight Compute's SpeedOfLight
 # section, on the planted-bottleneck suite (tests/gpu/bottlenecks.cu) and a
 # cuBLAS bf16 GEMM (its cublas_gemm_bf16 case): `mprof record --pm on
-# --pm-counters sol` (the default counters and ncu's L1/TEX and SM
-# throughput), then `ncu --section SpeedOfLight` with ncu's own
-# reading of the quantities mprof shows beside it (L2 sectors, issue,
-# tensor pipe, SMs active) on one launch of each kernel of the same binary
-# (clocks not locked, as mprof runs them; its breakdown tables in
-# OUTDIR/ncu_K.details.txt), and tests/gpu/score_sol.py sets each number
-# beside ncu's: within 5 points. The default counters of a plain `--pm on`
-# are recorded too and listed beside ncu in OUTDIR/sol_ncu_default.md, not
-# scored. Skips (exit 77) without a GPU or ncu.
+# --pm-counters sol` (ncu's speed of light but the L2's sectors, which
+# CUPTI evaluates wrong beside TriageCompute counters) and a plain `--pm
+# on` (the default counters, L2 sectors among them), then `ncu --section
+# SpeedOfLight` with ncu's own reading of the quantities mprof shows beside
+# it (L2 sectors, issue, tensor pipe, SMs active) on one launch of each
+# kernel of the same binary (clocks not locked, as mprof runs them; its
+# breakdown tables in OUTDIR/ncu_K.details.txt), and tests/gpu/score_sol.py
+# sets each number beside ncu's: within 5 points, each from the first of
+# the two runs that measured it. The default run alone is listed beside ncu
+# in OUTDIR/sol_ncu_default.md, not scored. Skips (exit 77) without a GPU
+# or ncu.
 #
 # Usage: tests/gpu/sol_ncu.sh OUTDIR [BUILD_DIR]
 # Environment: NCU (default: ncu on PATH, else /usr/local/cuda/bin/ncu);
@@ -91,9 +93,11 @@ for k in "${kernels[@]}"; do
   fi
   # the breakdown behind ncu's compute and memory throughput, to read
   "$ncu" --import "$out/ncu_$k.ncu-rep" --print-details all >"$out/ncu_$k.details.txt" 2>&1
-  cases+=("$name=$out/ncu_$k.csv=$summaries")
-  [ -s "$out/sol_$k.default.json" ] &&
+  if [ -s "$out/sol_$k.default.json" ]; then
+    summaries+="+$out/sol_$k.default.json"
     defaults+=("$name=$out/ncu_$k.csv=$out/sol_$k.default.json")
+  fi
+  cases+=("$name=$out/ncu_$k.csv=$summaries")
 done
 [ ${#cases[@]} -gt 0 ] || { echo "FAIL  nothing to compare" >&2; exit 1; }
 python3 "$src/tests/gpu/score_sol.py" --markdown "$out/sol_ncu.md" "${cases[@]}" ||

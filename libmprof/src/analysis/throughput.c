@@ -157,7 +157,7 @@ typedef struct device_map {
   int column[MPROF_COUNTER_COUNT_];   /* -1 absent */
   int rank[MPROF_COUNTER_COUNT_];     /* which name matched; lower wins */
   double scale[MPROF_COUNTER_COUNT_]; /* to the counter's unit */
-  int lts_triage; /* sampled with a counter of the L2's TriageCompute set */
+  int triage;                         /* sampled with a TriageCompute counter */
 } device_map;
 
 typedef struct launch_ref {
@@ -293,8 +293,8 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
     device_map *map = &maps[m->device];
     map->sampled = 1;
     map->interval_ns = m->interval_ns;
-    if (name && strncmp(name, "LTS.TriageCompute.", 18) == 0)
-      map->lts_triage = 1;
+    if (name && strstr(name, "TriageCompute."))
+      map->triage = 1;
     if (c == MPROF_INDEX_NONE)
       continue;
     if (map->column[c] < 0 || rank < map->rank[c]) {
@@ -303,12 +303,13 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       map->scale[c] = ratio_scale(mprof_trace_string(trace, m->name));
     }
   }
-  /* Beside a counter of the L2's TriageCompute set, CUPTI evaluated the
-   * L2's sectors out of scale, or in scale and wrong (99-949% where ncu
-   * read 1.5%, docs/validation/H100.md and H200.md): such a device gives
-   * no L2 counter. */
+  /* Beside TriageCompute counters CUPTI evaluated the L2's sectors out of
+   * scale, or in scale and wrong (99-949% where ncu read 1.5%; 5.7% where
+   * it read 0.0%: docs/validation/H100.md and H200.md), whether by their
+   * plain name or the L2's TriageCompute one: such a device gives no L2
+   * counter. */
   for (size_t d = 0; d < device_count; d++)
-    if (maps[d].lts_triage)
+    if (maps[d].triage)
       maps[d].column[MPROF_COUNTER_L2] =
           maps[d].column[MPROF_COUNTER_L2_BYTES] =
               maps[d].column[MPROF_COUNTER_L2_THROUGHPUT] = -1;
