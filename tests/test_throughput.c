@@ -390,6 +390,18 @@ static void test_l2_not_read_beside_triage_counters(void **state) {
     assert_int_equal(mprof_throughput_build(&t, join), 0);
     const mprof_kernel_throughput *k = mprof_throughput_kernel(t, 0);
     assert_int_equal(k->samples, 4);
+    /* and the summary says why */
+    mprof_diagnosis *diagnosis;
+    assert_int_equal(mprof_diagnose(&diagnosis, join, NULL), 0);
+    const mprof_note *note = NULL;
+    for (size_t i = 0; i < mprof_diagnosis_note_count(diagnosis); i++)
+      if (strcmp(mprof_diagnosis_note(diagnosis, i)->key, "pm_l2_left_out") ==
+          0)
+        note = mprof_diagnosis_note(diagnosis, i);
+    assert_true((note != NULL) == (triage != 0));
+    if (note)
+      assert_non_null(strstr(note->text, "default counters"));
+    mprof_diagnosis_free(diagnosis);
     if (triage) {
       assert_true(isnan(k->value[MPROF_COUNTER_L2]));
       /* the other counters of the device are read */

@@ -122,6 +122,9 @@ struct mprof_throughput;
  * such counter (analysis/throughput.c). */
 size_t mprof__throughput_out_of_scale(const struct mprof_throughput *t,
                                       uint32_t *counter);
+/** Whether a device was sampled with TriageCompute counters, beside which
+ * the L2's sectors are not read (analysis/throughput.c). */
+int mprof__throughput_l2_left_out(const struct mprof_throughput *t);
 
 /** 64-bit FNV-1a over bytes; used for deduplication tables. */
 static inline uint64_t mprof__hash64(const void *data, size_t size) {

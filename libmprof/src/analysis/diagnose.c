@@ -703,6 +703,12 @@ static void make_trace_notes(mprof_diagnosis *d,
                  mprof_counter_title(counter), scaled_out,
                  scaled_out == 1 ? "" : "s",
                  scaled_out == 1 ? "that kernel" : "them"));
+  if (mprof__throughput_l2_left_out(d->throughput))
+    add_note(d, "pm_l2_left_out",
+             "The L2's sectors are not measured beside TriageCompute "
+             "counters (`--pm-counters sol`): CUPTI evaluates them wrong "
+             "there. A run with the default counters (`mprof record --pm "
+             "on`) measures them.");
   const char *pair = pm_pair_command(t);
   if (pair)
     add_note(d, "pm_pair",

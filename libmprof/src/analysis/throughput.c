@@ -488,6 +488,13 @@ int mprof_throughput_column(const mprof_throughput *t, uint32_t device,
   return col >= 0 && col < MPROF_PM_MAX_METRICS ? col : -1;
 }
 
+int mprof__throughput_l2_left_out(const mprof_throughput *t) {
+  for (size_t d = 0; t && d < t->device_count; d++)
+    if (t->maps[d].sampled && t->maps[d].triage)
+      return 1;
+  return 0;
+}
+
 size_t mprof__throughput_out_of_scale(const mprof_throughput *t,
                                       uint32_t *counter) {
   if (t && t->out_of_scale && counter)
