@@ -182,6 +182,13 @@ typedef struct opened {
   mprof_diagnosis *diagnosis;
 } opened;
 
+/* The trace at @p path, joined and diagnosed. */
+static void open_at(opened *o, const char *path) {
+  assert_int_equal(mprof_trace_open(&o->trace, path, NULL), 0);
+  assert_int_equal(mprof_join_build(&o->join, o->trace, NULL), 0);
+  assert_int_equal(mprof_diagnose(&o->diagnosis, o->join, NULL), 0);
+}
+
 static void open_planted(opened *o, int with_pm) {
   const char *path = test_path(with_pm == 4   ? "pm-ratio.mprof"
                                : with_pm == 3 ? "pm-scale.mprof"
@@ -189,9 +196,7 @@ static void open_planted(opened *o, int with_pm) {
                                : with_pm      ? "pm.mprof"
                                               : "nopm.mprof");
   write_planted(path, with_pm);
-  assert_int_equal(mprof_trace_open(&o->trace, path, NULL), 0);
-  assert_int_equal(mprof_join_build(&o->join, o->trace, NULL), 0);
-  assert_int_equal(mprof_diagnose(&o->diagnosis, o->join, NULL), 0);
+  open_at(o, path);
 }
 
 static void close_planted(opened *o) {
@@ -281,6 +286,14 @@ static void test_join_samples_to_launches(void **state) {
 /* A percentage far above 100 is no measurement (GH100 gave SMs active at
  * 16,640% for some metric sets): that counter is unknown for the kernel,
  * the others still read. */
+/* The note of a key, or NULL. */
+static const mprof_note *note(const opened *o, const char *key) {
+  for (size_t i = 0; i < mprof_diagnosis_note_count(o->diagnosis); i++)
+    if (strcmp(mprof_diagnosis_note(o->diagnosis, i)->key, key) == 0)
+      return mprof_diagnosis_note(o->diagnosis, i);
+  return NULL;
+}
+
 static void test_percent_out_of_scale(void **state) {
   (void)state;
   opened o;
@@ -292,14 +305,10 @@ static void test_percent_out_of_scale(void **state) {
   const mprof_kernel_throughput *c = kernel(&o, K_CHASE)->throughput;
   assert_true(fabs(c->value[MPROF_COUNTER_SM_ACTIVE] - 99.0) < 1e-6);
   /* and the summary says so, once */
-  const mprof_note *note = NULL;
-  for (size_t i = 0; i < mprof_diagnosis_note_count(o.diagnosis); i++)
-    if (strcmp(mprof_diagnosis_note(o.diagnosis, i)->key, "pm_out_of_scale") ==
-        0)
-      note = mprof_diagnosis_note(o.diagnosis, i);
-  assert_non_null(note);
-  assert_non_null(strstr(note->text, "SMs active beyond 100% of its peak for "
-                                     "1 kernel "));
+  const mprof_note *scaled = note(&o, "pm_out_of_scale");
+  assert_non_null(scaled);
+  assert_non_null(strstr(scaled->text, "SMs active beyond 100% of its peak "
+                                       "for 1 kernel "));
   close_planted(&o);
 }
 
@@ -334,21 +343,15 @@ static void test_edges_count_for_the_time_run(void **state) {
     tt_pm_sample(w, d, (uint64_t)i * 10 * US, (uint64_t)(i + 1) * 10 * US, 1,
                  &values[i]);
   assert_int_equal(mprof_writer_finish(w), 0);
-  mprof_trace *trace;
-  mprof_join *join;
-  mprof_throughput *t;
-  assert_int_equal(mprof_trace_open(&trace, path, NULL), 0);
-  assert_int_equal(mprof_join_build(&join, trace, NULL), 0);
-  assert_int_equal(mprof_throughput_build(&t, join), 0);
-  const mprof_kernel_throughput *k = mprof_throughput_kernel(t, 0);
+  opened o;
+  open_at(&o, path);
+  const mprof_kernel_throughput *k = kernel(&o, K_STREAM)->throughput;
   /* windows wholly inside: 4; the edges are not samples */
   assert_int_equal(k->samples, 4);
   /* (20 + 100 + 100 + 25 + 100 + 100 + 25) x 10 us over 5 + 10 + 10 +
    * 5 + 10 + 10 + 5 us: the runs' mean, the copy's window left out */
   assert_true(fabs(k->value[MPROF_COUNTER_DRAM] - 4700.0 / 55.0) < 1e-3);
-  mprof_throughput_free(t);
-  mprof_join_free(join);
-  mprof_trace_free(trace);
+  close_planted(&o);
 }
 
 /* The L2's sectors are read from a device sampled without TriageCompute
@@ -382,26 +385,15 @@ static void test_l2_not_read_beside_triage_counters(void **state) {
       tt_pm_sample(w, d, (uint64_t)i * 10 * US, (uint64_t)(i + 1) * 10 * US, 2,
                    values);
     assert_int_equal(mprof_writer_finish(w), 0);
-    mprof_trace *trace;
-    mprof_join *join;
-    mprof_throughput *t;
-    assert_int_equal(mprof_trace_open(&trace, path, NULL), 0);
-    assert_int_equal(mprof_join_build(&join, trace, NULL), 0);
-    assert_int_equal(mprof_throughput_build(&t, join), 0);
-    const mprof_kernel_throughput *k = mprof_throughput_kernel(t, 0);
+    opened o;
+    open_at(&o, path);
+    const mprof_kernel_throughput *k = kernel(&o, K_L2)->throughput;
     assert_int_equal(k->samples, 4);
     /* and the summary says why */
-    mprof_diagnosis *diagnosis;
-    assert_int_equal(mprof_diagnose(&diagnosis, join, NULL), 0);
-    const mprof_note *note = NULL;
-    for (size_t i = 0; i < mprof_diagnosis_note_count(diagnosis); i++)
-      if (strcmp(mprof_diagnosis_note(diagnosis, i)->key, "pm_l2_left_out") ==
-          0)
-        note = mprof_diagnosis_note(diagnosis, i);
-    assert_true((note != NULL) == (triage != 0));
-    if (note)
-      assert_non_null(strstr(note->text, "default counters"));
-    mprof_diagnosis_free(diagnosis);
+    const mprof_note *left_out = note(&o, "pm_l2_left_out");
+    assert_true((left_out != NULL) == (triage != 0));
+    if (left_out)
+      assert_non_null(strstr(left_out->text, "default counters"));
     if (triage) {
       assert_true(isnan(k->value[MPROF_COUNTER_L2]));
       /* the other counters of the device are read */
@@ -411,9 +403,7 @@ static void test_l2_not_read_beside_triage_counters(void **state) {
       assert_true(fabs(k->value[MPROF_COUNTER_L2] - 55.0) < 1e-6);
       assert_true(fabs(k->value[MPROF_COUNTER_DRAM] - 4.0) < 1e-6);
     }
-    mprof_throughput_free(t);
-    mprof_join_free(join);
-    mprof_trace_free(trace);
+    close_planted(&o);
   }
 }
 
@@ -573,20 +563,8 @@ static void test_without_counters(void **state) {
   const mprof_kernel_diagnosis *s = kernel(&o, K_STREAM);
   assert_int_equal(s->verdict_dimension, MPROF_DIM_MEMORY_LATENCY);
   assert_int_equal(s->throughput->samples, 0);
-  int noted = 0;
-  for (size_t i = 0; i < mprof_diagnosis_note_count(o.diagnosis); i++)
-    noted |=
-        strcmp(mprof_diagnosis_note(o.diagnosis, i)->key, "no_counters") == 0;
-  assert_true(noted);
+  assert_non_null(note(&o, "no_counters"));
   close_planted(&o);
-}
-
-/* The note of a key, or NULL. */
-static const mprof_note *note(const opened *o, const char *key) {
-  for (size_t i = 0; i < mprof_diagnosis_note_count(o->diagnosis); i++)
-    if (strcmp(mprof_diagnosis_note(o->diagnosis, i)->key, key) == 0)
-      return mprof_diagnosis_note(o->diagnosis, i);
-  return NULL;
 }
 
 /* PM samples lost to a full buffer: one note counts them and says how to
