@@ -32,8 +32,10 @@ namespace {
 /* Counters sampled by default, in column order: the five the verdict
  * needs (DRAM and L2 sector use for the memory roofs and caps, SMs active,
  * issue and tensor pipe for the compute ones). With these five a sample
- * costs the decode thread about 80 us of host time on the H200 (29 KB of
- * counter data), under the 100 us interval (docs/validation/H200.md).
+ * costs the decode thread 80-105 us of host time on the H200 (29 KB of
+ * counter data): about the 100 us interval, so a run with over a second of
+ * samples fills the counter-data image now and then and loses samples,
+ * which are counted as overflows (docs/validation/H200.md).
  * On another chip those that do not fit in one pass, or that it does not
  * have, are left out (META pm.device.N.left_out). */
 const char *const default_metrics[] = {
