@@ -32,10 +32,10 @@ namespace {
 /* Counters sampled by default, in column order: the five the verdict
  * needs (DRAM and L2 sector use for the memory roofs and caps, SMs active,
  * issue and tensor pipe for the compute ones). With these five a sample
- * costs the decode thread 80-105 us of host time on the H200 (29 KB of
- * counter data): about the 100 us interval, so a run with over a second of
- * samples fills the counter-data image now and then and loses samples,
- * which are counted as overflows (docs/validation/H200.md).
+ * costs the decode thread 35-105 us of host time on the H200, by host (29
+ * KB of counter data): up to the 100 us interval, so a run with over a
+ * second of samples may fill the counter-data image now and then and lose
+ * samples, which are counted as overflows (docs/validation/H200.md).
  * On another chip those that do not fit in one pass, or that it does not
  * have, are left out (META pm.device.N.left_out). */
 const char *const default_metrics[] = {
@@ -55,9 +55,9 @@ const char *const default_metrics[] = {
  * L2's sectors wrong, by either name, so they are not asked for here: the
  * default set measures them (and throughput.c reads no L2 counter from a
  * device sampled with a TriageCompute one). TriageCompute counters are
- * dearer to decode: with four of them a sample cost 127 us of host time on
- * the H100 (89 KB of counter data), over the 100 us interval, so a long
- * run loses samples unless given a longer --pm-interval. */
+ * dearer to decode: these six cost 69-112 us of host time a sample on the
+ * H200 (83 KB of counter data), about the 100 us interval, so a long run
+ * may lose samples unless given a longer --pm-interval. */
 const char *const sol_metrics[] = {
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
     "TPC.TriageCompute.sm__cycles_active.avg.pct_of_peak_sustained_elapsed",

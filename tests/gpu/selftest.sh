@@ -231,6 +231,10 @@ PY
     fail "score_sol.py did not score L2 sectors, or compute less the ADU pipe: $(cat "$tmp/sol.good.log")"
   sol good 1 "FAILED: dram_stream: mprof sampled no L1/shared" --quantities dram,l1tex
   sol off 1 "FAILED: dram_stream: DRAM [0-9.]+% in mprof, [0-9.]+% in ncu" --quantities dram
+  # --report: the same comparison, no FAILED line (suite.sh collects
+  # those), and exit 0.
+  sol off 0 "^off: dram_stream: DRAM [0-9.]+% in mprof, [0-9.]+% in ncu" --quantities dram --report
+  grep -q "FAILED" "$tmp/sol.off.log" && fail "score_sol.py --report wrote FAILED: $(cat "$tmp/sol.off.log")"
   # A second run's L2 throughput joins the first run's numbers (`+`).
   python3 - "$tmp" <<'PY' || exit 2
 import json, sys

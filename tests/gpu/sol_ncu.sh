@@ -105,7 +105,7 @@ python3 "$src/tests/gpu/score_sol.py" --markdown "$out/sol_ncu.md" "${cases[@]}"
 if [ ${#defaults[@]} -gt 0 ]; then
   echo "== the default counters (not scored)"
   python3 "$src/tests/gpu/score_sol.py" --markdown "$out/sol_ncu_default.md" \
-    --quantities dram,l2_sectors,sm,issue,tensor "${defaults[@]}" || true
+    --quantities dram,l2_sectors,sm,issue,tensor --report "${defaults[@]}"
 fi
 echo "sol_ncu: $failures failed steps or checks"
 [ "$failures" -eq 0 ]
