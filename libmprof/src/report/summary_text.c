@@ -223,12 +223,22 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
   fputs("└\n", f);
 }
 
-/* The head of a verdict sentence: "Memory-latency bound" of
- * "Memory-latency bound: 89.9% of warp samples ...". */
-static int verdict_head(const char *verdict) {
+/* The head of a verdict sentence, "Memory-latency bound" of
+ * "Memory-latency bound: 89.9% of warp samples ...", in @p out; a head
+ * wider than @p width columns is cut at a word and ends in "…". */
+static void verdict_head(char *out, size_t size, const char *verdict,
+                         int width) {
   size_t n = strncmp(verdict, "minor: ", 7) == 0 ? strlen(verdict)
                                                  : strcspn(verdict, ":;.");
-  return (int)(n > 40 ? 40 : n);
+  if (n > (size_t)width) {
+    size_t cut = (size_t)width - 1;
+    while (cut && verdict[cut] != ' ')
+      cut--;
+    n = cut ? cut : (size_t)width - 1;
+    snprintf(out, size, "%.*s…", (int)n, verdict);
+    return;
+  }
+  snprintf(out, size, "%.*s", (int)n, verdict);
 }
 
 /* The verdict's gain as the brief table shows it: "45.2%" of the kernel's
@@ -280,7 +290,7 @@ static void saved_text(char *out, size_t size,
 }
 
 /* Printf pads bytes, not characters: the width of @p text padded to
- * @p width columns, counting "≥" and "≤" as one. */
+ * @p width columns, counting "≥", "≤" and "…" as one. */
 static int columns(const char *text, int width) {
   int extra = 0;
   for (const char *c = text; *c; c++)
@@ -317,17 +327,18 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
                (int)(slash ? (size_t)(slash - title) : strlen(title)), title);
       verdict = minor;
     }
-    int head = verdict_head(verdict);
+    char head[64];
+    verdict_head(head, sizeof head, verdict, 28);
     char gain[48], saved[48];
     gain_text(gain, sizeof gain, k);
     saved_text(saved, sizeof saved, k);
     idle |= k->gain_of_stream && strcmp(gain, "-") != 0;
     bound |= strchr(gain, '?') || strstr(gain, "≥") || strstr(gain, "≤");
     roof |= k->roof != NULL;
-    fprintf(f, "%6s %9s %10s  %s%-28.*s%s %*s %*s  %s%s%s", p, n, m,
-            mprof__state_color(st, k->verdict_state), head < 28 ? head : 28,
-            verdict, st->reset, columns(gain, 11), gain, columns(saved, 10),
-            saved, st->bold, text_name(v, k), st->reset);
+    fprintf(f, "%6s %9s %10s  %s%-*s%s %*s %*s  %s%s%s", p, n, m,
+            mprof__state_color(st, k->verdict_state), columns(head, 28), head,
+            st->reset, columns(gain, 11), gain, columns(saved, 10), saved,
+            st->bold, text_name(v, k), st->reset);
     char process[256];
     mprof__summary_process_label(process, sizeof process, v, s);
     if (devices > 1 && s->device_id != MPROF_INDEX_NONE)
