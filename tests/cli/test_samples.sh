@@ -164,7 +164,7 @@ if [ -f "$samples/bottlenecks.pm.mprof" ]; then
     headline "$t" 'Low occupancy' smem_limited
     headline "$t" 'Tail effect' one_block_tail
     headline "$t" 'Shared-memory/MIO bound' bank_conflicts
-    headline "$t" 'Instruction-fetch/branch bou' icache_thrash
+    headline "$t" 'Instruction-fetch/branch bound' icache_thrash
     headline "$t" 'Launch-bound' tiny_kernel
   done
   headline "$pc" 'Memory-latency bound' pointer_chase

@@ -223,6 +223,10 @@ static void text_kernel(FILE *f, const mprof__summary_view *v, size_t rank,
   fputs("└\n", f);
 }
 
+/* The width of the brief table's verdict column: every headline's head
+ * ("Instruction-fetch/branch bound") fits. */
+enum { VERDICT_COLUMNS = 30 };
+
 /* The head of a verdict sentence, "Memory-latency bound" of
  * "Memory-latency bound: 89.9% of warp samples ...", in @p out; a head
  * wider than @p width columns is cut at a word and ends in "…". */
@@ -305,8 +309,9 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
                        const mprof__style *st) {
   size_t devices = mprof_join_gpu_count(v->join);
   int idle = 0, bound = 0, roof = 0;
-  fprintf(f, "%s%6s %9s %10s  %-28s %11s %10s  %s%s\n", st->dim, "share",
-          "launches", "mean", "verdict", "gain", "saved", "kernel", st->reset);
+  fprintf(f, "%s%6s %9s %10s  %-*s %11s %10s  %s%s\n", st->dim, "share",
+          "launches", "mean", VERDICT_COLUMNS, "verdict", "gain", "saved",
+          "kernel", st->reset);
   for (size_t i = 0; i < v->shown; i++) {
     const mprof_kernel_diagnosis *k =
         mprof_diagnosis_kernel(v->d, v->selected[i]);
@@ -328,7 +333,7 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
       verdict = minor;
     }
     char head[64];
-    verdict_head(head, sizeof head, verdict, 28);
+    verdict_head(head, sizeof head, verdict, VERDICT_COLUMNS);
     char gain[48], saved[48];
     gain_text(gain, sizeof gain, k);
     saved_text(saved, sizeof saved, k);
@@ -336,9 +341,10 @@ static void text_brief(FILE *f, const mprof__summary_view *v,
     bound |= strchr(gain, '?') || strstr(gain, "≥") || strstr(gain, "≤");
     roof |= k->roof != NULL;
     fprintf(f, "%6s %9s %10s  %s%-*s%s %*s %*s  %s%s%s", p, n, m,
-            mprof__state_color(st, k->verdict_state), columns(head, 28), head,
-            st->reset, columns(gain, 11), gain, columns(saved, 10), saved,
-            st->bold, text_name(v, k), st->reset);
+            mprof__state_color(st, k->verdict_state),
+            columns(head, VERDICT_COLUMNS), head, st->reset, columns(gain, 11),
+            gain, columns(saved, 10), saved, st->bold, text_name(v, k),
+            st->reset);
     char process[256];
     mprof__summary_process_label(process, sizeof process, v, s);
     if (devices > 1 && s->device_id != MPROF_INDEX_NONE)
