@@ -407,6 +407,74 @@ static void test_l2_not_read_beside_triage_counters(void **state) {
   }
 }
 
+/* One run of `--pm-counters sol` (SMs active by its TriageCompute name, no
+ * L2) and one of the default counters (the L2's sectors; plain SMs active
+ * out of scale), summarised as one set: each counter comes from the run
+ * that read it in scale, and no note says the L2 is missing. */
+static void write_counter_run(const char *path, int sol) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  uint32_t d = tt_device(w, 0);
+  uint32_t s = tt_stream(w, d, 7);
+  uint32_t shape =
+      tt_shape(w, tt_kernel(w, names[K_L2], names[K_L2], d, 32, 0, 0), 1, 1, 0);
+  tt_launch(w, shape, s, 0, 40 * US);
+  tt_pm_metric(w, d, 0,
+               sol ? "TPC.TriageCompute.sm__cycles_active.avg.pct_of_peak_"
+                     "sustained_elapsed"
+                   : "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+               "percent", 10 * US);
+  tt_pm_metric(w, d, 1,
+               sol ? "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_"
+                     "sustained_elapsed"
+                   : "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+               "percent", 10 * US);
+  for (int i = 0; i < 4; i++) {
+    /* the default run's plain SMs active leaves the scale in one window */
+    const float values[2] = {sol      ? 97.0f
+                             : i == 2 ? 5000.0f
+                                      : 96.0f,
+                             sol ? 24.0f : 55.0f};
+    tt_pm_sample(w, d, (uint64_t)i * 10 * US, (uint64_t)(i + 1) * 10 * US, 2,
+                 values);
+  }
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
+static void test_sol_and_default_runs_as_one_set(void **state) {
+  (void)state;
+  const char *sol_path = test_path("pm-sol-run.mprof");
+  const char *default_path = test_path("pm-default-run.mprof");
+  write_counter_run(sol_path, 1);
+  write_counter_run(default_path, 0);
+  opened sol, def;
+  open_at(&sol, sol_path);
+  open_at(&def, default_path);
+  /* alone, each run misses what the other measures */
+  assert_true(isnan(kernel(&sol, K_L2)->throughput->value[MPROF_COUNTER_L2]));
+  assert_non_null(note(&sol, "pm_l2_left_out"));
+  assert_true(
+      isnan(kernel(&def, K_L2)->throughput->value[MPROF_COUNTER_SM_ACTIVE]));
+  assert_non_null(note(&def, "pm_out_of_scale"));
+  const mprof_trace *both[2] = {sol.trace, def.trace};
+  opened set;
+  assert_int_equal(mprof_trace_open_merged(&set.trace, both, 2, "set"), 0);
+  assert_int_equal(mprof_join_build(&set.join, set.trace, NULL), 0);
+  assert_int_equal(mprof_diagnose(&set.diagnosis, set.join, NULL), 0);
+  const mprof_kernel_throughput *k = kernel(&set, K_L2)->throughput;
+  assert_int_equal(k->samples, 8);
+  assert_true(fabs(k->value[MPROF_COUNTER_L2] - 55.0) < 1e-6);
+  /* from the sol run alone: the default run's in-scale windows of the
+   * counter are no measurement either */
+  assert_true(fabs(k->value[MPROF_COUNTER_SM_ACTIVE] - 97.0) < 1e-6);
+  assert_true(fabs(k->value[MPROF_COUNTER_L1TEX] - 24.0) < 1e-6);
+  assert_null(note(&set, "pm_l2_left_out"));
+  assert_null(note(&set, "pm_out_of_scale"));
+  close_planted(&set);
+  close_planted(&def);
+  close_planted(&sol);
+}
+
 /* A share of cycles given as a ratio reads as the percentage it is. */
 static void test_ratio_reads_as_percent(void **state) {
   (void)state;
@@ -701,6 +769,7 @@ int main(void) {
       cmocka_unit_test(test_ratio_reads_as_percent),
       cmocka_unit_test(test_edges_count_for_the_time_run),
       cmocka_unit_test(test_l2_not_read_beside_triage_counters),
+      cmocka_unit_test(test_sol_and_default_runs_as_one_set),
       cmocka_unit_test(test_bandwidth_against_latency),
       cmocka_unit_test(test_set_of_pc_and_pm_runs),
       cmocka_unit_test(test_recorded_pm_sample),

@@ -123,7 +123,8 @@ struct mprof_throughput;
 size_t mprof__throughput_out_of_scale(const struct mprof_throughput *t,
                                       uint32_t *counter);
 /** Whether a device was sampled with TriageCompute counters, beside which
- * the L2's sectors are not read (analysis/throughput.c). */
+ * the L2's sectors are not read, and no device of the set read them
+ * (analysis/throughput.c). */
 int mprof__throughput_l2_left_out(const struct mprof_throughput *t);
 
 /** 64-bit FNV-1a over bytes; used for deduplication tables. */

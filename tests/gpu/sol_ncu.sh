@@ -9,9 +9,10 @@
 # it (L2 sectors, issue, tensor pipe, SMs active) on one launch of each
 # kernel of the same binary (clocks not locked, as mprof runs them; its
 # breakdown tables in OUTDIR/ncu_K.details.txt), and tests/gpu/score_sol.py
-# sets each number beside ncu's: within 5 points, each from the first of
-# the two runs that measured it. The default run alone is listed beside ncu
-# in OUTDIR/sol_ncu_default.md, not scored. Skips (exit 77) without a GPU
+# sets each number beside ncu's, within 5 points, from `mprof summary` of
+# the two runs as one set (each counter from the run that read it in
+# scale). The default run alone is listed beside ncu in
+# OUTDIR/sol_ncu_default.md, not scored. Skips (exit 77) without a GPU
 # or ncu.
 #
 # Usage: tests/gpu/sol_ncu.sh OUTDIR [BUILD_DIR]
@@ -94,7 +95,14 @@ for k in "${kernels[@]}"; do
   # the breakdown behind ncu's compute and memory throughput, to read
   "$ncu" --import "$out/ncu_$k.ncu-rep" --print-details all >"$out/ncu_$k.details.txt" 2>&1
   if [ -s "$out/sol_$k.default.json" ]; then
-    summaries+="+$out/sol_$k.default.json"
+    # the two runs as one set, as a user summarises them
+    if "$mprof" summary --json --all "$out/sol_$k.mprof" "$out/sol_$k.default.mprof" \
+      >"$out/sol_$k.pair.json" 2>>"$out/sol_$k.record.txt"; then
+      summaries="$out/sol_$k.pair.json"
+    else
+      echo "FAIL  mprof summary of $k's two runs: $(tail -n 3 "$out/sol_$k.record.txt")" >&2
+      failures=$((failures + 1))
+    fi
     defaults+=("$name=$out/ncu_$k.csv=$out/sol_$k.default.json")
   fi
   cases+=("$name=$out/ncu_$k.csv=$summaries")

@@ -708,7 +708,9 @@ static void make_trace_notes(mprof_diagnosis *d,
              "The L2's sectors are not measured beside TriageCompute "
              "counters (`--pm-counters sol`): CUPTI evaluates them wrong "
              "there. A run with the default counters (`mprof record --pm "
-             "on`) measures them.");
+             "on`) measures them; summarise the two runs together (`mprof "
+             "summary SOL.mprof DEFAULT.mprof`) for the whole speed of "
+             "light.");
   const char *pair = pm_pair_command(t);
   if (pair)
     add_note(d, "pm_pair",

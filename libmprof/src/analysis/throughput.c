@@ -186,10 +186,9 @@ static int compare_launch(const void *a, const void *b) {
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Sums for one kernel while the samples are walked. */
-typedef struct accum {
-  double weight;
-  double shared;
+/* One kernel's sums of each counter, over one device's windows or over
+ * every device's. */
+typedef struct counter_sums {
   double sum[MPROF_COUNTER_COUNT_];
   double weight_of[MPROF_COUNTER_COUNT_];
   /* Windows at a run's edge that no other kernel or memory operation
@@ -198,7 +197,36 @@ typedef struct accum {
   double edge_sum[MPROF_COUNTER_COUNT_];
   double edge_weight_of[MPROF_COUNTER_COUNT_];
   unsigned char out_of_scale[MPROF_COUNTER_COUNT_];
+} counter_sums;
+
+/* Sums for one kernel while the samples are walked, a device at a time. */
+typedef struct accum {
+  double weight;
+  double shared;
+  counter_sums all;    /* the devices' sums that were in scale */
+  counter_sums device; /* the device being walked */
+  int touched;         /* by the device being walked */
 } accum;
+
+/* After one device's windows: a counter that device read out of scale for
+ * a kernel is no measurement there (its in-scale windows are left out
+ * too), so the kernel's value comes from the devices that read it in
+ * scale: in a set of a `--pm-counters sol` run and a default one, SMs
+ * active from the first where the second's plain counter left the scale. */
+static void fold_device(accum *a) {
+  for (int c = 0; c < MPROF_COUNTER_COUNT_; c++) {
+    if (a->device.out_of_scale[c]) {
+      a->all.out_of_scale[c] = 1;
+      continue;
+    }
+    a->all.sum[c] += a->device.sum[c];
+    a->all.weight_of[c] += a->device.weight_of[c];
+    a->all.edge_sum[c] += a->device.edge_sum[c];
+    a->all.edge_weight_of[c] += a->device.edge_weight_of[c];
+  }
+  memset(&a->device, 0, sizeof a->device);
+  a->touched = 0;
+}
 
 /* A launch_ref's kernel for a memory operation: neither a kernel of the
  * join nor MPROF_INDEX_NONE. */
@@ -263,13 +291,18 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
       (device_map *)calloc(device_count ? device_count : 1, sizeof *maps);
   accum *acc =
       (accum *)calloc(t->kernel_count ? t->kernel_count : 1, sizeof *acc);
+  /* The kernels the device being walked gave a window. */
+  uint32_t *touched = (uint32_t *)malloc(
+      (t->kernel_count ? t->kernel_count : 1) * sizeof *touched);
   /* One device's launches at a time (below), when there are samples. */
   size_t room = sample_count && launch_count ? launch_count + memop_count : 1;
   launch_ref *refs = (launch_ref *)malloc(room * sizeof *refs);
   uint64_t *max_end = (uint64_t *)malloc(room * sizeof *max_end);
-  if (!t->kernels || !t->values || !maps || !acc || !refs || !max_end) {
+  if (!t->kernels || !t->values || !maps || !acc || !touched || !refs ||
+      !max_end) {
     free(maps);
     free(acc);
+    free(touched);
     free(refs);
     free(max_end);
     mprof_throughput_free(t);
@@ -330,7 +363,7 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
   for (size_t d = 0; d < device_count && t->available; d++) {
     if (!maps[d].sampled)
       continue;
-    size_t n = 0;
+    size_t n = 0, touched_count = 0;
     for (size_t i = 0; i < launch_count; i++) {
       if (launches[i].stream >= stream_count ||
           streams[launches[i].stream].device != d)
@@ -395,6 +428,11 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
         continue;
       double ran_ns = ran > w->end - w->start ? len : (double)ran;
       accum *a = &acc[inside];
+      if (!a->touched) {
+        a->touched = 1;
+        touched[touched_count++] = inside;
+      }
+      counter_sums *sums = &a->device;
       if (!edge) {
         a->weight += len;
         if (others)
@@ -410,19 +448,22 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
         if (isnan(v))
           continue;
         if (percent[c] && (v > PERCENT_MAX || v < -1.0)) {
-          a->out_of_scale[c] = 1;
+          sums->out_of_scale[c] = 1;
           continue;
         }
         if (edge) {
-          a->edge_sum[c] += v * len;
-          a->edge_weight_of[c] += ran_ns;
+          sums->edge_sum[c] += v * len;
+          sums->edge_weight_of[c] += ran_ns;
         } else {
-          a->sum[c] += v * len;
-          a->weight_of[c] += len;
+          sums->sum[c] += v * len;
+          sums->weight_of[c] += len;
         }
       }
     }
+    for (size_t i = 0; i < touched_count; i++)
+      fold_device(&acc[touched[i]]);
   }
+  free(touched);
   free(refs);
   free(max_end);
   for (size_t k = 0; k < t->kernel_count; k++) {
@@ -434,18 +475,19 @@ int mprof_throughput_build(mprof_throughput **out, const mprof_join *join) {
     if (acc[k].weight > 0)
       kt->shared = acc[k].shared / acc[k].weight;
     int scaled_out = 0;
+    const counter_sums *all = &acc[k].all;
     for (int c = 0; c < MPROF_COUNTER_COUNT_; c++) {
-      if (acc[k].out_of_scale[c]) {
-        if (!t->out_of_scale && !scaled_out)
-          t->out_of_scale_counter = (uint32_t)c;
-        scaled_out = 1;
-      } else if (acc[k].weight_of[c] > 0) {
+      if (all->weight_of[c] > 0) {
         /* A kernel measured by windows inside its runs; those at their
          * edges add its ramp and tail, as ncu's whole-launch figures
          * count them (docs/DIAGNOSIS.md). */
         t->values[k * MPROF_COUNTER_COUNT_ + c] =
-            (acc[k].sum[c] + acc[k].edge_sum[c]) /
-            (acc[k].weight_of[c] + acc[k].edge_weight_of[c]);
+            (all->sum[c] + all->edge_sum[c]) /
+            (all->weight_of[c] + all->edge_weight_of[c]);
+      } else if (all->out_of_scale[c]) {
+        if (!t->out_of_scale && !scaled_out)
+          t->out_of_scale_counter = (uint32_t)c;
+        scaled_out = 1;
       }
     }
     t->out_of_scale += (size_t)scaled_out;
@@ -489,10 +531,13 @@ int mprof_throughput_column(const mprof_throughput *t, uint32_t device,
 }
 
 int mprof__throughput_l2_left_out(const mprof_throughput *t) {
-  for (size_t d = 0; t && d < t->device_count; d++)
-    if (t->maps[d].sampled && t->maps[d].triage)
-      return 1;
-  return 0;
+  int triage = 0, l2 = 0;
+  for (size_t d = 0; t && d < t->device_count; d++) {
+    triage |= t->maps[d].sampled && t->maps[d].triage;
+    l2 |= t->maps[d].sampled && t->maps[d].column[MPROF_COUNTER_L2] >= 0;
+  }
+  /* In a set with a run of the default counters the L2 is measured. */
+  return triage && !l2;
 }
 
 size_t mprof__throughput_out_of_scale(const mprof_throughput *t,
