@@ -4,15 +4,13 @@
 Usage: score_sol.py [--markdown FILE] [--tolerance POINTS]
                     [--quantities dram,l2_sectors,l2,l1tex,sm,issue,tensor,
                                   compute] [--report] CASE...
-  CASE  NAME=NCU.csv=SUMMARY.json[+MORE.json...][=KERNEL]: ncu's details
-        page as CSV (`ncu --import R.ncu-rep --csv --page details`) of one
-        profiled launch, and `mprof summary --json --all` of a `record --pm
-        on` run; the summary's kernel is KERNEL (its short name, or its name
-        before the parameter list), else NAME, else, when NAME is
-        `dominant`, the kernel with the most GPU time. Summaries joined by
-        `+` are runs of the same program with other counters
-        (MPROF_PM_METRICS: counters that do not fit in one pass beside the
-        default ones); each number comes from the first that measured it.
+  CASE  NAME=NCU.csv=SUMMARY.json[=KERNEL]: ncu's details page as CSV
+        (`ncu --import R.ncu-rep --csv --page details`) of one profiled
+        launch, and `mprof summary --json --all` of `record --pm on` runs
+        (runs with other counters summarised as one set give each number
+        from the run that read it in scale); the summary's kernel is KERNEL
+        (its short name, or its name before the parameter list), else NAME,
+        else, when NAME is `dominant`, the kernel with the most GPU time.
 
 Each number of mprof's speed-of-light line is set beside the ncu quantity it
 stands for (docs/DIAGNOSIS.md, "Speed of light"): SpeedOfLight's own, or
@@ -163,28 +161,15 @@ def main(argv):
     for case in cases:
         parts = case.split("=")
         if len(parts) not in (3, 4):
-            fail_input("a case is NAME=NCU.csv=SUMMARY.json[+MORE.json...]"
-                       "[=KERNEL]: %s" % case)
-        name, csv_path, summaries = parts[:3]
+            fail_input("a case is NAME=NCU.csv=SUMMARY.json[=KERNEL]: %s"
+                       % case)
+        name, csv_path, summary = parts[:3]
         n = ncu_metrics(csv_path)
-        t, missing = {}, None
-        for summary in summaries.split("+"):
-            k = mprof_kernel(summary, name,
-                             parts[3] if len(parts) == 4 else None)
-            if k is None:
-                missing = missing or summary
-                continue
-            more = k.get("throughput") or {}
-            if more.get("status") != "measured":
-                t.setdefault("status", more.get("status", "no PM samples"))
-                continue
-            t["status"] = "measured"
-            for key, value in more.items():
-                if t.get(key) is None:
-                    t[key] = value
-        if missing and not t:
-            failures.append("%s: not in %s" % (name, missing))
+        k = mprof_kernel(summary, name, parts[3] if len(parts) == 4 else None)
+        if k is None:
+            failures.append("%s: not in %s" % (name, summary))
             continue
+        t = k.get("throughput") or {}
         if t.get("status") != "measured":
             failures.append("%s: mprof did not measure it (%s)"
                             % (name, t.get("status", "no PM samples")))
