@@ -54,7 +54,9 @@ const char *const default_metrics[] = {
  * peak, up to 62,113%). Beside TriageCompute counters CUPTI evaluates the
  * L2's sectors wrong, by either name, so they are not asked for here: the
  * default set measures them (and throughput.c reads no L2 counter from a
- * device sampled with a TriageCompute one). TriageCompute counters are
+ * device sampled with a TriageCompute one). DRAM beside them left the
+ * scale for some kernels (read as unknown there); a set of a sol run and a
+ * default run has every number (docs/DIAGNOSIS.md). TriageCompute counters are
  * dearer to decode: these six cost 69-112 us of host time a sample on the
  * H200 (83 KB of counter data), about the 100 us interval, so a long run
  * may lose samples unless given a longer --pm-interval. */
