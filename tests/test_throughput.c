@@ -411,9 +411,16 @@ static void test_l2_not_read_beside_triage_counters(void **state) {
  * L2) and one of the default counters (the L2's sectors; plain SMs active
  * out of scale), summarised as one set: each counter comes from the run
  * that read it in scale, and no note says the L2 is missing. */
-static void write_counter_run(const char *path, int sol) {
+static void write_counter_run(const char *path, int sol, const char *cmdline,
+                              const char *ppid) {
   mprof_writer *w;
   assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  /* two records of one command: the same host, other parents */
+  assert_int_equal(mprof_writer_meta(w, "host", "gpu-host"), 0);
+  assert_int_equal(mprof_writer_meta(w, "cmdline", cmdline), 0);
+  assert_int_equal(mprof_writer_meta(w, "pid", sol ? "101" : "201"), 0);
+  assert_int_equal(mprof_writer_meta(w, "ppid", ppid), 0);
+  assert_int_equal(mprof_writer_meta(w, "pm.mode", "on"), 0);
   uint32_t d = tt_device(w, 0);
   uint32_t s = tt_stream(w, d, 7);
   uint32_t shape =
@@ -445,8 +452,8 @@ static void test_sol_and_default_runs_as_one_set(void **state) {
   (void)state;
   const char *sol_path = test_path("pm-sol-run.mprof");
   const char *default_path = test_path("pm-default-run.mprof");
-  write_counter_run(sol_path, 1);
-  write_counter_run(default_path, 0);
+  write_counter_run(sol_path, 1, "./bottlenecks", "100");
+  write_counter_run(default_path, 0, "./bottlenecks", "200");
   opened sol, def;
   open_at(&sol, sol_path);
   open_at(&def, default_path);
@@ -470,7 +477,28 @@ static void test_sol_and_default_runs_as_one_set(void **state) {
   assert_true(fabs(k->value[MPROF_COUNTER_L1TEX] - 24.0) < 1e-6);
   assert_null(note(&set, "pm_l2_left_out"));
   assert_null(note(&set, "pm_out_of_scale"));
+  /* and the summary says what the set is */
+  const mprof_note *runs = note(&set, "pm_runs");
+  assert_non_null(runs);
+  assert_non_null(strstr(runs->text, "Two PM-sampled runs of `./bottlenecks`"));
+  assert_null(note(&set, "pm_pair"));
   close_planted(&set);
+  /* Two commands, two processes of one run (ranks of one launcher, or
+   * a child forked by the other) are no such pair. */
+  static const char *const other[][2] = {
+      {"./other", "200"}, {"./bottlenecks", "100"}, {"./bottlenecks", "101"}};
+  for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+    write_counter_run(default_path, 0, other[i][0], other[i][1]);
+    close_planted(&def);
+    open_at(&def, default_path);
+    const mprof_trace *two[2] = {sol.trace, def.trace};
+    assert_int_equal(mprof_trace_open_merged(&set.trace, two, 2, "set"), 0);
+    assert_int_equal(mprof_join_build(&set.join, set.trace, NULL), 0);
+    assert_int_equal(mprof_diagnose(&set.diagnosis, set.join, NULL), 0);
+    assert_null(note(&set, "pm_runs"));
+    assert_null(note(&set, "pm_pair"));
+    close_planted(&set);
+  }
   close_planted(&def);
   close_planted(&sol);
 }

@@ -5,8 +5,8 @@
 # default counters, PC sampling off, no SASS and no code kept. Prints the
 # speed of light of the two as one set (`mprof summary SOL DEFAULT`), and
 # fails unless every measured kernel has in it DRAM, the L2's sectors,
-# L1/TEX and SMs active, and the set has no pm_l2_left_out note. Skips
-# (exit 77) without a GPU.
+# L1/TEX and SMs active, and the set has the pm_runs note and no
+# pm_l2_left_out one. Skips (exit 77) without a GPU.
 #
 # Usage: tests/gpu/sol_sample.sh OUTDIR [BUILD_DIR]
 set -uo pipefail
@@ -38,6 +38,8 @@ for k in d["kernels"]["items"]:
 notes = [n["key"] for n in d.get("notes", [])]
 if "pm_l2_left_out" in notes:
     bad.append("the set has the pm_l2_left_out note")
+if "pm_runs" not in notes:
+    bad.append("the set lacks the pm_runs note (two PM runs of one command)")
 for b in bad:
     print("FAIL  " + b)
 sys.exit(1 if bad else 0)

@@ -622,24 +622,48 @@ static void add_note(mprof_diagnosis *d, const char *key, const char *text) {
   n->text = text;
 }
 
-/* The command line of a set that is a `record --pm both` pair: two runs of
- * one command by one record (same host, parent and command line), one of
- * them PM-sampled; NULL for anything else. */
-static const char *pm_pair_command(const mprof_trace *t) {
+/* Whether process @p a of @p t is process @p b's parent, or the two have
+ * one parent: processes of one run (a fork, ranks of one launcher). */
+static int one_run(const mprof_trace *t, size_t a, size_t b) {
+  const char *ppid_a = mprof_trace_process_meta(t, a, "ppid");
+  const char *ppid_b = mprof_trace_process_meta(t, b, "ppid");
+  const char *pid_a = mprof_trace_process_meta(t, a, "pid");
+  const char *pid_b = mprof_trace_process_meta(t, b, "pid");
+  if (!ppid_a || !ppid_b)
+    return 1; /* unknown: not told apart */
+  return strcmp(ppid_a, ppid_b) == 0 || (pid_a && !strcmp(ppid_b, pid_a)) ||
+         (pid_b && !strcmp(ppid_a, pid_b));
+}
+
+/* The command line of a set of two runs of one command on one host:
+ * *@p both_pm 0 for a `record --pm both` pair (one record, so one parent;
+ * one run PM-sampled), 1 for two PM-sampled records (with other counters:
+ * `--pm-counters sol` and the default set; other parents, neither the
+ * other's); NULL for anything else. */
+static const char *run_pair_command(const mprof_trace *t, int *both_pm) {
   if (mprof_trace_process_count(t) != 2)
     return NULL;
-  static const char *const same[] = {"host", "ppid", "cmdline"};
+  static const char *const same[] = {"host", "cmdline"};
   for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
-    const char *x = mprof_trace_process_meta(t, 0, same[i]);
-    const char *y = mprof_trace_process_meta(t, 1, same[i]);
-    if (!x || !y || strcmp(x, y) != 0)
+    const char *a = mprof_trace_process_meta(t, 0, same[i]);
+    const char *b = mprof_trace_process_meta(t, 1, same[i]);
+    if (!a || !b || strcmp(a, b) != 0)
       return NULL;
   }
   const char *x = mprof_trace_process_meta(t, 0, "pm.mode");
   const char *y = mprof_trace_process_meta(t, 1, "pm.mode");
-  if (!x || !y || (strcmp(x, "on") == 0) == (strcmp(y, "on") == 0))
+  if (!x || !y)
     return NULL;
-  return mprof_trace_process_meta(t, 0, "cmdline");
+  int x_on = strcmp(x, "on") == 0, y_on = strcmp(y, "on") == 0;
+  const char *cmdline = mprof_trace_process_meta(t, 0, "cmdline");
+  *both_pm = x_on && y_on;
+  if (*both_pm)
+    return one_run(t, 0, 1) ? NULL : cmdline;
+  const char *ppid_a = mprof_trace_process_meta(t, 0, "ppid");
+  const char *ppid_b = mprof_trace_process_meta(t, 1, "ppid");
+  if (x_on == y_on || !ppid_a || !ppid_b || strcmp(ppid_a, ppid_b) != 0)
+    return NULL;
+  return cmdline;
 }
 
 static void make_trace_notes(mprof_diagnosis *d,
@@ -711,8 +735,9 @@ static void make_trace_notes(mprof_diagnosis *d,
              "on`) measures them; summarise the two runs together (`mprof "
              "summary SOL.mprof DEFAULT.mprof`) for the whole speed of "
              "light.");
-  const char *pair = pm_pair_command(t);
-  if (pair)
+  int both_pm = 0;
+  const char *pair = run_pair_command(t, &both_pm);
+  if (pair && !both_pm)
     add_note(d, "pm_pair",
              mprof__arena_printf(
                  a,
@@ -720,6 +745,16 @@ static void make_trace_notes(mprof_diagnosis *d,
                  "come from the PC-sampled run, measured throughput from the "
                  "PM-sampled one; launch counts and kernel time are the two "
                  "runs' sum, shares and means those of one run.",
+                 pair));
+  else if (pair)
+    add_note(d, "pm_runs",
+             mprof__arena_printf(
+                 a,
+                 "Two PM-sampled runs of `%s` (`mprof record --pm on`, e.g. "
+                 "with `--pm-counters sol` and the default counters): each "
+                 "counter of a kernel comes from the runs that read it in "
+                 "scale; launch counts and kernel time are the two runs' "
+                 "sum, shares and means those of one run.",
                  pair));
   const char *pm_mode = mprof_trace_meta(t, "pm.mode");
   if (pm_mode && strcmp(pm_mode, "alternate") == 0) {
