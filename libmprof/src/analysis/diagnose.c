@@ -622,48 +622,43 @@ static void add_note(mprof_diagnosis *d, const char *key, const char *text) {
   n->text = text;
 }
 
-/* Whether process @p a of @p t is process @p b's parent, or the two have
- * one parent: processes of one run (a fork, ranks of one launcher). */
-static int one_run(const mprof_trace *t, size_t a, size_t b) {
-  const char *ppid_a = mprof_trace_process_meta(t, a, "ppid");
-  const char *ppid_b = mprof_trace_process_meta(t, b, "ppid");
-  const char *pid_a = mprof_trace_process_meta(t, a, "pid");
-  const char *pid_b = mprof_trace_process_meta(t, b, "pid");
-  if (!ppid_a || !ppid_b)
-    return 1; /* unknown: not told apart */
-  return strcmp(ppid_a, ppid_b) == 0 || (pid_a && !strcmp(ppid_b, pid_a)) ||
-         (pid_b && !strcmp(ppid_a, pid_b));
+/* Whether processes 0 and 1 of @p t both have @p key, and the same. */
+static int same_meta(const mprof_trace *t, const char *key) {
+  const char *a = mprof_trace_process_meta(t, 0, key);
+  const char *b = mprof_trace_process_meta(t, 1, key);
+  return a && b && strcmp(a, b) == 0;
+}
+
+/* Whether processes 0 and 1 of @p t may be of one run: one parent (ranks
+ * of one launcher), one the other's parent (a fork), or parents unknown. */
+static int one_run(const mprof_trace *t) {
+  const char *ppid_a = mprof_trace_process_meta(t, 0, "ppid");
+  const char *ppid_b = mprof_trace_process_meta(t, 1, "ppid");
+  const char *pid_a = mprof_trace_process_meta(t, 0, "pid");
+  const char *pid_b = mprof_trace_process_meta(t, 1, "pid");
+  if (!ppid_a || !ppid_b || same_meta(t, "ppid"))
+    return 1;
+  return (pid_a && !strcmp(ppid_b, pid_a)) || (pid_b && !strcmp(ppid_a, pid_b));
 }
 
 /* The command line of a set of two runs of one command on one host:
  * *@p both_pm 0 for a `record --pm both` pair (one record, so one parent;
  * one run PM-sampled), 1 for two PM-sampled records (with other counters:
- * `--pm-counters sol` and the default set; other parents, neither the
- * other's); NULL for anything else. */
+ * `--pm-counters sol` and the default set; not of one run); NULL for
+ * anything else. */
 static const char *run_pair_command(const mprof_trace *t, int *both_pm) {
-  if (mprof_trace_process_count(t) != 2)
+  if (mprof_trace_process_count(t) != 2 || !same_meta(t, "host") ||
+      !same_meta(t, "cmdline"))
     return NULL;
-  static const char *const same[] = {"host", "cmdline"};
-  for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
-    const char *a = mprof_trace_process_meta(t, 0, same[i]);
-    const char *b = mprof_trace_process_meta(t, 1, same[i]);
-    if (!a || !b || strcmp(a, b) != 0)
-      return NULL;
-  }
   const char *x = mprof_trace_process_meta(t, 0, "pm.mode");
   const char *y = mprof_trace_process_meta(t, 1, "pm.mode");
   if (!x || !y)
     return NULL;
   int x_on = strcmp(x, "on") == 0, y_on = strcmp(y, "on") == 0;
-  const char *cmdline = mprof_trace_process_meta(t, 0, "cmdline");
   *both_pm = x_on && y_on;
-  if (*both_pm)
-    return one_run(t, 0, 1) ? NULL : cmdline;
-  const char *ppid_a = mprof_trace_process_meta(t, 0, "ppid");
-  const char *ppid_b = mprof_trace_process_meta(t, 1, "ppid");
-  if (x_on == y_on || !ppid_a || !ppid_b || strcmp(ppid_a, ppid_b) != 0)
+  if (*both_pm ? one_run(t) : x_on == y_on || !same_meta(t, "ppid"))
     return NULL;
-  return cmdline;
+  return mprof_trace_process_meta(t, 0, "cmdline");
 }
 
 static void make_trace_notes(mprof_diagnosis *d,
