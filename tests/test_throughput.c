@@ -354,6 +354,29 @@ static void test_edges_count_for_the_time_run(void **state) {
   close_planted(&o);
 }
 
+/* A trace at @p path of kernel K_L2 run for 40 us on one device, sampled
+ * with two counters, @p metric0 and @p metric1, in four 10 us windows
+ * reading @p values; @p meta (key, value, ..., NULL) in its META. */
+static void write_two_counter_run(const char *path, const char *metric0,
+                                  const char *metric1, const float values[4][2],
+                                  const char *const *meta) {
+  mprof_writer *w;
+  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
+  for (size_t i = 0; meta && meta[i]; i += 2)
+    assert_int_equal(mprof_writer_meta(w, meta[i], meta[i + 1]), 0);
+  uint32_t d = tt_device(w, 0);
+  uint32_t s = tt_stream(w, d, 7);
+  uint32_t shape =
+      tt_shape(w, tt_kernel(w, names[K_L2], names[K_L2], d, 32, 0, 0), 1, 1, 0);
+  tt_launch(w, shape, s, 0, 40 * US);
+  tt_pm_metric(w, d, 0, metric0, "percent", 10 * US);
+  tt_pm_metric(w, d, 1, metric1, "percent", 10 * US);
+  for (int i = 0; i < 4; i++)
+    tt_pm_sample(w, d, (uint64_t)i * 10 * US, (uint64_t)(i + 1) * 10 * US, 2,
+                 values[i]);
+  assert_int_equal(mprof_writer_finish(w), 0);
+}
+
 /* The L2's sectors are read from a device sampled without TriageCompute
  * counters, and from no other: beside them CUPTI evaluated the sectors at
  * up to 949% where ncu read 1.5%, and at 5.7% where it read 0.0%. */
@@ -363,28 +386,16 @@ static void test_l2_not_read_beside_triage_counters(void **state) {
     const char *path = test_path(triage == 2 ? "pm-lts-triage.mprof"
                                  : triage    ? "pm-tpc-triage.mprof"
                                              : "pm-lts.mprof");
-    mprof_writer *w;
-    assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
-    uint32_t d = tt_device(w, 0);
-    uint32_t s = tt_stream(w, d, 7);
-    uint32_t shape = tt_shape(
-        w, tt_kernel(w, names[K_L2], names[K_L2], d, 32, 0, 0), 1, 1, 0);
-    tt_launch(w, shape, s, 0, 40 * US);
-    tt_pm_metric(w, d, 0, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-                 "percent", 10 * US);
-    tt_pm_metric(w, d, 1,
-                 triage == 2 ? "LTS.TriageCompute.lts__throughput.avg.pct_"
-                               "of_peak_sustained_elapsed"
-                 : triage    ? "TPC.TriageCompute.sm__cycles_active.avg."
-                               "pct_of_peak_sustained_elapsed"
-                             : "gpu__dram_throughput.avg.pct_of_peak_"
-                               "sustained_elapsed",
-                 "percent", 10 * US);
-    const float values[2] = {55.0f, 4.0f};
-    for (int i = 0; i < 4; i++)
-      tt_pm_sample(w, d, (uint64_t)i * 10 * US, (uint64_t)(i + 1) * 10 * US, 2,
-                   values);
-    assert_int_equal(mprof_writer_finish(w), 0);
+    const float values[4][2] = {
+        {55.0f, 4.0f}, {55.0f, 4.0f}, {55.0f, 4.0f}, {55.0f, 4.0f}};
+    write_two_counter_run(
+        path, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+        triage == 2 ? "LTS.TriageCompute.lts__throughput.avg.pct_"
+                      "of_peak_sustained_elapsed"
+        : triage    ? "TPC.TriageCompute.sm__cycles_active.avg."
+                      "pct_of_peak_sustained_elapsed"
+                    : "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+        values, NULL);
     opened o;
     open_at(&o, path);
     const mprof_kernel_throughput *k = kernel(&o, K_L2)->throughput;
@@ -413,39 +424,24 @@ static void test_l2_not_read_beside_triage_counters(void **state) {
  * that read it in scale, and no note says the L2 is missing. */
 static void write_counter_run(const char *path, int sol, const char *cmdline,
                               const char *ppid) {
-  mprof_writer *w;
-  assert_int_equal(mprof_writer_open(&w, path, NULL), 0);
   /* two records of one command: the same host, other parents */
-  assert_int_equal(mprof_writer_meta(w, "host", "gpu-host"), 0);
-  assert_int_equal(mprof_writer_meta(w, "cmdline", cmdline), 0);
-  assert_int_equal(mprof_writer_meta(w, "pid", sol ? "101" : "201"), 0);
-  assert_int_equal(mprof_writer_meta(w, "ppid", ppid), 0);
-  assert_int_equal(mprof_writer_meta(w, "pm.mode", "on"), 0);
-  uint32_t d = tt_device(w, 0);
-  uint32_t s = tt_stream(w, d, 7);
-  uint32_t shape =
-      tt_shape(w, tt_kernel(w, names[K_L2], names[K_L2], d, 32, 0, 0), 1, 1, 0);
-  tt_launch(w, shape, s, 0, 40 * US);
-  tt_pm_metric(w, d, 0,
-               sol ? "TPC.TriageCompute.sm__cycles_active.avg.pct_of_peak_"
-                     "sustained_elapsed"
-                   : "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
-               "percent", 10 * US);
-  tt_pm_metric(w, d, 1,
-               sol ? "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_"
-                     "sustained_elapsed"
-                   : "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-               "percent", 10 * US);
-  for (int i = 0; i < 4; i++) {
-    /* the default run's plain SMs active leaves the scale in one window */
-    const float values[2] = {sol      ? 97.0f
-                             : i == 2 ? 5000.0f
-                                      : 96.0f,
-                             sol ? 24.0f : 55.0f};
-    tt_pm_sample(w, d, (uint64_t)i * 10 * US, (uint64_t)(i + 1) * 10 * US, 2,
-                 values);
-  }
-  assert_int_equal(mprof_writer_finish(w), 0);
+  const char *const meta[] = {
+      "host", "gpu-host", "cmdline", cmdline, "pid", sol ? "101" : "201",
+      "ppid", ppid,       "pm.mode", "on",    NULL};
+  /* the default run's plain SMs active leaves the scale in one window */
+  const float values[4][2] = {{sol ? 97.0f : 96.0f, sol ? 24.0f : 55.0f},
+                              {sol ? 97.0f : 96.0f, sol ? 24.0f : 55.0f},
+                              {sol ? 97.0f : 5000.0f, sol ? 24.0f : 55.0f},
+                              {sol ? 97.0f : 96.0f, sol ? 24.0f : 55.0f}};
+  write_two_counter_run(
+      path,
+      sol ? "TPC.TriageCompute.sm__cycles_active.avg.pct_of_peak_"
+            "sustained_elapsed"
+          : "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+      sol ? "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_"
+            "sustained_elapsed"
+          : "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+      values, meta);
 }
 
 static void test_sol_and_default_runs_as_one_set(void **state) {
